@@ -1,0 +1,3 @@
+from pokayokay.cli import main
+
+raise SystemExit(main())
