@@ -23,4 +23,5 @@ HOOKED_EVENTS: tuple[HookSpec, ...] = (
     HookSpec("SessionStart", None, 10),
     HookSpec("PreCompact", None, 60),
     HookSpec("SessionEnd", None, 10),
+    HookSpec("PostToolUseFailure", None, 10),
 )

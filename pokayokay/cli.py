@@ -1,0 +1,209 @@
+"""The ``pokayokay`` command line.
+
+``pokayokay hook <Event>`` is dispatched before argparse is even imported: it runs on Claude
+Code's hot path. Every other command takes ``--project`` and ``--memory-dir``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
+
+    from pokayokay.locate import MemoryLocation
+    from pokayokay.sections import Settings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["hook"]:
+        from pokayokay.hook import main as hook_main
+
+        return hook_main(args[1:])
+    return _main(args)
+
+
+def _main(args: list[str]) -> int:
+    from pokayokay.errors import EXIT_INTERNAL, PokayokayError
+
+    parser = _parser()
+    ns = parser.parse_args(args)
+    if ns.command is None:
+        parser.print_help()
+        return 0
+    try:
+        result: int = ns.func(ns)
+        return result
+    except PokayokayError as exc:
+        _err(f"error: {exc.message}")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except Exception as exc:
+        import traceback
+
+        from pokayokay import logs
+
+        path = logs.log(f"command {ns.command} failed", traceback_text=traceback.format_exc())
+        _err(f"unexpected error ({type(exc).__name__}: {exc}); details in {path}")
+        return EXIT_INTERNAL
+
+
+def _err(message: str) -> None:
+    sys.stderr.write(f"pokayokay: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from pokayokay import __version__
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--project", metavar="DIR", default=None,
+        help="the project folder (default: the current folder)",
+    )
+    common.add_argument(
+        "--memory-dir", metavar="DIR", default=None,
+        help="use this auto-memory folder instead of the one Claude Code would use",
+    )
+    parser = argparse.ArgumentParser(
+        prog="pokayokay",
+        description="Mistake-proofing for Claude Code through its own memory files.",
+    )
+    parser.add_argument("--version", action="version", version=f"pokayokay {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("init", parents=[common], help="register the hooks, create MEMORY.md")
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument("--local", action="store_true", help="write .claude/settings.local.json")
+    scope.add_argument("--user", action="store_true", help="write the user settings")
+    p.add_argument(
+        "--absolute", action="store_true",
+        help="call this interpreter by absolute path instead of `pokayokay` on PATH",
+    )
+    p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser("uninstall", parents=[common], help="remove exactly what init added")
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument("--local", action="store_true")
+    scope.add_argument("--user", action="store_true")
+    p.set_defaults(func=cmd_uninstall)
+
+    p = sub.add_parser("status", parents=[common], help="sections and whole file vs budgets")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("curate", parents=[common], help="enforce MEMORY.md budgets")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="say what would change; write nothing")
+    mode.add_argument("--diff", action="store_true", help="show the changes as a diff; write nothing")
+    mode.add_argument(
+        "--check", action="store_true", help="exit 1 if curation would change anything"
+    )
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.add_argument("--json", action="store_true", help="machine-readable summary")
+    p.set_defaults(func=cmd_curate)
+
+    p = sub.add_parser("doctor", parents=[common], help="is everything wired? where is memory?")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_doctor)
+
+    p = sub.add_parser("demo", help="run pokayokay on a bundled demo project in a temp folder")
+    p.add_argument("--keep", metavar="DIR", default=None, help="build the demo in DIR and keep it")
+    p.set_defaults(func=cmd_demo)
+
+    sub.add_parser("hook", help="run a hook: pokayokay hook <Event> < payload.json")
+    return parser
+
+
+# -- shared plumbing ------------------------------------------------------------------------------
+def _context(ns: argparse.Namespace) -> tuple[Any, MemoryLocation, Settings]:
+    from pathlib import Path
+
+    from pokayokay.errors import PokayokayError
+    from pokayokay.locate import resolve_memory_location
+    from pokayokay.settings import load_settings
+
+    project = Path(ns.project or ".").resolve()
+    if not project.is_dir():
+        raise PokayokayError(f"--project {ns.project}: not a folder")
+    memory_dir = Path(ns.memory_dir).expanduser().resolve() if ns.memory_dir else None
+    location = resolve_memory_location(project, memory_dir=memory_dir)
+    settings = load_settings(project)
+    for warning in settings.warnings:
+        _err(f"warning: {warning}")
+    return project, location, settings
+
+
+def _scope(ns: argparse.Namespace) -> str:
+    return "local" if ns.local else "user" if ns.user else "project"
+
+
+# -- commands ---------------------------------------------------------------------------------------
+def cmd_init(ns: argparse.Namespace) -> int:
+    from pokayokay import install
+
+    project, location, settings = _context(ns)
+    done = install.init(
+        project, scope=_scope(ns), absolute=ns.absolute, location=location, settings=settings
+    )
+    print(done.render())
+    return 0
+
+
+def cmd_uninstall(ns: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pokayokay import install
+
+    done = install.uninstall(Path(ns.project or ".").resolve(), scope=_scope(ns))
+    print(done.render())
+    return 0
+
+
+def cmd_status(ns: argparse.Namespace) -> int:
+    from pokayokay import report
+
+    _, location, settings = _context(ns)
+    data = report.status(location, settings)
+    print(report.to_json(data) if ns.json else report.render_status(data))
+    return 0
+
+
+def cmd_doctor(ns: argparse.Namespace) -> int:
+    from pokayokay import report
+
+    project, location, settings = _context(ns)
+    data = report.doctor(project, location, settings)
+    print(report.to_json(data) if ns.json else report.render_doctor(data))
+    return 0 if data["ok"] else 1
+
+
+def cmd_curate(ns: argparse.Namespace) -> int:
+    from pokayokay import report
+    from pokayokay.curate_run import run_curation
+    from pokayokay.errors import EXIT_CHANGES_DUE
+
+    _, location, settings = _context(ns)
+    write = not (ns.dry_run or ns.diff or ns.check)
+    outcome = run_curation(location, settings, write=write)
+    if ns.json:
+        print(report.to_json(report.curation_summary(outcome)))
+    elif ns.diff:
+        sys.stdout.write(report.curation_diff(outcome))
+    elif not (ns.quiet and not outcome.changed) and not (ns.check and ns.quiet):
+        print(report.render_curation(outcome, applied=write))
+    if ns.check and outcome.changed:
+        return EXIT_CHANGES_DUE
+    return 0
+
+
+def cmd_demo(ns: argparse.Namespace) -> int:
+    from pokayokay.demo import run_demo
+
+    return run_demo(ns.keep)

@@ -1,0 +1,1 @@
+"""Hook handlers, one module per concern; imported lazily by pokayokay.hook."""

@@ -1,0 +1,198 @@
+"""Writing files that Claude Code may be writing at the same moment, without losing a byte.
+
+* ``file_lock``: an advisory lock between pokayokay processes (hooks, CLI, watch).
+* ``replace_if_unchanged``: atomic replacement that only lands if the file still holds what we
+  read. On Linux it swaps the new file in with ``renameat2(RENAME_EXCHANGE)`` and then looks at
+  what it swapped out: if another writer got in between, their version is swapped back and the
+  caller retries from it; bytes appended to the old file in that instant are carried over.
+  Elsewhere it re-checks and uses ``os.replace``.
+* A kill at any moment leaves the old file or the new one, never a half-written one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from pokayokay.errors import PokayokayError
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+_renameat2: object | None = None
+
+
+class Conflict(Exception):
+    """The file no longer holds what the caller read: re-read and try again."""
+
+
+class LockTimeout(PokayokayError):
+    pass
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, timeout: float) -> Iterator[None]:
+    """Hold an exclusive advisory lock on ``path`` (created if needed) for the ``with`` block."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no advisory lock, rely on the CAS
+            yield
+            return
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise LockTimeout(
+                        f"another pokayokay process holds {path}; try again in a moment"
+                    ) from None
+                time.sleep(0.01)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _temp_path(path: Path) -> Path:
+    return path.with_name(f".{path.name}.pokayokay-{os.getpid()}-{time.monotonic_ns()}.tmp")
+
+
+def _write_temp(path: Path, data: bytes, mode: int) -> Path:
+    tmp = _temp_path(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    os.close(fd)
+    return tmp
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux renameat2). False when the platform cannot."""
+    global _renameat2
+    if _renameat2 is None:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            func = libc.renameat2
+            func.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                             ctypes.c_uint]
+            func.restype = ctypes.c_int
+            _renameat2 = func
+        except (OSError, AttributeError):
+            _renameat2 = False
+    if _renameat2 is False:
+        return False
+    rc = _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)  # type: ignore[operator]
+    if rc == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(a))
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def replace_if_unchanged(path: Path, expected: bytes | None, data: bytes) -> None:
+    """Atomically make ``path`` hold ``data``, provided it still holds ``expected``.
+
+    ``expected`` None means the file must not exist yet. Raises Conflict when another writer
+    changed the file since the caller read it (nothing is lost: their version stays).
+    """
+    try:
+        mode = os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        mode = 0o644
+    tmp = _write_temp(path, data, mode)
+    try:
+        if expected is None:
+            try:
+                os.link(tmp, path)  # fails if someone created the file meanwhile
+            except FileExistsError:
+                raise Conflict(str(path)) from None
+            except OSError:
+                if path.exists():
+                    raise Conflict(str(path)) from None
+                os.replace(tmp, path)
+            _fsync_dir(path.parent)
+            return
+        if read_bytes(path) != expected:
+            raise Conflict(str(path))
+        if not _exchange(tmp, path):
+            if read_bytes(path) != expected:
+                raise Conflict(str(path))
+            os.replace(tmp, path)
+            _fsync_dir(path.parent)
+            return
+        # ``tmp`` now names what was at ``path`` an instant ago.
+        swapped_out = tmp.read_bytes()
+        if swapped_out != expected:
+            if swapped_out.startswith(expected) and data.endswith(b"\n"):
+                _append(path, swapped_out[len(expected):])  # lines appended in that instant
+            else:
+                _exchange(tmp, path)  # give the other writer their version back
+                raise Conflict(str(path))
+        _fsync_dir(path.parent)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _append(path: Path, extra: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        os.write(fd, extra)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Atomically write ``path`` whatever it holds now (for pokayokay's own files)."""
+    try:
+        mode = os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        mode = 0o644
+    tmp = _write_temp(path, data, mode)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)

@@ -1,0 +1,27 @@
+"""jinja2 templates shipped with pokayokay (``templates/`` in the source tree and the wheel)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def templates_dir() -> Path:
+    packaged = Path(__file__).resolve().parent / "templates"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "templates"
+
+
+def render(name: str, **context: Any) -> str:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    return env.get_template(name).render(**context)

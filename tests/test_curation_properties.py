@@ -1,0 +1,189 @@
+"""Property tests: for any MEMORY.md, curation loses no line, leaves Claude's text alone, is
+idempotent and meets the budgets (or says why it cannot)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from datetime import date
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pokayokay import invariants
+from pokayokay.curation import archive_link_re, curate
+from pokayokay.memory_doc import (
+    Document,
+    Text,
+    is_blank,
+    parse,
+    same_unmanaged,
+    split_lines,
+    strip_eol,
+)
+from pokayokay.sections import DEFAULT_SECTIONS, END_MARKER, Settings
+
+TODAY = date(2026, 11, 22)
+
+words = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_characters="\r\n\x00", min_codepoint=32),
+    min_size=1, max_size=30,
+).filter(lambda s: s.strip() != "")
+dates = st.dates(min_value=date(2024, 1, 1), max_value=date(2026, 12, 31))
+
+
+@st.composite
+def entry(draw: st.DrawFn) -> str:
+    head = draw(words)
+    if draw(st.booleans()):
+        head = f"{draw(dates).isoformat()} {head}"
+    lines = [f"{draw(st.sampled_from(['-', '*', '+']))} {head}"]
+    for _ in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["indent", "nested", "blank-indent", "lazy"]))
+        text = draw(words).lstrip("#")
+        if kind == "indent":
+            lines.append(f"  {text}")
+        elif kind == "nested":
+            lines.append(f"  - {text}")
+        elif kind == "blank-indent":
+            lines += ["", f"    {text}"]
+        else:
+            lines.append(text if text.strip() else "x")
+    return "\n".join(lines)
+
+
+@st.composite
+def section(draw: st.DrawFn) -> str:
+    spec = draw(st.sampled_from(DEFAULT_SECTIONS))
+    parts = [f"## {spec.title}"]
+    parts += [""] * draw(st.integers(0, 1))
+    parts.append(spec.marker_line)
+    body = draw(
+        st.lists(
+            st.one_of(
+                entry(), entry(), entry(), st.just(""),
+                words.map(lambda w: f"prose {w}"), st.just("```\n## fenced\n- fenced\n```"),
+            ),
+            max_size=25,
+        )
+    )
+    parts += body
+    if draw(st.booleans()):
+        parts.append(END_MARKER)
+    return "\n".join(parts)
+
+
+claude_chunk = st.one_of(
+    words.map(lambda w: f"- [{w}](topic.md) — a note"),
+    words.map(lambda w: f"## {w}"),
+    words.map(lambda w: f"# {w}"),
+    words,
+    st.just(""),
+    st.just("<!-- pokayokay: orphan marker -->"),
+    st.just(END_MARKER),
+    st.just("```\n## Key Decisions\n<!-- pokayokay: inside a fence -->\n```"),
+)
+
+
+@st.composite
+def memory_text(draw: st.DrawFn) -> str:
+    chunks = draw(st.lists(st.one_of(claude_chunk, section()), max_size=14))
+    text = "\n".join(chunks)
+    if draw(st.booleans()):
+        text += "\n"
+    if draw(st.integers(0, 4)) == 0:
+        text = text.replace("\n", "\r\n")
+    return text
+
+
+@st.composite
+def small_budgets(draw: st.DrawFn) -> Settings:
+    specs = tuple(
+        dataclasses.replace(
+            spec, budget=draw(st.integers(1, 12)),
+            max_entries=draw(st.one_of(st.none(), st.integers(1, 5))),
+        )
+        for spec in DEFAULT_SECTIONS
+    )
+    return Settings(
+        sections=specs, max_lines=draw(st.integers(20, 200)),
+        max_bytes=draw(st.integers(800, 25_000)),
+    )
+
+
+PROPS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPS
+@given(memory_text())
+def test_parse_render_round_trip(text: str) -> None:
+    assert parse(text, DEFAULT_SECTIONS).render() == text
+
+
+@PROPS
+@given(memory_text(), small_budgets())
+def test_invariants_hold(text: str, config: Settings) -> None:
+    result = curate(text, config, {}, TODAY)
+    invariants.check(result, config, {}, TODAY)  # raises on any violation
+
+
+@PROPS
+@given(memory_text(), small_budgets())
+def test_no_line_lost(text: str, config: Settings) -> None:
+    result = curate(text, config, {}, TODAY)
+    old_doc = parse(text, config.sections)
+    structure = Counter(
+        strip_eol(line) for sec in old_doc.sections() for line in sec.structure_lines()
+    )
+    kept = Counter(strip_eol(x) for x in split_lines(result.text) if not is_blank(x))
+    for archive in result.archives.values():
+        kept.update(strip_eol(x) for x in split_lines(archive) if not is_blank(x))
+    before = Counter(strip_eol(x) for x in split_lines(text) if not is_blank(x))
+    assert not (before - kept - structure)
+
+
+@PROPS
+@given(memory_text(), small_budgets())
+def test_unmanaged_text_identical(text: str, config: Settings) -> None:
+    result = curate(text, config, {}, TODAY)
+    before = parse(text, config.sections)
+    after = parse(result.text, config.sections)
+    assert same_unmanaged(before, after)
+    # Independently of that helper: every non-blank line outside the sections, in order.
+    old_lines = [strip_eol(x) for x in _text_lines(before) if not is_blank(x)]
+    new_lines = [strip_eol(x) for x in _text_lines(after) if not is_blank(x)]
+    assert old_lines == new_lines
+
+
+def _text_lines(doc: Document) -> list[str]:
+    return [x for seg in doc.segments if isinstance(seg, Text) for x in seg.lines]
+
+
+@PROPS
+@given(memory_text(), small_budgets())
+def test_curating_twice_is_curating_once(text: str, config: Settings) -> None:
+    once = curate(text, config, {}, TODAY)
+    twice = curate(once.text, config, once.archives, TODAY)
+    assert twice.text == once.text
+    assert not twice.archives
+    assert not twice.moves
+
+
+@PROPS
+@given(memory_text(), small_budgets())
+def test_budgets_met_or_explained(text: str, config: Settings) -> None:
+    result = curate(text, config, {}, TODAY)
+    for stat in result.after.sections:
+        if stat.over:
+            assert any(note.startswith(f"{stat.title} is ") for note in result.notes), stat
+    if result.after.over:
+        # Only Claude's own notes may hold the file over the limit, and curation says so.
+        assert any("over Claude Code's load limit" in note for note in result.notes)
+        doc = parse(result.text, config.sections)
+        last_text = max(
+            (i for i, seg in enumerate(doc.segments) if isinstance(seg, Text)), default=-1
+        )
+        for i, seg in enumerate(doc.segments):
+            if i < last_text and not isinstance(seg, Text):
+                links = [archive_link_re(spec.archive) for spec in config.sections]
+                assert all(any(p.search(e.text) for p in links) for e in seg.entries)
