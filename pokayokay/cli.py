@@ -64,11 +64,15 @@ def _parser() -> argparse.ArgumentParser:
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
-        "--project", metavar="DIR", default=None,
+        "--project",
+        metavar="DIR",
+        default=None,
         help="the project folder (default: the current folder)",
     )
     common.add_argument(
-        "--memory-dir", metavar="DIR", default=None,
+        "--memory-dir",
+        metavar="DIR",
+        default=None,
         help="use this auto-memory folder instead of the one Claude Code would use",
     )
     parser = argparse.ArgumentParser(
@@ -83,7 +87,8 @@ def _parser() -> argparse.ArgumentParser:
     scope.add_argument("--local", action="store_true", help="write .claude/settings.local.json")
     scope.add_argument("--user", action="store_true", help="write the user settings")
     p.add_argument(
-        "--absolute", action="store_true",
+        "--absolute",
+        action="store_true",
         help="call this interpreter by absolute path instead of `pokayokay` on PATH",
     )
     p.set_defaults(func=cmd_init)
@@ -101,7 +106,9 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("curate", parents=[common], help="enforce MEMORY.md budgets")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="say what would change; write nothing")
-    mode.add_argument("--diff", action="store_true", help="show the changes as a diff; write nothing")
+    mode.add_argument(
+        "--diff", action="store_true", help="show the changes as a diff; write nothing"
+    )
     mode.add_argument(
         "--check", action="store_true", help="exit 1 if curation would change anything"
     )

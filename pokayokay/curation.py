@@ -109,16 +109,23 @@ def file_stat(doc: Document, text: str, settings: Settings) -> FileStat:
         sec = present.get(spec.id)
         stats.append(
             SectionStat(
-                id=spec.id, title=spec.title, present=sec is not None,
-                size=sec.size if sec else 0, budget=spec.budget,
-                entries=len(sec.entries) if sec else 0, max_entries=spec.max_entries,
+                id=spec.id,
+                title=spec.title,
+                present=sec is not None,
+                size=sec.size if sec else 0,
+                budget=spec.budget,
+                entries=len(sec.entries) if sec else 0,
+                max_entries=spec.max_entries,
             )
         )
     unmanaged = sum(len(seg.lines) for seg in doc.segments if isinstance(seg, Text))
     return FileStat(
-        lines=count_lines(text), bytes=len(text.encode("utf-8", "surrogateescape")),
-        max_lines=settings.max_lines, max_bytes=settings.max_bytes,
-        unmanaged_lines=unmanaged, sections=tuple(stats),
+        lines=count_lines(text),
+        bytes=len(text.encode("utf-8", "surrogateescape")),
+        max_lines=settings.max_lines,
+        max_bytes=settings.max_bytes,
+        unmanaged_lines=unmanaged,
+        sections=tuple(stats),
     )
 
 
@@ -406,9 +413,12 @@ class _Curator:
                 picked = [ev for ev in evictions if ev.reason == reason]
                 moves.append(
                     Move(
-                        section_id=spec.id, section_title=spec.title, archive=archive,
+                        section_id=spec.id,
+                        section_title=spec.title,
+                        archive=archive,
                         entries=tuple(ev.entry.text for ev in picked),
-                        lines=sum(len(ev.entry.lines) for ev in picked), reason=reason,
+                        lines=sum(len(ev.entry.lines) for ev in picked),
+                        reason=reason,
                     )
                 )
         return out, moves
@@ -466,9 +476,17 @@ def curate(
     after = file_stat(parse(new_text, settings.sections), new_text, settings)
     curator.budget_notes(after)
     return CurationResult(
-        original=text, text=new_text, archives=new_archives, moves=moves,
-        added_sections=curator.added_sections, merged_duplicates=curator.merged,
-        added_links=curator.added_links, closed_sections=curator.closed, notes=curator.notes, before=before, after=after,
+        original=text,
+        text=new_text,
+        archives=new_archives,
+        moves=moves,
+        added_sections=curator.added_sections,
+        merged_duplicates=curator.merged,
+        added_links=curator.added_links,
+        closed_sections=curator.closed,
+        notes=curator.notes,
+        before=before,
+        after=after,
         archive_before={k: v for k, v in archives.items() if k in new_archives},
     )
 
@@ -476,7 +494,7 @@ def curate(
 def archive_header(spec: SectionSpec, newline: str) -> str:
     return (
         f"# {spec.title} archive{newline}{newline}"
-        f"Entries pokayokay moved out of the \"{spec.title}\" section of MEMORY.md to keep it "
+        f'Entries pokayokay moved out of the "{spec.title}" section of MEMORY.md to keep it '
         f"within Claude Code's load budget. Oldest batches first.{newline}"
     )
 

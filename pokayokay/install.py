@@ -241,8 +241,9 @@ def _read_json(path: Path, *, what: str = "settings file") -> tuple[bytes | None
     except ValueError as exc:
         raise PokayokayError(f"{path}: {exc}; fix it by hand, nothing was changed") from None
     if not isinstance(data, dict):
-        raise PokayokayError(f"{path}: holds {_json_kind(data)}, not a JSON object; "
-                             "nothing was changed")
+        raise PokayokayError(
+            f"{path}: holds {_json_kind(data)}, not a JSON object; nothing was changed"
+        )
     return raw, data
 
 
@@ -301,8 +302,10 @@ def _read_manifest(path: Path) -> JsonObject:
     installs = data.get("installs")
     if not isinstance(installs, list):
         installs = []
-    return {"version": MANIFEST_VERSION,
-            "installs": [entry for entry in installs if isinstance(entry, dict)]}
+    return {
+        "version": MANIFEST_VERSION,
+        "installs": [entry for entry in installs if isinstance(entry, dict)],
+    }
 
 
 def _manifest_entry(manifest: JsonObject, target: Path) -> JsonObject | None:
@@ -587,8 +590,7 @@ def init(
         report.added.clear()
         report.replaced.clear()
         report.removed.clear()
-        planned["created"], planned["registered"] = _plan_init(data, target, command, lead,
-                                                               report)
+        planned["created"], planned["registered"] = _plan_init(data, target, command, lead, report)
         return False
 
     raw = _update_settings_file(target, plan, report)
@@ -783,15 +785,23 @@ def _scan(scope: str, path: Path, project: Path, environ: Mapping[str, str]) -> 
                         continue
                     argv = _argv(handler) or []
                     resolves, resolved = _resolve(argv[0], project, environ)
-                    found.append(RegisteredHook(
-                        event, _matcher(group), argv[0], tuple(argv[1:]), form, resolves,
-                        resolved,
-                    ))
+                    found.append(
+                        RegisteredHook(
+                            event,
+                            _matcher(group),
+                            argv[0],
+                            tuple(argv[1:]),
+                            form,
+                            resolves,
+                            resolved,
+                        )
+                    )
     plugins: tuple[str, ...] = ()
     enabled = data.get("enabledPlugins")
     if isinstance(enabled, dict):
         plugins = tuple(
-            str(key) for key, value in enabled.items()
+            str(key)
+            for key, value in enabled.items()
             if value is True and str(key).split("@", 1)[0] == COMMAND
         )
     return SettingsFileHooks(scope, path, exists=True, hooks=tuple(found), plugins=plugins)
@@ -810,8 +820,10 @@ def find_installed_hooks(
 
     env = _env(environ)
     project = _project(project_dir)
-    found = [_scan(scope, settings_file(project, scope, env), project, env) for scope in
-             ("user", "project", "local")]
+    found = [
+        _scan(scope, settings_file(project, scope, env), project, env)
+        for scope in ("user", "project", "local")
+    ]
     managed = managed_settings if managed_settings is not None else managed_settings_path()
     if managed.exists():
         found.append(_scan("managed", managed, project, env))

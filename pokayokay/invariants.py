@@ -64,7 +64,9 @@ def check(
             difflib.unified_diff(
                 [repr(x) + "\n" for x in unmanaged_lines(old_doc)],
                 [repr(x) + "\n" for x in unmanaged_lines(new_doc)],
-                "before", "after", n=1,
+                "before",
+                "after",
+                n=1,
             )
         )
         raise InvariantViolation(f"curation would change text outside managed sections:\n{diff}")
@@ -73,8 +75,11 @@ def check(
     if again.changed:
         diff = "".join(
             difflib.unified_diff(
-                result.text.splitlines(keepends=True), again.text.splitlines(keepends=True),
-                "curated", "curated twice", n=1,
+                result.text.splitlines(keepends=True),
+                again.text.splitlines(keepends=True),
+                "curated",
+                "curated twice",
+                n=1,
             )
         )
         raise InvariantViolation(f"curation is not idempotent:\n{diff}")

@@ -151,7 +151,7 @@ def _gitdir_of(toplevel: str) -> str | None:
     first = lines[0].strip() if lines else ""
     if not first.startswith("gitdir:"):
         return None
-    target = first[len("gitdir:"):].strip()
+    target = first[len("gitdir:") :].strip()
     if not target:
         return None
     # A relative gitdir is relative to the folder holding the `.git` file.
@@ -356,8 +356,9 @@ def _settings_option(kind: str, settings_file: Path, home: Path, problems: list[
     return _Option(label, source, path, f"set to {value!r}", eligible=True)
 
 
-def _project_dir_name_option(env: Mapping[str, str], config_dir: Path,
-                             problems: list[str]) -> _Option:
+def _project_dir_name_option(
+    env: Mapping[str, str], config_dir: Path, problems: list[str]
+) -> _Option:
     label = source = "CLAUDE_CODE_PROJECT_DIR_NAME"
     name = env.get("CLAUDE_CODE_PROJECT_DIR_NAME")
     if not name:
@@ -367,16 +368,18 @@ def _project_dir_name_option(env: Mapping[str, str], config_dir: Path,
             f"CLAUDE_CODE_PROJECT_DIR_NAME={name!r} is ignored: Claude Code honours it only "
             "together with CLAUDE_CONFIG_DIR"
         )
-        return _Option(label, source, None, f"{name!r} ignored: CLAUDE_CONFIG_DIR is not set",
-                       eligible=False)
+        return _Option(
+            label, source, None, f"{name!r} ignored: CLAUDE_CONFIG_DIR is not set", eligible=False
+        )
     if _PROJECT_DIR_NAME.fullmatch(name) is None:
         problems.append(
             f"CLAUDE_CODE_PROJECT_DIR_NAME={name!r} is ignored: it must be 1-64 characters "
             "from A-Z a-z 0-9 _ -"
         )
         return _Option(label, source, None, f"{name!r} ignored: invalid name", eligible=False)
-    return _Option(label, source, config_dir / "projects" / name / "memory",
-                   f"set to {name!r}", eligible=True)
+    return _Option(
+        label, source, config_dir / "projects" / name / "memory", f"set to {name!r}", eligible=True
+    )
 
 
 def _default_memory_dir(config_dir: Path, key: Path) -> tuple[Path, str]:
@@ -394,15 +397,21 @@ def _default_memory_dir(config_dir: Path, key: Path) -> tuple[Path, str]:
         return computed, f"projects/<slug of {key}>/memory"
     prefix = slug[: SLUG_MAX_LENGTH + 1]
     try:
-        siblings = [entry for entry in os.scandir(projects)
-                    if entry.name.startswith(prefix) and entry.name != slug]
+        siblings = [
+            entry
+            for entry in os.scandir(projects)
+            if entry.name.startswith(prefix) and entry.name != slug
+        ]
     except OSError:
         siblings = []
-    matches = [Path(entry.path) / "memory" for entry in siblings
-               if (Path(entry.path) / "memory").is_dir()]
+    matches = [
+        Path(entry.path) / "memory" for entry in siblings if (Path(entry.path) / "memory").is_dir()
+    ]
     if len(matches) == 1:
-        return matches[0], (f"projects/<slug of {key}>/memory; long path: found the existing "
-                            f"folder {matches[0].parent.name} with the same 200-character prefix")
+        return matches[0], (
+            f"projects/<slug of {key}>/memory; long path: found the existing "
+            f"folder {matches[0].parent.name} with the same 200-character prefix"
+        )
     return computed, f"projects/<slug of {key}>/memory"
 
 
@@ -440,16 +449,25 @@ def resolve_memory_location(
 
     options: list[_Option] = []
     if memory_dir is not None:
-        options.append(_Option("--memory-dir", "--memory-dir", _absolute(memory_dir, home),
-                               "given on the command line", eligible=True))
+        options.append(
+            _Option(
+                "--memory-dir",
+                "--memory-dir",
+                _absolute(memory_dir, home),
+                "given on the command line",
+                eligible=True,
+            )
+        )
 
     # Shared project settings are read from the launch folder only; local settings from the
     # repository's top level (the working tree's own, for a linked worktree), else the launch
     # folder.
     local_base = launch if toplevel is None else toplevel
     settings_files = (
-        ("managed policy settings",
-         managed_settings if managed_settings is not None else managed_settings_path()),
+        (
+            "managed policy settings",
+            managed_settings if managed_settings is not None else managed_settings_path(),
+        ),
         ("local project settings", local_base / ".claude" / "settings.local.json"),
         ("shared project settings", launch / ".claude" / "settings.json"),
         ("user settings", config_dir / "settings.json"),
@@ -461,18 +479,19 @@ def resolve_memory_location(
 
     default_label = "default (git root)" if git_root is not None else "default (project folder)"
     default_dir, default_note = _default_memory_dir(config_dir, project_key)
-    options.append(_Option(default_label, default_label, default_dir, default_note,
-                           eligible=True))
+    options.append(_Option(default_label, default_label, default_dir, default_note, eligible=True))
 
     if launch != project_key:
-        options.append(_Option(
-            "default for the launch folder",
-            "default for the launch folder",
-            config_dir / "projects" / slugify(str(launch)) / "memory",
-            f"NOT what Claude Code uses: memory is keyed by the git root {project_key}, not by "
-            f"the launch folder {launch} (only transcripts are stored under the launch folder)",
-            eligible=False,
-        ))
+        options.append(
+            _Option(
+                "default for the launch folder",
+                "default for the launch folder",
+                config_dir / "projects" / slugify(str(launch)) / "memory",
+                f"NOT what Claude Code uses: memory is keyed by the git root {project_key}, not by "
+                f"the launch folder {launch} (only transcripts are stored under the launch folder)",
+                eligible=False,
+            )
+        )
 
     winner = next(index for index, option in enumerate(options) if option.eligible)
     chosen = options[winner]

@@ -308,8 +308,12 @@ def _parse_section(
             body.pop()
             i -= 1
     section = Section(
-        spec=spec, lead=[], heading=lines[head], pre_marker=lines[head + 1 : marker],
-        marker=lines[marker], units=list(_units(body, fenced[marker + 1 : marker + 1 + len(body)])),
+        spec=spec,
+        lead=[],
+        heading=lines[head],
+        pre_marker=lines[head + 1 : marker],
+        marker=lines[marker],
+        units=list(_units(body, fenced[marker + 1 : marker + 1 + len(body)])),
         end=end,
     )
     return section, i

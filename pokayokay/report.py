@@ -29,8 +29,13 @@ def _stat_dict(stat: FileStat) -> dict[str, Any]:
         "unmanaged_lines": stat.unmanaged_lines,
         "sections": [
             {
-                "id": s.id, "title": s.title, "present": s.present, "lines": s.size,
-                "budget": s.budget, "entries": s.entries, "max_entries": s.max_entries,
+                "id": s.id,
+                "title": s.title,
+                "present": s.present,
+                "lines": s.size,
+                "budget": s.budget,
+                "entries": s.entries,
+                "max_entries": s.max_entries,
                 "over": s.over,
             }
             for s in stat.sections
@@ -53,8 +58,13 @@ def curation_summary(outcome: CurationOutcome) -> dict[str, Any]:
             before=_stat_dict(result.before),
             after=_stat_dict(result.after),
             moves=[
-                {"section": m.section_title, "archive": m.archive, "entries": len(m.entries),
-                 "lines": m.lines, "reason": m.reason}
+                {
+                    "section": m.section_title,
+                    "archive": m.archive,
+                    "entries": len(m.entries),
+                    "lines": m.lines,
+                    "reason": m.reason,
+                }
                 for m in result.moves
             ],
             added_sections=result.added_sections,
@@ -113,8 +123,11 @@ def render_curation(outcome: CurationOutcome, *, applied: bool) -> str:
     out.extend(f"  note: {note}" for note in result.notes)
     if changes:
         if applied:
-            out.append(f"  done (previous version saved to {outcome.backup})" if outcome.backup
-                       else "  done")
+            out.append(
+                f"  done (previous version saved to {outcome.backup})"
+                if outcome.backup
+                else "  done"
+            )
         else:
             out.append("  (not written: run `pokayokay curate` to apply)")
     return "\n".join(out)
@@ -128,8 +141,10 @@ def curation_diff(outcome: CurationOutcome) -> str:
     chunks = [
         "".join(
             difflib.unified_diff(
-                result.original.splitlines(keepends=True), result.text.splitlines(keepends=True),
-                str(folder / "MEMORY.md"), str(folder / "MEMORY.md") + " (curated)",
+                result.original.splitlines(keepends=True),
+                result.text.splitlines(keepends=True),
+                str(folder / "MEMORY.md"),
+                str(folder / "MEMORY.md") + " (curated)",
             )
         )
     ]
@@ -138,8 +153,10 @@ def curation_diff(outcome: CurationOutcome) -> str:
         chunks.append(
             "".join(
                 difflib.unified_diff(
-                    old.splitlines(keepends=True), new.splitlines(keepends=True),
-                    str(folder / name) if old else "/dev/null", str(folder / name),
+                    old.splitlines(keepends=True),
+                    new.splitlines(keepends=True),
+                    str(folder / name) if old else "/dev/null",
+                    str(folder / name),
                 )
             )
         )
@@ -163,7 +180,10 @@ def status(location: MemoryLocation, settings: Settings) -> dict[str, Any]:
 
 
 def render_status(data: dict[str, Any]) -> str:
-    out = [f"MEMORY.md  {data['memory_file']}", f"  (memory folder from: {data['location_source']})"]
+    out = [
+        f"MEMORY.md  {data['memory_file']}",
+        f"  (memory folder from: {data['location_source']})",
+    ]
     if not data["exists"]:
         out.append("  no MEMORY.md yet: `pokayokay init` creates it")
         return "\n".join(out)
@@ -189,8 +209,10 @@ def render_status(data: dict[str, Any]) -> str:
         out.append(f"  {sec['title']:<22}{sec['lines']:>6}{sec['budget']:>8}{entries:>9}{flag}")
     if data["archives"]:
         out.append("")
-        out.append("  archives: " + ", ".join(f"{a['name']} ({a['lines']} lines)"
-                                             for a in data["archives"]))
+        out.append(
+            "  archives: "
+            + ", ".join(f"{a['name']} ({a['lines']} lines)" for a in data["archives"])
+        )
     out.append("")
     if data["due"]:
         out.append("  `pokayokay curate` would:")
@@ -211,8 +233,12 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
     from pokayokay.state import state_home
 
     checks: list[dict[str, Any]] = []
-    _check(checks, "ok", "pokayokay", f"{__version__} on Python {sys.version.split()[0]} "
-           f"({sys.executable})")
+    _check(
+        checks,
+        "ok",
+        "pokayokay",
+        f"{__version__} on Python {sys.version.split()[0]} ({sys.executable})",
+    )
 
     registered: set[str] = set()
     plugin_on = False
@@ -222,7 +248,9 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
             continue
         if found.plugins:
             plugin_on = True
-            _check(checks, "ok", "hooks", f"{found.path}: plugin {', '.join(found.plugins)} enabled")
+            _check(
+                checks, "ok", "hooks", f"{found.path}: plugin {', '.join(found.plugins)} enabled"
+            )
         if not found.hooks:
             continue
         registered.update(found.events)
@@ -235,22 +263,38 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
 
     missing = [spec.event for spec in HOOKED_EVENTS if spec.event not in registered]
     if missing and not plugin_on:
-        _check(checks, "problem", "hooks",
-               f"not registered for {', '.join(missing)}: run `pokayokay init` "
-               "(or enable the pokayokay plugin)")
+        _check(
+            checks,
+            "problem",
+            "hooks",
+            f"not registered for {', '.join(missing)}: run `pokayokay init` "
+            "(or enable the pokayokay plugin)",
+        )
     if plugin_on and registered:
-        _check(checks, "warn", "hooks",
-               "both the plugin and settings hooks are active: every hook runs twice "
-               "(`pokayokay uninstall` removes the settings ones)")
-    _check(checks, "ok", "launch folder",
-           f"{project}: Claude Code reads .claude/settings.json only from the folder it is "
-           "launched in")
+        _check(
+            checks,
+            "warn",
+            "hooks",
+            "both the plugin and settings hooks are active: every hook runs twice "
+            "(`pokayokay uninstall` removes the settings ones)",
+        )
+    _check(
+        checks,
+        "ok",
+        "launch folder",
+        f"{project}: Claude Code reads .claude/settings.json only from the folder it is "
+        "launched in",
+    )
 
     for cand in location.candidates:
         level = "ok"
         mark = "USED" if cand.used else "    "
-        _check(checks, level, "memory folder", f"{mark} {cand.label}: {cand.path or '-'}"
-               f"{' — ' + cand.note if cand.note else ''}")
+        _check(
+            checks,
+            level,
+            "memory folder",
+            f"{mark} {cand.label}: {cand.path or '-'}{' — ' + cand.note if cand.note else ''}",
+        )
     for problem in location.problems:
         _check(checks, "warn", "memory folder", problem)
     memory_file = location.memory_file
@@ -273,15 +317,23 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
         else:
             now = data["before"]
             level = "problem" if now["over"] else "ok"
-            _check(checks, level, "budgets",
-                   f"{now['lines']}/{CLAUDE_MAX_LINES} lines, {now['bytes']:,}/"
-                   f"{CLAUDE_MAX_BYTES:,} bytes" + (" (over: see `pokayokay status`)"
-                                                    if now["over"] else ""))
+            _check(
+                checks,
+                level,
+                "budgets",
+                f"{now['lines']}/{CLAUDE_MAX_LINES} lines, {now['bytes']:,}/"
+                f"{CLAUDE_MAX_BYTES:,} bytes"
+                + (" (over: see `pokayokay status`)" if now["over"] else ""),
+            )
             for sec in now["sections"]:
                 if sec["over"]:
-                    _check(checks, "warn", "budgets",
-                           f"{sec['title']} {sec['lines']}/{sec['budget']} lines: "
-                           "`pokayokay curate` fixes it")
+                    _check(
+                        checks,
+                        "warn",
+                        "budgets",
+                        f"{sec['title']} {sec['lines']}/{sec['budget']} lines: "
+                        "`pokayokay curate` fixes it",
+                    )
 
     home = state_home()
     try:

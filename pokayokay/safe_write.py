@@ -102,8 +102,13 @@ def _exchange(a: Path, b: Path) -> bool:
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             func = libc.renameat2
-            func.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
-                             ctypes.c_uint]
+            func.argtypes = [
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_uint,
+            ]
             func.restype = ctypes.c_int
             _renameat2 = func
         except (OSError, AttributeError):
@@ -163,7 +168,7 @@ def replace_if_unchanged(path: Path, expected: bytes | None, data: bytes) -> Non
         swapped_out = tmp.read_bytes()
         if swapped_out != expected:
             if swapped_out.startswith(expected) and data.endswith(b"\n"):
-                _append(path, swapped_out[len(expected):])  # lines appended in that instant
+                _append(path, swapped_out[len(expected) :])  # lines appended in that instant
             else:
                 _exchange(tmp, path)  # give the other writer their version back
                 raise Conflict(str(path))

@@ -29,27 +29,46 @@ class SectionSpec:
 
 DEFAULT_SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec(
-        "completed_work", "Completed Work", "managed by session hooks", 20,
+        "completed_work",
+        "Completed Work",
+        "managed by session hooks",
+        20,
         "completed-work-archive.md",
     ),
     SectionSpec(
-        "key_decisions", "Key Decisions", "promoted from session handoffs", 40,
+        "key_decisions",
+        "Key Decisions",
+        "promoted from session handoffs",
+        40,
         "decisions-archive.md",
     ),
     SectionSpec(
-        "architecture_notes", "Architecture Notes", "stable project structure", 30,
+        "architecture_notes",
+        "Architecture Notes",
+        "stable project structure",
+        30,
         "architecture-archive.md",
     ),
     SectionSpec(
-        "active_patterns", "Active Patterns", "graduated to .claude/rules/ when confirmed", 15,
+        "active_patterns",
+        "Active Patterns",
+        "graduated to .claude/rules/ when confirmed",
+        15,
         "patterns-archive.md",
     ),
     SectionSpec(
-        "recent_bug_fixes", "Recent Bug Fixes", "rotated, max 5 entries", 15,
-        "bugfixes-archive.md", max_entries=5,
+        "recent_bug_fixes",
+        "Recent Bug Fixes",
+        "rotated, max 5 entries",
+        15,
+        "bugfixes-archive.md",
+        max_entries=5,
     ),
     SectionSpec(
-        "topic_index", "Topic Index", "links to detail files", 10,
+        "topic_index",
+        "Topic Index",
+        "links to detail files",
+        10,
         "topic-index-archive.md",
     ),
 )

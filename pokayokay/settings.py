@@ -451,4 +451,3 @@ def load_settings(project_dir: Path) -> Settings:
     if not results:
         return Settings()
     return _merge(results)
-

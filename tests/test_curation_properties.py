@@ -27,7 +27,8 @@ TODAY = date(2026, 11, 22)
 
 words = st.text(
     alphabet=st.characters(codec="utf-8", exclude_characters="\r\n\x00", min_codepoint=32),
-    min_size=1, max_size=30,
+    min_size=1,
+    max_size=30,
 ).filter(lambda s: s.strip() != "")
 dates = st.dates(min_value=date(2024, 1, 1), max_value=date(2026, 12, 31))
 
@@ -61,8 +62,12 @@ def section(draw: st.DrawFn) -> str:
     body = draw(
         st.lists(
             st.one_of(
-                entry(), entry(), entry(), st.just(""),
-                words.map(lambda w: f"prose {w}"), st.just("```\n## fenced\n- fenced\n```"),
+                entry(),
+                entry(),
+                entry(),
+                st.just(""),
+                words.map(lambda w: f"prose {w}"),
+                st.just("```\n## fenced\n- fenced\n```"),
             ),
             max_size=25,
         )
@@ -100,13 +105,15 @@ def memory_text(draw: st.DrawFn) -> str:
 def small_budgets(draw: st.DrawFn) -> Settings:
     specs = tuple(
         dataclasses.replace(
-            spec, budget=draw(st.integers(1, 12)),
+            spec,
+            budget=draw(st.integers(1, 12)),
             max_entries=draw(st.one_of(st.none(), st.integers(1, 5))),
         )
         for spec in DEFAULT_SECTIONS
     )
     return Settings(
-        sections=specs, max_lines=draw(st.integers(20, 200)),
+        sections=specs,
+        max_lines=draw(st.integers(20, 200)),
         max_bytes=draw(st.integers(800, 25_000)),
     )
 

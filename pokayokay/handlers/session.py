@@ -23,7 +23,9 @@ def _location(payload: dict[str, Any]) -> tuple[Path, Any]:
 
     project = Path(project_dir(payload))
     override = os.environ.get("POKAYOKAY_MEMORY_DIR")
-    return project, resolve_memory_location(project, memory_dir=Path(override) if override else None)
+    return project, resolve_memory_location(
+        project, memory_dir=Path(override) if override else None
+    )
 
 
 def session_start(payload: dict[str, Any], event: str) -> str:
@@ -108,14 +110,26 @@ def pre_compact(payload: dict[str, Any], event: str) -> str:
 
 
 def _detach(project: Path, memory_dir: Path) -> None:
-    """Run `pokayokay curate` in its own session so Claude Code's SessionEnd cut does not kill it."""
+    """Run `pokayokay curate` in its own session: Claude Code's SessionEnd cut cannot kill it."""
     from pokayokay import logs
 
     log = logs.log(f"SessionEnd: {memory_dir}/MEMORY.md is large; curating in the background")
     with open(log, "ab") as sink:
         subprocess.Popen(
-            [sys.executable, "-m", "pokayokay", "curate", "--quiet", "--project", str(project),
-             "--memory-dir", str(memory_dir)],
-            stdin=subprocess.DEVNULL, stdout=sink, stderr=sink, start_new_session=True,
+            [
+                sys.executable,
+                "-m",
+                "pokayokay",
+                "curate",
+                "--quiet",
+                "--project",
+                str(project),
+                "--memory-dir",
+                str(memory_dir),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=sink,
+            start_new_session=True,
             close_fds=True,
         )
