@@ -151,7 +151,7 @@ def _scope(ns: argparse.Namespace) -> str:
     return "local" if ns.local else "user" if ns.user else "project"
 
 
-# -- commands ---------------------------------------------------------------------------------------
+# -- commands -------------------------------------------------------------------------
 def cmd_init(ns: argparse.Namespace) -> int:
     from pokayokay import install
 

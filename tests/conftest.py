@@ -15,7 +15,9 @@ FIXTURE_SAMPLES_DIR = Path(__file__).resolve().parent / "data" / "claude-code-sa
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("POKAYOKAY_HOME", str(home / "pokayokay-state"))
@@ -37,7 +39,14 @@ def samples_dir() -> Path:
 def git(cwd: Path, *args: str) -> str:
     import subprocess
 
-    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@e", GIT_COMMITTER_NAME="t",
-               GIT_COMMITTER_EMAIL="t@e")
-    out = subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True)
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@e",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@e",
+    )
+    out = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    )
     return out.stdout
