@@ -22,6 +22,9 @@ from pathlib import Path
 from pokayokay.errors import PokayokayError
 
 _RENAME_EXCHANGE = 2
+_F_SETLEASE = 1024
+# How long to wait for a writer that still holds the swapped-out file open.
+SETTLE_SECONDS = 1.0
 _AT_FDCWD = -100
 _renameat2: object | None = None
 
@@ -156,19 +159,30 @@ def replace_if_unchanged(path: Path, expected: bytes | None, data: bytes) -> Non
                 os.replace(tmp, path)
             _fsync_dir(path.parent)
             return
-        if read_bytes(path) != expected:
-            raise Conflict(str(path))
+        current = read_bytes(path)
+        if current != expected:
+            extra = _appended(expected, current, data)
+            if extra is None or current is None:
+                raise Conflict(str(path))
+            # Lines were only appended since the caller read the file (Claude adding a note):
+            # keep them after the new content instead of starting over.
+            os.unlink(tmp)
+            expected, data = current, data + extra
+            tmp = _write_temp(path, data, mode)
         if not _exchange(tmp, path):
             if read_bytes(path) != expected:
                 raise Conflict(str(path))
             os.replace(tmp, path)
             _fsync_dir(path.parent)
             return
-        # ``tmp`` now names what was at ``path`` an instant ago.
+        # ``tmp`` now names what was at ``path`` an instant ago. A writer that opened it just
+        # before the swap may still be writing into it: wait for it to close, then look.
+        _wait_until_closed(tmp, time.monotonic() + SETTLE_SECONDS)
         swapped_out = tmp.read_bytes()
         if swapped_out != expected:
-            if swapped_out.startswith(expected) and data.endswith(b"\n"):
-                _append(path, swapped_out[len(expected) :])  # lines appended in that instant
+            extra = _appended(expected, swapped_out, data)
+            if extra is not None:
+                _append(path, extra)  # lines appended in that very instant
             else:
                 _exchange(tmp, path)  # give the other writer their version back
                 raise Conflict(str(path))
@@ -176,6 +190,49 @@ def replace_if_unchanged(path: Path, expected: bytes | None, data: bytes) -> Non
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+
+
+def _open_elsewhere(path: Path) -> bool | None:
+    """Does any other open file description refer to ``path``? None when we cannot tell.
+
+    A write lease (Linux) is granted only when nobody else has the file open.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_WRLCK)
+        fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_UNLCK)
+        return False
+    except OSError as exc:
+        return True if exc.errno in (errno.EAGAIN, errno.EBUSY) else None
+    finally:
+        os.close(fd)
+
+
+def _wait_until_closed(path: Path, deadline: float) -> None:
+    while True:
+        busy = _open_elsewhere(path)
+        if busy is None:
+            time.sleep(0.005)  # cannot tell: give an in-flight append a moment to land
+            return
+        if not busy or time.monotonic() >= deadline:
+            return
+        time.sleep(0.001)
+
+
+def _appended(expected: bytes, current: bytes | None, data: bytes) -> bytes | None:
+    """The bytes appended to ``expected`` to give ``current``, if that is all that happened."""
+    if current is None or not expected.endswith(b"\n") or not data.endswith(b"\n"):
+        return None
+    if len(current) <= len(expected) or not current.startswith(expected):
+        return None
+    return current[len(expected) :]
 
 
 def _append(path: Path, extra: bytes) -> None:
