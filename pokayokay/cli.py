@@ -7,11 +7,12 @@ Code's hot path. Every other command takes ``--project`` and ``--memory-dir``.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing is not imported at run time: the hook path starts here
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
+    from typing import Any
 
     from pokayokay.locate import MemoryLocation
     from pokayokay.sections import Settings

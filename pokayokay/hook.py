@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import IO, Any
+
+TYPE_CHECKING = False  # no typing import at run time: this is the hot path
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 MAX_PAYLOAD = 16 << 20
 

@@ -22,7 +22,6 @@ import re
 import stat
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 SLUG_MAX_LENGTH = 200
@@ -247,20 +246,52 @@ def managed_settings_path() -> Path:
     return Path("/etc/claude-code/managed-settings.json")
 
 
-@dataclass(frozen=True)
-class Candidate:
+class _Record:
+    """A small immutable record. Plain classes instead of dataclasses: this module is imported
+    by every hook, and building dataclasses at import time costs milliseconds."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def __init__(self, *values: object) -> None:
+        for name, value in zip(self.__slots__, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, n) for n in self.__slots__))
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        return f"{type(self).__name__}({fields})"
+
+
+class Candidate(_Record):
     """One place the memory folder could come from, as ``pokayokay doctor`` lists it."""
 
+    __slots__ = ("label", "path", "used", "note")
     label: str
     path: Path | None
     used: bool
     note: str
 
+    def __init__(self, label: str, path: Path | None, used: bool, note: str) -> None:
+        super().__init__(label, path, used, note)
 
-@dataclass(frozen=True)
-class MemoryLocation:
+
+class MemoryLocation(_Record):
     """The resolved auto-memory folder of one project, with everything that was considered."""
 
+    __slots__ = (
+        "memory_dir", "project_dir", "project_key", "config_dir", "source", "candidates",
+        "problems",
+    )
     memory_dir: Path
     project_dir: Path
     project_key: Path
@@ -269,20 +300,39 @@ class MemoryLocation:
     candidates: tuple[Candidate, ...]
     problems: tuple[str, ...]
 
+    def __init__(
+        self,
+        memory_dir: Path,
+        project_dir: Path,
+        project_key: Path,
+        config_dir: Path,
+        source: str,
+        candidates: tuple[Candidate, ...],
+        problems: tuple[str, ...],
+    ) -> None:
+        super().__init__(
+            memory_dir, project_dir, project_key, config_dir, source, candidates, problems
+        )
+
     @property
     def memory_file(self) -> Path:
         return self.memory_dir / MEMORY_FILE_NAME
 
 
-@dataclass(frozen=True)
-class _Option:
+class _Option(_Record):
     """A candidate before we know which one wins; ``path`` is set only when it is usable."""
 
+    __slots__ = ("label", "source", "path", "note", "eligible")
     label: str
     source: str
     path: Path | None
     note: str
     eligible: bool
+
+    def __init__(
+        self, label: str, source: str, path: Path | None, note: str, eligible: bool
+    ) -> None:
+        super().__init__(label, source, path, note, eligible)
 
 
 def _expand_auto_memory_directory(value: str, home: Path) -> tuple[Path | None, str]:

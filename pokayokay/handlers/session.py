@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 from pokayokay.hook import project_dir
 
@@ -28,20 +29,20 @@ def _location(payload: dict[str, Any]) -> tuple[Path, Any]:
     )
 
 
-def session_start(payload: dict[str, Any], event: str) -> str:
-    from pokayokay.memory_doc import count_lines
-    from pokayokay.sections import CLAUDE_MAX_BYTES, CLAUDE_MAX_LINES
+# Claude Code's load limit for MEMORY.md (as in pokayokay.sections, not imported on this path).
+_MAX_LINES, _MAX_BYTES = 200, 25_000
 
+
+def session_start(payload: dict[str, Any], event: str) -> str:
     project, location = _location(payload)
     try:
         data = location.memory_file.read_bytes()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return ""
-    text = data.decode("utf-8", "surrogateescape")
-    lines, size = count_lines(text), len(data)
-    if lines <= CLAUDE_MAX_LINES and size <= CLAUDE_MAX_BYTES:
+    lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+    if lines <= _MAX_LINES and len(data) <= _MAX_BYTES:
         return ""
-    note = overflow_note(project, text, lines, size)
+    note = overflow_note(project, data.decode("utf-8", "surrogateescape"), lines, len(data))
     out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": note}}
     return json.dumps(out) + "\n"
 
@@ -111,6 +112,9 @@ def pre_compact(payload: dict[str, Any], event: str) -> str:
 
 def _detach(project: Path, memory_dir: Path) -> None:
     """Run `pokayokay curate` in its own session: Claude Code's SessionEnd cut cannot kill it."""
+    import subprocess
+    import sys
+
     from pokayokay import logs
 
     log = logs.log(f"SessionEnd: {memory_dir}/MEMORY.md is large; curating in the background")
