@@ -7,11 +7,11 @@ import json
 import os
 from pathlib import Path
 
+from pokayokay.hook import project_dir
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-from pokayokay.hook import project_dir
 
 # Above this size SessionEnd hands curation to a detached process: Claude Code gives all
 # SessionEnd hooks 1.5 s together and kills what is still running.
