@@ -204,7 +204,7 @@ def cmd_curate(ns: argparse.Namespace) -> int:
         print(report.to_json(report.curation_summary(outcome)))
     elif ns.diff:
         sys.stdout.write(report.curation_diff(outcome))
-    elif not (ns.quiet and not outcome.changed) and not (ns.check and ns.quiet):
+    elif not ns.quiet:
         print(report.render_curation(outcome, applied=write))
     if ns.check and outcome.changed:
         return EXIT_CHANGES_DUE

@@ -33,41 +33,68 @@ def _location(payload: dict[str, Any]) -> tuple[Path, Any]:
 _MAX_LINES, _MAX_BYTES = 200, 25_000
 
 
+# Above this size the note skips telling Claude's notes from pokayokay's sections.
+_PARSE_AT_MOST = 4 << 20
+
+
 def session_start(payload: dict[str, Any], event: str) -> str:
+    import stat
+
     project, location = _location(payload)
     try:
-        data = location.memory_file.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        with open(location.memory_file, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                return ""  # a FIFO or a device is nothing Claude Code loads either
+            lines, size, head = 0, 0, b""
+            last = b"\n"
+            while chunk := fh.read(1 << 20):
+                lines += chunk.count(b"\n")
+                size += len(chunk)
+                last = chunk[-1:]
+                if size <= _PARSE_AT_MOST:
+                    head += chunk
+    except OSError:
         return ""
-    lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
-    if lines <= _MAX_LINES and len(data) <= _MAX_BYTES:
+    lines += 0 if not size or last == b"\n" else 1
+    if lines <= _MAX_LINES and size <= _MAX_BYTES:
         return ""
-    note = overflow_note(project, data.decode("utf-8", "surrogateescape"), lines, len(data))
+    text = head.decode("utf-8", "surrogateescape") if size <= _PARSE_AT_MOST else None
+    note = overflow_note(project, text, lines, size)
     out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": note}}
     return json.dumps(out) + "\n"
 
 
-def overflow_note(project: Path, text: str, lines: int, size: int) -> str:
-    from pokayokay.memory_doc import Text, parse
+def overflow_note(project: Path, text: str | None, lines: int, size: int) -> str:
     from pokayokay.sections import CLAUDE_MAX_BYTES, CLAUDE_MAX_LINES
+
+    note = (
+        f"pokayokay: MEMORY.md is {lines} lines / {size:,} bytes. Claude Code loads only its first "
+        f"{CLAUDE_MAX_LINES} lines or {CLAUDE_MAX_BYTES:,} bytes, so the rest of it was not "
+        "loaded in this session. "
+    )
+    if text is not None:
+        note += (
+            f"{_unmanaged_lines(project, text)} of its lines are notes outside pokayokay's "
+            "managed sections, which pokayokay never edits. "
+        )
+    return note + (
+        "Moving detail from those notes into topic files in the same memory folder, each "
+        "linked from MEMORY.md by a one-line entry, brings the whole index back within the limit."
+    )
+
+
+def _unmanaged_lines(project: Path, text: str) -> int:
+    from pokayokay.memory_doc import Text, parse
+    from pokayokay.sections import DEFAULT_SECTIONS
     from pokayokay.settings import load_settings
 
     try:
         specs = load_settings(project).sections
-    except Exception:
-        from pokayokay.sections import DEFAULT_SECTIONS
-
+    except Exception:  # a broken settings file must not cost Claude this note
         specs = DEFAULT_SECTIONS
     doc = parse(text, specs)
-    unmanaged = sum(len(seg.lines) for seg in doc.segments if isinstance(seg, Text))
-    return (
-        f"pokayokay: MEMORY.md is {lines} lines / {size:,} bytes. Claude Code loads only its first "
-        f"{CLAUDE_MAX_LINES} lines or {CLAUDE_MAX_BYTES:,} bytes, so the rest of it was not "
-        f"loaded in this session. {unmanaged} of its lines are notes outside pokayokay's managed "
-        "sections, which pokayokay never edits. Moving detail from those notes into topic files "
-        "in the same memory folder, each linked from MEMORY.md by a one-line entry, brings the "
-        "whole index back within the limit."
-    )
+    return sum(len(seg.lines) for seg in doc.segments if isinstance(seg, Text))
 
 
 def _curate(payload: dict[str, Any], lock_wait: float) -> str:
@@ -95,9 +122,11 @@ def _curate(payload: dict[str, Any], lock_wait: float) -> str:
 
 
 def session_end(payload: dict[str, Any], event: str) -> str:
+    from pokayokay.curate_run import checked_target
+
     project, location = _location(payload)
     try:
-        size = location.memory_file.stat().st_size
+        size = checked_target(location).stat().st_size  # refuses a symlink leading outside
     except OSError:
         return ""
     if size > DETACH_ABOVE_BYTES:
