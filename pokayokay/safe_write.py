@@ -98,6 +98,14 @@ def _write_temp(path: Path, data: bytes, mode: int) -> Path:
     return tmp
 
 
+def _mode_of(path: Path) -> int:
+    """The permission bits to give the replacement: the file's own, else rw-r--r--."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        return 0o644
+
+
 def _exchange(a: Path, b: Path) -> bool:
     """Atomically swap two paths (Linux renameat2). False when the platform cannot."""
     global _renameat2
@@ -142,10 +150,7 @@ def replace_if_unchanged(path: Path, expected: bytes | None, data: bytes) -> Non
     ``expected`` None means the file must not exist yet. Raises Conflict when another writer
     changed the file since the caller read it (nothing is lost: their version stays).
     """
-    try:
-        mode = os.stat(path).st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o644
+    mode = _mode_of(path)
     tmp = _write_temp(path, data, mode)
     try:
         if expected is None:
@@ -246,10 +251,7 @@ def _append(path: Path, extra: bytes) -> None:
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Atomically write ``path`` whatever it holds now (for pokayokay's own files)."""
-    try:
-        mode = os.stat(path).st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o644
+    mode = _mode_of(path)
     tmp = _write_temp(path, data, mode)
     try:
         os.replace(tmp, path)
