@@ -131,9 +131,9 @@ def run_curation(
             try:
                 for name, content in result.archives.items():
                     path, old = archives.get(name, (location.memory_dir / name, None))
-                    replace_if_unchanged(path, old, encode(content))
+                    replace_if_unchanged(path, old, encode(content), keep_appends=True)
                 if result.text != text:
-                    replace_if_unchanged(target, data, encode(result.text))
+                    replace_if_unchanged(target, data, encode(result.text), keep_appends=True)
             except Conflict:
                 continue  # someone wrote meanwhile: curate their version (archives de-duplicate)
             return CurationOutcome(location, result, written=True, attempts=attempt, backup=saved)

@@ -30,7 +30,6 @@ import os
 import shlex
 import shutil
 import sys
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -40,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from pokayokay import __version__
 from pokayokay.errors import ConcurrentChangeError, PokayokayError
 from pokayokay.events import HOOKED_EVENTS, HookSpec
+from pokayokay.safe_write import Conflict, replace_if_unchanged
 
 if TYPE_CHECKING:
     from pokayokay.locate import MemoryLocation
@@ -262,33 +262,9 @@ def _dump(data: JsonObject) -> bytes:
 
 
 def _write_atomic(path: Path, data: bytes, expected: bytes | None) -> None:
-    """Replace ``path`` by ``data`` through a temp file in the same folder, provided it still
-    holds ``expected`` (None: must not exist). Raises ``_Changed`` if it does not."""
-    try:
-        mode = os.stat(path).st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o644
-    tmp = path.with_name(f".{path.name}.pokayokay-{os.getpid()}-{time.monotonic_ns()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        try:
-            current: bytes | None = path.read_bytes()
-        except FileNotFoundError:
-            current = None
-        if current != expected:
-            raise _Changed(str(path))
-        os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-
-
-class _Changed(Exception):
-    """Someone else wrote the file between our read and our write."""
+    """Replace ``path`` by ``data`` atomically, provided it still holds ``expected`` (None: must
+    not exist). Raises ``Conflict`` if it does not."""
+    replace_if_unchanged(path, expected, data)
 
 
 # --- the manifest -----------------------------------------------------------------------------
@@ -329,7 +305,7 @@ def _save_manifest(path: Path, manifest: JsonObject) -> None:
             current = None
         if current == data:
             return
-        with contextlib.suppress(_Changed):
+        with contextlib.suppress(Conflict):
             _write_atomic(path, data, current)
             return
     raise ConcurrentChangeError(f"{path} kept changing while pokayokay tried to write it")
@@ -537,13 +513,13 @@ def _update_settings_file(
         try:
             if delete:
                 if real.read_bytes() != raw:
-                    raise _Changed(str(real))
+                    raise Conflict(str(real))
                 real.unlink()
                 report.deleted_file = True
             else:
                 real.parent.mkdir(parents=True, exist_ok=True)
                 _write_atomic(real, _dump(new), raw)
-        except _Changed:
+        except Conflict:
             continue
         return raw
     raise ConcurrentChangeError(

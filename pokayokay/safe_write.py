@@ -144,11 +144,15 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
-def replace_if_unchanged(path: Path, expected: bytes | None, data: bytes) -> None:
+def replace_if_unchanged(
+    path: Path, expected: bytes | None, data: bytes, *, keep_appends: bool = False
+) -> None:
     """Atomically make ``path`` hold ``data``, provided it still holds ``expected``.
 
     ``expected`` None means the file must not exist yet. Raises Conflict when another writer
-    changed the file since the caller read it (nothing is lost: their version stays).
+    changed the file since the caller read it (nothing is lost: their version stays). With
+    ``keep_appends`` (line-oriented text such as MEMORY.md), lines another writer only appended
+    meanwhile are kept after ``data`` instead of raising Conflict.
     """
     mode = _mode_of(path)
     tmp = _write_temp(path, data, mode)
@@ -166,7 +170,7 @@ def replace_if_unchanged(path: Path, expected: bytes | None, data: bytes) -> Non
             return
         current = read_bytes(path)
         if current != expected:
-            extra = _appended(expected, current, data)
+            extra = _appended(expected, current, data) if keep_appends else None
             if extra is None or current is None:
                 raise Conflict(str(path))
             # Lines were only appended since the caller read the file (Claude adding a note):
@@ -185,7 +189,7 @@ def replace_if_unchanged(path: Path, expected: bytes | None, data: bytes) -> Non
         _wait_until_closed(tmp, time.monotonic() + SETTLE_SECONDS)
         swapped_out = tmp.read_bytes()
         if swapped_out != expected:
-            extra = _appended(expected, swapped_out, data)
+            extra = _appended(expected, swapped_out, data) if keep_appends else None
             if extra is not None:
                 _append(path, extra)  # lines appended in that very instant
             else:

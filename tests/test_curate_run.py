@@ -159,10 +159,10 @@ def test_interrupted_run_does_not_archive_twice(location, monkeypatch: pytest.Mo
     location.memory_file.write_text(text)
     real = safe_write.replace_if_unchanged
 
-    def crash_on_memory(path: Path, expected: bytes | None, data: bytes) -> None:
+    def crash_on_memory(path: Path, expected: bytes | None, data: bytes, **kw: bool) -> None:
         if path.name == "MEMORY.md":
             raise KeyboardInterrupt("killed")
-        real(path, expected, data)
+        real(path, expected, data, **kw)
 
     monkeypatch.setattr(curate_run, "replace_if_unchanged", crash_on_memory)
     with pytest.raises(KeyboardInterrupt):
