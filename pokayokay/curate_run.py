@@ -9,7 +9,7 @@ wrote the file meanwhile, curation starts again from Claude's version.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -32,10 +32,15 @@ class CurationOutcome:
     written: bool
     attempts: int
     backup: Path | None = None
+    # MEMORY.md as it was read, when an edit (``prepare``) ran before curation.
+    source_text: str | None = None
 
     @property
     def changed(self) -> bool:
-        return self.result is not None and self.result.changed
+        if self.result is None:
+            return False
+        edited = self.source_text is not None and self.source_text != self.result.original
+        return edited or self.result.changed
 
 
 def lock_path(location: MemoryLocation, environ: Mapping[str, str] | None = None) -> Path:
@@ -107,8 +112,14 @@ def run_curation(
     lock_timeout: float = 10.0,
     evict: bool = True,
     environ: Mapping[str, str] | None = None,
+    edit: SectionEdit | None = None,
 ) -> CurationOutcome:
-    """Curate the MEMORY.md of ``location``; with ``write=False`` only report what would change."""
+    """Curate the MEMORY.md of ``location``; with ``write=False`` only report what would change.
+
+    ``edit`` lets a pokayokay feature set its own entries in one managed section (graduated
+    rules in Active Patterns, learnings in the Topic Index) inside the same locked,
+    invariant-checked, compare-and-swap write: the edit may touch only that section.
+    """
     day = today or date.today()
     target = checked_target(location)
     with file_lock(lock_path(location, environ), lock_timeout):
@@ -119,14 +130,23 @@ def run_curation(
             text = decode(data, target)
             archives = read_archives(location, settings)
             archive_text = {name: decode(raw, path) for name, (path, raw) in archives.items()}
-            result = curate(text, settings, archive_text, day, evict=evict)
+            base = text
+            if edit is not None:
+                fixed = curate(text, settings, archive_text, day, evict=False)
+                invariants.check(fixed, settings, archive_text, day, evict=False)
+                base = edit.apply(fixed.text, settings)
+                invariants.check_edit(fixed.text, base, settings, edit.section_id)
+            result = curate(base, settings, archive_text, day, evict=evict)
             try:
                 invariants.check(result, settings, archive_text, day, evict=evict)
             except InvariantViolation as exc:
                 logs.log(f"curation of {target} refused, nothing written: {exc.message}")
                 raise
-            if not write or not result.changed:
-                return CurationOutcome(location, result, written=False, attempts=attempt)
+            source = text if edit is not None else None
+            if not write or (not result.changed and base == text):
+                return CurationOutcome(
+                    location, result, written=False, attempts=attempt, source_text=source
+                )
             saved = backup(location, data, environ) if result.text != text else None
             try:
                 for name, content in result.archives.items():
@@ -136,11 +156,57 @@ def run_curation(
                     replace_if_unchanged(target, data, encode(result.text), keep_appends=True)
             except Conflict:
                 continue  # someone wrote meanwhile: curate their version (archives de-duplicate)
-            return CurationOutcome(location, result, written=True, attempts=attempt, backup=saved)
+            return CurationOutcome(
+                location, result, written=True, attempts=attempt, backup=saved, source_text=source
+            )
     raise ConcurrentChangeError(
         f"{target} kept changing while pokayokay tried to curate it ({ATTEMPTS} attempts); "
         "nothing was lost, run `pokayokay curate` again"
     )
+
+
+@dataclass(frozen=True)
+class SectionEdit:
+    """Make the entries a feature owns in one section exactly ``entries``.
+
+    Entries for which ``owns`` is true and that are not wanted any more leave the section (they
+    are pokayokay's own, regenerated text); wanted entries already there stay where they are;
+    new ones are appended. Everything else in the file is left alone.
+    """
+
+    section_id: str
+    entries: tuple[str, ...]
+    owns: Callable[[str], bool]
+
+    def apply(self, text: str, settings: Settings) -> str:
+        from pokayokay.memory_doc import Entry, parse
+
+        doc = parse(text, settings.sections)
+        section = doc.section(self.section_id)
+        if section is None:
+            raise PokayokayError(
+                f"MEMORY.md has no managed '{self.section_id}' section to write into "
+                "(is it disabled in the settings?)"
+            )
+        newline = doc.newline
+        wanted = {entry.strip() for entry in self.entries}
+        units = [
+            unit
+            for unit in section.units
+            if not (
+                isinstance(unit, Entry) and self.owns(unit.text) and unit.text.strip() not in wanted
+            )
+        ]
+        present = {unit.text.strip() for unit in units if isinstance(unit, Entry)}
+        body = [line for unit in units for line in unit.lines]
+        if body and not body[-1].endswith("\n"):
+            units[-1].lines[-1] += newline
+        for entry in self.entries:
+            if entry.strip() not in present:
+                units.append(Entry([line + newline for line in entry.strip().split("\n")]))
+                present.add(entry.strip())
+        section.units = units
+        return doc.render()
 
 
 def ensure_memory_template(location: MemoryLocation, settings: Settings) -> str:

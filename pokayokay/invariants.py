@@ -83,3 +83,19 @@ def check(
             )
         )
         raise InvariantViolation(f"curation is not idempotent:\n{diff}")
+
+
+def check_edit(before: str, after: str, settings: Settings, section_id: str) -> None:
+    """A feature's edit of its own section changed nothing else in MEMORY.md."""
+    old_doc = parse(before, settings.sections)
+    new_doc = parse(after, settings.sections)
+    if not same_unmanaged(old_doc, new_doc):
+        raise InvariantViolation(f"editing {section_id} would change text outside managed sections")
+    old_sections = {sec.spec.id: sec.body_lines for sec in old_doc.sections()}
+    for sec in new_doc.sections():
+        if sec.spec.id == section_id or sec.spec.id not in old_sections:
+            continue
+        if [strip_eol(x) for x in sec.body_lines] != [
+            strip_eol(x) for x in old_sections[sec.spec.id]
+        ]:
+            raise InvariantViolation(f"editing {section_id} would change section {sec.spec.title}")

@@ -386,3 +386,65 @@ def test_a_kill_at_any_moment_leaves_old_or_new(location) -> None:  # type: igno
             entry = f"- 2026-{1 + i % 12:02d}-{1 + i % 28:02d} decision {i}: because {i}"
             assert lines[entry] >= 1
     assert sum(outcomes.values()) == 12
+
+
+def test_section_edit_sets_a_features_own_entries_and_nothing_else(location) -> None:  # type: ignore[no-untyped-def]
+    text = over_budget_memory(n_decisions=5)
+    location.memory_file.write_text(text)
+
+    def owns(entry: str) -> bool:
+        return ".claude/rules/pokayokay/" in entry
+
+    first = curate_run.SectionEdit(
+        "active_patterns",
+        ("- Testing failures: see .claude/rules/pokayokay/testing.md (3 sessions)",),
+        owns,
+    )
+    assert run_curation(location, Settings(), write=True, today=TODAY, edit=first).written
+    after_first = location.memory_file.read_text()
+    assert (
+        "- Testing failures: see .claude/rules/pokayokay/testing.md (3 sessions)\n" in after_first
+    )
+    for i in range(5):
+        assert f"- [Claude note {i}](note-{i}.md) — kept as is\n" in after_first
+
+    # Claude adds its own pattern; the feature regenerates its entry with a new count.
+    location.memory_file.write_text(
+        after_first.replace(
+            "<!-- pokayokay: graduated to .claude/rules/ when confirmed -->\n",
+            "<!-- pokayokay: graduated to .claude/rules/ when confirmed -->\n"
+            "- Claude's own pattern: prefer small commits\n",
+        )
+    )
+    second = curate_run.SectionEdit(
+        "active_patterns",
+        ("- Testing failures: see .claude/rules/pokayokay/testing.md (4 sessions)",),
+        owns,
+    )
+    outcome = run_curation(location, Settings(), write=True, today=TODAY, edit=second)
+    assert outcome.written and outcome.changed
+    now = location.memory_file.read_text()
+    assert "(4 sessions)" in now and "(3 sessions)" not in now
+    assert "- Claude's own pattern: prefer small commits\n" in now
+    # Running the same edit again changes nothing.
+    again = run_curation(location, Settings(), write=True, today=TODAY, edit=second)
+    assert not again.written and not again.changed
+
+
+def test_section_edit_may_not_touch_other_sections(location) -> None:  # type: ignore[no-untyped-def]
+    text = over_budget_memory(n_decisions=5)
+    location.memory_file.write_text(text)
+    sneaky = curate_run.SectionEdit(
+        "active_patterns",
+        ("- 2026-01-01 decision 0: because 0",),
+        lambda entry: "decision" in entry,
+    )
+
+    class Rogue(curate_run.SectionEdit):
+        def apply(self, text: str, settings: Settings) -> str:
+            return text.replace("decision 1:", "decision one:")
+
+    rogue = Rogue(sneaky.section_id, sneaky.entries, sneaky.owns)
+    with pytest.raises(InvariantViolation, match="Key Decisions"):
+        run_curation(location, Settings(), write=True, today=TODAY, edit=rogue)
+    assert location.memory_file.read_text() == text
