@@ -121,6 +121,80 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_doctor)
 
+    p = sub.add_parser(
+        "remember", parents=[common], help="store a learning as a Claude Code memory (/remember)"
+    )
+    from pokayokay.remember import add_arguments
+
+    add_arguments(p)
+    p.set_defaults(func=cmd_remember)
+
+    p = sub.add_parser("recall", parents=[common], help="what recall would inject for a prompt")
+    p.add_argument("query", help="the prompt text to match")
+    p.add_argument("--json", action="store_true", help="also near misses below the floor")
+    p.set_defaults(func=cmd_recall)
+
+    p = sub.add_parser(
+        "ages", parents=[common], help="age of each learning entry in git-active days"
+    )
+    p.add_argument("file", nargs="?", metavar="FILE", help="default: .claude/learnings.md")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ages)
+
+    p = sub.add_parser(
+        "consolidate", parents=[common], help="move proven learnings into lasting memory"
+    )
+    p.add_argument("--dry-run", action="store_true", help="plan only; write nothing")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.set_defaults(func=cmd_consolidate)
+
+    p = sub.add_parser(
+        "failures", parents=[common], help="recorded failures, counts, near the threshold"
+    )
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_failures)
+
+    p = sub.add_parser(
+        "graduate", parents=[common], help="turn recurring failures into path-scoped rules"
+    )
+    p.add_argument("--dry-run", action="store_true", help="show the changes; write nothing")
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.set_defaults(func=cmd_graduate)
+
+    rules = sub.add_parser("rules", help="path-scoped rules: list, show, match, lint")
+    rules_sub = rules.add_subparsers(dest="rules_command", metavar="ACTION", required=True)
+    p = rules_sub.add_parser("list", parents=[common], help="every rule and where it applies")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_rules)
+    p = rules_sub.add_parser("show", parents=[common], help="one rule in full")
+    p.add_argument("rule", help="rule id, file name or path")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_rules)
+    p = rules_sub.add_parser(
+        "match", parents=[common], help="which rules Claude Code loads when it reads PATH"
+    )
+    p.add_argument("path")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_rules)
+    p = rules_sub.add_parser(
+        "lint", parents=[common], help="frontmatter Claude Code would mis-load (exit 1 if any)"
+    )
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_rules)
+
+    p = sub.add_parser(
+        "watch", parents=[common], help="re-curate MEMORY.md and lint rules as they change"
+    )
+    p.add_argument(
+        "--debounce",
+        metavar="SECONDS",
+        type=float,
+        default=0.5,
+        help="quiet period before acting on a burst of changes (default 0.5)",
+    )
+    p.set_defaults(func=cmd_watch)
+
     p = sub.add_parser("demo", help="run pokayokay on a bundled demo project in a temp folder")
     p.add_argument("--keep", metavar="DIR", default=None, help="build the demo in DIR and keep it")
     p.set_defaults(func=cmd_demo)
@@ -209,6 +283,110 @@ def cmd_curate(ns: argparse.Namespace) -> int:
     if ns.check and outcome.changed:
         return EXIT_CHANGES_DUE
     return 0
+
+
+def cmd_remember(ns: argparse.Namespace) -> int:
+    from pokayokay.remember import run_command
+
+    project, location, settings = _context(ns)
+    return run_command(ns, project, location, settings)
+
+
+def cmd_recall(ns: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pokayokay.errors import PokayokayError
+    from pokayokay.recall_sources import recall_cli
+
+    project = Path(ns.project or ".").resolve()
+    if not project.is_dir():
+        raise PokayokayError(f"--project {ns.project}: not a folder")
+    memory_dir = Path(ns.memory_dir).expanduser().resolve() if ns.memory_dir else None
+    code, text = recall_cli(ns.query, project, as_json=ns.json, memory_dir=memory_dir)
+    print(text)
+    return code
+
+
+def cmd_ages(ns: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pokayokay import report
+    from pokayokay.ages import ages
+    from pokayokay.consolidate_run import default_learnings_file
+
+    project, _, settings = _context(ns)
+    file = Path(ns.file).resolve() if ns.file else default_learnings_file(project, settings)
+    data = ages(file, freshness=settings.consolidation_freshness or 7)
+    if ns.json:
+        print(report.to_json(data.to_dict()))
+    else:
+        sys.stdout.write(data.to_markdown())
+    return 0
+
+
+def cmd_consolidate(ns: argparse.Namespace) -> int:
+    from pokayokay import report
+    from pokayokay.consolidate_run import consolidate, render_summary
+
+    project, location, settings = _context(ns)
+    outcome = consolidate(project, location, settings, dry_run=ns.dry_run)
+    if ns.json:
+        print(report.to_json(outcome.to_dict()))
+    elif not ns.quiet:
+        sys.stdout.write(render_summary(outcome))
+    return 0
+
+
+def cmd_failures(ns: argparse.Namespace) -> int:
+    from pokayokay.graduate_cli import cmd_failures as run
+
+    project, location, settings = _context(ns)
+    code, text = run(project, location, settings, as_json=ns.json)
+    print(text)
+    return code
+
+
+def cmd_graduate(ns: argparse.Namespace) -> int:
+    from pokayokay.graduate_cli import cmd_graduate as run
+
+    project, location, settings = _context(ns)
+    code, text = run(project, location, settings, dry_run=ns.dry_run, quiet=ns.quiet)
+    if text:
+        print(text)
+    return code
+
+
+def cmd_rules(ns: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pokayokay import rules_cli
+
+    project = Path(ns.project or ".").resolve()
+    action = ns.rules_command
+    if action == "list":
+        code, text = rules_cli.cmd_rules_list(project, as_json=ns.json)
+    elif action == "show":
+        code, text = rules_cli.cmd_rules_show(project, ns.rule, as_json=ns.json)
+    elif action == "match":
+        code, text = rules_cli.cmd_rules_match(project, ns.path, as_json=ns.json)
+    else:
+        code, text = rules_cli.cmd_rules_lint(project, as_json=ns.json)
+    if text:
+        print(text.rstrip("\n"))
+    return code
+
+
+def cmd_watch(ns: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pokayokay.errors import PokayokayError
+    from pokayokay.watch import run_watch
+
+    project = Path(ns.project or ".").resolve()
+    if not project.is_dir():
+        raise PokayokayError(f"--project {ns.project}: not a folder")
+    memory_dir = Path(ns.memory_dir).expanduser().resolve() if ns.memory_dir else None
+    return run_watch(project, memory_dir=memory_dir, debounce=ns.debounce)
 
 
 def cmd_demo(ns: argparse.Namespace) -> int:

@@ -21,7 +21,14 @@ class HookSpec:
 
 HOOKED_EVENTS: tuple[HookSpec, ...] = (
     HookSpec("SessionStart", None, 10),
+    HookSpec("UserPromptSubmit", None, 10),  # recall of relevant learnings, or nothing
     HookSpec("PreCompact", None, 60),
     HookSpec("SessionEnd", None, 10),
+    # Failure capture: failures, validation errors and denials (only PostToolBatch sees those),
+    # and the successes and edits that close failure -> fix episodes.
     HookSpec("PostToolUseFailure", None, 10),
+    HookSpec("PostToolBatch", None, 10),  # this event takes no matcher
+    HookSpec("PostToolUse", "Bash|PowerShell|Edit|MultiEdit|Write|NotebookEdit", 10),
+    # Only loads of path-scoped rules: that is when a graduated rule proves itself.
+    HookSpec("InstructionsLoaded", "path_glob_match", 10),
 )

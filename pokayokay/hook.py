@@ -27,6 +27,10 @@ HANDLERS = {
     "SessionEnd": "session:session_end",
     "PreCompact": "session:pre_compact",
     "PostToolUseFailure": "capture:post_tool_use_failure",
+    "PostToolBatch": "capture:post_tool_batch",
+    "PostToolUse": "capture:post_tool_use",
+    "UserPromptSubmit": "recall:user_prompt_submit",
+    "InstructionsLoaded": "instructions:instructions_loaded",
 }
 
 

@@ -616,7 +616,23 @@ def init(
                 f"project hooks run only when Claude Code is launched in {_project(project_dir)}"
                 f", not elsewhere in {top}; the local or user scope covers every launch folder"
             )
+    from pokayokay.remember import install_slash_command
+
+    commands, root = _commands_dir(project_dir, scope, environ)
+    report.notes.append(install_slash_command(commands, root=root))
     return report
+
+
+def _commands_dir(
+    project_dir: Path, scope: str, environ: Mapping[str, str] | None
+) -> tuple[Path, Path | None]:
+    """Where `/remember` goes for ``scope``, and the folder it must stay inside."""
+    if scope == "user":
+        from pokayokay.locate import claude_config_dir
+
+        return claude_config_dir(environ) / "commands", None
+    claude_dir = settings_file(project_dir, scope, environ).parent
+    return claude_dir / "commands", claude_dir.parent
 
 
 # --- uninstall --------------------------------------------------------------------------------
@@ -653,6 +669,14 @@ def uninstall(
     """Remove pokayokay's handlers from the ``scope`` settings file, and nothing else."""
     target = settings_file(project_dir, scope, environ)
     report = InstallReport("uninstall", scope, target)
+    from pokayokay.remember import uninstall_slash_command
+
+    commands, root = _commands_dir(project_dir, scope, environ)
+    removed = uninstall_slash_command(commands, root=root)
+    if removed:
+        report.notes.append(removed)
+        with contextlib.suppress(OSError):
+            commands.rmdir()  # only if that left it empty
     manifest_file = manifest_path(project_dir, environ)
     manifest = _read_manifest(manifest_file)
     entry = _manifest_entry(manifest, target)

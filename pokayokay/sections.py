@@ -83,6 +83,24 @@ class Settings:
     sections: tuple[SectionSpec, ...] = DEFAULT_SECTIONS
     max_lines: int = CLAUDE_MAX_LINES
     max_bytes: int = CLAUDE_MAX_BYTES
+    # Rule graduation (pokayokay.graduation) and rule retirement (pokayokay.effectiveness).
+    graduation_threshold: int = 3
+    retire_after_sessions: int = 10
+    # Learning capture (pokayokay.remember).
+    capture_mode: str = "ask-first"
+    silent_capture_budget: int = 5
+    # Learnings consolidation (pokayokay.consolidation); None means the module's default.
+    consolidation_learnings_file: str | None = None
+    consolidation_size_trigger: int | None = None
+    consolidation_staleness_trigger: int | None = None
+    consolidation_freshness: int | None = None
+    consolidation_min_batch: int | None = None
+    consolidation_split_at: int | None = None
+    consolidation_part_min: int | None = None
+    consolidation_part_max: int | None = None
+    consolidation_archive: str | None = None
+    consolidation_dropped: str | None = None
+    consolidation_session_end: bool = True
     # Where each value came from ("default", or a settings file path), for doctor/status.
     sources: dict[str, str] = field(default_factory=dict)
     # Warnings collected while loading (unknown keys and the like), shown by the CLI.

@@ -94,6 +94,32 @@ def single_line(what: str) -> Check:
     return check
 
 
+def one_of(*choices: str) -> Check:
+    def check(value: object) -> object:
+        if value is False and "off" in choices:
+            return "off"  # YAML reads a bare `off` as false
+        if not isinstance(value, str) or value not in choices:
+            raise _Invalid("expected one of " + ", ".join(choices))
+        return value
+
+    return check
+
+
+def boolean(value: object) -> object:
+    if not isinstance(value, bool):
+        raise _Invalid("expected true or false")
+    return value
+
+
+def _check_project_md(value: object) -> object:
+    if not isinstance(value, str) or not value.strip().endswith(".md"):
+        raise _Invalid("expected a path ending in .md, relative to the project")
+    path = value.strip()
+    if path.startswith(("/", "~")) or ".." in path.split("/") or "\0" in path:
+        raise _Invalid("expected a path inside the project (relative, no '..')")
+    return path
+
+
 def _check_marker(value: object) -> object:
     text = single_line("the marker text")(value)
     assert isinstance(text, str)
@@ -128,6 +154,25 @@ class Option:
 OPTIONS: tuple[Option, ...] = (
     Option("max_lines", int_between(1, CLAUDE_MAX_LINES), "max_lines"),
     Option("max_bytes", int_between(1, CLAUDE_MAX_BYTES), "max_bytes"),
+    Option("graduation.threshold", int_at_least(1), "graduation_threshold"),
+    Option("graduation.retire_after_sessions", int_at_least(1), "retire_after_sessions"),
+    Option("capture_mode", one_of("ask-first", "silent", "off"), "capture_mode"),
+    Option("silent_capture_budget", int_at_least(0), "silent_capture_budget"),
+    Option(
+        "consolidation.learnings_file", _check_project_md, "consolidation_learnings_file"
+    ),
+    Option("consolidation.size_trigger", int_at_least(1), "consolidation_size_trigger"),
+    Option(
+        "consolidation.staleness_trigger", int_at_least(1), "consolidation_staleness_trigger"
+    ),
+    Option("consolidation.freshness", int_at_least(0), "consolidation_freshness"),
+    Option("consolidation.min_batch", int_at_least(1), "consolidation_min_batch"),
+    Option("consolidation.split_at", int_at_least(2), "consolidation_split_at"),
+    Option("consolidation.part_min", int_at_least(1), "consolidation_part_min"),
+    Option("consolidation.part_max", int_at_least(1), "consolidation_part_max"),
+    Option("consolidation.archive", _check_archive, "consolidation_archive"),
+    Option("consolidation.dropped", _check_archive, "consolidation_dropped"),
+    Option("consolidation.session_end", boolean, "consolidation_session_end"),
 )
 
 # The keys of one entry under "sections:"; each is a field of SectionSpec.

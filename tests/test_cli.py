@@ -19,9 +19,10 @@ import pytest
 from conftest import git
 
 from pokayokay import __version__, cli
+from pokayokay.events import HOOKED_EVENTS
 
 VENV_BIN = Path(sys.executable).parent
-EVENTS = ("SessionStart", "PreCompact", "SessionEnd", "PostToolUseFailure")
+EVENTS = tuple(spec.event for spec in HOOKED_EVENTS)
 TITLES = (
     "Completed Work",
     "Key Decisions",

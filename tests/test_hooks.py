@@ -380,29 +380,42 @@ def test_session_start_over_the_byte_limit_with_few_lines_also_notes_it(
     assert re.search(r"\b200 lines\b", note)
 
 
+TIP_ONLY = (
+    json.dumps(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "SessionStart",
+                "additionalContext": "Tip: Use `/remember <learning>` to capture insights.",
+            }
+        }
+    )
+    + "\n"
+)
+
+
 @pytest.mark.parametrize(
     ("lines", "line_bytes"),
     [(30, 40), (200, 100), (100, 250)],
     ids=["small", "exactly-200-lines", "exactly-25000-bytes"],
 )
-def test_session_start_within_the_limit_prints_nothing(
+def test_session_start_within_the_limit_gives_only_the_tip(
     lines: int, line_bytes: int, project: Path, memory: Path
 ) -> None:
-    """MEMORY.md within 200 lines and 25,000 bytes (limits included): no output at all."""
+    """MEMORY.md within 200 lines and 25,000 bytes (limits included): only the /remember tip."""
     line = "- " + "n" * (line_bytes - 3) + "\n"
     (memory / "MEMORY.md").write_text(line * lines, encoding="utf-8")
     assert run_hook("SessionStart", sample_for("SessionStart.startup.json", project)) == (
         0,
-        "",
+        TIP_ONLY,
         "",
     )
 
 
-def test_session_start_without_memory_md_prints_nothing(project: Path) -> None:
-    """No MEMORY.md (not even a memory folder): no output, nothing created."""
+def test_session_start_without_memory_md_gives_only_the_tip(project: Path) -> None:
+    """No MEMORY.md (not even a memory folder): the tip, and nothing created."""
     assert run_hook("SessionStart", sample_for("SessionStart.startup.json", project)) == (
         0,
-        "",
+        TIP_ONLY,
         "",
     )
     assert not memory_dir_for(project).exists()
@@ -433,7 +446,7 @@ def test_session_start_honours_pokayokay_memory_dir(
     text, _ = claude_heavy_memory()
     (elsewhere / "MEMORY.md").write_text(text, encoding="utf-8")
     payload = sample_for("SessionStart.startup.json", project)
-    assert run_hook("SessionStart", payload)[1] == ""  # the default folder has no MEMORY.md
+    assert run_hook("SessionStart", payload)[1] == TIP_ONLY  # the default folder has none
     monkeypatch.setenv("POKAYOKAY_MEMORY_DIR", str(elsewhere))
     code, out, _ = run_hook("SessionStart", payload)
     assert code == 0
@@ -449,7 +462,7 @@ def test_session_start_prefers_claude_project_dir_over_cwd(
     other = tmp_path / "other"
     other.mkdir()
     payload = sample_for("SessionStart.startup.json", other)
-    assert run_hook("SessionStart", payload) == (0, "", "")  # cwd alone: other's memory, none
+    assert run_hook("SessionStart", payload) == (0, TIP_ONLY, "")  # cwd alone: other's, none
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
     code, out, _ = run_hook("SessionStart", payload)
     assert code == 0
@@ -643,23 +656,28 @@ def test_unknown_payload_keys_are_ignored_by_session_start(project: Path, memory
 # PostToolUseFailure
 
 
-def failures_file(project: Path) -> Path:
-    return state_home() / "projects" / slug(os.path.realpath(project)) / "failures.jsonl"
+def stored_failures(project: Path) -> list[Any]:
+    from pokayokay.failure_store import FailureStore
+    from pokayokay.locate import find_git_root
+
+    key = find_git_root(project) or Path(os.path.realpath(project))
+    with FailureStore.for_project(key) as store:
+        return list(store.failures())
 
 
-def test_post_tool_use_failure_appends_one_record(project: Path) -> None:
-    """A real Bash failure: one JSON line in the project's failures.jsonl with the session,
-    tool, command, exit code parsed from "Exit code N" and the head of the error text."""
+def test_post_tool_use_failure_records_one_failure(project: Path) -> None:
+    """A real Bash failure: one failure in the project's store with the session, tool, the
+    command, the exit code parsed from "Exit code N" and a sanitised excerpt."""
     payload = sample_for("PostToolUseFailure.Bash.json", project)
     assert run_hook("PostToolUseFailure", payload) == (0, "", "")
-    lines = failures_file(project).read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 1
-    record = json.loads(lines[0])
-    assert record["session_id"] == "0ebb4b7c-7011-44b6-afdb-8302b6c943e8"
-    assert record["tool_name"] == "Bash"
-    assert record["command"] == "echo about-to-fail; exit 1"
-    assert record["exit_code"] == 1
-    assert record["error_head"] == "about-to-fail"
+    records = stored_failures(project)
+    assert len(records) == 1
+    record = records[0]
+    assert record.session_id == "0ebb4b7c-7011-44b6-afdb-8302b6c943e8"
+    assert record.tool == "Bash"
+    assert record.command == "echo about-to-fail; exit 1"
+    assert record.exit_code == 1
+    assert "about-to-fail" in record.excerpt
 
 
 def test_post_tool_use_failure_parses_other_exit_codes(project: Path) -> None:
@@ -667,32 +685,32 @@ def test_post_tool_use_failure_parses_other_exit_codes(project: Path) -> None:
     first = sample_for("PostToolUseFailure.Bash.json", project)
     second = dict(first, error="Exit code 127\nsh: 1: frobnicate: not found\nmore output")
     second["tool_input"] = {"command": "frobnicate --all", "description": "x"}
+    second["tool_use_id"] = "toolu_second"
     assert run_hook("PostToolUseFailure", first)[0] == 0
     assert run_hook("PostToolUseFailure", second)[0] == 0
-    records = [json.loads(x) for x in failures_file(project).read_text().splitlines()]
-    assert [r["exit_code"] for r in records] == [1, 127]
-    assert records[1]["command"] == "frobnicate --all"
-    assert records[1]["error_head"].startswith("sh: 1: frobnicate: not found")
+    records = stored_failures(project)
+    assert [r.exit_code for r in records] == [1, 127]
+    assert records[1].command == "frobnicate --all"
+    assert "frobnicate: not found" in records[1].excerpt
 
 
 def test_post_tool_use_failure_ignores_unknown_keys(project: Path) -> None:
-    """Extra payload keys: the same record (timestamp aside)."""
+    """Extra payload keys change nothing; the same tool call reported twice counts once."""
     payload = sample_for("PostToolUseFailure.Bash.json", project)
     noisy = dict(payload, brand_new_field=[1, 2], error_details={"kind": "x"})
-    assert run_hook("PostToolUseFailure", payload)[0] == 0
     assert run_hook("PostToolUseFailure", noisy)[0] == 0
-    a, b = (json.loads(x) for x in failures_file(project).read_text().splitlines())
-    a.pop("ts", None)
-    b.pop("ts", None)
-    assert a == b
+    assert run_hook("PostToolUseFailure", payload)[0] == 0
+    records = stored_failures(project)
+    assert len(records) == 1
+    assert records[0].command == "echo about-to-fail; exit 1"
 
 
 def test_concurrent_post_tool_use_failure_hooks_lose_no_record(project: Path) -> None:
-    """40 real hook processes at once: exactly 40 well-formed lines, one per tool call."""
+    """40 real hook processes at once: exactly 40 failures stored, one per tool call."""
     base = sample_for("PostToolUseFailure.Bash.json", project)
     procs = []
     for i in range(40):
-        payload = dict(base, tool_use_id=f"toolu_parallel_{i:02d}")
+        payload = dict(base, tool_use_id=f"toolu_parallel_{i:02d}", session_id=f"s{i:02d}")
         proc = subprocess.Popen(
             [str(CONSOLE_SCRIPT), "hook", "PostToolUseFailure"],
             stdin=subprocess.PIPE,
@@ -704,13 +722,10 @@ def test_concurrent_post_tool_use_failure_hooks_lose_no_record(project: Path) ->
     for proc, data in procs:
         out, err = proc.communicate(data, timeout=120)
         assert (proc.returncode, out, err) == (0, b"", b"")
-    raw = failures_file(project).read_bytes()
-    assert raw.endswith(b"\n")
-    lines = raw.decode("utf-8").splitlines()
-    assert len(lines) == 40
-    records = [json.loads(line) for line in lines]
-    assert {r["tool_use_id"] for r in records} == {f"toolu_parallel_{i:02d}" for i in range(40)}
-    assert all(r["exit_code"] == 1 and r["tool_name"] == "Bash" for r in records)
+    records = stored_failures(project)
+    assert len(records) == 40
+    assert {r.session_id for r in records} == {f"s{i:02d}" for i in range(40)}
+    assert all(r.exit_code == 1 and r.tool == "Bash" for r in records)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -800,7 +815,7 @@ def test_malformed_json_via_console_script_fails_open(project: Path) -> None:
     proc = run_console(["hook", "PostToolUseFailure"], b'{"tool_name": "Bash", ', project)
     assert proc.stdout == b""
     assert_failed_open(proc.returncode, proc.stderr.decode(), "not JSON", traceback=False)
-    assert not failures_file(project).exists()
+    assert stored_failures(project) == []
 
 
 def test_console_script_without_an_event_is_a_usage_error_not_a_block(project: Path) -> None:

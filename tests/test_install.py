@@ -89,6 +89,12 @@ def real_template() -> None:
     return None
 
 
+def group(event: str, handler: dict[str, Any]) -> dict[str, Any]:
+    """A matcher group as init writes it: the event's matcher (if any) first."""
+    spec = next(spec for spec in HOOKED_EVENTS if spec.event == event)
+    return {"matcher": spec.matcher, "hooks": [handler]} if spec.matcher else {"hooks": [handler]}
+
+
 def path_handler(event: str) -> dict[str, Any]:
     return {"type": "command", "command": "pokayokay", "args": ["hook", event],
             "timeout": TIMEOUTS.get(event, 10)}
@@ -112,7 +118,7 @@ def test_fresh_project_gets_a_valid_settings_file(
     text = target.read_text()
     assert text.endswith("}\n") and text == dump(load(target))
     assert load(target) == {
-        "hooks": {event: [{"hooks": [path_handler(event)]}] for event in EVENTS}
+        "hooks": {event: [group(event, path_handler(event))] for event in EVENTS}
     }
     assert [c.event for c in report.added] == EVENTS
     assert report.memory == "memory template: stub" and len(fake_template) == 1
@@ -169,7 +175,8 @@ def test_manifest_records_what_init_added(project: Path, env_on_path: dict[str, 
     assert entry["created_file"] is True and entry["created_dir"] is True
     assert entry["created_keys"] == ["hooks", *(f"hooks.{e}" for e in EVENTS)]
     assert entry["handlers"] == [
-        {"event": e, "matcher": None, "handler": path_handler(e)} for e in EVENTS
+        {"event": s.event, "matcher": s.matcher, "handler": path_handler(s.event)}
+        for s in HOOKED_EVENTS
     ]
     assert entry["pokayokay_version"] == __version__
 
@@ -320,7 +327,7 @@ def test_init_does_not_rewrite_a_differently_formatted_file_when_installed(
 ) -> None:
     target = project / ".claude" / "settings.json"
     target.parent.mkdir()
-    compact = {"hooks": {e: [{"hooks": [path_handler(e)]}] for e in EVENTS}}
+    compact = {"hooks": {e: [group(e, path_handler(e))] for e in EVENTS}}
     target.write_text(json.dumps(compact))
     report = init(project, environ=env_on_path)
     assert not report.changed
@@ -355,7 +362,7 @@ def test_switching_forms_back_and_forth(project: Path, env_on_path: dict[str, st
     target = project / ".claude" / "settings.json"
     init(project, environ=env_on_path, absolute=True)
     init(project, environ=env_on_path)
-    assert load(target) == {"hooks": {e: [{"hooks": [path_handler(e)]}] for e in EVENTS}}
+    assert load(target) == {"hooks": {e: [group(e, path_handler(e))] for e in EVENTS}}
 
 
 def test_duplicates_and_stale_events_are_cleaned_up(
@@ -366,15 +373,15 @@ def test_duplicates_and_stale_events_are_cleaned_up(
     target.write_text(dump({"hooks": {
         "SessionStart": [{"hooks": [path_handler("SessionStart")]},
                          {"hooks": [absolute_handler("SessionStart")]}],
-        "PostToolUse": [{"hooks": [path_handler("PostToolUse")]}],
+        "Notification": [{"hooks": [path_handler("Notification")]}],
         "Stop": [{"hooks": [OTHER_HANDLER, path_handler("Stop")]}],
     }}))
     report = init(project, environ=env_on_path)
     data = load(target)["hooks"]
     assert data["SessionStart"] == [{"hooks": [path_handler("SessionStart")]}]
-    assert "PostToolUse" not in data
+    assert "Notification" not in data
     assert data["Stop"] == [{"hooks": [OTHER_HANDLER]}]
-    assert sorted(c.event for c in report.removed) == ["PostToolUse", "SessionStart", "Stop"]
+    assert sorted(c.event for c in report.removed) == ["Notification", "SessionStart", "Stop"]
 
 
 # --- scopes -----------------------------------------------------------------------------------

@@ -38,16 +38,45 @@ _PARSE_AT_MOST = 4 << 20
 
 
 def session_start(payload: dict[str, Any], event: str) -> str:
-    import stat
+    """The `/remember` tip, and a factual note when MEMORY.md is past Claude Code's load limit."""
+    from pokayokay.remember import session_start_tip
 
     project, location = _location(payload)
+    note = session_start_tip()
+    measured = _measure(location.memory_file)
+    if measured is not None:
+        lines, size, head = measured
+        if lines > _MAX_LINES or size > _MAX_BYTES:
+            text = head.decode("utf-8", "surrogateescape") if size <= _PARSE_AT_MOST else None
+            note = overflow_note(project, text, lines, size) + "\n" + note
+    note += _recalled(payload)
+    out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": note}}
+    return json.dumps(out) + "\n"
+
+
+def _recalled(payload: dict[str, Any]) -> str:
+    """Learnings related to the branch being worked on; recall must not cost the tip."""
+    from pokayokay.handlers.recall import session_start_context
+
     try:
-        with open(location.memory_file, "rb") as fh:
-            info = os.fstat(fh.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                return ""  # a FIFO or a device is nothing Claude Code loads either
-            lines, size, head = 0, 0, b""
-            last = b"\n"
+        recalled = session_start_context(payload)
+    except Exception as exc:
+        from pokayokay import logs
+
+        logs.log(f"SessionStart recall skipped: {type(exc).__name__}: {exc}")
+        return ""
+    return "\n" + recalled if recalled else ""
+
+
+def _measure(path: Path) -> tuple[int, int, bytes] | None:
+    """Lines and bytes of MEMORY.md (and its head, for parsing); None if it is not a file."""
+    import stat
+
+    try:
+        with open(path, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None  # a FIFO or a device is nothing Claude Code loads either
+            lines, size, head, last = 0, 0, b"", b"\n"
             while chunk := fh.read(1 << 20):
                 lines += chunk.count(b"\n")
                 size += len(chunk)
@@ -55,14 +84,8 @@ def session_start(payload: dict[str, Any], event: str) -> str:
                 if size <= _PARSE_AT_MOST:
                     head += chunk
     except OSError:
-        return ""
-    lines += 0 if not size or last == b"\n" else 1
-    if lines <= _MAX_LINES and size <= _MAX_BYTES:
-        return ""
-    text = head.decode("utf-8", "surrogateescape") if size <= _PARSE_AT_MOST else None
-    note = overflow_note(project, text, lines, size)
-    out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": note}}
-    return json.dumps(out) + "\n"
+        return None
+    return lines + (0 if not size or last == b"\n" else 1), size, head
 
 
 def overflow_note(project: Path, text: str | None, lines: int, size: int) -> str:
@@ -97,69 +120,125 @@ def _unmanaged_lines(project: Path, text: str) -> int:
     return sum(len(seg.lines) for seg in doc.segments if isinstance(seg, Text))
 
 
-def _curate(payload: dict[str, Any], lock_wait: float) -> str:
+def _curate(location: Any, settings: Any, lock_wait: float) -> None:
     from pokayokay import logs
     from pokayokay.curate_run import run_curation
     from pokayokay.safe_write import LockTimeout
-    from pokayokay.settings import load_settings
 
-    project, location = _location(payload)
     if not location.memory_file.exists():
-        return ""
-    settings = load_settings(project)
+        return
     try:
         outcome = run_curation(location, settings, write=True, lock_timeout=lock_wait)
     except LockTimeout:
         logs.log(f"{location.memory_file}: another pokayokay process is curating; skipped")
-        return ""
+        return
     if outcome.written and outcome.result is not None:
         moved = sum(len(m.entries) for m in outcome.result.moves)
         logs.log(
             f"curated {location.memory_file}: moved {moved} entries, added "
             f"{len(outcome.result.added_sections)} sections, {outcome.result.after.lines} lines now"
         )
-    return ""
 
 
 def session_end(payload: dict[str, Any], event: str) -> str:
+    """Curate MEMORY.md, graduate recurring failures into rules, and start a consolidation in
+    the background when one is due. Claude Code gives all SessionEnd hooks 1.5 s together."""
     from pokayokay.curate_run import checked_target
+    from pokayokay.settings import load_settings
 
     project, location = _location(payload)
+    settings = load_settings(project)
     try:
-        size = checked_target(location).stat().st_size  # refuses a symlink leading outside
+        size: int | None = checked_target(location).stat().st_size  # refuses outside symlinks
     except OSError:
-        return ""
-    if size > DETACH_ABOVE_BYTES:
+        size = None
+    if size is not None and size > DETACH_ABOVE_BYTES:
         _detach(project, location.memory_dir)
-        return ""
-    return _curate(payload, SESSION_END_LOCK_WAIT)
+    elif size is not None:
+        _curate(location, settings, SESSION_END_LOCK_WAIT)
+    _graduate_if_new_evidence(project, location, settings)
+    _consolidate_if_due(project, location, settings)
+    return ""
 
 
 def pre_compact(payload: dict[str, Any], event: str) -> str:
-    return _curate(payload, 10.0)
+    from pokayokay.settings import load_settings
+
+    project, location = _location(payload)
+    _curate(location, load_settings(project), 10.0)
+    return ""
+
+
+def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> None:
+    """Run graduation when the failure store changed since the last run (a stamp in the state
+    folder holds the store's size and modification times)."""
+    from pokayokay.state import project_state_dir
+
+    folder = project_state_dir(str(location.project_key))
+    db = folder / "failures.db"
+    stamp_file = folder / "graduated.stamp"
+    parts = []
+    for path in (db, db.with_name(db.name + "-wal")):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        parts.append(f"{info.st_size}:{info.st_mtime_ns}")
+    if not parts:
+        return
+    stamp = " ".join(parts)
+    try:
+        if stamp_file.read_text() == stamp:
+            return
+    except OSError:
+        pass
+    from pokayokay import logs
+    from pokayokay.graduate_cli import cmd_graduate
+
+    code, _ = cmd_graduate(project, location, settings, dry_run=False, quiet=True)
+    if code == 0:
+        stamp_file.write_text(stamp)
+        logs.log(f"SessionEnd: graduation ran for {project}")
+
+
+def _consolidate_if_due(project: Path, location: Any, settings: Any) -> None:
+    if not settings.consolidation_session_end:
+        return
+    from pokayokay.consolidate_run import session_end_check
+
+    reason = session_end_check(project, location, settings)
+    if reason:
+        _detach_command(
+            [
+                "consolidate",
+                "--quiet",
+                "--project",
+                str(project),
+                "--memory-dir",
+                str(location.memory_dir),
+            ],
+            f"SessionEnd: consolidation due ({reason}); consolidating in the background",
+        )
 
 
 def _detach(project: Path, memory_dir: Path) -> None:
     """Run `pokayokay curate` in its own session: Claude Code's SessionEnd cut cannot kill it."""
+    _detach_command(
+        ["curate", "--quiet", "--project", str(project), "--memory-dir", str(memory_dir)],
+        f"SessionEnd: {memory_dir}/MEMORY.md is large; curating in the background",
+    )
+
+
+def _detach_command(args: list[str], why: str) -> None:
     import subprocess
     import sys
 
     from pokayokay import logs
 
-    log = logs.log(f"SessionEnd: {memory_dir}/MEMORY.md is large; curating in the background")
+    log = logs.log(why)
     with open(log, "ab") as sink:
         subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "pokayokay",
-                "curate",
-                "--quiet",
-                "--project",
-                str(project),
-                "--memory-dir",
-                str(memory_dir),
-            ],
+            [sys.executable, "-m", "pokayokay", *args],
             stdin=subprocess.DEVNULL,
             stdout=sink,
             stderr=sink,

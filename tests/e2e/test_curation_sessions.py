@@ -22,6 +22,8 @@ from .mock_api import text
 pytestmark = pytest.mark.e2e
 
 SESSION_START_CONTEXT = "SessionStart hook additional context"
+OVERFLOW_NOTE = "pokayokay: MEMORY.md is"
+REMEMBER_TIP = "Tip: Use `/remember <learning>` to capture insights."
 
 
 def test_session_end_curation_makes_every_note_visible_next_session(e2e: E2E) -> None:
@@ -42,6 +44,7 @@ def test_session_end_curation_makes_every_note_visible_next_session(e2e: E2E) ->
         assert note not in seen_first
     # ... and pokayokay's SessionStart hook states the overflow as a factual note.
     assert SESSION_START_CONTEXT in seen_first, seen_first[-3000:]
+    assert OVERFLOW_NOTE in seen_first and REMEMBER_TIP in seen_first
 
     curated = check_curated(memory, doc)
 
@@ -59,7 +62,8 @@ def test_session_end_curation_makes_every_note_visible_next_session(e2e: E2E) ->
     for section in SECTIONS:
         if (memory.parent / section.archive).exists():
             assert f"]({section.archive})" in seen_second
-    # Nothing is over the limit any more, so no SessionStart note about it.
-    assert SESSION_START_CONTEXT not in seen_second
+    # Nothing is over the limit any more, so no SessionStart note about it: only the tip.
+    assert OVERFLOW_NOTE not in seen_second
+    assert REMEMBER_TIP in seen_second
     # Curating an already curated file changes nothing.
     assert memory.read_text(encoding="utf-8") == curated

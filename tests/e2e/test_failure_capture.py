@@ -40,16 +40,21 @@ def test_failing_bash_command_is_captured(e2e: E2E) -> None:
     assert results and results[0].get("is_error") is True
     assert "Exit code 3" in json.dumps(results[0].get("content"))
 
-    failures = e2e.state_dir() / "failures.jsonl"
-    assert failures.is_file(), (
-        f"no {failures}; state folder holds "
+    from pokayokay.failure_store import FailureStore
+
+    db = e2e.state_dir() / "failures.db"
+    assert db.is_file(), (
+        f"no {db}; state folder holds "
         f"{sorted(str(p.relative_to(e2e.pokayokay_home)) for p in e2e.pokayokay_home.rglob('*'))}"
     )
-    records = [json.loads(line) for line in failures.read_text(encoding="utf-8").splitlines()]
+    with FailureStore(db) as store:
+        records = store.failures()
+        groups = store.failure_groups()
     assert len(records) == 1, records
     record = records[0]
-    assert record["session_id"] == run.session_id
-    assert record["tool_name"] == "Bash"
-    assert record["command"] == FAILING_COMMAND
-    assert record["exit_code"] == 3
-    assert "E2E-FAIL-MARK disk quota" in record["error_head"]
+    assert record.session_id == run.session_id
+    assert record.tool == "Bash"
+    assert record.command == FAILING_COMMAND
+    assert record.exit_code == 3
+    assert "E2E-FAIL-MARK disk quota" in record.excerpt
+    assert len(groups) == 1 and groups[0].sessions == 1

@@ -1,0 +1,253 @@
+"""Which kind of mistake a failure is: a documented, ordered, user-extendable table of rows.
+
+Categories: ``testing``, ``lint``, ``types``, ``build``, ``dependencies``, ``git``, ``edit``,
+``permissions`` and ``shell`` (the fallback). A category becomes the name of a rule file
+(``.claude/rules/pokayokay/<category>.md``), so user categories are limited to ``[a-z0-9-]``.
+
+Row format — built-in rows and user rows alike::
+
+    category: testing            # required: the category a match gives
+    tool: "Bash|PowerShell"      # optional regex, FULL-matched against the tool name
+    command: '^hatch test'       # optional regex, SEARCHED in the normalised command
+    error: 'lockfile .* stale'   # optional regex, SEARCHED in the error text
+
+A row needs at least one of ``tool``, ``command``, ``error``; it matches when every pattern it
+has matches (a row with ``command`` never matches a failure without a command, e.g. an Edit).
+Regexes use Python ``re`` syntax and are case-sensitive unless written with ``(?i)``. Rows are
+tried in order and the first match wins; user rows (settings ``failure_categories:``, a list of
+such mappings) are tried before the built-in rows, so a user row can override any of them.
+Nothing matches: ``shell``.
+
+How the built-in table is ordered, and why:
+
+1. Claude Code's own refusals (a PreToolUse hook denial, a permission rule, the user rejecting
+   the call) are ``permissions``: the call never ran, whatever the tool.
+2. Operating-system permission errors (``Permission denied``, ``EACCES``, ``EPERM``,
+   ``PermissionError``) are ``permissions``, whatever ran (a test hitting one included).
+3. Any other failure of a file-editing tool (``Edit``, ``MultiEdit``, ``Write``,
+   ``NotebookEdit``) is ``edit`` — e.g. ``String to replace not found in file.``
+4. A ``git`` command, or git's conflict/rejection messages from anything else, is ``git``.
+5. A missing module, package or program (``ModuleNotFoundError``, ``Cannot find module``, pip's
+   ``No matching distribution``, npm ``ERESOLVE``/``E404``, ``command not found``) is
+   ``dependencies``, whatever ran: the remedy is an install or the right runner.
+6. The command names a known tool: package installs (``dependencies``), test runners
+   (``testing``), linters (``lint``), type checkers (``types``), compilers and build tools
+   (``build``; ``tsc --build`` is a build, ``tsc`` alone a type check). When a command names
+   several (``ruff check . && pytest``), the first category in that order wins.
+7. No known tool in the command: the error text decides (test failure markers, linter
+   summaries, TypeScript/mypy diagnostics, compiler and linker errors).
+8. Otherwise ``shell``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+CATEGORIES = (
+    "testing",
+    "lint",
+    "types",
+    "build",
+    "dependencies",
+    "git",
+    "edit",
+    "permissions",
+    "shell",
+)
+FALLBACK = "shell"
+
+_CATEGORY_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of the table; compiled patterns, ``None`` where the row does not look."""
+
+    category: str
+    tool: re.Pattern[str] | None = None
+    command: re.Pattern[str] | None = None
+    error: re.Pattern[str] | None = None
+    note: str = ""
+
+    def matches(self, tool: str, command: str | None, error: str) -> bool:
+        if self.tool is not None and not self.tool.fullmatch(tool):
+            return False
+        if self.command is not None and (command is None or not self.command.search(command)):
+            return False
+        return self.error is None or self.error.search(error) is not None
+
+
+def row(
+    category: str,
+    *,
+    tool: str | None = None,
+    command: str | None = None,
+    error: str | None = None,
+    note: str = "",
+) -> Rule:
+    """A table row from pattern strings; raises ``ValueError`` on a bad row."""
+    if not _CATEGORY_NAME.fullmatch(category):
+        raise ValueError(f"category {category!r} must be 1-40 characters from a-z 0-9 -")
+    if tool is None and command is None and error is None:
+        raise ValueError("a row needs at least one of tool, command, error")
+
+    def compiled(name: str, pattern: str | None) -> re.Pattern[str] | None:
+        if pattern is None:
+            return None
+        try:
+            return re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"{name}: invalid regex {pattern!r} ({exc})") from None
+
+    return Rule(
+        category,
+        compiled("tool", tool),
+        compiled("command", command),
+        compiled("error", error),
+        note,
+    )
+
+
+def rules_from_settings(rows: Iterable[Mapping[str, object]]) -> tuple[Rule, ...]:
+    """User rows (settings ``failure_categories:``) compiled; ``ValueError`` names the row."""
+    out: list[Rule] = []
+    for index, item in enumerate(rows):
+        where = f"failure_categories[{index}]"
+        if not isinstance(item, Mapping):
+            raise ValueError(f"{where}: expected a mapping with category and a pattern")
+        unknown = sorted(str(k) for k in item if k not in ("category", "tool", "command", "error"))
+        if unknown:
+            raise ValueError(f"{where}: unknown key(s) {', '.join(unknown)}")
+        values: dict[str, str | None] = {}
+        for key in ("category", "tool", "command", "error"):
+            value = item.get(key)
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"{where}.{key}: expected a string, not {value!r}")
+            values[key] = value
+        category = values["category"]
+        if not category:
+            raise ValueError(f"{where}.category: missing")
+        try:
+            out.append(
+                row(
+                    category,
+                    tool=values["tool"],
+                    command=values["command"],
+                    error=values["error"],
+                    note="user row",
+                )
+            )
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+    return tuple(out)
+
+
+def _cmd(words: str) -> str:
+    """A command regex: ``words`` (an alternation) as whole command words.
+
+    A word may follow a path (``.venv/bin/pytest``, ``./node_modules/.bin/jest``) or a runner
+    (``uv run``, ``npx``, ``python -m``), and ends at whitespace, a shell operator or the end.
+    """
+    return rf"(?:^|[\s;&|(/'\"=])(?:{words})(?=$|[\s;&|)'\"])"
+
+
+# fmt: off
+BUILTIN_RULES: tuple[Rule, ...] = (
+    # 1. Claude Code refused the call
+    row("permissions", error=r"\A(?:Error: )?(?:\w+:\S+ hook error\b|Permission to use \S+"
+        r"|The user doesn't want to)",
+        note="a PreToolUse hook denied it, a permission rule denied it, or the user rejected it"),
+    # 2. operating-system permissions
+    row("permissions", error=r"\b(?:Permission denied|EACCES|EPERM|Operation not permitted"
+        r"|PermissionError|Access is denied)\b",
+        note="permission denied by the OS (chmod, sudo, read-only folders)"),
+    # 3. the file-editing tools
+    row("edit", tool=r"Edit|MultiEdit|Write|NotebookEdit",
+        note="Edit/Write validation errors such as 'String to replace not found in file.'"),
+    # 4. git
+    row("git", command=_cmd(r"git"), note="any failing git command"),
+    row("git", error=r"CONFLICT \(|Automatic merge failed|! \[(?:remote )?rejected\]"
+        r"|non-fast-forward|fatal: not a git repository",
+        note="git conflicts and rejected pushes seen through other tools"),
+    # 5. something missing
+    row("dependencies", error=r"ModuleNotFoundError|No module named |Cannot find module "
+        r"|ERR_MODULE_NOT_FOUND|Could not find a version that satisfies|No matching distribution"
+        r"|\bERESOLVE\b|npm ERR! code E404|npm error code E404|could not resolve dependenc"
+        r"|no required module provides package|cannot find package|unresolved import"
+        r"|command not found|: not found\s*\Z|is not recognized as an internal or external command",
+        note="a module, package or program is missing"),
+    # 6. the command names a known tool
+    row("dependencies", command=_cmd(
+        r"pip3? install|python3? -m pip|uv (?:pip|add|sync|lock|remove)"
+        r"|poetry (?:install|add|lock|update|remove)|pipenv|conda (?:install|create|env)"
+        r"|npm (?:install|i|ci|add|update|uninstall)|yarn (?:install|add)"
+        r"|pnpm (?:install|i|add|update)|bun (?:install|add)|cargo (?:add|update|fetch)"
+        r"|go (?:get|mod)|bundle install|gem install|composer (?:install|require|update)"
+        r"|apt(?:-get)? install|brew install"),
+        note="package installs"),
+    row("testing", command=_cmd(
+        r"pytest|py\.test|unittest|nose2|tox|nox|jest|vitest|mocha|ava|karma|playwright test"
+        r"|cypress run|go test|cargo (?:test|nextest)|(?:npm|yarn|pnpm|bun)(?: run)? test(?::\S+)?"
+        r"|make (?:test|check)|ctest|rspec|phpunit|mix test|dotnet test|gradle test|mvn test"
+        r"|swift test|deno test"),
+        note="test runners"),
+    row("lint", command=_cmd(
+        r"ruff(?! format(?! --check))|flake8|pylint|pycodestyle|pydocstyle|black --check"
+        r"|isort --check(?:-only)?|eslint|prettier --check|stylelint|biome (?:check|lint)"
+        r"|golangci-lint|go vet|staticcheck|cargo clippy|clippy|shellcheck|hadolint|rubocop"
+        r"|markdownlint|yamllint|pre-commit|(?:npm|yarn|pnpm|bun)(?: run)? lint(?::\S+)?"),
+        note="linters and formatters in check mode"),
+    row("build", command=_cmd(r"tsc (?:--build|-b)|vue-tsc (?:--build|-b)"),
+        note="tsc --build is a build"),
+    row("types", command=_cmd(
+        r"mypy|dmypy|pyright|basedpyright|pytype|pyre|tsc|vue-tsc|flow check"
+        r"|(?:npm|yarn|pnpm|bun)(?: run)? (?:typecheck|type-check|types|tsc)"),
+        note="type checkers"),
+    row("build", command=_cmd(
+        r"make|cmake|ninja|meson|bazel|cargo (?:build|check|run)|go build|go install|gcc|g\+\+"
+        r"|clang|clang\+\+|cc|rustc|javac|mvn|gradle|gradlew|dotnet build|msbuild|swift build"
+        r"|webpack|vite build|rollup|esbuild|next build|python3? -m build|docker build"
+        r"|(?:npm|yarn|pnpm|bun)(?: run)? build(?::\S+)?|python3? setup\.py"),
+        note="compilers and build tools"),
+    # 7. the error text decides
+    row("testing", error=r"(?m)^(?:FAILED|ERROR) \S+::|^--- FAIL: |^test result: FAILED"
+        r"|^Tests:\s+\d+ failed|\bAssertionError\b|^\s*● ",
+        note="test failure markers"),
+    row("types", error=r"(?m)\berror TS\d+\b|: error: .*  \[[a-z-]+\]$"
+        r"|Found \d+ errors? in \d+ files? \(checked",
+        note="TypeScript and mypy diagnostics"),
+    row("lint", error=r"(?m)^\S+:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|^Found \d+ errors?\.$"
+        r"|\d+ problems? \(\d+ errors?|would reformat",
+        note="ruff/flake8/eslint reports"),
+    row("build", error=r"(?m)undefined reference to|ld returned \d+ exit status"
+        r"|compilation terminated"
+        r"|\berror\[E\d{4}\]|make(?:\[\d+\])?: \*\*\*|CMake Error|BUILD FAILED"
+        r"|^\S+\.(?:c|cc|cpp|h|hpp|rs|go|java):\d+:\d+: (?:fatal )?error:",
+        note="compiler and linker errors"),
+)
+# fmt: on
+
+
+def classify(
+    tool: str,
+    command: str | None,
+    error: str,
+    extra_rules: Sequence[Rule | Mapping[str, object]] = (),
+) -> str:
+    """The category of a failure; ``extra_rules`` (user rows) are tried before the built-ins.
+
+    ``extra_rules`` may hold compiled :class:`Rule` rows or raw settings mappings; a bad raw row
+    raises ``ValueError`` (validate settings with :func:`rules_from_settings` beforehand).
+    """
+    user: list[Rule] = []
+    for item in extra_rules:
+        if isinstance(item, Rule):
+            user.append(item)
+        else:
+            user.extend(rules_from_settings([item]))
+    for rule in (*user, *BUILTIN_RULES):
+        if rule.matches(tool, command, error):
+            return rule.category
+    return FALLBACK

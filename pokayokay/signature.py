@@ -1,0 +1,280 @@
+"""Failure signatures: the same mistake gives the same text, run after run.
+
+``normalise(error)`` keeps the few lines of an error that say what went wrong and rewrites
+everything that changes from one run to the next:
+
+* the ``Exit code N`` header of a Bash failure, ANSI colours, carriage-return progress output;
+* absolute paths under the project (``project_roots``) become project-relative; home folders
+  become ``~/``; anything under ``site-packages``/``dist-packages`` becomes ``<site-packages>/``;
+* temporary paths (``/tmp/…``, ``/var/folders/…``, ``pytest-of-*/pytest-N/…``, Windows
+  ``…\\AppData\\Local\\Temp\\…`` and any ``temp_dirs`` given) become ``<tmp>``;
+* UUIDs, ISO timestamps, dates and clock times, ``0x`` addresses, long hex ids (git hashes),
+  durations (``in 0.12s``, ``350 ms``) and finally every free-standing number (line and column
+  numbers, counts, ports, versions) become placeholders. Digits glued to letters stay:
+  ``TS2322``, ``E501``, ``python3``, ``test_2`` keep theirs.
+
+Which lines: each line gets a tier. Tier 0 names the failure (pytest ``FAILED``/``ERROR``
+summary lines, Python exception lines ``ValueError: …``, compiler/type-checker/linter
+diagnostics, npm ``ERR!``, git ``fatal:``/``! [rejected]``/``CONFLICT``, Go ``--- FAIL:``, Jest
+``FAIL``/``●``); tier 1 adds context (pytest ``E   …`` lines, ``path:N: Error`` locations, shell
+``command not found``/``No such file``/``Permission denied``, ``make: ***``); tier 2 is any other
+line mentioning an error or a failure. Only the best tier present is used, in output order; with
+no tiered line at all the first lines that are not noise (separators, pytest headers, traceback
+frames, progress lines) are used. At most ``MAX_LINES`` distinct lines are kept, joined with
+``" | "``; the result is a single line of at most ``MAX_SIGNATURE`` characters.
+
+Claude Code's own refusals (``<tool_use_error>…``, ``PreToolUse:<Tool> hook error: [cmd]: …``,
+``Permission to use <Tool> … has been denied``, user rejections) keep only their stable part.
+
+``command_key(command)`` is the form commands are compared in (fix episodes): whitespace
+collapsed, nothing else, so ``pytest`` and ``pytest | tail`` stay different commands.
+
+Regexes are compiled on first use: ``command_key`` runs on every successful Bash call and must
+not pay for them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+MAX_LINES = 3
+MAX_LINE = 200
+MAX_SIGNATURE = 300
+# Lines longer than this (minified bundles, base64) are cut before any regex sees them.
+MAX_SCANNED_LINE = 1000
+SEPARATOR = " | "
+
+
+def command_key(command: str) -> str:
+    """The normalised form of a shell command: whitespace runs collapsed to one space."""
+    return " ".join(command.split())
+
+
+class _Patterns:
+    """Every regex of this module, compiled once per process on first use."""
+
+    def __init__(self) -> None:
+        c = re.compile
+        self.ansi = c(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Z0-9]")
+        self.exit_header = c(r"\A\s*Exit code -?\d+[ \t]*(?:\n|\Z)")
+        self.tool_use_error = c(r"\A\s*<tool_use_error>(.*?)(?:</tool_use_error>|\Z)", re.S)
+        self.hook_error = c(r"\A(\w+:\S+ hook error): \[.*?\]: ")
+        self.permission = c(r"\A(Permission to use \S+?)(?: with .*?)?( has been denied)\b.*")
+        self.user_rejected = c(r"\A(The user doesn't want to [^.]*\.).*")
+        self.file_url = c(r"file://(?=/)")
+        self.noise = c(
+            r"""\A(?:
+                [=_\-*~#.+<>|\s]*\Z                                 # separators, rules
+              | [=_-]{3,}.*[=_-]{3,}\Z                              # pytest banners
+              | Traceback\ \(most\ recent\ call\ last\):
+              | During\ handling\ of\ the\ above\ exception
+              | The\ above\ exception\ was\ the\ direct\ cause
+              | File\ ".*",\ line\ \d+
+              | (?:platform|rootdir|cachedir|configfile|plugins|testpaths)[\ :]
+              | collect(?:ed|ing)\ \d*
+              | \S+\ [.FEsxX]+\s*\[\s*\d+%\]\Z                      # pytest progress
+              | [\^~\s]+\Z                                          # caret markers
+              | npm\ (?:ERR!|error)\s*(?:\Z|A\ complete\ log|Log\ files\ were|/\S*\Z)
+              | \d+\ (?:passed|failed|skipped|error)                # bare counts
+            )""",
+            re.X,
+        )
+        self.tiers = (
+            c(
+                r"""\A(?:
+                    (?:FAILED|ERROR)\ \S                               # pytest summary
+                  | (?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b(?::|\Z)
+                  | error(?:\[[A-Z]?\d+\])?:\                           # rustc, git, cc
+                  | \S+:\d+:\d+:(?:\s|\Z)                            # gcc, clang, ruff, go
+                  | \S+:\d+:\d+\ -\ error                              # pyright
+                  | \S+:\d+:\ (?:error|warning):                       # mypy
+                  | \S+\(\d+,\d+\):\ error                            # tsc
+                  | .*\berror\ TS\d+
+                  | \d+:\d+\s+error\s                                 # eslint stylish
+                  | .*:\ (?:fatal\ )?error:[ ]
+                  | npm\ (?:ERR!|error)[ ]
+                  | fatal:[ ]
+                  | !\ \[(?:rejected|remote\ rejected)\]
+                  | CONFLICT\ \(
+                  | ---\ FAIL:[ ]
+                  | FAIL\s+\S
+                  | ●[ ]
+                  | Error:[ ]
+                  | .*\bpanicked\ at\b
+                )""",
+                re.X,
+            ),
+            c(
+                r"""\A(?:
+                    E\s{2,}\S                                         # pytest detail
+                  | \S+:\d+:\ \S*(?:Error|Exception|Failed)\b
+                  | .*\b(?:command\ not\ found|No\ such\ file\ or\ directory|Permission\ denied)\b
+                  | make(?:\[\d+\])?:\ \*\*\*
+                  | test\ result:\ FAILED
+                )""",
+                re.X,
+            ),
+            c(r"\b(?:error|errors|failed|failure|fail|fatal|exception)\b", re.I),
+        )
+        # Normalisation, applied in this order to each kept line.
+        self.site_packages = c(r"[^\s'\"(]*/(?:site|dist)-packages/")
+        self.home = c(r"(?<![\w/])(?:/home/[^/\s'\"]+|/Users/[^/\s'\"]+|/root)(?=/)")
+        self.temp = c(
+            r"""(?:
+                (?:/private)?/var/folders/[^\s'\":,;)\]]*
+              | (?<![\w.~])/(?:tmp|dev/shm)/[^\s'\":,;)\]]*
+              | [A-Za-z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\[^\s'\":,;)\]]*
+              | [^\s'\":,;(\[]*pytest-of-[^/\s]+/pytest-\d+[^\s'\":,;)\]]*
+            )""",
+            re.X,
+        )
+        self.uuid = c(
+            r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+        )
+        # ISO 8601 and the file-name-safe forms tools write (2026-11-22T04_14_19_345Z).
+        self.timestamp = c(
+            r"\b\d{4}-\d{2}-\d{2}(?:[T _]\d{1,2}[:_.-]\d{2}(?:[:_.-]\d{2}(?:[.,_]\d+)?)?"
+            r"(?:Z|[+-]\d{2}:?\d{2})?)?\b"
+        )
+        self.clock = c(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b")
+        self.address = c(r"\b0x[0-9a-fA-F]+\b")
+        self.hex = c(
+            r"\b(?:(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,}"
+            r"|(?=[0-9A-F]*[A-F])(?=[0-9A-F]*\d)[0-9A-F]{8,})\b"
+        )
+        self.duration = c(
+            r"\b\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h)\b"
+            r"|\b\d+(?:\.\d+)?\s?(?:secs?|seconds?|mins?|minutes?|hrs?|hours?)\b"
+        )
+        self.number = c(r"\b\d+(?:\.\d+)*\b")
+        self.space = c(r"\s+")
+
+
+_compiled: _Patterns | None = None
+
+
+def _patterns() -> _Patterns:
+    global _compiled
+    if _compiled is None:
+        _compiled = _Patterns()
+    return _compiled
+
+
+def _special(text: str, p: _Patterns) -> str | None:
+    """Claude Code's own refusal texts reduced to their stable part, else ``None``."""
+    match = p.tool_use_error.match(text)
+    if match:
+        inner = match.group(1).strip()
+        return inner.split("\n", 1)[0].strip()
+    first = text.lstrip().split("\n", 1)[0]
+    if first.startswith("Error: "):
+        first = first[len("Error: ") :]
+    for pattern, replacement in (
+        (p.hook_error, r"\1: [<command>]: "),
+        (p.permission, r"\1\2"),
+        (p.user_rejected, r"\1"),
+    ):
+        if pattern.match(first):
+            return pattern.sub(replacement, first, count=1)
+    return None
+
+
+def _relativise(text: str, roots: Sequence[str]) -> str:
+    """Paths under any of ``roots`` made relative; the root itself becomes ``.``."""
+    cleaned = {r.rstrip("/") for r in roots if r and r.strip("/")}
+    for root in sorted(cleaned, key=len, reverse=True):
+        if root in text:
+            pattern = re.compile(re.escape(root) + r"(?:/|(?![\w.-]))")
+            text = pattern.sub(lambda m: "" if m.group().endswith("/") else ".", text)
+    return text
+
+
+def _clean_lines(error: str, roots: Sequence[str], p: _Patterns) -> list[str]:
+    text = p.ansi.sub("", error)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = p.exit_header.sub("", text, count=1)
+    special = _special(text, p)
+    if special is not None:
+        text = special
+    if roots:
+        text = _relativise(p.file_url.sub("", text), roots)
+    return [line[:MAX_SCANNED_LINE].strip() for line in text.split("\n")]
+
+
+def _normalise_line(line: str, temp_dirs: Sequence[str], p: _Patterns) -> str:
+    for temp in temp_dirs:
+        temp = temp.rstrip("/")
+        if temp:
+            line = line.replace(temp + "/", "<tmp>/").replace(temp, "<tmp>")
+    line = p.site_packages.sub("<site-packages>/", line)
+    line = p.temp.sub("<tmp>", line)
+    line = p.home.sub("~", line)
+    line = p.uuid.sub("<uuid>", line)
+    line = p.timestamp.sub("<time>", line)
+    line = p.clock.sub("<time>", line)
+    line = p.address.sub("0x<hex>", line)
+    line = p.hex.sub("<hex>", line)
+    line = p.duration.sub("<dur>", line)
+    line = p.number.sub("<n>", line)
+    line = p.space.sub(" ", line).strip()
+    return line[:MAX_LINE].rstrip()
+
+
+def _pick(
+    error: str, roots: Sequence[str], temp_dirs: Sequence[str], limit: int
+) -> list[tuple[str, str]]:
+    """(raw line, normalised line) pairs of the lines that make the signature."""
+    p = _patterns()
+    lines = [line for line in _clean_lines(error, roots, p) if line]
+    candidates: list[str] = []
+    for tier in p.tiers:
+        candidates = [line for line in lines if tier.search(line) and not p.noise.match(line)]
+        if candidates:
+            break
+    if not candidates:
+        candidates = [line for line in lines if not p.noise.match(line)]
+    picked: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for line in candidates:
+        norm = _normalise_line(line, temp_dirs, p)
+        if norm and norm not in seen:
+            seen.add(norm)
+            picked.append((p.space.sub(" ", line), norm))
+            if len(picked) >= limit:
+                break
+    return picked
+
+
+def normalise(
+    error: str,
+    *,
+    project_roots: Sequence[str] = (),
+    temp_dirs: Sequence[str] = (),
+) -> str:
+    """The signature of ``error``: its meaningful lines with run-specific details normalised.
+
+    ``project_roots``: absolute spellings of the project root (e.g. the real path and the path
+    Claude Code reported); paths under them become relative. ``temp_dirs``: extra temporary
+    folders (e.g. ``$TMPDIR``) to rewrite as ``<tmp>``. Returns ``""`` for an error with nothing
+    meaningful in it.
+    """
+    picked = _pick(error, project_roots, temp_dirs, MAX_LINES)
+    return SEPARATOR.join(norm for _, norm in picked)[:MAX_SIGNATURE].rstrip()
+
+
+def key_lines(
+    error: str, *, project_roots: Sequence[str] = (), limit: int = MAX_LINES
+) -> list[str]:
+    """The raw lines ``normalise`` keeps (project paths made relative, whitespace collapsed).
+
+    For a human-readable excerpt: same lines as the signature, real values left in.
+    """
+    return [raw for raw, _ in _pick(error, project_roots, (), limit)]
+
+
+def short_id(signature: str) -> str:
+    """A stable 12-hex-digit id for a signature (for file names and bookkeeping comments)."""
+    import hashlib
+
+    return hashlib.sha256(signature.encode("utf-8")).hexdigest()[:12]
