@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from pokayokay.errors import PokayokayError
+from pokayokay.memory_doc import count_lines, split_lines
 
 ZERO_SHA = "0" * 40
 DEFAULT_FRESHNESS = 7
@@ -57,24 +58,6 @@ _TZ = re.compile(r"^([+-])(\d\d)(\d\d)$")
 
 
 # -- the file ----------------------------------------------------------------------------------
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines with their terminators; only ``\\n`` ends a line (as in git and Claude Code)."""
-    if not text:
-        return []
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
-def count_lines(text: str) -> int:
-    """Lines as ``wc -l`` would count them, plus a last line without a terminator."""
-    if not text:
-        return 0
-    return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
 def h2_title(line: str) -> str | None:

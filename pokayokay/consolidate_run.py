@@ -239,8 +239,8 @@ def _write_file(
 ) -> tuple[list[FileChange], SplitInfo | None]:
     """Append ``blocks`` to the target (splitting it when it reaches the limit), with retries
     when someone else writes it meanwhile."""
-    from pokayokay.ages import count_lines
     from pokayokay.curate_run import encode
+    from pokayokay.memory_doc import count_lines
     from pokayokay.safe_write import Conflict, replace_if_unchanged
 
     for _ in range(ATTEMPTS):
@@ -294,9 +294,9 @@ def _memory_plan(
     writing anything (the dry-run path; it runs the same invariant checks). ``sim`` carries the
     simulated MEMORY.md and archives from one section to the next."""
     from pokayokay import invariants
-    from pokayokay.ages import count_lines
     from pokayokay.curate_run import SectionEdit, checked_target, decode, read_archives
     from pokayokay.curation import curate
+    from pokayokay.memory_doc import count_lines
 
     if "text" not in sim:
         target = checked_target(location)
@@ -444,7 +444,7 @@ def _run(
     git_timeout: float,
 ) -> None:
     from pokayokay import consolidation
-    from pokayokay.ages import ages, count_lines
+    from pokayokay.ages import ages
     from pokayokay.consolidation import (
         Route,
         SectionInfo,
@@ -455,6 +455,7 @@ def _run(
         should_trigger,
     )
     from pokayokay.curate_run import SectionEdit, run_curation
+    from pokayokay.memory_doc import count_lines
 
     config, day, path = outcome.config, outcome.today, outcome.learnings
     if not path.exists():
@@ -591,9 +592,9 @@ def _run(
 def _write_staging(
     outcome: ConsolidationOutcome, path: Path, report: AgesReport, removed: Sequence[str]
 ) -> None:
-    from pokayokay.ages import count_lines
     from pokayokay.consolidation import remove_entries
     from pokayokay.curate_run import decode, encode
+    from pokayokay.memory_doc import count_lines
     from pokayokay.safe_write import Conflict, read_bytes, replace_if_unchanged
 
     data: bytes | None = report.data

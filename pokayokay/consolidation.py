@@ -52,10 +52,9 @@ from typing import Any
 from pokayokay.ages import (
     EntryAge,
     LearningEntry,
-    count_lines,
     parse_entries,
-    split_lines,
 )
+from pokayokay.memory_doc import count_lines, split_lines
 
 # -- configuration -----------------------------------------------------------------------------
 

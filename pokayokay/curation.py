@@ -40,6 +40,10 @@ from pokayokay.memory_doc import (
 from pokayokay.sections import END_MARKER, TOPIC_INDEX_ID, SectionSpec, Settings
 
 
+# Topic files pokayokay keeps up to date itself; their Topic Index links are never moved out.
+PINNED_TOPIC_FILES = ("recurring-failures.md", "rules-archive.md")
+
+
 @dataclass(frozen=True)
 class Move:
     section_id: str
@@ -249,7 +253,8 @@ class _Curator:
         index = self.doc.section(TOPIC_INDEX_ID)
         if index is None:
             return
-        patterns = [archive_link_re(spec.archive) for spec in self.settings.sections]
+        names = [spec.archive for spec in self.settings.sections] + list(PINNED_TOPIC_FILES)
+        patterns = [archive_link_re(name) for name in names]
         for entry in index.entries:
             if any(p.search(entry.text) for p in patterns):
                 entry.pinned = True

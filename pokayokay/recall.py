@@ -346,6 +346,19 @@ class Document:
         self.weight = min(1.0, max(0.0, weight))
         self.clean = clean
 
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> Document:
+        """A document from its cached row ``[id, kind, label, text, weight, clean, ...]``."""
+        doc_id, kind, label, text, weight, clean = row[:6]
+        return cls(
+            str(doc_id),
+            str(kind),
+            str(text),
+            label=str(label),
+            weight=float(weight),
+            clean=clean is True,
+        )
+
     def __repr__(self) -> str:
         return f"Document({self.id!r}, {self.kind!r}, {self.text[:40]!r})"
 
@@ -447,15 +460,7 @@ class Index:
             row = json.loads(self._rows[i])
             if not (isinstance(row, list) and len(row) == 6):
                 raise ValueError("inconsistent recall index (document)")
-            doc_id, kind, label, text, weight, clean = row
-            found = Document(
-                str(doc_id),
-                str(kind),
-                str(text),
-                label=str(label),
-                weight=float(weight),
-                clean=clean is True,
-            )
+            found = Document.from_row(row)
             self._docs[i] = found
         return found
 

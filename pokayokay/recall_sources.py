@@ -188,16 +188,8 @@ def _row(doc: Document, counts: dict[str, int]) -> list[Any]:
 
 
 def _from_row(row: list[Any]) -> tuple[Document, dict[str, int]]:
-    doc_id, kind, label, text, weight, clean, counts = row
-    doc = Document(
-        str(doc_id),
-        str(kind),
-        str(text),
-        label=str(label),
-        weight=float(weight),
-        clean=clean is True,
-    )
-    return doc, {str(k): int(v) for k, v in counts.items()}
+    counts = row[6]
+    return Document.from_row(row), {str(k): int(v) for k, v in counts.items()}
 
 
 def learning_document(learning: Learning, file_name: str) -> tuple[Document, dict[str, int]]:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokayokay.ages import EntryAge, LearningEntry, count_lines, parse_entries
+from pokayokay.ages import EntryAge, LearningEntry, parse_entries
 from pokayokay.consolidation import (
     BULLET_MAX,
     DEFAULT_CONFIG,
@@ -34,6 +34,7 @@ from pokayokay.consolidation import (
     split_file,
     stem,
 )
+from pokayokay.memory_doc import count_lines
 from pokayokay.sections import DEFAULT_SECTIONS
 
 TODAY = date(2026, 3, 1)
