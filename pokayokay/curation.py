@@ -39,7 +39,6 @@ from pokayokay.memory_doc import (
 )
 from pokayokay.sections import END_MARKER, TOPIC_INDEX_ID, SectionSpec, Settings
 
-
 # Topic files pokayokay keeps up to date itself; their Topic Index links are never moved out.
 PINNED_TOPIC_FILES = ("recurring-failures.md", "rules-archive.md")
 

@@ -176,7 +176,37 @@ def status(location: MemoryLocation, settings: Settings) -> dict[str, Any]:
             text = path.read_text("utf-8", "replace")
             data["archives"].append({"name": spec.archive, "lines": text.count("\n")})
     data["due"] = curation_lines(outcome) if outcome.changed else []
+    data.update(_beyond_memory(location, settings))
     return data
+
+
+def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, Any]:
+    """Rules, recurring failures and learnings, for `status` (each best effort)."""
+    from pokayokay.rules import discover
+
+    out: dict[str, Any] = {"rules": [], "near_threshold": [], "learnings": 0}
+    project = location.project_dir
+    for rule in discover(project):
+        out["rules"].append(
+            {
+                "rule": rule.rel_path,
+                "pokayokay": rule.is_pokayokay,
+                "paths": list(rule.paths) if rule.paths else None,
+            }
+        )
+    try:
+        from pokayokay.graduate_cli import load_groups
+
+        threshold = settings.graduation_threshold
+        out["near_threshold"] = [
+            {"category": g.category, "sessions": g.sessions, "excerpt": g.excerpt}
+            for g in load_groups(location)
+            if g.sessions == threshold - 1
+        ]
+    except Exception as exc:  # a damaged store is doctor's business, not status's
+        out["store_problem"] = f"{type(exc).__name__}: {exc}"
+    out["learnings"] = sum(1 for _ in location.memory_dir.glob("learning-*.md"))
+    return out
 
 
 def render_status(data: dict[str, Any]) -> str:
@@ -220,6 +250,22 @@ def render_status(data: dict[str, Any]) -> str:
     else:
         out.append("  nothing to curate")
     out.extend(f"  note: {note}" for note in data.get("notes", []))
+    out.append("")
+    rules = data.get("rules", [])
+    ours = sum(1 for r in rules if r["pokayokay"])
+    out.append(f"  rules: {len(rules)} in .claude/rules/ ({ours} graduated by pokayokay)")
+    for rule in rules:
+        if rule["pokayokay"]:
+            scope = ", ".join(rule["paths"]) if rule["paths"] else "always loaded"
+            out.append(f"    {rule['rule']}: {scope}")
+    for group in data.get("near_threshold", []):
+        out.append(
+            f"  near the graduation threshold: {group['category']} failure seen in "
+            f"{group['sessions']} sessions — {group['excerpt']}"
+        )
+    if data.get("store_problem"):
+        out.append(f"  failure store: {data['store_problem']}")
+    out.append(f"  learnings: {data.get('learnings', 0)} (pokayokay remember / /remember)")
     return "\n".join(out)
 
 
@@ -335,6 +381,20 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
                         "`pokayokay curate` fixes it",
                     )
 
+    from pokayokay.rules import lint
+
+    try:
+        findings = lint(project)
+    except Exception as exc:
+        _check(checks, "problem", "rules", f"cannot lint .claude/rules/: {exc}")
+    else:
+        if findings:
+            for finding in findings[:10]:
+                _check(checks, "warn", "rules", f"{finding.rule}: {finding.message}")
+        else:
+            _check(checks, "ok", "rules", "no frontmatter Claude Code would mis-load")
+    _check_store(checks, location)
+
     home = state_home()
     try:
         home.mkdir(parents=True, exist_ok=True)
@@ -347,6 +407,28 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
 
     ok = not any(c["level"] == "problem" for c in checks)
     return {"ok": ok, "checks": checks, "memory_dir": str(location.memory_dir)}
+
+
+def _check_store(checks: list[dict[str, Any]], location: MemoryLocation) -> None:
+    import sqlite3
+
+    from pokayokay.state import project_state_dir
+
+    db = project_state_dir(str(location.project_key)) / "failures.db"
+    if not db.exists():
+        _check(checks, "ok", "failure store", f"{db}: no failures recorded yet")
+        return
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        _check(checks, "problem", "failure store", f"{db}: {exc}")
+        return
+    level = "ok" if verdict == "ok" else "problem"
+    _check(checks, level, "failure store", f"{db}: integrity {verdict}")
 
 
 def render_doctor(data: dict[str, Any]) -> str:
