@@ -481,7 +481,7 @@ def index_line(
     target = file_name or learning.file_name
     label = target.removeprefix(FILE_PREFIX).removesuffix(".md")
     head = f"- [{label}]({target}) — "
-    room = max(80, limit - len(head))
+    room = max(30, limit - len(head))  # a name near 60 characters can still overrun
     return head + (excerpt(learning.description, room) or excerpt(learning.text, room))
 
 

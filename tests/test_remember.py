@@ -111,11 +111,13 @@ def test_stores_a_learning_as_a_claude_code_memory(location: MemoryLocation) -> 
     assert path.read_text("utf-8").endswith(
         "---\nalways suppress stderr in hook subprocesses to prevent JSON corruption\n"
     )
+    # One line, within the ~150 characters Claude Code asks index lines to keep to.
     assert topic_index(location) == [
         "- [always-suppress-stderr-hook-subprocesses]"
         "(learning-always-suppress-stderr-hook-subprocesses.md) — always suppress stderr in "
-        "hook subprocesses to prevent JSON corruption"
+        "hook subprocesses to…"
     ]
+    assert len(topic_index(location)[0]) <= 150
     # No temporary file is left behind.
     assert sorted(p.name for p in location.memory_dir.iterdir()) == [
         "MEMORY.md",
