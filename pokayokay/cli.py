@@ -129,6 +129,22 @@ def _parser() -> argparse.ArgumentParser:
     add_arguments(p)
     p.set_defaults(func=cmd_remember)
 
+    p = sub.add_parser("suggest", parents=[common], help="skills that fit a prompt, and why")
+    p.add_argument("prompt")
+    p.add_argument("--paths", nargs="*", default=(), metavar="PATH", help="files in play")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_suggest)
+
+    spike = sub.add_parser("spike", help="record what a spike concluded")
+    spike_sub = spike.add_subparsers(dest="spike_command", metavar="ACTION", required=True)
+    p = spike_sub.add_parser("record", parents=[common], help="record a GO / NO-GO conclusion")
+    p.add_argument("question")
+    verdict = p.add_mutually_exclusive_group(required=True)
+    verdict.add_argument("--go", dest="go", action="store_true")
+    verdict.add_argument("--no-go", dest="go", action="store_false")
+    p.add_argument("conclusion")
+    p.set_defaults(func=cmd_spike)
+
     p = sub.add_parser("recall", parents=[common], help="what recall would inject for a prompt")
     p.add_argument("query", help="the prompt text to match")
     p.add_argument("--json", action="store_true", help="also near misses below the floor")
@@ -290,6 +306,28 @@ def cmd_remember(ns: argparse.Namespace) -> int:
 
     project, location, settings = _context(ns)
     return run_command(ns, project, location, settings)
+
+
+def cmd_suggest(ns: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pokayokay.suggest import suggest_cli
+
+    project = Path(ns.project or ".").resolve()
+    code, text = suggest_cli(ns.prompt, project, paths=tuple(ns.paths or ()), as_json=ns.json)
+    if text:
+        print(text)
+    return code
+
+
+def cmd_spike(ns: argparse.Namespace) -> int:
+    from pokayokay.spikes import spike_cli
+
+    project, location, _ = _context(ns)
+    code, text = spike_cli(ns.question, ns.go, ns.conclusion, project, location)
+    if text:
+        print(text)
+    return code
 
 
 def cmd_recall(ns: argparse.Namespace) -> int:

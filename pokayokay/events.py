@@ -21,7 +21,8 @@ class HookSpec:
 
 HOOKED_EVENTS: tuple[HookSpec, ...] = (
     HookSpec("SessionStart", None, 10),
-    HookSpec("UserPromptSubmit", None, 10),  # recall of relevant learnings, or nothing
+    # Related learnings (recall) and fitting skills (suggestion), or nothing at all.
+    HookSpec("UserPromptSubmit", None, 10),
     HookSpec("PreCompact", None, 60),
     HookSpec("SessionEnd", None, 10),
     # Failure capture: failures, validation errors and denials (only PostToolBatch sees those),

@@ -29,7 +29,7 @@ HANDLERS = {
     "PostToolUseFailure": "capture:post_tool_use_failure",
     "PostToolBatch": "capture:post_tool_batch",
     "PostToolUse": "capture:post_tool_use",
-    "UserPromptSubmit": "recall:user_prompt_submit",
+    "UserPromptSubmit": "prompt:user_prompt_submit",
     "InstructionsLoaded": "instructions:instructions_loaded",
 }
 

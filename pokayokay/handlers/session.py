@@ -148,6 +148,9 @@ def session_end(payload: dict[str, Any], event: str) -> str:
 
     project, location = _location(payload)
     settings = load_settings(project)
+    from pokayokay.chain_learnings import session_end_chain
+
+    session_end_chain(payload, project, location)  # fail-safe: logs, never raises
     try:
         size: int | None = checked_target(location).stat().st_size  # refuses outside symlinks
     except OSError:
