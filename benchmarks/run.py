@@ -13,6 +13,11 @@ Benchmarks never fail on speed. The exit code is 1 only when a benchmarked comma
 non-zero, prints something it should not, or does not do its job); its stderr is shown. Everything
 runs in a throwaway folder: HOME, CLAUDE_CONFIG_DIR and POKAYOKAY_HOME all point into it.
 
+This is the project's one benchmark runner: hooks (session, capture, recall), curation,
+graduation over a large failure store, and ``ages`` on a long git history. Fixtures that take a
+few seconds to build (the failure stores, the 2,000 learnings, the 2,000-commit repository) are
+built only when a benchmark that needs them is selected, untimed.
+
 Standard library only, plus pokayokay itself.
 """
 
@@ -24,16 +29,24 @@ import gc
 import json
 import os
 import platform
+import random
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+if TYPE_CHECKING:
+    from pokayokay.failure_store import FailureStore
+    from pokayokay.failures import Failure
+    from pokayokay.locate import MemoryLocation
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "tests" / "data" / "claude-code-samples"
@@ -68,6 +81,13 @@ TOPICS = (
     "session cookies",
     "tenant isolation",
 )
+
+
+_T = TypeVar("_T")
+
+
+class BenchmarkSkipped(Exception):
+    """A benchmark cannot run on this machine (e.g. no git); reported, never a failure."""
 
 
 class BenchmarkFailed(Exception):
@@ -145,6 +165,36 @@ NOTIFICATION_PAYLOAD = json.dumps(
 ).encode()
 
 
+# The project folder of the machine the samples were recorded on.
+RECORDED_PROJECT = "/home/dev/project"
+
+
+def moved_payload(name: str, project: Path, **changes: Any) -> dict[str, Any]:
+    """A recorded payload as Claude Code would send it from ``project``: every string naming
+    the recording machine's project folder (``cwd``, file paths) names ``project`` instead.
+    ``changes`` replace top-level keys."""
+
+    def move(value: Any) -> Any:
+        if isinstance(value, str):
+            if value == RECORDED_PROJECT or value.startswith(RECORDED_PROJECT + "/"):
+                return str(project) + value[len(RECORDED_PROJECT) :]
+            return value
+        if isinstance(value, list):
+            return [move(v) for v in value]
+        if isinstance(value, dict):
+            return {k: move(v) for k, v in value.items()}
+        return value
+
+    payload = move(json.loads(sample_payload(name)))
+    assert isinstance(payload, dict)
+    payload.update(changes)
+    return payload
+
+
+def encode_payload(payload: dict[str, Any]) -> bytes:
+    return json.dumps(payload, ensure_ascii=False).encode("utf-8")
+
+
 def count_lines(path: Path) -> int:
     with open(path, "rb") as fh:
         return sum(1 for _ in fh)
@@ -158,6 +208,28 @@ class Project:
     path: Path
     memory_dir: Path
     env: dict[str, str]
+    location: MemoryLocation
+
+    @property
+    def state_dir(self) -> Path:
+        """pokayokay's state folder for this project (failure store, recall cache)."""
+        from pokayokay.state import project_state_dir
+
+        return project_state_dir(str(self.location.project_key), self.env)
+
+    def store(self) -> FailureStore:
+        """The project's failure store, where the hooks write it (open it in a ``with``)."""
+        from pokayokay.failure_store import FailureStore
+
+        return FailureStore.for_project(self.location.project_key, self.env)
+
+    def stored_failures(self) -> int:
+        """Rows in the failure store, read through ``FailureStore.failures()`` (0: no store)."""
+        store = self.store()
+        if not store.path.exists():
+            return 0
+        with store:
+            return len(store.failures())
 
     @property
     def memory_file(self) -> Path:
@@ -193,14 +265,18 @@ class Lab:
         self.env = env
         self.state_home = root / "pokayokay-state"
         self.git = shutil.which("git")
+        self._shared: dict[str, object] = {}
         (root / "home" / ".claude").mkdir(parents=True)
 
-    def project(self, slug: str) -> Project:
+    def project(self, slug: str, *, init: Callable[[Path], None] | None = None) -> Project:
+        """A new project folder, ``git init``-ed (or made by ``init``, given the empty folder)."""
         from pokayokay.locate import resolve_memory_location
 
         path = self.root / "projects" / slug
         path.mkdir(parents=True)
-        if self.git:
+        if init is not None:
+            init(path)
+        elif self.git:
             subprocess.run(
                 [self.git, "init", "-q", str(path)],
                 env=self.env,
@@ -210,7 +286,16 @@ class Lab:
         location = resolve_memory_location(path, environ=self.env)
         location.memory_dir.mkdir(parents=True, exist_ok=True)
         env = dict(self.env, CLAUDE_PROJECT_DIR=str(path))
-        return Project(path, location.memory_dir, env)
+        return Project(path, location.memory_dir, env, location)
+
+    def shared(self, key: str, make: Callable[[], _T]) -> _T:
+        """A fixture several benchmarks use, built (untimed) by the first one that needs it."""
+        if key not in self._shared:
+            started = time.perf_counter()
+            self._shared[key] = make()
+            elapsed = time.perf_counter() - started
+            print(f"      (built {key} in {elapsed:.1f} s, untimed)", file=sys.stderr, flush=True)
+        return cast(_T, self._shared[key])
 
     def console_script(self) -> str:
         script = self.bin_dir / "pokayokay"
@@ -250,6 +335,7 @@ class Case:
     cwd: Path
     env: dict[str, str]
     stdin: bytes = b""
+    stdin_each: Callable[[int], bytes] | None = None  # the payload of run i (warm-up is run 0)
     warmup: int = 1
     before_each: Callable[[], None] | None = None  # untimed, before every run
     check_each: Check | None = None  # returns a problem, or None
@@ -262,10 +348,11 @@ class Case:
         for i in range(runs):
             if self.before_each is not None:
                 self.before_each()
+            data = self.stdin if self.stdin_each is None else self.stdin_each(i)
             start = time.perf_counter()
             proc = subprocess.run(
                 self.argv,
-                input=self.stdin,
+                input=data,
                 capture_output=True,
                 cwd=self.cwd,
                 env=self.env,
@@ -341,10 +428,519 @@ class InProcessCase:
 Measurable = Case | InProcessCase
 
 
+# -- failure store fixtures -------------------------------------------------------------------
+@dataclass(frozen=True)
+class FailureKind:
+    """One recurring mistake: what ran, what it printed, the files involved, the file a fix
+    edits (None: never fixed in a session)."""
+
+    tool: str
+    command: str | None
+    error: str
+    paths: tuple[str, ...]
+    fix: str | None = None
+
+
+PY_MODULES = ("billing", "checkout", "search", "users", "webhooks", "reports")
+TS_MODULES = ("cart", "login", "dashboard")
+
+
+def failure_kinds() -> list[FailureKind]:
+    """Thirty failure kinds of a small Python + TypeScript project, ten families of three,
+    written as the tools print them (one distinct signature each)."""
+    kinds: list[FailureKind] = []
+    for i, m in enumerate(PY_MODULES[:3]):
+        kinds.append(
+            FailureKind(
+                "Bash",
+                f"pytest tests/test_{m}.py -q",
+                "============================= test session starts ==============================\n"
+                "collected 12 items\n\n"
+                f"tests/test_{m}.py ..F.........\n\n"
+                "=================================== FAILURES ===================================\n"
+                f"_____________________________ test_{m}_totals _____________________________\n\n"
+                f"    def test_{m}_totals():\n"
+                f">       assert {m}.total([1, 2]) == 3\n"
+                "E       assert 4 == 3\n\n"
+                f"tests/test_{m}.py:{20 + i}: AssertionError\n"
+                "=========================== short test summary info ============================\n"
+                f"FAILED tests/test_{m}.py::test_{m}_totals - assert 4 == 3\n"
+                "========================= 1 failed, 11 passed in 0.42s =========================",
+                (f"src/app/{m}.py", f"tests/test_{m}.py"),
+                f"src/app/{m}.py",
+            )
+        )
+    for i, m in enumerate(PY_MODULES[3:]):
+        kinds.append(
+            FailureKind(
+                "Bash",
+                "mypy src",
+                f'src/app/{m}.py:{40 + i}: error: Incompatible return value type (got "str | '
+                f'None", expected "str")  [return-value]\n'
+                "Found 1 error in 1 file (checked 14 source files)",
+                (f"src/app/{m}.py",),
+                f"src/app/{m}.py",
+            )
+        )
+    for i, m in enumerate(("billing", "users", "reports")):
+        kinds.append(
+            FailureKind(
+                "Bash",
+                "ruff check .",
+                f"src/app/{m}.py:{60 + i}:89: E501 Line too long (97 > 88)\nFound 1 error.",
+                (f"src/app/{m}.py",),
+                f"src/app/{m}.py",
+            )
+        )
+    for m, package in (("billing", "stripe"), ("search", "elasticsearch"), ("webhooks", "redis")):
+        kinds.append(
+            FailureKind(
+                "Bash",
+                f"python -m app.{m}",
+                "Traceback (most recent call last):\n"
+                f'  File "src/app/{m}.py", line 3, in <module>\n'
+                f"    import {package}\n"
+                f"ModuleNotFoundError: No module named '{package}'",
+                (f"src/app/{m}.py",),
+                "pyproject.toml",
+            )
+        )
+    for m in TS_MODULES:
+        kinds.append(
+            FailureKind(
+                "Bash",
+                f"npm test -- {m}",
+                f"FAIL web/src/{m}.test.ts\n"
+                f"  ● {m} › renders the total\n\n"
+                "    expect(received).toBe(expected)\n\n"
+                "    Expected: 3\n    Received: 4\n\n"
+                "Tests:       1 failed, 8 passed, 9 total",
+                (f"web/src/{m}.test.ts", f"web/src/{m}.ts"),
+                f"web/src/{m}.ts",
+            )
+        )
+    for i, m in enumerate(TS_MODULES):
+        kinds.append(
+            FailureKind(
+                "Bash",
+                "npx tsc --noEmit",
+                f"web/src/{m}.ts({12 + i},7): error TS2322: Type 'string' is not assignable to "
+                "type 'number'.",
+                (f"web/src/{m}.ts",),
+                f"web/src/{m}.ts",
+            )
+        )
+    kinds += [
+        FailureKind(
+            "Bash",
+            "git push",
+            "To github.com:acme/shop.git\n ! [rejected]        main -> main (fetch first)\n"
+            "error: failed to push some refs to 'github.com:acme/shop.git'",
+            (),
+        ),
+        FailureKind(
+            "Bash",
+            "git rebase origin/main",
+            "Auto-merging src/app/checkout.py\n"
+            "CONFLICT (content): Merge conflict in src/app/checkout.py\n"
+            "error: could not apply 3f2a9c1... checkout: retry payment",
+            ("src/app/checkout.py",),
+            "src/app/checkout.py",
+        ),
+        FailureKind(
+            "Bash",
+            "git checkout release",
+            "error: pathspec 'release' did not match any file(s) known to git",
+            (),
+        ),
+    ]
+    kinds += [
+        FailureKind(
+            "Edit",
+            None,
+            "<tool_use_error>String to replace not found in file.\n"
+            "String: def checkout_total(items):</tool_use_error>",
+            ("src/app/checkout.py",),
+        ),
+        FailureKind(
+            "Edit",
+            None,
+            "<tool_use_error>Found 2 matches of the string to replace, but replace_all is false. "
+            "To replace all occurrences, set replace_all to true. To replace only one occurrence, "
+            "please provide more context to uniquely identify the instance.\n"
+            "String: return total</tool_use_error>",
+            ("src/app/search.py",),
+        ),
+        FailureKind(
+            "Write",
+            None,
+            "<tool_use_error>File has not been read yet. Read it first before writing to it."
+            "</tool_use_error>",
+            ("src/app/users.py",),
+        ),
+    ]
+    for i, m in enumerate(("hashing", "resize", "parse")):
+        kinds.append(
+            FailureKind(
+                "Bash",
+                "make build",
+                f"src/native/{m}.c:{30 + i}:5: error: implicit declaration of function "
+                f"'{m}_fast' [-Werror=implicit-function-declaration]\n"
+                "make: *** [Makefile:12: build] Error 1",
+                (f"src/native/{m}.c",),
+                f"src/native/{m}.c",
+            )
+        )
+    kinds += [
+        FailureKind(
+            "Bash",
+            "./scripts/deploy.sh staging",
+            "bash: ./scripts/deploy.sh: Permission denied",
+            ("scripts/deploy.sh",),
+        ),
+        FailureKind(
+            "Bash",
+            "psql -f db/seed.sql",
+            'psql: error: connection to server on socket "/var/run/postgresql/.s.PGSQL.5432" '
+            "failed: No such file or directory",
+            ("db/seed.sql",),
+        ),
+        FailureKind(
+            "Bash",
+            "cat config/local.toml",
+            "cat: config/local.toml: No such file or directory",
+            ("config/local.toml",),
+            "config/local.toml",
+        ),
+    ]
+    assert len(kinds) == 30, len(kinds)
+    return kinds
+
+
+def write_project_files(root: Path, kinds: Sequence[FailureKind]) -> None:
+    """The small project the failures point into (untracked files: ``git ls-files --others``
+    lists them as graduation does)."""
+    files = {p for kind in kinds for p in (*kind.paths, kind.fix) if p}
+    files.update(("README.md", "Makefile", "package.json", "web/src/index.ts", "docs/guide.md"))
+    files.update(f"src/app/{m}.py" for m in PY_MODULES)
+    files.update(f"tests/test_{m}.py" for m in PY_MODULES)
+    files.add("src/app/__init__.py")
+    for rel in sorted(files):
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# {rel}\n", encoding="utf-8")
+
+
+def failure_of(kind: FailureKind, root: Path) -> Failure:
+    """``kind`` captured as the PostToolUseFailure hook would: the same signature, category
+    and excerpt pipeline (``ts`` and ``session_id`` are filled in per event)."""
+    from pokayokay.classify import classify
+    from pokayokay.failures import Failure
+    from pokayokay.sanitize import excerpt
+    from pokayokay.signature import command_key, key_lines, normalise
+
+    roots = (str(root),)
+    command = command_key(kind.command) if kind.command else None
+    lines = key_lines(kind.error, project_roots=roots)
+    return Failure(
+        ts=0.0,
+        session_id="",
+        tool=kind.tool,
+        command=command,
+        signature=normalise(kind.error, project_roots=roots),
+        category=classify(kind.tool, command, kind.error),
+        paths=tuple(sorted(set(kind.paths))),
+        excerpt=excerpt(" | ".join(lines) if lines else kind.error),
+        exit_code=1 if kind.tool == "Bash" else None,
+    )
+
+
+def fill_store(
+    store: FailureStore,
+    root: Path,
+    events: int,
+    *,
+    sessions: int = 200,
+    days: float = 60.0,
+    seed: int = 11,
+) -> int:
+    """Record ``events`` failures over ``sessions`` sessions in the last ``days`` days, through
+    ``FailureStore.record_failures`` (one transaction per session). A few kinds are common, most
+    are rare (weights 1/rank); each session hits three to seven kinds, in a retry loop. About
+    half the sessions then fix one of their command failures: an edit of the fixed file and a
+    success of the command close the fix episode, as PostToolUse does. Returns the number of
+    distinct signatures."""
+
+    rng = random.Random(seed)
+    kinds = failure_kinds()
+    templates = [failure_of(kind, root) for kind in kinds]
+    weights = [1 / (rank + 1) for rank in range(len(kinds))]
+    start = time.time() - days * 86400
+    step = days * 86400 / sessions
+    for s in range(sessions):
+        session = str(uuid.UUID(int=rng.getrandbits(128)))
+        picked = sorted(set(rng.choices(range(len(kinds)), weights, k=rng.randint(3, 7))))
+        count = events // sessions + (1 if s < events % sessions else 0)
+        ts = start + s * step
+        batch: list[Failure | tuple[Failure, str | None]] = []
+        for e in range(count):
+            k = rng.choice(picked)
+            ts += rng.uniform(2, 20)
+            failure = templates[k]._replace(ts=ts, session_id=session)
+            batch.append((failure, f"toolu_fill_{s:03d}_{e:05d}"))
+        store.record_failures(batch)
+        fixable = [k for k in picked if kinds[k].command and kinds[k].fix]
+        if fixable and s % 2 == 0:
+            kind = kinds[rng.choice(fixable)]
+            assert kind.command is not None and kind.fix is not None
+            store.record_edit(session, kind.fix, ts + 30)
+            store.record_success(session, "Bash", kind.command, ts + 60)
+    return len({t.signature for t in templates})
+
+
+@dataclass
+class StoreProject:
+    project: Project
+    events: int
+    signatures: int
+
+
+def store_project(lab: Lab, events: int, label: str) -> StoreProject:
+    """A project with ``events`` stored failures, its files and an 80-line MEMORY.md."""
+    project = lab.project(f"failure-store-{label}")
+    write_project_files(project.path, failure_kinds())
+    project.restore(memory_text(80).encode())
+    with project.store() as store:
+        signatures = fill_store(store, project.path, events)
+    return StoreProject(project, events, signatures)
+
+
+# -- recall fixtures --------------------------------------------------------------------------
+RECALL_LEARNINGS = 2000
+RECALL_RELATED = "how do I run the alembic migrations against the staging database?"
+RECALL_UNRELATED = "write a haiku about autumn leaves"
+RECALL_NEEDLE = (
+    "Never run alembic upgrade head directly against the staging database; use make migrate "
+    "ENV=staging, which takes the advisory lock and snapshots the schema first."
+)
+RECALL_AREAS = (
+    "checkout", "invoice export", "search indexing", "webhook delivery", "nightly backup",
+    "rate limiter", "session cookies", "tenant isolation", "billing worker", "email renderer",
+    "feature flags", "audit log", "image uploads", "report builder", "notification service",
+    "payment gateway", "CSV importer", "GraphQL gateway", "admin dashboard", "mobile API",
+)  # fmt: skip
+RECALL_TOOLS = (
+    "pytest", "mypy", "ruff", "docker compose", "helm", "terraform", "celery", "redis", "nginx",
+    "webpack", "vite", "playwright", "pnpm", "poetry", "gunicorn", "sentry", "grafana", "kafka",
+    "elasticsearch", "sqlalchemy",
+)  # fmt: skip
+RECALL_PROBLEMS = (
+    "times out under load", "leaks connections", "double-sends messages", "caches stale data",
+    "drops the tenant filter", "fails on daylight saving changes", "breaks with unicode names",
+    "needs the fixtures rebuilt", "ignores the retry policy", "loses the request id",
+    "blocks writes during the index build", "reads the wrong environment file",
+)  # fmt: skip
+RECALL_ADVICE = (
+    "pin the version in the lock file", "run it with the --no-cache flag",
+    "set the timeout explicitly", "use the shared helper instead of a local copy",
+    "add a regression test before the fix", "restart the worker after changing settings",
+    "check the dashboard before paging anyone", "keep the migration separate from the backfill",
+    "clear the build folder first", "document the flag in the runbook",
+)  # fmt: skip
+RECALL_TEMPLATES = (
+    "Never touch the {area} {tool} setup without a review: it {problem}; {advice}.",
+    "The {area} {problem} when {tool} is upgraded; {advice}.",
+    "Always {advice} for the {area}, because {tool} {problem}.",
+    "When {tool} {problem} in the {area}, {advice} and tell the on-call engineer.",
+    "The {area} uses {tool}; it {problem} unless you {advice}.",
+)
+
+
+def generate_learnings(n: int, seed: int = 7) -> list[tuple[str, str]]:
+    """``n`` distinct learnings (text, category), one of them the needle the related prompt
+    finds."""
+    rng = random.Random(seed)
+    out: dict[str, str] = {RECALL_NEEDLE: "anti-patterns"}
+    while len(out) < n:
+        text = rng.choice(RECALL_TEMPLATES).format(
+            area=rng.choice(RECALL_AREAS),
+            tool=rng.choice(RECALL_TOOLS),
+            problem=rng.choice(RECALL_PROBLEMS),
+            advice=rng.choice(RECALL_ADVICE),
+        )
+        text = text[0].upper() + text[1:]
+        if len(out) % 7 == 0:
+            text += f" Seen in ticket OPS-{rng.randint(100, 9999)}."
+        out.setdefault(text, rng.choice(("patterns", "heuristics", "anti-patterns")))
+    return list(out.items())
+
+
+def write_learnings(memory: Path, notes: Sequence[tuple[str, str]]) -> list[Path]:
+    """Learning topic files as ``pokayokay remember`` writes them, and a MEMORY.md with a Key
+    Decisions section."""
+    from pokayokay import learnings
+    from pokayokay.sanitize import excerpt
+
+    memory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    taken: set[str] = set()
+    for i, (text, category) in enumerate(notes):
+        name = learnings.unique_name(learnings.make_name(text), taken)
+        taken.add(name)
+        learning = learnings.Learning(
+            name=name,
+            description=excerpt(text, learnings.DESCRIPTION_MAX),
+            text=text,
+            category=category,
+            confidence=("high", "medium", "low")[i % 3],
+            observations=1 + i % 4,
+            hash=learnings.identity(text),
+            created="2026-01-01T00:00:00Z",
+            last_seen="2026-01-01T00:00:00Z",
+        )
+        path = memory / learnings.file_name_for(name)
+        path.write_text(learnings.render(learning), encoding="utf-8")
+        paths.append(path)
+    (memory / "MEMORY.md").write_text(
+        "# Memory\n\n## Key Decisions\n<!-- pokayokay: promoted from session handoffs -->\n"
+        "- 2025-11-04: Chose Celery with Redis over RQ for background jobs.\n"
+        "- 2026-01-12: Invoices are immutable once sent; corrections are credit notes.\n"
+        "<!-- /pokayokay -->\n",
+        encoding="utf-8",
+    )
+    return paths
+
+
+@dataclass
+class RecallProject:
+    project: Project
+    learning_files: list[Path]
+
+    def settle(self) -> None:
+        """A complete recall cache, built untimed with no parse budget (the hook has one, so
+        a cold cache over thousands of files takes it several prompts)."""
+        from pokayokay.recall_sources import load_index
+
+        location = self.project.location
+        load_index(
+            location.memory_dir, location.project_dir, self.project.state_dir, budget=float("inf")
+        )
+
+
+def recall_project(lab: Lab) -> RecallProject:
+    project = lab.project("recall-2000-learnings")
+    files = write_learnings(project.memory_dir, generate_learnings(RECALL_LEARNINGS))
+    recall = RecallProject(project, files)
+    recall.settle()
+    return recall
+
+
+# -- ages fixture -------------------------------------------------------------------------------
+AGES_ENTRIES = 500
+AGES_COMMITS = 2000
+AGES_REMOVED = 20  # by the consolidation commit
+AGES_FILE = ".claude/learnings.md"
+
+
+def _fast_import_data(payload: bytes) -> bytes:
+    return b"data %d\n" % len(payload) + payload + b"\n"
+
+
+def _learnings_file(titles: Sequence[int]) -> bytes:
+    out = ["# Learnings\n\nStaging file: new entries at the bottom.\n\n"]
+    for n in titles:
+        out.append(
+            f"## Learning {n}: retry policy for service {n % 37}\n"
+            f"Service {n % 37} needs {n % 5 + 1} retries with jitter; seen in incident {n}.\n\n"
+        )
+    return "".join(out).encode()
+
+
+def ages_stream() -> bytes:
+    """A ``git fast-import`` stream: 2,000 commits over about 700 days with controlled dates,
+    520 of which add an entry to the learnings file, one early commit that removes 20 entries
+    (a consolidation, so the staleness walk has history to cover), the rest touching other
+    files. The final file has 500 entries."""
+    wanted = AGES_ENTRIES + AGES_REMOVED
+    adds = set(sorted(range(0, AGES_COMMITS, AGES_COMMITS // wanted))[:wanted])
+    consolidation_at = 400
+    parts: list[bytes] = []
+    titles: list[int] = []
+    next_title = 0
+    day = dt.date(2024, 1, 1)
+    learnings_path = AGES_FILE.encode()
+    for k in range(AGES_COMMITS):
+        # about three commits a day, with a quiet day now and then
+        if k % 3 == 0 and k:
+            day += dt.timedelta(days=2 if k % 21 == 0 else 1)
+        moment = dt.datetime(day.year, day.month, day.day, 9 + k % 3, tzinfo=dt.timezone.utc)
+        stamp = int(moment.timestamp())
+        parts.append(b"commit refs/heads/main\n")
+        parts.append(b"mark :%d\n" % (k + 1))
+        parts.append(b"author t <t@e> %d +0000\n" % stamp)
+        parts.append(b"committer t <t@e> %d +0000\n" % stamp)
+        parts.append(_fast_import_data(f"commit {k}\n".encode()))
+        if k:
+            parts.append(b"from :%d\n" % k)
+        if k == consolidation_at or k in adds:
+            if k == consolidation_at:
+                titles = titles[AGES_REMOVED:]
+            else:
+                titles.append(next_title)
+                next_title += 1
+            parts.append(b"M 100644 inline " + learnings_path + b"\n")
+            parts.append(_fast_import_data(_learnings_file(titles)))
+        else:
+            parts.append(b"M 100644 inline src/file_%d.txt\n" % (k % 50))
+            parts.append(_fast_import_data(f"change {k}\n".encode() * 3))
+    parts.append(b"done\n")
+    assert len(titles) == AGES_ENTRIES, len(titles)
+    return b"".join(parts)
+
+
+def build_ages_repo(git: str, env: dict[str, str]) -> Callable[[Path], None]:
+    """Builds the ages repository (a few seconds) in the folder it is given."""
+    git_env = dict(env, GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+
+    def build(root: Path) -> None:
+        def git_run(*args: str, data: bytes | None = None) -> None:
+            subprocess.run(
+                [git, *args], cwd=root, input=data, env=git_env, check=True, capture_output=True
+            )
+
+        git_run("init", "-q", "-b", "main", str(root))
+        git_run("fast-import", "--quiet", "--done", data=ages_stream())
+        git_run("reset", "-q", "--hard", "main")
+
+    return build
+
+
 # -- the benchmarks -----------------------------------------------------------------------------
 def no_output(proc: subprocess.CompletedProcess[bytes]) -> str | None:
     if proc.stdout.strip():
         return f"expected no output, got: {proc.stdout[:300]!r}"
+    return None
+
+
+def session_start_note(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+    try:
+        note = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return note if isinstance(note, str) else None
+
+
+def tip_only(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+    """SessionStart within limits prints the /remember tip and never the overflow note."""
+    from pokayokay.remember import session_start_tip
+
+    note = session_start_note(proc)
+    if note is None:
+        return f"expected the SessionStart /remember tip, got: {proc.stdout[:300]!r}"
+    if session_start_tip() not in note:
+        return f"the /remember tip is missing from the SessionStart note: {note[:300]!r}"
+    if "MEMORY.md is " in note:
+        return f"overflow note printed although MEMORY.md is within limits: {note[:300]!r}"
     return None
 
 
@@ -418,7 +1014,7 @@ def specs(lab: Lab) -> list[Spec]:
                 project.path,
                 project.env,
                 stdin=sample_payload("SessionStart.startup.json"),
-                check_each=no_output,
+                check_each=tip_only,
                 verify=unchanged(project),
                 note=note,
             )
@@ -509,36 +1105,8 @@ def specs(lab: Lab) -> list[Spec]:
 
     out.append(Spec("hook SessionEnd (nothing to do)", session_end_idle))
 
-    def capture(lab: Lab, n: int) -> Measurable:
-        name = "hook PostToolUseFailure (capture)"
-        project = lab.project("capture")
-        project.restore(memory_text(80).encode())
-
-        def records() -> int:
-            files = (lab.state_home / "projects").glob("*/failures.jsonl")
-            return sum(count_lines(path) for path in files)
-
-        before = records()
-
-        def verify(runs: int) -> str | None:
-            added = records() - before
-            if added != runs:
-                return f"{runs} failures sent, {added} recorded in failures.jsonl"
-            return None
-
-        return Case(
-            name,
-            [pokayokay, "hook", "PostToolUseFailure"],
-            n,
-            project.path,
-            project.env,
-            stdin=sample_payload("PostToolUseFailure.Bash.json"),
-            check_each=no_output,
-            verify=verify,
-            note="appends one JSON line to the state folder",
-        )
-
-    out.append(Spec("hook PostToolUseFailure (capture)", capture))
+    out += capture_specs(pokayokay)
+    out += recall_specs(pokayokay)
 
     def unknown(lab: Lab, n: int) -> Measurable:
         name = "hook Notification (unknown event)"
@@ -560,7 +1128,431 @@ def specs(lab: Lab) -> list[Spec]:
 
     for lines, label, cap in SIZES:
         out += curate_specs(pokayokay, lines, label, cap)
+    out += graduation_specs(pokayokay)
+    out.append(ages_spec(pokayokay))
     return out
+
+
+CAPTURE_HISTORY = 2_000  # failures already in the store of every capture benchmark
+FIX_COMMAND = "cat src/a.py setup.cfg"  # the command of PostToolUse.Bash.json
+
+
+def capture_project(lab: Lab, name: str) -> Project:
+    """A project whose failure store already holds some history, with the files the
+    PostToolUse samples name (``src/a.py``, ``setup.cfg``)."""
+    project = lab.project(slug(name))
+    project.restore(memory_text(80).encode())
+    write_project_files(project.path, failure_kinds())
+    for rel in ("src/a.py", "setup.cfg"):
+        (project.path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project.path / rel).write_text("x = 1\n", encoding="utf-8")
+    with project.store() as store:
+        fill_store(store, project.path, CAPTURE_HISTORY, sessions=40)
+    return project
+
+
+def open_fix_episode(project: Project, session_id: str, *, edit: str | None = None) -> None:
+    """What an earlier PostToolUseFailure (and Edit) of the session left: ``FIX_COMMAND``
+    failed, so the session has an open fix episode."""
+    kind = FailureKind("Bash", FIX_COMMAND, "cat: setup.cfg: No such file or directory", ())
+    failure = failure_of(kind, project.path)._replace(ts=time.time() - 5, session_id=session_id)
+    with project.store() as store:
+        store.record_failure(failure)
+        if edit is not None:
+            store.record_edit(session_id, edit, time.time() - 2)
+
+
+def capture_specs(pokayokay: str) -> list[Spec]:
+    out: list[Spec] = []
+
+    def failure(lab: Lab, n: int) -> Measurable:
+        name = "hook PostToolUseFailure (capture)"
+        project = capture_project(lab, name)
+        sample = moved_payload("PostToolUseFailure.Bash.json", project.path)
+        before = project.stored_failures()
+
+        def payload(i: int) -> bytes:
+            # A new tool call every run: the store keeps one row per tool_use_id.
+            return encode_payload({**sample, "tool_use_id": f"toolu_bench_{i:05d}"})
+
+        def verify(runs: int) -> str | None:
+            added = project.stored_failures() - before
+            if added != runs:
+                return f"{runs} failures sent, {added} new rows in failures.db"
+            return None
+
+        return Case(
+            name,
+            [pokayokay, "hook", "PostToolUseFailure"],
+            n,
+            project.path,
+            project.env,
+            stdin_each=payload,
+            check_each=no_output,
+            verify=verify,
+            note=f"a new tool_use_id each run: one row (one transaction) in a store of "
+            f"{CAPTURE_HISTORY:,} failures",
+        )
+
+    out.append(Spec("hook PostToolUseFailure (capture)", failure))
+
+    def bash_success(lab: Lab, n: int) -> Measurable:
+        name = "hook PostToolUse (Bash success, capture)"
+        project = capture_project(lab, name)
+        with project.store() as store:
+            before = (store.failures(), store.failure_groups())
+
+        def verify(runs: int) -> str | None:
+            with project.store() as store:
+                if (store.failures(), store.failure_groups()) != before:
+                    return "a success with no open fix episode changed the failure store"
+            return None
+
+        return Case(
+            name,
+            [pokayokay, "hook", "PostToolUse"],
+            n,
+            project.path,
+            project.env,
+            stdin=encode_payload(moved_payload("PostToolUse.Bash.json", project.path)),
+            check_each=no_output,
+            verify=verify,
+            note="no open fix episode for the command (the common case): one indexed read",
+        )
+
+    out.append(Spec("hook PostToolUse (Bash success, capture)", bash_success))
+
+    def bash_closing(lab: Lab, n: int) -> Measurable:
+        name = "hook PostToolUse (Bash success closing a fix episode)"
+        project = capture_project(lab, name)
+        payload = moved_payload("PostToolUse.Bash.json", project.path)
+        session = str(payload["session_id"])
+
+        def closed(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+            problem = no_output(proc)
+            if problem:
+                return problem
+            with project.store() as store:
+                if store.record_success(session, "Bash", FIX_COMMAND) != 0:
+                    return "the hook did not close the session's fix episode"
+            return None
+
+        def verify(runs: int) -> str | None:
+            with project.store() as store:
+                groups = [g for g in store.failure_groups() if FIX_COMMAND in g.fix_commands]
+            if not groups or "setup.cfg" not in groups[0].fix_paths:
+                return f"no failure group got {FIX_COMMAND!r} and setup.cfg as its fix"
+            return None
+
+        return Case(
+            name,
+            [pokayokay, "hook", "PostToolUse"],
+            n,
+            project.path,
+            project.env,
+            stdin=encode_payload(payload),
+            before_each=lambda: open_fix_episode(project, session, edit="setup.cfg"),
+            check_each=closed,
+            verify=verify,
+            note="before each run (untimed) the command failed and setup.cfg was edited: "
+            "the hook closes the episode (one write transaction)",
+        )
+
+    out.append(Spec("hook PostToolUse (Bash success closing a fix episode)", bash_closing))
+
+    def edit(lab: Lab, n: int) -> Measurable:
+        name = "hook PostToolUse (Edit, capture)"
+        project = capture_project(lab, name)
+        payload = moved_payload("PostToolUse.Edit.json", project.path)
+        session = str(payload["session_id"])
+        open_fix_episode(project, session)
+
+        def edits() -> int:
+            """Rows of the store's ``edits`` table (FailureStore has no reader for them)."""
+            conn = sqlite3.connect(f"file:{project.store().path}?mode=ro", uri=True)
+            try:
+                row = conn.execute(
+                    "SELECT count(*) FROM edits WHERE session_id = ? AND path = 'setup.cfg'",
+                    (session,),
+                ).fetchone()
+            finally:
+                conn.close()
+            return int(row[0])
+
+        def verify(runs: int) -> str | None:
+            recorded = edits()
+            if recorded != runs:
+                return f"{runs} edits of setup.cfg sent, {recorded} recorded"
+            with project.store() as store:
+                store.record_success(session, "Bash", FIX_COMMAND)
+                groups = [g for g in store.failure_groups() if FIX_COMMAND in g.fix_commands]
+            if not groups or groups[0].fix_paths != ("setup.cfg",):
+                return "closing the episode did not make setup.cfg its fix"
+            return None
+
+        return Case(
+            name,
+            [pokayokay, "hook", "PostToolUse"],
+            n,
+            project.path,
+            project.env,
+            stdin=encode_payload(payload),
+            check_each=no_output,
+            verify=verify,
+            note="the session has an open fix episode: each edit is one row (one transaction)",
+        )
+
+    out.append(Spec("hook PostToolUse (Edit, capture)", edit))
+
+    def batch(lab: Lab, n: int) -> Measurable:
+        name = "hook PostToolBatch (nothing to record)"
+        project = capture_project(lab, name)
+        before = project.stored_failures()
+
+        def verify(runs: int) -> str | None:
+            if project.stored_failures() != before:
+                return "a batch with nothing to record changed the failure store"
+            return None
+
+        return Case(
+            name,
+            [pokayokay, "hook", "PostToolBatch"],
+            n,
+            project.path,
+            project.env,
+            stdin=encode_payload(moved_payload("PostToolBatch.json", project.path)),
+            check_each=no_output,
+            verify=verify,
+            note="one `Exit code 1` result, left to PostToolUseFailure: the store is not opened",
+        )
+
+    out.append(Spec("hook PostToolBatch (nothing to record)", batch))
+    return out
+
+
+RECALL = f"hook UserPromptSubmit (recall over {RECALL_LEARNINGS:,} learnings"
+RECALL_COLD_CAP = 5
+
+
+def recall_specs(pokayokay: str) -> list[Spec]:
+    def spec(
+        what: str,
+        prompt: str,
+        note: str,
+        *,
+        related: bool,
+        change_one: bool = False,
+        cold: bool = False,
+    ) -> Spec:
+        name = f"{RECALL}: {what})"
+
+        def build(lab: Lab, n: int) -> Measurable:
+            from pokayokay.recall_sources import ENTRIES_FILE, INDEX_FILE
+
+            recall = lab.shared(f"{RECALL_LEARNINGS:,} learnings", lambda: recall_project(lab))
+            project = recall.project
+            recall.settle()  # warm: whatever an earlier row changed is in the cache again
+            payload = moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
+            touched = [0]
+            cache = [project.state_dir / file for file in (INDEX_FILE, ENTRIES_FILE)]
+
+            def drop_cache() -> None:
+                for path in cache:
+                    path.unlink(missing_ok=True)
+
+            def complete() -> bool:
+                """Whether the hook's parse budget covered every file (else the next prompt
+                resumes, and a block is not guaranteed)."""
+                index = json.loads(cache[0].read_text("utf-8"))
+                return not str(index["fingerprint"]).startswith("incomplete")
+
+            def touch_one() -> None:
+                """Rewrite one learning file, as /remember reinforcing it does."""
+                touched[0] += 1
+                path = recall.learning_files[touched[0] * 7 % len(recall.learning_files)]
+                text = path.read_text("utf-8")
+                path.write_text(text.replace("observations: ", "observations: 1", 1), "utf-8")
+
+            def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+                if cold and not complete():
+                    return None
+                if related and b"<pokayokay-recall>" not in proc.stdout:
+                    return f"expected the recall block, got: {proc.stdout[:300]!r}"
+                return None if related else no_output(proc)
+
+            return Case(
+                name,
+                [pokayokay, "hook", "UserPromptSubmit"],
+                min(n, RECALL_COLD_CAP) if cold else n,
+                project.path,
+                project.env,
+                stdin=encode_payload(payload),
+                before_each=touch_one if change_one else drop_cache if cold else None,
+                check_each=check,
+                note=note,
+            )
+
+        return Spec(name, build)
+
+    return [
+        spec(
+            "warm, related prompt",
+            RECALL_RELATED,
+            "cache current; the prompt matches a learning: prints the fenced block",
+            related=True,
+        ),
+        spec(
+            "warm, unrelated prompt",
+            RECALL_UNRELATED,
+            "cache current; nothing clears the similarity floor: prints nothing",
+            related=False,
+        ),
+        spec(
+            "one learning changed",
+            RECALL_RELATED,
+            "one learning file rewritten (untimed) before each run, as /remember does: "
+            "re-read, index rebuilt from the cached entries",
+            related=True,
+            change_one=True,
+        ),
+        spec(
+            "cold, no cache",
+            RECALL_RELATED,
+            "cache files deleted (untimed) before each run: every file parsed, within the "
+            "hook's parse budget (handlers.recall.PARSE_BUDGET)",
+            related=True,
+            cold=True,
+        ),
+    ]
+
+
+STORE_SIZES = ((10_000, "10k", 9), (100_000, "100k", 5))
+
+
+def store_fixture(lab: Lab, events: int, label: str) -> StoreProject:
+    return lab.shared(f"the store of {label} failures", lambda: store_project(lab, events, label))
+
+
+def graduate_spec(pokayokay: str, events: int, label: str, cap: int) -> Spec:
+    name = f"graduate with {label} stored events"
+
+    def build(lab: Lab, n: int) -> Measurable:
+        g = store_fixture(lab, events, label)
+        project = g.project
+        memory = memory_text(80).encode()
+        rules = project.path / ".claude" / "rules" / "pokayokay"
+
+        def reset() -> None:
+            project.restore(memory)  # also removes recurring-failures.md
+            shutil.rmtree(rules, ignore_errors=True)
+
+        def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+            if b"created .claude/rules/pokayokay/" not in proc.stdout:
+                return f"no rule file created: {proc.stdout[:300]!r}"
+            return None
+
+        def verify(runs: int) -> str | None:
+            if not list(rules.glob("*.md")):
+                return f"no rule file in {rules}"
+            if not (project.memory_dir / "recurring-failures.md").exists():
+                return "recurring-failures.md was not written"
+            return None
+
+        return Case(
+            name,
+            [
+                pokayokay,
+                "graduate",
+                "--project",
+                str(project.path),
+                "--memory-dir",
+                str(project.memory_dir),
+            ],
+            min(n, cap),
+            project.path,
+            project.env,
+            before_each=reset,
+            check_each=check,
+            verify=verify,
+            note=f"{events:,} failures, {g.signatures} signatures, 200 sessions; rule files, "
+            "topic file and MEMORY.md reset (untimed) before each run",
+        )
+
+    return Spec(name, build)
+
+
+FAILURES_CAP = 5
+
+
+def failures_spec(pokayokay: str, events: int, label: str) -> Spec:
+    name = f"pokayokay failures ({label} stored events)"
+
+    def build(lab: Lab, n: int) -> Measurable:
+        g = store_fixture(lab, events, label)
+        project = g.project
+        expected = f"{g.signatures} recurring failure signatures".encode()
+
+        def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+            if expected not in proc.stdout:
+                return f"expected {expected!r}, got: {proc.stdout[:300]!r}"
+            return None
+
+        return Case(
+            name,
+            [
+                pokayokay,
+                "failures",
+                "--project",
+                str(project.path),
+                "--memory-dir",
+                str(project.memory_dir),
+            ],
+            min(n, FAILURES_CAP),
+            project.path,
+            project.env,
+            check_each=check,
+            note=f"lists the {g.signatures} signatures of the {events:,}-failure store",
+        )
+
+    return Spec(name, build)
+
+
+def graduation_specs(pokayokay: str) -> list[Spec]:
+    out = [graduate_spec(pokayokay, events, label, cap) for events, label, cap in STORE_SIZES]
+    events, label, _ = STORE_SIZES[-1]
+    out.append(failures_spec(pokayokay, events, label))
+    return out
+
+
+AGES = f"ages on a {AGES_ENTRIES}-entry file with {AGES_COMMITS:,} commits"
+AGES_CAP = 9
+
+
+def ages_spec(pokayokay: str) -> Spec:
+    def build(lab: Lab, n: int) -> Measurable:
+        if lab.git is None:
+            raise BenchmarkSkipped("git is not on PATH")
+        project = lab.project(slug(AGES), init=build_ages_repo(lab.git, lab.env))
+        file = project.path / AGES_FILE
+        expected = f"**Total entries:** {AGES_ENTRIES}".encode()
+
+        def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+            if expected not in proc.stdout:
+                return f"expected {expected!r} in the output, got: {proc.stdout[:300]!r}"
+            return None
+
+        return Case(
+            AGES,
+            [pokayokay, "ages", str(file), "--project", str(project.path)],
+            min(n, AGES_CAP),
+            project.path,
+            project.env,
+            check_each=check,
+            note="repository built (untimed) with git fast-import: 520 entry commits, one "
+            "consolidation removing 20, ~700 days",
+        )
+
+    return Spec(AGES, build)
 
 
 def curate_specs(pokayokay: str, lines: int, label: str, cap: int | None) -> list[Spec]:
@@ -784,11 +1776,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         results: list[Result] = []
         floor_runs: list[Result] = []
         failures: list[BenchmarkFailed] = []
+        skipped: list[tuple[str, str]] = []
         for index, spec in enumerate(plan):
             label = spec.name + (" (again, last)" if spec.name == FLOOR and index else "")
             print(f"[{index + 1}/{len(plan)}] {label} ...", file=sys.stderr, flush=True)
             try:
                 result = spec.build(lab, repeat).measure()
+            except BenchmarkSkipped as exc:
+                skipped.append((spec.name, str(exc)))
+                print(f"SKIPPED: {spec.name}: {exc}", file=sys.stderr)
+                continue
             except BenchmarkFailed as exc:
                 failures.append(exc)
                 print(f"FAILED: {exc.name}: {exc.message}", file=sys.stderr)
@@ -827,6 +1824,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{started:%Y-%m-%d %H:%M:%S} UTC, {(finished - started).total_seconds():.0f} s.\n"
     )
     print(table(report, floor_ms))
+    for name, reason in skipped:
+        print(f"skipped: {name} ({reason})")
     split = cost_split(results)
     if split:
         print("\nCost split of curation (in-process medians):")
@@ -867,6 +1866,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for r in report
         ],
         "failures": [{"name": f.name, "message": f.message, "stderr": f.stderr} for f in failures],
+        "skipped": [{"name": name, "reason": reason} for name, reason in skipped],
     }
     ns.json.parent.mkdir(parents=True, exist_ok=True)
     ns.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")

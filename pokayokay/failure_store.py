@@ -320,8 +320,10 @@ class FailureStore:
 
     def record_failures(self, failures: Iterable[Failure | tuple[Failure, str | None]]) -> int:
         """Record several failures in one transaction; returns how many were new."""
+        from pokayokay.failures import Failure  # a named tuple itself: test it first
+
         items: list[tuple[Failure, str | None]] = [
-            item if isinstance(item, tuple) else (item, None) for item in failures
+            (item, None) if isinstance(item, Failure) else item for item in failures
         ]
         if not items:
             return 0

@@ -2,15 +2,17 @@
 
 Pure data: ``Failure`` is one captured, already normalised failure; ``FailureGroup`` is one
 signature's evidence across sessions, as :meth:`FailureStore.failure_groups` returns it.
+
+Named tuples rather than dataclasses: hooks on every prompt and tool call import this module,
+and building dataclasses at import costs milliseconds there (``_replace`` makes a changed copy).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Failure:  # one captured failure, already normalised
+class Failure(NamedTuple):  # one captured failure, already normalised
     ts: float  # time.time()
     session_id: str
     tool: str  # "Bash", "Edit", "Write", ...
@@ -22,8 +24,7 @@ class Failure:  # one captured failure, already normalised
     exit_code: int | None
 
 
-@dataclass(frozen=True)
-class FailureGroup:  # what graduation reads: one signature's evidence across sessions
+class FailureGroup(NamedTuple):  # what graduation reads: one signature's evidence across sessions
     signature: str
     category: str
     sessions: int  # DISTINCT sessions in which it failed (a retry loop counts once)

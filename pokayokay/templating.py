@@ -13,10 +13,25 @@ def templates_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "templates"
 
 
+_ENV: Any = None
+
+
+def _environment() -> Any:
+    """One environment per process, so each template is compiled once."""
+    global _ENV
+    if _ENV is None:
+        _ENV = _new_environment()
+    return _ENV
+
+
 def render(name: str, **context: Any) -> str:
+    return str(_environment().get_template(name).render(**context))
+
+
+def _new_environment() -> Any:
     import jinja2
 
-    env = jinja2.Environment(
+    return jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -24,4 +39,3 @@ def render(name: str, **context: Any) -> str:
         lstrip_blocks=True,
         autoescape=False,
     )
-    return env.get_template(name).render(**context)

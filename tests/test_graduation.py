@@ -339,8 +339,7 @@ def test_regraduation_is_idempotent_and_updates_in_place() -> None:
     first = plan([g])
     same = plan([g], as_existing(first), today=date(2027, 3, 1))
     assert [(r.id, r.changed) for r in same.rules] == [("testing", False)]
-    more = dataclasses.replace(
-        g,
+    more = g._replace(
         sessions=5,
         occurrences=11,
         last_seen=g.last_seen + 30 * DAY,

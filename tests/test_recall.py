@@ -648,14 +648,8 @@ def test_fix_episodes_from_the_failure_store(dirs: tuple[Path, Path, Path]) -> N
         store.record_failure(failure)
         store.record_edit("s1", "docker-compose.yml", ts=1001.0)
         store.record_success("s1", "Bash", "pytest tests/test_db.py", ts=1002.0)
-        unfixed = Failure(
-            **{
-                **failure.__dict__,
-                "signature": "other",
-                "excerpt": "other error",
-                "session_id": "s2",
-                "command": "make lint",
-            }
+        unfixed = failure._replace(
+            signature="other", excerpt="other error", session_id="s2", command="make lint"
         )
         store.record_failure(unfixed)
     index = load_index(memory, project, state)
