@@ -195,7 +195,9 @@ def test_answered_spike_surfaces_the_conclusion_instead_of_the_spike_skill(e2e: 
     # -- the same question again: the prior conclusion and its date, not the spike skill ---------
     after_advice = cli_advice(e2e, SPIKE_PROMPT)
     assert after_advice["spike"] == {
-        "date": day, "question": SPIKE_QUESTION, "verdict": "NO-GO",
+        "date": day,
+        "question": SPIKE_QUESTION,
+        "verdict": "NO-GO",
         "conclusion": SPIKE_CONCLUSION,
     }, after_advice
     assert "spike" not in [s["skill"] for s in after_advice["suggestions"]], after_advice
@@ -204,9 +206,7 @@ def test_answered_spike_surfaces_the_conclusion_instead_of_the_spike_skill(e2e: 
     assert_completed(after, e2e, SPIKE_AFTER_REPLY)
     request = after.first_request
     seen = request.full_text
-    answered = (
-        f"{SPIKE_LEAD}{day}: “{SPIKE_QUESTION}” — NO-GO: {SPIKE_CONCLUSION}."
-    )
+    answered = f"{SPIKE_LEAD}{day}: “{SPIKE_QUESTION}” — NO-GO: {SPIKE_CONCLUSION}."
     contexts = hook_contexts(request)
     assert contexts == [after_advice["context"]], excerpt(request, PROMPT_CONTEXT)
     assert contexts[0].startswith(PREFIX) and answered in contexts[0], contexts
