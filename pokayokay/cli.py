@@ -12,7 +12,7 @@ TYPE_CHECKING = False  # typing is not imported at run time: the hook path start
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
-    from typing import Any
+    from pathlib import Path
 
     from pokayokay.locate import MemoryLocation
     from pokayokay.sections import Settings
@@ -220,22 +220,29 @@ def _parser() -> argparse.ArgumentParser:
 
 
 # -- shared plumbing ------------------------------------------------------------------------------
-def _context(ns: argparse.Namespace) -> tuple[Any, MemoryLocation, Settings]:
-    from pathlib import Path
-
-    from pokayokay.errors import PokayokayError
+def _context(ns: argparse.Namespace) -> tuple[Path, MemoryLocation, Settings]:
     from pokayokay.locate import resolve_memory_location
     from pokayokay.settings import load_settings
 
-    project = Path(ns.project or ".").resolve()
-    if not project.is_dir():
-        raise PokayokayError(f"--project {ns.project}: not a folder")
-    memory_dir = Path(ns.memory_dir).expanduser().resolve() if ns.memory_dir else None
+    project, memory_dir = _folders(ns)
     location = resolve_memory_location(project, memory_dir=memory_dir)
     settings = load_settings(project)
     for warning in settings.warnings:
         _err(f"warning: {warning}")
     return project, location, settings
+
+
+def _folders(ns: argparse.Namespace) -> tuple[Path, Path | None]:
+    """The --project folder (checked) and the --memory-dir override, resolved."""
+    from pathlib import Path
+
+    from pokayokay.errors import PokayokayError
+
+    project = Path(ns.project or ".").resolve()
+    if not project.is_dir():
+        raise PokayokayError(f"--project {ns.project}: not a folder")
+    memory_dir = Path(ns.memory_dir).expanduser().resolve() if ns.memory_dir else None
+    return project, memory_dir
 
 
 def _scope(ns: argparse.Namespace) -> str:
@@ -331,15 +338,9 @@ def cmd_spike(ns: argparse.Namespace) -> int:
 
 
 def cmd_recall(ns: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from pokayokay.errors import PokayokayError
     from pokayokay.recall_sources import recall_cli
 
-    project = Path(ns.project or ".").resolve()
-    if not project.is_dir():
-        raise PokayokayError(f"--project {ns.project}: not a folder")
-    memory_dir = Path(ns.memory_dir).expanduser().resolve() if ns.memory_dir else None
+    project, memory_dir = _folders(ns)
     code, text = recall_cli(ns.query, project, as_json=ns.json, memory_dir=memory_dir)
     print(text)
     return code
@@ -415,15 +416,9 @@ def cmd_rules(ns: argparse.Namespace) -> int:
 
 
 def cmd_watch(ns: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from pokayokay.errors import PokayokayError
     from pokayokay.watch import run_watch
 
-    project = Path(ns.project or ".").resolve()
-    if not project.is_dir():
-        raise PokayokayError(f"--project {ns.project}: not a folder")
-    memory_dir = Path(ns.memory_dir).expanduser().resolve() if ns.memory_dir else None
+    project, memory_dir = _folders(ns)
     return run_watch(project, memory_dir=memory_dir, debounce=ns.debounce)
 
 

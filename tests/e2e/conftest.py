@@ -224,6 +224,18 @@ class E2E:
         return result
 
 
+def pokayokay_log(e2e: E2E) -> str:
+    path = e2e.pokayokay_home / "logs" / "pokayokay.log"
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
+def explain(run: RunResult, e2e: E2E) -> str:
+    return f"{run.describe()}\n--- pokayokay.log ---\n{pokayokay_log(e2e) or '(none)'}"
+
+
 def _git(cwd: Path, env: dict[str, str], *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True)
 

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from .conftest import ALLOWED_TOOLS, E2E, RunResult
+from .conftest import ALLOWED_TOOLS, E2E, RunResult, explain, pokayokay_log
 from .mock_api import RecordedRequest, Turn, message_text, text
 
 pytestmark = pytest.mark.e2e
@@ -96,18 +96,6 @@ def run_slash_command(
     """`claude -p "/<command> <args>"`, the mock answering ``turns`` to the expanded command."""
     with mock_scripted_on(e2e, monkeypatch, f"<command-args>{args}</command-args>"):
         return e2e.run_claude(e2e.project, f"/{command} {args}", turns)
-
-
-def pokayokay_log(e2e: E2E) -> str:
-    path = e2e.pokayokay_home / "logs" / "pokayokay.log"
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return ""
-
-
-def explain(run: RunResult, e2e: E2E) -> str:
-    return f"{run.describe()}\n--- pokayokay.log ---\n{pokayokay_log(e2e) or '(none)'}"
 
 
 def assert_completed(run: RunResult, e2e: E2E, reply: str) -> None:

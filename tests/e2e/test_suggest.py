@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import E2E, RunResult
+from .conftest import E2E, RunResult, explain, pokayokay_log
 from .mock_api import RecordedRequest, message_text, text
 
 pytestmark = pytest.mark.e2e
@@ -60,18 +60,6 @@ def install_skills(e2e: E2E) -> None:
 def expected_top_skill(prompt: str) -> str:
     labelled = json.loads((DATA / "prompts.json").read_text(encoding="utf-8"))
     return next(str(p["expected"]) for p in labelled if p["prompt"] == prompt)
-
-
-def pokayokay_log(e2e: E2E) -> str:
-    path = e2e.pokayokay_home / "logs" / "pokayokay.log"
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return ""
-
-
-def explain(run: RunResult, e2e: E2E) -> str:
-    return f"{run.describe()}\n--- pokayokay.log ---\n{pokayokay_log(e2e) or '(none)'}"
 
 
 def assert_completed(run: RunResult, e2e: E2E, reply: str) -> None:
