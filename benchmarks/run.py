@@ -1107,6 +1107,7 @@ def specs(lab: Lab) -> list[Spec]:
 
     out += capture_specs(pokayokay)
     out += recall_specs(pokayokay)
+    out.append(suggest_spec(pokayokay))
 
     def unknown(lab: Lab, n: int) -> Measurable:
         name = "hook Notification (unknown event)"
@@ -1427,6 +1428,58 @@ def recall_specs(pokayokay: str) -> list[Spec]:
 
 
 STORE_SIZES = ((10_000, "10k", 9), (100_000, "100k", 5))
+
+SUGGEST_SKILLS = 200
+SUGGEST_NAME = (
+    f"hook UserPromptSubmit (suggestion over {SUGGEST_SKILLS} skills, 10k stored failures)"
+)
+
+
+def write_skills(project: Path, count: int) -> None:
+    """``count`` SKILL.md files with distinct, realistic descriptions."""
+    verbs = ("Write", "Debug", "Review", "Profile", "Migrate", "Document", "Release", "Secure")
+    for i in range(count):
+        area = RECALL_AREAS[i % len(RECALL_AREAS)]
+        tool = RECALL_TOOLS[(i // len(RECALL_AREAS)) % len(RECALL_TOOLS)]
+        verb = verbs[i % len(verbs)]
+        folder = project / ".claude" / "skills" / f"skill-{i:03d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: skill-{i:03d}\ndescription: {verb} the {area} with {tool}; "
+            f"use when working on {area} code or its {tool} setup\n---\nSteps for {area}.\n",
+            "utf-8",
+        )
+
+
+def suggest_spec(pokayokay: str) -> Spec:
+    """Issue 5's goal: the UserPromptSubmit hook with 200 skills and 10k stored failure events
+    (recall and suggestion both run; the prompt names a file with recorded failures)."""
+
+    def build(lab: Lab, n: int) -> Measurable:
+        g = store_fixture(lab, 10_000, "10k")
+        project = g.project
+        if not (project.path / ".claude" / "skills").exists():
+            write_skills(project.path, SUGGEST_SKILLS)
+        prompt = "profile the search indexing with elasticsearch, it times out under load"
+        payload = moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
+
+        def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+            if b"skills that fit this prompt" not in proc.stdout:
+                return f"expected a skill suggestion, got: {proc.stdout[:300]!r}"
+            return None
+
+        return Case(
+            SUGGEST_NAME,
+            [pokayokay, "hook", "UserPromptSubmit"],
+            n,
+            project.path,
+            project.env,
+            stdin=encode_payload(payload),
+            check_each=check,
+            note="catalog cached after the warm-up run; recall finds nothing, a skill fits",
+        )
+
+    return Spec(SUGGEST_NAME, build)
 
 
 def store_fixture(lab: Lab, events: int, label: str) -> StoreProject:
