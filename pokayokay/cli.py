@@ -178,7 +178,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.set_defaults(func=cmd_graduate)
 
-    rules = sub.add_parser("rules", help="path-scoped rules: list, show, match, lint")
+    rules = sub.add_parser("rules", help="path-scoped rules: list, show, match, lint, retire")
     rules_sub = rules.add_subparsers(dest="rules_command", metavar="ACTION", required=True)
     p = rules_sub.add_parser("list", parents=[common], help="every rule and where it applies")
     p.add_argument("--json", action="store_true")
@@ -197,6 +197,12 @@ def _parser() -> argparse.ArgumentParser:
         "lint", parents=[common], help="frontmatter Claude Code would mis-load (exit 1 if any)"
     )
     p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_rules)
+    p = rules_sub.add_parser(
+        "retire", parents=[common], help="move a rule to rules-archive.md (--due: all due)"
+    )
+    p.add_argument("rule", nargs="?", default=None, help="rule id, file name or path")
+    p.add_argument("--due", action="store_true", help="retire every rule that is due")
     p.set_defaults(func=cmd_rules)
 
     p = sub.add_parser(
@@ -408,6 +414,9 @@ def cmd_rules(ns: argparse.Namespace) -> int:
         code, text = rules_cli.cmd_rules_show(project, ns.rule, as_json=ns.json)
     elif action == "match":
         code, text = rules_cli.cmd_rules_match(project, ns.path, as_json=ns.json)
+    elif action == "retire":
+        _, location, settings = _context(ns)
+        code, text = rules_cli.cmd_rules_retire(project, location, settings, ns.rule, due=ns.due)
     else:
         code, text = rules_cli.cmd_rules_lint(project, as_json=ns.json)
     if text:

@@ -79,12 +79,15 @@ __all__ = [
     "check_memory_edit",
     "edit_memory",
     "parse_bookkeeping",
+    "parse_retired",
     "plan_graduation",
+    "retired_line",
     "rule_ids_in",
 ]
 
 RULES_DIR = ".claude/rules/pokayokay"
 RECURRING_FILE = "recurring-failures.md"
+RULES_ARCHIVE = "rules-archive.md"  # retired rules, in the memory folder
 ACTIVE_PATTERNS_ID = "active_patterns"
 DEFAULT_THRESHOLD = 3
 RECURRING_TOP = 50
@@ -96,6 +99,8 @@ MAX_COMMAND = 120
 MAX_SCOPE = 30
 
 BOOKKEEPING_RE = re.compile(r"<!--\s*pokayokay-rule:(.*?)-->")
+RETIRED_RE = re.compile(r"^[ \t]*<!--\s*pokayokay-retired:(.*?)-->[ \t]*$")
+_FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 END_RE = re.compile(r"^[ \t]*<!--\s*pokayokay-rule-end\b.*-->[ \t]*$")
 RULE_LINK_RE = re.compile(r"\.claude/rules/pokayokay/([A-Za-z0-9][A-Za-z0-9._-]*?)\.md\b")
 TOPIC_LINK_LINE = (
@@ -212,6 +217,47 @@ def _user_tail(text: str) -> str:
 def rule_ids_in(text: str) -> list[str]:
     """Rule ids an Active Patterns entry links (``.claude/rules/pokayokay/<id>.md``)."""
     return RULE_LINK_RE.findall(text)
+
+
+def retired_line(rule_id: str, signatures: Sequence[str], day: date) -> str:
+    """The bookkeeping line ``rules-archive.md`` keeps for a retired rule (one line)."""
+    sigs = ",".join(s for s in signatures if s and "," not in s and "-->" not in s)
+    return f"<!-- pokayokay-retired: id={rule_id}; signatures={sigs}; retired={day.isoformat()} -->"
+
+
+def parse_retired(text: str) -> dict[str, date]:
+    """Signature (short id) → the latest date a rule listing it was retired, from the text of
+    ``rules-archive.md`` (pure). Only whole :func:`retired_line` lines outside fenced blocks
+    count, so an archived rule's own text can never fake one."""
+    out: dict[str, date] = {}
+    fence: str | None = None
+    for line in text.splitlines():
+        opening = _FENCE_RE.match(line)
+        if fence is not None:
+            closing = line.strip()
+            if len(closing) >= len(fence) and not closing.lstrip(fence[0]):
+                fence = None
+            continue
+        if opening is not None:
+            fence = opening[1]
+            continue
+        match = RETIRED_RE.match(line)
+        if match is None:
+            continue
+        fields: dict[str, str] = {}
+        for part in match[1].split(";"):
+            key, sep, value = part.partition("=")
+            if sep:
+                fields[key.strip()] = value.strip()
+        try:
+            day = date.fromisoformat(fields.get("retired", ""))
+        except ValueError:
+            continue
+        for sig in fields.get("signatures", "").split(","):
+            sig = sig.strip()
+            if sig and (sig not in out or out[sig] < day):
+                out[sig] = day
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -404,8 +450,10 @@ class _Planner:
         project_files: Sequence[str],
         existing_rules: Mapping[str, str],
         today: date,
+        retired: Mapping[str, date] | None = None,
     ) -> None:
         self.groups = sorted(groups, key=lambda g: (g.category, g.signature))
+        self.retired = dict(retired or {})
         self.threshold = threshold
         self.project_files = project_files
         self.today = today
@@ -439,6 +487,8 @@ class _Planner:
             owner = self.owner.get(short_id(group.signature))
             if owner is not None:
                 self.rules[owner].groups.append(group)
+            elif self.is_retired(group):
+                continue
             elif group.sessions >= self.threshold:
                 fresh.setdefault(group.category, []).append(group)
         for rule in self.rules.values():
@@ -447,6 +497,11 @@ class _Planner:
                 rule.category = min(counts, key=lambda c: (-counts[c], c))
         for category in sorted(fresh):
             self.assign_category(category, fresh[category])
+
+    def is_retired(self, group: FailureGroup) -> bool:
+        """Its rule was retired on day D and it has not failed after D (old evidence)."""
+        day = self.retired.get(short_id(group.signature), self.retired.get(group.signature))
+        return day is not None and _day(group.last_seen) <= day
 
     def assign_category(self, category: str, groups: list[FailureGroup]) -> None:
         existing = sorted(
@@ -608,7 +663,9 @@ class _Planner:
         near = tuple(
             g
             for g in sorted(self.groups, key=_order)
-            if g.sessions == self.threshold - 1 and short_id(g.signature) not in in_rules
+            if g.sessions == self.threshold - 1
+            and short_id(g.signature) not in in_rules
+            and not self.is_retired(g)
         )
         untouched = tuple(sorted(rid for rid, r in self.rules.items() if not r.groups))
         return GraduationPlan(
@@ -635,16 +692,20 @@ def plan_graduation(
     project_files: Sequence[str],
     existing_rules: Mapping[str, str],
     today: date,
+    retired: Mapping[str, date] | None = None,
 ) -> GraduationPlan:
     """Plan the rule files, Active Patterns entries and topic file for ``groups``.
 
     ``existing_rules`` maps the path of each file under ``.claude/rules/pokayokay/`` to its text;
     ``project_files`` lists the project's files (project-relative, e.g. ``git ls-files``);
-    ``today`` dates newly graduated rules. Pure and deterministic.
+    ``today`` dates newly graduated rules. ``retired`` maps signatures (short ids) of retired
+    rules to their retirement date D (:func:`parse_retired`): such a signature graduates again
+    only when it failed on a day after D (UTC), so old evidence never resurrects a retired
+    rule; a signature an existing rule lists stays in it regardless. Pure and deterministic.
     """
     if threshold < 1:
         raise ValueError("the graduation threshold must be at least 1")
-    return _Planner(groups, threshold, project_files, existing_rules, today).plan()
+    return _Planner(groups, threshold, project_files, existing_rules, today, retired).plan()
 
 
 # --------------------------------------------------------------------------------------------

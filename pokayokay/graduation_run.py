@@ -48,11 +48,13 @@ from pokayokay.graduation import (
     ACTIVE_PATTERNS_ID,
     DEFAULT_THRESHOLD,
     RECURRING_FILE,
+    RULES_ARCHIVE,
     RULES_DIR,
     GraduationPlan,
     RuleFile,
     check_memory_edit,
     edit_memory,
+    parse_retired,
     plan_graduation,
 )
 from pokayokay.locate import MemoryLocation
@@ -67,6 +69,7 @@ __all__ = [
     "graduate",
     "list_project_files",
     "read_existing_rules",
+    "read_retired",
 ]
 
 MAX_RULE_BYTES = 1 << 20
@@ -136,6 +139,19 @@ def read_existing_rules(project_dir: Path) -> dict[str, str]:
             continue
         out[f"{RULES_DIR}/{path.name}"] = data.decode("utf-8", "surrogateescape")
     return out
+
+
+def read_retired(location: MemoryLocation) -> dict[str, date]:
+    """Signature → retirement date of the retired rules in ``<memory>/rules-archive.md``
+    (empty when there is no archive or it cannot be read)."""
+    try:
+        target = checked_target(location, RULES_ARCHIVE)
+        data = read_bytes(target)
+    except (OSError, PokayokayError):
+        return {}
+    if data is None:
+        return {}
+    return parse_retired(data.decode("utf-8", "surrogateescape"))
 
 
 def list_project_files(project_dir: Path) -> list[str]:
@@ -368,6 +384,7 @@ def graduate(
         project_files=files,
         existing_rules=read_existing_rules(project_dir),
         today=today or date.today(),
+        retired=read_retired(location),
     )
     outcome = apply(
         plan,

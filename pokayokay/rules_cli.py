@@ -1,4 +1,4 @@
-"""``pokayokay rules list | show RULE | match PATH | lint`` and retiring a rule.
+"""``pokayokay rules list | show RULE | match PATH | lint | retire RULE|--due``.
 
 Each ``cmd_*`` returns ``(exit code, text to print)``; bad input (an unknown rule) raises
 :class:`~pokayokay.errors.PokayokayError` like the other commands. Load counts come from the
@@ -35,8 +35,9 @@ from pokayokay.rules import (
 
 if TYPE_CHECKING:
     from pokayokay.locate import MemoryLocation
+    from pokayokay.sections import Settings
 
-ARCHIVE_NAME = "rules-archive.md"
+ARCHIVE_NAME = "rules-archive.md"  # == graduation.RULES_ARCHIVE
 ARCHIVE_HEADER = (
     "# Retired rules\n\n"
     "Rules pokayokay retired from `.claude/rules/pokayokay/` because their failure stopped "
@@ -81,8 +82,9 @@ def _retire_after(project_dir: Path) -> int:
     return value if isinstance(value, int) and value >= 1 else DEFAULT_RETIRE_AFTER_SESSIONS
 
 
-def _stats(project_dir: Path, rules: Sequence[RuleFile]) -> _Stats:
-    retire_after = _retire_after(project_dir)
+def _stats(project_dir: Path, rules: Sequence[RuleFile], retire_after: int | None = None) -> _Stats:
+    if retire_after is None:
+        retire_after = _retire_after(project_dir)
     try:
         from pokayokay.failure_store import FailureStore
         from pokayokay.locate import find_git_root
@@ -434,9 +436,11 @@ def _fence(text: str) -> str:
 
 def archive_entry(rule: RuleFile, text: str, day: date, reason: str | None = None) -> str:
     """The markdown appended to ``rules-archive.md`` for a retired rule."""
+    from pokayokay.graduation import retired_line
+
     heading = f"## {day.isoformat()} — retired `{rule.id}` ({rule.rel_path})"
     fence = _fence(text)
-    parts = [heading, ""]
+    parts = [heading, "", retired_line(rule.id, rule.signatures, day), ""]
     if reason:
         parts += [reason, ""]
     body = text if text.endswith("\n") else text + "\n"
@@ -500,3 +504,123 @@ def retire(
             )
         rule.path.unlink()
     return RetireResult(rule.rel_path, target, entry.splitlines()[0])
+
+
+def _rule_link_id(rule: RuleFile) -> str:
+    """The id Active Patterns links: the stem of ``.claude/rules/pokayokay/<id>.md``."""
+    return Path(rule.rel_path).stem
+
+
+def drop_active_pattern(
+    location: MemoryLocation,
+    settings: Settings,
+    link_id: str,
+    *,
+    today: date | None = None,
+) -> bool:
+    """Remove the Active Patterns entries that link only ``.claude/rules/pokayokay/<link_id>.md``
+    from MEMORY.md (through curation's locked, invariant-checked write). True when one left."""
+    from pokayokay.curate_run import SectionEdit, checked_target, run_curation
+    from pokayokay.graduation import ACTIVE_PATTERNS_ID, rule_ids_in
+    from pokayokay.memory_doc import parse
+    from pokayokay.safe_write import read_bytes
+
+    if settings.section(ACTIVE_PATTERNS_ID) is None:
+        return False
+
+    def owns(text: str) -> bool:
+        return set(rule_ids_in(text)) == {link_id}
+
+    data = read_bytes(checked_target(location))
+    if data is None:
+        return False
+    section = parse(data.decode("utf-8", "surrogateescape"), settings.sections).section(
+        ACTIVE_PATTERNS_ID
+    )
+    if section is None or not any(owns(entry.text) for entry in section.entries):
+        return False
+    edit = SectionEdit(ACTIVE_PATTERNS_ID, entries=(), owns=owns)
+    outcome = run_curation(location, settings, write=True, today=today, evict=False, edit=edit)
+    return outcome.written
+
+
+def _retire_one(
+    project: Path,
+    location: MemoryLocation,
+    settings: Settings,
+    rule: RuleFile,
+    *,
+    today: date,
+    reason: str | None,
+) -> str:
+    result = retire(project, location, rule.id, today=today, reason=reason)
+    dropped = drop_active_pattern(location, settings, _rule_link_id(rule), today=today)
+    line = f"retired {result.rule} (text kept in {result.archive})"
+    return line + ("; its Active Patterns entry removed" if dropped else "")
+
+
+def retire_due_rules(
+    project_dir: Path | str,
+    location: MemoryLocation,
+    settings: Settings,
+    *,
+    today: date | None = None,
+) -> list[str]:
+    """Retire every pokayokay rule :func:`should_retire` says is due (loaded in at least
+    ``settings.retire_after_sessions`` sessions, its failure not recurring since the first
+    load — the statistics of ``rules list``): archive its text, delete the file, remove its
+    Active Patterns entry. One line per rule retired (or kept because of an error)."""
+    project = Path(project_dir)
+    day = today or date.today()
+    retire_after = max(1, int(settings.retire_after_sessions))
+    rules = [rule for rule in discover(project) if rule.is_pokayokay]
+    stats = _stats(project, rules, retire_after)
+    if not stats.available:
+        return []
+    lines: list[str] = []
+    for rule in rules:
+        effect = stats.by_rule.get(rule.rel_path)
+        if effect is None or not should_retire(effect, retire_after):
+            continue
+        first = datetime.fromtimestamp(effect.first_load or 0, timezone.utc).date()
+        reason = (
+            f"Loaded in {effect.sessions} sessions since {first.isoformat()}; the failure did "
+            "not recur after the first load."
+        )
+        try:
+            lines.append(_retire_one(project, location, settings, rule, today=day, reason=reason))
+        except PokayokayError as exc:
+            lines.append(f"kept {rule.rel_path}: {exc}")
+    return lines
+
+
+def cmd_rules_retire(
+    project_dir: Path | str,
+    location: MemoryLocation,
+    settings: Settings,
+    rule: str | None,
+    *,
+    due: bool,
+    today: date | None = None,
+) -> tuple[int, str]:
+    """``pokayokay rules retire RULE`` (one pokayokay rule, due or not) or ``--due`` (every
+    rule due for retirement)."""
+    if due == (rule is not None):
+        raise PokayokayError("give either a rule to retire or --due, not both")
+    project = Path(project_dir)
+    day = today or date.today()
+    if rule is None:
+        lines = retire_due_rules(project, location, settings, today=day)
+        if not lines:
+            return EXIT_OK, (
+                "No rule is due for retirement (due: loaded in at least "
+                f"{settings.retire_after_sessions} sessions with no recurrence of its failure)."
+            )
+        return EXIT_OK, "\n".join(lines)
+    managed = [found for found in discover(project) if found.is_pokayokay]
+    if not managed:
+        raise PokayokayError("there is no pokayokay rule in .claude/rules/pokayokay/")
+    found = find_rule(managed, rule)
+    return EXIT_OK, _retire_one(
+        project, location, settings, found, today=day, reason="Retired by hand."
+    )

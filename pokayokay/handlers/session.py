@@ -160,6 +160,7 @@ def session_end(payload: dict[str, Any], event: str) -> str:
     elif size is not None:
         _curate(location, settings, SESSION_END_LOCK_WAIT)
     _graduate_if_new_evidence(project, location, settings)
+    _retire_due(project, location, settings)
     _consolidate_if_due(project, location, settings)
     return ""
 
@@ -202,6 +203,20 @@ def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> No
     if code == 0:
         stamp_file.write_text(stamp)
         logs.log(f"SessionEnd: graduation ran for {project}")
+
+
+def _retire_due(project: Path, location: Any, settings: Any) -> None:
+    """Retire graduated rules whose failure stopped recurring while they loaded."""
+    if not (project / ".claude" / "rules" / "pokayokay").is_dir():
+        return  # nothing graduated: skip the rule and store scan on every session end
+    from pokayokay import logs
+    from pokayokay.rules_cli import retire_due_rules
+
+    try:
+        for line in retire_due_rules(project, location, settings):
+            logs.log(f"SessionEnd: {line}")
+    except Exception as exc:  # retirement never costs the session its curation
+        logs.log(f"SessionEnd: retiring rules failed: {type(exc).__name__}: {exc}")
 
 
 def _consolidate_if_due(project: Path, location: Any, settings: Any) -> None:
