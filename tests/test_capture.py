@@ -471,29 +471,6 @@ def test_failures_load_no_third_party_module(project: Path) -> None:
 # real processes
 
 
-@pytest.mark.slow
-def test_parallel_hook_processes_lose_no_failure(project: Path) -> None:
-    """12 console-script hook processes at once, on a store none of them found (the store's
-    own test runs 30 processes x 20 events; this one checks the real command end to end)."""
-    base = sample("PostToolUseFailure.Bash.json", project)
-    procs = []
-    for i in range(12):
-        payload = dict(base, tool_use_id=f"toolu_parallel_{i:02d}", session_id=f"session-{i % 4}")
-        proc = subprocess.Popen(
-            [str(CONSOLE_SCRIPT), "hook", "PostToolUseFailure"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=project,
-        )
-        procs.append((proc, json.dumps(payload).encode()))
-    for proc, data in procs:
-        out, err = proc.communicate(data, timeout=120)
-        assert (proc.returncode, out, err) == (0, b"", b"")
-    group = only_group(project)
-    assert (group.occurrences, group.sessions) == (12, 4)
-
-
 def test_an_unusable_state_folder_fails_open(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

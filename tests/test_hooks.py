@@ -725,6 +725,13 @@ def test_concurrent_post_tool_use_failure_hooks_lose_no_record(project: Path) ->
     records = stored_failures(project)
     assert len(records) == 40
     assert {r.session_id for r in records} == {f"s{i:02d}" for i in range(40)}
+    from pokayokay.failure_store import FailureStore
+    from pokayokay.locate import find_git_root
+
+    key = find_git_root(project) or Path(os.path.realpath(project))
+    with FailureStore.for_project(key) as store:
+        (group,) = store.failure_groups()
+    assert (group.occurrences, group.sessions) == (40, 40)
     assert all(r.exit_code == 1 and r.tool == "Bash" for r in records)
 
 
