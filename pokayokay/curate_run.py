@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
+from typing import Protocol
 
 from pokayokay import invariants, logs
 from pokayokay.curation import CurationResult, curate
@@ -112,13 +113,13 @@ def run_curation(
     lock_timeout: float = 10.0,
     evict: bool = True,
     environ: Mapping[str, str] | None = None,
-    edit: SectionEdit | None = None,
+    edit: MemoryEdit | None = None,
 ) -> CurationOutcome:
     """Curate the MEMORY.md of ``location``; with ``write=False`` only report what would change.
 
-    ``edit`` lets a pokayokay feature set its own entries in one managed section (graduated
-    rules in Active Patterns, learnings in the Topic Index) inside the same locked,
-    invariant-checked, compare-and-swap write: the edit may touch only that section.
+    ``edit`` lets a pokayokay feature set its own entries (graduated rules in Active Patterns,
+    learnings in the Topic Index) inside the same locked, invariant-checked, compare-and-swap
+    write; the edit's own ``check`` proves it touched nothing else.
     """
     day = today or date.today()
     target = checked_target(location)
@@ -135,7 +136,7 @@ def run_curation(
                 fixed = curate(text, settings, archive_text, day, evict=False)
                 invariants.check(fixed, settings, archive_text, day, evict=False)
                 base = edit.apply(fixed.text, settings)
-                invariants.check_edit(fixed.text, base, settings, edit.section_id)
+                edit.check(fixed.text, base, settings)
             result = curate(base, settings, archive_text, day, evict=evict)
             try:
                 invariants.check(result, settings, archive_text, day, evict=evict)
@@ -163,6 +164,14 @@ def run_curation(
         f"{target} kept changing while pokayokay tried to curate it ({ATTEMPTS} attempts); "
         "nothing was lost, run `pokayokay curate` again"
     )
+
+
+class MemoryEdit(Protocol):
+    """A pure change of MEMORY.md a feature makes, and the check that it changed nothing else."""
+
+    def apply(self, text: str, settings: Settings) -> str: ...
+
+    def check(self, before: str, after: str, settings: Settings) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -207,6 +216,9 @@ class SectionEdit:
                 present.add(entry.strip())
         section.units = units
         return doc.render()
+
+    def check(self, before: str, after: str, settings: Settings) -> None:
+        invariants.check_edit(before, after, settings, self.section_id)
 
 
 def ensure_memory_template(location: MemoryLocation, settings: Settings) -> str:

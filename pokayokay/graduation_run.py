@@ -31,18 +31,17 @@ from datetime import date
 from pathlib import Path
 from typing import NamedTuple
 
-from pokayokay import logs
 from pokayokay.curate_run import (
     ATTEMPTS,
-    backup,
     checked_target,
     decode,
     encode,
     ensure_memory_template,
     lock_path,
+    run_curation,
 )
 from pokayokay.curation import curate
-from pokayokay.errors import ConcurrentChangeError, InvariantViolation, PokayokayError
+from pokayokay.errors import ConcurrentChangeError, PokayokayError
 from pokayokay.failures import FailureGroup
 from pokayokay.graduation import (
     ACTIVE_PATTERNS_ID,
@@ -285,43 +284,44 @@ def _memory_dry_run(
         outcome.changes.append(FileChange(target, old, edit.text))
 
 
+class _PlanEdit:
+    """The plan's Active Patterns entries (and the Topic Index link of recurring-failures.md),
+    applied inside :func:`pokayokay.curate_run.run_curation`'s locked, checked write."""
+
+    def __init__(self, plan: GraduationPlan) -> None:
+        self.plan = plan
+        self.notes: tuple[str, ...] = ()
+
+    def apply(self, text: str, settings: Settings) -> str:
+        edit = edit_memory(text, self.plan, settings)
+        self.notes = edit.notes
+        return edit.text
+
+    def check(self, before: str, after: str, settings: Settings) -> None:
+        check_memory_edit(before, after, self.plan, settings)
+
+
 def _memory_write(
     plan: GraduationPlan,
     location: MemoryLocation,
     settings: Settings,
     outcome: ApplyOutcome,
+    lock_timeout: float,
     environ: Mapping[str, str] | None,
 ) -> None:
     target = checked_target(location)
-    for attempt in range(1, ATTEMPTS + 1):
-        outcome.memory_attempts = attempt
-        data = read_bytes(target)
-        if data is None:
-            outcome.notes.append(f"{target} does not exist; no Active Patterns entry written")
-            return
-        text = decode(data, target)
-        edit = edit_memory(text, plan, settings)
-        try:
-            check_memory_edit(text, edit.text, plan, settings)
-        except InvariantViolation as exc:
-            logs.log(f"graduation refused to write {target}: {exc.message}")
-            raise
-        if not edit.changed:
-            outcome.notes.extend(edit.notes)
-            return
-        saved = backup(location, data, environ)
-        try:
-            replace_if_unchanged(target, data, encode(edit.text))
-        except Conflict:
-            continue  # Claude wrote MEMORY.md meanwhile: edit their version
-        outcome.backup = saved
-        outcome.notes.extend(edit.notes)
-        outcome.changes.append(FileChange(target, text, edit.text))
-        return
-    raise ConcurrentChangeError(
-        f"{target} kept changing while pokayokay tried to update Active Patterns "
-        f"({ATTEMPTS} attempts); the rule files are written, run graduation again"
+    edit = _PlanEdit(plan)
+    done = run_curation(
+        location, settings, write=True, evict=False, edit=edit, lock_timeout=lock_timeout,
+        today=plan.today, environ=environ,
     )
+    outcome.memory_attempts = done.attempts
+    outcome.notes.extend(edit.notes)
+    if done.result is None:
+        outcome.notes.append(f"{target} does not exist; no Active Patterns entry written")
+    elif done.written:
+        outcome.backup = done.backup
+        outcome.changes.append(FileChange(target, done.source_text, done.result.text))
 
 
 def apply(
@@ -357,10 +357,10 @@ def apply(
     if _needs_sections(None if data is None else decode(data, memory), settings):
         outcome.notes.append(ensure_memory_template(location, settings))
     location.memory_dir.mkdir(parents=True, exist_ok=True)
-    with file_lock(lock_path(location, environ), lock_timeout):
-        if write_topic:
+    if write_topic:
+        with file_lock(lock_path(location, environ), lock_timeout):
             _write_topic(location, plan.recurring_failures, outcome)
-        _memory_write(plan, location, settings, outcome, environ)
+    _memory_write(plan, location, settings, outcome, lock_timeout, environ)
     return outcome
 
 

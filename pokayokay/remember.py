@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from pokayokay.errors import EXIT_USAGE, PokayokayError
+from pokayokay.texts import SESSION_START_TIP
 
 # Only the standard library basics and pokayokay.errors are imported here: the SessionStart hook
 # imports this module for session_start_tip(). Everything else is imported where it is used.
@@ -70,7 +71,6 @@ EXIT_TOO_SHORT = EXIT_USAGE
 EXIT_PROPOSE = 5
 EXIT_CAPTURE_OFF = 6
 
-SESSION_START_TIP = "Tip: Use `/remember <learning>` to capture insights."
 TOO_SHORT = "Learning too short (need at least 20 characters). Please provide more detail."
 TOO_SHORT_CLEANED = (
     "Learning too short once markup, links and instruction-like phrases are removed (need at "

@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from pokayokay import graduation_run, safe_write
+from pokayokay import curate_run, graduation_run, safe_write
 from pokayokay.curate_run import run_curation
 from pokayokay.errors import InvariantViolation, PokayokayError
 from pokayokay.failures import FailureGroup
@@ -711,14 +711,14 @@ def test_claude_writing_memory_meanwhile_is_kept(
     real = safe_write.replace_if_unchanged
     calls = {"n": 0}
 
-    def claude_first(path: Path, expected: bytes | None, data: bytes) -> None:
+    def claude_first(path: Path, expected: bytes | None, data: bytes, **kw: bool) -> None:
         if path.name == "MEMORY.md" and calls["n"] == 0:
             calls["n"] += 1
             text = path.read_text().replace("# Memory\n", "# Memory\n\n- [New](new.md) — Claude\n")
             path.write_text(text)
-        real(path, expected, data)
+        real(path, expected, data, **kw)
 
-    monkeypatch.setattr(graduation_run, "replace_if_unchanged", claude_first)
+    monkeypatch.setattr(curate_run, "replace_if_unchanged", claude_first)
     outcome = apply(plan([group()]), project, location)
     memory = location.memory_file.read_text()
     assert "- [New](new.md) — Claude\n" in memory and "pokayokay/testing.md" in memory
@@ -878,11 +878,11 @@ def test_a_fault_between_writes_leaves_every_file_old_or_new(
     def crash_after(n: int) -> Any:
         calls = {"n": 0}
 
-        def crashing(path: Path, expected: bytes | None, data: bytes) -> None:
+        def crashing(path: Path, expected: bytes | None, data: bytes, **kw: bool) -> None:
             if calls["n"] == n:
                 raise Crash(path)
             calls["n"] += 1
-            real(path, expected, data)
+            real(path, expected, data, **kw)
 
         return crashing
 
@@ -894,12 +894,15 @@ def test_a_fault_between_writes_leaves_every_file_old_or_new(
         for path in snapshot(project, location):
             if path not in old:
                 Path(path).unlink()
-        monkeypatch.setattr(graduation_run, "replace_if_unchanged", crash_after(crash_at))
+        crashing = crash_after(crash_at)  # rule and topic files, then MEMORY.md
+        monkeypatch.setattr(graduation_run, "replace_if_unchanged", crashing)
+        monkeypatch.setattr(curate_run, "replace_if_unchanged", crashing)
         with contextlib.suppress(Crash):
             apply(second, project, location)
         _, n_new = assert_old_or_new(project, location, old, new)
         assert n_new == min(crash_at, total)
         monkeypatch.setattr(graduation_run, "replace_if_unchanged", real)
+        monkeypatch.setattr(curate_run, "replace_if_unchanged", real)
         # Finishing the job afterwards reaches the new state.
         replan = plan(many_groups(5), graduation_run.read_existing_rules(project), files=[])
         apply(replan, project, location)

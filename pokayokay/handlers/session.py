@@ -39,10 +39,10 @@ _PARSE_AT_MOST = 4 << 20
 
 def session_start(payload: dict[str, Any], event: str) -> str:
     """The `/remember` tip, and a factual note when MEMORY.md is past Claude Code's load limit."""
-    from pokayokay.remember import session_start_tip
+    from pokayokay.texts import SESSION_START_TIP
 
     project, location = _location(payload)
-    note = session_start_tip()
+    note = SESSION_START_TIP
     measured = _measure(location.memory_file)
     if measured is not None:
         lines, size, head = measured
