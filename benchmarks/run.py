@@ -44,9 +44,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
-    from pokayokay.failure_store import FailureStore
-    from pokayokay.failures import Failure
-    from pokayokay.locate import MemoryLocation
+    from pokayokay.failures.model import Failure
+    from pokayokay.failures.store import FailureStore
+    from pokayokay.infra.locate import MemoryLocation
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "tests" / "data" / "claude-code-samples"
@@ -105,7 +105,7 @@ def memory_text(total_lines: int) -> str:
     """A MEMORY.md of exactly ``total_lines`` lines (for 50 or more): Claude's notes above and
     below, and pokayokay's six managed sections filled round-robin with dated entries (every
     fourth one two lines long), far over their budgets once the file is past ~150 lines."""
-    from pokayokay.sections import DEFAULT_SECTIONS, END_MARKER, TOPIC_INDEX_ID
+    from pokayokay.memory.sections import DEFAULT_SECTIONS, END_MARKER, TOPIC_INDEX_ID
 
     head = ["# Memory\n", "\n"] + [
         f"- [{TOPICS[i % len(TOPICS)].capitalize()}](note-{i}.md) — Claude's own note, "
@@ -213,13 +213,13 @@ class Project:
     @property
     def state_dir(self) -> Path:
         """pokayokay's state folder for this project (failure store, recall cache)."""
-        from pokayokay.state import project_state_dir
+        from pokayokay.infra.state import project_state_dir
 
         return project_state_dir(str(self.location.project_key), self.env)
 
     def store(self) -> FailureStore:
         """The project's failure store, where the hooks write it (open it in a ``with``)."""
-        from pokayokay.failure_store import FailureStore
+        from pokayokay.failures.store import FailureStore
 
         return FailureStore.for_project(self.location.project_key, self.env)
 
@@ -270,7 +270,7 @@ class Lab:
 
     def project(self, slug: str, *, init: Callable[[Path], None] | None = None) -> Project:
         """A new project folder, ``git init``-ed (or made by ``init``, given the empty folder)."""
-        from pokayokay.locate import resolve_memory_location
+        from pokayokay.infra.locate import resolve_memory_location
 
         path = self.root / "projects" / slug
         path.mkdir(parents=True)
@@ -395,9 +395,9 @@ class InProcessCase:
     note: str = ""
 
     def measure(self) -> Result:
-        from pokayokay import invariants
-        from pokayokay.curation import curate
-        from pokayokay.settings import load_settings
+        from pokayokay.config.settings import load_settings
+        from pokayokay.memory import invariants
+        from pokayokay.memory.curation import curate
 
         settings = load_settings(self.project)
         today = dt.date.today()
@@ -634,10 +634,10 @@ def write_project_files(root: Path, kinds: Sequence[FailureKind]) -> None:
 def failure_of(kind: FailureKind, root: Path) -> Failure:
     """``kind`` captured as the PostToolUseFailure hook would: the same signature, category
     and excerpt pipeline (``ts`` and ``session_id`` are filled in per event)."""
-    from pokayokay.classify import classify
-    from pokayokay.failures import Failure
-    from pokayokay.sanitize import excerpt
-    from pokayokay.signature import command_key, key_lines, normalise
+    from pokayokay.failures.classify import classify
+    from pokayokay.failures.model import Failure
+    from pokayokay.failures.signature import command_key, key_lines, normalise
+    from pokayokay.safety.sanitize import excerpt
 
     roots = (str(root),)
     command = command_key(kind.command) if kind.command else None
@@ -778,8 +778,8 @@ def generate_learnings(n: int, seed: int = 7) -> list[tuple[str, str]]:
 def write_learnings(memory: Path, notes: Sequence[tuple[str, str]]) -> list[Path]:
     """Learning topic files as ``pokayokay remember`` writes them, and a MEMORY.md with a Key
     Decisions section."""
-    from pokayokay import learnings
-    from pokayokay.sanitize import excerpt
+    from pokayokay.learnings import model as learnings
+    from pokayokay.safety.sanitize import excerpt
 
     memory.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -819,7 +819,7 @@ class RecallProject:
     def settle(self) -> None:
         """A complete recall cache, built untimed with no parse budget (the hook has one, so
         a cold cache over thousands of files takes it several prompts)."""
-        from pokayokay.recall_sources import load_index
+        from pokayokay.recall.sources import load_index
 
         location = self.project.location
         load_index(
@@ -932,7 +932,7 @@ def session_start_note(proc: subprocess.CompletedProcess[bytes]) -> str | None:
 
 def tip_only(proc: subprocess.CompletedProcess[bytes]) -> str | None:
     """SessionStart within limits prints the /remember tip and never the overflow note."""
-    from pokayokay.remember import session_start_tip
+    from pokayokay.learnings.remember import session_start_tip
 
     note = session_start_note(proc)
     if note is None:
@@ -1000,7 +1000,11 @@ def specs(lab: Lab) -> list[Spec]:
     out.append(floor(FLOOR, [py, "-c", "pass"], "the baseline: interpreter start, site, exit"))
     out.append(floor(FLOOR_ISOLATED, [py, "-I", "-S", "-c", "pass"], "no site: the start-up core"))
     out.append(
-        floor("import pokayokay.cli", [py, "-c", "import pokayokay.cli"], "import cost of the CLI")
+        floor(
+            "import pokayokay.cli.main",
+            [py, "-c", "import pokayokay.cli.main"],
+            "import cost of the CLI",
+        )
     )
 
     def session_start(name: str, argv: list[str], note: str) -> Spec:
@@ -1348,7 +1352,7 @@ def recall_specs(pokayokay: str) -> list[Spec]:
         name = f"{RECALL}: {what})"
 
         def build(lab: Lab, n: int) -> Measurable:
-            from pokayokay.recall_sources import ENTRIES_FILE, INDEX_FILE
+            from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE
 
             recall = lab.shared(f"{RECALL_LEARNINGS:,} learnings", lambda: recall_project(lab))
             project = recall.project

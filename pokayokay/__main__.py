@@ -1,3 +1,3 @@
-from pokayokay.cli import main
+from pokayokay.cli.main import main
 
 raise SystemExit(main())

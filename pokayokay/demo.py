@@ -97,8 +97,8 @@ BUGS = [
 
 def build_demo(root: Path) -> tuple[Path, dict[str, str]]:
     """Create the demo project and its isolated environment under ``root``."""
-    from pokayokay.locate import resolve_memory_location
-    from pokayokay.templating import render
+    from pokayokay.infra.locate import resolve_memory_location
+    from pokayokay.infra.templating import render
 
     project = root / "shop"
     (project / "src" / "shop").mkdir(parents=True)

@@ -1,6 +1,7 @@
 """``pokayokay init`` / ``pokayokay uninstall``: pokayokay's hooks in Claude Code settings files.
 
-``init`` merges one handler per row of :data:`pokayokay.events.HOOKED_EVENTS` into a settings file
+``init`` merges one handler per row of :data:`pokayokay.hooks.events.HOOKED_EVENTS` into a settings
+file
 (project, local or user scope), keeping everything else in the file, and records what it added in
 an install manifest in the project's state folder. ``uninstall`` removes pokayokay's handlers
 again and nothing else. :func:`find_installed_hooks` tells ``doctor`` where pokayokay is registered
@@ -38,12 +39,12 @@ from typing import TYPE_CHECKING, Any
 
 from pokayokay import __version__
 from pokayokay.errors import ConcurrentChangeError, PokayokayError
-from pokayokay.events import HOOKED_EVENTS, HookSpec
-from pokayokay.safe_write import Conflict, replace_if_unchanged
+from pokayokay.hooks.events import HOOKED_EVENTS, HookSpec
+from pokayokay.infra.safe_write import Conflict, replace_if_unchanged
 
 if TYPE_CHECKING:
-    from pokayokay.locate import MemoryLocation
-    from pokayokay.sections import Settings
+    from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.memory.sections import Settings
 
 SCOPES: tuple[str, ...] = ("project", "local", "user")
 COMMAND = "pokayokay"
@@ -176,7 +177,7 @@ def settings_file(
     project_dir: Path, scope: str = "project", environ: Mapping[str, str] | None = None
 ) -> Path:
     """The Claude Code settings file of ``scope`` for a project launched in ``project_dir``."""
-    from pokayokay.locate import claude_config_dir, find_git_toplevel
+    from pokayokay.infra.locate import claude_config_dir, find_git_toplevel
 
     project = _project(project_dir)
     if scope == "project":
@@ -191,7 +192,7 @@ def settings_file(
 
 
 def _project_key(project_dir: Path) -> str:
-    from pokayokay.locate import find_git_root
+    from pokayokay.infra.locate import find_git_root
 
     project = Path(os.path.realpath(project_dir))
     root = find_git_root(project)
@@ -199,7 +200,7 @@ def _project_key(project_dir: Path) -> str:
 
 
 def manifest_path(project_dir: Path, environ: Mapping[str, str] | None = None) -> Path:
-    from pokayokay.state import project_state_dir
+    from pokayokay.infra.state import project_state_dir
 
     env = None if environ is None else dict(environ)
     return project_state_dir(_project_key(project_dir), env) / MANIFEST_NAME
@@ -477,7 +478,7 @@ def _plan_init(
 
 
 def _ensure_memory_template(location: MemoryLocation, settings: Settings) -> str:
-    from pokayokay.curate_run import ensure_memory_template
+    from pokayokay.memory.apply import ensure_memory_template
 
     return ensure_memory_template(location, settings)
 
@@ -545,11 +546,11 @@ def init(
 
     # Everything that can fail on bad input fails before anything is written.
     if settings is None:
-        from pokayokay.settings import load_settings
+        from pokayokay.config.settings import load_settings
 
         settings = load_settings(_project(project_dir))
     if location is None:
-        from pokayokay.locate import resolve_memory_location
+        from pokayokay.infra.locate import resolve_memory_location
 
         location = resolve_memory_location(_project(project_dir), environ=environ)
     command, lead, form = hook_command(absolute=absolute, environ=environ)
@@ -608,7 +609,7 @@ def init(
             "or use the local scope"
         )
     if scope == "project":
-        from pokayokay.locate import find_git_toplevel
+        from pokayokay.infra.locate import find_git_toplevel
 
         top = find_git_toplevel(_project(project_dir))
         if top is not None and top != Path(os.path.realpath(project_dir)):
@@ -616,7 +617,7 @@ def init(
                 f"project hooks run only when Claude Code is launched in {_project(project_dir)}"
                 f", not elsewhere in {top}; the local or user scope covers every launch folder"
             )
-    from pokayokay.remember import install_slash_command
+    from pokayokay.learnings.remember import install_slash_command
 
     commands, root = _commands_dir(project_dir, scope, environ)
     report.notes.append(install_slash_command(commands, root=root))
@@ -628,7 +629,7 @@ def _commands_dir(
 ) -> tuple[Path, Path | None]:
     """Where `/remember` goes for ``scope``, and the folder it must stay inside."""
     if scope == "user":
-        from pokayokay.locate import claude_config_dir
+        from pokayokay.infra.locate import claude_config_dir
 
         return claude_config_dir(environ) / "commands", None
     claude_dir = settings_file(project_dir, scope, environ).parent
@@ -669,7 +670,7 @@ def uninstall(
     """Remove pokayokay's handlers from the ``scope`` settings file, and nothing else."""
     target = settings_file(project_dir, scope, environ)
     report = InstallReport("uninstall", scope, target)
-    from pokayokay.remember import uninstall_slash_command
+    from pokayokay.learnings.remember import uninstall_slash_command
 
     commands, root = _commands_dir(project_dir, scope, environ)
     removed = uninstall_slash_command(commands, root=root)
@@ -816,7 +817,7 @@ def find_installed_hooks(
     """pokayokay's handlers in every settings file Claude Code reads for a session launched in
     ``project_dir``: user, project and local (always listed), and managed (when it exists).
     ``managed_settings`` replaces the platform's managed settings path (for tests)."""
-    from pokayokay.locate import managed_settings_path
+    from pokayokay.infra.locate import managed_settings_path
 
     env = _env(environ)
     project = _project(project_dir)

@@ -38,11 +38,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Literal, Protocol, TextIO
 
-from pokayokay import logs
 from pokayokay.errors import ConcurrentChangeError, PokayokayError, SettingsError
-from pokayokay.locate import MEMORY_FILE_NAME, MemoryLocation
-from pokayokay.safe_write import LockTimeout
-from pokayokay.sections import Settings
+from pokayokay.infra import logs
+from pokayokay.infra.locate import MEMORY_FILE_NAME, MemoryLocation
+from pokayokay.infra.safe_write import LockTimeout
+from pokayokay.memory.sections import Settings
 
 EventKind = Literal["created", "modified", "deleted", "moved_from", "moved_to"]
 Target = Literal["memory", "rule", "settings", "folder"]
@@ -386,8 +386,8 @@ def list_rule_files(rules_dir: Path) -> list[Path]:
 
 def curate_memory(location: MemoryLocation, settings: Settings) -> CurateReport:
     """Curate for real, and say in one line what happened."""
-    from pokayokay.curate_run import encode, run_curation
-    from pokayokay.report import curation_lines
+    from pokayokay.memory.apply import encode, run_curation
+    from pokayokay.status import curation_lines
 
     outcome = run_curation(location, settings, write=True, lock_timeout=LOCK_TIMEOUT)
     result = outcome.result
@@ -407,8 +407,8 @@ RuleLinter = Callable[[Path, Path], list[str]]
 
 
 def lint_rule_file(project_dir: Path, rule_file: Path) -> list[str]:
-    """:mod:`pokayokay.rules`' lint of one rule file, as ``"<severity>: <message>"`` lines."""
-    from pokayokay import rules
+    """:mod:`pokayokay.rules.files`' lint of one rule file, as ``"<severity>: <message>"`` lines."""
+    from pokayokay.rules import files as rules
 
     rule_path = rule_file.relative_to(rules.rules_dir(project_dir)).as_posix()
     rule = rules.read_rule(project_dir, rule_file, rule_path)
@@ -419,7 +419,7 @@ def lint_rule_file(project_dir: Path, rule_file: Path) -> list[str]:
 def real_effects(
     location: MemoryLocation, project_dir: Path, lint_rules: RuleLinter = lint_rule_file
 ) -> Effects:
-    from pokayokay.settings import load_settings
+    from pokayokay.config.settings import load_settings
 
     return Effects(
         curate=lambda settings: curate_memory(location, settings),
@@ -624,8 +624,8 @@ def run_watch(
     Raises :class:`SettingsError` when the settings are bad at start (later, a bad edit keeps
     the last good settings) and :class:`PokayokayError` for a bad ``debounce``.
     """
-    from pokayokay.locate import resolve_memory_location
-    from pokayokay.settings import load_settings
+    from pokayokay.config.settings import load_settings
+    from pokayokay.infra.locate import resolve_memory_location
 
     if not 0 <= debounce < 3600:
         raise PokayokayError(f"--debounce {debounce}: expected a number of seconds from 0 to 3600")

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pokayokay.ages import (
+from pokayokay.errors import EXIT_USAGE, PokayokayError
+from pokayokay.learnings.ages import (
     active_days,
     ages,
     commit_day,
@@ -20,7 +21,6 @@ from pokayokay.ages import (
     parse_blame,
     parse_entries,
 )
-from pokayokay.errors import EXIT_USAGE, PokayokayError
 
 TODAY = date(2026, 3, 1)
 LEARNINGS = ".claude/learnings.md"

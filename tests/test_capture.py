@@ -1,4 +1,5 @@
-"""Failure capture through ``pokayokay.hook.run``, fed the real payloads captured from Claude Code
+"""Failure capture through ``pokayokay.hooks.runtime.run``, fed the real payloads captured from
+Claude Code
 2.1.330 (``tests/data/claude-code-samples/``) with ``cwd`` pointed at a temporary project."""
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from typing import Any
 import pytest
 from conftest import FIXTURE_SAMPLES_DIR
 
-from pokayokay import hook
-from pokayokay.failure_store import FailureStore
-from pokayokay.failures import FailureGroup
-from pokayokay.handlers import capture
-from pokayokay.state import project_state_dir
+from pokayokay.failures.model import FailureGroup
+from pokayokay.failures.store import FailureStore
+from pokayokay.hooks import capture
+from pokayokay.hooks import runtime as hook
+from pokayokay.infra.state import project_state_dir
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "pokayokay"
 SAMPLE_ROOT = "/home/dev/project"
@@ -422,7 +423,7 @@ def test_the_capture_module_imports_only_the_standard_library_at_top_level() -> 
 
 HOT_PATH_PROBE = """
 import io, json, sys
-from pokayokay import hook
+from pokayokay.hooks import runtime as hook
 hook.HANDLERS.update(PostToolUse="capture:post_tool_use", PostToolBatch="capture:post_tool_batch")
 payloads = json.loads(sys.argv[1])
 for event, payload in payloads:
@@ -452,7 +453,7 @@ def test_successes_load_no_heavy_module(project: Path) -> None:
         ]
     )
     heavy = {"ruamel", "jinja2", "pathspec", "watchdog", "argparse", "shlex"}
-    mine = {"pokayokay.sanitize", "pokayokay.classify", "pokayokay.failures"}
+    mine = {"pokayokay.safety.sanitize", "pokayokay.failures.classify", "pokayokay.failures.model"}
     assert not {m for m in modules if m.split(".")[0] in heavy or m in mine}
 
 
@@ -463,7 +464,7 @@ def test_failures_load_no_third_party_module(project: Path) -> None:
             ("PostToolBatch", sample("PostToolBatch.json", project)),
         ]
     )
-    assert "pokayokay.failure_store" in modules
+    assert "pokayokay.failures.store" in modules
     assert not {m for m in modules if m.split(".")[0] in {"ruamel", "jinja2", "pathspec"}}
 
 

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pokayokay.chain_learnings import (
+from pokayokay.failures.model import Failure
+from pokayokay.infra.locate import resolve_memory_location
+from pokayokay.learnings.chain import (
     ARCHIVE_NAME,
     FILE_NAME,
     MAX_ENTRIES,
@@ -23,9 +25,7 @@ from pokayokay.chain_learnings import (
     rotate,
     session_end_chain,
 )
-from pokayokay.failures import Failure
-from pokayokay.locate import resolve_memory_location
-from pokayokay.spikes import CHAIN_LINK
+from pokayokay.learnings.spikes import CHAIN_LINK
 
 
 def _line(record: dict[str, object]) -> str:
@@ -194,9 +194,9 @@ def test_append_archives_overflow(tmp_path: Path) -> None:
 def test_session_end_writes_entry_and_links_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pokayokay.curate_run import ensure_memory_template
-    from pokayokay.failure_store import FailureStore
-    from pokayokay.settings import load_settings
+    from pokayokay.config.settings import load_settings
+    from pokayokay.failures.store import FailureStore
+    from pokayokay.memory.apply import ensure_memory_template
 
     project = tmp_path / "proj"
     project.mkdir()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pokayokay.classify import (
+from pokayokay.failures.classify import (
     BUILTIN_RULES,
     CATEGORIES,
     FALLBACK,

@@ -1,6 +1,6 @@
 """The `pokayokay` command line: status, curate (and its modes), init/uninstall, doctor, demo.
 
-Commands run in-process through ``pokayokay.cli.main`` (output captured with capsys); a couple
+Commands run in-process through ``pokayokay.cli.main.main`` (output captured with capsys); a couple
 of runs use the installed interpreter and console script as real subprocesses.
 """
 
@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 from conftest import git
 
-from pokayokay import __version__, cli
-from pokayokay.events import HOOKED_EVENTS
+from pokayokay import __version__
+from pokayokay.cli import main as cli
+from pokayokay.hooks.events import HOOKED_EVENTS
 
 VENV_BIN = Path(sys.executable).parent
 EVENTS = tuple(spec.event for spec in HOOKED_EVENTS)
@@ -630,8 +631,8 @@ def test_invariant_violation_is_exit_4_and_writes_nothing(
 ) -> None:
     """A curation result that would drop one of Claude's lines: refused by the runtime
     invariant check; exit 4; MEMORY.md, archives and backups untouched; the log names it."""
-    from pokayokay import curate_run
-    from pokayokay.curation import curate as real_curate
+    from pokayokay.memory import apply as curate_run
+    from pokayokay.memory.curation import curate as real_curate
 
     dropped = "- [Deploy](deploy.md) — staging deploys from `main`"
 

@@ -14,9 +14,15 @@ from pathlib import Path
 import pytest
 from test_ages import LEARNINGS, GitRepo
 
-from pokayokay import consolidate_run, consolidation, safe_write
-from pokayokay.ages import ages
-from pokayokay.consolidate_run import (
+from pokayokay.errors import PokayokayError
+from pokayokay.infra import safe_write
+from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
+from pokayokay.infra.safe_write import file_lock
+from pokayokay.infra.state import log_file, state_home
+from pokayokay.learnings import consolidate_apply as consolidate_run
+from pokayokay.learnings import consolidation
+from pokayokay.learnings.ages import ages
+from pokayokay.learnings.consolidate_apply import (
     REPORT_NAME,
     SESSION_DEFAULTS,
     consolidate,
@@ -25,12 +31,8 @@ from pokayokay.consolidate_run import (
     session_end_check,
     state_path,
 )
-from pokayokay.curate_run import ensure_memory_template
-from pokayokay.errors import PokayokayError
-from pokayokay.locate import MemoryLocation, resolve_memory_location
-from pokayokay.safe_write import file_lock
-from pokayokay.sections import Settings
-from pokayokay.state import log_file, state_home
+from pokayokay.memory.apply import ensure_memory_template
+from pokayokay.memory.sections import Settings
 
 TODAY = date(2026, 1, 20)
 RULES = ".claude/rules/testing.md"
@@ -538,9 +540,10 @@ def test_session_defaults_match_the_config() -> None:
 
 def test_session_end_check_imports_nothing_heavy() -> None:
     code = (
-        "import sys; from pokayokay.consolidate_run import session_end_check; "
-        "heavy = {'pokayokay.ages', 'pokayokay.consolidation', 'pokayokay.curation', "
-        "'subprocess', 'jinja2', 'pokayokay.safe_write'}; "
+        "import sys; from pokayokay.learnings.consolidate_apply import session_end_check; "
+        "heavy = {'pokayokay.learnings.ages', 'pokayokay.learnings.consolidation', "
+        "'pokayokay.memory.curation', "
+        "'subprocess', 'jinja2', 'pokayokay.infra.safe_write'}; "
         "print(sorted(heavy & set(sys.modules)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

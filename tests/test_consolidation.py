@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokayokay.ages import EntryAge, LearningEntry, parse_entries
-from pokayokay.consolidation import (
+from pokayokay.learnings.ages import EntryAge, LearningEntry, parse_entries
+from pokayokay.learnings.consolidation import (
     BULLET_MAX,
     DEFAULT_CONFIG,
     INDEX_END,
@@ -34,8 +34,8 @@ from pokayokay.consolidation import (
     split_file,
     stem,
 )
-from pokayokay.memory_doc import count_lines
-from pokayokay.sections import DEFAULT_SECTIONS
+from pokayokay.memory.document import count_lines
+from pokayokay.memory.sections import DEFAULT_SECTIONS
 
 TODAY = date(2026, 3, 1)
 SECTIONS = [SectionInfo(s.id, s.title, s.archive) for s in DEFAULT_SECTIONS]

@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from pokayokay import curate_run, safe_write
-from pokayokay.curate_run import run_curation
-from pokayokay.curation import curate
 from pokayokay.errors import ConcurrentChangeError, InvariantViolation, PokayokayError
-from pokayokay.locate import resolve_memory_location
-from pokayokay.sections import DEFAULT_SECTIONS, Settings
-from pokayokay.state import BACKUPS_KEPT, project_state_dir
+from pokayokay.infra import safe_write
+from pokayokay.infra.locate import resolve_memory_location
+from pokayokay.infra.state import BACKUPS_KEPT, project_state_dir
+from pokayokay.memory import apply as curate_run
+from pokayokay.memory.apply import run_curation
+from pokayokay.memory.curation import curate
+from pokayokay.memory.sections import DEFAULT_SECTIONS, Settings
 
 TODAY = date(2026, 11, 22)
 
@@ -271,7 +272,7 @@ def test_lock_is_exclusive_between_processes(location, tmp_path: Path) -> None: 
             textwrap.dedent(f"""
             import sys, time
             from pathlib import Path
-            from pokayokay.safe_write import file_lock
+            from pokayokay.infra.safe_write import file_lock
             with file_lock(Path({str(lock)!r}), 5):
                 print("held", flush=True)
                 sys.stdin.readline()
@@ -348,7 +349,7 @@ def test_no_line_lost_while_another_process_keeps_appending(location) -> None:  
 KILLED_CURATOR = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from pokayokay.cli import main
+    from pokayokay.cli.main import main
     sys.exit(main(["curate", "--quiet", "--project", sys.argv[1], "--memory-dir", sys.argv[2]]))
 """)
 

@@ -10,9 +10,9 @@ from datetime import date
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pokayokay import invariants
-from pokayokay.curation import archive_link_re, curate
-from pokayokay.memory_doc import (
+from pokayokay.memory import invariants
+from pokayokay.memory.curation import archive_link_re, curate
+from pokayokay.memory.document import (
     Document,
     Text,
     is_blank,
@@ -21,7 +21,7 @@ from pokayokay.memory_doc import (
     split_lines,
     strip_eol,
 )
-from pokayokay.sections import DEFAULT_SECTIONS, END_MARKER, Settings
+from pokayokay.memory.sections import DEFAULT_SECTIONS, END_MARKER, Settings
 
 TODAY = date(2026, 11, 22)
 

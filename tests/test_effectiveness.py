@@ -6,13 +6,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from pokayokay.effectiveness import (
+from pokayokay.failures.signature import short_id
+from pokayokay.rules.effectiveness import (
     DEFAULT_RETIRE_AFTER_SESSIONS,
     assess,
     assess_all,
     should_retire,
 )
-from pokayokay.signature import short_id
 
 RULE = ".claude/rules/pokayokay/testing.md"
 OTHER = ".claude/rules/pokayokay/lint.md"
@@ -135,8 +135,8 @@ def test_assess_all_and_as_dict() -> None:
 
 
 def test_accepts_the_store_and_failure_types() -> None:
-    from pokayokay.failure_store import RuleLoad
-    from pokayokay.failures import Failure
+    from pokayokay.failures.model import Failure
+    from pokayokay.failures.store import RuleLoad
 
     loads = [RuleLoad(100.0, "s1", RULE, "src/cart.py"), RuleLoad(200.0, "s2", RULE, None)]
     failures = [Failure(250.0, "s2", "Bash", "pytest", SIG, "testing", (), "FAILED", 1)]

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pokayokay.evidence_paths import MAX_PATHS, extract_paths, relative_path, root_aliases
+from pokayokay.failures.evidence_paths import MAX_PATHS, extract_paths, relative_path, root_aliases
 
 ROOT = "/abs/project"
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pokayokay.failure_store import (
+from pokayokay.failures.model import Failure, FailureGroup
+from pokayokay.failures.store import (
     DB_NAME,
     EPISODE_MAX_AGE,
     SCHEMA_VERSION,
@@ -21,8 +22,7 @@ from pokayokay.failure_store import (
     RuleLoad,
     StoreError,
 )
-from pokayokay.failures import Failure, FailureGroup
-from pokayokay.state import project_state_dir
+from pokayokay.infra.state import project_state_dir
 
 T0 = 1_800_000_000.0
 
@@ -348,8 +348,8 @@ def test_rule_loads_and_sessions_since(store: FailureStore) -> None:
 WORKER = """
 import sys, time
 from pathlib import Path
-from pokayokay.failure_store import FailureStore
-from pokayokay.failures import Failure
+from pokayokay.failures.store import FailureStore
+from pokayokay.failures.model import Failure
 
 path, index, go = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3])
 while not go.exists():

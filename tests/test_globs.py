@@ -1,4 +1,4 @@
-"""pokayokay.globs: deriving root-anchored globs from evidence, and Claude Code's matching."""
+"""pokayokay.rules.globs: deriving root-anchored globs from evidence, and Claude Code's matching."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokayokay.globs import (
+from pokayokay.rules.globs import (
     MAX_GLOBS,
     claude_matches,
     derive_globs,

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from pokayokay import invariants
-from pokayokay.curation import CurationResult, curate
-from pokayokay.settings import load_settings
+from pokayokay.config.settings import load_settings
+from pokayokay.memory import invariants
+from pokayokay.memory.curation import CurationResult, curate
 
 GOLDEN = Path(__file__).parent / "golden"
 TODAY = date(2026, 11, 22)

@@ -32,12 +32,17 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from pokayokay import curate_run, graduation_run, safe_write
-from pokayokay.curate_run import run_curation
 from pokayokay.errors import InvariantViolation, PokayokayError
-from pokayokay.failures import FailureGroup
-from pokayokay.globs import claude_matches, pathspec_matches
-from pokayokay.graduation import (
+from pokayokay.failures.model import FailureGroup
+from pokayokay.infra import safe_write
+from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
+from pokayokay.infra.templating import render
+from pokayokay.memory import apply as curate_run
+from pokayokay.memory.apply import run_curation
+from pokayokay.memory.sections import END_MARKER, Settings
+from pokayokay.rules import apply as graduation_run
+from pokayokay.rules.globs import claude_matches, pathspec_matches
+from pokayokay.rules.graduation import (
     RULES_DIR,
     TOPIC_LINK_LINE,
     GraduationPlan,
@@ -46,9 +51,6 @@ from pokayokay.graduation import (
     parse_bookkeeping,
     plan_graduation,
 )
-from pokayokay.locate import MemoryLocation, resolve_memory_location
-from pokayokay.sections import END_MARKER, Settings
-from pokayokay.templating import render
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_sanitize import FORBIDDEN_SUBSTRINGS, INJECTIONS, folded
@@ -733,7 +735,7 @@ def test_invariant_violation_leaves_memory_alone(
     location.memory_file.write_text(text)
 
     def lossy(original: str, p: GraduationPlan, settings: Settings) -> Any:
-        from pokayokay.graduation import MemoryEdit
+        from pokayokay.rules.graduation import MemoryEdit
 
         return MemoryEdit(original, original.replace("Claude's own pattern", "x"))
 
@@ -912,9 +914,10 @@ def test_a_fault_between_writes_leaves_every_file_old_or_new(
 KILLED = textwrap.dedent("""
     import pickle, sys, time
     from pathlib import Path
-    from pokayokay import graduation_run, safe_write
-    from pokayokay.locate import resolve_memory_location
-    from pokayokay.sections import Settings
+    from pokayokay.rules import apply as graduation_run
+    from pokayokay.infra import safe_write
+    from pokayokay.infra.locate import resolve_memory_location
+    from pokayokay.memory.sections import Settings
     plan = pickle.loads(Path(sys.argv[3]).read_bytes())
     project, memory = Path(sys.argv[1]), Path(sys.argv[2])
     location = resolve_memory_location(project, memory_dir=memory)

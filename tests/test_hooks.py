@@ -1,6 +1,6 @@
 """The hook runtime, `pokayokay hook <Event>`, fed real payloads captured from Claude Code 2.1.330.
 
-Most tests call ``pokayokay.hook.run`` in-process; a representative few run the installed
+Most tests call ``pokayokay.hooks.runtime.run`` in-process; a representative few run the installed
 console script as a subprocess, the way Claude Code runs it, and look at the exit code and the
 stderr it would show. Payloads are the captured ones with ``cwd`` (and ``transcript_path``)
 pointed at the test's own project; every other field is kept exactly as captured.
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from conftest import FIXTURE_SAMPLES_DIR, git
 
-from pokayokay import hook
+from pokayokay.hooks import runtime as hook
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "pokayokay"
 SAMPLE_INDEX: dict[str, str] = json.loads(
@@ -562,7 +562,7 @@ def test_session_end_detaches_for_a_memory_md_over_1_mib(
 ) -> None:
     """Over 1 MiB, SessionEnd hands curation to a detached process (Claude Code kills
     SessionEnd hooks after 1.5 s) and returns without curating in-process."""
-    from pokayokay.handlers import session
+    from pokayokay.hooks import session
 
     calls: list[tuple[Any, ...]] = []
     monkeypatch.setattr(session, "_detach", lambda *args: calls.append(args))
@@ -570,7 +570,7 @@ def test_session_end_detaches_for_a_memory_md_over_1_mib(
     def no_inline_curation(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("SessionEnd curated a >1 MiB file in-process")
 
-    monkeypatch.setattr("pokayokay.curate_run.run_curation", no_inline_curation)
+    monkeypatch.setattr("pokayokay.memory.apply.run_curation", no_inline_curation)
     text = big_memory()
     (memory / "MEMORY.md").write_text(text, encoding="utf-8")
     before = snapshot(memory)
@@ -657,8 +657,8 @@ def test_unknown_payload_keys_are_ignored_by_session_start(project: Path, memory
 
 
 def stored_failures(project: Path) -> list[Any]:
-    from pokayokay.failure_store import FailureStore
-    from pokayokay.locate import find_git_root
+    from pokayokay.failures.store import FailureStore
+    from pokayokay.infra.locate import find_git_root
 
     key = find_git_root(project) or Path(os.path.realpath(project))
     with FailureStore.for_project(key) as store:
@@ -725,8 +725,8 @@ def test_concurrent_post_tool_use_failure_hooks_lose_no_record(project: Path) ->
     records = stored_failures(project)
     assert len(records) == 40
     assert {r.session_id for r in records} == {f"s{i:02d}" for i in range(40)}
-    from pokayokay.failure_store import FailureStore
-    from pokayokay.locate import find_git_root
+    from pokayokay.failures.store import FailureStore
+    from pokayokay.infra.locate import find_git_root
 
     key = find_git_root(project) or Path(os.path.realpath(project))
     with FailureStore.for_project(key) as store:
@@ -836,7 +836,7 @@ def test_a_raising_handler_fails_open_with_a_traceback(
     project: Path, memory: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An unexpected exception inside a handler: exit 1, one stderr line, traceback logged."""
-    from pokayokay.handlers import session
+    from pokayokay.hooks import session
 
     def boom(payload: Any, event: str) -> str:
         raise RuntimeError("handler exploded on purpose")
@@ -853,7 +853,7 @@ def test_a_raising_handler_with_a_multiline_message_still_prints_one_line(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A multi-line exception message is logged whole but stderr stays one line."""
-    from pokayokay.handlers import capture
+    from pokayokay.hooks import capture
 
     def boom(payload: Any, event: str) -> str:
         raise ValueError("first line\nsecond line\nthird line")
@@ -885,7 +885,7 @@ def test_unwritable_memory_folder_fails_open_at_session_end(
 ) -> None:
     """A memory folder that refuses writes (fault injected into safe_write, since chmod does not
     stop root): SessionEnd fails open, MEMORY.md and the folder are unchanged."""
-    from pokayokay import safe_write
+    from pokayokay.infra import safe_write
 
     def refuse(path: Path, data: bytes, mode: int) -> Path:
         raise PermissionError(13, "Permission denied", str(path))
@@ -949,7 +949,7 @@ def test_symlinked_memory_md_to_a_large_file_outside_also_fails_open_loudly(
     """The same outside-pointing symlink, but the target is over 1 MiB: SessionEnd should still
     fail open with the one stderr line naming the symlink, not hand the file to a background
     process that is bound to refuse it where nobody sees."""
-    from pokayokay.handlers import session
+    from pokayokay.hooks import session
 
     calls: list[tuple[Any, ...]] = []
     monkeypatch.setattr(session, "_detach", lambda *args: calls.append(args))

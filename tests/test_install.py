@@ -14,7 +14,7 @@ from conftest import REPO_ROOT, git
 
 from pokayokay import __version__, install
 from pokayokay.errors import PokayokayError
-from pokayokay.events import HOOKED_EVENTS, HookSpec
+from pokayokay.hooks.events import HOOKED_EVENTS, HookSpec
 from pokayokay.install import (
     find_installed_hooks,
     handler_form,
@@ -591,7 +591,7 @@ def test_uninstall_of_a_file_without_our_hooks_leaves_it_alone(
 def test_init_creates_the_memory_template(
     project: Path, env_on_path: dict[str, str], real_template: None
 ) -> None:
-    from pokayokay.locate import resolve_memory_location
+    from pokayokay.infra.locate import resolve_memory_location
 
     location = resolve_memory_location(project, environ=env_on_path)
     report = init(project, environ=env_on_path)

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from conftest import FIXTURE_SAMPLES_DIR, git
 
-from pokayokay import hook
-from pokayokay.failure_store import FailureStore, RuleLoad
-from pokayokay.handlers.instructions import instructions_loaded, rule_rel_path
+from pokayokay.failures.store import FailureStore, RuleLoad
+from pokayokay.hooks import runtime as hook
+from pokayokay.hooks.instructions import instructions_loaded, rule_rel_path
 
 CAPTURED_ROOT = "/home/dev/project"
 
@@ -214,7 +214,7 @@ def test_rule_rel_path_helper(project: Path) -> None:
 
 
 def test_loads_show_up_in_rules_list(project: Path) -> None:
-    from pokayokay.rules_cli import cmd_rules_list
+    from pokayokay.cli.rules import cmd_rules_list
 
     instructions_loaded(load_sample("path_glob_match", project), "InstructionsLoaded")
     data = json.loads(cmd_rules_list(project, as_json=True)[1])
@@ -226,7 +226,7 @@ def test_handler_uses_only_the_standard_library(project: Path, isolated_home: Pa
     payload = load_sample("path_glob_match", project)
     code = (
         "import json, sys\n"
-        "import pokayokay.handlers.instructions as m\n"
+        "import pokayokay.hooks.instructions as m\n"
         "m.instructions_loaded(json.loads(sys.argv[1]), 'InstructionsLoaded')\n"
         "bad = sorted(n for n in sys.modules if n.split('.')[0] in "
         "('ruamel', 'pathspec', 'jinja2', 'watchdog', 'hypothesis'))\n"

@@ -1,4 +1,4 @@
-"""pokayokay.learnings: identity, category, names, the topic file format, the index line, and
+"""pokayokay.learnings.model: identity, category, names, the topic file format, the index line, and
 the near-duplicate threshold measured on a labelled paraphrase set."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from pokayokay import learnings
-from pokayokay.learnings import (
+from pokayokay.learnings import model as learnings
+from pokayokay.learnings.model import (
     NAME_MAX,
     NEAR_DUPLICATE_THRESHOLD,
     Learning,

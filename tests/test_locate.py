@@ -1,4 +1,5 @@
-"""Tests for pokayokay.locate: slug rule, git root without git, and memory-folder resolution."""
+"""Tests for pokayokay.infra.locate: slug rule, git root without git, and memory-folder
+resolution."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import git
 
-from pokayokay import locate
-from pokayokay.locate import (
+from pokayokay.infra import locate
+from pokayokay.infra.locate import (
     Candidate,
     MemoryLocation,
     claude_config_dir,

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from pokayokay import learnings, recall
-from pokayokay.recall import Document, Hit, Index
-from pokayokay.recall_sources import (
+from pokayokay.learnings import model as learnings
+from pokayokay.recall import index as recall
+from pokayokay.recall.index import Document, Hit, Index
+from pokayokay.recall.sources import (
     ENTRIES_FILE,
     INDEX_FILE,
     decision_document,
@@ -22,7 +23,7 @@ from pokayokay.recall_sources import (
     load_index,
     recall_cli,
 )
-from pokayokay.sanitize import excerpt
+from pokayokay.safety.sanitize import excerpt
 
 DATA = Path(__file__).resolve().parent / "data" / "recall"
 CORPUS: list[dict[str, Any]] = json.loads((DATA / "learnings.json").read_text("utf-8"))["notes"]
@@ -479,7 +480,7 @@ def test_nothing_to_recall_from_writes_nothing(dirs: tuple[Path, Path, Path]) ->
 def test_cache_is_used_until_a_file_changes(
     dirs: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pokayokay import recall_sources
+    from pokayokay.recall import sources as recall_sources
 
     memory, project, state = dirs
     first = write_learning(memory, "Use make seed to load the demo tenant with sample invoices.")
@@ -516,7 +517,7 @@ def test_cache_is_used_until_a_file_changes(
 def test_an_undecodable_file_name_round_trips_through_the_cache(
     dirs: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pokayokay import recall_sources
+    from pokayokay.recall import sources as recall_sources
 
     memory, project, state = dirs
     good = write_learning(memory, "Use make seed to load the demo tenant with sample invoices.")
@@ -628,8 +629,8 @@ def test_attacks_in_stored_files_do_not_survive(
 
 
 def test_fix_episodes_from_the_failure_store(dirs: tuple[Path, Path, Path]) -> None:
-    from pokayokay.failure_store import FailureStore
-    from pokayokay.failures import Failure
+    from pokayokay.failures.model import Failure
+    from pokayokay.failures.store import FailureStore
 
     memory, project, state = dirs
     store = FailureStore(state / "failures.db")

@@ -17,15 +17,17 @@ from typing import Any
 import pytest
 from conftest import FIXTURE_SAMPLES_DIR, REPO_ROOT, git
 
-from pokayokay import hook, learnings, recall
-from pokayokay.handlers import recall as handler
-from pokayokay.locate import resolve_memory_location
-from pokayokay.sanitize import excerpt
-from pokayokay.state import project_state_dir
+from pokayokay.hooks import recall as handler
+from pokayokay.hooks import runtime as hook
+from pokayokay.infra.locate import resolve_memory_location
+from pokayokay.infra.state import project_state_dir
+from pokayokay.learnings import model as learnings
+from pokayokay.recall import index as recall
+from pokayokay.safety.sanitize import excerpt
 
 EVENT = "UserPromptSubmit"
 CONSOLE_SCRIPT = Path(sys.executable).parent / "pokayokay"
-HANDLER_MODULE = REPO_ROOT / "pokayokay" / "handlers" / "recall.py"
+HANDLER_MODULE = REPO_ROOT / "pokayokay" / "hooks" / "recall.py"
 
 NOTES = [
     (
@@ -46,7 +48,7 @@ UNRELATED = "write a haiku about autumn leaves"
 
 @pytest.fixture(autouse=True)
 def wired(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The HANDLERS row the wiring adds (a no-op once pokayokay.hook has it)."""
+    """The HANDLERS row the wiring adds (a no-op once pokayokay.hooks.runtime has it)."""
     monkeypatch.setitem(hook.HANDLERS, EVENT, "recall:user_prompt_submit")
 
 
@@ -191,7 +193,7 @@ def test_memory_dir_override(
 
 
 def test_second_prompt_uses_the_cache(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pokayokay import recall_sources
+    from pokayokay.recall import sources as recall_sources
 
     store(project)
     first = run(payload(project, RELATED))
@@ -239,7 +241,7 @@ def test_a_huge_prompt_is_capped(project: Path) -> None:
 
 
 def test_a_failure_fails_open(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pokayokay import recall_sources
+    from pokayokay.recall import sources as recall_sources
 
     store(project)
 
@@ -349,7 +351,7 @@ def _launcher() -> list[str]:
         [
             sys.executable,
             "-c",
-            "from pokayokay import hook; print('UserPromptSubmit' in hook.HANDLERS)",
+            "from pokayokay.hooks import runtime as hook; print('UserPromptSubmit' in hook.HANDLERS)",
         ],
         capture_output=True,
         text=True,
@@ -358,7 +360,7 @@ def _launcher() -> list[str]:
     if wired == "True":
         return [str(CONSOLE_SCRIPT), "hook", EVENT]
     shim = (
-        "import sys; from pokayokay import hook; "
+        "import sys; from pokayokay.hooks import runtime as hook; "
         "hook.HANDLERS.setdefault('UserPromptSubmit', 'recall:user_prompt_submit'); "
         "sys.exit(hook.main(['UserPromptSubmit']))"
     )
@@ -387,11 +389,11 @@ def test_warm_prompt_imports_nothing_heavy(project: Path) -> None:
     run(payload(project, RELATED))  # builds the cache
     probe = (
         "import json, sys\n"
-        "from pokayokay.handlers.recall import user_prompt_submit\n"
+        "from pokayokay.hooks.recall import user_prompt_submit\n"
         "out = user_prompt_submit(json.loads(sys.stdin.read()), 'UserPromptSubmit')\n"
         "heavy = sorted(m for m in ('typing', 'dataclasses', 'sqlite3', 'ruamel', "
-        "'pokayokay.sanitize', 'pokayokay.learnings', 'pokayokay.memory_doc', "
-        "'pokayokay.settings', 'subprocess') "
+        "'pokayokay.safety.sanitize', 'pokayokay.learnings.model', 'pokayokay.memory.document', "
+        "'pokayokay.config.settings', 'subprocess') "
         "if m in sys.modules)\n"
         "print(json.dumps({'out': out, 'heavy': heavy}))\n"
     )

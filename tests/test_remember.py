@@ -1,4 +1,4 @@
-"""pokayokay.remember: storing and reinforcing learnings, model-initiated capture and its
+"""pokayokay.learnings.remember: storing and reinforcing learnings, model-initiated capture and its
 per-session budget, the Topic Index, the injection corpus, the CLI and the slash command."""
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from pokayokay import remember as rm
-from pokayokay.learnings import NAME_MAX, NEAR_DUPLICATE_THRESHOLD, identity, parse
-from pokayokay.locate import MemoryLocation, resolve_memory_location
-from pokayokay.remember import (
+from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
+from pokayokay.learnings import remember as rm
+from pokayokay.learnings.model import NAME_MAX, NEAR_DUPLICATE_THRESHOLD, identity, parse
+from pokayokay.learnings.remember import (
     BUDGET_REACHED,
     EXIT_CAPTURE_OFF,
     EXIT_PROPOSE,
@@ -30,13 +30,13 @@ from pokayokay.remember import (
     remember,
     session_start_tip,
 )
-from pokayokay.sections import DEFAULT_SECTIONS, Settings
+from pokayokay.memory.sections import DEFAULT_SECTIONS, Settings
 
 REPO = Path(__file__).resolve().parent.parent
 NOW = datetime(2026, 11, 22, 10, 0, 0, tzinfo=timezone.utc)
 
 
-CaptureSettings = Settings  # the capture keys live in pokayokay.sections.Settings
+CaptureSettings = Settings  # the capture keys live in pokayokay.memory.sections.Settings
 
 
 @pytest.fixture
@@ -195,7 +195,7 @@ def test_text_that_is_only_injection_is_too_short(location: MemoryLocation) -> N
 
 
 def test_too_long_is_refused(location: MemoryLocation) -> None:
-    from pokayokay.learnings import MAX_CHARS
+    from pokayokay.learnings.model import MAX_CHARS
 
     result = store(location, "word " * 1000)
     assert result.status == "too_long" and result.exit_code != 0

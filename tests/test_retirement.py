@@ -12,21 +12,21 @@ from pathlib import Path
 
 import pytest
 
-from pokayokay import graduation_run
+from pokayokay.cli.rules import ARCHIVE_NAME, cmd_rules_retire, retire_due_rules
 from pokayokay.errors import PokayokayError
-from pokayokay.failure_store import FailureStore
-from pokayokay.failures import Failure, FailureGroup
-from pokayokay.graduation import (
+from pokayokay.failures.model import Failure, FailureGroup
+from pokayokay.failures.signature import short_id
+from pokayokay.failures.store import FailureStore
+from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
+from pokayokay.memory.sections import Settings
+from pokayokay.rules import apply as graduation_run
+from pokayokay.rules.graduation import (
     RULES_ARCHIVE,
     RULES_DIR,
     parse_retired,
     plan_graduation,
     retired_line,
 )
-from pokayokay.locate import MemoryLocation, resolve_memory_location
-from pokayokay.rules_cli import ARCHIVE_NAME, cmd_rules_retire, retire_due_rules
-from pokayokay.sections import Settings
-from pokayokay.signature import short_id
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_graduation import CLAUDE_AP, CLAUDE_BOTTOM, CLAUDE_TOP, FILES, group, memory_text

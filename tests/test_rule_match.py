@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokayokay import rule_match as rm
-from pokayokay.rule_match import (
+from pokayokay.rules import claude_match as rm
+from pokayokay.rules.claude_match import (
     BraceBudget,
     Matcher,
     expand_braces,

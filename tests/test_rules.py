@@ -9,10 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from pokayokay import rules as rules_mod
+from pokayokay.cli.rules import (
+    ARCHIVE_NAME,
+    cmd_rules_lint,
+    cmd_rules_list,
+    cmd_rules_match,
+    cmd_rules_show,
+    retire,
+    store_rule_path,
+)
 from pokayokay.errors import PokayokayError
-from pokayokay.locate import resolve_memory_location
-from pokayokay.rules import (
+from pokayokay.infra.locate import resolve_memory_location
+from pokayokay.rules import files as rules_mod
+from pokayokay.rules.files import (
     RuleFile,
     always_loaded,
     discover,
@@ -21,15 +30,6 @@ from pokayokay.rules import (
     match,
     parse_rule,
     split_frontmatter,
-)
-from pokayokay.rules_cli import (
-    ARCHIVE_NAME,
-    cmd_rules_lint,
-    cmd_rules_list,
-    cmd_rules_match,
-    cmd_rules_show,
-    retire,
-    store_rule_path,
 )
 
 TESTING_RULE = """\
@@ -319,8 +319,8 @@ def test_cmd_rules_list_text(project: Path) -> None:
 
 
 def test_cmd_rules_list_json_with_load_counts(project: Path) -> None:
-    from pokayokay.failure_store import FailureStore
-    from pokayokay.failures import Failure
+    from pokayokay.failures.model import Failure
+    from pokayokay.failures.store import FailureStore
 
     rule = by_path(discover(project))["pokayokay/testing.md"]
     key = store_rule_path(project, rule)

@@ -1,4 +1,4 @@
-"""pokayokay.sanitize: an injection corpus, what must survive, and properties over random text."""
+"""pokayokay.safety.sanitize: an injection corpus, what must survive, random-text properties."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pokayokay.sanitize import clean, excerpt
+from pokayokay.safety.sanitize import clean, excerpt
 
 # --- what "nothing dangerous survives" means -------------------------------------------------
 

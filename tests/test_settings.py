@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from pokayokay.config.settings import OPTIONS, SECTION_FIELDS, load_settings
 from pokayokay.errors import EXIT_USAGE, SettingsError
-from pokayokay.sections import DEFAULT_SECTIONS, Settings
-from pokayokay.settings import OPTIONS, SECTION_FIELDS, load_settings
+from pokayokay.memory.sections import DEFAULT_SECTIONS, Settings
 
 TEAM = ".claude/pokayokay.md"
 LOCAL = ".claude/pokayokay.local.md"
@@ -36,7 +36,8 @@ def test_defaults_without_files(tmp_path: Path) -> None:
 
 def test_no_files_does_not_import_ruamel(tmp_path: Path) -> None:
     code = (
-        "import sys; from pathlib import Path; from pokayokay.settings import load_settings; "
+        "import sys; from pathlib import Path; "
+        "from pokayokay.config.settings import load_settings; "
         f"load_settings(Path({str(tmp_path)!r})); print('ruamel' in ' '.join(sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pokayokay.signature import (
+from pokayokay.failures.signature import (
     MAX_SIGNATURE,
     command_key,
     key_lines,

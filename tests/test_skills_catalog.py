@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import git
 
-from pokayokay import skills_catalog
-from pokayokay.skills_catalog import (
+from pokayokay.skills import catalog as skills_catalog
+from pokayokay.skills.catalog import (
     load_catalog,
     parse_frontmatter,
     parse_frontmatter_fast,
@@ -54,12 +54,12 @@ def test_unusual_frontmatter_falls_back_to_yaml(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_no_ruamel_for_well_formed_files(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pokayokay.rules
+    import pokayokay.rules.files
 
     def boom(text: str) -> object:
         raise AssertionError("YAML parser used")
 
-    monkeypatch.setattr(pokayokay.rules, "split_frontmatter", boom)
+    monkeypatch.setattr(pokayokay.rules.files, "split_frontmatter", boom)
     data_dir = Path(__file__).parent / "data" / "suggest" / "skills"
     for path in sorted(data_dir.glob("*/SKILL.md")):
         meta = parse_frontmatter(path.read_text())

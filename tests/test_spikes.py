@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from pokayokay.locate import resolve_memory_location
-from pokayokay.spikes import (
+from pokayokay.infra.locate import resolve_memory_location
+from pokayokay.learnings.spikes import (
     CHAIN_LINK,
     SPIKE_LINK,
     Spike,
@@ -48,8 +48,8 @@ def test_record_and_cli(tmp_path: Path) -> None:
 
 
 def test_topic_index_links_keep_other_entries(tmp_path: Path) -> None:
-    from pokayokay.curate_run import ensure_memory_template
-    from pokayokay.settings import load_settings
+    from pokayokay.config.settings import load_settings
+    from pokayokay.memory.apply import ensure_memory_template
 
     project, location = _location(tmp_path)
     settings = load_settings(project)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from pokayokay.chain_learnings import SessionOutcome
-from pokayokay.failures import FailureGroup
-from pokayokay.skills_catalog import Skill, catalog_from_folder
-from pokayokay.spikes import Spike
-from pokayokay.suggest import (
+from pokayokay.failures.model import FailureGroup
+from pokayokay.learnings.chain import SessionOutcome
+from pokayokay.learnings.spikes import Spike
+from pokayokay.skills.catalog import Skill, catalog_from_folder
+from pokayokay.skills.suggest import (
     FLOOR,
     MAX_CHARS,
     Signals,
@@ -76,7 +76,7 @@ def test_precision_at_1_and_silence(skills: list[Skill]) -> None:
 
 def test_floor_sits_inside_the_calibrated_plateau(skills: list[Skill]) -> None:
     """Just below the floor an irrelevant prompt would speak; the floor keeps a margin."""
-    from pokayokay.suggest import relevance
+    from pokayokay.skills.suggest import relevance
 
     worst_irrelevant = max(
         (relevance(str(c["prompt"]), skills) or [(None, 0.0)])[0][1]
@@ -280,7 +280,7 @@ def test_suggest_cli_text_and_json(tmp_path: Path) -> None:
 
 
 def _run_hook(project: Path, prompt: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    from pokayokay.handlers.prompt import user_prompt_submit
+    from pokayokay.hooks.prompt import user_prompt_submit
 
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
     payload = {"prompt": prompt, "cwd": str(project), "hook_event_name": "UserPromptSubmit"}
@@ -303,7 +303,7 @@ def test_hook_one_additional_context(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 
 def test_hook_joins_recall_and_suggestion(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import pokayokay.handlers.recall as recall_handler
+    import pokayokay.hooks.recall as recall_handler
 
     _install_skills(tmp_path)
     monkeypatch.setattr(recall_handler, "prompt_context", lambda payload: "RECALL BLOCK")
@@ -316,8 +316,8 @@ def test_hook_joins_recall_and_suggestion(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_hook_through_runtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Through ``pokayokay.hook.run`` with the handler wired in (as the wiring will do)."""
-    from pokayokay import hook
+    """Through ``pokayokay.hooks.runtime.run`` with the handler wired in (as the wiring will do)."""
+    from pokayokay.hooks import runtime as hook
 
     _install_skills(tmp_path)
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(tmp_path))

@@ -35,9 +35,9 @@ from pokayokay.errors import (
     PokayokayError,
     SettingsError,
 )
-from pokayokay.locate import resolve_memory_location
-from pokayokay.safe_write import LockTimeout
-from pokayokay.sections import Settings
+from pokayokay.infra.locate import resolve_memory_location
+from pokayokay.infra.safe_write import LockTimeout
+from pokayokay.memory.sections import Settings
 from pokayokay.watch import (
     CurateReport,
     Dispatcher,

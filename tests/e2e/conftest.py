@@ -53,7 +53,7 @@ def slugify(path: str) -> str:
     fallback covers the short paths of these tests (no over-200-character hash suffix).
     """
     try:
-        from pokayokay.locate import slugify as product_slugify
+        from pokayokay.infra.locate import slugify as product_slugify
     except ImportError:
         return re.sub(r"[^A-Za-z0-9]", "-", path)
     return str(product_slugify(path))

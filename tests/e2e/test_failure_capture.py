@@ -40,7 +40,7 @@ def test_failing_bash_command_is_captured(e2e: E2E) -> None:
     assert results and results[0].get("is_error") is True
     assert "Exit code 3" in json.dumps(results[0].get("content"))
 
-    from pokayokay.failure_store import FailureStore
+    from pokayokay.failures.store import FailureStore
 
     db = e2e.state_dir() / "failures.db"
     assert db.is_file(), (

@@ -357,7 +357,7 @@ def test_failure_in_three_sessions_graduates_into_a_rule_loaded_for_its_files(
         f"{waited}\n{diagnosis(e2e)}"
     )
 
-    from pokayokay.failure_store import FailureStore
+    from pokayokay.failures.store import FailureStore
 
     with FailureStore(e2e.state_dir() / "failures.db") as store:
         loads = [load for load in store.rule_loads() if load.session_id == fifth.session_id]

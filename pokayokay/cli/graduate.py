@@ -1,0 +1,143 @@
+"""`pokayokay failures` and `pokayokay graduate`: the evidence, and rules made from it."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from pokayokay.failures.model import FailureGroup
+from pokayokay.infra.locate import MemoryLocation
+from pokayokay.memory.sections import Settings
+
+
+def load_groups(location: MemoryLocation) -> list[FailureGroup]:
+    from pokayokay.failures.store import FailureStore
+
+    store = FailureStore.for_project(location.project_key)
+    if not store.path.exists():
+        return []
+    with store:
+        return store.failure_groups()
+
+
+def _day(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).date().isoformat()
+
+
+def _group_dict(group: FailureGroup, threshold: int, graduated: set[str]) -> dict[str, Any]:
+    from pokayokay.failures.signature import short_id
+
+    sid = short_id(group.signature)
+    return {
+        "id": sid,
+        "category": group.category,
+        "sessions": group.sessions,
+        "occurrences": group.occurrences,
+        "first_seen": _day(group.first_seen),
+        "last_seen": _day(group.last_seen),
+        "command": group.sample_command,
+        "excerpt": group.excerpt,
+        "paths": list(group.paths),
+        "fix_paths": list(group.fix_paths),
+        "fix_commands": list(group.fix_commands),
+        "graduated": sid in graduated,
+        "near_threshold": group.sessions == threshold - 1 and sid not in graduated,
+    }
+
+
+def cmd_failures(
+    project: Path, location: MemoryLocation, settings: Settings, *, as_json: bool
+) -> tuple[int, str]:
+    from pokayokay.rules.apply import list_project_files, read_existing_rules
+    from pokayokay.rules.graduation import plan_graduation
+
+    threshold = settings.graduation_threshold
+    groups = load_groups(location)
+    plan = plan_graduation(
+        groups,
+        threshold=threshold,
+        project_files=list_project_files(project),
+        existing_rules=read_existing_rules(project),
+        today=datetime.now(timezone.utc).date(),
+    )
+    graduated = {sig for rule in plan.rules for sig in rule.signatures}
+    rows = [_group_dict(g, threshold, graduated) for g in groups]
+    rows.sort(key=lambda r: (-r["sessions"], r["category"], r["id"]))
+    if as_json:
+        return 0, json.dumps({"threshold": threshold, "failures": rows}, indent=2)
+    if not rows:
+        return 0, "no failures recorded yet (the PostToolUseFailure hook records them)"
+    out = [f"{len(rows)} recurring failure signatures (graduation threshold: {threshold} sessions)"]
+    for row in rows:
+        flag = "  RULE" if row["graduated"] else "  NEAR" if row["near_threshold"] else "      "
+        where = ", ".join(row["paths"][:3]) or "-"
+        out.append(
+            f"{flag} {row['sessions']:>3} sessions  {row['category']:<12} {row['id']}  {where}"
+        )
+        if row["excerpt"]:
+            out.append(f"         {row['excerpt']}")
+    out.append("")
+    out.append("RULE: graduated into .claude/rules/pokayokay/; NEAR: one session short of it")
+    return 0, "\n".join(out)
+
+
+def cmd_graduate(
+    project: Path, location: MemoryLocation, settings: Settings, *, dry_run: bool, quiet: bool
+) -> tuple[int, str]:
+    from pokayokay.rules.apply import graduate
+
+    groups = load_groups(location)
+    plan, outcome = graduate(
+        groups,
+        project_dir=project,
+        location=location,
+        settings=settings,
+        threshold=settings.graduation_threshold,
+        dry_run=dry_run,
+    )
+    if quiet:
+        return 0, ""
+    out: list[str] = []
+    for change in outcome.changes:
+        rel = _rel(change.path, project)
+        if dry_run:
+            out.extend(
+                difflib.unified_diff(
+                    (change.old or "").splitlines(),
+                    change.new.splitlines(),
+                    rel if change.old is not None else "/dev/null",
+                    rel,
+                    lineterm="",
+                )
+            )
+        else:
+            out.append(f"{'updated' if change.old is not None else 'created'} {rel}")
+    for rule in plan.rules:
+        if rule.changed:
+            scope = ", ".join(rule.globs) or "every session (project-wide evidence)"
+            out.append(f"rule {rule.id}: {rule.sessions} sessions; loads for {scope}")
+    out.extend(f"note: {note}" for note in outcome.notes)
+    out.extend(
+        f"conflict: {_rel(path, project)} changed meanwhile; left alone"
+        for path in outcome.conflicts
+    )
+    if not outcome.changes:
+        out.append(
+            f"nothing to graduate: no failure has recurred in {settings.graduation_threshold} "
+            "sessions yet"
+            if not plan.rules
+            else "rules are up to date"
+        )
+    elif dry_run:
+        out.append("(dry run: nothing written)")
+    return 0, "\n".join(out)
+
+
+def _rel(path: Path, project: Path) -> str:
+    try:
+        return str(Path(path).relative_to(project))
+    except ValueError:
+        return str(path)

@@ -1,1 +1,0 @@
-"""Hook handlers, one module per concern; imported lazily by pokayokay.hook."""

@@ -1,0 +1,240 @@
+"""Failure capture: PostToolUseFailure, PostToolBatch and PostToolUse write the failure store.
+
+The hottest code in pokayokay: once registered, PostToolUse runs after every successful tool call.
+So this module imports only the standard library at module level, pokayokay's modules are
+imported inside the handlers that need them (a success never loads the signature, classifier or
+sanitiser regexes), and each handler does one short SQLite transaction at most — a Bash success
+with no open fix episode, the common case, only reads.
+
+* ``PostToolUseFailure``: a tool that started failed. Bash/PowerShell errors arrive as
+  ``"Exit code N\\n<output>"`` (no ``tool_response``); other tools' errors are plain text. An
+  interrupt (``is_interrupt: true``) is the user stopping Claude, not a mistake: skipped.
+* ``PostToolBatch``: every result of the batch, as the text the model got. Only the failures no
+  other hook sees are recorded here: ``<tool_use_error>`` validation errors (e.g. Edit's
+  ``String to replace not found in file.``), PreToolUse hook denials, permission denials and user
+  rejections. ``Exit code N`` results are left to PostToolUseFailure and successes to
+  PostToolUse; a ``tool_use_id`` is stored once anyway, so no call is counted twice.
+* ``PostToolUse``: a success. For Bash/PowerShell it closes the session's open fix episodes of
+  the same command; for Edit/MultiEdit/Write/NotebookEdit it records the edited project file.
+
+Paths: the project root is the canonical git root of ``CLAUDE_PROJECT_DIR`` (else the payload's
+``cwd``), or that folder itself outside git; relative paths in commands and output are taken
+relative to the payload's ``cwd``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from pokayokay.failures.model import Failure
+    from pokayokay.failures.store import FailureStore
+
+COMMAND_TOOLS = frozenset({"Bash", "PowerShell"})
+EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+
+_EXIT_HEADER = re.compile(r"\AExit code (-?\d+)[ \t]*(?:\r?\n|\Z)")
+# Results in a PostToolBatch that no other hook reports. An optional "Error: " prefix is the
+# transcript's form of the same text.
+_BATCH_FAILURE = re.compile(
+    r"\A\s*(?:Error: )?(?:<tool_use_error>|\w+:\S+ hook error\b|Permission to use \S"
+    r"|The user doesn't want to)"
+)
+
+
+class _Project:
+    """Where one payload happened: the project root, its other spellings, the command's cwd."""
+
+    def __init__(self, payload: dict[str, Any]) -> None:
+        from pathlib import Path
+
+        from pokayokay.hooks.runtime import project_dir
+        from pokayokay.infra.locate import find_git_root
+
+        launch = project_dir(payload)
+        git_root = find_git_root(Path(launch))
+        self.root = str(git_root) if git_root is not None else os.path.realpath(launch)
+        cwd = payload.get("cwd")
+        self.cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else launch
+        self._launch = launch
+        self._aliases: tuple[str, ...] | None = None
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        if self._aliases is None:
+            from pokayokay.failures.evidence_paths import root_aliases
+
+            self._aliases = root_aliases(self.root, (self._launch, self.cwd))
+        return self._aliases
+
+    def store(self) -> FailureStore:
+        from pokayokay.failures.store import FailureStore
+
+        return FailureStore.for_project(self.root)
+
+
+def _session(payload: dict[str, Any]) -> str:
+    session = payload.get("session_id")
+    return session if isinstance(session, str) else ""
+
+
+def _tool_input(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _build_failure(
+    project: _Project,
+    session_id: str,
+    tool: str,
+    tool_input: dict[str, Any],
+    error: str,
+    ts: float,
+) -> Failure:
+    from pokayokay.failures.classify import classify
+    from pokayokay.failures.evidence_paths import extract_paths
+    from pokayokay.failures.model import Failure
+    from pokayokay.failures.signature import command_key, key_lines, normalise
+    from pokayokay.safety.sanitize import excerpt
+
+    exit_code = None
+    body = error
+    header = _EXIT_HEADER.match(error)
+    if header:
+        exit_code = int(header.group(1))
+        body = error[header.end() :]
+    raw_command = tool_input.get("command")
+    command = (
+        command_key(raw_command) if tool in COMMAND_TOOLS and isinstance(raw_command, str) else None
+    )
+    roots = (project.root, *project.aliases)
+    temp_dirs = tuple(d for d in (os.environ.get("TMPDIR"),) if d and len(d) > 1)
+    signature = normalise(body, project_roots=roots, temp_dirs=temp_dirs)
+    if not signature:
+        # Nothing meaningful in the output: the failing command (or tool) is the signature.
+        what = command or tool or "tool"
+        code = "" if exit_code is None else f" (exit code {exit_code})"
+        signature = normalise(
+            f"{what} failed with no output{code}", project_roots=roots, temp_dirs=temp_dirs
+        )
+    lines = key_lines(body, project_roots=roots)
+    return Failure(
+        ts=ts,
+        session_id=session_id,
+        tool=tool,
+        command=command,
+        signature=signature,
+        category=classify(tool, command, body),
+        paths=extract_paths(
+            tool, tool_input, body, project.root, cwd=project.cwd, aliases=project.aliases
+        ),
+        excerpt=excerpt(" | ".join(lines) if lines else body),
+        exit_code=exit_code,
+    )
+
+
+def _log_recovery(store: FailureStore) -> None:
+    if store.recovered_from is not None:
+        from pokayokay.infra import logs
+
+        logs.log(
+            f"failure store {store.path} was unreadable; moved to {store.recovered_from} "
+            "and started afresh"
+        )
+
+
+def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
+    """A tool that started failed: record it (interrupts excepted)."""
+    if payload.get("is_interrupt") is True:
+        return ""
+    tool = payload.get("tool_name")
+    error = payload.get("error")
+    if not isinstance(tool, str) or not tool:
+        return ""
+    project = _Project(payload)
+    failure = _build_failure(
+        project,
+        _session(payload),
+        tool,
+        _tool_input(payload.get("tool_input")),
+        error if isinstance(error, str) else "",
+        time.time(),
+    )
+    tool_use_id = payload.get("tool_use_id")
+    with project.store() as store:
+        store.record_failure(
+            failure, tool_use_id=tool_use_id if isinstance(tool_use_id, str) else None
+        )
+        _log_recovery(store)
+    return ""
+
+
+def post_tool_batch(payload: dict[str, Any], event: str) -> str:
+    """Record the batch's validation errors and denials (nothing else fires a hook for them)."""
+    calls = payload.get("tool_calls")
+    if not isinstance(calls, list):
+        return ""
+    picked = [
+        call
+        for call in calls
+        if isinstance(call, dict)
+        and isinstance(call.get("tool_response"), str)
+        and isinstance(call.get("tool_name"), str)
+        and _BATCH_FAILURE.match(call["tool_response"])
+    ]
+    if not picked:
+        return ""
+    project = _Project(payload)
+    session_id = _session(payload)
+    ts = time.time()
+    items: list[tuple[Failure, str | None]] = []
+    for call in picked:
+        failure = _build_failure(
+            project,
+            session_id,
+            call["tool_name"],
+            _tool_input(call.get("tool_input")),
+            call["tool_response"],
+            ts,
+        )
+        tool_use_id = call.get("tool_use_id")
+        items.append((failure, tool_use_id if isinstance(tool_use_id, str) else None))
+    with project.store() as store:
+        store.record_failures(items)
+        _log_recovery(store)
+    return ""
+
+
+def post_tool_use(payload: dict[str, Any], event: str) -> str:
+    """A success: close fix episodes (commands) or note the edited file (file edits)."""
+    tool = payload.get("tool_name")
+    tool_input = _tool_input(payload.get("tool_input"))
+    if tool in COMMAND_TOOLS:
+        command = tool_input.get("command")
+        if not isinstance(command, str) or not command.strip():
+            return ""
+        if tool_input.get("run_in_background") is True:
+            return ""  # it started; whether it succeeds is not known yet
+        response = payload.get("tool_response")
+        if isinstance(response, dict) and response.get("interrupted") is True:
+            return ""
+        with _Project(payload).store() as store:
+            store.record_success(_session(payload), tool, command, time.time())
+        return ""
+    if tool in EDIT_TOOLS:
+        path = tool_input.get("file_path") or tool_input.get("notebook_path")
+        if not isinstance(path, str) or not path:
+            return ""
+        from pokayokay.failures.evidence_paths import relative_path
+
+        project = _Project(payload)
+        rel = relative_path(path, project.root, cwd=project.cwd, aliases=project.aliases)
+        if rel is None:
+            return ""  # outside the project (e.g. the memory folder)
+        with project.store() as store:
+            store.record_edit(_session(payload), rel, time.time())
+    return ""

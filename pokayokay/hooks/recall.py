@@ -1,0 +1,132 @@
+"""UserPromptSubmit (and SessionStart): notes from the project's memory similar to the prompt.
+
+The prompt is matched against learnings, Key Decisions entries and fix episodes
+(``pokayokay.recall.sources``, ``pokayokay.recall.index``). When something clears the similarity
+floor, the hook prints ``hookSpecificOutput.additionalContext`` holding the four-part fenced
+block, which Claude Code places beside the prompt as a system reminder. When nothing does, it
+prints nothing at all: no noise on every prompt.
+
+Hot path: this module imports only the standard library at the top; the recall modules are
+imported once a prompt is worth looking at. Work is capped: the prompt is read up to
+``recall.MAX_QUERY_CHARS``; re-reading changed memory files stops after :data:`PARSE_BUDGET`
+seconds (the next prompt continues); the corpus itself is capped in ``recall_sources``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from pokayokay.infra.locate import MemoryLocation
+
+# Seconds a prompt may spend re-reading changed memory files (Claude Code waits for this hook).
+PARSE_BUDGET = 1.0
+# Prompts shorter than this (after trimming) hold too little to match on ("ok", "yes").
+MIN_PROMPT_CHARS = 3
+
+# Branch names that say nothing about the work at hand.
+_PLAIN_BRANCHES = frozenset({"main", "master", "develop", "development", "dev", "trunk", "HEAD"})
+
+
+def _location(payload: dict[str, Any]) -> MemoryLocation:
+    from pathlib import Path
+
+    from pokayokay.hooks.runtime import project_dir
+    from pokayokay.infra.locate import resolve_memory_location
+
+    override = os.environ.get("POKAYOKAY_MEMORY_DIR")
+    return resolve_memory_location(
+        Path(project_dir(payload)), memory_dir=Path(override) if override else None
+    )
+
+
+def _block(payload: dict[str, Any], query: str) -> str:
+    from pokayokay.recall.sources import block_for
+
+    return block_for(_location(payload), query, budget=PARSE_BUDGET)
+
+
+def _output(event: str, context: str) -> str:
+    out = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
+    return json.dumps(out) + "\n"
+
+
+def prompt_context(payload: dict[str, Any]) -> str:
+    """The recall block for the payload's prompt, or "" (for a handler that joins several
+    contexts on UserPromptSubmit)."""
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str) or len(prompt.strip()) < MIN_PROMPT_CHARS:
+        return ""
+    return _block(payload, prompt)
+
+
+def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
+    """The hook: ``additionalContext`` with the block, or nothing at all."""
+    block = prompt_context(payload)
+    return _output("UserPromptSubmit", block) if block else ""
+
+
+# --------------------------------------------------------------------------------------------
+# SessionStart: there is no prompt yet; the branch name is the best hint of the work ahead.
+
+
+def _head_file(project: Path) -> str | None:
+    from pokayokay.infra.locate import find_git_toplevel
+
+    top = find_git_toplevel(project)
+    if top is None:
+        return None
+    dot_git = os.path.join(top, ".git")
+    if os.path.isdir(dot_git):
+        return os.path.join(dot_git, "HEAD")
+    try:
+        with open(dot_git, encoding="utf-8", errors="replace") as fh:
+            first = fh.read(4096).splitlines()[:1]
+    except OSError:
+        return None
+    if not first or not first[0].startswith("gitdir:"):
+        return None
+    return os.path.join(top, first[0][len("gitdir:") :].strip(), "HEAD")
+
+
+def branch_query(project: Path) -> str:
+    """Words of the checked-out branch (``fix/stripe-webhook-retries`` → ``fix stripe webhook
+    retries``); empty on a detached HEAD or a branch like ``main`` that names no topic."""
+    head = _head_file(project)
+    if head is None:
+        return ""
+    try:
+        with open(head, encoding="utf-8", errors="replace") as fh:
+            line = fh.read(4096).strip()
+    except OSError:
+        return ""
+    prefix = "ref: refs/heads/"
+    if not line.startswith(prefix):
+        return ""
+    branch = line[len(prefix) :]
+    if branch in _PLAIN_BRANCHES:
+        return ""
+    return " ".join(branch.replace("/", " ").replace("-", " ").replace("_", " ").split())
+
+
+def session_start_context(payload: dict[str, Any]) -> str:
+    """The recall block for a new session, matched on the branch name ("" when none)."""
+    from pathlib import Path
+
+    from pokayokay.hooks.runtime import project_dir
+
+    query = branch_query(Path(project_dir(payload)))
+    if len(query) < MIN_PROMPT_CHARS:
+        return ""
+    return _block(payload, query)
+
+
+def session_start(payload: dict[str, Any], event: str) -> str:
+    """A SessionStart handler of its own (for wiring without session.py's note)."""
+    block = session_start_context(payload)
+    return _output("SessionStart", block) if block else ""

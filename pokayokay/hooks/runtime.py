@@ -1,0 +1,117 @@
+"""The hook runtime: ``pokayokay hook <Event>`` reads Claude Code's JSON payload on stdin.
+
+Fail open, never silently: an error is logged with its traceback, one line naming pokayokay and
+the log goes to stderr, and the exit code is 1, which Claude Code shows as a non-blocking hook
+error. Exit 2 (which blocks Claude) is never used here. Unknown events and unknown payload keys
+are ignored. Imports stay lazy: an event with nothing to do costs little more than the
+interpreter start.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # no typing import at run time: this is the hot path
+if TYPE_CHECKING:
+    from typing import IO, Any
+
+MAX_PAYLOAD = 16 << 20
+
+EXIT_OK = 0
+EXIT_FAILED_OPEN = 1
+
+# Event name -> "module:function" under pokayokay.hooks; each takes (payload, context).
+HANDLERS = {
+    "SessionStart": "session:session_start",
+    "SessionEnd": "session:session_end",
+    "PreCompact": "session:pre_compact",
+    "PostToolUseFailure": "capture:post_tool_use_failure",
+    "PostToolBatch": "capture:post_tool_batch",
+    "PostToolUse": "capture:post_tool_use",
+    "UserPromptSubmit": "prompt:user_prompt_submit",
+    "InstructionsLoaded": "instructions:instructions_loaded",
+}
+
+
+class BadPayload(Exception):
+    pass
+
+
+def canonical_event(name: str) -> str:
+    """Accept ``SessionEnd`` as well as ``session-end`` / ``session_end``."""
+    if "-" in name or "_" in name or name.islower():
+        return "".join(part.capitalize() for part in name.replace("_", "-").split("-"))
+    return name
+
+
+def read_payload(stream: IO[bytes]) -> dict[str, Any]:
+    if stream.isatty():
+        raise BadPayload("no payload: pipe the hook's JSON on stdin")
+    data = stream.read(MAX_PAYLOAD + 1)
+    if len(data) > MAX_PAYLOAD:
+        raise BadPayload(f"payload larger than {MAX_PAYLOAD >> 20} MiB; ignored")
+    if not data.strip():
+        raise BadPayload("empty payload on stdin")
+    import json
+
+    try:
+        payload = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise BadPayload(f"payload is not UTF-8 (byte {exc.start})") from None
+    except ValueError as exc:
+        raise BadPayload(f"payload is not JSON ({exc})") from None
+    if not isinstance(payload, dict):
+        raise BadPayload(f"payload is a JSON {type(payload).__name__}, not an object")
+    return payload
+
+
+def run(event: str, stdin: IO[bytes], stdout: IO[str], stderr: IO[str]) -> int:
+    event = canonical_event(event)
+    target = HANDLERS.get(event)
+    if target is None:
+        return EXIT_OK  # an event pokayokay has nothing to do for
+    try:
+        payload = read_payload(stdin)
+        module_name, func_name = target.split(":")
+        import importlib
+
+        module = importlib.import_module(f"pokayokay.hooks.{module_name}")
+        output = getattr(module, func_name)(payload, event)
+        if output:
+            stdout.write(output)
+            stdout.flush()
+        return EXIT_OK
+    except BadPayload as exc:
+        return _fail(event, str(exc), None, stderr)
+    except Exception as exc:  # fail open: never let pokayokay break a session
+        import traceback
+
+        message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+        return _fail(event, message, traceback.format_exc(), stderr)
+
+
+def _fail(event: str, message: str, tb: str | None, stderr: IO[str]) -> int:
+    from pokayokay.infra import logs
+
+    first_line = message.splitlines()[0] if message else "error"
+    path = logs.log(f"hook {event} failed open: {message}", traceback_text=tb)
+    stderr.write(f"pokayokay: {event} hook skipped: {first_line} (details: {path})\n")
+    stderr.flush()
+    return EXIT_FAILED_OPEN
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        sys.stderr.write("usage: pokayokay hook <Event>  (payload JSON on stdin)\n")
+        return EXIT_FAILED_OPEN
+    return run(argv[0], sys.stdin.buffer, sys.stdout, sys.stderr)
+
+
+def project_dir(payload: dict[str, Any]) -> str:
+    """The launch folder: Claude Code's CLAUDE_PROJECT_DIR, else the payload's cwd."""
+    env_dir = os.environ.get("CLAUDE_PROJECT_DIR")
+    if env_dir:
+        return env_dir
+    cwd = payload.get("cwd")
+    return cwd if isinstance(cwd, str) and cwd else os.getcwd()

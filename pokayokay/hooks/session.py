@@ -1,0 +1,266 @@
+"""SessionStart (a factual note when MEMORY.md is past Claude Code's load limit), SessionEnd and
+PreCompact (curation)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from pokayokay.hooks.runtime import project_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# Above this size SessionEnd hands curation to a detached process: Claude Code gives all
+# SessionEnd hooks 1.5 s together and kills what is still running.
+DETACH_ABOVE_BYTES = 1 << 20
+SESSION_END_LOCK_WAIT = 0.3
+
+
+def _location(payload: dict[str, Any]) -> tuple[Path, Any]:
+    from pokayokay.infra.locate import resolve_memory_location
+
+    project = Path(project_dir(payload))
+    override = os.environ.get("POKAYOKAY_MEMORY_DIR")
+    return project, resolve_memory_location(
+        project, memory_dir=Path(override) if override else None
+    )
+
+
+# Claude Code's load limit for MEMORY.md (as in pokayokay.memory.sections, not imported on this
+# path).
+_MAX_LINES, _MAX_BYTES = 200, 25_000
+
+
+# Above this size the note skips telling Claude's notes from pokayokay's sections.
+_PARSE_AT_MOST = 4 << 20
+
+
+def session_start(payload: dict[str, Any], event: str) -> str:
+    """The `/remember` tip, and a factual note when MEMORY.md is past Claude Code's load limit."""
+    from pokayokay.names import SESSION_START_TIP
+
+    project, location = _location(payload)
+    note = SESSION_START_TIP
+    measured = _measure(location.memory_file)
+    if measured is not None:
+        lines, size, head = measured
+        if lines > _MAX_LINES or size > _MAX_BYTES:
+            text = head.decode("utf-8", "surrogateescape") if size <= _PARSE_AT_MOST else None
+            note = overflow_note(project, text, lines, size) + "\n" + note
+    note += _recalled(payload)
+    out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": note}}
+    return json.dumps(out) + "\n"
+
+
+def _recalled(payload: dict[str, Any]) -> str:
+    """Learnings related to the branch being worked on; recall must not cost the tip."""
+    from pokayokay.hooks.recall import session_start_context
+
+    try:
+        recalled = session_start_context(payload)
+    except Exception as exc:
+        from pokayokay.infra import logs
+
+        logs.log(f"SessionStart recall skipped: {type(exc).__name__}: {exc}")
+        return ""
+    return "\n" + recalled if recalled else ""
+
+
+def _measure(path: Path) -> tuple[int, int, bytes] | None:
+    """Lines and bytes of MEMORY.md (and its head, for parsing); None if it is not a file."""
+    import stat
+
+    try:
+        with open(path, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None  # a FIFO or a device is nothing Claude Code loads either
+            lines, size, head, last = 0, 0, b"", b"\n"
+            while chunk := fh.read(1 << 20):
+                lines += chunk.count(b"\n")
+                size += len(chunk)
+                last = chunk[-1:]
+                if size <= _PARSE_AT_MOST:
+                    head += chunk
+    except OSError:
+        return None
+    return lines + (0 if not size or last == b"\n" else 1), size, head
+
+
+def overflow_note(project: Path, text: str | None, lines: int, size: int) -> str:
+    from pokayokay.memory.sections import CLAUDE_MAX_BYTES, CLAUDE_MAX_LINES
+
+    note = (
+        f"pokayokay: MEMORY.md is {lines} lines / {size:,} bytes. Claude Code loads only its first "
+        f"{CLAUDE_MAX_LINES} lines or {CLAUDE_MAX_BYTES:,} bytes, so the rest of it was not "
+        "loaded in this session. "
+    )
+    if text is not None:
+        note += (
+            f"{_unmanaged_lines(project, text)} of its lines are notes outside pokayokay's "
+            "managed sections, which pokayokay never edits. "
+        )
+    return note + (
+        "Moving detail from those notes into topic files in the same memory folder, each "
+        "linked from MEMORY.md by a one-line entry, brings the whole index back within the limit."
+    )
+
+
+def _unmanaged_lines(project: Path, text: str) -> int:
+    from pokayokay.config.settings import load_settings
+    from pokayokay.memory.document import Text, parse
+    from pokayokay.memory.sections import DEFAULT_SECTIONS
+
+    try:
+        specs = load_settings(project).sections
+    except Exception:  # a broken settings file must not cost Claude this note
+        specs = DEFAULT_SECTIONS
+    doc = parse(text, specs)
+    return sum(len(seg.lines) for seg in doc.segments if isinstance(seg, Text))
+
+
+def _curate(location: Any, settings: Any, lock_wait: float) -> None:
+    from pokayokay.infra import logs
+    from pokayokay.infra.safe_write import LockTimeout
+    from pokayokay.memory.apply import run_curation
+
+    if not location.memory_file.exists():
+        return
+    try:
+        outcome = run_curation(location, settings, write=True, lock_timeout=lock_wait)
+    except LockTimeout:
+        logs.log(f"{location.memory_file}: another pokayokay process is curating; skipped")
+        return
+    if outcome.written and outcome.result is not None:
+        moved = sum(len(m.entries) for m in outcome.result.moves)
+        logs.log(
+            f"curated {location.memory_file}: moved {moved} entries, added "
+            f"{len(outcome.result.added_sections)} sections, {outcome.result.after.lines} lines now"
+        )
+
+
+def session_end(payload: dict[str, Any], event: str) -> str:
+    """Curate MEMORY.md, graduate recurring failures into rules, and start a consolidation in
+    the background when one is due. Claude Code gives all SessionEnd hooks 1.5 s together."""
+    from pokayokay.config.settings import load_settings
+    from pokayokay.memory.apply import checked_target
+
+    project, location = _location(payload)
+    settings = load_settings(project)
+    from pokayokay.learnings.chain import session_end_chain
+
+    session_end_chain(payload, project, location)  # fail-safe: logs, never raises
+    try:
+        size: int | None = checked_target(location).stat().st_size  # refuses outside symlinks
+    except OSError:
+        size = None
+    if size is not None and size > DETACH_ABOVE_BYTES:
+        _detach(project, location.memory_dir)
+    elif size is not None:
+        _curate(location, settings, SESSION_END_LOCK_WAIT)
+    _graduate_if_new_evidence(project, location, settings)
+    _retire_due(project, location, settings)
+    _consolidate_if_due(project, location, settings)
+    return ""
+
+
+def pre_compact(payload: dict[str, Any], event: str) -> str:
+    from pokayokay.config.settings import load_settings
+
+    project, location = _location(payload)
+    _curate(location, load_settings(project), 10.0)
+    return ""
+
+
+def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> None:
+    """Run graduation when the failure store changed since the last run (a stamp in the state
+    folder holds the store's size and modification times)."""
+    from pokayokay.infra.state import project_state_dir
+
+    folder = project_state_dir(str(location.project_key))
+    db = folder / "failures.db"
+    stamp_file = folder / "graduated.stamp"
+    parts = []
+    for path in (db, db.with_name(db.name + "-wal")):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        parts.append(f"{info.st_size}:{info.st_mtime_ns}")
+    if not parts:
+        return
+    stamp = " ".join(parts)
+    try:
+        if stamp_file.read_text() == stamp:
+            return
+    except OSError:
+        pass
+    from pokayokay.cli.graduate import cmd_graduate
+    from pokayokay.infra import logs
+
+    code, _ = cmd_graduate(project, location, settings, dry_run=False, quiet=True)
+    if code == 0:
+        stamp_file.write_text(stamp)
+        logs.log(f"SessionEnd: graduation ran for {project}")
+
+
+def _retire_due(project: Path, location: Any, settings: Any) -> None:
+    """Retire graduated rules whose failure stopped recurring while they loaded."""
+    if not (project / ".claude" / "rules" / "pokayokay").is_dir():
+        return  # nothing graduated: skip the rule and store scan on every session end
+    from pokayokay.cli.rules import retire_due_rules
+    from pokayokay.infra import logs
+
+    try:
+        for line in retire_due_rules(project, location, settings):
+            logs.log(f"SessionEnd: {line}")
+    except Exception as exc:  # retirement never costs the session its curation
+        logs.log(f"SessionEnd: retiring rules failed: {type(exc).__name__}: {exc}")
+
+
+def _consolidate_if_due(project: Path, location: Any, settings: Any) -> None:
+    if not settings.consolidation_session_end:
+        return
+    from pokayokay.learnings.consolidate_apply import session_end_check
+
+    reason = session_end_check(project, location, settings)
+    if reason:
+        _detach_command(
+            [
+                "consolidate",
+                "--quiet",
+                "--project",
+                str(project),
+                "--memory-dir",
+                str(location.memory_dir),
+            ],
+            f"SessionEnd: consolidation due ({reason}); consolidating in the background",
+        )
+
+
+def _detach(project: Path, memory_dir: Path) -> None:
+    """Run `pokayokay curate` in its own session: Claude Code's SessionEnd cut cannot kill it."""
+    _detach_command(
+        ["curate", "--quiet", "--project", str(project), "--memory-dir", str(memory_dir)],
+        f"SessionEnd: {memory_dir}/MEMORY.md is large; curating in the background",
+    )
+
+
+def _detach_command(args: list[str], why: str) -> None:
+    import subprocess
+    import sys
+
+    from pokayokay.infra import logs
+
+    log = logs.log(why)
+    with open(log, "ab") as sink:
+        subprocess.Popen(
+            [sys.executable, "-m", "pokayokay", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=sink,
+            stderr=sink,
+            start_new_session=True,
+            close_fds=True,
+        )

@@ -1,0 +1,32 @@
+"""pokayokay's log file: one for all projects, bounded by rotation (1 MiB, one old copy kept)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from pokayokay.infra.state import log_file
+
+MAX_BYTES = 1 << 20
+
+
+def log(message: str, *, traceback_text: str | None = None) -> Path:
+    """Append a timestamped record; returns the log path (so callers can name it)."""
+    path = log_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if path.stat().st_size > MAX_BYTES:
+                os.replace(path, path.with_name(path.name + ".1"))
+        except FileNotFoundError:
+            pass
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        record = f"{stamp} pid={os.getpid()} {message}\n"
+        if traceback_text:
+            record += traceback_text if traceback_text.endswith("\n") else traceback_text + "\n"
+        with open(path, "a", encoding="utf-8", errors="replace") as fh:
+            fh.write(record)
+    except OSError:
+        pass  # logging must never be the reason a hook fails
+    return path

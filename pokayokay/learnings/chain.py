@@ -1,0 +1,396 @@
+"""``chain-learnings.md``: one bounded entry per finished session (SessionEnd).
+
+An entry says what the session was asked (its first prompt, shortened and sanitised), which
+skills it invoked (``Skill`` tool calls in the transcript), the failures the store recorded for
+it, the files it edited and how it ended. Skill suggestion reads the file back to flag risk when
+a skill it is about to suggest was used on a similar task in a session that ended failing.
+
+The newest :data:`MAX_ENTRIES` entries stay in the file; older ones move to
+``chain-learnings-archive.md``. The transcript format is internal to Claude Code, so it is read
+defensively: malformed lines are skipped, and only the first :data:`MAX_TRANSCRIPT_BYTES`.
+
+Entry format::
+
+    ## 2025-03-02 session 1f0c2a9e
+    - Task: add email_verified to the users table
+    - Skills: db-migrations, testing
+    - Failures: 3 (testing 2, build 1)
+    - Files: src/db/migrations/0042.py, src/models/user.py
+    - Result: failed (the last command failed)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any
+
+    from pokayokay.failures.model import Failure
+    from pokayokay.infra.locate import MemoryLocation
+
+FILE_NAME = "chain-learnings.md"
+ARCHIVE_NAME = "chain-learnings-archive.md"
+MAX_ENTRIES = 50
+MAX_TRANSCRIPT_BYTES = 32 << 20
+MAX_FILES_SHOWN = 8
+MAX_SKILLS_SHOWN = 10
+TASK_CHARS = 160
+FAILURE_WINDOW = 7 * 24 * 3600.0
+HEADER = (
+    "# Chain learnings\n\n"
+    "<!-- pokayokay: session outcomes, newest last; the last 50 stay here, older ones move to "
+    "chain-learnings-archive.md -->\n"
+)
+EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+RESULTS = ("clean", "recovered", "failed")
+
+_HEADING = re.compile(r"^## (\d{4}-\d{2}-\d{2}) session (\S+)\s*$")
+_FIELD = re.compile(r"^- (Task|Skills|Failures|Files|Result): (.*?)\s*$")
+_NAME_OK = re.compile(r"[A-Za-z0-9][A-Za-z0-9:_.-]{0,80}")
+
+
+@dataclass(frozen=True)
+class SessionOutcome:
+    day: str
+    session_id: str
+    task: str
+    skills: tuple[str, ...]
+    failures: int
+    categories: tuple[tuple[str, int], ...]  # (category, count), most first
+    files: tuple[str, ...]
+    result: str  # clean | recovered | failed
+    result_note: str = ""
+
+    def render(self) -> str:
+        cats = ", ".join(f"{c} {n}" for c, n in self.categories)
+        failures = f"{self.failures} ({cats})" if cats else str(self.failures)
+        shown = list(self.files[:MAX_FILES_SHOWN])
+        if len(self.files) > MAX_FILES_SHOWN:
+            shown.append(f"+{len(self.files) - MAX_FILES_SHOWN} more")
+        result = f"{self.result} ({self.result_note})" if self.result_note else self.result
+        return (
+            f"## {self.day} session {self.session_id}\n"
+            f"- Task: {self.task or '-'}\n"
+            f"- Skills: {', '.join(self.skills[:MAX_SKILLS_SHOWN]) or '-'}\n"
+            f"- Failures: {failures}\n"
+            f"- Files: {', '.join(shown) or '-'}\n"
+            f"- Result: {result}\n"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# The file
+
+
+def parse(text: str) -> list[SessionOutcome]:
+    """The entries of ``chain-learnings.md``, in file order (malformed fields read as empty)."""
+    out: list[SessionOutcome] = []
+    current: dict[str, str] | None = None
+
+    def flush() -> None:
+        if current is None:
+            return
+        failures_text = current.get("Failures", "0")
+        count = re.match(r"\d+", failures_text)
+        cats = tuple((m[1], int(m[2])) for m in re.finditer(r"([a-z0-9-]+) (\d+)", failures_text))
+        result_text = current.get("Result", "")
+        result = result_text.split(" ", 1)[0] if result_text else ""
+        note = re.search(r"\((.*)\)", result_text)
+        skills = current.get("Skills", "-")
+        files = current.get("Files", "-")
+        task = current.get("Task", "-")
+        out.append(
+            SessionOutcome(
+                day=current["day"],
+                session_id=current["session"],
+                task="" if task == "-" else task,
+                skills=() if skills == "-" else tuple(s.strip() for s in skills.split(",")),
+                failures=int(count[0]) if count else 0,
+                categories=cats,
+                files=() if files == "-" else tuple(f.strip() for f in files.split(",")),
+                result=result,
+                result_note=note[1] if note else "",
+            )
+        )
+
+    for line in text.splitlines():
+        heading = _HEADING.match(line)
+        if heading:
+            flush()
+            current = {"day": heading[1], "session": heading[2]}
+            continue
+        field = _FIELD.match(line)
+        if field and current is not None:
+            current[field[1]] = field[2]
+    flush()
+    return out
+
+
+def split_entries(text: str) -> tuple[str, list[str]]:
+    """``(head, entries)``: the text before the first entry, and each entry's raw text."""
+    parts = re.split(r"(?m)^(?=## \d{4}-\d{2}-\d{2} session )", text)
+    return parts[0], [p if p.endswith("\n") else p + "\n" for p in parts[1:]]
+
+
+def rotate(text: str, entry: str, keep: int = MAX_ENTRIES) -> tuple[str, list[str]]:
+    """``text`` with ``entry`` appended and only the newest ``keep`` entries kept; returns the
+    new text and the entries that move to the archive, oldest first (pure)."""
+    head, entries = split_entries(text) if text.strip() else (HEADER, [])
+    if not head.strip():
+        head = HEADER
+    entries.append(entry)
+    moved = entries[:-keep] if len(entries) > keep else []
+    kept = entries[len(moved) :]
+    return head.rstrip("\n") + "\n" + "".join("\n" + e.strip("\n") + "\n" for e in kept), moved
+
+
+def read(memory_dir: Path) -> list[SessionOutcome]:
+    try:
+        data = (memory_dir / FILE_NAME).read_bytes()
+    except OSError:
+        return []
+    return parse(data.decode("utf-8", "replace"))
+
+
+def append(
+    location: MemoryLocation,
+    outcome: SessionOutcome,
+    *,
+    keep: int = MAX_ENTRIES,
+    environ: Mapping[str, str] | None = None,
+) -> None:
+    """Append one entry (locked, atomic); overflow moves to the archive first, so an entry is
+    never in neither file."""
+    from pokayokay.infra.safe_write import file_lock, read_bytes, replace_if_unchanged
+    from pokayokay.learnings.spikes import _topic_lock
+    from pokayokay.memory.apply import checked_target
+
+    target = checked_target(location, FILE_NAME)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with file_lock(_topic_lock(location, environ), 1.0):
+        old = read_bytes(target)
+        new_text, moved = rotate(
+            old.decode("utf-8", "replace") if old is not None else "", outcome.render(), keep
+        )
+        if moved:
+            archive = checked_target(location, ARCHIVE_NAME)
+            old_archive = read_bytes(archive)
+            base = old_archive.decode("utf-8", "replace") if old_archive is not None else ""
+            if not base.strip():
+                base = "# Chain learnings archive\n"
+            base = base.rstrip("\n") + "\n" + "".join("\n" + m.strip("\n") + "\n" for m in moved)
+            replace_if_unchanged(archive, old_archive, base.encode("utf-8"))
+        replace_if_unchanged(target, old, new_text.encode("utf-8"))
+
+
+# --------------------------------------------------------------------------------------------
+# The session
+
+
+@dataclass
+class TranscriptFacts:
+    task: str = ""
+    skills: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    last_command_failed: bool | None = None  # None: no command ran
+
+
+def _prompt_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_result":
+                return ""
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+        return " ".join(parts)
+    return ""
+
+
+def _skill_name(tool_input: Any) -> str | None:
+    if not isinstance(tool_input, dict):
+        return None
+    for key in ("skill", "command", "name"):
+        value = tool_input.get(key)
+        if isinstance(value, str):
+            name = value.strip().lstrip("/").split(" ", 1)[0]
+            if _NAME_OK.fullmatch(name):
+                return name
+    return None
+
+
+def _relative(path: str, project_dir: str) -> str:
+    if not os.path.isabs(path):
+        return path.replace(os.sep, "/")
+    try:
+        rel = os.path.relpath(path, project_dir)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def read_transcript(lines: Iterable[bytes | str], project_dir: str) -> TranscriptFacts:
+    """What a session did, from its transcript lines (pure; unknown shapes are skipped)."""
+    facts = TranscriptFacts()
+    skills: list[str] = []
+    files: list[str] = []
+    commands: set[str] = set()
+    for raw in lines:
+        try:
+            record = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if not isinstance(record, dict) or record.get("isSidechain") is True:
+            continue
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        kind = record.get("type")
+        if kind == "user":
+            if not facts.task and record.get("isMeta") is not True:
+                text = _prompt_text(content).strip()
+                if text and not text.startswith("<"):
+                    facts.task = text
+            if isinstance(content, list):
+                for block in content:
+                    if (
+                        isinstance(block, dict)
+                        and block.get("type") == "tool_result"
+                        and block.get("tool_use_id") in commands
+                    ):
+                        facts.last_command_failed = block.get("is_error") is True
+        elif kind == "assistant" and isinstance(content, list):
+            for block in content:
+                if not isinstance(block, dict) or block.get("type") != "tool_use":
+                    continue
+                name, tool_input = block.get("name"), block.get("input")
+                if name == "Skill":
+                    skill = _skill_name(tool_input)
+                    if skill and skill not in skills:
+                        skills.append(skill)
+                elif name in EDIT_TOOLS and isinstance(tool_input, dict):
+                    path = tool_input.get("file_path") or tool_input.get("notebook_path")
+                    if isinstance(path, str) and path:
+                        rel = _relative(path, project_dir)
+                        if rel not in files:
+                            files.append(rel)
+                elif name == "Bash" and isinstance(block.get("id"), str):
+                    commands.add(block["id"])
+    facts.skills = tuple(skills)
+    facts.files = tuple(files)
+    return facts
+
+
+def _transcript_lines(path: str) -> list[bytes]:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_TRANSCRIPT_BYTES)
+    except OSError:
+        return []
+    return data.splitlines()
+
+
+def outcome_of(
+    session_id: str,
+    facts: TranscriptFacts,
+    failures: Iterable[Failure],
+    day: date,
+) -> SessionOutcome:
+    """The entry for one session (pure)."""
+    from pokayokay.safety.sanitize import excerpt
+
+    counts: dict[str, int] = {}
+    total = 0
+    for failure in failures:
+        if failure.session_id != session_id:
+            continue
+        total += 1
+        counts[failure.category] = counts.get(failure.category, 0) + 1
+    cats = tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    if facts.last_command_failed:
+        result, note = "failed", "the last command failed"
+    elif total:
+        result, note = "recovered", "commands passed after the failures"
+    else:
+        result, note = "clean", ""
+    skills = tuple(s for s in (excerpt(s, 80) for s in facts.skills) if s)
+    files = tuple(f for f in (excerpt(f, 160).replace(",", "_") for f in facts.files) if f)
+    sid = re.sub(r"[^A-Za-z0-9_-]", "", session_id)[:36] or "unknown"
+    return SessionOutcome(
+        day=day.isoformat(),
+        session_id=sid,
+        task=excerpt(facts.task, TASK_CHARS),
+        skills=tuple(s.replace(",", " ") for s in skills),
+        failures=total,
+        categories=cats,
+        files=files,
+        result=result,
+        result_note=note,
+    )
+
+
+def _session_failures(location: MemoryLocation, session_id: str) -> list[Failure]:
+    from pokayokay.failures.store import FailureStore
+
+    store = FailureStore.for_project(location.project_key)
+    if not store.path.exists():
+        return []
+    with store:
+        since = time.time() - FAILURE_WINDOW
+        return [f for f in store.failures(since=since) if f.session_id == session_id]
+
+
+def session_end_chain(payload: dict[str, Any], project_dir: Path, location: MemoryLocation) -> None:
+    """SessionEnd: append this session's outcome and link the file from the Topic Index.
+
+    Fail-safe: any error is logged and swallowed (a missing entry is better than a broken
+    session end). A session that invoked no skill, edited nothing and failed nothing is not
+    recorded: it holds nothing to learn from.
+    """
+    try:
+        _session_end_chain(payload, project_dir, location)
+    except Exception as exc:  # fail safe
+        import traceback
+
+        from pokayokay.infra import logs
+
+        logs.log(
+            f"chain learnings not written: {type(exc).__name__}: {exc}",
+            traceback_text=traceback.format_exc(),
+        )
+
+
+def _session_end_chain(
+    payload: dict[str, Any], project_dir: Path, location: MemoryLocation
+) -> None:
+    session_id = payload.get("session_id")
+    if not isinstance(session_id, str) or not session_id:
+        return
+    transcript = payload.get("transcript_path")
+    lines = _transcript_lines(transcript) if isinstance(transcript, str) and transcript else []
+    facts = read_transcript(lines, str(project_dir))
+    failures = _session_failures(location, session_id)
+    outcome = outcome_of(session_id, facts, failures, date.today())
+    if not (outcome.skills or outcome.files or outcome.failures):
+        return
+    append(location, outcome)
+    from pokayokay.config.settings import load_settings
+    from pokayokay.learnings.spikes import index_topic_files
+
+    note = index_topic_files(location, load_settings(project_dir))
+    if note:
+        from pokayokay.infra import logs
+
+        logs.log(f"chain learnings: {note}")

@@ -1,0 +1,812 @@
+"""Consolidation at the edge: date the entries, decide, write the targets, then the staging file.
+
+Order of writes, so that a kill at any moment loses nothing (at worst an entry is in its target
+*and* still in the staging file, and the next run drops it as redundant):
+
+1. topic files and project files (the archive, rules, docs, the dropped file), split parts
+   before the file they were split from, each a compare-and-swap (``safe_write``);
+2. MEMORY.md sections, through :func:`pokayokay.memory.apply.run_curation` with a
+   :class:`~pokayokay.memory.apply.SectionEdit`: the curation lock, the invariants, budgets and
+   the compare-and-swap all apply;
+3. the staging file, without the consolidated and dropped entries (compare-and-swap; lines
+   someone appends meanwhile are kept). Committing that change is what the next staleness
+   computation sees as the last consolidation;
+4. the report, ``<memory folder>/consolidation-report.md``: outside the repository (never
+   committed by accident, no noise in ``git status``) and beside the topic files it points to.
+
+An entry whose target could not be written stays in the staging file. One consolidation runs at
+a time per project (a lock in the state folder). ``dry_run`` writes nothing at all.
+
+:func:`session_end_check` is the cheap test SessionEnd runs: no git, only a stat, a bounded
+read and a small JSON file in the state folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from pokayokay.errors import PokayokayError
+from pokayokay.infra import logs
+from pokayokay.infra.state import project_state_dir, state_home
+
+# Nothing heavy at import time: SessionEnd imports this module for ``session_end_check``, which
+# needs none of git, curation or the text analysis. Everything else imports what it uses.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.learnings.ages import AgesReport
+    from pokayokay.learnings.consolidation import (
+        ConsolidationConfig,
+        Plan,
+        Route,
+        SplitResult,
+        Trigger,
+    )
+    from pokayokay.memory.sections import Settings
+
+REPORT_NAME = "consolidation-report.md"
+STATE_NAME = "consolidation-state.json"
+ATTEMPTS = 5
+
+ARCHIVE_HEADER = (
+    "# Consolidated learnings\n\n"
+    "Learnings pokayokay moved out of the learnings staging file once they had proven "
+    "themselves (at least {freshness} active days old). Oldest first; each ends with a note "
+    "saying when and from where it came.\n"
+)
+DROPPED_HEADER = (
+    "# Dropped learnings\n\n"
+    "Entries pokayokay took out of the learnings staging file because a newer entry superseded "
+    "them or their target already said the same. Kept here so nothing is lost: do not rely on "
+    "them, delete what you do not need.\n"
+)
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: Path
+    kind: str  # append | split-part | split-original | memory:<section id> | staging
+    lines_before: int | None
+    lines_after: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "kind": self.kind,
+            "lines_before": self.lines_before,
+            "lines_after": self.lines_after,
+        }
+
+
+@dataclass(frozen=True)
+class SplitInfo:
+    path: Path
+    lines_before: int
+    parts: tuple[tuple[str, int], ...]  # (file name, lines); the original comes first
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "lines_before": self.lines_before,
+            "parts": [{"file": name, "lines": lines} for name, lines in self.parts],
+        }
+
+
+@dataclass
+class ConsolidationOutcome:
+    learnings: Path
+    dry_run: bool
+    today: date
+    config: ConsolidationConfig
+    report: AgesReport | None = None
+    trigger: Trigger | None = None
+    qualifying: int | None = None
+    problem: str | None = None  # why nothing was consolidated
+    plan: Plan | None = None
+    changes: list[FileChange] = field(default_factory=list)
+    splits: list[SplitInfo] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    report_path: Path | None = None
+    report_text: str = ""
+
+    @property
+    def consolidated(self) -> int:
+        return len(self.plan.by_action("consolidate")) if self.plan else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        ages_report = self.report
+        return {
+            "learnings_file": str(self.learnings),
+            "dry_run": self.dry_run,
+            "today": self.today.isoformat(),
+            "file_lines": ages_report.file_lines if ages_report else None,
+            "staleness": ages_report.staleness if ages_report else None,
+            "triggered": bool(self.trigger and self.trigger.triggered),
+            "reasons": list(self.trigger.reasons) if self.trigger else [],
+            "qualifying": self.qualifying,
+            "problem": self.problem,
+            "decisions": [d.to_dict() for d in self.plan.decisions] if self.plan else [],
+            "changes": [c.to_dict() for c in self.changes],
+            "splits": [s.to_dict() for s in self.splits],
+            "errors": list(self.errors),
+            "report": str(self.report_path) if self.report_path else None,
+        }
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def learnings_path(project_dir: Path, config: ConsolidationConfig) -> Path:
+    return project_dir / config.learnings_file
+
+
+def default_learnings_file(project_dir: Path, settings: object) -> Path:
+    """The project's learnings staging file (``consolidation_learnings_file``, by default
+    ``.claude/learnings.md``): what ``pokayokay ages`` dates when given no file."""
+    return project_dir / str(_setting(settings, "learnings_file"))
+
+
+def consolidation_lock(location: MemoryLocation, environ: Mapping[str, str] | None) -> Path:
+    from pokayokay.infra.locate import slugify
+
+    env = dict(os.environ if environ is None else environ)
+    return state_home(env) / "locks" / f"consolidate-{slugify(str(location.project_key))}.lock"
+
+
+def state_path(location: MemoryLocation, environ: Mapping[str, str] | None = None) -> Path:
+    env = dict(os.environ if environ is None else environ)
+    return project_state_dir(str(location.project_key), env) / STATE_NAME
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    real = Path(os.path.realpath(path))
+    base = Path(os.path.realpath(folder))
+    return real == base or base in real.parents
+
+
+def _read_text(path: Path) -> tuple[str, bytes | None]:
+    from pokayokay.infra.safe_write import read_bytes
+    from pokayokay.memory.apply import decode
+
+    if path.is_dir():
+        raise PokayokayError(f"{path} is a folder, not a file")
+    try:
+        data = read_bytes(path)
+    except OSError as exc:
+        raise PokayokayError(f"cannot read {path} ({exc.strerror or exc})") from None
+    if data is None:
+        return "", None
+    return decode(data, path), data
+
+
+@dataclass(frozen=True)
+class _FileTarget:
+    key: tuple[str, str]
+    path: Path
+    header: str
+    rules: bool  # a rule file: parts repeat its frontmatter
+
+
+def _file_target(
+    key: tuple[str, str], project_dir: Path, location: MemoryLocation, config: ConsolidationConfig
+) -> _FileTarget:
+    from pokayokay.memory.apply import checked_target
+
+    kind, name = key
+    if kind == "memory":
+        path = checked_target(location, name)
+        header = ""
+        if name == config.archive:
+            header = ARCHIVE_HEADER.format(freshness=config.freshness)
+        elif name == config.dropped:
+            header = DROPPED_HEADER
+        return _FileTarget(key, path, header, False)
+    path = project_dir / name
+    if not _inside(path.parent if not path.exists() else path, project_dir):
+        raise PokayokayError(f"{name} leads outside the project {project_dir}")
+    if path.is_symlink():
+        raise PokayokayError(f"{name} is a symlink; pokayokay does not write through it")
+    rules = "/rules/" in f"/{name}" and name.startswith(".claude/")
+    return _FileTarget(key, path, "", rules)
+
+
+def _planned_file(
+    target: _FileTarget, blocks: Sequence[str], config: ConsolidationConfig, text: str
+) -> tuple[str, SplitResult | None]:
+    from pokayokay.learnings.consolidation import append_blocks, part_numbers, split_file
+
+    new = append_blocks(text, blocks, target.header)
+    siblings = [p.name for p in target.path.parent.iterdir()] if target.path.parent.is_dir() else []
+    split = split_file(
+        new,
+        target.path.name,
+        existing_parts=part_numbers(target.path.name, siblings),
+        config=config,
+        copy_frontmatter=target.rules,
+    )
+    return new, split
+
+
+def _write_file(
+    target: _FileTarget, blocks: Sequence[str], config: ConsolidationConfig
+) -> tuple[list[FileChange], SplitInfo | None]:
+    """Append ``blocks`` to the target (splitting it when it reaches the limit), with retries
+    when someone else writes it meanwhile."""
+    from pokayokay.infra.safe_write import Conflict, replace_if_unchanged
+    from pokayokay.memory.apply import encode
+    from pokayokay.memory.document import count_lines
+
+    for _ in range(ATTEMPTS):
+        text, data = _read_text(target.path)
+        new, split = _planned_file(target, blocks, config, text)
+        if new == text and split is None:
+            return [], None
+        target.path.parent.mkdir(parents=True, exist_ok=True)
+        created: list[Path] = []
+        changes: list[FileChange] = []
+        before = count_lines(text) if data is not None else None
+        try:
+            if split is not None:
+                for name, part in split.parts:
+                    part_path = target.path.parent / name
+                    replace_if_unchanged(part_path, None, encode(part))
+                    created.append(part_path)
+                    changes.append(FileChange(part_path, "split-part", None, count_lines(part)))
+                replace_if_unchanged(target.path, data, encode(split.original), keep_appends=True)
+                changes.insert(
+                    0,
+                    FileChange(target.path, "split-original", before, count_lines(split.original)),
+                )
+                info = SplitInfo(
+                    target.path,
+                    count_lines(new),
+                    (
+                        (target.path.name, count_lines(split.original)),
+                        *((name, count_lines(part)) for name, part in split.parts),
+                    ),
+                )
+                return changes, info
+            replace_if_unchanged(target.path, data, encode(new), keep_appends=True)
+            return [FileChange(target.path, "append", before, count_lines(new))], None
+        except Conflict:
+            for path in created:  # ours, just created: the retry makes them again
+                path.unlink(missing_ok=True)
+            continue
+    raise PokayokayError(f"{target.path} kept changing while pokayokay appended to it; try again")
+
+
+def _memory_plan(
+    location: MemoryLocation,
+    settings: Settings,
+    section_id: str,
+    bullets: Sequence[str],
+    day: date,
+    sim: dict[str, Any],
+) -> tuple[int | None, int]:
+    """Lines of MEMORY.md before and after adding ``bullets`` to a section and curating, without
+    writing anything (the dry-run path; it runs the same invariant checks). ``sim`` carries the
+    simulated MEMORY.md and archives from one section to the next."""
+    from pokayokay.memory import invariants
+    from pokayokay.memory.apply import SectionEdit, checked_target, decode, read_archives
+    from pokayokay.memory.curation import curate
+    from pokayokay.memory.document import count_lines
+
+    if "text" not in sim:
+        target = checked_target(location)
+        text, data = _read_text(target)
+        if data is None:
+            raise PokayokayError(f"{target} does not exist (run `pokayokay init`)")
+        archives = read_archives(location, settings)
+        sim["text"] = text
+        sim["archives"] = {name: decode(raw, path) for name, (path, raw) in archives.items()}
+    text, archive_text = str(sim["text"]), dict(sim["archives"])
+    fixed = curate(text, settings, archive_text, day, evict=False)
+    invariants.check(fixed, settings, archive_text, day, evict=False)
+    edit = SectionEdit(section_id, tuple(bullets), owns=_owns_nothing)
+    base = edit.apply(fixed.text, settings)
+    invariants.check_edit(fixed.text, base, settings, section_id)
+    result = curate(base, settings, archive_text, day)
+    invariants.check(result, settings, archive_text, day)
+    sim["text"], sim["archives"] = result.text, {**archive_text, **result.archives}
+    return count_lines(text), count_lines(result.text)
+
+
+def _owns_nothing(_text: str) -> bool:
+    return False  # consolidation only adds bullets; it never removes one
+
+
+def _target_texts(
+    routes: Mapping[int, Route | str],
+    project_dir: Path,
+    location: MemoryLocation,
+    settings: Settings,
+    config: ConsolidationConfig,
+) -> tuple[dict[tuple[str, str], str], dict[int, Route | str]]:
+    """The text each route's entries are checked against; routes whose target cannot be read
+    become problems."""
+    from pokayokay.learnings.consolidation import Route
+    from pokayokay.memory.apply import checked_target
+    from pokayokay.memory.document import parse
+
+    texts: dict[tuple[str, str], str] = {}
+    fixed: dict[int, Route | str] = dict(routes)
+    memory_text: str | None = None
+    memory_error: str | None = None
+    for index, found in routes.items():
+        if isinstance(found, str):
+            continue
+        key = found.key
+        if key in texts:
+            continue
+        try:
+            if found.kind == "section":
+                if memory_text is None and memory_error is None:
+                    target = checked_target(location)
+                    text, data = _read_text(target)
+                    if data is None:
+                        memory_error = f"{target} does not exist yet (run `pokayokay init`)"
+                    else:
+                        memory_text = text
+                if memory_error is not None:
+                    fixed[index] = memory_error
+                    continue
+                assert memory_text is not None
+                doc = parse(memory_text, settings.sections)
+                section = doc.section(found.section_id or "")
+                if section is None:
+                    fixed[index] = (
+                        f"MEMORY.md has no managed section '{found.section_id}' to write into"
+                    )
+                    continue
+                spec = settings.section(found.section_id or "")
+                parts = ["".join(section.body_lines)]
+                names = [config.archive] + ([spec.archive] if spec is not None else [])
+                for name in names:
+                    parts.append(_read_text(checked_target(location, name))[0])
+                texts[key] = "\n".join(parts)
+            else:
+                texts[key] = _read_text(_file_target(key, project_dir, location, config).path)[0]
+        except PokayokayError as exc:
+            fixed[index] = f"cannot use {found.label}: {exc.message}"
+    # every index whose key failed later still needs its problem
+    for index, found in fixed.items():
+        if isinstance(found, Route) and found.key not in texts:
+            fixed[index] = f"cannot use {found.label}"
+    return texts, fixed
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+
+def consolidate(
+    project_dir: Path,
+    location: MemoryLocation,
+    settings: Settings,
+    *,
+    learnings: Path | None = None,
+    dry_run: bool = False,
+    today: date | None = None,
+    environ: Mapping[str, str] | None = None,
+    lock_timeout: float = 10.0,
+    git_timeout: float = 60.0,
+) -> ConsolidationOutcome:
+    """Consolidate the learnings staging file of ``project_dir`` if it is due.
+
+    Raises :class:`PokayokayError` for what the user must fix (not a git repository, file not
+    tracked, git missing); everything else that goes wrong for one entry or one target is
+    recorded in ``errors`` and in the report, and that entry stays in the staging file.
+    """
+    from pokayokay.infra.safe_write import file_lock, write_atomic
+    from pokayokay.learnings.consolidation import ConsolidationConfig
+    from pokayokay.memory.apply import checked_target
+
+    config = ConsolidationConfig.from_settings(settings)
+    day = today or date.today()
+    path = learnings if learnings is not None else learnings_path(project_dir, config)
+    outcome = ConsolidationOutcome(path, dry_run, day, config)
+    if dry_run:
+        _run(outcome, project_dir, location, settings, environ, git_timeout)
+        outcome.report_text = render_report(outcome)
+        return outcome
+    with file_lock(consolidation_lock(location, environ), lock_timeout):
+        try:
+            _run(outcome, project_dir, location, settings, environ, git_timeout)
+        except PokayokayError as exc:
+            outcome.errors.append(exc.message)
+            raise
+        finally:
+            if outcome.report is not None:
+                save_state(location, outcome.report, environ)
+            outcome.report_path = location.memory_dir / REPORT_NAME
+            outcome.report_text = render_report(outcome)
+            try:
+                outcome.report_path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(checked_target(location, REPORT_NAME), outcome.report_text.encode())
+            except (OSError, PokayokayError) as exc:
+                outcome.errors.append(f"could not write the report: {exc}")
+                outcome.report_path = None
+    return outcome
+
+
+def _run(
+    outcome: ConsolidationOutcome,
+    project_dir: Path,
+    location: MemoryLocation,
+    settings: Settings,
+    environ: Mapping[str, str] | None,
+    git_timeout: float,
+) -> None:
+    from pokayokay.learnings import consolidation
+    from pokayokay.learnings.ages import ages
+    from pokayokay.learnings.consolidation import (
+        Route,
+        SectionInfo,
+        batch_problem,
+        qualifying,
+        remove_entries,
+        route,
+        should_trigger,
+    )
+    from pokayokay.memory.apply import SectionEdit, run_curation
+    from pokayokay.memory.document import count_lines
+
+    config, day, path = outcome.config, outcome.today, outcome.learnings
+    if not path.exists():
+        outcome.problem = f"{path} does not exist: nothing to consolidate"
+        return
+    report = ages(path, today=day, freshness=config.freshness, environ=environ, timeout=git_timeout)
+    outcome.report = report
+    ages_list = [a.age for a in report.ages]
+    outcome.trigger = should_trigger(report.file_lines, report.staleness, ages_list, config)
+    if not outcome.trigger.triggered:
+        outcome.problem = "not due: " + "; ".join(outcome.trigger.reasons)
+        return
+    batch = qualifying(report.ages, config)
+    outcome.qualifying = len(batch)
+    problem = batch_problem(len(batch), config)
+    if problem is not None:
+        outcome.problem = problem
+        return
+
+    if not _inside(report.path, project_dir):
+        outcome.problem = (
+            f"{path} leads outside the project {project_dir} (a symlink?); pokayokay only "
+            "writes inside the project"
+        )
+        return
+    entries = report.entries
+    sections = [SectionInfo(spec.id, spec.title, spec.archive) for spec in settings.sections]
+    staging_real = Path(os.path.realpath(path))
+    routes: dict[int, Route | str] = {}
+    for index in batch:
+        found = route(entries[index], sections, config)
+        if (
+            isinstance(found, Route)
+            and found.kind == "project"
+            and Path(os.path.realpath(project_dir / found.path)) == staging_real
+        ):
+            found = f"Target {found.path!r} is the learnings file itself"
+        routes[index] = found
+    texts, routes = _target_texts(routes, project_dir, location, settings, config)
+    plan = consolidation.plan_batch(
+        entries,
+        report.ages,
+        batch,
+        routes,
+        texts,
+        today=day,
+        source=report.display,
+        config=config,
+    )
+    outcome.plan = plan
+    failed: set[int] = set()
+
+    # 1. files: archive, dropped file, rules, docs, topic files
+    for key, blocks in plan.blocks.items():
+        owners = [i for i, keys in plan.writes.items() if key in keys]
+        try:
+            target = _file_target(key, project_dir, location, config)
+            if outcome.dry_run:
+                text, data = _read_text(target.path)
+                new, split = _planned_file(target, blocks, config, text)
+                before = count_lines(text) if data is not None else None
+                if split is None:
+                    outcome.changes.append(
+                        FileChange(target.path, "append", before, count_lines(new))
+                    )
+                else:
+                    counts = [(target.path.name, count_lines(split.original))]
+                    counts += [(name, count_lines(part)) for name, part in split.parts]
+                    outcome.changes.append(
+                        FileChange(target.path, "split-original", before, counts[0][1])
+                    )
+                    for name, lines in counts[1:]:
+                        outcome.changes.append(
+                            FileChange(target.path.parent / name, "split-part", None, lines)
+                        )
+                    outcome.splits.append(SplitInfo(target.path, count_lines(new), tuple(counts)))
+                continue
+            changes, info = _write_file(target, blocks, config)
+            outcome.changes.extend(changes)
+            if info is not None:
+                outcome.splits.append(info)
+        except (OSError, PokayokayError) as exc:
+            message = exc.message if isinstance(exc, PokayokayError) else str(exc)
+            outcome.errors.append(f"could not write {key[1]}: {message}")
+            failed.update(owners)
+
+    # 2. MEMORY.md sections
+    sim: dict[str, Any] = {}
+    for section_id, bullets in plan.bullets.items():
+        owners = [i for i, keys in plan.writes.items() if ("section", section_id) in keys]
+        live = [i for i in owners if i not in failed]
+        wanted = [b for i, b in zip(owners, bullets, strict=True) if i not in failed]
+        if not live:
+            continue
+        try:
+            if outcome.dry_run:
+                before, after = _memory_plan(location, settings, section_id, wanted, day, sim)
+                outcome.changes.append(
+                    FileChange(location.memory_file, f"memory:{section_id}", before, after)
+                )
+                continue
+            edit = SectionEdit(section_id, tuple(wanted), owns=_owns_nothing)
+            done = run_curation(location, settings, write=True, today=day, edit=edit)
+            if done.result is None:
+                raise PokayokayError(f"{location.memory_file} does not exist")
+            source = done.source_text if done.source_text is not None else done.result.original
+            outcome.changes.append(
+                FileChange(
+                    location.memory_file,
+                    f"memory:{section_id}",
+                    count_lines(source),
+                    done.result.after.lines,
+                )
+            )
+        except (OSError, PokayokayError) as exc:
+            message = exc.message if isinstance(exc, PokayokayError) else str(exc)
+            outcome.errors.append(f"could not add to MEMORY.md ({section_id}): {message}")
+            failed.update(live)
+
+    # 3. the staging file
+    removed = [text for index, text in plan.removed if index not in failed]
+    for index in sorted(failed):
+        decision = plan.decisions[index]
+        outcome.errors.append(f"{decision.title!r} stays in {report.display}: its target failed")
+    if not removed:
+        return
+    if outcome.dry_run:
+        new, _ = remove_entries(report.text, removed)
+        outcome.changes.append(FileChange(path, "staging", report.file_lines, count_lines(new)))
+        return
+    _write_staging(outcome, report.path, report, removed)
+
+
+def _write_staging(
+    outcome: ConsolidationOutcome, path: Path, report: AgesReport, removed: Sequence[str]
+) -> None:
+    from pokayokay.infra.safe_write import Conflict, read_bytes, replace_if_unchanged
+    from pokayokay.learnings.consolidation import remove_entries
+    from pokayokay.memory.apply import decode, encode
+    from pokayokay.memory.document import count_lines
+
+    data: bytes | None = report.data
+    for _ in range(ATTEMPTS):
+        if data is None:
+            outcome.errors.append(f"{path} disappeared; the moved entries are in their targets")
+            return
+        text = decode(data, path)
+        new, missing = remove_entries(text, removed)
+        for block in missing:
+            title = block.splitlines()[0] if block else "?"
+            outcome.errors.append(
+                f"{title!r} changed in {report.display} meanwhile: left there (its earlier text "
+                "is in its target)"
+            )
+        try:
+            replace_if_unchanged(path, data, encode(new), keep_appends=True)
+        except Conflict:
+            data = read_bytes(path)
+            continue
+        outcome.changes.append(FileChange(path, "staging", count_lines(text), count_lines(new)))
+        return
+    outcome.errors.append(f"{path} kept changing; the moved entries are still in it too")
+
+
+# -- report ------------------------------------------------------------------------------------
+
+
+def render_report(outcome: ConsolidationOutcome) -> str:
+    from pokayokay.infra.templating import render
+
+    plan = outcome.plan
+    report = outcome.report
+    decisions = plan.decisions if plan else []
+    return render(
+        "consolidation-report.md.j2",
+        today=outcome.today.isoformat(),
+        dry_run=outcome.dry_run,
+        file=report.display if report else str(outcome.learnings),
+        lines=report.file_lines if report else None,
+        total=len(report.ages) if report else None,
+        last=report.last_consolidation_label() if report else "unknown",
+        trigger=outcome.trigger,
+        qualifying=outcome.qualifying,
+        freshness=outcome.config.freshness,
+        min_batch=outcome.config.min_batch,
+        problem=outcome.problem,
+        consolidated=[d for d in decisions if d.action == "consolidate"],
+        dropped=[d for d in decisions if d.action == "drop"],
+        escalated=[d for d in decisions if d.action == "escalate"],
+        kept=[d for d in decisions if d.action == "keep"],
+        dropped_file=outcome.config.dropped,
+        splits=outcome.splits,
+        changes=outcome.changes,
+        errors=outcome.errors,
+    )
+
+
+def render_summary(outcome: ConsolidationOutcome) -> str:
+    """A few lines for the terminal (the details are in the report)."""
+    lines = []
+    verb = "would be" if outcome.dry_run else "were"
+    if outcome.plan is None:
+        lines.append(f"pokayokay consolidate: nothing done — {outcome.problem or 'not due'}")
+    else:
+        plan = outcome.plan
+        lines.append(
+            f"pokayokay consolidate: {len(plan.by_action('consolidate'))} consolidated, "
+            f"{len(plan.by_action('drop'))} dropped, {len(plan.by_action('escalate'))} escalated, "
+            f"{len(plan.by_action('keep'))} kept ({'dry run' if outcome.dry_run else 'applied'})"
+        )
+        for change in outcome.changes:
+            before = "new" if change.lines_before is None else f"{change.lines_before}"
+            lines.append(f"  {change.path}: {change.kind}, {before} → {change.lines_after} lines")
+        for split in outcome.splits:
+            names = ", ".join(f"{n} ({c})" for n, c in split.parts)
+            lines.append(f"  split {split.path} ({split.lines_before} lines) {verb} into {names}")
+    for error in outcome.errors:
+        lines.append(f"  error: {error}")
+    if outcome.report_path is not None:
+        lines.append(f"  report: {outcome.report_path}")
+    return "\n".join(lines) + "\n"
+
+
+# -- SessionEnd --------------------------------------------------------------------------------
+
+
+def save_state(
+    location: MemoryLocation, report: AgesReport, environ: Mapping[str, str] | None = None
+) -> None:
+    """Remember the staleness just computed, so SessionEnd can skip git next time."""
+    from pokayokay.infra.safe_write import write_atomic
+
+    try:
+        info = report.path.stat()
+        state = {
+            "file": str(report.path),
+            "mtime_ns": info.st_mtime_ns,
+            "size": info.st_size,
+            "computed": report.today.isoformat(),
+            "staleness": report.staleness,
+            "max_age": report.max_age,
+            "lines": report.file_lines,
+        }
+        target = state_path(location, environ)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, (json.dumps(state, indent=1) + "\n").encode())
+    except OSError as exc:
+        logs.log(f"consolidation: could not save state: {exc}")
+
+
+# What session_end_check needs of ConsolidationConfig's defaults, without importing it (a test
+# keeps the two equal).
+SESSION_DEFAULTS: dict[str, object] = {
+    "learnings_file": ".claude/learnings.md",
+    "size_trigger": 150,
+    "staleness_trigger": 14,
+    "session_end": True,
+}
+
+
+def _setting(settings: object, name: str) -> Any:
+    value = getattr(settings, f"consolidation_{name}", None)
+    return SESSION_DEFAULTS[name] if value is None else value
+
+
+def _count_lines_upto(path: Path, limit: int) -> int:
+    """Lines of ``path``, reading no further than needed to know it is over ``limit``."""
+    lines, last = 0, b"\n"
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 16):
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+            if lines > limit:
+                return lines
+    return lines + (0 if last == b"\n" else 1)
+
+
+def session_end_check(
+    project_dir: Path,
+    location: MemoryLocation,
+    settings: Settings | None = None,
+    *,
+    today: date | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> str | None:
+    """Why consolidation is due (run ``pokayokay consolidate`` detached), or None.
+
+    No git: staleness grows by at most one active day per calendar day, so the staleness the
+    last run cached plus the days since is an upper bound; git runs (in the detached process)
+    only when that bound reaches the trigger, when the file is over the size trigger, or when
+    nothing is cached yet. Once checked today with the file unchanged, nothing is due until
+    tomorrow. Never raises: a failure is logged and answers None.
+    """
+    try:
+        if settings is None:
+            from pokayokay.config.settings import load_settings
+
+            settings = load_settings(project_dir)
+        if not _setting(settings, "session_end"):
+            return None
+        name = str(_setting(settings, "learnings_file"))
+        size_trigger = int(_setting(settings, "size_trigger"))
+        staleness_trigger = int(_setting(settings, "staleness_trigger"))
+        path = project_dir / name
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            return None
+        day = today or date.today()
+        state = _load_state(location, environ)
+        real = str(Path(os.path.realpath(path)))
+        if state is not None and state.get("file") != real:
+            state = None
+        if (
+            state is not None
+            and state.get("computed") == day.isoformat()
+            and state.get("mtime_ns") == info.st_mtime_ns
+            and state.get("size") == info.st_size
+        ):
+            return None  # checked today, unchanged since
+        lines = _count_lines_upto(path, size_trigger)
+        if lines > size_trigger:
+            return f"{name} has over {size_trigger} lines"
+        if state is None:
+            return f"the staleness of {name} has not been computed yet"
+        computed = date.fromisoformat(str(state["computed"]))
+        elapsed = max(0, (day - computed).days)
+        staleness = state.get("staleness")
+        measure = int(staleness if staleness is not None else state.get("max_age") or 0)
+        if measure + elapsed >= staleness_trigger:
+            what = (
+                "active days since the last consolidation"
+                if staleness is not None
+                else "active days old (oldest entry; no consolidation yet)"
+            )
+            return (
+                f"{name} may be stale: {measure} {what} on "
+                f"{computed.isoformat()}, {elapsed} calendar days ago"
+            )
+        return None
+    except Exception as exc:  # SessionEnd must never fail because of this check
+        logs.log(f"consolidation check failed: {type(exc).__name__}: {exc}")
+        return None
+
+
+def _load_state(
+    location: MemoryLocation, environ: Mapping[str, str] | None
+) -> dict[str, Any] | None:
+    try:
+        with open(state_path(location, environ), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and "computed" in data else None

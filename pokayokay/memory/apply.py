@@ -1,0 +1,250 @@
+"""Curation at the edge: read MEMORY.md and its archives, curate, check, back up, write.
+
+Everything here is I/O around the pure ``curation.curate``. Writes happen under a lock shared by
+all pokayokay processes, only if the safety invariants hold, archives first (so an entry is in
+its archive before it leaves MEMORY.md), and MEMORY.md last with a compare-and-swap: if Claude
+wrote the file meanwhile, curation starts again from Claude's version.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Protocol
+
+from pokayokay.errors import ConcurrentChangeError, InvariantViolation, PokayokayError
+from pokayokay.infra import logs
+from pokayokay.infra.locate import MemoryLocation, slugify
+from pokayokay.infra.safe_write import Conflict, file_lock, read_bytes, replace_if_unchanged
+from pokayokay.infra.state import BACKUPS_KEPT, project_state_dir, state_home
+from pokayokay.memory import invariants
+from pokayokay.memory.curation import CurationResult, curate
+from pokayokay.memory.sections import END_MARKER, Settings
+
+ATTEMPTS = 5
+
+
+@dataclass
+class CurationOutcome:
+    location: MemoryLocation
+    result: CurationResult | None
+    written: bool
+    attempts: int
+    backup: Path | None = None
+    # MEMORY.md as it was read, when an edit (``prepare``) ran before curation.
+    source_text: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        if self.result is None:
+            return False
+        edited = self.source_text is not None and self.source_text != self.result.original
+        return edited or self.result.changed
+
+
+def lock_path(location: MemoryLocation, environ: Mapping[str, str] | None = None) -> Path:
+    env = dict(os.environ if environ is None else environ)
+    return state_home(env) / "locks" / f"{slugify(str(location.memory_dir))}.lock"
+
+
+def checked_target(location: MemoryLocation, name: str = "MEMORY.md") -> Path:
+    """The file to read and write; refuses symlinks that lead outside the memory folder."""
+    path = location.memory_dir / name
+    if path.is_symlink():
+        real = Path(os.path.realpath(path))
+        folder = Path(os.path.realpath(location.memory_dir))
+        if folder != real.parent and folder not in real.parents:
+            raise PokayokayError(
+                f"{path} is a symlink to {real}, outside the memory folder {folder}; "
+                "pokayokay does not write through it (replace the link with the file to curate it)"
+            )
+        path = real
+    if path.exists() and not path.is_file():
+        raise PokayokayError(f"{path} is not a regular file")
+    return path
+
+
+def decode(data: bytes, path: Path) -> str:
+    nul = data.find(b"\0")
+    if nul != -1:
+        raise PokayokayError(
+            f"{path} looks binary (NUL byte at offset {nul}); pokayokay leaves it alone"
+        )
+    return data.decode("utf-8", "surrogateescape")
+
+
+def encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def read_archives(location: MemoryLocation, settings: Settings) -> dict[str, tuple[Path, bytes]]:
+    out: dict[str, tuple[Path, bytes]] = {}
+    for spec in settings.sections:
+        path = location.memory_dir / spec.archive
+        if path.exists() or path.is_symlink():
+            target = checked_target(location, spec.archive)
+            data = read_bytes(target)
+            if data is not None:
+                out[spec.archive] = (target, data)
+    return out
+
+
+def backup(location: MemoryLocation, data: bytes, environ: Mapping[str, str] | None) -> Path:
+    env = dict(os.environ if environ is None else environ)
+    folder = project_state_dir(str(location.project_key), env) / "backups"
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    path = folder / f"MEMORY.md.{stamp}.bak"
+    path.write_bytes(data)
+    old = sorted(p for p in folder.iterdir() if p.name.startswith("MEMORY.md."))
+    for stale in old[:-BACKUPS_KEPT]:
+        stale.unlink(missing_ok=True)
+    return path
+
+
+def run_curation(
+    location: MemoryLocation,
+    settings: Settings,
+    *,
+    write: bool,
+    today: date | None = None,
+    lock_timeout: float = 10.0,
+    evict: bool = True,
+    environ: Mapping[str, str] | None = None,
+    edit: MemoryEdit | None = None,
+) -> CurationOutcome:
+    """Curate the MEMORY.md of ``location``; with ``write=False`` only report what would change.
+
+    ``edit`` lets a pokayokay feature set its own entries (graduated rules in Active Patterns,
+    learnings in the Topic Index) inside the same locked, invariant-checked, compare-and-swap
+    write; the edit's own ``check`` proves it touched nothing else.
+    """
+    day = today or date.today()
+    target = checked_target(location)
+    with file_lock(lock_path(location, environ), lock_timeout):
+        for attempt in range(1, ATTEMPTS + 1):
+            data = read_bytes(target)
+            if data is None:
+                return CurationOutcome(location, None, written=False, attempts=attempt)
+            text = decode(data, target)
+            archives = read_archives(location, settings)
+            archive_text = {name: decode(raw, path) for name, (path, raw) in archives.items()}
+            base = text
+            if edit is not None:
+                fixed = curate(text, settings, archive_text, day, evict=False)
+                invariants.check(fixed, settings, archive_text, day, evict=False)
+                base = edit.apply(fixed.text, settings)
+                edit.check(fixed.text, base, settings)
+            result = curate(base, settings, archive_text, day, evict=evict)
+            try:
+                invariants.check(result, settings, archive_text, day, evict=evict)
+            except InvariantViolation as exc:
+                logs.log(f"curation of {target} refused, nothing written: {exc.message}")
+                raise
+            source = text if edit is not None else None
+            if not write or (not result.changed and base == text):
+                return CurationOutcome(
+                    location, result, written=False, attempts=attempt, source_text=source
+                )
+            saved = backup(location, data, environ) if result.text != text else None
+            try:
+                for name, content in result.archives.items():
+                    path, old = archives.get(name, (location.memory_dir / name, None))
+                    replace_if_unchanged(path, old, encode(content), keep_appends=True)
+                if result.text != text:
+                    replace_if_unchanged(target, data, encode(result.text), keep_appends=True)
+            except Conflict:
+                continue  # someone wrote meanwhile: curate their version (archives de-duplicate)
+            return CurationOutcome(
+                location, result, written=True, attempts=attempt, backup=saved, source_text=source
+            )
+    raise ConcurrentChangeError(
+        f"{target} kept changing while pokayokay tried to curate it ({ATTEMPTS} attempts); "
+        "nothing was lost, run `pokayokay curate` again"
+    )
+
+
+class MemoryEdit(Protocol):
+    """A pure change of MEMORY.md a feature makes, and the check that it changed nothing else."""
+
+    def apply(self, text: str, settings: Settings) -> str: ...
+
+    def check(self, before: str, after: str, settings: Settings) -> None: ...
+
+
+@dataclass(frozen=True)
+class SectionEdit:
+    """Make the entries a feature owns in one section exactly ``entries``.
+
+    Entries for which ``owns`` is true and that are not wanted any more leave the section (they
+    are pokayokay's own, regenerated text); wanted entries already there stay where they are;
+    new ones are appended. Everything else in the file is left alone.
+    """
+
+    section_id: str
+    entries: tuple[str, ...]
+    owns: Callable[[str], bool]
+
+    def apply(self, text: str, settings: Settings) -> str:
+        from pokayokay.memory.document import Entry, parse
+
+        doc = parse(text, settings.sections)
+        section = doc.section(self.section_id)
+        if section is None:
+            raise PokayokayError(
+                f"MEMORY.md has no managed '{self.section_id}' section to write into "
+                "(is it disabled in the settings?)"
+            )
+        newline = doc.newline
+        wanted = {entry.strip() for entry in self.entries}
+        units = [
+            unit
+            for unit in section.units
+            if not (
+                isinstance(unit, Entry) and self.owns(unit.text) and unit.text.strip() not in wanted
+            )
+        ]
+        present = {unit.text.strip() for unit in units if isinstance(unit, Entry)}
+        body = [line for unit in units for line in unit.lines]
+        if body and not body[-1].endswith("\n"):
+            units[-1].lines[-1] += newline
+        for entry in self.entries:
+            if entry.strip() not in present:
+                units.append(Entry([line + newline for line in entry.strip().split("\n")]))
+                present.add(entry.strip())
+        section.units = units
+        return doc.render()
+
+    def check(self, before: str, after: str, settings: Settings) -> None:
+        invariants.check_edit(before, after, settings, self.section_id)
+
+
+def ensure_memory_template(location: MemoryLocation, settings: Settings) -> str:
+    """Create MEMORY.md from the template, or add the missing sections to an existing one."""
+    target = checked_target(location)
+    if not target.exists():
+        from pokayokay.infra.templating import render
+
+        target.parent.mkdir(parents=True, exist_ok=True)
+        text = render("MEMORY.md.j2", sections=settings.sections, end_marker=END_MARKER)
+        try:
+            replace_if_unchanged(target, None, encode(text))
+        except Conflict:
+            pass  # Claude created it this very moment: fall through and add sections to it
+        else:
+            return f"created {target} with {len(settings.sections)} managed sections"
+    outcome = run_curation(location, settings, write=True, evict=False)
+    result = outcome.result
+    if result is None or not result.changed:
+        return f"{target} already has every managed section"
+    parts = []
+    if result.added_sections:
+        parts.append("added " + ", ".join(result.added_sections))
+    if result.merged_duplicates:
+        parts.append("merged duplicate " + ", ".join(result.merged_duplicates))
+    if result.closed_sections:
+        parts.append("closed " + ", ".join(result.closed_sections) + " with an end marker")
+    return f"{target}: " + "; ".join(parts) + " (existing text untouched)"

@@ -1,0 +1,575 @@
+"""Curation of MEMORY.md (pure: text in, new text and archive contents out).
+
+What it does, in order:
+
+1. merges duplicated managed sections into the first copy;
+2. adds missing managed sections in template order, next to the ones that exist;
+3. moves whole entries out of sections over their line budget (or entry cap), oldest first,
+   into the section's archive file;
+4. links every archive from the Topic Index (those links are never moved out);
+5. holds the whole file to Claude Code's load limit (200 lines / 25,000 bytes) by moving more
+   managed entries out, and, when Claude's own notes alone are too long, says so instead of
+   touching them.
+
+Entries are never dropped: whatever leaves MEMORY.md is appended to an archive.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+
+from pokayokay.memory.document import (
+    BULLET_RE,
+    Document,
+    Entry,
+    Prose,
+    Section,
+    Text,
+    Unit,
+    count_lines,
+    is_blank,
+    new_section,
+    parse,
+    split_lines,
+    strip_eol,
+)
+from pokayokay.memory.sections import END_MARKER, TOPIC_INDEX_ID, SectionSpec, Settings
+
+# Topic files pokayokay keeps up to date itself; their Topic Index links are never moved out.
+PINNED_TOPIC_FILES = ("recurring-failures.md", "rules-archive.md")
+
+
+@dataclass(frozen=True)
+class Move:
+    section_id: str
+    section_title: str
+    archive: str
+    entries: tuple[str, ...]
+    lines: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class SectionStat:
+    id: str
+    title: str
+    present: bool
+    size: int
+    budget: int
+    entries: int
+    max_entries: int | None
+
+    @property
+    def over(self) -> bool:
+        over_entries = self.max_entries is not None and self.entries > self.max_entries
+        return self.size > self.budget or over_entries
+
+
+@dataclass(frozen=True)
+class FileStat:
+    lines: int
+    bytes: int
+    max_lines: int
+    max_bytes: int
+    unmanaged_lines: int
+    sections: tuple[SectionStat, ...]
+
+    @property
+    def over(self) -> bool:
+        return self.lines > self.max_lines or self.bytes > self.max_bytes
+
+
+@dataclass
+class CurationResult:
+    original: str
+    text: str
+    archives: dict[str, str]
+    moves: list[Move]
+    added_sections: list[str]
+    merged_duplicates: list[str]
+    added_links: list[str]
+    closed_sections: list[str]
+    notes: list[str]
+    before: FileStat
+    after: FileStat
+    archive_before: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.original or bool(self.archives)
+
+
+def file_stat(doc: Document, text: str, settings: Settings) -> FileStat:
+    stats = []
+    present: dict[str, Section] = {}
+    for found in doc.sections():
+        present.setdefault(found.spec.id, found)
+    for spec in settings.sections:
+        sec = present.get(spec.id)
+        stats.append(
+            SectionStat(
+                id=spec.id,
+                title=spec.title,
+                present=sec is not None,
+                size=sec.size if sec else 0,
+                budget=spec.budget,
+                entries=len(sec.entries) if sec else 0,
+                max_entries=spec.max_entries,
+            )
+        )
+    unmanaged = sum(len(seg.lines) for seg in doc.segments if isinstance(seg, Text))
+    return FileStat(
+        lines=count_lines(text),
+        bytes=len(text.encode("utf-8", "surrogateescape")),
+        max_lines=settings.max_lines,
+        max_bytes=settings.max_bytes,
+        unmanaged_lines=unmanaged,
+        sections=tuple(stats),
+    )
+
+
+def archive_link_re(archive: str) -> re.Pattern[str]:
+    return re.compile(r"\]\(\s*(?:\./)?" + re.escape(archive) + r"\s*\)")
+
+
+def link_line(spec: SectionSpec, newline: str) -> str:
+    return (
+        f"- [{spec.title} archive]({spec.archive}) — older {spec.title} entries, "
+        f"moved out of MEMORY.md by pokayokay{newline}"
+    )
+
+
+@dataclass
+class _Eviction:
+    spec: SectionSpec
+    entry: Entry
+    order: int
+    reason: str
+
+
+class _Curator:
+    def __init__(self, text: str, settings: Settings, archives: Mapping[str, str], today: date):
+        self.text = text
+        self.settings = settings
+        self.archives_in = dict(archives)
+        self.today = today
+        self.doc = parse(text, settings.sections)
+        self.newline = self.doc.newline
+        self.evicted: list[_Eviction] = []
+        self.added_sections: list[str] = []
+        self.merged: list[str] = []
+        self.closed: list[str] = []
+        self.added_links: list[str] = []
+        self.notes: list[str] = list(self.doc.problems)
+        # Document position of each entry, so archives keep the original order.
+        self.order: dict[int, int] = {}
+
+    # -- structure ----------------------------------------------------------------------------
+    def merge_duplicates(self) -> None:
+        first: dict[str, Section] = {}
+        kept: list[Text | Section] = []
+        for seg in self.doc.segments:
+            if isinstance(seg, Section):
+                canonical = first.get(seg.spec.id)
+                if canonical is None:
+                    first[seg.spec.id] = seg
+                else:
+                    if canonical.units and seg.units:
+                        canonical.units.append(Prose([self.newline]))
+                    canonical.units.extend(seg.units)
+                    self.merged.append(seg.spec.title)
+                    continue
+            kept.append(seg)
+        self.doc.segments = kept
+
+    def close_sections(self) -> None:
+        """Give every section an end marker, so notes Claude appends below stay Claude's."""
+        for sec in self.doc.sections():
+            if sec.end is not None:
+                continue
+            lines = sec.body_lines
+            if lines and not lines[-1].endswith("\n"):
+                sec.units[-1].lines[-1] += self.newline
+            elif not lines and not sec.marker.endswith("\n"):
+                sec.marker += self.newline
+            sec.end = f"{END_MARKER}{self.newline}"
+            self.closed.append(sec.spec.title)
+
+    def add_missing(self) -> None:
+        specs = list(self.settings.sections)
+        for idx, spec in enumerate(specs):
+            if self.doc.section(spec.id) is not None or spec.id in self.doc.unmarked:
+                continue
+            segs = self.doc.segments
+            # The latest place that keeps template order: right before the next section that
+            # exists, else at the end. So a new section never pushes Claude's notes further
+            # down than an existing section already does.
+            lower = 0
+            for prev in reversed(specs[:idx]):
+                found = self._index_of(prev.id)
+                if found is not None:
+                    lower = found + 1
+                    break
+            pos = len(segs)
+            for nxt in specs[idx + 1 :]:
+                found = self._index_of(nxt.id)
+                if found is not None:
+                    pos = found
+                    break
+            pos = max(pos, lower)
+            if pos < len(segs) and isinstance(segs[pos], Section):
+                following = segs[pos]
+                assert isinstance(following, Section)
+                section = new_section(spec, self.newline, lead_blank=False)
+                section.lead, following.lead = following.lead, [self.newline]
+            else:
+                previous = split_lines(self.doc.render_upto(pos)) if pos else []
+                lead = bool(previous) and not is_blank(previous[-1])
+                section = new_section(spec, self.newline, lead_blank=lead)
+            segs.insert(pos, section)
+            self.added_sections.append(spec.title)
+
+    def _index_of(self, section_id: str) -> int | None:
+        for i, seg in enumerate(self.doc.segments):
+            if isinstance(seg, Section) and seg.spec.id == section_id:
+                return i
+        return None
+
+    # -- eviction -----------------------------------------------------------------------------
+    def number_entries(self) -> None:
+        n = 0
+        for sec in self.doc.sections():
+            for unit in sec.units:
+                if isinstance(unit, Entry):
+                    self.order[id(unit)] = n
+                    n += 1
+
+    def pin_links(self) -> None:
+        index = self.doc.section(TOPIC_INDEX_ID)
+        if index is None:
+            return
+        names = [spec.archive for spec in self.settings.sections] + list(PINNED_TOPIC_FILES)
+        patterns = [archive_link_re(name) for name in names]
+        for entry in index.entries:
+            if any(p.search(entry.text) for p in patterns):
+                entry.pinned = True
+
+    def evictable(self, sec: Section) -> list[Entry]:
+        """Unpinned entries, oldest first: by the entry's date, else by position in the section.
+
+        An undated entry counts as being as old as the nearest dated entry above it, so an
+        undated note appended below recent dated ones is not the first to go.
+        """
+        keyed: list[tuple[date, int, Entry]] = []
+        inherited = date.min
+        for pos, entry in enumerate(sec.entries):
+            when = entry.date
+            if when is not None:
+                inherited = when
+            if not entry.pinned:
+                keyed.append((when or inherited, pos, entry))
+        keyed.sort(key=lambda item: (item[0], item[1]))
+        return [entry for _, _, entry in keyed]
+
+    def evict(self, sec: Section, entries: list[Entry], reason: str) -> None:
+        if not entries:
+            return
+        gone = {id(e) for e in entries}
+        sec.units = [u for u in sec.units if id(u) not in gone]
+        for entry in entries:
+            self.evicted.append(_Eviction(sec.spec, entry, self.order.get(id(entry), 0), reason))
+
+    def enforce_budget(self, sec: Section) -> None:
+        spec = sec.spec
+        order = self.evictable(sec)
+        total = len(sec.entries)
+
+        def fits(k: int) -> bool:
+            if spec.max_entries is not None and total - k > spec.max_entries:
+                return False
+            if k == 0:
+                return sec.size <= spec.budget
+            gone = {id(e) for e in order[:k]}
+            return _size(_tidied([u for u in sec.units if id(u) not in gone])) <= spec.budget
+
+        k = _smallest(len(order), fits)
+        if k == 0:
+            return
+        by_cap = spec.max_entries is not None and total - (k - 1) > spec.max_entries
+        self.evict(sec, order[:k], "entry cap" if by_cap else "budget")
+        sec.units = _tidied(sec.units)
+
+    def ensure_links(self) -> bool:
+        index = self.doc.section(TOPIC_INDEX_ID)
+        if index is None:
+            return False
+        existing = {name for name, text in self.archives_in.items() if text}
+        pending = {ev.spec.archive for ev in self.evicted}
+        added = False
+        for spec in self.settings.sections:
+            if spec.archive not in existing and spec.archive not in pending:
+                continue
+            pattern = archive_link_re(spec.archive)
+            if any(pattern.search(e.text) for e in index.entries):
+                continue
+            entry = Entry([link_line(spec, self.newline)], pinned=True)
+            if index.units and not index.body_lines[-1].endswith("\n"):
+                last = index.units[-1]
+                last.lines[-1] += self.newline
+            index.units.append(entry)
+            self.added_links.append(spec.archive)
+            added = True
+        return added
+
+    def fit_whole_file(self) -> None:
+        limit_lines, limit_bytes = self.settings.max_lines, self.settings.max_bytes
+        text = self.doc.render()
+        lines, size = count_lines(text), _nbytes(text)
+        if lines <= limit_lines and size <= limit_bytes:
+            return
+        sections = self.doc.sections()
+        fixed_lines = lines - sum(len(s.body_lines) for s in sections)
+        fixed_bytes = size - sum(_nbytes("".join(s.body_lines)) for s in sections)
+        if fixed_lines <= limit_lines and fixed_bytes <= limit_bytes:
+            # Managed content is what pushes the file over. Plan the order (always the oldest
+            # entry of the currently biggest section), then take the shortest prefix that fits.
+            queues = {id(s): self.evictable(s) for s in sections}
+            sizes = {id(s): s.size for s in sections}
+            rank = {id(s): i for i, s in enumerate(sections)}
+            plan: list[tuple[Section, Entry]] = []
+            while True:
+                candidates = [s for s in sections if queues[id(s)]]
+                if not candidates:
+                    break
+                sec = max(candidates, key=lambda s: (sizes[id(s)], -rank[id(s)]))
+                entry = queues[id(sec)].pop(0)
+                plan.append((sec, entry))
+                sizes[id(sec)] -= len(entry.lines)
+
+            def fits(k: int) -> bool:
+                gone = {id(entry) for _, entry in plan[:k]}
+                n_lines, n_bytes = fixed_lines, fixed_bytes
+                for sec in sections:
+                    units = [u for u in sec.units if id(u) not in gone]
+                    if len(units) != len(sec.units):
+                        units = _tidied(units)
+                    body = [line for u in units for line in u.lines]
+                    n_lines += len(body)
+                    n_bytes += _nbytes("".join(body))
+                return n_lines <= limit_lines and n_bytes <= limit_bytes
+
+            k = _smallest(len(plan), fits)
+            for sec in sections:
+                mine = [entry for owner, entry in plan[:k] if owner is sec]
+                if mine:
+                    self.evict(sec, mine, "whole file")
+                    sec.units = _tidied(sec.units)
+            return
+        # Claude's own notes alone are over the limit. Managed sections placed before Claude's
+        # last line push those notes further past the cut, so they give up all they can;
+        # sections after it stay at their budgets. Claude's notes are never touched.
+        last_text = max(
+            (i for i, seg in enumerate(self.doc.segments) if isinstance(seg, Text)), default=-1
+        )
+        for i, seg in enumerate(self.doc.segments):
+            if isinstance(seg, Section) and i < last_text:
+                order = self.evictable(seg)
+                if order:
+                    self.evict(seg, order, "whole file")
+                    seg.units = _tidied(seg.units)
+
+    # -- output -------------------------------------------------------------------------------
+    def build_archives(self) -> tuple[dict[str, str], list[Move]]:
+        by_archive: dict[str, list[_Eviction]] = {}
+        for ev in self.evicted:
+            by_archive.setdefault(ev.spec.archive, []).append(ev)
+        out: dict[str, str] = {}
+        moves: list[Move] = []
+        for archive, evictions in by_archive.items():
+            evictions.sort(key=lambda ev: ev.order)
+            spec = evictions[0].spec
+            old = self.archives_in.get(archive, "")
+            content = old or archive_header(spec, self.newline)
+            if not content.endswith("\n"):
+                content += self.newline
+            heading = f"## Archived {self.today.isoformat()} from {spec.title}"
+            if _last_h2(content) != heading:
+                content += f"{self.newline}{heading}{self.newline}{self.newline}"
+            already = Counter(_entry_blocks(old))
+            appended = 0
+            for ev in evictions:
+                block = ev.entry.text
+                if not block.endswith("\n"):
+                    block += self.newline
+                key = _normalised(block)
+                if already[key] > 0:
+                    already[key] -= 1  # archived by an earlier, interrupted run: not twice
+                    continue
+                content += block
+                appended += 1
+            if appended:
+                out[archive] = content
+            for reason in dict.fromkeys(ev.reason for ev in evictions):
+                picked = [ev for ev in evictions if ev.reason == reason]
+                moves.append(
+                    Move(
+                        section_id=spec.id,
+                        section_title=spec.title,
+                        archive=archive,
+                        entries=tuple(ev.entry.text for ev in picked),
+                        lines=sum(len(ev.entry.lines) for ev in picked),
+                        reason=reason,
+                    )
+                )
+        return out, moves
+
+    def budget_notes(self, stat: FileStat) -> None:
+        for sec_stat in stat.sections:
+            if not sec_stat.over:
+                continue
+            sec = self.doc.section(sec_stat.id)
+            pinned = sum(1 for e in sec.entries if e.pinned) if sec else 0
+            prose = sum(len(u.lines) for u in sec.units if isinstance(u, Prose)) if sec else 0
+            self.notes.append(
+                f"{sec_stat.title} is {sec_stat.size}/{sec_stat.budget} lines after curation: "
+                f"{pinned} archive link(s) and {prose} line(s) that are not entries stay put"
+            )
+        if stat.over:
+            self.notes.append(
+                f"MEMORY.md is {stat.lines} lines / {stat.bytes:,} bytes, over Claude Code's load "
+                f"limit of {stat.max_lines} lines / {stat.max_bytes:,} bytes, because of notes "
+                f"outside pokayokay's sections ({stat.unmanaged_lines} lines). pokayokay never "
+                "edits those; moving detail into topic files linked from MEMORY.md fixes it."
+            )
+
+
+def curate(
+    text: str, settings: Settings, archives: Mapping[str, str], today: date, *, evict: bool = True
+) -> CurationResult:
+    """Curate ``text`` (MEMORY.md); ``archives`` maps archive file names to their current text.
+
+    With ``evict=False`` only the structure is repaired (sections added, merged, closed): what
+    ``pokayokay init`` does to an existing MEMORY.md.
+    """
+    curator = _Curator(text, settings, archives, today)
+    before = file_stat(curator.doc, text, settings)
+    curator.merge_duplicates()
+    curator.close_sections()
+    curator.add_missing()
+    curator.number_entries()
+    curator.pin_links()
+    for sec in curator.doc.sections() if evict else []:
+        curator.enforce_budget(sec)
+    for _ in range(len(settings.sections) + 2 if evict else 0):
+        linked = curator.ensure_links()
+        index = curator.doc.section(TOPIC_INDEX_ID)
+        if index is not None:
+            curator.enforce_budget(index)
+        before_fit = len(curator.evicted)
+        curator.fit_whole_file()
+        if not linked and len(curator.evicted) == before_fit:
+            break
+    if curator.doc.section(TOPIC_INDEX_ID) is None and curator.evicted:
+        curator.notes.append("the Topic Index section is not managed, so archives are not linked")
+    new_text = curator.doc.render()
+    new_archives, moves = curator.build_archives()
+    after = file_stat(parse(new_text, settings.sections), new_text, settings)
+    curator.budget_notes(after)
+    return CurationResult(
+        original=text,
+        text=new_text,
+        archives=new_archives,
+        moves=moves,
+        added_sections=curator.added_sections,
+        merged_duplicates=curator.merged,
+        added_links=curator.added_links,
+        closed_sections=curator.closed,
+        notes=curator.notes,
+        before=before,
+        after=after,
+        archive_before={k: v for k, v in archives.items() if k in new_archives},
+    )
+
+
+def archive_header(spec: SectionSpec, newline: str) -> str:
+    return (
+        f"# {spec.title} archive{newline}{newline}"
+        f'Entries pokayokay moved out of the "{spec.title}" section of MEMORY.md to keep it '
+        f"within Claude Code's load budget. Oldest batches first.{newline}"
+    )
+
+
+def _nbytes(text: str) -> int:
+    return len(text.encode("utf-8", "surrogateescape"))
+
+
+def _smallest(n: int, fits: Callable[[int], bool]) -> int:
+    """The smallest k in 0..n with fits(k), fits being monotone; n when none fits."""
+    if fits(0):
+        return 0
+    lo, hi = 1, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return hi
+
+
+def _tidied(units: list[Unit]) -> list[Unit]:
+    """A body after entries left it: no leading, doubled or trailing blank lines."""
+    out: list[Unit] = []
+    for unit in units:
+        if isinstance(unit, Prose) and all(is_blank(line) for line in unit.lines):
+            if not out or (isinstance(out[-1], Prose) and is_blank(out[-1].lines[-1])):
+                continue
+            out.append(Prose(unit.lines[:1]))
+        else:
+            out.append(unit)
+    while out and isinstance(out[-1], Prose) and all(is_blank(x) for x in out[-1].lines):
+        out.pop()
+    return out
+
+
+def _size(units: list[Unit]) -> int:
+    lines = [line for unit in units for line in unit.lines]
+    n = len(lines)
+    while n and is_blank(lines[n - 1]):
+        n -= 1
+    return n
+
+
+def _entry_blocks(text: str) -> list[str]:
+    """The bullet entries of an archive file, normalised, for de-duplication."""
+    blocks: list[str] = []
+    current: list[str] = []
+    for line in split_lines(text):
+        if BULLET_RE.match(line):
+            if current:
+                blocks.append(_normalised("".join(current)))
+            current = [line]
+        elif current and not is_blank(line) and not line.startswith("#"):
+            current.append(line)
+        else:
+            if current:
+                blocks.append(_normalised("".join(current)))
+            current = []
+    if current:
+        blocks.append(_normalised("".join(current)))
+    return blocks
+
+
+def _last_h2(text: str) -> str | None:
+    for line in reversed(split_lines(text)):
+        if line.startswith("## "):
+            return line.rstrip()
+    return None
+
+
+def _normalised(text: str) -> str:
+    return "\n".join(strip_eol(line) for line in split_lines(text)) + "\n"

@@ -1,0 +1,406 @@
+"""MEMORY.md as a sequence of segments: Claude's text and pokayokay's managed sections (pure).
+
+A managed section is a ``## Title`` line whose next non-blank line is a marker
+``<!-- pokayokay: ... -->``. Its body runs until the end marker ``<!-- /pokayokay -->``, the next
+``#``/``##`` heading outside a code fence, or the end of the file. Blank lines directly before the
+heading belong to the section (its lead), so text that is not in a section never starts or ends at
+a place pokayokay writes.
+
+Every line is kept with its own line terminator, so ``render(parse(text)) == text`` for any input:
+Claude's text survives byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from pokayokay.memory.sections import END_MARKER, SectionSpec
+
+MARKER_RE = re.compile(r"^\s*<!--\s*pokayokay:(.*?)-->\s*$")
+END_MARKER_RE = re.compile(r"^\s*<!--\s*/pokayokay\s*-->\s*$")
+HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+FENCE_RE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
+BULLET_RE = re.compile(r"^[-*+][ \t]")
+DATE_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their terminators (``\\n`` or ``\\r\\n``; none on an unterminated last line).
+
+    Only ``\\n`` ends a line, as in Claude Code (a JavaScript ``split("\\n")``): other Unicode
+    line separators are ordinary characters here.
+    """
+    if not text:
+        return []
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def strip_eol(line: str) -> str:
+    if line.endswith("\r\n"):
+        return line[:-2]
+    if line.endswith("\n"):
+        return line[:-1]
+    return line
+
+
+def is_blank(line: str) -> bool:
+    return not line.strip()
+
+
+def detect_newline(text: str) -> str:
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf and crlf * 2 >= text.count("\n") else "\n"
+
+
+def normalise_title(title: str) -> str:
+    return " ".join(title.split()).casefold()
+
+
+@dataclass
+class Entry:
+    """A top-level bullet plus its continuation lines."""
+
+    lines: list[str]
+    pinned: bool = False
+
+    @property
+    def date(self) -> date | None:
+        for line in self.lines[:1] or []:
+            for match in DATE_RE.finditer(line):
+                try:
+                    return date(int(match[1]), int(match[2]), int(match[3]))
+                except ValueError:
+                    continue
+        return None
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+
+@dataclass
+class Prose:
+    """Lines inside a section that are not an entry (blank lines, paragraphs, sub-headings)."""
+
+    lines: list[str]
+
+
+Unit = Entry | Prose
+
+
+@dataclass
+class Section:
+    spec: SectionSpec
+    lead: list[str]
+    heading: str
+    pre_marker: list[str]
+    marker: str
+    units: list[Unit]
+    end: str | None
+
+    @property
+    def body_lines(self) -> list[str]:
+        return [line for unit in self.units for line in unit.lines]
+
+    @property
+    def entries(self) -> list[Entry]:
+        return [unit for unit in self.units if isinstance(unit, Entry)]
+
+    @property
+    def size(self) -> int:
+        """Body lines counted against the budget: all of them but trailing blank lines."""
+        lines = self.body_lines
+        n = len(lines)
+        while n and is_blank(lines[n - 1]):
+            n -= 1
+        return n
+
+    def structure_lines(self) -> list[str]:
+        lines = [self.heading, self.marker]
+        if self.end is not None:
+            lines.append(self.end)
+        return lines
+
+    def render(self) -> str:
+        parts = [*self.lead, self.heading, *self.pre_marker, self.marker, *self.body_lines]
+        if self.end is not None:
+            parts.append(self.end)
+        newline = "\r\n" if self.heading.endswith("\r\n") else "\n"
+        # A line that lost its place at the end of the file (merged, or followed by a new end
+        # marker) gets a terminator rather than being glued to the next line.
+        for i in range(len(parts) - 1):
+            if not parts[i].endswith("\n"):
+                parts[i] += newline
+        return "".join(parts)
+
+
+@dataclass
+class Text:
+    """Claude's or the user's text: never changed by pokayokay."""
+
+    lines: list[str]
+
+
+Segment = Text | Section
+
+
+@dataclass
+class Document:
+    segments: list[Segment]
+    newline: str
+    problems: list[str] = field(default_factory=list)
+    # Section ids whose heading exists without a marker: pokayokay must not add a second copy.
+    unmarked: set[str] = field(default_factory=set)
+
+    def sections(self) -> list[Section]:
+        return [seg for seg in self.segments if isinstance(seg, Section)]
+
+    def section(self, section_id: str) -> Section | None:
+        for seg in self.segments:
+            if isinstance(seg, Section) and seg.spec.id == section_id:
+                return seg
+        return None
+
+    def render(self) -> str:
+        return self.render_upto(len(self.segments))
+
+    def render_upto(self, stop: int) -> str:
+        out: list[str] = []
+        for seg in self.segments[:stop]:
+            chunk = seg.render() if isinstance(seg, Section) else "".join(seg.lines)
+            if not chunk:
+                continue
+            if out and not out[-1].endswith("\n"):
+                out.append(self.newline)
+            out.append(chunk)
+        return "".join(out)
+
+
+def _fence_states(lines: Sequence[str]) -> list[bool]:
+    """For each line: is it inside (or opening/closing) a fenced code block?"""
+    states: list[bool] = []
+    fence: str | None = None
+    for line in lines:
+        match = FENCE_RE.match(line)
+        if fence is None:
+            if match:
+                fence = match[1]
+                states.append(True)
+                continue
+            states.append(False)
+        else:
+            states.append(True)
+            if match and match[1][0] == fence[0] and len(match[1]) >= len(fence):
+                fence = None
+    return states
+
+
+def _is_boundary_heading(line: str) -> bool:
+    match = HEADING_RE.match(strip_eol(line))
+    return bool(match) and len(match[1] if match else "") <= 2
+
+
+def parse(text: str, specs: Sequence[SectionSpec]) -> Document:
+    lines = split_lines(text)
+    fenced = _fence_states(lines)
+    by_title = {normalise_title(spec.title): spec for spec in specs}
+    doc = Document(segments=[], newline=detect_newline(text))
+    seen: set[str] = set()
+    text_buf: list[str] = []
+    quiet: set[int] = set()  # marker lines of sections pokayokay does not know: reported once
+    i = 0
+    n = len(lines)
+
+    def flush_text(upto_lead: int) -> list[str]:
+        """Split trailing blank lines off the text buffer: they become the next section's lead."""
+        cut = len(text_buf)
+        while cut > upto_lead and is_blank(text_buf[cut - 1]):
+            cut -= 1
+        lead = text_buf[cut:]
+        del text_buf[cut:]
+        if text_buf:
+            doc.segments.append(Text(list(text_buf)))
+            text_buf.clear()
+        return lead
+
+    while i < n:
+        line = lines[i]
+        if not fenced[i]:
+            heading = HEADING_RE.match(strip_eol(line))
+            if heading and len(heading[1]) == 2:
+                j = i + 1
+                while j < n and is_blank(lines[j]):
+                    j += 1
+                marker_ok = j < n and not fenced[j] and MARKER_RE.match(strip_eol(lines[j]))
+                spec = by_title.get(normalise_title(heading[2]))
+                if marker_ok and spec is not None:
+                    if spec.id in seen:
+                        doc.problems.append(
+                            f"duplicate managed section '{spec.title}' at line {i + 1}: "
+                            "its entries were merged into the first one"
+                        )
+                    seen.add(spec.id)
+                    section, i = _parse_section(lines, fenced, i, j, spec, doc)
+                    section.lead = flush_text(0)
+                    doc.segments.append(section)
+                    continue
+                if marker_ok:
+                    quiet.add(j)
+                    k = j + 1
+                    while k < n and not (not fenced[k] and _is_boundary_heading(lines[k])):
+                        if not fenced[k] and END_MARKER_RE.match(strip_eol(lines[k])):
+                            quiet.add(k)
+                            break
+                        k += 1
+                    doc.problems.append(
+                        f"line {i + 1}: section '{heading[2]}' has a pokayokay marker but is not a "
+                        "configured section; left as it is"
+                    )
+                elif spec is not None and spec.id not in seen:
+                    doc.unmarked.add(spec.id)
+                    doc.problems.append(
+                        f"line {i + 1}: heading '{heading[2]}' has no pokayokay marker under it, "
+                        "so pokayokay does not manage it (add the marker line to hand it over)"
+                    )
+            elif i in quiet:
+                pass
+            elif MARKER_RE.match(strip_eol(line)):
+                doc.problems.append(
+                    f"line {i + 1}: pokayokay marker without its '## ' heading; left as it is"
+                )
+            elif END_MARKER_RE.match(strip_eol(line)):
+                doc.problems.append(
+                    f"line {i + 1}: stray end marker outside any managed section; left as it is"
+                )
+        text_buf.append(line)
+        i += 1
+    flush_text(len(text_buf))
+    return doc
+
+
+def _parse_section(
+    lines: list[str], fenced: list[bool], head: int, marker: int, spec: SectionSpec, doc: Document
+) -> tuple[Section, int]:
+    i = marker + 1
+    body: list[str] = []
+    end: str | None = None
+    while i < len(lines):
+        line = lines[i]
+        if not fenced[i]:
+            if END_MARKER_RE.match(strip_eol(line)):
+                end = line
+                i += 1
+                break
+            if _is_boundary_heading(line) or MARKER_RE.match(strip_eol(line)):
+                break
+        body.append(line)
+        i += 1
+    if end is None:
+        # Without an end marker the trailing blank lines go back to whatever follows.
+        while body and is_blank(body[-1]):
+            body.pop()
+            i -= 1
+    section = Section(
+        spec=spec,
+        lead=[],
+        heading=lines[head],
+        pre_marker=lines[head + 1 : marker],
+        marker=lines[marker],
+        units=list(_units(body, fenced[marker + 1 : marker + 1 + len(body)])),
+        end=end,
+    )
+    return section, i
+
+
+def _units(body: list[str], fenced: Sequence[bool]) -> Iterable[Unit]:
+    """Group body lines into entries (bullet + continuation) and prose."""
+    current: Entry | Prose | None = None
+    pending_blank: list[str] = []
+    for idx, line in enumerate(body):
+        in_fence = fenced[idx] if idx < len(fenced) else False
+        if is_blank(line):
+            pending_blank.append(line)
+            continue
+        starts_entry = not in_fence and BULLET_RE.match(line) is not None
+        indented = line[:1] in (" ", "\t")
+        if starts_entry:
+            if current is not None:
+                yield current
+            if pending_blank:
+                yield Prose(pending_blank)
+                pending_blank = []
+            current = Entry([line])
+        elif isinstance(current, Entry) and (
+            indented or in_fence or (not pending_blank and not line.startswith("#"))
+        ):
+            # Indented lines continue the entry, even after a blank line; an unindented line
+            # right after the entry is a lazy continuation of its paragraph.
+            current.lines.extend(pending_blank)
+            pending_blank = []
+            current.lines.append(line)
+        else:
+            if isinstance(current, Prose):
+                current.lines.extend(pending_blank)
+            else:
+                if current is not None:
+                    yield current
+                current = Prose(list(pending_blank))
+            pending_blank = []
+            current.lines.append(line)
+    if current is not None:
+        yield current
+    if pending_blank:
+        yield Prose(pending_blank)
+
+
+def new_section(spec: SectionSpec, newline: str, lead_blank: bool) -> Section:
+    return Section(
+        spec=spec,
+        lead=[newline] if lead_blank else [],
+        heading=f"## {spec.title}{newline}",
+        pre_marker=[],
+        marker=f"{spec.marker_line}{newline}",
+        units=[],
+        end=f"{END_MARKER}{newline}",
+    )
+
+
+def count_lines(text: str) -> int:
+    """Lines as Claude Code counts them: a final line without a terminator still counts."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def unmanaged_lines(doc: Document) -> list[str]:
+    """Claude's text, line by line, for comparison before and after curation.
+
+    Blank lines at the end of a run are left out: they are layout. Where a run ends right before
+    a managed heading the parser counts them as that section's lead, and a section appended
+    after the last run takes them over the same way (they stay in the file).
+    """
+    out: list[str] = []
+    for seg in doc.segments:
+        if isinstance(seg, Text):
+            lines = list(seg.lines)
+            while lines and is_blank(lines[-1]):
+                lines.pop()
+            out.extend(lines)
+    return out
+
+
+def same_unmanaged(before: Document, after: Document) -> bool:
+    """Is Claude's text the same, byte for byte? The file's last line may gain a terminator."""
+    old, new = unmanaged_lines(before), unmanaged_lines(after)
+    if len(old) != len(new):
+        return False
+    if old and not old[-1].endswith("\n"):
+        return old[:-1] == new[:-1] and strip_eol(new[-1]) == old[-1]
+    return old == new

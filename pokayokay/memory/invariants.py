@@ -1,0 +1,101 @@
+"""Safety checks run on every curation before anything is written (pure).
+
+1. No line lost: every non-blank line of the old MEMORY.md is still in MEMORY.md or in an
+   archive (pokayokay's own structure lines — headings, markers — excepted when merged away).
+2. Claude's text unchanged: the text outside managed sections is the same, in the same order.
+3. Idempotent: curating the result again changes nothing.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from collections.abc import Mapping
+from datetime import date
+
+from pokayokay.errors import InvariantViolation
+from pokayokay.memory.curation import CurationResult, curate
+from pokayokay.memory.document import (
+    is_blank,
+    parse,
+    same_unmanaged,
+    split_lines,
+    strip_eol,
+    unmanaged_lines,
+)
+from pokayokay.memory.sections import Settings
+
+
+def _content_lines(text: str) -> Counter[str]:
+    return Counter(strip_eol(line) for line in split_lines(text) if not is_blank(line))
+
+
+def check(
+    result: CurationResult,
+    settings: Settings,
+    archives_before: Mapping[str, str],
+    today: date,
+    *,
+    evict: bool = True,
+) -> None:
+    """Raise InvariantViolation (with a diff in its message) if curation broke a promise."""
+    old_doc = parse(result.original, settings.sections)
+    new_doc = parse(result.text, settings.sections)
+
+    structure: Counter[str] = Counter()
+    for sec in old_doc.sections():
+        structure.update(strip_eol(line) for line in sec.structure_lines())
+    archives_after = {**archives_before, **result.archives}
+    available = _content_lines(result.text)
+    for text in archives_after.values():
+        available.update(_content_lines(text))
+    missing = _content_lines(result.original) - available - structure
+    if missing:
+        sample = "\n".join(sorted(missing)[:10])
+        raise InvariantViolation(f"curation would lose {sum(missing.values())} line(s):\n{sample}")
+
+    for name, old in archives_before.items():
+        new = result.archives.get(name)
+        if new is not None and not new.startswith(old):
+            raise InvariantViolation(f"curation would rewrite existing text of {name}")
+
+    if not same_unmanaged(old_doc, new_doc):
+        diff = "".join(
+            difflib.unified_diff(
+                [repr(x) + "\n" for x in unmanaged_lines(old_doc)],
+                [repr(x) + "\n" for x in unmanaged_lines(new_doc)],
+                "before",
+                "after",
+                n=1,
+            )
+        )
+        raise InvariantViolation(f"curation would change text outside managed sections:\n{diff}")
+
+    again = curate(result.text, settings, archives_after, today, evict=evict)
+    if again.changed:
+        diff = "".join(
+            difflib.unified_diff(
+                result.text.splitlines(keepends=True),
+                again.text.splitlines(keepends=True),
+                "curated",
+                "curated twice",
+                n=1,
+            )
+        )
+        raise InvariantViolation(f"curation is not idempotent:\n{diff}")
+
+
+def check_edit(before: str, after: str, settings: Settings, section_id: str) -> None:
+    """A feature's edit of its own section changed nothing else in MEMORY.md."""
+    old_doc = parse(before, settings.sections)
+    new_doc = parse(after, settings.sections)
+    if not same_unmanaged(old_doc, new_doc):
+        raise InvariantViolation(f"editing {section_id} would change text outside managed sections")
+    old_sections = {sec.spec.id: sec.body_lines for sec in old_doc.sections()}
+    for sec in new_doc.sections():
+        if sec.spec.id == section_id or sec.spec.id not in old_sections:
+            continue
+        if [strip_eol(x) for x in sec.body_lines] != [
+            strip_eol(x) for x in old_sections[sec.spec.id]
+        ]:
+            raise InvariantViolation(f"editing {section_id} would change section {sec.spec.title}")

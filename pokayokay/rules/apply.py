@@ -1,0 +1,399 @@
+"""Graduation at the edge: write the rule files, the topic file and MEMORY.md's Active Patterns.
+
+:func:`apply` carries out a :class:`~pokayokay.rules.graduation.GraduationPlan`:
+
+1. every rule file whose text changes is replaced atomically (temporary file, then rename, through
+   :func:`pokayokay.infra.safe_write.replace_if_unchanged`), and only if it still holds the text
+   the plan
+   was made from — a file someone edited meanwhile is left alone and reported. Rule files are only
+   ever written inside the project's ``.claude/rules/pokayokay/`` (a symlink leading elsewhere is
+   refused);
+2. under the lock curation uses (:func:`pokayokay.memory.apply.lock_path`),
+   ``recurring-failures.md``
+   in the memory folder, then MEMORY.md: read, edit only the Active Patterns units (and add the
+   topic file's link to the Topic Index), check the edit (:func:`graduation.check_memory_edit`),
+   back the old file up, and compare-and-swap; when Claude wrote MEMORY.md meanwhile, start again
+   from Claude's version. A MEMORY.md without the section first gets its missing sections through
+   :func:`pokayokay.memory.apply.ensure_memory_template` (curation's own path).
+
+Files are written in that order, so MEMORY.md never points at a rule file that does not exist yet.
+A kill at any moment leaves each file either old or new. ``dry_run=True`` writes nothing and
+returns the same list of changes, ``(path, old, new)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import NamedTuple
+
+from pokayokay.errors import ConcurrentChangeError, PokayokayError
+from pokayokay.failures.model import FailureGroup
+from pokayokay.infra.locate import MemoryLocation
+from pokayokay.infra.safe_write import Conflict, file_lock, read_bytes, replace_if_unchanged
+from pokayokay.memory.apply import (
+    ATTEMPTS,
+    checked_target,
+    decode,
+    encode,
+    ensure_memory_template,
+    lock_path,
+    run_curation,
+)
+from pokayokay.memory.curation import curate
+from pokayokay.memory.document import parse
+from pokayokay.memory.sections import END_MARKER, Settings
+from pokayokay.rules.graduation import (
+    ACTIVE_PATTERNS_ID,
+    DEFAULT_THRESHOLD,
+    RECURRING_FILE,
+    RULES_ARCHIVE,
+    RULES_DIR,
+    GraduationPlan,
+    RuleFile,
+    check_memory_edit,
+    edit_memory,
+    parse_retired,
+    plan_graduation,
+)
+
+__all__ = [
+    "ApplyOutcome",
+    "FileChange",
+    "apply",
+    "graduate",
+    "list_project_files",
+    "read_existing_rules",
+    "read_retired",
+]
+
+MAX_RULE_BYTES = 1 << 20
+MAX_PROJECT_FILES = 200_000
+_SKIPPED_DIRS = frozenset(
+    {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache",
+     ".pytest_cache", ".ruff_cache", "dist", "build", ".hg", ".svn"}
+)  # fmt: skip
+_RULE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*\.md")
+_TEMP_NAME = re.compile(r"^\..+\.pokayokay-(\d+)-\d+\.tmp$")
+
+
+class FileChange(NamedTuple):
+    """One file graduation changes (or would change): its text before (None: new) and after."""
+
+    path: Path
+    old: str | None
+    new: str
+
+
+@dataclass
+class ApplyOutcome:
+    changes: list[FileChange] = field(default_factory=list)
+    dry_run: bool = False
+    notes: list[str] = field(default_factory=list)
+    conflicts: list[Path] = field(default_factory=list)  # files changed since the plan was made
+    memory_attempts: int = 0
+    backup: Path | None = None
+
+    @property
+    def written(self) -> bool:
+        return bool(self.changes) and not self.dry_run
+
+
+# --------------------------------------------------------------------------------------------
+# Inputs
+
+
+def _rules_folder(project_dir: Path) -> Path:
+    """``<project>/.claude/rules/pokayokay``, refusing one that leads outside ``.claude/``."""
+    folder = project_dir / RULES_DIR
+    claude = Path(os.path.realpath(project_dir / ".claude"))
+    project = Path(os.path.realpath(project_dir))
+    real = Path(os.path.realpath(folder))
+    if claude.parent != project or (real != claude and claude not in real.parents):
+        raise PokayokayError(
+            f"{folder} leads to {real}, outside {project_dir / '.claude'}; pokayokay writes rule "
+            "files only inside the project's .claude/ folder"
+        )
+    return folder
+
+
+def read_existing_rules(project_dir: Path) -> dict[str, str]:
+    """The files under ``.claude/rules/pokayokay/``: project-relative path → text."""
+    folder = _rules_folder(project_dir)
+    out: dict[str, str] = {}
+    if not folder.is_dir():
+        return out
+    for path in sorted(folder.iterdir()):
+        if not path.name.endswith(".md") or not path.is_file():
+            continue
+        try:
+            if path.stat().st_size > MAX_RULE_BYTES:
+                continue
+            data = path.read_bytes()
+        except OSError:
+            continue
+        out[f"{RULES_DIR}/{path.name}"] = data.decode("utf-8", "surrogateescape")
+    return out
+
+
+def read_retired(location: MemoryLocation) -> dict[str, date]:
+    """Signature → retirement date of the retired rules in ``<memory>/rules-archive.md``
+    (empty when there is no archive or it cannot be read)."""
+    try:
+        target = checked_target(location, RULES_ARCHIVE)
+        data = read_bytes(target)
+    except (OSError, PokayokayError):
+        return {}
+    if data is None:
+        return {}
+    return parse_retired(data.decode("utf-8", "surrogateescape"))
+
+
+def list_project_files(project_dir: Path) -> list[str]:
+    """Project-relative POSIX paths of the project's files (``git ls-files``, else a walk)."""
+    try:
+        result = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=project_dir,
+            capture_output=True,
+            timeout=30,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        pass
+    else:
+        names = result.stdout.decode("utf-8", "surrogateescape").split("\0")
+        return sorted({n for n in names if n})[:MAX_PROJECT_FILES]
+    out: list[str] = []
+    for root, dirs, files in os.walk(project_dir):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
+        rel = Path(root).relative_to(project_dir).as_posix()
+        for name in files:
+            out.append(name if rel == "." else f"{rel}/{name}")
+            if len(out) >= MAX_PROJECT_FILES:
+                return sorted(out)
+    return sorted(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+
+
+def _sweep_temps(folder: Path) -> None:
+    """Remove temporary files a killed pokayokay process left in ``folder``."""
+    with contextlib.suppress(OSError):
+        for path in folder.iterdir():
+            match = _TEMP_NAME.match(path.name)
+            if match is None:
+                continue
+            pid = int(match[1])
+            if pid == os.getpid():
+                continue
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                path.unlink(missing_ok=True)
+            except OSError:
+                continue
+
+
+def _write_rule(rule: RuleFile, folder: Path, outcome: ApplyOutcome, *, dry_run: bool) -> None:
+    name = f"{rule.id}.md"
+    if not _RULE_NAME.fullmatch(name):
+        outcome.notes.append(f"{rule.path}: not a rule name pokayokay writes; skipped")
+        return
+    target = folder / name
+    if target.is_symlink():
+        outcome.notes.append(f"{target} is a symlink; pokayokay does not write through it")
+        outcome.conflicts.append(target)
+        return
+    current = read_bytes(target)
+    expected = None if rule.old_text is None else encode(rule.old_text)
+    new = encode(rule.text)
+    if current == new:
+        return
+    if current != expected:
+        outcome.notes.append(
+            f"{target} changed after the plan was made; left as it is (run graduation again)"
+        )
+        outcome.conflicts.append(target)
+        return
+    if not dry_run:
+        try:
+            replace_if_unchanged(target, expected, new)
+        except Conflict:
+            outcome.notes.append(f"{target} changed while pokayokay wrote it; left as it is")
+            outcome.conflicts.append(target)
+            return
+    outcome.changes.append(FileChange(target, rule.old_text, rule.text))
+
+
+def _write_topic(location: MemoryLocation, text: str, outcome: ApplyOutcome) -> None:
+    target = checked_target(location, RECURRING_FILE)
+    new = encode(text)
+    for _ in range(ATTEMPTS):
+        current = read_bytes(target)
+        if current == new:
+            return
+        try:
+            replace_if_unchanged(target, current, new)
+        except Conflict:
+            continue
+        old = None if current is None else decode(current, target)
+        outcome.changes.append(FileChange(target, old, text))
+        return
+    raise ConcurrentChangeError(f"{target} kept changing while pokayokay wrote it")
+
+
+def _with_sections(text: str | None, settings: Settings, today: date) -> str:
+    """What :func:`ensure_memory_template` would make of MEMORY.md (for a dry run)."""
+    if text is None:
+        from pokayokay.infra.templating import render
+
+        return render("MEMORY.md.j2", sections=settings.sections, end_marker=END_MARKER)
+    return curate(text, settings, {}, today, evict=False).text
+
+
+def _needs_sections(text: str | None, settings: Settings) -> bool:
+    if settings.section(ACTIVE_PATTERNS_ID) is None:
+        return False
+    if text is None:
+        return True
+    doc = parse(text, settings.sections)
+    return doc.section(ACTIVE_PATTERNS_ID) is None and ACTIVE_PATTERNS_ID not in doc.unmarked
+
+
+def _memory_dry_run(
+    plan: GraduationPlan, location: MemoryLocation, settings: Settings, outcome: ApplyOutcome
+) -> None:
+    target = checked_target(location)
+    data = read_bytes(target)
+    old = None if data is None else decode(data, target)
+    base = _with_sections(old, settings, plan.today) if _needs_sections(old, settings) else old
+    if base is None:
+        outcome.notes.append(f"{target} does not exist; no Active Patterns entry written")
+        return
+    edit = edit_memory(base, plan, settings)
+    check_memory_edit(base, edit.text, plan, settings)
+    outcome.notes.extend(edit.notes)
+    if edit.text != old:
+        outcome.changes.append(FileChange(target, old, edit.text))
+
+
+class _PlanEdit:
+    """The plan's Active Patterns entries (and the Topic Index link of recurring-failures.md),
+    applied inside :func:`pokayokay.memory.apply.run_curation`'s locked, checked write."""
+
+    def __init__(self, plan: GraduationPlan) -> None:
+        self.plan = plan
+        self.notes: tuple[str, ...] = ()
+
+    def apply(self, text: str, settings: Settings) -> str:
+        edit = edit_memory(text, self.plan, settings)
+        self.notes = edit.notes
+        return edit.text
+
+    def check(self, before: str, after: str, settings: Settings) -> None:
+        check_memory_edit(before, after, self.plan, settings)
+
+
+def _memory_write(
+    plan: GraduationPlan,
+    location: MemoryLocation,
+    settings: Settings,
+    outcome: ApplyOutcome,
+    lock_timeout: float,
+    environ: Mapping[str, str] | None,
+) -> None:
+    target = checked_target(location)
+    edit = _PlanEdit(plan)
+    done = run_curation(
+        location, settings, write=True, evict=False, edit=edit, lock_timeout=lock_timeout,
+        today=plan.today, environ=environ,
+    )
+    outcome.memory_attempts = done.attempts
+    outcome.notes.extend(edit.notes)
+    if done.result is None:
+        outcome.notes.append(f"{target} does not exist; no Active Patterns entry written")
+    elif done.written:
+        outcome.backup = done.backup
+        outcome.changes.append(FileChange(target, done.source_text, done.result.text))
+
+
+def apply(
+    plan: GraduationPlan,
+    *,
+    project_dir: Path,
+    location: MemoryLocation,
+    settings: Settings,
+    dry_run: bool = False,
+    lock_timeout: float = 10.0,
+    environ: Mapping[str, str] | None = None,
+) -> ApplyOutcome:
+    """Write what ``plan`` says (see the module docstring); ``dry_run`` only reports it."""
+    outcome = ApplyOutcome(dry_run=dry_run)
+    outcome.notes.extend(plan.notes)
+    folder = _rules_folder(Path(project_dir))
+    if not dry_run and any(rule.changed for rule in plan.rules):
+        folder.mkdir(parents=True, exist_ok=True)
+        _sweep_temps(folder)
+    for rule in plan.rules:
+        _write_rule(rule, folder, outcome, dry_run=dry_run)
+    topic = checked_target(location, RECURRING_FILE)
+    write_topic = plan.recorded > 0 or topic.exists()
+    if dry_run:
+        current = read_bytes(topic)
+        old = None if current is None else decode(current, topic)
+        if write_topic and old != plan.recurring_failures:
+            outcome.changes.append(FileChange(topic, old, plan.recurring_failures))
+        _memory_dry_run(plan, location, settings, outcome)
+        return outcome
+    memory = checked_target(location)
+    data = read_bytes(memory)
+    if _needs_sections(None if data is None else decode(data, memory), settings):
+        outcome.notes.append(ensure_memory_template(location, settings))
+    location.memory_dir.mkdir(parents=True, exist_ok=True)
+    if write_topic:
+        with file_lock(lock_path(location, environ), lock_timeout):
+            _write_topic(location, plan.recurring_failures, outcome)
+    _memory_write(plan, location, settings, outcome, lock_timeout, environ)
+    return outcome
+
+
+def graduate(
+    groups: Sequence[FailureGroup],
+    *,
+    project_dir: Path,
+    location: MemoryLocation,
+    settings: Settings,
+    threshold: int = DEFAULT_THRESHOLD,
+    today: date | None = None,
+    dry_run: bool = False,
+    project_files: Sequence[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[GraduationPlan, ApplyOutcome]:
+    """Plan and apply graduation for ``groups`` (what ``pokayokay graduate`` runs)."""
+    files = list_project_files(project_dir) if project_files is None else project_files
+    plan = plan_graduation(
+        groups,
+        threshold=threshold,
+        project_files=files,
+        existing_rules=read_existing_rules(project_dir),
+        today=today or date.today(),
+        retired=read_retired(location),
+    )
+    outcome = apply(
+        plan,
+        project_dir=project_dir,
+        location=location,
+        settings=settings,
+        dry_run=dry_run,
+        environ=environ,
+    )
+    return plan, outcome

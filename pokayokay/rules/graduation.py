@@ -1,0 +1,902 @@
+"""Rule graduation: recurring failures become path-scoped rules Claude Code loads (pure).
+
+:func:`plan_graduation` reads the failure groups of the state store and the current pokayokay rule
+files, and returns a :class:`GraduationPlan`: the text of every rule file to write, the Active
+Patterns entries pointing at them, the ``recurring-failures.md`` topic file, and the failures one
+session short of graduating. :func:`edit_memory` applies the plan's entries to MEMORY.md text and
+:func:`check_memory_edit` verifies that edit; ``graduation_run`` does the I/O.
+
+**Which groups graduate.** A group (one failure signature) graduates when it failed in at least
+``threshold`` distinct sessions. Once listed in a rule it stays there (re-graduation keeps it up to
+date even if the threshold is later raised) until the rule is retired.
+
+**Which file.** Rules are per category: ``.claude/rules/pokayokay/<category>.md``. When one
+category's evidence falls into unrelated parts of the project, each part gets its own file,
+``<category>-<scope>.md``, the scope being a short slug of the part's common folder. Two groups are
+in the same part when their evidence (failure and fix paths) shares a top-level folder (or a
+top-level file); a group without any path is project-wide and never shares a rule with scoped
+groups. The rule id is the file stem and never changes: a signature already listed in a rule's
+bookkeeping comment stays in that rule, and a new signature joins the existing rule of its category
+whose evidence shares most top-level folders with it (else a project-wide rule for a path-less
+signature), so re-graduation updates files in place and never creates a duplicate. A file under
+``.claude/rules/pokayokay/`` without pokayokay's bookkeeping comment is never overwritten, and its
+name is not reused.
+
+**What a rule says** (``templates/rule.md.j2``): YAML frontmatter with ``paths:`` (a list of
+quoted root-anchored globs from :func:`pokayokay.rules.globs.derive_globs`; no frontmatter when the
+evidence is project-wide), a heading, then short lines: what fails (the category, each failure's
+command and sanitised excerpt), how often (sessions, times, first and last date in UTC), where
+(the globs), the remedy the fix episodes show (the commands that passed after the fix), and the
+files usually fixed. The bookkeeping line ``<!-- pokayokay-rule: id=…; signatures=…;
+graduated=… -->`` lists the signatures' short ids (:func:`pokayokay.failures.signature.short_id`);
+Claude
+Code strips HTML comments before the model sees the rule. Lines a user adds below the closing
+``<!-- pokayokay-rule-end … -->`` line are kept on every update. Everything quoted from tool output
+or commands goes through :mod:`pokayokay.safety.sanitize`; a command is shown in a code span only
+when it
+has no backtick, else in quotes.
+
+A rule's session count is the largest of its signatures' counts: a lower bound of the distinct
+sessions, since the store counts sessions per signature.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import PurePosixPath
+
+from pokayokay.errors import InvariantViolation
+from pokayokay.failures.model import FailureGroup
+from pokayokay.failures.signature import short_id
+from pokayokay.infra.templating import render
+from pokayokay.memory.curation import archive_link_re
+from pokayokay.memory.document import (
+    Document,
+    Entry,
+    Prose,
+    Section,
+    Unit,
+    is_blank,
+    parse,
+    same_unmanaged,
+    strip_eol,
+)
+from pokayokay.memory.sections import TOPIC_INDEX_ID, Settings
+from pokayokay.rules.globs import derive_globs, normalise_path
+from pokayokay.safety import sanitize
+
+__all__ = [
+    "ACTIVE_PATTERNS_ID",
+    "DEFAULT_THRESHOLD",
+    "RECURRING_FILE",
+    "RULES_DIR",
+    "GraduationPlan",
+    "MemoryEdit",
+    "RuleFile",
+    "RuleMeta",
+    "check_memory_edit",
+    "edit_memory",
+    "parse_bookkeeping",
+    "parse_retired",
+    "plan_graduation",
+    "retired_line",
+    "rule_ids_in",
+]
+
+RULES_DIR = ".claude/rules/pokayokay"
+RECURRING_FILE = "recurring-failures.md"
+RULES_ARCHIVE = "rules-archive.md"  # retired rules, in the memory folder
+ACTIVE_PATTERNS_ID = "active_patterns"
+DEFAULT_THRESHOLD = 3
+RECURRING_TOP = 50
+MAX_FAILURES_SHOWN = 5
+MAX_REMEDIES = 3
+MAX_FIX_FILES = 5
+MAX_PATHS_SHOWN = 5
+MAX_COMMAND = 120
+MAX_SCOPE = 30
+
+BOOKKEEPING_RE = re.compile(r"<!--\s*pokayokay-rule:(.*?)-->")
+RETIRED_RE = re.compile(r"^[ \t]*<!--\s*pokayokay-retired:(.*?)-->[ \t]*$")
+_FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+END_RE = re.compile(r"^[ \t]*<!--\s*pokayokay-rule-end\b.*-->[ \t]*$")
+RULE_LINK_RE = re.compile(r"\.claude/rules/pokayokay/([A-Za-z0-9][A-Za-z0-9._-]*?)\.md\b")
+TOPIC_LINK_LINE = (
+    f"- [Recurring failures]({RECURRING_FILE}) — failures pokayokay saw in several sessions, "
+    "with counts and fixes"
+)
+_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]*")
+# Output piped into a pager or cut short only changes what Claude saw, not whether it passed.
+_PIPE_TAIL = re.compile(r"\s*\|\s*(?:tail|head|less|more|cat|tee)\b[^|]*$")
+_REDIRECT = re.compile(r"\s*(?:\d?>&\d|&>\s*/dev/null|\d?>\s*/dev/null)")
+
+# When no fix episode shows a remedy and there is no command to re-run.
+_DEFAULT_REMEDY = {
+    "edit": "re-read a file right before editing it here; edits failed because the text to "
+    "replace was missing or had changed.",
+    "permissions": "calls here were refused (a permission rule, a hook or the user); check "
+    "what is allowed before trying again.",
+}
+_FALLBACK_REMEDY = "check the failure above before finishing changes to files here."
+
+
+# --------------------------------------------------------------------------------------------
+# Values
+
+
+@dataclass(frozen=True)
+class RuleMeta:
+    """What the bookkeeping comment of an existing rule file says."""
+
+    id: str
+    signatures: tuple[str, ...]
+    graduated: date | None
+
+
+@dataclass(frozen=True)
+class RuleFile:
+    """One rule file as it should be after graduation."""
+
+    id: str
+    path: str  # project-relative: .claude/rules/pokayokay/<id>.md
+    category: str
+    globs: tuple[str, ...]  # () when project-wide (no `paths:`)
+    groups: tuple[FailureGroup, ...]
+    signatures: tuple[str, ...]  # short ids, sorted
+    sessions: int
+    occurrences: int
+    first_seen: date
+    last_seen: date
+    graduated: date
+    text: str
+    old_text: str | None  # the file's text the plan was made from; None for a new file
+    entry: str  # its Active Patterns entry (one line, no line terminator)
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.old_text
+
+
+@dataclass(frozen=True)
+class GraduationPlan:
+    threshold: int
+    today: date
+    rules: tuple[RuleFile, ...]  # sorted by id
+    recurring_failures: str  # the text of <memory>/recurring-failures.md
+    near_threshold: tuple[FailureGroup, ...]  # sessions == threshold - 1, not in a rule yet
+    untouched: tuple[str, ...] = ()  # existing pokayokay rules without current evidence
+    notes: tuple[str, ...] = ()
+    recorded: int = 0  # failure groups seen at all (no topic file while there are none)
+
+    @property
+    def active_patterns(self) -> tuple[str, ...]:
+        """The Active Patterns entries, one per rule, in rule order (no line terminators)."""
+        return tuple(rule.entry for rule in self.rules)
+
+    def rule(self, rule_id: str) -> RuleFile | None:
+        for rule in self.rules:
+            if rule.id == rule_id:
+                return rule
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# Reading existing rules
+
+
+def parse_bookkeeping(text: str) -> RuleMeta | None:
+    """The bookkeeping comment of a rule file (None when it is not a pokayokay rule)."""
+    match = BOOKKEEPING_RE.search(text)
+    if match is None:
+        return None
+    fields: dict[str, str] = {}
+    for part in match[1].split(";"):
+        key, sep, value = part.partition("=")
+        if sep:
+            fields[key.strip()] = value.strip()
+    graduated: date | None = None
+    try:
+        graduated = date.fromisoformat(fields.get("graduated", ""))
+    except ValueError:
+        graduated = None
+    signatures = tuple(s.strip() for s in fields.get("signatures", "").split(",") if s.strip())
+    return RuleMeta(fields.get("id", ""), signatures, graduated)
+
+
+def _user_tail(text: str) -> str:
+    """What a user wrote below the end line of a rule file (kept on every update)."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if END_RE.match(line.rstrip("\r\n")):
+            return "".join(lines[i + 1 :])
+    return ""
+
+
+def rule_ids_in(text: str) -> list[str]:
+    """Rule ids an Active Patterns entry links (``.claude/rules/pokayokay/<id>.md``)."""
+    return RULE_LINK_RE.findall(text)
+
+
+def retired_line(rule_id: str, signatures: Sequence[str], day: date) -> str:
+    """The bookkeeping line ``rules-archive.md`` keeps for a retired rule (one line)."""
+    sigs = ",".join(s for s in signatures if s and "," not in s and "-->" not in s)
+    return f"<!-- pokayokay-retired: id={rule_id}; signatures={sigs}; retired={day.isoformat()} -->"
+
+
+def parse_retired(text: str) -> dict[str, date]:
+    """Signature (short id) → the latest date a rule listing it was retired, from the text of
+    ``rules-archive.md`` (pure). Only whole :func:`retired_line` lines outside fenced blocks
+    count, so an archived rule's own text can never fake one."""
+    out: dict[str, date] = {}
+    fence: str | None = None
+    for line in text.splitlines():
+        opening = _FENCE_RE.match(line)
+        if fence is not None:
+            closing = line.strip()
+            if len(closing) >= len(fence) and not closing.lstrip(fence[0]):
+                fence = None
+            continue
+        if opening is not None:
+            fence = opening[1]
+            continue
+        match = RETIRED_RE.match(line)
+        if match is None:
+            continue
+        fields: dict[str, str] = {}
+        for part in match[1].split(";"):
+            key, sep, value = part.partition("=")
+            if sep:
+                fields[key.strip()] = value.strip()
+        try:
+            day = date.fromisoformat(fields.get("retired", ""))
+        except ValueError:
+            continue
+        for sig in fields.get("signatures", "").split(","):
+            sig = sig.strip()
+            if sig and (sig not in out or out[sig] < day):
+                out[sig] = day
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Formatting
+
+
+def _day(ts: float) -> date:
+    return datetime.fromtimestamp(ts, tz=timezone.utc).date()
+
+
+def _code(text: str) -> str:
+    """Sanitised text in a code span, or in quotes when it has a backtick."""
+    return f"`{text}`" if "`" not in text else f'"{text}"'
+
+
+def _command(command: str) -> str | None:
+    shown = _REDIRECT.sub("", command)
+    while True:
+        shorter = _PIPE_TAIL.sub("", shown)
+        if shorter == shown:
+            break
+        shown = shorter
+    cleaned = sanitize.excerpt(shown.strip() or command, MAX_COMMAND)
+    return _code(cleaned) if any(ch.isalnum() for ch in cleaned) else None
+
+
+def _path(path: str) -> str | None:
+    cleaned = sanitize.clean(path)
+    return _code(cleaned) if cleaned else None
+
+
+def _title(category: str) -> str:
+    return category.replace("-", " ").replace("_", " ")
+
+
+def _slug(text: str, limit: int = 40) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:limit].strip("-")
+
+
+def _evidence(group: FailureGroup) -> list[str]:
+    paths = (normalise_path(p) for p in (*group.paths, *group.fix_paths))
+    return sorted({p for p in paths if p is not None})
+
+
+def _keys(paths: Sequence[str]) -> set[str]:
+    """Top-level folders (or top-level files) of ``paths``."""
+    return {p.split("/")[0] for p in paths}
+
+
+def _order(group: FailureGroup) -> tuple[int, int, float, str]:
+    return (-group.sessions, -group.occurrences, -group.last_seen, group.signature)
+
+
+def _where(globs: Sequence[str], limit: int) -> str:
+    if not globs:
+        return "the whole project"
+    shown = [f"`{g}`" for g in globs[:limit]]
+    more = len(globs) - limit
+    text = ", ".join(shown)
+    return text + (f" and {more} more" if more > 0 else "")
+
+
+def _fix_files(groups: Sequence[FailureGroup]) -> list[str]:
+    counts: Counter[str] = Counter()
+    for group in groups:
+        counts.update({p for p in map(normalise_path, group.fix_paths) if p is not None})
+    ranked = sorted(counts, key=lambda p: (-counts[p], p))
+    return [shown for p in ranked[:MAX_FIX_FILES] if (shown := _path(p))]
+
+
+def _remedies(groups: Sequence[FailureGroup], category: str) -> list[str]:
+    """What the fix episodes show, most frequent first; else a default for the category."""
+    counts: Counter[str] = Counter()
+    for group in groups:
+        counts.update({shown for c in group.fix_commands if (shown := _command(c))})
+    ranked = sorted(counts, key=lambda c: (-counts[c], c))
+    out = []
+    for shown in ranked[:MAX_REMEDIES]:
+        times = "" if counts[shown] == 1 else f" ({counts[shown]} failures)"
+        out.append(f"run {shown} after changing files here; it passed after the fix{times}.")
+    if out:
+        return out
+    if category in _DEFAULT_REMEDY:  # the call was refused or the edit misfired: no re-run
+        return [_DEFAULT_REMEDY[category]]
+    samples = sorted(
+        {shown for g in groups if g.sample_command and (shown := _command(g.sample_command))}
+    )
+    for shown in samples[:MAX_REMEDIES]:
+        out.append(f"re-run {shown} after changing files here, before finishing.")
+    return out or [_FALLBACK_REMEDY]
+
+
+def _excerpt(text: str, limit: int = sanitize.DEFAULT_LIMIT) -> str:
+    shown = sanitize.excerpt(text, limit)
+    return shown if any(ch.isalnum() for ch in shown) else "(no error text)"
+
+
+# --------------------------------------------------------------------------------------------
+# Planning
+
+
+@dataclass
+class _Rule:
+    id: str
+    category: str
+    groups: list[FailureGroup] = field(default_factory=list)
+    meta: RuleMeta | None = None
+    old_text: str | None = None
+
+    @property
+    def keys(self) -> set[str]:
+        return _keys([p for g in self.groups for p in _evidence(g)])
+
+    @property
+    def pathless(self) -> bool:
+        """Holds a signature without any path: the rule is project-wide."""
+        return any(not _evidence(g) for g in self.groups)
+
+
+def _union_find(groups: Sequence[FailureGroup]) -> list[list[FailureGroup]]:
+    """Groups clustered by shared top-level folders (path-less groups form one cluster)."""
+    parent = list(range(len(groups)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[str, int] = {}
+    pathless: int | None = None
+    for i, group in enumerate(groups):
+        keys = _keys(_evidence(group))
+        if not keys:
+            if pathless is None:
+                pathless = i
+            else:
+                parent[find(i)] = find(pathless)
+            continue
+        for key in sorted(keys):
+            if key in owner:
+                parent[find(i)] = find(owner[key])
+            else:
+                owner[key] = i
+    clusters: dict[int, list[FailureGroup]] = {}
+    for i, group in enumerate(groups):
+        clusters.setdefault(find(i), []).append(group)
+    return sorted(clusters.values(), key=lambda c: min(g.signature for g in c))
+
+
+def _common_folder(paths: Sequence[str]) -> str:
+    """The deepest folder holding every path ("" when that is the project root)."""
+    folders = [p.rpartition("/")[0].split("/") if "/" in p else [] for p in paths]
+    if not folders or any(not f for f in folders):
+        return ""
+    common: list[str] = []
+    for parts in zip(*folders, strict=False):
+        if len(set(parts)) != 1:
+            break
+        common.append(parts[0])
+    return "/".join(common)
+
+
+def _scope(groups: Sequence[FailureGroup]) -> str:
+    paths = sorted({p for g in groups for p in _evidence(g)})
+    common = _common_folder(paths)
+    if common:
+        slug = _slug("-".join(common.split("/")[-2:]), MAX_SCOPE)
+    else:
+        slug = _slug("-".join(sorted(_keys(paths))[:3]), MAX_SCOPE)
+    return slug or "project"
+
+
+def _free_id(wanted: str, taken: set[str]) -> str:
+    candidate = wanted
+    n = 2
+    while candidate in taken:
+        candidate = f"{wanted}-{n}"
+        n += 1
+    taken.add(candidate)
+    return candidate
+
+
+class _Planner:
+    def __init__(
+        self,
+        groups: Sequence[FailureGroup],
+        threshold: int,
+        project_files: Sequence[str],
+        existing_rules: Mapping[str, str],
+        today: date,
+        retired: Mapping[str, date] | None = None,
+    ) -> None:
+        self.groups = sorted(groups, key=lambda g: (g.category, g.signature))
+        self.retired = dict(retired or {})
+        self.threshold = threshold
+        self.project_files = project_files
+        self.today = today
+        self.notes: list[str] = []
+        self.taken: set[str] = set()
+        self.rules: dict[str, _Rule] = {}
+        for path in sorted(existing_rules):
+            stem = PurePosixPath(path.replace("\\", "/")).stem
+            text = existing_rules[path]
+            self.taken.add(stem)
+            meta = parse_bookkeeping(text)
+            if meta is None:
+                self.notes.append(
+                    f"{path} has no pokayokay bookkeeping line, so pokayokay leaves it alone"
+                )
+                continue
+            if not _ID_RE.fullmatch(stem):
+                self.notes.append(f"{path}: not a rule name pokayokay writes; left alone")
+                continue
+            self.rules[stem] = _Rule(stem, "", meta=meta, old_text=text)
+        self.owner: dict[str, str] = {}
+        for rule_id in sorted(self.rules):
+            meta = self.rules[rule_id].meta
+            assert meta is not None
+            for sid in meta.signatures:
+                self.owner.setdefault(sid, rule_id)
+
+    def assign(self) -> None:
+        fresh: dict[str, list[FailureGroup]] = {}
+        for group in self.groups:
+            owner = self.owner.get(short_id(group.signature))
+            if owner is not None:
+                self.rules[owner].groups.append(group)
+            elif self.is_retired(group):
+                continue
+            elif group.sessions >= self.threshold:
+                fresh.setdefault(group.category, []).append(group)
+        for rule in self.rules.values():
+            if rule.groups:
+                counts = Counter(g.category for g in rule.groups)
+                rule.category = min(counts, key=lambda c: (-counts[c], c))
+        for category in sorted(fresh):
+            self.assign_category(category, fresh[category])
+
+    def is_retired(self, group: FailureGroup) -> bool:
+        """Its rule was retired on day D and it has not failed after D (old evidence)."""
+        day = self.retired.get(short_id(group.signature), self.retired.get(group.signature))
+        return day is not None and _day(group.last_seen) <= day
+
+    def assign_category(self, category: str, groups: list[FailureGroup]) -> None:
+        existing = sorted(
+            (r for r in self.rules.values() if r.category == category and r.groups),
+            key=lambda r: r.id,
+        )
+        unplaced: list[FailureGroup] = []
+        for group in groups:
+            keys = _keys(_evidence(group))
+            best: _Rule | None = None
+            if keys:
+                scored = [(len(keys & r.keys), r) for r in existing if not r.pathless]
+                scored = [(n, r) for n, r in scored if n > 0]
+                if scored:
+                    best = min(scored, key=lambda item: (-item[0], item[1].id))[1]
+            else:
+                best = next((r for r in existing if r.pathless), None)
+            if best is not None:
+                best.groups.append(group)
+            else:
+                unplaced.append(group)
+        clusters = _union_find(unplaced)
+        base = _slug(sanitize.clean(category)) or "failures"
+        alone = not existing and len(clusters) == 1
+        for cluster in clusters:
+            pathless = not any(_evidence(g) for g in cluster)
+            if alone or (pathless and base not in self.taken):
+                wanted = base
+            elif pathless:
+                wanted = f"{base}-project-wide"
+            else:
+                wanted = f"{base}-{_scope(cluster)}"
+            dormant = self.rules.get(wanted)
+            if dormant is not None and not dormant.groups:
+                # A rule of that name with no evidence left (the store was reset, say): it is
+                # updated in place rather than shadowed by a second file.
+                dormant.category = category
+                dormant.groups = list(cluster)
+                existing.append(dormant)
+                continue
+            rule = _Rule(_free_id(wanted, self.taken), category, list(cluster))
+            self.rules[rule.id] = rule
+            existing.append(rule)
+
+    def build(self, rule: _Rule) -> RuleFile:
+        groups = sorted(rule.groups, key=_order)
+        evidence = sorted({p for g in groups for p in _evidence(g)})
+        pathless = any(not _evidence(g) for g in groups)
+        globs = () if pathless or not evidence else derive_globs(evidence, self.project_files)
+        sessions = max(g.sessions for g in groups)
+        occurrences = sum(g.occurrences for g in groups)
+        first = _day(min(g.first_seen for g in groups))
+        last = _day(max(g.last_seen for g in groups))
+        graduated = (rule.meta.graduated if rule.meta else None) or self.today
+        signatures = tuple(sorted({short_id(g.signature) for g in groups}))
+        category = sanitize.clean(_title(rule.category)) or "recurring"
+        failures = []
+        for group in groups[:MAX_FAILURES_SHOWN]:
+            failures.append(
+                {
+                    "command": _command(group.sample_command) if group.sample_command else None,
+                    "excerpt": _excerpt(group.excerpt),
+                    "sessions": group.sessions,
+                    "last": _day(group.last_seen).isoformat(),
+                }
+            )
+        title = f"Recurring {category} failures"
+        folder = _common_folder(evidence) if globs else ""
+        if folder and (shown := sanitize.clean(folder)):
+            title += f" in {shown}/"
+        text = render(
+            "rule.md.j2",
+            id=rule.id,
+            title=title,
+            category=category,
+            globs=globs,
+            signatures=signatures,
+            graduated=graduated.isoformat(),
+            failures=failures,
+            more_failures=max(0, len(groups) - MAX_FAILURES_SHOWN),
+            sessions=sessions,
+            occurrences=occurrences,
+            first=first.isoformat(),
+            last=last.isoformat(),
+            where=_where(globs, 12)
+            if globs
+            else "anywhere in the project (no `paths:`, so this "
+            "rule loads at the start of every session)",
+            remedies=_remedies(groups, rule.category),
+            fix_files=_fix_files(groups),
+        )
+        if rule.old_text is not None:
+            text += _user_tail(rule.old_text)
+        path = f"{RULES_DIR}/{rule.id}.md"
+        entry = (
+            f"- {category.capitalize()} failures under {_where(globs, 2)}: see {path} "
+            f"({sessions} session{'s' if sessions != 1 else ''}, since {first.isoformat()})"
+        )
+        return RuleFile(
+            id=rule.id,
+            path=path,
+            category=rule.category,
+            globs=globs,
+            groups=tuple(groups),
+            signatures=signatures,
+            sessions=sessions,
+            occurrences=occurrences,
+            first_seen=first,
+            last_seen=last,
+            graduated=graduated,
+            text=text,
+            old_text=rule.old_text,
+            entry=entry,
+        )
+
+    def recurring(self, built: Sequence[RuleFile]) -> str:
+        rule_of = {sid: rule.path for rule in built for sid in rule.signatures}
+        ranked = sorted((g for g in self.groups if g.sessions > 0), key=_order)
+        blocks = []
+        for group in ranked[:RECURRING_TOP]:
+            sid = short_id(group.signature)
+            if sid in rule_of:
+                status = f"graduated into {rule_of[sid]}"
+            elif group.sessions == self.threshold - 1:
+                status = "one session short of graduating into a rule"
+            else:
+                status = f"{group.sessions} of {self.threshold} sessions needed for a rule"
+            paths = _shown_paths(group.paths, MAX_PATHS_SHOWN)
+            fixes = [c for c in map(_command, sorted(set(group.fix_commands))[:MAX_REMEDIES]) if c]
+            fix_files = _shown_paths(group.fix_paths, MAX_FIX_FILES)
+            blocks.append(
+                {
+                    "category": sanitize.clean(_title(group.category)) or "recurring",
+                    "title": _excerpt(group.excerpt, 100),
+                    "sessions": group.sessions,
+                    "occurrences": group.occurrences,
+                    "first": _day(group.first_seen).isoformat(),
+                    "last": _day(group.last_seen).isoformat(),
+                    "command": _command(group.sample_command) if group.sample_command else None,
+                    "paths": paths,
+                    "fixes": fixes,
+                    "fix_files": fix_files,
+                    "status": status,
+                    "signature": sid,
+                }
+            )
+        return render(
+            "recurring-failures.md.j2",
+            blocks=blocks,
+            shown=len(blocks),
+            total=len(ranked),
+            threshold=self.threshold,
+        )
+
+    def plan(self) -> GraduationPlan:
+        self.assign()
+        built = [self.build(r) for _, r in sorted(self.rules.items()) if r.groups]
+        in_rules = {sid for rule in built for sid in rule.signatures}
+        near = tuple(
+            g
+            for g in sorted(self.groups, key=_order)
+            if g.sessions == self.threshold - 1
+            and short_id(g.signature) not in in_rules
+            and not self.is_retired(g)
+        )
+        untouched = tuple(sorted(rid for rid, r in self.rules.items() if not r.groups))
+        return GraduationPlan(
+            threshold=self.threshold,
+            today=self.today,
+            rules=tuple(built),
+            recurring_failures=self.recurring(built),
+            near_threshold=near,
+            untouched=untouched,
+            notes=tuple(self.notes),
+            recorded=sum(1 for g in self.groups if g.sessions > 0),
+        )
+
+
+def _shown_paths(paths: Sequence[str], limit: int) -> list[str]:
+    ordered = sorted({p for p in map(normalise_path, paths) if p is not None})
+    return [shown for p in ordered[:limit] if (shown := _path(p))]
+
+
+def plan_graduation(
+    groups: Sequence[FailureGroup],
+    *,
+    threshold: int = DEFAULT_THRESHOLD,
+    project_files: Sequence[str],
+    existing_rules: Mapping[str, str],
+    today: date,
+    retired: Mapping[str, date] | None = None,
+) -> GraduationPlan:
+    """Plan the rule files, Active Patterns entries and topic file for ``groups``.
+
+    ``existing_rules`` maps the path of each file under ``.claude/rules/pokayokay/`` to its text;
+    ``project_files`` lists the project's files (project-relative, e.g. ``git ls-files``);
+    ``today`` dates newly graduated rules. ``retired`` maps signatures (short ids) of retired
+    rules to their retirement date D (:func:`parse_retired`): such a signature graduates again
+    only when it failed on a day after D (UTC), so old evidence never resurrects a retired
+    rule; a signature an existing rule lists stays in it regardless. Pure and deterministic.
+    """
+    if threshold < 1:
+        raise ValueError("the graduation threshold must be at least 1")
+    return _Planner(groups, threshold, project_files, existing_rules, today, retired).plan()
+
+
+# --------------------------------------------------------------------------------------------
+# MEMORY.md: the Active Patterns entries (and the topic file's link)
+
+
+@dataclass(frozen=True)
+class MemoryEdit:
+    original: str
+    text: str
+    replaced: tuple[str, ...] = ()  # rule ids whose entry was rewritten in place
+    added: tuple[str, ...] = ()  # rule ids whose entry was appended
+    skipped: tuple[str, ...] = ()  # rule ids left out: no room in the section's budget
+    linked_topic: bool = False
+    notes: tuple[str, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.original
+
+
+def _rule_entry_id(entry: Entry) -> str | None:
+    """The rule an entry points at, when it is one of pokayokay's rule entries."""
+    ids = set(rule_ids_in(entry.text))
+    return ids.pop() if len(ids) == 1 else None
+
+
+def _size(units: Sequence[Unit]) -> int:
+    lines = [line for unit in units for line in unit.lines]
+    n = len(lines)
+    while n and is_blank(lines[n - 1]):
+        n -= 1
+    return n
+
+
+def _append(section: Section, entries: Sequence[str], newline: str) -> None:
+    """Append entries after the last non-blank unit of ``section``."""
+    units = section.units
+    cut = len(units)
+    while (
+        cut and isinstance(units[cut - 1], Prose) and all(is_blank(x) for x in units[cut - 1].lines)
+    ):
+        cut -= 1
+    if cut and not units[cut - 1].lines[-1].endswith("\n"):
+        units[cut - 1].lines[-1] += newline
+    new = [Entry([f"{text}{newline}"]) for text in entries]
+    section.units = [*units[:cut], *new, *units[cut:]]
+
+
+def _room(section: Section, settings: Settings, section_id: str) -> int:
+    spec = settings.section(section_id)
+    if spec is None:
+        return 0
+    room = spec.budget - _size(section.units)
+    if spec.max_entries is not None:
+        room = min(room, spec.max_entries - len(section.entries))
+    return max(0, room)
+
+
+def edit_memory(text: str, plan: GraduationPlan, settings: Settings) -> MemoryEdit:
+    """MEMORY.md ``text`` with the plan's Active Patterns entries in place (pure).
+
+    Only units of the Active Patterns section change: an entry linking a rule of the plan is
+    rewritten in place (a second entry for the same rule is dropped), rules without an entry get
+    one appended while the section's line budget has room (the others are reported as skipped,
+    so curation never has to evict what graduation just wrote), and everything else — Claude's
+    entries, entries of rules the plan does not cover — stays byte for byte. The Topic Index gets
+    a link to ``recurring-failures.md`` when it has none and has room.
+    """
+    doc = parse(text, settings.sections)
+    notes: list[str] = []
+    section = doc.section(ACTIVE_PATTERNS_ID)
+    if settings.section(ACTIVE_PATTERNS_ID) is None or section is None:
+        notes.append(
+            "MEMORY.md has no managed Active Patterns section, so no entry points at the rules"
+        )
+        return MemoryEdit(text, text, notes=tuple(notes))
+    newline = doc.newline
+    entries = {rule.id: rule.entry for rule in plan.rules}
+    seen: set[str] = set()
+    replaced: list[str] = []
+    units: list[Unit] = []
+    for unit in section.units:
+        rule_id = _rule_entry_id(unit) if isinstance(unit, Entry) else None
+        if rule_id is None or rule_id not in entries:
+            units.append(unit)
+            continue
+        if rule_id in seen:
+            continue  # a second entry for the same rule
+        seen.add(rule_id)
+        ending = newline if unit.lines[-1].endswith("\n") else ""
+        units.append(Entry([entries[rule_id] + ending]))
+        replaced.append(rule_id)
+    section.units = units
+    missing = sorted(
+        (rule for rule in plan.rules if rule.id not in seen),
+        key=lambda r: (-r.sessions, r.id),
+    )
+    room = _room(section, settings, ACTIVE_PATTERNS_ID)
+    added = [rule.id for rule in missing[:room]]
+    skipped = tuple(rule.id for rule in missing[room:])
+    if added:
+        _append(section, [entries[rule_id] for rule_id in added], newline)
+    if skipped:
+        notes.append(
+            "Active Patterns is at its line budget: no entry for "
+            + ", ".join(f"{RULES_DIR}/{rule_id}.md" for rule_id in skipped)
+            + " (the rule files load anyway)"
+        )
+    linked = _link_topic(doc, settings, newline, notes) if plan.recorded else False
+    return MemoryEdit(
+        original=text,
+        text=doc.render(),
+        replaced=tuple(replaced),
+        added=tuple(added),
+        skipped=skipped,
+        linked_topic=linked,
+        notes=tuple(notes),
+    )
+
+
+def _link_topic(doc: Document, settings: Settings, newline: str, notes: list[str]) -> bool:
+    index = doc.section(TOPIC_INDEX_ID)
+    if index is None:
+        return False
+    pattern = archive_link_re(RECURRING_FILE)
+    if any(pattern.search(entry.text) for entry in index.entries):
+        return False
+    if _room(index, settings, TOPIC_INDEX_ID) < 1:
+        notes.append(f"the Topic Index is full: {RECURRING_FILE} is not linked from MEMORY.md")
+        return False
+    _append(index, [TOPIC_LINK_LINE], newline)
+    return True
+
+
+def _section_texts(doc: Document) -> list[tuple[str, str]]:
+    return [(s.spec.id, s.render()) for s in doc.sections()]
+
+
+def _non_rule_lines(section: Section | None) -> list[str]:
+    if section is None:
+        return []
+    out: list[str] = []
+    for unit in section.units:
+        if isinstance(unit, Entry) and _rule_entry_id(unit) is not None:
+            continue
+        out.extend(strip_eol(line) for line in unit.lines if not is_blank(line))
+    return out
+
+
+def check_memory_edit(original: str, new: str, plan: GraduationPlan, settings: Settings) -> None:
+    """Raise InvariantViolation unless ``new`` is ``original`` with only pokayokay's own edits.
+
+    1. Text outside managed sections is unchanged (byte for byte).
+    2. Managed sections other than Active Patterns and the Topic Index render identically.
+    3. Active Patterns keeps every line that is not a pokayokay rule entry, in order, and its
+       heading and markers; the Topic Index only gains the link to ``recurring-failures.md``.
+    4. Editing again changes nothing.
+    """
+    before, after = parse(original, settings.sections), parse(new, settings.sections)
+    if not same_unmanaged(before, after):
+        raise InvariantViolation("graduation would change text outside managed sections")
+    mine = {ACTIVE_PATTERNS_ID, TOPIC_INDEX_ID}
+    old_other = [item for item in _section_texts(before) if item[0] not in mine]
+    new_other = [item for item in _section_texts(after) if item[0] not in mine]
+    if old_other != new_other:
+        raise InvariantViolation("graduation would change a managed section it does not own")
+    for section_id in sorted(mine):
+        old_sec, new_sec = before.section(section_id), after.section(section_id)
+        if (old_sec is None) != (new_sec is None):
+            raise InvariantViolation(f"graduation would add or remove the section {section_id}")
+        if old_sec is None or new_sec is None:
+            continue
+        if (old_sec.heading, old_sec.marker, old_sec.end) != (
+            new_sec.heading,
+            new_sec.marker,
+            new_sec.end,
+        ):
+            raise InvariantViolation(f"graduation would change the structure of {section_id}")
+    old_ap = _non_rule_lines(before.section(ACTIVE_PATTERNS_ID))
+    new_ap = _non_rule_lines(after.section(ACTIVE_PATTERNS_ID))
+    if old_ap != new_ap:
+        raise InvariantViolation("graduation would change an Active Patterns entry it does not own")
+    old_index, new_index = before.section(TOPIC_INDEX_ID), after.section(TOPIC_INDEX_ID)
+    if old_index is not None and new_index is not None:
+        old_lines = [strip_eol(x) for x in old_index.body_lines if not is_blank(x)]
+        new_lines = [strip_eol(x) for x in new_index.body_lines if not is_blank(x)]
+        if new_lines != old_lines and new_lines != [*old_lines, TOPIC_LINK_LINE]:
+            raise InvariantViolation("graduation would change the Topic Index beyond its link")
+    again = edit_memory(new, plan, settings)
+    if again.changed:
+        raise InvariantViolation("graduating again would change MEMORY.md once more")

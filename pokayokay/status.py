@@ -1,0 +1,439 @@
+"""What `status`, `doctor` and `curate` print: data first (for --json), then text renderings."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from pokayokay.infra.locate import MemoryLocation
+from pokayokay.memory.apply import CurationOutcome, run_curation
+from pokayokay.memory.curation import FileStat
+from pokayokay.memory.sections import CLAUDE_MAX_BYTES, CLAUDE_MAX_LINES, Settings
+
+
+def to_json(data: Any) -> str:
+    return json.dumps(data, indent=2, default=str, ensure_ascii=False)
+
+
+def _stat_dict(stat: FileStat) -> dict[str, Any]:
+    return {
+        "lines": stat.lines,
+        "bytes": stat.bytes,
+        "max_lines": stat.max_lines,
+        "max_bytes": stat.max_bytes,
+        "over": stat.over,
+        "unmanaged_lines": stat.unmanaged_lines,
+        "sections": [
+            {
+                "id": s.id,
+                "title": s.title,
+                "present": s.present,
+                "lines": s.size,
+                "budget": s.budget,
+                "entries": s.entries,
+                "max_entries": s.max_entries,
+                "over": s.over,
+            }
+            for s in stat.sections
+        ],
+    }
+
+
+def curation_summary(outcome: CurationOutcome) -> dict[str, Any]:
+    result = outcome.result
+    data: dict[str, Any] = {
+        "memory_file": str(outcome.location.memory_file),
+        "exists": result is not None,
+        "changed": outcome.changed,
+        "written": outcome.written,
+        "attempts": outcome.attempts,
+        "backup": str(outcome.backup) if outcome.backup else None,
+    }
+    if result is not None:
+        data.update(
+            before=_stat_dict(result.before),
+            after=_stat_dict(result.after),
+            moves=[
+                {
+                    "section": m.section_title,
+                    "archive": m.archive,
+                    "entries": len(m.entries),
+                    "lines": m.lines,
+                    "reason": m.reason,
+                }
+                for m in result.moves
+            ],
+            added_sections=result.added_sections,
+            merged_duplicates=result.merged_duplicates,
+            closed_sections=result.closed_sections,
+            added_links=result.added_links,
+            notes=result.notes,
+        )
+    return data
+
+
+_REASONS = {
+    "budget": "over its line budget",
+    "entry cap": "over its entry cap",
+    "whole file": "to keep the whole file within Claude Code's load limit",
+}
+
+
+def curation_lines(outcome: CurationOutcome) -> list[str]:
+    result = outcome.result
+    if result is None:
+        return [f"no MEMORY.md at {outcome.location.memory_file}; `pokayokay init` creates one"]
+    lines = []
+    for move in result.moves:
+        lines.append(
+            f"moved {len(move.entries)} entr{'y' if len(move.entries) == 1 else 'ies'} "
+            f"({move.lines} lines) from {move.section_title} to {move.archive} "
+            f"({_REASONS.get(move.reason, move.reason)})"
+        )
+    if result.added_sections:
+        lines.append("added missing sections: " + ", ".join(result.added_sections))
+    if result.merged_duplicates:
+        lines.append("merged duplicate sections: " + ", ".join(result.merged_duplicates))
+    if result.closed_sections:
+        lines.append("added end markers to: " + ", ".join(result.closed_sections))
+    for name in result.added_links:
+        lines.append(f"linked {name} from the Topic Index")
+    return lines
+
+
+def render_curation(outcome: CurationOutcome, *, applied: bool) -> str:
+    result = outcome.result
+    head = f"MEMORY.md: {outcome.location.memory_file}"
+    if result is None:
+        return head + "\n  " + curation_lines(outcome)[0]
+    b, a = result.before, result.after
+    head += (
+        f"\n  {b.lines} -> {a.lines} lines (limit {a.max_lines}), "
+        f"{b.bytes:,} -> {a.bytes:,} bytes (limit {a.max_bytes:,})"
+    )
+    out = [head]
+    changes = curation_lines(outcome)
+    if not changes:
+        out.append("  nothing to do: every managed section is within its budget")
+    out.extend(f"  {line}" for line in changes)
+    out.extend(f"  note: {note}" for note in result.notes)
+    if changes:
+        if applied:
+            out.append(
+                f"  done (previous version saved to {outcome.backup})"
+                if outcome.backup
+                else "  done"
+            )
+        else:
+            out.append("  (not written: run `pokayokay curate` to apply)")
+    return "\n".join(out)
+
+
+def curation_diff(outcome: CurationOutcome) -> str:
+    result = outcome.result
+    if result is None:
+        return ""
+    folder = outcome.location.memory_dir
+    chunks = [
+        "".join(
+            difflib.unified_diff(
+                result.original.splitlines(keepends=True),
+                result.text.splitlines(keepends=True),
+                str(folder / "MEMORY.md"),
+                str(folder / "MEMORY.md") + " (curated)",
+            )
+        )
+    ]
+    for name, new in result.archives.items():
+        old = result.archive_before.get(name, "")
+        chunks.append(
+            "".join(
+                difflib.unified_diff(
+                    old.splitlines(keepends=True),
+                    new.splitlines(keepends=True),
+                    str(folder / name) if old else "/dev/null",
+                    str(folder / name),
+                )
+            )
+        )
+    text = "".join(chunk if chunk.endswith("\n") or not chunk else chunk + "\n" for chunk in chunks)
+    return text
+
+
+# -- status ---------------------------------------------------------------------------------------
+def status(location: MemoryLocation, settings: Settings) -> dict[str, Any]:
+    outcome = run_curation(location, settings, write=False, lock_timeout=2.0)
+    data = curation_summary(outcome)
+    data["location_source"] = location.source
+    data["archives"] = []
+    for spec in settings.sections:
+        path = location.memory_dir / spec.archive
+        if path.is_file():
+            text = path.read_text("utf-8", "replace")
+            data["archives"].append({"name": spec.archive, "lines": text.count("\n")})
+    data["due"] = curation_lines(outcome) if outcome.changed else []
+    data.update(_beyond_memory(location, settings))
+    return data
+
+
+def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, Any]:
+    """Rules, recurring failures and learnings, for `status` (each best effort)."""
+    from pokayokay.rules.files import discover
+
+    out: dict[str, Any] = {"rules": [], "near_threshold": [], "learnings": 0}
+    project = location.project_dir
+    for rule in discover(project):
+        out["rules"].append(
+            {
+                "rule": rule.rel_path,
+                "pokayokay": rule.is_pokayokay,
+                "paths": list(rule.paths) if rule.paths else None,
+            }
+        )
+    try:
+        from pokayokay.cli.graduate import load_groups
+
+        threshold = settings.graduation_threshold
+        out["near_threshold"] = [
+            {"category": g.category, "sessions": g.sessions, "excerpt": g.excerpt}
+            for g in load_groups(location)
+            if g.sessions == threshold - 1
+        ]
+    except Exception as exc:  # a damaged store is doctor's business, not status's
+        out["store_problem"] = f"{type(exc).__name__}: {exc}"
+    out["learnings"] = sum(1 for _ in location.memory_dir.glob("learning-*.md"))
+    return out
+
+
+def render_status(data: dict[str, Any]) -> str:
+    out = [
+        f"MEMORY.md  {data['memory_file']}",
+        f"  (memory folder from: {data['location_source']})",
+    ]
+    if not data["exists"]:
+        out.append("  no MEMORY.md yet: `pokayokay init` creates it")
+        return "\n".join(out)
+    now = data["before"]
+    verdict = "OVER Claude Code's load limit" if now["over"] else "ok"
+    out.append(
+        f"  whole file  {now['lines']} / {now['max_lines']} lines  "
+        f"{now['bytes']:,} / {now['max_bytes']:,} bytes  {verdict}"
+    )
+    out.append(f"  notes outside managed sections: {now['unmanaged_lines']} lines")
+    out.append("")
+    out.append(f"  {'section':<22}{'lines':>6}{'budget':>8}{'entries':>9}")
+    for sec in now["sections"]:
+        if not sec["present"]:
+            out.append(f"  {sec['title']:<22}{'-':>6}{sec['budget']:>8}{'-':>9}   missing")
+            continue
+        flag = ""
+        if sec["lines"] > sec["budget"]:
+            flag = f"   over by {sec['lines'] - sec['budget']}"
+        elif sec["max_entries"] is not None and sec["entries"] > sec["max_entries"]:
+            flag = f"   over the {sec['max_entries']}-entry cap"
+        entries = f"{sec['entries']}" + (f"/{sec['max_entries']}" if sec["max_entries"] else "")
+        out.append(f"  {sec['title']:<22}{sec['lines']:>6}{sec['budget']:>8}{entries:>9}{flag}")
+    if data["archives"]:
+        out.append("")
+        out.append(
+            "  archives: "
+            + ", ".join(f"{a['name']} ({a['lines']} lines)" for a in data["archives"])
+        )
+    out.append("")
+    if data["due"]:
+        out.append("  `pokayokay curate` would:")
+        out.extend(f"    {line}" for line in data["due"])
+    else:
+        out.append("  nothing to curate")
+    out.extend(f"  note: {note}" for note in data.get("notes", []))
+    out.append("")
+    rules = data.get("rules", [])
+    ours = sum(1 for r in rules if r["pokayokay"])
+    out.append(f"  rules: {len(rules)} in .claude/rules/ ({ours} graduated by pokayokay)")
+    for rule in rules:
+        if rule["pokayokay"]:
+            scope = ", ".join(rule["paths"]) if rule["paths"] else "always loaded"
+            out.append(f"    {rule['rule']}: {scope}")
+    for group in data.get("near_threshold", []):
+        out.append(
+            f"  near the graduation threshold: {group['category']} failure seen in "
+            f"{group['sessions']} sessions — {group['excerpt']}"
+        )
+    if data.get("store_problem"):
+        out.append(f"  failure store: {data['store_problem']}")
+    out.append(f"  learnings: {data.get('learnings', 0)} (pokayokay remember / /remember)")
+    return "\n".join(out)
+
+
+# -- doctor ---------------------------------------------------------------------------------------
+def _check(checks: list[dict[str, Any]], level: str, name: str, detail: str) -> None:
+    checks.append({"level": level, "check": name, "detail": detail})
+
+
+def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[str, Any]:
+    from pokayokay import __version__, install
+    from pokayokay.infra.state import state_home
+
+    checks: list[dict[str, Any]] = []
+    _check(
+        checks,
+        "ok",
+        "pokayokay",
+        f"{__version__} on Python {sys.version.split()[0]} ({sys.executable})",
+    )
+
+    registered: set[str] = set()
+    plugin_on = False
+    for found in install.find_installed_hooks(project):
+        if found.error:
+            _check(checks, "problem", "hooks", f"{found.path}: {found.error}")
+            continue
+        if found.plugins:
+            plugin_on = True
+            _check(
+                checks, "ok", "hooks", f"{found.path}: plugin {', '.join(found.plugins)} enabled"
+            )
+        if not found.hooks:
+            continue
+        registered.update(found.events)
+        detail = f"{found.scope} settings {found.path}: {', '.join(found.events)}"
+        if found.resolves:
+            _check(checks, "ok", "hooks", detail)
+        else:
+            _check(checks, "problem", "hooks", f"{detail} — command not found: {found.command}")
+    from pokayokay.hooks.events import HOOKED_EVENTS
+
+    missing = [spec.event for spec in HOOKED_EVENTS if spec.event not in registered]
+    if missing and not plugin_on:
+        _check(
+            checks,
+            "problem",
+            "hooks",
+            f"not registered for {', '.join(missing)}: run `pokayokay init` "
+            "(or enable the pokayokay plugin)",
+        )
+    if plugin_on and registered:
+        _check(
+            checks,
+            "warn",
+            "hooks",
+            "both the plugin and settings hooks are active: every hook runs twice "
+            "(`pokayokay uninstall` removes the settings ones)",
+        )
+    _check(
+        checks,
+        "ok",
+        "launch folder",
+        f"{project}: Claude Code reads .claude/settings.json only from the folder it is "
+        "launched in",
+    )
+
+    for cand in location.candidates:
+        level = "ok"
+        mark = "USED" if cand.used else "    "
+        _check(
+            checks,
+            level,
+            "memory folder",
+            f"{mark} {cand.label}: {cand.path or '-'}{' — ' + cand.note if cand.note else ''}",
+        )
+    for problem in location.problems:
+        _check(checks, "warn", "memory folder", problem)
+    memory_file = location.memory_file
+    if memory_file.exists():
+        _check(checks, "ok", "MEMORY.md", str(memory_file))
+    else:
+        _check(checks, "warn", "MEMORY.md", f"{memory_file} does not exist yet (`pokayokay init`)")
+
+    for name in (".claude/pokayokay.md", ".claude/pokayokay.local.md"):
+        path = project / name
+        _check(checks, "ok", "settings", f"{path}: {'read' if path.exists() else 'absent'}")
+    for warning in settings.warnings:
+        _check(checks, "warn", "settings", warning)
+
+    if memory_file.exists():
+        try:
+            data = status(location, settings)
+        except Exception as exc:  # report, don't crash the doctor
+            _check(checks, "problem", "budgets", f"cannot curate: {exc}")
+        else:
+            now = data["before"]
+            level = "problem" if now["over"] else "ok"
+            _check(
+                checks,
+                level,
+                "budgets",
+                f"{now['lines']}/{CLAUDE_MAX_LINES} lines, {now['bytes']:,}/"
+                f"{CLAUDE_MAX_BYTES:,} bytes"
+                + (" (over: see `pokayokay status`)" if now["over"] else ""),
+            )
+            for sec in now["sections"]:
+                if sec["over"]:
+                    _check(
+                        checks,
+                        "warn",
+                        "budgets",
+                        f"{sec['title']} {sec['lines']}/{sec['budget']} lines: "
+                        "`pokayokay curate` fixes it",
+                    )
+
+    from pokayokay.rules.files import lint
+
+    try:
+        findings = lint(project)
+    except Exception as exc:
+        _check(checks, "problem", "rules", f"cannot lint .claude/rules/: {exc}")
+    else:
+        if findings:
+            for finding in findings[:10]:
+                _check(checks, "warn", "rules", f"{finding.rule}: {finding.message}")
+        else:
+            _check(checks, "ok", "rules", "no frontmatter Claude Code would mis-load")
+    _check_store(checks, location)
+
+    home = state_home()
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        probe = home / f".doctor-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+        _check(checks, "ok", "state folder", str(home))
+    except OSError as exc:
+        _check(checks, "problem", "state folder", f"{home} is not writable: {exc}")
+
+    ok = not any(c["level"] == "problem" for c in checks)
+    return {"ok": ok, "checks": checks, "memory_dir": str(location.memory_dir)}
+
+
+def _check_store(checks: list[dict[str, Any]], location: MemoryLocation) -> None:
+    import sqlite3
+
+    from pokayokay.infra.state import project_state_dir
+
+    db = project_state_dir(str(location.project_key)) / "failures.db"
+    if not db.exists():
+        _check(checks, "ok", "failure store", f"{db}: no failures recorded yet")
+        return
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        _check(checks, "problem", "failure store", f"{db}: {exc}")
+        return
+    level = "ok" if verdict == "ok" else "problem"
+    _check(checks, level, "failure store", f"{db}: integrity {verdict}")
+
+
+def render_doctor(data: dict[str, Any]) -> str:
+    marks = {"ok": "ok  ", "warn": "warn", "problem": "FAIL"}
+    out = [f"[{marks[c['level']]}] {c['check']}: {c['detail']}" for c in data["checks"]]
+    out.append("")
+    out.append("everything is wired" if data["ok"] else "problems found (see FAIL lines)")
+    return "\n".join(out)
