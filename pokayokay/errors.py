@@ -1,21 +1,46 @@
-"""Error classes and the exit codes they map to.
+"""The error tree and the one table of exit codes. No other module defines an exit code.
 
-Exit codes of the CLI (documented in the README):
+Exit codes of the CLI (documented in the README's table, which a test checks against this one):
 
 * 0 — success (for ``curate --check``: nothing to do)
-* 1 — ``--check`` found changes due, or ``doctor`` found a problem
+* 1 — ``--check`` found changes due, ``doctor`` found a problem, or a hook failed open
 * 2 — bad usage or bad input (arguments, settings files, unreadable files)
 * 3 — an unexpected internal error (traceback in the log file)
 * 4 — a safety invariant failed: nothing was written
+* 5 — ``remember --mode model``: not stored, propose the learning to the user
+* 6 — ``remember --mode model``: capture is off
 """
 
 from __future__ import annotations
 
+# Plain ints (not an IntEnum): the hook hot path imports this module and ``enum`` costs there.
 EXIT_OK = 0
 EXIT_CHANGES_DUE = 1
+EXIT_FAILED_OPEN = 1  # a hook that failed open: Claude Code shows a non-blocking error
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_INVARIANT = 4
+EXIT_PROPOSE = 5
+EXIT_CAPTURE_OFF = 6
+
+# code -> meaning, in the README's words (tests/test_docs.py compares the two tables).
+EXIT_CODES: dict[int, str] = {
+    EXIT_OK: "success (`curate --check`: nothing to do)",
+    EXIT_CHANGES_DUE: (
+        "`curate --check`: changes are due; `doctor`: a problem was found; "
+        "a hook that failed open"
+    ),
+    EXIT_USAGE: (
+        "bad usage or bad input (arguments, settings files, an unreadable or binary `MEMORY.md`)"
+    ),
+    EXIT_INTERNAL: "an unexpected internal error (the traceback is in the log)",
+    EXIT_INVARIANT: "a safety invariant failed: nothing was written",
+    EXIT_PROPOSE: (
+        "`remember --mode model`: not stored, propose the learning to the user "
+        "(ask-first, or the silent budget is spent)"
+    ),
+    EXIT_CAPTURE_OFF: "`remember --mode model`: capture is off",
+}
 
 
 class PokayokayError(Exception):

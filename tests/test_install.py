@@ -131,7 +131,7 @@ def test_fresh_project_gets_a_valid_settings_file(
 def test_matcher_is_written_when_the_spec_has_one(
     project: Path, env_on_path: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    specs = (HookSpec("PostToolUse", "Bash|Edit", 5),)
+    specs = (HookSpec("PostToolUse", "Bash|Edit", 5, "capture:post_tool_use"),)
     monkeypatch.setattr(install, "HOOKED_EVENTS", specs)
     init(project, environ=env_on_path)
     groups = load(project / ".claude" / "settings.json")["hooks"]["PostToolUse"]

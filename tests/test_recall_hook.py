@@ -351,7 +351,8 @@ def _launcher() -> list[str]:
         [
             sys.executable,
             "-c",
-            "from pokayokay.hooks import runtime as hook; print('UserPromptSubmit' in hook.HANDLERS)",
+            "from pokayokay.hooks import runtime as hook; "
+            "print('UserPromptSubmit' in hook.HANDLERS)",
         ],
         capture_output=True,
         text=True,

@@ -1,35 +1,62 @@
-"""The hook events pokayokay registers: one table for `init`, the plugin's hooks.json and dispatch.
+"""The one table of hook events: what ``init`` registers, what the plugin's ``hooks.json`` holds
+and which handler ``pokayokay hook <Event>`` runs. Nothing else lists events.
 
 Only events that do real work are registered, because every registered event costs an interpreter
-start on each firing. Later capabilities add rows here.
+start on each firing. Standard library only and no dataclasses: the hook runtime reads this table
+on every event.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
 class HookSpec:
-    event: str
-    matcher: str | None
-    # Seconds. A SessionEnd timeout in a *settings file* raises Claude Code's shared 1.5 s
-    # SessionEnd budget (plugin hook timeouts do not); pokayokay still aims to finish well inside
-    # 1.5 s so that the plugin install works too.
-    timeout: int
+    """One registered event: its matcher, its timeout and its handler.
+
+    ``timeout`` is in seconds. A SessionEnd timeout in a *settings file* raises Claude Code's shared
+    1.5 s SessionEnd budget (plugin hook timeouts do not); pokayokay still aims to finish well
+    inside 1.5 s so that the plugin install works too. ``handler`` is ``"module:function"`` under
+    :mod:`pokayokay.hooks`; the function takes ``(payload, event)`` and returns the text to print.
+    """
+
+    __slots__ = ("event", "handler", "matcher", "timeout")
+
+    def __init__(self, event: str, matcher: str | None, timeout: int, handler: str) -> None:
+        self.event = event
+        self.matcher = matcher
+        self.timeout = timeout
+        self.handler = handler
+
+    def __repr__(self) -> str:
+        return f"HookSpec({self.event!r}, {self.matcher!r}, {self.timeout}, {self.handler!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HookSpec) and (
+            self.event, self.matcher, self.timeout, self.handler
+        ) == (other.event, other.matcher, other.timeout, other.handler)
+
+    def __hash__(self) -> int:
+        return hash((self.event, self.matcher, self.timeout, self.handler))
 
 
 HOOKED_EVENTS: tuple[HookSpec, ...] = (
-    HookSpec("SessionStart", None, 10),
+    HookSpec("SessionStart", None, 10, "session:session_start"),
     # Related learnings (recall) and fitting skills (suggestion), or nothing at all.
-    HookSpec("UserPromptSubmit", None, 10),
-    HookSpec("PreCompact", None, 60),
-    HookSpec("SessionEnd", None, 10),
+    HookSpec("UserPromptSubmit", None, 10, "prompt:user_prompt_submit"),
+    HookSpec("PreCompact", None, 60, "session:pre_compact"),
+    HookSpec("SessionEnd", None, 10, "session:session_end"),
     # Failure capture: failures, validation errors and denials (only PostToolBatch sees those),
     # and the successes and edits that close failure -> fix episodes.
-    HookSpec("PostToolUseFailure", None, 10),
-    HookSpec("PostToolBatch", None, 10),  # this event takes no matcher
-    HookSpec("PostToolUse", "Bash|PowerShell|Edit|MultiEdit|Write|NotebookEdit", 10),
+    HookSpec("PostToolUseFailure", None, 10, "capture:post_tool_use_failure"),
+    HookSpec("PostToolBatch", None, 10, "capture:post_tool_batch"),  # takes no matcher
+    HookSpec(
+        "PostToolUse",
+        "Bash|PowerShell|Edit|MultiEdit|Write|NotebookEdit",
+        10,
+        "capture:post_tool_use",
+    ),
     # Only loads of path-scoped rules: that is when a graduated rule proves itself.
-    HookSpec("InstructionsLoaded", "path_glob_match", 10),
+    HookSpec("InstructionsLoaded", "path_glob_match", 10, "instructions:instructions_loaded"),
 )
+
+# Event name -> handler, for dispatch.
+HANDLERS: dict[str, str] = {spec.event: spec.handler for spec in HOOKED_EVENTS}

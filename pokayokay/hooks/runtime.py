@@ -12,26 +12,17 @@ from __future__ import annotations
 import os
 import sys
 
+from pokayokay.errors import EXIT_FAILED_OPEN, EXIT_OK
+from pokayokay.hooks.events import HANDLERS  # the one event table
+from pokayokay.names import ENV_MEMORY_DIR, ENV_PROJECT_DIR
+
 TYPE_CHECKING = False  # no typing import at run time: this is the hot path
 if TYPE_CHECKING:
     from typing import IO, Any
 
+    from pokayokay.infra.locate import MemoryLocation
+
 MAX_PAYLOAD = 16 << 20
-
-EXIT_OK = 0
-EXIT_FAILED_OPEN = 1
-
-# Event name -> "module:function" under pokayokay.hooks; each takes (payload, context).
-HANDLERS = {
-    "SessionStart": "session:session_start",
-    "SessionEnd": "session:session_end",
-    "PreCompact": "session:pre_compact",
-    "PostToolUseFailure": "capture:post_tool_use_failure",
-    "PostToolBatch": "capture:post_tool_batch",
-    "PostToolUse": "capture:post_tool_use",
-    "UserPromptSubmit": "prompt:user_prompt_submit",
-    "InstructionsLoaded": "instructions:instructions_loaded",
-}
 
 
 class BadPayload(Exception):
@@ -110,8 +101,28 @@ def main(argv: list[str]) -> int:
 
 def project_dir(payload: dict[str, Any]) -> str:
     """The launch folder: Claude Code's CLAUDE_PROJECT_DIR, else the payload's cwd."""
-    env_dir = os.environ.get("CLAUDE_PROJECT_DIR")
+    env_dir = os.environ.get(ENV_PROJECT_DIR)
     if env_dir:
         return env_dir
     cwd = payload.get("cwd")
     return cwd if isinstance(cwd, str) and cwd else os.getcwd()
+
+
+def memory_location(payload: dict[str, Any]) -> MemoryLocation:
+    """The project's memory location for a hook: the one place ``POKAYOKAY_MEMORY_DIR`` is read."""
+    from pathlib import Path
+
+    from pokayokay.infra.locate import resolve_memory_location
+
+    override = os.environ.get(ENV_MEMORY_DIR)
+    return resolve_memory_location(
+        Path(project_dir(payload)), memory_dir=Path(override) if override else None
+    )
+
+
+def context_output(event: str, context: str) -> str:
+    """The JSON line that hands ``context`` to the model as the event's ``additionalContext``."""
+    import json
+
+    out = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
+    return json.dumps(out) + "\n"

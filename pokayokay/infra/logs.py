@@ -8,6 +8,10 @@ from pathlib import Path
 
 from pokayokay.infra.state import log_file
 
+TYPE_CHECKING = False  # no typing import at run time: hooks import this module
+if TYPE_CHECKING:
+    from typing import TextIO
+
 MAX_BYTES = 1 << 20
 
 
@@ -29,4 +33,24 @@ def log(message: str, *, traceback_text: str | None = None) -> Path:
             fh.write(record)
     except OSError:
         pass  # logging must never be the reason a hook fails
+    return path
+
+
+def fail_open(what: str, exc: BaseException, *, stderr: TextIO | None = None) -> Path:
+    """The one place a caught error below the CLI and hook boundaries goes: the log gets
+    ``<what> skipped: <error>`` with the traceback, stderr gets one line naming the log.
+    Never silent, never raising: the caller carries on without the failed step."""
+    import sys
+    import traceback
+
+    message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+    first_line = str(message).splitlines()[0] if message else type(exc).__name__
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    path = log(f"{what} skipped: {message}", traceback_text=tb)
+    stream = sys.stderr if stderr is None else stderr
+    try:
+        stream.write(f"pokayokay: {what} skipped: {first_line} (details: {path})\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass
     return path

@@ -1,6 +1,8 @@
 """Writing files that Claude Code may be writing at the same moment, without losing a byte.
 
 * ``file_lock``: an advisory lock between pokayokay processes (hooks, CLI, watch).
+* ``update`` / ``with_retries``: the one read -> change -> compare-and-swap -> retry loop every
+  writer of a shared file uses.
 * ``replace_if_unchanged``: atomic replacement that only lands if the file still holds what we
   read. On Linux it swaps the new file in with ``renameat2(RENAME_EXCHANGE)`` and then looks at
   what it swapped out: if another writer got in between, their version is swapped back and the
@@ -16,10 +18,13 @@ import ctypes
 import errno
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
-from pokayokay.errors import PokayokayError
+from pokayokay.errors import ConcurrentChangeError, PokayokayError
+
+_T = TypeVar("_T")
 
 _RENAME_EXCHANGE = 2
 _F_SETLEASE = 1024
@@ -264,3 +269,63 @@ def write_atomic(path: Path, data: bytes) -> None:
             os.unlink(tmp)
         raise
     _fsync_dir(path.parent)
+
+
+# --- the one read -> change -> compare-and-swap -> retry loop -----------------------------------
+
+ATTEMPTS = 5  # how often a write is retried from a fresh read when another writer got in first
+
+
+def with_retries(step: Callable[[int], _T], *, what: str, attempts: int = ATTEMPTS) -> _T:
+    """Run ``step(attempt)`` until it returns without :class:`Conflict`, at most ``attempts``
+    times. ``step`` reads its file(s) afresh each time, changes them and writes them with
+    :func:`replace_if_unchanged`. Gives up with :class:`ConcurrentChangeError` naming ``what``;
+    nothing is lost then: the other writer's version stays."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return step(attempt)
+        except Conflict:
+            continue
+    raise ConcurrentChangeError(
+        f"{what} kept changing while pokayokay tried to write it ({attempts} attempts); "
+        "nothing was lost, try again"
+    )
+
+
+def update(
+    path: Path,
+    change: Callable[[bytes | None], bytes | None],
+    *,
+    keep_appends: bool = False,
+    attempts: int = ATTEMPTS,
+) -> bytes | None:
+    """Make ``path`` hold ``change(current bytes or None)``, safely against concurrent writers.
+
+    ``change`` returns the new bytes, or None to leave the file as it is. Returns what the file
+    holds afterwards (as far as this writer knows)."""
+
+    def step(_attempt: int) -> bytes | None:
+        current = read_bytes(path)
+        wanted = change(current)
+        if wanted is None or wanted == current:
+            return current
+        replace_if_unchanged(path, current, wanted, keep_appends=keep_appends)
+        return wanted
+
+    return with_retries(step, what=str(path), attempts=attempts)
+
+
+# --- text codec: pokayokay reads and writes markdown as UTF-8, undecodable bytes kept as they are
+
+def decode_text(data: bytes, path: Path) -> str:
+    """``data`` as text; a NUL byte means a binary file, which pokayokay leaves alone."""
+    nul = data.find(b"\0")
+    if nul != -1:
+        raise PokayokayError(
+            f"{path} looks binary (NUL byte at offset {nul}); pokayokay leaves it alone"
+        )
+    return data.decode("utf-8", "surrogateescape")
+
+
+def encode_text(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")

@@ -18,7 +18,14 @@ from typing import Protocol
 from pokayokay.errors import ConcurrentChangeError, InvariantViolation, PokayokayError
 from pokayokay.infra import logs
 from pokayokay.infra.locate import MemoryLocation, slugify
-from pokayokay.infra.safe_write import Conflict, file_lock, read_bytes, replace_if_unchanged
+from pokayokay.infra.safe_write import (
+    Conflict,
+    decode_text,
+    encode_text,
+    file_lock,
+    read_bytes,
+    replace_if_unchanged,
+)
 from pokayokay.infra.state import BACKUPS_KEPT, project_state_dir, state_home
 from pokayokay.memory import invariants
 from pokayokay.memory.curation import CurationResult, curate
@@ -67,17 +74,8 @@ def checked_target(location: MemoryLocation, name: str = "MEMORY.md") -> Path:
     return path
 
 
-def decode(data: bytes, path: Path) -> str:
-    nul = data.find(b"\0")
-    if nul != -1:
-        raise PokayokayError(
-            f"{path} looks binary (NUL byte at offset {nul}); pokayokay leaves it alone"
-        )
-    return data.decode("utf-8", "surrogateescape")
-
-
-def encode(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")
+decode = decode_text  # kept as this module's names: curation callers use them
+encode = encode_text
 
 
 def read_archives(location: MemoryLocation, settings: Settings) -> dict[str, tuple[Path, bytes]]:
