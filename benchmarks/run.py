@@ -779,6 +779,7 @@ def write_learnings(memory: Path, notes: Sequence[tuple[str, str]]) -> list[Path
     """Learning topic files as ``pokayokay remember`` writes them, and a MEMORY.md with a Key
     Decisions section."""
     from pokayokay.learnings import model as learnings
+    from pokayokay.learnings import topic_file
     from pokayokay.safety.sanitize import excerpt
 
     memory.mkdir(parents=True, exist_ok=True)
@@ -799,7 +800,7 @@ def write_learnings(memory: Path, notes: Sequence[tuple[str, str]]) -> list[Path
             last_seen="2026-01-01T00:00:00Z",
         )
         path = memory / learnings.file_name_for(name)
-        path.write_text(learnings.render(learning), encoding="utf-8")
+        path.write_text(topic_file.render(learning), encoding="utf-8")
         paths.append(path)
     (memory / "MEMORY.md").write_text(
         "# Memory\n\n## Key Decisions\n<!-- pokayokay: promoted from session handoffs -->\n"

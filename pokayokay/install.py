@@ -617,7 +617,7 @@ def init(
                 f"project hooks run only when Claude Code is launched in {_project(project_dir)}"
                 f", not elsewhere in {top}; the local or user scope covers every launch folder"
             )
-    from pokayokay.learnings.remember import install_slash_command
+    from pokayokay.learnings.slash_command import install_slash_command
 
     commands, root = _commands_dir(project_dir, scope, environ)
     report.notes.append(install_slash_command(commands, root=root))
@@ -670,7 +670,7 @@ def uninstall(
     """Remove pokayokay's handlers from the ``scope`` settings file, and nothing else."""
     target = settings_file(project_dir, scope, environ)
     report = InstallReport("uninstall", scope, target)
-    from pokayokay.learnings.remember import uninstall_slash_command
+    from pokayokay.learnings.slash_command import uninstall_slash_command
 
     commands, root = _commands_dir(project_dir, scope, environ)
     removed = uninstall_slash_command(commands, root=root)

@@ -22,12 +22,10 @@ from pokayokay.infra.state import log_file, state_home
 from pokayokay.learnings import consolidate_apply as consolidate_run
 from pokayokay.learnings import consolidation
 from pokayokay.learnings.ages import ages
-from pokayokay.learnings.consolidate_apply import (
-    REPORT_NAME,
+from pokayokay.learnings.consolidate_apply import REPORT_NAME, consolidate, consolidation_lock
+from pokayokay.learnings.consolidation_report import render_summary
+from pokayokay.learnings.consolidation_trigger import (
     SESSION_DEFAULTS,
-    consolidate,
-    consolidation_lock,
-    render_summary,
     session_end_check,
     state_path,
 )
@@ -540,7 +538,7 @@ def test_session_defaults_match_the_config() -> None:
 
 def test_session_end_check_imports_nothing_heavy() -> None:
     code = (
-        "import sys; from pokayokay.learnings.consolidate_apply import session_end_check; "
+        "import sys; from pokayokay.learnings.consolidation_trigger import session_end_check; "
         "heavy = {'pokayokay.learnings.ages', 'pokayokay.learnings.consolidation', "
         "'pokayokay.memory.curation', "
         "'subprocess', 'jinja2', 'pokayokay.infra.safe_write'}; "

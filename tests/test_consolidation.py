@@ -12,28 +12,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pokayokay.learnings.ages import EntryAge, LearningEntry, parse_entries
-from pokayokay.learnings.consolidation import (
-    BULLET_MAX,
-    DEFAULT_CONFIG,
-    INDEX_END,
-    INDEX_START,
-    ConsolidationConfig,
+from pokayokay.learnings.consolidation import batch_problem, plan_batch, qualifying, should_trigger
+from pokayokay.learnings.consolidation_config import BULLET_MAX, DEFAULT_CONFIG, ConsolidationConfig
+from pokayokay.learnings.routing import (
     Route,
     SectionInfo,
     append_blocks,
-    batch_problem,
     keyword_route,
     normalise_target_path,
-    part_numbers,
-    plan_batch,
-    qualifying,
     remove_entries,
     route,
     section_bullet,
-    should_trigger,
-    split_file,
-    stem,
 )
+from pokayokay.learnings.similarity import stem
+from pokayokay.learnings.splitting import INDEX_END, INDEX_START, part_numbers, split_file
 from pokayokay.memory.document import count_lines
 from pokayokay.memory.sections import DEFAULT_SECTIONS
 

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from pokayokay.learnings import model as learnings
+from pokayokay.learnings import topic_file
 from pokayokay.learnings.model import (
     NAME_MAX,
-    NEAR_DUPLICATE_THRESHOLD,
     Learning,
     LearningFormatError,
     identity,
@@ -24,14 +24,11 @@ from pokayokay.learnings.model import (
     infer_category,
     is_index_line,
     make_name,
-    near_duplicate,
     normalise,
-    parse,
-    quote,
-    render,
-    similarity,
     unique_name,
 )
+from pokayokay.learnings.topic_file import parse, quote, render
+from pokayokay.learnings.wording import NEAR_DUPLICATE_THRESHOLD, near_duplicate, similarity
 
 PARAPHRASES = Path(__file__).parent / "data" / "learnings" / "paraphrases.json"
 KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -256,7 +253,7 @@ def test_quote_is_a_yaml_scalar_for_any_text(value: str) -> None:
 def test_the_fast_reader_agrees_with_ruamel(description: str, source: str) -> None:
     text = render(sample(description=description, source=source))
     block = text.split("\n---\n")[0].removeprefix("---\n")
-    fast = learnings._fast_frontmatter(block)
+    fast = topic_file._fast_frontmatter(block)
     slow = YAML(typ="safe", pure=True).load(block)
     assert fast == slow
 

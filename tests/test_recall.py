@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from pokayokay.learnings import model as learnings
+from pokayokay.learnings import topic_file
 from pokayokay.recall import index as recall
 from pokayokay.recall.index import Document, Hit, Index
 from pokayokay.recall.sources import (
@@ -411,7 +412,7 @@ def write_learning(memory_dir: Path, text: str, **fields: Any) -> Path:
         **fields,
     )
     path = memory_dir / learnings.file_name_for(name)
-    path.write_text(learnings.render(lr), encoding="utf-8")
+    path.write_text(topic_file.render(lr), encoding="utf-8")
     return path
 
 

@@ -22,6 +22,7 @@ from pokayokay.hooks import runtime as hook
 from pokayokay.infra.locate import resolve_memory_location
 from pokayokay.infra.state import project_state_dir
 from pokayokay.learnings import model as learnings
+from pokayokay.learnings import topic_file
 from pokayokay.recall import index as recall
 from pokayokay.safety.sanitize import excerpt
 
@@ -76,7 +77,7 @@ def store(project: Path, notes: list[tuple[str, str]] = NOTES) -> Path:
             category=category,
             hash=learnings.identity(text),
         )
-        (memory / learnings.file_name_for(name)).write_text(learnings.render(learning), "utf-8")
+        (memory / learnings.file_name_for(name)).write_text(topic_file.render(learning), "utf-8")
     return memory
 
 

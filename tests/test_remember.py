@@ -17,19 +17,23 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
+from pokayokay.cli import learnings
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
-from pokayokay.learnings import remember as rm
-from pokayokay.learnings.model import NAME_MAX, NEAR_DUPLICATE_THRESHOLD, identity, parse
+from pokayokay.learnings import capture_budget, slash_command
+from pokayokay.learnings.model import NAME_MAX, identity
 from pokayokay.learnings.remember import (
     BUDGET_REACHED,
     EXIT_CAPTURE_OFF,
     EXIT_PROPOSE,
     TOO_SHORT,
     RememberResult,
-    load_learnings,
     remember,
     session_start_tip,
 )
+from pokayokay.learnings.stored import load_learnings
+from pokayokay.learnings.topic_file import parse
+from pokayokay.learnings.topic_index import index_entries
+from pokayokay.learnings.wording import NEAR_DUPLICATE_THRESHOLD
 from pokayokay.memory.sections import DEFAULT_SECTIONS, Settings
 
 REPO = Path(__file__).resolve().parent.parent
@@ -366,12 +370,12 @@ def test_silent_capture_stores_low_confidence_within_the_session_budget(
         meta = frontmatter(path)["metadata"]
         assert isinstance(meta, dict)
         assert (meta["confidence"], meta["source"]) == ("low", "session-capture")
-    assert rm.silent_captures(location, "S") == 5
+    assert capture_budget.silent_captures(location, "S") == 5
     # Another session has its own budget; user captures never count against it.
     other = store(location, LEARNINGS[8], silent, mode="model", session_id="T")
     assert other.status == "stored"
     assert store(location, LEARNINGS[9], silent).status == "stored"
-    assert rm.silent_captures(location, "S") == 5
+    assert capture_budget.silent_captures(location, "S") == 5
 
 
 def test_a_reinforcing_silent_capture_counts_too(location: MemoryLocation) -> None:
@@ -401,8 +405,8 @@ def test_the_budget_file_is_bounded(location: MemoryLocation) -> None:
     old = NOW - timedelta(days=60)
     store(location, LEARNINGS[0], silent, when=old, mode="model", session_id="old")
     store(location, LEARNINGS[1], silent, when=NOW, mode="model", session_id="new")
-    assert rm.silent_captures(location, "old") == 0
-    assert rm.silent_captures(location, "new") == 1
+    assert capture_budget.silent_captures(location, "old") == 0
+    assert capture_budget.silent_captures(location, "new") == 1
 
 
 def _silent_worker(args: tuple[str, str, str, int]) -> str:
@@ -659,7 +663,7 @@ def test_nothing_of_an_injection_survives_into_memory(
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="pokayokay remember")
-    rm.add_arguments(p)
+    learnings.add_arguments(p)
     return p
 
 
@@ -674,7 +678,7 @@ def run_cli(
     if stdin is not None:
         monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8"))))
     ns = parser().parse_args(argv)
-    code = rm.run_command(ns, location.project_dir, location, settings or Settings())
+    code = learnings.run_command(ns, location.project_dir, location, settings or Settings())
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -724,7 +728,7 @@ def test_cli_session_defaults_to_claudes_environment(
     monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "from-env")
     silent = CaptureSettings(capture_mode="silent")
     run_cli(location, ["--mode", "model", LEARNINGS[0]], capsys, monkeypatch, settings=silent)
-    assert rm.silent_captures(location, "from-env") == 1
+    assert capture_budget.silent_captures(location, "from-env") == 1
 
 
 def test_cli_notes_are_printed(
@@ -767,7 +771,7 @@ def test_the_slash_command_runs_pokayokay_remember_safely() -> None:
         "POKAYOKAY_REMEMBER_END",
     ]
     assert body.count("$ARGUMENTS") == 1
-    assert rm.COMMAND_MARKER in body
+    assert slash_command.COMMAND_MARKER in body
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
@@ -789,20 +793,22 @@ def test_the_heredoc_passes_any_text_through_unchanged(tmp_path: Path) -> None:
 def test_install_and_uninstall_the_slash_command(tmp_path: Path) -> None:
     project = tmp_path / "project"
     commands = project / ".claude" / "commands"
-    first = rm.install_slash_command(commands, root=project)
+    first = slash_command.install_slash_command(commands, root=project)
     assert first.startswith("created ")
     target = commands / "remember.md"
     assert target.read_text("utf-8") == (REPO / "commands" / "remember.md").read_text("utf-8")
-    assert rm.install_slash_command(commands, root=project).startswith("/remember already")
+    install = slash_command.install_slash_command
+    assert install(commands, root=project).startswith("/remember already")
     # An older pokayokay version is updated; someone else's file is left alone.
     target.write_text(target.read_text("utf-8") + "\nold version\n", "utf-8")
-    assert rm.install_slash_command(commands, root=project).startswith("updated ")
-    assert rm.uninstall_slash_command(commands, root=project) == f"removed {target} (/remember)"
+    assert slash_command.install_slash_command(commands, root=project).startswith("updated ")
+    removed = slash_command.uninstall_slash_command(commands, root=project)
+    assert removed == f"removed {target} (/remember)"
     assert not target.exists()
-    assert rm.uninstall_slash_command(commands, root=project) is None
+    assert slash_command.uninstall_slash_command(commands, root=project) is None
     target.write_text("---\ndescription: my own remember\n---\nDo my thing\n", "utf-8")
-    assert "left as it is" in rm.install_slash_command(commands, root=project)
-    assert rm.uninstall_slash_command(commands, root=project) is None
+    assert "left as it is" in slash_command.install_slash_command(commands, root=project)
+    assert slash_command.uninstall_slash_command(commands, root=project) is None
     assert target.read_text("utf-8").endswith("Do my thing\n")
 
 
@@ -817,7 +823,7 @@ def test_the_slash_command_is_not_written_through_a_symlink_out_of_the_project(
     outside.mkdir()
     (project / ".claude" / "commands").symlink_to(outside)
     with pytest.raises(PokayokayError, match="outside"):
-        rm.install_slash_command(project / ".claude" / "commands", root=project)
+        slash_command.install_slash_command(project / ".claude" / "commands", root=project)
     assert not any(outside.iterdir())
 
 
@@ -883,12 +889,12 @@ def test_index_entries_order_and_selection(location: MemoryLocation) -> None:
         store(location, text, when=NOW + timedelta(minutes=i))
     found, _ = load_learnings(location.memory_dir)
     names = [s.file_name for s in sorted(found, key=lambda s: s.learning.created)]
-    entries = rm.index_entries(found, "", "", None)
+    entries = index_entries(found, "", "", None)
     assert [re.search(r"\((learning-[^)]+)\)", e)[1] for e in entries] == names  # type: ignore[index]
     archived = f"- [x]({names[0]}) — archived\n"
-    entries = rm.index_entries(found, "", archived, None)
+    entries = index_entries(found, "", archived, None)
     assert len(entries) == 2
-    assert len(rm.index_entries(found, "", archived, names[0])) == 3
+    assert len(index_entries(found, "", archived, names[0])) == 3
 
 
 def test_nothing_is_written_outside_the_memory_and_state_folders(

@@ -124,7 +124,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "remember", parents=[common], help="store a learning as a Claude Code memory (/remember)"
     )
-    from pokayokay.learnings.remember import add_arguments
+    from pokayokay.cli.learnings import add_arguments
 
     add_arguments(p)
     p.set_defaults(func=cmd_remember)
@@ -315,7 +315,7 @@ def cmd_curate(ns: argparse.Namespace) -> int:
 
 
 def cmd_remember(ns: argparse.Namespace) -> int:
-    from pokayokay.learnings.remember import run_command
+    from pokayokay.cli.learnings import run_command
 
     project, location, settings = _context(ns)
     return run_command(ns, project, location, settings)
@@ -371,7 +371,8 @@ def cmd_ages(ns: argparse.Namespace) -> int:
 
 def cmd_consolidate(ns: argparse.Namespace) -> int:
     from pokayokay import status as report
-    from pokayokay.learnings.consolidate_apply import consolidate, render_summary
+    from pokayokay.learnings.consolidate_apply import consolidate
+    from pokayokay.learnings.consolidation_report import render_summary
 
     project, location, settings = _context(ns)
     outcome = consolidate(project, location, settings, dry_run=ns.dry_run)

@@ -223,7 +223,7 @@ def _retire_due(project: Path, location: Any, settings: Any) -> None:
 def _consolidate_if_due(project: Path, location: Any, settings: Any) -> None:
     if not settings.consolidation_session_end:
         return
-    from pokayokay.learnings.consolidate_apply import session_end_check
+    from pokayokay.learnings.consolidation_trigger import session_end_check
 
     reason = session_end_check(project, location, settings)
     if reason:

@@ -23,15 +23,20 @@ read and a small JSON file in the state folder.
 
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
 from pokayokay.errors import PokayokayError
-from pokayokay.infra import logs
-from pokayokay.infra.state import project_state_dir, state_home
+from pokayokay.infra.state import state_home
+from pokayokay.learnings.consolidation_report import (
+    ConsolidationOutcome,
+    FileChange,
+    SplitInfo,
+    render_report,
+)
+from pokayokay.learnings.consolidation_trigger import _setting, save_state
 
 # Nothing heavy at import time: SessionEnd imports this module for ``session_end_check``, which
 # needs none of git, curation or the text analysis. Everything else imports what it uses.
@@ -42,17 +47,12 @@ if TYPE_CHECKING:
 
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.learnings.ages import AgesReport
-    from pokayokay.learnings.consolidation import (
-        ConsolidationConfig,
-        Plan,
-        Route,
-        SplitResult,
-        Trigger,
-    )
+    from pokayokay.learnings.consolidation_config import ConsolidationConfig
+    from pokayokay.learnings.routing import Route
+    from pokayokay.learnings.splitting import SplitResult
     from pokayokay.memory.sections import Settings
 
 REPORT_NAME = "consolidation-report.md"
-STATE_NAME = "consolidation-state.json"
 ATTEMPTS = 5
 
 ARCHIVE_HEADER = (
@@ -67,78 +67,6 @@ DROPPED_HEADER = (
     "them or their target already said the same. Kept here so nothing is lost: do not rely on "
     "them, delete what you do not need.\n"
 )
-
-
-@dataclass(frozen=True)
-class FileChange:
-    path: Path
-    kind: str  # append | split-part | split-original | memory:<section id> | staging
-    lines_before: int | None
-    lines_after: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": str(self.path),
-            "kind": self.kind,
-            "lines_before": self.lines_before,
-            "lines_after": self.lines_after,
-        }
-
-
-@dataclass(frozen=True)
-class SplitInfo:
-    path: Path
-    lines_before: int
-    parts: tuple[tuple[str, int], ...]  # (file name, lines); the original comes first
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": str(self.path),
-            "lines_before": self.lines_before,
-            "parts": [{"file": name, "lines": lines} for name, lines in self.parts],
-        }
-
-
-@dataclass
-class ConsolidationOutcome:
-    learnings: Path
-    dry_run: bool
-    today: date
-    config: ConsolidationConfig
-    report: AgesReport | None = None
-    trigger: Trigger | None = None
-    qualifying: int | None = None
-    problem: str | None = None  # why nothing was consolidated
-    plan: Plan | None = None
-    changes: list[FileChange] = field(default_factory=list)
-    splits: list[SplitInfo] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    report_path: Path | None = None
-    report_text: str = ""
-
-    @property
-    def consolidated(self) -> int:
-        return len(self.plan.by_action("consolidate")) if self.plan else 0
-
-    def to_dict(self) -> dict[str, Any]:
-        ages_report = self.report
-        return {
-            "learnings_file": str(self.learnings),
-            "dry_run": self.dry_run,
-            "today": self.today.isoformat(),
-            "file_lines": ages_report.file_lines if ages_report else None,
-            "staleness": ages_report.staleness if ages_report else None,
-            "triggered": bool(self.trigger and self.trigger.triggered),
-            "reasons": list(self.trigger.reasons) if self.trigger else [],
-            "qualifying": self.qualifying,
-            "problem": self.problem,
-            "decisions": [d.to_dict() for d in self.plan.decisions] if self.plan else [],
-            "changes": [c.to_dict() for c in self.changes],
-            "splits": [s.to_dict() for s in self.splits],
-            "errors": list(self.errors),
-            "report": str(self.report_path) if self.report_path else None,
-        }
-
 
 # -- helpers -----------------------------------------------------------------------------------
 
@@ -158,11 +86,6 @@ def consolidation_lock(location: MemoryLocation, environ: Mapping[str, str] | No
 
     env = dict(os.environ if environ is None else environ)
     return state_home(env) / "locks" / f"consolidate-{slugify(str(location.project_key))}.lock"
-
-
-def state_path(location: MemoryLocation, environ: Mapping[str, str] | None = None) -> Path:
-    env = dict(os.environ if environ is None else environ)
-    return project_state_dir(str(location.project_key), env) / STATE_NAME
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -220,7 +143,8 @@ def _file_target(
 def _planned_file(
     target: _FileTarget, blocks: Sequence[str], config: ConsolidationConfig, text: str
 ) -> tuple[str, SplitResult | None]:
-    from pokayokay.learnings.consolidation import append_blocks, part_numbers, split_file
+    from pokayokay.learnings.routing import append_blocks
+    from pokayokay.learnings.splitting import part_numbers, split_file
 
     new = append_blocks(text, blocks, target.header)
     siblings = [p.name for p in target.path.parent.iterdir()] if target.path.parent.is_dir() else []
@@ -331,7 +255,7 @@ def _target_texts(
 ) -> tuple[dict[tuple[str, str], str], dict[int, Route | str]]:
     """The text each route's entries are checked against; routes whose target cannot be read
     become problems."""
-    from pokayokay.learnings.consolidation import Route
+    from pokayokay.learnings.routing import Route
     from pokayokay.memory.apply import checked_target
     from pokayokay.memory.document import parse
 
@@ -404,7 +328,7 @@ def consolidate(
     recorded in ``errors`` and in the report, and that entry stays in the staging file.
     """
     from pokayokay.infra.safe_write import file_lock, write_atomic
-    from pokayokay.learnings.consolidation import ConsolidationConfig
+    from pokayokay.learnings.consolidation_config import ConsolidationConfig
     from pokayokay.memory.apply import checked_target
 
     config = ConsolidationConfig.from_settings(settings)
@@ -445,15 +369,8 @@ def _run(
 ) -> None:
     from pokayokay.learnings import consolidation
     from pokayokay.learnings.ages import ages
-    from pokayokay.learnings.consolidation import (
-        Route,
-        SectionInfo,
-        batch_problem,
-        qualifying,
-        remove_entries,
-        route,
-        should_trigger,
-    )
+    from pokayokay.learnings.consolidation import batch_problem, qualifying, should_trigger
+    from pokayokay.learnings.routing import Route, SectionInfo, remove_entries, route
     from pokayokay.memory.apply import SectionEdit, run_curation
     from pokayokay.memory.document import count_lines
 
@@ -593,7 +510,7 @@ def _write_staging(
     outcome: ConsolidationOutcome, path: Path, report: AgesReport, removed: Sequence[str]
 ) -> None:
     from pokayokay.infra.safe_write import Conflict, read_bytes, replace_if_unchanged
-    from pokayokay.learnings.consolidation import remove_entries
+    from pokayokay.learnings.routing import remove_entries
     from pokayokay.memory.apply import decode, encode
     from pokayokay.memory.document import count_lines
 
@@ -623,190 +540,6 @@ def _write_staging(
 # -- report ------------------------------------------------------------------------------------
 
 
-def render_report(outcome: ConsolidationOutcome) -> str:
-    from pokayokay.infra.templating import render
-
-    plan = outcome.plan
-    report = outcome.report
-    decisions = plan.decisions if plan else []
-    return render(
-        "consolidation-report.md.j2",
-        today=outcome.today.isoformat(),
-        dry_run=outcome.dry_run,
-        file=report.display if report else str(outcome.learnings),
-        lines=report.file_lines if report else None,
-        total=len(report.ages) if report else None,
-        last=report.last_consolidation_label() if report else "unknown",
-        trigger=outcome.trigger,
-        qualifying=outcome.qualifying,
-        freshness=outcome.config.freshness,
-        min_batch=outcome.config.min_batch,
-        problem=outcome.problem,
-        consolidated=[d for d in decisions if d.action == "consolidate"],
-        dropped=[d for d in decisions if d.action == "drop"],
-        escalated=[d for d in decisions if d.action == "escalate"],
-        kept=[d for d in decisions if d.action == "keep"],
-        dropped_file=outcome.config.dropped,
-        splits=outcome.splits,
-        changes=outcome.changes,
-        errors=outcome.errors,
-    )
-
-
-def render_summary(outcome: ConsolidationOutcome) -> str:
-    """A few lines for the terminal (the details are in the report)."""
-    lines = []
-    verb = "would be" if outcome.dry_run else "were"
-    if outcome.plan is None:
-        lines.append(f"pokayokay consolidate: nothing done — {outcome.problem or 'not due'}")
-    else:
-        plan = outcome.plan
-        lines.append(
-            f"pokayokay consolidate: {len(plan.by_action('consolidate'))} consolidated, "
-            f"{len(plan.by_action('drop'))} dropped, {len(plan.by_action('escalate'))} escalated, "
-            f"{len(plan.by_action('keep'))} kept ({'dry run' if outcome.dry_run else 'applied'})"
-        )
-        for change in outcome.changes:
-            before = "new" if change.lines_before is None else f"{change.lines_before}"
-            lines.append(f"  {change.path}: {change.kind}, {before} → {change.lines_after} lines")
-        for split in outcome.splits:
-            names = ", ".join(f"{n} ({c})" for n, c in split.parts)
-            lines.append(f"  split {split.path} ({split.lines_before} lines) {verb} into {names}")
-    for error in outcome.errors:
-        lines.append(f"  error: {error}")
-    if outcome.report_path is not None:
-        lines.append(f"  report: {outcome.report_path}")
-    return "\n".join(lines) + "\n"
-
-
 # -- SessionEnd --------------------------------------------------------------------------------
 
 
-def save_state(
-    location: MemoryLocation, report: AgesReport, environ: Mapping[str, str] | None = None
-) -> None:
-    """Remember the staleness just computed, so SessionEnd can skip git next time."""
-    from pokayokay.infra.safe_write import write_atomic
-
-    try:
-        info = report.path.stat()
-        state = {
-            "file": str(report.path),
-            "mtime_ns": info.st_mtime_ns,
-            "size": info.st_size,
-            "computed": report.today.isoformat(),
-            "staleness": report.staleness,
-            "max_age": report.max_age,
-            "lines": report.file_lines,
-        }
-        target = state_path(location, environ)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, (json.dumps(state, indent=1) + "\n").encode())
-    except OSError as exc:
-        logs.log(f"consolidation: could not save state: {exc}")
-
-
-# What session_end_check needs of ConsolidationConfig's defaults, without importing it (a test
-# keeps the two equal).
-SESSION_DEFAULTS: dict[str, object] = {
-    "learnings_file": ".claude/learnings.md",
-    "size_trigger": 150,
-    "staleness_trigger": 14,
-    "session_end": True,
-}
-
-
-def _setting(settings: object, name: str) -> Any:
-    value = getattr(settings, f"consolidation_{name}", None)
-    return SESSION_DEFAULTS[name] if value is None else value
-
-
-def _count_lines_upto(path: Path, limit: int) -> int:
-    """Lines of ``path``, reading no further than needed to know it is over ``limit``."""
-    lines, last = 0, b"\n"
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 16):
-            lines += chunk.count(b"\n")
-            last = chunk[-1:]
-            if lines > limit:
-                return lines
-    return lines + (0 if last == b"\n" else 1)
-
-
-def session_end_check(
-    project_dir: Path,
-    location: MemoryLocation,
-    settings: Settings | None = None,
-    *,
-    today: date | None = None,
-    environ: Mapping[str, str] | None = None,
-) -> str | None:
-    """Why consolidation is due (run ``pokayokay consolidate`` detached), or None.
-
-    No git: staleness grows by at most one active day per calendar day, so the staleness the
-    last run cached plus the days since is an upper bound; git runs (in the detached process)
-    only when that bound reaches the trigger, when the file is over the size trigger, or when
-    nothing is cached yet. Once checked today with the file unchanged, nothing is due until
-    tomorrow. Never raises: a failure is logged and answers None.
-    """
-    try:
-        if settings is None:
-            from pokayokay.config.settings import load_settings
-
-            settings = load_settings(project_dir)
-        if not _setting(settings, "session_end"):
-            return None
-        name = str(_setting(settings, "learnings_file"))
-        size_trigger = int(_setting(settings, "size_trigger"))
-        staleness_trigger = int(_setting(settings, "staleness_trigger"))
-        path = project_dir / name
-        try:
-            info = path.stat()
-        except FileNotFoundError:
-            return None
-        day = today or date.today()
-        state = _load_state(location, environ)
-        real = str(Path(os.path.realpath(path)))
-        if state is not None and state.get("file") != real:
-            state = None
-        if (
-            state is not None
-            and state.get("computed") == day.isoformat()
-            and state.get("mtime_ns") == info.st_mtime_ns
-            and state.get("size") == info.st_size
-        ):
-            return None  # checked today, unchanged since
-        lines = _count_lines_upto(path, size_trigger)
-        if lines > size_trigger:
-            return f"{name} has over {size_trigger} lines"
-        if state is None:
-            return f"the staleness of {name} has not been computed yet"
-        computed = date.fromisoformat(str(state["computed"]))
-        elapsed = max(0, (day - computed).days)
-        staleness = state.get("staleness")
-        measure = int(staleness if staleness is not None else state.get("max_age") or 0)
-        if measure + elapsed >= staleness_trigger:
-            what = (
-                "active days since the last consolidation"
-                if staleness is not None
-                else "active days old (oldest entry; no consolidation yet)"
-            )
-            return (
-                f"{name} may be stale: {measure} {what} on "
-                f"{computed.isoformat()}, {elapsed} calendar days ago"
-            )
-        return None
-    except Exception as exc:  # SessionEnd must never fail because of this check
-        logs.log(f"consolidation check failed: {type(exc).__name__}: {exc}")
-        return None
-
-
-def _load_state(
-    location: MemoryLocation, environ: Mapping[str, str] | None
-) -> dict[str, Any] | None:
-    try:
-        with open(state_path(location, environ), encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and "computed" in data else None

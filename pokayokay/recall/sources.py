@@ -216,7 +216,8 @@ def learning_document(learning: Learning, file_name: str) -> tuple[Document, dic
 
 
 def read_learning(path: str, file_name: str) -> tuple[Document, dict[str, int]] | None:
-    from pokayokay.learnings.model import LearningFormatError, parse
+    from pokayokay.learnings.model import LearningFormatError
+    from pokayokay.learnings.topic_file import parse
 
     text = _read_text(path, MAX_FILE_BYTES)
     if text is None:

@@ -1,0 +1,84 @@
+"""The learnings commands of the CLI: remember (arguments, reading the text, printing the outcome
+and its exit code)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+
+    from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.memory.sections import Settings
+from pokayokay.learnings.remember import MODES, remember
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``pokayokay remember`` (cli.py adds ``--project`` and ``--memory-dir``)."""
+    from pokayokay.learnings.model import CATEGORIES, CONFIDENCES
+
+    parser.add_argument(
+        "text",
+        nargs="*",
+        metavar="TEXT",
+        help="the learning (several words are joined with spaces); '-' or --stdin reads it "
+        "from standard input",
+    )
+    parser.add_argument(
+        "--stdin", action="store_true", help="read the learning from standard input"
+    )
+    parser.add_argument(
+        "--category", choices=CATEGORIES, default=None, help="default: inferred from the text"
+    )
+    parser.add_argument("--confidence", choices=CONFIDENCES, default="medium")
+    parser.add_argument("--source", default="user", help="where the learning comes from")
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        default="user",
+        help="'model' when Claude captures on its own: capture_mode and the silent budget apply",
+    )
+    parser.add_argument(
+        "--session",
+        metavar="ID",
+        default=None,
+        help="the session a model capture counts against (default: $CLAUDE_CODE_SESSION_ID)",
+    )
+
+
+def _input_text(ns: argparse.Namespace) -> str:
+    from pokayokay.learnings.model import MAX_CHARS
+
+    words: list[str] = list(ns.text or [])
+    if ns.stdin or words == ["-"]:
+        data = sys.stdin.buffer.read(16 * MAX_CHARS + 1)
+        return data.decode("utf-8", "replace")
+    return " ".join(words)
+
+
+def run_command(
+    ns: argparse.Namespace, project: Path, location: MemoryLocation, settings: Settings
+) -> int:
+    """``pokayokay remember``: print the outcome, return the exit code (module docstring)."""
+    session = ns.session or os.environ.get("CLAUDE_CODE_SESSION_ID") or None
+    result = remember(
+        _input_text(ns),
+        category=ns.category,
+        confidence=ns.confidence,
+        source=ns.source,
+        session_id=session,
+        mode=ns.mode,
+        project_dir=project,
+        location=location,
+        settings=settings,
+    )
+    # Refusals of the text go to stderr (a failing `!` line in the slash command shows stderr to
+    # the user); every other answer, notes included, to stdout, which the slash command and the
+    # Bash tool hand to the model.
+    lines = [result.message, *(f"Note: {note}" for note in result.notes)]
+    stream = sys.stderr if result.status in ("too_short", "too_long") else sys.stdout
+    stream.write("\n".join(lines) + "\n")
+    return result.exit_code

@@ -1,0 +1,73 @@
+"""The learnings stored in the memory folder: every learning-*.md topic file, read and parsed, with
+the files that could not be read reported rather than dropped."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+
+    from pokayokay.learnings.model import Learning
+
+
+# Learning files larger than this are not learnings pokayokay wrote: they are left alone.
+MAX_FILE_BYTES = 256 * 1024
+
+
+class StoredLearning(NamedTuple):
+    """A learning topic file found in the memory folder (``data``: the bytes it held)."""
+
+    path: Path
+    learning: Learning
+    data: bytes
+
+    @property
+    def file_name(self) -> str:
+        return self.path.name
+
+
+def learning_files(memory_dir: Path) -> list[Path]:
+    """The ``learning-*.md`` files of the folder, sorted by name (symlinks included)."""
+    from pokayokay.learnings.model import FILE_PREFIX
+
+    try:
+        entries = list(os.scandir(memory_dir))
+    except OSError:
+        return []
+    names = [e.name for e in entries if e.name.startswith(FILE_PREFIX) and e.name.endswith(".md")]
+    return [memory_dir / name for name in sorted(names)]
+
+
+def load_learnings(memory_dir: Path) -> tuple[list[StoredLearning], list[str]]:
+    """Every learning topic file in ``memory_dir`` that parses, and one problem line per file
+    that was skipped (a symlink, too large, unreadable, or not in the learning format)."""
+    from pokayokay.learnings.model import LearningFormatError
+    from pokayokay.learnings.topic_file import parse
+
+    found: list[StoredLearning] = []
+    problems: list[str] = []
+    for path in learning_files(memory_dir):
+        if path.is_symlink() or not path.is_file():
+            problems.append(f"{path.name}: not a regular file (skipped)")
+            continue
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            problems.append(f"{path.name}: cannot read it ({exc.strerror or exc})")
+            continue
+        if len(data) > MAX_FILE_BYTES:
+            problems.append(f"{path.name}: larger than {MAX_FILE_BYTES} bytes (skipped)")
+            continue
+        try:
+            learning = parse(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            problems.append(f"{path.name}: not UTF-8 text (skipped)")
+            continue
+        except LearningFormatError as exc:
+            problems.append(f"{path.name}: {exc} (skipped)")
+            continue
+        found.append(StoredLearning(path, learning, data))
+    return found, problems

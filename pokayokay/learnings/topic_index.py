@@ -1,0 +1,97 @@
+"""The Topic Index section of MEMORY.md: one line per learning topic file, linked, within 150
+characters, written through the locked, checked curation write."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pokayokay.errors import PokayokayError
+from pokayokay.learnings.stored import StoredLearning
+
+if TYPE_CHECKING:
+
+    from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.memory.sections import Settings
+
+
+def _linked_files(text: str) -> set[str]:
+    import re
+
+    return set(re.findall(r"\]\((learning-[a-z0-9-]+\.md)\)", text))
+
+
+def index_entries(
+    learnings: Sequence[StoredLearning], memory_text: str, archive_text: str, keep: str | None
+) -> tuple[str, ...]:
+    """The Topic Index lines for ``learnings``, oldest first (curation archives a section's
+    entries from the top, so the oldest go first): every learning whose line is in MEMORY.md
+    now or has never been archived, and ``keep`` (the file just stored or reinforced)."""
+    from pokayokay.learnings.model import index_line, is_index_line
+
+    present = {
+        target
+        for line in memory_text.splitlines()
+        if is_index_line(line)
+        for target in _linked_files(line)
+    }
+    archived = _linked_files(archive_text)
+    chosen = [
+        s
+        for s in learnings
+        if s.file_name in present or s.file_name not in archived or s.file_name == keep
+    ]
+    chosen.sort(key=lambda s: (s.learning.created, s.file_name))
+    return tuple(index_line(s.learning, s.file_name) for s in chosen)
+
+
+def _update_index(
+    location: MemoryLocation,
+    settings: Settings,
+    learnings: Sequence[StoredLearning],
+    touched: Path | None,
+    environ: Mapping[str, str] | None,
+) -> tuple[str, ...]:
+    from pokayokay.learnings.model import is_index_line
+    from pokayokay.memory.apply import (
+        SectionEdit,
+        checked_target,
+        ensure_memory_template,
+        run_curation,
+    )
+    from pokayokay.memory.sections import TOPIC_INDEX_ID
+
+    spec = settings.section(TOPIC_INDEX_ID)
+    if spec is None:
+        return (
+            "not indexed in MEMORY.md: the Topic Index section is turned off in the pokayokay "
+            "settings (the topic file is in the memory folder all the same)",
+        )
+    try:
+        target = checked_target(location)
+        if not target.exists():
+            ensure_memory_template(location, settings)
+        memory_text = _read_text(target)
+        archive_text = _read_text(location.memory_dir / spec.archive)
+        entries = index_entries(
+            learnings, memory_text, archive_text, touched.name if touched else None
+        )
+        edit = SectionEdit(TOPIC_INDEX_ID, entries, is_index_line)
+        run_curation(location, settings, write=True, edit=edit, environ=environ)
+    except PokayokayError as exc:
+        from pokayokay.infra import logs
+
+        logs.log(f"remember: {location.memory_file} not updated: {exc.message}")
+        return (
+            f"MEMORY.md was not updated ({exc.message}); the learning is stored, and the next "
+            "`pokayokay remember` indexes it",
+        )
+    return ()
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", "surrogateescape")
+    except OSError:
+        return ""

@@ -1,0 +1,197 @@
+"""Words of a learning and how alike two learnings are (pure): folding, stop words, light stemming,
+weighted word and character-gram profiles, and the near-duplicate test /remember reinforces
+with."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+NEAR_DUPLICATE_THRESHOLD = 0.70
+
+
+POLARITY_PENALTY = 0.5
+
+
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'", "´": "'"})
+
+
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)*")
+
+
+_STOP_TEXT = """
+    a an the and or but if then so as at by for from in into of on onto to with within via
+    is are was were be been being am do does did doing done has have had having
+    it its this that these those there here their them they we our ours you your yours i me my
+    he she his her him what which who whom whose when where why how
+    can could may might would will shall just also too very really quite
+    some any all each every both either neither such own same other more most less
+    than about over under again once only up down out off per
+    s t ll re ve d m
+"""
+
+
+_STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+
+# Negations: kept out of the content words and counted for the polarity of a text.
+_NEGATION_TEXT = """
+    not no never nor none nothing nobody without avoid avoids avoided avoiding
+    dont doesnt didnt isnt arent wasnt werent shouldnt wouldnt couldnt cant cannot wont
+    mustnt neednt hasnt havent hadnt
+"""
+
+
+_NEGATIONS = frozenset(_NEGATION_TEXT.split())
+
+
+def _fold(text: str) -> str:
+    """Case folded, accents dropped, apostrophes unified."""
+    text = unicodedata.normalize("NFKD", text.casefold().translate(_APOSTROPHES))
+    return "".join(ch for ch in text if not unicodedata.combining(ch))
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` (letters and digits), contractions joined: ``don't`` → ``dont``."""
+    return [w.replace("'", "") for w in _WORD.findall(_fold(text))]
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper: enough to meet ``tests``/``test``/``testing`` and
+    ``committing``/``commits``, no more. Both texts go through it, so a crude stem is fine."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    w = word
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("sses") or (w.endswith("es") and w[:-2].endswith(("ch", "sh", "x", "z"))):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if w.endswith("ing") and len(w) >= 6:
+        w = _undouble(w[:-3])
+    elif w.endswith("ed") and len(w) >= 5:
+        w = _undouble(w[:-2])
+    elif w.endswith("ly") and len(w) >= 6:
+        w = w[:-2]
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    return w
+
+
+def _undouble(w: str) -> str:
+    """committ → commit, runn → run; but install, pass and buzz keep their double letter."""
+    if len(w) > 2 and w[-1] == w[-2] and w[-1] not in "lsz":
+        return w[:-1]
+    return w
+
+
+# Words that say how to work in general rather than what a learning is about: they weigh
+# GENERIC_WEIGHT instead of 1, so "run the unit tests before committing" and "run the linter
+# before committing" are told apart by "unit tests" and "linter", not joined by the rest.
+_GENERIC_TEXT = """
+always usually often sometimes first then every each again still already
+run runs use uses used using make makes get gets set sets put keep keeps add adds try check
+need needs want wants like likes prefer prefers preferred go goes going work works
+before after while during until unless otherwise because since so instead rather only even
+should must may might ought better best fine good bad right wrong ok okay
+file files folder folders directory code command commands script scripts value values
+thing things way ways time times new old one two change changes changed changing
+fail fails failed failing failure error errors
+project repo repository local locally here there user users people someone
+"""
+
+
+# What makes a text say what not to do, or set one thing against another ("X, not Y",
+# "X instead of Y", "X rather than Y"): two texts only one of which has it rarely say the same.
+_CONTRAST_TEXT = "instead rather over versus vs"
+
+
+GENERIC_WEIGHT = 0.35
+
+
+def _content(tokens: Iterable[str]) -> list[str]:
+    return [stem(w) for w in tokens if w not in _STOP_WORDS and w not in _NEGATIONS]
+
+
+_GENERIC = frozenset(stem(w) for w in _GENERIC_TEXT.split())
+
+
+_CONTRAST = frozenset(_CONTRAST_TEXT.split())
+
+
+def _negated(tokens: Sequence[str]) -> bool:
+    return any(w in _NEGATIONS or w in _CONTRAST for w in tokens)
+
+
+def _cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
+    if not a or not b:
+        return 0.0
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    dot = sum(weight * large[key] for key, weight in small.items() if key in large)
+    if not dot:
+        return 0.0
+    norm = math.sqrt(sum(w * w for w in a.values())) * math.sqrt(sum(w * w for w in b.values()))
+    return dot / norm
+
+
+def _char_grams(weights: Mapping[str, float], n: int = 4) -> dict[str, float]:
+    grams: dict[str, float] = {}
+    for token, weight in weights.items():
+        padded = f" {token} "
+        if len(padded) <= n:
+            grams[padded] = grams.get(padded, 0.0) + weight
+            continue
+        for i in range(len(padded) - n + 1):
+            gram = padded[i : i + n]
+            grams[gram] = grams.get(gram, 0.0) + weight
+    return grams
+
+
+@dataclass(frozen=True)
+class _Profile:
+    words: Mapping[str, float]
+    grams: Mapping[str, float]
+    negated: bool
+
+
+def _profile(text: str) -> _Profile:
+    tokens = words(text)
+    weights: dict[str, float] = {}
+    for word in _content(tokens):
+        weights[word] = weights.get(word, 0.0) + (GENERIC_WEIGHT if word in _GENERIC else 1.0)
+    return _Profile(weights, _char_grams(weights), _negated(tokens))
+
+
+def similarity(a: str, b: str) -> float:
+    """Lexical similarity of two learnings, from 0 (nothing shared) to 1 (the same words).
+
+    See the module docstring for what it measures and how its threshold was calibrated.
+    """
+    return _similarity(_profile(a), _profile(b))
+
+
+def _similarity(pa: _Profile, pb: _Profile) -> float:
+    score = (_cosine(pa.words, pb.words) + _cosine(pa.grams, pb.grams)) / 2
+    if pa.negated != pb.negated:
+        score *= POLARITY_PENALTY
+    return min(1.0, score)
+
+
+def near_duplicate(
+    text: str,
+    candidates: Iterable[tuple[str, str]],
+    threshold: float = NEAR_DUPLICATE_THRESHOLD,
+) -> tuple[str, float] | None:
+    """The key of the candidate ``(key, text)`` most similar to ``text``, with its score, when
+    that score reaches ``threshold``; else None. Ties go to the first candidate."""
+    target = _profile(text)
+    best: tuple[str, float] | None = None
+    for key, other in candidates:
+        score = _similarity(target, _profile(other))
+        if score >= threshold and (best is None or score > best[1]):
+            best = (key, score)
+    return best
