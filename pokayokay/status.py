@@ -381,7 +381,7 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
                         "`pokayokay curate` fixes it",
                     )
 
-    from pokayokay.rules.files import lint
+    from pokayokay.rules.lint import lint
 
     try:
         findings = lint(project)

@@ -40,9 +40,11 @@ from typing import Any, Literal, Protocol, TextIO
 
 from pokayokay.errors import ConcurrentChangeError, PokayokayError, SettingsError
 from pokayokay.infra import logs
+from pokayokay.infra.git import list_project_files
 from pokayokay.infra.locate import MEMORY_FILE_NAME, MemoryLocation
 from pokayokay.infra.safe_write import LockTimeout
 from pokayokay.memory.sections import Settings
+from pokayokay.rules import lint
 
 EventKind = Literal["created", "modified", "deleted", "moved_from", "moved_to"]
 Target = Literal["memory", "rule", "settings", "folder"]
@@ -412,7 +414,7 @@ def lint_rule_file(project_dir: Path, rule_file: Path) -> list[str]:
 
     rule_path = rule_file.relative_to(rules.rules_dir(project_dir)).as_posix()
     rule = rules.read_rule(project_dir, rule_file, rule_path)
-    findings = rules.lint_rule(rule, rules.project_files(project_dir))
+    findings = lint.lint_rule(rule, list_project_files(project_dir))
     return [f"{finding.severity}: {finding.message}" for finding in findings]
 
 

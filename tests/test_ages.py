@@ -13,14 +13,8 @@ from pathlib import Path
 import pytest
 
 from pokayokay.errors import EXIT_USAGE, PokayokayError
-from pokayokay.learnings.ages import (
-    active_days,
-    ages,
-    commit_day,
-    find_consolidation,
-    parse_blame,
-    parse_entries,
-)
+from pokayokay.learnings.ages import active_days, ages, commit_day, find_consolidation, parse_blame
+from pokayokay.learnings.entries import parse_entries
 
 TODAY = date(2026, 3, 1)
 LEARNINGS = ".claude/learnings.md"

@@ -35,6 +35,7 @@ from ruamel.yaml import YAML
 from pokayokay.errors import InvariantViolation, PokayokayError
 from pokayokay.failures.model import FailureGroup
 from pokayokay.infra import safe_write
+from pokayokay.infra.git import list_project_files
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
 from pokayokay.infra.templating import render
 from pokayokay.memory import apply as curate_run
@@ -42,15 +43,9 @@ from pokayokay.memory.apply import run_curation
 from pokayokay.memory.sections import END_MARKER, Settings
 from pokayokay.rules import apply as graduation_run
 from pokayokay.rules.globs import claude_matches, pathspec_matches
-from pokayokay.rules.graduation import (
-    RULES_DIR,
-    TOPIC_LINK_LINE,
-    GraduationPlan,
-    check_memory_edit,
-    edit_memory,
-    parse_bookkeeping,
-    plan_graduation,
-)
+from pokayokay.rules.graduation import RULES_DIR, TOPIC_LINK_LINE, GraduationPlan, plan_graduation
+from pokayokay.rules.memory_edit import check_memory_edit, edit_memory
+from pokayokay.rules.rule_text import parse_bookkeeping
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_sanitize import FORBIDDEN_SUBSTRINGS, INJECTIONS, folded
@@ -735,7 +730,7 @@ def test_invariant_violation_leaves_memory_alone(
     location.memory_file.write_text(text)
 
     def lossy(original: str, p: GraduationPlan, settings: Settings) -> Any:
-        from pokayokay.rules.graduation import MemoryEdit
+        from pokayokay.rules.memory_edit import MemoryEdit
 
         return MemoryEdit(original, original.replace("Claude's own pattern", "x"))
 
@@ -774,12 +769,12 @@ def test_inputs_from_git_and_from_a_walk(tmp_path: Path) -> None:
     (project / "src" / "cart" / "models.py").write_text("x = 1\n")
     (project / "node_modules" / "x" / "index.js").write_text("")
     (project / "README.md").write_text("hi\n")
-    walked = graduation_run.list_project_files(project)
+    walked = list_project_files(project)
     assert walked == ["README.md", "src/cart/models.py"]
     git(project, "init", "-q")
     (project / ".gitignore").write_text("node_modules/\n")
     git(project, "add", "README.md")
-    assert graduation_run.list_project_files(project) == [
+    assert list_project_files(project) == [
         ".gitignore",
         "README.md",
         "src/cart/models.py",

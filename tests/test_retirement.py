@@ -20,13 +20,8 @@ from pokayokay.failures.store import FailureStore
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
 from pokayokay.memory.sections import Settings
 from pokayokay.rules import apply as graduation_run
-from pokayokay.rules.graduation import (
-    RULES_ARCHIVE,
-    RULES_DIR,
-    parse_retired,
-    plan_graduation,
-    retired_line,
-)
+from pokayokay.rules.graduation import RULES_ARCHIVE, RULES_DIR, plan_graduation
+from pokayokay.rules.rule_text import parse_retired, retired_line
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_graduation import CLAUDE_AP, CLAUDE_BOTTOM, CLAUDE_TOP, FILES, group, memory_text

@@ -19,18 +19,18 @@ from pokayokay.cli.rules import (
     store_rule_path,
 )
 from pokayokay.errors import PokayokayError
+from pokayokay.infra.git import list_project_files
 from pokayokay.infra.locate import resolve_memory_location
 from pokayokay.rules import files as rules_mod
 from pokayokay.rules.files import (
     RuleFile,
     always_loaded,
     discover,
-    lint,
-    lint_rule,
     match,
     parse_rule,
     split_frontmatter,
 )
+from pokayokay.rules.lint import lint, lint_rule
 
 TESTING_RULE = """\
 ---
@@ -294,7 +294,7 @@ def test_lint_project(project: Path) -> None:
 
 
 def test_project_files_walks_without_git(project: Path) -> None:
-    names = rules_mod.project_files(project)
+    names = list_project_files(project)
     assert "src/cart/cart.py" in names
     assert ".claude/rules/style.md" in names
 

@@ -51,7 +51,8 @@ def _group_dict(group: FailureGroup, threshold: int, graduated: set[str]) -> dic
 def cmd_failures(
     project: Path, location: MemoryLocation, settings: Settings, *, as_json: bool
 ) -> tuple[int, str]:
-    from pokayokay.rules.apply import list_project_files, read_existing_rules
+    from pokayokay.infra.git import list_project_files
+    from pokayokay.rules.apply import read_existing_rules
     from pokayokay.rules.graduation import plan_graduation
 
     threshold = settings.graduation_threshold

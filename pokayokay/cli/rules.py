@@ -16,22 +16,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pokayokay.errors import EXIT_CHANGES_DUE, EXIT_OK, PokayokayError
+from pokayokay.infra.git import list_project_files
 from pokayokay.rules.effectiveness import (
     DEFAULT_RETIRE_AFTER_SESSIONS,
     RuleEffectiveness,
     assess_all,
     should_retire,
 )
-from pokayokay.rules.files import (
-    LintFinding,
-    RuleFile,
-    always_loaded,
-    discover,
-    lint_rule,
-    match_rules,
-    normalise_rel_path,
-    project_files,
-)
+from pokayokay.rules.files import RuleFile, always_loaded, discover, match_rules, normalise_rel_path
+from pokayokay.rules.lint import LintFinding, lint_rule
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
@@ -397,7 +390,7 @@ def cmd_rules_lint(
     Exit 1 when there is any finding."""
     project = Path(project_dir)
     rules = discover(project)
-    listed = project_files(project) if files is None else files
+    listed = list_project_files(project) if files is None else files
     findings = [finding for rule in rules for finding in lint_rule(rule, listed)]
     code = EXIT_CHANGES_DUE if findings else EXIT_OK
     if as_json:
@@ -436,7 +429,7 @@ def _fence(text: str) -> str:
 
 def archive_entry(rule: RuleFile, text: str, day: date, reason: str | None = None) -> str:
     """The markdown appended to ``rules-archive.md`` for a retired rule."""
-    from pokayokay.rules.graduation import retired_line
+    from pokayokay.rules.rule_text import retired_line
 
     heading = f"## {day.isoformat()} — retired `{rule.id}` ({rule.rel_path})"
     fence = _fence(text)
@@ -523,7 +516,8 @@ def drop_active_pattern(
     from pokayokay.infra.safe_write import read_bytes
     from pokayokay.memory.apply import SectionEdit, checked_target, run_curation
     from pokayokay.memory.document import parse
-    from pokayokay.rules.graduation import ACTIVE_PATTERNS_ID, rule_ids_in
+    from pokayokay.rules.graduation import ACTIVE_PATTERNS_ID
+    from pokayokay.rules.rule_text import rule_ids_in
 
     if settings.section(ACTIVE_PATTERNS_ID) is None:
         return False

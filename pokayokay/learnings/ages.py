@@ -32,95 +32,27 @@ from __future__ import annotations
 import bisect
 import os
 import re
-import shutil
-import subprocess
-import threading
 from collections import Counter
-from collections.abc import Generator, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 from pokayokay.errors import PokayokayError
-from pokayokay.memory.document import count_lines, split_lines
+from pokayokay.infra.git import GIT_TIMEOUT, Git, _first_line
+from pokayokay.learnings.entries import LearningEntry, h2_title, parse_entries
+from pokayokay.memory.document import count_lines
 
 ZERO_SHA = "0" * 40
 DEFAULT_FRESHNESS = 7
-GIT_TIMEOUT = 60.0
 # Past this many entries, blame the whole file rather than one ``-L`` range per heading.
 MAX_LINE_RANGES = 2000
 
-_H2 = re.compile(r"^ {0,3}##[ \t]+(\S.*?)[ \t]*$")
-_CLOSING_HASHES = re.compile(r"[ \t]+#+$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _TZ = re.compile(r"^([+-])(\d\d)(\d\d)$")
 
 
 # -- the file ----------------------------------------------------------------------------------
-
-
-def h2_title(line: str) -> str | None:
-    """The title of an ATX H2 heading line (``## Title``), else None."""
-    match = _H2.match(line.rstrip("\r\n"))
-    if match is None:
-        return None
-    title = _CLOSING_HASHES.sub("", match[1]).strip()
-    return title or None
-
-
-@dataclass(frozen=True)
-class LearningEntry:
-    """One H2 entry: its heading line and every line up to the next heading (terminators kept)."""
-
-    title: str
-    start: int  # index of the heading in the file's lines (0-based)
-    lines: tuple[str, ...]
-
-    @property
-    def line(self) -> int:
-        """1-based line number of the heading."""
-        return self.start + 1
-
-    @property
-    def text(self) -> str:
-        return "".join(self.lines)
-
-    @property
-    def body(self) -> tuple[str, ...]:
-        return self.lines[1:]
-
-
-def parse_entries(text: str) -> tuple[list[str], list[LearningEntry]]:
-    """The preamble lines and the H2 entries of a learnings file; headings in code fences are
-    text, not entries."""
-    lines = split_lines(text)
-    preamble: list[str] = []
-    entries: list[LearningEntry] = []
-    current: list[str] | None = None
-    title, start = "", 0
-    fence: str | None = None
-    for index, line in enumerate(lines):
-        heading = None
-        match = _FENCE.match(line)
-        if fence is None:
-            if match:
-                fence = match[1]
-            else:
-                heading = h2_title(line)
-        elif match and match[1][0] == fence[0] and len(match[1]) >= len(fence):
-            fence = None
-        if heading is not None:
-            if current is not None:
-                entries.append(LearningEntry(title, start, tuple(current)))
-            current, title, start = [line], heading, index
-        elif current is None:
-            preamble.append(line)
-        else:
-            current.append(line)
-    if current is not None:
-        entries.append(LearningEntry(title, start, tuple(current)))
-    return preamble, entries
 
 
 # -- pure age arithmetic -----------------------------------------------------------------------
@@ -356,120 +288,6 @@ def compute_ages(
 
 
 # -- git ---------------------------------------------------------------------------------------
-
-
-class Git:
-    """Runs git in one folder with a fixed, predictable environment."""
-
-    def __init__(
-        self, cwd: Path, *, timeout: float = GIT_TIMEOUT, environ: Mapping[str, str] | None = None
-    ) -> None:
-        env = dict(os.environ if environ is None else environ)
-        exe = shutil.which("git", path=env.get("PATH", os.defpath))
-        if exe is None:
-            raise PokayokayError(
-                "git is not on PATH: ages are computed from git history, so pokayokay needs git"
-            )
-        env.update(
-            LC_ALL="C",
-            LANGUAGE="C",
-            GIT_OPTIONAL_LOCKS="0",
-            GIT_TERMINAL_PROMPT="0",
-            GIT_LITERAL_PATHSPECS="1",
-            GIT_PAGER="cat",
-        )
-        for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_NAMESPACE"):
-            env.pop(name, None)
-        self.exe = exe
-        self.cwd = cwd
-        self.timeout = timeout
-        self.env = env
-
-    def argv(self, args: Sequence[str]) -> list[str]:
-        return [
-            self.exe,
-            "-c",
-            "core.quotepath=off",
-            "-c",
-            "log.showSignature=false",
-            "-c",
-            "color.ui=never",
-            *args,
-        ]
-
-    def run(self, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-        try:
-            return subprocess.run(
-                self.argv(args),
-                cwd=self.cwd,
-                env=self.env,
-                input=stdin,
-                stdin=None if stdin is not None else subprocess.DEVNULL,
-                capture_output=True,
-                timeout=self.timeout,
-                check=False,
-            )
-        except FileNotFoundError:
-            raise PokayokayError(f"cannot run git ({self.exe}): not found") from None
-        except subprocess.TimeoutExpired:
-            raise PokayokayError(
-                f"git {args[0]} took longer than {self.timeout:g} s in {self.cwd}; gave up"
-            ) from None
-
-    def output(self, *args: str, stdin: bytes | None = None) -> str:
-        done = self.run(*args, stdin=stdin)
-        if done.returncode != 0:
-            raise PokayokayError(f"git {args[0]} failed in {self.cwd}: {_first_line(done.stderr)}")
-        return done.stdout.decode("utf-8", "surrogateescape")
-
-    def stream(self, *args: str) -> Generator[str, None, None]:
-        """Output lines as they come; the process is killed when the caller stops early or the
-        timeout passes."""
-        try:
-            proc = subprocess.Popen(
-                self.argv(args),
-                cwd=self.cwd,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-        except FileNotFoundError:
-            raise PokayokayError(f"cannot run git ({self.exe}): not found") from None
-        expired = threading.Event()
-
-        def kill() -> None:
-            expired.set()
-            proc.kill()
-
-        timer = threading.Timer(self.timeout, kill)
-        timer.daemon = True
-        timer.start()
-        finished = False
-        try:
-            assert proc.stdout is not None
-            for raw in proc.stdout:
-                yield raw.decode("utf-8", "surrogateescape")
-            finished = True
-        finally:
-            timer.cancel()
-            if not finished:
-                proc.kill()
-            assert proc.stdout is not None and proc.stderr is not None
-            proc.stdout.close()
-            err = proc.stderr.read()
-            proc.stderr.close()
-            code = proc.wait()
-        if expired.is_set():
-            raise PokayokayError(f"git {args[0]} took longer than {self.timeout:g} s; gave up")
-        if code != 0:
-            raise PokayokayError(f"git {args[0]} failed in {self.cwd}: {_first_line(err)}")
-
-
-def _first_line(data: bytes) -> str:
-    text = data.decode("utf-8", "replace").strip()
-    lines = [line for line in text.splitlines() if line.strip()]
-    return lines[0] if lines else "no message"
 
 
 def _read_file(path: Path) -> bytes:

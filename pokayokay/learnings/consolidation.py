@@ -48,10 +48,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from pokayokay.learnings.ages import (
-    EntryAge,
-    LearningEntry,
-)
+from pokayokay.learnings.ages import EntryAge
 from pokayokay.learnings.consolidation_config import (
     DEFAULT_CONFIG,
     GREY_REDUNDANT,
@@ -60,6 +57,7 @@ from pokayokay.learnings.consolidation_config import (
     SAME_TOPIC,
     ConsolidationConfig,
 )
+from pokayokay.learnings.entries import LearningEntry
 from pokayokay.learnings.routing import Route, moved_block, section_bullet
 from pokayokay.learnings.similarity import (
     Passage,

@@ -10,15 +10,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from pokayokay.learnings.ages import (
-    LearningEntry,
-    parse_entries,
-)
 from pokayokay.learnings.consolidation_config import (
     BULLET_MAX,
     DEFAULT_CONFIG,
     ConsolidationConfig,
 )
+from pokayokay.learnings.entries import LearningEntry, parse_entries
 from pokayokay.learnings.similarity import (
     _TARGET_LINE,
     _wordset,

@@ -7,10 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pokayokay.learnings.ages import (
-    LearningEntry,
-    parse_entries,
-)
+from pokayokay.learnings.entries import LearningEntry, parse_entries
 from pokayokay.memory.document import split_lines
 
 # Containment needs at least this many words, so "Use ruff." is not "already there" everywhere.

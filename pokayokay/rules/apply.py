@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -35,6 +34,7 @@ from typing import NamedTuple
 
 from pokayokay.errors import ConcurrentChangeError, PokayokayError
 from pokayokay.failures.model import FailureGroup
+from pokayokay.infra.git import list_project_files
 from pokayokay.infra.locate import MemoryLocation
 from pokayokay.infra.safe_write import Conflict, file_lock, read_bytes, replace_if_unchanged
 from pokayokay.memory.apply import (
@@ -57,28 +57,21 @@ from pokayokay.rules.graduation import (
     RULES_DIR,
     GraduationPlan,
     RuleFile,
-    check_memory_edit,
-    edit_memory,
-    parse_retired,
     plan_graduation,
 )
+from pokayokay.rules.memory_edit import check_memory_edit, edit_memory
+from pokayokay.rules.rule_text import parse_retired
 
 __all__ = [
     "ApplyOutcome",
     "FileChange",
     "apply",
     "graduate",
-    "list_project_files",
     "read_existing_rules",
     "read_retired",
 ]
 
 MAX_RULE_BYTES = 1 << 20
-MAX_PROJECT_FILES = 200_000
-_SKIPPED_DIRS = frozenset(
-    {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache",
-     ".pytest_cache", ".ruff_cache", "dist", "build", ".hg", ".svn"}
-)  # fmt: skip
 _RULE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*\.md")
 _TEMP_NAME = re.compile(r"^\..+\.pokayokay-(\d+)-\d+\.tmp$")
 
@@ -153,32 +146,6 @@ def read_retired(location: MemoryLocation) -> dict[str, date]:
     if data is None:
         return {}
     return parse_retired(data.decode("utf-8", "surrogateescape"))
-
-
-def list_project_files(project_dir: Path) -> list[str]:
-    """Project-relative POSIX paths of the project's files (``git ls-files``, else a walk)."""
-    try:
-        result = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=project_dir,
-            capture_output=True,
-            timeout=30,
-            check=True,
-        )
-    except (OSError, subprocess.SubprocessError):
-        pass
-    else:
-        names = result.stdout.decode("utf-8", "surrogateescape").split("\0")
-        return sorted({n for n in names if n})[:MAX_PROJECT_FILES]
-    out: list[str] = []
-    for root, dirs, files in os.walk(project_dir):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
-        rel = Path(root).relative_to(project_dir).as_posix()
-        for name in files:
-            out.append(name if rel == "." else f"{rel}/{name}")
-            if len(out) >= MAX_PROJECT_FILES:
-                return sorted(out)
-    return sorted(out)
 
 
 # --------------------------------------------------------------------------------------------

@@ -46,27 +46,30 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import date
 from pathlib import PurePosixPath
 
-from pokayokay.errors import InvariantViolation
 from pokayokay.failures.model import FailureGroup
 from pokayokay.failures.signature import short_id
 from pokayokay.infra.templating import render
-from pokayokay.memory.curation import archive_link_re
-from pokayokay.memory.document import (
-    Document,
-    Entry,
-    Prose,
-    Section,
-    Unit,
-    is_blank,
-    parse,
-    same_unmanaged,
-    strip_eol,
+from pokayokay.rules.evidence import (
+    MAX_FIX_FILES,
+    MAX_REMEDIES,
+    _command,
+    _day,
+    _evidence,
+    _excerpt,
+    _fix_files,
+    _keys,
+    _order,
+    _path,
+    _remedies,
+    _slug,
+    _title,
+    _where,
 )
-from pokayokay.memory.sections import TOPIC_INDEX_ID, Settings
 from pokayokay.rules.globs import derive_globs, normalise_path
+from pokayokay.rules.rule_text import RuleMeta, _user_tail, parse_bookkeeping
 from pokayokay.safety import sanitize
 
 __all__ = [
@@ -75,16 +78,8 @@ __all__ = [
     "RECURRING_FILE",
     "RULES_DIR",
     "GraduationPlan",
-    "MemoryEdit",
     "RuleFile",
-    "RuleMeta",
-    "check_memory_edit",
-    "edit_memory",
-    "parse_bookkeeping",
-    "parse_retired",
     "plan_graduation",
-    "retired_line",
-    "rule_ids_in",
 ]
 
 RULES_DIR = ".claude/rules/pokayokay"
@@ -94,47 +89,17 @@ ACTIVE_PATTERNS_ID = "active_patterns"
 DEFAULT_THRESHOLD = 3
 RECURRING_TOP = 50
 MAX_FAILURES_SHOWN = 5
-MAX_REMEDIES = 3
-MAX_FIX_FILES = 5
 MAX_PATHS_SHOWN = 5
-MAX_COMMAND = 120
 MAX_SCOPE = 30
 
-BOOKKEEPING_RE = re.compile(r"<!--\s*pokayokay-rule:(.*?)-->")
-RETIRED_RE = re.compile(r"^[ \t]*<!--\s*pokayokay-retired:(.*?)-->[ \t]*$")
-_FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
-END_RE = re.compile(r"^[ \t]*<!--\s*pokayokay-rule-end\b.*-->[ \t]*$")
-RULE_LINK_RE = re.compile(r"\.claude/rules/pokayokay/([A-Za-z0-9][A-Za-z0-9._-]*?)\.md\b")
 TOPIC_LINK_LINE = (
     f"- [Recurring failures]({RECURRING_FILE}) — failures pokayokay saw in several sessions, "
     "with counts and fixes"
 )
 _ID_RE = re.compile(r"[a-z0-9][a-z0-9-]*")
-# Output piped into a pager or cut short only changes what Claude saw, not whether it passed.
-_PIPE_TAIL = re.compile(r"\s*\|\s*(?:tail|head|less|more|cat|tee)\b[^|]*$")
-_REDIRECT = re.compile(r"\s*(?:\d?>&\d|&>\s*/dev/null|\d?>\s*/dev/null)")
-
-# When no fix episode shows a remedy and there is no command to re-run.
-_DEFAULT_REMEDY = {
-    "edit": "re-read a file right before editing it here; edits failed because the text to "
-    "replace was missing or had changed.",
-    "permissions": "calls here were refused (a permission rule, a hook or the user); check "
-    "what is allowed before trying again.",
-}
-_FALLBACK_REMEDY = "check the failure above before finishing changes to files here."
-
 
 # --------------------------------------------------------------------------------------------
 # Values
-
-
-@dataclass(frozen=True)
-class RuleMeta:
-    """What the bookkeeping comment of an existing rule file says."""
-
-    id: str
-    signatures: tuple[str, ...]
-    graduated: date | None
 
 
 @dataclass(frozen=True)
@@ -188,174 +153,8 @@ class GraduationPlan:
 # Reading existing rules
 
 
-def parse_bookkeeping(text: str) -> RuleMeta | None:
-    """The bookkeeping comment of a rule file (None when it is not a pokayokay rule)."""
-    match = BOOKKEEPING_RE.search(text)
-    if match is None:
-        return None
-    fields: dict[str, str] = {}
-    for part in match[1].split(";"):
-        key, sep, value = part.partition("=")
-        if sep:
-            fields[key.strip()] = value.strip()
-    graduated: date | None = None
-    try:
-        graduated = date.fromisoformat(fields.get("graduated", ""))
-    except ValueError:
-        graduated = None
-    signatures = tuple(s.strip() for s in fields.get("signatures", "").split(",") if s.strip())
-    return RuleMeta(fields.get("id", ""), signatures, graduated)
-
-
-def _user_tail(text: str) -> str:
-    """What a user wrote below the end line of a rule file (kept on every update)."""
-    lines = text.splitlines(keepends=True)
-    for i, line in enumerate(lines):
-        if END_RE.match(line.rstrip("\r\n")):
-            return "".join(lines[i + 1 :])
-    return ""
-
-
-def rule_ids_in(text: str) -> list[str]:
-    """Rule ids an Active Patterns entry links (``.claude/rules/pokayokay/<id>.md``)."""
-    return RULE_LINK_RE.findall(text)
-
-
-def retired_line(rule_id: str, signatures: Sequence[str], day: date) -> str:
-    """The bookkeeping line ``rules-archive.md`` keeps for a retired rule (one line)."""
-    sigs = ",".join(s for s in signatures if s and "," not in s and "-->" not in s)
-    return f"<!-- pokayokay-retired: id={rule_id}; signatures={sigs}; retired={day.isoformat()} -->"
-
-
-def parse_retired(text: str) -> dict[str, date]:
-    """Signature (short id) → the latest date a rule listing it was retired, from the text of
-    ``rules-archive.md`` (pure). Only whole :func:`retired_line` lines outside fenced blocks
-    count, so an archived rule's own text can never fake one."""
-    out: dict[str, date] = {}
-    fence: str | None = None
-    for line in text.splitlines():
-        opening = _FENCE_RE.match(line)
-        if fence is not None:
-            closing = line.strip()
-            if len(closing) >= len(fence) and not closing.lstrip(fence[0]):
-                fence = None
-            continue
-        if opening is not None:
-            fence = opening[1]
-            continue
-        match = RETIRED_RE.match(line)
-        if match is None:
-            continue
-        fields: dict[str, str] = {}
-        for part in match[1].split(";"):
-            key, sep, value = part.partition("=")
-            if sep:
-                fields[key.strip()] = value.strip()
-        try:
-            day = date.fromisoformat(fields.get("retired", ""))
-        except ValueError:
-            continue
-        for sig in fields.get("signatures", "").split(","):
-            sig = sig.strip()
-            if sig and (sig not in out or out[sig] < day):
-                out[sig] = day
-    return out
-
-
 # --------------------------------------------------------------------------------------------
 # Formatting
-
-
-def _day(ts: float) -> date:
-    return datetime.fromtimestamp(ts, tz=timezone.utc).date()
-
-
-def _code(text: str) -> str:
-    """Sanitised text in a code span, or in quotes when it has a backtick."""
-    return f"`{text}`" if "`" not in text else f'"{text}"'
-
-
-def _command(command: str) -> str | None:
-    shown = _REDIRECT.sub("", command)
-    while True:
-        shorter = _PIPE_TAIL.sub("", shown)
-        if shorter == shown:
-            break
-        shown = shorter
-    cleaned = sanitize.excerpt(shown.strip() or command, MAX_COMMAND)
-    return _code(cleaned) if any(ch.isalnum() for ch in cleaned) else None
-
-
-def _path(path: str) -> str | None:
-    cleaned = sanitize.clean(path)
-    return _code(cleaned) if cleaned else None
-
-
-def _title(category: str) -> str:
-    return category.replace("-", " ").replace("_", " ")
-
-
-def _slug(text: str, limit: int = 40) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return slug[:limit].strip("-")
-
-
-def _evidence(group: FailureGroup) -> list[str]:
-    paths = (normalise_path(p) for p in (*group.paths, *group.fix_paths))
-    return sorted({p for p in paths if p is not None})
-
-
-def _keys(paths: Sequence[str]) -> set[str]:
-    """Top-level folders (or top-level files) of ``paths``."""
-    return {p.split("/")[0] for p in paths}
-
-
-def _order(group: FailureGroup) -> tuple[int, int, float, str]:
-    return (-group.sessions, -group.occurrences, -group.last_seen, group.signature)
-
-
-def _where(globs: Sequence[str], limit: int) -> str:
-    if not globs:
-        return "the whole project"
-    shown = [f"`{g}`" for g in globs[:limit]]
-    more = len(globs) - limit
-    text = ", ".join(shown)
-    return text + (f" and {more} more" if more > 0 else "")
-
-
-def _fix_files(groups: Sequence[FailureGroup]) -> list[str]:
-    counts: Counter[str] = Counter()
-    for group in groups:
-        counts.update({p for p in map(normalise_path, group.fix_paths) if p is not None})
-    ranked = sorted(counts, key=lambda p: (-counts[p], p))
-    return [shown for p in ranked[:MAX_FIX_FILES] if (shown := _path(p))]
-
-
-def _remedies(groups: Sequence[FailureGroup], category: str) -> list[str]:
-    """What the fix episodes show, most frequent first; else a default for the category."""
-    counts: Counter[str] = Counter()
-    for group in groups:
-        counts.update({shown for c in group.fix_commands if (shown := _command(c))})
-    ranked = sorted(counts, key=lambda c: (-counts[c], c))
-    out = []
-    for shown in ranked[:MAX_REMEDIES]:
-        times = "" if counts[shown] == 1 else f" ({counts[shown]} failures)"
-        out.append(f"run {shown} after changing files here; it passed after the fix{times}.")
-    if out:
-        return out
-    if category in _DEFAULT_REMEDY:  # the call was refused or the edit misfired: no re-run
-        return [_DEFAULT_REMEDY[category]]
-    samples = sorted(
-        {shown for g in groups if g.sample_command and (shown := _command(g.sample_command))}
-    )
-    for shown in samples[:MAX_REMEDIES]:
-        out.append(f"re-run {shown} after changing files here, before finishing.")
-    return out or [_FALLBACK_REMEDY]
-
-
-def _excerpt(text: str, limit: int = sanitize.DEFAULT_LIMIT) -> str:
-    shown = sanitize.excerpt(text, limit)
-    return shown if any(ch.isalnum() for ch in shown) else "(no error text)"
 
 
 # --------------------------------------------------------------------------------------------
@@ -714,189 +513,3 @@ def plan_graduation(
 # MEMORY.md: the Active Patterns entries (and the topic file's link)
 
 
-@dataclass(frozen=True)
-class MemoryEdit:
-    original: str
-    text: str
-    replaced: tuple[str, ...] = ()  # rule ids whose entry was rewritten in place
-    added: tuple[str, ...] = ()  # rule ids whose entry was appended
-    skipped: tuple[str, ...] = ()  # rule ids left out: no room in the section's budget
-    linked_topic: bool = False
-    notes: tuple[str, ...] = ()
-
-    @property
-    def changed(self) -> bool:
-        return self.text != self.original
-
-
-def _rule_entry_id(entry: Entry) -> str | None:
-    """The rule an entry points at, when it is one of pokayokay's rule entries."""
-    ids = set(rule_ids_in(entry.text))
-    return ids.pop() if len(ids) == 1 else None
-
-
-def _size(units: Sequence[Unit]) -> int:
-    lines = [line for unit in units for line in unit.lines]
-    n = len(lines)
-    while n and is_blank(lines[n - 1]):
-        n -= 1
-    return n
-
-
-def _append(section: Section, entries: Sequence[str], newline: str) -> None:
-    """Append entries after the last non-blank unit of ``section``."""
-    units = section.units
-    cut = len(units)
-    while (
-        cut and isinstance(units[cut - 1], Prose) and all(is_blank(x) for x in units[cut - 1].lines)
-    ):
-        cut -= 1
-    if cut and not units[cut - 1].lines[-1].endswith("\n"):
-        units[cut - 1].lines[-1] += newline
-    new = [Entry([f"{text}{newline}"]) for text in entries]
-    section.units = [*units[:cut], *new, *units[cut:]]
-
-
-def _room(section: Section, settings: Settings, section_id: str) -> int:
-    spec = settings.section(section_id)
-    if spec is None:
-        return 0
-    room = spec.budget - _size(section.units)
-    if spec.max_entries is not None:
-        room = min(room, spec.max_entries - len(section.entries))
-    return max(0, room)
-
-
-def edit_memory(text: str, plan: GraduationPlan, settings: Settings) -> MemoryEdit:
-    """MEMORY.md ``text`` with the plan's Active Patterns entries in place (pure).
-
-    Only units of the Active Patterns section change: an entry linking a rule of the plan is
-    rewritten in place (a second entry for the same rule is dropped), rules without an entry get
-    one appended while the section's line budget has room (the others are reported as skipped,
-    so curation never has to evict what graduation just wrote), and everything else — Claude's
-    entries, entries of rules the plan does not cover — stays byte for byte. The Topic Index gets
-    a link to ``recurring-failures.md`` when it has none and has room.
-    """
-    doc = parse(text, settings.sections)
-    notes: list[str] = []
-    section = doc.section(ACTIVE_PATTERNS_ID)
-    if settings.section(ACTIVE_PATTERNS_ID) is None or section is None:
-        notes.append(
-            "MEMORY.md has no managed Active Patterns section, so no entry points at the rules"
-        )
-        return MemoryEdit(text, text, notes=tuple(notes))
-    newline = doc.newline
-    entries = {rule.id: rule.entry for rule in plan.rules}
-    seen: set[str] = set()
-    replaced: list[str] = []
-    units: list[Unit] = []
-    for unit in section.units:
-        rule_id = _rule_entry_id(unit) if isinstance(unit, Entry) else None
-        if rule_id is None or rule_id not in entries:
-            units.append(unit)
-            continue
-        if rule_id in seen:
-            continue  # a second entry for the same rule
-        seen.add(rule_id)
-        ending = newline if unit.lines[-1].endswith("\n") else ""
-        units.append(Entry([entries[rule_id] + ending]))
-        replaced.append(rule_id)
-    section.units = units
-    missing = sorted(
-        (rule for rule in plan.rules if rule.id not in seen),
-        key=lambda r: (-r.sessions, r.id),
-    )
-    room = _room(section, settings, ACTIVE_PATTERNS_ID)
-    added = [rule.id for rule in missing[:room]]
-    skipped = tuple(rule.id for rule in missing[room:])
-    if added:
-        _append(section, [entries[rule_id] for rule_id in added], newline)
-    if skipped:
-        notes.append(
-            "Active Patterns is at its line budget: no entry for "
-            + ", ".join(f"{RULES_DIR}/{rule_id}.md" for rule_id in skipped)
-            + " (the rule files load anyway)"
-        )
-    linked = _link_topic(doc, settings, newline, notes) if plan.recorded else False
-    return MemoryEdit(
-        original=text,
-        text=doc.render(),
-        replaced=tuple(replaced),
-        added=tuple(added),
-        skipped=skipped,
-        linked_topic=linked,
-        notes=tuple(notes),
-    )
-
-
-def _link_topic(doc: Document, settings: Settings, newline: str, notes: list[str]) -> bool:
-    index = doc.section(TOPIC_INDEX_ID)
-    if index is None:
-        return False
-    pattern = archive_link_re(RECURRING_FILE)
-    if any(pattern.search(entry.text) for entry in index.entries):
-        return False
-    if _room(index, settings, TOPIC_INDEX_ID) < 1:
-        notes.append(f"the Topic Index is full: {RECURRING_FILE} is not linked from MEMORY.md")
-        return False
-    _append(index, [TOPIC_LINK_LINE], newline)
-    return True
-
-
-def _section_texts(doc: Document) -> list[tuple[str, str]]:
-    return [(s.spec.id, s.render()) for s in doc.sections()]
-
-
-def _non_rule_lines(section: Section | None) -> list[str]:
-    if section is None:
-        return []
-    out: list[str] = []
-    for unit in section.units:
-        if isinstance(unit, Entry) and _rule_entry_id(unit) is not None:
-            continue
-        out.extend(strip_eol(line) for line in unit.lines if not is_blank(line))
-    return out
-
-
-def check_memory_edit(original: str, new: str, plan: GraduationPlan, settings: Settings) -> None:
-    """Raise InvariantViolation unless ``new`` is ``original`` with only pokayokay's own edits.
-
-    1. Text outside managed sections is unchanged (byte for byte).
-    2. Managed sections other than Active Patterns and the Topic Index render identically.
-    3. Active Patterns keeps every line that is not a pokayokay rule entry, in order, and its
-       heading and markers; the Topic Index only gains the link to ``recurring-failures.md``.
-    4. Editing again changes nothing.
-    """
-    before, after = parse(original, settings.sections), parse(new, settings.sections)
-    if not same_unmanaged(before, after):
-        raise InvariantViolation("graduation would change text outside managed sections")
-    mine = {ACTIVE_PATTERNS_ID, TOPIC_INDEX_ID}
-    old_other = [item for item in _section_texts(before) if item[0] not in mine]
-    new_other = [item for item in _section_texts(after) if item[0] not in mine]
-    if old_other != new_other:
-        raise InvariantViolation("graduation would change a managed section it does not own")
-    for section_id in sorted(mine):
-        old_sec, new_sec = before.section(section_id), after.section(section_id)
-        if (old_sec is None) != (new_sec is None):
-            raise InvariantViolation(f"graduation would add or remove the section {section_id}")
-        if old_sec is None or new_sec is None:
-            continue
-        if (old_sec.heading, old_sec.marker, old_sec.end) != (
-            new_sec.heading,
-            new_sec.marker,
-            new_sec.end,
-        ):
-            raise InvariantViolation(f"graduation would change the structure of {section_id}")
-    old_ap = _non_rule_lines(before.section(ACTIVE_PATTERNS_ID))
-    new_ap = _non_rule_lines(after.section(ACTIVE_PATTERNS_ID))
-    if old_ap != new_ap:
-        raise InvariantViolation("graduation would change an Active Patterns entry it does not own")
-    old_index, new_index = before.section(TOPIC_INDEX_ID), after.section(TOPIC_INDEX_ID)
-    if old_index is not None and new_index is not None:
-        old_lines = [strip_eol(x) for x in old_index.body_lines if not is_blank(x)]
-        new_lines = [strip_eol(x) for x in new_index.body_lines if not is_blank(x)]
-        if new_lines != old_lines and new_lines != [*old_lines, TOPIC_LINK_LINE]:
-            raise InvariantViolation("graduation would change the Topic Index beyond its link")
-    again = edit_memory(new, plan, settings)
-    if again.changed:
-        raise InvariantViolation("graduating again would change MEMORY.md once more")
