@@ -195,7 +195,7 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
             }
         )
     try:
-        from pokayokay.cli.graduate import load_groups
+        from pokayokay.rules.apply import load_groups
 
         threshold = settings.graduation_threshold
         out["near_threshold"] = [

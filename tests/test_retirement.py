@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pokayokay.cli.rules import ARCHIVE_NAME, cmd_rules_retire, retire_due_rules
+from pokayokay.cli.rules import cmd_rules_retire
 from pokayokay.errors import PokayokayError
 from pokayokay.failures.model import Failure, FailureGroup
 from pokayokay.failures.signature import short_id
@@ -21,6 +21,7 @@ from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
 from pokayokay.memory.sections import Settings
 from pokayokay.rules import apply as graduation_run
 from pokayokay.rules.graduation import RULES_ARCHIVE, RULES_DIR, plan_graduation
+from pokayokay.rules.retirement import ARCHIVE_NAME, retire_due_rules
 from pokayokay.rules.rule_text import parse_retired, retired_line
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -217,3 +218,26 @@ def test_cmd_rules_retire(where: tuple[Path, MemoryLocation]) -> None:
     assert (location.memory_dir / RULES_ARCHIVE).exists()
     with pytest.raises(PokayokayError):  # gone now
         cmd_rules_retire(project, location, SETTINGS, rule.stem, due=False)
+
+
+def test_failures_does_not_report_a_retired_rule_as_graduated(
+    where: tuple[Path, MemoryLocation],
+) -> None:
+    """`pokayokay failures` builds its plan through the one plan builder, retired set included
+    (it used to build its own without it and kept saying RULE / "graduated": true)."""
+    import json
+
+    from pokayokay.cli.graduate import cmd_failures
+
+    project, location = where
+    rule = graduated_rule(project, location)
+    code, before = cmd_failures(project, location, SETTINGS, as_json=True)
+    assert code == 0 and json.loads(before)["failures"][0]["graduated"] is True
+    load(project, rule, N)
+    retire_due_rules(project, location, SETTINGS, today=RETIRE_DAY)
+
+    code, after = cmd_failures(project, location, SETTINGS, as_json=True)
+    row = json.loads(after)["failures"][0]
+    assert code == 0 and row["graduated"] is False
+    code, text = cmd_failures(project, location, SETTINGS, as_json=False)
+    assert "RULE" not in text.split("\n")[1]

@@ -9,15 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pokayokay.cli.rules import (
-    ARCHIVE_NAME,
-    cmd_rules_lint,
-    cmd_rules_list,
-    cmd_rules_match,
-    cmd_rules_show,
-    retire,
-    store_rule_path,
-)
+from pokayokay.cli.rules import cmd_rules_lint, cmd_rules_list, cmd_rules_match, cmd_rules_show
 from pokayokay.errors import PokayokayError
 from pokayokay.infra.git import list_project_files
 from pokayokay.infra.locate import resolve_memory_location
@@ -31,6 +23,8 @@ from pokayokay.rules.files import (
     split_frontmatter,
 )
 from pokayokay.rules.lint import lint, lint_rule
+from pokayokay.rules.load_stats import store_rule_path
+from pokayokay.rules.retirement import ARCHIVE_NAME, retire
 
 TESTING_RULE = """\
 ---

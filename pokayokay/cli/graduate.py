@@ -11,16 +11,7 @@ from typing import Any
 from pokayokay.failures.model import FailureGroup
 from pokayokay.infra.locate import MemoryLocation
 from pokayokay.memory.sections import Settings
-
-
-def load_groups(location: MemoryLocation) -> list[FailureGroup]:
-    from pokayokay.failures.store import FailureStore
-
-    store = FailureStore.for_project(location.project_key)
-    if not store.path.exists():
-        return []
-    with store:
-        return store.failure_groups()
+from pokayokay.rules.apply import load_groups
 
 
 def _day(ts: float) -> str:
@@ -51,19 +42,11 @@ def _group_dict(group: FailureGroup, threshold: int, graduated: set[str]) -> dic
 def cmd_failures(
     project: Path, location: MemoryLocation, settings: Settings, *, as_json: bool
 ) -> tuple[int, str]:
-    from pokayokay.infra.git import list_project_files
-    from pokayokay.rules.apply import read_existing_rules
-    from pokayokay.rules.graduation import plan_graduation
+    from pokayokay.rules.apply import current_plan
 
     threshold = settings.graduation_threshold
     groups = load_groups(location)
-    plan = plan_graduation(
-        groups,
-        threshold=threshold,
-        project_files=list_project_files(project),
-        existing_rules=read_existing_rules(project),
-        today=datetime.now(timezone.utc).date(),
-    )
+    plan = current_plan(groups, project_dir=project, location=location, threshold=threshold)
     graduated = {sig for rule in plan.rules for sig in rule.signatures}
     rows = [_group_dict(g, threshold, graduated) for g in groups]
     rows.sort(key=lambda r: (-r["sessions"], r["category"], r["id"]))
@@ -88,17 +71,9 @@ def cmd_failures(
 def cmd_graduate(
     project: Path, location: MemoryLocation, settings: Settings, *, dry_run: bool, quiet: bool
 ) -> tuple[int, str]:
-    from pokayokay.rules.apply import graduate
+    from pokayokay.rules.apply import graduate_project
 
-    groups = load_groups(location)
-    plan, outcome = graduate(
-        groups,
-        project_dir=project,
-        location=location,
-        settings=settings,
-        threshold=settings.graduation_threshold,
-        dry_run=dry_run,
-    )
+    plan, outcome = graduate_project(project, location, settings, dry_run=dry_run)
     if quiet:
         return 0, ""
     out: list[str] = []

@@ -197,21 +197,20 @@ def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> No
             return
     except OSError:
         pass
-    from pokayokay.cli.graduate import cmd_graduate
     from pokayokay.infra import logs
+    from pokayokay.rules.apply import graduate_project
 
-    code, _ = cmd_graduate(project, location, settings, dry_run=False, quiet=True)
-    if code == 0:
-        stamp_file.write_text(stamp)
-        logs.log(f"SessionEnd: graduation ran for {project}")
+    graduate_project(project, location, settings)
+    stamp_file.write_text(stamp)
+    logs.log(f"SessionEnd: graduation ran for {project}")
 
 
 def _retire_due(project: Path, location: Any, settings: Any) -> None:
     """Retire graduated rules whose failure stopped recurring while they loaded."""
     if not (project / ".claude" / "rules" / "pokayokay").is_dir():
         return  # nothing graduated: skip the rule and store scan on every session end
-    from pokayokay.cli.rules import retire_due_rules
     from pokayokay.infra import logs
+    from pokayokay.rules.retirement import retire_due_rules
 
     try:
         for line in retire_due_rules(project, location, settings):

@@ -333,6 +333,29 @@ def apply(
     return outcome
 
 
+def current_plan(
+    groups: Sequence[FailureGroup],
+    *,
+    project_dir: Path,
+    location: MemoryLocation,
+    threshold: int = DEFAULT_THRESHOLD,
+    today: date | None = None,
+    project_files: Sequence[str] | None = None,
+) -> GraduationPlan:
+    """THE graduation plan of a project. Every caller (``graduate``, SessionEnd, ``failures``,
+    ``status``) builds it here, so all of them see the same rules and the same retired set: a
+    retired rule's signatures are never reported as graduated."""
+    files = list_project_files(project_dir) if project_files is None else project_files
+    return plan_graduation(
+        groups,
+        threshold=threshold,
+        project_files=files,
+        existing_rules=read_existing_rules(project_dir),
+        today=today or date.today(),
+        retired=read_retired(location),
+    )
+
+
 def graduate(
     groups: Sequence[FailureGroup],
     *,
@@ -346,14 +369,13 @@ def graduate(
     environ: Mapping[str, str] | None = None,
 ) -> tuple[GraduationPlan, ApplyOutcome]:
     """Plan and apply graduation for ``groups`` (what ``pokayokay graduate`` runs)."""
-    files = list_project_files(project_dir) if project_files is None else project_files
-    plan = plan_graduation(
+    plan = current_plan(
         groups,
+        project_dir=project_dir,
+        location=location,
         threshold=threshold,
-        project_files=files,
-        existing_rules=read_existing_rules(project_dir),
-        today=today or date.today(),
-        retired=read_retired(location),
+        today=today,
+        project_files=project_files,
     )
     outcome = apply(
         plan,
@@ -364,3 +386,29 @@ def graduate(
         environ=environ,
     )
     return plan, outcome
+
+
+def graduate_project(
+    project_dir: Path, location: MemoryLocation, settings: Settings, *, dry_run: bool = False
+) -> tuple[GraduationPlan, ApplyOutcome]:
+    """Graduation over everything the project's failure store holds (SessionEnd, the CLI)."""
+    return graduate(
+        load_groups(location),
+        project_dir=project_dir,
+        location=location,
+        settings=settings,
+        threshold=settings.graduation_threshold,
+        dry_run=dry_run,
+    )
+
+
+def load_groups(location: MemoryLocation) -> list[FailureGroup]:
+    """Every failure group of the project's store (none when the store does not exist yet:
+    reading never creates it)."""
+    from pokayokay.failures.store import FailureStore
+
+    store = FailureStore.for_project(location.project_key)
+    if not store.path.exists():
+        return []
+    with store:
+        return store.failure_groups()

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pokayokay.errors import PokayokayError
 from pokayokay.rules import js_text
 from pokayokay.rules.claude_match import Matcher, normalise_patterns
 
@@ -405,3 +406,32 @@ _QUIRKS = (
 )
 
 
+def find_rule(rules: Sequence[RuleFile], name: str) -> RuleFile:
+    """The rule ``name`` designates: its id, its path under .claude/rules/ (with or without
+    ``.md``), its project-relative path, or its file path."""
+    wanted = name.replace(os.sep, "/").strip()
+    candidates = [
+        rule
+        for rule in rules
+        if wanted
+        in (
+            rule.id,
+            rule.rule_path,
+            rule.rule_path.removesuffix(".md"),
+            rule.rel_path,
+            str(rule.path),
+        )
+    ]
+    if not candidates and os.path.exists(name):
+        real = os.path.realpath(name)
+        candidates = [rule for rule in rules if os.path.realpath(rule.path) == real]
+    if len(candidates) > 1:
+        exact = [rule for rule in candidates if wanted in (rule.rule_path, rule.rel_path)]
+        candidates = exact or candidates
+    if not candidates:
+        known = ", ".join(rule.rule_path for rule in rules) or "none"
+        raise PokayokayError(f"no rule {name!r} in .claude/rules/ (rules: {known})")
+    if len(candidates) > 1:
+        names = ", ".join(rule.rule_path for rule in candidates)
+        raise PokayokayError(f"{name!r} names several rules ({names}); give its path")
+    return candidates[0]

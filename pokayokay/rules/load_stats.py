@@ -1,0 +1,79 @@
+"""How often each rule loaded and whether its failure recurred after it loaded, read from the
+project's failure store (only when the store exists: reading never creates it)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pokayokay.rules.effectiveness import (
+    DEFAULT_RETIRE_AFTER_SESSIONS,
+    RuleEffectiveness,
+    assess_all,
+)
+from pokayokay.rules.files import RuleFile
+
+if TYPE_CHECKING:
+    pass
+
+
+@dataclass(frozen=True)
+class _Stats:
+    available: bool
+    by_rule: dict[str, RuleEffectiveness]
+    retire_after: int
+    store_path: Path | None
+
+
+def _work_tree(project_dir: Path) -> Path:
+    from pokayokay.infra.locate import find_git_toplevel
+
+    return find_git_toplevel(project_dir) or Path(os.path.realpath(project_dir))
+
+
+def store_rule_path(project_dir: Path, rule: RuleFile) -> str:
+    """How the InstructionsLoaded hook names ``rule`` in the store (relative to the work tree)."""
+    real = Path(os.path.realpath(project_dir)) / rule.rel_path
+    return Path(os.path.relpath(real, _work_tree(project_dir))).as_posix()
+
+
+def _retire_after(project_dir: Path) -> int:
+    try:
+        from pokayokay.config.settings import load_settings
+
+        settings = load_settings(project_dir)
+    except Exception:
+        return DEFAULT_RETIRE_AFTER_SESSIONS
+    value = getattr(settings, "retire_after_sessions", DEFAULT_RETIRE_AFTER_SESSIONS)
+    return value if isinstance(value, int) and value >= 1 else DEFAULT_RETIRE_AFTER_SESSIONS
+
+
+def _stats(project_dir: Path, rules: Sequence[RuleFile], retire_after: int | None = None) -> _Stats:
+    if retire_after is None:
+        retire_after = _retire_after(project_dir)
+    try:
+        from pokayokay.failures.signature import short_id
+        from pokayokay.failures.store import FailureStore
+        from pokayokay.infra.locate import find_git_root
+    except ImportError:
+        return _Stats(False, {}, retire_after, None)
+    key = find_git_root(project_dir) or Path(os.path.realpath(project_dir))
+    store = FailureStore.for_project(key)
+    if not store.path.exists():
+        return _Stats(False, {}, retire_after, store.path)
+    with store:
+        loads = store.rule_loads()
+        wanted = {sig for rule in rules for sig in rule.signatures}
+        full: set[str] = set()
+        if wanted:
+            for group in store.failure_groups():
+                if group.signature in wanted or short_id(group.signature) in wanted:
+                    full.add(group.signature)
+        failures = store.failures(signatures=sorted(full)) if full else []
+    by_path = {store_rule_path(project_dir, rule): list(rule.signatures) for rule in rules}
+    assessed = assess_all(by_path, loads, failures)
+    by_rule = {rule.rel_path: assessed[store_rule_path(project_dir, rule)] for rule in rules}
+    return _Stats(True, by_rule, retire_after, store.path)
