@@ -23,6 +23,7 @@ from pokayokay.infra.locate import resolve_memory_location
 from pokayokay.infra.state import project_state_dir
 from pokayokay.learnings import model as learnings
 from pokayokay.learnings import topic_file
+from pokayokay.recall import block as recall_block
 from pokayokay.recall import index as recall
 from pokayokay.safety.sanitize import excerpt
 
@@ -111,11 +112,11 @@ def context_of(stdout: str, event: str = EVENT) -> str:
 
 def assert_fenced(context: str) -> list[str]:
     lines = context.split("\n")
-    assert lines[:2] == [recall.ADVISORY, recall.OPEN_TAG]
-    assert lines[-2:] == [recall.CLOSE_TAG, recall.REANCHOR]
+    assert lines[:2] == [recall_block.ADVISORY, recall_block.OPEN_TAG]
+    assert lines[-2:] == [recall_block.CLOSE_TAG, recall_block.REANCHOR]
     found = lines[2:-2]
     assert 1 <= len(found) <= recall.TOP_K
-    assert len("\n".join(found)) <= recall.BUDGET
+    assert len("\n".join(found)) <= recall_block.BUDGET
     for line in found:
         assert re.fullmatch(r"- \[\d\.\d\d\] [a-z, -]+: .+", line), line
     return found

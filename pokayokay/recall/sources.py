@@ -37,7 +37,9 @@ import os
 import time
 import zlib
 
-from pokayokay.recall.index import Document, Index, term_counts
+from pokayokay.recall import block as recall_block
+from pokayokay.recall.index import Document, Index
+from pokayokay.recall.terms import term_counts
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
@@ -179,7 +181,7 @@ def _read_text(path: str, limit: int) -> str | None:
 
 def _shown(text: str) -> str:
     """The text a finding will show, sanitised now (on read) and clipped for the block."""
-    from pokayokay.recall.index import safe_text
+    from pokayokay.recall.block import safe_text
 
     return safe_text(text[: MAX_TEXT_CHARS * 4])
 
@@ -500,7 +502,7 @@ def block_for(
     and the answer computed from the files themselves.
     """
     from pokayokay.infra.state import project_state_dir
-    from pokayokay.recall.index import recall_block
+    from pokayokay.recall.block import recall_block
 
     state_dir = project_state_dir(str(location.project_key))
     index = load_index(location.memory_dir, location.project_dir, state_dir, budget=budget)
@@ -526,7 +528,7 @@ def corpus_counts(index: Index) -> dict[str, int]:
 
 
 def _hit_data(hit: Any) -> dict[str, Any]:
-    from pokayokay.recall.index import safe_text
+    from pokayokay.recall.block import safe_text
 
     doc = hit.doc
     return {
@@ -568,7 +570,7 @@ def recall_cli(
     if index is None:
         index = Index.build([])
     result = core.recall(index, query, near_misses=core.NEAR_MISSES)
-    block = core.block(result.hits)
+    block = recall_block.block(result.hits)
     if as_json:
         data = {
             "query": query,
@@ -576,7 +578,7 @@ def recall_cli(
             "method": core.METHOD,
             "floor": core.FLOOR,
             "top_k": core.TOP_K,
-            "budget": core.BUDGET,
+            "budget": recall_block.BUDGET,
             "corpus": corpus_counts(index),
             "injected": bool(block),
             "additionalContext": block,

@@ -186,7 +186,7 @@ def skill_from_text(text: str, dir_name: str, path: str, source: str, plugin: st
 
 def analysed(skill: Skill) -> Skill:
     """``skill`` with the term counts of its name (twice: it is the strongest hint) and text."""
-    from pokayokay.recall.index import term_counts
+    from pokayokay.recall.terms import term_counts
 
     words = skill.name.replace(":", " ").replace("-", " ").replace("_", " ")
     skill.terms = term_counts(f"{words} {words} {skill.description}")

@@ -181,14 +181,14 @@ def _area(path: str) -> str:
 
 
 def _terms(text: str) -> set[str]:
-    from pokayokay.recall.index import term_counts, weak_terms
+    from pokayokay.recall.terms import term_counts, weak_terms
 
     weak = weak_terms()
     return {t for t in term_counts(text) if t not in weak}
 
 
 def _category_terms(category: str) -> set[str]:
-    from pokayokay.recall.index import tokenize
+    from pokayokay.recall.terms import tokenize
 
     return {t for w in CATEGORY_WORDS.get(category, ()) for t in tokenize(w)}
 
@@ -198,14 +198,14 @@ def _skill_key(name: str) -> str:
 
 
 def _is_spike_skill(skill: Skill) -> bool:
-    from pokayokay.recall.index import tokenize
+    from pokayokay.recall.terms import tokenize
 
     spike_terms = set(tokenize("spike spikes"))
     return any(t in spike_terms for t in skill.terms)
 
 
 def _matched_words(prompt: str, shared: set[str], limit: int = 3) -> list[str]:
-    from pokayokay.recall.index import tokenize
+    from pokayokay.recall.terms import tokenize
 
     out: list[str] = []
     for word in re.findall(r"[^\W_]+", prompt[:4000]):
@@ -264,7 +264,8 @@ def _failure_reason(
 
 def relevance(prompt: str, skills: Sequence[Skill]) -> list[tuple[Skill, float]]:
     """Every model-invocable skill sharing a term with the prompt, best first."""
-    from pokayokay.recall.index import Document, Index, query_terms
+    from pokayokay.recall.index import Document, Index
+    from pokayokay.recall.terms import query_terms
 
     usable = [s for s in skills if s.model_invocable and _NAME_OK.fullmatch(s.name)]
     if not usable:

@@ -1,0 +1,251 @@
+"""Recall's terms (pure): tokenising with camelCase and snake_case split, stop words and weak
+words, light stemming, and the bounded term counts of a prompt."""
+
+from __future__ import annotations
+
+import re
+
+TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
+if TYPE_CHECKING:
+    pass
+
+
+# Work caps: only the start of a long prompt is read, and only this many distinct terms of it.
+MAX_QUERY_CHARS = 4000
+
+
+MAX_QUERY_TERMS = 300
+
+
+_CHUNK = re.compile(r"[^\W_]+")
+
+
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all almost also always am an and another any anyone
+    anything are around as at be because been before being below between both but by can
+    cannot could did do does doing done dont down during each either else even ever every
+    few for from further get gets getting go goes going got had has have having he her here
+    hers him his how however i if in into is isnt it its itself just know last let lets like
+    ll make makes making many may me might more most much must my myself need needs never
+    no nor not now of off on once one only or other our ours out over own per please quite
+    rather re really same see seem seems she should so some something still such sure take
+    than thank thanks that thats the their theirs them then there these they thing things
+    think this those though through thus to too try trying under until up upon us use used
+    uses using ve very via want wants was way we well were what whats when where whether
+    which while who whom whose why will with within without wont would yes yet you your
+    yours yourself hi hello hey ok okay can't don't i'm it's let's we're you're
+    help look looking able new etc eg ie
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
+# Words too generic to say much about a topic ("add", "test", "error"): they weigh
+# WEAK_FACTOR of their IDF, so that sharing one of them with a note is weak evidence.
+WEAK_FACTOR = 0.5
+
+
+WEAK_WORDS = """
+    add write change create update remove delete fix make run show give find check set get put
+    call move rename explain tell return start stop work break fail error issue problem time
+    way part file code function method class value data list number name line case result
+    version old first last two three four many different instead otherwise thing stuff kind
+    lot bit actually again wrong right good bad big small long short next back full empty
+    simple easy hard quick slow test cause happen now today yesterday
+""".split()  # noqa: SIM905
+
+
+# Spellings and abbreviations folded onto one term (applied before stemming, on whole words).
+SYNONYMS: dict[str, str] = {
+    "db": "database",
+    "dbs": "database",
+    "databases": "database",
+    "postgresql": "postgres",
+    "psql": "postgres",
+    "pg": "postgres",
+    "js": "javascript",
+    "ts": "typescript",
+    "py": "python",
+    "k8s": "kubernetes",
+    "kube": "kubernetes",
+    "repo": "repository",
+    "repos": "repository",
+    "env": "environment",
+    "envs": "environment",
+    "cfg": "config",
+    "conf": "config",
+    "configuration": "config",
+    "configurations": "config",
+    "configure": "config",
+    "configured": "config",
+    "configuring": "config",
+    "configs": "config",
+    "authentication": "auth",
+    "authenticate": "auth",
+    "authenticated": "auth",
+    "authn": "auth",
+    "creds": "credential",
+    "deps": "dependency",
+    "dep": "dependency",
+    "pkg": "package",
+    "pkgs": "package",
+    "prod": "production",
+    "msg": "message",
+    "msgs": "message",
+    "err": "error",
+    "errs": "error",
+    "perf": "performance",
+    "doc": "documentation",
+    "docs": "documentation",
+    "dir": "directory",
+    "dirs": "directory",
+    "folder": "directory",
+    "folders": "directory",
+    "tz": "timezone",
+    "ssl": "tls",
+    "cert": "certificate",
+    "certs": "certificate",
+    "pr": "pullrequest",
+    "prs": "pullrequest",
+    "mr": "pullrequest",
+    "flakiness": "flaky",
+    "flake": "flaky",
+    "flakes": "flaky",
+    "tmp": "temporary",
+    "temp": "temporary",
+    "args": "argument",
+    "arg": "argument",
+    "params": "parameter",
+    "param": "parameter",
+    "impl": "implementation",
+    "func": "function",
+    "fn": "function",
+    "var": "variable",
+    "vars": "variable",
+    "ui": "frontend",
+    "deploys": "deploy",
+    "deployment": "deploy",
+    "deployments": "deploy",
+}
+
+
+_SUFFIXES: tuple[tuple[str, str], ...] = (
+    ("ational", "ate"),
+    ("izations", "ize"),
+    ("ization", "ize"),
+    ("ations", "ate"),
+    ("ation", "ate"),
+    ("ments", ""),
+    ("ment", ""),
+    ("ings", ""),
+    ("ing", ""),
+    ("ies", "y"),
+    ("ied", "y"),
+    ("ers", ""),
+    ("er", ""),
+    ("ed", ""),
+)
+
+
+_ES_AFTER = ("ches", "shes", "sses", "xes", "zes")
+
+
+def stem(word: str) -> str:
+    """A light suffix stemmer: plural, -ing, -ed, -er, -ment, -ation; crude but predictable."""
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix in ("er", "ed") and word[-3] == "e":
+                continue  # speed, career
+            word = word[: -len(suffix)] + replacement
+            break
+    else:
+        if word.endswith(_ES_AFTER) and len(word) > 5:
+            word = word[:-2]
+        elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+            word = word[:-1]
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
+        word = word[:-1]
+    if len(word) >= 4 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def _term(word: str) -> str | None:
+    lower = word.lower()
+    if lower in STOPWORDS or len(lower) < 2 or lower.isdigit():
+        return None
+    lower = SYNONYMS.get(lower, lower)
+    return stem(lower)
+
+
+def _chunk_terms(chunk: str) -> tuple[str, ...]:
+    """The terms of one word-like chunk of text (letters and digits)."""
+    lower = chunk.lower()
+    if lower in SYNONYMS or lower in STOPWORDS:
+        term = _term(lower)
+        return (term,) if term else ()
+    if not chunk.isascii():
+        return (lower,) if len(lower) >= 2 else ()
+    has_digit = any(c.isdigit() for c in chunk)
+    if has_digit and len(chunk) <= 5 and not chunk.isdigit():
+        return (lower,)  # s3, k8s, e2e, ec2, i18n, utf8
+    parts = _CAMEL.findall(chunk)
+    terms = [lower] if len(parts) > 1 and not has_digit and len(lower) <= 40 else []
+    for part in parts:  # besides the identifier as a whole, its words
+        term = _term(part)
+        if term:
+            terms.append(term)
+    return tuple(terms)
+
+
+# Chunk → terms, memoised: vocabulary repeats, and analysis dominates a cold index build.
+_CHUNK_CACHE: dict[str, tuple[str, ...]] = {}
+
+
+_CHUNK_CACHE_MAX = 50_000
+
+
+def tokenize(text: str) -> list[str]:
+    """The terms of ``text``, in order, repeats kept."""
+    cache = _CHUNK_CACHE
+    terms: list[str] = []
+    for chunk in _CHUNK.findall(text):
+        found = cache.get(chunk)
+        if found is None:
+            found = _chunk_terms(chunk)
+            if len(cache) >= _CHUNK_CACHE_MAX:
+                cache.clear()
+            cache[chunk] = found
+        terms.extend(found)
+    return terms
+
+
+_weak: frozenset[str] | None = None
+
+
+def weak_terms() -> frozenset[str]:
+    """The terms (after analysis) of :data:`WEAK_WORDS`."""
+    global _weak
+    if _weak is None:
+        _weak = frozenset(t for t in map(_term, WEAK_WORDS) if t)
+    return _weak
+
+
+def term_counts(text: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for term in tokenize(text):
+        counts[term] = counts.get(term, 0) + 1
+    return counts
+
+
+def query_terms(prompt: str) -> dict[str, int]:
+    """The terms of a prompt, within the work caps."""
+    counts = term_counts(prompt[:MAX_QUERY_CHARS])
+    if len(counts) > MAX_QUERY_TERMS:
+        counts = dict(list(counts.items())[:MAX_QUERY_TERMS])
+    return counts
