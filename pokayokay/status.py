@@ -13,6 +13,7 @@ from pokayokay.infra.locate import MemoryLocation
 from pokayokay.memory.apply import CurationOutcome, run_curation
 from pokayokay.memory.curation import FileStat
 from pokayokay.memory.sections import CLAUDE_MAX_BYTES, CLAUDE_MAX_LINES, Settings
+from pokayokay.names import FAILURES_DB
 
 
 def to_json(data: Any) -> str:
@@ -414,7 +415,7 @@ def _check_store(checks: list[dict[str, Any]], location: MemoryLocation) -> None
 
     from pokayokay.infra.state import project_state_dir
 
-    db = project_state_dir(str(location.project_key)) / "failures.db"
+    db = project_state_dir(str(location.project_key)) / FAILURES_DB
     if not db.exists():
         _check(checks, "ok", "failure store", f"{db}: no failures recorded yet")
         return

@@ -39,15 +39,18 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
+from pokayokay.failures import store_reads
+from pokayokay.failures.schema import MIGRATIONS, SCHEMA_VERSION
 from pokayokay.failures.signature import command_key
+from pokayokay.failures.store_reads import RuleLoad
+from pokayokay.names import FAILURES_DB
 
 if TYPE_CHECKING:
     from pokayokay.failures.model import Failure, FailureGroup
 
-DB_NAME = "failures.db"
-SCHEMA_VERSION = 1
+DB_NAME = FAILURES_DB
 DEFAULT_MAX_EVENTS = 200_000
 BUSY_TIMEOUT_MS = 5_000
 EPISODE_MAX_AGE = 7 * 24 * 3600.0
@@ -63,100 +66,8 @@ class StoreError(Exception):
     """The store cannot be used (e.g. written by a newer pokayokay)."""
 
 
-class RuleLoad(NamedTuple):
-    """Claude Code loaded a rule file because a matching file was touched."""
-
-    ts: float
-    session_id: str
-    rule_path: str
-    trigger_path: str | None
 
 
-_MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    # 1: the first schema
-    (
-        """CREATE TABLE failures (
-            id INTEGER PRIMARY KEY,
-            ts REAL NOT NULL,
-            session_id TEXT NOT NULL,
-            tool TEXT NOT NULL,
-            command TEXT,
-            signature TEXT NOT NULL,
-            category TEXT NOT NULL,
-            paths TEXT NOT NULL DEFAULT '[]',
-            excerpt TEXT NOT NULL DEFAULT '',
-            exit_code INTEGER,
-            tool_use_id TEXT
-        )""",
-        "CREATE UNIQUE INDEX failures_tool_use ON failures(tool_use_id) "
-        "WHERE tool_use_id IS NOT NULL",
-        "CREATE INDEX failures_signature ON failures(signature, ts)",
-        "CREATE INDEX failures_ts ON failures(ts)",
-        """CREATE TABLE signatures (
-            signature TEXT PRIMARY KEY,
-            category TEXT NOT NULL,
-            occurrences INTEGER NOT NULL,
-            sessions INTEGER NOT NULL,
-            first_seen REAL NOT NULL,
-            last_seen REAL NOT NULL,
-            sample_command TEXT,
-            excerpt TEXT NOT NULL
-        )""",
-        """CREATE TABLE group_sessions (
-            signature TEXT NOT NULL,
-            session_id TEXT NOT NULL,
-            last_seen REAL NOT NULL,
-            PRIMARY KEY (signature, session_id)
-        ) WITHOUT ROWID""",
-        "CREATE INDEX group_sessions_last_seen ON group_sessions(last_seen)",
-        """CREATE TABLE group_paths (
-            signature TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            path TEXT NOT NULL,
-            count INTEGER NOT NULL,
-            PRIMARY KEY (signature, kind, path)
-        ) WITHOUT ROWID""",
-        """CREATE TABLE group_fix_commands (
-            signature TEXT NOT NULL,
-            command TEXT NOT NULL,
-            count INTEGER NOT NULL,
-            PRIMARY KEY (signature, command)
-        ) WITHOUT ROWID""",
-        """CREATE TABLE episodes (
-            id INTEGER PRIMARY KEY,
-            session_id TEXT NOT NULL,
-            command TEXT NOT NULL,
-            started REAL NOT NULL
-        )""",
-        "CREATE INDEX episodes_open ON episodes(session_id, command)",
-        """CREATE TABLE episode_signatures (
-            episode_id INTEGER NOT NULL,
-            signature TEXT NOT NULL,
-            PRIMARY KEY (episode_id, signature)
-        ) WITHOUT ROWID""",
-        """CREATE TABLE edits (
-            id INTEGER PRIMARY KEY,
-            session_id TEXT NOT NULL,
-            path TEXT NOT NULL,
-            ts REAL NOT NULL
-        )""",
-        "CREATE INDEX edits_session ON edits(session_id, ts)",
-        """CREATE TABLE rule_loads (
-            id INTEGER PRIMARY KEY,
-            ts REAL NOT NULL,
-            session_id TEXT NOT NULL,
-            rule_path TEXT NOT NULL,
-            trigger_path TEXT
-        )""",
-        "CREATE INDEX rule_loads_rule ON rule_loads(rule_path, ts)",
-        """CREATE TABLE sessions (
-            session_id TEXT PRIMARY KEY,
-            first_seen REAL NOT NULL
-        ) WITHOUT ROWID""",
-        "CREATE INDEX sessions_first_seen ON sessions(first_seen)",
-    ),
-)
-assert len(_MIGRATIONS) == SCHEMA_VERSION
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -284,7 +195,7 @@ class FailureStore:
                     f"{self.path} has schema version {version}, newer than this pokayokay "
                     f"understands ({SCHEMA_VERSION}); upgrade pokayokay"
                 )
-            for statements in _MIGRATIONS[version:]:
+            for statements in MIGRATIONS[version:]:
                 for statement in statements:
                     conn.execute(statement)
             conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
@@ -574,49 +485,11 @@ class FailureStore:
             (self.max_events,),
         )
 
-    # -- reads ----------------------------------------------------------------------------------
+    # -- reads (the queries live in store_reads) --------------------------------------------
 
     def failure_groups(self) -> list[FailureGroup]:
-        """One group per signature, most widespread first (sessions, occurrences, recency).
-
-        ``paths`` and ``fix_paths`` are sorted; ``fix_commands`` are most frequent first.
-        """
-        from pokayokay.failures.model import FailureGroup
-
-        conn = self._connection()
-        paths: dict[tuple[str, str], list[str]] = {}
-        for signature, kind, path in conn.execute(
-            "SELECT signature, kind, path FROM group_paths ORDER BY path"
-        ):
-            paths.setdefault((signature, kind), []).append(path)
-        commands: dict[str, list[str]] = {}
-        for signature, command in conn.execute(
-            "SELECT signature, command FROM group_fix_commands ORDER BY count DESC, command"
-        ):
-            commands.setdefault(signature, []).append(command)
-        groups = []
-        for row in conn.execute(
-            "SELECT signature, category, sessions, occurrences, first_seen, last_seen,"
-            " sample_command, excerpt FROM signatures"
-            " ORDER BY sessions DESC, occurrences DESC, last_seen DESC, signature"
-        ):
-            signature = row[0]
-            groups.append(
-                FailureGroup(
-                    signature=signature,
-                    category=row[1],
-                    sessions=row[2],
-                    occurrences=row[3],
-                    first_seen=row[4],
-                    last_seen=row[5],
-                    paths=tuple(paths.get((signature, "fail"), ())),
-                    fix_paths=tuple(paths.get((signature, "fix"), ())),
-                    fix_commands=tuple(commands.get(signature, ())),
-                    sample_command=row[6],
-                    excerpt=row[7],
-                )
-            )
-        return groups
+        """One group per signature, most widespread first (sessions, occurrences, recency)."""
+        return store_reads.failure_groups(self._connection())
 
     def failures(
         self,
@@ -625,69 +498,15 @@ class FailureStore:
         signatures: Sequence[str] | None = None,
         limit: int | None = None,
     ) -> list[Failure]:
-        """Raw failures still kept (the newest ``max_events``), oldest first.
-
-        ``limit``: only the newest ``limit`` of them.
-        """
-        from pokayokay.failures.model import Failure
-
-        clauses: list[str] = []
-        params: list[object] = []
-        if since is not None:
-            clauses.append("ts >= ?")
-            params.append(since)
-        if signatures is not None:
-            if not signatures:
-                return []
-            clauses.append(f"signature IN ({', '.join('?' * len(signatures))})")
-            params.extend(signatures)
-        sql = (
-            "SELECT ts, session_id, tool, command, signature, category, paths, excerpt, exit_code"
-            " FROM failures"
+        """Raw failures still kept (the newest ``max_events``), oldest first."""
+        return store_reads.failures(
+            self._connection(), since=since, signatures=signatures, limit=limit
         )
-        if clauses:
-            sql += " WHERE " + " AND ".join(clauses)
-        if limit is None:
-            sql += " ORDER BY id"
-        else:
-            sql += " ORDER BY id DESC LIMIT ?"
-            params.append(limit)
-        rows = self._connection().execute(sql, params).fetchall()
-        if limit is not None:
-            rows.reverse()
-        out = []
-        for row in rows:
-            try:
-                paths = tuple(str(p) for p in json.loads(row[6]))
-            except ValueError:
-                paths = ()
-            out.append(
-                Failure(
-                    ts=row[0],
-                    session_id=row[1],
-                    tool=row[2],
-                    command=row[3],
-                    signature=row[4],
-                    category=row[5],
-                    paths=paths,
-                    excerpt=row[7],
-                    exit_code=row[8],
-                )
-            )
-        return out
 
     def rule_loads(self) -> list[RuleLoad]:
         """Every recorded rule load, oldest first."""
-        rows = self._connection().execute(
-            "SELECT ts, session_id, rule_path, trigger_path FROM rule_loads ORDER BY ts, id"
-        )
-        return [RuleLoad(*row) for row in rows]
+        return store_reads.rule_loads(self._connection())
 
     def sessions_since(self, ts: float) -> int:
         """How many sessions the store first saw at or after ``ts``."""
-        row = (
-            self._connection()
-            .execute("SELECT count(*) FROM sessions WHERE first_seen >= ?", (ts,))
-            .fetchone()
-        )
-        return int(row[0])
+        return store_reads.sessions_since(self._connection(), ts)

@@ -10,7 +10,6 @@ files only when they exist.
 
 from __future__ import annotations
 
-import json
 import os
 
 TYPE_CHECKING = False
@@ -23,15 +22,6 @@ if TYPE_CHECKING:
     from pokayokay.skills.suggest import Advice, Signals
 
 MIN_PROMPT_CHARS = 3
-
-
-def _location(project: Path) -> MemoryLocation:
-    from pathlib import Path
-
-    from pokayokay.infra.locate import resolve_memory_location
-
-    override = os.environ.get("POKAYOKAY_MEMORY_DIR")
-    return resolve_memory_location(project, memory_dir=Path(override) if override else None)
 
 
 def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequence[str]) -> Signals:
@@ -53,9 +43,10 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
         chain = list(read_chain(memory_dir))
     if named_paths:
         from pokayokay.infra.state import project_state_dir
+        from pokayokay.names import FAILURES_DB
 
         try:
-            if (project_state_dir(str(location.project_key)) / "failures.db").exists():
+            if (project_state_dir(str(location.project_key)) / FAILURES_DB).exists():
                 from pokayokay.failures.store import FailureStore
 
                 with FailureStore.for_project(location.project_key) as store:
@@ -82,10 +73,11 @@ def advice_for(
     location: MemoryLocation | None = None,
 ) -> Advice:
     """The suggestion for ``prompt`` in ``project`` (catalog, signals, scoring)."""
+    from pokayokay.infra.locate import memory_location_for
     from pokayokay.skills.catalog import load_catalog
     from pokayokay.skills.suggest import prompt_paths, suggest
 
-    loc = location if location is not None else _location(project)
+    loc = location if location is not None else memory_location_for(project)
     skills = load_catalog(project)
     named = [*paths, *prompt_paths(prompt)]
     signals = gather_signals(project, loc, named)
@@ -116,24 +108,15 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
                 part = prompt_context(payload)
             else:
                 part = suggestion_context(payload)
-        except Exception as exc:
-            import traceback
+        except Exception as exc:  # one part failing must not cost the other
+            from pokayokay.infra.logs import fail_open
 
-            from pokayokay.infra import logs
-
-            logs.log(
-                f"UserPromptSubmit {name} skipped: {type(exc).__name__}: {exc}",
-                traceback_text=traceback.format_exc(),
-            )
+            fail_open(f"UserPromptSubmit {name}", exc)
             part = ""
         if part:
             parts.append(part)
     if not parts:
         return ""
-    out = {
-        "hookSpecificOutput": {
-            "hookEventName": "UserPromptSubmit",
-            "additionalContext": "\n\n".join(parts),
-        }
-    }
-    return json.dumps(out) + "\n"
+    from pokayokay.hooks.runtime import context_output
+
+    return context_output("UserPromptSubmit", "\n\n".join(parts))

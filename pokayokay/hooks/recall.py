@@ -14,7 +14,6 @@ seconds (the next prompt continues); the corpus itself is capped in ``recall_sou
 
 from __future__ import annotations
 
-import json
 import os
 
 TYPE_CHECKING = False
@@ -22,7 +21,6 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from pokayokay.infra.locate import MemoryLocation
 
 # Seconds a prompt may spend re-reading changed memory files (Claude Code waits for this hook).
 PARSE_BUDGET = 1.0
@@ -33,27 +31,11 @@ MIN_PROMPT_CHARS = 3
 _PLAIN_BRANCHES = frozenset({"main", "master", "develop", "development", "dev", "trunk", "HEAD"})
 
 
-def _location(payload: dict[str, Any]) -> MemoryLocation:
-    from pathlib import Path
-
-    from pokayokay.hooks.runtime import project_dir
-    from pokayokay.infra.locate import resolve_memory_location
-
-    override = os.environ.get("POKAYOKAY_MEMORY_DIR")
-    return resolve_memory_location(
-        Path(project_dir(payload)), memory_dir=Path(override) if override else None
-    )
-
-
 def _block(payload: dict[str, Any], query: str) -> str:
+    from pokayokay.hooks.runtime import memory_location
     from pokayokay.recall.sources import block_for
 
-    return block_for(_location(payload), query, budget=PARSE_BUDGET)
-
-
-def _output(event: str, context: str) -> str:
-    out = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
-    return json.dumps(out) + "\n"
+    return block_for(memory_location(payload), query, budget=PARSE_BUDGET)
 
 
 def prompt_context(payload: dict[str, Any]) -> str:
@@ -67,8 +49,10 @@ def prompt_context(payload: dict[str, Any]) -> str:
 
 def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
     """The hook: ``additionalContext`` with the block, or nothing at all."""
+    from pokayokay.hooks.runtime import context_output
+
     block = prompt_context(payload)
-    return _output("UserPromptSubmit", block) if block else ""
+    return context_output("UserPromptSubmit", block) if block else ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,5 +112,7 @@ def session_start_context(payload: dict[str, Any]) -> str:
 
 def session_start(payload: dict[str, Any], event: str) -> str:
     """A SessionStart handler of its own (for wiring without session.py's note)."""
+    from pokayokay.hooks.runtime import context_output
+
     block = session_start_context(payload)
-    return _output("SessionStart", block) if block else ""
+    return context_output("SessionStart", block) if block else ""

@@ -14,7 +14,7 @@ import sys
 
 from pokayokay.errors import EXIT_FAILED_OPEN, EXIT_OK
 from pokayokay.hooks.events import HANDLERS  # the one event table
-from pokayokay.names import ENV_MEMORY_DIR, ENV_PROJECT_DIR
+from pokayokay.names import ENV_PROJECT_DIR
 
 TYPE_CHECKING = False  # no typing import at run time: this is the hot path
 if TYPE_CHECKING:
@@ -109,15 +109,12 @@ def project_dir(payload: dict[str, Any]) -> str:
 
 
 def memory_location(payload: dict[str, Any]) -> MemoryLocation:
-    """The project's memory location for a hook: the one place ``POKAYOKAY_MEMORY_DIR`` is read."""
+    """The project's memory location for a hook (``POKAYOKAY_MEMORY_DIR`` honoured)."""
     from pathlib import Path
 
-    from pokayokay.infra.locate import resolve_memory_location
+    from pokayokay.infra.locate import memory_location_for
 
-    override = os.environ.get(ENV_MEMORY_DIR)
-    return resolve_memory_location(
-        Path(project_dir(payload)), memory_dir=Path(override) if override else None
-    )
+    return memory_location_for(Path(project_dir(payload)))
 
 
 def context_output(event: str, context: str) -> str:

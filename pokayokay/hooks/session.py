@@ -3,11 +3,10 @@ PreCompact (curation)."""
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
-from pokayokay.hooks.runtime import project_dir
+from pokayokay.hooks.runtime import context_output, memory_location, project_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,13 +19,7 @@ SESSION_END_LOCK_WAIT = 0.3
 
 
 def _location(payload: dict[str, Any]) -> tuple[Path, Any]:
-    from pokayokay.infra.locate import resolve_memory_location
-
-    project = Path(project_dir(payload))
-    override = os.environ.get("POKAYOKAY_MEMORY_DIR")
-    return project, resolve_memory_location(
-        project, memory_dir=Path(override) if override else None
-    )
+    return Path(project_dir(payload)), memory_location(payload)
 
 
 # Claude Code's load limit for MEMORY.md (as in pokayokay.memory.sections, not imported on this
@@ -51,8 +44,7 @@ def session_start(payload: dict[str, Any], event: str) -> str:
             text = head.decode("utf-8", "surrogateescape") if size <= _PARSE_AT_MOST else None
             note = overflow_note(project, text, lines, size) + "\n" + note
     note += _recalled(payload)
-    out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": note}}
-    return json.dumps(out) + "\n"
+    return context_output("SessionStart", note)
 
 
 def _recalled(payload: dict[str, Any]) -> str:
@@ -178,9 +170,10 @@ def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> No
     """Run graduation when the failure store changed since the last run (a stamp in the state
     folder holds the store's size and modification times)."""
     from pokayokay.infra.state import project_state_dir
+    from pokayokay.names import FAILURES_DB
 
     folder = project_state_dir(str(location.project_key))
-    db = folder / "failures.db"
+    db = folder / FAILURES_DB
     stamp_file = folder / "graduated.stamp"
     parts = []
     for path in (db, db.with_name(db.name + "-wal")):

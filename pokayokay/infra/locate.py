@@ -559,3 +559,12 @@ def resolve_memory_location(
         candidates=candidates,
         problems=tuple(problems),
     )
+
+
+def memory_location_for(project: Path) -> MemoryLocation:
+    """The memory location of ``project`` for hooks and the code they run: Claude Code's rule,
+    or ``$POKAYOKAY_MEMORY_DIR`` when set (the one place that variable is read)."""
+    from pokayokay.names import ENV_MEMORY_DIR
+
+    override = os.environ.get(ENV_MEMORY_DIR)
+    return resolve_memory_location(project, memory_dir=Path(override) if override else None)

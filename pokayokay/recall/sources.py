@@ -37,6 +37,7 @@ import os
 import time
 import zlib
 
+from pokayokay.names import FAILURES_DB, RECALL_ENTRIES_FILE, RECALL_INDEX_FILE
 from pokayokay.recall import block as recall_block
 from pokayokay.recall.index import Document, Index
 from pokayokay.recall.terms import term_counts
@@ -52,13 +53,12 @@ if TYPE_CHECKING:
     from pokayokay.memory.sections import SectionSpec
 
 CACHE_VERSION = 2
-INDEX_FILE = "recall-index.json"
-ENTRIES_FILE = "recall-entries.json"
+INDEX_FILE = RECALL_INDEX_FILE
+ENTRIES_FILE = RECALL_ENTRIES_FILE
 LEARNING_PREFIX = "learning-"
 MEMORY_FILE = "MEMORY.md"
 DEFAULT_DECISIONS_ARCHIVE = "decisions-archive.md"
 SETTINGS_FILES = (".claude/pokayokay.md", ".claude/pokayokay.local.md")
-FAILURES_DB = "failures.db"
 
 MAX_LEARNING_FILES = 5000
 MAX_FILE_BYTES = 64 * 1024

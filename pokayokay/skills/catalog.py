@@ -20,13 +20,15 @@ import json
 import os
 import re
 
+from pokayokay.names import SKILLS_CACHE_FILE
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
     from pathlib import Path
     from typing import Any
 
-CACHE_NAME = "skills-catalog.json"
+CACHE_NAME = SKILLS_CACHE_FILE
 CACHE_FORMAT = 1
 MAX_SKILL_BYTES = 256 * 1024  # only the frontmatter is read; a larger head is not a skill
 MAX_TEXT_CHARS = 1536  # Claude Code cuts description + when_to_use here in its listing

@@ -1,0 +1,95 @@
+"""The failure store's SQLite schema, one tuple of statements per version (``user_version``).
+
+A new version appends a tuple; :meth:`FailureStore._migrate` runs the missing ones in order, in
+one transaction, so an old store is upgraded in place and a newer one is refused.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: the first schema
+    (
+        """CREATE TABLE failures (
+            id INTEGER PRIMARY KEY,
+            ts REAL NOT NULL,
+            session_id TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            command TEXT,
+            signature TEXT NOT NULL,
+            category TEXT NOT NULL,
+            paths TEXT NOT NULL DEFAULT '[]',
+            excerpt TEXT NOT NULL DEFAULT '',
+            exit_code INTEGER,
+            tool_use_id TEXT
+        )""",
+        "CREATE UNIQUE INDEX failures_tool_use ON failures(tool_use_id) "
+        "WHERE tool_use_id IS NOT NULL",
+        "CREATE INDEX failures_signature ON failures(signature, ts)",
+        "CREATE INDEX failures_ts ON failures(ts)",
+        """CREATE TABLE signatures (
+            signature TEXT PRIMARY KEY,
+            category TEXT NOT NULL,
+            occurrences INTEGER NOT NULL,
+            sessions INTEGER NOT NULL,
+            first_seen REAL NOT NULL,
+            last_seen REAL NOT NULL,
+            sample_command TEXT,
+            excerpt TEXT NOT NULL
+        )""",
+        """CREATE TABLE group_sessions (
+            signature TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            last_seen REAL NOT NULL,
+            PRIMARY KEY (signature, session_id)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX group_sessions_last_seen ON group_sessions(last_seen)",
+        """CREATE TABLE group_paths (
+            signature TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            path TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (signature, kind, path)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE group_fix_commands (
+            signature TEXT NOT NULL,
+            command TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (signature, command)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE episodes (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            command TEXT NOT NULL,
+            started REAL NOT NULL
+        )""",
+        "CREATE INDEX episodes_open ON episodes(session_id, command)",
+        """CREATE TABLE episode_signatures (
+            episode_id INTEGER NOT NULL,
+            signature TEXT NOT NULL,
+            PRIMARY KEY (episode_id, signature)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE edits (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            path TEXT NOT NULL,
+            ts REAL NOT NULL
+        )""",
+        "CREATE INDEX edits_session ON edits(session_id, ts)",
+        """CREATE TABLE rule_loads (
+            id INTEGER PRIMARY KEY,
+            ts REAL NOT NULL,
+            session_id TEXT NOT NULL,
+            rule_path TEXT NOT NULL,
+            trigger_path TEXT
+        )""",
+        "CREATE INDEX rule_loads_rule ON rule_loads(rule_path, ts)",
+        """CREATE TABLE sessions (
+            session_id TEXT PRIMARY KEY,
+            first_seen REAL NOT NULL
+        ) WITHOUT ROWID""",
+        "CREATE INDEX sessions_first_seen ON sessions(first_seen)",
+    ),
+)
+assert len(MIGRATIONS) == SCHEMA_VERSION
