@@ -9,18 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from pokayokay.cli.suggest import suggest_cli
 from pokayokay.failures.model import FailureGroup
 from pokayokay.learnings.chain import SessionOutcome
 from pokayokay.learnings.spikes import Spike
 from pokayokay.skills.catalog import Skill, catalog_from_folder
-from pokayokay.skills.suggest import (
-    FLOOR,
-    MAX_CHARS,
-    Signals,
-    prompt_paths,
-    suggest,
-    suggest_cli,
-)
+from pokayokay.skills.suggest import FLOOR, MAX_CHARS, Signals, prompt_paths, suggest
 
 DATA = Path(__file__).parent / "data" / "suggest"
 MIN_PRECISION_AT_1 = 0.90

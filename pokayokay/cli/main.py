@@ -324,7 +324,7 @@ def cmd_remember(ns: argparse.Namespace) -> int:
 def cmd_suggest(ns: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from pokayokay.skills.suggest import suggest_cli
+    from pokayokay.cli.suggest import suggest_cli
 
     project = Path(ns.project or ".").resolve()
     code, text = suggest_cli(ns.prompt, project, paths=tuple(ns.paths or ()), as_json=ns.json)

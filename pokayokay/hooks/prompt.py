@@ -10,78 +10,14 @@ files only when they exist.
 
 from __future__ import annotations
 
-import os
+from pokayokay.skills.advice import advice_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from pathlib import Path
     from typing import Any
 
-    from pokayokay.infra.locate import MemoryLocation
-    from pokayokay.skills.suggest import Advice, Signals
 
 MIN_PROMPT_CHARS = 3
-
-
-def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequence[str]) -> Signals:
-    """The memory signals for one prompt (read lazily, each fail-soft)."""
-    from pokayokay.skills.suggest import Signals
-
-    spikes: list[Any] = []
-    chain: list[Any] = []
-    groups: list[Any] = []
-    rules: list[tuple[str, tuple[str, ...]]] = []
-    memory_dir = location.memory_dir
-    if os.path.exists(os.path.join(memory_dir, "spike-results.md")):
-        from pokayokay.learnings.spikes import read as read_spikes
-
-        spikes = list(read_spikes(memory_dir))
-    if os.path.exists(os.path.join(memory_dir, "chain-learnings.md")):
-        from pokayokay.learnings.chain import read as read_chain
-
-        chain = list(read_chain(memory_dir))
-    if named_paths:
-        from pokayokay.infra.state import project_state_dir
-        from pokayokay.names import FAILURES_DB
-
-        try:
-            if (project_state_dir(str(location.project_key)) / FAILURES_DB).exists():
-                from pokayokay.failures.store import FailureStore
-
-                with FailureStore.for_project(location.project_key) as store:
-                    groups = list(store.failure_groups())
-        except Exception:  # a locked or damaged store must not cost the prompt its context
-            groups = []
-        rules_dir = os.path.join(project, ".claude", "rules", "pokayokay")
-        if os.path.isdir(rules_dir):
-            from pokayokay.rules.files import discover
-
-            rules = [
-                (rule.rel_path, rule.paths)
-                for rule in discover(project)
-                if rule.is_pokayokay and rule.conditional and rule.paths
-            ]
-    return Signals(spikes=spikes, failure_groups=groups, rules=rules, chain=chain)
-
-
-def advice_for(
-    project: Path,
-    prompt: str,
-    *,
-    paths: Sequence[str] = (),
-    location: MemoryLocation | None = None,
-) -> Advice:
-    """The suggestion for ``prompt`` in ``project`` (catalog, signals, scoring)."""
-    from pokayokay.infra.locate import memory_location_for
-    from pokayokay.skills.catalog import load_catalog
-    from pokayokay.skills.suggest import prompt_paths, suggest
-
-    loc = location if location is not None else memory_location_for(project)
-    skills = load_catalog(project)
-    named = [*paths, *prompt_paths(prompt)]
-    signals = gather_signals(project, loc, named)
-    return suggest(prompt, skills, signals, paths=paths)
 
 
 def suggestion_context(payload: dict[str, Any]) -> str:

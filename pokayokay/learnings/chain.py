@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from pokayokay.names import CHAIN_LEARNINGS_FILE
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     from pokayokay.failures.model import Failure
     from pokayokay.infra.locate import MemoryLocation
 
-FILE_NAME = "chain-learnings.md"
+FILE_NAME = CHAIN_LEARNINGS_FILE
 ARCHIVE_NAME = "chain-learnings-archive.md"
 MAX_ENTRIES = 50
 MAX_TRANSCRIPT_BYTES = 32 << 20

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from pokayokay.names import CHAIN_LEARNINGS_FILE, SPIKES_FILE
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.memory.sections import Settings
 
-FILE_NAME = "spike-results.md"
+FILE_NAME = SPIKES_FILE
 MAX_ENTRIES = 200
 QUESTION_CHARS = 200
 CONCLUSION_CHARS = 400
@@ -178,7 +180,7 @@ def index_topic_files(
         return None  # nothing to link from yet; curation creates MEMORY.md
     wanted = tuple(
         link
-        for link, name in ((CHAIN_LINK, "chain-learnings.md"), (SPIKE_LINK, FILE_NAME))
+        for link, name in ((CHAIN_LINK, CHAIN_LEARNINGS_FILE), (SPIKE_LINK, FILE_NAME))
         if (location.memory_dir / name).exists()
     )
     edit = SectionEdit(TOPIC_INDEX_ID, entries=wanted, owns=owns_link)
