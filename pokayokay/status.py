@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pokayokay.infra.locate import MemoryLocation
+from pokayokay.install import scan
 from pokayokay.memory.apply import CurationOutcome, run_curation
 from pokayokay.memory.curation import FileStat
 from pokayokay.memory.sections import CLAUDE_MAX_BYTES, CLAUDE_MAX_LINES, Settings
@@ -276,7 +277,7 @@ def _check(checks: list[dict[str, Any]], level: str, name: str, detail: str) -> 
 
 
 def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[str, Any]:
-    from pokayokay import __version__, install
+    from pokayokay import __version__
     from pokayokay.infra.state import state_home
 
     checks: list[dict[str, Any]] = []
@@ -289,7 +290,7 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
 
     registered: set[str] = set()
     plugin_on = False
-    for found in install.find_installed_hooks(project):
+    for found in scan.find_installed_hooks(project):
         if found.error:
             _check(checks, "problem", "hooks", f"{found.path}: {found.error}")
             continue

@@ -12,17 +12,13 @@ from typing import Any
 import pytest
 from conftest import REPO_ROOT, git
 
-from pokayokay import __version__, install
+from pokayokay import __version__
 from pokayokay.errors import PokayokayError
 from pokayokay.hooks.events import HOOKED_EVENTS, HookSpec
-from pokayokay.install import (
-    find_installed_hooks,
-    handler_form,
-    init,
-    plugin_hooks_json,
-    render_plugin_hooks_json,
-    uninstall,
-)
+from pokayokay.install import wiring as install
+from pokayokay.install.handlers import handler_form, plugin_hooks_json, render_plugin_hooks_json
+from pokayokay.install.scan import find_installed_hooks
+from pokayokay.install.wiring import init, uninstall
 
 EVENTS = [spec.event for spec in HOOKED_EVENTS]
 TIMEOUTS = {spec.event: spec.timeout for spec in HOOKED_EVENTS}

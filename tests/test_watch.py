@@ -28,7 +28,6 @@ from watchdog.events import (
     FileOpenedEvent,
 )
 
-from pokayokay import watch
 from pokayokay.errors import (
     ConcurrentChangeError,
     InvariantViolation,
@@ -38,7 +37,9 @@ from pokayokay.errors import (
 from pokayokay.infra.locate import resolve_memory_location
 from pokayokay.infra.safe_write import LockTimeout
 from pokayokay.memory.sections import Settings
-from pokayokay.watch import (
+from pokayokay.watch import effects as watch_effects
+from pokayokay.watch import observer as watch
+from pokayokay.watch.dispatcher import (
     CurateReport,
     Dispatcher,
     Effects,
@@ -895,17 +896,17 @@ def test_curate_memory_says_what_happened(tmp_path: Path) -> None:
     memory = tmp_path / "memory"
     memory.mkdir()
     location = resolve_memory_location(project, memory_dir=memory)
-    assert watch.curate_memory(location, Settings()) == CurateReport(
+    assert watch_effects.curate_memory(location, Settings()) == CurateReport(
         f"no MEMORY.md at {memory / 'MEMORY.md'}", None
     )
     (memory / "MEMORY.md").write_text(over_budget_memory())
-    report = watch.curate_memory(location, Settings())
+    report = watch_effects.curate_memory(location, Settings())
     assert report.message.startswith(
         "curated MEMORY.md: moved 20 entries (20 lines) from Key Decisions to "
         "decisions-archive.md (over its line budget)"
     )
     assert report.settled == sha((memory / "MEMORY.md").read_bytes())
-    again = watch.curate_memory(location, Settings())
+    again = watch_effects.curate_memory(location, Settings())
     assert again == CurateReport("MEMORY.md within budget", report.settled)
 
 
@@ -914,7 +915,7 @@ def test_curate_memory_names_claudes_own_overflow(tmp_path: Path) -> None:
     project.mkdir()
     location = resolve_memory_location(project, memory_dir=tmp_path)
     (tmp_path / "MEMORY.md").write_text("".join(f"- note {i}\n" for i in range(260)))
-    report = watch.curate_memory(location, Settings())
+    report = watch_effects.curate_memory(location, Settings())
     assert "; note: " in report.message
 
 

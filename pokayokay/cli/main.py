@@ -257,7 +257,7 @@ def _scope(ns: argparse.Namespace) -> str:
 
 # -- commands -------------------------------------------------------------------------
 def cmd_init(ns: argparse.Namespace) -> int:
-    from pokayokay import install
+    from pokayokay.install import wiring as install
 
     project, location, settings = _context(ns)
     done = install.init(
@@ -270,7 +270,7 @@ def cmd_init(ns: argparse.Namespace) -> int:
 def cmd_uninstall(ns: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from pokayokay import install
+    from pokayokay.install import wiring as install
 
     done = install.uninstall(Path(ns.project or ".").resolve(), scope=_scope(ns))
     print(done.render())
@@ -426,7 +426,7 @@ def cmd_rules(ns: argparse.Namespace) -> int:
 
 
 def cmd_watch(ns: argparse.Namespace) -> int:
-    from pokayokay.watch import run_watch
+    from pokayokay.watch.observer import run_watch
 
     project, memory_dir = _folders(ns)
     return run_watch(project, memory_dir=memory_dir, debounce=ns.debounce)

@@ -26,11 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
 import os
-import shlex
-import shutil
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -39,277 +35,45 @@ from typing import TYPE_CHECKING, Any
 
 from pokayokay import __version__
 from pokayokay.errors import ConcurrentChangeError, PokayokayError
-from pokayokay.hooks.events import HOOKED_EVENTS, HookSpec
-from pokayokay.infra.safe_write import Conflict, replace_if_unchanged
+from pokayokay.hooks.events import HOOKED_EVENTS
+from pokayokay.infra.safe_write import ATTEMPTS, Conflict
+from pokayokay.install.handlers import (
+    _group,
+    _handler,
+    _is_group,
+    _matcher,
+    _show,
+    hook_command,
+    is_pokayokay_handler,
+)
+from pokayokay.install.settings_files import (
+    JsonObject,
+    _dump,
+    _manifest_entry,
+    _project,
+    _read_json,
+    _read_manifest,
+    _save_manifest,
+    _write_atomic,
+    manifest_path,
+    settings_file,
+)
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.memory.sections import Settings
 
-SCOPES: tuple[str, ...] = ("project", "local", "user")
-COMMAND = "pokayokay"
-PLUGIN_SHIM_NAME = "pokayokay-hook"
-PLUGIN_COMMAND = "${CLAUDE_PLUGIN_ROOT}/hooks/" + PLUGIN_SHIM_NAME
-PLUGIN_HOOKS_DESCRIPTION = (
-    "pokayokay: curates MEMORY.md and captures recurring failures "
-    "(every handler runs `pokayokay hook <Event>`)"
-)
-MANIFEST_NAME = "install.json"
-MANIFEST_VERSION = 1
-_WRITE_ATTEMPTS = 5
-
-JsonObject = dict[str, Any]
-
 
 # --- recognising and building handlers --------------------------------------------------------
-
-
-def _basename(command: str) -> str:
-    name = command.replace("\\", "/").rsplit("/", 1)[-1].lower()
-    return name[: -len(".exe")] if name.endswith(".exe") else name
-
-
-def _argv(handler: Mapping[str, Any]) -> list[str] | None:
-    """The handler's argv: exec form as given, shell form only when it is a plain word list."""
-    command = handler.get("command")
-    if not isinstance(command, str) or not command:
-        return None
-    args = handler.get("args")
-    if args is not None:
-        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            return None
-        return [command, *args]
-    # A shell command doing anything more than running one program is not ours to remove.
-    if any(ch in command.replace(PLUGIN_COMMAND, "") for ch in ";&|<>`$(){}*?\n"):
-        return None
-    try:
-        return shlex.split(command)
-    except ValueError:
-        return None
-
-
-def handler_form(handler: object) -> str | None:
-    """``"path"``, ``"absolute"`` or ``"plugin"`` for one of pokayokay's handlers, else None.
-
-    pokayokay's handlers: ``pokayokay hook …`` (any path to the ``pokayokay`` command), any
-    interpreter running ``-m pokayokay hook …``, and the plugin shim ``…/pokayokay-hook <Event>``.
-    """
-    if not isinstance(handler, Mapping) or handler.get("type") != "command":
-        return None
-    argv = _argv(handler)
-    if not argv:
-        return None
-    name = _basename(argv[0])
-    if name == COMMAND and argv[1:2] == ["hook"]:
-        return "path"
-    if argv[1:4] == ["-m", "pokayokay", "hook"]:
-        return "absolute"
-    if name == PLUGIN_SHIM_NAME:
-        return "plugin"
-    return None
-
-
-def is_pokayokay_handler(handler: object) -> bool:
-    return handler_form(handler) is not None
-
-
-def _handler(command: str, args: Sequence[str], spec: HookSpec) -> JsonObject:
-    return {"type": "command", "command": command, "args": list(args), "timeout": spec.timeout}
-
-
-def _group(spec: HookSpec, handler: JsonObject) -> JsonObject:
-    group: JsonObject = {}
-    if spec.matcher is not None:
-        group["matcher"] = spec.matcher
-    group["hooks"] = [handler]
-    return group
-
-
-def _env(environ: Mapping[str, str] | None) -> Mapping[str, str]:
-    return os.environ if environ is None else environ
-
-
-def hook_command(
-    *, absolute: bool = False, environ: Mapping[str, str] | None = None
-) -> tuple[str, list[str], str]:
-    """The command and leading args init registers, and its form (``"path"``/``"absolute"``).
-
-    ``pokayokay`` by name when it is on PATH (portable: fine in a committed settings file),
-    else this interpreter's absolute path with ``-m pokayokay``.
-    """
-    if not absolute and shutil.which(COMMAND, path=_env(environ).get("PATH")):
-        return COMMAND, ["hook"], "path"
-    if not sys.executable:
-        raise PokayokayError(
-            "pokayokay is not on PATH and the Python interpreter's path is unknown; "
-            "install pokayokay with pipx or uv tool, then run `pokayokay init` again"
-        )
-    return os.path.abspath(sys.executable), ["-m", "pokayokay", "hook"], "absolute"
-
-
-def plugin_hooks_json() -> JsonObject:
-    """The content of the plugin's ``hooks/hooks.json``, generated from ``HOOKED_EVENTS``."""
-    hooks: JsonObject = {}
-    for spec in HOOKED_EVENTS:
-        handler = _handler(PLUGIN_COMMAND, [spec.event], spec)
-        hooks.setdefault(spec.event, []).append(_group(spec, handler))
-    return {"description": PLUGIN_HOOKS_DESCRIPTION, "hooks": hooks}
-
-
-def render_plugin_hooks_json() -> str:
-    """``plugin_hooks_json()`` as the text committed in ``hooks/hooks.json``."""
-    return json.dumps(plugin_hooks_json(), indent=2) + "\n"
-
-
-def _show(handler: Mapping[str, Any]) -> str:
-    argv = _argv(handler) or [str(handler.get("command"))]
-    return " ".join(shlex.quote(word) if word else "''" for word in argv)
 
 
 # --- where the settings files are -------------------------------------------------------------
 
 
-def _project(project_dir: Path) -> Path:
-    return Path(os.path.abspath(project_dir))
-
-
-def settings_file(
-    project_dir: Path, scope: str = "project", environ: Mapping[str, str] | None = None
-) -> Path:
-    """The Claude Code settings file of ``scope`` for a project launched in ``project_dir``."""
-    from pokayokay.infra.locate import claude_config_dir, find_git_toplevel
-
-    project = _project(project_dir)
-    if scope == "project":
-        return project / ".claude" / "settings.json"
-    if scope == "local":
-        # Claude Code reads settings.local.json at the repository's top level (v2.1.211+).
-        top = find_git_toplevel(project)
-        return (top if top is not None else project) / ".claude" / "settings.local.json"
-    if scope == "user":
-        return claude_config_dir(environ) / "settings.json"
-    raise PokayokayError(f"unknown scope {scope!r}: use one of {', '.join(SCOPES)}")
-
-
-def _project_key(project_dir: Path) -> str:
-    from pokayokay.infra.locate import find_git_root
-
-    project = Path(os.path.realpath(project_dir))
-    root = find_git_root(project)
-    return str(root if root is not None else project)
-
-
-def manifest_path(project_dir: Path, environ: Mapping[str, str] | None = None) -> Path:
-    from pokayokay.infra.state import project_state_dir
-
-    env = None if environ is None else dict(environ)
-    return project_state_dir(_project_key(project_dir), env) / MANIFEST_NAME
-
-
 # --- reading and writing JSON -----------------------------------------------------------------
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> JsonObject:
-    result: JsonObject = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"duplicate key {key!r}")
-        result[key] = value
-    return result
-
-
-def _read_json(path: Path, *, what: str = "settings file") -> tuple[bytes | None, JsonObject]:
-    """The raw bytes (None if missing) and the parsed object of a JSON file."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None, {}
-    except OSError as exc:
-        raise PokayokayError(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise PokayokayError(f"{path}: not UTF-8 text; nothing was changed") from None
-    if not text.strip():
-        return raw, {}
-    try:
-        data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
-    except json.JSONDecodeError as exc:
-        raise PokayokayError(
-            f"{path}: invalid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "nothing was changed"
-        ) from None
-    except ValueError as exc:
-        raise PokayokayError(f"{path}: {exc}; fix it by hand, nothing was changed") from None
-    if not isinstance(data, dict):
-        raise PokayokayError(
-            f"{path}: holds {_json_kind(data)}, not a JSON object; nothing was changed"
-        )
-    return raw, data
-
-
-def _json_kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    return "an array" if isinstance(value, list) else "a string"
-
-
-def _dump(data: JsonObject) -> bytes:
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _write_atomic(path: Path, data: bytes, expected: bytes | None) -> None:
-    """Replace ``path`` by ``data`` atomically, provided it still holds ``expected`` (None: must
-    not exist). Raises ``Conflict`` if it does not."""
-    replace_if_unchanged(path, expected, data)
-
-
 # --- the manifest -----------------------------------------------------------------------------
-
-
-def _read_manifest(path: Path) -> JsonObject:
-    try:
-        _, data = _read_json(path, what="install manifest")
-    except PokayokayError:
-        return {"version": MANIFEST_VERSION, "installs": []}  # unreadable: start afresh
-    installs = data.get("installs")
-    if not isinstance(installs, list):
-        installs = []
-    return {
-        "version": MANIFEST_VERSION,
-        "installs": [entry for entry in installs if isinstance(entry, dict)],
-    }
-
-
-def _manifest_entry(manifest: JsonObject, target: Path) -> JsonObject | None:
-    for entry in manifest["installs"]:
-        if entry.get("settings_file") == str(target):
-            return entry  # type: ignore[no-any-return]
-    return None
-
-
-def _save_manifest(path: Path, manifest: JsonObject) -> None:
-    if not manifest["installs"]:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = _dump(manifest)
-    for _ in range(_WRITE_ATTEMPTS):
-        try:
-            current: bytes | None = path.read_bytes()
-        except FileNotFoundError:
-            current = None
-        if current == data:
-            return
-        with contextlib.suppress(Conflict):
-            _write_atomic(path, data, current)
-            return
-    raise ConcurrentChangeError(f"{path} kept changing while pokayokay tried to write it")
 
 
 # --- the report -------------------------------------------------------------------------------
@@ -376,15 +140,6 @@ class InstallReport:
 
 
 # --- init -------------------------------------------------------------------------------------
-
-
-def _is_group(group: object) -> bool:
-    return isinstance(group, dict) and isinstance(group.get("hooks"), list)
-
-
-def _matcher(group: Mapping[str, Any]) -> str | None:
-    value = group.get("matcher")
-    return None if value in (None, "", "*") else str(value)
 
 
 def _event_lists(data: JsonObject, path: Path, *, create: bool) -> JsonObject | None:
@@ -504,7 +259,7 @@ def _update_settings_file(
     changed, or delete the file if ``plan`` says so; retried when another writer (Claude Code
     itself, say) got in between. Returns the bytes the file held before (None: missing)."""
     real = Path(os.path.realpath(target))
-    for _ in range(_WRITE_ATTEMPTS):
+    for _ in range(ATTEMPTS):
         raw, data = _read_json(target)
         new = copy.deepcopy(data)
         delete = plan(new)
@@ -704,128 +459,3 @@ def uninstall(
 # --- find_installed_hooks ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RegisteredHook:
-    """One pokayokay handler found in a settings file."""
-
-    event: str
-    matcher: str | None
-    command: str
-    args: tuple[str, ...]
-    form: str  # "path" | "absolute" | "plugin"
-    resolves: bool | None  # None: cannot tell (a ${CLAUDE_PLUGIN_ROOT} placeholder)
-    resolved: str | None  # the executable found, if any
-
-
-@dataclass(frozen=True)
-class SettingsFileHooks:
-    """pokayokay's handlers in one settings file Claude Code reads for the project."""
-
-    scope: str  # "user" | "project" | "local" | "managed"
-    path: Path
-    exists: bool
-    hooks: tuple[RegisteredHook, ...] = ()
-    plugins: tuple[str, ...] = ()  # pokayokay plugin ids enabled in this file
-    error: str | None = None
-    # Summary, derived from the above (plain fields so that a dict view carries them too):
-    settings_file: str = field(init=False)
-    events: tuple[str, ...] = field(init=False)  # events with a pokayokay handler here
-    resolves: bool = field(init=False)  # no registered command is known to be missing
-    command: str | None = field(init=False)  # the first command that does not resolve
-
-    def __post_init__(self) -> None:
-        broken = [hook.command for hook in self.hooks if hook.resolves is False]
-        events = tuple(dict.fromkeys(hook.event for hook in self.hooks))
-        object.__setattr__(self, "settings_file", str(self.path))
-        object.__setattr__(self, "events", events)
-        object.__setattr__(self, "resolves", not broken)
-        object.__setattr__(self, "command", broken[0] if broken else None)
-
-    @property
-    def missing_events(self) -> tuple[str, ...]:
-        """Hooked events without a pokayokay handler here (all of them when none is)."""
-        present = {hook.event for hook in self.hooks}
-        return tuple(spec.event for spec in HOOKED_EVENTS if spec.event not in present)
-
-
-def _resolve(
-    command: str, project: Path, environ: Mapping[str, str]
-) -> tuple[bool | None, str | None]:
-    if "${CLAUDE_PLUGIN_ROOT}" in command or "${CLAUDE_PLUGIN_DATA}" in command:
-        return None, None
-    command = command.replace("${CLAUDE_PROJECT_DIR}", str(project))
-    if "/" in command or (os.sep != "/" and os.sep in command):
-        path = Path(command).expanduser()
-        if not path.is_absolute():
-            path = project / path
-        ok = path.is_file() and os.access(path, os.X_OK)
-        return ok, str(path) if ok else None
-    found = shutil.which(command, path=environ.get("PATH"))
-    return found is not None, found
-
-
-def _scan(scope: str, path: Path, project: Path, environ: Mapping[str, str]) -> SettingsFileHooks:
-    if not path.exists():
-        return SettingsFileHooks(scope, path, exists=False)
-    try:
-        _, data = _read_json(path)
-    except PokayokayError as exc:
-        return SettingsFileHooks(scope, path, exists=True, error=exc.message)
-    found: list[RegisteredHook] = []
-    hooks = data.get("hooks")
-    if isinstance(hooks, dict):
-        for event, groups in hooks.items():
-            if not isinstance(groups, list):
-                continue
-            for group in groups:
-                if not _is_group(group):
-                    continue
-                for handler in group["hooks"]:
-                    form = handler_form(handler)
-                    if form is None:
-                        continue
-                    argv = _argv(handler) or []
-                    resolves, resolved = _resolve(argv[0], project, environ)
-                    found.append(
-                        RegisteredHook(
-                            event,
-                            _matcher(group),
-                            argv[0],
-                            tuple(argv[1:]),
-                            form,
-                            resolves,
-                            resolved,
-                        )
-                    )
-    plugins: tuple[str, ...] = ()
-    enabled = data.get("enabledPlugins")
-    if isinstance(enabled, dict):
-        plugins = tuple(
-            str(key)
-            for key, value in enabled.items()
-            if value is True and str(key).split("@", 1)[0] == COMMAND
-        )
-    return SettingsFileHooks(scope, path, exists=True, hooks=tuple(found), plugins=plugins)
-
-
-def find_installed_hooks(
-    project_dir: Path,
-    environ: Mapping[str, str] | None = None,
-    *,
-    managed_settings: Path | None = None,
-) -> list[SettingsFileHooks]:
-    """pokayokay's handlers in every settings file Claude Code reads for a session launched in
-    ``project_dir``: user, project and local (always listed), and managed (when it exists).
-    ``managed_settings`` replaces the platform's managed settings path (for tests)."""
-    from pokayokay.infra.locate import managed_settings_path
-
-    env = _env(environ)
-    project = _project(project_dir)
-    found = [
-        _scan(scope, settings_file(project, scope, env), project, env)
-        for scope in ("user", "project", "local")
-    ]
-    managed = managed_settings if managed_settings is not None else managed_settings_path()
-    if managed.exists():
-        found.append(_scan("managed", managed, project, env))
-    return found

@@ -1,0 +1,148 @@
+"""pokayokay's hook handlers in Claude Code settings: recognising one (any form init ever wrote, a
+plugin shim, python -m pokayokay), building the one for an event from the event table, and the
+plugin's hooks/hooks.json generated from the same table."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pokayokay.errors import PokayokayError
+from pokayokay.hooks.events import HOOKED_EVENTS, HookSpec
+from pokayokay.install.settings_files import (
+    JsonObject,
+)
+
+if TYPE_CHECKING:
+    pass
+
+
+COMMAND = "pokayokay"
+
+
+PLUGIN_SHIM_NAME = "pokayokay-hook"
+
+
+PLUGIN_COMMAND = "${CLAUDE_PLUGIN_ROOT}/hooks/" + PLUGIN_SHIM_NAME
+
+
+PLUGIN_HOOKS_DESCRIPTION = (
+    "pokayokay: curates MEMORY.md and captures recurring failures "
+    "(every handler runs `pokayokay hook <Event>`)"
+)
+
+
+def _basename(command: str) -> str:
+    name = command.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return name[: -len(".exe")] if name.endswith(".exe") else name
+
+
+def _argv(handler: Mapping[str, Any]) -> list[str] | None:
+    """The handler's argv: exec form as given, shell form only when it is a plain word list."""
+    command = handler.get("command")
+    if not isinstance(command, str) or not command:
+        return None
+    args = handler.get("args")
+    if args is not None:
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            return None
+        return [command, *args]
+    # A shell command doing anything more than running one program is not ours to remove.
+    if any(ch in command.replace(PLUGIN_COMMAND, "") for ch in ";&|<>`$(){}*?\n"):
+        return None
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return None
+
+
+def handler_form(handler: object) -> str | None:
+    """``"path"``, ``"absolute"`` or ``"plugin"`` for one of pokayokay's handlers, else None.
+
+    pokayokay's handlers: ``pokayokay hook …`` (any path to the ``pokayokay`` command), any
+    interpreter running ``-m pokayokay hook …``, and the plugin shim ``…/pokayokay-hook <Event>``.
+    """
+    if not isinstance(handler, Mapping) or handler.get("type") != "command":
+        return None
+    argv = _argv(handler)
+    if not argv:
+        return None
+    name = _basename(argv[0])
+    if name == COMMAND and argv[1:2] == ["hook"]:
+        return "path"
+    if argv[1:4] == ["-m", "pokayokay", "hook"]:
+        return "absolute"
+    if name == PLUGIN_SHIM_NAME:
+        return "plugin"
+    return None
+
+
+def is_pokayokay_handler(handler: object) -> bool:
+    return handler_form(handler) is not None
+
+
+def _handler(command: str, args: Sequence[str], spec: HookSpec) -> JsonObject:
+    return {"type": "command", "command": command, "args": list(args), "timeout": spec.timeout}
+
+
+def _group(spec: HookSpec, handler: JsonObject) -> JsonObject:
+    group: JsonObject = {}
+    if spec.matcher is not None:
+        group["matcher"] = spec.matcher
+    group["hooks"] = [handler]
+    return group
+
+
+def _env(environ: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if environ is None else environ
+
+
+def hook_command(
+    *, absolute: bool = False, environ: Mapping[str, str] | None = None
+) -> tuple[str, list[str], str]:
+    """The command and leading args init registers, and its form (``"path"``/``"absolute"``).
+
+    ``pokayokay`` by name when it is on PATH (portable: fine in a committed settings file),
+    else this interpreter's absolute path with ``-m pokayokay``.
+    """
+    if not absolute and shutil.which(COMMAND, path=_env(environ).get("PATH")):
+        return COMMAND, ["hook"], "path"
+    if not sys.executable:
+        raise PokayokayError(
+            "pokayokay is not on PATH and the Python interpreter's path is unknown; "
+            "install pokayokay with pipx or uv tool, then run `pokayokay init` again"
+        )
+    return os.path.abspath(sys.executable), ["-m", "pokayokay", "hook"], "absolute"
+
+
+def plugin_hooks_json() -> JsonObject:
+    """The content of the plugin's ``hooks/hooks.json``, generated from ``HOOKED_EVENTS``."""
+    hooks: JsonObject = {}
+    for spec in HOOKED_EVENTS:
+        handler = _handler(PLUGIN_COMMAND, [spec.event], spec)
+        hooks.setdefault(spec.event, []).append(_group(spec, handler))
+    return {"description": PLUGIN_HOOKS_DESCRIPTION, "hooks": hooks}
+
+
+def render_plugin_hooks_json() -> str:
+    """``plugin_hooks_json()`` as the text committed in ``hooks/hooks.json``."""
+    return json.dumps(plugin_hooks_json(), indent=2) + "\n"
+
+
+def _show(handler: Mapping[str, Any]) -> str:
+    argv = _argv(handler) or [str(handler.get("command"))]
+    return " ".join(shlex.quote(word) if word else "''" for word in argv)
+
+
+def _is_group(group: object) -> bool:
+    return isinstance(group, dict) and isinstance(group.get("hooks"), list)
+
+
+def _matcher(group: Mapping[str, Any]) -> str | None:
+    value = group.get("matcher")
+    return None if value in (None, "", "*") else str(value)
