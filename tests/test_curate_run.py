@@ -150,7 +150,7 @@ def test_gives_up_cleanly_when_the_file_never_settles(
     with pytest.raises(ConcurrentChangeError):
         run_curation(location, Settings(), write=True, today=TODAY)
     text = location.memory_file.read_text()
-    assert all(f"churn {i}" in text for i in range(curate_run.ATTEMPTS))
+    assert all(f"churn {i}" in text for i in range(safe_write.ATTEMPTS))
 
 
 def test_interrupted_run_does_not_archive_twice(location, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
@@ -328,7 +328,7 @@ def test_no_line_lost_while_another_process_keeps_appending(location) -> None:  
         try:
             outcome = run_curation(location, config, write=True, today=TODAY)
         except ConcurrentChangeError:
-            retries += curate_run.ATTEMPTS
+            retries += safe_write.ATTEMPTS
             continue
         writes += outcome.written
         retries += outcome.attempts - 1

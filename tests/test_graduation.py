@@ -894,12 +894,14 @@ def test_a_fault_between_writes_leaves_every_file_old_or_new(
         crashing = crash_after(crash_at)  # rule and topic files, then MEMORY.md
         monkeypatch.setattr(graduation_run, "replace_if_unchanged", crashing)
         monkeypatch.setattr(curate_run, "replace_if_unchanged", crashing)
+        monkeypatch.setattr(safe_write, "replace_if_unchanged", crashing)  # update() uses it
         with contextlib.suppress(Crash):
             apply(second, project, location)
         _, n_new = assert_old_or_new(project, location, old, new)
         assert n_new == min(crash_at, total)
         monkeypatch.setattr(graduation_run, "replace_if_unchanged", real)
         monkeypatch.setattr(curate_run, "replace_if_unchanged", real)
+        monkeypatch.setattr(safe_write, "replace_if_unchanged", real)
         # Finishing the job afterwards reaches the new state.
         replan = plan(many_groups(5), graduation_run.read_existing_rules(project), files=[])
         apply(replan, project, location)

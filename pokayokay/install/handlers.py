@@ -10,17 +10,13 @@ import shlex
 import shutil
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pokayokay.errors import PokayokayError
 from pokayokay.hooks.events import HOOKED_EVENTS, HookSpec
 from pokayokay.install.settings_files import (
     JsonObject,
 )
-
-if TYPE_CHECKING:
-    pass
-
 
 COMMAND = "pokayokay"
 

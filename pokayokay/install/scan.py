@@ -8,13 +8,9 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pokayokay.errors import PokayokayError
 from pokayokay.hooks.events import HOOKED_EVENTS
-
-if TYPE_CHECKING:
-    pass
 from pokayokay.install.handlers import COMMAND, _argv, _env, _is_group, _matcher, handler_form
 from pokayokay.install.settings_files import _project, _read_json, settings_file
 

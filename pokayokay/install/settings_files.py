@@ -9,14 +9,10 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pokayokay.errors import ConcurrentChangeError, PokayokayError
-from pokayokay.infra.safe_write import ATTEMPTS, Conflict, replace_if_unchanged
-
-if TYPE_CHECKING:
-    pass
-
+from pokayokay.errors import PokayokayError
+from pokayokay.infra.safe_write import replace_if_unchanged, update
 
 SCOPES: tuple[str, ...] = ("project", "local", "user")
 
@@ -154,14 +150,4 @@ def _save_manifest(path: Path, manifest: JsonObject) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     data = _dump(manifest)
-    for _ in range(ATTEMPTS):
-        try:
-            current: bytes | None = path.read_bytes()
-        except FileNotFoundError:
-            current = None
-        if current == data:
-            return
-        with contextlib.suppress(Conflict):
-            _write_atomic(path, data, current)
-            return
-    raise ConcurrentChangeError(f"{path} kept changing while pokayokay tried to write it")
+    update(path, lambda _current: data)

@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pokayokay import __version__
-from pokayokay.errors import ConcurrentChangeError, PokayokayError
+from pokayokay.errors import PokayokayError
 from pokayokay.hooks.events import HOOKED_EVENTS
-from pokayokay.infra.safe_write import ATTEMPTS, Conflict
+from pokayokay.infra.safe_write import Conflict, with_retries
 from pokayokay.install.handlers import (
     _group,
     _handler,
@@ -259,29 +259,25 @@ def _update_settings_file(
     changed, or delete the file if ``plan`` says so; retried when another writer (Claude Code
     itself, say) got in between. Returns the bytes the file held before (None: missing)."""
     real = Path(os.path.realpath(target))
-    for _ in range(ATTEMPTS):
+
+    def step(_attempt: int) -> bytes | None:
         raw, data = _read_json(target)
         new = copy.deepcopy(data)
         delete = plan(new)
         report.changed = delete or new != data or (raw is None and bool(new))
         if not report.changed:
             return raw
-        try:
-            if delete:
-                if real.read_bytes() != raw:
-                    raise Conflict(str(real))
-                real.unlink()
-                report.deleted_file = True
-            else:
-                real.parent.mkdir(parents=True, exist_ok=True)
-                _write_atomic(real, _dump(new), raw)
-        except Conflict:
-            continue
+        if delete:
+            if real.read_bytes() != raw:
+                raise Conflict(str(real))
+            real.unlink()
+            report.deleted_file = True
+        else:
+            real.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomic(real, _dump(new), raw)
         return raw
-    raise ConcurrentChangeError(
-        f"{target} kept changing while pokayokay tried to update it; nothing was lost, "
-        "run the command again"
-    )
+
+    return with_retries(step, what=str(target))
 
 
 def init(

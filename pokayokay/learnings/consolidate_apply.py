@@ -53,7 +53,6 @@ if TYPE_CHECKING:
     from pokayokay.memory.sections import Settings
 
 REPORT_NAME = "consolidation-report.md"
-ATTEMPTS = 5
 
 ARCHIVE_HEADER = (
     "# Consolidated learnings\n\n"
@@ -95,8 +94,7 @@ def _inside(path: Path, folder: Path) -> bool:
 
 
 def _read_text(path: Path) -> tuple[str, bytes | None]:
-    from pokayokay.infra.safe_write import read_bytes
-    from pokayokay.memory.apply import decode
+    from pokayokay.infra.safe_write import decode_text, read_bytes
 
     if path.is_dir():
         raise PokayokayError(f"{path} is a folder, not a file")
@@ -106,7 +104,7 @@ def _read_text(path: Path) -> tuple[str, bytes | None]:
         raise PokayokayError(f"cannot read {path} ({exc.strerror or exc})") from None
     if data is None:
         return "", None
-    return decode(data, path), data
+    return decode_text(data, path), data
 
 
 @dataclass(frozen=True)
@@ -163,11 +161,10 @@ def _write_file(
 ) -> tuple[list[FileChange], SplitInfo | None]:
     """Append ``blocks`` to the target (splitting it when it reaches the limit), with retries
     when someone else writes it meanwhile."""
-    from pokayokay.infra.safe_write import Conflict, replace_if_unchanged
-    from pokayokay.memory.apply import encode
+    from pokayokay.infra.safe_write import Conflict, encode_text, replace_if_unchanged, with_retries
     from pokayokay.memory.document import count_lines
 
-    for _ in range(ATTEMPTS):
+    def step(_attempt: int) -> tuple[list[FileChange], SplitInfo | None]:
         text, data = _read_text(target.path)
         new, split = _planned_file(target, blocks, config, text)
         if new == text and split is None:
@@ -180,10 +177,11 @@ def _write_file(
             if split is not None:
                 for name, part in split.parts:
                     part_path = target.path.parent / name
-                    replace_if_unchanged(part_path, None, encode(part))
+                    replace_if_unchanged(part_path, None, encode_text(part))
                     created.append(part_path)
                     changes.append(FileChange(part_path, "split-part", None, count_lines(part)))
-                replace_if_unchanged(target.path, data, encode(split.original), keep_appends=True)
+                original = encode_text(split.original)
+                replace_if_unchanged(target.path, data, original, keep_appends=True)
                 changes.insert(
                     0,
                     FileChange(target.path, "split-original", before, count_lines(split.original)),
@@ -197,13 +195,14 @@ def _write_file(
                     ),
                 )
                 return changes, info
-            replace_if_unchanged(target.path, data, encode(new), keep_appends=True)
+            replace_if_unchanged(target.path, data, encode_text(new), keep_appends=True)
             return [FileChange(target.path, "append", before, count_lines(new))], None
         except Conflict:
             for path in created:  # ours, just created: the retry makes them again
                 path.unlink(missing_ok=True)
-            continue
-    raise PokayokayError(f"{target.path} kept changing while pokayokay appended to it; try again")
+            raise
+
+    return with_retries(step, what=str(target.path))
 
 
 def _memory_plan(
@@ -217,8 +216,9 @@ def _memory_plan(
     """Lines of MEMORY.md before and after adding ``bullets`` to a section and curating, without
     writing anything (the dry-run path; it runs the same invariant checks). ``sim`` carries the
     simulated MEMORY.md and archives from one section to the next."""
+    from pokayokay.infra.safe_write import decode_text
     from pokayokay.memory import invariants
-    from pokayokay.memory.apply import SectionEdit, checked_target, decode, read_archives
+    from pokayokay.memory.apply import SectionEdit, checked_target, read_archives
     from pokayokay.memory.curation import curate
     from pokayokay.memory.document import count_lines
 
@@ -229,7 +229,7 @@ def _memory_plan(
             raise PokayokayError(f"{target} does not exist (run `pokayokay init`)")
         archives = read_archives(location, settings)
         sim["text"] = text
-        sim["archives"] = {name: decode(raw, path) for name, (path, raw) in archives.items()}
+        sim["archives"] = {name: decode_text(raw, path) for name, (path, raw) in archives.items()}
     text, archive_text = str(sim["text"]), dict(sim["archives"])
     fixed = curate(text, settings, archive_text, day, evict=False)
     invariants.check(fixed, settings, archive_text, day, evict=False)
@@ -509,32 +509,39 @@ def _run(
 def _write_staging(
     outcome: ConsolidationOutcome, path: Path, report: AgesReport, removed: Sequence[str]
 ) -> None:
-    from pokayokay.infra.safe_write import Conflict, read_bytes, replace_if_unchanged
+    from pokayokay.errors import ConcurrentChangeError
+    from pokayokay.infra.safe_write import (
+        decode_text,
+        encode_text,
+        read_bytes,
+        replace_if_unchanged,
+        with_retries,
+    )
     from pokayokay.learnings.routing import remove_entries
-    from pokayokay.memory.apply import decode, encode
     from pokayokay.memory.document import count_lines
 
-    data: bytes | None = report.data
-    for _ in range(ATTEMPTS):
+    first: list[bytes | None] = [report.data]
+
+    def step(attempt: int) -> None:
+        data = first[0] if attempt == 1 else read_bytes(path)
         if data is None:
             outcome.errors.append(f"{path} disappeared; the moved entries are in their targets")
             return
-        text = decode(data, path)
+        text = decode_text(data, path)
         new, missing = remove_entries(text, removed)
+        replace_if_unchanged(path, data, encode_text(new), keep_appends=True)
         for block in missing:
             title = block.splitlines()[0] if block else "?"
             outcome.errors.append(
                 f"{title!r} changed in {report.display} meanwhile: left there (its earlier text "
                 "is in its target)"
             )
-        try:
-            replace_if_unchanged(path, data, encode(new), keep_appends=True)
-        except Conflict:
-            data = read_bytes(path)
-            continue
         outcome.changes.append(FileChange(path, "staging", count_lines(text), count_lines(new)))
-        return
-    outcome.errors.append(f"{path} kept changing; the moved entries are still in it too")
+
+    try:
+        with_retries(step, what=str(path))
+    except ConcurrentChangeError:
+        outcome.errors.append(f"{path} kept changing; the moved entries are still in it too")
 
 
 # -- report ------------------------------------------------------------------------------------

@@ -83,7 +83,6 @@ NO_SESSION = "(no session id)"
 
 SOURCE_MAX = 60
 LOCK_TIMEOUT = 10.0
-WRITE_ATTEMPTS = 5
 
 def session_start_tip() -> str:
     """The SessionStart context line that points at ``/remember``."""
@@ -315,26 +314,22 @@ def _save(
     *,
     silent: bool,
 ) -> RememberResult:
-    from pokayokay.infra.safe_write import file_lock
+    from pokayokay.infra.safe_write import file_lock, with_retries
 
     with file_lock(_learnings_lock(location, environ), LOCK_TIMEOUT):
         stamp = _stamp(moment)
+
+        def step(_attempt: int) -> tuple[RememberResult, list[StoredLearning]]:
+            existing, _problems = load_learnings(location.memory_dir)
+            match = _match(draft, existing)
+            if match is not None:
+                return _reinforce(match[0], match[1], confidence, stamp), existing
+            return _create(draft, confidence, source, location, stamp, silent=silent), existing
+
         try:
             location.memory_dir.mkdir(parents=True, exist_ok=True)
-            for _ in range(WRITE_ATTEMPTS):
-                existing, _problems = load_learnings(location.memory_dir)
-                match = _match(draft, existing)
-                if match is not None:
-                    result = _reinforce(match[0], match[1], confidence, stamp)
-                else:
-                    result = _create(draft, confidence, source, location, stamp, silent=silent)
-                if result is not None:
-                    break
-            else:
-                raise PokayokayError(
-                    f"the learning files in {location.memory_dir} kept changing while pokayokay "
-                    "tried to write; nothing was lost, run the command again"
-                )
+            what = f"the learning files in {location.memory_dir}"
+            result, existing = with_retries(step, what=what)
         except OSError as exc:
             raise PokayokayError(
                 f"cannot write the learning into {location.memory_dir} "
@@ -357,15 +352,13 @@ def _save(
 
 def _reinforce(
     stored: StoredLearning, score: float | None, confidence: str, stamp: str
-) -> RememberResult | None:
-    from pokayokay.infra.safe_write import Conflict, replace_if_unchanged
+) -> RememberResult:
+    """Raises Conflict when Claude (or someone) edited the file meanwhile: read it again."""
+    from pokayokay.infra.safe_write import replace_if_unchanged
     from pokayokay.learnings.topic_file import render
 
     learning = stored.learning.reinforced(stamp, confidence)
-    try:
-        replace_if_unchanged(stored.path, stored.data, render(learning).encode("utf-8"))
-    except Conflict:
-        return None  # Claude (or someone) edited it meanwhile: read it again
+    replace_if_unchanged(stored.path, stored.data, render(learning).encode("utf-8"))
     message = (
         f"Reinforced: {learning.name} ({learning.category}) — seen {learning.observations} times"
     )
@@ -380,8 +373,9 @@ def _create(
     stamp: str,
     *,
     silent: bool,
-) -> RememberResult | None:
-    from pokayokay.infra.safe_write import Conflict, replace_if_unchanged
+) -> RememberResult:
+    """Raises Conflict when the name was taken meanwhile: look again."""
+    from pokayokay.infra.safe_write import replace_if_unchanged
     from pokayokay.learnings.model import FILE_PREFIX, Learning, file_name_for, unique_name
     from pokayokay.learnings.topic_file import render
 
@@ -403,10 +397,7 @@ def _create(
         last_seen=stamp,
     )
     path = location.memory_dir / file_name_for(name)
-    try:
-        replace_if_unchanged(path, None, render(learning).encode("utf-8"))
-    except Conflict:
-        return None  # the name was taken meanwhile: look again
+    replace_if_unchanged(path, None, render(learning).encode("utf-8"))
     verb = "Captured" if silent else "Stored"
     return RememberResult(
         "stored", f"{verb}: {name} ({learning.category})", EXIT_OK, learning, path

@@ -15,7 +15,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Protocol
 
-from pokayokay.errors import ConcurrentChangeError, InvariantViolation, PokayokayError
+from pokayokay.errors import InvariantViolation, PokayokayError
 from pokayokay.infra import logs
 from pokayokay.infra.locate import MemoryLocation, slugify
 from pokayokay.infra.safe_write import (
@@ -25,13 +25,12 @@ from pokayokay.infra.safe_write import (
     file_lock,
     read_bytes,
     replace_if_unchanged,
+    with_retries,
 )
 from pokayokay.infra.state import BACKUPS_KEPT, project_state_dir, state_home
 from pokayokay.memory import invariants
 from pokayokay.memory.curation import CurationResult, curate
 from pokayokay.memory.sections import END_MARKER, Settings
-
-ATTEMPTS = 5
 
 
 @dataclass
@@ -74,8 +73,6 @@ def checked_target(location: MemoryLocation, name: str = "MEMORY.md") -> Path:
     return path
 
 
-decode = decode_text  # kept as this module's names: curation callers use them
-encode = encode_text
 
 
 def read_archives(location: MemoryLocation, settings: Settings) -> dict[str, tuple[Path, bytes]]:
@@ -122,47 +119,45 @@ def run_curation(
     """
     day = today or date.today()
     target = checked_target(location)
-    with file_lock(lock_path(location, environ), lock_timeout):
-        for attempt in range(1, ATTEMPTS + 1):
-            data = read_bytes(target)
-            if data is None:
-                return CurationOutcome(location, None, written=False, attempts=attempt)
-            text = decode(data, target)
-            archives = read_archives(location, settings)
-            archive_text = {name: decode(raw, path) for name, (path, raw) in archives.items()}
-            base = text
-            if edit is not None:
-                fixed = curate(text, settings, archive_text, day, evict=False)
-                invariants.check(fixed, settings, archive_text, day, evict=False)
-                base = edit.apply(fixed.text, settings)
-                edit.check(fixed.text, base, settings)
-            result = curate(base, settings, archive_text, day, evict=evict)
-            try:
-                invariants.check(result, settings, archive_text, day, evict=evict)
-            except InvariantViolation as exc:
-                logs.log(f"curation of {target} refused, nothing written: {exc.message}")
-                raise
-            source = text if edit is not None else None
-            if not write or (not result.changed and base == text):
-                return CurationOutcome(
-                    location, result, written=False, attempts=attempt, source_text=source
-                )
-            saved = backup(location, data, environ) if result.text != text else None
-            try:
-                for name, content in result.archives.items():
-                    path, old = archives.get(name, (location.memory_dir / name, None))
-                    replace_if_unchanged(path, old, encode(content), keep_appends=True)
-                if result.text != text:
-                    replace_if_unchanged(target, data, encode(result.text), keep_appends=True)
-            except Conflict:
-                continue  # someone wrote meanwhile: curate their version (archives de-duplicate)
+
+    def step(attempt: int) -> CurationOutcome:
+        data = read_bytes(target)
+        if data is None:
+            return CurationOutcome(location, None, written=False, attempts=attempt)
+        text = decode_text(data, target)
+        archives = read_archives(location, settings)
+        archive_text = {name: decode_text(raw, path) for name, (path, raw) in archives.items()}
+        base = text
+        if edit is not None:
+            fixed = curate(text, settings, archive_text, day, evict=False)
+            invariants.check(fixed, settings, archive_text, day, evict=False)
+            base = edit.apply(fixed.text, settings)
+            edit.check(fixed.text, base, settings)
+        result = curate(base, settings, archive_text, day, evict=evict)
+        try:
+            invariants.check(result, settings, archive_text, day, evict=evict)
+        except InvariantViolation as exc:
+            logs.log(f"curation of {target} refused, nothing written: {exc.message}")
+            raise
+        source = text if edit is not None else None
+        if not write or (not result.changed and base == text):
             return CurationOutcome(
-                location, result, written=True, attempts=attempt, backup=saved, source_text=source
+                location, result, written=False, attempts=attempt, source_text=source
             )
-    raise ConcurrentChangeError(
-        f"{target} kept changing while pokayokay tried to curate it ({ATTEMPTS} attempts); "
-        "nothing was lost, run `pokayokay curate` again"
-    )
+        saved = backup(location, data, environ) if result.text != text else None
+        # A Conflict (someone wrote meanwhile) retries on their version; archives
+        # de-duplicate what an earlier attempt already moved.
+        for name, content in result.archives.items():
+            path, old = archives.get(name, (location.memory_dir / name, None))
+            replace_if_unchanged(path, old, encode_text(content), keep_appends=True)
+        if result.text != text:
+            replace_if_unchanged(target, data, encode_text(result.text), keep_appends=True)
+        return CurationOutcome(
+            location, result, written=True, attempts=attempt, backup=saved, source_text=source
+        )
+
+    with file_lock(lock_path(location, environ), lock_timeout):
+        return with_retries(step, what=str(target))
 
 
 class MemoryEdit(Protocol):
@@ -229,7 +224,7 @@ def ensure_memory_template(location: MemoryLocation, settings: Settings) -> str:
         target.parent.mkdir(parents=True, exist_ok=True)
         text = render("MEMORY.md.j2", sections=settings.sections, end_marker=END_MARKER)
         try:
-            replace_if_unchanged(target, None, encode(text))
+            replace_if_unchanged(target, None, encode_text(text))
         except Conflict:
             pass  # Claude created it this very moment: fall through and add sections to it
         else:

@@ -5,11 +5,6 @@ from __future__ import annotations
 
 import re
 
-TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
-if TYPE_CHECKING:
-    pass
-
-
 # Work caps: only the start of a long prompt is read, and only this many distinct terms of it.
 MAX_QUERY_CHARS = 4000
 

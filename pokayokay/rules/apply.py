@@ -32,20 +32,20 @@ from datetime import date
 from pathlib import Path
 from typing import NamedTuple
 
-from pokayokay.errors import ConcurrentChangeError, PokayokayError
+from pokayokay.errors import PokayokayError
 from pokayokay.failures.model import FailureGroup
 from pokayokay.infra.git import list_project_files
 from pokayokay.infra.locate import MemoryLocation
-from pokayokay.infra.safe_write import Conflict, file_lock, read_bytes, replace_if_unchanged
-from pokayokay.memory.apply import (
-    ATTEMPTS,
-    checked_target,
-    decode,
-    encode,
-    ensure_memory_template,
-    lock_path,
-    run_curation,
+from pokayokay.infra.safe_write import (
+    Conflict,
+    decode_text,
+    encode_text,
+    file_lock,
+    read_bytes,
+    replace_if_unchanged,
+    update,
 )
+from pokayokay.memory.apply import checked_target, ensure_memory_template, lock_path, run_curation
 from pokayokay.memory.curation import curate
 from pokayokay.memory.document import parse
 from pokayokay.memory.sections import END_MARKER, Settings
@@ -181,8 +181,8 @@ def _write_rule(rule: RuleFile, folder: Path, outcome: ApplyOutcome, *, dry_run:
         outcome.conflicts.append(target)
         return
     current = read_bytes(target)
-    expected = None if rule.old_text is None else encode(rule.old_text)
-    new = encode(rule.text)
+    expected = None if rule.old_text is None else encode_text(rule.old_text)
+    new = encode_text(rule.text)
     if current == new:
         return
     if current != expected:
@@ -203,19 +203,18 @@ def _write_rule(rule: RuleFile, folder: Path, outcome: ApplyOutcome, *, dry_run:
 
 def _write_topic(location: MemoryLocation, text: str, outcome: ApplyOutcome) -> None:
     target = checked_target(location, RECURRING_FILE)
-    new = encode(text)
-    for _ in range(ATTEMPTS):
-        current = read_bytes(target)
-        if current == new:
-            return
-        try:
-            replace_if_unchanged(target, current, new)
-        except Conflict:
-            continue
-        old = None if current is None else decode(current, target)
+    new = encode_text(text)
+    before: list[bytes | None] = []
+
+    def change(current: bytes | None) -> bytes:
+        before[:] = [current]
+        return new
+
+    update(target, change)
+    current = before[0]
+    if current != new:
+        old = None if current is None else decode_text(current, target)
         outcome.changes.append(FileChange(target, old, text))
-        return
-    raise ConcurrentChangeError(f"{target} kept changing while pokayokay wrote it")
 
 
 def _with_sections(text: str | None, settings: Settings, today: date) -> str:
@@ -241,7 +240,7 @@ def _memory_dry_run(
 ) -> None:
     target = checked_target(location)
     data = read_bytes(target)
-    old = None if data is None else decode(data, target)
+    old = None if data is None else decode_text(data, target)
     base = _with_sections(old, settings, plan.today) if _needs_sections(old, settings) else old
     if base is None:
         outcome.notes.append(f"{target} does not exist; no Active Patterns entry written")
@@ -316,14 +315,14 @@ def apply(
     write_topic = plan.recorded > 0 or topic.exists()
     if dry_run:
         current = read_bytes(topic)
-        old = None if current is None else decode(current, topic)
+        old = None if current is None else decode_text(current, topic)
         if write_topic and old != plan.recurring_failures:
             outcome.changes.append(FileChange(topic, old, plan.recurring_failures))
         _memory_dry_run(plan, location, settings, outcome)
         return outcome
     memory = checked_target(location)
     data = read_bytes(memory)
-    if _needs_sections(None if data is None else decode(data, memory), settings):
+    if _needs_sections(None if data is None else decode_text(data, memory), settings):
         outcome.notes.append(ensure_memory_template(location, settings))
     location.memory_dir.mkdir(parents=True, exist_ok=True)
     if write_topic:

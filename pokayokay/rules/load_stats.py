@@ -7,7 +7,6 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pokayokay.rules.effectiveness import (
     DEFAULT_RETIRE_AFTER_SESSIONS,
@@ -15,9 +14,6 @@ from pokayokay.rules.effectiveness import (
     assess_all,
 )
 from pokayokay.rules.files import RuleFile
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True)

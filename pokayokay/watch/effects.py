@@ -45,7 +45,8 @@ def list_rule_files(rules_dir: Path) -> list[Path]:
 
 def curate_memory(location: MemoryLocation, settings: Settings) -> CurateReport:
     """Curate for real, and say in one line what happened."""
-    from pokayokay.memory.apply import encode, run_curation
+    from pokayokay.infra.safe_write import encode_text
+    from pokayokay.memory.apply import run_curation
     from pokayokay.status import curation_lines
 
     outcome = run_curation(location, settings, write=True, lock_timeout=LOCK_TIMEOUT)
@@ -56,8 +57,8 @@ def curate_memory(location: MemoryLocation, settings: Settings) -> CurateReport:
     if outcome.written:
         changes = "; ".join(curation_lines(outcome)) or "archives brought up to date"
         message = f"curated MEMORY.md: {changes}{notes}"
-        return CurateReport(message, hashlib.sha256(encode(result.text)).hexdigest())
-    settled = hashlib.sha256(encode(result.original)).hexdigest()
+        return CurateReport(message, hashlib.sha256(encode_text(result.text)).hexdigest())
+    settled = hashlib.sha256(encode_text(result.original)).hexdigest()
     return CurateReport(f"MEMORY.md within budget{notes}", settled)
 
 
