@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pokayokay.infra import logs
 from pokayokay.infra.locate import MemoryLocation
 from pokayokay.install import scan
 from pokayokay.memory.apply import CurationOutcome, run_curation
@@ -206,6 +207,7 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
             if g.sessions == threshold - 1
         ]
     except Exception as exc:  # a damaged store is doctor's business, not status's
+        logs.log_exception("status: reading the failure store", exc)
         out["store_problem"] = f"{type(exc).__name__}: {exc}"
     out["learnings"] = sum(1 for _ in location.memory_dir.glob("learning-*.md"))
     return out
@@ -361,6 +363,7 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
         try:
             data = status(location, settings)
         except Exception as exc:  # report, don't crash the doctor
+            logs.log_exception("doctor: budgets", exc)
             _check(checks, "problem", "budgets", f"cannot curate: {exc}")
         else:
             now = data["before"]
@@ -388,6 +391,7 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
     try:
         findings = lint(project)
     except Exception as exc:
+        logs.log_exception("doctor: rules lint", exc)
         _check(checks, "problem", "rules", f"cannot lint .claude/rules/: {exc}")
     else:
         if findings:

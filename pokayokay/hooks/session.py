@@ -54,9 +54,9 @@ def _recalled(payload: dict[str, Any]) -> str:
     try:
         recalled = session_start_context(payload)
     except Exception as exc:
-        from pokayokay.infra import logs
+        from pokayokay.infra.logs import fail_open
 
-        logs.log(f"SessionStart recall skipped: {type(exc).__name__}: {exc}")
+        fail_open("SessionStart recall", exc)
         return ""
     return "\n" + recalled if recalled else ""
 
@@ -107,7 +107,10 @@ def _unmanaged_lines(project: Path, text: str) -> int:
 
     try:
         specs = load_settings(project).sections
-    except Exception:  # a broken settings file must not cost Claude this note
+    except Exception as exc:  # a broken settings file must not cost Claude this note
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("SessionStart: reading the settings (default sections used)", exc)
         specs = DEFAULT_SECTIONS
     doc = parse(text, specs)
     return sum(len(seg.lines) for seg in doc.segments if isinstance(seg, Text))
@@ -209,7 +212,7 @@ def _retire_due(project: Path, location: Any, settings: Any) -> None:
         for line in retire_due_rules(project, location, settings):
             logs.log(f"SessionEnd: {line}")
     except Exception as exc:  # retirement never costs the session its curation
-        logs.log(f"SessionEnd: retiring rules failed: {type(exc).__name__}: {exc}")
+        logs.fail_open("SessionEnd rule retirement", exc)
 
 
 def _consolidate_if_due(project: Path, location: Any, settings: Any) -> None:

@@ -41,12 +41,10 @@ def fail_open(what: str, exc: BaseException, *, stderr: TextIO | None = None) ->
     ``<what> skipped: <error>`` with the traceback, stderr gets one line naming the log.
     Never silent, never raising: the caller carries on without the failed step."""
     import sys
-    import traceback
 
     message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
     first_line = str(message).splitlines()[0] if message else type(exc).__name__
-    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    path = log(f"{what} skipped: {message}", traceback_text=tb)
+    path = log_exception(f"{what} skipped", exc)
     stream = sys.stderr if stderr is None else stderr
     try:
         stream.write(f"pokayokay: {what} skipped: {first_line} (details: {path})\n")
@@ -54,3 +52,13 @@ def fail_open(what: str, exc: BaseException, *, stderr: TextIO | None = None) ->
     except (OSError, ValueError):
         pass
     return path
+
+
+def log_exception(what: str, exc: BaseException) -> Path:
+    """Log ``<what>: <error>`` with the traceback, for a caller that reports the error to the
+    user itself (doctor's checks, watch's messages); returns the log's path to name."""
+    import traceback
+
+    message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return log(f"{what}: {message}", traceback_text=tb)

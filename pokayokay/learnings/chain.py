@@ -363,15 +363,10 @@ def session_end_chain(payload: dict[str, Any], project_dir: Path, location: Memo
     """
     try:
         _session_end_chain(payload, project_dir, location)
-    except Exception as exc:  # fail safe
-        import traceback
+    except Exception as exc:  # SessionEnd goes on without this entry
+        from pokayokay.infra.logs import fail_open
 
-        from pokayokay.infra import logs
-
-        logs.log(
-            f"chain learnings not written: {type(exc).__name__}: {exc}",
-            traceback_text=traceback.format_exc(),
-        )
+        fail_open("chain learnings", exc)
 
 
 def _session_end_chain(

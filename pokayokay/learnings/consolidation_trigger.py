@@ -144,7 +144,7 @@ def session_end_check(
             )
         return None
     except Exception as exc:  # SessionEnd must never fail because of this check
-        logs.log(f"consolidation check failed: {type(exc).__name__}: {exc}")
+        logs.fail_open("consolidation check", exc)
         return None
 
 

@@ -274,8 +274,10 @@ def _section_specs(project_dir: str) -> tuple[SectionSpec, ...]:
             from pokayokay.config.settings import load_settings
 
             return load_settings(Path(project_dir)).sections
-        except Exception:  # a broken settings file must not cost the prompt its recall
-            pass
+        except Exception as exc:  # a broken settings file must not cost the prompt its recall
+            from pokayokay.infra.logs import fail_open
+
+            fail_open("recall: reading the settings (default sections used)", exc)
     return DEFAULT_SECTIONS
 
 
@@ -437,7 +439,10 @@ def build(inputs: Inputs, *, budget: float = DEFAULT_PARSE_BUDGET) -> tuple[Inde
     if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == fixes_key):
         try:
             rows = [_row(*f) for f in read_fixes(inputs.state_dir)]
-        except Exception:  # an unreadable or newer store: recall goes on without fix episodes
+        except Exception as exc:  # an unreadable or newer store: recall goes on without fixes
+            from pokayokay.infra.logs import fail_open
+
+            fail_open("recall: reading fix episodes from the failure store", exc)
             rows = []
         cache["fixes"] = [fixes_key, rows]
 

@@ -41,7 +41,10 @@ def _retire_after(project_dir: Path) -> int:
         from pokayokay.config.settings import load_settings
 
         settings = load_settings(project_dir)
-    except Exception:
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("reading retire_after_sessions (the default is used)", exc)
         return DEFAULT_RETIRE_AFTER_SESSIONS
     value = getattr(settings, "retire_after_sessions", DEFAULT_RETIRE_AFTER_SESSIONS)
     return value if isinstance(value, int) and value >= 1 else DEFAULT_RETIRE_AFTER_SESSIONS

@@ -45,7 +45,10 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
 
                 with FailureStore.for_project(location.project_key) as store:
                     groups = list(store.failure_groups())
-        except Exception:  # a locked or damaged store must not cost the prompt its context
+        except Exception as exc:  # a locked or damaged store must not cost the prompt its context
+            from pokayokay.infra.logs import fail_open
+
+            fail_open("failure signals for the skill suggestion", exc)
             groups = []
         rules_dir = os.path.join(project, ".claude", "rules", "pokayokay")
         if os.path.isdir(rules_dir):
