@@ -109,7 +109,7 @@ def specs() -> list[Spec]:
             "cold, no cache",
             RECALL_RELATED,
             "cache files deleted (untimed) before each run: every file parsed, within the "
-            "hook's parse budget (handlers.recall.PARSE_BUDGET)",
+            "hook's parse budget (pokayokay.hooks.recall.PARSE_BUDGET)",
             related=True,
             cold=True,
         ),
