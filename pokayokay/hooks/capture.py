@@ -148,13 +148,17 @@ def _log_recovery(store: FailureStore) -> None:
 
 
 def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
-    """A tool that started failed: record it (interrupts excepted)."""
+    """A tool that started failed: record it (interrupts excepted), and answer with what worked
+    when the same command failed in earlier sessions (``guard.failure_context``)."""
     if payload.get("is_interrupt") is True:
         return ""
     tool = payload.get("tool_name")
     error = payload.get("error")
     if not isinstance(tool, str) or not tool:
         return ""
+    from pokayokay.hooks.guard import failure_context
+
+    lesson = failure_context(payload)
     project = _Project(payload)
     failure = _build_failure(
         project,
@@ -170,7 +174,7 @@ def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
             failure, tool_use_id=tool_use_id if isinstance(tool_use_id, str) else None
         )
         _log_recovery(store)
-    return ""
+    return lesson
 
 
 def post_tool_batch(payload: dict[str, Any], event: str) -> str:

@@ -56,7 +56,18 @@ HOOKED_EVENTS: tuple[HookSpec, ...] = (
     ),
     # Only loads of path-scoped rules: that is when a graduated rule proves itself.
     HookSpec("InstructionsLoaded", "path_glob_match", 10, "instructions:instructions_loaded"),
+    # The correction of a known-bad command before it runs (the `guard` setting).
+    HookSpec("PreToolUse", "Bash", 10, "guard:pre_tool_use"),
+    # Subagents load no auto memory: hand them the always-loaded lessons.
+    HookSpec("SubagentStart", None, 10, "subagent:subagent_start"),
+    # Claude wrote MEMORY.md mid-session (SessionStart returns it in `watchPaths`): curate.
+    HookSpec("FileChanged", "MEMORY.md", 10, "memory_watch:file_changed"),
 )
+
+# Events whose handler has nothing to do unless the project has a lesson lookup
+# (pokayokay.infra.lesson_lookup): the runtime checks that before it even reads the payload, so
+# in a project without lessons they cost what an event pokayokay ignores costs.
+LOOKUP_ONLY_EVENTS: frozenset[str] = frozenset({"PreToolUse"})
 
 # Event name -> handler, for dispatch.
 HANDLERS: dict[str, str] = {spec.event: spec.handler for spec in HOOKED_EVENTS}

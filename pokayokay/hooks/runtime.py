@@ -13,7 +13,7 @@ import os
 import sys
 
 from pokayokay.errors import EXIT_FAILED_OPEN, EXIT_OK
-from pokayokay.hooks.events import HANDLERS  # the one event table
+from pokayokay.hooks.events import HANDLERS, LOOKUP_ONLY_EVENTS  # the one event table
 from pokayokay.names import ENV_PROJECT_DIR
 
 TYPE_CHECKING = False  # no typing import at run time: this is the hot path
@@ -62,6 +62,8 @@ def run(event: str, stdin: IO[bytes], stdout: IO[str], stderr: IO[str]) -> int:
     target = HANDLERS.get(event)
     if target is None:
         return EXIT_OK  # an event pokayokay has nothing to do for
+    if event in LOOKUP_ONLY_EVENTS and not _has_lessons():
+        return EXIT_OK  # no lessons for this project: nothing to say before a command
     try:
         payload = read_payload(stdin)
         module_name, func_name = target.split(":")
@@ -80,6 +82,15 @@ def run(event: str, stdin: IO[bytes], stdout: IO[str], stderr: IO[str]) -> int:
 
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         return _fail(event, message, traceback.format_exc(), stderr)
+
+
+def _has_lessons() -> bool:
+    from pokayokay.infra.lesson_lookup import find_lookup
+
+    try:
+        return find_lookup(os.environ.get(ENV_PROJECT_DIR) or os.getcwd()) is not None
+    except OSError:
+        return True  # let the handler decide (and fail open, logged, if it must)
 
 
 def _fail(event: str, message: str, tb: str | None, stderr: IO[str]) -> int:

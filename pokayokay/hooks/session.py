@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pokayokay.hooks.runtime import context_output, memory_location, project_dir
+from pokayokay.hooks.runtime import memory_location, project_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,7 +44,22 @@ def session_start(payload: dict[str, Any], event: str) -> str:
             text = head.decode("utf-8", "surrogateescape") if size <= _PARSE_AT_MOST else None
             note = overflow_note(project, text, lines, size) + "\n" + note
     note += _recalled(payload)
-    return context_output("SessionStart", note)
+    return session_start_output(note, location.memory_file)
+
+
+def session_start_output(note: str, memory_file: Path) -> str:
+    """The note as ``additionalContext``, and MEMORY.md in ``watchPaths`` so that FileChanged
+    fires (and :mod:`pokayokay.hooks.memory_watch` curates) when Claude writes it mid-session."""
+    import json
+
+    out = {
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": note,
+            "watchPaths": [str(memory_file)],
+        }
+    }
+    return json.dumps(out) + "\n"
 
 
 def _recalled(payload: dict[str, Any]) -> str:

@@ -102,6 +102,9 @@ class Settings:
     consolidation_archive: str | None = None
     consolidation_dropped: str | None = None
     consolidation_session_end: bool = True
+    # Before a command that failed in graduation_threshold sessions and has a known correction
+    # (pokayokay.hooks.guard): "hint" (additionalContext), "block" (deny with the reason), "off".
+    guard: str = "hint"
     # Where each value came from ("default", or a settings file path), for doctor/status.
     sources: dict[str, str] = field(default_factory=dict)
     # Warnings collected while loading (unknown keys and the like), shown by the CLI.

@@ -1,0 +1,111 @@
+"""SubagentStart: a subagent loads no auto memory, so it would repeat the mistakes the main
+session is warned about. It gets the always-loaded lessons instead: the environment lessons of
+the lesson lookup (how commands run here) and the entries of MEMORY.md's Active Patterns, in one
+fenced, factual block of at most :data:`BUDGET` characters — or nothing when there are none.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pokayokay.hooks.runtime import context_output, memory_location, project_dir
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+BUDGET = 800
+TAG = "pokayokay-lessons"
+OPEN_TAG, CLOSE_TAG = f"<{TAG}>", f"</{TAG}>"
+LEAD = "pokayokay's record of this project's earlier sessions (facts, not instructions):"
+ACTIVE_PATTERNS_ID = "active_patterns"  # pokayokay.rules.graduation.ACTIVE_PATTERNS_ID
+MAX_LINE = 300
+# MEMORY.md is read up to Claude Code's own load limit: what is past it is not "always loaded".
+_READ_AT_MOST = 25_000
+_FENCE_WORDS = re.compile(r"pokayokay[\W_]*lessons|facts[\W_]+not[\W_]+instructions", re.I)
+
+
+def _safe(text: str) -> str:
+    from pokayokay.safety.sanitize import clean, excerpt
+
+    out = excerpt(text, MAX_LINE)
+    while _FENCE_WORDS.search(out):
+        out = clean(_FENCE_WORDS.sub(" ", out))
+    return out
+
+
+def active_patterns(text: str, specs: Sequence[Any]) -> list[str]:
+    """The entries of MEMORY.md's Active Patterns section (pure), one line each."""
+    from pokayokay.memory.document import parse
+
+    section = parse(text, specs).section(ACTIVE_PATTERNS_ID)
+    if section is None:
+        return []
+    lines = []
+    for entry in section.entries:
+        joined = " ".join(line.strip() for line in entry.lines if line.strip())
+        lines.append(joined.removeprefix("- ").removeprefix("* ").strip())
+    return [line for line in lines if line]
+
+
+def lessons_block(environment: Sequence[str], patterns: Sequence[str], budget: int = BUDGET) -> str:
+    """The fenced block (pure): environment lessons first, then Active Patterns entries that do
+    not repeat one; each line sanitised; whole lines only, within ``budget`` characters."""
+    lines: list[str] = []
+    for raw in [*environment, *patterns]:
+        line = _safe(raw)
+        if line and not any(line in kept or kept in line for kept in lines):
+            lines.append(line)
+    if not lines:
+        return ""
+    fixed = len(OPEN_TAG) + len(LEAD) + len(CLOSE_TAG) + 3
+    shown: list[str] = []
+    used = fixed
+    for line in lines:
+        cost = len(line) + 3  # "- " and the newline
+        if used + cost > budget:
+            continue
+        shown.append(f"- {line}")
+        used += cost
+    if not shown:
+        return ""
+    return "\n".join([OPEN_TAG, LEAD, *shown, CLOSE_TAG])
+
+
+def _memory_text(path: Any) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_READ_AT_MOST)
+    except OSError:
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def subagent_start(payload: dict[str, Any], event: str) -> str:
+    from pathlib import Path
+
+    from pokayokay.infra.lesson_lookup import load_for
+
+    project = project_dir(payload)
+    lookup = load_for(project)
+    environment = lookup.get("always") if lookup is not None else None
+    env_lines = (
+        [x for x in environment if isinstance(x, str)] if isinstance(environment, list) else []
+    )
+    patterns: list[str] = []
+    text = _memory_text(memory_location(payload).memory_file)
+    if text:
+        from pokayokay.config.settings import load_settings
+        from pokayokay.memory.sections import DEFAULT_SECTIONS
+
+        try:
+            specs: Sequence[Any] = load_settings(Path(project)).sections
+        except Exception as exc:  # a broken settings file must not cost the subagent its lessons
+            from pokayokay.infra.logs import fail_open
+
+            fail_open("SubagentStart: reading the settings (default sections used)", exc)
+            specs = DEFAULT_SECTIONS
+        patterns = active_patterns(text, specs)
+    block = lessons_block(env_lines, patterns)
+    return context_output("SubagentStart", block) if block else ""

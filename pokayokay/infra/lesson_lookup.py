@@ -1,0 +1,167 @@
+"""The precomputed lesson lookup the per-tool-call hooks read: one small JSON file per project.
+
+Graduation writes it whenever the lessons change (``pokayokay.rules.lessons``), so the hooks that
+run before a command (PreToolUse) or right after it failed (PostToolUseFailure) do one ``stat``
+when a project has no lessons, and one small read plus a dictionary look-up when it has some:
+they never open the failure store, compute a signature or load the settings on a miss.
+
+Layout: ``<state>/lessons/<key>.json`` where ``<key>`` is :func:`lookup_key` of the project
+folder the lessons belong to (the canonical git root, and the launch folder too when the session
+was launched elsewhere). A hook looks for its launch folder's file and then its parents' (a
+session launched in a subfolder finds the repository's lessons). The file holds::
+
+    {"version": 1,
+     "commands": {"<command key>": {"sessions": 4, "guard": true,
+                                    "failure": "<text for PostToolUseFailure>",
+                                    "hint": "<text for PreToolUse>",
+                                    "corrected": "<the command that passed>"}},
+     "always": ["<environment lesson line>", ...]}
+
+Every text in it was sanitised and redacted when it was written: the hooks print it as is.
+Standard library only (``os`` at import; ``json`` and ``re`` when a file exists).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+LOOKUP_VERSION = 1
+LOOKUP_DIR = "lessons"
+_KEY_MAX = 120
+# A lookup is a few lessons; a larger file is not ours (or broken) and is not read.
+MAX_LOOKUP_BYTES = 256 << 10
+
+
+def state_home(environ: Mapping[str, str] | None = None) -> str:
+    """pokayokay's state folder as a string, as :func:`pokayokay.infra.state.state_home`."""
+    env = os.environ if environ is None else environ
+    explicit = env.get("POKAYOKAY_HOME")
+    if explicit:
+        return os.path.expanduser(explicit)
+    home = env.get("HOME") or os.path.expanduser("~")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Application Support", "pokayokay")
+    if sys.platform == "win32":
+        local = env.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+        return os.path.join(local, "pokayokay")
+    xdg = env.get("XDG_STATE_HOME") or os.path.join(home, ".local", "state")
+    return os.path.join(xdg, "pokayokay")
+
+
+def lookup_key(folder: str) -> str:
+    """A file-name-safe key for a folder: ``[A-Za-z0-9]`` kept, anything else ``-``; a long one
+    is cut and given a hash of the whole path (FNV-1a, so no hashlib import)."""
+    key = "".join(c if c.isascii() and c.isalnum() else "-" for c in folder)
+    if len(key) <= _KEY_MAX:
+        return key
+    value = 0xCBF29CE484222325
+    for byte in folder.encode("utf-8", "surrogatepass"):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{key[:_KEY_MAX]}-{value:016x}"
+
+
+def lookup_path(folder: str, environ: Mapping[str, str] | None = None) -> str:
+    key = lookup_key(os.path.abspath(folder))
+    return os.path.join(state_home(environ), LOOKUP_DIR, key + ".json")
+
+
+def find_lookup(launch_dir: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The lookup file for ``launch_dir`` or its nearest parent that has one, else None.
+
+    Costs one ``stat`` of the lessons folder when no project has lessons at all.
+    """
+    root = os.path.join(state_home(environ), LOOKUP_DIR)
+    if not os.path.isdir(root):
+        return None
+    current = os.path.abspath(launch_dir)
+    while True:
+        candidate = os.path.join(root, lookup_key(current) + ".json")
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def read_lookup(path: str) -> dict[str, Any] | None:
+    """The lookup's content, or None when it is unreadable, too large or of another version."""
+    import json
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_LOOKUP_BYTES + 1)
+        if len(data) > MAX_LOOKUP_BYTES:
+            return None
+        value = json.loads(data.decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(value, dict) or value.get("version") != LOOKUP_VERSION:
+        return None
+    return value
+
+
+def load_for(launch_dir: str, environ: Mapping[str, str] | None = None) -> dict[str, Any] | None:
+    path = find_lookup(launch_dir, environ)
+    return read_lookup(path) if path is not None else None
+
+
+def command_key(command: str) -> str:
+    """The form a command is looked up by: a leading ``cd <dir> &&``, output plumbing
+    (``2>&1``, ``> /dev/null``) and trailing pagers (``| tail -n 20``) set aside, whitespace
+    collapsed. Two runs of the same command Claude dressed differently get the same key."""
+    import re
+
+    text = " ".join(command.split())
+    text = re.sub(r"^cd\s+\S+\s*&&\s*", "", text)
+    while True:
+        shorter = re.sub(r"\s*\|\s*(?:tail|head|less|more|cat|tee)\b[^|]*$", "", text)
+        shorter = re.sub(r"\s*(?:\d?>&\d|&>\s*/dev/null|\d?>\s*/dev/null)\s*$", "", shorter)
+        if shorter == text:
+            break
+        text = shorter
+    return text.strip()
+
+
+def command_entry(lookup: Mapping[str, Any], command: object) -> dict[str, Any] | None:
+    """The lesson for a Bash ``command`` in a loaded lookup, or None."""
+    if not isinstance(command, str) or not command.strip():
+        return None
+    commands = lookup.get("commands")
+    if not isinstance(commands, dict):
+        return None
+    entry = commands.get(command_key(command))
+    return entry if isinstance(entry, dict) else None
+
+
+def write_lookup(
+    folders: list[str], content: Mapping[str, Any] | None, environ: Mapping[str, str] | None = None
+) -> list[str]:
+    """Write (or, for ``None``: remove) the lookup of every folder in ``folders`` atomically.
+    Returns the paths written or removed."""
+    import json
+    from pathlib import Path
+
+    from pokayokay.infra.safe_write import write_atomic
+
+    done: list[str] = []
+    for folder in dict.fromkeys(folders):
+        path = lookup_path(folder, environ)
+        if content is None:
+            try:
+                os.unlink(path)
+                done.append(path)
+            except FileNotFoundError:
+                pass
+            continue
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        data = json.dumps(dict(content), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+        write_atomic(Path(path), data.encode("utf-8"))
+        done.append(path)
+    return done

@@ -1,0 +1,165 @@
+"""The lesson lookup's content (pure) and its refresh when the lessons change.
+
+A *command lesson* is one failing command and what worked after it: the variant of it that
+passed (a correction, :mod:`pokayokay.failures.corrections`) or the files whose edit made it pass.
+:func:`lookup_content` turns them into the texts the hooks print as they are
+(:mod:`pokayokay.hooks.guard`, :mod:`pokayokay.hooks.subagent`):
+
+* ``failure`` — next to a failed command (PostToolUseFailure): that it failed in N earlier
+  sessions and what worked then;
+* ``hint`` / ``block`` — before the command runs (PreToolUse), only for a command that failed in
+  at least the graduation threshold of sessions and has a known correction (``guard: true``);
+* ``always`` — the environment lessons (how commands run here), for subagents.
+
+Every command is quoted only as evidence, redacted, de-linked and sanitised
+(:func:`shown`); a dangerous one is never quoted, so it yields no lesson. Texts are facts in
+pokayokay's words, never instructions, and each fits its budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+from pokayokay.infra.lesson_lookup import LOOKUP_VERSION, command_key
+
+FAILURE_BUDGET = 400
+HINT_BUDGET = 400
+MAX_ALWAYS = 5
+MAX_FIX_FILES = 3
+MAX_COMMAND = 120
+ENVIRONMENT = "environment"
+
+
+class CommandLesson(NamedTuple):
+    failing: str  # the failing command as stored (redacted at capture)
+    sessions: int  # distinct sessions in which it failed
+    corrected: str | None = None  # the variant that passed after it, if one did
+    kind: str | None = None  # "environment" or "command" for a correction
+    fix_paths: tuple[str, ...] = ()  # files edited between the failure and the success
+
+
+def shown(command: str) -> str | None:
+    """``command`` as a lesson may quote it, or None (dangerous, or nothing readable left)."""
+    from pokayokay.safety.sanitize import excerpt
+
+    cleaned = excerpt(command, MAX_COMMAND).replace("`", "'")
+    return cleaned if any(ch.isalnum() for ch in cleaned) else None
+
+
+def _path(path: str) -> str | None:
+    from pokayokay.safety.sanitize import excerpt
+
+    cleaned = excerpt(path, 80).replace("`", "'")
+    return cleaned if cleaned and "\n" not in cleaned else None
+
+
+def _times(n: int) -> str:
+    return "1 earlier session" if n == 1 else f"{n} earlier sessions"
+
+
+def _fit(text: str, budget: int) -> str:
+    return text if len(text) <= budget else text[: budget - 1].rstrip() + "…"
+
+
+def command_entry(lesson: CommandLesson, threshold: int) -> dict[str, Any] | None:
+    """The lookup entry of one lesson, or None when nothing safe can be said."""
+    failing = shown(lesson.failing)
+    if failing is None or lesson.sessions < 1:
+        return None
+    corrected = shown(lesson.corrected) if lesson.corrected else None
+    if lesson.corrected and corrected is None:
+        return None  # the variant that passed cannot be quoted safely: say nothing
+    where = "of this project"
+    if corrected is not None:
+        failure = (
+            f"pokayokay: `{failing}` failed in {_times(lesson.sessions)} {where} too; "
+            f"each time `{corrected}` passed after it."
+        )
+        entry: dict[str, Any] = {
+            "sessions": lesson.sessions,
+            "corrected": corrected,
+            "failure": _fit(failure, FAILURE_BUDGET),
+            "guard": lesson.sessions >= threshold,
+        }
+        if entry["guard"]:
+            entry["hint"] = _fit(
+                f"pokayokay: `{failing}` failed in {_times(lesson.sessions)} {where}; "
+                f"`{corrected}` is the form that passed.",
+                HINT_BUDGET,
+            )
+            entry["block"] = _fit(
+                f"pokayokay guard: `{failing}` failed in {_times(lesson.sessions)} {where}, "
+                f"and `{corrected}` passed instead. This call was not run (guard: block).",
+                HINT_BUDGET,
+            )
+        return entry
+    paths = [p for p in (_path(x) for x in lesson.fix_paths[:MAX_FIX_FILES]) if p]
+    if not paths:
+        return None
+    files = ", ".join(f"`{p}`" for p in paths)
+    more = len(lesson.fix_paths) - len(paths)
+    if more > 0:
+        files += f" and {more} more"
+    failure = (
+        f"pokayokay: `{failing}` failed in {_times(lesson.sessions)} {where} too; "
+        f"it passed after edits to {files}."
+    )
+    return {
+        "sessions": lesson.sessions,
+        "failure": _fit(failure, FAILURE_BUDGET),
+        "guard": False,
+    }
+
+
+def environment_line(lesson: CommandLesson) -> str | None:
+    """One always-loaded line for an environment correction, or None."""
+    if lesson.kind != ENVIRONMENT or not lesson.corrected:
+        return None
+    failing, corrected = shown(lesson.failing), shown(lesson.corrected)
+    if failing is None or corrected is None:
+        return None
+    sessions = "1 session" if lesson.sessions == 1 else f"{lesson.sessions} sessions"
+    return f"`{failing}` failed here in {sessions}; `{corrected}` passed instead."
+
+
+def lookup_content(lessons: Iterable[CommandLesson], threshold: int) -> dict[str, Any] | None:
+    """The lookup file's content for ``lessons``, or None when there is nothing to say (the
+    lookup is then removed, so the hooks cost a ``stat``)."""
+    commands: dict[str, dict[str, Any]] = {}
+    always: list[tuple[int, str]] = []
+    ordered = sorted(lessons, key=lambda x: (x.corrected is None, -x.sessions, x.failing))
+    for lesson in ordered:
+        key = command_key(lesson.failing)
+        if not key or key in commands:
+            continue
+        entry = command_entry(lesson, threshold)
+        if entry is None:
+            continue
+        commands[key] = entry
+        line = environment_line(lesson)
+        if line is not None and lesson.sessions >= threshold:
+            always.append((lesson.sessions, line))
+    if not commands:
+        return None
+    always.sort(key=lambda x: -x[0])
+    return {
+        "version": LOOKUP_VERSION,
+        "threshold": threshold,
+        "commands": commands,
+        "always": [line for _, line in always[:MAX_ALWAYS]],
+    }
+
+
+def lookup_folders(project_key: str, launch_dirs: Sequence[str] = ()) -> list[str]:
+    """The folders a lookup is written for: the project (git root), and any launch folder that
+    is not inside it (a linked worktree), since hooks look from their launch folder upwards."""
+    import os
+
+    root = os.path.abspath(project_key)
+    out = [root]
+    for folder in launch_dirs:
+        absolute = os.path.abspath(folder)
+        if absolute != root and not absolute.startswith(root.rstrip(os.sep) + os.sep):
+            out.append(absolute)
+    return out
