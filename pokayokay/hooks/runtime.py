@@ -54,6 +54,10 @@ def read_payload(stream: IO[bytes]) -> dict[str, Any]:
         raise BadPayload(f"payload is not JSON ({exc})") from None
     if not isinstance(payload, dict):
         raise BadPayload(f"payload is a JSON {type(payload).__name__}, not an object")
+    from pokayokay.safety.private import may_hold_private, strip_private_value
+
+    if may_hold_private(data):  # what the user marked <private> reaches no handler
+        payload = strip_private_value(payload)
     return payload
 
 

@@ -53,7 +53,7 @@ HEADER = (
     "chain-learnings-archive.md -->\n"
 )
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-RESULTS = ("clean", "recovered", "failed")
+RESULTS = ("clean", "recovered", "failed", "unknown")
 
 _HEADING = re.compile(r"^## (\d{4}-\d{2}-\d{2}) session (\S+)\s*$")
 _FIELD = re.compile(r"^- (Task|Skills|Failures|Files|Result): (.*?)\s*$")
@@ -69,7 +69,7 @@ class SessionOutcome:
     failures: int
     categories: tuple[tuple[str, int], ...]  # (category, count), most first
     files: tuple[str, ...]
-    result: str  # clean | recovered | failed
+    result: str  # clean | recovered | failed | unknown
     result_note: str = ""
 
     def render(self) -> str:
@@ -203,7 +203,8 @@ class TranscriptFacts:
     task: str = ""
     skills: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
-    last_command_failed: bool | None = None  # None: no command ran
+    last_command_failed: bool | None = None  # None: no command result seen
+    readable: bool = True  # False: the transcript could not be read at all
 
 
 def _prompt_text(content: Any) -> str:
@@ -246,6 +247,8 @@ def _relative(path: str, project_dir: str) -> str:
 
 def read_transcript(lines: Iterable[bytes | str], project_dir: str) -> TranscriptFacts:
     """What a session did, from its transcript lines (pure; unknown shapes are skipped)."""
+    from pokayokay.safety.private import strip_private
+
     facts = TranscriptFacts()
     skills: list[str] = []
     files: list[str] = []
@@ -262,7 +265,7 @@ def read_transcript(lines: Iterable[bytes | str], project_dir: str) -> Transcrip
         kind = record.get("type")
         if kind == "user":
             if not facts.task and record.get("isMeta") is not True:
-                text = _prompt_text(content).strip()
+                text = strip_private(_prompt_text(content)).strip()
                 if text and not text.startswith("<"):
                     facts.task = text
             if isinstance(content, list):
@@ -295,12 +298,13 @@ def read_transcript(lines: Iterable[bytes | str], project_dir: str) -> Transcrip
     return facts
 
 
-def _transcript_lines(path: str) -> list[bytes]:
+def _transcript_lines(path: str) -> list[bytes] | None:
+    """The transcript's lines; None when it cannot be read."""
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_TRANSCRIPT_BYTES)
     except OSError:
-        return []
+        return None
     return data.splitlines()
 
 
@@ -321,8 +325,13 @@ def outcome_of(
         total += 1
         counts[failure.category] = counts.get(failure.category, 0) + 1
     cats = tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    # "recovered" only on evidence: the transcript shows the last command passing.
     if facts.last_command_failed:
         result, note = "failed", "the last command failed"
+    elif not facts.readable:
+        result, note = "unknown", "the transcript could not be read"
+    elif total and facts.last_command_failed is None:
+        result, note = "unknown", "the transcript shows no command result after the failures"
     elif total:
         result, note = "recovered", "commands passed after the failures"
     else:
@@ -376,8 +385,9 @@ def _session_end_chain(
     if not isinstance(session_id, str) or not session_id:
         return
     transcript = payload.get("transcript_path")
-    lines = _transcript_lines(transcript) if isinstance(transcript, str) and transcript else []
-    facts = read_transcript(lines, str(project_dir))
+    lines = _transcript_lines(transcript) if isinstance(transcript, str) and transcript else None
+    facts = read_transcript(lines or [], str(project_dir))
+    facts.readable = lines is not None
     failures = _session_failures(location, session_id)
     outcome = outcome_of(session_id, facts, failures, date.today())
     if not (outcome.skills or outcome.files or outcome.failures):

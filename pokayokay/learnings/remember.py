@@ -163,9 +163,10 @@ def _draft(text: str, category: str | None) -> _Draft | RememberResult:
         infer_category,
         make_name,
     )
+    from pokayokay.safety.private import strip_private
     from pokayokay.safety.sanitize import clean, excerpt
 
-    trimmed = text.strip()
+    trimmed = strip_private(text).strip()  # what is marked <private> is never written
     if len(trimmed) < MIN_CHARS:
         return RememberResult("too_short", TOO_SHORT, EXIT_USAGE)
     if len(trimmed) > 4 * MAX_CHARS:

@@ -175,7 +175,10 @@ def _read_text(path: str, limit: int) -> str | None:
         os.close(fd)
     if size > limit:
         return None
-    return b"".join(chunks).decode("utf-8", "replace")
+    from pokayokay.safety.private import strip_private
+
+    # What the user marked <private> in a memory file never reaches the recall cache.
+    return strip_private(b"".join(chunks).decode("utf-8", "replace"))
 
 
 def _shown(text: str) -> str:
@@ -201,14 +204,18 @@ def learning_document(learning: Learning, file_name: str) -> tuple[Document, dic
     the description and the name add only the terms the body lacks (they are usually a
     shortened copy of it, and would count its words twice).
     """
-    counts = term_counts(learning.text[:MAX_TEXT_CHARS])
-    for extra in (learning.description[:MAX_TEXT_CHARS], learning.name.replace("-", " ")):
+    from pokayokay.safety.private import strip_private
+
+    body = strip_private(learning.text)
+    counts = term_counts(body[:MAX_TEXT_CHARS])
+    extras = (strip_private(learning.description)[:MAX_TEXT_CHARS], learning.name.replace("-", " "))
+    for extra in extras:
         for term in term_counts(extra):
             counts.setdefault(term, 1)
     doc = Document(
         f"learning:{file_name.removeprefix(LEARNING_PREFIX).removesuffix('.md')}",
         "learning",
-        _shown(learning.text),
+        _shown(body),
         label=learning.category,
         weight=CONFIDENCE_WEIGHT.get(learning.confidence, 1.0),
         clean=True,

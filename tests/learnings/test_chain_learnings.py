@@ -228,3 +228,38 @@ def test_session_end_is_fail_safe_and_skips_empty_sessions(tmp_path: Path) -> No
     transcript = tmp_path / "t.jsonl"
     transcript.write_text("\n".join(_transcript(tmp_path)) + "\n")
     session_end_chain({"session_id": "s", "transcript_path": str(transcript)}, tmp_path, bad)
+
+
+def test_outcome_is_unknown_without_evidence_of_recovery() -> None:
+    failures = [_failure("s1", "testing")]
+    unread = TranscriptFacts(readable=False)
+    outcome = outcome_of("s1", unread, failures, date(2026, 11, 20))
+    assert (outcome.result, outcome.result_note) == ("unknown", "the transcript could not be read")
+    assert parse(outcome.render()) == [outcome]
+    no_result = outcome_of("s1", TranscriptFacts(), failures, date(2026, 11, 20))
+    assert no_result.result == "unknown"
+
+
+def test_session_end_with_an_unreadable_transcript_says_unknown(tmp_path: Path) -> None:
+    from pokayokay.failures.store import FailureStore
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    location = resolve_memory_location(project, memory_dir=tmp_path / "memory")
+    with FailureStore.for_project(location.project_key) as store:
+        store.record_failure(_failure("sess-2", "testing"))
+    payload = {"session_id": "sess-2", "transcript_path": str(tmp_path / "gone.jsonl")}
+    session_end_chain(payload, project, location)
+    (entry,) = read(location.memory_dir)
+    assert entry.result == "unknown" and entry.failures == 1
+
+
+def test_a_private_task_never_reaches_chain_learnings(tmp_path: Path) -> None:
+    prompt = (
+        "deploy the billing service <private>the staging password is Tr0ub4dor&3, "
+        "customer ACME-SECRET-77</private> and check the logs"
+    )
+    lines = [_line({"type": "user", "message": {"role": "user", "content": prompt}})]
+    facts = read_transcript(lines, str(tmp_path))
+    assert facts.task == "deploy the billing service [private] and check the logs"
+    assert "ACME-SECRET-77" not in outcome_of("s", facts, [], date(2026, 11, 20)).render()

@@ -1,0 +1,180 @@
+"""``<private>…</private>``: the pure function, and every store point it guards, checked by
+grepping every file pokayokay wrote (state folder, memory folder, project)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.hooks import run_hook
+from helpers.paths import FIXTURE_SAMPLES_DIR
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pokayokay.safety.private import PLACEHOLDER, has_private, strip_private, strip_private_value
+
+SAMPLE_ROOT = "/home/dev/project"
+SECRET = "ZEBRA-QUOKKA-7731"  # what must never appear in a file pokayokay wrote
+
+
+# --- the function -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("plain text", "plain text"),
+        ("a <private>b</private> c", f"a {PLACEHOLDER} c"),
+        ("a <PRIVATE>b</Private> c <private>d</private>", f"a {PLACEHOLDER} c {PLACEHOLDER}"),
+        ("token: <private>\nline 1\nline 2\n</private>\ndone", f"token: {PLACEHOLDER}\ndone"),
+        ("< private >x</ private >y", f"{PLACEHOLDER}y"),
+        ("cut off <private>the rest of the paste", f"cut off {PLACEHOLDER}"),
+        ("stray </private> tag", "stray  tag"),
+        ("the word private is fine, <privateer> too", "the word private is fine, <privateer> too"),
+        ("<private><private>x</private>y</private>", f"{PLACEHOLDER}y"),
+    ],
+)
+def test_strip_private(text: str, expected: str) -> None:
+    assert strip_private(text) == expected
+
+
+_piece = st.text(alphabet=st.characters(blacklist_characters="<>"), max_size=30)
+
+
+@given(_piece, _piece, _piece)
+def test_what_is_inside_never_survives(before: str, inside: str, after: str) -> None:
+    marked = f"{SECRET}{inside}{SECRET}"
+    out = strip_private(f"{before}<private>{marked}</private>{after}")
+    assert out == f"{before}{PLACEHOLDER}{after}"
+    assert not has_private(out)
+
+
+@given(st.text(max_size=200))
+def test_idempotent_and_leaves_untagged_text_alone(text: str) -> None:
+    once = strip_private(text)
+    assert strip_private(once) == once
+    if "private" not in text.lower():
+        assert once == text
+
+
+def test_json_values_keys_included() -> None:
+    value = {"a": ["x <private>1</private>", {"<private>k</private>": 2}], "n": None}
+    assert strip_private_value(value) == {"a": [f"x {PLACEHOLDER}", {PLACEHOLDER: 2}], "n": None}
+
+
+# --- every store point ----------------------------------------------------------------------------
+
+
+def sample(name: str, project: Path, **changes: Any) -> dict[str, Any]:
+    text = (FIXTURE_SAMPLES_DIR / name).read_text(encoding="utf-8")
+    payload: dict[str, Any] = json.loads(text.replace(SAMPLE_ROOT, str(project)))
+    payload.update(changes)
+    return payload
+
+
+def files_holding(root: Path, needle: str) -> list[str]:
+    hits = []
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = Path(folder) / name
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            if needle.encode() in data or needle.encode("utf-16-le") in data:
+                hits.append(str(path))
+    return hits
+
+
+def test_no_file_pokayokay_writes_holds_private_text(
+    project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from pokayokay.cli.main import main as cli
+
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    monkeypatch.chdir(project)
+    assert cli(["init", "--project", str(project)]) == 0
+    session = "0ebb4b7c-7011-44b6-afdb-8302b6c943e8"
+    private_cmd = f"psql -h db <private>--password {SECRET}</private> -c 'select 1'"
+
+    # Hook capture: a failure whose command and output hold private text, a success of it.
+    failure = sample(
+        "PostToolUseFailure.Bash.json",
+        project,
+        tool_input={"command": private_cmd, "description": "query"},
+        error=f"Exit code 2\npsql: error: <private>auth {SECRET} rejected</private> for db",
+    )
+    assert run_hook("PostToolUseFailure", failure)[0] == 0
+    batch = sample("PostToolBatch.json", project)
+    batch["tool_calls"] = [
+        {
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(project / "a.py"), "old_string": "x", "new_string": "y"},
+            "tool_use_id": "toolu_private_batch",
+            "tool_response": f"<tool_use_error>String to replace not found <private>{SECRET}"
+            "</private></tool_use_error>",
+        }
+    ]
+    assert run_hook("PostToolBatch", batch)[0] == 0
+    success = sample(
+        "PostToolUse.Bash.json", project, tool_input={"command": private_cmd, "description": "q"}
+    )
+    assert run_hook("PostToolUse", success)[0] == 0
+
+    # remember: the learning, its description and its name.
+    assert cli(
+        [
+            "remember",
+            "--project",
+            str(project),
+            f"Run the billing migrations with make migrate <private>the key is {SECRET}</private>"
+            " before the integration tests",
+        ]
+    ) == 0
+
+    # The recall cache: a learning file written by hand with private text in it.
+    from pokayokay.infra.locate import memory_location_for
+
+    memory_dir = memory_location_for(project).memory_dir
+    learnings = sorted(memory_dir.glob("learning-*.md"))
+    assert learnings, sorted(p.name for p in memory_dir.iterdir())
+    hand = memory_dir / "learning-hand-written-alembic.md"
+    hand.write_text(
+        learnings[0]
+        .read_text(encoding="utf-8")
+        .replace("billing migrations", f"alembic upgrade <private>{SECRET} staging dsn</private>"),
+        encoding="utf-8",
+    )
+    prompt = sample(
+        "UserPromptSubmit.json", project, prompt="how do I run the billing migrations again?"
+    )
+    assert run_hook("UserPromptSubmit", prompt)[0] == 0
+
+    # Chain learnings from a transcript whose first prompt holds private text.
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text(
+        json.dumps(
+            {
+                "type": "user",
+                "message": {"role": "user", "content": f"fix db <private>{SECRET}</private>"},
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    end = sample("SessionEnd.other.json", project, transcript_path=str(transcript))
+    assert run_hook("SessionEnd", end)[0] == 0
+
+    written = [
+        p
+        for p in files_holding(isolated_home, SECRET) + files_holding(project, SECRET)
+        if Path(p) != hand
+    ]
+    assert written == []
+    # ...and the stores did receive the rest of that text.
+    state = isolated_home / "pokayokay-state"
+    assert files_holding(state, "psql -h db")
+    assert files_holding(memory_dir, "make migrate")
