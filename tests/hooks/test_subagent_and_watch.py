@@ -99,7 +99,8 @@ def test_active_patterns_alone_are_enough(launched: Path) -> None:
 
 def test_the_block_stays_within_budget_and_keeps_whole_lines() -> None:
     patterns = [f"Pattern {i}: " + "word " * 40 for i in range(30)]
-    block = lessons_block(["`make` failed here in 9 sessions; `make -j1` passed instead."], patterns)
+    env = ["`make` failed here in 9 sessions; `make -j1` passed instead."]
+    block = lessons_block(env, patterns)
     assert len(block) <= BUDGET
     assert block.splitlines()[2].startswith("- `make` failed")
     assert all(line.startswith("- ") for line in block.splitlines()[2:-1])

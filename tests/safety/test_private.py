@@ -97,7 +97,6 @@ def test_no_file_pokayokay_writes_holds_private_text(
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
     monkeypatch.chdir(project)
     assert cli(["init", "--project", str(project)]) == 0
-    session = "0ebb4b7c-7011-44b6-afdb-8302b6c943e8"
     private_cmd = f"psql -h db <private>--password {SECRET}</private> -c 'select 1'"
 
     # Hook capture: a failure whose command and output hold private text, a success of it.
@@ -112,7 +111,11 @@ def test_no_file_pokayokay_writes_holds_private_text(
     batch["tool_calls"] = [
         {
             "tool_name": "Edit",
-            "tool_input": {"file_path": str(project / "a.py"), "old_string": "x", "new_string": "y"},
+            "tool_input": {
+                "file_path": str(project / "a.py"),
+                "old_string": "x",
+                "new_string": "y",
+            },
             "tool_use_id": "toolu_private_batch",
             "tool_response": f"<tool_use_error>String to replace not found <private>{SECRET}"
             "</private></tool_use_error>",
