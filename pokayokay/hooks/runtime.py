@@ -57,7 +57,8 @@ def read_payload(stream: IO[bytes]) -> dict[str, Any]:
     from pokayokay.safety.private import may_hold_private, strip_private_value
 
     if may_hold_private(data):  # what the user marked <private> reaches no handler
-        payload = strip_private_value(payload)
+        stripped: dict[str, Any] = strip_private_value(payload)
+        return stripped
     return payload
 
 
