@@ -220,7 +220,9 @@ class _Curator:
                 if found is not None:
                     pos = found
                     break
-            pos = max(pos, lower)
+            # ...and never before a line Claude wrote: a new section goes after the last of
+            # Claude's notes, even when that breaks template order.
+            pos = max(pos, lower, self._after_last_note())
             if pos < len(segs) and isinstance(segs[pos], Section):
                 following = segs[pos]
                 assert isinstance(following, Section)
@@ -232,6 +234,14 @@ class _Curator:
                 section = new_section(spec, self.newline, lead_blank=lead)
             segs.insert(pos, section)
             self.added_sections.append(spec.title)
+
+    def _after_last_note(self) -> int:
+        """The index right after the last text segment with a non-blank line (0 if none)."""
+        for i in range(len(self.doc.segments) - 1, -1, -1):
+            seg = self.doc.segments[i]
+            if isinstance(seg, Text) and any(not is_blank(line) for line in seg.lines):
+                return i + 1
+        return 0
 
     def _index_of(self, section_id: str) -> int | None:
         for i, seg in enumerate(self.doc.segments):

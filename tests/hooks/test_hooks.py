@@ -374,6 +374,16 @@ def test_session_start_over_the_byte_limit_with_few_lines_also_notes_it(
     assert re.search(r"\b200 lines\b", note)
 
 
+def start_hook(payload: dict[str, Any]) -> tuple[int, str, str]:
+    """SessionStart's hook with the ``watchPaths`` it always returns checked and set aside: one
+    path, the MEMORY.md of the memory folder Claude Code would use."""
+    code, out, err = run_hook("SessionStart", payload)
+    value = json.loads(out)
+    watched = value["hookSpecificOutput"].pop("watchPaths")
+    assert len(watched) == 1 and Path(watched[0]).name == "MEMORY.md", watched
+    return code, json.dumps(value) + "\n", err
+
+
 TIP_ONLY = (
     json.dumps(
         {
@@ -398,7 +408,7 @@ def test_session_start_within_the_limit_gives_only_the_tip(
     """MEMORY.md within 200 lines and 25,000 bytes (limits included): only the /remember tip."""
     line = "- " + "n" * (line_bytes - 3) + "\n"
     (memory / "MEMORY.md").write_text(line * lines, encoding="utf-8")
-    assert run_hook("SessionStart", sample_for("SessionStart.startup.json", project)) == (
+    assert start_hook(sample_for("SessionStart.startup.json", project)) == (
         0,
         TIP_ONLY,
         "",
@@ -407,7 +417,7 @@ def test_session_start_within_the_limit_gives_only_the_tip(
 
 def test_session_start_without_memory_md_gives_only_the_tip(project: Path) -> None:
     """No MEMORY.md (not even a memory folder): the tip, and nothing created."""
-    assert run_hook("SessionStart", sample_for("SessionStart.startup.json", project)) == (
+    assert start_hook(sample_for("SessionStart.startup.json", project)) == (
         0,
         TIP_ONLY,
         "",
@@ -440,7 +450,7 @@ def test_session_start_honours_pokayokay_memory_dir(
     text, _ = claude_heavy_memory()
     (elsewhere / "MEMORY.md").write_text(text, encoding="utf-8")
     payload = sample_for("SessionStart.startup.json", project)
-    assert run_hook("SessionStart", payload)[1] == TIP_ONLY  # the default folder has none
+    assert start_hook(payload)[1] == TIP_ONLY  # the default folder has none
     monkeypatch.setenv("POKAYOKAY_MEMORY_DIR", str(elsewhere))
     code, out, _ = run_hook("SessionStart", payload)
     assert code == 0
@@ -456,7 +466,7 @@ def test_session_start_prefers_claude_project_dir_over_cwd(
     other = tmp_path / "other"
     other.mkdir()
     payload = sample_for("SessionStart.startup.json", other)
-    assert run_hook("SessionStart", payload) == (0, TIP_ONLY, "")  # cwd alone: other's, none
+    assert start_hook(payload) == (0, TIP_ONLY, "")  # cwd alone: other's, none
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
     code, out, _ = run_hook("SessionStart", payload)
     assert code == 0

@@ -225,7 +225,9 @@ def test_unrelated_keys_and_hooks_survive_a_round_trip_byte_for_byte(
     assert list(data) == list(EXISTING)  # key order kept
     for key in ("$schema", "permissions", "model", "env", "enabledPlugins"):
         assert data[key] == EXISTING[key]
-    assert data["hooks"]["PreToolUse"] == EXISTING["hooks"]["PreToolUse"]
+    # The user's own PreToolUse guard stays first and untouched; pokayokay's is added after it.
+    assert data["hooks"]["PreToolUse"][0] == EXISTING["hooks"]["PreToolUse"][0]
+    assert [g["matcher"] for g in data["hooks"]["PreToolUse"]] == ["Bash", "Bash"]
     assert data["hooks"]["SessionEnd"] == [
         *EXISTING["hooks"]["SessionEnd"], {"hooks": [path_handler("SessionEnd")]},
     ]
@@ -702,8 +704,9 @@ def test_find_installed_hooks_command_not_on_path(
 def test_committed_hooks_json_is_generated_from_the_table() -> None:
     committed = (REPO_ROOT / "hooks" / "hooks.json").read_text()
     assert committed == render_plugin_hooks_json(), (
-        "hooks/hooks.json is stale: regenerate it with python -c 'from pokayokay.install "
-        "import render_plugin_hooks_json as r; open(\"hooks/hooks.json\", \"w\").write(r())'"
+        "hooks/hooks.json is stale: regenerate it with python -c 'from pokayokay.install"
+        ".handlers import render_plugin_hooks_json as r; "
+        "open(\"hooks/hooks.json\", \"w\").write(r())'"
     )
     data = plugin_hooks_json()
     assert set(data) == {"description", "hooks"}
