@@ -18,7 +18,7 @@ from pokayokay.learnings.remember import MODES, remember
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``pokayokay remember`` (cli.py adds ``--project`` and ``--memory-dir``)."""
-    from pokayokay.learnings.model import CATEGORIES, CONFIDENCES
+    from pokayokay.learnings.model import CATEGORIES, CONFIDENCES, SEVERITIES
 
     parser.add_argument(
         "text",
@@ -40,6 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=MODES,
         default="user",
         help="'model' when Claude captures on its own: capture_mode and the silent budget apply",
+    )
+    parser.add_argument(
+        "--trigger", metavar="TEXT", default=None, help="the situation that brings it up"
+    )
+    parser.add_argument("--insight", metavar="TEXT", default=None, help="the root cause")
+    parser.add_argument("--action", metavar="TEXT", default=None, help="what to do about it")
+    parser.add_argument(
+        "--severity", choices=SEVERITIES, type=str.upper, default=None, help="how much it matters"
     )
     parser.add_argument(
         "--session",
@@ -74,6 +82,12 @@ def run_command(
         project_dir=project,
         location=location,
         settings=settings,
+        fields={
+            "trigger": ns.trigger,
+            "insight": ns.insight,
+            "action": ns.action,
+            "severity": ns.severity,
+        },
     )
     # Refusals of the text go to stderr (a failing `!` line in the slash command shows stderr to
     # the user); every other answer, notes included, to stdout, which the slash command and the

@@ -101,6 +101,9 @@ __all__ = [
     "MIN_CHARS",
     "NAME_MAX",
     "PATTERN_CUES",
+    "SEVERITIES",
+    "STRUCTURED_FIELDS",
+    "STRUCTURED_MAX",
     "Learning",
     "LearningFormatError",
     "file_name_for",
@@ -115,6 +118,11 @@ __all__ = [
 
 CATEGORIES: tuple[str, ...] = ("anti-patterns", "patterns", "heuristics")
 CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
+# Structured fields a learning may carry (seed 000's reflexion schema): what situation brings it
+# up, the root cause, what to do, and how much it matters.
+STRUCTURED_FIELDS: tuple[str, ...] = ("trigger", "insight", "action", "severity")
+SEVERITIES: tuple[str, ...] = ("P1", "P2", "P3")
+STRUCTURED_MAX = 200
 MEMORY_TYPE = "feedback"
 FILE_PREFIX = "learning-"
 MIN_CHARS = 20
@@ -158,6 +166,11 @@ class Learning:
     memory_type: str = MEMORY_TYPE
     extra: Mapping[str, object] = field(default_factory=dict)
     extra_metadata: Mapping[str, object] = field(default_factory=dict)
+    # Structured fields ("" when not given): see STRUCTURED_FIELDS.
+    trigger: str = ""
+    insight: str = ""
+    action: str = ""
+    severity: str = ""
 
     @property
     def file_name(self) -> str:

@@ -152,6 +152,32 @@ class _Draft(NamedTuple):
     name: str
     description: str
     hash: str
+    fields: Mapping[str, str] = {}  # a NamedTuple default, never mutated
+
+
+def structured_fields(given: Mapping[str, str | None]) -> dict[str, str]:
+    """The structured fields as stored: one sanitised line each (private text removed); an
+    unknown key or severity raises :class:`PokayokayError`."""
+    from pokayokay.learnings.model import SEVERITIES, STRUCTURED_FIELDS, STRUCTURED_MAX
+    from pokayokay.safety.private import strip_private
+    from pokayokay.safety.sanitize import excerpt
+
+    out: dict[str, str] = {}
+    for key, value in given.items():
+        if key not in STRUCTURED_FIELDS:
+            raise PokayokayError(f"unknown learning field {key!r}")
+        if value is None or not value.strip():
+            continue
+        if key == "severity":
+            level = value.strip().upper()
+            if level not in SEVERITIES:
+                raise PokayokayError(f"--severity: expected one of {', '.join(SEVERITIES)}")
+            out[key] = level
+            continue
+        cleaned = excerpt(strip_private(value), STRUCTURED_MAX)
+        if cleaned:
+            out[key] = cleaned
+    return out
 
 
 def _draft(text: str, category: str | None) -> _Draft | RememberResult:
@@ -213,8 +239,12 @@ def remember(
     settings: Settings,
     now: datetime | None = None,
     environ: Mapping[str, str] | None = None,
+    fields: Mapping[str, str | None] | None = None,
 ) -> RememberResult:
     """Store ``text`` as a learning, or reinforce the learning it repeats (module docstring).
+
+    ``fields`` are the structured fields (``trigger``, ``insight``, ``action``, ``severity``);
+    each is sanitised to one line, and a reinforcement fills in the ones given.
 
     ``mode="model"`` marks a capture the model started: ``capture_mode`` and the per-session
     silent budget apply, counted for ``session_id``. Raises :class:`PokayokayError` for a bad
@@ -231,10 +261,12 @@ def remember(
         raise PokayokayError(f"--mode: expected one of {', '.join(MODES)}")
     source = _clean_source(source)
     moment = now or datetime.now(timezone.utc)
+    structured = structured_fields(fields or {})
 
     draft = _draft(text, category)
     if isinstance(draft, RememberResult):
         return draft
+    draft = draft._replace(fields=structured)
     if mode == "user":
         return _save(draft, confidence, source, location, settings, moment, environ, silent=False)
 
@@ -324,7 +356,7 @@ def _save(
             existing, _problems = load_learnings(location.memory_dir)
             match = _match(draft, existing)
             if match is not None:
-                return _reinforce(match[0], match[1], confidence, stamp), existing
+                return _reinforce(match[0], match[1], confidence, stamp, draft.fields), existing
             return _create(draft, confidence, source, location, stamp, silent=silent), existing
 
         try:
@@ -352,13 +384,27 @@ def _save(
 
 
 def _reinforce(
-    stored: StoredLearning, score: float | None, confidence: str, stamp: str
+    stored: StoredLearning,
+    score: float | None,
+    confidence: str,
+    stamp: str,
+    fields: Mapping[str, str] | None = None,
 ) -> RememberResult:
     """Raises Conflict when Claude (or someone) edited the file meanwhile: read it again."""
+    from dataclasses import replace
+
     from pokayokay.infra.safe_write import replace_if_unchanged
     from pokayokay.learnings.topic_file import render
 
-    learning = stored.learning.reinforced(stamp, confidence)
+    base = stored.learning.reinforced(stamp, confidence)
+    given = fields or {}
+    learning = replace(
+        base,
+        trigger=given.get("trigger", base.trigger),
+        insight=given.get("insight", base.insight),
+        action=given.get("action", base.action),
+        severity=given.get("severity", base.severity),
+    )
     replace_if_unchanged(stored.path, stored.data, render(learning).encode("utf-8"))
     message = (
         f"Reinforced: {learning.name} ({learning.category}) — seen {learning.observations} times"
@@ -396,6 +442,10 @@ def _create(
         hash=draft.hash,
         created=stamp,
         last_seen=stamp,
+        trigger=draft.fields.get("trigger", ""),
+        insight=draft.fields.get("insight", ""),
+        action=draft.fields.get("action", ""),
+        severity=draft.fields.get("severity", ""),
     )
     path = location.memory_dir / file_name_for(name)
     replace_if_unchanged(path, None, render(learning).encode("utf-8"))

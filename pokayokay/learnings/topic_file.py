@@ -11,6 +11,8 @@ from pokayokay.learnings.model import (
     CATEGORIES,
     CONFIDENCES,
     MEMORY_TYPE,
+    SEVERITIES,
+    STRUCTURED_FIELDS,
     Learning,
     LearningFormatError,
     identity,
@@ -122,6 +124,11 @@ def render(learning: Learning) -> str:
         f'  hash: "{learning.hash}"',
         f"  created: {quote(learning.created)}",
         f"  last_seen: {quote(learning.last_seen)}",
+        *(
+            f"  {key}: {quote(getattr(learning, key))}"
+            for key in STRUCTURED_FIELDS
+            if getattr(learning, key)
+        ),
         *_extra_lines(learning.extra_metadata, "  "),
         "---",
     ]
@@ -133,6 +140,7 @@ _KNOWN_TOP = ("name", "description", "metadata")
 
 
 _KNOWN_META = (
+    *STRUCTURED_FIELDS,
     "type",
     "category",
     "confidence",
@@ -307,6 +315,7 @@ def parse(text: str) -> Learning:
     name = _text(data.get("name")).strip()
     category = _text(meta.get("category")).strip()
     confidence = _text(meta.get("confidence")).strip()
+    severity = _text(meta.get("severity")).strip().upper()
     return Learning(
         name=name,
         description=" ".join(_text(data.get("description")).split()),
@@ -321,4 +330,12 @@ def parse(text: str) -> Learning:
         memory_type=_text(meta.get("type")).strip() or MEMORY_TYPE,
         extra={str(k): v for k, v in data.items() if k not in _KNOWN_TOP},
         extra_metadata={str(k): v for k, v in meta.items() if k not in _KNOWN_META},
+        trigger=_one_line(meta.get("trigger")),
+        insight=_one_line(meta.get("insight")),
+        action=_one_line(meta.get("action")),
+        severity=severity if severity in SEVERITIES else "",
     )
+
+
+def _one_line(value: object) -> str:
+    return " ".join(_text(value).split())

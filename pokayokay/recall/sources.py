@@ -208,7 +208,12 @@ def learning_document(learning: Learning, file_name: str) -> tuple[Document, dic
 
     body = strip_private(learning.text)
     counts = term_counts(body[:MAX_TEXT_CHARS])
-    extras = (strip_private(learning.description)[:MAX_TEXT_CHARS], learning.name.replace("-", " "))
+    extras = (
+        strip_private(learning.description)[:MAX_TEXT_CHARS],
+        learning.name.replace("-", " "),
+        learning.trigger,  # the situation it is for: what a prompt about it would say
+        learning.insight,
+    )
     for extra in extras:
         for term in term_counts(extra):
             counts.setdefault(term, 1)
