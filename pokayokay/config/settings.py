@@ -167,6 +167,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option("consolidation.freshness", int_at_least(0), "consolidation_freshness"),
     Option("consolidation.min_batch", int_at_least(1), "consolidation_min_batch"),
+    Option("consolidation.keep_recent", int_between(0, 5), "consolidation_keep_recent"),
     Option("consolidation.split_at", int_at_least(2), "consolidation_split_at"),
     Option("consolidation.part_min", int_at_least(1), "consolidation_part_min"),
     Option("consolidation.part_max", int_at_least(1), "consolidation_part_max"),

@@ -118,9 +118,17 @@ def should_trigger(
 
 
 def qualifying(ages: Sequence[EntryAge], config: ConsolidationConfig = DEFAULT_CONFIG) -> list[int]:
-    """Indices of the entries old enough to consolidate, oldest first (file order on ties)."""
+    """Indices of the entries old enough to consolidate, oldest first (file order on ties).
+
+    The ``keep_recent`` most recent entries (youngest first; later in the file on ties) always
+    stay in staging, whatever their age: the file keeps the context of the latest work.
+    """
+    newest_first = sorted(range(len(ages)), key=lambda i: (ages[i].age, -i))
+    kept = set(newest_first[: max(0, config.keep_recent)])
     picked = [
-        i for i, age in enumerate(ages) if age.added is not None and age.age >= config.freshness
+        i
+        for i, age in enumerate(ages)
+        if age.added is not None and age.age >= config.freshness and i not in kept
     ]
     return sorted(picked, key=lambda i: (-ages[i].age, i))
 

@@ -16,6 +16,7 @@ class ConsolidationConfig:
     staleness_trigger: int = 14  # at least this many active days since the last consolidation
     freshness: int = 7  # an entry qualifies at this age (active days)
     min_batch: int = 3
+    keep_recent: int = 3  # the most recent entries stay in staging, however old (seed 004: 3-5)
     split_at: int = 400
     part_min: int = 100
     part_max: int = 300

@@ -96,6 +96,7 @@ class Settings:
     consolidation_staleness_trigger: int | None = None
     consolidation_freshness: int | None = None
     consolidation_min_batch: int | None = None
+    consolidation_keep_recent: int | None = None
     consolidation_split_at: int | None = None
     consolidation_part_min: int | None = None
     consolidation_part_max: int | None = None

@@ -33,6 +33,9 @@ from pokayokay.memory.apply import ensure_memory_template
 from pokayokay.memory.sections import Settings
 
 TODAY = date(2026, 1, 20)
+# These runs test routing, pre-checks and writing over every entry old enough: none is kept back
+# as one of the most recent (retention has its own test, with the default settings).
+ALL_OLD_ENOUGH = Settings(consolidation_keep_recent=0)
 RULES = ".claude/rules/testing.md"
 RULES_TEXT = """---
 paths: ["tests/**"]
@@ -146,7 +149,7 @@ def test_full_run_moves_drops_escalates_and_keeps_every_line(
     staging = repo.root / LEARNINGS
     before = nonblank(staging)
     memory = location.memory_dir
-    outcome = consolidate(repo.root, location, Settings(), today=TODAY)
+    outcome = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY)
     assert outcome.trigger is not None and outcome.trigger.triggered
     assert outcome.qualifying == 8
     assert decisions(outcome) == EXPECTED
@@ -196,10 +199,10 @@ def test_dry_run_writes_nothing_and_plans_what_the_run_does(
     populate(repo)
     folders = (repo.root, location.memory_dir, state_home())
     before = snapshot(*folders)
-    planned = consolidate(repo.root, location, Settings(), today=TODAY, dry_run=True)
+    planned = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY, dry_run=True)
     assert snapshot(*folders) == before
     assert planned.report_path is None and "(dry run: nothing was written)" in planned.report_text
-    done = consolidate(repo.root, location, Settings(), today=TODAY)
+    done = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY)
     assert decisions(planned) == decisions(done)
     assert [(c.path, c.kind, c.lines_after) for c in planned.changes] == [
         (c.path, c.kind, c.lines_after) for c in done.changes
@@ -210,13 +213,13 @@ def test_the_next_staleness_counts_from_the_committed_consolidation(
     repo: GitRepo, location: MemoryLocation
 ) -> None:
     populate(repo)
-    consolidate(repo.root, location, Settings(), today=TODAY)
+    consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY)
     sha = repo.commit("2026-01-21", "consolidate learnings")
     repo.touch("2026-01-22")
     report = ages(repo.root / LEARNINGS, today=date(2026, 1, 23))
     assert report.last_consolidation is not None and report.last_consolidation.commit == sha
     assert report.staleness == 1
-    again = consolidate(repo.root, location, Settings(), today=date(2026, 1, 23))
+    again = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=date(2026, 1, 23))
     assert again.trigger is not None and not again.trigger.triggered
     assert "1 active days since the last consolidation (under 14)" in (again.problem or "")
 
@@ -228,7 +231,7 @@ def test_not_due_writes_only_the_report(repo: GitRepo, location: MemoryLocation)
     populate(repo, last_day=10)  # oldest entry 9 active days, no consolidation yet
     staging = repo.root / LEARNINGS
     data = staging.read_bytes()
-    outcome = consolidate(repo.root, location, Settings(), today=date(2026, 1, 10))
+    outcome = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=date(2026, 1, 10))
     assert outcome.trigger is not None and not outcome.trigger.triggered
     assert outcome.plan is None and staging.read_bytes() == data
     report = (location.memory_dir / REPORT_NAME).read_text()
@@ -254,7 +257,7 @@ def test_batch_of_two_waits_batch_of_three_moves(
     repo.learnings(
         staging_text(old + young).replace("Staging area", filler + "Staging"), "2026-01-10"
     )
-    outcome = consolidate(repo.root, location, Settings(), today=date(2026, 1, 10))
+    outcome = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=date(2026, 1, 10))
     assert outcome.trigger is not None and outcome.trigger.triggered
     assert "over 150" in outcome.trigger.reasons[0]
     assert outcome.qualifying == qualifying
@@ -268,7 +271,7 @@ def test_batch_of_two_waits_batch_of_three_moves(
 
 def test_missing_learnings_file_is_nothing_to_do(repo: GitRepo, location: MemoryLocation) -> None:
     repo.touch("2026-01-01")
-    outcome = consolidate(repo.root, location, Settings(), today=TODAY)
+    outcome = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY)
     assert outcome.problem is not None and "does not exist" in outcome.problem
     assert (location.memory_dir / REPORT_NAME).exists()
 
@@ -277,7 +280,7 @@ def test_git_problems_are_errors_for_the_user(repo: GitRepo, location: MemoryLoc
     repo.touch("2026-01-01")
     repo.write(LEARNINGS, staging_text(ENTRIES))
     with pytest.raises(PokayokayError, match="not tracked by git"):
-        consolidate(repo.root, location, Settings(), today=TODAY)
+        consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY)
 
 
 # -- split -------------------------------------------------------------------------------------
@@ -303,7 +306,7 @@ def test_a_target_reaching_400_lines_is_split_with_every_line_kept(
         repo.touch(f"2026-01-{day:02d}")
     target = repo.root / RULES
     before = nonblank(target, repo.root / LEARNINGS)
-    outcome = consolidate(repo.root, location, Settings(), today=date(2026, 1, 16))
+    outcome = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=date(2026, 1, 16))
     assert not outcome.errors
     assert [d.action for d in outcome.plan.decisions] == ["consolidate"] * 3  # type: ignore[union-attr]
     assert len(outcome.splits) == 1
@@ -328,7 +331,7 @@ def test_missing_memory_md_keeps_section_entries_in_staging(
 ) -> None:
     populate(repo)
     location.memory_file.unlink()
-    outcome = consolidate(repo.root, location, Settings(), today=TODAY)
+    outcome = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY)
     found = decisions(outcome)
     assert found["Postgres over MySQL"][0] == "keep"
     assert found["API module layering"][0] == "keep"
@@ -351,7 +354,7 @@ def test_a_target_that_cannot_be_written_leaves_its_entries(
         real(path, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(safe_write, "replace_if_unchanged", flaky)
-    outcome = consolidate(repo.root, location, Settings(), today=TODAY)
+    outcome = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY)
     staged = (repo.root / LEARNINGS).read_text()
     # everything that needed the archive stays; the rules entry and the drops moved
     for title in ("Postgres over MySQL", "API module layering", "Formatter change"):
@@ -375,7 +378,7 @@ def test_entries_appended_meanwhile_stay(
         return plan
 
     monkeypatch.setattr(consolidation, "plan_batch", plan_then_append)
-    outcome = consolidate(repo.root, location, Settings(), today=TODAY)
+    outcome = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY)
     staged = staging.read_text()
     assert staged.endswith("## Written by Claude meanwhile\nA brand new learning.\n")
     assert "## Postgres over MySQL\n" not in staged
@@ -396,7 +399,7 @@ def test_an_entry_edited_meanwhile_stays_and_is_reported(
         return plan
 
     monkeypatch.setattr(consolidation, "plan_batch", plan_then_edit)
-    outcome = consolidate(repo.root, location, Settings(), today=TODAY)
+    outcome = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY)
     staged = staging.read_text()
     assert "since we need JSONB" in staged and "## Flaky upload test\n" not in staged
     assert any("'## Postgres over MySQL' changed" in e for e in outcome.errors)
@@ -413,7 +416,7 @@ def test_bad_targets_are_kept_with_the_reason(repo: GitRepo, location: MemoryLoc
     repo.learnings(staging_text(entries), "2026-01-01")
     for day in range(2, 17):
         repo.touch(f"2026-01-{day:02d}")
-    outcome = consolidate(repo.root, location, Settings(), today=date(2026, 1, 16))
+    outcome = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=date(2026, 1, 16))
     found = decisions(outcome)
     assert [found[t][0] for t, _ in entries] == ["keep", "keep", "keep", "consolidate"]
     report = (location.memory_dir / REPORT_NAME).read_text()
@@ -428,7 +431,7 @@ def test_one_consolidation_at_a_time(repo: GitRepo, location: MemoryLocation) ->
         file_lock(consolidation_lock(location, None), 1.0),
         pytest.raises(PokayokayError, match="another pokayokay process"),
     ):
-        consolidate(repo.root, location, Settings(), today=TODAY, lock_timeout=0.05)
+        consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY, lock_timeout=0.05)
 
 
 # -- SessionEnd --------------------------------------------------------------------------------
@@ -500,7 +503,7 @@ def test_session_end_check_after_a_run_today_is_quiet(
     repo: GitRepo, location: MemoryLocation, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     populate(repo)
-    consolidate(repo.root, location, Settings(), today=TODAY)
+    consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY)
     state = json.loads(state_path(location).read_text())
     assert state["computed"] == TODAY.isoformat() and state["staleness"] is None
 
@@ -560,7 +563,7 @@ def test_a_staging_file_linked_from_outside_the_project_is_not_written(
     staging.unlink()
     staging.symlink_to(outside.root / LEARNINGS)
     data = (outside.root / LEARNINGS).read_bytes()
-    outcome = consolidate(repo.root, location, Settings(), today=TODAY)
+    outcome = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY)
     assert outcome.plan is None and "leads outside the project" in (outcome.problem or "")
     assert (outside.root / LEARNINGS).read_bytes() == data
 
@@ -569,7 +572,7 @@ def test_a_git_error_is_in_the_report_too(repo: GitRepo, location: MemoryLocatio
     repo.touch("2026-01-01")
     repo.write(LEARNINGS, staging_text(ENTRIES))
     with pytest.raises(PokayokayError):
-        consolidate(repo.root, location, Settings(), today=TODAY)
+        consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY)
     assert "not tracked by git" in (location.memory_dir / REPORT_NAME).read_text()
 
 
@@ -591,7 +594,7 @@ def test_a_full_memory_section_stays_within_its_budget(
     marker = "<!-- pokayokay: promoted from session handoffs -->\n"
     location.memory_file.write_text(text.replace(marker, marker + decisions_before))
     populate(repo)
-    outcome = consolidate(repo.root, location, Settings(), today=TODAY)
+    outcome = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY)
     assert not outcome.errors
     memory = location.memory_file.read_text()
     section = memory.split("## Key Decisions\n")[1].split("<!-- /pokayokay -->")[0]
@@ -603,3 +606,17 @@ def test_a_full_memory_section_stays_within_its_budget(
     assert all(
         lines[f"- 2025-{1 + n % 12:02d}-{1 + n % 28:02d} older decision {n}"] for n in range(40)
     )
+
+
+def test_the_three_most_recent_learnings_stay_in_staging(
+    repo: GitRepo, location: MemoryLocation
+) -> None:
+    populate(repo)
+    outcome = consolidate(repo.root, location, Settings(), today=TODAY)
+    assert outcome.qualifying == 6  # 8 old enough, the newest two of them kept back
+    found = decisions(outcome)
+    assert "Suite before push" not in found and "Mocking the database" not in found
+    staged = (repo.root / LEARNINGS).read_text()
+    for title in ("Young one", "Mocking the database", "Suite before push"):
+        assert f"## {title}\n" in staged
+    assert "## Postgres over MySQL\n" not in staged

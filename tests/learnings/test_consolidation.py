@@ -62,12 +62,13 @@ def decide(
     target_text: str = "",
     dates: list[date] | None = None,
 ) -> dict[str, tuple[str, str]]:
-    """title → (action, kind) for a batch of every entry given."""
+    """title → (action, kind) for a batch of every entry given (none kept back as recent: these
+    tests are about the pre-checks; retention has its own)."""
     entries = staging(*items)
     days = days or [10] * len(entries)
     dates = dates or [date(2026, 1, 1 + i) for i in range(len(entries))]
     ages = [age(e, d, when) for e, d, when in zip(entries, days, dates, strict=True)]
-    batch = qualifying(ages)
+    batch = qualifying(ages, ConsolidationConfig(keep_recent=0))
     plan = plan_batch(
         entries,
         ages,
@@ -111,13 +112,25 @@ def test_both_triggers_give_both_reasons() -> None:
 @pytest.mark.parametrize(("days", "qualifies"), [(6, False), (7, True), (8, True)])
 def test_freshness_threshold_is_7_active_days(days: int, qualifies: bool) -> None:
     e = entry("A", "text")
-    assert (qualifying([age(e, days)]) == [0]) is qualifies
+    assert (qualifying([age(e, days)], ConsolidationConfig(keep_recent=0)) == [0]) is qualifies
 
 
 def test_uncommitted_entries_never_qualify_and_order_is_oldest_first() -> None:
     a, b, c = entry("A", "x"), entry("B", "y", 3), entry("C", "z", 6)
     ages = [age(a, 8), age(b, 0, None), age(c, 20)]
-    assert qualifying(ages) == [2, 0]
+    assert qualifying(ages, ConsolidationConfig(keep_recent=0)) == [2, 0]
+
+
+def test_the_most_recent_entries_stay_in_staging() -> None:
+    """Seed 004: the 3 (up to 5) most recent learnings stay, however old; ties go by file order
+    (new learnings go at the bottom)."""
+    items = [entry(t, "text", i * 3) for i, t in enumerate("ABCDEFG")]
+    days = [40, 30, 30, 30, 20, 12, 9]
+    ages = [age(e, d) for e, d in zip(items, days, strict=True)]
+    assert qualifying(ages) == [0, 1, 2, 3]  # E, F, G (the youngest three) stay
+    assert qualifying(ages, ConsolidationConfig(keep_recent=5)) == [0, 1]  # C, D go too
+    tied = [age(e, 30) for e in items[:5]]
+    assert qualifying(tied) == [0, 1]  # the last three in the file are the most recent
 
 
 @pytest.mark.parametrize(("count", "ok"), [(2, False), (3, True), (4, True)])
