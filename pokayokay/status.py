@@ -179,6 +179,7 @@ def status(location: MemoryLocation, settings: Settings) -> dict[str, Any]:
             text = path.read_text("utf-8", "replace")
             data["archives"].append({"name": spec.archive, "lines": text.count("\n")})
     data["due"] = curation_lines(outcome) if outcome.changed else []
+    data["free_text_in_sections"] = free_text(outcome, settings)
     data.update(_beyond_memory(location, settings))
     return data
 
@@ -210,7 +211,28 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
         logs.log_exception("status: reading the failure store", exc)
         out["store_problem"] = f"{type(exc).__name__}: {exc}"
     out["learnings"] = sum(1 for _ in location.memory_dir.glob("learning-*.md"))
+    try:
+        from datetime import datetime, timezone
+
+        from pokayokay.learnings.capture_metrics import capture_metrics
+        from pokayokay.learnings.stored import load_learnings
+
+        stored, _ = load_learnings(location.memory_dir)
+        now = datetime.now(timezone.utc)
+        out["capture"] = capture_metrics((s.learning for s in stored), now)
+    except Exception as exc:  # measures never cost the status
+        logs.log_exception("status: capture measures", exc)
     return out
+
+
+def free_text(outcome: CurationOutcome, settings: Settings) -> list[dict[str, Any]]:
+    """Lines Claude wrote inside managed sections (no entry): line, section, text."""
+    from pokayokay.memory.document import free_text_in_sections, parse
+
+    if outcome.result is None:
+        return []
+    found = free_text_in_sections(parse(outcome.result.original, settings.sections))
+    return [{"section": f.section, "line": f.line, "text": f.text[:120]} for f in found]
 
 
 def render_status(data: dict[str, Any]) -> str:
@@ -228,6 +250,11 @@ def render_status(data: dict[str, Any]) -> str:
         f"{now['bytes']:,} / {now['max_bytes']:,} bytes  {verdict}"
     )
     out.append(f"  notes outside managed sections: {now['unmanaged_lines']} lines")
+    for item in data.get("free_text_in_sections", []):
+        out.append(
+            f"  free text inside {item['section']} (line {item['line']}, not an entry: counts "
+            f"against the budget, never archived): {item['text']}"
+        )
     out.append("")
     out.append(f"  {'section':<22}{'lines':>6}{'budget':>8}{'entries':>9}")
     for sec in now["sections"]:
@@ -270,6 +297,16 @@ def render_status(data: dict[str, Any]) -> str:
     if data.get("store_problem"):
         out.append(f"  failure store: {data['store_problem']}")
     out.append(f"  learnings: {data.get('learnings', 0)} (pokayokay remember / /remember)")
+    capture = data.get("capture")
+    if capture:
+        share = capture["capture_share"]
+        shown = "-" if share is None else f"{share}%"
+        out.append(
+            f"  session captures: {capture['session_captures']} of {capture['learnings']} "
+            f"learnings ({shown}; goal at most {capture['capture_share_goal']:g}%), "
+            f"{capture['captures_last_7_days']} in the last 7 days "
+            f"(goal at least {capture['captures_weekly_goal']})"
+        )
     return "\n".join(out)
 
 
@@ -376,6 +413,15 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
                 f"{CLAUDE_MAX_BYTES:,} bytes"
                 + (" (over: see `pokayokay status`)" if now["over"] else ""),
             )
+            for item in data.get("free_text_in_sections", []):
+                _check(
+                    checks,
+                    "warn",
+                    "MEMORY.md",
+                    f"line {item['line']} inside {item['section']} is free text, not an entry: "
+                    "it counts against the section's budget and is never archived; moving it "
+                    f"out of the section keeps it safe ({item['text'][:60]})",
+                )
             for sec in now["sections"]:
                 if sec["over"]:
                     _check(

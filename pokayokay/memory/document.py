@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import NamedTuple
 
 from pokayokay.memory.sections import END_MARKER, SectionSpec
 
@@ -404,3 +405,32 @@ def same_unmanaged(before: Document, after: Document) -> bool:
     if old and not old[-1].endswith("\n"):
         return old[:-1] == new[:-1] and strip_eol(new[-1]) == old[-1]
     return old == new
+
+
+class FreeText(NamedTuple):
+    """A line inside a managed section that is no entry: text Claude (or someone) wrote there."""
+
+    section: str  # the section's title
+    line: int  # 1-based line number in MEMORY.md
+    text: str  # the line, stripped
+
+
+def free_text_in_sections(doc: Document) -> list[FreeText]:
+    """Non-blank lines inside managed sections that belong to no entry (pure). pokayokay never
+    moves or archives them, but they count against the section's budget."""
+    found: list[FreeText] = []
+    line = 1
+    for seg in doc.segments:
+        if isinstance(seg, Text):
+            line += len(seg.lines)
+            continue
+        line += len(seg.lead) + 1 + len(seg.pre_marker) + 1
+        for unit in seg.units:
+            if isinstance(unit, Prose):
+                for offset, text in enumerate(unit.lines):
+                    if not is_blank(text):
+                        found.append(FreeText(seg.spec.title, line + offset, text.strip()))
+            line += len(unit.lines)
+        if seg.end is not None:
+            line += 1
+    return found
