@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from benchmarks.fixtures.lab import Lab
 from benchmarks.harness import Spec
-from benchmarks.suites import capture, commands, recall, session, startup
+from benchmarks.suites import capture, commands, lessons, recall, session, startup
 
 
 def all_specs(lab: Lab) -> list[Spec]:
@@ -16,6 +16,7 @@ def all_specs(lab: Lab) -> list[Spec]:
         *startup.specs(),
         *session.specs(),
         *capture.specs(),
+        *lessons.specs(),
         *recall.specs(),
         recall.suggest_spec(),
         *session.notification_specs(),
