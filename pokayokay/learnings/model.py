@@ -176,6 +176,12 @@ class Learning:
     def file_name(self) -> str:
         return file_name_for(self.name)
 
+    @property
+    def matched_fields(self) -> tuple[str, str, str]:
+        """What recall matches besides the body and description: the name's words, and the
+        structured trigger and insight (what a prompt about the learning would say)."""
+        return (self.name.replace("-", " "), self.trigger, self.insight)
+
     def reinforced(self, when: str, confidence: str | None = None) -> Learning:
         """Seen once more at ``when``; ``confidence`` raises (never lowers) the confidence."""
         level = self.confidence

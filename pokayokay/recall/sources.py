@@ -40,6 +40,7 @@ from pokayokay.names import FAILURES_DB, RECALL_ENTRIES_FILE, RECALL_INDEX_FILE
 from pokayokay.recall import block as recall_block
 from pokayokay.recall.index import Document, Index
 from pokayokay.recall.terms import term_counts
+from pokayokay.safety.private import strip_private  # <private> text never reaches the cache
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
@@ -153,7 +154,6 @@ def _read_text(path: str, limit: int) -> str | None:
     Opened without blocking, so a FIFO named like a memory file cannot hang the hook.
     """
     import stat
-
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except (OSError, ValueError):
@@ -175,9 +175,6 @@ def _read_text(path: str, limit: int) -> str | None:
         os.close(fd)
     if size > limit:
         return None
-    from pokayokay.safety.private import strip_private
-
-    # What the user marked <private> in a memory file never reaches the recall cache.
     return strip_private(b"".join(chunks).decode("utf-8", "replace"))
 
 
@@ -204,23 +201,14 @@ def learning_document(learning: Learning, file_name: str) -> tuple[Document, dic
     the description and the name add only the terms the body lacks (they are usually a
     shortened copy of it, and would count its words twice).
     """
-    from pokayokay.safety.private import strip_private
-
-    body = strip_private(learning.text)
-    counts = term_counts(body[:MAX_TEXT_CHARS])
-    extras = (
-        strip_private(learning.description)[:MAX_TEXT_CHARS],
-        learning.name.replace("-", " "),
-        learning.trigger,  # the situation it is for: what a prompt about it would say
-        learning.insight,
-    )
-    for extra in extras:
+    counts = term_counts(learning.text[:MAX_TEXT_CHARS])
+    for extra in (learning.description[:MAX_TEXT_CHARS], *learning.matched_fields):
         for term in term_counts(extra):
             counts.setdefault(term, 1)
     doc = Document(
         f"learning:{file_name.removeprefix(LEARNING_PREFIX).removesuffix('.md')}",
         "learning",
-        _shown(body),
+        _shown(learning.text),
         label=learning.category,
         weight=CONFIDENCE_WEIGHT.get(learning.confidence, 1.0),
         clean=True,
