@@ -37,6 +37,7 @@ class CommandLesson(NamedTuple):
     corrected: str | None = None  # the variant that passed after it, if one did
     kind: str | None = None  # "environment" or "command" for a correction
     fix_paths: tuple[str, ...] = ()  # files edited between the failure and the success
+    fixed: int = 0  # how often the correction passed right after it (0: not counted)
 
 
 def shown(command: str) -> str | None:
@@ -72,9 +73,10 @@ def command_entry(lesson: CommandLesson, threshold: int) -> dict[str, Any] | Non
         return None  # the variant that passed cannot be quoted safely: say nothing
     where = "of this project"
     if corrected is not None:
+        count = f" ({lesson.fixed} times)" if lesson.fixed > 1 else ""
         failure = (
             f"pokayokay: `{failing}` failed in {_times(lesson.sessions)} {where} too; "
-            f"each time `{corrected}` passed after it."
+            f"`{corrected}` passed after it{count}."
         )
         entry: dict[str, Any] = {
             "sessions": lesson.sessions,

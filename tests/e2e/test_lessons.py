@@ -125,7 +125,7 @@ def test_the_fourth_session_gets_the_correction_next_to_the_failure(e2e: E2E) ->
     assert results and results[0].get("is_error") is True
     lesson = (
         f"pokayokay: `{BAD}` failed in 3 earlier sessions of this project too; "
-        f"each time `{GOOD}` passed after it."
+        f"`{GOOD}` passed after it (3 times)."
     )
     assert lesson in after_failure.full_text, after_failure.full_text[-3000:]
     # The guard's default (hint) named the correction before the command ran, too.

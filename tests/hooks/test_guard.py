@@ -153,12 +153,12 @@ def test_a_broken_settings_file_still_hints(launched: Path) -> None:
 
 
 def test_a_known_failure_gets_what_worked_next_to_the_tool_result(launched: Path) -> None:
-    write_lessons(launched, CommandLesson(BAD, 3, GOOD, "environment"))
+    write_lessons(launched, CommandLesson(BAD, 3, GOOD, "environment", fixed=3))
     payload = sample("PostToolUseFailure.Bash.json", launched, BAD, error=ERROR)
     out = output("PostToolUseFailure", payload)
     assert out["additionalContext"] == (
         f"pokayokay: `{BAD}` failed in 3 earlier sessions of this project too; "
-        f"each time `{GOOD}` passed after it."
+        f"`{GOOD}` passed after it (3 times)."
     )
     assert len(out["additionalContext"]) <= 400
 
