@@ -1,0 +1,73 @@
+"""The lesson lookup's file: keys, where a hook finds it, the command form it is keyed by."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pokayokay.infra import lesson_lookup as ll
+
+
+@pytest.mark.parametrize(
+    ("command", "key"),
+    [
+        ("python -m pytest -q", "python -m pytest -q"),
+        ("  python   -m pytest\t-q ", "python -m pytest -q"),
+        ("cd /home/dev/project && python -m pytest -q", "python -m pytest -q"),
+        ("python -m pytest -q 2>&1 | tail -n 40", "python -m pytest -q"),
+        ("python -m pytest -q 2>&1 | head -50 | cat", "python -m pytest -q"),
+        ("npm test > /dev/null", "npm test"),
+        ("grep -rn foo src | wc -l", "grep -rn foo src | wc -l"),  # a real pipeline stays
+        ("make build; make test", "make build; make test"),
+    ],
+)
+def test_command_key(command: str, key: str) -> None:
+    assert ll.command_key(command) == key
+
+
+@given(st.text(max_size=80))
+def test_command_key_is_idempotent(command: str) -> None:
+    once = ll.command_key(command)
+    assert ll.command_key(once) == once
+
+
+def test_keys_are_file_names_and_long_paths_stay_distinct() -> None:
+    assert ll.lookup_key("/home/dev/project") == "-home-dev-project"
+    long_a = "/srv/" + "a" * 300
+    long_b = "/srv/" + "a" * 299 + "b"
+    assert ll.lookup_key(long_a) != ll.lookup_key(long_b)
+    assert all(len(ll.lookup_key(p)) <= 137 for p in (long_a, long_b))
+    assert "/" not in ll.lookup_key("/x/ü/y") and "ü" not in ll.lookup_key("/x/ü/y")
+
+
+def test_a_hook_finds_the_nearest_lookup_upwards(tmp_path: Path) -> None:
+    root, sub = tmp_path / "repo", tmp_path / "repo" / "pkg" / "api"
+    sub.mkdir(parents=True)
+    assert ll.find_lookup(str(sub)) is None  # no lessons folder at all
+    content = {"version": ll.LOOKUP_VERSION, "commands": {}, "always": []}
+    [written] = ll.write_lookup([str(root)], content)
+    assert ll.find_lookup(str(sub)) == written == ll.find_lookup(str(root))
+    assert ll.find_lookup(str(tmp_path)) is None
+    assert ll.load_for(str(sub)) == content
+    assert oct(os.stat(written).st_mode & 0o777) in ("0o600", "0o644")
+    assert ll.write_lookup([str(root)], None) == [written] and ll.find_lookup(str(sub)) is None
+
+
+def test_unreadable_or_foreign_lookups_are_ignored(tmp_path: Path) -> None:
+    path = Path(ll.lookup_path(str(tmp_path)))
+    path.parent.mkdir(parents=True)
+    for data in (b"[1, 2]", b'{"version": 99}', b"\xff\xfe", b"{" * 10, b" " * (300 << 10)):
+        path.write_bytes(data)
+        assert ll.read_lookup(str(path)) is None
+
+
+def test_command_entry_tolerates_odd_shapes() -> None:
+    lookup = {"commands": {"make": {"guard": True}, "odd": "not a dict"}}
+    assert ll.command_entry(lookup, "make  ") == {"guard": True}
+    assert ll.command_entry(lookup, "odd") is None
+    assert ll.command_entry(lookup, None) is None
+    assert ll.command_entry({"commands": []}, "make") is None
