@@ -510,3 +510,7 @@ class FailureStore:
     def sessions_since(self, ts: float) -> int:
         """How many sessions the store first saw at or after ``ts``."""
         return store_reads.sessions_since(self._connection(), ts)
+
+    def command_sessions(self) -> dict[tuple[str, str], int]:
+        """(group key, command) -> distinct sessions in which the command failed that way."""
+        return store_reads.command_sessions(self._connection())

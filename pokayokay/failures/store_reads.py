@@ -132,3 +132,13 @@ def sessions_since(conn: sqlite3.Connection, ts: float) -> int:
     """How many sessions the store first saw at or after ``ts``."""
     row = conn.execute("SELECT count(*) FROM sessions WHERE first_seen >= ?", (ts,)).fetchone()
     return int(row[0])
+
+
+def command_sessions(conn: sqlite3.Connection) -> dict[tuple[str, str], int]:
+    """(group key, command) -> the distinct sessions in which that command failed that way,
+    over the raw failures still kept (the lesson lookup's counts)."""
+    rows = conn.execute(
+        "SELECT signature, command, COUNT(DISTINCT session_id) FROM failures"
+        " WHERE command IS NOT NULL GROUP BY signature, command"
+    )
+    return {(signature, command): int(n) for signature, command, n in rows}

@@ -18,8 +18,8 @@ pokayokay's words, never instructions, and each fits its budget.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple, Protocol
 
 from pokayokay.infra.lesson_lookup import LOOKUP_VERSION, command_key
 
@@ -164,4 +164,64 @@ def lookup_folders(project_key: str, launch_dirs: Sequence[str] = ()) -> list[st
         absolute = os.path.abspath(folder)
         if absolute != root and not absolute.startswith(root.rstrip(os.sep) + os.sep):
             out.append(absolute)
+    return out
+
+
+# --- from the failure store ---------------------------------------------------------------
+
+
+class _Correction(Protocol):
+    @property
+    def failing(self) -> str: ...
+    @property
+    def corrected(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def count(self) -> int: ...
+
+
+class _FixEdit(Protocol):
+    @property
+    def path(self) -> str: ...
+
+
+class _Group(Protocol):
+    """What the builder reads of a :class:`pokayokay.failures.model.FailureGroup`."""
+
+    @property
+    def signature(self) -> str: ...
+    @property
+    def fix_paths(self) -> tuple[str, ...]: ...
+    @property
+    def corrections(self) -> Sequence[_Correction]: ...
+    @property
+    def fix_edits(self) -> Sequence[_FixEdit]: ...
+
+
+def command_lessons(
+    groups: Sequence[_Group], failed_in: Mapping[tuple[str, str], int]
+) -> list[CommandLesson]:
+    """The lessons a failure store holds (pure): every failing command with a correction (the
+    most frequent one), and every command of a group whose fix was an edit. ``failed_in`` maps
+    (group key, command) to the distinct sessions in which that command failed that way."""
+    by_command: dict[str, int] = {}
+    for (_, command), sessions in failed_in.items():
+        by_command[command] = max(by_command.get(command, 0), sessions)
+    out: list[CommandLesson] = []
+    corrected: set[str] = set()
+    for group in groups:
+        for fix in group.corrections:  # most frequent first
+            if fix.failing in corrected:
+                continue
+            corrected.add(fix.failing)
+            sessions = by_command.get(fix.failing, fix.count)
+            out.append(CommandLesson(fix.failing, sessions, fix.corrected, fix.kind, (), fix.count))
+    for group in groups:
+        paths = tuple(dict.fromkeys([*(e.path for e in group.fix_edits), *group.fix_paths]))
+        if not paths:
+            continue
+        for (signature, command), sessions in sorted(failed_in.items()):
+            if signature == group.signature and command not in corrected:
+                out.append(CommandLesson(command, sessions, fix_paths=paths))
     return out

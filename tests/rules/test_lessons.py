@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import NamedTuple
+
 from helpers.hostile import assert_safe
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,6 +13,7 @@ from pokayokay.rules.lessons import (
     FAILURE_BUDGET,
     HINT_BUDGET,
     CommandLesson,
+    command_lessons,
     lookup_content,
     lookup_folders,
 )
@@ -94,3 +98,74 @@ def test_hostile_commands_are_sanitised() -> None:
 def test_lookup_folders_add_a_launch_folder_outside_the_root() -> None:
     assert lookup_folders("/repo", ["/repo/sub", "/repo"]) == ["/repo"]
     assert lookup_folders("/repo", ["/worktrees/feature"]) == ["/repo", "/worktrees/feature"]
+
+
+# --- from the failure store ---------------------------------------------------------------
+
+
+class Fix(NamedTuple):
+    failing: str
+    corrected: str
+    kind: str
+    count: int
+
+
+class Edit(NamedTuple):
+    path: str
+
+
+class Group(NamedTuple):
+    signature: str
+    fix_paths: tuple[str, ...] = ()
+    corrections: tuple[Fix, ...] = ()
+    fix_edits: tuple[Edit, ...] = ()
+
+
+def test_command_lessons_from_groups() -> None:
+    groups = [
+        Group(
+            "python:ModuleNotFoundError",
+            corrections=(
+                Fix(BAD, GOOD, "environment", 3),
+                Fix(BAD, "uv run pytest -q tests/test_cart.py", "environment", 1),
+            ),
+        ),
+        Group("test:tests/test_cart.py::test_total", fix_paths=("src/cart/pricing.py",),
+              fix_edits=(Edit("src/cart/pricing.py"), Edit("src/cart/tax.py"))),
+        Group("ruff:F401"),  # nothing learnt: no lesson
+    ]
+    failed_in = {
+        ("python:ModuleNotFoundError", BAD): 4,
+        ("test:tests/test_cart.py::test_total", "pytest tests/test_cart.py"): 2,
+        ("test:tests/test_cart.py::test_total", BAD): 1,  # has its correction already
+        ("ruff:F401", "ruff check src"): 5,
+    }
+    lessons = command_lessons(groups, failed_in)
+    assert lessons == [
+        CommandLesson(BAD, 4, GOOD, "environment", (), 3),
+        CommandLesson(
+            "pytest tests/test_cart.py", 2, fix_paths=("src/cart/pricing.py", "src/cart/tax.py")
+        ),
+    ]
+
+
+def test_command_sessions_counts_distinct_sessions(tmp_path: Path) -> None:
+    from pokayokay.failures.model import Failure
+    from pokayokay.failures.store import FailureStore
+
+    def failure(session: str, command: str, signature: str, ts: float) -> Failure:
+        return Failure(ts, session, "Bash", command, signature, "testing", (), "boom", 1)
+
+    with FailureStore(tmp_path / "failures.db") as store:
+        store.record_failures(
+            [
+                failure("s1", BAD, "python:ModuleNotFoundError", 1.0),
+                failure("s1", BAD, "python:ModuleNotFoundError", 2.0),  # a retry: same session
+                failure("s2", BAD, "python:ModuleNotFoundError", 3.0),
+                failure("s3", "make", "make:Error 2", 4.0),
+            ]
+        )
+        assert store.command_sessions() == {
+            ("python:ModuleNotFoundError", BAD): 2,
+            ("make:Error 2", "make"): 1,
+        }
