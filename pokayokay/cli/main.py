@@ -172,6 +172,20 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_failures)
 
     p = sub.add_parser(
+        "report", parents=[common], help="what pokayokay learned and whether it helps"
+    )
+    p.add_argument(
+        "--since",
+        metavar="PERIOD",
+        default="7d",
+        help="the period: 7d, 12h, 2w or a date YYYY-MM-DD (default: 7d)",
+    )
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--html", metavar="FILE", default=None, help="write one self-contained page")
+    out.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser(
         "graduate", parents=[common], help="turn recurring failures into path-scoped rules"
     )
     p.add_argument("--dry-run", action="store_true", help="show the changes; write nothing")
@@ -388,6 +402,17 @@ def cmd_failures(ns: argparse.Namespace) -> int:
 
     project, location, settings = _context(ns)
     code, text = run(project, location, settings, as_json=ns.json)
+    print(text)
+    return code
+
+
+def cmd_report(ns: argparse.Namespace) -> int:
+    from pokayokay.cli.report import run_report
+
+    project, location, settings = _context(ns)
+    code, text = run_report(
+        project, location, settings, since=ns.since, html=ns.html, as_json=ns.json
+    )
     print(text)
     return code
 
