@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -120,8 +119,8 @@ def _cli(root: Path, *args: str) -> str:
         os.chdir(old)
 
 
-@pytest.fixture
-def team_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TeamProject]:
+def build_team_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TeamProject:
+    """The project (the test modules wrap this in their ``team_project`` fixture)."""
     root = Path(os.path.realpath(tmp_path / "shop"))
     (root / "shop" / "cart").mkdir(parents=True)
     (root / "tests").mkdir()
@@ -190,4 +189,4 @@ def team_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Te
         result = remember(text, project_dir=root, location=location, settings=settings,
                           now=NOW - timedelta(days=days))
         assert result.saved, result
-    yield TeamProject(root, memory_dir, tmp_path / "report.html")
+    return TeamProject(root, memory_dir, tmp_path / "report.html")
