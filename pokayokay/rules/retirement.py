@@ -195,7 +195,8 @@ def retire_due_rules(
             continue
         first = datetime.fromtimestamp(effect.first_load or 0, timezone.utc).date()
         reason = (
-            f"Loaded in {effect.sessions} sessions since {first.isoformat()}; the failure did "
+            f"Loaded in {effect.sessions} session{'' if effect.sessions == 1 else 's'} since "
+            f"{first.isoformat()}; the failure did "
             "not recur after the first load."
         )
         try:

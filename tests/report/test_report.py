@@ -30,7 +30,6 @@ def team_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TeamProject
     return build_team_project(tmp_path, monkeypatch)
 
 
-
 def report_of(project: TeamProject, since: str = "7d") -> Report:
     location = resolve_memory_location(project.root)
     return collect(project.root, location, load_settings(project.root), since=since, now=NOW)

@@ -16,10 +16,10 @@ from pokayokay.cli.main import main
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
+
 @pytest.fixture
 def team_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TeamProject:
     return build_team_project(tmp_path, monkeypatch)
-
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
