@@ -366,6 +366,16 @@ def cmd_recall(ns: argparse.Namespace) -> int:
     return code
 
 
+_NOTHING_TO_AGE = (
+    "nothing to age: {file} does not exist.\n"
+    "`ages` dates the `## ` entries of the project's shared learnings file, a markdown file the\n"
+    "team commits (one `## ` heading per learning); `consolidate` moves the proven ones into\n"
+    "lasting memory. Create it to use it. `/remember` and `pokayokay remember` do not write it:\n"
+    "they store each learning as a topic file in Claude Code's auto-memory folder (see\n"
+    "`pokayokay status`)."
+)
+
+
 def cmd_ages(ns: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -375,6 +385,11 @@ def cmd_ages(ns: argparse.Namespace) -> int:
 
     project, _, settings = _context(ns)
     file = Path(ns.file).resolve() if ns.file else default_learnings_file(project, settings)
+    if not ns.file and not file.exists():
+        note = _NOTHING_TO_AGE.format(file=file)
+        print(report.to_json({"file": str(file), "exists": False, "note": note}) if ns.json
+              else note)
+        return 0
     data = ages(file, freshness=settings.consolidation_freshness or 7)
     if ns.json:
         print(report.to_json(data.to_dict()))
