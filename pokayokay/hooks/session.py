@@ -32,19 +32,31 @@ _PARSE_AT_MOST = 4 << 20
 
 
 def session_start(payload: dict[str, Any], event: str) -> str:
-    """The `/remember` tip, and a factual note when MEMORY.md is past Claude Code's load limit."""
+    """The `/remember` tip until the project has a learning, and a factual note when MEMORY.md
+    is past Claude Code's load limit."""
     from pokayokay.names import SESSION_START_TIP
 
     project, location = _location(payload)
-    note = SESSION_START_TIP
+    parts = [] if has_learnings(location.memory_dir) else [SESSION_START_TIP]
     measured = _measure(location.memory_file)
     if measured is not None:
         lines, size, head = measured
         if lines > _MAX_LINES or size > _MAX_BYTES:
             text = head.decode("utf-8", "surrogateescape") if size <= _PARSE_AT_MOST else None
-            note = overflow_note(project, text, lines, size) + "\n" + note
-    note += _recalled(payload)
-    return context_output("SessionStart", note)
+            parts.insert(0, overflow_note(project, text, lines, size))
+    note = "\n".join(parts) + _recalled(payload)
+    note = note.lstrip("\n")
+    return context_output("SessionStart", note) if note else ""
+
+
+def has_learnings(memory_dir: Path) -> bool:
+    """Whether the memory folder holds a learning topic file (``learning-*.md``): once it does,
+    the team knows `/remember` and the tip is no longer shown."""
+    try:
+        with os.scandir(memory_dir) as entries:
+            return any(e.name.startswith("learning-") and e.name.endswith(".md") for e in entries)
+    except OSError:
+        return False
 
 
 def _recalled(payload: dict[str, Any]) -> str:

@@ -129,8 +129,6 @@ def build_team_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TeamP
         "from shop.cart.checkout import total_with_tax\n"
     )
     subprocess.run(["git", "init", "-q", str(root)], check=True)
-    memory_dir = tmp_path / "memory"
-    monkeypatch.setenv("POKAYOKAY_MEMORY_DIR", str(memory_dir))
     _cli(root, "init", "--local")
 
     clock = {"now": NOW.timestamp()}
@@ -189,4 +187,4 @@ def build_team_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TeamP
         result = remember(text, project_dir=root, location=location, settings=settings,
                           now=NOW - timedelta(days=days))
         assert result.saved, result
-    return TeamProject(root, memory_dir, tmp_path / "report.html")
+    return TeamProject(root, location.memory_dir, tmp_path / "report.html")
