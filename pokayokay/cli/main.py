@@ -92,12 +92,25 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="call this interpreter by absolute path instead of `pokayokay` on PATH",
     )
+    p.add_argument(
+        "--restore",
+        action="store_true",
+        help="also bring back the graduated rules `uninstall --purge` kept a copy of",
+    )
     p.set_defaults(func=cmd_init)
 
-    p = sub.add_parser("uninstall", parents=[common], help="remove exactly what init added")
+    p = sub.add_parser(
+        "uninstall", parents=[common], help="remove the hooks and /remember; say what stays"
+    )
     scope = p.add_mutually_exclusive_group()
     scope.add_argument("--local", action="store_true")
     scope.add_argument("--user", action="store_true")
+    p.add_argument(
+        "--purge",
+        action="store_true",
+        help="also the graduated rules (a copy is kept), pokayokay's markers in MEMORY.md, the "
+        "skill and the project's state folder: the work tree as before init",
+    )
     p.set_defaults(func=cmd_uninstall)
 
     p = sub.add_parser("status", parents=[common], help="sections and whole file vs budgets")
@@ -271,11 +284,16 @@ def _scope(ns: argparse.Namespace) -> str:
 
 # -- commands -------------------------------------------------------------------------
 def cmd_init(ns: argparse.Namespace) -> int:
-    from pokayokay.install import wiring as install
+    from pokayokay.install import lifecycle
 
     project, location, settings = _context(ns)
-    done = install.init(
-        project, scope=_scope(ns), absolute=ns.absolute, location=location, settings=settings
+    done = lifecycle.init(
+        project,
+        scope=_scope(ns),
+        absolute=ns.absolute,
+        restore=ns.restore,
+        location=location,
+        settings=settings,
     )
     print(done.render())
     return 0
@@ -284,9 +302,13 @@ def cmd_init(ns: argparse.Namespace) -> int:
 def cmd_uninstall(ns: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from pokayokay.install import wiring as install
+    from pokayokay.infra.locate import resolve_memory_location
+    from pokayokay.install import lifecycle
 
-    done = install.uninstall(Path(ns.project or ".").resolve(), scope=_scope(ns))
+    project, memory_dir = _folders(ns)
+    location = resolve_memory_location(project, memory_dir=memory_dir)
+    done = lifecycle.uninstall(Path(ns.project or ".").resolve(), scope=_scope(ns),
+                               purge=ns.purge, location=location)
     print(done.render())
     return 0
 

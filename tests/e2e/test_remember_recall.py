@@ -55,7 +55,9 @@ CLOSE_TAG = "</pokayokay-recall>"
 # What the command body says after the output of its ```! block.
 COMMAND_BODY_START = "The text above is the output of `pokayokay remember`"
 # The shell source of the command file, which the model must never see (the output replaces it).
-COMMAND_SOURCE_MARKERS = ("```!", "POKAYOKAY_REMEMBER_END", "pokayokay remember --reply", "command -v")
+COMMAND_SOURCE_MARKERS = (
+    "```!", "POKAYOKAY_REMEMBER_END", "pokayokay remember --reply", "command -v"
+)
 # Claude Code's memory types (interfaces doc §2.4).
 MEMORY_TYPES = {"user", "feedback", "project", "reference"}
 NAME_MAX = 60
