@@ -36,6 +36,7 @@ PURE = {
     "errors", "names",
     "safety.sanitize",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
+    "memory.unmanage",
     "failures.model", "failures.schema", "failures.signature", "failures.classify",
     "rules.claude_match", "rules.js_regex", "rules.js_text", "rules.globs", "rules.rule_text",
     "rules.evidence", "rules.graduation", "rules.memory_edit", "rules.effectiveness",
