@@ -28,7 +28,17 @@ def collect(
     period = parse_since(since, moment)
     outcome = run_curation(location, settings, write=False, lock_timeout=2.0)
     memory = outcome.result.before if outcome.result is not None else None
-    rules, snapshot = project_rule_evidence(project, location.project_key)
+    problem = None
+    try:
+        rules, snapshot = project_rule_evidence(project, location.project_key)
+    except Exception as exc:  # a damaged store is doctor's business: report what can be read
+        from pokayokay.infra import logs
+        from pokayokay.rules.files import discover
+        from pokayokay.rules.rule_evidence import EMPTY_STORE, rule_evidence
+
+        logs.log_exception("report: reading the failure store", exc)
+        problem = f"The failure store could not be read ({type(exc).__name__}: {exc})."
+        rules, snapshot = rule_evidence(discover(project), [], {}), EMPTY_STORE
     stored, problems = load_learnings(location.memory_dir)
     report = build_report(
         project=str(project),
@@ -44,6 +54,8 @@ def collect(
         learnings=[item.learning for item in stored],
         store_available=snapshot.available,
     )
+    if problem is not None:
+        report.notes.insert(0, problem)
     if memory is None:
         report.notes.append(f"No MEMORY.md at {location.memory_file}: `pokayokay init` creates it.")
     report.notes.extend(f"Learning skipped: {problem}" for problem in problems)

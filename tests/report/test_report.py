@@ -10,9 +10,9 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from helpers.team_history import NOW, TeamProject, build_team_project
 from hypothesis import given
 from hypothesis import strategies as st
-from team_history import NOW, TeamProject, build_team_project
 
 from pokayokay.cli.main import main
 from pokayokay.config.settings import load_settings
@@ -188,3 +188,19 @@ def test_cli_writes_the_page(team_project: TeamProject, capsys: pytest.CaptureFi
     assert main(["report", "--html", str(missing)]) == EXIT_USAGE
     assert not tmp.exists()
     os.chdir(team_project.root)
+
+
+def test_a_damaged_store_is_reported_not_fatal(team_project: TeamProject,
+                                               capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from pokayokay.infra.state import project_state_dir
+
+    db = project_state_dir(str(team_project.root)) / "failures.db"
+    assert db.is_file()
+    db.write_bytes(b"this is not a database" * 100)
+    monkeypatch.chdir(team_project.root)
+    assert main(["report"]) == 0
+    out = capsys.readouterr().out
+    # Either the store is set aside and read fresh, or its problem is named; never a traceback.
+    assert "Traceback" not in out and "pokayokay report:" in out
+    assert "Rules graduated by pokayokay (1)" in out  # the rule file is still there

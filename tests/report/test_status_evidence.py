@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from team_history import TeamProject, build_team_project
+from helpers.team_history import TeamProject, build_team_project
 
 from pokayokay.cli.main import main
 
