@@ -229,10 +229,11 @@ def _purge(
         for path in rules:
             path.unlink()
         _remove_empty(_rules_dir(project_dir), stop=rules_root.parent)
+        one = len(rules) == 1
         notes.append(
-            f"removed {len(rules)} graduated rule file{'' if len(rules) == 1 else 's'} from "
+            f"removed {len(rules)} graduated rule file{'' if one else 's'} from "
             f"{_rel(_rules_dir(project_dir), project_dir)}/ (a copy is in {keep}; "
-            "`pokayokay init --restore` brings them back)"
+            f"`pokayokay init --restore` brings {'it' if one else 'them'} back)"
         )
     notes.extend(_unmanage_memory(location, keep))
 
@@ -266,10 +267,14 @@ def _purge(
     if state.is_dir():
         shutil.rmtree(state)
         notes.append(f"removed pokayokay's state folder for this project, {state}")
-    notes.append(
-        f"kept in {location.memory_dir}: learnings, archives and Claude's own memories (they are "
-        "Claude Code memories now; delete them by hand if you want them gone)"
-    )
+    with contextlib.suppress(OSError):
+        kept = sorted(p.name for p in location.memory_dir.iterdir())
+        if kept:
+            notes.append(
+                f"kept in {location.memory_dir}: {len(kept)} file{'' if len(kept) == 1 else 's'} "
+                "(learnings, archives, Claude's own memories: Claude Code memories, not "
+                "pokayokay's; delete them by hand if you want them gone)"
+            )
     notes.append(_program_note())
     report.notes.extend(notes)
     return report
@@ -366,17 +371,19 @@ def leftovers(
     items: list[str] = []
     rules = _rule_files(project_dir)
     if rules:
+        one = len(rules) == 1
         items.append(
             f"{_rel(_rules_dir(project_dir), project_dir)}/: {len(rules)} graduated rule "
-            f"file{'' if len(rules) == 1 else 's'}. Claude Code keeps loading them; "
-            "`pokayokay uninstall --purge` removes them (keeping a copy), or delete the folder"
+            f"file{'' if one else 's'}. Claude Code keeps loading {'it' if one else 'them'}; "
+            f"`pokayokay uninstall --purge` removes {'it' if one else 'them'} (keeping a copy), "
+            "or delete the folder"
         )
     skill = _skills_dir(project_dir, scope, environ) / SKILL_NAME / SKILL_FILE
     with contextlib.suppress(OSError):
         if skill.is_file() and _ours(skill.read_bytes()):
             items.append(
-                f"{skill.parent}: the {SKILL_NAME} skill (tells Claude when to offer /remember); "
-                "`--purge` removes it, or delete the folder"
+                f"{_rel(skill.parent, project_dir)}/: the {SKILL_NAME} skill (tells Claude "
+                "when to offer /remember); `--purge` removes it, or delete the folder"
             )
     memory = location.memory_file
     with contextlib.suppress(OSError):

@@ -153,10 +153,13 @@ def test_plain_uninstall_lists_what_stays_and_how_to_remove_it(repo: Path) -> No
     start = lines.index("left in place:")
     left = "\n".join(lines[start:])
     assert (
-        "  .claude/rules/pokayokay/: 1 graduated rule file. Claude Code keeps loading them; "
-        "`pokayokay uninstall --purge` removes them (keeping a copy), or delete the folder"
+        "  .claude/rules/pokayokay/: 1 graduated rule file. Claude Code keeps loading it; "
+        "`pokayokay uninstall --purge` removes it (keeping a copy), or delete the folder"
     ) in left
-    assert "capturing-learnings skill" in left and "`--purge` removes it" in left
+    assert (
+        "  .claude/skills/capturing-learnings/: the capturing-learnings skill (tells Claude when "
+        "to offer /remember); `--purge` removes it, or delete the folder"
+    ) in left
     assert f"  {location.memory_file}: pokayokay's section markers" in left
     assert f"  {location.memory_dir}: 1 learning stored with /remember" in left
     assert "pokayokay's state for this project (failures.db" in left
