@@ -143,6 +143,8 @@ def test_purge_right_after_init_removes_the_memory_template(repo: Path) -> None:
 
 
 def test_plain_uninstall_lists_what_stays_and_how_to_remove_it(repo: Path) -> None:
+    settings = repo / ".claude" / "settings.json"
+    settings_before = settings.read_bytes() if settings.exists() else None
     cli(repo, "init")
     use_pokayokay(repo)
     location = resolve_memory_location(repo)
@@ -164,6 +166,8 @@ def test_plain_uninstall_lists_what_stays_and_how_to_remove_it(repo: Path) -> No
     assert f"  {location.memory_dir}: 1 learning stored with /remember" in left
     assert "pokayokay's state for this project (failures.db" in left
     assert lines[-1].startswith("the pokayokay program itself stays installed")
+    # The team's own settings file is back to its very bytes (init had re-serialised it).
+    assert (settings.read_bytes() if settings.exists() else None) == settings_before
     # The hooks and /remember are gone; the rule is still there (it was only listed).
     assert not (repo / ".claude" / "commands" / "remember.md").exists()
     assert list((repo / ".claude" / "rules" / "pokayokay").glob("*.md"))
