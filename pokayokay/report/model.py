@@ -168,6 +168,12 @@ class Report:
                      ("holding", "recurred", "not loaded yet", "always loaded", "no evidence")
                      if counts.get(k)]
             out.append(f"{plural(len(rules), 'graduated rule')}: " + ", ".join(parts) + ".")
+            recurred = [row.evidence.id for row in rules if row.evidence.verdict() == "recurred"]
+            if recurred:
+                shown = ", ".join(f"`pokayokay rules show {rid}`" for rid in recurred[:3])
+                why = ("its failure came back after Claude Code loaded it" if len(recurred) == 1
+                       else "their failures came back after Claude Code loaded them")
+                out.append(f"Worth a look: {shown} ({why}).")
         else:
             out.append("No rule graduated yet: a failure becomes a rule once it recurs in "
                        f"{plural(self.threshold, 'session')}.")

@@ -40,6 +40,11 @@ def test_the_week_in_text(team_project: TeamProject) -> None:
     assert text.startswith(f"pokayokay report: {team_project.root}\nthe last 7 days (2026-11-18")
     # The headline: the rule recurred once after loading; two failures this week.
     assert "  1 graduated rule: 1 recurred.\n" in text
+    hint = re.search(r"\n  Worth a look: `pokayokay rules show ([\w-]+)` \(its failure came "
+                     r"back after Claude Code loaded it\)\.\n", text)
+    assert hint, text
+    # The command it suggests works.
+    assert main(["rules", "show", hint.group(1), "--project", str(team_project.root)]) == 0
     assert "  2 failures recorded in 2 sessions over the last 7 days; rules loaded twice.\n" in text
     assert "  1 failure one session short of becoming a rule.\n" in text
     assert "  2 learnings added and 1 learning reinforced (3 stored).\n" in text
