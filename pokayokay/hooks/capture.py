@@ -99,8 +99,15 @@ def _build_failure(
     from pokayokay.failures.evidence_paths import extract_paths
     from pokayokay.failures.model import Failure
     from pokayokay.failures.signature import command_key, key_lines, normalise
+    from pokayokay.safety.redact import redact
     from pokayokay.safety.sanitize import excerpt
 
+    # Secrets go first, before anything is derived from the text: nothing stored carries one.
+    error = redact(error)
+    tool_input = {
+        key: redact(value) if key == "command" and isinstance(value, str) else value
+        for key, value in tool_input.items()
+    }
     exit_code = None
     body = error
     header = _EXIT_HEADER.match(error)
