@@ -61,8 +61,17 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
-__all__ = ["MAX_INPUT", "SHAPES", "Shape", "contains_secret", "redact", "redact_tree"]
+__all__ = [
+    "MAX_INPUT",
+    "SHAPES",
+    "Shape",
+    "contains_secret",
+    "redact",
+    "redact_record",
+    "redact_tree",
+]
 
 MAX_INPUT = 1_000_000
 MARK = "[redacted:{}]"
@@ -490,3 +499,25 @@ def redact_tree(value: object) -> object:
     if isinstance(value, (list, tuple)):
         return [redact_tree(v) for v in value]
     return value
+
+
+_R = TypeVar("_R", bound=tuple)  # type: ignore[type-arg]
+
+
+def redact_record(record: _R) -> _R:
+    """A named tuple with every text field (and every text in a tuple field) redacted."""
+    changes: dict[str, object] = {}
+    for name in getattr(record, "_fields", ()):
+        value = getattr(record, name)
+        if isinstance(value, str):
+            new: object = redact(value)
+        elif isinstance(value, tuple) and all(isinstance(v, str) for v in value):
+            new = tuple(dict.fromkeys(redact(v) for v in value))
+        else:
+            continue
+        if new != value:
+            changes[name] = new
+    if not changes:
+        return record
+    replaced: _R = record._replace(**changes)  # type: ignore[attr-defined]
+    return replaced
