@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURE_SAMPLES_DIR, git
+from helpers.gitrepo import git
+from helpers.hooks import run_hook
+from helpers.paths import FIXTURE_SAMPLES_DIR
 
 from pokayokay.hooks import runtime as hook
 
@@ -116,11 +118,6 @@ def sample_for(name: str, project: Path) -> dict[str, Any]:
     return retarget(load_sample(name), project)
 
 
-def run_hook(event: str, payload: dict[str, Any] | bytes) -> tuple[int, str, str]:
-    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    code = hook.run(event, io.BytesIO(data), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def run_console(
@@ -238,12 +235,9 @@ def over_budget_memory(completed: int = 30) -> str:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "proj"
-    folder.mkdir()
-    git(folder, "init", "-q")
-    (folder / "README.md").write_text("# proj\n")
-    return folder
+def project(project: Path) -> Path:
+    (project / "README.md").write_text("# proj\n")
+    return project
 
 
 @pytest.fixture

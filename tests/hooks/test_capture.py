@@ -5,7 +5,6 @@ Claude Code
 from __future__ import annotations
 
 import ast
-import io
 import json
 import os
 import subprocess
@@ -15,32 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURE_SAMPLES_DIR
+from helpers.hooks import run_hook
+from helpers.paths import FIXTURE_SAMPLES_DIR
 
 from pokayokay.failures.model import FailureGroup
 from pokayokay.failures.store import FailureStore
 from pokayokay.hooks import capture
-from pokayokay.hooks import runtime as hook
 from pokayokay.infra.state import project_state_dir
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "pokayokay"
 SAMPLE_ROOT = "/home/dev/project"
 SESSION = "0ebb4b7c-7011-44b6-afdb-8302b6c943e8"
-
-
-@pytest.fixture(autouse=True)
-def capture_handlers(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Register the handlers the way hook.HANDLERS will once integrated."""
-    monkeypatch.setitem(hook.HANDLERS, "PostToolUseFailure", "capture:post_tool_use_failure")
-    monkeypatch.setitem(hook.HANDLERS, "PostToolBatch", "capture:post_tool_batch")
-    monkeypatch.setitem(hook.HANDLERS, "PostToolUse", "capture:post_tool_use")
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "project"
-    (root / ".git").mkdir(parents=True)
-    return Path(os.path.realpath(root))
 
 
 def sample(name: str, project: Path, **changes: Any) -> dict[str, Any]:
@@ -51,10 +35,6 @@ def sample(name: str, project: Path, **changes: Any) -> dict[str, Any]:
     return payload
 
 
-def run_hook(event: str, payload: dict[str, Any]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = hook.run(event, io.BytesIO(json.dumps(payload).encode()), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def ok(event: str, payload: dict[str, Any]) -> None:
@@ -424,7 +404,6 @@ def test_the_capture_module_imports_only_the_standard_library_at_top_level() -> 
 HOT_PATH_PROBE = """
 import io, json, sys
 from pokayokay.hooks import runtime as hook
-hook.HANDLERS.update(PostToolUse="capture:post_tool_use", PostToolBatch="capture:post_tool_batch")
 payloads = json.loads(sys.argv[1])
 for event, payload in payloads:
     code = hook.run(event, io.BytesIO(json.dumps(payload).encode()), io.StringIO(), sys.stderr)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import DATA_DIR
 
 from pokayokay.learnings import model as learnings
 from pokayokay.learnings import topic_file
@@ -28,7 +29,7 @@ from pokayokay.recall.sources import (
 )
 from pokayokay.safety.sanitize import excerpt
 
-DATA = Path(__file__).resolve().parent / "data" / "recall"
+DATA = DATA_DIR / "recall"
 CORPUS: list[dict[str, Any]] = json.loads((DATA / "learnings.json").read_text("utf-8"))["notes"]
 QUERIES: list[dict[str, Any]] = json.loads((DATA / "queries.json").read_text("utf-8"))["queries"]
 ATTACKS: list[dict[str, str]] = json.loads((DATA / "injection.json").read_text("utf-8"))["attacks"]

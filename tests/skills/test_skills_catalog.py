@@ -7,7 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import git
+from helpers.gitrepo import git
+from helpers.paths import DATA_DIR
 
 from pokayokay.skills import catalog as skills_catalog
 from pokayokay.skills.catalog import (
@@ -60,7 +61,7 @@ def test_no_ruamel_for_well_formed_files(monkeypatch: pytest.MonkeyPatch) -> Non
         raise AssertionError("YAML parser used")
 
     monkeypatch.setattr(pokayokay.rules.files, "split_frontmatter", boom)
-    data_dir = Path(__file__).parent / "data" / "suggest" / "skills"
+    data_dir = DATA_DIR / "suggest" / "skills"
     for path in sorted(data_dir.glob("*/SKILL.md")):
         meta = parse_frontmatter(path.read_text())
         assert meta["description"], path

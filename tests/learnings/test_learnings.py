@@ -6,9 +6,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from pathlib import Path
 
 import pytest
+from helpers.paths import DATA_DIR
 from hypothesis import given
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
@@ -30,7 +30,7 @@ from pokayokay.learnings.model import (
 from pokayokay.learnings.topic_file import parse, quote, render
 from pokayokay.learnings.wording import NEAR_DUPLICATE_THRESHOLD, near_duplicate, similarity
 
-PARAPHRASES = Path(__file__).parent / "data" / "learnings" / "paraphrases.json"
+PARAPHRASES = DATA_DIR / "learnings" / "paraphrases.json"
 KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 HASH = "0" * 63 + "1"
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import git
 
 from pokayokay import __version__
 from pokayokay.cli import main as cli
@@ -129,14 +128,6 @@ def write_memory(folder: Path, text: str | None = None) -> bytes:
     data = (memory_text() if text is None else text).encode("utf-8")
     (folder / "MEMORY.md").write_bytes(data)
     return data
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "proj"
-    folder.mkdir()
-    git(folder, "init", "-q")
-    return folder
 
 
 @pytest.fixture

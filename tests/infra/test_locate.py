@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import git
+from helpers.gitrepo import git
 
 from pokayokay.infra import locate
 from pokayokay.infra.locate import (

@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from test_ages import LEARNINGS, GitRepo
+from helpers.gitrepo import LEARNINGS, GitRepo
 
 from pokayokay.errors import PokayokayError
 from pokayokay.infra import safe_write

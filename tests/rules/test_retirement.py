@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 from datetime import date, datetime, timezone
 from pathlib import Path
 
 import pytest
+from helpers.graduation import CLAUDE_AP, CLAUDE_BOTTOM, CLAUDE_TOP, FILES, group, memory_text
 
 from pokayokay.cli.rules import cmd_rules_retire
 from pokayokay.errors import PokayokayError
@@ -23,9 +23,6 @@ from pokayokay.rules import apply as graduation_run
 from pokayokay.rules.graduation import RULES_ARCHIVE, RULES_DIR, plan_graduation
 from pokayokay.rules.retirement import ARCHIVE_NAME, retire_due_rules
 from pokayokay.rules.rule_text import parse_retired, retired_line
-
-sys.path.insert(0, str(Path(__file__).parent))
-from test_graduation import CLAUDE_AP, CLAUDE_BOTTOM, CLAUDE_TOP, FILES, group, memory_text
 
 SIG = "FAILED tests/test_cart.py::test_total - AssertionError: assert <n> == <n>"
 DAY = 86_400.0

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from helpers.paths import REPO_ROOT
 from ruamel.yaml import YAML
 
 from pokayokay.cli import learnings
@@ -36,7 +37,7 @@ from pokayokay.learnings.topic_index import index_entries
 from pokayokay.learnings.wording import NEAR_DUPLICATE_THRESHOLD
 from pokayokay.memory.sections import DEFAULT_SECTIONS, Settings
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = REPO_ROOT
 NOW = datetime(2026, 11, 22, 10, 0, 0, tzinfo=timezone.utc)
 
 

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.paths import DATA_DIR
 
 from pokayokay.cli.suggest import suggest_cli
 from pokayokay.failures.model import FailureGroup
@@ -16,7 +17,7 @@ from pokayokay.learnings.spikes import Spike
 from pokayokay.skills.catalog import Skill, catalog_from_folder
 from pokayokay.skills.suggest import FLOOR, MAX_CHARS, Signals, prompt_paths, suggest
 
-DATA = Path(__file__).parent / "data" / "suggest"
+DATA = DATA_DIR / "suggest"
 MIN_PRECISION_AT_1 = 0.90
 MIN_SILENCE = 1.0
 

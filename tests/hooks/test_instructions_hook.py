@@ -7,7 +7,6 @@ other field is kept as captured. Only ``load_reason: path_glob_match`` for one o
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -16,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURE_SAMPLES_DIR, git
+from helpers.gitrepo import git
+from helpers.hooks import run_hook
+from helpers.paths import FIXTURE_SAMPLES_DIR
 
 from pokayokay.failures.store import FailureStore, RuleLoad
-from pokayokay.hooks import runtime as hook
 from pokayokay.hooks.instructions import instructions_loaded, rule_rel_path
 
 CAPTURED_ROOT = "/home/dev/project"
@@ -64,19 +64,14 @@ def recorded(key: Path) -> list[RuleLoad]:
     return loads
 
 
-def run_hook(payload: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
-    # The dispatch entry the lead wires into hook.HANDLERS.
-    monkeypatch.setitem(hook.HANDLERS, "InstructionsLoaded", "instructions:instructions_loaded")
-    stdin = io.BytesIO(json.dumps(payload).encode())
-    out, err = io.StringIO(), io.StringIO()
-    code = hook.run("InstructionsLoaded", stdin, out, err)
-    return code, out.getvalue(), err.getvalue()
+def run_instructions_hook(payload: dict[str, Any]) -> tuple[int, str, str]:
+    return run_hook("InstructionsLoaded", payload)
 
 
 def test_path_glob_match_records_the_load(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     payload = load_sample("path_glob_match", project)
     assert payload["file_path"] == f"{project}/.claude/rules/python.md"
-    code, out, err = run_hook(payload, monkeypatch)
+    code, out, err = run_instructions_hook(payload)
     assert (code, out, err) == (0, "", "")
     (load,) = recorded(project)
     assert load.session_id == "0ebb4b7c-7011-44b6-afdb-8302b6c943e8"
@@ -91,7 +86,7 @@ def test_other_load_reasons_are_no_ops(
 ) -> None:
     payload = load_sample(reason, project)
     assert payload["load_reason"] == reason
-    assert run_hook(payload, monkeypatch) == (0, "", "")
+    assert run_instructions_hook(payload) == (0, "", "")
     assert not store_for(project).path.exists()  # nothing created
 
 

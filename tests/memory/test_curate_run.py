@@ -282,15 +282,16 @@ def test_lock_is_exclusive_between_processes(location, tmp_path: Path) -> None: 
         stdout=subprocess.PIPE,
         text=True,
     )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        with pytest.raises(safe_write.LockTimeout):
-            run_curation(location, Settings(), write=True, today=TODAY, lock_timeout=0.2)
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.write("\n")
-        holder.stdin.flush()
-        holder.wait(10)
+    with holder:
+        try:
+            assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+            with pytest.raises(safe_write.LockTimeout):
+                run_curation(location, Settings(), write=True, today=TODAY, lock_timeout=0.2)
+        finally:
+            assert holder.stdin is not None
+            holder.stdin.write("\n")
+            holder.stdin.flush()
+            holder.wait(10)
 
 
 APPENDER = textwrap.dedent("""
@@ -333,6 +334,8 @@ def test_no_line_lost_while_another_process_keeps_appending(location) -> None:  
         writes += outcome.written
         retries += outcome.attempts - 1
     assert appender.wait(60) == 0
+    assert appender.stdout is not None
+    appender.stdout.close()
     run_curation(location, config, write=True, today=TODAY)
 
     assert writes > 10, "the race was not exercised"

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT, git
+from helpers.gitrepo import git
+from helpers.paths import REPO_ROOT
 
 from pokayokay import __version__
 from pokayokay.errors import PokayokayError

@@ -14,12 +14,13 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from helpers.paths import GOLDEN_DIR
 
 from pokayokay.config.settings import load_settings
 from pokayokay.memory import invariants
 from pokayokay.memory.curation import CurationResult, curate
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = GOLDEN_DIR
 TODAY = date(2026, 11, 22)
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
 

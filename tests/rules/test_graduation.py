@@ -25,11 +25,23 @@ import textwrap
 import time
 import unicodedata
 from collections.abc import Sequence
-from datetime import date, datetime, timezone
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.graduation import (
+    CLAUDE_AP,
+    CLAUDE_BOTTOM,
+    CLAUDE_TOP,
+    DAY,
+    FILES,
+    TODAY,
+    group,
+    memory_text,
+)
+from helpers.hostile import FORBIDDEN_SUBSTRINGS, INJECTIONS, folded
+from helpers.paths import GOLDEN_RULES_DIR
 from ruamel.yaml import YAML
 
 from pokayokay.errors import InvariantViolation, PokayokayError
@@ -37,70 +49,25 @@ from pokayokay.failures.model import FailureGroup
 from pokayokay.infra import safe_write
 from pokayokay.infra.git import list_project_files
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
-from pokayokay.infra.templating import render
 from pokayokay.memory import apply as curate_run
 from pokayokay.memory.apply import run_curation
-from pokayokay.memory.sections import END_MARKER, Settings
+from pokayokay.memory.sections import Settings
 from pokayokay.rules import apply as graduation_run
 from pokayokay.rules.globs import claude_matches, pathspec_matches
 from pokayokay.rules.graduation import RULES_DIR, TOPIC_LINK_LINE, GraduationPlan, plan_graduation
 from pokayokay.rules.memory_edit import check_memory_edit, edit_memory
 from pokayokay.rules.rule_text import parse_bookkeeping
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_sanitize import FORBIDDEN_SUBSTRINGS, INJECTIONS, folded
-
-GOLDEN = Path(__file__).parent / "golden_rules"
+GOLDEN = GOLDEN_RULES_DIR
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
-TODAY = date(2026, 11, 22)
-DAY = 86_400.0
-T0 = datetime(2026, 10, 1, tzinfo=timezone.utc).timestamp()
 
 
 def ts(text: str) -> float:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
-def group(
-    signature: str = "FAILED tests/test_cart.py::test_total",
-    category: str = "testing",
-    sessions: int = 3,
-    *,
-    paths: Sequence[str] = ("tests/test_cart.py",),
-    fix_paths: Sequence[str] = ("src/cart/models.py",),
-    fix_commands: Sequence[str] = ("pytest tests/test_cart.py",),
-    sample_command: str | None = "pytest tests/test_cart.py",
-    excerpt: str = "AssertionError: assert 3 == 4",
-    occurrences: int | None = None,
-    first: float = T0,
-    last: float = T0 + 20 * DAY,
-) -> FailureGroup:
-    return FailureGroup(
-        signature=signature,
-        category=category,
-        sessions=sessions,
-        occurrences=occurrences if occurrences is not None else sessions * 2,
-        first_seen=first,
-        last_seen=last,
-        paths=tuple(paths),
-        fix_paths=tuple(fix_paths),
-        fix_commands=tuple(fix_commands),
-        sample_command=sample_command,
-        excerpt=excerpt,
-    )
 
 
-FILES = [
-    "src/cart/models.py",
-    "src/cart/views.py",
-    "src/orders/models.py",
-    "src/auth/login.py",
-    "tests/test_cart.py",
-    "tests/test_orders.py",
-    "web/src/app.ts",
-    "web/src/app.test.ts",
-    "README.md",
-]
 
 
 def plan(
@@ -470,25 +437,10 @@ def test_injections_never_reach_a_rule_file(nasty: str) -> None:
 
 # --- MEMORY.md --------------------------------------------------------------------------------
 
-CLAUDE_TOP = "# Memory\n\n- [User prefers uv](uv.md) — use uv, not pip\n"
-CLAUDE_BOTTOM = "\n## My own notes\n\nFree text Claude wrote, with <b>markup</b> & `code`.\n"
 
 
-def memory_text(ap_body: str = "", topic_body: str = "", newline: str = "\n") -> str:
-    sections = render("MEMORY.md.j2", sections=Settings().sections, end_marker=END_MARKER)
-    sections = sections.replace("# Memory\n", "", 1)
-    sections = sections.replace(
-        "<!-- pokayokay: graduated to .claude/rules/ when confirmed -->\n",
-        "<!-- pokayokay: graduated to .claude/rules/ when confirmed -->\n" + ap_body,
-    ).replace("<!-- pokayokay: links to detail files -->\n", "<!-- pokayokay: links to detail "
-              "files -->\n" + topic_body)  # fmt: skip
-    text = CLAUDE_TOP + sections + CLAUDE_BOTTOM
-    return text.replace("\n", newline)
 
 
-CLAUDE_AP = (
-    "- 2026-09-01 Claude's own pattern: keep migrations small\n  continued on a second line\n"
-)
 
 
 def test_edit_memory_replaces_own_entries_and_keeps_claude_text_byte_for_byte() -> None:
@@ -761,7 +713,7 @@ def test_nothing_recorded_writes_no_topic_file(where: tuple[Path, MemoryLocation
 
 
 def test_inputs_from_git_and_from_a_walk(tmp_path: Path) -> None:
-    from conftest import git
+    from helpers.gitrepo import git
 
     project = tmp_path / "repo"
     (project / "src" / "cart").mkdir(parents=True)
