@@ -71,6 +71,7 @@ __all__ = [
     "redact",
     "redact_record",
     "redact_tree",
+    "redacted_kinds",
 ]
 
 MAX_INPUT = 1_000_000
@@ -265,7 +266,7 @@ _SECRET_KEY = (
 # Any other key (the high-entropy row).
 _ANY_KEY = r"[A-Za-z_][A-Za-z0-9_.-]{0,60}"
 # A value: quoted (kept quoted) or a bare word.
-_VALUE = r"""(?:"(?P<dq>[^"\n]{1,512})"|'(?P<sq>[^'\n]{1,512})'|(?P<bare>[^\s"'`,;&|)}\]]{1,512}))"""
+_VALUE = r"""(?:"(?P<dq>[^"\n]{1,512})"|'(?P<sq>[^'\n]{1,512})'|(?P<bare>(?:[^\s"'`,;&|)}\]]|&(?![&\s])){1,512}))"""
 
 
 def _key_kind(key: str) -> str:
@@ -483,6 +484,16 @@ def redact(text: str, extra: Iterable[Shape] = ()) -> str:
             text = changed
             lowered = text.lower()
     return text
+
+
+def redacted_kinds(text: str) -> list[str]:
+    """The kinds :func:`redact` finds in ``text``, each once, in order of first appearance."""
+    before = re.findall(r"\[redacted:([a-z0-9-]+)\]", text)
+    found = re.findall(r"\[redacted:([a-z0-9-]+)\]", redact(text))
+    for kind in before:  # markers already in the text are not new finds
+        if kind in found:
+            found.remove(kind)
+    return list(dict.fromkeys(found))
 
 
 def contains_secret(text: str) -> bool:
