@@ -109,7 +109,7 @@ def _build_failure(
     ts: float,
 ) -> Failure:
     from pokayokay.failures.classify import classify
-    from pokayokay.failures.evidence_paths import extract_paths
+    from pokayokay.failures.evidence_paths import WorkTree, extract_paths
     from pokayokay.failures.model import Failure
     from pokayokay.failures.signature import command_key, key_lines, normalise
     from pokayokay.safety.redact import redact
@@ -150,7 +150,13 @@ def _build_failure(
         signature=signature,
         category=classify(tool, command, body, project.user_rules()),
         paths=extract_paths(
-            tool, tool_input, body, project.root, cwd=project.cwd, aliases=project.aliases
+            tool,
+            tool_input,
+            body,
+            project.root,
+            cwd=project.cwd,
+            aliases=project.aliases,
+            files=WorkTree(project.root),  # only files that exist now, in the work tree or git
         ),
         excerpt=excerpt(" | ".join(lines) if lines else body),
         exit_code=exit_code,
