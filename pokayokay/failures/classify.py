@@ -196,7 +196,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"|ERR_MODULE_NOT_FOUND|Could not find a version that satisfies|No matching distribution"
         r"|\bERESOLVE\b|npm ERR! code E404|npm error code E404|could not resolve dependenc"
         r"|no required module provides package|cannot find package|unresolved import"
-        r"|command not found|: not found\s*\Z|is not recognized as an internal or external command",
+        r"|command not found|is not recognized as an internal or external command"
+        r"|(?m:^(?:/(?:usr/)?bin/)?\w*sh: (?:line )?\d+: [^:\n]+: not found\s*$)",
         note="a module, package or program is missing"),
     # 6. the command names a known tool
     row("dependencies", command=_cmd(

@@ -100,7 +100,13 @@ class _Patterns:
         self.shell_syntax = c(r"[$*?{}\[\]<>|;&=`'\"\s()!]|://|\A~|\A-")
         self.location_suffix = c(r"(?:::.*|:\d+(?::\d+)?)\Z")
         # where a bare file name may live: go package patterns and import paths, folders
-        self.package_word = c(r"\A\.?/?((?:[\w.@+-]+/)*[\w.@+-]+)(?:/\.\.\.)?/?\Z")
+        self.package_word = c(r"\A(?:\./)?((?:[\w.@+-]+/)*[\w.@+-]+)/?\Z")
+        # lines that quote file contents (code frames) or tool headers: no file named there
+        # is involved ("  12 |     COPY pyproject.toml /app/", "configfile: pyproject.toml")
+        self.not_mentions = c(
+            r"(?m)^\s*(?:>>>|>)?\s*\d*\s*\|.*$"
+            r"|^(?:platform|rootdir|cachedir|configfile|inifile|plugins|testpaths)[ :].*$"
+        )
         self.go_package = c(r"(?m)^(?:FAIL|ok|---|#)\s+(\S+?)(?:\s|\[|$)")
 
 
@@ -235,6 +241,7 @@ def _package_dirs(command: str, error: str, p: _Patterns) -> list[str]:
     names (``FAIL github.com/acme/shop/internal/billing``), as every suffix of their parts."""
     hints: list[str] = []
     for word in _command_words(command):
+        word = word.removesuffix("/...")
         match = p.package_word.match(word)
         if match and not word.startswith("-"):
             hints.append(match.group(1))
@@ -346,14 +353,14 @@ def extract_paths(
     found: set[str] = set()
     bare: set[str] = set()  # file names without a folder, for the package lookup
 
-    def keep(raw: str, *, given: bool) -> None:
+    def keep(raw: str, *, given: bool, look_up: bool = True) -> None:
         if raw.startswith("~"):
             return
         rel = relative_path(raw, project_root, cwd=cwd, aliases=aliases)
         if rel is None or (not given and _skipped(rel)):
             return
         (explicit if given else found).add(rel)
-        if "/" not in raw and not raw.startswith("."):
+        if look_up and "/" not in raw and not raw.startswith("."):
             bare.add(raw)
 
     inputs = tool_input if isinstance(tool_input, Mapping) else {}
@@ -372,10 +379,12 @@ def extract_paths(
         return tuple(sorted(explicit | found)[:MAX_PATHS])
     # Checked against the project, any file named in the output counts ("pnpm-lock.yaml is not
     # up to date with package.json", "Auto-merging src/shop/cart.py").
-    for token in p.token.findall(_quoted_paths(error[:MAX_SCANNED], p)[1]):
+    mentioned = p.not_mentions.sub(" ", _quoted_paths(error[:MAX_SCANNED], p)[1])
+    for token in p.token.findall(mentioned):
         token = p.location_suffix.sub("", token.rstrip(".:"))
         if not token.startswith("~") and p.mention.fullmatch(token):
-            keep(token, given=False)
+            # a word of prose may be a piece of a longer name: never looked up elsewhere
+            keep(token, given=False, look_up=False)
 
     real = files.existing(found)
     unresolved = found - real
@@ -389,7 +398,11 @@ def extract_paths(
             if rel is not None and rel not in folders and files.is_dir(rel):
                 folders.append(rel)
         for name in sorted(missing_names):
-            real.update(rel for rel in files.find(name, folders) if not _skipped(rel))
+            hits = [rel for rel in files.find(name, folders) if not _skipped(rel)]
+            if not hits:  # anywhere in the project, when that is unambiguous
+                anywhere = [rel for rel in files.find(name, ["."]) if not _skipped(rel)]
+                hits = anywhere if len(anywhere) == 1 else []
+            real.update(hits)
     kept = explicit | real
     folders_kept = {rel for rel in kept if rel not in explicit and files.is_dir(rel)}
     for folder in folders_kept:
