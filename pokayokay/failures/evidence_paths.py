@@ -9,7 +9,7 @@
 * the error text: Python tracebacks (``File "/abs/src/x.py", line 3``), pytest node ids
   (``tests/test_x.py::test_y``), ``path:line[:col]`` locations (gcc/clang ``src/a.c:12:5:``,
   mypy/ruff ``src/a.py:3:1:``, Node stack frames ``at f (/abs/src/a.js:10:5)``, rustc
-  ``--> src/lib.rs:3:5``; ``Dockerfile:7``, ``Makefile:12`` and the other extension-less build
+  ``--> src/lib.rs:3:5``, the linker's ``main.c:(.text+0x2a)``; ``Dockerfile:7``, ``Makefile:12`` and the other extension-less build
   files), tsc ``src/a.ts(3,4)``, Jest ``FAIL src/a.test.js``, git ``CONFLICT (content): Merge
   conflict in X``, prettier ``[warn] X``, black ``would reformat X``/ruff ``Would reformat: X``,
   a line that is only a path (eslint's file headers), quoted names (``'src/my file.py'``, kept
@@ -80,6 +80,7 @@ class _Patterns:
         self.python_frame = c(r'File "([^"\n]+)", line \d+')
         self.node_id = c(rf"(?:^|(?<=[\s'\"(\[]))(/?{rel_file})::", re.M)
         self.location = c(rf"(?:^|(?<=[\s'\"(\[`,=>]))({any_file}):\d+(?::\d+)?", re.M)
+        self.linker = c(rf"(?:^|(?<=\s))({any_file}):\(\.\w+\+0x[0-9a-f]+\)", re.M)
         self.tsc = c(rf"(?:^|(?<=[\s'\"(\[]))({any_file})\(\d+,\d+\)", re.M)
         self.jest = c(r"(?m)^\s*(?:FAIL|PASS)\s+(\S+)")
         # git, prettier, black/ruff format, and a line that is one path (eslint's file header)
@@ -223,7 +224,8 @@ def _quoted_paths(text: str, p: _Patterns) -> tuple[list[str], str]:
 def _error_paths(error: str, roots: Sequence[str], p: _Patterns) -> list[str]:
     text = error[:MAX_SCANNED]
     found, text = _quoted_paths(text, p)
-    for pattern in (p.python_frame, p.node_id, p.location, p.tsc, p.jest, p.whole_line):
+    patterns = (p.python_frame, p.node_id, p.location, p.linker, p.tsc, p.jest, p.whole_line)
+    for pattern in patterns:
         found.extend(match.group(1) for match in pattern.finditer(text))
     for match in p.conflict.finditer(text):
         found.append((match.group(1) or match.group(2)).strip())
