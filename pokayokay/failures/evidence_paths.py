@@ -92,7 +92,10 @@ class _Patterns:
             r"(?m)^[ \t]*(?:\[warn\][ \t]+|[Ww]ould reformat:?[ \t]+|error:[ \t]+)?"
             rf"({any_file})[ \t]*$"
         )
-        self.quoted = c(r"'([^'\n]{1,400})'|\"([^\"\n]{1,400})\"|`([^`\n]{1,400})`")
+        # a quote that opens a word (not the apostrophe of "can't") up to the one closing it
+        self.quoted = c(
+            r"(?<!\w)(?:'([^'\n]{1,400})'|\"([^\"\n]{1,400})\"|`([^`\n]{1,400})`)(?!\w)"
+        )
         self.quoted_path = c(rf"(?:file://)?(?:/|\.{{1,2}}/)?(?:[^/\s][^/]*/)*[^/]*?(?:{ext}|/)\Z")
         self.file_word = c(rf"{name}{ext}")
         # any file-like word of the output (checked against the project before it is kept)
@@ -186,9 +189,24 @@ def _command_words(command: str) -> list[str]:
     return words
 
 
+# git subcommands whose arguments are refs and remotes (feature/cart), never files
+_GIT_REF_COMMANDS = frozenset(
+    {"push", "pull", "fetch", "merge", "rebase", "switch", "branch", "cherry-pick", "revert",
+     "reset", "tag", "clone", "remote", "log", "show", "diff"}  # fmt: skip
+)
+
+
 def _command_paths(command: str, p: _Patterns) -> list[str]:
     found: list[str] = []
-    for word in _command_words(command):
+    words: list[str] = []
+    for segment in re.split(r"&&|\|\||[;|\n]", command):
+        seg_words = _command_words(segment)
+        if len(seg_words) >= 2 and seg_words[0] == "git" and (
+            seg_words[1] in _GIT_REF_COMMANDS or (seg_words[1] == "checkout" and "--" not in seg_words)
+        ):
+            continue
+        words.extend(seg_words)
+    for word in words:
         word = p.location_suffix.sub("", word)
         if word.endswith("/..."):  # go's package pattern: the folder
             word = word[: -len("/...")] or "."
