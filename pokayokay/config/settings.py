@@ -173,7 +173,9 @@ def _check_failure_categories(value: object) -> object:
                 try:
                     re.compile(field_value)
                 except re.error as exc:
-                    raise _Invalid(f"{where}.{key}: invalid regex ({exc})", show_value=False)
+                    raise _Invalid(
+                        f"{where}.{key}: invalid regex ({exc})", show_value=False
+                    ) from None
             row[key] = field_value
         category = row.get("category", "")
         if not _CATEGORY_NAME.fullmatch(category):

@@ -33,7 +33,8 @@ How the built-in table is ordered, and why:
 6. The command names a known tool: package installs (``dependencies``); a test runner whose
    output shows it stopped at compiling (``error[E0308]`` under ``cargo test``, go's
    ``[build failed]``) is ``build``; test runners and test files run directly
-   (``python3 tests/api/test_users.py``, ``node cart.test.js``) are ``testing``; linters (``lint``), type checkers (``types``), compilers and build tools
+   (``python3 tests/api/test_users.py``, ``node cart.test.js``) are ``testing``; linters
+   (``lint``), type checkers (``types``), compilers and build tools
    (``build``; ``tsc --build`` is a build, ``tsc`` alone a type check). When a command names
    several (``ruff check . && pytest``), the first category in that order wins.
 7. No known tool in the command: the error text decides (test failure markers, linter

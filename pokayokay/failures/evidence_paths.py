@@ -9,7 +9,8 @@
 * the error text: Python tracebacks (``File "/abs/src/x.py", line 3``), pytest node ids
   (``tests/test_x.py::test_y``), ``path:line[:col]`` locations (gcc/clang ``src/a.c:12:5:``,
   mypy/ruff ``src/a.py:3:1:``, Node stack frames ``at f (/abs/src/a.js:10:5)``, rustc
-  ``--> src/lib.rs:3:5``, the linker's ``main.c:(.text+0x2a)``; ``Dockerfile:7``, ``Makefile:12`` and the other extension-less build
+  ``--> src/lib.rs:3:5``, the linker's ``main.c:(.text+0x2a)``; ``Dockerfile:7``,
+  ``Makefile:12`` and the other extension-less build
   files), tsc ``src/a.ts(3,4)``, Jest ``FAIL src/a.test.js``, git ``CONFLICT (content): Merge
   conflict in X``, prettier ``[warn] X``, black ``would reformat X``/ruff ``Would reformat: X``,
   a line that is only a path (eslint's file headers), quoted names (``'src/my file.py'``, kept
@@ -191,8 +192,24 @@ def _command_words(command: str) -> list[str]:
 
 # git subcommands whose arguments are refs and remotes (feature/cart), never files
 _GIT_REF_COMMANDS = frozenset(
-    {"push", "pull", "fetch", "merge", "rebase", "switch", "branch", "cherry-pick", "revert",
-     "reset", "tag", "clone", "remote", "log", "show", "diff"}  # fmt: skip
+    [
+        "push",
+        "pull",
+        "fetch",
+        "merge",
+        "rebase",
+        "switch",
+        "branch",
+        "cherry-pick",
+        "revert",
+        "reset",
+        "tag",
+        "clone",
+        "remote",
+        "log",
+        "show",
+        "diff",
+    ]
 )
 
 
@@ -201,9 +218,8 @@ def _command_paths(command: str, p: _Patterns) -> list[str]:
     words: list[str] = []
     for segment in re.split(r"&&|\|\||[;|\n]", command):
         seg_words = _command_words(segment)
-        if len(seg_words) >= 2 and seg_words[0] == "git" and (
-            seg_words[1] in _GIT_REF_COMMANDS or (seg_words[1] == "checkout" and "--" not in seg_words)
-        ):
+        sub = seg_words[1] if len(seg_words) >= 2 and seg_words[0] == "git" else None
+        if sub in _GIT_REF_COMMANDS or (sub == "checkout" and "--" not in seg_words):
             continue
         words.extend(seg_words)
     for word in words:

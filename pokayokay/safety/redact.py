@@ -4,8 +4,8 @@ Tool output and commands are hostile *and* careless: a failing ``curl`` carries 
 a ``PGPASSWORD=… psql`` prefix carries a password, a stack trace prints a database URL.
 :func:`redact` replaces every value of a known secret shape with ``[redacted:<kind>]`` and is
 applied at capture, before the failure store sees anything, and again on every way out (rule
-files, ``recurring-failures.md``, recall, learnings, CLI output): :func:`pokayokay.safety.sanitize.clean`
-runs it first in each of its rounds.
+files, ``recurring-failures.md``, recall, learnings, CLI output):
+:func:`pokayokay.safety.sanitize.clean` runs it first in each of its rounds.
 
 The table :data:`SHAPES` is ordered: provider key shapes first (so ``GITHUB_TOKEN=ghp_…`` reads
 ``GITHUB_TOKEN=[redacted:github-token]``), then the structural shapes, then values in key
@@ -266,7 +266,10 @@ _SECRET_KEY = (
 # Any other key (the high-entropy row).
 _ANY_KEY = r"[A-Za-z_][A-Za-z0-9_.-]{0,60}"
 # A value: quoted (kept quoted) or a bare word.
-_VALUE = r"""(?:"(?P<dq>[^"\n]{1,512})"|'(?P<sq>[^'\n]{1,512})'|(?P<bare>(?:[^\s"'`,;&|)}\]]|&(?![&\s])){1,512}))"""
+_VALUE = (
+    r"""(?:"(?P<dq>[^"\n]{1,512})"|'(?P<sq>[^'\n]{1,512})'"""
+    r"""|(?P<bare>(?:[^\s"'`,;&|)}\]]|&(?![&\s])){1,512}))"""
+)
 
 
 def _key_kind(key: str) -> str:
@@ -317,8 +320,20 @@ SHAPES: list[Shape] = [
     Shape(
         "aws-access-key-id",
         _B + r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}" + _E,
-        ("akia", "asia", "abia", "acca", "agpa", "aida", "aipa", "anpa", "anva", "aroa", "apka",
-         "asca"),
+        (
+            "akia",
+            "asia",
+            "abia",
+            "acca",
+            "agpa",
+            "aida",
+            "aipa",
+            "anpa",
+            "anva",
+            "aroa",
+            "apka",
+            "asca",
+        ),
     ),
     Shape(
         "github-token",
@@ -330,8 +345,11 @@ SHAPES: list[Shape] = [
         _B + r"gl(?:pat|dt|rt|ptt|cbt|imt|oas|ffct|soat|ft|agent)-[A-Za-z0-9_-]{20,255}",
         ("gl",),
     ),
-    Shape("slack-token", _B + r"xox[abposre]-[A-Za-z0-9-]{10,255}|xapp-[A-Za-z0-9-]{20,255}",
-          ("xox", "xapp-")),
+    Shape(
+        "slack-token",
+        _B + r"xox[abposre]-[A-Za-z0-9-]{10,255}|xapp-[A-Za-z0-9-]{20,255}",
+        ("xox", "xapp-"),
+    ),
     Shape(
         "slack-webhook",
         r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9/_-]{20,255})",
@@ -343,8 +361,11 @@ SHAPES: list[Shape] = [
         ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"),
     ),
     Shape("google-api-key", _B + r"AIza[0-9A-Za-z_-]{35}" + _E, ("aiza",)),
-    Shape("google-oauth", _B + r"(?:ya29\.[0-9A-Za-z_-]{20,2048}|GOCSPX-[A-Za-z0-9_-]{20,64})",
-          ("ya29.", "gocspx-")),
+    Shape(
+        "google-oauth",
+        _B + r"(?:ya29\.[0-9A-Za-z_-]{20,2048}|GOCSPX-[A-Za-z0-9_-]{20,64})",
+        ("ya29.", "gocspx-"),
+    ),
     Shape("npm-token", _B + r"npm_[A-Za-z0-9]{36}" + _E, ("npm_",)),
     Shape("pypi-token", _B + r"pypi-[A-Za-z0-9_-]{50,512}", ("pypi-",)),
     Shape(
@@ -400,7 +421,9 @@ SHAPES: list[Shape] = [
     ),
     Shape(
         "high-entropy",
-        r"(?<![A-Za-z0-9_.-])[\"']?(?P<key>" + _ANY_KEY + r")[\"']?[ \t]{0,8}(?::|=|:=)[ \t]{0,8}"
+        r"(?<![A-Za-z0-9_.-])[\"']?(?P<key>"
+        + _ANY_KEY
+        + r")[\"']?[ \t]{0,8}(?::|=|:=)[ \t]{0,8}"
         + _VALUE,
         ("=", ":"),
         kind_from_key=True,

@@ -41,7 +41,7 @@ For more information about this error, try `rustc --explain E0308`.
 error: could not compile `billing` (lib test) due to 1 previous error
 """
 
-GO_BUILD_FAILED = """# github.com/acme/billing/internal/invoice [github.com/acme/billing/internal/invoice.test]
+GO_BUILD_FAILED = """# github.com/acme/billing/internal/invoice [acme/billing/internal/invoice.test]
 internal/invoice/invoice_test.go:18:9: undefined: NewLedger
 FAIL\tgithub.com/acme/billing/internal/invoice [build failed]
 FAIL
@@ -166,8 +166,12 @@ def test_pokayokays_answer_does_not_mark_the_session_failed() -> None:
                 "type": "assistant",
                 "message": {
                     "content": [
-                        {"type": "tool_use", "id": "toolu_a", "name": "Bash",
-                         "input": {"command": command}},  # fmt: skip
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_a",
+                            "name": "Bash",
+                            "input": {"command": command},
+                        },
                     ]
                 },
             }
@@ -190,7 +194,7 @@ def test_pokayokays_answer_does_not_mark_the_session_failed() -> None:
         ),
     ]
     assert read_transcript(lines, "/home/dev/api").last_command_failed is False
-    failed = lines[:2] + [lines[2].replace("Exit code 5", "Exit code 2")]
+    failed = [*lines[:2], lines[2].replace("Exit code 5", "Exit code 2")]
     assert read_transcript(failed, "/home/dev/api").last_command_failed is True
 
 

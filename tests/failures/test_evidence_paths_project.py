@@ -59,7 +59,7 @@ def test_a_bare_name_is_found_in_the_folders_the_command_names(project: Path) ->
 def test_home_paths_and_branch_names_never_count(project: Path) -> None:
     make(project, "~/.ssh/id_rsa", "feature/README.md")
     command = "git push origin feature/cart && ssh -i ~/.ssh/id_rsa deploy@prod true"
-    error = "Load key \"~/.ssh/id_rsa\": bad permissions\n ! [rejected] feature/cart -> feature/cart"
+    error = 'Load key "~/.ssh/id_rsa": bad permissions\n ! [rejected] feature/cart -> feature/cart'
     assert paths(project, command, error) == ()
 
 

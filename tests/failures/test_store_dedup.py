@@ -38,9 +38,15 @@ def test_a_reused_id_in_another_session_is_recorded(tmp_path: Path) -> None:
     with FailureStore(tmp_path / DB_NAME) as store:
         assert store.record_failure(failure("s1"), tool_use_id="toolu_mock_0001_01")
         assert store.record_failure(failure("s2", T0 + 60), tool_use_id="toolu_mock_0001_01")
-        assert store.record_failures(
-            [(failure("s3", T0 + 120), "toolu_mock_0001_01"), (failure("s3"), "toolu_mock_0001_01")]
-        ) == 1
+        assert (
+            store.record_failures(
+                [
+                    (failure("s3", T0 + 120), "toolu_mock_0001_01"),
+                    (failure("s3"), "toolu_mock_0001_01"),
+                ]
+            )
+            == 1
+        )
         group = store.failure_groups()[0]
         assert (group.sessions, group.occurrences) == (3, 3)
 

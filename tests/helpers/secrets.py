@@ -56,7 +56,8 @@ GITHUB_CLASSIC = f"ghp_{_pick(ALNUM, 36)}"
 GITHUB_FINE = f"github_pat_{_pick(ALNUM, 22)}_{_pick(ALNUM, 59)}"
 GITHUB_APP = f"ghs_{_pick(ALNUM, 36)}"
 GITLAB = f"glpat-{_pick(URLSAFE, 20)}"
-SLACK_BOT = f"xoxb-{_rng.randrange(10**11, 10**12)}-{_rng.randrange(10**12, 10**13)}-{_pick(ALNUM, 24)}"
+_SLACK_TEAM, _SLACK_BOT_ID = _rng.randrange(10**11, 10**12), _rng.randrange(10**12, 10**13)
+SLACK_BOT = f"xoxb-{_SLACK_TEAM}-{_SLACK_BOT_ID}-{_pick(ALNUM, 24)}"
 SLACK_HOOK = f"T{_pick(UPPER_DIGITS, 8)}/B{_pick(UPPER_DIGITS, 10)}/{_pick(ALNUM, 24)}"
 STRIPE_LIVE = f"sk_live_{_pick(ALNUM, 99)}"
 STRIPE_TEST = f"sk_test_{_pick(ALNUM, 24)}"
@@ -150,8 +151,8 @@ SECRETS: tuple[Secret, ...] = (
     Secret(
         "slack webhook",
         SLACK_HOOK,
-        f"curl -X POST -d '{{\"text\":\"deploy done\"}}' https://hooks.slack.com/services/{SLACK_HOOK}",
-        f"curl -X POST -d '{{\"text\":\"deploy done\"}}' https://hooks.slack.com/services/{SLACK_HOOK}",
+        f'curl -X POST -d \'{{"text":"deploy done"}}\' https://hooks.slack.com/services/{SLACK_HOOK}',
+        f'curl -X POST -d \'{{"text":"deploy done"}}\' https://hooks.slack.com/services/{SLACK_HOOK}',
     ),
     Secret(
         "stripe live",
@@ -292,12 +293,15 @@ NEGATIVES: tuple[str, ...] = (
     "commit 3f2a9c1b7d4e5f60718293a4b5c6d7e8f9012345",
     "HEAD is now at 9fceb02 Fix the cart total rounding",
     "Merge: 1a2b3c4 5d6e7f8",
-    "error: failed to push some refs to 'github.com:acme/shop.git' (a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0)",
+    "error: failed to push some refs to 'github.com:acme/shop.git' "
+    "(a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0)",
     "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
     "request_id=123e4567-e89b-12d3-a456-426614174000 failed",
     "uuid: 550e8400-e29b-41d4-a716-446655440000",
-    '"integrity": "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUR7hqbQhbgXIB6Nbg=="',
-    "integrity sha512-Dl6RNPOdjSL0XN3r2cIY6mVeeY7ZC+eMkNadXzI+dTcx5Jd7D5hX6jL1vF6iL5o9Wmz8P2i0nDy+T4TRwA==",
+    '"integrity": "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUR7h'
+    'qbQhbgXIB6Nbg=="',
+    "integrity sha512-Dl6RNPOdjSL0XN3r2cIY6mVeeY7ZC+eMkNadXzI+dTcx5Jd7D5hX6jL1vF6iL5o9Wmz8P2i0nDy+"
+    "T4TRwA==",
     '"resolved": "https://registry.npmjs.org/lodash/-/lodash-4.17.21.tgz"',
     'payload = "SGVsbG8sIHdvcmxkISBUaGlzIGlzIHRlc3QgZGF0YQ=="',
     "expected = 'eyBuYW1lOiAiYWxpY2UiLCBhZ2U6IDMwIH0='",
@@ -333,7 +337,7 @@ NEGATIVES: tuple[str, ...] = (
     "session_id: 0ebb4b7c-7011-44b6-afdb-8302b6c943e8",
     "tool_use_id: toolu_01ABCDEF2345",
     "E501 Line too long (104 > 100)",
-    "mypy: error: Argument 1 to \"charge\" has incompatible type \"str\"; expected \"int\"  [arg-type]",
+    'mypy: error: Argument 1 to "charge" has incompatible type "str"; expected "int"  [arg-type]',
     "author: Jane Doe <jane@example.com>",
     "Authorization header missing",
     "the_quick_brown_fox_jumps_over_the_lazy_dog_42",
