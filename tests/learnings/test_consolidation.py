@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokayokay.learnings.ages import EntryAge
 from pokayokay.learnings.consolidation import batch_problem, plan_batch, qualifying, should_trigger
 from pokayokay.learnings.consolidation_config import BULLET_MAX, DEFAULT_CONFIG, ConsolidationConfig
 from pokayokay.learnings.entries import LearningEntry, parse_entries
+from pokayokay.learnings.model import EntryAge
 from pokayokay.learnings.routing import (
     Route,
     SectionInfo,
