@@ -330,7 +330,6 @@ def read_fixes(state_dir: str) -> list[tuple[Document, dict[str, int]]]:
     if not os.path.isfile(db):
         return []  # never create the store just to read it
     from pokayokay.failures.store import FailureStore
-    from pokayokay.safety.redact import redact
 
     out = []
     with FailureStore(db) as store:
@@ -341,7 +340,7 @@ def read_fixes(state_dir: str) -> list[tuple[Document, dict[str, int]]]:
         commands = [" ".join(c.split())[:120] for c in group.fix_commands]
         paths = [p[:120] for p in group.fix_paths]
         shown = _shown(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
-        search = redact(" ".join([group.excerpt, group.category, *commands, *paths]))
+        search = " ".join([group.excerpt, group.category, *commands, *paths])
         key = zlib.crc32(group.signature.encode("utf-8", "surrogateescape"))
         doc = Document(f"fix:{key:08x}", "fix", shown, clean=True)
         out.append((doc, term_counts(search[:MAX_TEXT_CHARS])))
