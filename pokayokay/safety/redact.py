@@ -61,7 +61,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+
+TYPE_CHECKING = False  # typing is not imported at run time: the hook after every command loads us
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _R = TypeVar("_R", bound=tuple)  # type: ignore[type-arg]
 
 __all__ = [
     "MAX_INPUT",
@@ -533,9 +538,6 @@ def redact_tree(value: object) -> object:
     if isinstance(value, (list, tuple)):
         return [redact_tree(v) for v in value]
     return value
-
-
-_R = TypeVar("_R", bound=tuple)  # type: ignore[type-arg]
 
 
 def redact_record(record: _R) -> _R:
