@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from helpers.hooks import run_hook
+
 from pokayokay.failures.model import Failure
 from pokayokay.failures.schema import MIGRATIONS, SCHEMA_VERSION
 from pokayokay.failures.store import DB_NAME, FailureStore
@@ -73,3 +75,26 @@ def test_a_version_1_store_migrates_without_losing_a_row(tmp_path: Path) -> None
         indexes = {row[1] for row in conn.execute("PRAGMA index_list(failures)")}
     assert "failures_tool_use" not in indexes
     assert "failures_session_tool_use" in indexes
+
+
+def test_a_replayed_session_reusing_ids_is_recorded_through_the_hooks(project: Path) -> None:
+    (project / "tests").mkdir()
+    (project / "tests" / "test_cart.py").write_text("def test_add(): ...\n", encoding="utf-8")
+    error = "Exit code 1\nFAILED tests/test_cart.py::test_add - assert 3 == 4"
+    for session in ("0ebb4b7c-7011-44b6-afdb-8302b6c943e8", "7f3e2d1c-0000-4b6a-9c8d-112233445566"):
+        payload = {
+            "session_id": session,
+            "transcript_path": f"/home/dev/.claude/projects/p/{session}.jsonl",
+            "cwd": str(project),
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash",
+            "tool_input": {"command": "pytest tests/test_cart.py", "description": "run"},
+            "tool_use_id": "toolu_mock_0001_01",  # a mocked client numbers its calls the same
+            "error": error,
+            "is_interrupt": False,
+        }
+        for _ in range(2):  # PostToolUseFailure and a retry of the same hook: counted once
+            assert run_hook("PostToolUseFailure", payload) == (0, "", "")
+    with FailureStore.for_project(str(project)) as store:
+        group = store.failure_groups()[0]
+    assert (group.sessions, group.occurrences) == (2, 2)
