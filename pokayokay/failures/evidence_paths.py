@@ -388,6 +388,7 @@ def extract_paths(
     explicit: set[str] = set()
     found: set[str] = set()
     bare: set[str] = set()  # file names without a folder, for the package lookup
+    nested: set[str] = set()  # relative paths with folders, maybe relative to a package
 
     def keep(raw: str, *, given: bool, look_up: bool = True) -> None:
         if raw.startswith("~"):
@@ -398,6 +399,8 @@ def extract_paths(
         (explicit if given else found).add(rel)
         if look_up and "/" not in raw and not raw.startswith("."):
             bare.add(raw)
+        elif look_up and not os.path.isabs(raw) and not raw.startswith(("..", "file:")):
+            nested.add(raw)
 
     inputs = tool_input if isinstance(tool_input, Mapping) else {}
     for key in _PATH_INPUT_KEYS:
@@ -427,12 +430,26 @@ def extract_paths(
     missing_names = {
         name for name in bare if relative_path(name, project_root, cwd=cwd) in unresolved
     }
-    if missing_names:
-        folders: list[str] = []
+    missing_nested = {
+        raw for raw in nested if relative_path(raw, project_root, cwd=cwd) in unresolved
+    }
+    folders: list[str] = []
+    if missing_names or missing_nested:
         for hint in _package_dirs(command, error, p):
             rel = relative_path(hint, project_root, cwd=cwd, aliases=aliases)
             if rel is not None and rel not in folders and files.is_dir(rel):
                 folders.append(rel)
+    if missing_nested and folders:
+        # "FAIL src/routes/orders.test.ts" printed by a workspace's runner
+        # (npm test --workspace packages/api): relative to a folder the command names
+        candidates = {
+            rel
+            for raw in missing_nested
+            for folder in folders
+            if (rel := relative_path(raw, project_root, cwd=os.path.join(project_root, folder)))
+        }
+        real.update(rel for rel in files.existing(candidates) if not _skipped(rel))
+    if missing_names:
         for name in sorted(missing_names):
             hits = [rel for rel in files.find(name, folders) if not _skipped(rel)]
             if not hits:  # anywhere in the project, when that is unambiguous
