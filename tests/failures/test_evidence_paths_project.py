@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers.gitrepo import git
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pokayokay.failures.evidence_paths import WorkTree, extract_paths
 
@@ -78,3 +80,26 @@ def test_relative_to_the_folder_the_command_ran_in(project: Path) -> None:
     assert paths(project, "npx tsc --noEmit", error, cwd=project / "web") == (
         "web/src/api/client.ts",
     )
+
+
+_WORDS = st.sampled_from(
+    [
+        "src/shop/cart.py", "tests/test_cart.py", "~/.ssh/id_rsa", "../outside.py", "/etc/passwd",
+        "feature/cart", "FAIL", "internal/billing/...", "Dockerfile:7", "'my file.py'",
+        "cart.py:3:1:", "[warn]", "would reformat", "CONFLICT (content): Merge conflict in",
+        "\n", " ", "::", "(3,4)", "error", "src/shop/", "./", "~", '"', "'",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_WORDS, max_size=30), st.lists(_WORDS, max_size=8))
+def test_every_path_kept_is_an_existing_project_file(
+    project: Path, output: list[str], command: list[str]
+) -> None:
+    make(project, "src/shop/cart.py", "tests/test_cart.py", "Dockerfile", "my file.py")
+    kept = paths(project, " ".join(command), "".join(output))
+    for rel in kept:
+        assert not rel.startswith(("/", "~", "..")), rel
+        assert (project / rel).exists(), rel
+        assert "..." not in rel and rel != "FAIL", rel
