@@ -6,7 +6,7 @@ one transaction, so an old store is upgraded in place and a newer one is refused
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: the first schema
@@ -90,6 +90,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             first_seen REAL NOT NULL
         ) WITHOUT ROWID""",
         "CREATE INDEX sessions_first_seen ON sessions(first_seen)",
+    ),
+    # 2: a tool call is unique within its session only: a later session reusing an id (a replay,
+    # a resumed or mocked session) is a new failure. Rows unique by id are unique by the pair,
+    # so the new index always builds over an existing store.
+    (
+        "DROP INDEX IF EXISTS failures_tool_use",
+        "CREATE UNIQUE INDEX failures_session_tool_use ON failures(session_id, tool_use_id) "
+        "WHERE tool_use_id IS NOT NULL",
     ),
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION

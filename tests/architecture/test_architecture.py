@@ -34,7 +34,7 @@ LAYERS: dict[str, int] = {
 # Text in, values out: no file system, processes, database or sockets (docs/architecture.md).
 PURE = {
     "errors", "names",
-    "safety.sanitize",
+    "safety.sanitize", "safety.redact",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
     "memory.unmanage",
     "failures.model", "failures.schema", "failures.signature", "failures.classify",
