@@ -6,9 +6,21 @@ one transaction, so an old store is upgraded in place and a newer one is refused
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+import sqlite3
+from collections.abc import Callable
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
+SCHEMA_VERSION = 2
+
+
+def _rekey(conn: sqlite3.Connection) -> None:
+    from pokayokay.failures.rekey import rekey
+
+    rekey(conn)
+
+
+Step = str | Callable[[sqlite3.Connection], None]
+
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (
     # 1: the first schema
     (
         """CREATE TABLE failures (
@@ -90,6 +102,34 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             first_seen REAL NOT NULL
         ) WITHOUT ROWID""",
         "CREATE INDEX sessions_first_seen ON sessions(first_seen)",
+    ),
+    # 2: group keys (failures.mistakes) and the fix that worked. One tool call may name several
+    # mistakes (one row each), and a tool_use_id is unique per session, never across sessions;
+    # edits keep a short excerpt of the change; corrections (a failing command and the variant
+    # that passed) and fixing edits are aggregated per group; old signatures move to their keys.
+    (
+        "DROP INDEX failures_tool_use",
+        "CREATE UNIQUE INDEX failures_tool_use ON failures(session_id, tool_use_id, signature) "
+        "WHERE tool_use_id IS NOT NULL",
+        "ALTER TABLE edits ADD COLUMN excerpt TEXT NOT NULL DEFAULT ''",
+        """CREATE TABLE group_corrections (
+            signature TEXT NOT NULL,
+            failing TEXT NOT NULL,
+            corrected TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            last_seen REAL NOT NULL,
+            PRIMARY KEY (signature, failing, corrected)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE group_fix_edits (
+            signature TEXT NOT NULL,
+            path TEXT NOT NULL,
+            excerpt TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            last_seen REAL NOT NULL,
+            PRIMARY KEY (signature, path, excerpt)
+        ) WITHOUT ROWID""",
+        _rekey,
     ),
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION
