@@ -53,20 +53,24 @@ from pokayokay.failures.model import FailureGroup
 from pokayokay.failures.signature import short_id
 from pokayokay.infra.templating import render
 from pokayokay.rules.evidence import (
+    ENVIRONMENT,
+    MAX_EDIT_LINES,
     MAX_FIX_FILES,
-    MAX_REMEDIES,
-    _command,
     _day,
     _evidence,
     _excerpt,
-    _fix_files,
     _keys,
     _order,
-    _path,
-    _remedies,
     _slug,
     _title,
     _where,
+    command_evidence,
+    correction_lines,
+    environment_lesson,
+    keyed,
+    label,
+    lesson_lines,
+    shown_paths,
 )
 from pokayokay.rules.globs import derive_globs, normalise_path
 from pokayokay.rules.rule_text import RuleMeta, _user_tail, parse_bookkeeping
@@ -88,9 +92,10 @@ RULES_ARCHIVE = "rules-archive.md"  # retired rules, in the memory folder
 ACTIVE_PATTERNS_ID = "active_patterns"
 DEFAULT_THRESHOLD = 3
 RECURRING_TOP = 50
-MAX_FAILURES_SHOWN = 5
+MAX_FAILURES_SHOWN = 3
 MAX_PATHS_SHOWN = 5
 MAX_SCOPE = 30
+MAX_RULE_LINES = 40  # a rule's text above its end marker, frontmatter included
 
 TOPIC_LINK_LINE = (
     f"- [Recurring failures]({RECURRING_FILE}) — failures pokayokay saw in several sessions, "
@@ -253,7 +258,11 @@ class _Planner:
         today: date,
         retired: Mapping[str, date] | None = None,
     ) -> None:
-        self.groups = sorted(groups, key=lambda g: (g.category, g.signature))
+        # An environment lesson (the mistake is how a command is run) is its own category.
+        self.groups = sorted(
+            (g._replace(category=ENVIRONMENT) if environment_lesson(g) else g for g in groups),
+            key=lambda g: (g.category, g.signature),
+        )
         self.retired = dict(retired or {})
         self.threshold = threshold
         self.project_files = project_files
@@ -285,7 +294,11 @@ class _Planner:
     def assign(self) -> None:
         fresh: dict[str, list[FailureGroup]] = {}
         for group in self.groups:
+            if not self.may_graduate(group):
+                continue
             owner = self.owner.get(short_id(group.signature))
+            if owner is not None and group.category == ENVIRONMENT:
+                owner = owner if owner.startswith(ENVIRONMENT) else None
             if owner is not None:
                 self.rules[owner].groups.append(group)
             elif self.is_retired(group):
@@ -299,6 +312,12 @@ class _Planner:
         for category in sorted(fresh):
             self.assign_category(category, fresh[category])
 
+    @staticmethod
+    def may_graduate(group: FailureGroup) -> bool:
+        """Only evidence naming a project file yields a rule, or an environment lesson (which
+        loads everywhere, in pokayokay's words around the corrected command)."""
+        return group.category == ENVIRONMENT or bool(_evidence(group))
+
     def is_retired(self, group: FailureGroup) -> bool:
         """Its rule was retired on day D and it has not failed after D (old evidence)."""
         day = self.retired.get(short_id(group.signature), self.retired.get(group.signature))
@@ -310,6 +329,18 @@ class _Planner:
             key=lambda r: r.id,
         )
         unplaced: list[FailureGroup] = []
+        if category == ENVIRONMENT:
+            target = next(iter(existing), None)
+            if target is None:
+                dormant = self.rules.get(ENVIRONMENT)
+                if dormant is not None and not dormant.groups:
+                    target = dormant
+                    target.category = ENVIRONMENT
+                else:
+                    target = _Rule(_free_id(ENVIRONMENT, self.taken), ENVIRONMENT)
+                    self.rules[target.id] = target
+            target.groups.extend(groups)
+            return
         for group in groups:
             keys = _keys(_evidence(group))
             best: _Rule | None = None
@@ -349,9 +380,9 @@ class _Planner:
 
     def build(self, rule: _Rule) -> RuleFile:
         groups = sorted(rule.groups, key=_order)
+        environment = rule.category == ENVIRONMENT
         evidence = sorted({p for g in groups for p in _evidence(g)})
-        pathless = any(not _evidence(g) for g in groups)
-        globs = () if pathless or not evidence else derive_globs(evidence, self.project_files)
+        globs = () if environment or not evidence else derive_globs(evidence, self.project_files)
         sessions = max(g.sessions for g in groups)
         occurrences = sum(g.occurrences for g in groups)
         first = _day(min(g.first_seen for g in groups))
@@ -359,48 +390,48 @@ class _Planner:
         graduated = (rule.meta.graduated if rule.meta else None) or self.today
         signatures = tuple(sorted({short_id(g.signature) for g in groups}))
         category = sanitize.clean(_title(rule.category)) or "recurring"
-        failures = []
-        for group in groups[:MAX_FAILURES_SHOWN]:
-            failures.append(
-                {
-                    "command": _command(group.sample_command) if group.sample_command else None,
-                    "excerpt": _excerpt(group.excerpt),
-                    "sessions": group.sessions,
-                    "last": _day(group.last_seen).isoformat(),
-                }
-            )
-        title = f"Recurring {category} failures"
         folder = _common_folder(evidence) if globs else ""
-        if folder and (shown := sanitize.clean(folder)):
-            title += f" in {shown}/"
-        text = render(
-            "rule.md.j2",
-            id=rule.id,
-            title=title,
-            category=category,
-            globs=globs,
-            signatures=signatures,
-            graduated=graduated.isoformat(),
-            failures=failures,
-            more_failures=max(0, len(groups) - MAX_FAILURES_SHOWN),
-            sessions=sessions,
-            occurrences=occurrences,
-            first=first.isoformat(),
-            last=last.isoformat(),
-            where=_where(globs, 12)
-            if globs
-            else "anywhere in the project (no `paths:`, so this "
-            "rule loads at the start of every session)",
-            remedies=_remedies(groups, rule.category),
-            fix_files=_fix_files(groups),
-        )
+        shown_folder = sanitize.clean(folder) if folder else ""
+        title = _rule_title(groups, category, shown_folder, environment)
+        text = ""
+        for shown, edit_lines in _budgets(len(groups)):
+            text = render(
+                "rule.md.j2",
+                id=rule.id,
+                title=title,
+                environment=environment,
+                globs=globs,
+                signatures=signatures,
+                graduated=graduated.isoformat(),
+                mistakes=[_mistake(g, rule.category, edit_lines) for g in groups[:shown]],
+                more=[label(g) for g in groups[shown:]][:5],
+                more_count=max(0, len(groups) - shown),
+                lessons=[line for g in groups for line in _environment_lines(g)][:shown * 2],
+                sessions=sessions,
+                occurrences=occurrences,
+                first=first.isoformat(),
+                last=last.isoformat(),
+                where=_where(globs, 12),
+            )
+            if text.count("\n") <= MAX_RULE_LINES:
+                break
         if rule.old_text is not None:
             text += _user_tail(rule.old_text)
         path = f"{RULES_DIR}/{rule.id}.md"
-        entry = (
-            f"- {category.capitalize()} failures under {_where(globs, 2)}: see {path} "
-            f"({sessions} session{'s' if sessions != 1 else ''}, since {first.isoformat()})"
-        )
+        plural = "s" if sessions != 1 else ""
+        if environment:
+            first_lesson = next(
+                (line for g in groups for line in correction_lines(g, 1)), "see the rule."
+            )
+            entry = (
+                f"- How commands run here: {first_lesson[:-1]}; see {path} "
+                f"({sessions} session{plural}, since {first.isoformat()})"
+            )
+        else:
+            entry = (
+                f"- {title}: see {path} "
+                f"({sessions} session{plural}, since {first.isoformat()})"
+            )
         return RuleFile(
             id=rule.id,
             path=path,
@@ -426,12 +457,14 @@ class _Planner:
             sid = short_id(group.signature)
             if sid in rule_of:
                 status = f"graduated into {rule_of[sid]}"
+            elif not self.may_graduate(group):
+                status = "no rule: the evidence names no file in this project"
             elif group.sessions == self.threshold - 1:
                 status = "one session short of graduating into a rule"
             else:
                 status = f"{group.sessions} of {self.threshold} sessions needed for a rule"
             paths = _shown_paths(group.paths, MAX_PATHS_SHOWN)
-            fixes = [c for c in map(_command, sorted(set(group.fix_commands))[:MAX_REMEDIES]) if c]
+            fixes = correction_lines(group)
             fix_files = _shown_paths(group.fix_paths, MAX_FIX_FILES)
             blocks.append(
                 {
@@ -441,7 +474,10 @@ class _Planner:
                     "occurrences": group.occurrences,
                     "first": _day(group.first_seen).isoformat(),
                     "last": _day(group.last_seen).isoformat(),
-                    "command": _command(group.sample_command) if group.sample_command else None,
+                    "mistake": label(group),
+                    "command": command_evidence(group.sample_command)
+                    if group.sample_command
+                    else None,
                     "paths": paths,
                     "fixes": fixes,
                     "fix_files": fix_files,
@@ -465,6 +501,7 @@ class _Planner:
             g
             for g in sorted(self.groups, key=_order)
             if g.sessions == self.threshold - 1
+            and self.may_graduate(g)
             and short_id(g.signature) not in in_rules
             and not self.is_retired(g)
         )
@@ -481,9 +518,58 @@ class _Planner:
         )
 
 
+def _rule_title(
+    groups: Sequence[FailureGroup], category: str, folder: str, environment: bool
+) -> str:
+    """A heading naming the mistake (or the mistakes, for a rule holding several)."""
+    if environment:
+        return "How commands are run in this project"
+    where = f" in {folder}/" if folder else ""
+    if len(groups) == 1:
+        name = label(groups[0])
+        return f"{name[:1].upper()}{name[1:]}{where}".replace("\n", " ")
+    names = ", ".join(label(g) for g in groups[:3])
+    more = f" and {len(groups) - 3} more" if len(groups) > 3 else ""
+    return f"{category.capitalize()} mistakes{where}: {names}{more}"
+
+
+def _budgets(count: int) -> list[tuple[int, int]]:
+    """(mistakes shown, excerpt lines per edit) to try, most detailed first."""
+    shown = min(count, MAX_FAILURES_SHOWN)
+    out = [(shown, MAX_EDIT_LINES), (shown, 2)]
+    out += [(n, 2) for n in range(shown - 1, 0, -1)]
+    return out + [(1, 0)]
+
+
+def _mistake(group: FailureGroup, category: str, edit_lines: int) -> dict[str, object]:
+    """One mistake's section of a rule."""
+    what = f'"{_excerpt(group.excerpt)}"'
+    if group.sample_command:
+        what = f"{command_evidence(group.sample_command)} failed: {what}"
+    plural = "s" if group.sessions != 1 else ""
+    return {
+        "heading": label(group),
+        "what": what,
+        "often": f"{group.sessions} session{plural}, {group.occurrences} time"
+        f"{'s' if group.occurrences != 1 else ''}, last {_day(group.last_seen).isoformat()}",
+        "where": ", ".join(shown_paths(group.paths, MAX_PATHS_SHOWN)),
+        "lessons": lesson_lines(group, category, edit_lines),
+    }
+
+
+def _environment_lines(group: FailureGroup) -> list[str]:
+    """An environment lesson: pokayokay's words around the corrected command."""
+    plural = "s" if group.sessions != 1 else ""
+    failed = f"failed with {label(group)}" if keyed(group) else "failed"
+    return [
+        f"- {text[0].upper()}{text[1:-1]}: in {group.sessions} session{plural} the other form "
+        f"{failed}."
+        for text in correction_lines(group)
+    ]
+
+
 def _shown_paths(paths: Sequence[str], limit: int) -> list[str]:
-    ordered = sorted({p for p in map(normalise_path, paths) if p is not None})
-    return [shown for p in ordered[:limit] if (shown := _path(p))]
+    return shown_paths(paths, limit)
 
 
 def plan_graduation(

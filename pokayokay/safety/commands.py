@@ -103,7 +103,8 @@ def strip_links(text: str) -> str:
 # 1) lives in pokayokay.safety.redact; until it is wired in here, this minimal table covers the
 # shapes a command line or a code excerpt most often carries.
 _SECRET_ASSIGNMENT = re.compile(
-    r"(?i)\b([A-Z0-9_]*(?:KEY|SECRET|TOKEN|PASSWORD|PASSWD|PWD|CREDENTIALS?|AUTH)[A-Z0-9_]*)"
+    r"\b([A-Z0-9_]*(?:KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIALS?)[A-Z0-9_]*"
+    r"|(?i:password|passwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?token))"
     r"(\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|[^\s'\"]+)"
 )
 _SECRET_SHAPES = (
