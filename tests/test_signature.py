@@ -78,8 +78,8 @@ EQUAL = [
     ),
     (
         "the Bash 'Exit code N' header is not part of the signature",
-        "Exit code 1\nerror: linker `cc` not found\n  = note: No such file or directory (os error 2)",
-        "Exit code 101\nerror: linker `cc` not found\n  = note: No such file or directory (os error 2)",
+        "Exit code 1\nerror: linker `cc` not found\n  = note: No such file or directory",
+        "Exit code 101\nerror: linker `cc` not found\n  = note: No such file or directory",
     ),
     (
         "pytest temporary folders",

@@ -149,7 +149,11 @@ def correction_kind(failing: str, succeeded: str) -> str | None:
             return ENVIRONMENT
         return COMMAND if bad.flags != good.flags else None
     bad_script, good_script = _script(bad), _script(good)
-    if bad_script and good_script and bad_script != good_script:
-        if good_script.split(":", 1)[0] == bad_script.split(":", 1)[0]:
-            return COMMAND
+    if (
+        bad_script
+        and good_script
+        and bad_script != good_script
+        and good_script.split(":", 1)[0] == bad_script.split(":", 1)[0]
+    ):
+        return COMMAND
     return None

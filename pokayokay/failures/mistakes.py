@@ -87,16 +87,17 @@ class _P:
         self.rustc = c(r"^error\[(E\d{4})\]:")
         self.tsc = c(r"^(?:\S.*?(?:\(\d+,\d+\)|:\d+:\d+)\s*[:-]?\s*)?error\s+(TS\d{3,5})\b")
         self.mypy = c(r"^\S.*?:\d+(?::\d+)?: error: .*?\s\[([a-z][a-z0-9-]*)\]\s*$")
-        self.pyright = c(r"^\S.*?:\d+:\d+ - error: .*?\((report[A-Za-z]+)\)\s*$")
-        self.concise = c(r"^\S.*?:\d+:\d+: ([A-Z]{1,4}\d{2,4})\b( \[\*\])?(?: |$)")
+        self.pyright = c(r"^\S.*?:\d+:\d+ - error: ")
+        self.pyright_rule = c(r"\((report[A-Za-z]+)\)\s*$")
+        self.concise = c(r"^\S.*?:\d+:\d+: ([A-Z]{1,4}\d{2,4})\b:?( \[\*\])?(?: |$)")
         self.full_code = c(r"^([A-Z]{1,4}\d{2,4})(?: \[\*\])? \S")
         self.arrow = c(r"^\s*-->\s*\S+:\d+:\d+")
         self.eslint = c(r"^\d+:\d+\s+(error|warning)\s+.+?\s{2,}(@?[\w-]+(?:/[\w-]+)*)\s*$")
         self.eslint_header = c(r"^(?:/|\.?[\w@-]+/)?\S*\.(?:[cm]?[jt]sx?|vue|svelte)$")
         self.cc = c(r"^\S.*?:\d+:\d+: (?:fatal )?error: (.*?)(?: \[(-W[\w=+-]+)\])?\s*$")
         self.go = c(r"^(?:\./)?[\w./-]*\.go:\d+:\d+: (.*)$")
-        self.pytest_failed = c(r"^(FAILED|ERROR) (\S+::\S+?)(?: - (.*))?$")
-        self.pytest_block = c(r"^_{3,} (?:ERROR at \w+ of )?(\S+?) _{3,}$")
+        self.pytest_failed = c(r"^(FAILED|ERROR) (\S+::[^\s\[]+(?:\[.*?\])?)(?: - (.*))?$")
+        self.pytest_block = c(r"^_{3,} (?:ERROR at \w+ of )?(.+?) _{3,}$")
         self.unittest = c(r"^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)")
         self.go_test = c(r"^\s*--- FAIL: (\S+)")
         self.cargo_test = c(r"^test (\S+) \.\.\. FAILED$")
@@ -176,8 +177,7 @@ def _lint_tool(command_tool_name: str | None, fixable: bool, code: str) -> str:
 def _diagnostics(lines: list[str], tool: str | None, out: _Collector, p: _P) -> None:
     eslint_file = ""
     eslint_errors = any(
-        (m := p.eslint.match(line.strip())) is not None and m.group(1) == "error"
-        for line in lines
+        (m := p.eslint.match(line.strip())) is not None and m.group(1) == "error" for line in lines
     )
     for i, raw in enumerate(lines):
         line = raw.strip()
@@ -189,8 +189,14 @@ def _diagnostics(lines: list[str], tool: str | None, out: _Collector, p: _P) -> 
             out.add(f"tsc:{m[1]}", line)
         elif m := p.mypy.match(line):
             out.add(f"mypy:{m[1]}", line)
-        elif m := p.pyright.match(line):
-            out.add(f"pyright:{m[1]}", line)
+        elif p.pyright.match(line):
+            # The rule closes the message, which may wrap onto indented lines.
+            for j, part in enumerate(lines[i : i + 4]):
+                if j and not part.startswith((" ", "\t")):
+                    break
+                if rule := p.pyright_rule.search(part):
+                    out.add(f"pyright:{rule[1]}", line, *lines[i + 1 : i + j + 1])
+                    break
         elif m := p.concise.match(line):
             out.add(f"{_lint_tool(tool, bool(m[2]), m[1])}:{m[1]}", line)
         elif (m := p.full_code.match(line)) and any(
@@ -254,11 +260,11 @@ def _tests(lines: list[str], out: _Collector, p: _P) -> None:
         elif m := p.unittest.match(line):
             dotted = m[2] if m[2].endswith("." + m[1]) else f"{m[2]}.{m[1]}"
             out.add(f"test:{dotted}", line)
-        elif m := p.go_test.match(raw):
-            out.add(f"test:{m[1]}", line)
-        elif m := p.cargo_test.match(line):
-            out.add(f"test:{m[1]}", line)
-        elif (m := p.jest.match(line)) and "Test suite failed to run" not in line:
+        elif (
+            (m := p.go_test.match(raw))
+            or (m := p.cargo_test.match(line))
+            or ((m := p.jest.match(line)) and "Test suite failed to run" not in line)
+        ):
             out.add(f"test:{m[1]}", line)
         elif m := p.vitest.match(line):
             out.add(f"test:{m[1]} > {m[2]}", line)

@@ -2,7 +2,8 @@
 
 Pure data: ``Failure`` is one captured, already normalised failure; ``FailureGroup`` is one
 signature's evidence across sessions (its ``signature`` is the group key, e.g. ``ruff:F401``
-or ``test:tests/test_cart.py::test_total``, see :mod:`pokayokay.failures.mistakes`), as :meth:`FailureStore.failure_groups` returns it.
+or ``test:tests/test_cart.py::test_total``, see :mod:`pokayokay.failures.mistakes`), as
+:meth:`FailureStore.failure_groups` returns it.
 
 Named tuples rather than dataclasses: hooks on every prompt and tool call import this module,
 and building dataclasses at import costs milliseconds there (``_replace`` makes a changed copy).
@@ -29,13 +30,13 @@ class Correction(NamedTuple):  # a failing command and the variant that then pas
     failing: str
     corrected: str
     kind: str  # corrections.ENVIRONMENT or corrections.COMMAND
-    count: int  # fix episodes it closed
+    times: int  # fix episodes it closed
 
 
 class FixEdit(NamedTuple):  # an edit made between a failure and the success that closed it
     path: str
     excerpt: str  # a few sanitised "- old" / "+ new" lines, joined by "\n" ("" when unknown)
-    count: int
+    times: int
 
 
 class FailureGroup(NamedTuple):  # what graduation reads: one signature's evidence across sessions

@@ -46,7 +46,8 @@ def _move(conn: sqlite3.Connection, old: str, new: str) -> None:
             "UPDATE signatures SET"
             " occurrences = occurrences + (SELECT occurrences FROM signatures WHERE signature = ?),"
             " sessions = max(sessions, (SELECT sessions FROM signatures WHERE signature = ?)),"
-            " first_seen = min(first_seen, (SELECT first_seen FROM signatures WHERE signature = ?)),"
+            " first_seen = min(first_seen,"
+            " (SELECT first_seen FROM signatures WHERE signature = ?)),"
             " last_seen = max(last_seen, (SELECT last_seen FROM signatures WHERE signature = ?))"
             " WHERE signature = ?",
             (old, old, old, old, new),

@@ -156,18 +156,19 @@ def correction_lines(group: FailureGroup, limit: int = MAX_CORRECTIONS) -> list[
         if good is None:
             continue
         bad = command_evidence(correction.failing)
-        times = f" ({correction.count} times)" if correction.count != 1 else ""
+        times = f" ({correction.times} times)" if correction.times != 1 else ""
         out.append(f"use {good}, not {bad}{times}.")
     return out
 
 
-def edit_lines(group: FailureGroup, examples: int = MAX_EDIT_EXAMPLES,
-               max_lines: int = MAX_EDIT_LINES) -> list[str]:
+def edit_lines(
+    group: FailureGroup, examples: int = MAX_EDIT_EXAMPLES, max_lines: int = MAX_EDIT_LINES
+) -> list[str]:
     """The fixing edits: a sentence naming the files, then ``was:``/``now:`` lines of the most
     frequent change (each line re-sanitised here; the store keeps them sanitised already)."""
     counts: Counter[str] = Counter()
     for edit in group.fix_edits:
-        counts[edit.path] += edit.count
+        counts[edit.path] += edit.times
     if not counts:
         counts.update({p: 1 for p in group.fix_paths})
     files = [p for p in sorted(counts, key=lambda p: (-counts[p], p))]

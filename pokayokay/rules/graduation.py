@@ -72,7 +72,7 @@ from pokayokay.rules.evidence import (
     lesson_lines,
     shown_paths,
 )
-from pokayokay.rules.globs import derive_globs, normalise_path
+from pokayokay.rules.globs import derive_globs
 from pokayokay.rules.rule_text import RuleMeta, _user_tail, parse_bookkeeping
 from pokayokay.safety import sanitize
 
@@ -538,7 +538,7 @@ def _budgets(count: int) -> list[tuple[int, int]]:
     shown = min(count, MAX_FAILURES_SHOWN)
     out = [(shown, MAX_EDIT_LINES), (shown, 2)]
     out += [(n, 2) for n in range(shown - 1, 0, -1)]
-    return out + [(1, 0)]
+    return [*out, (1, 0)]
 
 
 def _mistake(group: FailureGroup, category: str, edit_lines: int) -> dict[str, object]:

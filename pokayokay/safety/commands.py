@@ -12,7 +12,8 @@ pokayokay tells Claude to run on its own authority. This module decides how one 
   ``evil[.]example``).
 * :func:`redact_secrets` is the one seam for secret redaction on this path: every command and
   code excerpt passes through it before anything else (see its docstring).
-* :func:`shown_command` / :func:`shown_code_line` combine them with :mod:`pokayokay.safety.sanitize`.
+* :func:`shown_command` / :func:`shown_code_line` combine them with
+  :mod:`pokayokay.safety.sanitize`.
 """
 
 from __future__ import annotations
@@ -32,10 +33,11 @@ _DANGERS: tuple[tuple[str, str], ...] = (
     ),
     (r"(?:ba|z)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b", "a command that runs a downloaded script"),
     (r"\beval\s+[\"']?\$\(\s*(?:curl|wget)\b", "a command that evaluates downloaded text"),
-    (r"\brm\s+(?:-\w*[rR]\w*f|-\w*f\w*[rR]|--recursive\s+--force|--force\s+--recursive|-[rR]\s+-f|-f\s+-[rR])",
-     "a recursive forced delete (`rm` with recursive and force flags)"),
-    (r"\bgit\s+push\b[^;&|]*(?:\s--force\b|\s-f\b|\s--force-with-lease\b|\s\+\S)",
-     "a force push"),
+    (
+        r"\brm\s+(?:-\w*[rR]\w*f|-\w*f\w*[rR]|--recursive\s+--force|--force\s+--recursive|-[rR]\s+-f|-f\s+-[rR])",
+        "a recursive forced delete (`rm` with recursive and force flags)",
+    ),
+    (r"\bgit\s+push\b[^;&|]*(?:\s--force(?:-with-lease)?(?![\w-])|\s-f\b|\s\+\S)", "a force push"),
     (r"\bgit\s+reset\s+--hard\b", "a hard reset that discards local changes"),
     (r"\bgit\s+clean\s+-\w*f", "a `git clean` that deletes untracked files"),
     (r"\bchmod\s+(?:-R\s+)?0?777\b|\bchmod\s+(?:-R\s+)?a\+rwx\b", "a world-writable `chmod`"),
@@ -62,9 +64,64 @@ def danger(command: str) -> str | None:
 
 # File extensions that look like a top-level domain in "name.ext/..." but are not one.
 _NOT_TLD = frozenset(
-    "py pyi js mjs cjs ts tsx jsx json md txt rs go c h cc cpp hpp java kt rb php sh yml yaml "
-    "toml cfg ini lock d o a so dll exe log csv xml html css scss vue svelte egg whl dist "
-    "git venv env local config cache tmp bak orig rej".split()
+    [
+        "py",
+        "pyi",
+        "js",
+        "mjs",
+        "cjs",
+        "ts",
+        "tsx",
+        "jsx",
+        "json",
+        "md",
+        "txt",
+        "rs",
+        "go",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "java",
+        "kt",
+        "rb",
+        "php",
+        "sh",
+        "yml",
+        "yaml",
+        "toml",
+        "cfg",
+        "ini",
+        "lock",
+        "d",
+        "o",
+        "a",
+        "so",
+        "dll",
+        "exe",
+        "log",
+        "csv",
+        "xml",
+        "html",
+        "css",
+        "scss",
+        "vue",
+        "svelte",
+        "egg",
+        "whl",
+        "dist",
+        "git",
+        "venv",
+        "env",
+        "local",
+        "config",
+        "cache",
+        "tmp",
+        "bak",
+        "orig",
+        "rej",
+    ]
 )
 _SCHEMED = re.compile(
     r"(?:h\s*[xt]\s*[xt]\s*p\s*s?|f\s*t\s*p\s*s?|s\s*f\s*t\s*p|w\s*s\s*s?)\s*(?::|\[:\])\s*/\s*/\S*",
@@ -77,8 +134,37 @@ _HOST_PATH = re.compile(
     re.IGNORECASE,
 )
 _KNOWN_TLD = frozenset(
-    "com net org io dev app sh ai co xyz info biz ru cn tk top site online example test invalid "
-    "localhost me us uk de fr zip mov".split()
+    [
+        "com",
+        "net",
+        "org",
+        "io",
+        "dev",
+        "app",
+        "sh",
+        "ai",
+        "co",
+        "xyz",
+        "info",
+        "biz",
+        "ru",
+        "cn",
+        "tk",
+        "top",
+        "site",
+        "online",
+        "example",
+        "test",
+        "invalid",
+        "localhost",
+        "me",
+        "us",
+        "uk",
+        "de",
+        "fr",
+        "zip",
+        "mov",
+    ]
 )
 
 
@@ -122,8 +208,12 @@ _SECRET_SHAPES = (
     (re.compile(r"\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}"), "jwt"),
     (re.compile(r"(?i)\b(bearer|basic)\s+[\w.~+/=-]{12,}"), "auth-header"),
     (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]+):[^\s@/]+@"), "url-credentials"),
-    (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
-                re.S), "private-key"),
+    (
+        re.compile(
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S
+        ),
+        "private-key",
+    ),
 )
 
 
@@ -142,15 +232,17 @@ def redact_secrets(text: str) -> str:
         pass
     for pattern, kind in _SECRET_SHAPES:
         if kind == "url-credentials":
-            text = pattern.sub(lambda m: f"{m.group(1)}:[redacted:{kind}]@", text)
+            text = pattern.sub(lambda m: f"{m.group(1)}:[redacted:url-credentials]@", text)
         elif kind == "auth-header":
-            text = pattern.sub(lambda m: f"{m.group(1)} [redacted:{kind}]", text)
+            text = pattern.sub(lambda m: f"{m.group(1)} [redacted:auth-header]", text)
         else:
             text = pattern.sub(f"[redacted:{kind}]", text)
     return _SECRET_ASSIGNMENT.sub(
-        lambda m: m.group(0)
-        if m.group(3).startswith("[redacted:")
-        else f"{m.group(1)}{m.group(2)}[redacted:secret]",
+        lambda m: (
+            m.group(0)
+            if m.group(3).startswith("[redacted:")
+            else f"{m.group(1)}{m.group(2)}[redacted:secret]"
+        ),
         text,
     )
 
