@@ -82,8 +82,17 @@ def _slug(text: str, limit: int = 40) -> str:
     return slug[:limit].strip("-")
 
 
+def _project_path(path: str) -> str | None:
+    """A recorded path as a project path, or ``None`` when it is not one: a link that slipped
+    through as a path (``evil.example/x.sh`` taken from a command) never scopes a rule."""
+    from pokayokay.safety.commands import strip_links
+
+    normal = normalise_path(path)
+    return normal if normal is not None and strip_links(normal) == normal else None
+
+
 def _evidence(group: FailureGroup) -> list[str]:
-    paths = (normalise_path(p) for p in (*group.paths, *group.fix_paths))
+    paths = (_project_path(p) for p in (*group.paths, *group.fix_paths))
     return sorted({p for p in paths if p is not None})
 
 
@@ -132,7 +141,7 @@ def keyed(group: FailureGroup) -> bool:
 
 
 def shown_paths(paths: Sequence[str], limit: int = MAX_PATHS) -> list[str]:
-    ordered = sorted({p for p in map(normalise_path, paths) if p is not None})
+    ordered = sorted({p for p in map(_project_path, paths) if p is not None})
     return [shown for p in ordered[:limit] if (shown := _path(p))]
 
 
@@ -171,6 +180,7 @@ def edit_lines(
         counts[edit.path] += edit.times
     if not counts:
         counts.update({p: 1 for p in group.fix_paths})
+    counts = Counter({p: n for p, n in counts.items() if _project_path(p) is not None})
     files = [p for p in sorted(counts, key=lambda p: (-counts[p], p))]
     shown_files = [s for p in files[:MAX_FIX_FILES] if (s := _path(p))]
     if not shown_files:

@@ -196,7 +196,7 @@ _SECRET_ASSIGNMENT = re.compile(
 _SECRET_SHAPES = (
     (re.compile(r"\bsk-ant-[\w-]{10,}"), "anthropic"),
     (re.compile(r"\bsk-(?:proj-|live_|test_)?[\w-]{20,}"), "api-key"),
-    (re.compile(r"\b(?:rk|pk)_(?:live|test)_[\w]{10,}"), "stripe"),
+    (re.compile(r"\b(?:sk|rk|pk|whsec)_(?:live|test)_[A-Za-z0-9]{10,}"), "stripe"),
     (re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), "aws"),
     (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"), "github"),
     (re.compile(r"\bgithub_pat_\w{20,}"), "github"),
@@ -207,7 +207,7 @@ _SECRET_SHAPES = (
     (re.compile(r"\bpypi-[\w-]{30,}"), "pypi"),
     (re.compile(r"\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}"), "jwt"),
     (re.compile(r"(?i)\b(bearer|basic)\s+[\w.~+/=-]{12,}"), "auth-header"),
-    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]+):[^\s@/]+@"), "url-credentials"),
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]*):[^\s@/]+@"), "url-credentials"),
     (
         re.compile(
             r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S
