@@ -336,9 +336,15 @@ def read_fixes(state_dir: str) -> list[tuple[Document, dict[str, int]]]:
     with FailureStore(db) as store:
         groups = store.failure_groups()
     for group in groups:
-        if not (group.fix_commands or group.fix_paths):
+        if not (group.corrections or group.fix_paths):
             continue
-        commands = [" ".join(c.split())[:120] for c in group.fix_commands]
+        from pokayokay.safety.commands import shown_command
+
+        # Only a correction is a command worth recalling (never the failing command re-run,
+        # never a dangerous one).
+        commands = [
+            shown for c in group.corrections if (shown := shown_command(c.corrected)) is not None
+        ]
         paths = [p[:120] for p in group.fix_paths]
         shown = _shown(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
         search = " ".join([group.excerpt, group.category, *commands, *paths])
