@@ -144,8 +144,13 @@ def _build_failures(
 
     mistakes = find_mistakes(body, command)
     if len(mistakes) == 1:
+        [mistake] = mistakes
+        # A diagnostic's own line names it; a test or an exception reads better with the
+        # lines around it (the assertion, the exception message).
         lines = key_lines(body, project_roots=roots)
-        return [failure(mistakes[0].key, body, " | ".join(lines) if lines else mistakes[0].line)]
+        if lines and mistake.key.startswith(("test:", "python:")):
+            return [failure(mistake.key, body, " | ".join(lines))]
+        return [failure(mistake.key, body, mistake.line)]
     if mistakes:
         return [failure(m.key, m.text, m.line) for m in mistakes]
     temp_dirs = tuple(d for d in (os.environ.get("TMPDIR"),) if d and len(d) > 1)

@@ -526,8 +526,7 @@ def _rule_title(
         return "How commands are run in this project"
     where = f" in {folder}/" if folder else ""
     if len(groups) == 1:
-        name = label(groups[0])
-        return f"{name[:1].upper()}{name[1:]}{where}".replace("\n", " ")
+        return f"{label(groups[0])}{where}".replace("\n", " ")
     names = ", ".join(label(g) for g in groups[:3])
     more = f" and {len(groups) - 3} more" if len(groups) > 3 else ""
     return f"{category.capitalize()} mistakes{where}: {names}{more}"
