@@ -6,21 +6,13 @@ one transaction, so an old store is upgraded in place and a newer one is refused
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable
-
 SCHEMA_VERSION = 2
 
 
-def _rekey(conn: sqlite3.Connection) -> None:
-    from pokayokay.failures.rekey import rekey
+# A step that is not SQL: the store moves old signatures to group keys (failures.rekey).
+REKEY = "-- pokayokay: rekey signatures"
 
-    rekey(conn)
-
-
-Step = str | Callable[[sqlite3.Connection], None]
-
-MIGRATIONS: tuple[tuple[Step, ...], ...] = (
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: the first schema
     (
         """CREATE TABLE failures (
@@ -129,7 +121,7 @@ MIGRATIONS: tuple[tuple[Step, ...], ...] = (
             last_seen REAL NOT NULL,
             PRIMARY KEY (signature, path, excerpt)
         ) WITHOUT ROWID""",
-        _rekey,
+        REKEY,
     ),
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION

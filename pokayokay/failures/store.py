@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from pokayokay.failures import store_reads
-from pokayokay.failures.schema import MIGRATIONS, SCHEMA_VERSION
+from pokayokay.failures.schema import MIGRATIONS, REKEY, SCHEMA_VERSION
 from pokayokay.failures.signature import command_key
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.names import FAILURES_DB
@@ -199,10 +199,12 @@ class FailureStore:
                 )
             for statements in MIGRATIONS[version:]:
                 for statement in statements:
-                    if isinstance(statement, str):
-                        conn.execute(statement)
+                    if statement == REKEY:
+                        from pokayokay.failures.rekey import rekey
+
+                        rekey(conn)
                     else:
-                        statement(conn)
+                        conn.execute(statement)
             conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
         self._transaction(work, conn)

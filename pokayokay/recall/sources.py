@@ -2,8 +2,7 @@
 
 Three sources:
 
-* learnings: the ``learning-*.md`` topic files in the auto-memory folder
-  (``pokayokay.learnings.model``);
+* learnings: the ``learning-*.md`` topic files in the auto-memory folder (learnings.model);
 * decisions: the entries of MEMORY.md's Key Decisions section and of its archive file;
 * fix episodes: failure groups in the failure store that a later success closed (a fix command
   or the files edited before it), when the store exists.
@@ -331,20 +330,13 @@ def read_fixes(state_dir: str) -> list[tuple[Document, dict[str, int]]]:
     if not os.path.isfile(db):
         return []  # never create the store just to read it
     from pokayokay.failures.store import FailureStore
+    from pokayokay.safety.commands import shown_commands
 
     out = []
     with FailureStore(db) as store:
         groups = store.failure_groups()
-    for group in groups:
-        if not (group.corrections or group.fix_paths):
-            continue
-        from pokayokay.safety.commands import shown_command
-
-        # Only a correction is a command worth recalling (never the failing command re-run,
-        # never a dangerous one).
-        commands = [
-            shown for c in group.corrections if (shown := shown_command(c.corrected)) is not None
-        ]
+    for group in (g for g in groups if g.corrections or g.fix_paths):
+        commands = shown_commands(c.corrected for c in group.corrections)  # never a re-run
         paths = [p[:120] for p in group.fix_paths]
         shown = _shown(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
         search = " ".join([group.excerpt, group.category, *commands, *paths])

@@ -18,7 +18,10 @@ pokayokay tells Claude to run on its own authority. This module decides how one 
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import re
+from collections.abc import Iterable
 
 __all__ = ["danger", "redact_secrets", "shown_code_line", "shown_command", "strip_links"]
 
@@ -224,12 +227,8 @@ def redact_secrets(text: str) -> str:
     table is applied first, then this module's own minimal table (harmless on already-redacted
     text), so a command or an edit excerpt is never shown unredacted either way.
     """
-    try:
-        from pokayokay.safety import redact as _full  # type: ignore[attr-defined, unused-ignore]
-
-        text = str(_full.redact(text))
-    except (ImportError, AttributeError):
-        pass
+    with contextlib.suppress(ImportError, AttributeError):
+        text = str(importlib.import_module("pokayokay.safety.redact").redact(text))
     for pattern, kind in _SECRET_SHAPES:
         if kind == "url-credentials":
             text = pattern.sub(lambda m: f"{m.group(1)}:[redacted:url-credentials]@", text)
@@ -256,6 +255,11 @@ def shown_command(command: str, limit: int = MAX_COMMAND) -> str | None:
         return None
     cleaned = sanitize.excerpt(strip_links(redact_secrets(command)), limit)
     return cleaned if any(ch.isalnum() for ch in cleaned) else None
+
+
+def shown_commands(commands: Iterable[str]) -> list[str]:
+    """The commands that may be shown, each as :func:`shown_command` shows it."""
+    return [shown for command in commands if (shown := shown_command(command)) is not None]
 
 
 def shown_code_line(line: str, limit: int = MAX_CODE_LINE) -> str:

@@ -6,16 +6,15 @@ format of the tool named in the row."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from helpers.paths import DATA_DIR
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pokayokay.failures.mistakes import MAX_MISTAKES, command_tool, find_mistakes
 from pokayokay.failures.signature import normalise
 
-OUTPUTS = Path(__file__).parents[1] / "data" / "outputs"
+OUTPUTS = DATA_DIR / "outputs"
 
 
 def keys(output: str, command: str | None = None) -> list[str]:
@@ -155,7 +154,10 @@ CASES: list[tuple[str, str | None, str, list[str]]] = [
         "pytest: two failing tests, parameters dropped",
         "python -m pytest -q tests",
         (OUTPUTS / "pytest_two_failures.txt").read_text(encoding="utf-8"),
-        ["test:tests/test_cart.py::test_normalise_keeps_trailing", "test:tests/test_cart.py::test_total"],
+        [
+            "test:tests/test_cart.py::test_normalise_keeps_trailing",
+            "test:tests/test_cart.py::test_total",
+        ],
     ),
     (
         "pytest collection error: the exception, not the file",

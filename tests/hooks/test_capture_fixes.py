@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import DATA_DIR, FIXTURE_SAMPLES_DIR
 
 from pokayokay.failures import schema
 from pokayokay.failures.model import FailureGroup
@@ -19,9 +20,9 @@ from pokayokay.failures.store import FailureStore
 from pokayokay.hooks import runtime as hook
 from pokayokay.infra.state import project_state_dir
 
-SAMPLES = Path(__file__).parents[1] / "data" / "claude-code-samples"
+SAMPLES = FIXTURE_SAMPLES_DIR
 SAMPLE_ROOT = "/home/dev/project"
-OUTPUTS = Path(__file__).parents[1] / "data" / "outputs"
+OUTPUTS = DATA_DIR / "outputs"
 
 COLLECTION_ERROR = (
     "Exit code 2\n"
@@ -172,7 +173,8 @@ def test_no_excerpt_is_computed_while_no_failure_is_open(
 
 def test_secrets_in_a_fixing_edit_are_redacted(project: Path) -> None:
     fail(project, "s", "pytest tests/test_codes.py", ASSERTION)
-    edit(project, "s", "src/codes.py", 'API_KEY = ""', 'API_KEY = "sk-ant-api03-Zx9fQ2mX7vB1nL8pR3sT6w"')
+    key = "sk-ant-api03-Zx9fQ2mX7vB1nL8pR3sT6w"
+    edit(project, "s", "src/codes.py", 'API_KEY = ""', f'API_KEY = "{key}"')
     succeed(project, "s", "pytest tests/test_codes.py")
     [fix] = groups(project)["test:tests/test_codes.py::test_code"].fix_edits
     assert "Zx9f" not in fix.excerpt and "[redacted:" in fix.excerpt
