@@ -21,9 +21,15 @@ S are recorded only while S has an open episode; a later success of C in S close
 ``fix_command`` of every signature the episode saw. A success with nothing to close is a single
 indexed read: PostToolUse runs on every tool call.
 
-Commands are compared by :func:`pokayokay.failures.signature.command_key`. A ``tool_use_id`` given
-with a
-failure is unique: the same tool call reported by two hooks is counted once.
+A success of another command that corrects the failing one
+(:func:`pokayokay.failures.corrections.correction_kind`) also closes the episode and records the
+pair in ``group_corrections``; each edit kept while an episode is open carries a few sanitised
+lines of the change, aggregated per signature in ``group_fix_edits`` when the episode closes.
+
+Commands are compared by :func:`pokayokay.failures.signature.command_key`. A failure's
+``signature`` is its group key (:mod:`pokayokay.failures.mistakes`); one tool call may record
+several (one per mistake). ``(session_id, tool_use_id, signature)`` is unique: the same tool call
+reported by two hooks is counted once, and another session reusing an id is not lost.
 
 ``sessions_since(ts)`` counts sessions first seen by the store at or after ``ts`` (any recorded
 event registers its session, successes included).

@@ -28,6 +28,7 @@ MAX_EDIT_EXAMPLES = 1
 MAX_EDIT_LINES = 4
 MAX_PATHS = 5
 MAX_COMMAND = 120
+MAX_MISTAKES_SHOWN = 3  # mistakes detailed in one rule; the rest are named on one line
 ENVIRONMENT = "environment"  # corrections.ENVIRONMENT: the category of environment lessons
 
 NO_FIX = "no fix has been observed yet."
@@ -223,3 +224,55 @@ def lesson_lines(
     if category in _DEFAULT_LESSON:
         return [f"- What to do: {_DEFAULT_LESSON[category]}"]
     return [f"- What fixed it: {NO_FIX}"]
+
+
+# Sections of a rule (laid out by templates/rule.md.j2)
+
+
+def rule_title(
+    groups: Sequence[FailureGroup], category: str, folder: str, environment: bool
+) -> str:
+    """A heading naming the mistake (or the mistakes, for a rule holding several)."""
+    if environment:
+        return "How commands are run in this project"
+    where = f" in {folder}/" if folder else ""
+    if len(groups) == 1:
+        return f"{label(groups[0])}{where}".replace("\n", " ")
+    names = ", ".join(label(g) for g in groups[:3])
+    more = f" and {len(groups) - 3} more" if len(groups) > 3 else ""
+    return f"{category.capitalize()} mistakes{where}: {names}{more}"
+
+
+def budgets(count: int) -> list[tuple[int, int]]:
+    """(mistakes shown, excerpt lines per edit) to try, most detailed first."""
+    shown = min(count, MAX_MISTAKES_SHOWN)
+    out = [(shown, MAX_EDIT_LINES), (shown, 2)]
+    out += [(n, 2) for n in range(shown - 1, 0, -1)]
+    return [*out, (1, 0)]
+
+
+def mistake_section(group: FailureGroup, category: str, edit_lines: int) -> dict[str, object]:
+    """One mistake's section of a rule."""
+    what = f'"{_excerpt(group.excerpt)}"'
+    if group.sample_command:
+        what = f"{command_evidence(group.sample_command)} failed: {what}"
+    plural = "s" if group.sessions != 1 else ""
+    return {
+        "heading": label(group),
+        "what": what,
+        "often": f"{group.sessions} session{plural}, {group.occurrences} time"
+        f"{'s' if group.occurrences != 1 else ''}, last {_day(group.last_seen).isoformat()}",
+        "where": ", ".join(shown_paths(group.paths, MAX_PATHS)),
+        "lessons": lesson_lines(group, category, edit_lines),
+    }
+
+
+def environment_lines(group: FailureGroup) -> list[str]:
+    """An environment lesson: pokayokay's words around the corrected command."""
+    plural = "s" if group.sessions != 1 else ""
+    failed = f"failed with {label(group)}" if keyed(group) else "failed"
+    return [
+        f"- {text[0].upper()}{text[1:-1]}: in {group.sessions} session{plural} the other form "
+        f"{failed}."
+        for text in correction_lines(group)
+    ]

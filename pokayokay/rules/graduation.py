@@ -14,27 +14,35 @@ date even if the threshold is later raised) until the rule is retired.
 category's evidence falls into unrelated parts of the project, each part gets its own file,
 ``<category>-<scope>.md``, the scope being a short slug of the part's common folder. Two groups are
 in the same part when their evidence (failure and fix paths) shares a top-level folder (or a
-top-level file); a group without any path is project-wide and never shares a rule with scoped
-groups. The rule id is the file stem and never changes: a signature already listed in a rule's
-bookkeeping comment stays in that rule, and a new signature joins the existing rule of its category
-whose evidence shares most top-level folders with it (else a project-wide rule for a path-less
-signature), so re-graduation updates files in place and never creates a duplicate. A file under
-``.claude/rules/pokayokay/`` without pokayokay's bookkeeping comment is never overwritten, and its
-name is not reused.
+top-level file); the environment rule is the one project-wide rule (see below). The rule id is the
+file stem and never changes: a signature already listed in a rule's bookkeeping comment stays in
+that rule, and a new signature joins the existing rule of its category whose evidence shares most
+top-level folders with it, so re-graduation updates files in place and never creates a
+duplicate. A file under ``.claude/rules/pokayokay/`` without pokayokay's bookkeeping comment is
+never overwritten, and its name is not reused.
 
 **What a rule says** (``templates/rule.md.j2``): YAML frontmatter with ``paths:`` (a list of
-quoted root-anchored globs from :func:`pokayokay.rules.globs.derive_globs`; no frontmatter when the
-evidence is project-wide), a heading, then short lines: what fails (the category, each failure's
-command and sanitised excerpt), how often (sessions, times, first and last date in UTC), where
-(the globs), the remedy the fix episodes show (the commands that passed after the fix), and the
-files usually fixed. The bookkeeping line ``<!-- pokayokay-rule: id=…; signatures=…;
-graduated=… -->`` lists the signatures' short ids (:func:`pokayokay.failures.signature.short_id`);
-Claude
-Code strips HTML comments before the model sees the rule. Lines a user adds below the closing
-``<!-- pokayokay-rule-end … -->`` line are kept on every update. Everything quoted from tool output
-or commands goes through :mod:`pokayokay.safety.sanitize`; a command is shown in a code span only
-when it
-has no backtick, else in quotes.
+quoted root-anchored globs from :func:`pokayokay.rules.globs.derive_globs`), a title naming the
+mistake (``ruff F401 in src/shop/``, ``Failing test tests/x.py::test_y``), then per mistake (at
+most three, the rest named on one line): what goes wrong (the failing command as evidence — a
+dangerous one described, never quoted — and the error line), how often, where, and what fixed it:
+the correction ("use `X`, not `Y`"), the fixing edit (``was:``/``now:`` lines), the category's
+own advice (``edit``, ``permissions``) or "no fix has been observed yet". Never the failing
+command as the remedy (:mod:`pokayokay.rules.evidence`). At most :data:`MAX_RULE_LINES` lines:
+fewer mistakes and shorter excerpts are tried until it fits.
+
+**Which evidence yields a rule.** Only evidence naming a file in the project; a group without one
+stays in ``recurring-failures.md``. The exception is an *environment lesson* (the group's main
+correction changes how the command is run: interpreter, virtual environment, runner, variable):
+those form the ``environment`` rule, without ``paths:``, so it loads at the start of every
+session, worded by pokayokay around the corrected command, and its Active Patterns entry carries
+the first lesson itself.
+
+The bookkeeping line ``<!-- pokayokay-rule: id=…; signatures=…; graduated=… -->`` lists the
+signatures' short ids (:func:`pokayokay.failures.signature.short_id`); Claude Code strips HTML
+comments before the model sees the rule. Lines a user adds below the closing
+``<!-- pokayokay-rule-end … -->`` line are kept on every update. Everything quoted from tool
+output, commands or edits is redacted and sanitised (:mod:`pokayokay.safety`).
 
 A rule's session count is the largest of its signatures' counts: a lower bound of the distinct
 sessions, since the store counts sessions per signature.
@@ -54,7 +62,6 @@ from pokayokay.failures.signature import short_id
 from pokayokay.infra.templating import render
 from pokayokay.rules.evidence import (
     ENVIRONMENT,
-    MAX_EDIT_LINES,
     MAX_FIX_FILES,
     _day,
     _evidence,
@@ -64,12 +71,14 @@ from pokayokay.rules.evidence import (
     _slug,
     _title,
     _where,
+    budgets,
     command_evidence,
     correction_lines,
     environment_lesson,
-    keyed,
+    environment_lines,
     label,
-    lesson_lines,
+    mistake_section,
+    rule_title,
     shown_paths,
 )
 from pokayokay.rules.globs import derive_globs
@@ -92,7 +101,6 @@ RULES_ARCHIVE = "rules-archive.md"  # retired rules, in the memory folder
 ACTIVE_PATTERNS_ID = "active_patterns"
 DEFAULT_THRESHOLD = 3
 RECURRING_TOP = 50
-MAX_FAILURES_SHOWN = 3
 MAX_PATHS_SHOWN = 5
 MAX_SCOPE = 30
 MAX_RULE_LINES = 40  # a rule's text above its end marker, frontmatter included
@@ -392,9 +400,9 @@ class _Planner:
         category = sanitize.clean(_title(rule.category)) or "recurring"
         folder = _common_folder(evidence) if globs else ""
         shown_folder = sanitize.clean(folder) if folder else ""
-        title = _rule_title(groups, category, shown_folder, environment)
+        title = rule_title(groups, category, shown_folder, environment)
         text = ""
-        for shown, edit_lines in _budgets(len(groups)):
+        for shown, edit_lines in budgets(len(groups)):
             text = render(
                 "rule.md.j2",
                 id=rule.id,
@@ -403,10 +411,10 @@ class _Planner:
                 globs=globs,
                 signatures=signatures,
                 graduated=graduated.isoformat(),
-                mistakes=[_mistake(g, rule.category, edit_lines) for g in groups[:shown]],
+                mistakes=[mistake_section(g, rule.category, edit_lines) for g in groups[:shown]],
                 more=[label(g) for g in groups[shown:]][:5],
                 more_count=max(0, len(groups) - shown),
-                lessons=[line for g in groups for line in _environment_lines(g)][:shown * 2],
+                lessons=[line for g in groups for line in environment_lines(g)][:shown * 2],
                 sessions=sessions,
                 occurrences=occurrences,
                 first=first.isoformat(),
@@ -516,55 +524,6 @@ class _Planner:
             notes=tuple(self.notes),
             recorded=sum(1 for g in self.groups if g.sessions > 0),
         )
-
-
-def _rule_title(
-    groups: Sequence[FailureGroup], category: str, folder: str, environment: bool
-) -> str:
-    """A heading naming the mistake (or the mistakes, for a rule holding several)."""
-    if environment:
-        return "How commands are run in this project"
-    where = f" in {folder}/" if folder else ""
-    if len(groups) == 1:
-        return f"{label(groups[0])}{where}".replace("\n", " ")
-    names = ", ".join(label(g) for g in groups[:3])
-    more = f" and {len(groups) - 3} more" if len(groups) > 3 else ""
-    return f"{category.capitalize()} mistakes{where}: {names}{more}"
-
-
-def _budgets(count: int) -> list[tuple[int, int]]:
-    """(mistakes shown, excerpt lines per edit) to try, most detailed first."""
-    shown = min(count, MAX_FAILURES_SHOWN)
-    out = [(shown, MAX_EDIT_LINES), (shown, 2)]
-    out += [(n, 2) for n in range(shown - 1, 0, -1)]
-    return [*out, (1, 0)]
-
-
-def _mistake(group: FailureGroup, category: str, edit_lines: int) -> dict[str, object]:
-    """One mistake's section of a rule."""
-    what = f'"{_excerpt(group.excerpt)}"'
-    if group.sample_command:
-        what = f"{command_evidence(group.sample_command)} failed: {what}"
-    plural = "s" if group.sessions != 1 else ""
-    return {
-        "heading": label(group),
-        "what": what,
-        "often": f"{group.sessions} session{plural}, {group.occurrences} time"
-        f"{'s' if group.occurrences != 1 else ''}, last {_day(group.last_seen).isoformat()}",
-        "where": ", ".join(shown_paths(group.paths, MAX_PATHS_SHOWN)),
-        "lessons": lesson_lines(group, category, edit_lines),
-    }
-
-
-def _environment_lines(group: FailureGroup) -> list[str]:
-    """An environment lesson: pokayokay's words around the corrected command."""
-    plural = "s" if group.sessions != 1 else ""
-    failed = f"failed with {label(group)}" if keyed(group) else "failed"
-    return [
-        f"- {text[0].upper()}{text[1:-1]}: in {group.sessions} session{plural} the other form "
-        f"{failed}."
-        for text in correction_lines(group)
-    ]
 
 
 def _shown_paths(paths: Sequence[str], limit: int) -> list[str]:
