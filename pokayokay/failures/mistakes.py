@@ -270,6 +270,17 @@ def _tests(lines: list[str], out: _Collector, p: _P) -> None:
             out.add(f"test:{m[1]} > {m[2]}", line)
 
 
+def _pythonic(output: str, command: str | None) -> bool:
+    """Whether an exception line is Python's (``TypeError:`` is JavaScript's too)."""
+    return "Traceback (most recent call last)" in output or bool(
+        command
+        and re.search(
+            r"\b(?:python[\d.]*|pytest|py\.test|uv|poetry|pipenv|pdm|hatch|tox|nox)\b|\.py\b",
+            command,
+        )
+    )
+
+
 def find_mistakes(output: str, command: str | None = None) -> list[Mistake]:
     """The mistakes ``output`` names, one per group key, in output order (see the module doc)."""
     p = _p()
@@ -278,7 +289,7 @@ def find_mistakes(output: str, command: str | None = None) -> list[Mistake]:
     _tests(lines, out, p)
     if not out.found:
         _diagnostics(lines, command_tool(command), out, p)
-    if not out.found:
+    if not out.found and _pythonic(output, command):
         for line in lines:
             m = p.python_exc.match(line.strip())
             if m:

@@ -269,6 +269,14 @@ CASES: list[tuple[str, str | None, str, list[str]]] = [
         ["python:ModuleNotFoundError"],
     ),
     ("command not found: no key, the text decides", "pnpm test", "sh: 1: pnpm: not found\n", []),
+    (
+        "a JavaScript TypeError is not Python's",
+        "node scripts/build.js",
+        "/home/dev/web/scripts/build.js:4\n  const out = cfg.output.dir;\n"
+        "TypeError: Cannot read properties of undefined (reading 'dir')\n"
+        "    at Object.<anonymous> (/home/dev/web/scripts/build.js:4:26)\n",
+        [],
+    ),
 ]
 
 
