@@ -73,7 +73,9 @@ def command_tool(command: str | None) -> str | None:
     for i, word in enumerate(words):
         base = word.rsplit("/", 1)[-1]
         if base == "go" and i + 1 < len(words) and words[i + 1] == "vet":
-            return "go-vet"
+            return "go vet"
+        if base == "cargo" and i + 1 < len(words) and words[i + 1] == "clippy":
+            return "clippy"
         if base in _COMMAND_TOOLS:
             return _COMMAND_TOOLS[base]
     return None
@@ -94,7 +96,7 @@ class _P:
         self.arrow = c(r"^\s*-->\s*\S+:\d+:\d+")
         self.eslint = c(r"^\d+:\d+\s+(error|warning)\s+.+?\s{2,}(@?[\w-]+(?:/[\w-]+)*)\s*$")
         self.eslint_header = c(r"^(?:/|\.?[\w@-]+/)?\S*\.(?:[cm]?[jt]sx?|vue|svelte)$")
-        self.cc = c(r"^\S.*?:\d+:\d+: (?:fatal )?error: (.*?)(?: \[(-W[\w=+-]+)\])?\s*$")
+        self.cc = c(r"^\S.*?:\d+:\d+: (?:fatal )?error: (.*?)(?: \[(-W[\w=+,-]+)\])?\s*$")
         self.go = c(r"^(?:\./)?[\w./-]*\.go:\d+:\d+: (.*)$")
         self.pytest_failed = c(r"^(FAILED|ERROR) (\S+::[^\s\[]+(?:\[.*?\])?)(?: - (.*))?$")
         self.pytest_block = c(r"^_{3,} (?:ERROR at \w+ of )?(.+?) _{3,}$")
@@ -102,6 +104,18 @@ class _P:
         self.go_test = c(r"^\s*--- FAIL: (\S+)")
         self.cargo_test = c(r"^test (\S+) \.\.\. FAILED$")
         self.jest = c(r"^●\s+(.+?)\s*$")
+        self.jest_file = c(r"^FAIL\s+(\S+\.\w+)\s*$")
+        self.bun_file = c(r"^(\S+\.(?:test|spec)\.[cm]?[jt]sx?):$")
+        self.bun_fail = c(r"^✗ (.+?)(?: \[[\d.]+m?s\])?$")
+        self.mocha = c(r"^\s*\d+\) (\S.*)$")
+        self.rspec = c(r"^rspec (\S+:\d+) #")
+        self.direct_test = c(
+            r"(?:^|\s)(?:\S*/)?(?:python[\d.]*|node|tsx|ts-node|bun|deno(?: run)?)\s+"
+            r"((?:\./)?\S*(?:test_\w+\.py|\w+_test\.py|\.(?:test|spec)\.[cm]?[jt]sx?))(?:\s|$)"
+        )
+        self.clippy = c(r"clippy::([\w-]+)")
+        self.shellcheck = c(r"^\s*\^-*\^? (SC\d{4}) \(")
+        self.pnpm = c(r"^\s*(ERR_PNPM_\w+)\b")
         self.vitest = c(r"^(?:FAIL|×|✗|❯)\s+(\S+\.\w+) > (.+?)(?: \d+m?s)?$")
         self.python_exc = c(r"^(?:E\s+)?(?:[a-z_][\w]*\.)*([A-Z]\w*(?:Error|Exception))\b(?::|$)")
         self.black = c(r"^would reformat (\S.*)$")
@@ -164,6 +178,19 @@ class _Collector:
         return [Mistake(k, line, "\n".join(text)) for k, (line, text) in self.found.items()]
 
 
+def _warning_flag(flags: str | None) -> str | None:
+    """The warning a compiler turned into an error: ``-Werror=unused-variable`` (gcc) and
+    ``-Werror,-Wunused-variable`` (clang) both give ``-Wunused-variable``."""
+    if not flags:
+        return None
+    for flag in reversed(flags.split(",")):
+        if flag.startswith("-Werror="):
+            return "-W" + flag.removeprefix("-Werror=")
+        if flag.startswith("-W") and flag != "-Werror":
+            return flag
+    return None
+
+
 def _lint_tool(command_tool_name: str | None, fixable: bool, code: str) -> str:
     if command_tool_name in ("ruff", "flake8", "pylint"):
         return command_tool_name
@@ -183,7 +210,13 @@ def _diagnostics(lines: list[str], tool: str | None, out: _Collector, p: _P) -> 
         line = raw.strip()
         if not line:
             continue
-        if m := p.rustc.match(line):
+        if tool == "clippy" and (m := p.clippy.search(line)):
+            out.add(f"clippy:{m[1].replace('-', '_')}", line)
+        elif m := p.shellcheck.match(raw):
+            out.add(f"shellcheck:{m[1]}", line)
+        elif (m := p.pnpm.match(line)) and "RECURSIVE_RUN" not in m[1]:
+            out.add(f"pnpm:{m[1]}", line)
+        elif m := p.rustc.match(line):
             out.add(f"rustc:{m[1]}", line, *lines[i + 1 : i + 2])
         elif m := p.tsc.match(line):
             out.add(f"tsc:{m[1]}", line)
@@ -211,12 +244,12 @@ def _diagnostics(lines: list[str], tool: str | None, out: _Collector, p: _P) -> 
             eslint_file = line
         elif m := p.cc.match(line):
             name = tool if tool in ("gcc", "clang") else "cc"
-            out.add(f"{name}:{m[2] or _slug(m[1], p)}", line)
+            out.add(f"{name}:{_warning_flag(m[2]) or _slug(m[1], p)}", line)
         elif m := p.go.match(line):
             message = m[1]
             head, sep, _ = message.partition(":")
             code = head if sep and len(head.split()) <= 4 else message
-            out.add(f"{'go-vet' if tool == 'go-vet' else 'go'}:{_slug(code, p)}", line)
+            out.add(f"{'go vet' if tool == 'go vet' else 'go'}:{_slug(code, p)}", line)
         elif p.black.match(line):
             out.add("black:would-reformat", line)
         elif p.black_parse.match(line):
@@ -246,11 +279,40 @@ def _pytest_blocks(lines: list[str], p: _P) -> dict[str, list[str]]:
     return blocks
 
 
+def _mocha_title(lines: list[str], start: int, first: str) -> str | None:
+    """A mocha failure title: ``1) Suite`` then indented parts, the last one ending in ``:``."""
+    parts = [first]
+    for nxt in lines[start + 1 : start + 6]:
+        if parts[-1].endswith(":"):
+            break
+        if not nxt.strip():
+            return None
+        parts.append(nxt.strip())
+    return " ".join(parts)[:-1] if parts[-1].endswith(":") else None
+
+
 def _tests(lines: list[str], out: _Collector, p: _P) -> None:
     blocks: dict[str, list[str]] | None = None
-    for raw in lines:
+    test_file = ""
+    failing_section = False
+    for i, raw in enumerate(lines):
         line = raw.strip()
-        if m := p.pytest_failed.match(line):
+        if (m := p.jest_file.match(line)) or (m := p.bun_file.match(line)):
+            test_file = m[1]
+            continue
+        if re.fullmatch(r"\d+ failing", line):
+            failing_section = True
+            continue
+        if failing_section and (m := p.mocha.match(raw)):
+            title = _mocha_title(lines, i, m[1].strip())
+            if title:
+                out.add(f"test:{title}", line)
+            continue
+        if m := p.rspec.match(line):
+            out.add(f"test:{m[1]}", line)
+        elif m := p.bun_fail.match(line):
+            out.add(f"test:{test_file + ' > ' if test_file else ''}{m[1]}", line)
+        elif m := p.pytest_failed.match(line):
             test_id = _test_id(m[2])
             if blocks is None:
                 blocks = _pytest_blocks(lines, p)
@@ -260,12 +322,10 @@ def _tests(lines: list[str], out: _Collector, p: _P) -> None:
         elif m := p.unittest.match(line):
             dotted = m[2] if m[2].endswith("." + m[1]) else f"{m[2]}.{m[1]}"
             out.add(f"test:{dotted}", line)
-        elif (
-            (m := p.go_test.match(raw))
-            or (m := p.cargo_test.match(line))
-            or ((m := p.jest.match(line)) and "Test suite failed to run" not in line)
-        ):
+        elif (m := p.go_test.match(raw)) or (m := p.cargo_test.match(line)):
             out.add(f"test:{m[1]}", line)
+        elif (m := p.jest.match(line)) and "Test suite failed to run" not in line:
+            out.add(f"test:{test_file + ' > ' if test_file else ''}{m[1]}", line)
         elif m := p.vitest.match(line):
             out.add(f"test:{m[1]} > {m[2]}", line)
 
@@ -289,6 +349,8 @@ def find_mistakes(output: str, command: str | None = None) -> list[Mistake]:
     _tests(lines, out, p)
     if not out.found:
         _diagnostics(lines, command_tool(command), out, p)
+    if not out.found and command and (m := p.direct_test.search(command)):
+        out.add(f"test:{m[1]}", m[1])  # a test file run directly: the file is the test
     if not out.found and _pythonic(output, command):
         for line in lines:
             m = p.python_exc.match(line.strip())

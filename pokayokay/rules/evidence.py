@@ -43,7 +43,7 @@ _DEFAULT_LESSON = {
 }
 
 # How a group key's tool is named in a heading.
-_KEY = re.compile(r"\A([a-z][\w-]*):(\S.*)\Z")
+_KEY = re.compile(r"\A([a-z][\w-]*(?: [a-z]+)?):(\S.*)\Z")
 
 
 def _day(ts: float) -> date:

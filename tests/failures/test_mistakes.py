@@ -132,7 +132,7 @@ CASES: list[tuple[str, str | None, str, list[str]]] = [
         "    7 |     int tmp = 0;\n      |         ^~~\n"
         "cc1: all warnings being treated as errors\n"
         "make: *** [<builtin>: cart.o] Error 1\n",
-        ["cc:-Werror=unused-variable"],
+        ["cc:-Wunused-variable"],
     ),
     (
         "go build: identifiers out of the key",
@@ -148,7 +148,7 @@ CASES: list[tuple[str, str | None, str, list[str]]] = [
         "# example.com/shop/internal/billing\n"
         "internal/billing/invoice.go:22:2: fmt.Printf format %d has arg name of wrong type "
         "string\n",
-        ["go-vet:fmt-printf-format-d-has-arg"],
+        ["go vet:fmt-printf-format-d-has-arg"],
     ),
     (
         "pytest: two failing tests, parameters dropped",
@@ -213,7 +213,7 @@ CASES: list[tuple[str, str | None, str, list[str]]] = [
         "  ● Cart › totals quantities\n\n    expect(received).toBe(expected) // Object.is "
         "equality\n\n    Expected: 6\n    Received: 5\n\n"
         "Tests:       1 failed, 3 passed, 4 total\n",
-        ["test:Cart › totals quantities"],
+        ["test:src/cart.test.ts > Cart › totals quantities"],
     ),
     (
         "vitest",
@@ -267,6 +267,72 @@ CASES: list[tuple[str, str | None, str, list[str]]] = [
         '  File "/home/dev/shop/scripts/report.py", line 3, in <module>\n'
         "    import requests\nModuleNotFoundError: No module named 'requests'\n",
         ["python:ModuleNotFoundError"],
+    ),
+    (
+        "mocha",
+        "npx mocha test/orders.spec.js",
+        "  Orders\n    1) totals a basket\n    ✔ lists orders\n\n\n  1 passing (12ms)\n"
+        "  1 failing\n\n  1) Orders\n       totals a basket:\n\n"
+        "      AssertionError [ERR_ASSERTION]: 29 == 30\n"
+        "      at Context.<anonymous> (test/orders.spec.js:14:12)\n",
+        ["test:Orders totals a basket"],
+    ),
+    (
+        "rspec",
+        "bundle exec rspec",
+        "F\n\nFailures:\n\n  1) Basket#total adds tax\n"
+        "     Failure/Error: expect(total).to eq(12)\n"
+        "\n2 examples, 1 failure\n\nFailed examples:\n\n"
+        "rspec ./spec/basket_spec.rb:7 # Basket#total adds tax\n",
+        ["test:./spec/basket_spec.rb:7"],
+    ),
+    (
+        "bun test",
+        "bun test",
+        "src/basket.test.ts:\n4 |   expect(total()).toBe(3);\n"
+        "error: expect(received).toBe(expected)\n"
+        "✗ basket > total [0.22ms]\n\n 0 pass\n 1 fail\n",
+        ["test:src/basket.test.ts > basket > total"],
+    ),
+    (
+        "a test file run directly",
+        "python3 tests/api/test_orders.py",
+        "Traceback (most recent call last):\n"
+        '  File "/home/dev/shop/tests/api/test_orders.py", line 12, in <module>\n'
+        "    assert order.total() == 30\nAssertionError\n",
+        ["test:tests/api/test_orders.py"],
+    ),
+    (
+        "clippy",
+        "cargo clippy -- -D warnings",
+        "error: using `clone` on type `u32` which implements the `Copy` trait\n"
+        "  --> src/ledger.rs:8:17\n"
+        "   = note: `-D clippy::clone-on-copy` implied by `-D warnings`\n",
+        ["clippy:clone_on_copy"],
+    ),
+    (
+        "shellcheck, two codes on one line",
+        "shellcheck scripts/release.sh",
+        "\nIn scripts/release.sh line 4:\ncp $SRC/* $DEST\n"
+        "   ^--^ SC2086 (info): Double quote to prevent globbing and word splitting.\n"
+        "           ^---^ SC2086 (info): Double quote to prevent globbing and word splitting.\n"
+        "\nIn scripts/release.sh line 9:\ncd $DIR\n"
+        "^-----^ SC2164 (warning): Use 'cd ... || exit'.\n",
+        ["shellcheck:SC2086", "shellcheck:SC2164"],
+    ),
+    (
+        "pnpm lockfile",
+        "pnpm install --frozen-lockfile",
+        " ERR_PNPM_OUTDATED_LOCKFILE  Cannot install with \"frozen-lockfile\" because "
+        "pnpm-lock.yaml is not up to date with package.json\n",
+        ["pnpm:ERR_PNPM_OUTDATED_LOCKFILE"],
+    ),
+    (
+        "clang -Werror",
+        "clang -Wall -Werror -c src/lexer.c",
+        "src/lexer.c:30:7: error: unused variable 'len' [-Werror,-Wunused-variable]\n"
+        "1 error generated.\n",
+        ["clang:-Wunused-variable"],
     ),
     ("command not found: no key, the text decides", "pnpm test", "sh: 1: pnpm: not found\n", []),
     (
@@ -337,7 +403,7 @@ def test_the_number_of_mistakes_is_bounded() -> None:
 def test_command_tool_names_the_linter_in_a_command() -> None:
     assert command_tool("cd web && npx eslint src") == "eslint"
     assert command_tool(".venv/bin/ruff check src") == "ruff"
-    assert command_tool("go vet ./...") == "go-vet"
+    assert command_tool("go vet ./...") == "go vet"
     assert command_tool("pytest") is None
 
 
