@@ -43,6 +43,18 @@ EXIT_CODES: dict[int, str] = {
 }
 
 
+# Exits that answer the caller rather than report a failure: (subcommand, code). A Bash call of
+# ``pokayokay <subcommand>`` ending with one of these is not a mistake, so failure capture does
+# not record it and the session is not marked failed (pokayokay.failures.classify.own_answer).
+ANSWER_EXITS: frozenset[tuple[str, int]] = frozenset(
+    {
+        ("remember", EXIT_PROPOSE),
+        ("remember", EXIT_CAPTURE_OFF),
+        ("curate", EXIT_CHANGES_DUE),  # only `curate --check` exits 1
+    }
+)
+
+
 class PokayokayError(Exception):
     """An expected failure with a message meant for the user."""
 

@@ -20,6 +20,7 @@ BACKUPS_DIR = "backups"
 RECALL_INDEX_FILE = "recall-index.json"
 RECALL_ENTRIES_FILE = "recall-entries.json"
 SKILLS_CACHE_FILE = "skills-catalog.json"
+FAILURE_CATEGORIES_CACHE = "failure-categories.json"  # settings' failure_categories, compiled
 
 # --- files in the project
 RULES_SUBDIR = ("rules", "pokayokay")  # .claude/rules/pokayokay/

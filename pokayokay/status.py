@@ -19,7 +19,11 @@ from pokayokay.names import FAILURES_DB
 
 
 def to_json(data: Any) -> str:
-    return json.dumps(data, indent=2, default=str, ensure_ascii=False)
+    """The JSON of a report, every string in it redacted (:mod:`pokayokay.safety.redact`)."""
+    from pokayokay.safety.redact import redact_tree
+
+    plain = json.loads(json.dumps(data, default=str))
+    return json.dumps(redact_tree(plain), indent=2, ensure_ascii=False)
 
 
 def _stat_dict(stat: FileStat) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from pokayokay.failures.model import FailureGroup
 from pokayokay.infra.locate import MemoryLocation
 from pokayokay.memory.sections import Settings
 from pokayokay.rules.apply import load_groups
+from pokayokay.safety.redact import redact, redact_tree
 
 
 def _day(ts: float) -> str:
@@ -51,7 +52,8 @@ def cmd_failures(
     rows = [_group_dict(g, threshold, graduated) for g in groups]
     rows.sort(key=lambda r: (-r["sessions"], r["category"], r["id"]))
     if as_json:
-        return 0, json.dumps({"threshold": threshold, "failures": rows}, indent=2)
+        data = redact_tree({"threshold": threshold, "failures": rows})
+        return 0, json.dumps(data, indent=2)
     if not rows:
         return 0, "no failures recorded yet (the PostToolUseFailure hook records them)"
     out = [f"{len(rows)} recurring failure signatures (graduation threshold: {threshold} sessions)"]
@@ -65,7 +67,7 @@ def cmd_failures(
             out.append(f"         {row['excerpt']}")
     out.append("")
     out.append("RULE: graduated into .claude/rules/pokayokay/; NEAR: one session short of it")
-    return 0, "\n".join(out)
+    return 0, redact("\n".join(out))
 
 
 def cmd_graduate(

@@ -281,8 +281,10 @@ def cmd_status(ns: argparse.Namespace) -> int:
     from pokayokay import status as report
 
     _, location, settings = _context(ns)
+    from pokayokay.safety.redact import redact
+
     data = report.status(location, settings)
-    print(report.to_json(data) if ns.json else report.render_status(data))
+    print(report.to_json(data) if ns.json else redact(report.render_status(data)))
     return 0
 
 

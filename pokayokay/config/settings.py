@@ -141,6 +141,55 @@ def _check_archive(value: object) -> object:
     return name
 
 
+_CATEGORY_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+_ROW_KEYS = ("category", "tool", "command", "error")
+
+
+def _check_failure_categories(value: object) -> object:
+    """``failure_categories:``: a list of classifier rows (see pokayokay.failures.classify)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise _Invalid(
+            "expected a list of rows, each a mapping with category and at least one of "
+            "tool, command, error (regexes)"
+        )
+    rows: list[dict[str, str]] = []
+    for number, item in enumerate(value, 1):
+        where = f"row {number}"
+        if not isinstance(item, Mapping):
+            raise _Invalid(f"{where}: expected a mapping with category and a pattern")
+        unknown = sorted(str(k) for k in item if k not in _ROW_KEYS)
+        if unknown:
+            raise _Invalid(f"{where}: unknown key(s) {', '.join(unknown)}", show_value=False)
+        row: dict[str, str] = {}
+        for key in _ROW_KEYS:
+            field_value = item.get(key)
+            if field_value is None:
+                continue
+            if not isinstance(field_value, str):
+                raise _Invalid(f"{where}.{key}: expected a string", show_value=False)
+            if key != "category":
+                try:
+                    re.compile(field_value)
+                except re.error as exc:
+                    raise _Invalid(
+                        f"{where}.{key}: invalid regex ({exc})", show_value=False
+                    ) from None
+            row[key] = field_value
+        category = row.get("category", "")
+        if not _CATEGORY_NAME.fullmatch(category):
+            raise _Invalid(
+                f"{where}.category: expected 1-40 characters from a-z 0-9 - (it names a rule "
+                "file)",
+                show_value=False,
+            )
+        if len(row) == 1:
+            raise _Invalid(f"{where}: needs at least one of tool, command, error", show_value=False)
+        rows.append(row)
+    return tuple(rows)
+
+
 @dataclass(frozen=True)
 class Option:
     """One plain settings key: where it sits in the frontmatter, how it is checked, and the
@@ -158,6 +207,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("graduation.retire_after_sessions", int_at_least(1), "retire_after_sessions"),
     Option("capture_mode", one_of("ask-first", "silent", "off"), "capture_mode"),
     Option("silent_capture_budget", int_at_least(0), "silent_capture_budget"),
+    Option("failure_categories", _check_failure_categories, "failure_categories"),
     Option(
         "consolidation.learnings_file", _check_project_md, "consolidation_learnings_file"
     ),

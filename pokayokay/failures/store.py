@@ -26,10 +26,11 @@ A success of another command that corrects the failing one
 pair in ``group_corrections``; each edit kept while an episode is open carries a few sanitised
 lines of the change, aggregated per signature in ``group_fix_edits`` when the episode closes.
 
-Commands are compared by :func:`pokayokay.failures.signature.command_key`. A failure's
-``signature`` is its group key (:mod:`pokayokay.failures.mistakes`); one tool call may record
-several (one per mistake). ``(session_id, tool_use_id, signature)`` is unique: the same tool call
-reported by two hooks is counted once, and another session reusing an id is not lost.
+Commands are compared by :func:`pokayokay.failures.signature.command_key` of their redacted
+text. A failure's ``signature`` is its group key (:mod:`pokayokay.failures.mistakes`); one tool
+call may record several (one per mistake). ``(session_id, tool_use_id, signature)`` is unique:
+the same tool call reported by two hooks is counted once, while another session reusing the id
+(a replay, a resumed or mocked session) records its own failure.
 
 ``sessions_since(ts)`` counts sessions first seen by the store at or after ``ts`` (any recorded
 event registers its session, successes included).
@@ -74,8 +75,24 @@ class StoreError(Exception):
     """The store cannot be used (e.g. written by a newer pokayokay)."""
 
 
+def _command_key(command: str) -> str:
+    """The stored form of a command: secrets redacted, then :func:`command_key`."""
+    from pokayokay.safety.redact import redact
+
+    return command_key(redact(command))
 
 
+def _redacted(f: Failure) -> Failure:
+    """``f`` with every text field redacted (capture already did; this is the store's own
+    guarantee, whoever calls it)."""
+    from pokayokay.safety.redact import redact
+
+    return f._replace(
+        command=redact(f.command) if f.command else f.command,
+        signature=redact(f.signature),
+        excerpt=redact(f.excerpt),
+        paths=tuple(dict.fromkeys(redact(p) for p in f.paths)),
+    )
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -240,7 +257,7 @@ class FailureStore:
     # -- writes ---------------------------------------------------------------------------------
 
     def record_failure(self, f: Failure, *, tool_use_id: str | None = None) -> bool:
-        """Record one failure; ``False`` when its ``tool_use_id`` was already recorded."""
+        """Record one failure; ``False`` when its session already recorded its ``tool_use_id``."""
         return self.record_failures([(f, tool_use_id)]) == 1
 
     def record_failures(self, failures: Iterable[Failure | tuple[Failure, str | None]]) -> int:
@@ -261,7 +278,8 @@ class FailureStore:
     def _insert_failure(
         self, conn: sqlite3.Connection, f: Failure, tool_use_id: str | None
     ) -> bool:
-        command = command_key(f.command) if f.command else None
+        f = _redacted(f)
+        command = _command_key(f.command) if f.command else None
         cursor = conn.execute(
             "INSERT OR IGNORE INTO failures (ts, session_id, tool, command, signature, category,"
             " paths, excerpt, exit_code, tool_use_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -382,7 +400,7 @@ class FailureStore:
         closed. A session with no open episode costs one indexed read.
         """
         ts = time.time() if ts is None else ts
-        key = command_key(command) if command else ""
+        key = _command_key(command) if command else ""
         open_ = self.open_episodes(session_id) if key else []
         if not open_:
             self._ensure_session(session_id, ts)

@@ -8,7 +8,9 @@ with no open fix episode, the common case, only reads.
 
 * ``PostToolUseFailure``: a tool that started failed. Bash/PowerShell errors arrive as
   ``"Exit code N\\n<output>"`` (no ``tool_response``); other tools' errors are plain text. An
-  interrupt (``is_interrupt: true``) is the user stopping Claude, not a mistake: skipped.
+  interrupt (``is_interrupt: true``) is the user stopping Claude, not a mistake: skipped; so is
+  a ``pokayokay`` command whose exit is a documented answer (``remember --mode model`` exiting 5
+  in ask-first mode: :func:`pokayokay.failures.classify.own_answer`).
 * ``PostToolBatch``: every result of the batch, as the text the model got. Only the failures no
   other hook sees are recorded here: ``<tool_use_error>`` validation errors (e.g. Edit's
   ``String to replace not found in file.``), PreToolUse hook denials, permission denials and user
@@ -39,6 +41,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
+    from pokayokay.failures.classify import Rule
     from pokayokay.failures.model import Failure
     from pokayokay.failures.store import FailureStore
 
@@ -70,6 +73,7 @@ class _Project:
         self.cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else launch
         self._launch = launch
         self._aliases: tuple[str, ...] | None = None
+        self._rules: tuple[Rule, ...] | None = None
 
     @property
     def aliases(self) -> tuple[str, ...]:
@@ -78,6 +82,15 @@ class _Project:
 
             self._aliases = root_aliases(self.root, (self._launch, self.cwd))
         return self._aliases
+
+    def user_rules(self) -> tuple[Rule, ...]:
+        """The settings' ``failure_categories:`` rows, from their compiled JSON (no YAML)."""
+        if self._rules is None:
+            from pokayokay.failures.user_categories import user_rules
+            from pokayokay.infra.state import project_state_dir
+
+            self._rules = user_rules(self.root, project_state_dir(self.root))
+        return self._rules
 
     def store(self) -> FailureStore:
         from pokayokay.failures.store import FailureStore
@@ -105,12 +118,19 @@ def _build_failures(
     """One failure per mistake the output names (:func:`pokayokay.failures.mistakes.find_mistakes`:
     a ruff run with three codes is three failures), else one keyed by the normalised text."""
     from pokayokay.failures.classify import classify
-    from pokayokay.failures.evidence_paths import extract_paths
+    from pokayokay.failures.evidence_paths import WorkTree, extract_paths
     from pokayokay.failures.mistakes import find_mistakes
     from pokayokay.failures.model import Failure
     from pokayokay.failures.signature import command_key, key_lines, normalise
+    from pokayokay.safety.redact import redact
     from pokayokay.safety.sanitize import excerpt
 
+    # Secrets go first, before anything is derived from the text: nothing stored carries one.
+    error = redact(error)
+    tool_input = {
+        key: redact(value) if key == "command" and isinstance(value, str) else value
+        for key, value in tool_input.items()
+    }
     exit_code = None
     body = error
     header = _EXIT_HEADER.match(error)
@@ -121,11 +141,9 @@ def _build_failures(
     command = (
         command_key(raw_command) if tool in COMMAND_TOOLS and isinstance(raw_command, str) else None
     )
-    if command is not None:
-        command = _redacted(command)
-    body = _redacted(body)
     roots = (project.root, *project.aliases)
-    category = classify(tool, command, body)
+    category = classify(tool, command, body, project.user_rules())
+    files = WorkTree(project.root)  # only files that exist now, in the work tree or git
 
     def failure(signature: str, text: str, shown: str) -> Failure:
         return Failure(
@@ -136,7 +154,13 @@ def _build_failures(
             signature=signature,
             category=category,
             paths=extract_paths(
-                tool, tool_input, text, project.root, cwd=project.cwd, aliases=project.aliases
+                tool,
+                tool_input,
+                text,
+                project.root,
+                cwd=project.cwd,
+                aliases=project.aliases,
+                files=files,
             ),
             excerpt=excerpt(shown),
             exit_code=exit_code,
@@ -166,13 +190,6 @@ def _build_failures(
     return [failure(signature, body, " | ".join(lines) if lines else body)]
 
 
-def _redacted(text: str) -> str:
-    """Secrets out of ``text`` before anything is stored: the one redaction seam of capture."""
-    from pokayokay.safety.commands import redact_secrets
-
-    return redact_secrets(text)
-
-
 def _log_recovery(store: FailureStore) -> None:
     if store.recovered_from is not None:
         from pokayokay.infra import logs
@@ -191,15 +208,17 @@ def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
     error = payload.get("error")
     if not isinstance(tool, str) or not tool:
         return ""
+    error = error if isinstance(error, str) else ""
+    tool_input = _tool_input(payload.get("tool_input"))
+    if tool in COMMAND_TOOLS and "pokayokay" in str(tool_input.get("command")):
+        header = _EXIT_HEADER.match(error)
+        if header:
+            from pokayokay.failures.classify import own_answer
+
+            if own_answer(str(tool_input.get("command")), int(header.group(1))):
+                return ""  # pokayokay answered (e.g. "propose this learning"): not a mistake
     project = _Project(payload)
-    built = _build_failures(
-        project,
-        _session(payload),
-        tool,
-        _tool_input(payload.get("tool_input")),
-        error if isinstance(error, str) else "",
-        time.time(),
-    )
+    built = _build_failures(project, _session(payload), tool, tool_input, error, time.time())
     tool_use_id = payload.get("tool_use_id")
     use_id = tool_use_id if isinstance(tool_use_id, str) else None
     with project.store() as store:

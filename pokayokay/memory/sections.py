@@ -102,6 +102,9 @@ class Settings:
     consolidation_archive: str | None = None
     consolidation_dropped: str | None = None
     consolidation_session_end: bool = True
+    # User rows of the failure classifier (pokayokay.failures.classify): plain mappings of
+    # category/tool/command/error, checked by the settings loader.
+    failure_categories: tuple[dict[str, str], ...] = ()
     # Where each value came from ("default", or a settings file path), for doctor/status.
     sources: dict[str, str] = field(default_factory=dict)
     # Warnings collected while loading (unknown keys and the like), shown by the CLI.

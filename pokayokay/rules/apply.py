@@ -403,11 +403,13 @@ def graduate_project(
 
 def load_groups(location: MemoryLocation) -> list[FailureGroup]:
     """Every failure group of the project's store (none when the store does not exist yet:
-    reading never creates it)."""
+    reading never creates it), redacted: a store written before capture redacted secrets must
+    not carry one into a rule, ``recurring-failures.md`` or the CLI."""
     from pokayokay.failures.store import FailureStore
+    from pokayokay.safety.redact import redact_record
 
     store = FailureStore.for_project(location.project_key)
     if not store.path.exists():
         return []
     with store:
-        return store.failure_groups()
+        return [redact_record(group) for group in store.failure_groups()]

@@ -53,7 +53,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import PurePosixPath
 
@@ -84,6 +84,7 @@ from pokayokay.rules.evidence import (
 from pokayokay.rules.globs import derive_globs
 from pokayokay.rules.rule_text import RuleMeta, _user_tail, parse_bookkeeping
 from pokayokay.safety import sanitize
+from pokayokay.safety.redact import redact
 
 __all__ = [
     "ACTIVE_PATTERNS_ID",
@@ -503,7 +504,12 @@ class _Planner:
 
     def plan(self) -> GraduationPlan:
         self.assign()
-        built = [self.build(r) for _, r in sorted(self.rules.items()) if r.groups]
+        # Secrets redacted in the finished texts (rules load into every session and are
+        # committed): whatever the evidence or a hand-written note below the end marker held.
+        built = [
+            replace(rule, text=redact(rule.text), entry=redact(rule.entry))
+            for rule in (self.build(r) for _, r in sorted(self.rules.items()) if r.groups)
+        ]
         in_rules = {sid for rule in built for sid in rule.signatures}
         near = tuple(
             g
@@ -518,7 +524,7 @@ class _Planner:
             threshold=self.threshold,
             today=self.today,
             rules=tuple(built),
-            recurring_failures=self.recurring(built),
+            recurring_failures=redact(self.recurring(built)),
             near_threshold=near,
             untouched=untouched,
             notes=tuple(self.notes),

@@ -34,7 +34,7 @@ LAYERS: dict[str, int] = {
 # Text in, values out: no file system, processes, database or sockets (docs/architecture.md).
 PURE = {
     "errors", "names",
-    "safety.sanitize", "safety.commands",
+    "safety.sanitize", "safety.redact", "safety.commands",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
     "failures.model", "failures.schema", "failures.signature", "failures.classify",
     "failures.mistakes", "failures.corrections", "failures.fix_edits",
