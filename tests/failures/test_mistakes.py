@@ -6,6 +6,8 @@ format of the tool named in the row."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from helpers.paths import DATA_DIR
 from hypothesis import given
@@ -414,3 +416,36 @@ def test_any_text_gives_bounded_well_formed_keys(text: str) -> None:
     assert len({m.key for m in found}) == len(found)
     for m in found:
         assert m.key and len(m.key) <= 200 and "\n" not in m.key
+
+
+def _corpus() -> list[dict[str, object]]:
+    from ruamel.yaml import YAML
+
+    cases = YAML(typ="safe").load((DATA_DIR / "failure_corpus.yaml").read_text(encoding="utf-8"))
+    assert isinstance(cases, list) and len(cases) >= 40
+    return cases
+
+
+def test_the_labelled_corpus_gets_its_group_keys() -> None:
+    """Every corpus case labelled with a group key (tests/data/failure_corpus.yaml) gets
+    exactly those keys; a case labelled null may still name a well-formed mistake."""
+    labelled = wrong = 0
+    misses = []
+    for case in _corpus():
+        output = str(case.get("output") or "").replace("{root}", "/home/dev/project")
+        tool_input = case.get("tool_input")
+        command = case.get("command") or (
+            tool_input.get("command") if isinstance(tool_input, dict) else None
+        )
+        found = [m.key for m in find_mistakes(output, str(command) if command else None)]
+        want = case.get("group")
+        if want is None:
+            assert all(re.fullmatch(r"[a-z][\w-]*(?: [a-z]+)?:\S.*", k) for k in found), found
+            continue
+        labelled += 1
+        expected = [want] if isinstance(want, str) else list(want)  # type: ignore[call-overload]
+        if sorted(found) != sorted(expected):
+            wrong += 1
+            misses.append(f"{case['id']}: {found} (expected {expected})")
+    print(f"\ngroup keys: {labelled - wrong}/{labelled} labelled cases right")
+    assert labelled >= 30 and not misses, misses
