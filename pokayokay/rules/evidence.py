@@ -194,11 +194,14 @@ def edit_lines(
         if shown >= examples or not edit.excerpt:
             continue
         lines = []
-        for line in edit.excerpt.split("\n")[:max_lines]:
+        changed = edit.excerpt.split("\n")[:max_lines]
+        both = {line[:1] for line in changed} >= {"-", "+"}
+        words = {"-": "was", "+": "now"} if both else {"-": "removed", "+": "added"}
+        for line in changed:
             sign, _, body = line.partition(" ")
             text = shown_code_line(body)
-            if sign in "+-" and text and any(ch.isalnum() for ch in text):
-                lines.append(f"  - {'was' if sign == '-' else 'now'}: {_code(text)}")
+            if sign in words and text and any(ch.isalnum() for ch in text):
+                lines.append(f"  - {words[sign]}: {_code(text)}")
         if lines:
             place = _path(edit.path)
             out[0] += f"; in {place}:" if place and len(shown_files) > 1 else ":"
