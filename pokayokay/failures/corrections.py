@@ -157,3 +157,16 @@ def correction_kind(failing: str, succeeded: str) -> str | None:
     ):
         return COMMAND
     return None
+
+
+def difference(failing: str, corrected: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """How the corrected command is run differently: (words only the failing one's prefix has,
+    words only the corrected one's has) — ``(("python",), (".venv/bin/python",))`` for
+    ``python -m pytest`` → ``.venv/bin/python -m pytest``; ``None`` when the prefixes are equal
+    or either command does not parse."""
+    bad, good = parse(failing), parse(corrected)
+    if bad is None or good is None or bad.prefix == good.prefix:
+        return None
+    removed = tuple(w for w in bad.prefix if w not in good.prefix)
+    added = tuple(w for w in good.prefix if w not in bad.prefix)
+    return (removed, added) if removed or added else None

@@ -274,8 +274,35 @@ def environment_lines(group: FailureGroup) -> list[str]:
     """An environment lesson: pokayokay's words around the corrected command."""
     plural = "s" if group.sessions != 1 else ""
     failed = f"failed with {label(group)}" if keyed(group) else "failed"
-    return [
-        f"- {text[0].upper()}{text[1:-1]}: in {group.sessions} session{plural} the other form "
-        f"{failed}."
-        for text in correction_lines(group)
-    ]
+    out = []
+    for correction, text in zip(usable_corrections(group), correction_lines(group), strict=False):
+        line = f"- {text[0].upper()}{text[1:-1]}: in {group.sessions} session{plural} the other "
+        line += f"form {failed}."
+        if (changed := _prefix_change(correction)) is not None:
+            line += f" The difference: {changed}."
+        out.append(line)
+    return out
+
+
+def _prefix_change(correction: Correction) -> str | None:
+    """How the corrected command is run differently, in pokayokay's words around quoted words:
+    `.venv/bin/python` instead of `python`, run through `uv run`, setting `PYTHONPATH`."""
+    from pokayokay.failures.corrections import difference
+
+    found = difference(correction.failing, correction.corrected)
+    if found is None:
+        return None
+    removed, added = found
+    names = [w[:-1] for w in added if w.endswith("=")]
+    words = [w for w in added if not w.endswith("=")]
+    parts = []
+    if words:
+        shown_added = _command(" ".join(words))
+        shown_removed = _command(" ".join(removed)) if removed else None
+        if shown_added and shown_removed:
+            parts.append(f"{shown_added} instead of {shown_removed}")
+        elif shown_added:
+            parts.append(f"run through {shown_added}")
+    if names and (shown_names := _command(" ".join(names))):
+        parts.append(f"setting {shown_names}")
+    return "; ".join(parts) or None
