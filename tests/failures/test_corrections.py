@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pokayokay.failures.corrections import COMMAND, ENVIRONMENT, correction_kind
+from pokayokay.failures.corrections import COMMAND, ENVIRONMENT, correction_kind, difference
 
 ROWS = [
     ("python -m pytest tests/x.py", ".venv/bin/python -m pytest tests/x.py", ENVIRONMENT),
@@ -34,3 +34,19 @@ ROWS = [
 @pytest.mark.parametrize(("failing", "passed", "kind"), ROWS)
 def test_correction_kind(failing: str, passed: str, kind: str | None) -> None:
     assert correction_kind(failing, passed) == kind
+
+
+@pytest.mark.parametrize(
+    ("failing", "passed", "expected"),
+    [
+        ("python -m pytest x", ".venv/bin/python -m pytest x", (("python",), (".venv/bin/python",))),
+        ("pytest", "uv run pytest", ((), ("uv", "run"))),
+        ("pytest tests", "PYTHONPATH=src pytest tests", ((), ("PYTHONPATH=",))),
+        ("pytest -x", "pytest -q", None),
+        ("ruff check . && pytest", "uv run pytest", None),
+    ],
+)
+def test_difference_names_how_the_command_was_run(
+    failing: str, passed: str, expected: tuple[tuple[str, ...], tuple[str, ...]] | None
+) -> None:
+    assert difference(failing, passed) == expected
