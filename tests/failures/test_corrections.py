@@ -39,7 +39,11 @@ def test_correction_kind(failing: str, passed: str, kind: str | None) -> None:
 @pytest.mark.parametrize(
     ("failing", "passed", "expected"),
     [
-        ("python -m pytest x", ".venv/bin/python -m pytest x", (("python",), (".venv/bin/python",))),
+        (
+            "python -m pytest x",
+            ".venv/bin/python -m pytest x",
+            (("python",), (".venv/bin/python",)),
+        ),
         ("pytest", "uv run pytest", ((), ("uv", "run"))),
         ("pytest tests", "PYTHONPATH=src pytest tests", ((), ("PYTHONPATH=",))),
         ("pytest -x", "pytest -q", None),
