@@ -8,12 +8,14 @@ command that produced it) and returns one :class:`Mistake` per distinct key, in 
 * diagnostics by tool and rule code — ``ruff:F401`` (concise and full output formats),
   ``flake8:E501``, ``pylint:C0114``, ``mypy:arg-type``, ``pyright:reportAttributeAccessIssue``,
   ``tsc:TS2322``, ``eslint:no-unused-vars``, ``rustc:E0308``, ``gcc:-Wunused-variable``,
-  ``go:undefined``/``go-vet:printf``, ``black:would-reformat``, ``prettier:format``,
+  ``go:undefined``/``go vet:printf``, ``clippy:clone_on_copy``, ``shellcheck:SC2086``,
+  ``pnpm:ERR_PNPM_OUTDATED_LOCKFILE``, ``black:would-reformat``, ``prettier:format``,
   ``npm:ERESOLVE``, ``git:merge-conflict``/``git:rejected-non-fast-forward``;
 * tests by test id — ``test:tests/test_cart.py::test_total`` (pytest; parameters dropped),
   ``test:tests.test_cart.CartTest.test_total`` (unittest), ``test:TestTotal`` (go test),
-  ``test:cart::tests::total`` (cargo), ``test:Cart › total`` (jest),
-  ``test:src/cart.test.ts > cart > total`` (vitest); the assertion kind stays in ``line``;
+  ``test:cart::tests::total`` (cargo), ``test:src/cart.test.ts > Cart › total`` (jest, bun,
+  vitest: the file first), mocha titles, rspec ``file:line``, a test file run directly
+  (``test:tests/api/test_users.py``); the assertion kind stays in ``line``;
 * a Python exception outside any test id — ``python:ModuleNotFoundError``.
 
 Paths, line numbers and identifiers never reach a key. Nothing recognised: ``[]``, and the
