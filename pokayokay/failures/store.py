@@ -427,6 +427,8 @@ class FailureStore:
                     " AND ts <= ? ORDER BY ts, id",
                     (session_id, started, ts),
                 ).fetchall()
+                if kind == "environment":
+                    edits = []  # running the command differently was the fix, not the edits
                 paths = sorted({row[0] for row in edits})
                 changes = list(dict.fromkeys((row[0], row[1]) for row in edits))
                 signatures = [

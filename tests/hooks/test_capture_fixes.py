@@ -127,6 +127,20 @@ def test_a_variant_that_passes_is_recorded_as_an_environment_correction(project:
         assert store.open_episodes("s0") == []  # the correction closed the episode
 
 
+def test_edits_are_not_the_fix_of_a_mistake_an_environment_correction_fixed(
+    project: Path,
+) -> None:
+    fail(project, "s", "python -m pytest -q tests/test_cart.py", COLLECTION_ERROR)
+    fail(project, "s", ".venv/bin/python -m pytest -q tests/test_cart.py", ASSERTION, "toolu_2")
+    edit(project, "s", "src/codes.py", "    return code.strip()", "    return code.lstrip()")
+    succeed(project, "s", ".venv/bin/python -m pytest -q tests/test_cart.py")
+    found = groups(project)
+    environment = found["python:ModuleNotFoundError"]
+    assert environment.corrections and environment.fix_edits == ()
+    assert environment.fix_paths == ()
+    assert found["test:tests/test_codes.py::test_code"].fix_paths == ("src/codes.py",)
+
+
 def test_an_unrelated_success_neither_corrects_nor_closes(project: Path) -> None:
     fail(project, "s", "python -m pytest -q tests/test_cart.py", COLLECTION_ERROR)
     succeed(project, "s", "git status")
