@@ -21,6 +21,7 @@ def _day(ts: float) -> str:
 
 def _group_dict(group: FailureGroup, threshold: int, graduated: set[str]) -> dict[str, Any]:
     from pokayokay.failures.signature import short_id
+    from pokayokay.rules.evidence import keyed
 
     sid = short_id(group.signature)
     return {
@@ -35,6 +36,9 @@ def _group_dict(group: FailureGroup, threshold: int, graduated: set[str]) -> dic
         "paths": list(group.paths),
         "fix_paths": list(group.fix_paths),
         "fix_commands": list(group.fix_commands),
+        "group": group.signature if keyed(group) else None,
+        "corrections": [c._asdict() for c in group.corrections],
+        "fix_edits": [e._asdict() for e in group.fix_edits],
         "graduated": sid in graduated,
         "near_threshold": group.sessions == threshold - 1 and sid not in graduated,
     }
@@ -68,6 +72,8 @@ def cmd_failures(
         out.append(
             f"{flag} {row['sessions']:>3} {sessions}  {row['category']:<12} {row['id']}  {where}"
         )
+        if row["group"]:
+            out.append(f"         {row['group']}")
         if row["excerpt"]:
             out.append(f"         {row['excerpt']}")
     out.append("")

@@ -21,10 +21,16 @@ S are recorded only while S has an open episode; a later success of C in S close
 ``fix_command`` of every signature the episode saw. A success with nothing to close is a single
 indexed read: PostToolUse runs on every tool call.
 
+A success of another command that corrects the failing one
+(:func:`pokayokay.failures.corrections.correction_kind`) also closes the episode and records the
+pair in ``group_corrections``; each edit kept while an episode is open carries a few sanitised
+lines of the change, aggregated per signature in ``group_fix_edits`` when the episode closes.
+
 Commands are compared by :func:`pokayokay.failures.signature.command_key` of their redacted
-text. A ``tool_use_id`` given with a failure is unique within its session: the same tool call
-reported by two hooks is counted once, while another session reusing the id (a replay, a resumed
-or mocked session) records its own failure.
+text. A failure's ``signature`` is its group key (:mod:`pokayokay.failures.mistakes`); one tool
+call may record several (one per mistake). ``(session_id, tool_use_id, signature)`` is unique:
+the same tool call reported by two hooks is counted once, while another session reusing the id
+(a replay, a resumed or mocked session) records its own failure.
 
 ``sessions_since(ts)`` counts sessions first seen by the store at or after ``ts`` (any recorded
 event registers its session, successes included).
@@ -43,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from pokayokay.failures import store_reads
-from pokayokay.failures.schema import MIGRATIONS, SCHEMA_VERSION
+from pokayokay.failures.schema import MIGRATIONS, REKEY, SCHEMA_VERSION
 from pokayokay.failures.signature import command_key
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.names import FAILURES_DB
@@ -59,6 +65,8 @@ EPISODE_MAX_AGE = 7 * 24 * 3600.0
 MAINTENANCE_EVERY = 500
 # BEGIN IMMEDIATE is retried this many times after the busy timeout ran out.
 WRITE_ATTEMPTS = 3
+# Fixing edits kept per group (the most frequent, then the newest).
+MAX_FIX_EDITS = 12
 
 _T = TypeVar("_T")
 
@@ -214,7 +222,12 @@ class FailureStore:
                 )
             for statements in MIGRATIONS[version:]:
                 for statement in statements:
-                    conn.execute(statement)
+                    if statement == REKEY:
+                        from pokayokay.failures.rekey import rekey
+
+                        rekey(conn)
+                    else:
+                        conn.execute(statement)
             conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
         self._transaction(work, conn)
@@ -366,40 +379,58 @@ class FailureStore:
         if not self._session_known(session_id):
             self._transaction(lambda conn: self._register_session(conn, session_id, ts))
 
+    def open_episodes(self, session_id: str) -> list[tuple[int, str, float]]:
+        """The session's open fix episodes as (id, command, started): one indexed read."""
+        return [
+            (int(row[0]), str(row[1]), float(row[2]))
+            for row in self._connection().execute(
+                "SELECT id, command, started FROM episodes WHERE session_id = ? ORDER BY id",
+                (session_id,),
+            )
+        ]
+
     def record_success(
         self, session_id: str, tool: str, command: str | None, ts: float | None = None
     ) -> int:
-        """A tool call succeeded; for a command, close its open fix episodes in the session.
+        """A tool call succeeded; for a command, close the session's fix episodes it ends.
 
-        Returns the number of episodes closed. Nothing to close costs one indexed read.
+        An episode ends when the same command passes, or a correction of it
+        (:func:`pokayokay.failures.corrections.correction_kind`): then the pair is recorded
+        as a correction of every signature the episode saw. Returns the number of episodes
+        closed. A session with no open episode costs one indexed read.
         """
         ts = time.time() if ts is None else ts
         key = _command_key(command) if command else ""
-        conn = self._connection()
-        if not key or (
-            conn.execute(
-                "SELECT 1 FROM episodes WHERE session_id = ? AND command = ? LIMIT 1",
-                (session_id, key),
-            ).fetchone()
-            is None
-        ):
+        open_ = self.open_episodes(session_id) if key else []
+        if not open_:
             self._ensure_session(session_id, ts)
             return 0
+        closing: list[tuple[int, float, str | None]] = []  # (episode, started, correction kind)
+        for episode_id, failing, started in open_:
+            if failing == key:
+                closing.append((episode_id, started, None))
+                continue
+            from pokayokay.failures.corrections import correction_kind
+
+            kind = correction_kind(failing, key)
+            if kind is not None:
+                closing.append((episode_id, started, kind))
+        if not closing:
+            self._ensure_session(session_id, ts)
+            return 0
+        failing_of = {episode_id: failing for episode_id, failing, _ in open_}
 
         def work(conn: sqlite3.Connection) -> int:
-            episodes = conn.execute(
-                "SELECT id, started FROM episodes WHERE session_id = ? AND command = ?",
-                (session_id, key),
-            ).fetchall()
-            for episode_id, started in episodes:
-                paths = [
-                    row[0]
-                    for row in conn.execute(
-                        "SELECT DISTINCT path FROM edits WHERE session_id = ? AND ts >= ?"
-                        " AND ts <= ? ORDER BY path",
-                        (session_id, started, ts),
-                    )
-                ]
+            for episode_id, started, kind in closing:
+                edits = conn.execute(
+                    "SELECT path, excerpt FROM edits WHERE session_id = ? AND ts >= ?"
+                    " AND ts <= ? ORDER BY ts, id",
+                    (session_id, started, ts),
+                ).fetchall()
+                if kind == "environment":
+                    edits = []  # running the command differently was the fix, not the edits
+                paths = sorted({row[0] for row in edits})
+                changes = list(dict.fromkeys((row[0], row[1]) for row in edits))
                 signatures = [
                     row[0]
                     for row in conn.execute(
@@ -410,12 +441,28 @@ class FailureStore:
                 for signature in signatures:
                     for path in paths:
                         self._bump_path(conn, signature, "fix", path)
+                    for path, excerpt in changes:
+                        conn.execute(
+                            "INSERT INTO group_fix_edits (signature, path, excerpt, count,"
+                            " last_seen) VALUES (?, ?, ?, 1, ?) ON CONFLICT (signature, path,"
+                            " excerpt) DO UPDATE SET count = count + 1, last_seen = ?",
+                            (signature, path, excerpt or "", ts, ts),
+                        )
                     conn.execute(
                         "INSERT INTO group_fix_commands (signature, command, count)"
                         " VALUES (?, ?, 1) ON CONFLICT (signature, command)"
                         " DO UPDATE SET count = count + 1",
                         (signature, key),
                     )
+                    if kind is not None:
+                        conn.execute(
+                            "INSERT INTO group_corrections (signature, failing, corrected, kind,"
+                            " count, last_seen) VALUES (?, ?, ?, ?, 1, ?)"
+                            " ON CONFLICT (signature, failing, corrected)"
+                            " DO UPDATE SET count = count + 1, last_seen = ?",
+                            (signature, failing_of[episode_id], key, kind, ts, ts),
+                        )
+                    self._trim_fix_edits(conn, signature)
                 conn.execute("DELETE FROM episode_signatures WHERE episode_id = ?", (episode_id,))
                 conn.execute("DELETE FROM episodes WHERE id = ?", (episode_id,))
             oldest_open = conn.execute(
@@ -428,29 +475,45 @@ class FailureStore:
                     "DELETE FROM edits WHERE session_id = ? AND ts < ?", (session_id, oldest_open)
                 )
             self._register_session(conn, session_id, ts)
-            return len(episodes)
+            return len(closing)
 
         return self._transaction(work)
 
-    def record_edit(self, session_id: str, path: str, ts: float | None = None) -> bool:
+    @staticmethod
+    def _trim_fix_edits(conn: sqlite3.Connection, signature: str) -> None:
+        conn.execute(
+            "DELETE FROM group_fix_edits WHERE signature = ? AND (path, excerpt) NOT IN"
+            " (SELECT path, excerpt FROM group_fix_edits WHERE signature = ?"
+            " ORDER BY count DESC, last_seen DESC LIMIT ?)",
+            (signature, signature, MAX_FIX_EDITS),
+        )
+
+    def has_open_episode(self, session_id: str) -> bool:
+        """Whether the session has a failing command not yet passed (one indexed read)."""
+        row = (
+            self._connection()
+            .execute("SELECT 1 FROM episodes WHERE session_id = ? LIMIT 1", (session_id,))
+            .fetchone()
+        )
+        return row is not None
+
+    def record_edit(
+        self, session_id: str, path: str, ts: float | None = None, excerpt: str = ""
+    ) -> bool:
         """A project file was edited; kept only while the session has an open fix episode.
 
+        ``excerpt``: a few sanitised lines of the change (:mod:`pokayokay.failures.fix_edits`).
         Returns whether the edit was stored.
         """
         ts = time.time() if ts is None else ts
-        conn = self._connection()
-        if (
-            conn.execute(
-                "SELECT 1 FROM episodes WHERE session_id = ? LIMIT 1", (session_id,)
-            ).fetchone()
-            is None
-        ):
+        if not self.has_open_episode(session_id):
             self._ensure_session(session_id, ts)
             return False
 
         def work(conn: sqlite3.Connection) -> bool:
             conn.execute(
-                "INSERT INTO edits (session_id, path, ts) VALUES (?, ?, ?)", (session_id, path, ts)
+                "INSERT INTO edits (session_id, path, ts, excerpt) VALUES (?, ?, ?, ?)",
+                (session_id, path, ts, excerpt),
             )
             self._register_session(conn, session_id, ts)
             return True

@@ -17,7 +17,14 @@ with no open fix episode, the common case, only reads.
   rejections. ``Exit code N`` results are left to PostToolUseFailure and successes to
   PostToolUse; a ``tool_use_id`` is stored once anyway, so no call is counted twice.
 * ``PostToolUse``: a success. For Bash/PowerShell it closes the session's open fix episodes of
-  the same command; for Edit/MultiEdit/Write/NotebookEdit it records the edited project file.
+  the same command or of a command it corrects (``python -m pytest`` → ``.venv/bin/python -m
+  pytest``: a correction, see :mod:`pokayokay.failures.corrections`); a session with no open
+  episode costs one indexed read. For Edit/MultiEdit/Write/NotebookEdit it records the edited
+  project file and, only while an episode is open, a few sanitised lines of the change.
+
+One output may name several mistakes (:mod:`pokayokay.failures.mistakes`): each is its own
+failure row, keyed by its group key (``ruff:F401``, ``test:<test id>``). Secrets are redacted
+from the command and the output before anything is built from them.
 
 Paths: the project root is the canonical git root of ``CLAUDE_PROJECT_DIR`` (else the payload's
 ``cwd``), or that folder itself outside git; relative paths in commands and output are taken
@@ -100,16 +107,19 @@ def _tool_input(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _build_failure(
+def _build_failures(
     project: _Project,
     session_id: str,
     tool: str,
     tool_input: dict[str, Any],
     error: str,
     ts: float,
-) -> Failure:
+) -> list[Failure]:
+    """One failure per mistake the output names (:func:`pokayokay.failures.mistakes.find_mistakes`:
+    a ruff run with three codes is three failures), else one keyed by the normalised text."""
     from pokayokay.failures.classify import classify
     from pokayokay.failures.evidence_paths import WorkTree, extract_paths
+    from pokayokay.failures.mistakes import find_mistakes
     from pokayokay.failures.model import Failure
     from pokayokay.failures.signature import command_key, key_lines, normalise
     from pokayokay.safety.redact import redact
@@ -132,6 +142,41 @@ def _build_failure(
         command_key(raw_command) if tool in COMMAND_TOOLS and isinstance(raw_command, str) else None
     )
     roots = (project.root, *project.aliases)
+    category = classify(tool, command, body, project.user_rules())
+    files = WorkTree(project.root)  # only files that exist now, in the work tree or git
+
+    def failure(signature: str, text: str, shown: str) -> Failure:
+        return Failure(
+            ts=ts,
+            session_id=session_id,
+            tool=tool,
+            command=command,
+            signature=signature,
+            category=category,
+            paths=extract_paths(
+                tool,
+                tool_input,
+                text,
+                project.root,
+                cwd=project.cwd,
+                aliases=project.aliases,
+                files=files,
+            ),
+            excerpt=excerpt(shown),
+            exit_code=exit_code,
+        )
+
+    mistakes = find_mistakes(body, command)
+    if len(mistakes) == 1:
+        [mistake] = mistakes
+        # A diagnostic's own line names it; a test or an exception reads better with the
+        # lines around it (the assertion, the exception message).
+        lines = key_lines(body, project_roots=roots)
+        if lines and mistake.key.startswith(("test:", "python:")):
+            return [failure(mistake.key, body, " | ".join(lines))]
+        return [failure(mistake.key, body, mistake.line)]
+    if mistakes:
+        return [failure(m.key, m.text, m.line) for m in mistakes]
     temp_dirs = tuple(d for d in (os.environ.get("TMPDIR"),) if d and len(d) > 1)
     signature = normalise(body, project_roots=roots, temp_dirs=temp_dirs)
     if not signature:
@@ -142,25 +187,7 @@ def _build_failure(
             f"{what} failed with no output{code}", project_roots=roots, temp_dirs=temp_dirs
         )
     lines = key_lines(body, project_roots=roots)
-    return Failure(
-        ts=ts,
-        session_id=session_id,
-        tool=tool,
-        command=command,
-        signature=signature,
-        category=classify(tool, command, body, project.user_rules()),
-        paths=extract_paths(
-            tool,
-            tool_input,
-            body,
-            project.root,
-            cwd=project.cwd,
-            aliases=project.aliases,
-            files=WorkTree(project.root),  # only files that exist now, in the work tree or git
-        ),
-        excerpt=excerpt(" | ".join(lines) if lines else body),
-        exit_code=exit_code,
-    )
+    return [failure(signature, body, " | ".join(lines) if lines else body)]
 
 
 def _log_recovery(store: FailureStore) -> None:
@@ -191,12 +218,11 @@ def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
             if own_answer(str(tool_input.get("command")), int(header.group(1))):
                 return ""  # pokayokay answered (e.g. "propose this learning"): not a mistake
     project = _Project(payload)
-    failure = _build_failure(project, _session(payload), tool, tool_input, error, time.time())
+    built = _build_failures(project, _session(payload), tool, tool_input, error, time.time())
     tool_use_id = payload.get("tool_use_id")
+    use_id = tool_use_id if isinstance(tool_use_id, str) else None
     with project.store() as store:
-        store.record_failure(
-            failure, tool_use_id=tool_use_id if isinstance(tool_use_id, str) else None
-        )
+        store.record_failures([(failure, use_id) for failure in built])
         _log_recovery(store)
     return ""
 
@@ -221,7 +247,7 @@ def post_tool_batch(payload: dict[str, Any], event: str) -> str:
     ts = time.time()
     items: list[tuple[Failure, str | None]] = []
     for call in picked:
-        failure = _build_failure(
+        built = _build_failures(
             project,
             session_id,
             call["tool_name"],
@@ -230,7 +256,8 @@ def post_tool_batch(payload: dict[str, Any], event: str) -> str:
             ts,
         )
         tool_use_id = call.get("tool_use_id")
-        items.append((failure, tool_use_id if isinstance(tool_use_id, str) else None))
+        use_id = tool_use_id if isinstance(tool_use_id, str) else None
+        items.extend((failure, use_id) for failure in built)
     with project.store() as store:
         store.record_failures(items)
         _log_recovery(store)
@@ -263,6 +290,13 @@ def post_tool_use(payload: dict[str, Any], event: str) -> str:
         rel = relative_path(path, project.root, cwd=project.cwd, aliases=project.aliases)
         if rel is None:
             return ""  # outside the project (e.g. the memory folder)
+        session = _session(payload)
         with project.store() as store:
-            store.record_edit(_session(payload), rel, time.time())
+            if not store.has_open_episode(session):
+                store.record_edit(session, rel, time.time())  # registers the session only
+                return ""
+            from pokayokay.failures.fix_edits import edit_excerpt
+
+            change = edit_excerpt(tool, tool_input, payload.get("tool_response"))
+            store.record_edit(session, rel, time.time(), excerpt=change)
     return ""

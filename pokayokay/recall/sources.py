@@ -330,14 +330,13 @@ def read_fixes(state_dir: str) -> list[tuple[Document, dict[str, int]]]:
     if not os.path.isfile(db):
         return []  # never create the store just to read it
     from pokayokay.failures.store import FailureStore
+    from pokayokay.safety.commands import shown_commands
 
     out = []
     with FailureStore(db) as store:
         groups = store.failure_groups()
-    for group in groups:
-        if not (group.fix_commands or group.fix_paths):
-            continue
-        commands = [" ".join(c.split())[:120] for c in group.fix_commands]
+    for group in (g for g in groups if g.corrections or g.fix_paths):
+        commands = shown_commands(c.corrected for c in group.corrections)  # never a re-run
         paths = [p[:120] for p in group.fix_paths]
         shown = _shown(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
         search = " ".join([group.excerpt, group.category, *commands, *paths])

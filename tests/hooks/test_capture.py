@@ -117,7 +117,7 @@ def test_a_pytest_failure_gets_signature_category_paths_and_exit_code(project: P
     )
     ok("PostToolUseFailure", bash_failure(project, "uv run  pytest tests/test_cart.py", error))
     group = only_group(project)
-    assert group.signature == "FAILED tests/test_cart.py::test_add - assert <n> == <n>"
+    assert group.signature == "test:tests/test_cart.py::test_add"
     assert group.category == "testing"
     assert group.paths == ("src/cart.py", "tests/test_cart.py")
     assert group.sample_command == "uv run pytest tests/test_cart.py"
@@ -135,8 +135,9 @@ def test_project_paths_never_reach_the_signature_or_excerpt(project: Path) -> No
     group = only_group(project)
     assert str(project) not in group.signature
     assert str(project) not in group.excerpt
-    assert "data/in.csv" in group.signature
-    assert group.paths == ("src/tool.py",)
+    assert group.signature == "python:FileNotFoundError"  # the path is evidence, not the key
+    assert "data/in.csv" in group.excerpt
+    assert group.paths == ("src/tool.py",)  # data/in.csv does not exist: not a project file
 
 
 def test_the_excerpt_is_sanitised(project: Path) -> None:
