@@ -79,16 +79,16 @@ def test_failures_per_week_cover_eight_weeks_and_mark_the_period(
     assert weeks == [
         ("2026-10-05", 0, 0, False),
         ("2026-10-12", 0, 0, False),
-        ("2026-10-19", 2, 1, False),  # 33 days ago: pytest and ruff in one session
+        ("2026-10-19", 3, 1, False),  # 33 days ago: pytest, ruff F841 and E302 in one session
         ("2026-10-26", 1, 1, True),
         ("2026-11-02", 2, 1, True),
         ("2026-11-09", 0, 0, True),
         ("2026-11-16", 1, 1, True),
         ("2026-11-23", 1, 1, True),  # the recurrence after loading
     ]
-    assert report.failures_in_period == 5  # of 7: the two of 33 days ago are outside
+    assert report.failures_in_period == 5  # of 8: the three of 33 days ago are outside
     text = render_text(report)
-    assert "  week of 2026-10-19  " in text and "2 in 1 session  (before the period)" in text
+    assert "  week of 2026-10-19  " in text and "3 in 1 session  (before the period)" in text
 
 
 def test_json_has_the_numbers(team_project: TeamProject, capsys: pytest.CaptureFixture[str],
