@@ -73,8 +73,6 @@ def checked_target(location: MemoryLocation, name: str = "MEMORY.md") -> Path:
     return path
 
 
-
-
 def read_archives(location: MemoryLocation, settings: Settings) -> dict[str, tuple[Path, bytes]]:
     out: dict[str, tuple[Path, bytes]] = {}
     for spec in settings.sections:

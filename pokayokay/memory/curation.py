@@ -16,26 +16,28 @@ Entries are never dropped: whatever leaves MEMORY.md is appended to an archive.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
 from pokayokay.memory.document import (
-    BULLET_RE,
     Document,
     Entry,
     Prose,
     Section,
     Text,
     Unit,
+    close_open_fences,
     count_lines,
+    cr_only,
     is_blank,
     new_section,
     parse,
     split_lines,
     strip_eol,
+    to_lf,
 )
 from pokayokay.memory.sections import END_MARKER, TOPIC_INDEX_ID, SectionSpec, Settings
 
@@ -158,6 +160,9 @@ class _Curator:
         self.archives_in = dict(archives)
         self.today = today
         self.doc = parse(text, settings.sections)
+        fenced = close_open_fences(self.doc)
+        if fenced:
+            self.doc = parse(self.doc.render(), settings.sections)
         self.newline = self.doc.newline
         self.evicted: list[_Eviction] = []
         self.added_sections: list[str] = []
@@ -165,8 +170,16 @@ class _Curator:
         self.closed: list[str] = []
         self.added_links: list[str] = []
         self.notes: list[str] = list(self.doc.problems)
+        self.notes += [
+            f"{title}: a code fence left open at the end of the section was closed"
+            for title in fenced
+        ]
         # Document position of each entry, so archives keep the original order.
         self.order: dict[int, int] = {}
+        # Each section's body as read, for the batch id of what leaves it.
+        self.bodies: dict[str, list[str]] = {}
+        for sec in self.doc.sections():
+            self.bodies.setdefault(sec.spec.id, []).extend(sec.body_lines)
 
     # -- structure ----------------------------------------------------------------------------
     def merge_duplicates(self) -> None:
@@ -383,6 +396,17 @@ class _Curator:
                     seg.units = _tidied(seg.units)
 
     # -- output -------------------------------------------------------------------------------
+    def batch_id(self, archive: str, evictions: list[_Eviction]) -> str:
+        """Who wrote a batch: the day, the section as this run read it and what it moves out.
+        A rerun after an interruption gets the same id; the same line archived again on another
+        day, or after MEMORY.md changed, gets a new one."""
+        digest = hashlib.sha256()
+        for part in (self.today.isoformat(), archive, *self.bodies.get(evictions[0].spec.id, ())):
+            digest.update(_normalised(part).encode("utf-8", "surrogateescape") + b"\0")
+        for ev in evictions:
+            digest.update(_normalised(ev.entry.text).encode("utf-8", "surrogateescape") + b"\1")
+        return digest.hexdigest()[:16]
+
     def build_archives(self) -> tuple[dict[str, str], list[Move]]:
         by_archive: dict[str, list[_Eviction]] = {}
         for ev in self.evicted:
@@ -396,21 +420,22 @@ class _Curator:
             content = old or archive_header(spec, self.newline)
             if not content.endswith("\n"):
                 content += self.newline
-            heading = f"## Archived {self.today.isoformat()} from {spec.title}"
-            if _last_h2(content) != heading:
-                content += f"{self.newline}{heading}{self.newline}{self.newline}"
-            already = Counter(_entry_blocks(old))
-            appended = 0
-            for ev in evictions:
-                block = ev.entry.text
-                if not block.endswith("\n"):
-                    block += self.newline
-                key = _normalised(block)
-                if already[key] > 0:
-                    already[key] -= 1  # archived by an earlier, interrupted run: not twice
-                    continue
-                content += block
-                appended += 1
+            batch = self.batch_id(archive, evictions)
+            if _last_batch(old) == batch:
+                # This very batch is already the archive's last one: a run that was interrupted
+                # (or lost its compare-and-swap) after writing the archive and before MEMORY.md.
+                appended = 0
+            else:
+                heading = f"## Archived {self.today.isoformat()} from {spec.title}"
+                if _last_h2(content) != heading:
+                    content += f"{self.newline}{heading}{self.newline}{self.newline}"
+                content += f"{BATCH_PREFIX}{batch} -->{self.newline}"
+                for ev in evictions:
+                    block = ev.entry.text
+                    if not block.endswith("\n"):
+                        block += self.newline
+                    content += block
+                appended = len(evictions)
             if appended:
                 out[archive] = content
             for reason in dict.fromkeys(ev.reason for ev in evictions):
@@ -454,7 +479,12 @@ def curate(
 
     With ``evict=False`` only the structure is repaired (sections added, merged, closed): what
     ``pokayokay init`` does to an existing MEMORY.md.
+
+    A file with CR-only line endings is curated as if they were line feeds and written back with
+    carriage returns (archives it creates too).
     """
+    if cr_only(text):
+        return _curate_cr_only(text, settings, archives, today, evict=evict)
     curator = _Curator(text, settings, archives, today)
     before = file_stat(curator.doc, text, settings)
     curator.merge_duplicates()
@@ -493,6 +523,29 @@ def curate(
         after=after,
         archive_before={k: v for k, v in archives.items() if k in new_archives},
     )
+
+
+def _curate_cr_only(
+    text: str, settings: Settings, archives: Mapping[str, str], today: date, *, evict: bool
+) -> CurationResult:
+    def back(new: str, old: str | None) -> str:
+        # An archive that already uses line feeds keeps them; a new one follows MEMORY.md.
+        if old is not None and not cr_only(old) and old:
+            return new
+        return new.replace("\n", "\r")
+
+    inner = curate(
+        text.replace("\r", "\n"),
+        settings,
+        {name: to_lf(old) for name, old in archives.items()},
+        today,
+        evict=evict,
+    )
+    inner.original = text
+    inner.text = back(inner.text, None)
+    inner.archives = {name: back(new, archives.get(name)) for name, new in inner.archives.items()}
+    inner.archive_before = {k: v for k, v in archives.items() if k in inner.archives}
+    return inner
 
 
 def archive_header(spec: SectionSpec, newline: str) -> str:
@@ -544,24 +597,19 @@ def _size(units: list[Unit]) -> int:
     return n
 
 
-def _entry_blocks(text: str) -> list[str]:
-    """The bullet entries of an archive file, normalised, for de-duplication."""
-    blocks: list[str] = []
-    current: list[str] = []
-    for line in split_lines(text):
-        if BULLET_RE.match(line):
-            if current:
-                blocks.append(_normalised("".join(current)))
-            current = [line]
-        elif current and not is_blank(line) and not line.startswith("#"):
-            current.append(line)
-        else:
-            if current:
-                blocks.append(_normalised("".join(current)))
-            current = []
-    if current:
-        blocks.append(_normalised("".join(current)))
-    return blocks
+BATCH_PREFIX = "<!-- pokayokay-batch: "
+_BATCH_RE = re.compile(r"^<!-- pokayokay-batch: ([0-9a-f]+) -->\s*$")
+
+
+def _last_batch(text: str) -> str | None:
+    """The id of the last batch appended to an archive (None for none, or an old archive)."""
+    for line in reversed(split_lines(text)):
+        match = _BATCH_RE.match(line)
+        if match:
+            return match[1]
+        if line.startswith("## "):
+            return None
+    return None
 
 
 def _last_h2(text: str) -> str | None:
