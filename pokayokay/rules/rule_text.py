@@ -9,13 +9,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from pokayokay.infra.markdown import outside_fences
+
 BOOKKEEPING_RE = re.compile(r"<!--\s*pokayokay-rule:(.*?)-->")
 
 
 RETIRED_RE = re.compile(r"^[ \t]*<!--\s*pokayokay-retired:(.*?)-->[ \t]*$")
-
-
-_FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 
 
 END_RE = re.compile(r"^[ \t]*<!--\s*pokayokay-rule-end\b.*-->[ \t]*$")
@@ -77,17 +76,7 @@ def parse_retired(text: str) -> dict[str, date]:
     ``rules-archive.md`` (pure). Only whole :func:`retired_line` lines outside fenced blocks
     count, so an archived rule's own text can never fake one."""
     out: dict[str, date] = {}
-    fence: str | None = None
-    for line in text.splitlines():
-        opening = _FENCE_RE.match(line)
-        if fence is not None:
-            closing = line.strip()
-            if len(closing) >= len(fence) and not closing.lstrip(fence[0]):
-                fence = None
-            continue
-        if opening is not None:
-            fence = opening[1]
-            continue
+    for line in outside_fences(text.splitlines()):
         match = RETIRED_RE.match(line)
         if match is None:
             continue
