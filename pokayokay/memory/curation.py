@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
 from pokayokay.memory.document import (
+    BULLET_RE,
     Document,
     Entry,
     Prose,
@@ -397,14 +399,17 @@ class _Curator:
 
     # -- output -------------------------------------------------------------------------------
     def batch_id(self, archive: str, evictions: list[_Eviction]) -> str:
-        """Who wrote a batch: the day, the section as this run read it and what it moves out.
-        A rerun after an interruption gets the same id; the same line archived again on another
-        day, or after MEMORY.md changed, gets a new one."""
+        """Which run wrote a batch: the day and the sections as this run read them. A rerun
+        after an interruption (or a lost compare-and-swap) reads the same sections and gets the
+        same id; the same line archived again on another day, or after a run that landed (its
+        entries left the section), gets a new one."""
         digest = hashlib.sha256()
-        for part in (self.today.isoformat(), archive, *self.bodies.get(evictions[0].spec.id, ())):
+        ids = dict.fromkeys(ev.spec.id for ev in evictions)
+        parts = [self.today.isoformat(), archive]
+        for section_id in ids:
+            parts += [section_id, *self.bodies.get(section_id, ())]
+        for part in parts:
             digest.update(_normalised(part).encode("utf-8", "surrogateescape") + b"\0")
-        for ev in evictions:
-            digest.update(_normalised(ev.entry.text).encode("utf-8", "surrogateescape") + b"\1")
         return digest.hexdigest()[:16]
 
     def build_archives(self) -> tuple[dict[str, str], list[Move]]:
@@ -421,21 +426,26 @@ class _Curator:
             if not content.endswith("\n"):
                 content += self.newline
             batch = self.batch_id(archive, evictions)
-            if _last_batch(old) == batch:
-                # This very batch is already the archive's last one: a run that was interrupted
-                # (or lost its compare-and-swap) after writing the archive and before MEMORY.md.
-                appended = 0
-            else:
-                heading = f"## Archived {self.today.isoformat()} from {spec.title}"
-                if _last_h2(content) != heading:
-                    content += f"{self.newline}{heading}{self.newline}{self.newline}"
-                content += f"{BATCH_PREFIX}{batch} -->{self.newline}"
-                for ev in evictions:
-                    block = ev.entry.text
-                    if not block.endswith("\n"):
-                        block += self.newline
-                    content += block
-                appended = len(evictions)
+            same_run = _last_batch(old) == batch
+            # An earlier attempt of this very run (interrupted, or its MEMORY.md write lost a
+            # compare-and-swap) already archived these: not twice. Nothing else is de-duplicated.
+            already = Counter(_entry_blocks(_batch_text(old))) if same_run else Counter[str]()
+            appended = 0
+            for ev in evictions:
+                block = ev.entry.text
+                if not block.endswith("\n"):
+                    block += self.newline
+                key = _normalised(block)
+                if already[key] > 0:
+                    already[key] -= 1
+                    continue
+                if not appended and not same_run:
+                    heading = f"## Archived {self.today.isoformat()} from {spec.title}"
+                    if _last_h2(content) != heading:
+                        content += f"{self.newline}{heading}{self.newline}{self.newline}"
+                    content += f"{BATCH_PREFIX}{batch} -->{self.newline}"
+                content += block
+                appended += 1
             if appended:
                 out[archive] = content
             for reason in dict.fromkeys(ev.reason for ev in evictions):
@@ -610,6 +620,35 @@ def _last_batch(text: str) -> str | None:
         if line.startswith("## "):
             return None
     return None
+
+
+def _batch_text(archive: str) -> str:
+    """An archive's text after its last batch line."""
+    lines = split_lines(archive)
+    for i in range(len(lines) - 1, -1, -1):
+        if _BATCH_RE.match(lines[i]):
+            return "".join(lines[i + 1 :])
+    return ""
+
+
+def _entry_blocks(text: str) -> list[str]:
+    """The bullet entries of an archive batch, normalised, for de-duplication."""
+    blocks: list[str] = []
+    current: list[str] = []
+    for line in split_lines(text):
+        if BULLET_RE.match(line):
+            if current:
+                blocks.append(_normalised("".join(current)))
+            current = [line]
+        elif current and not is_blank(line) and not line.startswith("#"):
+            current.append(line)
+        else:
+            if current:
+                blocks.append(_normalised("".join(current)))
+            current = []
+    if current:
+        blocks.append(_normalised("".join(current)))
+    return blocks
 
 
 def _last_h2(text: str) -> str | None:

@@ -49,7 +49,7 @@ def check(
     titles = [spec.title for spec in settings.sections]
     broken = oracle.problems(result.original, result.text, archives_before, archives_after, titles)
     if broken:
-        raise InvariantViolation("curation would break a promise: " + "; ".join(broken))
+        raise InvariantViolation("; ".join(broken))
     old_doc = parse(to_lf(result.original), settings.sections)
     new_doc = parse(to_lf(result.text), settings.sections)
 

@@ -120,13 +120,13 @@ def problems(
     for name, new in archives_after.items():
         added = _appended(archives_before.get(name), new)
         if added is None:
-            found.append(f"the existing text of {name} was rewritten")
+            found.append(f"curation would rewrite existing text of {name}")
         else:
             available.update(_counts(added))
     missing = [line for line in (_counts(before) - available).elements() if not _is_structure(line)]
     if missing:
         sample = "\n".join(sorted(set(missing))[:10])
-        found.append(f"{len(missing)} line(s) would be lost:\n{sample}")
+        found.append(f"curation would lose {len(missing)} line(s):\n{sample}")
     if not _is_subsequence(claude_lines(before, titles), claude_lines(after, titles)):
-        found.append("Claude's text outside the managed sections would change or move")
+        found.append("curation would change or move Claude's text outside the managed sections")
     return found

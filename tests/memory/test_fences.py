@@ -133,9 +133,9 @@ def test_oracle_catches_what_a_parser_bug_would_hide() -> None:
     before = "## Key Decisions\n" + KEY.marker_line + "\n- a\n" + END_MARKER + "\n## Mine\n- keep\n"
     after = "## Key Decisions\n" + KEY.marker_line + "\n- a\n" + END_MARKER + "\n"
     found = oracle.problems(before, after, {}, {"decisions-archive.md": "## Mine\n- keep\n"})
-    assert found == ["Claude's text outside the managed sections would change or move"]
+    assert found == ["curation would change or move Claude's text outside the managed sections"]
     found = oracle.problems(before, after, {}, {})
-    assert any("would be lost" in x for x in found)
+    assert any("would lose 1 line(s)" in x for x in found)
     assert oracle.problems(before, before, {}, {}) == []
 
 
