@@ -91,6 +91,19 @@ def _is_foreign_file(path: Path) -> bool:
     return bool(head) and head != SQLITE_HEADER[: len(head)]
 
 
+ASIDE_INFIX = ".unreadable-"  # failures.db.unreadable-<unix time>: a corrupt store moved aside
+
+
+def moved_aside(path: Path) -> list[Path]:
+    """The corrupt stores moved aside next to ``path``, oldest first."""
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return []
+    prefix = path.name + ASIDE_INFIX
+    return sorted(path.parent / n for n in names if n.startswith(prefix))
+
+
 class FailureStore:
     """One project's failure database. Opens lazily; use as a context manager or ``close()``."""
 
@@ -143,7 +156,7 @@ class FailureStore:
         return self._conn
 
     def _move_aside(self) -> None:
-        aside = self.path.with_name(f"{self.path.name}.unreadable-{int(time.time())}")
+        aside = self.path.with_name(f"{self.path.name}{ASIDE_INFIX}{int(time.time())}")
         os.replace(self.path, aside)
         for suffix in ("-wal", "-shm"):
             try:
@@ -151,6 +164,12 @@ class FailureStore:
             except FileNotFoundError:
                 continue
         self.recovered_from = aside
+        from pokayokay.infra import logs
+
+        logs.log(
+            f"failure store {self.path} was corrupt (not an SQLite database); moved aside to "
+            f"{aside} and started afresh — the failures recorded before are in that file"
+        )
 
     def _open(self) -> sqlite3.Connection:
         if not self.path.exists():

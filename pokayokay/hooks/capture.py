@@ -137,16 +137,6 @@ def _build_failure(
     )
 
 
-def _log_recovery(store: FailureStore) -> None:
-    if store.recovered_from is not None:
-        from pokayokay.infra import logs
-
-        logs.log(
-            f"failure store {store.path} was unreadable; moved to {store.recovered_from} "
-            "and started afresh"
-        )
-
-
 def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
     """A tool that started failed: record it (interrupts excepted)."""
     if payload.get("is_interrupt") is True:
@@ -169,7 +159,6 @@ def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
         store.record_failure(
             failure, tool_use_id=tool_use_id if isinstance(tool_use_id, str) else None
         )
-        _log_recovery(store)
     return ""
 
 
@@ -205,7 +194,6 @@ def post_tool_batch(payload: dict[str, Any], event: str) -> str:
         items.append((failure, tool_use_id if isinstance(tool_use_id, str) else None))
     with project.store() as store:
         store.record_failures(items)
-        _log_recovery(store)
     return ""
 
 
