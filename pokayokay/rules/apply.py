@@ -28,7 +28,7 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import NamedTuple
 
@@ -135,8 +135,8 @@ def read_existing_rules(project_dir: Path) -> dict[str, str]:
     return out
 
 
-def read_retired(location: MemoryLocation) -> dict[str, date]:
-    """Signature → retirement date of the retired rules in ``<memory>/rules-archive.md``
+def read_retired(location: MemoryLocation) -> dict[str, datetime]:
+    """Signature → the moment the retired rules in ``<memory>/rules-archive.md`` were retired
     (empty when there is no archive or it cannot be read)."""
     try:
         target = checked_target(location, RULES_ARCHIVE)
