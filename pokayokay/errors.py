@@ -45,7 +45,8 @@ EXIT_CODES: dict[int, str] = {
     ),
     EXIT_CAPTURE_OFF: "`remember --mode model`: capture is off",
     EXIT_BROKEN_PIPE: (
-        "the reader of the output went away (`pokayokay status | head -1`): quiet, as git is"
+        "the reader of the output went away (`pokayokay status` piped into `head -1`): quiet, "
+        "as git is"
     ),
 }
 

@@ -16,15 +16,13 @@ Entries are never dropped: whatever leaves MEMORY.md is appended to an archive.
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
+from pokayokay.memory.archives import append_batch, batch_id
 from pokayokay.memory.document import (
-    BULLET_RE,
     Document,
     Entry,
     Prose,
@@ -38,7 +36,6 @@ from pokayokay.memory.document import (
     new_section,
     parse,
     split_lines,
-    strip_eol,
     to_lf,
 )
 from pokayokay.memory.sections import END_MARKER, TOPIC_INDEX_ID, SectionSpec, Settings
@@ -398,20 +395,6 @@ class _Curator:
                     seg.units = _tidied(seg.units)
 
     # -- output -------------------------------------------------------------------------------
-    def batch_id(self, archive: str, evictions: list[_Eviction]) -> str:
-        """Which run wrote a batch: the day and the sections as this run read them. A rerun
-        after an interruption (or a lost compare-and-swap) reads the same sections and gets the
-        same id; the same line archived again on another day, or after a run that landed (its
-        entries left the section), gets a new one."""
-        digest = hashlib.sha256()
-        ids = dict.fromkeys(ev.spec.id for ev in evictions)
-        parts = [self.today.isoformat(), archive]
-        for section_id in ids:
-            parts += [section_id, *self.bodies.get(section_id, ())]
-        for part in parts:
-            digest.update(_normalised(part).encode("utf-8", "surrogateescape") + b"\0")
-        return digest.hexdigest()[:16]
-
     def build_archives(self) -> tuple[dict[str, str], list[Move]]:
         by_archive: dict[str, list[_Eviction]] = {}
         for ev in self.evicted:
@@ -422,30 +405,15 @@ class _Curator:
             evictions.sort(key=lambda ev: ev.order)
             spec = evictions[0].spec
             old = self.archives_in.get(archive, "")
-            content = old or archive_header(spec, self.newline)
-            if not content.endswith("\n"):
-                content += self.newline
-            batch = self.batch_id(archive, evictions)
-            same_run = _last_batch(old) == batch
-            # An earlier attempt of this very run (interrupted, or its MEMORY.md write lost a
-            # compare-and-swap) already archived these: not twice. Nothing else is de-duplicated.
-            already = Counter(_entry_blocks(_batch_text(old))) if same_run else Counter[str]()
-            appended = 0
-            for ev in evictions:
-                block = ev.entry.text
-                if not block.endswith("\n"):
-                    block += self.newline
-                key = _normalised(block)
-                if already[key] > 0:
-                    already[key] -= 1
-                    continue
-                if not appended and not same_run:
-                    heading = f"## Archived {self.today.isoformat()} from {spec.title}"
-                    if _last_h2(content) != heading:
-                        content += f"{self.newline}{heading}{self.newline}{self.newline}"
-                    content += f"{BATCH_PREFIX}{batch} -->{self.newline}"
-                content += block
-                appended += 1
+            bodies = [
+                line
+                for section_id in dict.fromkeys(ev.spec.id for ev in evictions)
+                for line in (section_id, *self.bodies.get(section_id, ()))
+            ]
+            batch = batch_id(self.today, archive, bodies)
+            content, appended = append_batch(
+                old, spec, [ev.entry.text for ev in evictions], batch, self.today, self.newline
+            )
             if appended:
                 out[archive] = content
             for reason in dict.fromkeys(ev.reason for ev in evictions):
@@ -558,14 +526,6 @@ def _curate_cr_only(
     return inner
 
 
-def archive_header(spec: SectionSpec, newline: str) -> str:
-    return (
-        f"# {spec.title} archive{newline}{newline}"
-        f'Entries pokayokay moved out of the "{spec.title}" section of MEMORY.md to keep it '
-        f"within Claude Code's load budget. Oldest batches first.{newline}"
-    )
-
-
 def _nbytes(text: str) -> int:
     return len(text.encode("utf-8", "surrogateescape"))
 
@@ -605,58 +565,3 @@ def _size(units: list[Unit]) -> int:
     while n and is_blank(lines[n - 1]):
         n -= 1
     return n
-
-
-BATCH_PREFIX = "<!-- pokayokay-batch: "
-_BATCH_RE = re.compile(r"^<!-- pokayokay-batch: ([0-9a-f]+) -->\s*$")
-
-
-def _last_batch(text: str) -> str | None:
-    """The id of the last batch appended to an archive (None for none, or an old archive)."""
-    for line in reversed(split_lines(text)):
-        match = _BATCH_RE.match(line)
-        if match:
-            return match[1]
-        if line.startswith("## "):
-            return None
-    return None
-
-
-def _batch_text(archive: str) -> str:
-    """An archive's text after its last batch line."""
-    lines = split_lines(archive)
-    for i in range(len(lines) - 1, -1, -1):
-        if _BATCH_RE.match(lines[i]):
-            return "".join(lines[i + 1 :])
-    return ""
-
-
-def _entry_blocks(text: str) -> list[str]:
-    """The bullet entries of an archive batch, normalised, for de-duplication."""
-    blocks: list[str] = []
-    current: list[str] = []
-    for line in split_lines(text):
-        if BULLET_RE.match(line):
-            if current:
-                blocks.append(_normalised("".join(current)))
-            current = [line]
-        elif current and not is_blank(line) and not line.startswith("#"):
-            current.append(line)
-        else:
-            if current:
-                blocks.append(_normalised("".join(current)))
-            current = []
-    if current:
-        blocks.append(_normalised("".join(current)))
-    return blocks
-
-
-def _last_h2(text: str) -> str | None:
-    for line in reversed(split_lines(text)):
-        if line.startswith("## "):
-            return line.rstrip()
-    return None
-
-
-def _normalised(text: str) -> str:
-    return "\n".join(strip_eol(line) for line in split_lines(text)) + "\n"

@@ -35,7 +35,9 @@ LAYERS: dict[str, int] = {
 PURE = {
     "errors", "names",
     "safety.sanitize",
+    "infra.markdown",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
+    "memory.archives", "memory.oracle",
     "failures.model", "failures.schema", "failures.signature", "failures.classify",
     "rules.claude_match", "rules.js_regex", "rules.js_text", "rules.globs", "rules.rule_text",
     "rules.evidence", "rules.graduation", "rules.memory_edit", "rules.effectiveness",

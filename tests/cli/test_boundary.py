@@ -13,13 +13,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.paths import FIXTURE_SAMPLES_DIR
 
 from pokayokay.cli import main as cli
 from pokayokay.errors import EXIT_BROKEN_PIPE, EXIT_FAILED_OPEN, EXIT_USAGE
 from pokayokay.hooks import runtime
 from pokayokay.infra import safe_write
 
-SAMPLES = Path(__file__).resolve().parent.parent / "data" / "claude-code-samples"
+SAMPLES = FIXTURE_SAMPLES_DIR
 
 MEMORY = (
     "# Memory\n\n- [Deploy](deploy.md) — staging deploys from `main`\n\n"
@@ -75,6 +76,7 @@ def test_a_closed_pipe_is_quiet_like_git(project: Path, memory: Path, args: list
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.close()  # the reader is gone
     err = proc.stderr.read().decode()
+    proc.stderr.close()
     code = proc.wait(timeout=60)
     assert err == ""
     assert code in (EXIT_BROKEN_PIPE, 0, 1)  # 0/1: the command wrote nothing at all

@@ -4,10 +4,10 @@ and logs it — it used to report "integrity ok" for the fresh store and log not
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
+from helpers.gitrepo import git
 
 from pokayokay.cli import main as cli
 from pokayokay.failures.store import FailureStore
@@ -26,7 +26,7 @@ def test_doctor_says_the_store_was_corrupt_and_where_it_went(
 ) -> None:
     project = tmp_path / "shop-api"
     project.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    git(project, "init", "-q")
     location = resolve_memory_location(project)
     db = project_state_dir(str(location.project_key)) / FAILURES_DB
     db.parent.mkdir(parents=True)

@@ -7,12 +7,13 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.gitrepo import git
+from helpers.paths import FIXTURE_SAMPLES_DIR
 
 from pokayokay.failures.model import FailureGroup
 from pokayokay.hooks import runtime, session
@@ -20,7 +21,7 @@ from pokayokay.infra.locate import resolve_memory_location
 from pokayokay.memory.sections import Settings
 from pokayokay.rules import apply as graduation_run
 
-SAMPLES = Path(__file__).resolve().parent.parent / "data" / "claude-code-samples"
+SAMPLES = FIXTURE_SAMPLES_DIR
 NUL_MEMORY = (
     b"# Memory\n\n## Completed Work\n<!-- pokayokay: managed by session hooks -->\n"
     + b"".join(b"- 2026-01-%02d finished story-%d\n" % (d, d) for d in range(1, 26))
@@ -37,7 +38,7 @@ def _log() -> str:
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "shop-api"
     folder.mkdir()
-    subprocess.run(["git", "init", "-q"], cwd=folder, check=True)
+    git(folder, "init", "-q")
     memory = tmp_path / "memory"
     memory.mkdir()
     monkeypatch.setenv("POKAYOKAY_MEMORY_DIR", str(memory))

@@ -3,7 +3,7 @@ disagree on tab-indented fences, on closing lines with text after them, on ``~~~
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime, time, timezone
 
 import pytest
 
@@ -72,7 +72,9 @@ SPACE_FENCED = TAB_FENCED.replace("\t```", "  ```")
 def test_every_reader_agrees_a_tab_indented_run_is_no_fence() -> None:
     """Tab-indented: no fence, so the heading, the bullet and the retired line all count."""
     assert [e.title for e in parse_entries(TAB_FENCED)[1]] == ["Use uv, not pip"]
-    assert parse_retired(TAB_FENCED) == {"abc123": date(2026, 11, 2)}
+    assert parse_retired(TAB_FENCED) == {
+        "abc123": datetime.combine(date(2026, 11, 2), time.max, timezone.utc)
+    }
     assert _bullets(TAB_FENCED.splitlines(keepends=True)) == ["uv sync is what CI runs"]
     assert any(p.text.startswith("- uv sync") for p in passages(TAB_FENCED, "x"))
     assert all("## Use uv" not in p.text.split("\n")[1:] for p in passages(TAB_FENCED, "x"))

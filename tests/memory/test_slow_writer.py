@@ -112,6 +112,9 @@ def test_a_writer_holding_a_truncated_file_loses_nothing(
         writer.wait(timeout=30)
     finally:
         writer.kill()
+        writer.wait()
+        assert writer.stdout is not None
+        writer.stdout.close()
     assert writer.returncode == 0
     final = location.memory_file.read_text("utf-8")
     assert _lost(text, location.memory_dir) == 0
