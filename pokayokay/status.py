@@ -464,10 +464,27 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
 
 def _check_store(checks: list[dict[str, Any]], location: MemoryLocation) -> None:
     import sqlite3
+    from datetime import datetime, timezone
 
+    from pokayokay.failures.store_files import moved_aside
     from pokayokay.infra.state import project_state_dir
 
     db = project_state_dir(str(location.project_key)) / FAILURES_DB
+    for aside in moved_aside(db):
+        when = aside.name.rsplit("-", 1)[-1]
+        stamp = (
+            datetime.fromtimestamp(int(when), timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            if when.isdigit()
+            else "an earlier run"
+        )
+        detail = (
+            f"THE FAILURE STORE WAS CORRUPT: on {stamp} {db.name} was not a readable SQLite "
+            f"database, so it was moved aside to {aside} and a fresh, empty store was started; "
+            "the failures recorded before that are only in the old file (delete it once you "
+            "have looked at it)"
+        )
+        logs.log(f"doctor: {detail}")
+        _check(checks, "problem", "failure store", detail)
     if not db.exists():
         _check(checks, "ok", "failure store", f"{db}: no failures recorded yet")
         return

@@ -27,8 +27,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _main(args)
 
 
+# errno values that mean "pokayokay may not write (or name) this file": the user's to fix.
+_FILE_REFUSED = {"EACCES", "EPERM", "EROFS", "ENAMETOOLONG", "ENOSPC", "EDQUOT"}
+
+
 def _main(args: list[str]) -> int:
-    from pokayokay.errors import EXIT_INTERNAL, PokayokayError
+    from pokayokay.errors import PokayokayError
 
     parser = _parser()
     ns = parser.parse_args(args)
@@ -37,6 +41,7 @@ def _main(args: list[str]) -> int:
         return 0
     try:
         result: int = ns.func(ns)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
         return result
     except PokayokayError as exc:
         _err(f"error: {exc.message}")
@@ -44,14 +49,65 @@ def _main(args: list[str]) -> int:
     except KeyboardInterrupt:
         _err("interrupted")
         return 130
+    except BrokenPipeError:
+        return _broken_pipe()
+    except OSError as exc:
+        import errno
+
+        code = errno.errorcode.get(exc.errno or 0, "")
+        if code not in _FILE_REFUSED:
+            return _unexpected(ns.command, exc)
+        return _file_refused(ns.command, exc, code)
     except Exception as exc:
-        import traceback
+        return _unexpected(ns.command, exc)
 
-        from pokayokay.infra import logs
 
-        path = logs.log(f"command {ns.command} failed", traceback_text=traceback.format_exc())
-        _err(f"unexpected error ({type(exc).__name__}: {exc}); details in {path}")
-        return EXIT_INTERNAL
+def _broken_pipe() -> int:
+    """The reader of our output went away (``| head -1``): stop quietly, as git does."""
+    import os
+
+    from pokayokay.errors import EXIT_BROKEN_PIPE
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return EXIT_BROKEN_PIPE
+
+
+def _file_refused(command: str, exc: OSError, code: str) -> int:
+    """Permissions, a read-only or immutable file or folder, a name too long, a full disk: one
+    line naming the file, exit 2, the traceback in the log."""
+    import traceback
+
+    from pokayokay.errors import EXIT_USAGE
+    from pokayokay.infra import logs
+
+    name = exc.filename if exc.filename is not None else "a file"
+    reason = exc.strerror or type(exc).__name__
+    hint = {
+        "EACCES": "check its permissions",
+        "EPERM": "it may be immutable (lsattr) or owned by someone else",
+        "EROFS": "the file system is read-only",
+        "ENAMETOOLONG": "shorten the name in the settings",
+    }.get(code, "")
+    message = f"cannot write {name}: {reason}" + (f" — {hint}" if hint else "")
+    path = logs.log(f"command {command} refused: {message}", traceback_text=traceback.format_exc())
+    _err(f"error: {message} (details: {path})")
+    return EXIT_USAGE
+
+
+def _unexpected(command: str, exc: BaseException) -> int:
+    import traceback
+
+    from pokayokay.errors import EXIT_INTERNAL
+    from pokayokay.infra import logs
+
+    path = logs.log(f"command {command} failed", traceback_text=traceback.format_exc())
+    _err(f"unexpected error ({type(exc).__name__}: {exc}); details in {path}")
+    return EXIT_INTERNAL
 
 
 def _err(message: str) -> None:
@@ -269,13 +325,27 @@ def _folders(ns: argparse.Namespace) -> tuple[Path, Path | None]:
     """The --project folder (checked) and the --memory-dir override, resolved."""
     from pathlib import Path
 
-    from pokayokay.errors import PokayokayError
 
-    project = Path(ns.project or ".").resolve()
-    if not project.is_dir():
-        raise PokayokayError(f"--project {ns.project}: not a folder")
+    project = _project(ns)
     memory_dir = Path(ns.memory_dir).expanduser().resolve() if ns.memory_dir else None
     return project, memory_dir
+
+
+def _project(ns: argparse.Namespace) -> Path:
+    """The --project folder (default: the current one): refused, logged, when it does not
+    exist, is not a folder or is the filesystem root."""
+    from pathlib import Path
+
+    from pokayokay.errors import PokayokayError
+    from pokayokay.infra import logs
+    from pokayokay.infra.state import project_root_problem
+
+    folder = ns.project or "."
+    problem = project_root_problem(folder)
+    if problem is not None:
+        logs.log(f"command {ns.command} refused: {problem}")
+        raise PokayokayError(problem)
+    return Path(folder).resolve()
 
 
 def _scope(ns: argparse.Namespace) -> str:
@@ -300,14 +370,13 @@ def cmd_init(ns: argparse.Namespace) -> int:
 
 
 def cmd_uninstall(ns: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from pokayokay.infra.locate import resolve_memory_location
     from pokayokay.install import lifecycle
 
     project, memory_dir = _folders(ns)
     location = resolve_memory_location(project, memory_dir=memory_dir)
-    done = lifecycle.uninstall(Path(ns.project or ".").resolve(), scope=_scope(ns),
+    done = lifecycle.uninstall(_project(ns), scope=_scope(ns),
                                purge=ns.purge, location=location)
     print(done.render())
     return 0
@@ -360,11 +429,10 @@ def cmd_remember(ns: argparse.Namespace) -> int:
 
 
 def cmd_suggest(ns: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from pokayokay.cli.suggest import suggest_cli
 
-    project = Path(ns.project or ".").resolve()
+    project = _project(ns)
     code, text = suggest_cli(ns.prompt, project, paths=tuple(ns.paths or ()), as_json=ns.json)
     if text:
         print(text)
@@ -467,11 +535,10 @@ def cmd_graduate(ns: argparse.Namespace) -> int:
 
 
 def cmd_rules(ns: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from pokayokay.cli import rules as rules_cli
 
-    project = Path(ns.project or ".").resolve()
+    project = _project(ns)
     action = ns.rules_command
     if action == "list":
         code, text = rules_cli.cmd_rules_list(project, as_json=ns.json)

@@ -28,6 +28,11 @@ from pokayokay.memory.sections import (
     SectionSpec,
     Settings,
 )
+from pokayokay.names import (
+    GENERATED_MEMORY_FILES,
+    LEARNINGS_ARCHIVE_FILE,
+    LEARNINGS_DROPPED_FILE,
+)
 
 TEAM_FILE = ".claude/pokayokay.md"
 LOCAL_FILE = ".claude/pokayokay.local.md"
@@ -128,16 +133,35 @@ def _check_marker(value: object) -> object:
     return text
 
 
-def _check_archive(value: object) -> object:
+ARCHIVE_NAME_MAX = 100
+_ARCHIVE_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.md")
+
+
+def _archive_name(value: object, own: tuple[str, ...] = ()) -> str:
+    """A file name in the memory folder: at most 100 characters of ``[A-Za-z0-9._-]``, ending
+    in ``.md``, and none of the files pokayokay generates there (``own``: the key's own
+    default, which it may name)."""
     if not isinstance(value, str) or not value.strip():
         raise _Invalid("expected a file name ending in .md")
     name = value.strip()
-    if "/" in name or "\\" in name or "\0" in name:
+    if "/" in name or "\\" in name:
         raise _Invalid("expected a plain file name (no folders), in the memory folder")
-    if not name.endswith(".md") or name.startswith(".") or "\n" in name or "\r" in name:
-        raise _Invalid("expected a file name ending in .md")
-    if name.lower() == "memory.md":
-        raise _Invalid("the archive must not be MEMORY.md itself", show_value=False)
+    if len(name) > ARCHIVE_NAME_MAX:
+        raise _Invalid(
+            f"the file name is {len(name)} characters long; at most {ARCHIVE_NAME_MAX}",
+            show_value=False,
+        )
+    if not _ARCHIVE_NAME_RE.fullmatch(name):
+        raise _Invalid(
+            "expected a file name ending in .md, of letters, digits, '.', '_' and '-' only"
+        )
+    reserved = {n.casefold() for n in GENERATED_MEMORY_FILES} - {n.casefold() for n in own}
+    if name.casefold() in reserved:
+        raise _Invalid(
+            f"{name} is a file pokayokay generates in the memory folder; an archive there "
+            "would be overwritten — choose another name",
+            show_value=False,
+        )
     return name
 
 
@@ -190,6 +214,18 @@ def _check_failure_categories(value: object) -> object:
     return tuple(rows)
 
 
+def _check_archive(value: object) -> object:
+    return _archive_name(value)
+
+
+def _check_consolidation_archive(value: object) -> object:
+    return _archive_name(value, (LEARNINGS_ARCHIVE_FILE,))
+
+
+def _check_consolidation_dropped(value: object) -> object:
+    return _archive_name(value, (LEARNINGS_DROPPED_FILE,))
+
+
 @dataclass(frozen=True)
 class Option:
     """One plain settings key: where it sits in the frontmatter, how it is checked, and the
@@ -220,8 +256,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("consolidation.split_at", int_at_least(2), "consolidation_split_at"),
     Option("consolidation.part_min", int_at_least(1), "consolidation_part_min"),
     Option("consolidation.part_max", int_at_least(1), "consolidation_part_max"),
-    Option("consolidation.archive", _check_archive, "consolidation_archive"),
-    Option("consolidation.dropped", _check_archive, "consolidation_dropped"),
+    Option("consolidation.archive", _check_consolidation_archive, "consolidation_archive"),
+    Option("consolidation.dropped", _check_consolidation_dropped, "consolidation_dropped"),
     Option("consolidation.session_end", boolean, "consolidation_session_end"),
 )
 

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, TypeVar
 from pokayokay.failures import store_reads
 from pokayokay.failures.schema import MIGRATIONS, REKEY, SCHEMA_VERSION
 from pokayokay.failures.signature import command_key
+from pokayokay.failures.store_files import ASIDE_INFIX, _is_busy, _is_foreign_file
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.names import FAILURES_DB
 
@@ -93,27 +94,6 @@ def _redacted(f: Failure) -> Failure:
         excerpt=redact(f.excerpt),
         paths=tuple(dict.fromkeys(redact(p) for p in f.paths)),
     )
-
-
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
-    """A lock another connection holds (``SQLITE_BUSY``/``LOCKED``, or WAL's rare
-    ``SQLITE_PROTOCOL`` race while a WAL index is being rebuilt): worth retrying."""
-    text = str(exc).lower()
-    return "locked" in text or "busy" in text or "locking protocol" in text
-
-
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def _is_foreign_file(path: Path) -> bool:
-    """True when ``path`` holds bytes that are not an SQLite database (never a file that is
-    empty or starts like one: those may be another process's database being created)."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(len(SQLITE_HEADER))
-    except OSError:
-        return False
-    return bool(head) and head != SQLITE_HEADER[: len(head)]
 
 
 class FailureStore:
@@ -168,7 +148,7 @@ class FailureStore:
         return self._conn
 
     def _move_aside(self) -> None:
-        aside = self.path.with_name(f"{self.path.name}.unreadable-{int(time.time())}")
+        aside = self.path.with_name(f"{self.path.name}{ASIDE_INFIX}{int(time.time())}")
         os.replace(self.path, aside)
         for suffix in ("-wal", "-shm"):
             try:
@@ -176,6 +156,12 @@ class FailureStore:
             except FileNotFoundError:
                 continue
         self.recovered_from = aside
+        from pokayokay.infra import logs
+
+        logs.log(
+            f"failure store {self.path} was corrupt (not an SQLite database); moved aside to "
+            f"{aside} and started afresh — the failures recorded before are in that file"
+        )
 
     def _open(self) -> sqlite3.Connection:
         if not self.path.exists():

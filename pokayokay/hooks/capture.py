@@ -190,16 +190,6 @@ def _build_failures(
     return [failure(signature, body, " | ".join(lines) if lines else body)]
 
 
-def _log_recovery(store: FailureStore) -> None:
-    if store.recovered_from is not None:
-        from pokayokay.infra import logs
-
-        logs.log(
-            f"failure store {store.path} was unreadable; moved to {store.recovered_from} "
-            "and started afresh"
-        )
-
-
 def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
     """A tool that started failed: record it (interrupts excepted)."""
     if payload.get("is_interrupt") is True:
@@ -223,7 +213,6 @@ def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
     use_id = tool_use_id if isinstance(tool_use_id, str) else None
     with project.store() as store:
         store.record_failures([(failure, use_id) for failure in built])
-        _log_recovery(store)
     return ""
 
 
@@ -260,7 +249,6 @@ def post_tool_batch(payload: dict[str, Any], event: str) -> str:
         items.extend((failure, use_id) for failure in built)
     with project.store() as store:
         store.record_failures(items)
-        _log_recovery(store)
     return ""
 
 

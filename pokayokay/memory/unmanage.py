@@ -8,7 +8,8 @@ place as a plain bullet under its heading. Lines inside fenced code blocks are n
 
 from __future__ import annotations
 
-from pokayokay.memory.document import END_MARKER_RE, FENCE_RE, HEADING_RE, MARKER_RE
+from pokayokay.infra.markdown import fence_states
+from pokayokay.memory.document import END_MARKER_RE, HEADING_RE, MARKER_RE
 
 TITLE_ONLY = "# Memory"
 
@@ -18,21 +19,9 @@ def _bare(line: str) -> str:
 
 
 def _fences(lines: list[str]) -> list[bool]:
-    """For each line: whether it is inside (or opens/closes) a fenced code block."""
-    inside: list[bool] = []
-    fence: str | None = None
-    for line in lines:
-        found = FENCE_RE.match(line)
-        if fence is None and found:
-            fence = found.group(1)[0] * 3
-            inside.append(True)
-        elif fence is not None:
-            inside.append(True)
-            if found and found.group(1).startswith(fence):
-                fence = None
-        else:
-            inside.append(False)
-    return inside
+    """For each line: whether it is inside (or opens/closes) a fenced code block. Unlike curation,
+    purging never treats a marker inside a fence as structure: an example stays as written."""
+    return fence_states([_bare(line) for line in lines])
 
 
 def _is_section_end(line: str) -> bool:

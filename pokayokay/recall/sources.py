@@ -36,6 +36,7 @@ import os
 import time
 import zlib
 
+from pokayokay.infra.markdown import outside_fences
 from pokayokay.names import FAILURES_DB, RECALL_ENTRIES_FILE, RECALL_INDEX_FILE
 from pokayokay.recall import block as recall_block
 from pokayokay.recall.index import Document, Index
@@ -235,13 +236,9 @@ def _bullets(lines: Iterable[str]) -> list[str]:
     """Top-level bullet entries (with their continuation lines) of a markdown text."""
     entries: list[list[str]] = []
     current: list[str] | None = None
-    fence = False
-    for line in lines:
+    for line in outside_fences(lines):
         stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            fence = not fence
-            continue
-        if fence or not stripped:
+        if not stripped:
             continue
         if line[:2] in ("- ", "* ", "+ "):
             current = [line[2:].strip()]

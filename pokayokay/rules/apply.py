@@ -26,9 +26,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import NamedTuple
 
@@ -135,8 +135,8 @@ def read_existing_rules(project_dir: Path) -> dict[str, str]:
     return out
 
 
-def read_retired(location: MemoryLocation) -> dict[str, date]:
-    """Signature → retirement date of the retired rules in ``<memory>/rules-archive.md``
+def read_retired(location: MemoryLocation) -> dict[str, datetime]:
+    """Signature → the moment the retired rules in ``<memory>/rules-archive.md`` were retired
     (empty when there is no archive or it cannot be read)."""
     try:
         target = checked_target(location, RULES_ARCHIVE)
@@ -320,16 +320,44 @@ def apply(
             outcome.changes.append(FileChange(topic, old, plan.recurring_failures))
         _memory_dry_run(plan, location, settings, outcome)
         return outcome
-    memory = checked_target(location)
-    data = read_bytes(memory)
-    if _needs_sections(None if data is None else decode_text(data, memory), settings):
-        outcome.notes.append(ensure_memory_template(location, settings))
+    # The rule files are written: a MEMORY.md pokayokay cannot use (binary, unreadable, a
+    # symlink out of the folder) costs only its Active Patterns entries, said in a note.
+    memory_ok = _memory_step(outcome, lambda: _ensure_sections(location, settings, outcome))
     location.memory_dir.mkdir(parents=True, exist_ok=True)
     if write_topic:
         with file_lock(lock_path(location, environ), lock_timeout):
             _write_topic(location, plan.recurring_failures, outcome)
-    _memory_write(plan, location, settings, outcome, lock_timeout, environ)
+    if memory_ok:
+        _memory_step(
+            outcome,
+            lambda: _memory_write(plan, location, settings, outcome, lock_timeout, environ),
+        )
     return outcome
+
+
+def _ensure_sections(location: MemoryLocation, settings: Settings, outcome: ApplyOutcome) -> None:
+    memory = checked_target(location)
+    data = read_bytes(memory)
+    if _needs_sections(None if data is None else decode_text(data, memory), settings):
+        outcome.notes.append(ensure_memory_template(location, settings))
+
+
+def _memory_step(outcome: ApplyOutcome, step: Callable[[], None]) -> bool:
+    """Run a MEMORY.md step; a PokayokayError (but a safety invariant) becomes a logged note."""
+    from pokayokay.errors import InvariantViolation, PokayokayError
+    from pokayokay.infra import logs
+
+    try:
+        step()
+    except InvariantViolation:
+        raise
+    except PokayokayError as exc:
+        logs.log_exception("graduation: MEMORY.md not updated", exc)
+        outcome.notes.append(
+            f"MEMORY.md was not updated ({exc.message}); the rule files are written"
+        )
+        return False
+    return True
 
 
 def current_plan(

@@ -54,7 +54,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, datetime, time, timezone
 from pathlib import PurePosixPath
 
 from pokayokay.failures.model import FailureGroup
@@ -265,14 +265,14 @@ class _Planner:
         project_files: Sequence[str],
         existing_rules: Mapping[str, str],
         today: date,
-        retired: Mapping[str, date] | None = None,
+        retired: Mapping[str, date | datetime] | None = None,
     ) -> None:
         # An environment lesson (the mistake is how a command is run) is its own category.
         self.groups = sorted(
             (g._replace(category=ENVIRONMENT) if environment_lesson(g) else g for g in groups),
             key=lambda g: (g.category, g.signature),
         )
-        self.retired = dict(retired or {})
+        self.retired = {sig: _retired_at(when) for sig, when in (retired or {}).items()}
         self.threshold = threshold
         self.project_files = project_files
         self.today = today
@@ -328,9 +328,10 @@ class _Planner:
         return group.category == ENVIRONMENT or bool(_evidence(group))
 
     def is_retired(self, group: FailureGroup) -> bool:
-        """Its rule was retired on day D and it has not failed after D (old evidence)."""
-        day = self.retired.get(short_id(group.signature), self.retired.get(group.signature))
-        return day is not None and _day(group.last_seen) <= day
+        """Its rule was retired at moment R and it has not failed after R (old evidence): a
+        comparison of timestamps, so failures later on the very day of retirement count."""
+        at = self.retired.get(short_id(group.signature), self.retired.get(group.signature))
+        return at is not None and group.last_seen <= at
 
     def assign_category(self, category: str, groups: list[FailureGroup]) -> None:
         existing = sorted(
@@ -536,6 +537,13 @@ def _shown_paths(paths: Sequence[str], limit: int) -> list[str]:
     return shown_paths(paths, limit)
 
 
+def _retired_at(when: date | datetime) -> float:
+    """A retirement moment as a Unix timestamp (a bare date: the end of that day, UTC)."""
+    if isinstance(when, datetime):
+        return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
+    return datetime.combine(when, time.max, timezone.utc).timestamp()
+
+
 def plan_graduation(
     groups: Sequence[FailureGroup],
     *,
@@ -543,16 +551,17 @@ def plan_graduation(
     project_files: Sequence[str],
     existing_rules: Mapping[str, str],
     today: date,
-    retired: Mapping[str, date] | None = None,
+    retired: Mapping[str, date | datetime] | None = None,
 ) -> GraduationPlan:
     """Plan the rule files, Active Patterns entries and topic file for ``groups``.
 
     ``existing_rules`` maps the path of each file under ``.claude/rules/pokayokay/`` to its text;
     ``project_files`` lists the project's files (project-relative, e.g. ``git ls-files``);
     ``today`` dates newly graduated rules. ``retired`` maps signatures (short ids) of retired
-    rules to their retirement date D (:func:`parse_retired`): such a signature graduates again
-    only when it failed on a day after D (UTC), so old evidence never resurrects a retired
-    rule; a signature an existing rule lists stays in it regardless. Pure and deterministic.
+    rules to the moment they were retired (:func:`parse_retired`; a bare date counts as the
+    end of that day): such a signature graduates again only when it failed after that moment,
+    so old evidence never resurrects a retired rule; a signature an existing rule lists stays
+    in it regardless. Pure and deterministic.
     """
     if threshold < 1:
         raise ValueError("the graduation threshold must be at least 1")

@@ -35,8 +35,9 @@ LAYERS: dict[str, int] = {
 PURE = {
     "errors", "names",
     "safety.sanitize", "safety.redact", "safety.commands",
+    "infra.markdown",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
-    "memory.unmanage",
+    "memory.unmanage", "memory.archives", "memory.oracle",
     "failures.model", "failures.schema", "failures.signature", "failures.classify",
     "failures.mistakes", "failures.corrections", "failures.fix_edits",
     "rules.claude_match", "rules.js_regex", "rules.js_text", "rules.globs", "rules.rule_text",
