@@ -9,6 +9,7 @@ Exit codes of the CLI (documented in the README's table, which a test checks aga
 * 4 — a safety invariant failed: nothing was written
 * 5 — ``remember --mode model``: not stored, propose the learning to the user
 * 6 — ``remember --mode model``: capture is off
+* 141 — the reader of the output went away (``pokayokay status | head -1``): quiet, as git is
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ EXIT_INTERNAL = 3
 EXIT_INVARIANT = 4
 EXIT_PROPOSE = 5
 EXIT_CAPTURE_OFF = 6
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for git killed by SIGPIPE
 
 # code -> meaning, in the README's words (tests/test_docs.py compares the two tables).
 EXIT_CODES: dict[int, str] = {
@@ -31,7 +33,9 @@ EXIT_CODES: dict[int, str] = {
         "a hook that failed open"
     ),
     EXIT_USAGE: (
-        "bad usage or bad input (arguments, settings files, an unreadable or binary `MEMORY.md`)"
+        "bad usage or bad input (arguments, settings files, an unreadable or binary `MEMORY.md`, "
+        "a file or folder pokayokay may not write: permissions, read-only, immutable, a name "
+        "too long)"
     ),
     EXIT_INTERNAL: "an unexpected internal error (the traceback is in the log)",
     EXIT_INVARIANT: "a safety invariant failed: nothing was written",
@@ -40,7 +44,23 @@ EXIT_CODES: dict[int, str] = {
         "(ask-first, or the silent budget is spent)"
     ),
     EXIT_CAPTURE_OFF: "`remember --mode model`: capture is off",
+    EXIT_BROKEN_PIPE: (
+        "the reader of the output went away (`pokayokay status` piped into `head -1`): quiet, "
+        "as git is"
+    ),
 }
+
+
+# Exits that answer the caller rather than report a failure: (subcommand, code). A Bash call of
+# ``pokayokay <subcommand>`` ending with one of these is not a mistake, so failure capture does
+# not record it and the session is not marked failed (pokayokay.failures.classify.own_answer).
+ANSWER_EXITS: frozenset[tuple[str, int]] = frozenset(
+    {
+        ("remember", EXIT_PROPOSE),
+        ("remember", EXIT_CAPTURE_OFF),
+        ("curate", EXIT_CHANGES_DUE),  # only `curate --check` exits 1
+    }
+)
 
 
 class PokayokayError(Exception):

@@ -12,6 +12,19 @@ RECURRING_FAILURES_FILE = "recurring-failures.md"
 SPIKES_FILE = "spike-results.md"
 CHAIN_LEARNINGS_FILE = "chain-learnings.md"
 LEARNINGS_ARCHIVE_FILE = "learnings-archive.md"
+LEARNINGS_DROPPED_FILE = "learnings-dropped.md"
+RULES_ARCHIVE_FILE = "rules-archive.md"
+# Every file pokayokay generates in the memory folder: no configured archive may name one (it
+# would be rewritten, or would rewrite it). Consolidation's own two keep their defaults.
+GENERATED_MEMORY_FILES = (
+    MEMORY_FILE,
+    RECURRING_FAILURES_FILE,
+    SPIKES_FILE,
+    CHAIN_LEARNINGS_FILE,
+    RULES_ARCHIVE_FILE,
+    LEARNINGS_ARCHIVE_FILE,
+    LEARNINGS_DROPPED_FILE,
+)
 
 # --- files in a project's state folder
 FAILURES_DB = "failures.db"
@@ -20,6 +33,7 @@ BACKUPS_DIR = "backups"
 RECALL_INDEX_FILE = "recall-index.json"
 RECALL_ENTRIES_FILE = "recall-entries.json"
 SKILLS_CACHE_FILE = "skills-catalog.json"
+FAILURE_CATEGORIES_CACHE = "failure-categories.json"  # settings' failure_categories, compiled
 
 # --- files in the project
 RULES_SUBDIR = ("rules", "pokayokay")  # .claude/rules/pokayokay/

@@ -19,7 +19,11 @@ from pokayokay.names import FAILURES_DB
 
 
 def to_json(data: Any) -> str:
-    return json.dumps(data, indent=2, default=str, ensure_ascii=False)
+    """The JSON of a report, every string in it redacted (:mod:`pokayokay.safety.redact`)."""
+    from pokayokay.safety.redact import redact_tree
+
+    plain = json.loads(json.dumps(data, default=str))
+    return json.dumps(redact_tree(plain), indent=2, ensure_ascii=False)
 
 
 def _stat_dict(stat: FileStat) -> dict[str, Any]:
@@ -185,19 +189,22 @@ def status(location: MemoryLocation, settings: Settings) -> dict[str, Any]:
 
 
 def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, Any]:
-    """Rules, recurring failures and learnings, for `status` (each best effort)."""
-    from pokayokay.rules.files import discover
+    """Rules with their evidence, recurring failures and learnings, for `status` (each best
+    effort)."""
+    from pokayokay.rules.rule_evidence import project_rule_evidence
 
     out: dict[str, Any] = {"rules": [], "near_threshold": [], "learnings": 0}
     project = location.project_dir
-    for rule in discover(project):
-        out["rules"].append(
-            {
-                "rule": rule.rel_path,
-                "pokayokay": rule.is_pokayokay,
-                "paths": list(rule.paths) if rule.paths else None,
-            }
-        )
+    try:
+        evidence, _ = project_rule_evidence(project, location.project_key)
+    except Exception as exc:  # a damaged store is doctor's business, not status's
+        from pokayokay.rules.files import discover
+        from pokayokay.rules.rule_evidence import rule_evidence
+
+        logs.log_exception("status: reading rule evidence", exc)
+        out["store_problem"] = f"{type(exc).__name__}: {exc}"
+        evidence = rule_evidence(discover(project), [], {})
+    out["rules"] = [item.as_dict() for item in evidence]
     try:
         from pokayokay.rules.apply import load_groups
 
@@ -249,7 +256,8 @@ def render_status(data: dict[str, Any]) -> str:
         f"  whole file  {now['lines']} / {now['max_lines']} lines  "
         f"{now['bytes']:,} / {now['max_bytes']:,} bytes  {verdict}"
     )
-    out.append(f"  notes outside managed sections: {now['unmanaged_lines']} lines")
+    unmanaged = now["unmanaged_lines"]
+    out.append(f"  notes outside managed sections: {unmanaged} line{'' if unmanaged == 1 else 's'}")
     for item in data.get("free_text_in_sections", []):
         out.append(
             f"  free text inside {item['section']} (line {item['line']}, not an entry: counts "
@@ -287,12 +295,12 @@ def render_status(data: dict[str, Any]) -> str:
     out.append(f"  rules: {len(rules)} in .claude/rules/ ({ours} graduated by pokayokay)")
     for rule in rules:
         if rule["pokayokay"]:
-            scope = ", ".join(rule["paths"]) if rule["paths"] else "always loaded"
-            out.append(f"    {rule['rule']}: {scope}")
+            out.extend(f"    {line}" for line in _rule_lines(rule))
     for group in data.get("near_threshold", []):
+        sessions = group["sessions"]
         out.append(
             f"  near the graduation threshold: {group['category']} failure seen in "
-            f"{group['sessions']} sessions — {group['excerpt']}"
+            f"{sessions} session{'' if sessions == 1 else 's'} — {group['excerpt']}"
         )
     if data.get("store_problem"):
         out.append(f"  failure store: {data['store_problem']}")
@@ -308,6 +316,45 @@ def render_status(data: dict[str, Any]) -> str:
             f"(goal at least {capture['captures_weekly_goal']})"
         )
     return "\n".join(out)
+
+
+def _day(ts: float | None) -> str:
+    from datetime import datetime, timezone
+
+    return "-" if ts is None else datetime.fromtimestamp(ts, timezone.utc).date().isoformat()
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _times(n: int) -> str:
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def _rule_lines(rule: dict[str, Any]) -> list[str]:
+    """A graduated rule in `status`: where it loads, the failures behind it, what loading did."""
+    scope = ", ".join(rule["paths"]) if rule["paths"] else "always loaded"
+    lines = [f"{rule['rule']}: {scope}"]
+    if rule["signatures"] and rule["last_seen"] is not None:
+        lines.append(
+            f"  evidence: failed in {_count(rule['failure_sessions'], 'session')}, "
+            f"last seen {_day(rule['last_seen'])}"
+        )
+    if rule["paths"] is not None:
+        loads = (
+            f"loaded {_times(rule['loads'])} in "
+            f"{_count(rule['load_sessions'], 'session')}"
+        )
+        if rule["verdict"] == "recurred":
+            loads += (
+                f"; the failure came back {_times(rule['recurrences_after_loading'])} "
+                "after loading"
+            )
+        elif rule["verdict"] == "holding":
+            loads += "; no recurrence since"
+        lines.append(f"  {loads}")
+    return lines
 
 
 # -- doctor ---------------------------------------------------------------------------------------
@@ -463,10 +510,27 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
 
 def _check_store(checks: list[dict[str, Any]], location: MemoryLocation) -> None:
     import sqlite3
+    from datetime import datetime, timezone
 
+    from pokayokay.failures.store_files import moved_aside
     from pokayokay.infra.state import project_state_dir
 
     db = project_state_dir(str(location.project_key)) / FAILURES_DB
+    for aside in moved_aside(db):
+        when = aside.name.rsplit("-", 1)[-1]
+        stamp = (
+            datetime.fromtimestamp(int(when), timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            if when.isdigit()
+            else "an earlier run"
+        )
+        detail = (
+            f"THE FAILURE STORE WAS CORRUPT: on {stamp} {db.name} was not a readable SQLite "
+            f"database, so it was moved aside to {aside} and a fresh, empty store was started; "
+            "the failures recorded before that are only in the old file (delete it once you "
+            "have looked at it)"
+        )
+        logs.log(f"doctor: {detail}")
+        _check(checks, "problem", "failure store", detail)
     if not db.exists():
         _check(checks, "ok", "failure store", f"{db}: no failures recorded yet")
         return

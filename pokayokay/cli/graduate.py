@@ -12,6 +12,7 @@ from pokayokay.failures.model import FailureGroup
 from pokayokay.infra.locate import MemoryLocation
 from pokayokay.memory.sections import Settings
 from pokayokay.rules.apply import load_groups
+from pokayokay.safety.redact import redact, redact_tree
 
 
 def _day(ts: float) -> str:
@@ -20,6 +21,7 @@ def _day(ts: float) -> str:
 
 def _group_dict(group: FailureGroup, threshold: int, graduated: set[str]) -> dict[str, Any]:
     from pokayokay.failures.signature import short_id
+    from pokayokay.rules.evidence import keyed
 
     sid = short_id(group.signature)
     return {
@@ -34,6 +36,9 @@ def _group_dict(group: FailureGroup, threshold: int, graduated: set[str]) -> dic
         "paths": list(group.paths),
         "fix_paths": list(group.fix_paths),
         "fix_commands": list(group.fix_commands),
+        "group": group.signature if keyed(group) else None,
+        "corrections": [c._asdict() for c in group.corrections],
+        "fix_edits": [e._asdict() for e in group.fix_edits],
         "graduated": sid in graduated,
         "near_threshold": group.sessions == threshold - 1 and sid not in graduated,
     }
@@ -51,21 +56,33 @@ def cmd_failures(
     rows = [_group_dict(g, threshold, graduated) for g in groups]
     rows.sort(key=lambda r: (-r["sessions"], r["category"], r["id"]))
     if as_json:
-        return 0, json.dumps({"threshold": threshold, "failures": rows}, indent=2)
+        data = redact_tree({"threshold": threshold, "failures": rows})
+        return 0, json.dumps(data, indent=2)
     if not rows:
         return 0, "no failures recorded yet (the PostToolUseFailure hook records them)"
-    out = [f"{len(rows)} recurring failure signatures (graduation threshold: {threshold} sessions)"]
+    recurring = sum(1 for row in rows if row["sessions"] > 1)
+    out = [
+        f"{_count(len(rows), 'failure signature')} recorded, {recurring} recurring (seen in more "
+        f"than one session); a rule needs {_count(threshold, 'session')}"
+    ]
     for row in rows:
         flag = "  RULE" if row["graduated"] else "  NEAR" if row["near_threshold"] else "      "
         where = ", ".join(row["paths"][:3]) or "-"
+        sessions = "session " if row["sessions"] == 1 else "sessions"
         out.append(
-            f"{flag} {row['sessions']:>3} sessions  {row['category']:<12} {row['id']}  {where}"
+            f"{flag} {row['sessions']:>3} {sessions}  {row['category']:<12} {row['id']}  {where}"
         )
+        if row["group"]:
+            out.append(f"         {row['group']}")
         if row["excerpt"]:
             out.append(f"         {row['excerpt']}")
     out.append("")
     out.append("RULE: graduated into .claude/rules/pokayokay/; NEAR: one session short of it")
-    return 0, "\n".join(out)
+    return 0, redact("\n".join(out))
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def cmd_graduate(
@@ -94,7 +111,7 @@ def cmd_graduate(
     for rule in plan.rules:
         if rule.changed:
             scope = ", ".join(rule.globs) or "every session (project-wide evidence)"
-            out.append(f"rule {rule.id}: {rule.sessions} sessions; loads for {scope}")
+            out.append(f"rule {rule.id}: {_count(rule.sessions, 'session')}; loads for {scope}")
     out.extend(f"note: {note}" for note in outcome.notes)
     out.extend(
         f"conflict: {_rel(path, project)} changed meanwhile; left alone"
@@ -102,8 +119,8 @@ def cmd_graduate(
     )
     if not outcome.changes:
         out.append(
-            f"nothing to graduate: no failure has recurred in {settings.graduation_threshold} "
-            "sessions yet"
+            "nothing to graduate: no failure has recurred in "
+            f"{_count(settings.graduation_threshold, 'session')} yet"
             if not plan.rules
             else "rules are up to date"
         )

@@ -50,6 +50,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--severity", choices=SEVERITIES, type=str.upper, default=None, help="how much it matters"
     )
     parser.add_argument(
+        "--reply",
+        action="store_true",
+        help="answer for the /remember slash command: every outcome, a refusal included, on "
+        "standard output with exit 0 (Claude Code aborts a command whose shell step fails)",
+    )
+    parser.add_argument(
         "--session",
         metavar="ID",
         default=None,
@@ -89,10 +95,16 @@ def run_command(
             "severity": ns.severity,
         },
     )
-    # Refusals of the text go to stderr (a failing `!` line in the slash command shows stderr to
-    # the user); every other answer, notes included, to stdout, which the slash command and the
-    # Bash tool hand to the model.
+    # Refusals of the text go to stderr with exit 2 (scripts see the failure), except with
+    # --reply (the slash command); every other answer, notes included, to stdout, which the
+    # slash command and the Bash tool hand to the model.
     lines = [result.message, *(f"Note: {note}" for note in result.notes)]
-    stream = sys.stderr if result.status in ("too_short", "too_long") else sys.stdout
+    refused = result.status in ("too_short", "too_long")
+    if ns.reply:
+        # The slash command shows this output to the user through the model: a refusal is an
+        # answer like any other, not a failing shell step.
+        sys.stdout.write("\n".join(lines) + "\n")
+        return 0 if refused else result.exit_code
+    stream = sys.stderr if refused else sys.stdout
     stream.write("\n".join(lines) + "\n")
     return result.exit_code

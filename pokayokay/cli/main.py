@@ -27,8 +27,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _main(args)
 
 
+# errno values that mean "pokayokay may not write (or name) this file": the user's to fix.
+_FILE_REFUSED = {"EACCES", "EPERM", "EROFS", "ENAMETOOLONG", "ENOSPC", "EDQUOT"}
+
+
 def _main(args: list[str]) -> int:
-    from pokayokay.errors import EXIT_INTERNAL, PokayokayError
+    from pokayokay.errors import PokayokayError
 
     parser = _parser()
     ns = parser.parse_args(args)
@@ -37,6 +41,7 @@ def _main(args: list[str]) -> int:
         return 0
     try:
         result: int = ns.func(ns)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
         return result
     except PokayokayError as exc:
         _err(f"error: {exc.message}")
@@ -44,14 +49,65 @@ def _main(args: list[str]) -> int:
     except KeyboardInterrupt:
         _err("interrupted")
         return 130
+    except BrokenPipeError:
+        return _broken_pipe()
+    except OSError as exc:
+        import errno
+
+        code = errno.errorcode.get(exc.errno or 0, "")
+        if code not in _FILE_REFUSED:
+            return _unexpected(ns.command, exc)
+        return _file_refused(ns.command, exc, code)
     except Exception as exc:
-        import traceback
+        return _unexpected(ns.command, exc)
 
-        from pokayokay.infra import logs
 
-        path = logs.log(f"command {ns.command} failed", traceback_text=traceback.format_exc())
-        _err(f"unexpected error ({type(exc).__name__}: {exc}); details in {path}")
-        return EXIT_INTERNAL
+def _broken_pipe() -> int:
+    """The reader of our output went away (``| head -1``): stop quietly, as git does."""
+    import os
+
+    from pokayokay.errors import EXIT_BROKEN_PIPE
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return EXIT_BROKEN_PIPE
+
+
+def _file_refused(command: str, exc: OSError, code: str) -> int:
+    """Permissions, a read-only or immutable file or folder, a name too long, a full disk: one
+    line naming the file, exit 2, the traceback in the log."""
+    import traceback
+
+    from pokayokay.errors import EXIT_USAGE
+    from pokayokay.infra import logs
+
+    name = exc.filename if exc.filename is not None else "a file"
+    reason = exc.strerror or type(exc).__name__
+    hint = {
+        "EACCES": "check its permissions",
+        "EPERM": "it may be immutable (lsattr) or owned by someone else",
+        "EROFS": "the file system is read-only",
+        "ENAMETOOLONG": "shorten the name in the settings",
+    }.get(code, "")
+    message = f"cannot write {name}: {reason}" + (f" — {hint}" if hint else "")
+    path = logs.log(f"command {command} refused: {message}", traceback_text=traceback.format_exc())
+    _err(f"error: {message} (details: {path})")
+    return EXIT_USAGE
+
+
+def _unexpected(command: str, exc: BaseException) -> int:
+    import traceback
+
+    from pokayokay.errors import EXIT_INTERNAL
+    from pokayokay.infra import logs
+
+    path = logs.log(f"command {command} failed", traceback_text=traceback.format_exc())
+    _err(f"unexpected error ({type(exc).__name__}: {exc}); details in {path}")
+    return EXIT_INTERNAL
 
 
 def _err(message: str) -> None:
@@ -92,12 +148,25 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="call this interpreter by absolute path instead of `pokayokay` on PATH",
     )
+    p.add_argument(
+        "--restore",
+        action="store_true",
+        help="also bring back the graduated rules `uninstall --purge` kept a copy of",
+    )
     p.set_defaults(func=cmd_init)
 
-    p = sub.add_parser("uninstall", parents=[common], help="remove exactly what init added")
+    p = sub.add_parser(
+        "uninstall", parents=[common], help="remove the hooks and /remember; say what stays"
+    )
     scope = p.add_mutually_exclusive_group()
     scope.add_argument("--local", action="store_true")
     scope.add_argument("--user", action="store_true")
+    p.add_argument(
+        "--purge",
+        action="store_true",
+        help="also the graduated rules (a copy is kept), pokayokay's markers in MEMORY.md, the "
+        "skill and the project's state folder: the work tree as before init",
+    )
     p.set_defaults(func=cmd_uninstall)
 
     p = sub.add_parser("status", parents=[common], help="sections and whole file vs budgets")
@@ -172,6 +241,20 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_failures)
 
     p = sub.add_parser(
+        "report", parents=[common], help="what pokayokay learned and whether it helps"
+    )
+    p.add_argument(
+        "--since",
+        metavar="PERIOD",
+        default="7d",
+        help="the period: 7d, 12h, 2w or a date YYYY-MM-DD (default: 7d)",
+    )
+    out = p.add_mutually_exclusive_group()
+    out.add_argument("--html", metavar="FILE", default=None, help="write one self-contained page")
+    out.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser(
         "graduate", parents=[common], help="turn recurring failures into path-scoped rules"
     )
     p.add_argument("--dry-run", action="store_true", help="show the changes; write nothing")
@@ -242,13 +325,27 @@ def _folders(ns: argparse.Namespace) -> tuple[Path, Path | None]:
     """The --project folder (checked) and the --memory-dir override, resolved."""
     from pathlib import Path
 
-    from pokayokay.errors import PokayokayError
 
-    project = Path(ns.project or ".").resolve()
-    if not project.is_dir():
-        raise PokayokayError(f"--project {ns.project}: not a folder")
+    project = _project(ns)
     memory_dir = Path(ns.memory_dir).expanduser().resolve() if ns.memory_dir else None
     return project, memory_dir
+
+
+def _project(ns: argparse.Namespace) -> Path:
+    """The --project folder (default: the current one): refused, logged, when it does not
+    exist, is not a folder or is the filesystem root."""
+    from pathlib import Path
+
+    from pokayokay.errors import PokayokayError
+    from pokayokay.infra import logs
+    from pokayokay.infra.state import project_root_problem
+
+    folder = ns.project or "."
+    problem = project_root_problem(folder)
+    if problem is not None:
+        logs.log(f"command {ns.command} refused: {problem}")
+        raise PokayokayError(problem)
+    return Path(folder).resolve()
 
 
 def _scope(ns: argparse.Namespace) -> str:
@@ -257,22 +354,30 @@ def _scope(ns: argparse.Namespace) -> str:
 
 # -- commands -------------------------------------------------------------------------
 def cmd_init(ns: argparse.Namespace) -> int:
-    from pokayokay.install import wiring as install
+    from pokayokay.install import lifecycle
 
     project, location, settings = _context(ns)
-    done = install.init(
-        project, scope=_scope(ns), absolute=ns.absolute, location=location, settings=settings
+    done = lifecycle.init(
+        project,
+        scope=_scope(ns),
+        absolute=ns.absolute,
+        restore=ns.restore,
+        location=location,
+        settings=settings,
     )
     print(done.render())
     return 0
 
 
 def cmd_uninstall(ns: argparse.Namespace) -> int:
-    from pathlib import Path
 
-    from pokayokay.install import wiring as install
+    from pokayokay.infra.locate import resolve_memory_location
+    from pokayokay.install import lifecycle
 
-    done = install.uninstall(Path(ns.project or ".").resolve(), scope=_scope(ns))
+    project, memory_dir = _folders(ns)
+    location = resolve_memory_location(project, memory_dir=memory_dir)
+    done = lifecycle.uninstall(_project(ns), scope=_scope(ns),
+                               purge=ns.purge, location=location)
     print(done.render())
     return 0
 
@@ -281,8 +386,10 @@ def cmd_status(ns: argparse.Namespace) -> int:
     from pokayokay import status as report
 
     _, location, settings = _context(ns)
+    from pokayokay.safety.redact import redact
+
     data = report.status(location, settings)
-    print(report.to_json(data) if ns.json else report.render_status(data))
+    print(report.to_json(data) if ns.json else redact(report.render_status(data)))
     return 0
 
 
@@ -322,11 +429,10 @@ def cmd_remember(ns: argparse.Namespace) -> int:
 
 
 def cmd_suggest(ns: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from pokayokay.cli.suggest import suggest_cli
 
-    project = Path(ns.project or ".").resolve()
+    project = _project(ns)
     code, text = suggest_cli(ns.prompt, project, paths=tuple(ns.paths or ()), as_json=ns.json)
     if text:
         print(text)
@@ -352,6 +458,16 @@ def cmd_recall(ns: argparse.Namespace) -> int:
     return code
 
 
+_NOTHING_TO_AGE = (
+    "nothing to age: {file} does not exist.\n"
+    "`ages` dates the `## ` entries of the project's shared learnings file, a markdown file the\n"
+    "team commits (one `## ` heading per learning); `consolidate` moves the proven ones into\n"
+    "lasting memory. Create it to use it. `/remember` and `pokayokay remember` do not write it:\n"
+    "they store each learning as a topic file in Claude Code's auto-memory folder (see\n"
+    "`pokayokay status`)."
+)
+
+
 def cmd_ages(ns: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -361,6 +477,11 @@ def cmd_ages(ns: argparse.Namespace) -> int:
 
     project, _, settings = _context(ns)
     file = Path(ns.file).resolve() if ns.file else default_learnings_file(project, settings)
+    if not ns.file and not file.exists():
+        note = _NOTHING_TO_AGE.format(file=file)
+        print(report.to_json({"file": str(file), "exists": False, "note": note}) if ns.json
+              else note)
+        return 0
     data = ages(file, freshness=settings.consolidation_freshness or 7)
     if ns.json:
         print(report.to_json(data.to_dict()))
@@ -392,6 +513,17 @@ def cmd_failures(ns: argparse.Namespace) -> int:
     return code
 
 
+def cmd_report(ns: argparse.Namespace) -> int:
+    from pokayokay.cli.report import run_report
+
+    project, location, settings = _context(ns)
+    code, text = run_report(
+        project, location, settings, since=ns.since, html=ns.html, as_json=ns.json
+    )
+    print(text)
+    return code
+
+
 def cmd_graduate(ns: argparse.Namespace) -> int:
     from pokayokay.cli.graduate import cmd_graduate as run
 
@@ -403,11 +535,10 @@ def cmd_graduate(ns: argparse.Namespace) -> int:
 
 
 def cmd_rules(ns: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from pokayokay.cli import rules as rules_cli
 
-    project = Path(ns.project or ".").resolve()
+    project = _project(ns)
     action = ns.rules_command
     if action == "list":
         code, text = rules_cli.cmd_rules_list(project, as_json=ns.json)

@@ -102,7 +102,9 @@ def _rule_dict(rule: RuleFile, stats: _Stats) -> dict[str, Any]:
 
 
 def _dump(data: object) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False)
+    from pokayokay.safety.redact import redact_tree
+
+    return json.dumps(redact_tree(data), indent=2, ensure_ascii=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -220,7 +222,9 @@ def cmd_rules_show(project_dir: Path | str, rule: str, *, as_json: bool) -> tupl
         lines.append("problems:")
         lines += [f"  {f.severity}: {f.message}" for f in findings]
     lines += ["", found.body.rstrip("\n")]
-    return EXIT_OK, "\n".join(lines)
+    from pokayokay.safety.redact import redact
+
+    return EXIT_OK, redact("\n".join(lines))
 
 
 def _jsonable(value: object) -> Any:

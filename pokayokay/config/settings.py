@@ -28,6 +28,11 @@ from pokayokay.memory.sections import (
     SectionSpec,
     Settings,
 )
+from pokayokay.names import (
+    GENERATED_MEMORY_FILES,
+    LEARNINGS_ARCHIVE_FILE,
+    LEARNINGS_DROPPED_FILE,
+)
 
 TEAM_FILE = ".claude/pokayokay.md"
 LOCAL_FILE = ".claude/pokayokay.local.md"
@@ -128,17 +133,97 @@ def _check_marker(value: object) -> object:
     return text
 
 
-def _check_archive(value: object) -> object:
+ARCHIVE_NAME_MAX = 100
+_ARCHIVE_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*\.md")
+
+
+def _archive_name(value: object, own: tuple[str, ...] = ()) -> str:
+    """A file name in the memory folder: at most 100 characters of ``[A-Za-z0-9._-]``, ending
+    in ``.md``, and none of the files pokayokay generates there (``own``: the key's own
+    default, which it may name)."""
     if not isinstance(value, str) or not value.strip():
         raise _Invalid("expected a file name ending in .md")
     name = value.strip()
-    if "/" in name or "\\" in name or "\0" in name:
+    if "/" in name or "\\" in name:
         raise _Invalid("expected a plain file name (no folders), in the memory folder")
-    if not name.endswith(".md") or name.startswith(".") or "\n" in name or "\r" in name:
-        raise _Invalid("expected a file name ending in .md")
-    if name.lower() == "memory.md":
-        raise _Invalid("the archive must not be MEMORY.md itself", show_value=False)
+    if len(name) > ARCHIVE_NAME_MAX:
+        raise _Invalid(
+            f"the file name is {len(name)} characters long; at most {ARCHIVE_NAME_MAX}",
+            show_value=False,
+        )
+    if not _ARCHIVE_NAME_RE.fullmatch(name):
+        raise _Invalid(
+            "expected a file name ending in .md, of letters, digits, '.', '_' and '-' only"
+        )
+    reserved = {n.casefold() for n in GENERATED_MEMORY_FILES} - {n.casefold() for n in own}
+    if name.casefold() in reserved:
+        raise _Invalid(
+            f"{name} is a file pokayokay generates in the memory folder; an archive there "
+            "would be overwritten — choose another name",
+            show_value=False,
+        )
     return name
+
+
+_CATEGORY_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+_ROW_KEYS = ("category", "tool", "command", "error")
+
+
+def _check_failure_categories(value: object) -> object:
+    """``failure_categories:``: a list of classifier rows (see pokayokay.failures.classify)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise _Invalid(
+            "expected a list of rows, each a mapping with category and at least one of "
+            "tool, command, error (regexes)"
+        )
+    rows: list[dict[str, str]] = []
+    for number, item in enumerate(value, 1):
+        where = f"row {number}"
+        if not isinstance(item, Mapping):
+            raise _Invalid(f"{where}: expected a mapping with category and a pattern")
+        unknown = sorted(str(k) for k in item if k not in _ROW_KEYS)
+        if unknown:
+            raise _Invalid(f"{where}: unknown key(s) {', '.join(unknown)}", show_value=False)
+        row: dict[str, str] = {}
+        for key in _ROW_KEYS:
+            field_value = item.get(key)
+            if field_value is None:
+                continue
+            if not isinstance(field_value, str):
+                raise _Invalid(f"{where}.{key}: expected a string", show_value=False)
+            if key != "category":
+                try:
+                    re.compile(field_value)
+                except re.error as exc:
+                    raise _Invalid(
+                        f"{where}.{key}: invalid regex ({exc})", show_value=False
+                    ) from None
+            row[key] = field_value
+        category = row.get("category", "")
+        if not _CATEGORY_NAME.fullmatch(category):
+            raise _Invalid(
+                f"{where}.category: expected 1-40 characters from a-z 0-9 - (it names a rule "
+                "file)",
+                show_value=False,
+            )
+        if len(row) == 1:
+            raise _Invalid(f"{where}: needs at least one of tool, command, error", show_value=False)
+        rows.append(row)
+    return tuple(rows)
+
+
+def _check_archive(value: object) -> object:
+    return _archive_name(value)
+
+
+def _check_consolidation_archive(value: object) -> object:
+    return _archive_name(value, (LEARNINGS_ARCHIVE_FILE,))
+
+
+def _check_consolidation_dropped(value: object) -> object:
+    return _archive_name(value, (LEARNINGS_DROPPED_FILE,))
 
 
 @dataclass(frozen=True)
@@ -158,6 +243,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("graduation.retire_after_sessions", int_at_least(1), "retire_after_sessions"),
     Option("capture_mode", one_of("ask-first", "silent", "off"), "capture_mode"),
     Option("silent_capture_budget", int_at_least(0), "silent_capture_budget"),
+    Option("failure_categories", _check_failure_categories, "failure_categories"),
     Option(
         "consolidation.learnings_file", _check_project_md, "consolidation_learnings_file"
     ),
@@ -171,8 +257,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("consolidation.split_at", int_at_least(2), "consolidation_split_at"),
     Option("consolidation.part_min", int_at_least(1), "consolidation_part_min"),
     Option("consolidation.part_max", int_at_least(1), "consolidation_part_max"),
-    Option("consolidation.archive", _check_archive, "consolidation_archive"),
-    Option("consolidation.dropped", _check_archive, "consolidation_dropped"),
+    Option("consolidation.archive", _check_consolidation_archive, "consolidation_archive"),
+    Option("consolidation.dropped", _check_consolidation_dropped, "consolidation_dropped"),
     Option("consolidation.session_end", boolean, "consolidation_session_end"),
     Option("guard", one_of("off", "hint", "block"), "guard"),
 )

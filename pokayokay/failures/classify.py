@@ -30,8 +30,11 @@ How the built-in table is ordered, and why:
 5. A missing module, package or program (``ModuleNotFoundError``, ``Cannot find module``, pip's
    ``No matching distribution``, npm ``ERESOLVE``/``E404``, ``command not found``) is
    ``dependencies``, whatever ran: the remedy is an install or the right runner.
-6. The command names a known tool: package installs (``dependencies``), test runners
-   (``testing``), linters (``lint``), type checkers (``types``), compilers and build tools
+6. The command names a known tool: package installs (``dependencies``); a test runner whose
+   output shows it stopped at compiling (``error[E0308]`` under ``cargo test``, go's
+   ``[build failed]``) is ``build``; test runners and test files run directly
+   (``python3 tests/api/test_users.py``, ``node cart.test.js``) are ``testing``; linters
+   (``lint``), type checkers (``types``), compilers and build tools
    (``build``; ``tsc --build`` is a build, ``tsc`` alone a type check). When a command names
    several (``ruff check . && pytest``), the first category in that order wins.
 7. No known tool in the command: the error text decides (test failure markers, linter
@@ -153,6 +156,24 @@ def _cmd(words: str) -> str:
     return rf"(?:^|[\s;&|(/'\"=])(?:{words})(?=$|[\s;&|)'\"])"
 
 
+_TEST_RUNNERS = _cmd(
+    r"pytest|py\.test|unittest|nose2|tox|nox|jest|vitest|mocha|ava|karma|playwright test"
+    r"|cypress run|go test|cargo (?:test|nextest)|(?:npm|yarn|pnpm|bun)(?: run)? test(?::\S+)?"
+    r"|make (?:test|check)|ctest|rspec|phpunit|mix test|dotnet test|gradle test|mvn test"
+    r"|swift test|deno test"
+)
+# A test file run by its interpreter: test_x.py / x_test.py / x.test.ts / x.spec.js.
+_TEST_FILE_RUN = (
+    r"(?:^|[\s;&|(])(?:\S*/)?(?:python[\d.]*|py|node|ts-node|tsx|bun|deno run)"
+    r"(?:\s+-[XW]\s*\S+|\s+-\S+)*\s+(?:\S*/)?(?:test_[\w-]+\.py|[\w-]+_test\.py|tests?\.py"
+    r"|[\w.-]+\.(?:test|spec)\.[cm]?[jt]sx?)(?=$|[\s;&|)])"
+)
+# Compilation stopped the test run: nothing was tested.
+_COMPILE_ERRORS = (
+    r"(?m)\berror\[E\d{4}\]|^error: could not compile|\[build failed\]|^# \S+\n\S+\.go:\d+"
+    r"|COMPILATION ERROR|Compilation failed|error CS\d{4}|^\S+\.(?:c|cc|cpp|h|hpp):\d+:\d+: error:"
+)
+
 # fmt: off
 BUILTIN_RULES: tuple[Rule, ...] = (
     # 1. Claude Code refused the call
@@ -176,7 +197,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"|ERR_MODULE_NOT_FOUND|Could not find a version that satisfies|No matching distribution"
         r"|\bERESOLVE\b|npm ERR! code E404|npm error code E404|could not resolve dependenc"
         r"|no required module provides package|cannot find package|unresolved import"
-        r"|command not found|: not found\s*\Z|is not recognized as an internal or external command",
+        r"|command not found|is not recognized as an internal or external command"
+        r"|(?m:^(?:/(?:usr/)?bin/)?\w*sh: (?:line )?\d+: [^:\n]+: not found\s*$)",
         note="a module, package or program is missing"),
     # 6. the command names a known tool
     row("dependencies", command=_cmd(
@@ -187,11 +209,12 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"|go (?:get|mod)|bundle install|gem install|composer (?:install|require|update)"
         r"|apt(?:-get)? install|brew install"),
         note="package installs"),
-    row("testing", command=_cmd(
-        r"pytest|py\.test|unittest|nose2|tox|nox|jest|vitest|mocha|ava|karma|playwright test"
-        r"|cypress run|go test|cargo (?:test|nextest)|(?:npm|yarn|pnpm|bun)(?: run)? test(?::\S+)?"
-        r"|make (?:test|check)|ctest|rspec|phpunit|mix test|dotnet test|gradle test|mvn test"
-        r"|swift test|deno test"),
+    row("build", command=_TEST_RUNNERS, error=_COMPILE_ERRORS,
+        note="a test run that stopped at compiling (cargo test with error[E0308], go test's"
+        " [build failed], a compilation error under mvn/gradle/dotnet test)"),
+    row("testing", command=_TEST_FILE_RUN,
+        note="a test file run directly: python3 tests/api/test_users.py, node x.test.js"),
+    row("testing", command=_TEST_RUNNERS,
         note="test runners"),
     row("lint", command=_cmd(
         r"ruff(?! format(?! --check))|flake8|pylint|pycodestyle|pydocstyle|black --check"
@@ -228,6 +251,28 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         note="compiler and linker errors"),
 )
 # fmt: on
+
+
+# `pokayokay <sub>`, `/path/to/pokayokay <sub>`, `python -m pokayokay <sub>`, `uvx pokayokay <sub>`
+_OWN_COMMAND = re.compile(
+    r"(?:^|\s)(?:\S*/)?(?:pokayokay|python[\d.]*\s+-m\s+pokayokay)(?:\s+-\S+)*\s+([a-z-]+)\b"
+)
+
+
+def own_answer(command: str | None, exit_code: int | None) -> bool:
+    """True when ``command`` is a pokayokay call whose exit is a documented answer, not a
+    failure (``remember --mode model`` exiting 5 in ask-first mode; see
+    :data:`pokayokay.errors.ANSWER_EXITS`). Only the last command of an ``&&``/``;`` chain
+    decides, and a pipeline never counts (its status is another program's)."""
+    from pokayokay.errors import ANSWER_EXITS
+
+    if not command or exit_code is None or "pokayokay" not in command:
+        return False
+    last = re.split(r"&&|;|\n", command)[-1]
+    if "|" in last:
+        return False
+    match = _OWN_COMMAND.search(last)
+    return match is not None and (match.group(1), exit_code) in ANSWER_EXITS
 
 
 def classify(

@@ -6,7 +6,10 @@ one transaction, so an old store is upgraded in place and a newer one is refused
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 3
+
+# A step that is not SQL: the store moves old signatures to group keys (failures.rekey).
+REKEY = "-- pokayokay: rekey signatures"
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: the first schema
@@ -90,6 +93,42 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             first_seen REAL NOT NULL
         ) WITHOUT ROWID""",
         "CREATE INDEX sessions_first_seen ON sessions(first_seen)",
+    ),
+    # 2: a tool call is unique within its session only: a later session reusing an id (a replay,
+    # a resumed or mocked session) is a new failure. Rows unique by id are unique by the pair,
+    # so the new index always builds over an existing store.
+    (
+        "DROP INDEX IF EXISTS failures_tool_use",
+        "CREATE UNIQUE INDEX failures_session_tool_use ON failures(session_id, tool_use_id) "
+        "WHERE tool_use_id IS NOT NULL",
+    ),
+    # 3: group keys (failures.mistakes) and the fix that worked. One tool call may name several
+    # mistakes (one row each, so an id is unique per session and signature); edits keep a short
+    # excerpt of the change; corrections (a failing command and the variant that passed) and
+    # fixing edits are aggregated per group; old signatures move to their keys.
+    (
+        "DROP INDEX IF EXISTS failures_session_tool_use",
+        "CREATE UNIQUE INDEX failures_tool_use ON failures(session_id, tool_use_id, signature) "
+        "WHERE tool_use_id IS NOT NULL",
+        "ALTER TABLE edits ADD COLUMN excerpt TEXT NOT NULL DEFAULT ''",
+        """CREATE TABLE group_corrections (
+            signature TEXT NOT NULL,
+            failing TEXT NOT NULL,
+            corrected TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            last_seen REAL NOT NULL,
+            PRIMARY KEY (signature, failing, corrected)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE group_fix_edits (
+            signature TEXT NOT NULL,
+            path TEXT NOT NULL,
+            excerpt TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            last_seen REAL NOT NULL,
+            PRIMARY KEY (signature, path, excerpt)
+        ) WITHOUT ROWID""",
+        REKEY,
     ),
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION

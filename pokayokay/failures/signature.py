@@ -80,6 +80,27 @@ class _Patterns:
             )""",
             re.X,
         )
+        # Summary lines: they count mistakes, they never name one (never a signature).
+        self.summary = c(
+            r"""(?ix)\A(?:
+                [=!\s]*(?:Interrupted:\ )?\d+\ (?:failed|passed|errors?|warnings?|problems?)\b.*
+              | Found\ \d+\ errors?\b.*                                # ruff, mypy
+              | \[\*\]\ \d+\ fixable\b.*
+              | No\ fixes\ available.*
+              | [✖×x]\ \d+\ problems?\b.*                            # eslint
+              | error:\ could\ not\ compile\b.*                        # cargo
+              | (?:Tests?|Test\ Suites|Test\ Files):\s+\d+\ failed.*       # jest, vitest
+              | FAIL(?:\s+\S+\s+[\d.]+s)?\s*\Z                           # go test package line
+              | exit\ status\ \d+\Z
+              | test\ result:\ FAILED.*
+              | .*\bwould\ be\ reformatted\b.*                         # black
+              | .*Code\ style\ issues\ found\b.*                        # prettier
+              | npm\ (?:ERR!|error)\ (?:Test\ failed|Lifecycle\ script|command\ failed).*
+              | .*\bELIFECYCLE\b.*|.*ERR_PNPM_RECURSIVE_RUN_FIRST_FAIL.*
+              | error\ Command\ failed\ with\ exit\ code\ \d+.*         # yarn
+              | Oh\ no!.*
+            )""",
+        )
         self.tiers = (
             c(
                 r"""\A(?:
@@ -221,6 +242,10 @@ def _normalise_line(line: str, temp_dirs: Sequence[str], p: _Patterns) -> str:
     return line[:MAX_LINE].rstrip()
 
 
+def _skipped(line: str, p: _Patterns) -> bool:
+    return p.noise.match(line) is not None or p.summary.match(line) is not None
+
+
 def _pick(
     error: str, roots: Sequence[str], temp_dirs: Sequence[str], limit: int
 ) -> list[tuple[str, str]]:
@@ -229,11 +254,11 @@ def _pick(
     lines = [line for line in _clean_lines(error, roots, p) if line]
     candidates: list[str] = []
     for tier in p.tiers:
-        candidates = [line for line in lines if tier.search(line) and not p.noise.match(line)]
+        candidates = [line for line in lines if tier.search(line) and not _skipped(line, p)]
         if candidates:
             break
     if not candidates:
-        candidates = [line for line in lines if not p.noise.match(line)]
+        candidates = [line for line in lines if not _skipped(line, p)]
     picked: list[tuple[str, str]] = []
     seen: set[str] = set()
     for line in candidates:

@@ -21,9 +21,16 @@ S are recorded only while S has an open episode; a later success of C in S close
 ``fix_command`` of every signature the episode saw. A success with nothing to close is a single
 indexed read: PostToolUse runs on every tool call.
 
-Commands are compared by :func:`pokayokay.failures.signature.command_key`. A ``tool_use_id`` given
-with a
-failure is unique: the same tool call reported by two hooks is counted once.
+A success of another command that corrects the failing one
+(:func:`pokayokay.failures.corrections.correction_kind`) also closes the episode and records the
+pair in ``group_corrections``; each edit kept while an episode is open carries a few sanitised
+lines of the change, aggregated per signature in ``group_fix_edits`` when the episode closes.
+
+Commands are compared by :func:`pokayokay.failures.signature.command_key` of their redacted
+text. A failure's ``signature`` is its group key (:mod:`pokayokay.failures.mistakes`); one tool
+call may record several (one per mistake). ``(session_id, tool_use_id, signature)`` is unique:
+the same tool call reported by two hooks is counted once, while another session reusing the id
+(a replay, a resumed or mocked session) records its own failure.
 
 ``sessions_since(ts)`` counts sessions first seen by the store at or after ``ts`` (any recorded
 event registers its session, successes included).
@@ -42,8 +49,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from pokayokay.failures import store_reads
-from pokayokay.failures.schema import MIGRATIONS, SCHEMA_VERSION
+from pokayokay.failures.schema import MIGRATIONS, REKEY, SCHEMA_VERSION
 from pokayokay.failures.signature import command_key
+from pokayokay.failures.store_files import ASIDE_INFIX, _is_busy, _is_foreign_file
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.names import FAILURES_DB
 
@@ -58,6 +66,8 @@ EPISODE_MAX_AGE = 7 * 24 * 3600.0
 MAINTENANCE_EVERY = 500
 # BEGIN IMMEDIATE is retried this many times after the busy timeout ran out.
 WRITE_ATTEMPTS = 3
+# Fixing edits kept per group (the most frequent, then the newest).
+MAX_FIX_EDITS = 12
 
 _T = TypeVar("_T")
 
@@ -66,29 +76,24 @@ class StoreError(Exception):
     """The store cannot be used (e.g. written by a newer pokayokay)."""
 
 
+def _command_key(command: str) -> str:
+    """The stored form of a command: secrets redacted, then :func:`command_key`."""
+    from pokayokay.safety.redact import redact
+
+    return command_key(redact(command))
 
 
+def _redacted(f: Failure) -> Failure:
+    """``f`` with every text field redacted (capture already did; this is the store's own
+    guarantee, whoever calls it)."""
+    from pokayokay.safety.redact import redact
 
-
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
-    """A lock another connection holds (``SQLITE_BUSY``/``LOCKED``, or WAL's rare
-    ``SQLITE_PROTOCOL`` race while a WAL index is being rebuilt): worth retrying."""
-    text = str(exc).lower()
-    return "locked" in text or "busy" in text or "locking protocol" in text
-
-
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def _is_foreign_file(path: Path) -> bool:
-    """True when ``path`` holds bytes that are not an SQLite database (never a file that is
-    empty or starts like one: those may be another process's database being created)."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(len(SQLITE_HEADER))
-    except OSError:
-        return False
-    return bool(head) and head != SQLITE_HEADER[: len(head)]
+    return f._replace(
+        command=redact(f.command) if f.command else f.command,
+        signature=redact(f.signature),
+        excerpt=redact(f.excerpt),
+        paths=tuple(dict.fromkeys(redact(p) for p in f.paths)),
+    )
 
 
 class FailureStore:
@@ -143,7 +148,7 @@ class FailureStore:
         return self._conn
 
     def _move_aside(self) -> None:
-        aside = self.path.with_name(f"{self.path.name}.unreadable-{int(time.time())}")
+        aside = self.path.with_name(f"{self.path.name}{ASIDE_INFIX}{int(time.time())}")
         os.replace(self.path, aside)
         for suffix in ("-wal", "-shm"):
             try:
@@ -151,6 +156,12 @@ class FailureStore:
             except FileNotFoundError:
                 continue
         self.recovered_from = aside
+        from pokayokay.infra import logs
+
+        logs.log(
+            f"failure store {self.path} was corrupt (not an SQLite database); moved aside to "
+            f"{aside} and started afresh — the failures recorded before are in that file"
+        )
 
     def _open(self) -> sqlite3.Connection:
         if not self.path.exists():
@@ -197,7 +208,12 @@ class FailureStore:
                 )
             for statements in MIGRATIONS[version:]:
                 for statement in statements:
-                    conn.execute(statement)
+                    if statement == REKEY:
+                        from pokayokay.failures.rekey import rekey
+
+                        rekey(conn)
+                    else:
+                        conn.execute(statement)
             conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
         self._transaction(work, conn)
@@ -227,7 +243,7 @@ class FailureStore:
     # -- writes ---------------------------------------------------------------------------------
 
     def record_failure(self, f: Failure, *, tool_use_id: str | None = None) -> bool:
-        """Record one failure; ``False`` when its ``tool_use_id`` was already recorded."""
+        """Record one failure; ``False`` when its session already recorded its ``tool_use_id``."""
         return self.record_failures([(f, tool_use_id)]) == 1
 
     def record_failures(self, failures: Iterable[Failure | tuple[Failure, str | None]]) -> int:
@@ -248,7 +264,8 @@ class FailureStore:
     def _insert_failure(
         self, conn: sqlite3.Connection, f: Failure, tool_use_id: str | None
     ) -> bool:
-        command = command_key(f.command) if f.command else None
+        f = _redacted(f)
+        command = _command_key(f.command) if f.command else None
         cursor = conn.execute(
             "INSERT OR IGNORE INTO failures (ts, session_id, tool, command, signature, category,"
             " paths, excerpt, exit_code, tool_use_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -348,40 +365,58 @@ class FailureStore:
         if not self._session_known(session_id):
             self._transaction(lambda conn: self._register_session(conn, session_id, ts))
 
+    def open_episodes(self, session_id: str) -> list[tuple[int, str, float]]:
+        """The session's open fix episodes as (id, command, started): one indexed read."""
+        return [
+            (int(row[0]), str(row[1]), float(row[2]))
+            for row in self._connection().execute(
+                "SELECT id, command, started FROM episodes WHERE session_id = ? ORDER BY id",
+                (session_id,),
+            )
+        ]
+
     def record_success(
         self, session_id: str, tool: str, command: str | None, ts: float | None = None
     ) -> int:
-        """A tool call succeeded; for a command, close its open fix episodes in the session.
+        """A tool call succeeded; for a command, close the session's fix episodes it ends.
 
-        Returns the number of episodes closed. Nothing to close costs one indexed read.
+        An episode ends when the same command passes, or a correction of it
+        (:func:`pokayokay.failures.corrections.correction_kind`): then the pair is recorded
+        as a correction of every signature the episode saw. Returns the number of episodes
+        closed. A session with no open episode costs one indexed read.
         """
         ts = time.time() if ts is None else ts
-        key = command_key(command) if command else ""
-        conn = self._connection()
-        if not key or (
-            conn.execute(
-                "SELECT 1 FROM episodes WHERE session_id = ? AND command = ? LIMIT 1",
-                (session_id, key),
-            ).fetchone()
-            is None
-        ):
+        key = _command_key(command) if command else ""
+        open_ = self.open_episodes(session_id) if key else []
+        if not open_:
             self._ensure_session(session_id, ts)
             return 0
+        closing: list[tuple[int, float, str | None]] = []  # (episode, started, correction kind)
+        for episode_id, failing, started in open_:
+            if failing == key:
+                closing.append((episode_id, started, None))
+                continue
+            from pokayokay.failures.corrections import correction_kind
+
+            kind = correction_kind(failing, key)
+            if kind is not None:
+                closing.append((episode_id, started, kind))
+        if not closing:
+            self._ensure_session(session_id, ts)
+            return 0
+        failing_of = {episode_id: failing for episode_id, failing, _ in open_}
 
         def work(conn: sqlite3.Connection) -> int:
-            episodes = conn.execute(
-                "SELECT id, started FROM episodes WHERE session_id = ? AND command = ?",
-                (session_id, key),
-            ).fetchall()
-            for episode_id, started in episodes:
-                paths = [
-                    row[0]
-                    for row in conn.execute(
-                        "SELECT DISTINCT path FROM edits WHERE session_id = ? AND ts >= ?"
-                        " AND ts <= ? ORDER BY path",
-                        (session_id, started, ts),
-                    )
-                ]
+            for episode_id, started, kind in closing:
+                edits = conn.execute(
+                    "SELECT path, excerpt FROM edits WHERE session_id = ? AND ts >= ?"
+                    " AND ts <= ? ORDER BY ts, id",
+                    (session_id, started, ts),
+                ).fetchall()
+                if kind == "environment":
+                    edits = []  # running the command differently was the fix, not the edits
+                paths = sorted({row[0] for row in edits})
+                changes = list(dict.fromkeys((row[0], row[1]) for row in edits))
                 signatures = [
                     row[0]
                     for row in conn.execute(
@@ -392,12 +427,28 @@ class FailureStore:
                 for signature in signatures:
                     for path in paths:
                         self._bump_path(conn, signature, "fix", path)
+                    for path, excerpt in changes:
+                        conn.execute(
+                            "INSERT INTO group_fix_edits (signature, path, excerpt, count,"
+                            " last_seen) VALUES (?, ?, ?, 1, ?) ON CONFLICT (signature, path,"
+                            " excerpt) DO UPDATE SET count = count + 1, last_seen = ?",
+                            (signature, path, excerpt or "", ts, ts),
+                        )
                     conn.execute(
                         "INSERT INTO group_fix_commands (signature, command, count)"
                         " VALUES (?, ?, 1) ON CONFLICT (signature, command)"
                         " DO UPDATE SET count = count + 1",
                         (signature, key),
                     )
+                    if kind is not None:
+                        conn.execute(
+                            "INSERT INTO group_corrections (signature, failing, corrected, kind,"
+                            " count, last_seen) VALUES (?, ?, ?, ?, 1, ?)"
+                            " ON CONFLICT (signature, failing, corrected)"
+                            " DO UPDATE SET count = count + 1, last_seen = ?",
+                            (signature, failing_of[episode_id], key, kind, ts, ts),
+                        )
+                    self._trim_fix_edits(conn, signature)
                 conn.execute("DELETE FROM episode_signatures WHERE episode_id = ?", (episode_id,))
                 conn.execute("DELETE FROM episodes WHERE id = ?", (episode_id,))
             oldest_open = conn.execute(
@@ -410,29 +461,45 @@ class FailureStore:
                     "DELETE FROM edits WHERE session_id = ? AND ts < ?", (session_id, oldest_open)
                 )
             self._register_session(conn, session_id, ts)
-            return len(episodes)
+            return len(closing)
 
         return self._transaction(work)
 
-    def record_edit(self, session_id: str, path: str, ts: float | None = None) -> bool:
+    @staticmethod
+    def _trim_fix_edits(conn: sqlite3.Connection, signature: str) -> None:
+        conn.execute(
+            "DELETE FROM group_fix_edits WHERE signature = ? AND (path, excerpt) NOT IN"
+            " (SELECT path, excerpt FROM group_fix_edits WHERE signature = ?"
+            " ORDER BY count DESC, last_seen DESC LIMIT ?)",
+            (signature, signature, MAX_FIX_EDITS),
+        )
+
+    def has_open_episode(self, session_id: str) -> bool:
+        """Whether the session has a failing command not yet passed (one indexed read)."""
+        row = (
+            self._connection()
+            .execute("SELECT 1 FROM episodes WHERE session_id = ? LIMIT 1", (session_id,))
+            .fetchone()
+        )
+        return row is not None
+
+    def record_edit(
+        self, session_id: str, path: str, ts: float | None = None, excerpt: str = ""
+    ) -> bool:
         """A project file was edited; kept only while the session has an open fix episode.
 
+        ``excerpt``: a few sanitised lines of the change (:mod:`pokayokay.failures.fix_edits`).
         Returns whether the edit was stored.
         """
         ts = time.time() if ts is None else ts
-        conn = self._connection()
-        if (
-            conn.execute(
-                "SELECT 1 FROM episodes WHERE session_id = ? LIMIT 1", (session_id,)
-            ).fetchone()
-            is None
-        ):
+        if not self.has_open_episode(session_id):
             self._ensure_session(session_id, ts)
             return False
 
         def work(conn: sqlite3.Connection) -> bool:
             conn.execute(
-                "INSERT INTO edits (session_id, path, ts) VALUES (?, ?, ?)", (session_id, path, ts)
+                "INSERT INTO edits (session_id, path, ts, excerpt) VALUES (?, ?, ?, ?)",
+                (session_id, path, ts, excerpt),
             )
             self._register_session(conn, session_id, ts)
             return True

@@ -27,8 +27,20 @@ def failure_groups(conn: sqlite3.Connection) -> list[FailureGroup]:
 
     ``paths`` and ``fix_paths`` are sorted; ``fix_commands`` are most frequent first.
     """
-    from pokayokay.failures.model import FailureGroup
+    from pokayokay.failures.model import Correction, FailureGroup, FixEdit
 
+    corrections: dict[str, list[Correction]] = {}
+    for signature, failing, corrected, kind, count in conn.execute(
+        "SELECT signature, failing, corrected, kind, count FROM group_corrections"
+        " ORDER BY count DESC, last_seen DESC, corrected"
+    ):
+        corrections.setdefault(signature, []).append(Correction(failing, corrected, kind, count))
+    fix_edits: dict[str, list[FixEdit]] = {}
+    for signature, path, excerpt, count in conn.execute(
+        "SELECT signature, path, excerpt, count FROM group_fix_edits"
+        " ORDER BY count DESC, last_seen DESC, path"
+    ):
+        fix_edits.setdefault(signature, []).append(FixEdit(path, excerpt, count))
     paths: dict[tuple[str, str], list[str]] = {}
     for signature, kind, path in conn.execute(
         "SELECT signature, kind, path FROM group_paths ORDER BY path"
@@ -59,6 +71,8 @@ def failure_groups(conn: sqlite3.Connection) -> list[FailureGroup]:
                 fix_commands=tuple(commands.get(signature, ())),
                 sample_command=row[6],
                 excerpt=row[7],
+                corrections=tuple(corrections.get(signature, ())),
+                fix_edits=tuple(fix_edits.get(signature, ())),
             )
         )
     return groups

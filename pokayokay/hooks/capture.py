@@ -8,14 +8,23 @@ with no open fix episode, the common case, only reads.
 
 * ``PostToolUseFailure``: a tool that started failed. Bash/PowerShell errors arrive as
   ``"Exit code N\\n<output>"`` (no ``tool_response``); other tools' errors are plain text. An
-  interrupt (``is_interrupt: true``) is the user stopping Claude, not a mistake: skipped.
+  interrupt (``is_interrupt: true``) is the user stopping Claude, not a mistake: skipped; so is
+  a ``pokayokay`` command whose exit is a documented answer (``remember --mode model`` exiting 5
+  in ask-first mode: :func:`pokayokay.failures.classify.own_answer`).
 * ``PostToolBatch``: every result of the batch, as the text the model got. Only the failures no
   other hook sees are recorded here: ``<tool_use_error>`` validation errors (e.g. Edit's
   ``String to replace not found in file.``), PreToolUse hook denials, permission denials and user
   rejections. ``Exit code N`` results are left to PostToolUseFailure and successes to
   PostToolUse; a ``tool_use_id`` is stored once anyway, so no call is counted twice.
 * ``PostToolUse``: a success. For Bash/PowerShell it closes the session's open fix episodes of
-  the same command; for Edit/MultiEdit/Write/NotebookEdit it records the edited project file.
+  the same command or of a command it corrects (``python -m pytest`` → ``.venv/bin/python -m
+  pytest``: a correction, see :mod:`pokayokay.failures.corrections`); a session with no open
+  episode costs one indexed read. For Edit/MultiEdit/Write/NotebookEdit it records the edited
+  project file and, only while an episode is open, a few sanitised lines of the change.
+
+One output may name several mistakes (:mod:`pokayokay.failures.mistakes`): each is its own
+failure row, keyed by its group key (``ruff:F401``, ``test:<test id>``). Secrets are redacted
+from the command and the output before anything is built from them.
 
 Paths: the project root is the canonical git root of ``CLAUDE_PROJECT_DIR`` (else the payload's
 ``cwd``), or that folder itself outside git; relative paths in commands and output are taken
@@ -32,6 +41,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
+    from pokayokay.failures.classify import Rule
     from pokayokay.failures.model import Failure
     from pokayokay.failures.store import FailureStore
 
@@ -63,6 +73,7 @@ class _Project:
         self.cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else launch
         self._launch = launch
         self._aliases: tuple[str, ...] | None = None
+        self._rules: tuple[Rule, ...] | None = None
 
     @property
     def aliases(self) -> tuple[str, ...]:
@@ -71,6 +82,15 @@ class _Project:
 
             self._aliases = root_aliases(self.root, (self._launch, self.cwd))
         return self._aliases
+
+    def user_rules(self) -> tuple[Rule, ...]:
+        """The settings' ``failure_categories:`` rows, from their compiled JSON (no YAML)."""
+        if self._rules is None:
+            from pokayokay.failures.user_categories import user_rules
+            from pokayokay.infra.state import project_state_dir
+
+            self._rules = user_rules(self.root, project_state_dir(self.root))
+        return self._rules
 
     def store(self) -> FailureStore:
         from pokayokay.failures.store import FailureStore
@@ -87,20 +107,30 @@ def _tool_input(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _build_failure(
+def _build_failures(
     project: _Project,
     session_id: str,
     tool: str,
     tool_input: dict[str, Any],
     error: str,
     ts: float,
-) -> Failure:
+) -> list[Failure]:
+    """One failure per mistake the output names (:func:`pokayokay.failures.mistakes.find_mistakes`:
+    a ruff run with three codes is three failures), else one keyed by the normalised text."""
     from pokayokay.failures.classify import classify
-    from pokayokay.failures.evidence_paths import extract_paths
+    from pokayokay.failures.evidence_paths import WorkTree, extract_paths
+    from pokayokay.failures.mistakes import find_mistakes
     from pokayokay.failures.model import Failure
     from pokayokay.failures.signature import command_key, key_lines, normalise
+    from pokayokay.safety.redact import redact
     from pokayokay.safety.sanitize import excerpt
 
+    # Secrets go first, before anything is derived from the text: nothing stored carries one.
+    error = redact(error)
+    tool_input = {
+        key: redact(value) if key == "command" and isinstance(value, str) else value
+        for key, value in tool_input.items()
+    }
     exit_code = None
     body = error
     header = _EXIT_HEADER.match(error)
@@ -112,6 +142,41 @@ def _build_failure(
         command_key(raw_command) if tool in COMMAND_TOOLS and isinstance(raw_command, str) else None
     )
     roots = (project.root, *project.aliases)
+    category = classify(tool, command, body, project.user_rules())
+    files = WorkTree(project.root)  # only files that exist now, in the work tree or git
+
+    def failure(signature: str, text: str, shown: str) -> Failure:
+        return Failure(
+            ts=ts,
+            session_id=session_id,
+            tool=tool,
+            command=command,
+            signature=signature,
+            category=category,
+            paths=extract_paths(
+                tool,
+                tool_input,
+                text,
+                project.root,
+                cwd=project.cwd,
+                aliases=project.aliases,
+                files=files,
+            ),
+            excerpt=excerpt(shown),
+            exit_code=exit_code,
+        )
+
+    mistakes = find_mistakes(body, command)
+    if len(mistakes) == 1:
+        [mistake] = mistakes
+        # A diagnostic's own line names it; a test or an exception reads better with the
+        # lines around it (the assertion, the exception message).
+        lines = key_lines(body, project_roots=roots)
+        if lines and mistake.key.startswith(("test:", "python:")):
+            return [failure(mistake.key, body, " | ".join(lines))]
+        return [failure(mistake.key, body, mistake.line)]
+    if mistakes:
+        return [failure(m.key, m.text, m.line) for m in mistakes]
     temp_dirs = tuple(d for d in (os.environ.get("TMPDIR"),) if d and len(d) > 1)
     signature = normalise(body, project_roots=roots, temp_dirs=temp_dirs)
     if not signature:
@@ -122,29 +187,7 @@ def _build_failure(
             f"{what} failed with no output{code}", project_roots=roots, temp_dirs=temp_dirs
         )
     lines = key_lines(body, project_roots=roots)
-    return Failure(
-        ts=ts,
-        session_id=session_id,
-        tool=tool,
-        command=command,
-        signature=signature,
-        category=classify(tool, command, body),
-        paths=extract_paths(
-            tool, tool_input, body, project.root, cwd=project.cwd, aliases=project.aliases
-        ),
-        excerpt=excerpt(" | ".join(lines) if lines else body),
-        exit_code=exit_code,
-    )
-
-
-def _log_recovery(store: FailureStore) -> None:
-    if store.recovered_from is not None:
-        from pokayokay.infra import logs
-
-        logs.log(
-            f"failure store {store.path} was unreadable; moved to {store.recovered_from} "
-            "and started afresh"
-        )
+    return [failure(signature, body, " | ".join(lines) if lines else body)]
 
 
 def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
@@ -156,24 +199,24 @@ def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
     error = payload.get("error")
     if not isinstance(tool, str) or not tool:
         return ""
+    error = error if isinstance(error, str) else ""
+    tool_input = _tool_input(payload.get("tool_input"))
+    if tool in COMMAND_TOOLS and "pokayokay" in str(tool_input.get("command")):
+        header = _EXIT_HEADER.match(error)
+        if header:
+            from pokayokay.failures.classify import own_answer
+
+            if own_answer(str(tool_input.get("command")), int(header.group(1))):
+                return ""  # pokayokay answered (e.g. "propose this learning"): not a mistake
     from pokayokay.hooks.guard import failure_context
 
     lesson = failure_context(payload)
     project = _Project(payload)
-    failure = _build_failure(
-        project,
-        _session(payload),
-        tool,
-        _tool_input(payload.get("tool_input")),
-        error if isinstance(error, str) else "",
-        time.time(),
-    )
+    built = _build_failures(project, _session(payload), tool, tool_input, error, time.time())
     tool_use_id = payload.get("tool_use_id")
+    use_id = tool_use_id if isinstance(tool_use_id, str) else None
     with project.store() as store:
-        store.record_failure(
-            failure, tool_use_id=tool_use_id if isinstance(tool_use_id, str) else None
-        )
-        _log_recovery(store)
+        store.record_failures([(failure, use_id) for failure in built])
     return lesson
 
 
@@ -197,7 +240,7 @@ def post_tool_batch(payload: dict[str, Any], event: str) -> str:
     ts = time.time()
     items: list[tuple[Failure, str | None]] = []
     for call in picked:
-        failure = _build_failure(
+        built = _build_failures(
             project,
             session_id,
             call["tool_name"],
@@ -206,10 +249,10 @@ def post_tool_batch(payload: dict[str, Any], event: str) -> str:
             ts,
         )
         tool_use_id = call.get("tool_use_id")
-        items.append((failure, tool_use_id if isinstance(tool_use_id, str) else None))
+        use_id = tool_use_id if isinstance(tool_use_id, str) else None
+        items.extend((failure, use_id) for failure in built)
     with project.store() as store:
         store.record_failures(items)
-        _log_recovery(store)
     return ""
 
 
@@ -239,6 +282,13 @@ def post_tool_use(payload: dict[str, Any], event: str) -> str:
         rel = relative_path(path, project.root, cwd=project.cwd, aliases=project.aliases)
         if rel is None:
             return ""  # outside the project (e.g. the memory folder)
+        session = _session(payload)
         with project.store() as store:
-            store.record_edit(_session(payload), rel, time.time())
+            if not store.has_open_episode(session):
+                store.record_edit(session, rel, time.time())  # registers the session only
+                return ""
+            from pokayokay.failures.fix_edits import edit_excerpt
+
+            change = edit_excerpt(tool, tool_input, payload.get("tool_response"))
+            store.record_edit(session, rel, time.time(), excerpt=change)
     return ""

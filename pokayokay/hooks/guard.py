@@ -44,7 +44,14 @@ def lesson_for(payload: dict[str, Any]) -> dict[str, Any] | None:
     from pokayokay.infra.lesson_lookup import command_entry, load_for
 
     lookup = load_for(project_dir(payload))
-    return command_entry(lookup, command) if lookup is not None else None
+    if lookup is None:
+        return None
+    entry = command_entry(lookup, command)
+    if entry is None and lookup.get("redacted") is True:
+        from pokayokay.safety.commands import redact_secrets  # as capture stored the command
+
+        entry = command_entry(lookup, redact_secrets(command))
+    return entry
 
 
 def guard_mode(project: str) -> str:

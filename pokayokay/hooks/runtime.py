@@ -116,12 +116,17 @@ def main(argv: list[str]) -> int:
 
 
 def project_dir(payload: dict[str, Any]) -> str:
-    """The launch folder: Claude Code's CLAUDE_PROJECT_DIR, else the payload's cwd."""
+    """The launch folder: Claude Code's CLAUDE_PROJECT_DIR, else the payload's cwd. A folder
+    that does not exist, or the filesystem root, is refused (the hook fails open, logged)."""
+    from pokayokay.infra.state import project_root_problem
+
     env_dir = os.environ.get(ENV_PROJECT_DIR)
-    if env_dir:
-        return env_dir
     cwd = payload.get("cwd")
-    return cwd if isinstance(cwd, str) and cwd else os.getcwd()
+    folder = env_dir or (cwd if isinstance(cwd, str) and cwd else os.getcwd())
+    problem = project_root_problem(folder)
+    if problem is not None:
+        raise BadPayload(problem)
+    return folder
 
 
 def memory_location(payload: dict[str, Any]) -> MemoryLocation:

@@ -32,34 +32,44 @@ _PARSE_AT_MOST = 4 << 20
 
 
 def session_start(payload: dict[str, Any], event: str) -> str:
-    """The `/remember` tip, and a factual note when MEMORY.md is past Claude Code's load limit."""
+    """The `/remember` tip until the project has a learning, and a factual note when MEMORY.md
+    is past Claude Code's load limit."""
     from pokayokay.names import SESSION_START_TIP
 
     project, location = _location(payload)
-    note = SESSION_START_TIP
+    parts = [] if has_learnings(location.memory_dir) else [SESSION_START_TIP]
     measured = _measure(location.memory_file)
     if measured is not None:
         lines, size, head = measured
         if lines > _MAX_LINES or size > _MAX_BYTES:
             text = head.decode("utf-8", "surrogateescape") if size <= _PARSE_AT_MOST else None
-            note = overflow_note(project, text, lines, size) + "\n" + note
-    note += _recalled(payload)
+            parts.insert(0, overflow_note(project, text, lines, size))
+    note = "\n".join(parts) + _recalled(payload)
+    note = note.lstrip("\n")
     return session_start_output(note, location.memory_file)
 
 
 def session_start_output(note: str, memory_file: Path) -> str:
-    """The note as ``additionalContext``, and MEMORY.md in ``watchPaths`` so that FileChanged
-    fires (and :mod:`pokayokay.hooks.memory_watch` curates) when Claude writes it mid-session."""
+    """The note as ``additionalContext`` (when there is one), and MEMORY.md in ``watchPaths`` so
+    that FileChanged fires (and :mod:`pokayokay.hooks.memory_watch` curates) when Claude writes
+    it mid-session."""
     import json
 
-    out = {
-        "hookSpecificOutput": {
-            "hookEventName": "SessionStart",
-            "additionalContext": note,
-            "watchPaths": [str(memory_file)],
-        }
-    }
-    return json.dumps(out) + "\n"
+    specific: dict[str, object] = {"hookEventName": "SessionStart"}
+    if note:
+        specific["additionalContext"] = note
+    specific["watchPaths"] = [str(memory_file)]
+    return json.dumps({"hookSpecificOutput": specific}) + "\n"
+
+
+def has_learnings(memory_dir: Path) -> bool:
+    """Whether the memory folder holds a learning topic file (``learning-*.md``): once it does,
+    the team knows `/remember` and the tip is no longer shown."""
+    try:
+        with os.scandir(memory_dir) as entries:
+            return any(e.name.startswith("learning-") and e.name.endswith(".md") for e in entries)
+    except OSError:
+        return False
 
 
 def _recalled(payload: dict[str, Any]) -> str:
@@ -152,16 +162,81 @@ def _curate(location: Any, settings: Any, lock_wait: float) -> None:
 
 
 def session_end(payload: dict[str, Any], event: str) -> str:
-    """Curate MEMORY.md, graduate recurring failures into rules, and start a consolidation in
-    the background when one is due. Claude Code gives all SessionEnd hooks 1.5 s together."""
+    """Curate MEMORY.md, graduate recurring failures into rules, retire rules whose failure
+    stopped, and start a consolidation in the background when one is due. Claude Code gives all
+    SessionEnd hooks 1.5 s together.
+
+    Each step fails open on its own (``logs.fail_open``: logged with its traceback) and the
+    others still run: a NUL byte in MEMORY.md costs curation, not graduation. The hook then
+    exits 1 with one stderr line naming the failed steps. The settings are read when the first
+    step needs them: a broken settings file is reported once, and no step acts on guessed
+    values."""
     from pokayokay.config.settings import load_settings
-    from pokayokay.memory.apply import checked_target
 
     project, location = _location(payload)
-    settings = load_settings(project)
     from pokayokay.learnings.chain import session_end_chain
 
     session_end_chain(payload, project, location)  # fail-safe: logs, never raises
+    loaded: list[Any] = []
+
+    def settings() -> Any:
+        if not loaded:
+            try:
+                loaded.append(load_settings(project))
+            except Exception as exc:
+                loaded.append(exc)
+                raise
+        if isinstance(loaded[0], Exception):
+            raise _SettingsUnreadable(loaded[0])
+        return loaded[0]
+
+    failed: list[str] = []
+    for what, func in (
+        ("SessionEnd curation", _curate_at_end),
+        ("SessionEnd graduation", _graduate_if_new_evidence),
+        ("SessionEnd rule retirement", _retire_due),
+        ("SessionEnd consolidation", _consolidate_if_due),
+    ):
+        failed += _step(what, func, project, location, settings)
+    if failed:
+        raise StepsFailed("; ".join(failed))
+    return ""
+
+
+class StepsFailed(Exception):
+    """Some SessionEnd steps failed open (each logged); the others ran."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class _SettingsUnreadable(Exception):
+    """The settings failed for an earlier step, which said so on stderr."""
+
+
+def _step(what: str, func: Any, project: Path, location: Any, settings: Any) -> list[str]:
+    """One SessionEnd step (given the settings when it runs), failing open on its own; returns
+    the line saying it failed (the hook's one stderr line is made of them)."""
+    import io
+
+    from pokayokay.infra import logs
+
+    try:
+        func(project, location, settings())
+    except _SettingsUnreadable as exc:
+        logs.log(f"{what} skipped: the settings are unreadable ({exc.args[0]})")
+    except Exception as exc:
+        said = io.StringIO()
+        logs.fail_open(what, exc, stderr=said)
+        line = said.getvalue().strip().removeprefix("pokayokay: ")
+        return [line.rsplit(" (details: ", 1)[0]]
+    return []
+
+
+def _curate_at_end(project: Path, location: Any, settings: Any) -> None:
+    from pokayokay.memory.apply import checked_target
+
     try:
         size: int | None = checked_target(location).stat().st_size  # refuses outside symlinks
     except OSError:
@@ -170,10 +245,6 @@ def session_end(payload: dict[str, Any], event: str) -> str:
         _detach(project, location.memory_dir)
     elif size is not None:
         _curate(location, settings, SESSION_END_LOCK_WAIT)
-    _graduate_if_new_evidence(project, location, settings)
-    _retire_due(project, location, settings)
-    _consolidate_if_due(project, location, settings)
-    return ""
 
 
 def pre_compact(payload: dict[str, Any], event: str) -> str:
@@ -223,11 +294,8 @@ def _retire_due(project: Path, location: Any, settings: Any) -> None:
     from pokayokay.infra import logs
     from pokayokay.rules.retirement import retire_due_rules
 
-    try:
-        for line in retire_due_rules(project, location, settings):
-            logs.log(f"SessionEnd: {line}")
-    except Exception as exc:  # retirement never costs the session its curation
-        logs.fail_open("SessionEnd rule retirement", exc)
+    for line in retire_due_rules(project, location, settings):
+        logs.log(f"SessionEnd: {line}")
 
 
 def _consolidate_if_due(project: Path, location: Any, settings: Any) -> None:

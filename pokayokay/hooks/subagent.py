@@ -27,9 +27,10 @@ _FENCE_WORDS = re.compile(r"pokayokay[\W_]*lessons|facts[\W_]+not[\W_]+instructi
 
 
 def _safe(text: str) -> str:
+    from pokayokay.safety.commands import redact_secrets, strip_links
     from pokayokay.safety.sanitize import clean, excerpt
 
-    out = excerpt(text, MAX_LINE)
+    out = excerpt(strip_links(redact_secrets(text)), MAX_LINE)
     while _FENCE_WORDS.search(out):
         out = clean(_FENCE_WORDS.sub(" ", out))
     return out

@@ -289,7 +289,12 @@ class MemoryLocation(_Record):
     """The resolved auto-memory folder of one project, with everything that was considered."""
 
     __slots__ = (
-        "memory_dir", "project_dir", "project_key", "config_dir", "source", "candidates",
+        "memory_dir",
+        "project_dir",
+        "project_key",
+        "config_dir",
+        "source",
+        "candidates",
         "problems",
     )
     memory_dir: Path

@@ -8,7 +8,13 @@
   what it swapped out: if another writer got in between, their version is swapped back and the
   caller retries from it; bytes appended to the old file in that instant are carried over.
   Elsewhere it re-checks and uses ``os.replace``.
-* A kill at any moment leaves the old file or the new one, never a half-written one.
+* A kill at any moment leaves the old file or the new one, never a half-written one; the temp
+  files of processes killed mid-write are removed by the next writer in that folder.
+* Never acting on a read that may be mid-write: a file another process holds open (a writer that
+  truncated it and has not finished) is :class:`Busy` — nothing is written this round and the
+  caller retries a little later. A swapped-out file still held open when the settle time runs
+  out is given back the same way, and a file that shrank or changed between read and swap is a
+  :class:`Conflict`.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import contextlib
 import ctypes
 import errno
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -36,6 +43,10 @@ _renameat2: object | None = None
 
 class Conflict(Exception):
     """The file no longer holds what the caller read: re-read and try again."""
+
+
+class Busy(Conflict):
+    """Another process holds the file open (possibly mid-write): try again a little later."""
 
 
 class LockTimeout(PokayokayError):
@@ -75,10 +86,94 @@ def file_lock(path: Path, timeout: float) -> Iterator[None]:
 
 
 def read_bytes(path: Path) -> bytes | None:
+    """The file's bytes (None when it does not exist), read so that its identity, size and
+    modification time were the same before and after: a read that raced a writer is
+    :class:`Busy`."""
+    for _ in range(3):
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            return None
+        try:
+            before = os.fstat(fd)
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            after = os.fstat(fd)
+        finally:
+            os.close(fd)
+        if _same_file(before, after):
+            return b"".join(chunks)
+    raise Busy(str(path))
+
+
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino, a.st_size, a.st_mtime_ns) == (
+        b.st_dev,
+        b.st_ino,
+        b.st_size,
+        b.st_mtime_ns,
+    )
+
+
+def settled(path: Path) -> None:
+    """Raise :class:`Busy` when another process may be writing ``path`` right now: it holds the
+    file open, or (where that cannot be told) modified it within the settle time. Called between
+    a read and the first write that depends on it; in doubt, nothing is written this round."""
+    busy = _open_elsewhere(path)
+    if busy:
+        raise Busy(str(path))
+    if busy is None:
+        try:
+            age = time.time() - os.stat(path).st_mtime
+        except FileNotFoundError:
+            return
+        if age < SETTLE_SECONDS:
+            raise Busy(str(path))
+
+
+_swept: set[str] = set()
+_TEMP_RE = re.compile(r"^\..+\.pokayokay-(\d+)-\d+\.tmp$")
+STALE_TEMP_SECONDS = 24 * 3600
+
+
+def remove_stale_temps(folder: Path) -> list[Path]:
+    """Remove the temp files pokayokay processes that died mid-write left in ``folder`` (their
+    process is gone, or the file is a day old); once per folder per process."""
+    key = str(folder)
+    if key in _swept:
+        return []
+    _swept.add(key)
+    removed: list[Path] = []
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for name in names:
+        match = _TEMP_RE.match(name)
+        if match is None:
+            continue
+        pid = int(match[1])
+        path = folder / name
+        try:
+            old = time.time() - os.lstat(path).st_mtime > STALE_TEMP_SECONDS
+        except OSError:
+            continue
+        if pid != os.getpid() and (old or not _alive(pid)):
+            with contextlib.suppress(OSError):
+                path.unlink()
+                removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
 
 
 def _temp_path(path: Path) -> Path:
@@ -86,6 +181,7 @@ def _temp_path(path: Path) -> Path:
 
 
 def _write_temp(path: Path, data: bytes, mode: int) -> Path:
+    remove_stale_temps(path.parent)
     tmp = _temp_path(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
@@ -151,13 +247,15 @@ def _fsync_dir(path: Path) -> None:
 
 def replace_if_unchanged(
     path: Path, expected: bytes | None, data: bytes, *, keep_appends: bool = False
-) -> None:
-    """Atomically make ``path`` hold ``data``, provided it still holds ``expected``.
+) -> bytes | None:
+    """Atomically make ``path`` hold ``data``, provided it still holds ``expected``; returns the
+    bytes actually replaced (None for a new file) — what a backup must hold.
 
     ``expected`` None means the file must not exist yet. Raises Conflict when another writer
-    changed the file since the caller read it (nothing is lost: their version stays). With
-    ``keep_appends`` (line-oriented text such as MEMORY.md), lines another writer only appended
-    meanwhile are kept after ``data`` instead of raising Conflict.
+    changed the file since the caller read it (nothing is lost: their version stays), Busy when
+    another process holds it open. With ``keep_appends`` (line-oriented text such as
+    MEMORY.md), lines another writer only appended meanwhile are kept after ``data`` instead of
+    raising Conflict.
     """
     mode = _mode_of(path)
     tmp = _write_temp(path, data, mode)
@@ -172,7 +270,8 @@ def replace_if_unchanged(
                     raise Conflict(str(path)) from None
                 os.replace(tmp, path)
             _fsync_dir(path.parent)
-            return
+            return None
+        settled(path)
         current = read_bytes(path)
         if current != expected:
             extra = _appended(expected, current, data) if keep_appends else None
@@ -188,10 +287,14 @@ def replace_if_unchanged(
                 raise Conflict(str(path))
             os.replace(tmp, path)
             _fsync_dir(path.parent)
-            return
+            return expected
         # ``tmp`` now names what was at ``path`` an instant ago. A writer that opened it just
-        # before the swap may still be writing into it: wait for it to close, then look.
-        _wait_until_closed(tmp, time.monotonic() + SETTLE_SECONDS)
+        # before the swap may still be writing into it: wait for it to close, then look. Still
+        # open when the settle time is up (a slow writer that truncated the file): in doubt,
+        # give it back.
+        if not _wait_until_closed(tmp, time.monotonic() + SETTLE_SECONDS):
+            _exchange(tmp, path)
+            raise Busy(str(path))
         swapped_out = tmp.read_bytes()
         if swapped_out != expected:
             extra = _appended(expected, swapped_out, data) if keep_appends else None
@@ -201,6 +304,7 @@ def replace_if_unchanged(
                 _exchange(tmp, path)  # give the other writer their version back
                 raise Conflict(str(path))
         _fsync_dir(path.parent)
+        return swapped_out
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -229,14 +333,17 @@ def _open_elsewhere(path: Path) -> bool | None:
         os.close(fd)
 
 
-def _wait_until_closed(path: Path, deadline: float) -> None:
+def _wait_until_closed(path: Path, deadline: float) -> bool:
+    """Wait until nobody else holds ``path`` open; False if they still do at ``deadline``."""
     while True:
         busy = _open_elsewhere(path)
         if busy is None:
             time.sleep(0.005)  # cannot tell: give an in-flight append a moment to land
-            return
-        if not busy or time.monotonic() >= deadline:
-            return
+            return True
+        if not busy:
+            return True
+        if time.monotonic() >= deadline:
+            return False
         time.sleep(0.001)
 
 
@@ -274,6 +381,7 @@ def write_atomic(path: Path, data: bytes) -> None:
 # --- the one read -> change -> compare-and-swap -> retry loop -----------------------------------
 
 ATTEMPTS = 5  # how often a write is retried from a fresh read when another writer got in first
+BUSY_BACKOFF = 0.1  # seconds times the attempt number, after a Busy file (1 s in all)
 
 
 def with_retries(step: Callable[[int], _T], *, what: str, attempts: int = ATTEMPTS) -> _T:
@@ -284,6 +392,9 @@ def with_retries(step: Callable[[int], _T], *, what: str, attempts: int = ATTEMP
     for attempt in range(1, attempts + 1):
         try:
             return step(attempt)
+        except Busy:
+            if attempt < attempts:
+                time.sleep(BUSY_BACKOFF * attempt)  # a writer holds the file: let it finish
         except Conflict:
             continue
     raise ConcurrentChangeError(
@@ -309,6 +420,8 @@ def update(
         wanted = change(current)
         if wanted is None or wanted == current:
             return current
+        if current is not None:
+            settled(path)
         replace_if_unchanged(path, current, wanted, keep_appends=keep_appends)
         return wanted
 
@@ -316,6 +429,7 @@ def update(
 
 
 # --- text codec: pokayokay reads and writes markdown as UTF-8, undecodable bytes kept as they are
+
 
 def decode_text(data: bytes, path: Path) -> str:
     """``data`` as text; a NUL byte means a binary file, which pokayokay leaves alone."""

@@ -13,6 +13,18 @@ from pathlib import Path
 BACKUPS_KEPT = 10
 
 
+def project_root_problem(folder: str) -> str | None:
+    """Why ``folder`` cannot be a project pokayokay writes into (``.claude/rules/``, ...), or
+    None: it must exist, be a folder and not be the filesystem root."""
+    real = os.path.realpath(folder)
+    if os.path.dirname(real) == real:
+        return f"project folder {folder!r} is the filesystem root; pokayokay writes nothing there"
+    if not os.path.isdir(real):
+        what = "is not a folder" if os.path.exists(real) else "does not exist"
+        return f"project folder {folder!r} {what}; pokayokay writes nothing there"
+    return None
+
+
 def state_home(environ: dict[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
     explicit = env.get("POKAYOKAY_HOME")

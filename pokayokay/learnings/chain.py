@@ -245,6 +245,20 @@ def _relative(path: str, project_dir: str) -> str:
     return path if rel.startswith("..") else rel.replace(os.sep, "/")
 
 
+def _answered(command: str, content: Any) -> bool:
+    """A failed Bash result that is pokayokay's documented answer (``remember --mode model``
+    exiting 5), which does not make the session failed."""
+    if "pokayokay" not in command:
+        return False
+    text = content if isinstance(content, str) else _prompt_text(content)
+    found = re.match(r"\s*(?:Error: )?Exit code (-?\d+)", text)
+    if found is None:
+        return False
+    from pokayokay.failures.classify import own_answer
+
+    return own_answer(command, int(found.group(1)))
+
+
 def read_transcript(lines: Iterable[bytes | str], project_dir: str) -> TranscriptFacts:
     """What a session did, from its transcript lines (pure; unknown shapes are skipped)."""
     from pokayokay.safety.private import strip_private
@@ -252,7 +266,7 @@ def read_transcript(lines: Iterable[bytes | str], project_dir: str) -> Transcrip
     facts = TranscriptFacts()
     skills: list[str] = []
     files: list[str] = []
-    commands: set[str] = set()
+    commands: dict[str, str] = {}  # Bash tool_use id -> its command
     for raw in lines:
         try:
             record = json.loads(raw)
@@ -275,7 +289,9 @@ def read_transcript(lines: Iterable[bytes | str], project_dir: str) -> Transcrip
                         and block.get("type") == "tool_result"
                         and block.get("tool_use_id") in commands
                     ):
-                        facts.last_command_failed = block.get("is_error") is True
+                        facts.last_command_failed = block.get("is_error") is True and not (
+                            _answered(commands[block["tool_use_id"]], block.get("content"))
+                        )
         elif kind == "assistant" and isinstance(content, list):
             for block in content:
                 if not isinstance(block, dict) or block.get("type") != "tool_use":
@@ -292,7 +308,8 @@ def read_transcript(lines: Iterable[bytes | str], project_dir: str) -> Transcrip
                         if rel not in files:
                             files.append(rel)
                 elif name == "Bash" and isinstance(block.get("id"), str):
-                    commands.add(block["id"])
+                    command = tool_input.get("command") if isinstance(tool_input, dict) else ""
+                    commands[block["id"]] = command if isinstance(command, str) else ""
     facts.skills = tuple(skills)
     facts.files = tuple(files)
     return facts

@@ -6,15 +6,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pokayokay.infra.markdown import fence_states
 from pokayokay.memory.document import split_lines
 
 _H2 = re.compile(r"^ {0,3}##[ \t]+(\S.*?)[ \t]*$")
 
 
 _CLOSING_HASHES = re.compile(r"[ \t]+#+$")
-
-
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def h2_title(line: str) -> str | None:
@@ -56,17 +54,9 @@ def parse_entries(text: str) -> tuple[list[str], list[LearningEntry]]:
     entries: list[LearningEntry] = []
     current: list[str] | None = None
     title, start = "", 0
-    fence: str | None = None
+    fenced = fence_states(lines)
     for index, line in enumerate(lines):
-        heading = None
-        match = _FENCE.match(line)
-        if fence is None:
-            if match:
-                fence = match[1]
-            else:
-                heading = h2_title(line)
-        elif match and match[1][0] == fence[0] and len(match[1]) >= len(fence):
-            fence = None
+        heading = None if fenced[index] else h2_title(line)
         if heading is not None:
             if current is not None:
                 entries.append(LearningEntry(title, start, tuple(current)))

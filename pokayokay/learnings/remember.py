@@ -2,6 +2,8 @@
 
 What :func:`remember` does with a text:
 
+0. replaces secrets (API keys, tokens, passwords, URL credentials, private keys; see
+   :mod:`pokayokay.safety.redact`) with ``[redacted:<kind>]`` and says so in a note;
 1. refuses it when it is under :data:`~pokayokay.learnings.model.MIN_CHARS` characters once trimmed
    (:data:`TOO_SHORT`), or once sanitised (:func:`pokayokay.safety.sanitize.clean` removes markup,
    links
@@ -263,6 +265,32 @@ def remember(
     moment = now or datetime.now(timezone.utc)
     structured = structured_fields(fields or {})
 
+    result = _remember(
+        text, category, confidence, source, session_id, mode, location, settings, moment, environ,
+        structured,
+    )
+    from pokayokay.safety.redact import redacted_kinds
+
+    kinds = redacted_kinds(text)
+    if kinds:
+        said = f"Secrets were redacted before anything was kept: {', '.join(kinds)}."
+        result = result._replace(notes=(said, *result.notes))
+    return result
+
+
+def _remember(
+    text: str,
+    category: str | None,
+    confidence: str,
+    source: str,
+    session_id: str | None,
+    mode: str,
+    location: MemoryLocation,
+    settings: Settings,
+    moment: datetime,
+    environ: Mapping[str, str] | None,
+    structured: Mapping[str, str],
+) -> RememberResult:
     draft = _draft(text, category)
     if isinstance(draft, RememberResult):
         return draft

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from pokayokay.infra.markdown import outside_fences
 from pokayokay.learnings.consolidation_config import (
     BULLET_MAX,
     DEFAULT_CONFIG,
@@ -213,9 +214,9 @@ def anchor(title: str) -> str:
 
 def summary_line(entry: LearningEntry) -> str:
     """The entry's first line of text (markdown markers and links flattened)."""
-    for line in split_lines(entry_body(entry)):
+    for line in outside_fences(split_lines(entry_body(entry))):
         text = line.strip()
-        if not text or text.startswith(("```", "~~~", "#")):
+        if not text or text.startswith("#"):
             continue
         text = re.sub(r"^([-*+]|\d+[.)])\s+", "", text)
         text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)

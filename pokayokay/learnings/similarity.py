@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pokayokay.infra.markdown import fence_states
 from pokayokay.learnings.entries import LearningEntry, parse_entries
 from pokayokay.memory.document import split_lines
 
@@ -245,12 +246,13 @@ def passages(text: str, label: str) -> list[Passage]:
             out.append(Passage(label, body, profile(body, heading)))
         block.clear()
 
-    for line in split_lines(text):
+    lines = split_lines(text)
+    for line, fenced in zip(lines, fence_states(lines), strict=True):
         stripped = line.strip()
         if not stripped or _COMMENT.match(line):
             flush()
             continue
-        if stripped.startswith("#"):
+        if not fenced and stripped.startswith("#"):
             flush()
             heading = stripped.lstrip("#").strip()
             continue

@@ -11,7 +11,7 @@ from pokayokay.errors import PokayokayError
 COMMAND_FILE = "remember.md"
 
 # The line that makes a command file pokayokay's /remember (in every version of it).
-COMMAND_MARKER = "pokayokay remember --stdin <<'POKAYOKAY_REMEMBER_END'"
+COMMAND_MARKER = "<<'POKAYOKAY_REMEMBER_END'"
 
 
 def slash_command_source() -> Path:

@@ -25,6 +25,7 @@ from pokayokay.infra.safe_write import (
     file_lock,
     read_bytes,
     replace_if_unchanged,
+    settled,
     with_retries,
 )
 from pokayokay.infra.state import BACKUPS_KEPT, project_state_dir, state_home
@@ -71,8 +72,6 @@ def checked_target(location: MemoryLocation, name: str = "MEMORY.md") -> Path:
     if path.exists() and not path.is_file():
         raise PokayokayError(f"{path} is not a regular file")
     return path
-
-
 
 
 def read_archives(location: MemoryLocation, settings: Settings) -> dict[str, tuple[Path, bytes]]:
@@ -144,14 +143,23 @@ def run_curation(
             return CurationOutcome(
                 location, result, written=False, attempts=attempt, source_text=source
             )
+        # A writer that truncated MEMORY.md and has not finished holds it open: what was read
+        # may be partial. Nothing is written this round (Busy: retried a little later).
+        settled(target)
         saved = backup(location, data, environ) if result.text != text else None
         # A Conflict (someone wrote meanwhile) retries on their version; archives
-        # de-duplicate what an earlier attempt already moved.
+        # de-duplicate what an earlier attempt of this batch already moved.
         for name, content in result.archives.items():
             path, old = archives.get(name, (location.memory_dir / name, None))
             replace_if_unchanged(path, old, encode_text(content), keep_appends=True)
         if result.text != text:
-            replace_if_unchanged(target, data, encode_text(result.text), keep_appends=True)
+            replaced = replace_if_unchanged(
+                target, data, encode_text(result.text), keep_appends=True
+            )
+            if saved is not None and replaced is not None and replaced != data:
+                # Lines appended in the instant of the swap were kept: the backup holds the
+                # bytes actually swapped out.
+                saved.write_bytes(replaced)
         return CurationOutcome(
             location, result, written=True, attempts=attempt, backup=saved, source_text=source
         )

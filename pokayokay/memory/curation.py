@@ -17,25 +17,26 @@ Entries are never dropped: whatever leaves MEMORY.md is appended to an archive.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
+from pokayokay.memory.archives import append_batch, batch_id
 from pokayokay.memory.document import (
-    BULLET_RE,
     Document,
     Entry,
     Prose,
     Section,
     Text,
     Unit,
+    close_open_fences,
     count_lines,
+    cr_only,
     is_blank,
     new_section,
     parse,
     split_lines,
-    strip_eol,
+    to_lf,
 )
 from pokayokay.memory.sections import END_MARKER, TOPIC_INDEX_ID, SectionSpec, Settings
 
@@ -158,6 +159,9 @@ class _Curator:
         self.archives_in = dict(archives)
         self.today = today
         self.doc = parse(text, settings.sections)
+        fenced = close_open_fences(self.doc)
+        if fenced:
+            self.doc = parse(self.doc.render(), settings.sections)
         self.newline = self.doc.newline
         self.evicted: list[_Eviction] = []
         self.added_sections: list[str] = []
@@ -165,8 +169,16 @@ class _Curator:
         self.closed: list[str] = []
         self.added_links: list[str] = []
         self.notes: list[str] = list(self.doc.problems)
+        self.notes += [
+            f"{title}: a code fence left open at the end of the section was closed"
+            for title in fenced
+        ]
         # Document position of each entry, so archives keep the original order.
         self.order: dict[int, int] = {}
+        # Each section's body as read, for the batch id of what leaves it.
+        self.bodies: dict[str, list[str]] = {}
+        for sec in self.doc.sections():
+            self.bodies.setdefault(sec.spec.id, []).extend(sec.body_lines)
 
     # -- structure ----------------------------------------------------------------------------
     def merge_duplicates(self) -> None:
@@ -403,24 +415,15 @@ class _Curator:
             evictions.sort(key=lambda ev: ev.order)
             spec = evictions[0].spec
             old = self.archives_in.get(archive, "")
-            content = old or archive_header(spec, self.newline)
-            if not content.endswith("\n"):
-                content += self.newline
-            heading = f"## Archived {self.today.isoformat()} from {spec.title}"
-            if _last_h2(content) != heading:
-                content += f"{self.newline}{heading}{self.newline}{self.newline}"
-            already = Counter(_entry_blocks(old))
-            appended = 0
-            for ev in evictions:
-                block = ev.entry.text
-                if not block.endswith("\n"):
-                    block += self.newline
-                key = _normalised(block)
-                if already[key] > 0:
-                    already[key] -= 1  # archived by an earlier, interrupted run: not twice
-                    continue
-                content += block
-                appended += 1
+            bodies = [
+                line
+                for section_id in dict.fromkeys(ev.spec.id for ev in evictions)
+                for line in (section_id, *self.bodies.get(section_id, ()))
+            ]
+            batch = batch_id(self.today, archive, bodies)
+            content, appended = append_batch(
+                old, spec, [ev.entry.text for ev in evictions], batch, self.today, self.newline
+            )
             if appended:
                 out[archive] = content
             for reason in dict.fromkeys(ev.reason for ev in evictions):
@@ -464,7 +467,12 @@ def curate(
 
     With ``evict=False`` only the structure is repaired (sections added, merged, closed): what
     ``pokayokay init`` does to an existing MEMORY.md.
+
+    A file with CR-only line endings is curated as if they were line feeds and written back with
+    carriage returns (archives it creates too).
     """
+    if cr_only(text):
+        return _curate_cr_only(text, settings, archives, today, evict=evict)
     curator = _Curator(text, settings, archives, today)
     before = file_stat(curator.doc, text, settings)
     curator.merge_duplicates()
@@ -505,12 +513,27 @@ def curate(
     )
 
 
-def archive_header(spec: SectionSpec, newline: str) -> str:
-    return (
-        f"# {spec.title} archive{newline}{newline}"
-        f'Entries pokayokay moved out of the "{spec.title}" section of MEMORY.md to keep it '
-        f"within Claude Code's load budget. Oldest batches first.{newline}"
+def _curate_cr_only(
+    text: str, settings: Settings, archives: Mapping[str, str], today: date, *, evict: bool
+) -> CurationResult:
+    def back(new: str, old: str | None) -> str:
+        # An archive that already uses line feeds keeps them; a new one follows MEMORY.md.
+        if old is not None and not cr_only(old) and old:
+            return new
+        return new.replace("\n", "\r")
+
+    inner = curate(
+        text.replace("\r", "\n"),
+        settings,
+        {name: to_lf(old) for name, old in archives.items()},
+        today,
+        evict=evict,
     )
+    inner.original = text
+    inner.text = back(inner.text, None)
+    inner.archives = {name: back(new, archives.get(name)) for name, new in inner.archives.items()}
+    inner.archive_before = {k: v for k, v in archives.items() if k in inner.archives}
+    return inner
 
 
 def _nbytes(text: str) -> int:
@@ -552,34 +575,3 @@ def _size(units: list[Unit]) -> int:
     while n and is_blank(lines[n - 1]):
         n -= 1
     return n
-
-
-def _entry_blocks(text: str) -> list[str]:
-    """The bullet entries of an archive file, normalised, for de-duplication."""
-    blocks: list[str] = []
-    current: list[str] = []
-    for line in split_lines(text):
-        if BULLET_RE.match(line):
-            if current:
-                blocks.append(_normalised("".join(current)))
-            current = [line]
-        elif current and not is_blank(line) and not line.startswith("#"):
-            current.append(line)
-        else:
-            if current:
-                blocks.append(_normalised("".join(current)))
-            current = []
-    if current:
-        blocks.append(_normalised("".join(current)))
-    return blocks
-
-
-def _last_h2(text: str) -> str | None:
-    for line in reversed(split_lines(text)):
-        if line.startswith("## "):
-            return line.rstrip()
-    return None
-
-
-def _normalised(text: str) -> str:
-    return "\n".join(strip_eol(line) for line in split_lines(text)) + "\n"

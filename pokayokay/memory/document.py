@@ -2,7 +2,9 @@
 
 A managed section is a ``## Title`` line whose next non-blank line is a marker
 ``<!-- pokayokay: ... -->``. Its body runs until the end marker ``<!-- /pokayokay -->``, the next
-``#``/``##`` heading outside a code fence, or the end of the file. Blank lines directly before the
+``#``/``##`` heading, or the end of the file. Markers and column-0 ``#``/``##`` headings are
+structure whatever code fences surround them: an unclosed fence ends at the next one, so a fence
+can hide neither a section's end nor the next section. Blank lines directly before the
 heading belong to the section (its lead), so text that is not in a section never starts or ends at
 a place pokayokay writes.
 
@@ -18,12 +20,12 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import NamedTuple
 
+from pokayokay.infra.markdown import fence_states, open_fence_at_end
 from pokayokay.memory.sections import END_MARKER, SectionSpec
 
 MARKER_RE = re.compile(r"^\s*<!--\s*pokayokay:(.*?)-->\s*$")
 END_MARKER_RE = re.compile(r"^\s*<!--\s*/pokayokay\s*-->\s*$")
 HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
-FENCE_RE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 BULLET_RE = re.compile(r"^[-*+][ \t]")
 DATE_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 
@@ -41,6 +43,17 @@ def split_lines(text: str) -> list[str]:
     if parts[-1]:
         lines.append(parts[-1])
     return lines
+
+
+def cr_only(text: str) -> bool:
+    """Classic Mac line endings: carriage returns and not one line feed."""
+    return "\r" in text and "\n" not in text
+
+
+def to_lf(text: str) -> str:
+    """A CR-only text with line feeds instead (curation works on that and converts back); any
+    other text unchanged."""
+    return text.replace("\r", "\n") if cr_only(text) else text
 
 
 def strip_eol(line: str) -> str:
@@ -184,23 +197,19 @@ class Document:
         return "".join(out)
 
 
+def is_structure(line: str) -> bool:
+    """A pokayokay marker (start or end) or a ``#``/``## `` heading at column 0 (what ends a
+    managed section): MEMORY.md's structure, whatever code fences surround it. A fence never
+    crosses one (see ``infra.markdown``)."""
+    body = strip_eol(line)
+    if body.startswith("#"):
+        return _is_boundary_heading(body)
+    return bool(MARKER_RE.match(body) or END_MARKER_RE.match(body))
+
+
 def _fence_states(lines: Sequence[str]) -> list[bool]:
     """For each line: is it inside (or opening/closing) a fenced code block?"""
-    states: list[bool] = []
-    fence: str | None = None
-    for line in lines:
-        match = FENCE_RE.match(line)
-        if fence is None:
-            if match:
-                fence = match[1]
-                states.append(True)
-                continue
-            states.append(False)
-        else:
-            states.append(True)
-            if match and match[1][0] == fence[0] and len(match[1]) >= len(fence):
-                fence = None
-    return states
+    return fence_states(lines, is_structure)
 
 
 def _is_boundary_heading(line: str) -> bool:
@@ -359,6 +368,23 @@ def _units(body: list[str], fenced: Sequence[bool]) -> Iterable[Unit]:
         yield current
     if pending_blank:
         yield Prose(pending_blank)
+
+
+def close_open_fences(doc: Document) -> list[str]:
+    """Give every section body that ends inside a code fence its closing line (the body's own
+    fence run, at its indentation), so an entry appended or merged after it, or the text that
+    follows, can never be read as code. Returns the titles of the sections given one."""
+    added: list[str] = []
+    for sec in doc.sections():
+        closing = open_fence_at_end(sec.body_lines)
+        if closing is None:
+            continue
+        last = sec.units[-1].lines
+        if not last[-1].endswith("\n"):
+            last[-1] += doc.newline
+        last.append(closing + doc.newline)
+        added.append(sec.spec.title)
+    return added
 
 
 def new_section(spec: SectionSpec, newline: str, lead_blank: bool) -> Section:

@@ -4,6 +4,10 @@
    archive (pokayokay's own structure lines — headings, markers — excepted when merged away).
 2. Claude's text unchanged: the text outside managed sections is the same, in the same order.
 3. Idempotent: curating the result again changes nothing.
+
+1 and 2 are checked twice: with the parser's view of the file, and by
+:mod:`pokayokay.memory.oracle`, which locates Claude's text by marker positions alone and shares
+no code with the parser — a parser bug cannot hide itself.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from collections.abc import Mapping
 from datetime import date
 
 from pokayokay.errors import InvariantViolation
+from pokayokay.memory import oracle
 from pokayokay.memory.curation import CurationResult, curate
 from pokayokay.memory.document import (
     is_blank,
@@ -21,13 +26,14 @@ from pokayokay.memory.document import (
     same_unmanaged,
     split_lines,
     strip_eol,
+    to_lf,
     unmanaged_lines,
 )
 from pokayokay.memory.sections import Settings
 
 
 def _content_lines(text: str) -> Counter[str]:
-    return Counter(strip_eol(line) for line in split_lines(text) if not is_blank(line))
+    return Counter(strip_eol(line) for line in split_lines(to_lf(text)) if not is_blank(line))
 
 
 def check(
@@ -39,13 +45,17 @@ def check(
     evict: bool = True,
 ) -> None:
     """Raise InvariantViolation (with a diff in its message) if curation broke a promise."""
-    old_doc = parse(result.original, settings.sections)
-    new_doc = parse(result.text, settings.sections)
+    archives_after = {**archives_before, **result.archives}
+    titles = [spec.title for spec in settings.sections]
+    broken = oracle.problems(result.original, result.text, archives_before, archives_after, titles)
+    if broken:
+        raise InvariantViolation("; ".join(broken))
+    old_doc = parse(to_lf(result.original), settings.sections)
+    new_doc = parse(to_lf(result.text), settings.sections)
 
     structure: Counter[str] = Counter()
     for sec in old_doc.sections():
         structure.update(strip_eol(line) for line in sec.structure_lines())
-    archives_after = {**archives_before, **result.archives}
     available = _content_lines(result.text)
     for text in archives_after.values():
         available.update(_content_lines(text))
@@ -87,8 +97,8 @@ def check(
 
 def check_edit(before: str, after: str, settings: Settings, section_id: str) -> None:
     """A feature's edit of its own section changed nothing else in MEMORY.md."""
-    old_doc = parse(before, settings.sections)
-    new_doc = parse(after, settings.sections)
+    old_doc = parse(to_lf(before), settings.sections)
+    new_doc = parse(to_lf(after), settings.sections)
     if not same_unmanaged(old_doc, new_doc):
         raise InvariantViolation(f"editing {section_id} would change text outside managed sections")
     old_sections = {sec.spec.id: sec.body_lines for sec in old_doc.sections()}

@@ -103,6 +103,9 @@ class Settings:
     consolidation_archive: str | None = None
     consolidation_dropped: str | None = None
     consolidation_session_end: bool = True
+    # User rows of the failure classifier (pokayokay.failures.classify): plain mappings of
+    # category/tool/command/error, checked by the settings loader.
+    failure_categories: tuple[dict[str, str], ...] = ()
     # Before a command that failed in graduation_threshold sessions and has a known correction
     # (pokayokay.hooks.guard): "hint" (additionalContext), "block" (deny with the reason), "off".
     guard: str = "hint"

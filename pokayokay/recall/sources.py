@@ -36,6 +36,7 @@ import os
 import time
 import zlib
 
+from pokayokay.infra.markdown import outside_fences
 from pokayokay.names import FAILURES_DB, RECALL_ENTRIES_FILE, RECALL_INDEX_FILE
 from pokayokay.recall import block as recall_block
 from pokayokay.recall.index import Document, Index
@@ -235,13 +236,9 @@ def _bullets(lines: Iterable[str]) -> list[str]:
     """Top-level bullet entries (with their continuation lines) of a markdown text."""
     entries: list[list[str]] = []
     current: list[str] | None = None
-    fence = False
-    for line in lines:
+    for line in outside_fences(lines):
         stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            fence = not fence
-            continue
-        if fence or not stripped:
+        if not stripped:
             continue
         if line[:2] in ("- ", "* ", "+ "):
             current = [line[2:].strip()]
@@ -330,14 +327,13 @@ def read_fixes(state_dir: str) -> list[tuple[Document, dict[str, int]]]:
     if not os.path.isfile(db):
         return []  # never create the store just to read it
     from pokayokay.failures.store import FailureStore
+    from pokayokay.safety.commands import shown_commands
 
     out = []
     with FailureStore(db) as store:
         groups = store.failure_groups()
-    for group in groups:
-        if not (group.fix_commands or group.fix_paths):
-            continue
-        commands = [" ".join(c.split())[:120] for c in group.fix_commands]
+    for group in (g for g in groups if g.corrections or g.fix_paths):
+        commands = shown_commands(c.corrected for c in group.corrections)  # never a re-run
         paths = [p[:120] for p in group.fix_paths]
         shown = _shown(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
         search = " ".join([group.excerpt, group.category, *commands, *paths])

@@ -26,9 +26,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import NamedTuple
 
@@ -135,8 +135,8 @@ def read_existing_rules(project_dir: Path) -> dict[str, str]:
     return out
 
 
-def read_retired(location: MemoryLocation) -> dict[str, date]:
-    """Signature → retirement date of the retired rules in ``<memory>/rules-archive.md``
+def read_retired(location: MemoryLocation) -> dict[str, datetime]:
+    """Signature → the moment the retired rules in ``<memory>/rules-archive.md`` were retired
     (empty when there is no archive or it cannot be read)."""
     try:
         target = checked_target(location, RULES_ARCHIVE)
@@ -320,16 +320,44 @@ def apply(
             outcome.changes.append(FileChange(topic, old, plan.recurring_failures))
         _memory_dry_run(plan, location, settings, outcome)
         return outcome
-    memory = checked_target(location)
-    data = read_bytes(memory)
-    if _needs_sections(None if data is None else decode_text(data, memory), settings):
-        outcome.notes.append(ensure_memory_template(location, settings))
+    # The rule files are written: a MEMORY.md pokayokay cannot use (binary, unreadable, a
+    # symlink out of the folder) costs only its Active Patterns entries, said in a note.
+    memory_ok = _memory_step(outcome, lambda: _ensure_sections(location, settings, outcome))
     location.memory_dir.mkdir(parents=True, exist_ok=True)
     if write_topic:
         with file_lock(lock_path(location, environ), lock_timeout):
             _write_topic(location, plan.recurring_failures, outcome)
-    _memory_write(plan, location, settings, outcome, lock_timeout, environ)
+    if memory_ok:
+        _memory_step(
+            outcome,
+            lambda: _memory_write(plan, location, settings, outcome, lock_timeout, environ),
+        )
     return outcome
+
+
+def _ensure_sections(location: MemoryLocation, settings: Settings, outcome: ApplyOutcome) -> None:
+    memory = checked_target(location)
+    data = read_bytes(memory)
+    if _needs_sections(None if data is None else decode_text(data, memory), settings):
+        outcome.notes.append(ensure_memory_template(location, settings))
+
+
+def _memory_step(outcome: ApplyOutcome, step: Callable[[], None]) -> bool:
+    """Run a MEMORY.md step; a PokayokayError (but a safety invariant) becomes a logged note."""
+    from pokayokay.errors import InvariantViolation, PokayokayError
+    from pokayokay.infra import logs
+
+    try:
+        step()
+    except InvariantViolation:
+        raise
+    except PokayokayError as exc:
+        logs.log_exception("graduation: MEMORY.md not updated", exc)
+        outcome.notes.append(
+            f"MEMORY.md was not updated ({exc.message}); the rule files are written"
+        )
+        return False
+    return True
 
 
 def current_plan(
@@ -390,24 +418,50 @@ def graduate(
 def graduate_project(
     project_dir: Path, location: MemoryLocation, settings: Settings, *, dry_run: bool = False
 ) -> tuple[GraduationPlan, ApplyOutcome]:
-    """Graduation over everything the project's failure store holds (SessionEnd, the CLI)."""
-    return graduate(
-        load_groups(location),
+    """Graduation over everything the project's failure store holds (SessionEnd, the CLI); the
+    lesson lookup the per-command hooks read is refreshed from the same groups."""
+    groups = load_groups(location)
+    result = graduate(
+        groups,
         project_dir=project_dir,
         location=location,
         settings=settings,
         threshold=settings.graduation_threshold,
         dry_run=dry_run,
     )
+    if not dry_run:
+        refresh_lessons(project_dir, location, settings, groups)
+    return result
+
+
+def refresh_lessons(
+    project_dir: Path, location: MemoryLocation, settings: Settings, groups: list[FailureGroup]
+) -> list[str]:
+    """Write (or remove, when there is nothing to say) the project's lesson lookup."""
+    from pokayokay.failures.store import FailureStore
+    from pokayokay.infra.lesson_lookup import write_lookup
+    from pokayokay.rules.lessons import command_lessons, lookup_content, lookup_folders
+
+    store = FailureStore.for_project(location.project_key)
+    content = None
+    if store.path.exists():
+        with store:
+            failed_in = store.command_sessions()
+        lessons = command_lessons(groups, failed_in)
+        content = lookup_content(lessons, settings.graduation_threshold)
+    folders = lookup_folders(str(location.project_key), [str(project_dir)])
+    return write_lookup(folders, content)
 
 
 def load_groups(location: MemoryLocation) -> list[FailureGroup]:
     """Every failure group of the project's store (none when the store does not exist yet:
-    reading never creates it)."""
+    reading never creates it), redacted: a store written before capture redacted secrets must
+    not carry one into a rule, ``recurring-failures.md`` or the CLI."""
     from pokayokay.failures.store import FailureStore
+    from pokayokay.safety.redact import redact_record
 
     store = FailureStore.for_project(location.project_key)
     if not store.path.exists():
         return []
     with store:
-        return store.failure_groups()
+        return [redact_record(group) for group in store.failure_groups()]

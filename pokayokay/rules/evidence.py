@@ -1,5 +1,14 @@
-"""What a rule says about its failures (pure): the failing commands, paths and excerpts shown as
-evidence, sanitised, and the remedies the fix episodes suggest."""
+"""What a rule says about its mistakes (pure): their names, the evidence of what failed, and the
+fix that worked — all in pokayokay's words around sanitised quotes.
+
+Nothing from a failure becomes an instruction. A command is quoted only as evidence of what
+failed or of the variant that passed (a correction), redacted, de-linked and sanitised
+(:func:`pokayokay.safety.commands.shown_command`); a dangerous one is described in pokayokay's
+own words and never quoted. The failing command is never offered as the remedy: a mistake's
+lesson is its correction ("use `X`, not `Y`"), the edits that fixed it (a few sanitised lines
+each), the category's own advice (``edit``, ``permissions``), or the statement that no fix has
+been observed yet.
+"""
 
 from __future__ import annotations
 
@@ -8,36 +17,33 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import date, datetime, timezone
 
-from pokayokay.failures.model import FailureGroup
+from pokayokay.failures.model import Correction, FailureGroup
 from pokayokay.rules.globs import normalise_path
 from pokayokay.safety import sanitize
-
-MAX_REMEDIES = 3
-
+from pokayokay.safety.commands import danger, shown_code_line, shown_command
 
 MAX_FIX_FILES = 5
-
-
+MAX_CORRECTIONS = 2
+MAX_EDIT_EXAMPLES = 1
+MAX_EDIT_LINES = 4
+MAX_PATHS = 5
 MAX_COMMAND = 120
+MAX_MISTAKES_SHOWN = 3  # mistakes detailed in one rule; the rest are named on one line
+ENVIRONMENT = "environment"  # corrections.ENVIRONMENT: the category of environment lessons
 
+NO_FIX = "no fix has been observed yet."
 
-# Output piped into a pager or cut short only changes what Claude saw, not whether it passed.
-_PIPE_TAIL = re.compile(r"\s*\|\s*(?:tail|head|less|more|cat|tee)\b[^|]*$")
-
-
-_REDIRECT = re.compile(r"\s*(?:\d?>&\d|&>\s*/dev/null|\d?>\s*/dev/null)")
-
-
-# When no fix episode shows a remedy and there is no command to re-run.
-_DEFAULT_REMEDY = {
+# The category's own advice, when no fix was observed (the call was refused, or the edit
+# misfired: there is nothing to re-run).
+_DEFAULT_LESSON = {
     "edit": "re-read a file right before editing it here; edits failed because the text to "
     "replace was missing or had changed.",
     "permissions": "calls here were refused (a permission rule, a hook or the user); check "
     "what is allowed before trying again.",
 }
 
-
-_FALLBACK_REMEDY = "check the failure above before finishing changes to files here."
+# How a group key's tool is named in a heading.
+_KEY = re.compile(r"\A([a-z][\w-]*(?: [a-z]+)?):(\S.*)\Z")
 
 
 def _day(ts: float) -> date:
@@ -50,14 +56,17 @@ def _code(text: str) -> str:
 
 
 def _command(command: str) -> str | None:
-    shown = _REDIRECT.sub("", command)
-    while True:
-        shorter = _PIPE_TAIL.sub("", shown)
-        if shorter == shown:
-            break
-        shown = shorter
-    cleaned = sanitize.excerpt(shown.strip() or command, MAX_COMMAND)
-    return _code(cleaned) if any(ch.isalnum() for ch in cleaned) else None
+    """A command quoted as evidence (code span), or ``None`` (dangerous or nothing left)."""
+    shown = shown_command(command, MAX_COMMAND)
+    return _code(shown) if shown else None
+
+
+def command_evidence(command: str) -> str:
+    """How a failing command is named: quoted, or described when it is dangerous."""
+    described = danger(command)
+    if described:
+        return f"{described} (not shown)"
+    return _command(command) or "a command"
 
 
 def _path(path: str) -> str | None:
@@ -74,8 +83,17 @@ def _slug(text: str, limit: int = 40) -> str:
     return slug[:limit].strip("-")
 
 
+def _project_path(path: str) -> str | None:
+    """A recorded path as a project path, or ``None`` when it is not one: a link that slipped
+    through as a path (``evil.example/x.sh`` taken from a command) never scopes a rule."""
+    from pokayokay.safety.commands import strip_links
+
+    normal = normalise_path(path)
+    return normal if normal is not None and strip_links(normal) == normal else None
+
+
 def _evidence(group: FailureGroup) -> list[str]:
-    paths = (normalise_path(p) for p in (*group.paths, *group.fix_paths))
+    paths = (_project_path(p) for p in (*group.paths, *group.fix_paths))
     return sorted({p for p in paths if p is not None})
 
 
@@ -97,36 +115,194 @@ def _where(globs: Sequence[str], limit: int) -> str:
     return text + (f" and {more} more" if more > 0 else "")
 
 
-def _fix_files(groups: Sequence[FailureGroup]) -> list[str]:
-    counts: Counter[str] = Counter()
-    for group in groups:
-        counts.update({p for p in map(normalise_path, group.fix_paths) if p is not None})
-    ranked = sorted(counts, key=lambda p: (-counts[p], p))
-    return [shown for p in ranked[:MAX_FIX_FILES] if (shown := _path(p))]
-
-
-def _remedies(groups: Sequence[FailureGroup], category: str) -> list[str]:
-    """What the fix episodes show, most frequent first; else a default for the category."""
-    counts: Counter[str] = Counter()
-    for group in groups:
-        counts.update({shown for c in group.fix_commands if (shown := _command(c))})
-    ranked = sorted(counts, key=lambda c: (-counts[c], c))
-    out = []
-    for shown in ranked[:MAX_REMEDIES]:
-        times = "" if counts[shown] == 1 else f" ({counts[shown]} failures)"
-        out.append(f"run {shown} after changing files here; it passed after the fix{times}.")
-    if out:
-        return out
-    if category in _DEFAULT_REMEDY:  # the call was refused or the edit misfired: no re-run
-        return [_DEFAULT_REMEDY[category]]
-    samples = sorted(
-        {shown for g in groups if g.sample_command and (shown := _command(g.sample_command))}
-    )
-    for shown in samples[:MAX_REMEDIES]:
-        out.append(f"re-run {shown} after changing files here, before finishing.")
-    return out or [_FALLBACK_REMEDY]
-
-
 def _excerpt(text: str, limit: int = sanitize.DEFAULT_LIMIT) -> str:
-    shown = sanitize.excerpt(text, limit)
+    from pokayokay.safety.commands import redact_secrets, strip_links
+
+    shown = sanitize.excerpt(strip_links(redact_secrets(text)), limit)
     return shown if any(ch.isalnum() for ch in shown) else "(no error text)"
+
+
+def label(group: FailureGroup) -> str:
+    """The mistake's name: ``ruff F401``, ``mypy [arg-type]``, ``test tests/x.py::test_y``, or
+    the start of its error text for a failure without a group key (sanitised)."""
+    match = _KEY.match(group.signature)
+    if match and " | " not in group.signature and len(group.signature) <= 160:
+        tool, code = match.group(1), match.group(2).replace(" > ", " · ").replace(" › ", " · ")
+        if tool == "test":
+            return sanitize.excerpt(f"Failing test {code}", 100)
+        if tool == "mypy":
+            code = f"[{code}]"
+        return sanitize.excerpt(f"{tool} {code}", 100)
+    return _excerpt(group.excerpt, 80)
+
+
+def keyed(group: FailureGroup) -> bool:
+    """Whether the group has a group key (``tool:code``, ``test:id``), not free text."""
+    return bool(_KEY.match(group.signature)) and " | " not in group.signature
+
+
+def shown_paths(paths: Sequence[str], limit: int = MAX_PATHS) -> list[str]:
+    ordered = sorted({p for p in map(_project_path, paths) if p is not None})
+    return [shown for p in ordered[:limit] if (shown := _path(p))]
+
+
+def usable_corrections(group: FailureGroup) -> list[Correction]:
+    """The corrections a rule may teach: never one whose corrected command is dangerous."""
+    return [c for c in group.corrections if _command(c.corrected) is not None]
+
+
+def environment_lesson(group: FailureGroup) -> bool:
+    """The mistake is how a command is run: its most frequent usable correction is an
+    environment one."""
+    usable = usable_corrections(group)
+    return bool(usable) and usable[0].kind == ENVIRONMENT
+
+
+def correction_lines(group: FailureGroup, limit: int = MAX_CORRECTIONS) -> list[str]:
+    """``use `X`, not `Y` (N times)`` for the group's corrections (dangerous ones left out)."""
+    out = []
+    for correction in usable_corrections(group)[:limit]:
+        good = _command(correction.corrected)
+        if good is None:
+            continue
+        bad = command_evidence(correction.failing)
+        times = f" ({correction.times} times)" if correction.times != 1 else ""
+        out.append(f"use {good}, not {bad}{times}.")
+    return out
+
+
+def edit_lines(
+    group: FailureGroup, examples: int = MAX_EDIT_EXAMPLES, max_lines: int = MAX_EDIT_LINES
+) -> list[str]:
+    """The fixing edits: a sentence naming the files, then ``was:``/``now:`` lines of the most
+    frequent change (each line re-sanitised here; the store keeps them sanitised already)."""
+    counts: Counter[str] = Counter()
+    for edit in group.fix_edits:
+        counts[edit.path] += edit.times
+    if not counts:
+        counts.update({p: 1 for p in group.fix_paths})
+    counts = Counter({p: n for p, n in counts.items() if _project_path(p) is not None})
+    files = [p for p in sorted(counts, key=lambda p: (-counts[p], p))]
+    shown_files = [s for p in files[:MAX_FIX_FILES] if (s := _path(p))]
+    if not shown_files:
+        return []
+    more = len(files) - MAX_FIX_FILES
+    names = ", ".join(shown_files) + (f" and {more} more" if more > 0 else "")
+    out = [f"edits to {names} made it pass"]
+    shown = 0
+    for edit in group.fix_edits:
+        if shown >= examples or not edit.excerpt:
+            continue
+        lines = []
+        changed = edit.excerpt.split("\n")[:max_lines]
+        both = {line[:1] for line in changed} >= {"-", "+"}
+        words = {"-": "was", "+": "now"} if both else {"-": "removed", "+": "added"}
+        for line in changed:
+            sign, _, body = line.partition(" ")
+            text = shown_code_line(body)
+            if sign in words and text and any(ch.isalnum() for ch in text):
+                lines.append(f"  - {words[sign]}: {_code(text)}")
+        if lines:
+            place = _path(edit.path)
+            out[0] += f"; in {place}:" if place and len(shown_files) > 1 else ":"
+            out.extend(lines)
+            shown += 1
+    if shown == 0:
+        out[0] += "."
+    return out
+
+
+def lesson_lines(
+    group: FailureGroup, category: str, max_edit_lines: int = MAX_EDIT_LINES
+) -> list[str]:
+    """Markdown list lines: what fixed the mistake (corrections, then the fixing edits with
+    ``was:``/``now:`` sub-items), or the category's advice, or :data:`NO_FIX`."""
+    lines = [f"- What fixed it: {text}" for text in correction_lines(group)]
+    edits = edit_lines(group, max_lines=max_edit_lines)
+    if edits:
+        lines.append(f"- What fixed it: {edits[0]}")
+        lines.extend(edits[1:])
+    if lines:
+        return lines
+    if category in _DEFAULT_LESSON:
+        return [f"- What to do: {_DEFAULT_LESSON[category]}"]
+    return [f"- What fixed it: {NO_FIX}"]
+
+
+# Sections of a rule (laid out by templates/rule.md.j2)
+
+
+def rule_title(
+    groups: Sequence[FailureGroup], category: str, folder: str, environment: bool
+) -> str:
+    """A heading naming the mistake (or the mistakes, for a rule holding several)."""
+    if environment:
+        return "How commands are run in this project"
+    where = f" in {folder}/" if folder else ""
+    if len(groups) == 1:
+        return f"{label(groups[0])}{where}".replace("\n", " ")
+    names = ", ".join(label(g) for g in groups[:3])
+    more = f" and {len(groups) - 3} more" if len(groups) > 3 else ""
+    return f"{category.capitalize()} mistakes{where}: {names}{more}"
+
+
+def budgets(count: int) -> list[tuple[int, int]]:
+    """(mistakes shown, excerpt lines per edit) to try, most detailed first."""
+    shown = min(count, MAX_MISTAKES_SHOWN)
+    out = [(shown, MAX_EDIT_LINES), (shown, 2)]
+    out += [(n, 2) for n in range(shown - 1, 0, -1)]
+    return [*out, (1, 0)]
+
+
+def mistake_section(group: FailureGroup, category: str, edit_lines: int) -> dict[str, object]:
+    """One mistake's section of a rule."""
+    what = f'"{_excerpt(group.excerpt)}"'
+    if group.sample_command:
+        what = f"{command_evidence(group.sample_command)} failed: {what}"
+    plural = "s" if group.sessions != 1 else ""
+    return {
+        "heading": label(group),
+        "what": what,
+        "often": f"{group.sessions} session{plural}, {group.occurrences} time"
+        f"{'s' if group.occurrences != 1 else ''}, last {_day(group.last_seen).isoformat()}",
+        "where": ", ".join(shown_paths(group.paths, MAX_PATHS)),
+        "lessons": lesson_lines(group, category, edit_lines),
+    }
+
+
+def environment_lines(group: FailureGroup) -> list[str]:
+    """An environment lesson: pokayokay's words around the corrected command."""
+    plural = "s" if group.sessions != 1 else ""
+    failed = f"failed with {label(group)}" if keyed(group) else "failed"
+    out = []
+    for correction, text in zip(usable_corrections(group), correction_lines(group), strict=False):
+        line = f"- {text[0].upper()}{text[1:-1]}: in {group.sessions} session{plural} the other "
+        line += f"form {failed}."
+        if (changed := _prefix_change(correction)) is not None:
+            line += f" The difference: {changed}."
+        out.append(line)
+    return out
+
+
+def _prefix_change(correction: Correction) -> str | None:
+    """How the corrected command is run differently, in pokayokay's words around quoted words:
+    `.venv/bin/python` instead of `python`, run through `uv run`, setting `PYTHONPATH`."""
+    from pokayokay.failures.corrections import difference
+
+    found = difference(correction.failing, correction.corrected)
+    if found is None:
+        return None
+    removed, added = found
+    names = [w[:-1] for w in added if w.endswith("=")]
+    words = [w for w in added if not w.endswith("=")]
+    parts = []
+    if words:
+        shown_added = _command(" ".join(words))
+        shown_removed = _command(" ".join(removed)) if removed else None
+        if shown_added and shown_removed:
+            parts.append(f"{shown_added} instead of {shown_removed}")
+        elif shown_added:
+            parts.append(f"run through {shown_added}")
+    if names and (shown_names := _command(" ".join(names))):
+        parts.append(f"setting {shown_names}")
+    return "; ".join(parts) or None

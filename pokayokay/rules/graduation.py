@@ -14,27 +14,35 @@ date even if the threshold is later raised) until the rule is retired.
 category's evidence falls into unrelated parts of the project, each part gets its own file,
 ``<category>-<scope>.md``, the scope being a short slug of the part's common folder. Two groups are
 in the same part when their evidence (failure and fix paths) shares a top-level folder (or a
-top-level file); a group without any path is project-wide and never shares a rule with scoped
-groups. The rule id is the file stem and never changes: a signature already listed in a rule's
-bookkeeping comment stays in that rule, and a new signature joins the existing rule of its category
-whose evidence shares most top-level folders with it (else a project-wide rule for a path-less
-signature), so re-graduation updates files in place and never creates a duplicate. A file under
-``.claude/rules/pokayokay/`` without pokayokay's bookkeeping comment is never overwritten, and its
-name is not reused.
+top-level file); the environment rule is the one project-wide rule (see below). The rule id is the
+file stem and never changes: a signature already listed in a rule's bookkeeping comment stays in
+that rule, and a new signature joins the existing rule of its category whose evidence shares most
+top-level folders with it, so re-graduation updates files in place and never creates a
+duplicate. A file under ``.claude/rules/pokayokay/`` without pokayokay's bookkeeping comment is
+never overwritten, and its name is not reused.
 
 **What a rule says** (``templates/rule.md.j2``): YAML frontmatter with ``paths:`` (a list of
-quoted root-anchored globs from :func:`pokayokay.rules.globs.derive_globs`; no frontmatter when the
-evidence is project-wide), a heading, then short lines: what fails (the category, each failure's
-command and sanitised excerpt), how often (sessions, times, first and last date in UTC), where
-(the globs), the remedy the fix episodes show (the commands that passed after the fix), and the
-files usually fixed. The bookkeeping line ``<!-- pokayokay-rule: id=…; signatures=…;
-graduated=… -->`` lists the signatures' short ids (:func:`pokayokay.failures.signature.short_id`);
-Claude
-Code strips HTML comments before the model sees the rule. Lines a user adds below the closing
-``<!-- pokayokay-rule-end … -->`` line are kept on every update. Everything quoted from tool output
-or commands goes through :mod:`pokayokay.safety.sanitize`; a command is shown in a code span only
-when it
-has no backtick, else in quotes.
+quoted root-anchored globs from :func:`pokayokay.rules.globs.derive_globs`), a title naming the
+mistake (``ruff F401 in src/shop/``, ``Failing test tests/x.py::test_y``), then per mistake (at
+most three, the rest named on one line): what goes wrong (the failing command as evidence — a
+dangerous one described, never quoted — and the error line), how often, where, and what fixed it:
+the correction ("use `X`, not `Y`"), the fixing edit (``was:``/``now:`` lines), the category's
+own advice (``edit``, ``permissions``) or "no fix has been observed yet". Never the failing
+command as the remedy (:mod:`pokayokay.rules.evidence`). At most :data:`MAX_RULE_LINES` lines:
+fewer mistakes and shorter excerpts are tried until it fits.
+
+**Which evidence yields a rule.** Only evidence naming a file in the project; a group without one
+stays in ``recurring-failures.md``. The exception is an *environment lesson* (the group's main
+correction changes how the command is run: interpreter, virtual environment, runner, variable):
+those form the ``environment`` rule, without ``paths:``, so it loads at the start of every
+session, worded by pokayokay around the corrected command, and its Active Patterns entry carries
+the first lesson itself.
+
+The bookkeeping line ``<!-- pokayokay-rule: id=…; signatures=…; graduated=… -->`` lists the
+signatures' short ids (:func:`pokayokay.failures.signature.short_id`); Claude Code strips HTML
+comments before the model sees the rule. Lines a user adds below the closing
+``<!-- pokayokay-rule-end … -->`` line are kept on every update. Everything quoted from tool
+output, commands or edits is redacted and sanitised (:mod:`pokayokay.safety`).
 
 A rule's session count is the largest of its signatures' counts: a lower bound of the distinct
 sessions, since the store counts sessions per signature.
@@ -45,32 +53,38 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import date
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, time, timezone
 from pathlib import PurePosixPath
 
 from pokayokay.failures.model import FailureGroup
 from pokayokay.failures.signature import short_id
 from pokayokay.infra.templating import render
 from pokayokay.rules.evidence import (
+    ENVIRONMENT,
     MAX_FIX_FILES,
-    MAX_REMEDIES,
-    _command,
     _day,
     _evidence,
     _excerpt,
-    _fix_files,
     _keys,
     _order,
-    _path,
-    _remedies,
     _slug,
     _title,
     _where,
+    budgets,
+    command_evidence,
+    correction_lines,
+    environment_lesson,
+    environment_lines,
+    label,
+    mistake_section,
+    rule_title,
+    shown_paths,
 )
-from pokayokay.rules.globs import derive_globs, normalise_path
+from pokayokay.rules.globs import derive_globs
 from pokayokay.rules.rule_text import RuleMeta, _user_tail, parse_bookkeeping
 from pokayokay.safety import sanitize
+from pokayokay.safety.redact import redact
 
 __all__ = [
     "ACTIVE_PATTERNS_ID",
@@ -88,9 +102,9 @@ RULES_ARCHIVE = "rules-archive.md"  # retired rules, in the memory folder
 ACTIVE_PATTERNS_ID = "active_patterns"
 DEFAULT_THRESHOLD = 3
 RECURRING_TOP = 50
-MAX_FAILURES_SHOWN = 5
 MAX_PATHS_SHOWN = 5
 MAX_SCOPE = 30
+MAX_RULE_LINES = 40  # a rule's text above its end marker, frontmatter included
 
 TOPIC_LINK_LINE = (
     f"- [Recurring failures]({RECURRING_FILE}) — failures pokayokay saw in several sessions, "
@@ -251,10 +265,14 @@ class _Planner:
         project_files: Sequence[str],
         existing_rules: Mapping[str, str],
         today: date,
-        retired: Mapping[str, date] | None = None,
+        retired: Mapping[str, date | datetime] | None = None,
     ) -> None:
-        self.groups = sorted(groups, key=lambda g: (g.category, g.signature))
-        self.retired = dict(retired or {})
+        # An environment lesson (the mistake is how a command is run) is its own category.
+        self.groups = sorted(
+            (g._replace(category=ENVIRONMENT) if environment_lesson(g) else g for g in groups),
+            key=lambda g: (g.category, g.signature),
+        )
+        self.retired = {sig: _retired_at(when) for sig, when in (retired or {}).items()}
         self.threshold = threshold
         self.project_files = project_files
         self.today = today
@@ -285,7 +303,11 @@ class _Planner:
     def assign(self) -> None:
         fresh: dict[str, list[FailureGroup]] = {}
         for group in self.groups:
+            if not self.may_graduate(group):
+                continue
             owner = self.owner.get(short_id(group.signature))
+            if owner is not None and group.category == ENVIRONMENT:
+                owner = owner if owner.startswith(ENVIRONMENT) else None
             if owner is not None:
                 self.rules[owner].groups.append(group)
             elif self.is_retired(group):
@@ -299,10 +321,17 @@ class _Planner:
         for category in sorted(fresh):
             self.assign_category(category, fresh[category])
 
+    @staticmethod
+    def may_graduate(group: FailureGroup) -> bool:
+        """Only evidence naming a project file yields a rule, or an environment lesson (which
+        loads everywhere, in pokayokay's words around the corrected command)."""
+        return group.category == ENVIRONMENT or bool(_evidence(group))
+
     def is_retired(self, group: FailureGroup) -> bool:
-        """Its rule was retired on day D and it has not failed after D (old evidence)."""
-        day = self.retired.get(short_id(group.signature), self.retired.get(group.signature))
-        return day is not None and _day(group.last_seen) <= day
+        """Its rule was retired at moment R and it has not failed after R (old evidence): a
+        comparison of timestamps, so failures later on the very day of retirement count."""
+        at = self.retired.get(short_id(group.signature), self.retired.get(group.signature))
+        return at is not None and group.last_seen <= at
 
     def assign_category(self, category: str, groups: list[FailureGroup]) -> None:
         existing = sorted(
@@ -310,6 +339,18 @@ class _Planner:
             key=lambda r: r.id,
         )
         unplaced: list[FailureGroup] = []
+        if category == ENVIRONMENT:
+            target = next(iter(existing), None)
+            if target is None:
+                dormant = self.rules.get(ENVIRONMENT)
+                if dormant is not None and not dormant.groups:
+                    target = dormant
+                    target.category = ENVIRONMENT
+                else:
+                    target = _Rule(_free_id(ENVIRONMENT, self.taken), ENVIRONMENT)
+                    self.rules[target.id] = target
+            target.groups.extend(groups)
+            return
         for group in groups:
             keys = _keys(_evidence(group))
             best: _Rule | None = None
@@ -349,9 +390,9 @@ class _Planner:
 
     def build(self, rule: _Rule) -> RuleFile:
         groups = sorted(rule.groups, key=_order)
+        environment = rule.category == ENVIRONMENT
         evidence = sorted({p for g in groups for p in _evidence(g)})
-        pathless = any(not _evidence(g) for g in groups)
-        globs = () if pathless or not evidence else derive_globs(evidence, self.project_files)
+        globs = () if environment or not evidence else derive_globs(evidence, self.project_files)
         sessions = max(g.sessions for g in groups)
         occurrences = sum(g.occurrences for g in groups)
         first = _day(min(g.first_seen for g in groups))
@@ -359,48 +400,48 @@ class _Planner:
         graduated = (rule.meta.graduated if rule.meta else None) or self.today
         signatures = tuple(sorted({short_id(g.signature) for g in groups}))
         category = sanitize.clean(_title(rule.category)) or "recurring"
-        failures = []
-        for group in groups[:MAX_FAILURES_SHOWN]:
-            failures.append(
-                {
-                    "command": _command(group.sample_command) if group.sample_command else None,
-                    "excerpt": _excerpt(group.excerpt),
-                    "sessions": group.sessions,
-                    "last": _day(group.last_seen).isoformat(),
-                }
-            )
-        title = f"Recurring {category} failures"
         folder = _common_folder(evidence) if globs else ""
-        if folder and (shown := sanitize.clean(folder)):
-            title += f" in {shown}/"
-        text = render(
-            "rule.md.j2",
-            id=rule.id,
-            title=title,
-            category=category,
-            globs=globs,
-            signatures=signatures,
-            graduated=graduated.isoformat(),
-            failures=failures,
-            more_failures=max(0, len(groups) - MAX_FAILURES_SHOWN),
-            sessions=sessions,
-            occurrences=occurrences,
-            first=first.isoformat(),
-            last=last.isoformat(),
-            where=_where(globs, 12)
-            if globs
-            else "anywhere in the project (no `paths:`, so this "
-            "rule loads at the start of every session)",
-            remedies=_remedies(groups, rule.category),
-            fix_files=_fix_files(groups),
-        )
+        shown_folder = sanitize.clean(folder) if folder else ""
+        title = rule_title(groups, category, shown_folder, environment)
+        text = ""
+        for shown, edit_lines in budgets(len(groups)):
+            text = render(
+                "rule.md.j2",
+                id=rule.id,
+                title=title,
+                environment=environment,
+                globs=globs,
+                signatures=signatures,
+                graduated=graduated.isoformat(),
+                mistakes=[mistake_section(g, rule.category, edit_lines) for g in groups[:shown]],
+                more=[label(g) for g in groups[shown:]][:5],
+                more_count=max(0, len(groups) - shown),
+                lessons=[line for g in groups for line in environment_lines(g)][:shown * 2],
+                sessions=sessions,
+                occurrences=occurrences,
+                first=first.isoformat(),
+                last=last.isoformat(),
+                where=_where(globs, 12),
+            )
+            if text.count("\n") <= MAX_RULE_LINES:
+                break
         if rule.old_text is not None:
             text += _user_tail(rule.old_text)
         path = f"{RULES_DIR}/{rule.id}.md"
-        entry = (
-            f"- {category.capitalize()} failures under {_where(globs, 2)}: see {path} "
-            f"({sessions} session{'s' if sessions != 1 else ''}, since {first.isoformat()})"
-        )
+        plural = "s" if sessions != 1 else ""
+        if environment:
+            first_lesson = next(
+                (line for g in groups for line in correction_lines(g, 1)), "see the rule."
+            )
+            entry = (
+                f"- How commands run here: {first_lesson[:-1]}; see {path} "
+                f"({sessions} session{plural}, since {first.isoformat()})"
+            )
+        else:
+            entry = (
+                f"- {title}: see {path} "
+                f"({sessions} session{plural}, since {first.isoformat()})"
+            )
         return RuleFile(
             id=rule.id,
             path=path,
@@ -426,12 +467,14 @@ class _Planner:
             sid = short_id(group.signature)
             if sid in rule_of:
                 status = f"graduated into {rule_of[sid]}"
+            elif not self.may_graduate(group):
+                status = "no rule: the evidence names no file in this project"
             elif group.sessions == self.threshold - 1:
                 status = "one session short of graduating into a rule"
             else:
                 status = f"{group.sessions} of {self.threshold} sessions needed for a rule"
             paths = _shown_paths(group.paths, MAX_PATHS_SHOWN)
-            fixes = [c for c in map(_command, sorted(set(group.fix_commands))[:MAX_REMEDIES]) if c]
+            fixes = correction_lines(group)
             fix_files = _shown_paths(group.fix_paths, MAX_FIX_FILES)
             blocks.append(
                 {
@@ -441,7 +484,10 @@ class _Planner:
                     "occurrences": group.occurrences,
                     "first": _day(group.first_seen).isoformat(),
                     "last": _day(group.last_seen).isoformat(),
-                    "command": _command(group.sample_command) if group.sample_command else None,
+                    "mistake": label(group),
+                    "command": command_evidence(group.sample_command)
+                    if group.sample_command
+                    else None,
                     "paths": paths,
                     "fixes": fixes,
                     "fix_files": fix_files,
@@ -459,12 +505,18 @@ class _Planner:
 
     def plan(self) -> GraduationPlan:
         self.assign()
-        built = [self.build(r) for _, r in sorted(self.rules.items()) if r.groups]
+        # Secrets redacted in the finished texts (rules load into every session and are
+        # committed): whatever the evidence or a hand-written note below the end marker held.
+        built = [
+            replace(rule, text=redact(rule.text), entry=redact(rule.entry))
+            for rule in (self.build(r) for _, r in sorted(self.rules.items()) if r.groups)
+        ]
         in_rules = {sid for rule in built for sid in rule.signatures}
         near = tuple(
             g
             for g in sorted(self.groups, key=_order)
             if g.sessions == self.threshold - 1
+            and self.may_graduate(g)
             and short_id(g.signature) not in in_rules
             and not self.is_retired(g)
         )
@@ -473,7 +525,7 @@ class _Planner:
             threshold=self.threshold,
             today=self.today,
             rules=tuple(built),
-            recurring_failures=self.recurring(built),
+            recurring_failures=redact(self.recurring(built)),
             near_threshold=near,
             untouched=untouched,
             notes=tuple(self.notes),
@@ -482,8 +534,14 @@ class _Planner:
 
 
 def _shown_paths(paths: Sequence[str], limit: int) -> list[str]:
-    ordered = sorted({p for p in map(normalise_path, paths) if p is not None})
-    return [shown for p in ordered[:limit] if (shown := _path(p))]
+    return shown_paths(paths, limit)
+
+
+def _retired_at(when: date | datetime) -> float:
+    """A retirement moment as a Unix timestamp (a bare date: the end of that day, UTC)."""
+    if isinstance(when, datetime):
+        return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
+    return datetime.combine(when, time.max, timezone.utc).timestamp()
 
 
 def plan_graduation(
@@ -493,16 +551,17 @@ def plan_graduation(
     project_files: Sequence[str],
     existing_rules: Mapping[str, str],
     today: date,
-    retired: Mapping[str, date] | None = None,
+    retired: Mapping[str, date | datetime] | None = None,
 ) -> GraduationPlan:
     """Plan the rule files, Active Patterns entries and topic file for ``groups``.
 
     ``existing_rules`` maps the path of each file under ``.claude/rules/pokayokay/`` to its text;
     ``project_files`` lists the project's files (project-relative, e.g. ``git ls-files``);
     ``today`` dates newly graduated rules. ``retired`` maps signatures (short ids) of retired
-    rules to their retirement date D (:func:`parse_retired`): such a signature graduates again
-    only when it failed on a day after D (UTC), so old evidence never resurrects a retired
-    rule; a signature an existing rule lists stays in it regardless. Pure and deterministic.
+    rules to the moment they were retired (:func:`parse_retired`; a bare date counts as the
+    end of that day): such a signature graduates again only when it failed after that moment,
+    so old evidence never resurrects a retired rule; a signature an existing rule lists stays
+    in it regardless. Pure and deterministic.
     """
     if threshold < 1:
         raise ValueError("the graduation threshold must be at least 1")

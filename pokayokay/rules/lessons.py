@@ -19,8 +19,9 @@ pokayokay's words, never instructions, and each fits its budget.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
+from pokayokay.failures.model import FailureGroup
 from pokayokay.infra.lesson_lookup import LOOKUP_VERSION, command_key
 
 FAILURE_BUDGET = 400
@@ -42,10 +43,10 @@ class CommandLesson(NamedTuple):
 
 def shown(command: str) -> str | None:
     """``command`` as a lesson may quote it, or None (dangerous, or nothing readable left)."""
-    from pokayokay.safety.sanitize import excerpt
+    from pokayokay.safety.commands import shown_command
 
-    cleaned = excerpt(command, MAX_COMMAND).replace("`", "'")
-    return cleaned if any(ch.isalnum() for ch in cleaned) else None
+    cleaned = shown_command(command, MAX_COMMAND)
+    return cleaned.replace("`", "'") if cleaned is not None else None
 
 
 def _path(path: str) -> str | None:
@@ -146,6 +147,7 @@ def lookup_content(lessons: Iterable[CommandLesson], threshold: int) -> dict[str
         return None
     always.sort(key=lambda x: -x[0])
     return {
+        "redacted": any("[redacted:" in key for key in commands),
         "version": LOOKUP_VERSION,
         "threshold": threshold,
         "commands": commands,
@@ -170,37 +172,8 @@ def lookup_folders(project_key: str, launch_dirs: Sequence[str] = ()) -> list[st
 # --- from the failure store ---------------------------------------------------------------
 
 
-class _Correction(Protocol):
-    @property
-    def failing(self) -> str: ...
-    @property
-    def corrected(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def count(self) -> int: ...
-
-
-class _FixEdit(Protocol):
-    @property
-    def path(self) -> str: ...
-
-
-class _Group(Protocol):
-    """What the builder reads of a :class:`pokayokay.failures.model.FailureGroup`."""
-
-    @property
-    def signature(self) -> str: ...
-    @property
-    def fix_paths(self) -> tuple[str, ...]: ...
-    @property
-    def corrections(self) -> Sequence[_Correction]: ...
-    @property
-    def fix_edits(self) -> Sequence[_FixEdit]: ...
-
-
 def command_lessons(
-    groups: Sequence[_Group], failed_in: Mapping[tuple[str, str], int]
+    groups: Sequence[FailureGroup], failed_in: Mapping[tuple[str, str], int]
 ) -> list[CommandLesson]:
     """The lessons a failure store holds (pure): every failing command with a correction (the
     most frequent one), and every command of a group whose fix was an edit. ``failed_in`` maps
@@ -215,8 +188,8 @@ def command_lessons(
             if fix.failing in corrected:
                 continue
             corrected.add(fix.failing)
-            sessions = by_command.get(fix.failing, fix.count)
-            out.append(CommandLesson(fix.failing, sessions, fix.corrected, fix.kind, (), fix.count))
+            sessions = by_command.get(fix.failing, fix.times)
+            out.append(CommandLesson(fix.failing, sessions, fix.corrected, fix.kind, (), fix.times))
     for group in groups:
         paths = tuple(dict.fromkeys([*(e.path for e in group.fix_edits), *group.fix_paths]))
         if not paths:

@@ -51,13 +51,21 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def archive_entry(rule: RuleFile, text: str, day: date, reason: str | None = None) -> str:
-    """The markdown appended to ``rules-archive.md`` for a retired rule."""
+def archive_entry(
+    rule: RuleFile,
+    text: str,
+    day: date,
+    reason: str | None = None,
+    *,
+    at: datetime | None = None,
+) -> str:
+    """The markdown appended to ``rules-archive.md`` for a retired rule. ``at``: the moment of
+    retirement, recorded to the second (without it, only ``day``)."""
     from pokayokay.rules.rule_text import retired_line
 
     heading = f"## {day.isoformat()} — retired `{rule.id}` ({rule.rel_path})"
     fence = _fence(text)
-    parts = [heading, "", retired_line(rule.id, rule.signatures, day), ""]
+    parts = [heading, "", retired_line(rule.id, rule.signatures, at or day), ""]
     if reason:
         parts += [reason, ""]
     body = text if text.endswith("\n") else text + "\n"
@@ -92,7 +100,12 @@ def retire(
     if data is None:
         raise PokayokayError(f"{rule.rel_path} vanished before it could be retired")
     text = data.decode("utf-8", "surrogateescape")
-    entry = archive_entry(rule, text, today or date.today(), reason)
+    # Retired now: the moment is recorded, so a failure later the same day brings the rule
+    # back. A caller naming another day (a replay, a test) records that day only.
+    now = datetime.now(timezone.utc)
+    day = today or date.today()
+    at = now if day == date.today() else None
+    entry = archive_entry(rule, text, day, reason, at=at)
     location.memory_dir.mkdir(parents=True, exist_ok=True)
     target = checked_target(location, ARCHIVE_NAME)
     def append_entry(current: bytes | None) -> bytes:
@@ -195,7 +208,8 @@ def retire_due_rules(
             continue
         first = datetime.fromtimestamp(effect.first_load or 0, timezone.utc).date()
         reason = (
-            f"Loaded in {effect.sessions} sessions since {first.isoformat()}; the failure did "
+            f"Loaded in {effect.sessions} session{'' if effect.sessions == 1 else 's'} since "
+            f"{first.isoformat()}; the failure did "
             "not recur after the first load."
         )
         try:

@@ -7,15 +7,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime, time, timezone
+
+from pokayokay.infra.markdown import outside_fences
 
 BOOKKEEPING_RE = re.compile(r"<!--\s*pokayokay-rule:(.*?)-->")
 
 
 RETIRED_RE = re.compile(r"^[ \t]*<!--\s*pokayokay-retired:(.*?)-->[ \t]*$")
-
-
-_FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 
 
 END_RE = re.compile(r"^[ \t]*<!--\s*pokayokay-rule-end\b.*-->[ \t]*$")
@@ -66,28 +65,36 @@ def rule_ids_in(text: str) -> list[str]:
     return RULE_LINK_RE.findall(text)
 
 
-def retired_line(rule_id: str, signatures: Sequence[str], day: date) -> str:
-    """The bookkeeping line ``rules-archive.md`` keeps for a retired rule (one line)."""
+def retired_line(rule_id: str, signatures: Sequence[str], when: date | datetime) -> str:
+    """The bookkeeping line ``rules-archive.md`` keeps for a retired rule (one line). ``when``
+    is the moment of retirement (UTC, to the second); a date is the older, day-only form."""
     sigs = ",".join(s for s in signatures if s and "," not in s and "-->" not in s)
-    return f"<!-- pokayokay-retired: id={rule_id}; signatures={sigs}; retired={day.isoformat()} -->"
+    if isinstance(when, datetime):
+        stamp = when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    else:
+        stamp = when.isoformat()
+    return f"<!-- pokayokay-retired: id={rule_id}; signatures={sigs}; retired={stamp} -->"
 
 
-def parse_retired(text: str) -> dict[str, date]:
-    """Signature (short id) → the latest date a rule listing it was retired, from the text of
+def retired_moment(value: str) -> datetime | None:
+    """A ``retired=`` value as a UTC moment: a timestamp as written, a day-only value (older
+    archives) as the end of that day, so failures later that day still count as old."""
+    try:
+        if "T" in value:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+        day = date.fromisoformat(value)
+    except ValueError:
+        return None
+    return datetime.combine(day, time.max, timezone.utc)
+
+
+def parse_retired(text: str) -> dict[str, datetime]:
+    """Signature (short id) → the latest moment a rule listing it was retired, from the text of
     ``rules-archive.md`` (pure). Only whole :func:`retired_line` lines outside fenced blocks
     count, so an archived rule's own text can never fake one."""
-    out: dict[str, date] = {}
-    fence: str | None = None
-    for line in text.splitlines():
-        opening = _FENCE_RE.match(line)
-        if fence is not None:
-            closing = line.strip()
-            if len(closing) >= len(fence) and not closing.lstrip(fence[0]):
-                fence = None
-            continue
-        if opening is not None:
-            fence = opening[1]
-            continue
+    out: dict[str, datetime] = {}
+    for line in outside_fences(text.splitlines()):
         match = RETIRED_RE.match(line)
         if match is None:
             continue
@@ -96,12 +103,11 @@ def parse_retired(text: str) -> dict[str, date]:
             key, sep, value = part.partition("=")
             if sep:
                 fields[key.strip()] = value.strip()
-        try:
-            day = date.fromisoformat(fields.get("retired", ""))
-        except ValueError:
+        moment = retired_moment(fields.get("retired", ""))
+        if moment is None:
             continue
         for sig in fields.get("signatures", "").split(","):
             sig = sig.strip()
-            if sig and (sig not in out or out[sig] < day):
-                out[sig] = day
+            if sig and (sig not in out or out[sig] < moment):
+                out[sig] = moment
     return out

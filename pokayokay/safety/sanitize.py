@@ -7,6 +7,9 @@ it. Both are pure, deterministic and idempotent (``clean(clean(x)) == clean(x)``
 
 What :func:`clean` does, repeated until the text stops changing:
 
+0. replaces secrets (API keys, tokens, passwords in key positions, URL credentials, private
+   keys …) with ``[redacted:<kind>]`` (:func:`pokayokay.safety.redact.redact`), so whatever is
+   quoted into a memory file or printed never carries one, whichever way it came in;
 1. drops terminal escape sequences (ANSI colours), decodes HTML entities (``&lt;system&gt;``
    becomes a tag, and is then removed as one) and folds Unicode compatibility forms with NFKC
    (fullwidth ``＜ｓｙｓｔｅｍ＞`` becomes ``<system>``); the ellipsis ``…`` is kept as it is;
@@ -50,6 +53,8 @@ import html
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
+
+from pokayokay.safety.redact import redact
 
 __all__ = ["DEFAULT_LIMIT", "clean", "excerpt"]
 
@@ -426,6 +431,7 @@ def _scrub(text: str) -> str:
 
 
 def _round(text: str) -> str:
+    text = redact(text)
     text = _ANSI.sub("", text)
     text = _decode_entities(text)
     text = _nfkc(text)

@@ -34,9 +34,12 @@ LAYERS: dict[str, int] = {
 # Text in, values out: no file system, processes, database or sockets (docs/architecture.md).
 PURE = {
     "errors", "names",
-    "safety.sanitize",
+    "safety.sanitize", "safety.redact", "safety.commands",
+    "infra.markdown",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
+    "memory.unmanage", "memory.archives", "memory.oracle",
     "failures.model", "failures.schema", "failures.signature", "failures.classify",
+    "failures.mistakes", "failures.corrections", "failures.fix_edits",
     "rules.claude_match", "rules.js_regex", "rules.js_text", "rules.globs", "rules.rule_text",
     "rules.evidence", "rules.graduation", "rules.memory_edit", "rules.effectiveness",
     "learnings.model", "learnings.wording", "learnings.entries", "learnings.topic_file",

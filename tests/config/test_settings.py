@@ -227,10 +227,27 @@ BAD_VALUES: list[tuple[str, str]] = [
      f"{TEAM}: sections.key_decisions.archive: expected a plain file name (no folders), in the "
      "memory folder, got 'notes/decisions.md'"),
     ("sections:\n  key_decisions:\n    archive: decisions.txt\n",
-     f"{TEAM}: sections.key_decisions.archive: expected a file name ending in .md, got "
-     "'decisions.txt'"),
+     f"{TEAM}: sections.key_decisions.archive: expected a file name ending in .md, of letters, "
+     "digits, '.', '_' and '-' only, got 'decisions.txt'"),
     ("sections:\n  key_decisions:\n    archive: MEMORY.md\n",
-     f"{TEAM}: sections.key_decisions.archive: the archive must not be MEMORY.md itself"),
+     f"{TEAM}: sections.key_decisions.archive: MEMORY.md is a file pokayokay generates in the "
+     "memory folder; an archive there would be overwritten — choose another name"),
+    ("sections:\n  key_decisions:\n    archive: recurring-failures.md\n",
+     f"{TEAM}: sections.key_decisions.archive: recurring-failures.md is a file pokayokay "
+     "generates in the memory folder; an archive there would be overwritten — choose another "
+     "name"),
+    ("sections:\n  key_decisions:\n    archive: Rules-Archive.md\n",
+     f"{TEAM}: sections.key_decisions.archive: Rules-Archive.md is a file pokayokay generates "
+     "in the memory folder; an archive there would be overwritten — choose another name"),
+    ("consolidation:\n  archive: spike-results.md\n",
+     f"{TEAM}: consolidation.archive: spike-results.md is a file pokayokay generates in the "
+     "memory folder; an archive there would be overwritten — choose another name"),
+    ("sections:\n  key_decisions:\n    archive: " + "d" * 298 + ".md\n",
+     f"{TEAM}: sections.key_decisions.archive: the file name is 301 characters long; at most "
+     "100"),
+    ("sections:\n  key_decisions:\n    archive: 'old decisions.md'\n",
+     f"{TEAM}: sections.key_decisions.archive: expected a file name ending in .md, of letters, "
+     "digits, '.', '_' and '-' only, got 'old decisions.md'"),
     ("sections:\n  key_decisions:\n    marker: 'a --> b'\n",
      f"{TEAM}: sections.key_decisions.marker: the marker text must not contain '-->', got "
      "'a --> b'"),

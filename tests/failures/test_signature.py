@@ -78,8 +78,8 @@ EQUAL = [
     ),
     (
         "the Bash 'Exit code N' header is not part of the signature",
-        'Exit code 1\nerror: could not compile `demo` (bin "demo") due to 2 previous errors',
-        'Exit code 101\nerror: could not compile `demo` (bin "demo") due to 5 previous errors',
+        "Exit code 1\nerror: linker `cc` not found\n  = note: No such file or directory",
+        "Exit code 101\nerror: linker `cc` not found\n  = note: No such file or directory",
     ),
     (
         "pytest temporary folders",

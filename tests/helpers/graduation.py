@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, datetime, timezone
 
-from pokayokay.failures.model import FailureGroup
+from pokayokay.failures.model import Correction, FailureGroup, FixEdit
 from pokayokay.infra.templating import render
 from pokayokay.memory.sections import END_MARKER, Settings
 
@@ -31,6 +31,8 @@ def group(
     occurrences: int | None = None,
     first: float = T0,
     last: float = T0 + 20 * DAY,
+    corrections: Sequence[Correction] = (),
+    fix_edits: Sequence[FixEdit] = (),
 ) -> FailureGroup:
     return FailureGroup(
         signature=signature,
@@ -44,6 +46,8 @@ def group(
         fix_commands=tuple(fix_commands),
         sample_command=sample_command,
         excerpt=excerpt,
+        corrections=tuple(corrections),
+        fix_edits=tuple(fix_edits),
     )
 
 

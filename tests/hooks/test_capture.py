@@ -35,6 +35,11 @@ def sample(name: str, project: Path, **changes: Any) -> dict[str, Any]:
     return payload
 
 
+def files(project: Path, *names: str) -> None:
+    """Project files the failure output names (capture keeps only paths that exist)."""
+    for name in names:
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("# project file\n", encoding="utf-8")
 
 
 def ok(event: str, payload: dict[str, Any]) -> None:
@@ -100,6 +105,7 @@ def test_one_tool_call_counts_once_and_retries_are_one_session(project: Path) ->
 
 
 def test_a_pytest_failure_gets_signature_category_paths_and_exit_code(project: Path) -> None:
+    files(project, "src/cart.py", "tests/test_cart.py")
     error = (
         "Exit code 1\n============ test session starts ============\n"
         f"rootdir: {project}\ncollected 3 items\n\n"
@@ -111,7 +117,7 @@ def test_a_pytest_failure_gets_signature_category_paths_and_exit_code(project: P
     )
     ok("PostToolUseFailure", bash_failure(project, "uv run  pytest tests/test_cart.py", error))
     group = only_group(project)
-    assert group.signature == "FAILED tests/test_cart.py::test_add - assert <n> == <n>"
+    assert group.signature == "test:tests/test_cart.py::test_add"
     assert group.category == "testing"
     assert group.paths == ("src/cart.py", "tests/test_cart.py")
     assert group.sample_command == "uv run pytest tests/test_cart.py"
@@ -119,6 +125,7 @@ def test_a_pytest_failure_gets_signature_category_paths_and_exit_code(project: P
 
 
 def test_project_paths_never_reach_the_signature_or_excerpt(project: Path) -> None:
+    files(project, "src/tool.py")  # data/in.csv is missing: not a project file, not kept
     error = (
         "Exit code 1\nTraceback (most recent call last):\n"
         f'  File "{project}/src/tool.py", line 3, in <module>\n'
@@ -128,8 +135,9 @@ def test_project_paths_never_reach_the_signature_or_excerpt(project: Path) -> No
     group = only_group(project)
     assert str(project) not in group.signature
     assert str(project) not in group.excerpt
-    assert "data/in.csv" in group.signature
-    assert group.paths == ("data/in.csv", "src/tool.py")
+    assert group.signature == "python:FileNotFoundError"  # the path is evidence, not the key
+    assert "data/in.csv" in group.excerpt
+    assert group.paths == ("src/tool.py",)  # data/in.csv does not exist: not a project file
 
 
 def test_the_excerpt_is_sanitised(project: Path) -> None:
@@ -288,6 +296,7 @@ def test_odd_batches_do_not_break_the_hook(project: Path) -> None:
 
 
 def test_a_fix_episode_through_the_real_hooks(project: Path) -> None:
+    files(project, "tests/test_cart.py")
     command = "pytest tests/test_cart.py"
     error = "Exit code 1\nFAILED tests/test_cart.py::test_add - assert 3 == 4"
     ok("PostToolUseFailure", bash_failure(project, command, error))
@@ -360,7 +369,7 @@ def test_the_store_is_keyed_by_the_git_root_of_claude_project_dir(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     launch = project / "pkg"
-    (launch / "sub").mkdir(parents=True)
+    files(project, "pkg/sub/test_a.py")
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(launch))
     error = "Exit code 1\ntest_a.py:3: AssertionError\nFAILED test_a.py::test_x - boom"
     ok(
@@ -381,6 +390,7 @@ def test_outside_git_the_launch_folder_is_the_project(tmp_path: Path) -> None:
 def test_a_symlinked_cwd_still_gives_project_relative_paths(project: Path, tmp_path: Path) -> None:
     link = tmp_path / "link"
     link.symlink_to(project)
+    files(project, "src/x.py")
     error = f'Exit code 1\n  File "{link}/src/x.py", line 3\nValueError: bad'
     ok("PostToolUseFailure", bash_failure(link, "python src/x.py", error))
     assert only_group(project).paths == ("src/x.py",)

@@ -758,7 +758,10 @@ def _frontmatter_and_body(path: Path) -> tuple[dict[str, object], str]:
 
 def test_the_slash_command_runs_pokayokay_remember_safely() -> None:
     front, body = _frontmatter_and_body(REPO / "commands" / "remember.md")
-    assert front["allowed-tools"] == "Bash(pokayokay remember:*)"
+    # Exactly what the block runs, nothing wider: no Bash(sh:*), no Bash(*).
+    assert front["allowed-tools"] == (
+        "Bash(pokayokay remember:*), Bash(command -v pokayokay), Bash(echo:*)"
+    )
     # Only the user runs /remember; Claude's own captures go through --mode model (the skill).
     assert front["disable-model-invocation"] is True
     assert front["description"] and front["argument-hint"]
@@ -766,29 +769,77 @@ def test_the_slash_command_runs_pokayokay_remember_safely() -> None:
     # $(...) and backticks in a learning from being run.
     block = re.search(r"```!\n(.*?)\n```", body, re.DOTALL)
     assert block is not None
-    assert block[1].splitlines() == [
-        "pokayokay remember --stdin <<'POKAYOKAY_REMEMBER_END'",
+    lines = block[1].splitlines()
+    assert lines[:5] == [
+        "if command -v pokayokay >/dev/null 2>&1; then",
+        "pokayokay remember --reply --stdin <<'POKAYOKAY_REMEMBER_END'",
         "$ARGUMENTS",
         "POKAYOKAY_REMEMBER_END",
+        "else",
     ]
+    assert lines[5].startswith('echo "Nothing was stored: pokayokay is not installed')
+    assert lines[6:] == ["fi"]
     assert body.count("$ARGUMENTS") == 1
     assert slash_command.COMMAND_MARKER in body
 
 
-@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
-def test_the_heredoc_passes_any_text_through_unchanged(tmp_path: Path) -> None:
-    import subprocess
-
+def _block_script() -> str:
     _front, body = _frontmatter_and_body(REPO / "commands" / "remember.md")
     block = re.search(r"```!\n(.*?)\n```", body, re.DOTALL)
     assert block is not None
+    return block[1]
+
+
+SHELLS = [name for name in ("bash", "sh", "zsh") if shutil.which(name)]
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_the_heredoc_passes_any_text_through_unchanged(tmp_path: Path, shell: str) -> None:
+    import subprocess
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "pokayokay").write_text("#!/bin/sh\ncat\n")
+    (fake / "pokayokay").chmod(0o755)
     nasty = 'don\'t "quote" $(touch pwned) `touch pwned2` $HOME ${x} \\ ; | & > out'
-    script = block[1].replace("$ARGUMENTS", nasty).replace("pokayokay remember --stdin", "cat")
+    script = _block_script().replace("$ARGUMENTS", nasty)
+    env = {"PATH": f"{fake}{os.pathsep}/usr/bin:/bin", "HOME": str(tmp_path)}
     out = subprocess.run(
-        ["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+        [shell, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
     ).stdout
     assert out == nasty + "\n"
     assert not (tmp_path / "pwned").exists() and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_without_pokayokay_the_command_says_so_and_succeeds(tmp_path: Path, shell: str) -> None:
+    import subprocess
+
+    script = _block_script().replace("$ARGUMENTS", "Use the staging make target for migrations")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    assert shutil.which("pokayokay", path=env["PATH"]) is None
+    run = subprocess.run([shell, "-c", script], env=env, capture_output=True, text=True)
+    assert (run.returncode, run.stderr) == (0, "")
+    assert run.stdout.startswith("Nothing was stored: pokayokay is not installed on this machine.")
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_a_too_short_learning_is_a_clean_answer(tmp_path: Path, shell: str) -> None:
+    """`/remember fix bug`: the refusal is the command's output (exit 0, nothing on stderr),
+    not a failing shell step that Claude Code would show as "Shell command failed"."""
+    import subprocess
+    import sys
+
+    project = tmp_path / "project"
+    project.mkdir()
+    script = _block_script().replace("$ARGUMENTS", "fix bug")
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}/usr/bin:/bin"
+    run = subprocess.run(
+        [shell, "-c", script], cwd=project, env=env, capture_output=True, text=True
+    )
+    assert (run.returncode, run.stderr, run.stdout) == (0, "", TOO_SHORT + "\n")
+    assert load_learnings(resolve_memory_location(project).memory_dir) == ([], [])
 
 
 def test_install_and_uninstall_the_slash_command(tmp_path: Path) -> None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
 
 from helpers.hostile import assert_safe
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pokayokay.failures.model import Correction, FailureGroup, FixEdit
 from pokayokay.rules.lessons import (
     FAILURE_BUDGET,
     HINT_BUDGET,
@@ -103,22 +103,24 @@ def test_lookup_folders_add_a_launch_folder_outside_the_root() -> None:
 # --- from the failure store ---------------------------------------------------------------
 
 
-class Fix(NamedTuple):
-    failing: str
-    corrected: str
-    kind: str
-    count: int
+def Fix(failing: str, corrected: str, kind: str, times: int) -> Correction:
+    return Correction(failing, corrected, kind, times)
 
 
-class Edit(NamedTuple):
-    path: str
+def Edit(path: str) -> FixEdit:
+    return FixEdit(path, "- old\n+ new", 1)
 
 
-class Group(NamedTuple):
-    signature: str
-    fix_paths: tuple[str, ...] = ()
-    corrections: tuple[Fix, ...] = ()
-    fix_edits: tuple[Edit, ...] = ()
+def Group(
+    signature: str,
+    fix_paths: tuple[str, ...] = (),
+    corrections: tuple[Correction, ...] = (),
+    fix_edits: tuple[FixEdit, ...] = (),
+) -> FailureGroup:
+    return FailureGroup(
+        signature, "testing", 3, 3, 1.0, 2.0, (), fix_paths, (), None, "boom",
+        corrections, fix_edits,
+    )
 
 
 def test_command_lessons_from_groups() -> None:

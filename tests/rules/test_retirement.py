@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from datetime import date, datetime, timezone
+from datetime import date, datetime, time, timezone
 from pathlib import Path
 
 import pytest
@@ -93,6 +93,11 @@ def entry_line(memory: str, rule: Path) -> str:
     return lines[0]
 
 
+def end_of(day: date) -> datetime:
+    """A day-only ``retired=`` value means the end of that day (UTC)."""
+    return datetime.combine(day, time.max, timezone.utc)
+
+
 def test_a_rule_loaded_in_n_quiet_sessions_is_retired(where: tuple[Path, MemoryLocation]) -> None:
     project, location = where
     rule = graduated_rule(project, location)
@@ -109,7 +114,7 @@ def test_a_rule_loaded_in_n_quiet_sessions_is_retired(where: tuple[Path, MemoryL
     archive = (location.memory_dir / ARCHIVE_NAME).read_text(encoding="utf-8")
     assert text.rstrip("\n") in archive  # nothing lost
     assert retired_line(rule.stem, [short_id(SIG)], RETIRE_DAY) in archive
-    assert parse_retired(archive) == {short_id(SIG): RETIRE_DAY}
+    assert parse_retired(archive) == {short_id(SIG): end_of(RETIRE_DAY)}
     memory = location.memory_file.read_text(encoding="utf-8")
     # Only the rule's entry left: every other byte (Claude's text included) is as it was.
     assert memory == graduated.replace(entry, "", 1)
@@ -191,7 +196,7 @@ def test_parse_retired_takes_the_latest_date_and_ignores_fenced_text() -> None:
             "<!-- pokayokay-retired: id=b; signatures=s3; retired=not-a-date -->",
         ]
     )
-    assert parse_retired(text) == {"s1": date(2026, 3, 1), "s2": date(2026, 1, 1)}
+    assert parse_retired(text) == {"s1": end_of(date(2026, 3, 1)), "s2": end_of(date(2026, 1, 1))}
 
 
 def test_cmd_rules_retire(where: tuple[Path, MemoryLocation]) -> None:
@@ -238,3 +243,46 @@ def test_failures_does_not_report_a_retired_rule_as_graduated(
     assert code == 0 and row["graduated"] is False
     code, text = cmd_failures(project, location, SETTINGS, as_json=False)
     assert "RULE" not in text.split("\n")[1]
+
+
+def test_failures_later_on_the_day_of_retirement_bring_the_rule_back(
+    where: tuple[Path, MemoryLocation],
+) -> None:
+    """Retired this morning, failing again in three sessions this afternoon: the moment of
+    retirement is recorded to the second, so the same day's new failures are new evidence."""
+    project, location = where
+    rule = graduated_rule(project, location)
+    load(project, rule, N)
+    assert len(retire_due_rules(project, location, SETTINGS)) == 1  # today, now
+    archive = (location.memory_dir / ARCHIVE_NAME).read_text(encoding="utf-8")
+    retired_at = parse_retired(archive)[short_id(SIG)]
+    assert retired_at.date() == datetime.now(timezone.utc).date()
+    assert retired_at.time() != time.max  # a moment, not the end of the day
+    assert not rule.exists()
+
+    later = retired_at.timestamp() + 2
+    with store(project) as s:
+        for i in range(3):
+            s.record_failure(fail(f"afternoon-{i}", later + i))
+    graduate(project, location)
+    assert rule.exists()
+
+
+def test_failures_before_the_moment_of_retirement_stay_old_evidence() -> None:
+    sig = "FAILED tests/test_cart.py::test_total"
+    retired_at = datetime(2026, 11, 22, 9, 30, tzinfo=timezone.utc)
+    before = group(sig, last=retired_at.timestamp() - 1)
+    after = group(sig, last=retired_at.timestamp() + 1)
+
+    def rules(g: FailureGroup) -> int:
+        p = plan_graduation(
+            [g], project_files=FILES, existing_rules={}, today=date(2026, 11, 22),
+            retired={short_id(sig): retired_at},
+        )  # fmt: skip
+        return len(p.rules)
+
+    assert rules(before) == 0
+    assert rules(after) == 1
+    line = retired_line("testing", [short_id(sig)], retired_at)
+    assert "retired=2026-11-22T09:30:00Z" in line
+    assert parse_retired(line) == {short_id(sig): retired_at}

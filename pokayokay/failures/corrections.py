@@ -1,0 +1,172 @@
+"""Corrections: a failing command and the variant of it that then passed in the same session (pure).
+
+``python -m pytest tests/x.py`` fails, ``.venv/bin/python -m pytest tests/x.py`` passes: the
+lesson is "use the second, not the first". :func:`correction_kind` says whether a successful
+command is such a variant of a failing one and of which kind:
+
+* ``"environment"`` — the same tool and arguments run differently: another interpreter or its
+  location (``python`` → ``.venv/bin/python``, ``python3.11``), a runner prefix (``uv run``,
+  ``poetry run``, ``pipenv run``, ``pdm run``, ``hatch run``, ``npx``, ``pnpm exec``,
+  ``bunx``, ``python -m``), an environment variable set before it (``PYTHONPATH=src pytest``),
+  or a tool run from a folder path (``node_modules/.bin/eslint``);
+* ``"command"`` — the same tool and arguments with other flags (``pytest -p no:randomly``), or
+  a package-manager script narrowed to a sibling (``npm test`` → ``npm run test:unit``);
+* ``None`` — anything else: another tool, other files or tests (narrowing a run is not a fix),
+  the same command, or a dangerous one (see :func:`pokayokay.safety.commands.danger`): a force
+  push that "worked" is never a lesson.
+
+What is compared is the command after ``cd <dir> &&`` prefixes, output plumbing (``2>&1``,
+``| tail -n 20``) and an ``env`` prefix are set aside.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import NamedTuple
+
+ENVIRONMENT = "environment"
+COMMAND = "command"
+
+_RUNNERS: tuple[tuple[str, ...], ...] = (
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pipenv", "run"),
+    ("pdm", "run"),
+    ("hatch", "run"),
+    ("rye", "run"),
+    ("conda", "run"),
+    ("pnpm", "exec"),
+    ("pnpm", "dlx"),
+    ("yarn", "dlx"),
+    ("yarn", "exec"),
+    ("bun", "x"),
+    ("npm", "exec"),
+    ("npx",),
+    ("bunx",),
+    ("uvx",),
+    ("pipx", "run"),
+    ("env",),
+    ("command",),
+    ("time",),
+    ("nice",),
+)
+_INTERPRETER = re.compile(r"(python|pypy|node|ruby|perl|php|deno|bun)(?:\d+(?:\.\d+)*)?(?:\.exe)?")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_PLUMBING = re.compile(r"\s*(?:\d?>&\d|&>\s*\S+|\d?>\s*/dev/null)")
+_PIPE_TAIL = re.compile(r"\s*\|\s*(?:tail|head|less|more|cat|tee|grep)\b[^|]*$")
+_CD = re.compile(r"^\s*cd\s+\S+\s*&&\s*")
+_PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn", "bun"})
+_LIFECYCLE = frozenset({"test", "start", "stop", "restart"})
+
+
+class Parsed(NamedTuple):
+    tool: str
+    args: tuple[str, ...]  # positional arguments after the tool
+    flags: tuple[str, ...]  # options after the tool, in order
+    prefix: tuple[str, ...]  # how it was run: runner words, interpreter, assignments, folders
+
+
+def _words(command: str) -> list[str] | None:
+    text = _CD.sub("", command)
+    text = _PLUMBING.sub("", text)
+    while True:
+        shorter = _PIPE_TAIL.sub("", text)
+        if shorter == text:
+            break
+        text = shorter
+    if re.search(r"&&|\|\||;|\|", text):
+        return None  # a pipeline or a chain: not one tool run
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return None
+
+
+def parse(command: str) -> Parsed | None:
+    """The tool a command runs, its arguments and how it was run; ``None`` for chains."""
+    words = _words(command)
+    if not words:
+        return None
+    prefix: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if _ASSIGNMENT.match(word):
+            prefix.append(word.split("=", 1)[0] + "=")
+            i += 1
+            continue
+        runner = next((r for r in _RUNNERS if tuple(words[i : i + len(r)]) == r), None)
+        if runner is not None:
+            prefix.extend(runner)
+            i += len(runner)
+            continue
+        base = word.rsplit("/", 1)[-1]
+        interpreter = _INTERPRETER.fullmatch(base)
+        if interpreter is not None:
+            prefix.append(word)
+            i += 1
+            if i + 1 < len(words) and words[i] == "-m":
+                prefix.append("-m")
+                i += 1
+                base = words[i]
+            else:
+                if i < len(words) and not words[i].startswith("-"):
+                    base = words[i]  # `python script.py`: the script is the tool
+                else:
+                    base = interpreter.group(1)
+                    i -= 1
+        elif "/" in word:
+            prefix.append(word.rsplit("/", 1)[0] + "/")
+        tool = base
+        rest = words[i + 1 :]
+        args = tuple(w for w in rest if not w.startswith("-"))
+        flags = tuple(w for w in rest if w.startswith("-"))
+        return Parsed(tool, args, flags, tuple(prefix))
+    return None
+
+
+def _script(parsed: Parsed) -> str | None:
+    """The package-manager script a command runs (``npm test`` and ``npm run test`` alike)."""
+    if parsed.tool not in _PACKAGE_MANAGERS or not parsed.args:
+        return None
+    if parsed.args[0] in ("run", "run-script") and len(parsed.args) > 1:
+        return parsed.args[1]
+    return parsed.args[0] if parsed.args[0] in _LIFECYCLE else None
+
+
+def correction_kind(failing: str, succeeded: str) -> str | None:
+    """How ``succeeded`` corrects ``failing`` (see the module doc), or ``None``."""
+    from pokayokay.safety.commands import danger
+
+    if " ".join(failing.split()) == " ".join(succeeded.split()) or danger(succeeded):
+        return None
+    bad, good = parse(failing), parse(succeeded)
+    if bad is None or good is None or bad.tool != good.tool:
+        return None
+    if bad.args == good.args:
+        if bad.prefix != good.prefix:
+            return ENVIRONMENT
+        return COMMAND if bad.flags != good.flags else None
+    bad_script, good_script = _script(bad), _script(good)
+    if (
+        bad_script
+        and good_script
+        and bad_script != good_script
+        and good_script.split(":", 1)[0] == bad_script.split(":", 1)[0]
+    ):
+        return COMMAND
+    return None
+
+
+def difference(failing: str, corrected: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """How the corrected command is run differently: (words only the failing one's prefix has,
+    words only the corrected one's has) — ``(("python",), (".venv/bin/python",))`` for
+    ``python -m pytest`` → ``.venv/bin/python -m pytest``; ``None`` when the prefixes are equal
+    or either command does not parse."""
+    bad, good = parse(failing), parse(corrected)
+    if bad is None or good is None or bad.prefix == good.prefix:
+        return None
+    removed = tuple(w for w in bad.prefix if w not in good.prefix)
+    added = tuple(w for w in good.prefix if w not in bad.prefix)
+    return (removed, added) if removed or added else None

@@ -1,0 +1,82 @@
+"""A few lines showing what an edit changed, for "what fixed it" in a rule (pure).
+
+Built from the PostToolUse payload of ``Edit``/``MultiEdit``/``Write``/``NotebookEdit``: the
+``structuredPatch`` Claude Code reports in ``tool_response`` when there is one (only its ``-``
+and ``+`` lines), else a line diff of ``old_string``/``new_string`` (each of MultiEdit's
+``edits``), else the first lines of a new file's ``content`` or a notebook cell's ``new_source``.
+At most :data:`MAX_LINES` lines, each redacted, de-linked and sanitised
+(:func:`pokayokay.safety.commands.shown_code_line`) and prefixed ``- `` or ``+ ``; blank and
+whitespace-only changes are skipped. Returned as one string, lines joined by ``\\n`` ("" when
+nothing readable changed).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import Any
+
+MAX_LINES = 4
+MAX_SCANNED = 400  # patch lines looked at, at most
+
+
+def _changed(old: str, new: str) -> list[str]:
+    old_lines, new_lines = old.splitlines()[:MAX_SCANNED], new.splitlines()[:MAX_SCANNED]
+    out = []
+    for line in difflib.unified_diff(old_lines, new_lines, lineterm="", n=0):
+        if line.startswith(("---", "+++", "@@")):
+            continue
+        out.append(line)
+    return out
+
+
+def _from_patch(patch: object) -> list[str]:
+    out: list[str] = []
+    if not isinstance(patch, list):
+        return out
+    for hunk in patch:
+        lines = hunk.get("lines") if isinstance(hunk, dict) else None
+        if not isinstance(lines, list):
+            continue
+        out.extend(line for line in lines[:MAX_SCANNED] if isinstance(line, str))
+    return out
+
+
+def _shown(lines: Iterable[str]) -> str:
+    from pokayokay.safety.commands import shown_code_line
+
+    kept: list[str] = []
+    for line in lines:
+        if not line or line[0] not in "+-":
+            continue
+        body = shown_code_line(line[1:].strip())
+        if not body or not any(ch.isalnum() for ch in body):
+            continue
+        kept.append(f"{line[0]} {body}")
+        if len(kept) >= MAX_LINES:
+            break
+    return "\n".join(kept)
+
+
+def edit_excerpt(tool: str, tool_input: dict[str, Any], tool_response: object) -> str:
+    """The changed lines of one successful edit (see the module doc)."""
+    response = tool_response if isinstance(tool_response, dict) else {}
+    patch = _from_patch(response.get("structuredPatch"))
+    if patch:
+        return _shown(patch)
+    lines: list[str] = []
+    if tool == "MultiEdit" and isinstance(tool_input.get("edits"), list):
+        for edit in tool_input["edits"]:
+            if isinstance(edit, dict):
+                old, new = edit.get("old_string"), edit.get("new_string")
+                if isinstance(old, str) and isinstance(new, str):
+                    lines.extend(_changed(old, new))
+    elif isinstance(tool_input.get("old_string"), str) and isinstance(
+        tool_input.get("new_string"), str
+    ):
+        lines = _changed(tool_input["old_string"], tool_input["new_string"])
+    else:
+        content = tool_input.get("content", tool_input.get("new_source"))
+        if isinstance(content, str):
+            lines = ["+" + line for line in content.splitlines()[:MAX_SCANNED]]
+    return _shown(lines)

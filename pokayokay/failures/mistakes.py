@@ -1,0 +1,362 @@
+"""The real mistakes in a failing tool output, each with its group key (pure).
+
+A failure is grouped by what went wrong, not by the text around it: three files with ruff
+``F401`` across three sessions are one mistake whose paths accumulate, and one ruff run with
+``B006``, ``E501`` and ``F841`` is three mistakes. :func:`find_mistakes` reads an output (and the
+command that produced it) and returns one :class:`Mistake` per distinct key, in output order:
+
+* diagnostics by tool and rule code — ``ruff:F401`` (concise and full output formats),
+  ``flake8:E501``, ``pylint:C0114``, ``mypy:arg-type``, ``pyright:reportAttributeAccessIssue``,
+  ``tsc:TS2322``, ``eslint:no-unused-vars``, ``rustc:E0308``, ``gcc:-Wunused-variable``,
+  ``go:undefined``/``go vet:printf``, ``clippy:clone_on_copy``, ``shellcheck:SC2086``,
+  ``pnpm:ERR_PNPM_OUTDATED_LOCKFILE``, ``black:would-reformat``, ``prettier:format``,
+  ``npm:ERESOLVE``, ``git:merge-conflict``/``git:rejected-non-fast-forward``;
+* tests by test id — ``test:tests/test_cart.py::test_total`` (pytest; parameters dropped),
+  ``test:tests.test_cart.CartTest.test_total`` (unittest), ``test:TestTotal`` (go test),
+  ``test:cart::tests::total`` (cargo), ``test:src/cart.test.ts > Cart › total`` (jest, bun,
+  vitest: the file first), mocha titles, rspec ``file:line``, a test file run directly
+  (``test:tests/api/test_users.py``); the assertion kind stays in ``line``;
+* a Python exception outside any test id — ``python:ModuleNotFoundError``.
+
+Paths, line numbers and identifiers never reach a key. Nothing recognised: ``[]``, and the
+caller falls back to :func:`pokayokay.failures.signature.normalise` (which never picks a summary
+line such as ``Found 1 error.``). At most :data:`MAX_MISTAKES` are returned.
+
+``Mistake.text`` is the part of the output that belongs to that mistake (for path extraction);
+with a single mistake it is the whole output.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+MAX_MISTAKES = 8
+MAX_KEY = 200
+MAX_SCANNED_LINE = 1000
+MAX_SCANNED_LINES = 4000
+
+
+class Mistake(NamedTuple):
+    key: str  # "<tool>:<code>" or "test:<test id>"
+    line: str  # the output line that names it (raw, whitespace collapsed)
+    text: str  # the lines of the output that belong to it
+
+
+# Tools a command can name, mapped to the name used in keys.
+_COMMAND_TOOLS = {
+    "ruff": "ruff",
+    "flake8": "flake8",
+    "pylint": "pylint",
+    "mypy": "mypy",
+    "dmypy": "mypy",
+    "pyright": "pyright",
+    "basedpyright": "pyright",
+    "tsc": "tsc",
+    "vue-tsc": "tsc",
+    "eslint": "eslint",
+    "cargo": "rustc",
+    "rustc": "rustc",
+    "gcc": "gcc",
+    "g++": "gcc",
+    "cc": "gcc",
+    "clang": "clang",
+    "clang++": "clang",
+    "black": "black",
+    "prettier": "prettier",
+}
+
+
+def command_tool(command: str | None) -> str | None:
+    """The first known linter/type checker/compiler a command names (key spelling)."""
+    if not command:
+        return None
+    words = re.split(r"[\s;&|()]+", command)
+    for i, word in enumerate(words):
+        base = word.rsplit("/", 1)[-1]
+        if base == "go" and i + 1 < len(words) and words[i + 1] == "vet":
+            return "go vet"
+        if base == "cargo" and i + 1 < len(words) and words[i + 1] == "clippy":
+            return "clippy"
+        if base in _COMMAND_TOOLS:
+            return _COMMAND_TOOLS[base]
+    return None
+
+
+class _P:
+    def __init__(self) -> None:
+        c = re.compile
+        self.ansi = c(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
+        self.exit_header = c(r"\A\s*Exit code -?\d+[ \t]*(?:\n|\Z)")
+        self.rustc = c(r"^error\[(E\d{4})\]:")
+        self.tsc = c(r"^(?:\S.*?(?:\(\d+,\d+\)|:\d+:\d+)\s*[:-]?\s*)?error\s+(TS\d{3,5})\b")
+        self.mypy = c(r"^\S.*?:\d+(?::\d+)?: error: .*?\s\[([a-z][a-z0-9-]*)\]\s*$")
+        self.pyright = c(r"^\S.*?:\d+:\d+ - error: ")
+        self.pyright_rule = c(r"\((report[A-Za-z]+)\)\s*$")
+        self.concise = c(r"^\S.*?:\d+:\d+: ([A-Z]{1,4}\d{2,4})\b:?( \[\*\])?(?: |$)")
+        self.full_code = c(r"^([A-Z]{1,4}\d{2,4})(?: \[\*\])? \S")
+        self.arrow = c(r"^\s*-->\s*\S+:\d+:\d+")
+        self.eslint = c(r"^\d+:\d+\s+(error|warning)\s+.+?\s{2,}(@?[\w-]+(?:/[\w-]+)*)\s*$")
+        self.eslint_header = c(r"^(?:/|\.?[\w@-]+/)?\S*\.(?:[cm]?[jt]sx?|vue|svelte)$")
+        self.cc = c(r"^\S.*?:\d+:\d+: (?:fatal )?error: (.*?)(?: \[(-W[\w=+,-]+)\])?\s*$")
+        self.go = c(r"^(?:\./)?[\w./-]*\.go:\d+:\d+: (.*)$")
+        self.pytest_failed = c(r"^(FAILED|ERROR) (\S+::[^\s\[]+(?:\[.*?\])?)(?: - (.*))?$")
+        self.pytest_block = c(r"^_{3,} (?:ERROR at \w+ of )?(.+?) _{3,}$")
+        self.unittest = c(r"^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)")
+        self.go_test = c(r"^\s*--- FAIL: (\S+)")
+        self.cargo_test = c(r"^test (\S+) \.\.\. FAILED$")
+        self.jest = c(r"^●\s+(.+?)\s*$")
+        self.jest_file = c(r"^FAIL\s+(\S+\.\w+)\s*$")
+        self.bun_file = c(r"^(\S+\.(?:test|spec)\.[cm]?[jt]sx?):$")
+        self.bun_fail = c(r"^✗ (.+?)(?: \[[\d.]+m?s\])?$")
+        self.mocha = c(r"^\s*\d+\) (\S.*)$")
+        self.rspec = c(r"^rspec (\S+:\d+) #")
+        self.direct_test = c(
+            r"(?:^|\s)(?:\S*/)?(?:python[\d.]*|node|tsx|ts-node|bun|deno(?: run)?)\s+"
+            r"((?:\./)?\S*(?:test_\w+\.py|\w+_test\.py|\.(?:test|spec)\.[cm]?[jt]sx?))(?:\s|$)"
+        )
+        self.clippy = c(r"clippy::([\w-]+)")
+        self.shellcheck = c(r"^\s*\^-*\^? (SC\d{4}) \(")
+        self.pnpm = c(r"^\s*(ERR_PNPM_\w+)\b")
+        self.vitest = c(r"^(?:FAIL|×|✗|❯)\s+(\S+\.\w+) > (.+?)(?: \d+m?s)?$")
+        self.python_exc = c(r"^(?:E\s+)?(?:[a-z_][\w]*\.)*([A-Z]\w*(?:Error|Exception))\b(?::|$)")
+        self.black = c(r"^would reformat (\S.*)$")
+        self.black_parse = c(r"^error: cannot format \S.*?: Cannot parse")
+        self.prettier = c(r"^\[warn\] (?!Code style issues)(\S.*)$")
+        self.npm_code = c(r"^npm (?:ERR!|error) code (E[A-Z0-9_]+)\b")
+        self.git_conflict = c(r"^CONFLICT \(([\w/ -]+)\)")
+        self.git_rejected = c(r"^!\s*\[(?:remote )?rejected\]\s.*?\(([\w -]+)\)\s*$")
+        self.quoted = c(r"(['\"‘’`])[^'\"‘’`]{1,80}\1|‘[^’]{1,80}’")
+        self.number = c(r"\b\d+(?:\.\d+)*\b")
+        self.non_word = c(r"[^a-z0-9]+")
+
+
+_compiled: _P | None = None
+
+
+def _p() -> _P:
+    global _compiled
+    if _compiled is None:
+        _compiled = _P()
+    return _compiled
+
+
+def _lines(output: str, p: _P) -> list[str]:
+    text = p.ansi.sub("", output)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = p.exit_header.sub("", text, count=1)
+    return [line[:MAX_SCANNED_LINE].rstrip() for line in text.split("\n")[:MAX_SCANNED_LINES]]
+
+
+def _slug(message: str, p: _P, words: int = 6) -> str:
+    """A message with its identifiers, paths and numbers taken out, as a short slug."""
+    text = p.quoted.sub(" ", message.lower())
+    text = p.number.sub(" ", text)
+    slug = p.non_word.sub("-", text).strip("-")
+    return "-".join(slug.split("-")[:words])
+
+
+def _test_id(raw: str) -> str:
+    """A pytest node id without its parameters (``test_x[case-1]`` → ``test_x``)."""
+    return re.sub(r"\[.*\]$", "", raw)
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.found: dict[str, tuple[str, list[str]]] = {}
+
+    def add(self, key: str, line: str, *context: str) -> None:
+        key = " ".join(key.split())[:MAX_KEY]
+        if key not in self.found:
+            if len(self.found) >= MAX_MISTAKES:
+                return
+            self.found[key] = (" ".join(line.split()), [])
+        self.found[key][1].extend([line, *context])
+
+    def result(self, output: str) -> list[Mistake]:
+        if len(self.found) == 1:
+            [(key, (line, _))] = self.found.items()
+            return [Mistake(key, line, output)]
+        return [Mistake(k, line, "\n".join(text)) for k, (line, text) in self.found.items()]
+
+
+def _warning_flag(flags: str | None) -> str | None:
+    """The warning a compiler turned into an error: ``-Werror=unused-variable`` (gcc) and
+    ``-Werror,-Wunused-variable`` (clang) both give ``-Wunused-variable``."""
+    if not flags:
+        return None
+    for flag in reversed(flags.split(",")):
+        if flag.startswith("-Werror="):
+            return "-W" + flag.removeprefix("-Werror=")
+        if flag.startswith("-W") and flag != "-Werror":
+            return flag
+    return None
+
+
+def _lint_tool(command_tool_name: str | None, fixable: bool, code: str) -> str:
+    if command_tool_name in ("ruff", "flake8", "pylint"):
+        return command_tool_name
+    if fixable:
+        return "ruff"
+    if re.fullmatch(r"[CRWEFI]\d{4}", code):
+        return "pylint"
+    return "flake8"
+
+
+def _diagnostics(lines: list[str], tool: str | None, out: _Collector, p: _P) -> None:
+    eslint_file = ""
+    eslint_errors = any(
+        (m := p.eslint.match(line.strip())) is not None and m.group(1) == "error" for line in lines
+    )
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if not line:
+            continue
+        if tool == "clippy" and (m := p.clippy.search(line)):
+            out.add(f"clippy:{m[1].replace('-', '_')}", line)
+        elif m := p.shellcheck.match(raw):
+            out.add(f"shellcheck:{m[1]}", line)
+        elif (m := p.pnpm.match(line)) and "RECURSIVE_RUN" not in m[1]:
+            out.add(f"pnpm:{m[1]}", line)
+        elif m := p.rustc.match(line):
+            out.add(f"rustc:{m[1]}", line, *lines[i + 1 : i + 2])
+        elif m := p.tsc.match(line):
+            out.add(f"tsc:{m[1]}", line)
+        elif m := p.mypy.match(line):
+            out.add(f"mypy:{m[1]}", line)
+        elif p.pyright.match(line):
+            # The rule closes the message, which may wrap onto indented lines.
+            for j, part in enumerate(lines[i : i + 4]):
+                if j and not part.startswith((" ", "\t")):
+                    break
+                if rule := p.pyright_rule.search(part):
+                    out.add(f"pyright:{rule[1]}", line, *lines[i + 1 : i + j + 1])
+                    break
+        elif m := p.concise.match(line):
+            out.add(f"{_lint_tool(tool, bool(m[2]), m[1])}:{m[1]}", line)
+        elif (m := p.full_code.match(line)) and any(
+            p.arrow.match(nxt) for nxt in lines[i + 1 : i + 3]
+        ):
+            arrow = next(nxt for nxt in lines[i + 1 : i + 3] if p.arrow.match(nxt))
+            out.add(f"ruff:{m[1]}", line, arrow)
+        elif m := p.eslint.match(line):
+            if m[1] == "error" or not eslint_errors:
+                out.add(f"eslint:{m[2]}", line, eslint_file)
+        elif p.eslint_header.match(line) and not raw.startswith((" ", "\t")):
+            eslint_file = line
+        elif m := p.cc.match(line):
+            name = tool if tool in ("gcc", "clang") else "cc"
+            out.add(f"{name}:{_warning_flag(m[2]) or _slug(m[1], p)}", line)
+        elif m := p.go.match(line):
+            message = m[1]
+            head, sep, _ = message.partition(":")
+            code = head if sep and len(head.split()) <= 4 else message
+            out.add(f"{'go vet' if tool == 'go vet' else 'go'}:{_slug(code, p)}", line)
+        elif p.black.match(line):
+            out.add("black:would-reformat", line)
+        elif p.black_parse.match(line):
+            out.add("black:cannot-parse", line)
+        elif p.prettier.match(line):
+            out.add("prettier:format", line)
+        elif m := p.npm_code.match(line):
+            out.add(f"npm:{m[1]}", line)
+        elif m := p.git_conflict.match(line):
+            out.add("git:merge-conflict", line)
+        elif m := p.git_rejected.match(line):
+            out.add(f"git:rejected-{_slug(m[1], p)}", line)
+
+
+def _pytest_blocks(lines: list[str], p: _P) -> dict[str, list[str]]:
+    """pytest's failure report sections, by the name in their ``____ name ____`` header."""
+    blocks: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in lines:
+        m = p.pytest_block.match(line.strip())
+        if m:
+            current = blocks.setdefault(m[1], [])
+        elif line.startswith("=") and current is not None:
+            current = None
+        elif current is not None:
+            current.append(line)
+    return blocks
+
+
+def _mocha_title(lines: list[str], start: int, first: str) -> str | None:
+    """A mocha failure title: ``1) Suite`` then indented parts, the last one ending in ``:``."""
+    parts = [first]
+    for nxt in lines[start + 1 : start + 6]:
+        if parts[-1].endswith(":"):
+            break
+        if not nxt.strip():
+            return None
+        parts.append(nxt.strip())
+    return " ".join(parts)[:-1] if parts[-1].endswith(":") else None
+
+
+def _tests(lines: list[str], out: _Collector, p: _P) -> None:
+    blocks: dict[str, list[str]] | None = None
+    test_file = ""
+    failing_section = False
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if (m := p.jest_file.match(line)) or (m := p.bun_file.match(line)):
+            test_file = m[1]
+            continue
+        if re.fullmatch(r"\d+ failing", line):
+            failing_section = True
+            continue
+        if failing_section and (m := p.mocha.match(raw)):
+            title = _mocha_title(lines, i, m[1].strip())
+            if title:
+                out.add(f"test:{title}", line)
+            continue
+        if m := p.rspec.match(line):
+            out.add(f"test:{m[1]}", line)
+        elif m := p.bun_fail.match(line):
+            out.add(f"test:{test_file + ' > ' if test_file else ''}{m[1]}", line)
+        elif m := p.pytest_failed.match(line):
+            test_id = _test_id(m[2])
+            if blocks is None:
+                blocks = _pytest_blocks(lines, p)
+            name = test_id.rsplit("::", 1)[-1]
+            block = blocks.get(name) or blocks.get(m[2].rsplit("::", 1)[-1]) or []
+            out.add(f"test:{test_id}", line, *block)
+        elif m := p.unittest.match(line):
+            dotted = m[2] if m[2].endswith("." + m[1]) else f"{m[2]}.{m[1]}"
+            out.add(f"test:{dotted}", line)
+        elif (m := p.go_test.match(raw)) or (m := p.cargo_test.match(line)):
+            out.add(f"test:{m[1]}", line)
+        elif (m := p.jest.match(line)) and "Test suite failed to run" not in line:
+            out.add(f"test:{test_file + ' > ' if test_file else ''}{m[1]}", line)
+        elif m := p.vitest.match(line):
+            out.add(f"test:{m[1]} > {m[2]}", line)
+
+
+def _pythonic(output: str, command: str | None) -> bool:
+    """Whether an exception line is Python's (``TypeError:`` is JavaScript's too)."""
+    return "Traceback (most recent call last)" in output or bool(
+        command
+        and re.search(
+            r"\b(?:python[\d.]*|pytest|py\.test|uv|poetry|pipenv|pdm|hatch|tox|nox)\b|\.py\b",
+            command,
+        )
+    )
+
+
+def find_mistakes(output: str, command: str | None = None) -> list[Mistake]:
+    """The mistakes ``output`` names, one per group key, in output order (see the module doc)."""
+    p = _p()
+    lines = _lines(output, p)
+    out = _Collector()
+    _tests(lines, out, p)
+    if not out.found:
+        _diagnostics(lines, command_tool(command), out, p)
+    if not out.found and command and (m := p.direct_test.search(command)):
+        out.add(f"test:{m[1]}", m[1])  # a test file run directly: the file is the test
+    if not out.found and _pythonic(output, command):
+        for line in lines:
+            m = p.python_exc.match(line.strip())
+            if m:
+                out.add(f"python:{m[1]}", line.strip())
+                break
+    return out.result(output)

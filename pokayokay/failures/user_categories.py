@@ -1,0 +1,96 @@
+"""The user's classifier rows (settings ``failure_categories:``) for failure capture, without YAML.
+
+Capture runs in a hook on every failing tool call; parsing the settings' YAML there would cost
+ruamel's import on every failure. So the rows are compiled once into
+``<state>/projects/<slug>/failure-categories.json`` together with the ``[mtime_ns, size]`` of both
+settings files; capture stats the two files and reads the JSON while they are unchanged, and
+compiles again (YAML, once) when either changed, appeared or went away. No settings file at all
+costs two ``stat`` calls.
+
+A settings file that does not load (bad YAML, a bad row) gives no user rows: the failure is still
+recorded with the built-in table, the problem is logged once per change of the files, and
+``pokayokay doctor``/``status`` report the settings error as they do for any key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from pokayokay.failures.classify import Rule, rules_from_settings
+from pokayokay.names import FAILURE_CATEGORIES_CACHE
+
+# The settings files, relative to the project (pokayokay.config.settings.TEAM_FILE/LOCAL_FILE;
+# not imported: that module imports the memory package, which capture does not need).
+_SETTINGS_FILES = (".claude/pokayokay.md", ".claude/pokayokay.local.md")
+_VERSION = 1
+
+
+def _stamp(project_root: str) -> list[list[int] | None]:
+    out: list[list[int] | None] = []
+    for name in _SETTINGS_FILES:
+        try:
+            st = os.stat(os.path.join(project_root, name))
+        except (OSError, ValueError):
+            out.append(None)
+            continue
+        out.append([st.st_mtime_ns, st.st_size])
+    return out
+
+
+def _compile(project_root: str) -> tuple[list[dict[str, str]], str | None]:
+    """The rows the settings hold now (YAML parsed here), or none and the error."""
+    from pokayokay.config.settings import load_settings
+    from pokayokay.errors import SettingsError
+
+    try:
+        settings = load_settings(Path(project_root))
+    except SettingsError as exc:
+        return [], exc.message
+    return [dict(row) for row in settings.failure_categories], None
+
+
+def cached_rows(project_root: str, state_dir: Path) -> list[dict[str, str]]:
+    """The user rows as plain mappings, from the JSON cache while the settings are unchanged."""
+    stamp = _stamp(project_root)
+    if stamp == [None, None]:
+        return []
+    cache = state_dir / FAILURE_CATEGORIES_CACHE
+    try:
+        with open(cache, encoding="utf-8") as fh:
+            data = json.load(fh)
+        if data.get("version") == _VERSION and data.get("stamp") == stamp:
+            rows = data.get("rows")
+            if isinstance(rows, list):
+                return [r for r in rows if isinstance(r, dict)]
+    except (OSError, ValueError, AttributeError):
+        pass
+    rows, error = _compile(project_root)
+    from pokayokay.infra import logs
+    from pokayokay.infra.safe_write import write_atomic
+
+    if error is not None:
+        logs.log(f"failure_categories: settings not loaded, built-in categories only ({error})")
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        payload = {"version": _VERSION, "stamp": stamp, "rows": rows, "error": error}
+        write_atomic(cache, json.dumps(payload, indent=1).encode("utf-8"))
+    except OSError as exc:
+        logs.log(f"failure_categories: cannot write {cache} ({exc}); compiled again next time")
+    return rows
+
+
+def user_rules(project_root: str, state_dir: Path) -> tuple[Rule, ...]:
+    """The user rows compiled for :func:`pokayokay.failures.classify.classify`; a row that no
+    longer compiles (edited cache) is dropped with a log line rather than failing capture."""
+    rows = cached_rows(project_root, state_dir)
+    if not rows:
+        return ()
+    try:
+        return rules_from_settings(rows)
+    except ValueError as exc:
+        from pokayokay.infra import logs
+
+        logs.log(f"failure_categories: {exc}; built-in categories only")
+        return ()

@@ -1,0 +1,411 @@
+"""``init`` and ``uninstall`` around the hook wiring: the ``capturing-learnings`` skill, what a
+plain ``uninstall`` leaves in place (and how to remove it), ``uninstall --purge`` and
+``init --restore``.
+
+``--purge`` takes pokayokay out of the project completely: the hooks, ``/remember`` and the skill,
+the graduated rules under ``.claude/rules/pokayokay/`` (copied first to
+``<state>/purged/<slug>/<time>/``, which ``init --restore`` copies back), pokayokay's markers and
+empty sections in MEMORY.md (every entry kept in place as a plain bullet; the file as it was is
+copied beside the rules) and the project's state folder. The work tree is then as it was before
+``init``. Learnings and archives in the auto-memory folder are Claude Code memories: they stay.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pokayokay.install import wiring
+from pokayokay.install.settings_files import _project, _project_key, settings_file
+from pokayokay.names import BACKUPS_DIR, MEMORY_FILE, RULES_SUBDIR
+
+if TYPE_CHECKING:
+    from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.memory.sections import Settings
+
+PURGED_DIR = "purged"
+RULES_COPY = "rules"
+# A settings file as it was before the first init (per scope), so that uninstall can give back
+# the very bytes when the content is the same again (init re-serialises the JSON).
+ORIGINALS_DIR = "settings-before-init"
+
+
+def _env(environ: Mapping[str, str] | None) -> dict[str, str] | None:
+    return None if environ is None else dict(environ)
+
+
+def project_state(project_dir: Path, environ: Mapping[str, str] | None = None) -> Path:
+    from pokayokay.infra.state import project_state_dir
+
+    return project_state_dir(_project_key(project_dir), _env(environ))
+
+
+def purged_root(project_dir: Path, environ: Mapping[str, str] | None = None) -> Path:
+    """Where ``--purge`` keeps its copies for this project: ``<state>/purged/<slug>/``."""
+    from pokayokay.infra.state import state_home
+
+    return state_home(_env(environ)) / PURGED_DIR / project_state(project_dir, environ).name
+
+
+def _skills_dir(project_dir: Path, scope: str, environ: Mapping[str, str] | None) -> Path:
+    if scope == "user":
+        from pokayokay.infra.locate import claude_config_dir
+
+        return claude_config_dir(environ) / "skills"
+    return settings_file(project_dir, scope, environ).parent / "skills"
+
+
+def _rules_dir(project_dir: Path) -> Path:
+    return _project(project_dir) / ".claude" / Path(*RULES_SUBDIR)
+
+
+def _rule_files(project_dir: Path) -> list[Path]:
+    folder = _rules_dir(project_dir)
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    return sorted(p for p in folder.rglob("*") if p.is_file() or p.is_symlink())
+
+
+def _rel(path: Path, project_dir: Path) -> str:
+    try:
+        return path.relative_to(_project(project_dir)).as_posix()
+    except ValueError:
+        return str(path)
+
+
+# --- init ---------------------------------------------------------------------------------------
+
+
+def init(
+    project_dir: Path,
+    *,
+    scope: str = "project",
+    absolute: bool = False,
+    restore: bool = False,
+    environ: Mapping[str, str] | None = None,
+    location: MemoryLocation | None = None,
+    settings: Settings | None = None,
+) -> wiring.InstallReport:
+    """:func:`wiring.init`, then the skill; with ``restore``, the rules a purge kept."""
+    from pokayokay.learnings.skill_install import install_skill
+
+    _record_original(project_dir, scope, environ)
+    report = wiring.init(
+        project_dir, scope=scope, absolute=absolute, environ=environ, location=location,
+        settings=settings,
+    )
+    root = None if scope == "user" else _project(project_dir)
+    report.notes.append(install_skill(_skills_dir(project_dir, scope, environ), root=root))
+    if restore:
+        report.notes.extend(restore_rules(project_dir, environ))
+    return report
+
+
+def latest_purge(project_dir: Path, environ: Mapping[str, str] | None = None) -> Path | None:
+    root = purged_root(project_dir, environ)
+    try:
+        stamps = sorted(p for p in root.iterdir() if p.is_dir())
+    except OSError:
+        return None
+    return stamps[-1] if stamps else None
+
+
+def restore_rules(project_dir: Path, environ: Mapping[str, str] | None = None) -> list[str]:
+    """Copy back the graduated rules the latest purge kept (a rule file that exists again is
+    left as it is)."""
+    kept = latest_purge(project_dir, environ)
+    source = kept / RULES_COPY if kept is not None else None
+    if source is None or not source.is_dir():
+        return ["--restore: no purged rules to bring back for this project"]
+    target = _project(project_dir) / ".claude" / "rules"
+    out: list[str] = []
+    for path in sorted(p for p in source.rglob("*") if p.is_file()):
+        rel = path.relative_to(source)
+        dest = target / rel
+        if dest.exists():
+            out.append(f"--restore: {_rel(dest, project_dir)} exists: left as it is")
+            continue
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, dest)
+        out.append(f"restored {_rel(dest, project_dir)}")
+    out.append(f"(the copy stays in {kept})")
+    return out
+
+
+# --- the settings file's own bytes -------------------------------------------------------------
+
+
+def _original_copy(project_dir: Path, scope: str, environ: Mapping[str, str] | None) -> Path:
+    return project_state(project_dir, environ) / ORIGINALS_DIR / f"{scope}.json"
+
+
+def _record_original(project_dir: Path, scope: str, environ: Mapping[str, str] | None) -> None:
+    """Keep the settings file's bytes the first time init touches it."""
+    from pokayokay.infra.safe_write import read_bytes, write_atomic
+
+    copy = _original_copy(project_dir, scope, environ)
+    if copy.exists():
+        return
+    raw = read_bytes(settings_file(project_dir, scope, environ))
+    if raw is None:
+        return
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(copy, raw)
+
+
+def _give_back_original(
+    project_dir: Path, scope: str, environ: Mapping[str, str] | None
+) -> None:
+    """After uninstall: when the settings file holds the same JSON as before init, put back
+    the original bytes (formatting, key order, final newline); otherwise leave it."""
+    import json
+
+    from pokayokay.infra.safe_write import read_bytes, replace_if_unchanged
+
+    copy = _original_copy(project_dir, scope, environ)
+    target = settings_file(project_dir, scope, environ)
+    original, current = read_bytes(copy), read_bytes(target)
+    if original is None or current is None or original == current:
+        return
+    try:
+        same = json.loads(original) == json.loads(current)
+    except ValueError:
+        return
+    if same:
+        with contextlib.suppress(Exception):
+            replace_if_unchanged(target, current, original)
+    with contextlib.suppress(OSError):
+        copy.unlink()
+
+
+# --- uninstall ----------------------------------------------------------------------------------
+
+
+def uninstall(
+    project_dir: Path,
+    *,
+    scope: str = "project",
+    purge: bool = False,
+    environ: Mapping[str, str] | None = None,
+    location: MemoryLocation | None = None,
+) -> wiring.InstallReport:
+    """:func:`wiring.uninstall`; with ``purge`` everything else of pokayokay's in the project
+    (module docstring); without, a list of what stays and how to remove it."""
+    if location is None:
+        from pokayokay.infra.locate import resolve_memory_location
+
+        location = resolve_memory_location(_project(project_dir), environ=environ)
+    if not purge:
+        report = wiring.uninstall(project_dir, scope=scope, environ=environ)
+        _give_back_original(project_dir, scope, environ)
+        report.notes.extend(leftovers(project_dir, location, scope, environ))
+        return report
+    return _purge(project_dir, scope, location, environ)
+
+
+def _purge(
+    project_dir: Path,
+    scope: str,
+    location: MemoryLocation,
+    environ: Mapping[str, str] | None,
+) -> wiring.InstallReport:
+    from pokayokay.learnings.skill_install import uninstall_skill
+
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    keep = purged_root(project_dir, environ) / stamp
+    notes: list[str] = []
+
+    rules = _rule_files(project_dir)
+    if rules:
+        rules_root = _project(project_dir) / ".claude" / "rules"
+        for path in rules:
+            dest = keep / RULES_COPY / path.relative_to(rules_root)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, dest, follow_symlinks=False)
+        for path in rules:
+            path.unlink()
+        _remove_empty(_rules_dir(project_dir), stop=rules_root.parent)
+        one = len(rules) == 1
+        notes.append(
+            f"removed {len(rules)} graduated rule file{'' if one else 's'} from "
+            f"{_rel(_rules_dir(project_dir), project_dir)}/ (a copy is in {keep}; "
+            f"`pokayokay init --restore` brings {'it' if one else 'them'} back)"
+        )
+    notes.extend(_unmanage_memory(location, keep))
+
+    scopes = [scope] + [s for s in _other_installs(project_dir, environ) if s != scope]
+    report: wiring.InstallReport | None = None
+    for each in scopes:
+        if each == "user" and each != scope:
+            notes.append(
+                "hooks are also registered in your user settings (every project): "
+                "`pokayokay uninstall --user` removes them"
+            )
+            continue
+        skill = uninstall_skill(
+            _skills_dir(project_dir, each, environ),
+            root=None if each == "user" else _project(project_dir),
+        )
+        done = wiring.uninstall(project_dir, scope=each, environ=environ)
+        _give_back_original(project_dir, each, environ)
+        if skill:
+            done.notes.append(skill)
+        if report is None:
+            report = done
+        else:
+            report.notes.extend(done.lines())
+    assert report is not None
+    for each in scopes:
+        if each != "user":
+            _remove_empty(settings_file(project_dir, each, environ).parent, stop=None)
+
+    state = project_state(project_dir, environ)
+    if state.is_dir():
+        shutil.rmtree(state)
+        notes.append(f"removed pokayokay's state folder for this project, {state}")
+    with contextlib.suppress(OSError):
+        kept = sorted(p.name for p in location.memory_dir.iterdir())
+        if kept:
+            notes.append(
+                f"kept in {location.memory_dir}: {len(kept)} file{'' if len(kept) == 1 else 's'} "
+                "(learnings, archives, Claude's own memories: Claude Code memories, not "
+                "pokayokay's; delete them by hand if you want them gone)"
+            )
+    notes.append(_program_note())
+    report.notes.extend(notes)
+    return report
+
+
+def _other_installs(project_dir: Path, environ: Mapping[str, str] | None) -> list[str]:
+    from pokayokay.install.settings_files import _read_manifest, manifest_path
+
+    try:
+        manifest = _read_manifest(manifest_path(project_dir, environ))
+    except Exception:
+        return []
+    return [str(entry.get("scope")) for entry in manifest.get("installs", [])
+            if entry.get("scope") in ("project", "local", "user")]
+
+
+def _remove_empty(folder: Path, *, stop: Path | None) -> None:
+    """Remove ``folder`` and then its parents while they are empty, not past ``stop``."""
+    current = folder
+    while True:
+        if stop is not None and current == stop:
+            return
+        try:
+            current.rmdir()
+        except OSError:
+            return
+        if stop is None:
+            return
+        current = current.parent
+
+
+def _unmanage_memory(location: MemoryLocation, keep: Path) -> list[str]:
+    """MEMORY.md without pokayokay's markers and empty sections (a copy first); the file goes
+    when nothing but the template's title is left."""
+    from pokayokay.infra.safe_write import (
+        Conflict,
+        decode_text,
+        encode_text,
+        read_bytes,
+        replace_if_unchanged,
+        with_retries,
+    )
+    from pokayokay.memory.unmanage import is_title_only, unmanage
+
+    target = location.memory_file
+    if target.is_symlink() or not target.is_file():
+        return []
+
+    def step(_attempt: int) -> str | None:
+        raw = read_bytes(target)
+        if raw is None:
+            return None
+        text = decode_text(raw, target)
+        new = unmanage(text)
+        if new == text:
+            return None
+        keep.mkdir(parents=True, exist_ok=True)
+        (keep / MEMORY_FILE).write_bytes(raw)
+        if is_title_only(new):
+            if read_bytes(target) != raw:
+                raise Conflict(str(target))
+            target.unlink()
+            return (
+                f"removed {target}: it held nothing but pokayokay's empty sections "
+                f"(a copy is in {keep})"
+            )
+        replace_if_unchanged(target, raw, encode_text(new))
+        return (
+            f"{target}: pokayokay's markers and empty sections removed, every entry kept "
+            f"(the file as it was is in {keep})"
+        )
+
+    done = with_retries(step, what=str(target))
+    return [done] if done else []
+
+
+def _program_note() -> str:
+    return (
+        "the pokayokay program itself stays installed: remove it with `pipx uninstall pokayokay`, "
+        "`uv tool uninstall pokayokay`, or by deleting the venv it was installed in"
+    )
+
+
+def leftovers(
+    project_dir: Path,
+    location: MemoryLocation,
+    scope: str,
+    environ: Mapping[str, str] | None = None,
+) -> list[str]:
+    """What a plain ``uninstall`` leaves, each with how to remove it."""
+    from pokayokay.learnings.skill_install import SKILL_FILE, SKILL_NAME, _ours
+    from pokayokay.learnings.stored import learning_files
+
+    items: list[str] = []
+    rules = _rule_files(project_dir)
+    if rules:
+        one = len(rules) == 1
+        items.append(
+            f"{_rel(_rules_dir(project_dir), project_dir)}/: {len(rules)} graduated rule "
+            f"file{'' if one else 's'}. Claude Code keeps loading {'it' if one else 'them'}; "
+            f"`pokayokay uninstall --purge` removes {'it' if one else 'them'} (keeping a copy), "
+            "or delete the folder"
+        )
+    skill = _skills_dir(project_dir, scope, environ) / SKILL_NAME / SKILL_FILE
+    with contextlib.suppress(OSError):
+        if skill.is_file() and _ours(skill.read_bytes()):
+            items.append(
+                f"{_rel(skill.parent, project_dir)}/: the {SKILL_NAME} skill (tells Claude "
+                "when to offer /remember); `--purge` removes it, or delete the folder"
+            )
+    memory = location.memory_file
+    with contextlib.suppress(OSError):
+        if memory.is_file() and b"<!-- pokayokay:" in memory.read_bytes():
+            items.append(
+                f"{memory}: pokayokay's section markers (HTML comments Claude Code strips before "
+                "the model reads the file); `--purge` removes them and the empty sections, "
+                "keeping every entry"
+            )
+    learnings = learning_files(location.memory_dir)
+    if learnings:
+        items.append(
+            f"{location.memory_dir}: {len(learnings)} learning"
+            f"{'' if len(learnings) == 1 else 's'} stored with /remember (Claude Code memories: "
+            "kept even by `--purge`; delete the learning-*.md files by hand to drop them)"
+        )
+    state = project_state(project_dir, environ)
+    if state.is_dir() and any(state.iterdir()):
+        what = [name for name in ("failures.db", BACKUPS_DIR) if (state / name).exists()]
+        detail = f" ({', '.join(what)})" if what else ""
+        items.append(f"{state}: pokayokay's state for this project{detail}; `--purge` removes it")
+    if not items:
+        return [_program_note()]
+    return ["left in place:", *(f"  {item}" for item in items), _program_note()]
+

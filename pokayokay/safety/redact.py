@@ -1,0 +1,559 @@
+"""Secrets out of text, before it is stored or shown (pure).
+
+Tool output and commands are hostile *and* careless: a failing ``curl`` carries a Bearer header,
+a ``PGPASSWORD=… psql`` prefix carries a password, a stack trace prints a database URL.
+:func:`redact` replaces every value of a known secret shape with ``[redacted:<kind>]`` and is
+applied at capture, before the failure store sees anything, and again on every way out (rule
+files, ``recurring-failures.md``, recall, learnings, CLI output):
+:func:`pokayokay.safety.sanitize.clean` runs it first in each of its rounds.
+
+The table :data:`SHAPES` is ordered: provider key shapes first (so ``GITHUB_TOKEN=ghp_…`` reads
+``GITHUB_TOKEN=[redacted:github-token]``), then the structural shapes, then values in key
+positions. Each row is a :class:`Shape`:
+
+=====================  ===================================================================
+kind                   what it matches
+=====================  ===================================================================
+private-key            a PEM/OpenSSH/PGP ``-----BEGIN … PRIVATE KEY-----`` block, whole
+                       (to the END line, or to the end of the text when it was cut)
+anthropic-key          ``sk-ant-…`` (api03, admin01, oat01 …)
+openai-key             ``sk-…``, ``sk-proj-…``, ``sk-svcacct-…`` with a random-looking body
+aws-access-key-id      ``AKIA…``/``ASIA…`` and the other 4-letter IAM prefixes + 16
+github-token           ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36, ``github_pat_…``
+gitlab-token           ``glpat-…`` and the other ``gl…-`` token prefixes
+slack-token            ``xoxb-``/``xoxp-``/``xoxa-``/``xoxr-``/``xoxs-``/``xapp-`` tokens
+slack-webhook          the secret path of ``hooks.slack.com/services/…``
+stripe-key             ``sk_live_``/``sk_test_``/``rk_…`` secret and restricted keys,
+                       ``whsec_`` webhook secrets (publishable ``pk_`` keys are public)
+google-api-key         ``AIza`` + 35
+google-oauth           ``ya29.`` access tokens, ``GOCSPX-`` client secrets
+npm-token              ``npm_`` + 36
+pypi-token             ``pypi-`` + a long macaroon
+jwt                    three base64url parts, the first two starting ``eyJ``
+bearer-token           the credential after ``Bearer`` / ``Token`` in a header or flag
+basic-auth             the credential after ``Basic``, and ``curl -u user:password``
+url-password           the password of ``scheme://user:password@host``
+password, secret,      the value of a key that names a credential, in every key position:
+token, api-key,        ``PASSWORD=…``, ``export DB_PASS=…``, ``PGPASSWORD=… psql`` (env prefix),
+credential             ``"password": "…"``, ``password: …`` (YAML), ``--token …``/``--token=…``
+high-entropy           a random-looking value (letters and digits, 20+ characters, high
+                       entropy) in any other key position: ``client_id=…``, ``"sig": "…"``
+=====================  ===================================================================
+
+What survives on purpose (the tests hold it to at most 5% of a corpus of such text touched):
+git SHAs and other hex digests, UUIDs, lockfile integrity hashes (``sha512-…``), base64 that
+decodes to readable text (test data), file paths, version strings, ordinary words, and values in
+key positions that only refer to a secret (``$PGPASSWORD``, ``${{ secrets.TOKEN }}``,
+``os.environ["TOKEN"]``, ``<your-token>``, ``***``, type names such as ``str``).
+
+Extending: add a :class:`Shape` to :data:`SHAPES` (or pass ``extra=`` to :func:`redact`). A
+pattern must stay linear: no nested or adjacent overlapping quantifiers, every repetition
+bounded, and a group named ``secret`` when only part of the match is the secret. ``hints`` are
+lowercase substrings one of which must occur in the text for the pattern to run at all (cheap
+pre-filter; the hook on every successful command pays for nothing else).
+
+Limits: the text is examined up to :data:`MAX_INPUT` characters; anything beyond is replaced
+by ``[redacted:unscanned]`` rather than passed on unexamined.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+
+TYPE_CHECKING = False  # typing is not imported at run time: the hook after every command loads us
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _R = TypeVar("_R", bound=tuple)  # type: ignore[type-arg]
+
+__all__ = [
+    "MAX_INPUT",
+    "SHAPES",
+    "Shape",
+    "contains_secret",
+    "redact",
+    "redact_record",
+    "redact_tree",
+    "redacted_kinds",
+]
+
+MAX_INPUT = 1_000_000
+MARK = "[redacted:{}]"
+_MARK_PREFIX = "[redacted:"
+UNSCANNED = "[redacted:unscanned]"
+
+
+class Shape:
+    """One row of the table: a kind, its pattern, an optional check of the candidate secret.
+
+    ``kind_from_key``: a key-position row, whose kind follows the key's name (see ``_key_kind``)
+    and whose value groups are ``dq``/``sq``/``bare``. A plain class, not a dataclass: the hook
+    that runs after every successful command imports this module.
+    """
+
+    __slots__ = ("_compiled", "check", "hints", "kind", "kind_from_key", "pattern")
+
+    def __init__(
+        self,
+        kind: str,
+        pattern: str,
+        hints: tuple[str, ...] = (),
+        check: Callable[[str], bool] | None = None,
+        *,
+        kind_from_key: bool = False,
+    ) -> None:
+        self.kind = kind
+        self.pattern = pattern
+        self.hints = hints
+        self.check = check
+        self.kind_from_key = kind_from_key
+        self._compiled: re.Pattern[str] | None = None
+
+    def __repr__(self) -> str:
+        return f"Shape({self.kind!r}, {self.pattern!r})"
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern)
+        return self._compiled
+
+
+class _Lazy:
+    """A module-level regex compiled on first use (importing this module stays cheap)."""
+
+    __slots__ = ("_args", "_regex")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._regex: re.Pattern[str] | None = None
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        if self._regex is None:
+            self._regex = re.compile(*self._args)
+        return self._regex
+
+    def match(self, text: str) -> re.Match[str] | None:
+        return self.regex.match(text)
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        return self.regex.fullmatch(text)
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        return self.regex.search(text, pos)
+
+
+# --- checks on candidate values ---------------------------------------------------------------
+
+
+def _entropy(value: str) -> float:
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    size = len(value)
+    return -sum(n / size * math.log2(n / size) for n in counts.values())
+
+
+_HEX = _Lazy(r"[0-9a-fA-F]+")
+_UUID = _Lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_DIGEST_PREFIX = _Lazy(r"(?i)(?:sha(?:1|224|256|384|512)|md5|blake2b?|sri)[-:]")
+_B64_BODY = _Lazy(r"[A-Za-z0-9+/]{8,}={0,2}|[A-Za-z0-9_-]{8,}={0,2}")
+
+
+def _readable_base64(value: str) -> bool:
+    """True when ``value`` is base64 of readable text (test data, not a key)."""
+    if len(value) < 12 or not _B64_BODY.fullmatch(value):
+        return False
+    import base64
+    import binascii
+
+    body = value.replace("-", "+").replace("_", "/")
+    body += "=" * (-len(body) % 4)
+    try:
+        raw = base64.b64decode(body, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    if not raw:
+        return False
+    printable = sum(1 for b in raw if 32 <= b < 127 or b in (9, 10, 13))
+    return printable / len(raw) >= 0.95
+
+
+def random_looking(value: str) -> bool:
+    """A value that reads like a generated credential rather than a word, path or digest."""
+    core = value.strip("=")
+    if len(core) < 20:
+        return False
+    if _HEX.fullmatch(core) or _UUID.fullmatch(core) or _DIGEST_PREFIX.match(core):
+        return False
+    if _readable_base64(value):
+        return False
+    digits = sum(ch.isdigit() for ch in core)
+    upper = sum(ch.isupper() for ch in core)
+    lower = sum(ch.islower() for ch in core)
+    if digits == 0 or (upper == 0 and lower == 0):
+        return False
+    classes = (digits > 0) + (upper > 0) + (lower > 0)
+    if classes < 3 and digits < 4:
+        return False
+    return _entropy(core) >= 3.6
+
+
+def _mixed(value: str) -> bool:
+    """A token body with both letters and digits (a kebab-case name is not a key)."""
+    return any(ch.isdigit() for ch in value) and any(ch.isalpha() for ch in value)
+
+
+# Values that only stand for a secret, or are not one at all.
+_REFERENCE = _Lazy(
+    r"""(?ix)\A(?:
+        ["'`]?\$\{?[A-Za-z_][\w.]*\}?["'`]?          # $VAR, ${VAR}
+      | .*\$\{\{.*                                    # ${{ secrets.X }}
+      | .*\{\{.*\}\}.*                                # {{ template }}
+      | %[A-Za-z_]\w*%                                # %VAR%
+      | <[^<>]*>                                      # <your-token>
+      | [*x.•-]{1,64}                                 # ***, xxxx
+      | \[redacted:.*                                 # already done
+      | (?:os\.environ|os\.getenv|getenv|process\.env|env|ENV|settings|config|self|cls|this)
+        (?:\.|\[|\().*                                # a lookup, not a value
+      | (?:none|null|nil|true|false|undefined|str|string|bytes|int|bool|optional|secretstr
+        |required|changeme|redacted|hidden|placeholder|dummy)
+    )\Z""",
+)
+
+
+def _secret_value(value: str) -> bool:
+    value = value.strip()
+    if not value or _REFERENCE.match(value):
+        return False
+    # A Python/JS identifier that is a call or attribute (get_token(), self.password) is code.
+    return not re.fullmatch(r"[A-Za-z_][\w.]*\(.*\)?|[A-Za-z_]\w*\.[A-Za-z_][\w.]*", value)
+
+
+_NUMBER = _Lazy(r"[0-9]{1,64}(?:\.[0-9]{1,64})?")
+_TOKEN_CHARS = _Lazy(r"[A-Za-z0-9+/_=-]{20,1024}")
+
+
+def _entropic_value(value: str) -> bool:
+    """A random-looking token (no dots, colons or ``//``: URLs, paths and versions are not)."""
+    return (
+        _TOKEN_CHARS.fullmatch(value) is not None
+        and "//" not in value
+        and _secret_value(value)
+        and random_looking(value)
+    )
+
+
+def _basic_credential(value: str) -> bool:
+    """The value after ``Basic``: base64 of ``user:password``, or a random-looking token."""
+    import base64
+    import binascii
+
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in raw or random_looking(value)
+
+
+# --- key names --------------------------------------------------------------------------------
+
+# A key that names a credential: its value is redacted whatever it looks like.
+_SECRET_KEY = (
+    r"[A-Za-z0-9_.-]{0,40}?"
+    r"(?:passw(?:or)?d|passwd|_?pwd|_pass\b|secret|token|api[_-]?key|apikey|access[_-]?key"
+    r"|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?|_authtoken|(?<![a-z])_?key)"
+    r"[A-Za-z0-9_]{0,30}"
+)
+# Any other key (the high-entropy row).
+_ANY_KEY = r"[A-Za-z_][A-Za-z0-9_.-]{0,60}"
+# A value: quoted (kept quoted) or a bare word.
+_VALUE = (
+    r"""(?:"(?P<dq>[^"\n]{1,512})"|'(?P<sq>[^'\n]{1,512})'"""
+    r"""|(?P<bare>(?:[^\s"'`,;&|)}\]]|&(?![&\s])){1,512}))"""
+)
+
+
+def _key_kind(key: str) -> str:
+    low = key.lower()
+    if "pass" in low or "pwd" in low:
+        return "password"
+    if "secret" in low:
+        return "secret"
+    if "token" in low:
+        return "token"
+    if "cred" in low:
+        return "credential"
+    return "api-key"
+
+
+def _value_check(value: str, key: str) -> bool:
+    """A value in the position of a credential-named key: redacted unless it only refers to one.
+
+    A bare ``*_key``/``key`` name is weaker evidence (``sort_key``, ``primary_key``): there the
+    value must look random.
+    """
+    low = key.lower().strip("\"'")
+    if low in ("pwd", "oldpwd"):  # the working folder, not a password
+        return False
+    if _NUMBER.fullmatch(value.strip()):  # max_tokens=4096, "input_tokens": 52
+        return _key_kind(key) == "password"
+    named = re.search(r"passw|passwd|pwd|_pass$|secret|token|credential|auth", low)
+    if named or re.search(r"api[_-]?key|apikey|access[_-]?key|private[_-]?key", low):
+        return _secret_value(value)
+    if key.isupper() and low.endswith("key"):  # ANTHROPIC_API_KEY, SECRET_KEY, STRIPE_KEY
+        return _secret_value(value)
+    return _entropic_value(value)
+
+
+# --- the table --------------------------------------------------------------------------------
+
+_B = r"(?<![A-Za-z0-9_])"  # a left word edge that also treats '_' as part of the word
+_E = r"(?![A-Za-z0-9_])"
+
+SHAPES: list[Shape] = [
+    Shape("anthropic-key", _B + r"sk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{20,400}", ("sk-ant-",)),
+    Shape(
+        "openai-key",
+        _B + r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,400}",
+        ("sk-",),
+        check=_mixed,
+    ),
+    Shape(
+        "aws-access-key-id",
+        _B + r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}" + _E,
+        (
+            "akia",
+            "asia",
+            "abia",
+            "acca",
+            "agpa",
+            "aida",
+            "aipa",
+            "anpa",
+            "anva",
+            "aroa",
+            "apka",
+            "asca",
+        ),
+    ),
+    Shape(
+        "github-token",
+        _B + r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})" + _E,
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    ),
+    Shape(
+        "gitlab-token",
+        _B + r"gl(?:pat|dt|rt|ptt|cbt|imt|oas|ffct|soat|ft|agent)-[A-Za-z0-9_-]{20,255}",
+        ("gl",),
+    ),
+    Shape(
+        "slack-token",
+        _B + r"xox[abposre]-[A-Za-z0-9-]{10,255}|xapp-[A-Za-z0-9-]{20,255}",
+        ("xox", "xapp-"),
+    ),
+    Shape(
+        "slack-webhook",
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9/_-]{20,255})",
+        ("hooks.slack.com",),
+    ),
+    Shape(
+        "stripe-key",
+        _B + r"(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,255}|whsec_[A-Za-z0-9+/=]{24,255})",
+        ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"),
+    ),
+    Shape("google-api-key", _B + r"AIza[0-9A-Za-z_-]{35}" + _E, ("aiza",)),
+    Shape(
+        "google-oauth",
+        _B + r"(?:ya29\.[0-9A-Za-z_-]{20,2048}|GOCSPX-[A-Za-z0-9_-]{20,64})",
+        ("ya29.", "gocspx-"),
+    ),
+    Shape("npm-token", _B + r"npm_[A-Za-z0-9]{36}" + _E, ("npm_",)),
+    Shape("pypi-token", _B + r"pypi-[A-Za-z0-9_-]{50,512}", ("pypi-",)),
+    Shape(
+        "jwt",
+        _B + r"eyJ[A-Za-z0-9_-]{8,2048}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,2048}",
+        ("eyj",),
+    ),
+    Shape(
+        "url-password",
+        r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@'\"<>\[\]]{1,256}:(?P<secret>[^\s/@'\"<>]{1,256})@",
+        ("://",),
+        check=lambda v: not _REFERENCE.match(v),
+    ),
+    Shape(
+        "bearer-token",
+        r"(?i)(?:\bbearer|\bauthorization[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?token)[ \t]{1,8}"
+        r"(?P<secret>[A-Za-z0-9._~+/-]{12,4096}=*)",
+        ("bearer", "authorization"),
+        check=lambda v: (_mixed(v) or random_looking(v)) and _secret_value(v),
+    ),
+    Shape(
+        "basic-auth",
+        r"(?i)\bbasic[ \t]{1,8}(?P<secret>[A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=])",
+        ("basic",),
+        check=lambda v: _basic_credential(v),
+    ),
+    Shape(
+        "basic-auth",
+        r"(?:^|(?<=\s))(?:-u|--user)[ \t=]{1,4}[\"']?[^\s:\"']{1,128}:(?P<secret>[^\s\"']{1,256})",
+        ("-u", "--user"),
+        check=lambda v: not _REFERENCE.match(v),
+    ),
+    Shape(
+        "aws-secret-key",
+        r"(?i)aws_?secret_?access_?key[\"']?[ \t]{0,8}(?::|=)[ \t]{0,8}[\"']?"
+        r"(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
+        ("aws_secret", "awssecret"),
+    ),
+    # Key positions. Command-line flags: --password X, --token=X, --api-key X.
+    Shape(
+        "credential",
+        r"(?i)(?:^|(?<=\s))--(?P<key>" + _SECRET_KEY + r")(?:=|[ \t]{1,8})" + _VALUE,
+        ("pass", "pwd", "secret", "token", "key", "cred", "auth"),
+        kind_from_key=True,
+    ),
+    # KEY=value / key: value / "key": "value" / key = 'value' (env prefixes and exports too).
+    Shape(
+        "credential",
+        r"(?i)(?<![A-Za-z0-9_.-])[\"']?(?P<key>" + _SECRET_KEY + r")[\"']?[ \t]{0,8}(?::|=|:=)"
+        r"[ \t]{0,8}" + _VALUE,
+        ("pass", "pwd", "secret", "token", "key", "cred", "auth"),
+        kind_from_key=True,
+    ),
+    Shape(
+        "high-entropy",
+        r"(?<![A-Za-z0-9_.-])[\"']?(?P<key>"
+        + _ANY_KEY
+        + r")[\"']?[ \t]{0,8}(?::|=|:=)[ \t]{0,8}"
+        + _VALUE,
+        ("=", ":"),
+        kind_from_key=True,
+    ),
+]
+
+_PEM_BEGIN = _Lazy(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = _Lazy(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+
+
+def _redact_pem(text: str) -> str:
+    if "PRIVATE KEY" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    while True:
+        begin = _PEM_BEGIN.search(text, pos)
+        if begin is None:
+            break
+        end = _PEM_END.search(text, begin.end())
+        out.append(text[pos : begin.start()])
+        out.append(MARK.format("private-key"))
+        if end is None:
+            pos = len(text)
+            break
+        pos = end.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _replace(shape: Shape) -> Callable[[re.Match[str]], str]:
+    groups = shape.regex.groupindex
+
+    def repl(match: re.Match[str]) -> str:
+        whole = match.group(0)
+        if shape.kind_from_key:
+            value_group = next(g for g in ("dq", "sq", "bare") if match.group(g) is not None)
+            value = match.group(value_group)
+            key = match.group("key")
+            if shape.kind == "high-entropy":
+                if not _entropic_value(value):
+                    return whole
+                kind = "high-entropy"
+            else:
+                if not _value_check(value, key):
+                    return whole
+                kind = _key_kind(key)
+            start, end = match.span(value_group)
+        elif "secret" in groups:
+            value = match.group("secret")
+            if shape.check is not None and not shape.check(value):
+                return whole
+            kind = shape.kind
+            start, end = match.span("secret")
+        else:
+            if shape.check is not None and not shape.check(whole):
+                return whole
+            return MARK.format(shape.kind)
+        offset = match.start()
+        return whole[: start - offset] + MARK.format(kind) + whole[end - offset :]
+
+    return repl
+
+
+def redact(text: str, extra: Iterable[Shape] = ()) -> str:
+    """``text`` with every value of a secret shape replaced by ``[redacted:<kind>]``.
+
+    Idempotent; linear in the length of the text (bounded by :data:`MAX_INPUT`).
+    """
+    if not text:
+        return text
+    if len(text) > MAX_INPUT:
+        text = text[:MAX_INPUT] + UNSCANNED
+    text = _redact_pem(text)
+    lowered = text.lower()
+    for shape in (*SHAPES, *extra):
+        if shape.hints and not any(hint in lowered for hint in shape.hints):
+            continue
+        changed = shape.regex.sub(_replace(shape), text)
+        if changed != text:
+            text = changed
+            lowered = text.lower()
+    return text
+
+
+def redacted_kinds(text: str) -> list[str]:
+    """The kinds :func:`redact` finds in ``text``, each once, in order of first appearance."""
+    before = re.findall(r"\[redacted:([a-z0-9-]+)\]", text)
+    found = re.findall(r"\[redacted:([a-z0-9-]+)\]", redact(text))
+    for kind in before:  # markers already in the text are not new finds
+        if kind in found:
+            found.remove(kind)
+    return list(dict.fromkeys(found))
+
+
+def contains_secret(text: str) -> bool:
+    """True when :func:`redact` would change ``text``."""
+    return redact(text) != text
+
+
+def redact_tree(value: object) -> object:
+    """Every string inside a JSON-like value (dicts, lists, tuples) redacted; keys included."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact_tree(k): redact_tree(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_tree(v) for v in value]
+    return value
+
+
+def redact_record(record: _R) -> _R:
+    """A named tuple with every text field (and every text in a tuple field) redacted."""
+    changes: dict[str, object] = {}
+    for name in getattr(record, "_fields", ()):
+        value = getattr(record, name)
+        if isinstance(value, str):
+            new: object = redact(value)
+        elif isinstance(value, tuple) and all(isinstance(v, str) for v in value):
+            new = tuple(dict.fromkeys(redact(v) for v in value))
+        else:
+            continue
+        if new != value:
+            changes[name] = new
+    if not changes:
+        return record
+    replaced: _R = record._replace(**changes)  # type: ignore[attr-defined]
+    return replaced
