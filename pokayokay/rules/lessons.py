@@ -132,8 +132,10 @@ def lookup_content(lessons: Iterable[CommandLesson], threshold: int) -> dict[str
     commands: dict[str, dict[str, Any]] = {}
     always: list[tuple[int, str]] = []
     ordered = sorted(lessons, key=lambda x: (x.corrected is None, -x.sessions, x.failing))
+    from pokayokay.safety.commands import redact_secrets
+
     for lesson in ordered:
-        key = command_key(lesson.failing)
+        key = command_key(redact_secrets(lesson.failing))  # as capture stores commands
         if not key or key in commands:
             continue
         entry = command_entry(lesson, threshold)

@@ -199,3 +199,13 @@ def test_a_corrupt_lookup_costs_nothing_but_the_lesson(launched: Path) -> None:
     assert run_hook("PreToolUse", sample("PreToolUse.Bash.json", launched, BAD)) == (0, "", "")
     payload = sample("PostToolUseFailure.Bash.json", launched, BAD, error=ERROR)
     assert run_hook("PostToolUseFailure", payload) == (0, "", "")
+
+
+def test_a_command_with_a_secret_is_recognised_without_storing_it(launched: Path) -> None:
+    secret = "PGPASSWORD=hunter2secretvalue psql -h db -c 'select 1'"
+    write_lessons(launched, CommandLesson(secret, 3, secret.replace("psql", "bin/psql"), "command"))
+    stored = Path(lesson_lookup.lookup_path(str(launched))).read_text(encoding="utf-8")
+    assert "hunter2secretvalue" not in stored
+    out = output("PreToolUse", sample("PreToolUse.Bash.json", launched, secret))
+    assert "[redacted:password] bin/psql" in out["additionalContext"]
+    assert "hunter2secretvalue" not in out["additionalContext"]

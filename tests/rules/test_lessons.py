@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from helpers.hostile import assert_safe
@@ -171,3 +172,12 @@ def test_command_sessions_counts_distinct_sessions(tmp_path: Path) -> None:
             ("python:ModuleNotFoundError", BAD): 2,
             ("make:Error 2", "make"): 1,
         }
+
+
+def test_no_secret_reaches_the_lookup_and_a_secret_command_still_matches() -> None:
+    failing = "PGPASSWORD=hunter2secretvalue psql -h db -c 'select 1'"
+    content = lookup_content([CommandLesson(failing, 3, failing.replace("psql", "bin/psql"),
+                                            "environment")], 3)
+    assert content is not None and content["redacted"] is True
+    assert "hunter2secretvalue" not in json.dumps(content)
+    assert "PGPASSWORD=[redacted:password] psql -h db -c 'select 1'" in content["commands"]
