@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from typing import TYPE_CHECKING
+
+from pokayokay.hooks.runtime import event_time
 
 if TYPE_CHECKING:
     from typing import Any
@@ -162,7 +163,7 @@ def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
         tool,
         _tool_input(payload.get("tool_input")),
         error if isinstance(error, str) else "",
-        time.time(),
+        event_time(payload),
     )
     tool_use_id = payload.get("tool_use_id")
     with project.store() as store:
@@ -190,7 +191,7 @@ def post_tool_batch(payload: dict[str, Any], event: str) -> str:
         return ""
     project = _Project(payload)
     session_id = _session(payload)
-    ts = time.time()
+    ts = event_time(payload)
     items: list[tuple[Failure, str | None]] = []
     for call in picked:
         failure = _build_failure(
@@ -223,7 +224,7 @@ def post_tool_use(payload: dict[str, Any], event: str) -> str:
         if isinstance(response, dict) and response.get("interrupted") is True:
             return ""
         with _Project(payload).store() as store:
-            store.record_success(_session(payload), tool, command, time.time())
+            store.record_success(_session(payload), tool, command, event_time(payload))
         return ""
     if tool in EDIT_TOOLS:
         path = tool_input.get("file_path") or tool_input.get("notebook_path")
@@ -236,5 +237,5 @@ def post_tool_use(payload: dict[str, Any], event: str) -> str:
         if rel is None:
             return ""  # outside the project (e.g. the memory folder)
         with project.store() as store:
-            store.record_edit(_session(payload), rel, time.time())
+            store.record_edit(_session(payload), rel, event_time(payload))
     return ""

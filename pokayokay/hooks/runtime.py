@@ -99,13 +99,32 @@ def main(argv: list[str]) -> int:
     return run(argv[0], sys.stdin.buffer, sys.stdout, sys.stderr)
 
 
+# Set by pokayokay.hooks.ingest on a spooled payload: where and when its hook fired.
+SPOOLED_PROJECT_KEY = "_pokayokay_project_dir"
+SPOOLED_TIME_KEY = "_pokayokay_ts"
+
+
 def project_dir(payload: dict[str, Any]) -> str:
-    """The launch folder: Claude Code's CLAUDE_PROJECT_DIR, else the payload's cwd."""
+    """The launch folder: the spooled record's, else Claude Code's CLAUDE_PROJECT_DIR, else the
+    payload's cwd."""
+    spooled = payload.get(SPOOLED_PROJECT_KEY)
+    if isinstance(spooled, str) and spooled:
+        return spooled
     env_dir = os.environ.get(ENV_PROJECT_DIR)
     if env_dir:
         return env_dir
     cwd = payload.get("cwd")
     return cwd if isinstance(cwd, str) and cwd else os.getcwd()
+
+
+def event_time(payload: dict[str, Any]) -> float:
+    """When the payload's hook fired: the spooled record's time, else now."""
+    spooled = payload.get(SPOOLED_TIME_KEY)
+    if isinstance(spooled, float) and spooled > 0:
+        return spooled
+    import time
+
+    return time.time()
 
 
 def memory_location(payload: dict[str, Any]) -> MemoryLocation:

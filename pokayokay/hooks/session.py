@@ -143,6 +143,7 @@ def session_end(payload: dict[str, Any], event: str) -> str:
     from pokayokay.memory.apply import checked_target
 
     project, location = _location(payload)
+    _ingest_spool(payload)
     settings = load_settings(project)
     from pokayokay.learnings.chain import session_end_chain
 
@@ -159,6 +160,21 @@ def session_end(payload: dict[str, Any], event: str) -> str:
     _retire_due(project, location, settings)
     _consolidate_if_due(project, location, settings)
     return ""
+
+
+# What SessionEnd spends at most on the spool (Claude Code gives all SessionEnd hooks 1.5 s);
+# whatever is left waits for the next ingester (the next prompt, any CLI reader).
+SESSION_END_INGEST_BUDGET = 0.5
+
+
+def _ingest_spool(payload: dict[str, Any]) -> None:
+    """Ingest the session's spooled tool calls before graduation reads the store."""
+    from pokayokay.hooks import ingest
+
+    ingest.ingest_quietly(
+        "SessionEnd",
+        lambda: ingest.ingest_project(project_dir(payload), budget=SESSION_END_INGEST_BUDGET),
+    )
 
 
 def pre_compact(payload: dict[str, Any], event: str) -> str:
