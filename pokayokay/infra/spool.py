@@ -77,7 +77,7 @@ def spool_key(project_dir: str) -> str:
     a long one is cut and given a hash of the whole path."""
     key = "".join(c if c.isascii() and c.isalnum() else "-" for c in project_dir)
     if len(key) <= _KEY_MAX:
-        return key
+        return key or "-"
     value = 0xCBF29CE484222325  # FNV-1a, 64 bits
     for byte in project_dir.encode("utf-8", "surrogatepass"):
         value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
