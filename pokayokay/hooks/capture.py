@@ -28,8 +28,6 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from pokayokay.hooks.runtime import event_time
-
 if TYPE_CHECKING:
     from typing import Any
 
@@ -79,6 +77,13 @@ class _Project:
         return FailureStore.for_project(self.root)
 
 
+def _when(payload: dict[str, Any]) -> float:
+    """When the hook fired (a spooled payload carries its time; see pokayokay.hooks.ingest)."""
+    from pokayokay.hooks.runtime import event_time
+
+    return event_time(payload)
+
+
 def _session(payload: dict[str, Any]) -> str:
     session = payload.get("session_id")
     return session if isinstance(session, str) else ""
@@ -100,8 +105,11 @@ def _build_failure(
     from pokayokay.failures.evidence_paths import extract_paths
     from pokayokay.failures.model import Failure
     from pokayokay.failures.signature import command_key, key_lines, normalise
+    from pokayokay.infra.spool import cut_text
     from pokayokay.safety.sanitize import excerpt
 
+    # Bounded before any regex work: a 15 MiB output costs what its head and tail cost.
+    error = cut_text(error)
     exit_code = None
     body = error
     header = _EXIT_HEADER.match(error)
@@ -163,7 +171,7 @@ def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
         tool,
         _tool_input(payload.get("tool_input")),
         error if isinstance(error, str) else "",
-        event_time(payload),
+        _when(payload),
     )
     tool_use_id = payload.get("tool_use_id")
     with project.store() as store:
@@ -191,7 +199,7 @@ def post_tool_batch(payload: dict[str, Any], event: str) -> str:
         return ""
     project = _Project(payload)
     session_id = _session(payload)
-    ts = event_time(payload)
+    ts = _when(payload)
     items: list[tuple[Failure, str | None]] = []
     for call in picked:
         failure = _build_failure(
@@ -224,7 +232,7 @@ def post_tool_use(payload: dict[str, Any], event: str) -> str:
         if isinstance(response, dict) and response.get("interrupted") is True:
             return ""
         with _Project(payload).store() as store:
-            store.record_success(_session(payload), tool, command, event_time(payload))
+            store.record_success(_session(payload), tool, command, _when(payload))
         return ""
     if tool in EDIT_TOOLS:
         path = tool_input.get("file_path") or tool_input.get("notebook_path")
@@ -237,5 +245,5 @@ def post_tool_use(payload: dict[str, Any], event: str) -> str:
         if rel is None:
             return ""  # outside the project (e.g. the memory folder)
         with project.store() as store:
-            store.record_edit(_session(payload), rel, event_time(payload))
+            store.record_edit(_session(payload), rel, _when(payload))
     return ""

@@ -66,18 +66,24 @@ def _measure(path: Path) -> tuple[int, int, bytes] | None:
     import stat
 
     try:
-        with open(path, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return None  # a FIFO or a device is nothing Claude Code loads either
-            lines, size, head, last = 0, 0, b"", b"\n"
-            while chunk := fh.read(1 << 20):
-                lines += chunk.count(b"\n")
-                size += len(chunk)
-                last = chunk[-1:]
-                if size <= _PARSE_AT_MOST:
-                    head += chunk
+        # Opened without blocking: a FIFO named MEMORY.md must not hang SessionStart.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None  # a FIFO or a device is nothing Claude Code loads either
+        lines, size, head, last = 0, 0, b"", b"\n"
+        while chunk := os.read(fd, 1 << 20):
+            lines += chunk.count(b"\n")
+            size += len(chunk)
+            last = chunk[-1:]
+            if size <= _PARSE_AT_MOST:
+                head += chunk
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return lines + (0 if not size or last == b"\n" else 1), size, head
 
 

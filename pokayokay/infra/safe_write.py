@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from pokayokay.errors import ConcurrentChangeError, PokayokayError
+from pokayokay.infra.regular import read_regular
 
 _T = TypeVar("_T")
 
@@ -75,8 +76,9 @@ def file_lock(path: Path, timeout: float) -> Iterator[None]:
 
 
 def read_bytes(path: Path) -> bytes | None:
+    """A regular file's bytes, None when it does not exist (see :func:`read_regular`)."""
     try:
-        return path.read_bytes()
+        return read_regular(path)
     except FileNotFoundError:
         return None
 

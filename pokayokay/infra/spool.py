@@ -133,13 +133,19 @@ def bound_payload(data: bytes) -> bytes:
         limit //= 4
 
 
+def cut_text(text: str, limit: int = FIELD_MAX) -> str:
+    """``text`` if it is at most ``limit`` characters, else its head and tail with a note of
+    what was cut between them."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    gone = len(text) - 2 * half
+    return f"{text[:half]}\n[… pokayokay: {gone:,} characters cut …]\n{text[-half:]}"
+
+
 def _cut(value: object, limit: int) -> object:
     if isinstance(value, str):
-        if len(value) <= limit:
-            return value
-        half = limit // 2
-        gone = len(value) - 2 * half
-        return f"{value[:half]}\n[… pokayokay: {gone:,} characters cut …]\n{value[-half:]}"
+        return cut_text(value, limit)
     if isinstance(value, dict):
         return {key: _cut(item, limit) for key, item in value.items()}
     if isinstance(value, list):

@@ -296,10 +296,11 @@ def read_transcript(lines: Iterable[bytes | str], project_dir: str) -> Transcrip
 
 
 def _transcript_lines(path: str) -> list[bytes]:
+    from pokayokay.infra.regular import read_regular
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_TRANSCRIPT_BYTES)
-    except OSError:
+        data = read_regular(path, MAX_TRANSCRIPT_BYTES)[:MAX_TRANSCRIPT_BYTES]
+    except OSError:  # missing, unreadable, or a FIFO (which would block SessionEnd)
         return []
     return data.splitlines()
 
