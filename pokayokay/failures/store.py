@@ -497,15 +497,28 @@ class FailureStore:
         since: float | None = None,
         signatures: Sequence[str] | None = None,
         limit: int | None = None,
+        session_id: str | None = None,
     ) -> list[Failure]:
         """Raw failures still kept (the newest ``max_events``), oldest first."""
         return store_reads.failures(
-            self._connection(), since=since, signatures=signatures, limit=limit
+            self._connection(),
+            since=since,
+            signatures=signatures,
+            limit=limit,
+            session_id=session_id,
         )
 
     def rule_loads(self) -> list[RuleLoad]:
         """Every recorded rule load, oldest first."""
         return store_reads.rule_loads(self._connection())
+
+    def signatures(self) -> list[str]:
+        """Every signature with a group."""
+        return store_reads.signatures(self._connection())
+
+    def rule_effect(self, rule_path: str, signatures: Sequence[str]) -> store_reads.RuleEffect:
+        """One rule's loads and recurrences, counted in SQL (see store_reads.rule_effect)."""
+        return store_reads.rule_effect(self._connection(), rule_path, signatures)
 
     def sessions_since(self, ts: float) -> int:
         """How many sessions the store first saw at or after ``ts``."""

@@ -69,6 +69,7 @@ def failures(
     since: float | None = None,
     signatures: Sequence[str] | None = None,
     limit: int | None = None,
+    session_id: str | None = None,
 ) -> list[Failure]:
     """Raw failures still kept (the newest ``max_events``), oldest first.
 
@@ -81,6 +82,9 @@ def failures(
     if since is not None:
         clauses.append("ts >= ?")
         params.append(since)
+    if session_id is not None:
+        clauses.append("session_id = ?")
+        params.append(session_id)
     if signatures is not None:
         if not signatures:
             return []
@@ -127,6 +131,63 @@ def rule_loads(conn: sqlite3.Connection) -> list[RuleLoad]:
         "SELECT ts, session_id, rule_path, trigger_path FROM rule_loads ORDER BY ts, id"
     )
     return [RuleLoad(*row) for row in rows]
+
+class RuleEffect(NamedTuple):
+    """One rule's loads and the recurrences of its failures, counted by the store."""
+
+    loads: int
+    sessions: int  # distinct sessions with a load
+    first_load: float | None
+    last_load: float | None
+    recurrences: int  # failures of its signatures after the first load
+    recurrence_sessions: int
+    recurred_while_loaded: int  # ... in a session where the rule had already loaded
+    last_recurrence: float | None
+
+
+def signatures(conn: sqlite3.Connection) -> list[str]:
+    """Every signature with a group (no other column read)."""
+    return [row[0] for row in conn.execute("SELECT signature FROM signatures")]
+
+
+def rule_effect(
+    conn: sqlite3.Connection, rule_path: str, signatures: Sequence[str]
+) -> RuleEffect:
+    """What :func:`pokayokay.rules.effectiveness.assess` computes, as indexed aggregate
+    queries: no failure row is loaded into Python (SessionEnd reads this for every rule)."""
+    loads, sessions, first, last = conn.execute(
+        "SELECT count(*), count(DISTINCT session_id), min(ts), max(ts) FROM rule_loads"
+        " WHERE rule_path = ?",
+        (rule_path,),
+    ).fetchone()
+    if first is None or not signatures:
+        return RuleEffect(loads, sessions, first, last, 0, 0, 0, None)
+    marks = ", ".join("?" * len(signatures))
+    recurrences, recurrence_sessions, last_recurrence = conn.execute(
+        "SELECT count(*), count(DISTINCT session_id), max(ts) FROM failures"
+        f" WHERE signature IN ({marks}) AND ts > ?",
+        (*signatures, first),
+    ).fetchone()
+    while_loaded = 0
+    if recurrences:
+        (while_loaded,) = conn.execute(
+            "WITH firsts AS (SELECT session_id, min(ts) AS t FROM rule_loads"
+            " WHERE rule_path = ? GROUP BY session_id)"
+            " SELECT count(*) FROM failures AS f JOIN firsts ON f.session_id = firsts.session_id"
+            f" WHERE f.signature IN ({marks}) AND f.ts > ? AND f.ts >= firsts.t",
+            (rule_path, *signatures, first),
+        ).fetchone()
+    return RuleEffect(
+        loads,
+        sessions,
+        first,
+        last,
+        recurrences,
+        recurrence_sessions,
+        while_loaded,
+        last_recurrence,
+    )
+
 
 def sessions_since(conn: sqlite3.Connection, ts: float) -> int:
     """How many sessions the store first saw at or after ``ts``."""

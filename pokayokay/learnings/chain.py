@@ -352,7 +352,7 @@ def _session_failures(location: MemoryLocation, session_id: str) -> list[Failure
         return []
     with store:
         since = time.time() - FAILURE_WINDOW
-        return [f for f in store.failures(since=since) if f.session_id == session_id]
+        return store.failures(since=since, session_id=session_id)  # filtered in SQL
 
 
 def session_end_chain(payload: dict[str, Any], project_dir: Path, location: MemoryLocation) -> None:
