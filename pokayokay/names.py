@@ -19,6 +19,7 @@ INSTALL_MANIFEST = "install.json"
 BACKUPS_DIR = "backups"
 RECALL_INDEX_FILE = "recall-index.json"
 RECALL_ENTRIES_FILE = "recall-entries.json"
+RECALL_FIXES_FILE = "recall-fixes.json"
 SKILLS_CACHE_FILE = "skills-catalog.json"
 
 # --- files in the project

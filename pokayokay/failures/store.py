@@ -487,9 +487,10 @@ class FailureStore:
 
     # -- reads (the queries live in store_reads) --------------------------------------------
 
-    def failure_groups(self) -> list[FailureGroup]:
-        """One group per signature, most widespread first (sessions, occurrences, recency)."""
-        return store_reads.failure_groups(self._connection())
+    def failure_groups(self, *, fixed_only: bool = False) -> list[FailureGroup]:
+        """One group per signature, most widespread first (sessions, occurrences, recency);
+        ``fixed_only``: only those a fix episode closed."""
+        return store_reads.failure_groups(self._connection(), fixed_only=fixed_only)
 
     def failures(
         self,

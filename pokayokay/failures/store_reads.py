@@ -22,16 +22,25 @@ class RuleLoad(NamedTuple):
     trigger_path: str | None
 
 
-def failure_groups(conn: sqlite3.Connection) -> list[FailureGroup]:
+_FIXED = (
+    " WHERE signature IN (SELECT signature FROM group_fix_commands"
+    " UNION SELECT signature FROM group_paths WHERE kind = 'fix')"
+)
+
+
+def failure_groups(conn: sqlite3.Connection, *, fixed_only: bool = False) -> list[FailureGroup]:
     """One group per signature, most widespread first (sessions, occurrences, recency).
 
     ``paths`` and ``fix_paths`` are sorted; ``fix_commands`` are most frequent first.
+    ``fixed_only``: only the groups a fix episode closed (what recall reads), and no failure
+    paths for them.
     """
     from pokayokay.failures.model import FailureGroup
 
     paths: dict[tuple[str, str], list[str]] = {}
+    kinds = " WHERE kind = 'fix'" if fixed_only else ""
     for signature, kind, path in conn.execute(
-        "SELECT signature, kind, path FROM group_paths ORDER BY path"
+        f"SELECT signature, kind, path FROM group_paths{kinds} ORDER BY path"
     ):
         paths.setdefault((signature, kind), []).append(path)
     commands: dict[str, list[str]] = {}
@@ -42,7 +51,7 @@ def failure_groups(conn: sqlite3.Connection) -> list[FailureGroup]:
     groups = []
     for row in conn.execute(
         "SELECT signature, category, sessions, occurrences, first_seen, last_seen,"
-        " sample_command, excerpt FROM signatures"
+        f" sample_command, excerpt FROM signatures{_FIXED if fixed_only else ''}"
         " ORDER BY sessions DESC, occurrences DESC, last_seen DESC, signature"
     ):
         signature = row[0]

@@ -17,11 +17,14 @@ when it is the default ``decisions-archive.md`` or when MEMORY.md or a settings 
 The cache lives in the project's state folder, so that a prompt does not re-read every file:
 
 * ``recall-index.json``: the finished index and the fingerprint of what it was built from (the
-  name, mtime and size of every file involved). A prompt only lists the memory folder, stats the
-  files and, when the fingerprint matches, loads this one file (postings and documents stay
-  packed in strings until a query needs them).
+  name, mtime and size of every file involved, and the fix texts' digest). A prompt only lists
+  the memory folder, stats the files and, when the fingerprint matches, loads this one file
+  (postings and documents stay packed in strings until a query needs them).
 * ``recall-entries.json``: each source's parsed documents with their term counts, keyed by the
-  file's mtime and size, so that a changed file is re-read alone.
+  file's mtime and size (fix episodes: by the digest of their texts), so that a changed file is
+  re-read alone.
+* ``recall-fixes.json``: the digest of the fix texts and the failure store's stats it was read
+  at; the store is opened only when those stats moved (see :mod:`pokayokay.recall.fixes`).
 
 Work is capped: at most :data:`MAX_LEARNING_FILES` learning files, :data:`MAX_FILE_BYTES` of any
 of them, :data:`MAX_MEMORY_BYTES` of MEMORY.md or the archive, :data:`MAX_FIX_GROUPS` failure
@@ -52,7 +55,8 @@ if TYPE_CHECKING:
     from pokayokay.learnings.model import Learning
     from pokayokay.memory.sections import SectionSpec
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
+_STORE_KEYS = ("db", "db-wal")
 INDEX_FILE = RECALL_INDEX_FILE
 ENTRIES_FILE = RECALL_ENTRIES_FILE
 LEARNING_PREFIX = "learning-"
@@ -139,7 +143,8 @@ class Inputs:
 
         parts = [f"{CACHE_VERSION}:{ANALYSIS_VERSION}", self.memory_dir]
         parts += [f"{name}:{stat[0]}:{stat[1]}" for name, stat in self.learnings]
-        parts += [f"{key}:{stat}" for key, stat in self.files.items()]
+        # The failure store is not part of it: recall reads only its fix texts (fixes.py).
+        parts += [f"{key}:{stat}" for key, stat in self.files.items() if key not in _STORE_KEYS]
         data = "\n".join(parts).encode("utf-8", "surrogateescape")
         return f"{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
 
@@ -310,46 +315,6 @@ def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, di
     return out
 
 
-def fix_text(
-    category: str, sessions: int, excerpt: str, commands: Iterable[str], paths: Iterable[str]
-) -> str:
-    """A fix episode in one factual sentence."""
-    commands, paths = list(commands)[:2], list(paths)[:4]
-    text = f"{excerpt.strip().rstrip('.')} ({category} failure, {sessions} session"
-    text += "s)." if sessions != 1 else ")."
-    if commands:
-        text += " Resolved by " + ", ".join(f"`{c}`" for c in commands)
-        text += f" after edits to {', '.join(paths)}." if paths else "."
-    elif paths:
-        text += f" Resolved after edits to {', '.join(paths)}."
-    return text
-
-
-def read_fixes(state_dir: str) -> list[tuple[Document, dict[str, int]]]:
-    """Failure groups that a later success closed, as documents (nothing without a store)."""
-    db = os.path.join(state_dir, FAILURES_DB)
-    if not os.path.isfile(db):
-        return []  # never create the store just to read it
-    from pokayokay.failures.store import FailureStore
-
-    out = []
-    with FailureStore(db) as store:
-        groups = store.failure_groups()
-    for group in groups:
-        if not (group.fix_commands or group.fix_paths):
-            continue
-        commands = [" ".join(c.split())[:120] for c in group.fix_commands]
-        paths = [p[:120] for p in group.fix_paths]
-        shown = _shown(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
-        search = " ".join([group.excerpt, group.category, *commands, *paths])
-        key = zlib.crc32(group.signature.encode("utf-8", "surrogateescape"))
-        doc = Document(f"fix:{key:08x}", "fix", shown, clean=True)
-        out.append((doc, term_counts(search[:MAX_TEXT_CHARS])))
-        if len(out) >= MAX_FIX_GROUPS:
-            break
-    return out
-
-
 # --------------------------------------------------------------------------------------------
 # The cache
 
@@ -398,8 +363,14 @@ def _entries_cache(inputs: Inputs) -> dict[str, Any]:
     return {"version": CACHE_VERSION, "memory_dir": inputs.memory_dir}
 
 
-def build(inputs: Inputs, *, budget: float = DEFAULT_PARSE_BUDGET) -> tuple[Index, bool]:
+def build(
+    inputs: Inputs,
+    *,
+    budget: float = DEFAULT_PARSE_BUDGET,
+    fixes: tuple[str, list[Any] | None] | None = None,
+) -> tuple[Index, bool]:
     """The index over every source, re-reading only what changed since the entries cache.
+    ``fixes``: the fix texts' digest and rows (None: not read yet) from ``fixes_state``.
 
     Returns the index and whether it is complete (the parse budget may leave files for later).
     """
@@ -434,17 +405,13 @@ def build(inputs: Inputs, *, budget: float = DEFAULT_PARSE_BUDGET) -> tuple[Inde
         rows = [_row(*d) for d in read_decisions(inputs.memory_dir, inputs.project_dir)]
         cache["decisions"] = [decisions_key, rows]
 
-    fixes_key = [inputs.files["db"], inputs.files["db-wal"]]
-    cached = cache.get("fixes")
-    if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == fixes_key):
-        try:
-            rows = [_row(*f) for f in read_fixes(inputs.state_dir)]
-        except Exception as exc:  # an unreadable or newer store: recall goes on without fixes
-            from pokayokay.infra.logs import fail_open
+    from pokayokay.recall import fixes as fix_source
 
-            fail_open("recall: reading fix episodes from the failure store", exc)
-            rows = []
-        cache["fixes"] = [fixes_key, rows]
+    digest, fix_rows = fixes if fixes is not None else fix_source.fixes_state(inputs)
+    cached = cache.get("fixes")
+    if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == digest):
+        rows = fix_rows if fix_rows is not None else fix_source.fix_rows(inputs.state_dir)
+        cache["fixes"] = [digest, rows]
 
     docs: list[Document] = []
     counts: list[dict[str, int]] = []
@@ -474,7 +441,12 @@ def load_index(
     inputs = Inputs(memory_dir, project_dir, state_dir)
     if inputs.empty:
         return None
-    fingerprint = inputs.fingerprint()
+    from pokayokay.recall.fixes import fixes_state
+
+    # Keyed by the fix texts recall reads, not by the store's mtime: a captured failure that
+    # closes no fix episode leaves the index valid.
+    digest, fix_rows = fixes_state(inputs)
+    fingerprint = f"{inputs.fingerprint()}-{digest}"
     index_path = os.path.join(inputs.state_dir, INDEX_FILE)
     if use_cache:
         data = _load_json(index_path)
@@ -483,7 +455,7 @@ def load_index(
                 return Index.from_data(data["index"])
             except (KeyError, TypeError, ValueError):
                 pass
-    index, complete = build(inputs, budget=budget)
+    index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows))
     if use_cache:
         stamp = fingerprint if complete else f"incomplete-{fingerprint}"
         _save_json(index_path, {"fingerprint": stamp, "index": index.to_data()})

@@ -24,7 +24,9 @@ def sample_bytes(name: str) -> bytes:
     return (FIXTURE_SAMPLES_DIR / name).read_bytes()
 
 
-def run_spool(event: str, data: bytes, project: Path, *flags: str) -> subprocess.CompletedProcess[bytes]:
+def run_spool(
+    event: str, data: bytes, project: Path, *flags: str
+) -> subprocess.CompletedProcess[bytes]:
     env = dict(os.environ, CLAUDE_PROJECT_DIR=str(project))
     return subprocess.run(
         [sys.executable, "-S", "-E", *flags, str(SPOOL_PY), event],
