@@ -14,22 +14,16 @@ import os
 import zlib
 
 from pokayokay.names import FAILURES_DB, RECALL_FIXES_FILE
+from pokayokay.recall.cache_io import MAX_TEXT_CHARS, _load_json, _row, _save_json, _shown
 from pokayokay.recall.index import Document
-from pokayokay.recall.sources import (
-    MAX_FIX_GROUPS,
-    MAX_TEXT_CHARS,
-    Inputs,
-    _load_json,
-    _row,
-    _save_json,
-    _shown,
-)
 from pokayokay.recall.terms import term_counts
 
 TYPE_CHECKING = False  # the prompt hook imports this module
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
+
+MAX_FIX_GROUPS = 500
 
 
 def fix_text(
@@ -83,17 +77,17 @@ def fix_rows(state_dir: str) -> list[Any]:
         return []
 
 
-def fixes_state(inputs: Inputs) -> tuple[str, list[Any] | None]:
+def fixes_state(state_dir: str, db_key: list[Any]) -> tuple[str, list[Any] | None]:
     """The digest of the fix texts, and their rows when they had to be read for it (None when
-    the store did not move since the digest was computed: nothing was opened)."""
-    db_key = [inputs.files.get("db"), inputs.files.get("db-wal")]
-    path = os.path.join(inputs.state_dir, RECALL_FIXES_FILE)
+    the store's stats ``db_key`` did not move since the digest was computed: nothing was
+    opened)."""
+    path = os.path.join(state_dir, RECALL_FIXES_FILE)
     stamp = _load_json(path)
     if isinstance(stamp, dict) and stamp.get("db") == db_key:
         digest = stamp.get("digest")
         if isinstance(digest, str):
             return digest, None
-    rows = fix_rows(inputs.state_dir) if db_key[0] is not None else []
+    rows = fix_rows(state_dir) if db_key[0] is not None else []
     data = json.dumps(rows, separators=(",", ":"), sort_keys=True).encode("ascii", "replace")
     digest = f"{len(rows)}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
     if db_key[0] is not None:

@@ -41,6 +41,14 @@ import zlib
 
 from pokayokay.names import FAILURES_DB, RECALL_ENTRIES_FILE, RECALL_INDEX_FILE
 from pokayokay.recall import block as recall_block
+from pokayokay.recall.cache_io import (
+    MAX_TEXT_CHARS,
+    _load_json,
+    _row,
+    _save_json,
+    _shown,
+    _unlink,
+)
 from pokayokay.recall.index import Document, Index
 from pokayokay.recall.terms import term_counts
 
@@ -67,8 +75,6 @@ MAX_LEARNING_FILES = 5000
 MAX_FILE_BYTES = 64 * 1024
 MAX_MEMORY_BYTES = 4 << 20
 MAX_DECISIONS = 2000
-MAX_FIX_GROUPS = 500
-MAX_TEXT_CHARS = 2000
 # Seconds of parsing per call before the rest is left to the next one.
 DEFAULT_PARSE_BUDGET = 2.0
 
@@ -136,6 +142,12 @@ class Inputs:
         """Nothing to recall from: no learning, no MEMORY.md, no failure store."""
         return not self.learnings and not any(self.files[k] for k in ("memory", "archive", "db"))
 
+    def fixes_state(self) -> tuple[str, list[Any] | None]:
+        """The fix texts' digest (and rows, when read for it): :mod:`pokayokay.recall.fixes`."""
+        from pokayokay.recall.fixes import fixes_state
+
+        return fixes_state(self.state_dir, [self.files.get("db"), self.files.get("db-wal")])
+
     def fingerprint(self) -> str:
         """A short digest of every path, mtime and size involved (and of the analysis)."""
         from pokayokay.recall.index import ANALYSIS_VERSION
@@ -181,17 +193,6 @@ def _read_text(path: str, limit: int) -> str | None:
     if size > limit:
         return None
     return b"".join(chunks).decode("utf-8", "replace")
-
-
-def _shown(text: str) -> str:
-    """The text a finding will show, sanitised now (on read) and clipped for the block."""
-    from pokayokay.recall.block import safe_text
-
-    return safe_text(text[: MAX_TEXT_CHARS * 4])
-
-
-def _row(doc: Document, counts: dict[str, int]) -> list[Any]:
-    return [doc.id, doc.kind, doc.label, doc.text, doc.weight, doc.clean, counts]
 
 
 def _from_row(row: list[Any]) -> tuple[Document, dict[str, int]]:
@@ -318,39 +319,6 @@ def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, di
 # The cache
 
 
-def _load_json(path: str) -> Any:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except (OSError, ValueError):
-        return None
-
-
-def _unlink(path: str) -> None:
-    try:  # noqa: SIM105 - contextlib is one more import on the prompt path
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def _save_json(path: str, data: object) -> None:
-    """Atomically replace ``path``; a cache that cannot be written is only a slower prompt.
-
-    ASCII JSON (file names may carry surrogate escapes), private to the user like the rest of
-    the state folder (it quotes memory files).
-    """
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        text = json.dumps(data, separators=(",", ":"))  # the C encoder: fast
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(fd, "w", encoding="ascii") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        _unlink(tmp)
-
-
 def _entries_cache(inputs: Inputs) -> dict[str, Any]:
     data = _load_json(os.path.join(inputs.state_dir, ENTRIES_FILE))
     if (
@@ -406,7 +374,7 @@ def build(
 
     from pokayokay.recall import fixes as fix_source
 
-    digest, fix_rows = fixes if fixes is not None else fix_source.fixes_state(inputs)
+    digest, fix_rows = fixes if fixes is not None else inputs.fixes_state()
     cached = cache.get("fixes")
     if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == digest):
         rows = fix_rows if fix_rows is not None else fix_source.fix_rows(inputs.state_dir)
@@ -440,11 +408,9 @@ def load_index(
     inputs = Inputs(memory_dir, project_dir, state_dir)
     if inputs.empty:
         return None
-    from pokayokay.recall.fixes import fixes_state
-
     # Keyed by the fix texts recall reads, not by the store's mtime: a captured failure that
     # closes no fix episode leaves the index valid.
-    digest, fix_rows = fixes_state(inputs)
+    digest, fix_rows = inputs.fixes_state()
     fingerprint = f"{inputs.fingerprint()}-{digest}"
     index_path = os.path.join(inputs.state_dir, INDEX_FILE)
     if use_cache:

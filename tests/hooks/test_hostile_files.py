@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURE_SAMPLES_DIR, git
+from helpers.gitrepo import git
+from helpers.paths import FIXTURE_SAMPLES_DIR
 
 from pokayokay.infra.regular import NotARegularFile, read_regular
 

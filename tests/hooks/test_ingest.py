@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURE_SAMPLES_DIR, REPO_ROOT
+from helpers.paths import FIXTURE_SAMPLES_DIR, REPO_ROOT
 
 from pokayokay.failures.store import FailureStore
 from pokayokay.hooks import capture, ingest

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import FIXTURE_SAMPLES_DIR, REPO_ROOT
+from helpers.paths import FIXTURE_SAMPLES_DIR, REPO_ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURE_SAMPLES_DIR
+from helpers.paths import FIXTURE_SAMPLES_DIR
 
 from pokayokay.hooks.events import HOOKED_EVENTS
 from pokayokay.install.handlers import NOT_INSTALLED_NOTE, handler_form

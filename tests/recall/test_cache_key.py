@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import git
+from helpers.gitrepo import git
 
 from pokayokay.failures import store as store_module
 from pokayokay.failures.model import Failure
