@@ -10,7 +10,10 @@
 * the schema version lives in ``PRAGMA user_version``; migrations are ordered and run inside an
   immediate transaction that re-reads the version first, so two processes creating the file at
   once both succeed and the migration runs once;
-* bounded: raw failure rows beyond ``max_events`` (default 200,000) are pruned oldest first;
+* bounded: raw failure rows beyond ``max_events`` (default 80,000) are pruned oldest first,
+  and rows (and rule loads) older than ``max_age_days`` (default 180) at every maintenance; a
+  new store uses incremental auto-vacuum and maintenance hands freed pages back to the file
+  system, so the file stays under about 45 MB at its cap and shrinks when rows age out;
   the per-signature aggregates (``signatures``, ``group_sessions``, ``group_paths``,
   ``group_fix_commands``) are updated in the same transaction as each raw row, so counts stay
   exact after pruning. Open fix episodes and their edits expire after 7 days.
@@ -51,7 +54,10 @@ if TYPE_CHECKING:
     from pokayokay.failures.model import Failure, FailureGroup
 
 DB_NAME = FAILURES_DB
-DEFAULT_MAX_EVENTS = 200_000
+DEFAULT_MAX_EVENTS = 80_000
+DEFAULT_MAX_AGE_DAYS = 180
+# Freed pages handed back per maintenance at most (4 KiB pages: 16 MiB).
+VACUUM_PAGES = 4096
 BUSY_TIMEOUT_MS = 5_000
 EPISODE_MAX_AGE = 7 * 24 * 3600.0
 # Housekeeping beyond the cheap per-insert prune runs once every this many failure rows.
@@ -94,14 +100,22 @@ def _is_foreign_file(path: Path) -> bool:
 class FailureStore:
     """One project's failure database. Opens lazily; use as a context manager or ``close()``."""
 
-    def __init__(self, path: str | os.PathLike[str], *, max_events: int = DEFAULT_MAX_EVENTS):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        max_events: int = DEFAULT_MAX_EVENTS,
+        max_age_days: float = DEFAULT_MAX_AGE_DAYS,
+    ):
         if max_events < 1:
             raise ValueError("max_events must be at least 1")
         self.path = Path(path)
         self.max_events = max_events
+        self.max_age = max_age_days * 86400.0
         # Set when an unreadable file was moved aside and a fresh one started (for the log).
         self.recovered_from: Path | None = None
         self._conn: sqlite3.Connection | None = None
+        self._vacuum_due = False
 
     @classmethod
     def for_project(
@@ -161,6 +175,9 @@ class FailureStore:
             self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
         )
         try:
+            # Takes effect only on an empty file (before the first table): new stores give
+            # freed pages back to the file system (maintenance runs incremental_vacuum).
+            conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA synchronous=NORMAL")
             versions: list[int] = []
@@ -222,7 +239,21 @@ class FailureStore:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        if self._vacuum_due:
+            self._vacuum(conn)
         return result
+
+    def _vacuum(self, conn: sqlite3.Connection) -> None:
+        """Hand freed pages back to the file system, bounded per run (a no-op on a store made
+        before auto-vacuum). Run as a script: Python's sqlite3 steps a plain execute of this
+        pragma once, which frees a single page."""
+        self._vacuum_due = False
+        try:
+            conn.executescript(f"PRAGMA incremental_vacuum({VACUUM_PAGES});")
+        except sqlite3.OperationalError as exc:  # busy: the next maintenance tries again
+            from pokayokay.infra import logs
+
+            logs.log(f"failure store {self.path}: incremental vacuum skipped ({exc})")
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -466,6 +497,12 @@ class FailureStore:
         self._transaction(lambda conn: self._maintain(conn, time.time() if now is None else now))
 
     def _maintain(self, conn: sqlite3.Connection, now: float) -> None:
+        # Retention by age (the count is kept on every insert); aggregates keep their counts.
+        conn.execute("DELETE FROM failures WHERE ts < ?", (now - self.max_age,))
+        conn.execute("DELETE FROM rule_loads WHERE ts < ?", (now - self.max_age,))
+        last_load = conn.execute("SELECT max(id) FROM rule_loads").fetchone()[0]
+        if last_load is not None and last_load > self.max_events:
+            conn.execute("DELETE FROM rule_loads WHERE id <= ?", (last_load - self.max_events,))
         cutoff = now - EPISODE_MAX_AGE
         conn.execute(
             "DELETE FROM episode_signatures WHERE episode_id IN"
@@ -484,6 +521,7 @@ class FailureStore:
             " ORDER BY first_seen DESC LIMIT -1 OFFSET ?)",
             (self.max_events,),
         )
+        self._vacuum_due = True  # after the commit: see _transaction
 
     # -- reads (the queries live in store_reads) --------------------------------------------
 
