@@ -555,9 +555,23 @@ class FailureStore:
         """Every signature with a group."""
         return store_reads.signatures(self._connection())
 
-    def rule_effect(self, rule_path: str, signatures: Sequence[str]) -> store_reads.RuleEffect:
+    def rule_effect(
+        self,
+        rule_path: str,
+        signatures: Sequence[str],
+        *,
+        exact: bool = True,
+        min_sessions: int = 0,
+    ) -> store_reads.RuleEffect:
         """One rule's loads and recurrences, counted in SQL (see store_reads.rule_effect)."""
-        return store_reads.rule_effect(self._connection(), rule_path, signatures)
+        return store_reads.rule_effect(
+            self._connection(), rule_path, signatures, exact=exact, min_sessions=min_sessions
+        )
+
+    def evidence_stamp(self) -> str:
+        """A value that changes whenever graduation's evidence does (new failures, closed fix
+        episodes), and only then: unlike the file's mtime, reads and checkpoints leave it."""
+        return store_reads.evidence_stamp(self._connection())
 
     def sessions_since(self, ts: float) -> int:
         """How many sessions the store first saw at or after ``ts``."""

@@ -92,8 +92,15 @@ def failures(
         clauses.append("ts >= ?")
         params.append(since)
     if session_id is not None:
-        clauses.append("session_id = ?")
-        params.append(session_id)
+        # Bounded by when the store first saw the session (the ts index is scanned from
+        # there); a session the store never saw has no failures.
+        seen = conn.execute(
+            "SELECT first_seen FROM sessions WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        if seen is None:
+            return []
+        clauses.append("session_id = ? AND ts >= ?")
+        params.extend((session_id, seen[0]))
     if signatures is not None:
         if not signatures:
             return []
@@ -160,18 +167,34 @@ def signatures(conn: sqlite3.Connection) -> list[str]:
 
 
 def rule_effect(
-    conn: sqlite3.Connection, rule_path: str, signatures: Sequence[str]
+    conn: sqlite3.Connection,
+    rule_path: str,
+    signatures: Sequence[str],
+    *,
+    exact: bool = True,
+    min_sessions: int = 0,
 ) -> RuleEffect:
     """What :func:`pokayokay.rules.effectiveness.assess` computes, as indexed aggregate
-    queries: no failure row is loaded into Python (SessionEnd reads this for every rule)."""
+    queries: no failure row is loaded into Python.
+
+    ``exact=False`` (SessionEnd's retirement check) answers only what retiring needs: the loads
+    in full, and whether the failure recurred at all (one indexed probe; ``recurrences`` and
+    ``recurrence_sessions`` are then 1 for "at least one", the rest 0/None), and nothing about
+    recurrences when the rule loaded in fewer than ``min_sessions`` sessions."""
     loads, sessions, first, last = conn.execute(
         "SELECT count(*), count(DISTINCT session_id), min(ts), max(ts) FROM rule_loads"
         " WHERE rule_path = ?",
         (rule_path,),
     ).fetchone()
-    if first is None or not signatures:
+    if first is None or not signatures or (not exact and sessions < min_sessions):
         return RuleEffect(loads, sessions, first, last, 0, 0, 0, None)
     marks = ", ".join("?" * len(signatures))
+    if not exact:
+        hit = conn.execute(
+            f"SELECT 1 FROM failures WHERE signature IN ({marks}) AND ts > ? LIMIT 1",
+            (*signatures, first),
+        ).fetchone()
+        return RuleEffect(loads, sessions, first, last, int(bool(hit)), int(bool(hit)), 0, None)
     recurrences, recurrence_sessions, last_recurrence = conn.execute(
         "SELECT count(*), count(DISTINCT session_id), max(ts) FROM failures"
         f" WHERE signature IN ({marks}) AND ts > ?",
@@ -196,6 +219,15 @@ def rule_effect(
         while_loaded,
         last_recurrence,
     )
+
+
+def evidence_stamp(conn: sqlite3.Connection) -> str:
+    """``max failure id : occurrences : fix commands : paths`` (all indexed or small)."""
+    row = conn.execute(
+        "SELECT (SELECT max(id) FROM failures), (SELECT total(occurrences) FROM signatures),"
+        " (SELECT total(count) FROM group_fix_commands), (SELECT total(count) FROM group_paths)"
+    ).fetchone()
+    return ":".join(str(value) for value in row)
 
 
 def sessions_since(conn: sqlite3.Connection, ts: float) -> int:

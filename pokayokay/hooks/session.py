@@ -192,24 +192,20 @@ def pre_compact(payload: dict[str, Any], event: str) -> str:
 
 
 def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> None:
-    """Run graduation when the failure store changed since the last run (a stamp in the state
-    folder holds the store's size and modification times)."""
+    """Run graduation when the failure store's evidence changed since the last run (a stamp in
+    the state folder holds ``FailureStore.evidence_stamp``: the file's mtime moves on every
+    read and checkpoint, the evidence does not)."""
+    from pokayokay.failures.store import FailureStore
     from pokayokay.infra.state import project_state_dir
     from pokayokay.names import FAILURES_DB
 
     folder = project_state_dir(str(location.project_key))
     db = folder / FAILURES_DB
     stamp_file = folder / "graduated.stamp"
-    parts = []
-    for path in (db, db.with_name(db.name + "-wal")):
-        try:
-            info = path.stat()
-        except OSError:
-            continue
-        parts.append(f"{info.st_size}:{info.st_mtime_ns}")
-    if not parts:
+    if not db.is_file():
         return
-    stamp = " ".join(parts)
+    with FailureStore(db) as store:
+        stamp = store.evidence_stamp()
     try:
         if stamp_file.read_text() == stamp:
             return

@@ -48,7 +48,15 @@ def _retire_after(project_dir: Path) -> int:
     return value if isinstance(value, int) and value >= 1 else DEFAULT_RETIRE_AFTER_SESSIONS
 
 
-def _stats(project_dir: Path, rules: Sequence[RuleFile], retire_after: int | None = None) -> _Stats:
+def _stats(
+    project_dir: Path,
+    rules: Sequence[RuleFile],
+    retire_after: int | None = None,
+    *,
+    exact: bool = True,
+) -> _Stats:
+    """Every rule's effectiveness; ``exact=False`` answers only whether each is due for
+    retirement (see ``FailureStore.rule_effect``): SessionEnd's check over a full store."""
     if retire_after is None:
         retire_after = _retire_after(project_dir)
     try:
@@ -76,7 +84,9 @@ def _stats(project_dir: Path, rules: Sequence[RuleFile], retire_after: int | Non
                     full[short] = signature
         for rule in rules:
             mine = sorted({full[sig] for sig in rule.signatures if sig in full})
-            effect = store.rule_effect(store_rule_path(project_dir, rule), mine)
+            effect = store.rule_effect(
+                store_rule_path(project_dir, rule), mine, exact=exact, min_sessions=retire_after
+            )
             by_rule[rule.rel_path] = RuleEffectiveness(
                 rule_path=store_rule_path(project_dir, rule),
                 signatures=tuple(rule.signatures),

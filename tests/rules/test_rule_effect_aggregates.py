@@ -60,3 +60,6 @@ def test_aggregates_equal_the_row_by_row_assessment(
                 key: value for key, value in expected.as_dict().items()
                 if key not in ("rule_path", "signatures", "recurred")
             }
+            loose = store.rule_effect(rule, wanted, exact=False)  # SessionEnd's retirement check
+            assert (loose.sessions, loose.loads) == (expected.sessions, expected.loads)
+            assert bool(loose.recurrences) == expected.recurred
