@@ -15,6 +15,7 @@ LEARNINGS_ARCHIVE_FILE = "learnings-archive.md"
 
 # --- files in a project's state folder
 FAILURES_DB = "failures.db"
+FAILURES_CHANGED = "failures.db.changed"  # touched after every write to the store
 INSTALL_MANIFEST = "install.json"
 BACKUPS_DIR = "backups"
 RECALL_INDEX_FILE = "recall-index.json"

@@ -239,9 +239,22 @@ class FailureStore:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        self._mark_changed()
         if self._vacuum_due:
             self._vacuum(conn)
         return result
+
+    def _mark_changed(self) -> None:
+        """Touch ``failures.db.changed``: readers that cache what they read (recall) compare its
+        mtime, because the database file's own mtime also moves when a reader closes it."""
+        from pokayokay.names import FAILURES_CHANGED
+
+        marker = self.path.with_name(FAILURES_CHANGED)
+        try:
+            os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, 0o600))
+            os.utime(marker)
+        except OSError:
+            pass  # a cache that misses a change rebuilds from the store's own mtime next time
 
     def _vacuum(self, conn: sqlite3.Connection) -> None:
         """Hand freed pages back to the file system, bounded per run (a no-op on a store made

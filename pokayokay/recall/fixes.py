@@ -87,9 +87,9 @@ def fixes_state(state_dir: str, db_key: list[Any]) -> tuple[str, list[Any] | Non
         digest = stamp.get("digest")
         if isinstance(digest, str):
             return digest, None
-    rows = fix_rows(state_dir) if db_key[0] is not None else []
+    rows = fix_rows(state_dir) if db_key[0] else []
     data = json.dumps(rows, separators=(",", ":"), sort_keys=True).encode("ascii", "replace")
     digest = f"{len(rows)}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
-    if db_key[0] is not None:
+    if db_key[0]:
         _save_json(path, {"db": db_key, "digest": digest})
     return digest, rows

@@ -39,7 +39,7 @@ import os
 import time
 import zlib
 
-from pokayokay.names import FAILURES_DB, RECALL_ENTRIES_FILE, RECALL_INDEX_FILE
+from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, RECALL_ENTRIES_FILE, RECALL_INDEX_FILE
 from pokayokay.recall import block as recall_block
 from pokayokay.recall.cache_io import (
     MAX_TEXT_CHARS,
@@ -63,7 +63,7 @@ if TYPE_CHECKING:
     from pokayokay.memory.sections import SectionSpec
 
 CACHE_VERSION = 3
-_STORE_KEYS = ("db", "db-wal")
+_STORE_KEYS = ("db", "db-changed")
 INDEX_FILE = RECALL_INDEX_FILE
 ENTRIES_FILE = RECALL_ENTRIES_FILE
 LEARNING_PREFIX = "learning-"
@@ -132,7 +132,8 @@ class Inputs:
             "memory": _stat(memory),
             "archive": _stat(os.path.join(self.memory_dir, DEFAULT_DECISIONS_ARCHIVE)),
             "db": _stat(db),
-            "db-wal": _stat(db + "-wal"),
+            # Moves on every write and only then (the database file moves on reads too).
+            "db-changed": _stat(os.path.join(self.state_dir, FAILURES_CHANGED)),
         }
         for rel in SETTINGS_FILES:
             self.files[rel] = _stat(os.path.join(self.project_dir, rel))
@@ -146,7 +147,8 @@ class Inputs:
         """The fix texts' digest (and rows, when read for it): :mod:`pokayokay.recall.fixes`."""
         from pokayokay.recall.fixes import fixes_state
 
-        return fixes_state(self.state_dir, [self.files.get("db"), self.files.get("db-wal")])
+        changed, db = self.files.get("db-changed"), self.files.get("db")
+        return fixes_state(self.state_dir, [db is not None, changed or db])
 
     def fingerprint(self) -> str:
         """A short digest of every path, mtime and size involved (and of the analysis)."""
