@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 # Above this size SessionEnd hands curation to a detached process: Claude Code gives all
 # SessionEnd hooks 1.5 s together and kills what is still running.
 DETACH_ABOVE_BYTES = 1 << 20
+# Above this failure-store size graduation runs detached too (planning reads every group).
+DETACH_GRADUATION_ABOVE_BYTES = 16 << 20
 SESSION_END_LOCK_WAIT = 0.3
 
 
@@ -211,6 +213,14 @@ def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> No
             return
     except OSError:
         pass
+    if db.stat().st_size > DETACH_GRADUATION_ABOVE_BYTES:
+        stamp_file.write_text(stamp)  # the detached run logs its own failure
+        _detach_command(
+            ["graduate", "--quiet", "--project", str(project), "--memory-dir",
+             str(location.memory_dir)],
+            "SessionEnd: new failure evidence in a large store; graduating in the background",
+        )
+        return
     from pokayokay.infra import logs
     from pokayokay.rules.apply import graduate_project
 
