@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from benchmarks.fixtures.lab import Lab
 from benchmarks.harness import Spec
-from benchmarks.suites import capture, commands, recall, session, startup
+from benchmarks.suites import capture, commands, realistic, recall, session, startup
 
 
 def all_specs(lab: Lab) -> list[Spec]:
@@ -20,4 +20,5 @@ def all_specs(lab: Lab) -> list[Spec]:
         recall.suggest_spec(),
         *session.notification_specs(),
         *commands.specs(),
+        *realistic.specs(),
     ]

@@ -313,10 +313,11 @@ def read_transcript(lines: Iterable[bytes | str], project_dir: str) -> Transcrip
 
 
 def _transcript_lines(path: str) -> list[bytes]:
+    from pokayokay.infra.regular import read_regular
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_TRANSCRIPT_BYTES)
-    except OSError:
+        data = read_regular(path, MAX_TRANSCRIPT_BYTES)[:MAX_TRANSCRIPT_BYTES]
+    except OSError:  # missing, unreadable, or a FIFO (which would block SessionEnd)
         return []
     return data.splitlines()
 
@@ -368,7 +369,7 @@ def _session_failures(location: MemoryLocation, session_id: str) -> list[Failure
         return []
     with store:
         since = time.time() - FAILURE_WINDOW
-        return [f for f in store.failures(since=since) if f.session_id == session_id]
+        return store.failures(since=since, session_id=session_id)  # filtered in SQL
 
 
 def session_end_chain(payload: dict[str, Any], project_dir: Path, location: MemoryLocation) -> None:
