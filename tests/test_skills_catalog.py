@@ -118,9 +118,12 @@ def test_cache_skips_parsing_unchanged_files(
     monkeypatch.setattr(skills_catalog, "skill_from_text", counting)
     second = load_catalog(tmp_path)
     assert calls == []
-    assert [(s.name, s.description, s.terms) for s in second] == [
-        (s.name, s.description, s.terms) for s in first
+    assert [(s.name, s.description, s.profile.to_data()) for s in second if s.profile] == [
+        (s.name, s.description, s.profile.to_data()) for s in first if s.profile
     ]
+    # The catalog-wide statistics come from the cache too.
+    assert second.stats is not None
+    assert second.stats.to_data() == first.statistics().to_data()
     changed = folder / "skill-007" / "SKILL.md"
     changed.write_text("---\ndescription: now about gadgets entirely\n---\n")
     os.utime(changed, ns=(1, 1))

@@ -18,8 +18,36 @@ if TYPE_CHECKING:
     from pokayokay.skills.suggest import Advice, Signals
 
 
+def project_paths(
+    project: Path | str, named: Sequence[str], known: Sequence[str] = ()
+) -> list[str]:
+    """The paths among ``named`` (from a prompt) that are project files or folders: those that
+    exist under ``project`` (folders get a trailing ``/``), and bare or partial names of a file
+    in ``known`` (project files the failure store saw: ``conftest.py`` → ``tests/conftest.py``).
+    A dotted word (``time.sleep``, ``os.path.join``) names nothing and is dropped."""
+    root = os.fspath(project)
+    out: list[str] = []
+    for raw in named:
+        path = raw.strip().removeprefix("./").rstrip("/")
+        if not path or path.startswith(("/", "..")) or "\0" in path:
+            continue
+        full = os.path.join(root, path)
+        found: list[str] = []
+        if os.path.isdir(full):
+            found = [f"{path}/"]
+        elif os.path.isfile(full):
+            found = [path]
+        else:
+            found = [k for k in known if k == path or k.endswith(f"/{path}")][:3]
+        for item in found:
+            if item not in out:
+                out.append(item)
+    return out
+
+
 def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequence[str]) -> Signals:
-    """The memory signals for one prompt (read lazily, each fail-soft)."""
+    """The memory signals for one prompt (read lazily, each fail-soft). ``named_paths`` are
+    the paths the prompt (or the caller) names, unchecked."""
     from pokayokay.skills.suggest import Signals
 
     spikes: list[Any] = []
@@ -59,7 +87,9 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
                 for rule in discover(project)
                 if rule.is_pokayokay and rule.conditional and rule.paths
             ]
-    return Signals(spikes=spikes, failure_groups=groups, rules=rules, chain=chain)
+    known = sorted({p for g in groups for p in g.paths})
+    paths = project_paths(project, named_paths, known) if named_paths else []
+    return Signals(spikes=spikes, failure_groups=groups, rules=rules, chain=chain, paths=paths)
 
 
 def advice_for(
@@ -76,6 +106,6 @@ def advice_for(
 
     loc = location if location is not None else memory_location_for(project)
     skills = load_catalog(project)
-    named = [*paths, *prompt_paths(prompt)]
+    named = [*paths, *(p for p in prompt_paths(prompt) if p not in paths)]
     signals = gather_signals(project, loc, named)
-    return suggest(prompt, skills, signals, paths=paths)
+    return suggest(prompt, skills, signals)

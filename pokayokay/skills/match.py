@@ -1,0 +1,265 @@
+"""How well a skill's description fits a prompt (pure).
+
+A description is read into a :class:`Profile` once, when the catalog is cached:
+
+* **fields** — each term with the weight of the strongest place it appears: the skill's name
+  (:data:`NAME_WEIGHT`), a file extension it names (``.xlsx``, ``.tf``: :data:`EXT_WEIGHT`), a
+  quoted trigger phrase (``'redline this contract'``: :data:`TRIGGER_WEIGHT`), or the rest of
+  the text (1);
+* **phrases** — the quoted trigger phrases, as term sequences: a prompt holding every term of
+  one earns :data:`PHRASE_BONUS`;
+* **bigrams** — adjacent term pairs of the text ("load test", "merge conflict"): each one the
+  prompt shares earns :data:`BIGRAM_BONUS` times its specificity;
+* **negative** — the terms found only in negative clauses ("Do NOT use for Word documents",
+  "Not for GraphQL schemas", "use the docx skill instead"): they never count for the skill, and a
+  prompt holding them is held against it (:data:`NEGATIVE_FACTOR`).
+
+Scoring a prompt: each prompt term's *specificity* is its IDF over the catalog scaled to 0–1
+(a term no skill holds counts as the rarest), times :data:`~pokayokay.skills.terms.GENERIC_FACTOR`
+for generic coding words. A skill's evidence is the sum, over the prompt terms it holds, of
+specificity times field weight, plus the phrase and bigram bonuses. The score divides the
+evidence by ``(1 + mass) ** MASS_EXPONENT``, ``mass`` being the prompt's total specificity: a
+long prompt that merely brushes a skill's vocabulary stays below the floor, a short one naming
+the skill's subject clears it.
+
+The catalog-wide numbers (document frequencies) are computed once per catalog and kept with it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from pokayokay.skills.terms import (
+    GENERIC_FACTOR,
+    MAX_PROMPT_CHARS,
+    bigrams,
+    fold_phrases,
+    generic_terms,
+    tokenize,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+# Bumped whenever the analysis or the profile layout changes: cached catalogs are rebuilt.
+ANALYSIS_VERSION = 1
+NAME_WEIGHT = 2.5
+NAME_PART_WEIGHT = 1.75  # one word of a several-word name
+LEAD_WEIGHT = 1.6  # a word of the first sentence, where a description states its subject
+EXT_WEIGHT = 2.5
+TRIGGER_WEIGHT = 1.6
+PHRASE_BONUS = 1.0
+BIGRAM_BONUS = 1.5
+NEGATIVE_FACTOR = 0.2
+MASS_EXPONENT = 0.5
+UNKNOWN_MASS = 0.35  # how much a prompt term no skill holds weighs in the prompt's mass
+MAX_PHRASE_TERMS = 8
+
+_NEGATIVE = re.compile(
+    r"(?:\b(?:do not|don't|never|not|nor)\s+(?:use|trigger|intended|meant|suitable|designed)\b"
+    r"|\bnot (?:for|when|to be used)\b"
+    r"|\b(?:use|see|prefer)\s+(?:the\s+)?[\w-]+(?:\s+(?:or|and)\s+[\w-]+)?\s+(?:skills?\s+)?"
+    r"(?:instead|for that)\b)"
+    r"[^.;:!?]*",
+    re.I,
+)
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+_QUOTED = re.compile(r"\"([^\"\n]{3,80})\"|“([^”\n]{3,80})”|(?<![\w])'([^'\n]{3,80})'(?![\w])")
+_EXTENSION = re.compile(r"(?<![\w/])\.([a-z][a-z0-9]{1,4})\b")
+
+
+class Profile:
+    """The matchable parts of one skill (see the module docstring)."""
+
+    __slots__ = ("bigrams", "fields", "negative", "phrases")
+
+    def __init__(
+        self,
+        fields: dict[str, float],
+        phrases: list[list[str]],
+        bigrams: set[str],
+        negative: set[str],
+    ) -> None:
+        self.fields = fields
+        self.phrases = phrases
+        self.bigrams = bigrams
+        self.negative = negative
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "fields": self.fields,
+            "phrases": self.phrases,
+            "bigrams": sorted(self.bigrams),
+            "negative": sorted(self.negative),
+        }
+
+    @classmethod
+    def from_data(cls, data: Any) -> Profile | None:
+        if not isinstance(data, dict):
+            return None
+        fields, phrases, pairs, negative = (
+            data.get(k) for k in ("fields", "phrases", "bigrams", "negative")
+        )
+        if not (
+            isinstance(fields, dict)
+            and isinstance(phrases, list)
+            and isinstance(pairs, list)
+            and isinstance(negative, list)
+        ):
+            return None
+        return cls(
+            {str(k): float(v) for k, v in fields.items() if isinstance(v, (int, float))},
+            [[str(t) for t in p] for p in phrases if isinstance(p, list)],
+            {str(b) for b in pairs},
+            {str(t) for t in negative},
+        )
+
+
+def name_words(name: str) -> str:
+    """A skill name as words (``tools:webapp-testing`` → ``tools webapp testing``)."""
+    return re.sub(r"[:_\-./]+", " ", name)
+
+
+_BOILERPLATE = re.compile(
+    r"\b(?:use |invoke |apply |load )?(?:this|the) skill\b(?!\.\w)|\bskills? (?:instead|for that)\b", re.I
+)
+
+
+def profile(name: str, description: str) -> Profile:
+    """The :class:`Profile` of a skill from its name and its description text."""
+    description = _BOILERPLATE.sub(" ", description)
+    negative_text = " ".join(m[0] for m in _NEGATIVE.finditer(description))
+    positive_text = _NEGATIVE.sub(" . ", description)
+    positive = tokenize(positive_text)
+    fields: dict[str, float] = dict.fromkeys(positive, 1.0)
+    phrases: list[list[str]] = []
+    for found in _QUOTED.finditer(positive_text):
+        quoted = found[1] or found[2] or found[3] or ""
+        terms = tokenize(quoted)
+        for term in terms:
+            fields[term] = max(fields.get(term, 0.0), TRIGGER_WEIGHT)
+        if 2 <= len(terms) <= MAX_PHRASE_TERMS:
+            phrases.append(terms)
+    for ext in _EXTENSION.findall(fold_phrases(positive_text)):
+        for term in tokenize(ext):
+            fields[term] = max(fields.get(term, 0.0), EXT_WEIGHT)
+    words = tokenize(name_words(name))
+    weight = NAME_WEIGHT if len(set(words)) == 1 else NAME_PART_WEIGHT
+    for term in words:
+        fields[term] = max(fields.get(term, 0.0), weight)
+    lead = tokenize(_SENTENCE_END.split(positive_text, 1)[0])
+    for term in lead:
+        if fields.get(term) == 1.0:
+            fields[term] = LEAD_WEIGHT
+    negative = {t for t in tokenize(negative_text) if t not in fields}
+    return Profile(fields, phrases, bigrams(positive), negative)
+
+
+# --------------------------------------------------------------------------------------------
+# Scoring
+
+
+class Stats:
+    """Catalog-wide numbers: how many skills hold each term."""
+
+    __slots__ = ("df", "n")
+
+    def __init__(self, n: int, df: dict[str, int]) -> None:
+        self.n = n
+        self.df = df
+
+    @classmethod
+    def of(cls, profiles: Sequence[Profile]) -> Stats:
+        df: dict[str, int] = {}
+        for p in profiles:
+            for term in p.fields:
+                df[term] = df.get(term, 0) + 1
+        return cls(len(profiles), df)
+
+    def to_data(self) -> dict[str, Any]:
+        return {"n": self.n, "df": self.df}
+
+    @classmethod
+    def from_data(cls, data: Any) -> Stats | None:
+        if not isinstance(data, dict) or not isinstance(data.get("n"), int):
+            return None
+        df = data.get("df")
+        if not isinstance(df, dict):
+            return None
+        return cls(data["n"], {str(k): int(v) for k, v in df.items() if isinstance(v, int)})
+
+
+# A file name in a prompt (``budget.xlsx``, ``src/app/models.py``, ``time.sleep``): its
+# extension counts only for skills that name that extension as a format they handle.
+_FILE_NAME = re.compile(r"(?<![\w.])([\w./-]*\w)\.([A-Za-z][A-Za-z0-9]{0,4})(?![\w.])")
+
+
+class Query:
+    """A prompt, analysed once for every skill."""
+
+    __slots__ = ("bigrams", "exts", "mass", "spec", "terms")
+
+    def __init__(self, prompt: str, stats: Stats) -> None:
+        text = prompt[:MAX_PROMPT_CHARS]
+        exts: set[str] = set()
+        for found in _FILE_NAME.finditer(text):
+            exts.update(tokenize(found[2]))
+        ordered = tokenize(_FILE_NAME.sub(r"\1 ", text))
+        self.terms = set(ordered)
+        self.exts = exts - self.terms
+        self.bigrams = bigrams(ordered)
+        n = max(stats.n, 1)
+        top = math.log(n + 1) + 1.0
+        generic = generic_terms()
+        spec: dict[str, float] = {}
+        mass = 0.0
+        for term in self.terms | self.exts:
+            df = stats.df.get(term, 0)
+            idf = math.log((n + 1) / (df + 1)) + 1.0
+            value = (idf / top) * (GENERIC_FACTOR if term in generic else 1.0)
+            spec[term] = value
+            if term in self.terms:
+                mass += value if df else value * UNKNOWN_MASS
+        self.spec = spec
+        self.mass = mass
+
+
+def evidence(query: Query, prof: Profile) -> tuple[float, set[str]]:
+    """The evidence that ``prof`` fits ``query`` and the prompt terms that gave it."""
+    fields = prof.fields
+    shared = {t for t in query.terms if t in fields}
+    total = sum(query.spec[t] * fields[t] for t in shared)
+    for ext in query.exts:
+        if fields.get(ext, 0.0) >= EXT_WEIGHT:
+            shared.add(ext)
+            total += query.spec[ext] * EXT_WEIGHT
+    for phrase in prof.phrases:
+        if all(t in query.terms for t in phrase):
+            total += PHRASE_BONUS
+    for pair in query.bigrams & prof.bigrams:
+        a, b = pair.split(" ", 1)
+        total += BIGRAM_BONUS * (query.spec[a] + query.spec[b]) / 2
+    if prof.negative:
+        against = sum(query.spec[t] for t in query.terms if t in prof.negative)
+        if against >= 0.5:
+            total *= NEGATIVE_FACTOR
+    return total, shared
+
+
+def score(query: Query, prof: Profile) -> float:
+    total, _shared = evidence(query, prof)
+    return total / (1.0 + query.mass) ** MASS_EXPONENT
+
+
+def scores(prompt: str, profiles: Mapping[str, Profile], stats: Stats) -> dict[str, float]:
+    """Every skill's score for ``prompt`` (those with no shared term left out)."""
+    query = Query(prompt, stats)
+    out: dict[str, float] = {}
+    for name, prof in profiles.items():
+        value = score(query, prof)
+        if value > 0:
+            out[name] = value
+    return out
