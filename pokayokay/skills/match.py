@@ -130,9 +130,8 @@ _BOILERPLATE = re.compile(
 
 def profile(name: str, description: str) -> Profile:
     """The :class:`Profile` of a skill from its name and its description text."""
-    description = _BOILERPLATE.sub(" ", description)
-    negative_text = " ".join(m[0] for m in _NEGATIVE.finditer(description))
-    positive_text = _NEGATIVE.sub(" . ", description)
+    negative_text = _BOILERPLATE.sub(" ", " ".join(m[0] for m in _NEGATIVE.finditer(description)))
+    positive_text = _BOILERPLATE.sub(" ", _NEGATIVE.sub(" . ", description))
     positive = tokenize(positive_text)
     fields: dict[str, float] = dict.fromkeys(positive, 1.0)
     phrases: list[list[str]] = []
@@ -209,6 +208,9 @@ class Query:
             exts.update(tokenize(found[2]))
         ordered = tokenize(_FILE_NAME.sub(r"\1 ", text))
         self.terms = set(ordered)
+        for term in list(self.terms):  # redesign → design, retrain → train
+            if term.startswith("re") and len(term) >= 7 and term[2:] in stats.df:
+                self.terms.add(term[2:])
         self.exts = exts - self.terms
         self.bigrams = bigrams(ordered)
         n = max(stats.n, 1)

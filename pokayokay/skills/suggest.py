@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from pokayokay.skills.catalog import Skill
     from pokayokay.skills.match import Stats
 
-FLOOR = 0.82
+FLOOR = 0.84
 RELATIVE = 0.6
 MAX_SUGGESTIONS = 3
 BOOST = 0.05

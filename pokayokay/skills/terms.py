@@ -190,10 +190,7 @@ def _term(word: str) -> str | None:
     lower = word.lower()
     if lower in STOPWORDS or len(lower) < 2 or lower.isdigit():
         return None
-    mapped = SYNONYMS.get(lower)
-    if mapped is not None:
-        return mapped
-    return stem(lower)
+    return stem(SYNONYMS.get(lower, lower))
 
 
 _CACHE: dict[str, tuple[str, ...]] = {}
