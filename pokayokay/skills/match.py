@@ -56,6 +56,7 @@ BIGRAM_BONUS = 1.5
 NEGATIVE_FACTOR = 0.2
 MASS_EXPONENT = 0.5
 UNKNOWN_MASS = 0.35  # how much a prompt term no skill holds weighs in the prompt's mass
+PATH_FACTOR = 0.5  # a word found only in a file name of the prompt
 MAX_PHRASE_TERMS = 8
 
 _NEGATIVE = re.compile(
@@ -68,7 +69,8 @@ _NEGATIVE = re.compile(
 )
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 _QUOTED = re.compile(r"\"([^\"\n]{3,80})\"|“([^”\n]{3,80})”|(?<![\w])'([^'\n]{3,80})'(?![\w])")
-_EXTENSION = re.compile(r"(?<![\w/])\.([a-z][a-z0-9]{1,4})\b")
+# A file format named on its own (".xlsx", "(.pdf)"), not a path or glob (".github/", "*.yml").
+_EXTENSION = re.compile(r"(?<![\w/*.-])\.([a-z][a-z0-9]{1,4})\b(?![/.-])")
 
 
 class Profile:
@@ -162,33 +164,41 @@ def profile(name: str, description: str) -> Profile:
 
 
 class Stats:
-    """Catalog-wide numbers: how many skills hold each term."""
+    """Catalog-wide numbers: how many skills hold each term, and the terms of skill names."""
 
-    __slots__ = ("df", "n")
+    __slots__ = ("df", "n", "names")
 
-    def __init__(self, n: int, df: dict[str, int]) -> None:
+    def __init__(self, n: int, df: dict[str, int], names: set[str] | None = None) -> None:
         self.n = n
         self.df = df
+        self.names = names if names is not None else set()
 
     @classmethod
     def of(cls, profiles: Sequence[Profile]) -> Stats:
         df: dict[str, int] = {}
+        names: set[str] = set()
         for p in profiles:
-            for term in p.fields:
+            for term, weight in p.fields.items():
                 df[term] = df.get(term, 0) + 1
-        return cls(len(profiles), df)
+                if weight >= NAME_PART_WEIGHT:  # a name word or a format it names
+                    names.add(term)
+        return cls(len(profiles), df, names)
 
     def to_data(self) -> dict[str, Any]:
-        return {"n": self.n, "df": self.df}
+        return {"n": self.n, "df": self.df, "names": sorted(self.names)}
 
     @classmethod
     def from_data(cls, data: Any) -> Stats | None:
         if not isinstance(data, dict) or not isinstance(data.get("n"), int):
             return None
-        df = data.get("df")
-        if not isinstance(df, dict):
+        df, names = data.get("df"), data.get("names")
+        if not isinstance(df, dict) or not isinstance(names, list):
             return None
-        return cls(data["n"], {str(k): int(v) for k, v in df.items() if isinstance(v, int)})
+        return cls(
+            data["n"],
+            {str(k): int(v) for k, v in df.items() if isinstance(v, int)},
+            {str(t) for t in names},
+        )
 
 
 # A file name in a prompt (``budget.xlsx``, ``src/app/models.py``, ``time.sleep``): its
@@ -204,10 +214,13 @@ class Query:
     def __init__(self, prompt: str, stats: Stats) -> None:
         text = prompt[:MAX_PROMPT_CHARS]
         exts: set[str] = set()
+        in_paths: set[str] = set()
         for found in _FILE_NAME.finditer(text):
             exts.update(tokenize(found[2]))
-        ordered = tokenize(_FILE_NAME.sub(r"\1 ", text))
-        self.terms = set(ordered)
+            in_paths.update(tokenize(found[1]))
+        ordered = tokenize(_FILE_NAME.sub(" , ", text))
+        only_in_paths = in_paths.difference(ordered)
+        self.terms = set(ordered) | in_paths
         for term in list(self.terms):  # redesign → design, retrain → train
             if term.startswith("re") and len(term) >= 7 and term[2:] in stats.df:
                 self.terms.add(term[2:])
@@ -222,6 +235,8 @@ class Query:
             df = stats.df.get(term, 0)
             idf = math.log((n + 1) / (df + 1)) + 1.0
             value = (idf / top) * (GENERIC_FACTOR if term in generic else 1.0)
+            if term in only_in_paths and term not in stats.names:
+                value *= PATH_FACTOR  # a file's name says where, less what the task is
             spec[term] = value
             if term in self.terms:
                 mass += value if df else value * UNKNOWN_MASS
