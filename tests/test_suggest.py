@@ -95,7 +95,8 @@ def test_slash_command_prompt_is_left_alone(skills: list[Skill]) -> None:
 
 def test_model_invocation_disabled_skill_is_not_suggested(skills: list[Skill]) -> None:
     hidden = [
-        Skill(s.name, s.description, s.path, s.source, s.name != "release", s.profile) for s in skills
+        Skill(s.name, s.description, s.path, s.source, s.name != "release", s.profile)
+        for s in skills
     ]
     advice = suggest("publish the package to PyPI", hidden)
     assert "release" not in [s.name for s in advice.suggestions]
@@ -171,7 +172,9 @@ def test_recurring_test_failures_boost_testing_skill(skills: list[Skill]) -> Non
     assert "/testing (pytest failures recurred in 4 sessions in src/api/app.py)" in after.text()
     # A sibling module of the same kind counts too, named by its folder.
     sibling = suggest(
-        "refactor src/api/routes.py", skills, Signals(failure_groups=groups, paths=["src/api/routes.py"])
+        "refactor src/api/routes.py",
+        skills,
+        Signals(failure_groups=groups, paths=["src/api/routes.py"]),
     )
     assert "/testing (pytest failures recurred in 4 sessions under src/api/)" in sibling.text()
     # Unchecked (the caller did not confirm the path is a project file): nothing.

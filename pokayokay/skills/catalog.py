@@ -417,20 +417,22 @@ def load_catalog(
         skill = None
         if isinstance(row, dict) and row.get("stamp") == stamp:
             skill = _from_cached(row, path)
-        if skill is None:
+        if skill is not None:
+            fresh[path] = row  # the same object: comparing with the cache costs nothing
+        else:
             try:
                 text = _read_head(path)
             except OSError:
                 continue
             skill = analysed(skill_from_text(text, dir_name, path, source, plugin))
-        fresh[path] = {
-            "stamp": stamp,
-            "name": skill.name,
-            "description": skill.description,
-            "source": skill.source,
-            "invocable": skill.model_invocable,
-            "profile": skill.profile.to_data() if skill.profile is not None else None,
-        }
+            fresh[path] = {
+                "stamp": stamp,
+                "name": skill.name,
+                "description": skill.description,
+                "source": skill.source,
+                "invocable": skill.model_invocable,
+                "profile": skill.profile.to_data() if skill.profile is not None else None,
+            }
         if skill.name in seen:
             continue
         seen.add(skill.name)

@@ -72,7 +72,7 @@ def _terms(words: Iterable[str]) -> set[str]:
 
 
 def concern(skill: Skill, category: str, tool: str | None) -> float:
-    """How clearly ``skill`` concerns failures of ``category`` from ``tool`` (0 when it does not)."""
+    """How clearly ``skill`` concerns ``category`` failures from ``tool`` (0: it does not)."""
     prof = skill.profile
     if prof is None or category not in CATEGORY_WORDS:
         return 0.0

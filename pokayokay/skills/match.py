@@ -100,6 +100,8 @@ class Profile:
 
     @classmethod
     def from_data(cls, data: Any) -> Profile | None:
+        """A profile from its cached data (shape checked, not every item: the cache is ours and
+        is read on every prompt)."""
         if not isinstance(data, dict):
             return None
         fields, phrases, pairs, negative = (
@@ -112,12 +114,7 @@ class Profile:
             and isinstance(negative, list)
         ):
             return None
-        return cls(
-            {str(k): float(v) for k, v in fields.items() if isinstance(v, (int, float))},
-            [[str(t) for t in p] for p in phrases if isinstance(p, list)],
-            {str(b) for b in pairs},
-            {str(t) for t in negative},
-        )
+        return cls(fields, phrases, set(pairs), set(negative))
 
 
 def name_words(name: str) -> str:
@@ -126,7 +123,9 @@ def name_words(name: str) -> str:
 
 
 _BOILERPLATE = re.compile(
-    r"\b(?:use |invoke |apply |load )?(?:this|the) skill\b(?!\.\w)|\bskills? (?:instead|for that)\b", re.I
+    r"\b(?:use |invoke |apply |load )?(?:this|the) skill\b(?!\.\w)"
+    r"|\bskills? (?:instead|for that)\b",
+    re.I,
 )
 
 
@@ -268,7 +267,7 @@ def evidence(query: Query, prof: Profile) -> tuple[float, set[str]]:
 
 def score(query: Query, prof: Profile) -> float:
     total, _shared = evidence(query, prof)
-    return total / (1.0 + query.mass) ** MASS_EXPONENT
+    return total / math.pow(1.0 + query.mass, MASS_EXPONENT)
 
 
 def scores(prompt: str, profiles: Mapping[str, Profile], stats: Stats) -> dict[str, float]:

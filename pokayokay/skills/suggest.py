@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from pokayokay.learnings.chain import SessionOutcome
     from pokayokay.learnings.spikes import Spike
     from pokayokay.skills.catalog import Skill
-    from pokayokay.skills.match import Stats
+    from pokayokay.skills.match import Query, Stats
 
 FLOOR = 0.84
 RELATIVE = 0.6
@@ -238,22 +238,26 @@ def _stats(skills: Sequence[Skill]) -> Stats:
     return Stats.of([s.profile for s in skills if s.profile is not None])
 
 
-def relevance(prompt: str, skills: Sequence[Skill]) -> list[tuple[Skill, float]]:
-    """Every model-invocable skill sharing a term with the prompt, best first."""
-    from pokayokay.skills.match import Query, score
+def _ranked(query: Query, usable: Sequence[Skill]) -> list[tuple[Skill, float]]:
+    from pokayokay.skills.match import score
 
-    usable = _usable(skills)
-    if not usable:
-        return []
-    query = Query(prompt, _stats(skills))
     scored = []
     for i, skill in enumerate(usable):
-        assert skill.profile is not None
+        if skill.profile is None:
+            continue
         value = score(query, skill.profile)
         if value > 0:
             scored.append((-value, i, skill))
     scored.sort(key=lambda row: (row[0], row[1]))
     return [(skill, -neg) for neg, _i, skill in scored]
+
+
+def relevance(prompt: str, skills: Sequence[Skill]) -> list[tuple[Skill, float]]:
+    """Every model-invocable skill sharing a term with the prompt, best first."""
+    from pokayokay.skills.match import Query
+
+    usable = _usable(skills)
+    return _ranked(Query(prompt, _stats(skills)), usable) if usable else []
 
 
 def suggest(
@@ -273,13 +277,15 @@ def suggest(
         signals = Signals()
     if prompt.lstrip().startswith("/"):
         return Advice([])  # the user is invoking a skill or command already
-    ranked = relevance(prompt, skills)
+    usable = _usable(skills)
+    query = Query(prompt, _stats(skills))
+    ranked = _ranked(query, usable) if usable else []
     spike = answered_spike(prompt, signals.spikes) if signals.spikes else None
     if spike is not None:
         ranked = [(s, score) for s, score in ranked if not _is_spike_skill(s)]
 
     scores: dict[str, float] = {s.name: score for s, score in ranked}
-    by_name: dict[str, Skill] = {s.name: s for s in _usable(skills)}
+    by_name: dict[str, Skill] = {s.name: s for s in usable}
     reasons: dict[str, list[str]] = {}
     named = list(signals.paths)
 
@@ -301,12 +307,11 @@ def suggest(
         key=lambda n: (-scores[n], n),
     )[:MAX_SUGGESTIONS]
 
-    query = Query(prompt, _stats(skills)) if chosen else None
     suggestions: list[Suggestion] = []
     for name in chosen:
         why = reasons.get(name, [])
         prof = by_name[name].profile
-        if not why and query is not None and prof is not None:
+        if not why and prof is not None:
             _total, shared = evidence(query, prof)
             fields = prof.fields
             strongest = sorted(

@@ -19,6 +19,7 @@ note. Keeping it here also keeps suggestion quality stable when recall's analysi
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 MAX_PROMPT_CHARS = 4000
 GENERIC_FACTOR = 0.3
@@ -236,4 +237,4 @@ def tokenize(text: str) -> list[str]:
 
 def bigrams(terms: list[str]) -> set[str]:
     """Adjacent pairs of terms, as ``"a b"``."""
-    return {f"{a} {b}" for a, b in zip(terms, terms[1:]) if a != b}
+    return {f"{a} {b}" for a, b in pairwise(terms) if a != b}

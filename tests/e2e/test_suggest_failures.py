@@ -69,8 +69,8 @@ def test_a_file_with_recurring_lint_failures_gets_no_unrelated_skill(e2e: E2E) -
             [[tool_use("Bash", {"command": LINT, "description": "lint the models"})],
              [text(f"LINT-{number}")]],
         )  # fmt: skip
-        assert run.exit_code == 0 and run.result_event.get("result") == f"LINT-{number}", (
-            explain(run, e2e)
+        assert run.exit_code == 0 and run.result_event.get("result") == f"LINT-{number}", explain(
+            run, e2e
         )
         results = run.main_requests[1].tool_results()
         assert results and results[0].get("is_error") is True, explain(run, e2e)

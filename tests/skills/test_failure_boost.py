@@ -77,7 +77,11 @@ def test_only_a_skill_about_the_failing_tool_or_its_category_concerns_it(catalog
 def test_recurring_picks_the_skill_or_none(catalog: Catalog) -> None:
     found = recurring([PYTEST, RUFF], ["src/app/models.py"], list(catalog))
     assert [(r.category, r.skill, r.reason) for r in found] == [
-        ("testing", "python-testing", "pytest failures recurred in 3 sessions in src/app/models.py"),
+        (
+            "testing",
+            "python-testing",
+            "pytest failures recurred in 3 sessions in src/app/models.py",
+        ),
         ("lint", None, "ruff failures recurred in 3 sessions in src/app/models.py"),
     ]
 
@@ -105,7 +109,8 @@ def test_project_paths_keep_only_project_files(tmp_path: Path) -> None:
     (tmp_path / "src" / "app" / "models.py").write_text("x = 1\n")
     (tmp_path / "README.md").write_text("# demo\n")
     named = ["time.sleep", "os.path.join", "README.md", "src/app/models.py", "src/app",
-             "conftest.py", "test_models.py", "../etc/passwd", "/etc/hosts", "CHANGES.rst"]  # fmt: skip
+             "conftest.py", "test_models.py", "../etc/passwd", "/etc/hosts",
+             "CHANGES.rst"]  # fmt: skip
     known = ["tests/test_models.py", "src/app/models.py"]
     assert project_paths(tmp_path, named, known) == [
         "README.md",
