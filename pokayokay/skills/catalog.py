@@ -22,6 +22,7 @@ import os
 import re
 
 from pokayokay.names import SKILLS_CACHE_FILE
+from pokayokay.skills.match import Catalog
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from typing import Any
 
     from pokayokay.skills.match import Profile, Stats
+
+__all__ = ["Catalog", "Skill", "catalog_from_folder", "load_catalog"]
 
 CACHE_NAME = SKILLS_CACHE_FILE
 CACHE_FORMAT = 2
@@ -196,19 +199,6 @@ def analysed(skill: Skill) -> Skill:
     skill.profile = profile(skill.name, skill.description)
     return skill
 
-
-class Catalog(list["Skill"]):
-    """The skills of a project, with the catalog-wide statistics their scoring needs (kept in
-    the cache with them, so a prompt does not recompute them)."""
-
-    stats: Stats | None = None
-
-    def statistics(self) -> Stats:
-        from pokayokay.skills.match import Stats
-
-        if self.stats is None:
-            self.stats = Stats.of([s.profile for s in self if s.profile is not None])
-        return self.stats
 
 
 # --------------------------------------------------------------------------------------------

@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
+    from pokayokay.skills.catalog import Skill
+
 # Bumped whenever the analysis or the profile layout changes: cached catalogs are rebuilt.
 ANALYSIS_VERSION = 1
 NAME_WEIGHT = 2.5
@@ -203,6 +205,18 @@ class Stats:
 # A file name in a prompt (``budget.xlsx``, ``src/app/models.py``, ``time.sleep``): its
 # extension counts only for skills that name that extension as a format they handle.
 _FILE_NAME = re.compile(r"(?<![\w.])([\w./-]*\w)\.([A-Za-z][A-Za-z0-9]{0,4})(?![\w.])")
+
+
+class Catalog(list["Skill"]):
+    """The skills of a project, with the catalog-wide statistics their scoring needs (kept in
+    the skills cache with them, so a prompt does not recompute them)."""
+
+    stats: Stats | None = None
+
+    def statistics(self) -> Stats:
+        if self.stats is None:
+            self.stats = Stats.of([s.profile for s in self if s.profile is not None])
+        return self.stats
 
 
 class Query:

@@ -230,8 +230,7 @@ def _usable(skills: Sequence[Skill]) -> list[Skill]:
 
 
 def _stats(skills: Sequence[Skill]) -> Stats:
-    from pokayokay.skills.catalog import Catalog
-    from pokayokay.skills.match import Stats
+    from pokayokay.skills.match import Catalog, Stats
 
     if isinstance(skills, Catalog):
         return skills.statistics()
