@@ -54,9 +54,10 @@ LEAD_WEIGHT = 1.6  # a word of the first sentence, where a description states it
 EXT_WEIGHT = 2.5
 TRIGGER_WEIGHT = 1.6
 PHRASE_BONUS = 1.0
+ANCHOR_BONUS = 1.0
 BIGRAM_BONUS = 1.5
 NEGATIVE_FACTOR = 0.2
-MASS_EXPONENT = 0.5
+MASS_EXPONENT = 0.35
 UNKNOWN_MASS = 0.35  # how much a prompt term no skill holds weighs in the prompt's mass
 PATH_FACTOR = 0.5  # a word found only in a file name of the prompt
 MAX_PHRASE_TERMS = 8
@@ -69,7 +70,13 @@ _NEGATIVE = re.compile(
     r"[^.;:!?]*",
     re.I,
 )
-_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+# Capitalised words every kind of software text uses: no anchor.
+COMMON_ACRONYMS = frozenset(
+    "api apis http https json html css sql url urls uri yaml xml cli ui ux id ids io os "
+    "sdk sdks rest crud utf ascii ai llm llms ml pr prs ci cd dev prod".split()
+)
+_SENTENCE_END = re.compile(r"[.!?:;](?:\s|$)|\(")
+_WORD_IN_SENTENCE = re.compile(r"[A-Za-z][\w+#-]*")
 _QUOTED = re.compile(r"\"([^\"\n]{3,80})\"|“([^”\n]{3,80})”|(?<![\w])'([^'\n]{3,80})'(?![\w])")
 # A file format named on its own (".xlsx", "(.pdf)"), not a path or glob (".github/", "*.yml").
 _EXTENSION = re.compile(r"(?<![\w/*.-])\.([a-z][a-z0-9]{1,4})\b(?![/.-])")
@@ -78,7 +85,7 @@ _EXTENSION = re.compile(r"(?<![\w/*.-])\.([a-z][a-z0-9]{1,4})\b(?![/.-])")
 class Profile:
     """The matchable parts of one skill (see the module docstring)."""
 
-    __slots__ = ("bigrams", "fields", "negative", "phrases")
+    __slots__ = ("anchors", "bigrams", "fields", "negative", "phrases")
 
     def __init__(
         self,
@@ -86,11 +93,13 @@ class Profile:
         phrases: list[list[str]],
         bigrams: set[str],
         negative: set[str],
+        anchors: set[str] | None = None,
     ) -> None:
         self.fields = fields
         self.phrases = phrases
         self.bigrams = bigrams
         self.negative = negative
+        self.anchors = anchors if anchors is not None else set()
 
     def to_data(self) -> dict[str, Any]:
         return {
@@ -98,6 +107,7 @@ class Profile:
             "phrases": self.phrases,
             "bigrams": sorted(self.bigrams),
             "negative": sorted(self.negative),
+            "anchors": sorted(self.anchors),
         }
 
     @classmethod
@@ -106,17 +116,18 @@ class Profile:
         is read on every prompt)."""
         if not isinstance(data, dict):
             return None
-        fields, phrases, pairs, negative = (
-            data.get(k) for k in ("fields", "phrases", "bigrams", "negative")
+        fields, phrases, pairs, negative, anchors = (
+            data.get(k) for k in ("fields", "phrases", "bigrams", "negative", "anchors")
         )
         if not (
             isinstance(fields, dict)
             and isinstance(phrases, list)
             and isinstance(pairs, list)
             and isinstance(negative, list)
+            and isinstance(anchors, list)
         ):
             return None
-        return cls(fields, phrases, set(pairs), set(negative))
+        return cls(fields, phrases, set(pairs), set(negative), set(anchors))
 
 
 def name_words(name: str) -> str:
@@ -157,7 +168,17 @@ def profile(name: str, description: str) -> Profile:
         if fields.get(term) == 1.0:
             fields[term] = LEAD_WEIGHT
     negative = {t for t in tokenize(negative_text) if t not in fields}
-    return Profile(fields, phrases, bigrams(positive), negative)
+    # Anchors: the name's words and the proper names of the text (a capitalised word that does
+    # not start a sentence: Playwright, MCP, Stripe, OAuth), what the skill is specifically about.
+    anchors = set(words)
+    for sentence in _SENTENCE_END.split(positive_text):
+        for word in _WORD_IN_SENTENCE.findall(sentence)[1:]:
+            if not word[0].isupper() or word.lower() in COMMON_ACRONYMS:
+                continue
+            found = tokenize(word)
+            if len(found) == 1:  # CrashLoopBackOff names no one word
+                anchors.add(found[0])
+    return Profile(fields, phrases, bigrams(positive), negative, anchors & set(fields))
 
 
 # --------------------------------------------------------------------------------------------
@@ -222,7 +243,7 @@ class Catalog(list["Skill"]):
 class Query:
     """A prompt, analysed once for every skill."""
 
-    __slots__ = ("bigrams", "exts", "mass", "spec", "terms")
+    __slots__ = ("bigrams", "exts", "mass", "spec", "terms", "unique")
 
     def __init__(self, prompt: str, stats: Stats) -> None:
         text = prompt[:MAX_PROMPT_CHARS]
@@ -234,15 +255,19 @@ class Query:
         ordered = tokenize(_FILE_NAME.sub(" , ", text))
         only_in_paths = in_paths.difference(ordered)
         self.terms = set(ordered) | in_paths
+        variants: set[str] = set()
         for term in list(self.terms):  # redesign → design, retrain → train
             if term.startswith("re") and len(term) >= 7 and term[2:] in stats.df:
-                self.terms.add(term[2:])
+                variants.add(term[2:])
+        variants -= self.terms
+        self.terms |= variants
         self.exts = exts - self.terms
         self.bigrams = bigrams(ordered)
         n = max(stats.n, 1)
         top = math.log(n + 1) + 1.0
         generic = generic_terms()
         spec: dict[str, float] = {}
+        unique: set[str] = set()
         mass = 0.0
         for term in self.terms | self.exts:
             df = stats.df.get(term, 0)
@@ -251,10 +276,13 @@ class Query:
             if term in only_in_paths and term not in stats.names:
                 value *= PATH_FACTOR  # a file's name says where, less what the task is
             spec[term] = value
-            if term in self.terms:
+            if term in self.terms and term not in variants:
                 mass += value if df else value * UNKNOWN_MASS
+            if df == 1 and term not in generic:
+                unique.add(term)
         self.spec = spec
         self.mass = mass
+        self.unique = unique
 
 
 def evidence(query: Query, prof: Profile) -> tuple[float, set[str]]:
@@ -262,6 +290,8 @@ def evidence(query: Query, prof: Profile) -> tuple[float, set[str]]:
     fields = prof.fields
     shared = {t for t in query.terms if t in fields}
     total = sum(query.spec[t] * fields[t] for t in shared)
+    for term in shared & query.unique & prof.anchors:  # a name only this skill holds
+        total += ANCHOR_BONUS * query.spec[term]
     for ext in query.exts:
         if fields.get(ext, 0.0) >= EXT_WEIGHT:
             shared.add(ext)

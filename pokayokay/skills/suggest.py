@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from pokayokay.skills.catalog import Skill
     from pokayokay.skills.match import Query, Stats
 
-FLOOR = 0.84
+FLOOR = 1.04
 RELATIVE = 0.6
 MAX_SUGGESTIONS = 3
 BOOST = 0.05
@@ -302,7 +302,8 @@ def suggest(
 
     top = max(scores.values(), default=0.0)
     chosen = sorted(
-        (n for n, sc in scores.items() if sc >= floor and sc >= top * RELATIVE),
+        # A boosted skill answers another signal than the prompt's words: no relative bar.
+        (n for n, sc in scores.items() if sc >= floor and (sc >= top * RELATIVE or n in reasons)),
         key=lambda n: (-scores[n], n),
     )[:MAX_SUGGESTIONS]
 

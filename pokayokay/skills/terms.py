@@ -56,7 +56,7 @@ GENERIC = frozenset(
     new old first last two three many different thing stuff kind lot bit wrong right good bad
     big small long short next back full empty simple easy hard quick slow now today yesterday
     app application service project user users team step steps existing current support
-    handle build look way real local each every our page feature module script tool tools
+    handle build look way each every our page feature module script tool tools
     text type field object item items string option options default read keep load loading
     """.split()  # noqa: SIM905
 )
