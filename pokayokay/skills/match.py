@@ -73,7 +73,7 @@ _NEGATIVE = re.compile(
 # Capitalised words every kind of software text uses: no anchor.
 COMMON_ACRONYMS = frozenset(
     "api apis http https json html css sql url urls uri yaml xml cli ui ux id ids io os "
-    "sdk sdks rest crud utf ascii ai llm llms ml pr prs ci cd dev prod".split()
+    "sdk sdks rest crud utf ascii ai llm llms ml pr prs ci cd dev prod".split()  # noqa: SIM905
 )
 _SENTENCE_END = re.compile(r"[.!?:;](?:\s|$)|\(")
 _WORD_IN_SENTENCE = re.compile(r"[A-Za-z][\w+#-]*")
@@ -175,9 +175,9 @@ def profile(name: str, description: str) -> Profile:
         for word in _WORD_IN_SENTENCE.findall(sentence)[1:]:
             if not word[0].isupper() or word.lower() in COMMON_ACRONYMS:
                 continue
-            found = tokenize(word)
-            if len(found) == 1:  # CrashLoopBackOff names no one word
-                anchors.add(found[0])
+            parts = tokenize(word)
+            if len(parts) == 1:  # CrashLoopBackOff names no one word
+                anchors.add(parts[0])
     return Profile(fields, phrases, bigrams(positive), negative, anchors & set(fields))
 
 
