@@ -72,8 +72,10 @@ _NEGATIVE = re.compile(
 )
 # Capitalised words every kind of software text uses: no anchor.
 COMMON_ACRONYMS = frozenset(
-    "api apis http https json html css sql url urls uri yaml xml cli ui ux id ids io os "
-    "sdk sdks rest crud utf ascii ai llm llms ml pr prs ci cd dev prod".split()  # noqa: SIM905
+    """
+    api apis http https json html css sql url urls uri yaml xml cli ui ux id ids io os
+    sdk sdks rest crud utf ascii ai llm llms ml pr prs ci cd dev prod
+    """.split()  # noqa: SIM905 - a word list reads better as text
 )
 _SENTENCE_END = re.compile(r"[.!?:;](?:\s|$)|\(")
 _WORD_IN_SENTENCE = re.compile(r"[A-Za-z][\w+#-]*")
