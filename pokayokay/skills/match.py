@@ -1,28 +1,38 @@
 """How well a skill's description fits a prompt (pure).
 
-A description is read into a :class:`Profile` once, when the catalog is cached:
+A description is read into a :class:`Profile` once, when the catalog is cached ("this skill"
+boilerplate removed first):
 
 * **fields** — each term with the weight of the strongest place it appears: the skill's name
-  (:data:`NAME_WEIGHT`), a file extension it names (``.xlsx``, ``.tf``: :data:`EXT_WEIGHT`), a
-  quoted trigger phrase (``'redline this contract'``: :data:`TRIGGER_WEIGHT`), or the rest of
-  the text (1);
+  (:data:`NAME_WEIGHT`, or :data:`NAME_PART_WEIGHT` for one word of a longer name), a file format
+  it names on its own (``.xlsx``, ``(.pdf)``: :data:`EXT_WEIGHT`), a quoted trigger phrase
+  (``'redline this contract'``: :data:`TRIGGER_WEIGHT`), the first sentence, where a
+  description states its subject (:data:`LEAD_WEIGHT`), or the rest of the text (1);
 * **phrases** — the quoted trigger phrases, as term sequences: a prompt holding every term of
   one earns :data:`PHRASE_BONUS`;
-* **bigrams** — adjacent term pairs of the text ("load test", "merge conflict"): each one the
+* **bigrams** — adjacent term pairs of the text ("load test", "landing page"): each one the
   prompt shares earns :data:`BIGRAM_BONUS` times its specificity;
 * **negative** — the terms found only in negative clauses ("Do NOT use for Word documents",
   "Not for GraphQL schemas", "use the docx skill instead"): they never count for the skill, and a
-  prompt holding them is held against it (:data:`NEGATIVE_FACTOR`).
+  prompt holding them is held against it (:data:`NEGATIVE_FACTOR`);
+* **anchors** — the name's words and the proper names of the text (a capitalised word inside a
+  sentence: Playwright, MCP, Stripe; not HTTP or API, :data:`COMMON_ACRONYMS`): a prompt naming
+  one that no other skill holds earns :data:`ANCHOR_BONUS` times its specificity.
 
-Scoring a prompt: each prompt term's *specificity* is its IDF over the catalog scaled to 0–1
-(a term no skill holds counts as the rarest), times :data:`~pokayokay.skills.terms.GENERIC_FACTOR`
-for generic coding words. A skill's evidence is the sum, over the prompt terms it holds, of
-specificity times field weight, plus the phrase and bigram bonuses. The score divides the
-evidence by ``(1 + mass) ** MASS_EXPONENT``, ``mass`` being the prompt's total specificity: a
-long prompt that merely brushes a skill's vocabulary stays below the floor, a short one naming
-the skill's subject clears it.
+Scoring a prompt: each prompt term's *specificity* is its IDF over the catalog scaled to 0–1,
+times :data:`~pokayokay.skills.terms.GENERIC_FACTOR` for generic coding words, times
+:data:`PATH_FACTOR` for a word found only in one of the prompt's file names (``models`` in
+``src/app/models.py``) unless it names a skill (``docker-compose.yml``). A file name's extension
+counts only for a skill naming that format (``budget.xlsx``; never ``time.sleep``). A ``re-``
+word also counts as its base when the catalog knows it (redesign → design). A skill's evidence is
+the sum, over the prompt terms it holds, of specificity times field weight, plus the bonuses. The
+score divides the evidence by ``(1 + mass) ** MASS_EXPONENT``, ``mass`` being the prompt's total
+specificity (a term no skill holds counting :data:`UNKNOWN_MASS` of it): a long prompt that
+merely brushes a skill's vocabulary stays below the floor, a short one naming the skill's subject
+clears it. Constants are calibrated on ``tests/data/skills_eval`` (see ``skills/suggest``).
 
-The catalog-wide numbers (document frequencies) are computed once per catalog and kept with it.
+The catalog-wide numbers (document frequencies, name terms) are computed once per catalog and
+kept with it in the skills cache (:class:`Catalog`, :class:`Stats`).
 """
 
 from __future__ import annotations
