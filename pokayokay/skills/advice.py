@@ -45,6 +45,29 @@ def project_paths(
     return out
 
 
+# Suffixes of files a project keeps: a bare name with one of them (``conftest.py``) may be a
+# project file elsewhere in the tree; ``time.sleep`` or ``os.path.join`` cannot.
+FILE_SUFFIXES = frozenset(
+    """
+    py pyi ipynb js jsx mjs cjs ts tsx vue svelte go rs java kt kts scala rb php cs c h cc cpp
+    hpp swift m sh bash zsh ps1 sql md rst txt adoc json jsonc yml yaml toml ini cfg conf env
+    xml html htm css scss sass less tf tfvars hcl proto graphql gql lock mod sum gradle
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
+def _maybe_project_file(project: str, path: str) -> bool:
+    """Whether ``path`` (from a prompt) can be a project file, cheaply: it exists, or its suffix
+    is one a project's files have."""
+    clean = path.strip().removeprefix("./").rstrip("/")
+    if not clean or clean.startswith(("/", "..")):
+        return False
+    if os.path.exists(os.path.join(project, clean)):
+        return True
+    last = clean.rsplit("/", 1)[-1]
+    return "." in last and last.rsplit(".", 1)[-1].lower() in FILE_SUFFIXES
+
+
 def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequence[str]) -> Signals:
     """The memory signals for one prompt (read lazily, each fail-soft). ``named_paths`` are
     the paths the prompt (or the caller) names, unchecked."""
@@ -63,7 +86,7 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
         from pokayokay.learnings.chain import read as read_chain
 
         chain = list(read_chain(memory_dir))
-    if named_paths:
+    if any(_maybe_project_file(os.fspath(project), p) for p in named_paths):
         from pokayokay.infra.state import project_state_dir
         from pokayokay.names import FAILURES_DB
 

@@ -177,3 +177,14 @@ def test_a_test_file_with_recurring_pytest_failures_gets_the_pytest_skill(projec
             "pokayokay: skills that fit this prompt — /python-testing (pytest failures recurred "
             "in 3 sessions in tests/test_models.py)."
         ), prompt
+
+
+def test_dotted_words_do_not_even_open_the_failure_store(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the failure store was opened")
+
+    monkeypatch.setattr(FailureStore, "for_project", refuse)
+    for prompt in ("use time.sleep", "call os.path.join", "bump numpy to 2.1.0"):
+        assert advice_for(project, prompt).text() == "", prompt
