@@ -65,10 +65,27 @@ def tool_of(group: FailureGroup) -> str | None:
     return None
 
 
-def _terms(words: Iterable[str]) -> set[str]:
+def _terms(words: Iterable[str]) -> frozenset[str]:
     from pokayokay.skills.terms import tokenize
 
-    return {t for w in words for t in tokenize(w)}
+    return frozenset(t for w in words for t in tokenize(w))
+
+
+_SETS: dict[tuple[str, str | None], tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
+
+
+def _category_sets(
+    category: str, tool: str | None
+) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(the category's tools, the failing tool, the category's words) as terms, memoised."""
+    key = (category, tool)
+    found = _SETS.get(key)
+    if found is None:
+        tools = _terms(CATEGORY_TOOLS.get(category, ()))
+        own = _terms([tool]) if tool else frozenset()
+        found = (tools, own, _terms(CATEGORY_WORDS.get(category, ())) - tools)
+        _SETS[key] = found
+    return found
 
 
 def concern(skill: Skill, category: str, tool: str | None) -> float:
@@ -77,9 +94,7 @@ def concern(skill: Skill, category: str, tool: str | None) -> float:
     if prof is None or category not in CATEGORY_WORDS:
         return 0.0
     fields = prof.fields
-    tools = _terms(CATEGORY_TOOLS.get(category, ()))
-    own = _terms([tool]) if tool else set()
-    words = _terms(CATEGORY_WORDS[category]) - tools
+    tools, own, words = _category_sets(category, tool)
     strength = sum(fields.get(t, 0.0) for t in words)
     if own and any(t in fields for t in own):
         return strength + 2.0 * max(fields[t] for t in own if t in fields)
