@@ -19,6 +19,8 @@ path the user typed: nothing from a failure's output reaches the model.
 
 from __future__ import annotations
 
+import re
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -108,9 +110,20 @@ def _suffix(path: str) -> str:
     return last.rsplit(".", 1)[-1].lower() if "." in last.lstrip(".") else ""
 
 
+# What a path shown to the model may hold: a path, nothing that reads as prose or markup.
+_SHOWN_PATH = re.compile(r"[\w./@+-]{1,160}")
+
+
 def place(group: FailureGroup, named: Sequence[str]) -> str | None:
     """Where (``in src/app.py``, ``under src/api/``, ``in the project root``) ``group`` failed
     among the paths the prompt names; None when it failed elsewhere."""
+    found = _place(group, named)
+    if found is None or _SHOWN_PATH.fullmatch(found.split(" ", 1)[1].replace(" ", "_")):
+        return found
+    return "in a file the prompt names"
+
+
+def _place(group: FailureGroup, named: Sequence[str]) -> str | None:
     for path in named:
         if path.endswith("/"):  # a folder
             if any(p.startswith(path) for p in group.paths):
