@@ -16,9 +16,12 @@ from pokayokay.skills.terms import tokenize
 EVAL_SKILLS = Path(__file__).resolve().parents[1] / "data" / "skills_eval" / "skills"
 CATALOG: Catalog = catalog_from_folder(EVAL_SKILLS)
 
-words = st.sampled_from(
-    ["the", "a", "spreadsheet", ".xlsx", "Playwright", "pytest", "review", "PR", "Do", "NOT", "use", "for", "'make", "slides'", "src/app/models.py", "time.sleep", "README.md", "k8s", "CrashLoopBackOff", "redesign", "N+1", "é", "🙂", "\n", "\t"]
-)
+WORDS = [
+    "the", "a", "spreadsheet", ".xlsx", "Playwright", "pytest", "review", "PR", "Do", "NOT",
+    "use", "for", "'make", "slides'", "src/app/models.py", "time.sleep", "README.md", "k8s",
+    "CrashLoopBackOff", "redesign", "N+1", "é", "🙂", "\n", "\t",
+]  # fmt: skip
+words = st.sampled_from(WORDS)
 texts = st.one_of(st.text(max_size=300), st.lists(words, max_size=40).map(" ".join))
 
 
