@@ -283,6 +283,7 @@ def suggest(
     (``signals.paths``), pure."""
     from pokayokay.skills.failure_boost import recurring
     from pokayokay.skills.match import Query, evidence
+    from pokayokay.skills.terms import generic_terms
 
     if signals is None:
         signals = Signals()
@@ -326,8 +327,10 @@ def suggest(
         if not why and prof is not None:
             _total, shared = evidence(query, prof)
             fields = prof.fields
+            generic = generic_terms()
+            telling = {t for t in shared if t not in generic} or shared
             strongest = sorted(
-                shared, key=lambda t: (-query.spec.get(t, 0.0) * fields.get(t, 1.0), t)
+                telling, key=lambda t: (-query.spec.get(t, 0.0) * fields.get(t, 1.0), t)
             )[:3]
             words = _matched_words(prompt, set(strongest))
             if words:
