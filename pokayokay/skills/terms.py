@@ -80,6 +80,9 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 
+# One search says whether any of them is there (most texts hold none).
+_ANY_PHRASE = re.compile("|".join(f"(?:{p.pattern})" for p, _term in _PHRASES), re.I)
+
 # Single words folded onto one term (applied before stemming).
 SYNONYMS: dict[str, str] = {
     "pr": "pullrequest",
@@ -215,6 +218,8 @@ def _chunk_terms(chunk: str) -> tuple[str, ...]:
 
 def fold_phrases(text: str) -> str:
     """``text`` with the multi-word spellings of :data:`_PHRASES` replaced by their term."""
+    if _ANY_PHRASE.search(text) is None:
+        return text
     for pattern, term in _PHRASES:
         text = pattern.sub(term, text)
     return text
