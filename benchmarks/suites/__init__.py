@@ -18,6 +18,7 @@ def all_specs(lab: Lab) -> list[Spec]:
         *capture.specs(),
         *recall.specs(),
         recall.suggest_spec(),
+        recall.suggest_failing_spec(),
         *session.notification_specs(),
         *commands.specs(),
         *realistic.specs(),
