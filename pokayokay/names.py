@@ -28,10 +28,12 @@ GENERATED_MEMORY_FILES = (
 
 # --- files in a project's state folder
 FAILURES_DB = "failures.db"
+FAILURES_CHANGED = "failures.db.changed"  # touched after every write to the store
 INSTALL_MANIFEST = "install.json"
 BACKUPS_DIR = "backups"
 RECALL_INDEX_FILE = "recall-index.json"
 RECALL_ENTRIES_FILE = "recall-entries.json"
+RECALL_FIXES_FILE = "recall-fixes.json"
 SKILLS_CACHE_FILE = "skills-catalog.json"
 FAILURE_CATEGORIES_CACHE = "failure-categories.json"  # settings' failure_categories, compiled
 

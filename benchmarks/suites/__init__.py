@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from benchmarks.fixtures.lab import Lab
 from benchmarks.harness import Spec
-from benchmarks.suites import capture, commands, lessons, recall, session, startup
+from benchmarks.suites import capture, commands, lessons, realistic, recall, session, startup
 
 
 def all_specs(lab: Lab) -> list[Spec]:
@@ -19,6 +19,8 @@ def all_specs(lab: Lab) -> list[Spec]:
         *lessons.specs(),
         *recall.specs(),
         recall.suggest_spec(),
+        recall.suggest_failing_spec(),
         *session.notification_specs(),
         *commands.specs(),
+        *realistic.specs(),
     ]

@@ -4,10 +4,11 @@ one learning changed, cold) and the skill suggestion over 200 skills and 10k sto
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 
-from benchmarks.fixtures.failures import store_fixture
-from benchmarks.fixtures.lab import Lab
+from benchmarks.fixtures.failures import PY_MODULES, store_fixture
+from benchmarks.fixtures.lab import REPO, Lab
 from benchmarks.fixtures.learnings import (
     RECALL_LEARNINGS,
     RECALL_RELATED,
@@ -150,3 +151,46 @@ def suggest_spec() -> Spec:
         )
 
     return Spec(SUGGEST_NAME, build)
+
+
+EVAL_SKILLS = REPO / "tests" / "data" / "skills_eval" / "skills"
+SUGGEST_FAILING_NAME = (
+    f"hook UserPromptSubmit (suggestion over {SUGGEST_SKILLS} + 38 realistic skills, "
+    "a file with recurring failures)"
+)
+
+
+def suggest_failing_spec() -> Spec:
+    """Issue 12: the suggestion on a catalog of realistic skills (long descriptions, triggers,
+    negative clauses) beside the 200 generated ones, for a prompt naming a project file whose
+    tests failed in many sessions: the path is checked, the failure groups are read from the
+    10k-event store and the skill concerning the failing tool is found."""
+
+    def build(lab: Lab, n: int) -> Measurable:
+        g = store_fixture(lab, 10_000, "10k")
+        project = g.project
+        skills = project.path / ".claude" / "skills"
+        if not skills.exists():
+            write_skills(project.path, SUGGEST_SKILLS)
+        if not (skills / "xlsx").exists():
+            shutil.copytree(EVAL_SKILLS, skills, dirs_exist_ok=True)
+        prompt = f"clean up src/app/{PY_MODULES[0]}.py and export the totals as a spreadsheet"
+        payload = moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
+
+        def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+            if b"failures recurred in" not in proc.stdout or b"/xlsx" not in proc.stdout:
+                return f"expected the failures and /xlsx, got: {proc.stdout[:400]!r}"
+            return None
+
+        return hook_case(
+            lab,
+            SUGGEST_FAILING_NAME,
+            "UserPromptSubmit",
+            project,
+            n,
+            stdin=encode_payload(payload),
+            check_each=check,
+            note="catalog cached after the warm-up run; the pytest failures of the file named",
+        )
+
+    return Spec(SUGGEST_FAILING_NAME, build)

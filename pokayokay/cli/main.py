@@ -40,6 +40,8 @@ def _main(args: list[str]) -> int:
         parser.print_help()
         return 0
     try:
+        if ns.command in _READS_FAILURES:
+            _ingest_spool(ns.command)
         result: int = ns.func(ns)
         sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
         return result
@@ -108,6 +110,17 @@ def _unexpected(command: str, exc: BaseException) -> int:
     path = logs.log(f"command {command} failed", traceback_text=traceback.format_exc())
     _err(f"unexpected error ({type(exc).__name__}: {exc}); details in {path}")
     return EXIT_INTERNAL
+
+
+# Commands that read the failure store: the spooled tool calls are ingested first.
+_READS_FAILURES = frozenset({"failures", "graduate", "rules", "status", "doctor", "report"})
+_CLI_INGEST_BUDGET = 60.0
+
+
+def _ingest_spool(command: str) -> None:
+    from pokayokay.hooks.ingest import ingest_all, ingest_quietly
+
+    ingest_quietly(command, lambda: ingest_all(budget=_CLI_INGEST_BUDGET))
 
 
 def _err(message: str) -> None:

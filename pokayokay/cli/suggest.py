@@ -44,6 +44,7 @@ def suggest_cli(
                 "conclusion": advice.spike.conclusion,
             },
             "rules": [{"rule": r, "path": p} for r, p in advice.rules],
+            "failures": list(advice.failures),
             "context": advice.text(),
         }
         return 0, json.dumps(data, indent=2)

@@ -307,9 +307,10 @@ def _split_frontmatter(text: str) -> tuple[str, int] | None:
 
 def _read_frontmatter(path: Path, label: str) -> object:
     """The parsed frontmatter of one settings file (None when it has none)."""
+    from pokayokay.infra.regular import read_regular
+
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        data = read_regular(path, MAX_FILE_BYTES)
     except OSError as exc:
         raise SettingsError(f"{label}: cannot read the file ({exc.strerror or exc})") from None
     if len(data) > MAX_FILE_BYTES:

@@ -235,10 +235,12 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"|(?:npm|yarn|pnpm|bun)(?: run)? build(?::\S+)?|python3? setup\.py"),
         note="compilers and build tools"),
     # 7. the error text decides
+    # Linear on any input: no `\s` run that can span lines after `^`, no two unbounded runs
+    # on one line.
     row("testing", error=r"(?m)^(?:FAILED|ERROR) \S+::|^--- FAIL: |^test result: FAILED"
-        r"|^Tests:\s+\d+ failed|\bAssertionError\b|^\s*● ",
+        r"|^Tests:[ \t]+\d+ failed|\bAssertionError\b|^[ \t]*● ",
         note="test failure markers"),
-    row("types", error=r"(?m)\berror TS\d+\b|: error: .*  \[[a-z-]+\]$"
+    row("types", error=r"(?m)\berror TS\d+\b|^[^\n:]+:\d+(?::\d+)?: error: [^\n]*  \[[a-z-]+\]$"
         r"|Found \d+ errors? in \d+ files? \(checked",
         note="TypeScript and mypy diagnostics"),
     row("lint", error=r"(?m)^\S+:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|^Found \d+ errors?\.$"

@@ -83,7 +83,9 @@ class _Patterns:
         self.location = c(rf"(?:^|(?<=[\s'\"(\[`,=>]))({any_file}):\d+(?::\d+)?", re.M)
         self.linker = c(rf"(?:^|(?<=\s))({any_file}):\(\.\w+\+0x[0-9a-f]+\)", re.M)
         self.tsc = c(rf"(?:^|(?<=[\s'\"(\[]))({any_file})\(\d+,\d+\)", re.M)
-        self.jest = c(r"(?m)^\s*(?:FAIL|PASS)\s+(\S+)")
+        # Horizontal space only: `^\s*` would run over every following blank line from every
+        # line start (quadratic on 60,000 blank lines).
+        self.jest = c(r"(?m)^[ \t]*(?:FAIL|PASS)[ \t]+(\S+)")
         # git, prettier, black/ruff format, and a line that is one path (eslint's file header)
         self.conflict = c(
             r"(?m)^CONFLICT \([^)\n]{1,40}\): (?:Merge conflict in (.{1,400}?)"
@@ -109,7 +111,7 @@ class _Patterns:
         # lines that quote file contents (code frames) or tool headers: no file named there
         # is involved ("  12 |     COPY pyproject.toml /app/", "configfile: pyproject.toml")
         self.not_mentions = c(
-            r"(?m)^\s*(?:>>>|>)?\s*\d*\s*\|.*$"
+            r"(?m)^[ \t]*(?:>>>|>)?[ \t]*\d*[ \t]*\|.*$"
             r"|^(?:platform|rootdir|cachedir|configfile|inifile|plugins|testpaths)[ :].*$"
         )
         self.go_package = c(r"(?m)^(?:FAIL|ok|---|#)\s+(\S+?)(?:\s|\[|$)")

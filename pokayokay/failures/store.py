@@ -10,7 +10,10 @@
 * the schema version lives in ``PRAGMA user_version``; migrations are ordered and run inside an
   immediate transaction that re-reads the version first, so two processes creating the file at
   once both succeed and the migration runs once;
-* bounded: raw failure rows beyond ``max_events`` (default 200,000) are pruned oldest first;
+* bounded: raw failure rows beyond ``max_events`` (default 80,000) are pruned oldest first,
+  and rows (and rule loads) older than ``max_age_days`` (default 180) at every maintenance; a
+  new store uses incremental auto-vacuum and maintenance hands freed pages back to the file
+  system, so the file stays under about 45 MB at its cap and shrinks when rows age out;
   the per-signature aggregates (``signatures``, ``group_sessions``, ``group_paths``,
   ``group_fix_commands``) are updated in the same transaction as each raw row, so counts stay
   exact after pruning. Open fix episodes and their edits expire after 7 days.
@@ -40,7 +43,6 @@ Requires SQLite ≥ 3.24 (UPSERT).
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
@@ -48,9 +50,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from pokayokay.failures import store_reads
+from pokayokay.failures import store_reads, store_writes
 from pokayokay.failures.schema import MIGRATIONS, REKEY, SCHEMA_VERSION
-from pokayokay.failures.signature import command_key
 from pokayokay.failures.store_files import ASIDE_INFIX, _is_busy, _is_foreign_file
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.names import FAILURES_DB
@@ -59,7 +60,10 @@ if TYPE_CHECKING:
     from pokayokay.failures.model import Failure, FailureGroup
 
 DB_NAME = FAILURES_DB
-DEFAULT_MAX_EVENTS = 200_000
+DEFAULT_MAX_EVENTS = 80_000
+DEFAULT_MAX_AGE_DAYS = 180
+# Freed pages handed back per maintenance at most (4 KiB pages: 16 MiB).
+VACUUM_PAGES = 4096
 BUSY_TIMEOUT_MS = 5_000
 EPISODE_MAX_AGE = 7 * 24 * 3600.0
 # Housekeeping beyond the cheap per-insert prune runs once every this many failure rows.
@@ -76,37 +80,25 @@ class StoreError(Exception):
     """The store cannot be used (e.g. written by a newer pokayokay)."""
 
 
-def _command_key(command: str) -> str:
-    """The stored form of a command: secrets redacted, then :func:`command_key`."""
-    from pokayokay.safety.redact import redact
-
-    return command_key(redact(command))
-
-
-def _redacted(f: Failure) -> Failure:
-    """``f`` with every text field redacted (capture already did; this is the store's own
-    guarantee, whoever calls it)."""
-    from pokayokay.safety.redact import redact
-
-    return f._replace(
-        command=redact(f.command) if f.command else f.command,
-        signature=redact(f.signature),
-        excerpt=redact(f.excerpt),
-        paths=tuple(dict.fromkeys(redact(p) for p in f.paths)),
-    )
-
-
 class FailureStore:
     """One project's failure database. Opens lazily; use as a context manager or ``close()``."""
 
-    def __init__(self, path: str | os.PathLike[str], *, max_events: int = DEFAULT_MAX_EVENTS):
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        max_events: int = DEFAULT_MAX_EVENTS,
+        max_age_days: float = DEFAULT_MAX_AGE_DAYS,
+    ):
         if max_events < 1:
             raise ValueError("max_events must be at least 1")
         self.path = Path(path)
         self.max_events = max_events
+        self.max_age = max_age_days * 86400.0
         # Set when an unreadable file was moved aside and a fresh one started (for the log).
         self.recovered_from: Path | None = None
         self._conn: sqlite3.Connection | None = None
+        self._vacuum_due = False
 
     @classmethod
     def for_project(
@@ -172,6 +164,9 @@ class FailureStore:
             self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
         )
         try:
+            # Takes effect only on an empty file (before the first table): new stores give
+            # freed pages back to the file system (maintenance runs incremental_vacuum).
+            conn.execute("PRAGMA auto_vacuum=INCREMENTAL")
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA synchronous=NORMAL")
             versions: list[int] = []
@@ -238,7 +233,34 @@ class FailureStore:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        self._mark_changed()
+        if self._vacuum_due:
+            self._vacuum(conn)
         return result
+
+    def _mark_changed(self) -> None:
+        """Touch ``failures.db.changed``: readers that cache what they read (recall) compare its
+        mtime, because the database file's own mtime also moves when a reader closes it."""
+        from pokayokay.names import FAILURES_CHANGED
+
+        marker = self.path.with_name(FAILURES_CHANGED)
+        try:
+            os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, 0o600))
+            os.utime(marker)
+        except OSError:
+            pass  # a cache that misses a change rebuilds from the store's own mtime next time
+
+    def _vacuum(self, conn: sqlite3.Connection) -> None:
+        """Hand freed pages back to the file system, bounded per run (a no-op on a store made
+        before auto-vacuum). Run as a script: Python's sqlite3 steps a plain execute of this
+        pragma once, which frees a single page."""
+        self._vacuum_due = False
+        try:
+            conn.executescript(f"PRAGMA incremental_vacuum({VACUUM_PAGES});")
+        except sqlite3.OperationalError as exc:  # busy: the next maintenance tries again
+            from pokayokay.infra import logs
+
+            logs.log(f"failure store {self.path}: incremental vacuum skipped ({exc})")
 
     # -- writes ---------------------------------------------------------------------------------
 
@@ -264,72 +286,9 @@ class FailureStore:
     def _insert_failure(
         self, conn: sqlite3.Connection, f: Failure, tool_use_id: str | None
     ) -> bool:
-        f = _redacted(f)
-        command = _command_key(f.command) if f.command else None
-        cursor = conn.execute(
-            "INSERT OR IGNORE INTO failures (ts, session_id, tool, command, signature, category,"
-            " paths, excerpt, exit_code, tool_use_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                f.ts,
-                f.session_id,
-                f.tool,
-                command,
-                f.signature,
-                f.category,
-                json.dumps(list(f.paths), ensure_ascii=False),
-                f.excerpt,
-                f.exit_code,
-                tool_use_id,
-            ),
-        )
-        if cursor.rowcount != 1:
+        row_id = store_writes.insert_failure(conn, f, tool_use_id)
+        if row_id is None:
             return False  # the same tool call, already recorded
-        row_id = cursor.lastrowid or 0
-        new_session = (
-            conn.execute(
-                "SELECT 1 FROM group_sessions WHERE signature = ? AND session_id = ?",
-                (f.signature, f.session_id),
-            ).fetchone()
-            is None
-        )
-        conn.execute(
-            "INSERT INTO group_sessions (signature, session_id, last_seen) VALUES (?, ?, ?)"
-            " ON CONFLICT (signature, session_id)"
-            " DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)",
-            (f.signature, f.session_id, f.ts),
-        )
-        conn.execute(
-            "INSERT INTO signatures (signature, category, occurrences, sessions, first_seen,"
-            " last_seen, sample_command, excerpt) VALUES (?, ?, 1, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (signature) DO UPDATE SET"
-            " category = excluded.category,"
-            " occurrences = occurrences + 1,"
-            " sessions = sessions + excluded.sessions,"
-            " first_seen = min(first_seen, excluded.first_seen),"
-            " last_seen = max(last_seen, excluded.last_seen),"
-            " sample_command = coalesce(excluded.sample_command, sample_command),"
-            " excerpt = excluded.excerpt",
-            (f.signature, f.category, int(new_session), f.ts, f.ts, command, f.excerpt),
-        )
-        for path in dict.fromkeys(f.paths):
-            self._bump_path(conn, f.signature, "fail", path)
-        self._register_session(conn, f.session_id, f.ts)
-        if command:
-            episode = conn.execute(
-                "SELECT id FROM episodes WHERE session_id = ? AND command = ? ORDER BY id LIMIT 1",
-                (f.session_id, command),
-            ).fetchone()
-            if episode is None:
-                episode_id = conn.execute(
-                    "INSERT INTO episodes (session_id, command, started) VALUES (?, ?, ?)",
-                    (f.session_id, command, f.ts),
-                ).lastrowid
-            else:
-                episode_id = episode[0]
-            conn.execute(
-                "INSERT OR IGNORE INTO episode_signatures (episode_id, signature) VALUES (?, ?)",
-                (episode_id, f.signature),
-            )
         if row_id > self.max_events:
             # Row ids only grow and only the oldest rows are deleted: this keeps the newest
             # max_events rows, and costs one primary-key range lookup when nothing is due.
@@ -337,21 +296,6 @@ class FailureStore:
         if row_id % MAINTENANCE_EVERY == 0:
             self._maintain(conn, f.ts)
         return True
-
-    @staticmethod
-    def _bump_path(conn: sqlite3.Connection, signature: str, kind: str, path: str) -> None:
-        conn.execute(
-            "INSERT INTO group_paths (signature, kind, path, count) VALUES (?, ?, ?, 1)"
-            " ON CONFLICT (signature, kind, path) DO UPDATE SET count = count + 1",
-            (signature, kind, path),
-        )
-
-    @staticmethod
-    def _register_session(conn: sqlite3.Connection, session_id: str, ts: float) -> None:
-        conn.execute(
-            "INSERT OR IGNORE INTO sessions (session_id, first_seen) VALUES (?, ?)",
-            (session_id, ts),
-        )
 
     def _session_known(self, session_id: str) -> bool:
         row = (
@@ -363,7 +307,7 @@ class FailureStore:
 
     def _ensure_session(self, session_id: str, ts: float) -> None:
         if not self._session_known(session_id):
-            self._transaction(lambda conn: self._register_session(conn, session_id, ts))
+            self._transaction(lambda conn: store_writes.register_session(conn, session_id, ts))
 
     def open_episodes(self, session_id: str) -> list[tuple[int, str, float]]:
         """The session's open fix episodes as (id, command, started): one indexed read."""
@@ -386,7 +330,7 @@ class FailureStore:
         closed. A session with no open episode costs one indexed read.
         """
         ts = time.time() if ts is None else ts
-        key = _command_key(command) if command else ""
+        key = store_writes.command_key(command) if command else ""
         open_ = self.open_episodes(session_id) if key else []
         if not open_:
             self._ensure_session(session_id, ts)
@@ -426,7 +370,7 @@ class FailureStore:
                 ]
                 for signature in signatures:
                     for path in paths:
-                        self._bump_path(conn, signature, "fix", path)
+                        store_writes.bump_path(conn, signature, "fix", path)
                     for path, excerpt in changes:
                         conn.execute(
                             "INSERT INTO group_fix_edits (signature, path, excerpt, count,"
@@ -460,7 +404,7 @@ class FailureStore:
                 conn.execute(
                     "DELETE FROM edits WHERE session_id = ? AND ts < ?", (session_id, oldest_open)
                 )
-            self._register_session(conn, session_id, ts)
+            store_writes.register_session(conn, session_id, ts)
             return len(closing)
 
         return self._transaction(work)
@@ -501,7 +445,7 @@ class FailureStore:
                 "INSERT INTO edits (session_id, path, ts, excerpt) VALUES (?, ?, ?, ?)",
                 (session_id, path, ts, excerpt),
             )
-            self._register_session(conn, session_id, ts)
+            store_writes.register_session(conn, session_id, ts)
             return True
 
         return self._transaction(work)
@@ -524,7 +468,7 @@ class FailureStore:
             ).lastrowid
             if row_id is not None and row_id > self.max_events:
                 conn.execute("DELETE FROM rule_loads WHERE id <= ?", (row_id - self.max_events,))
-            self._register_session(conn, session_id, ts)
+            store_writes.register_session(conn, session_id, ts)
 
         self._transaction(work)
 
@@ -533,6 +477,12 @@ class FailureStore:
         self._transaction(lambda conn: self._maintain(conn, time.time() if now is None else now))
 
     def _maintain(self, conn: sqlite3.Connection, now: float) -> None:
+        # Retention by age (the count is kept on every insert); aggregates keep their counts.
+        conn.execute("DELETE FROM failures WHERE ts < ?", (now - self.max_age,))
+        conn.execute("DELETE FROM rule_loads WHERE ts < ?", (now - self.max_age,))
+        last_load = conn.execute("SELECT max(id) FROM rule_loads").fetchone()[0]
+        if last_load is not None and last_load > self.max_events:
+            conn.execute("DELETE FROM rule_loads WHERE id <= ?", (last_load - self.max_events,))
         cutoff = now - EPISODE_MAX_AGE
         conn.execute(
             "DELETE FROM episode_signatures WHERE episode_id IN"
@@ -551,12 +501,14 @@ class FailureStore:
             " ORDER BY first_seen DESC LIMIT -1 OFFSET ?)",
             (self.max_events,),
         )
+        self._vacuum_due = True  # after the commit: see _transaction
 
     # -- reads (the queries live in store_reads) --------------------------------------------
 
-    def failure_groups(self) -> list[FailureGroup]:
-        """One group per signature, most widespread first (sessions, occurrences, recency)."""
-        return store_reads.failure_groups(self._connection())
+    def failure_groups(self, *, fixed_only: bool = False) -> list[FailureGroup]:
+        """One group per signature, most widespread first (sessions, occurrences, recency);
+        ``fixed_only``: only those a fix episode closed."""
+        return store_reads.failure_groups(self._connection(), fixed_only=fixed_only)
 
     def failures(
         self,
@@ -564,15 +516,42 @@ class FailureStore:
         since: float | None = None,
         signatures: Sequence[str] | None = None,
         limit: int | None = None,
+        session_id: str | None = None,
     ) -> list[Failure]:
         """Raw failures still kept (the newest ``max_events``), oldest first."""
         return store_reads.failures(
-            self._connection(), since=since, signatures=signatures, limit=limit
+            self._connection(),
+            since=since,
+            signatures=signatures,
+            limit=limit,
+            session_id=session_id,
         )
 
     def rule_loads(self) -> list[RuleLoad]:
         """Every recorded rule load, oldest first."""
         return store_reads.rule_loads(self._connection())
+
+    def signatures(self) -> list[str]:
+        """Every signature with a group."""
+        return store_reads.signatures(self._connection())
+
+    def rule_effect(
+        self,
+        rule_path: str,
+        signatures: Sequence[str],
+        *,
+        exact: bool = True,
+        min_sessions: int = 0,
+    ) -> store_reads.RuleEffect:
+        """One rule's loads and recurrences, counted in SQL (see store_reads.rule_effect)."""
+        return store_reads.rule_effect(
+            self._connection(), rule_path, signatures, exact=exact, min_sessions=min_sessions
+        )
+
+    def evidence_stamp(self) -> str:
+        """A value that changes whenever graduation's evidence does (new failures, closed fix
+        episodes), and only then: unlike the file's mtime, reads and checkpoints leave it."""
+        return store_reads.evidence_stamp(self._connection())
 
     def sessions_since(self, ts: float) -> int:
         """How many sessions the store first saw at or after ``ts``."""

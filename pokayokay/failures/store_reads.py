@@ -22,10 +22,19 @@ class RuleLoad(NamedTuple):
     trigger_path: str | None
 
 
-def failure_groups(conn: sqlite3.Connection) -> list[FailureGroup]:
+_FIXED = (
+    " WHERE signature IN (SELECT signature FROM group_fix_commands"
+    " UNION SELECT signature FROM group_corrections"
+    " UNION SELECT signature FROM group_paths WHERE kind = 'fix')"
+)
+
+
+def failure_groups(conn: sqlite3.Connection, *, fixed_only: bool = False) -> list[FailureGroup]:
     """One group per signature, most widespread first (sessions, occurrences, recency).
 
     ``paths`` and ``fix_paths`` are sorted; ``fix_commands`` are most frequent first.
+    ``fixed_only``: only the groups a fix episode closed (what recall reads), and no failure
+    paths for them.
     """
     from pokayokay.failures.model import Correction, FailureGroup, FixEdit
 
@@ -42,8 +51,9 @@ def failure_groups(conn: sqlite3.Connection) -> list[FailureGroup]:
     ):
         fix_edits.setdefault(signature, []).append(FixEdit(path, excerpt, count))
     paths: dict[tuple[str, str], list[str]] = {}
+    kinds = " WHERE kind = 'fix'" if fixed_only else ""
     for signature, kind, path in conn.execute(
-        "SELECT signature, kind, path FROM group_paths ORDER BY path"
+        f"SELECT signature, kind, path FROM group_paths{kinds} ORDER BY path"
     ):
         paths.setdefault((signature, kind), []).append(path)
     commands: dict[str, list[str]] = {}
@@ -54,7 +64,7 @@ def failure_groups(conn: sqlite3.Connection) -> list[FailureGroup]:
     groups = []
     for row in conn.execute(
         "SELECT signature, category, sessions, occurrences, first_seen, last_seen,"
-        " sample_command, excerpt FROM signatures"
+        f" sample_command, excerpt FROM signatures{_FIXED if fixed_only else ''}"
         " ORDER BY sessions DESC, occurrences DESC, last_seen DESC, signature"
     ):
         signature = row[0]
@@ -83,6 +93,7 @@ def failures(
     since: float | None = None,
     signatures: Sequence[str] | None = None,
     limit: int | None = None,
+    session_id: str | None = None,
 ) -> list[Failure]:
     """Raw failures still kept (the newest ``max_events``), oldest first.
 
@@ -95,6 +106,16 @@ def failures(
     if since is not None:
         clauses.append("ts >= ?")
         params.append(since)
+    if session_id is not None:
+        # Bounded by when the store first saw the session (the ts index is scanned from
+        # there); a session the store never saw has no failures.
+        seen = conn.execute(
+            "SELECT first_seen FROM sessions WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        if seen is None:
+            return []
+        clauses.append("session_id = ? AND ts >= ?")
+        params.extend((session_id, seen[0]))
     if signatures is not None:
         if not signatures:
             return []
@@ -141,6 +162,88 @@ def rule_loads(conn: sqlite3.Connection) -> list[RuleLoad]:
         "SELECT ts, session_id, rule_path, trigger_path FROM rule_loads ORDER BY ts, id"
     )
     return [RuleLoad(*row) for row in rows]
+
+class RuleEffect(NamedTuple):
+    """One rule's loads and the recurrences of its failures, counted by the store."""
+
+    loads: int
+    sessions: int  # distinct sessions with a load
+    first_load: float | None
+    last_load: float | None
+    recurrences: int  # failures of its signatures after the first load
+    recurrence_sessions: int
+    recurred_while_loaded: int  # ... in a session where the rule had already loaded
+    last_recurrence: float | None
+
+
+def signatures(conn: sqlite3.Connection) -> list[str]:
+    """Every signature with a group (no other column read)."""
+    return [row[0] for row in conn.execute("SELECT signature FROM signatures")]
+
+
+def rule_effect(
+    conn: sqlite3.Connection,
+    rule_path: str,
+    signatures: Sequence[str],
+    *,
+    exact: bool = True,
+    min_sessions: int = 0,
+) -> RuleEffect:
+    """What :func:`pokayokay.rules.effectiveness.assess` computes, as indexed aggregate
+    queries: no failure row is loaded into Python.
+
+    ``exact=False`` (SessionEnd's retirement check) answers only what retiring needs: the loads
+    in full, and whether the failure recurred at all (one indexed probe; ``recurrences`` and
+    ``recurrence_sessions`` are then 1 for "at least one", the rest 0/None), and nothing about
+    recurrences when the rule loaded in fewer than ``min_sessions`` sessions."""
+    loads, sessions, first, last = conn.execute(
+        "SELECT count(*), count(DISTINCT session_id), min(ts), max(ts) FROM rule_loads"
+        " WHERE rule_path = ?",
+        (rule_path,),
+    ).fetchone()
+    if first is None or not signatures or (not exact and sessions < min_sessions):
+        return RuleEffect(loads, sessions, first, last, 0, 0, 0, None)
+    marks = ", ".join("?" * len(signatures))
+    if not exact:
+        hit = conn.execute(
+            f"SELECT 1 FROM failures WHERE signature IN ({marks}) AND ts > ? LIMIT 1",
+            (*signatures, first),
+        ).fetchone()
+        return RuleEffect(loads, sessions, first, last, int(bool(hit)), int(bool(hit)), 0, None)
+    recurrences, recurrence_sessions, last_recurrence = conn.execute(
+        "SELECT count(*), count(DISTINCT session_id), max(ts) FROM failures"
+        f" WHERE signature IN ({marks}) AND ts > ?",
+        (*signatures, first),
+    ).fetchone()
+    while_loaded = 0
+    if recurrences:
+        (while_loaded,) = conn.execute(
+            "WITH firsts AS (SELECT session_id, min(ts) AS t FROM rule_loads"
+            " WHERE rule_path = ? GROUP BY session_id)"
+            " SELECT count(*) FROM failures AS f JOIN firsts ON f.session_id = firsts.session_id"
+            f" WHERE f.signature IN ({marks}) AND f.ts > ? AND f.ts >= firsts.t",
+            (rule_path, *signatures, first),
+        ).fetchone()
+    return RuleEffect(
+        loads,
+        sessions,
+        first,
+        last,
+        recurrences,
+        recurrence_sessions,
+        while_loaded,
+        last_recurrence,
+    )
+
+
+def evidence_stamp(conn: sqlite3.Connection) -> str:
+    """``max failure id : occurrences : fix commands : paths`` (all indexed or small)."""
+    row = conn.execute(
+        "SELECT (SELECT max(id) FROM failures), (SELECT total(occurrences) FROM signatures),"
+        " (SELECT total(count) FROM group_fix_commands), (SELECT total(count) FROM group_paths)"
+    ).fetchone()
+    return ":".join(str(value) for value in row)
+
 
 def sessions_since(conn: sqlite3.Connection, ts: float) -> int:
     """How many sessions the store first saw at or after ``ts``."""

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -98,6 +97,13 @@ class _Project:
         return FailureStore.for_project(self.root)
 
 
+def _when(payload: dict[str, Any]) -> float:
+    """When the hook fired (a spooled payload carries its time; see pokayokay.hooks.ingest)."""
+    from pokayokay.hooks.runtime import event_time
+
+    return event_time(payload)
+
+
 def _session(payload: dict[str, Any]) -> str:
     session = payload.get("session_id")
     return session if isinstance(session, str) else ""
@@ -122,11 +128,13 @@ def _build_failures(
     from pokayokay.failures.mistakes import find_mistakes
     from pokayokay.failures.model import Failure
     from pokayokay.failures.signature import command_key, key_lines, normalise
+    from pokayokay.infra.spool import cut_text
     from pokayokay.safety.redact import redact
     from pokayokay.safety.sanitize import excerpt
 
-    # Secrets go first, before anything is derived from the text: nothing stored carries one.
-    error = redact(error)
+    # Bounded before any regex work (a 15 MiB output costs what its head and tail cost), then
+    # secrets go, before anything is derived from the text: nothing stored carries one.
+    error = redact(cut_text(error))
     tool_input = {
         key: redact(value) if key == "command" and isinstance(value, str) else value
         for key, value in tool_input.items()
@@ -209,10 +217,12 @@ def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
             if own_answer(str(tool_input.get("command")), int(header.group(1))):
                 return ""  # pokayokay answered (e.g. "propose this learning"): not a mistake
     from pokayokay.hooks.guard import failure_context
+    from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
 
-    lesson = failure_context(payload)
+    # Ingested from the spool, the hook has long answered (pokayokay.infra.spool): no lesson.
+    lesson = "" if SPOOLED_PROJECT_KEY in payload else failure_context(payload)
     project = _Project(payload)
-    built = _build_failures(project, _session(payload), tool, tool_input, error, time.time())
+    built = _build_failures(project, _session(payload), tool, tool_input, error, _when(payload))
     tool_use_id = payload.get("tool_use_id")
     use_id = tool_use_id if isinstance(tool_use_id, str) else None
     with project.store() as store:
@@ -237,7 +247,7 @@ def post_tool_batch(payload: dict[str, Any], event: str) -> str:
         return ""
     project = _Project(payload)
     session_id = _session(payload)
-    ts = time.time()
+    ts = _when(payload)
     items: list[tuple[Failure, str | None]] = []
     for call in picked:
         built = _build_failures(
@@ -270,7 +280,7 @@ def post_tool_use(payload: dict[str, Any], event: str) -> str:
         if isinstance(response, dict) and response.get("interrupted") is True:
             return ""
         with _Project(payload).store() as store:
-            store.record_success(_session(payload), tool, command, time.time())
+            store.record_success(_session(payload), tool, command, _when(payload))
         return ""
     if tool in EDIT_TOOLS:
         path = tool_input.get("file_path") or tool_input.get("notebook_path")
@@ -285,10 +295,10 @@ def post_tool_use(payload: dict[str, Any], event: str) -> str:
         session = _session(payload)
         with project.store() as store:
             if not store.has_open_episode(session):
-                store.record_edit(session, rel, time.time())  # registers the session only
+                store.record_edit(session, rel, _when(payload))  # registers the session only
                 return ""
             from pokayokay.failures.fix_edits import edit_excerpt
 
             change = edit_excerpt(tool, tool_input, payload.get("tool_response"))
-            store.record_edit(session, rel, time.time(), excerpt=change)
+            store.record_edit(session, rel, _when(payload), excerpt=change)
     return ""

@@ -16,10 +16,9 @@ library only, imported lazily.
 from __future__ import annotations
 
 import os
-import time
 from typing import Any
 
-from pokayokay.hooks.runtime import project_dir
+from pokayokay.hooks.runtime import event_time, project_dir
 
 PATH_GLOB_MATCH = "path_glob_match"
 _RULES_PARTS = (".claude", "rules")
@@ -123,5 +122,5 @@ def instructions_loaded(payload: dict[str, Any], event: str) -> str:
     from pokayokay.failures.store import FailureStore
 
     with FailureStore.for_project(key) as store:
-        store.record_rule_load(session_id, rule_path, trigger_path, time.time())
+        store.record_rule_load(session_id, rule_path, trigger_path, event_time(payload))
     return ""

@@ -32,9 +32,29 @@ def suggestion_context(payload: dict[str, Any]) -> str:
     return advice_for(Path(project_dir(payload)), prompt).text()
 
 
+# What UserPromptSubmit spends at most on the spool before reading failure signals.
+PROMPT_INGEST_BUDGET = 0.25
+
+
+def _ingest_first(payload: dict[str, Any]) -> None:
+    """Ingest this session's spooled tool calls (bounded; two stats when there are none), so
+    that the failure signals read below include them."""
+    from pokayokay.hooks import ingest
+    from pokayokay.hooks.runtime import project_dir
+    from pokayokay.infra.spool import spool_dir
+
+    if not ingest.pending(spool_dir(project_dir(payload))):
+        return
+    ingest.ingest_quietly(
+        "UserPromptSubmit",
+        lambda: ingest.ingest_project(project_dir(payload), budget=PROMPT_INGEST_BUDGET),
+    )
+
+
 def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
     """The hook: one ``additionalContext`` with the recall block and the suggestion, or
     nothing at all. A failure of one part does not lose the other (it is logged)."""
+    _ingest_first(payload)
     parts = []
     for name in ("recall", "suggest"):
         try:

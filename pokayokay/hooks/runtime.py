@@ -54,7 +54,7 @@ def read_payload(stream: IO[bytes]) -> dict[str, Any]:
         raise BadPayload(f"payload is not JSON ({exc})") from None
     if not isinstance(payload, dict):
         raise BadPayload(f"payload is a JSON {type(payload).__name__}, not an object")
-    from pokayokay.safety.private import may_hold_private, strip_private_value
+    from pokayokay.infra.private import may_hold_private, strip_private_value
 
     if may_hold_private(data):  # what the user marked <private> reaches no handler
         stripped: dict[str, Any] = strip_private_value(payload)
@@ -115,18 +115,37 @@ def main(argv: list[str]) -> int:
     return run(argv[0], sys.stdin.buffer, sys.stdout, sys.stderr)
 
 
+# Set by pokayokay.hooks.ingest on a spooled payload: where and when its hook fired.
+SPOOLED_PROJECT_KEY = "_pokayokay_project_dir"
+SPOOLED_TIME_KEY = "_pokayokay_ts"
+
+
 def project_dir(payload: dict[str, Any]) -> str:
-    """The launch folder: Claude Code's CLAUDE_PROJECT_DIR, else the payload's cwd. A folder
-    that does not exist, or the filesystem root, is refused (the hook fails open, logged)."""
+    """The launch folder: the spooled record's, else Claude Code's CLAUDE_PROJECT_DIR, else the
+    payload's cwd. A folder that does not exist, or the filesystem root, is refused (the hook
+    fails open, logged)."""
     from pokayokay.infra.state import project_root_problem
 
-    env_dir = os.environ.get(ENV_PROJECT_DIR)
-    cwd = payload.get("cwd")
-    folder = env_dir or (cwd if isinstance(cwd, str) and cwd else os.getcwd())
+    spooled = payload.get(SPOOLED_PROJECT_KEY)
+    folder = spooled if isinstance(spooled, str) and spooled else None
+    if folder is None:
+        env_dir = os.environ.get(ENV_PROJECT_DIR)
+        cwd = payload.get("cwd")
+        folder = env_dir or (cwd if isinstance(cwd, str) and cwd else os.getcwd())
     problem = project_root_problem(folder)
     if problem is not None:
         raise BadPayload(problem)
     return folder
+
+
+def event_time(payload: dict[str, Any]) -> float:
+    """When the payload's hook fired: the spooled record's time, else now."""
+    spooled = payload.get(SPOOLED_TIME_KEY)
+    if isinstance(spooled, float) and spooled > 0:
+        return spooled
+    import time
+
+    return time.time()
 
 
 def memory_location(payload: dict[str, Any]) -> MemoryLocation:

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 # Above this size SessionEnd hands curation to a detached process: Claude Code gives all
 # SessionEnd hooks 1.5 s together and kills what is still running.
 DETACH_ABOVE_BYTES = 1 << 20
+# Above this failure-store size graduation runs detached too (planning reads every group).
+DETACH_GRADUATION_ABOVE_BYTES = 16 << 20
 SESSION_END_LOCK_WAIT = 0.3
 
 
@@ -91,18 +93,24 @@ def _measure(path: Path) -> tuple[int, int, bytes] | None:
     import stat
 
     try:
-        with open(path, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return None  # a FIFO or a device is nothing Claude Code loads either
-            lines, size, head, last = 0, 0, b"", b"\n"
-            while chunk := fh.read(1 << 20):
-                lines += chunk.count(b"\n")
-                size += len(chunk)
-                last = chunk[-1:]
-                if size <= _PARSE_AT_MOST:
-                    head += chunk
+        # Opened without blocking: a FIFO named MEMORY.md must not hang SessionStart.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None  # a FIFO or a device is nothing Claude Code loads either
+        lines, size, head, last = 0, 0, b"", b"\n"
+        while chunk := os.read(fd, 1 << 20):
+            lines += chunk.count(b"\n")
+            size += len(chunk)
+            last = chunk[-1:]
+            if size <= _PARSE_AT_MOST:
+                head += chunk
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     return lines + (0 if not size or last == b"\n" else 1), size, head
 
 
@@ -174,6 +182,7 @@ def session_end(payload: dict[str, Any], event: str) -> str:
     from pokayokay.config.settings import load_settings
 
     project, location = _location(payload)
+    _ingest_spool(payload)  # quiet, bounded: fails open on its own
     from pokayokay.learnings.chain import session_end_chain
 
     session_end_chain(payload, project, location)  # fail-safe: logs, never raises
@@ -247,6 +256,21 @@ def _curate_at_end(project: Path, location: Any, settings: Any) -> None:
         _curate(location, settings, SESSION_END_LOCK_WAIT)
 
 
+# What SessionEnd spends at most on the spool (Claude Code gives all SessionEnd hooks 1.5 s);
+# whatever is left waits for the next ingester (the next prompt, any CLI reader).
+SESSION_END_INGEST_BUDGET = 0.5
+
+
+def _ingest_spool(payload: dict[str, Any]) -> None:
+    """Ingest the session's spooled tool calls before graduation reads the store."""
+    from pokayokay.hooks import ingest
+
+    ingest.ingest_quietly(
+        "SessionEnd",
+        lambda: ingest.ingest_project(project_dir(payload), budget=SESSION_END_INGEST_BUDGET),
+    )
+
+
 def pre_compact(payload: dict[str, Any], event: str) -> str:
     from pokayokay.config.settings import load_settings
 
@@ -256,29 +280,33 @@ def pre_compact(payload: dict[str, Any], event: str) -> str:
 
 
 def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> None:
-    """Run graduation when the failure store changed since the last run (a stamp in the state
-    folder holds the store's size and modification times)."""
+    """Run graduation when the failure store's evidence changed since the last run (a stamp in
+    the state folder holds ``FailureStore.evidence_stamp``: the file's mtime moves on every
+    read and checkpoint, the evidence does not)."""
+    from pokayokay.failures.store import FailureStore
     from pokayokay.infra.state import project_state_dir
     from pokayokay.names import FAILURES_DB
 
     folder = project_state_dir(str(location.project_key))
     db = folder / FAILURES_DB
     stamp_file = folder / "graduated.stamp"
-    parts = []
-    for path in (db, db.with_name(db.name + "-wal")):
-        try:
-            info = path.stat()
-        except OSError:
-            continue
-        parts.append(f"{info.st_size}:{info.st_mtime_ns}")
-    if not parts:
+    if not db.is_file():
         return
-    stamp = " ".join(parts)
+    with FailureStore(db) as store:
+        stamp = store.evidence_stamp()
     try:
         if stamp_file.read_text() == stamp:
             return
     except OSError:
         pass
+    if db.stat().st_size > DETACH_GRADUATION_ABOVE_BYTES:
+        stamp_file.write_text(stamp)  # the detached run logs its own failure
+        _detach_command(
+            ["graduate", "--quiet", "--project", str(project), "--memory-dir",
+             str(location.memory_dir)],
+            "SessionEnd: new failure evidence in a large store; graduating in the background",
+        )
+        return
     from pokayokay.infra import logs
     from pokayokay.rules.apply import graduate_project
 

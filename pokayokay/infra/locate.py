@@ -368,8 +368,10 @@ def _settings_option(kind: str, settings_file: Path, home: Path, problems: list[
             problems.append(problem)
         return _Option(label, source, None, note, eligible=False)
 
+    from pokayokay.infra.regular import read_regular
+
     try:
-        raw = settings_file.read_bytes()
+        raw = read_regular(settings_file)
     except (FileNotFoundError, NotADirectoryError):
         return unusable("file not found")
     except OSError as error:

@@ -24,12 +24,14 @@ import ctypes
 import errno
 import os
 import re
+import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
 from pokayokay.errors import ConcurrentChangeError, PokayokayError
+from pokayokay.infra.regular import NotARegularFile
 
 _T = TypeVar("_T")
 
@@ -88,14 +90,17 @@ def file_lock(path: Path, timeout: float) -> Iterator[None]:
 def read_bytes(path: Path) -> bytes | None:
     """The file's bytes (None when it does not exist), read so that its identity, size and
     modification time were the same before and after: a read that raced a writer is
-    :class:`Busy`."""
+    :class:`Busy`. Opened without blocking and checked to be a regular file first: a FIFO raises
+    :class:`NotARegularFile` instead of hanging."""
     for _ in range(3):
         try:
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except FileNotFoundError:
             return None
         try:
             before = os.fstat(fd)
+            if not stat.S_ISREG(before.st_mode):
+                raise NotARegularFile(errno.EINVAL, "not a regular file", os.fspath(path))
             chunks = []
             while chunk := os.read(fd, 1 << 20):
                 chunks.append(chunk)

@@ -7,7 +7,6 @@ gets ``projects/<slug>/`` keyed by the same slug Claude Code uses for the projec
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 BACKUPS_KEPT = 10
@@ -26,18 +25,9 @@ def project_root_problem(folder: str) -> str | None:
 
 
 def state_home(environ: dict[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    explicit = env.get("POKAYOKAY_HOME")
-    if explicit:
-        return Path(explicit).expanduser()
-    home = Path(env.get("HOME") or Path.home())
-    if sys.platform == "darwin":
-        return home / "Library" / "Application Support" / "pokayokay"
-    if sys.platform == "win32":
-        local = env.get("LOCALAPPDATA")
-        return (Path(local) if local else home / "AppData" / "Local") / "pokayokay"
-    xdg = env.get("XDG_STATE_HOME")
-    return (Path(xdg) if xdg else home / ".local" / "state") / "pokayokay"
+    from pokayokay.infra.spool import state_home as spool_state_home  # the one copy of the rule
+
+    return Path(spool_state_home(environ))
 
 
 def project_state_dir(project_key: str, environ: dict[str, str] | None = None) -> Path:

@@ -14,11 +14,28 @@ from typing import Any
 
 from pokayokay.errors import PokayokayError
 from pokayokay.hooks.events import HOOKED_EVENTS, HookSpec
+from pokayokay.infra.spool import SPOOLED_EVENTS
 from pokayokay.install.settings_files import (
     JsonObject,
 )
 
 COMMAND = "pokayokay"
+
+# The per-tool-call events' entry (pokayokay.infra.spool): a script installed next to `pokayokay`.
+SPOOL_COMMAND = "pokayokay-spool"
+
+# What SessionStart says, once per session, when pokayokay's hooks are registered (a committed
+# settings file, the plugin) on a machine without pokayokay. Every other event is silent then.
+NOT_INSTALLED_NOTE = (
+    "pokayokay is not installed on this machine, so its hooks here do nothing. To install it: "
+    "python3 -m venv ~/.pokayokay && ~/.pokayokay/bin/pip install <a pokayokay checkout>, "
+    "then put ~/.pokayokay/bin on PATH (the Install section of the "
+    "pokayokay README)."
+)
+
+# The shell guards a registered command starts with (the handler is in shell form so that a
+# missing program exits 0 instead of failing every event).
+_GUARDS = ("command -v ", "[ -x ", "[ -f ")
 
 
 PLUGIN_SHIM_NAME = "pokayokay-hook"
@@ -29,7 +46,8 @@ PLUGIN_COMMAND = "${CLAUDE_PLUGIN_ROOT}/hooks/" + PLUGIN_SHIM_NAME
 
 PLUGIN_HOOKS_DESCRIPTION = (
     "pokayokay: curates MEMORY.md and captures recurring failures "
-    "(every handler runs `pokayokay hook <Event>`)"
+    "(per-tool-call events append to a spool with `pokayokay-spool <Event>`, the others run "
+    "`pokayokay hook <Event>`; without pokayokay every handler exits 0)"
 )
 
 
@@ -39,7 +57,8 @@ def _basename(command: str) -> str:
 
 
 def _argv(handler: Mapping[str, Any]) -> list[str] | None:
-    """The handler's argv: exec form as given, shell form only when it is a plain word list."""
+    """The handler's argv: exec form as given, shell form only when it is a plain word list or
+    a guarded ``…; exec <words>`` as init writes it."""
     command = handler.get("command")
     if not isinstance(command, str) or not command:
         return None
@@ -48,6 +67,9 @@ def _argv(handler: Mapping[str, Any]) -> list[str] | None:
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
             return None
         return [command, *args]
+    guarded = _guarded_argv(command)
+    if guarded is not None:
+        return guarded
     # A shell command doing anything more than running one program is not ours to remove.
     if any(ch in command.replace(PLUGIN_COMMAND, "") for ch in ";&|<>`$(){}*?\n"):
         return None
@@ -55,6 +77,21 @@ def _argv(handler: Mapping[str, Any]) -> list[str] | None:
         return shlex.split(command)
     except ValueError:
         return None
+
+
+def _guarded_argv(command: str) -> list[str] | None:
+    """The words after ``exec`` in a guarded shell command as :func:`event_handler` builds it
+    (``<guard> || …; exec <words>``), or None for anything else."""
+    head, sep, tail = command.rpartition("; exec ")
+    if not sep or not head.startswith(_GUARDS) or " || " not in head:
+        return None
+    if any(ch in tail for ch in ";&|<>`$(){}*?\n"):
+        return None
+    try:
+        words = shlex.split(tail)
+    except ValueError:
+        return None
+    return words or None
 
 
 def handler_form(handler: object) -> str | None:
@@ -71,7 +108,11 @@ def handler_form(handler: object) -> str | None:
     name = _basename(argv[0])
     if name == COMMAND and argv[1:2] == ["hook"]:
         return "path"
+    if name == SPOOL_COMMAND and len(argv) == 2:
+        return "path"
     if argv[1:4] == ["-m", "pokayokay", "hook"]:
+        return "absolute"
+    if argv[1:3] == ["-S", "-E"] and len(argv) == 5 and _is_spool_file(argv[3]):
         return "absolute"
     if name == PLUGIN_SHIM_NAME:
         return "plugin"
@@ -82,8 +123,61 @@ def is_pokayokay_handler(handler: object) -> bool:
     return handler_form(handler) is not None
 
 
+def _is_spool_file(path: str) -> bool:
+    parts = path.replace("\\", "/").rsplit("/", 3)
+    return parts[-3:] == ["pokayokay", "infra", "spool.py"]
+
+
 def _handler(command: str, args: Sequence[str], spec: HookSpec) -> JsonObject:
     return {"type": "command", "command": command, "args": list(args), "timeout": spec.timeout}
+
+
+def spool_file() -> str:
+    """The absolute path of the spool entry (run as a file with ``python -S -E``)."""
+    from pokayokay.infra import spool
+
+    return os.path.abspath(spool.__file__)
+
+
+def event_handler(
+    spec: HookSpec,
+    command: str,
+    lead: Sequence[str],
+    environ: Mapping[str, str] | None = None,
+) -> JsonObject:
+    """The handler init registers for ``spec``, safe in a shared repository.
+
+    Shell form, guarded: where pokayokay is not installed it exits 0 quietly, and SessionStart
+    says so in one line (a ``systemMessage``). The per-tool-call events run the spool entry:
+    ``pokayokay-spool <Event>`` by name, or this interpreter with ``-S -E`` on the spool file
+    when init registers absolute paths (``pokayokay hook <Event>`` when an older install has no
+    ``pokayokay-spool``). ``command``/``lead`` come from :func:`hook_command`.
+    """
+    absolute = lead[:1] == ["-m"]
+    spooled = spec.event in SPOOLED_EVENTS and (
+        absolute or shutil.which(SPOOL_COMMAND, path=_env(environ).get("PATH")) is not None
+    )
+    if spooled:
+        if absolute:
+            script = spool_file()
+            words = [command, "-S", "-E", script, spec.event]
+            guard = f"[ -x {shlex.quote(command)} ] && [ -f {shlex.quote(script)} ]"
+        else:
+            words = [SPOOL_COMMAND, spec.event]
+            guard = f"command -v {SPOOL_COMMAND} >/dev/null 2>&1"
+    else:
+        words = [command, *lead, spec.event]
+        guard = (
+            f"[ -x {shlex.quote(command)} ]"
+            if absolute
+            else f"command -v {shlex.quote(command)} >/dev/null 2>&1"
+        )
+    otherwise = "exit 0"
+    if spec.event == "SessionStart":
+        note = json.dumps({"systemMessage": NOT_INSTALLED_NOTE})
+        otherwise = "{ printf '%s\\n' " + shlex.quote(note) + "; exit 0; }"
+    line = f"{guard} || {otherwise}; exec {' '.join(shlex.quote(word) for word in words)}"
+    return {"type": "command", "command": line, "timeout": spec.timeout}
 
 
 def _group(spec: HookSpec, handler: JsonObject) -> JsonObject:

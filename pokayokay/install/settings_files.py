@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pokayokay.errors import PokayokayError
+from pokayokay.infra.regular import read_regular
 from pokayokay.infra.safe_write import replace_if_unchanged, update
 
 SCOPES: tuple[str, ...] = ("project", "local", "user")
@@ -75,7 +76,7 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> JsonObject:
 def _read_json(path: Path, *, what: str = "settings file") -> tuple[bytes | None, JsonObject]:
     """The raw bytes (None if missing) and the parsed object of a JSON file."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)
     except FileNotFoundError:
         return None, {}
     except OSError as exc:

@@ -39,10 +39,10 @@ from pokayokay.hooks.events import HOOKED_EVENTS
 from pokayokay.infra.safe_write import Conflict, with_retries
 from pokayokay.install.handlers import (
     _group,
-    _handler,
     _is_group,
     _matcher,
     _show,
+    event_handler,
     hook_command,
     is_pokayokay_handler,
 )
@@ -188,7 +188,12 @@ def _strip_ours(
 
 
 def _plan_init(
-    data: JsonObject, path: Path, command: str, lead: Sequence[str], report: InstallReport
+    data: JsonObject,
+    path: Path,
+    command: str,
+    lead: Sequence[str],
+    report: InstallReport,
+    environ: Mapping[str, str] | None = None,
 ) -> tuple[list[str], list[JsonObject]]:
     """Put pokayokay's handlers into ``data`` (in place). Returns the keys it created and the
     handlers now registered, for the manifest."""
@@ -199,7 +204,7 @@ def _plan_init(
     assert hooks is not None
     registered: list[JsonObject] = []
     for spec in HOOKED_EVENTS:
-        desired = _handler(command, [*lead, spec.event], spec)
+        desired = event_handler(spec, command, lead, environ)
         if spec.event not in hooks:
             hooks[spec.event] = []
             created.append(f"hooks.{spec.event}")
@@ -307,7 +312,9 @@ def init(
     command, lead, form = hook_command(absolute=absolute, environ=environ)
     report.form = form
     _, current = _read_json(target)
-    _plan_init(copy.deepcopy(current), target, command, lead, InstallReport("init", scope, target))
+    _plan_init(
+        copy.deepcopy(current), target, command, lead, InstallReport("init", scope, target), environ
+    )
 
     report.memory = _ensure_memory_template(location, settings)
 
@@ -318,7 +325,9 @@ def init(
         report.added.clear()
         report.replaced.clear()
         report.removed.clear()
-        planned["created"], planned["registered"] = _plan_init(data, target, command, lead, report)
+        planned["created"], planned["registered"] = _plan_init(
+            data, target, command, lead, report, environ
+        )
         return False
 
     raw = _update_settings_file(target, plan, report)

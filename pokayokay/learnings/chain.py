@@ -261,7 +261,7 @@ def _answered(command: str, content: Any) -> bool:
 
 def read_transcript(lines: Iterable[bytes | str], project_dir: str) -> TranscriptFacts:
     """What a session did, from its transcript lines (pure; unknown shapes are skipped)."""
-    from pokayokay.safety.private import strip_private
+    from pokayokay.infra.private import strip_private
 
     facts = TranscriptFacts()
     skills: list[str] = []
@@ -317,10 +317,11 @@ def read_transcript(lines: Iterable[bytes | str], project_dir: str) -> Transcrip
 
 def _transcript_lines(path: str) -> list[bytes] | None:
     """The transcript's lines; None when it cannot be read."""
+    from pokayokay.infra.regular import read_regular
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_TRANSCRIPT_BYTES)
-    except OSError:
+        data = read_regular(path, MAX_TRANSCRIPT_BYTES)[:MAX_TRANSCRIPT_BYTES]
+    except OSError:  # missing, unreadable, or a FIFO (which would block SessionEnd)
         return None
     return data.splitlines()
 
@@ -377,7 +378,7 @@ def _session_failures(location: MemoryLocation, session_id: str) -> list[Failure
         return []
     with store:
         since = time.time() - FAILURE_WINDOW
-        return [f for f in store.failures(since=since) if f.session_id == session_id]
+        return store.failures(since=since, session_id=session_id)  # filtered in SQL
 
 
 def session_end_chain(payload: dict[str, Any], project_dir: Path, location: MemoryLocation) -> None:

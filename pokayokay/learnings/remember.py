@@ -160,8 +160,8 @@ class _Draft(NamedTuple):
 def structured_fields(given: Mapping[str, str | None]) -> dict[str, str]:
     """The structured fields as stored: one sanitised line each (private text removed); an
     unknown key or severity raises :class:`PokayokayError`."""
+    from pokayokay.infra.private import strip_private
     from pokayokay.learnings.model import SEVERITIES, STRUCTURED_FIELDS, STRUCTURED_MAX
-    from pokayokay.safety.private import strip_private
     from pokayokay.safety.sanitize import excerpt
 
     out: dict[str, str] = {}
@@ -183,6 +183,7 @@ def structured_fields(given: Mapping[str, str | None]) -> dict[str, str]:
 
 
 def _draft(text: str, category: str | None) -> _Draft | RememberResult:
+    from pokayokay.infra.private import strip_private
     from pokayokay.learnings.model import (
         DESCRIPTION_MAX,
         MAX_CHARS,
@@ -191,7 +192,6 @@ def _draft(text: str, category: str | None) -> _Draft | RememberResult:
         infer_category,
         make_name,
     )
-    from pokayokay.safety.private import strip_private
     from pokayokay.safety.sanitize import clean, excerpt
 
     trimmed = strip_private(text).strip()  # what is marked <private> is never written

@@ -16,11 +16,14 @@ when it is the default ``decisions-archive.md`` or when MEMORY.md or a settings 
 The cache lives in the project's state folder, so that a prompt does not re-read every file:
 
 * ``recall-index.json``: the finished index and the fingerprint of what it was built from (the
-  name, mtime and size of every file involved). A prompt only lists the memory folder, stats the
-  files and, when the fingerprint matches, loads this one file (postings and documents stay
-  packed in strings until a query needs them).
+  name, mtime and size of every file involved, and the fix texts' digest). A prompt only lists
+  the memory folder, stats the files and, when the fingerprint matches, loads this one file
+  (postings and documents stay packed in strings until a query needs them).
 * ``recall-entries.json``: each source's parsed documents with their term counts, keyed by the
-  file's mtime and size, so that a changed file is re-read alone.
+  file's mtime and size (fix episodes: by the digest of their texts), so that a changed file is
+  re-read alone.
+* ``recall-fixes.json``: the digest of the fix texts and the failure store's stats it was read
+  at; the store is opened only when those stats moved (see :mod:`pokayokay.recall.fixes`).
 
 Work is capped: at most :data:`MAX_LEARNING_FILES` learning files, :data:`MAX_FILE_BYTES` of any
 of them, :data:`MAX_MEMORY_BYTES` of MEMORY.md or the archive, :data:`MAX_FIX_GROUPS` failure
@@ -37,11 +40,19 @@ import time
 import zlib
 
 from pokayokay.infra.markdown import outside_fences
-from pokayokay.names import FAILURES_DB, RECALL_ENTRIES_FILE, RECALL_INDEX_FILE
+from pokayokay.infra.private import strip_private  # <private> text never reaches the cache
+from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, RECALL_ENTRIES_FILE, RECALL_INDEX_FILE
 from pokayokay.recall import block as recall_block
+from pokayokay.recall.cache_io import (
+    MAX_TEXT_CHARS,
+    _load_json,
+    _row,
+    _save_json,
+    _shown,
+    _unlink,
+)
 from pokayokay.recall.index import Document, Index
 from pokayokay.recall.terms import term_counts
-from pokayokay.safety.private import strip_private  # <private> text never reaches the cache
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
@@ -53,7 +64,8 @@ if TYPE_CHECKING:
     from pokayokay.learnings.model import Learning
     from pokayokay.memory.sections import SectionSpec
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
+_STORE_KEYS = ("db", "db-changed")
 INDEX_FILE = RECALL_INDEX_FILE
 ENTRIES_FILE = RECALL_ENTRIES_FILE
 LEARNING_PREFIX = "learning-"
@@ -65,8 +77,6 @@ MAX_LEARNING_FILES = 5000
 MAX_FILE_BYTES = 64 * 1024
 MAX_MEMORY_BYTES = 4 << 20
 MAX_DECISIONS = 2000
-MAX_FIX_GROUPS = 500
-MAX_TEXT_CHARS = 2000
 # Seconds of parsing per call before the rest is left to the next one.
 DEFAULT_PARSE_BUDGET = 2.0
 
@@ -124,7 +134,8 @@ class Inputs:
             "memory": _stat(memory),
             "archive": _stat(os.path.join(self.memory_dir, DEFAULT_DECISIONS_ARCHIVE)),
             "db": _stat(db),
-            "db-wal": _stat(db + "-wal"),
+            # Moves on every write and only then (the database file moves on reads too).
+            "db-changed": _stat(os.path.join(self.state_dir, FAILURES_CHANGED)),
         }
         for rel in SETTINGS_FILES:
             self.files[rel] = _stat(os.path.join(self.project_dir, rel))
@@ -134,13 +145,21 @@ class Inputs:
         """Nothing to recall from: no learning, no MEMORY.md, no failure store."""
         return not self.learnings and not any(self.files[k] for k in ("memory", "archive", "db"))
 
+    def fixes_state(self) -> tuple[str, list[Any] | None]:
+        """The fix texts' digest (and rows, when read for it): :mod:`pokayokay.recall.fixes`."""
+        from pokayokay.recall.fixes import fixes_state
+
+        changed, db = self.files.get("db-changed"), self.files.get("db")
+        return fixes_state(self.state_dir, [db is not None, changed or db])
+
     def fingerprint(self) -> str:
         """A short digest of every path, mtime and size involved (and of the analysis)."""
         from pokayokay.recall.index import ANALYSIS_VERSION
 
         parts = [f"{CACHE_VERSION}:{ANALYSIS_VERSION}", self.memory_dir]
         parts += [f"{name}:{stat[0]}:{stat[1]}" for name, stat in self.learnings]
-        parts += [f"{key}:{stat}" for key, stat in self.files.items()]
+        # The failure store is not part of it: recall reads only its fix texts (fixes.py).
+        parts += [f"{key}:{stat}" for key, stat in self.files.items() if key not in _STORE_KEYS]
         data = "\n".join(parts).encode("utf-8", "surrogateescape")
         return f"{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
 
@@ -177,17 +196,6 @@ def _read_text(path: str, limit: int) -> str | None:
     if size > limit:
         return None
     return strip_private(b"".join(chunks).decode("utf-8", "replace"))
-
-
-def _shown(text: str) -> str:
-    """The text a finding will show, sanitised now (on read) and clipped for the block."""
-    from pokayokay.recall.block import safe_text
-
-    return safe_text(text[: MAX_TEXT_CHARS * 4])
-
-
-def _row(doc: Document, counts: dict[str, int]) -> list[Any]:
-    return [doc.id, doc.kind, doc.label, doc.text, doc.weight, doc.clean, counts]
 
 
 def _from_row(row: list[Any]) -> tuple[Document, dict[str, int]]:
@@ -306,80 +314,8 @@ def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, di
     return out
 
 
-def fix_text(
-    category: str, sessions: int, excerpt: str, commands: Iterable[str], paths: Iterable[str]
-) -> str:
-    """A fix episode in one factual sentence."""
-    commands, paths = list(commands)[:2], list(paths)[:4]
-    text = f"{excerpt.strip().rstrip('.')} ({category} failure, {sessions} session"
-    text += "s)." if sessions != 1 else ")."
-    if commands:
-        text += " Resolved by " + ", ".join(f"`{c}`" for c in commands)
-        text += f" after edits to {', '.join(paths)}." if paths else "."
-    elif paths:
-        text += f" Resolved after edits to {', '.join(paths)}."
-    return text
-
-
-def read_fixes(state_dir: str) -> list[tuple[Document, dict[str, int]]]:
-    """Failure groups that a later success closed, as documents (nothing without a store)."""
-    db = os.path.join(state_dir, FAILURES_DB)
-    if not os.path.isfile(db):
-        return []  # never create the store just to read it
-    from pokayokay.failures.store import FailureStore
-    from pokayokay.safety.commands import shown_commands
-
-    out = []
-    with FailureStore(db) as store:
-        groups = store.failure_groups()
-    for group in (g for g in groups if g.corrections or g.fix_paths):
-        commands = shown_commands(c.corrected for c in group.corrections)  # never a re-run
-        paths = [p[:120] for p in group.fix_paths]
-        shown = _shown(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
-        search = " ".join([group.excerpt, group.category, *commands, *paths])
-        key = zlib.crc32(group.signature.encode("utf-8", "surrogateescape"))
-        doc = Document(f"fix:{key:08x}", "fix", shown, clean=True)
-        out.append((doc, term_counts(search[:MAX_TEXT_CHARS])))
-        if len(out) >= MAX_FIX_GROUPS:
-            break
-    return out
-
-
 # --------------------------------------------------------------------------------------------
 # The cache
-
-
-def _load_json(path: str) -> Any:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
-    except (OSError, ValueError):
-        return None
-
-
-def _unlink(path: str) -> None:
-    try:  # noqa: SIM105 - contextlib is one more import on the prompt path
-        os.unlink(path)
-    except OSError:
-        pass
-
-
-def _save_json(path: str, data: object) -> None:
-    """Atomically replace ``path``; a cache that cannot be written is only a slower prompt.
-
-    ASCII JSON (file names may carry surrogate escapes), private to the user like the rest of
-    the state folder (it quotes memory files).
-    """
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        text = json.dumps(data, separators=(",", ":"))  # the C encoder: fast
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(fd, "w", encoding="ascii") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        _unlink(tmp)
 
 
 def _entries_cache(inputs: Inputs) -> dict[str, Any]:
@@ -393,8 +329,14 @@ def _entries_cache(inputs: Inputs) -> dict[str, Any]:
     return {"version": CACHE_VERSION, "memory_dir": inputs.memory_dir}
 
 
-def build(inputs: Inputs, *, budget: float = DEFAULT_PARSE_BUDGET) -> tuple[Index, bool]:
+def build(
+    inputs: Inputs,
+    *,
+    budget: float = DEFAULT_PARSE_BUDGET,
+    fixes: tuple[str, list[Any] | None] | None = None,
+) -> tuple[Index, bool]:
     """The index over every source, re-reading only what changed since the entries cache.
+    ``fixes``: the fix texts' digest and rows (None: not read yet) from ``fixes_state``.
 
     Returns the index and whether it is complete (the parse budget may leave files for later).
     """
@@ -429,17 +371,13 @@ def build(inputs: Inputs, *, budget: float = DEFAULT_PARSE_BUDGET) -> tuple[Inde
         rows = [_row(*d) for d in read_decisions(inputs.memory_dir, inputs.project_dir)]
         cache["decisions"] = [decisions_key, rows]
 
-    fixes_key = [inputs.files["db"], inputs.files["db-wal"]]
-    cached = cache.get("fixes")
-    if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == fixes_key):
-        try:
-            rows = [_row(*f) for f in read_fixes(inputs.state_dir)]
-        except Exception as exc:  # an unreadable or newer store: recall goes on without fixes
-            from pokayokay.infra.logs import fail_open
+    from pokayokay.recall import fixes as fix_source
 
-            fail_open("recall: reading fix episodes from the failure store", exc)
-            rows = []
-        cache["fixes"] = [fixes_key, rows]
+    digest, fix_rows = fixes if fixes is not None else inputs.fixes_state()
+    cached = cache.get("fixes")
+    if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == digest):
+        rows = fix_rows if fix_rows is not None else fix_source.fix_rows(inputs.state_dir)
+        cache["fixes"] = [digest, rows]
 
     docs: list[Document] = []
     counts: list[dict[str, int]] = []
@@ -469,7 +407,10 @@ def load_index(
     inputs = Inputs(memory_dir, project_dir, state_dir)
     if inputs.empty:
         return None
-    fingerprint = inputs.fingerprint()
+    # Keyed by the fix texts recall reads, not by the store's mtime: a captured failure that
+    # closes no fix episode leaves the index valid.
+    digest, fix_rows = inputs.fixes_state()
+    fingerprint = f"{inputs.fingerprint()}-{digest}"
     index_path = os.path.join(inputs.state_dir, INDEX_FILE)
     if use_cache:
         data = _load_json(index_path)
@@ -478,7 +419,7 @@ def load_index(
                 return Index.from_data(data["index"])
             except (KeyError, TypeError, ValueError):
                 pass
-    index, complete = build(inputs, budget=budget)
+    index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows))
     if use_cache:
         stamp = fingerprint if complete else f"incomplete-{fingerprint}"
         _save_json(index_path, {"fingerprint": stamp, "index": index.to_data()})

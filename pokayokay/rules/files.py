@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from pokayokay.errors import PokayokayError
+from pokayokay.infra.regular import read_regular
 from pokayokay.rules import js_text
 from pokayokay.rules.claude_match import Matcher, normalise_patterns
 
@@ -311,7 +312,7 @@ def read_rule(project_dir: Path, path: Path, rule_path: str) -> RuleFile:
         if size > MAX_RULE_BYTES:
             reason = f"larger than {MAX_RULE_BYTES >> 20} MiB: Claude Code does not load it"
             return _unreadable(path, rel_path, rule_path, reason)
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
         reason = f"cannot be read ({exc.strerror or type(exc).__name__})"
         return _unreadable(path, rel_path, rule_path, reason)

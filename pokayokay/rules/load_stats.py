@@ -8,12 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pokayokay.rules.effectiveness import (
-    DEFAULT_RETIRE_AFTER_SESSIONS,
-    RuleEffectiveness,
-    assess_all,
-)
+from pokayokay.rules.effectiveness import DEFAULT_RETIRE_AFTER_SESSIONS, RuleEffectiveness
 from pokayokay.rules.files import RuleFile
+
+SHORT_ID_LENGTH = 12  # pokayokay.failures.signature.short_id
 
 
 @dataclass(frozen=True)
@@ -50,7 +48,15 @@ def _retire_after(project_dir: Path) -> int:
     return value if isinstance(value, int) and value >= 1 else DEFAULT_RETIRE_AFTER_SESSIONS
 
 
-def _stats(project_dir: Path, rules: Sequence[RuleFile], retire_after: int | None = None) -> _Stats:
+def _stats(
+    project_dir: Path,
+    rules: Sequence[RuleFile],
+    retire_after: int | None = None,
+    *,
+    exact: bool = True,
+) -> _Stats:
+    """Every rule's effectiveness; ``exact=False`` answers only whether each is due for
+    retirement (see ``FailureStore.rule_effect``): SessionEnd's check over a full store."""
     if retire_after is None:
         retire_after = _retire_after(project_dir)
     try:
@@ -63,16 +69,27 @@ def _stats(project_dir: Path, rules: Sequence[RuleFile], retire_after: int | Non
     store = FailureStore.for_project(key)
     if not store.path.exists():
         return _Stats(False, {}, retire_after, store.path)
+    by_rule: dict[str, RuleEffectiveness] = {}
     with store:
-        loads = store.rule_loads()
+        # Rules name signatures in full or by short id: resolve both to the stored ones (one
+        # column of the signatures table, hashed only when a rule names a short id).
         wanted = {sig for rule in rules for sig in rule.signatures}
-        full: set[str] = set()
+        full: dict[str, str] = {}
         if wanted:
-            for group in store.failure_groups():
-                if group.signature in wanted or short_id(group.signature) in wanted:
-                    full.add(group.signature)
-        failures = store.failures(signatures=sorted(full)) if full else []
-    by_path = {store_rule_path(project_dir, rule): list(rule.signatures) for rule in rules}
-    assessed = assess_all(by_path, loads, failures)
-    by_rule = {rule.rel_path: assessed[store_rule_path(project_dir, rule)] for rule in rules}
+            short_wanted = any(len(sig) == SHORT_ID_LENGTH for sig in wanted)
+            for signature in store.signatures():
+                if signature in wanted:
+                    full[signature] = signature
+                elif short_wanted and (short := short_id(signature)) in wanted:
+                    full[short] = signature
+        for rule in rules:
+            mine = sorted({full[sig] for sig in rule.signatures if sig in full})
+            effect = store.rule_effect(
+                store_rule_path(project_dir, rule), mine, exact=exact, min_sessions=retire_after
+            )
+            by_rule[rule.rel_path] = RuleEffectiveness(
+                rule_path=store_rule_path(project_dir, rule),
+                signatures=tuple(rule.signatures),
+                **effect._asdict(),
+            )
     return _Stats(True, by_rule, retire_after, store.path)

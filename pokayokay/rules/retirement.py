@@ -198,7 +198,7 @@ def retire_due_rules(
     day = today or date.today()
     retire_after = max(1, int(settings.retire_after_sessions))
     rules = [rule for rule in discover(project) if rule.is_pokayokay]
-    stats = _stats(project, rules, retire_after)
+    stats = _stats(project, rules, retire_after, exact=False)
     if not stats.available:
         return []
     lines: list[str] = []

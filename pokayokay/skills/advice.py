@@ -18,8 +18,59 @@ if TYPE_CHECKING:
     from pokayokay.skills.suggest import Advice, Signals
 
 
+def project_paths(
+    project: Path | str, named: Sequence[str], known: Sequence[str] = ()
+) -> list[str]:
+    """The paths among ``named`` (from a prompt) that are project files or folders: those that
+    exist under ``project`` (folders get a trailing ``/``), and bare or partial names of a file
+    in ``known`` (project files the failure store saw: ``conftest.py`` → ``tests/conftest.py``).
+    A dotted word (``time.sleep``, ``os.path.join``) names nothing and is dropped."""
+    root = os.fspath(project)
+    out: list[str] = []
+    for raw in named:
+        path = raw.strip().removeprefix("./").rstrip("/")
+        if not path or path.startswith(("/", "..")) or "\0" in path:
+            continue
+        full = os.path.join(root, path)
+        found: list[str] = []
+        if os.path.isdir(full):
+            found = [f"{path}/"]
+        elif os.path.isfile(full):
+            found = [path]
+        else:
+            found = [k for k in known if k == path or k.endswith(f"/{path}")][:3]
+        for item in found:
+            if item not in out:
+                out.append(item)
+    return out
+
+
+# Suffixes of files a project keeps: a bare name with one of them (``conftest.py``) may be a
+# project file elsewhere in the tree; ``time.sleep`` or ``os.path.join`` cannot.
+FILE_SUFFIXES = frozenset(
+    """
+    py pyi ipynb js jsx mjs cjs ts tsx vue svelte go rs java kt kts scala rb php cs c h cc cpp
+    hpp swift m sh bash zsh ps1 sql md rst txt adoc json jsonc yml yaml toml ini cfg conf env
+    xml html htm css scss sass less tf tfvars hcl proto graphql gql lock mod sum gradle
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
+def _maybe_project_file(project: str, path: str) -> bool:
+    """Whether ``path`` (from a prompt) can be a project file, cheaply: it exists, or its suffix
+    is one a project's files have."""
+    clean = path.strip().removeprefix("./").rstrip("/")
+    if not clean or clean.startswith(("/", "..")):
+        return False
+    if os.path.exists(os.path.join(project, clean)):
+        return True
+    last = clean.rsplit("/", 1)[-1]
+    return "." in last and last.rsplit(".", 1)[-1].lower() in FILE_SUFFIXES
+
+
 def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequence[str]) -> Signals:
-    """The memory signals for one prompt (read lazily, each fail-soft)."""
+    """The memory signals for one prompt (read lazily, each fail-soft). ``named_paths`` are
+    the paths the prompt (or the caller) names, unchecked."""
     from pokayokay.skills.suggest import Signals
 
     spikes: list[Any] = []
@@ -35,7 +86,7 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
         from pokayokay.learnings.chain import read as read_chain
 
         chain = list(read_chain(memory_dir))
-    if named_paths:
+    if any(_maybe_project_file(os.fspath(project), p) for p in named_paths):
         from pokayokay.infra.state import project_state_dir
         from pokayokay.names import FAILURES_DB
 
@@ -59,7 +110,9 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
                 for rule in discover(project)
                 if rule.is_pokayokay and rule.conditional and rule.paths
             ]
-    return Signals(spikes=spikes, failure_groups=groups, rules=rules, chain=chain)
+    known = sorted({p for g in groups for p in g.paths})
+    paths = project_paths(project, named_paths, known) if named_paths else []
+    return Signals(spikes=spikes, failure_groups=groups, rules=rules, chain=chain, paths=paths)
 
 
 def advice_for(
@@ -76,6 +129,6 @@ def advice_for(
 
     loc = location if location is not None else memory_location_for(project)
     skills = load_catalog(project)
-    named = [*paths, *prompt_paths(prompt)]
+    named = [*paths, *(p for p in prompt_paths(prompt) if p not in paths)]
     signals = gather_signals(project, loc, named)
-    return suggest(prompt, skills, signals, paths=paths)
+    return suggest(prompt, skills, signals)

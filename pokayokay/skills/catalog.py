@@ -8,8 +8,9 @@ under ``$CLAUDE_CONFIG_DIR/plugins/cache/…``, invoked as ``/<plugin>:<name>``.
 Only ``name``, ``description``, ``when_to_use`` and ``disable-model-invocation`` are read. The
 frontmatter of a well-formed file is read by a small line parser (plain, quoted and block
 scalars); anything it does not understand falls back to the YAML parser rule files use. The
-catalog is cached in the state folder keyed by each file's size and modification time, with the
-term counts of its text, so a prompt with 200 skills stats 200 files and parses none of them.
+catalog is cached in the state folder keyed by each file's size and modification time, with each
+skill's match profile (``pokayokay.skills.match``) and the catalog-wide term statistics, so a
+prompt with 200 skills stats 200 files and parses or analyses none of them.
 
 Hot path: standard library only at import time.
 """
@@ -21,6 +22,7 @@ import os
 import re
 
 from pokayokay.names import SKILLS_CACHE_FILE
+from pokayokay.skills.match import Catalog
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,8 +30,12 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from pokayokay.skills.match import Profile, Stats
+
+__all__ = ["Catalog", "Skill", "catalog_from_folder", "load_catalog"]
+
 CACHE_NAME = SKILLS_CACHE_FILE
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 MAX_SKILL_BYTES = 256 * 1024  # only the frontmatter is read; a larger head is not a skill
 MAX_TEXT_CHARS = 1536  # Claude Code cuts description + when_to_use here in its listing
 MAX_SKILLS = 2000
@@ -44,7 +50,7 @@ _TRUTHY = frozenset({"true", "yes", "on", "1"})
 class Skill:
     """One invocable skill. ``name`` is what follows the slash (``testing``, ``tools:lint``)."""
 
-    __slots__ = ("name", "description", "path", "source", "model_invocable", "terms")
+    __slots__ = ("name", "description", "path", "source", "model_invocable", "profile")
 
     def __init__(
         self,
@@ -53,14 +59,14 @@ class Skill:
         path: str,
         source: str,
         model_invocable: bool = True,
-        terms: dict[str, int] | None = None,
+        profile: Profile | None = None,
     ) -> None:
         self.name = name
         self.description = description
         self.path = path
         self.source = source  # "project", "personal" or "plugin"
         self.model_invocable = model_invocable
-        self.terms = terms if terms is not None else {}
+        self.profile = profile  # set by :func:`analysed`
 
     def __repr__(self) -> str:
         return f"Skill({self.name!r}, {self.source!r})"
@@ -187,12 +193,12 @@ def skill_from_text(text: str, dir_name: str, path: str, source: str, plugin: st
 
 
 def analysed(skill: Skill) -> Skill:
-    """``skill`` with the term counts of its name (twice: it is the strongest hint) and text."""
-    from pokayokay.recall.terms import term_counts
+    """``skill`` with its match profile (name, description, triggers, extensions, negatives)."""
+    from pokayokay.skills.match import profile
 
-    words = skill.name.replace(":", " ").replace("-", " ").replace("_", " ")
-    skill.terms = term_counts(f"{words} {words} {skill.description}")
+    skill.profile = profile(skill.name, skill.description)
     return skill
+
 
 
 # --------------------------------------------------------------------------------------------
@@ -322,29 +328,36 @@ def _cache_path(project_dir: str, environ: Mapping[str, str] | None) -> Path:
     return project_state_dir(project_dir, None if environ is None else dict(environ)) / CACHE_NAME
 
 
-def _load_cache(path: Path) -> dict[str, Any]:
-    from pokayokay.recall.index import ANALYSIS_VERSION
+def _load_cache(path: Path) -> tuple[dict[str, Any], Any]:
+    """The cached rows by path and the cached catalog statistics (``({}, None)`` when absent,
+    damaged or written by another format or analysis)."""
+    from pokayokay.skills.match import ANALYSIS_VERSION
 
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except (OSError, ValueError):
-        return {}
+        return {}, None
     if (
         not isinstance(data, dict)
         or data.get("format") != CACHE_FORMAT
         or data.get("analysis") != ANALYSIS_VERSION
         or not isinstance(data.get("files"), dict)
     ):
-        return {}
+        return {}, None
     files: dict[str, Any] = data["files"]
-    return files
+    return files, data.get("stats")
 
 
-def _save_cache(path: Path, files: dict[str, Any]) -> None:
-    from pokayokay.recall.index import ANALYSIS_VERSION
+def _save_cache(path: Path, files: dict[str, Any], stats: Stats) -> None:
+    from pokayokay.skills.match import ANALYSIS_VERSION
 
-    data = {"format": CACHE_FORMAT, "analysis": ANALYSIS_VERSION, "files": files}
+    data = {
+        "format": CACHE_FORMAT,
+        "analysis": ANALYSIS_VERSION,
+        "files": files,
+        "stats": stats.to_data(),
+    }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -356,14 +369,17 @@ def _save_cache(path: Path, files: dict[str, Any]) -> None:
 
 
 def _from_cached(row: Any, path: str) -> Skill | None:
+    from pokayokay.skills.match import Profile
+
     if not isinstance(row, dict):
         return None
-    name, desc, source, terms = (row.get(k) for k in ("name", "description", "source", "terms"))
+    name, desc, source = (row.get(k) for k in ("name", "description", "source"))
     if not (isinstance(name, str) and isinstance(desc, str) and isinstance(source, str)):
         return None
-    if not isinstance(terms, dict):
+    prof = Profile.from_data(row.get("profile"))
+    if prof is None:
         return None
-    return Skill(name, desc, path, source, row.get("invocable") is not False, terms)
+    return Skill(name, desc, path, source, row.get("invocable") is not False, prof)
 
 
 def load_catalog(
@@ -371,17 +387,17 @@ def load_catalog(
     environ: Mapping[str, str] | None = None,
     *,
     use_cache: bool = True,
-) -> list[Skill]:
-    """Every skill visible when Claude Code is launched in ``project_dir``, with term counts.
+) -> Catalog:
+    """Every skill visible when Claude Code is launched in ``project_dir``, analysed.
 
     A name clash keeps the first (personal before project, nearer folder before farther);
     plugin skills are namespaced. Unreadable files are skipped.
     """
     launch = os.path.abspath(os.fspath(project_dir))
     cache_file = _cache_path(launch, environ) if use_cache else None
-    cached = _load_cache(cache_file) if cache_file is not None else {}
+    cached, cached_stats = _load_cache(cache_file) if cache_file is not None else ({}, None)
     fresh: dict[str, Any] = {}
-    skills: list[Skill] = []
+    skills = Catalog()
     seen: set[str] = set()
     for source, plugin, dir_name, path in skill_files(launch, environ):
         stamp = _stamp(path)
@@ -391,32 +407,38 @@ def load_catalog(
         skill = None
         if isinstance(row, dict) and row.get("stamp") == stamp:
             skill = _from_cached(row, path)
-        if skill is None:
+        if skill is not None:
+            fresh[path] = row  # the same object: comparing with the cache costs nothing
+        else:
             try:
                 text = _read_head(path)
             except OSError:
                 continue
             skill = analysed(skill_from_text(text, dir_name, path, source, plugin))
-        fresh[path] = {
-            "stamp": stamp,
-            "name": skill.name,
-            "description": skill.description,
-            "source": skill.source,
-            "invocable": skill.model_invocable,
-            "terms": skill.terms,
-        }
+            fresh[path] = {
+                "stamp": stamp,
+                "name": skill.name,
+                "description": skill.description,
+                "source": skill.source,
+                "invocable": skill.model_invocable,
+                "profile": skill.profile.to_data() if skill.profile is not None else None,
+            }
         if skill.name in seen:
             continue
         seen.add(skill.name)
         skills.append(skill)
-    if cache_file is not None and fresh != cached:
-        _save_cache(cache_file, fresh)
+    if fresh == cached and cached_stats is not None:
+        from pokayokay.skills.match import Stats
+
+        skills.stats = Stats.from_data(cached_stats)
+    if cache_file is not None and (fresh != cached or (fresh and skills.stats is None)):
+        _save_cache(cache_file, fresh, skills.statistics())
     return skills
 
 
-def catalog_from_folder(folder: str | os.PathLike[str], source: str = "project") -> list[Skill]:
+def catalog_from_folder(folder: str | os.PathLike[str], source: str = "project") -> Catalog:
     """The skills of one ``skills/`` folder, uncached (tests, the labelled data)."""
-    out = []
+    out = Catalog()
     for name, path in _skill_dirs(os.fspath(folder)):
         out.append(analysed(skill_from_text(_read_head(path), name, path, source)))
     return out

@@ -46,7 +46,7 @@ PURE = {
     "learnings.similarity", "learnings.routing", "learnings.splitting",
     "learnings.consolidation", "learnings.consolidation_config",
     "recall.terms", "recall.index", "recall.block",
-    "skills.suggest",
+    "skills.terms", "skills.match", "skills.failure_boost", "skills.suggest",
     "hooks.events",
 }  # fmt: skip
 IO_MODULES = {"os", "subprocess", "sqlite3", "shutil", "tempfile", "fcntl", "socket", "glob"}

@@ -73,10 +73,13 @@ def test_misbehaving_pokayokay_does_not_break_the_session(e2e: E2E, fake: str) -
     fake_bin = e2e.root / "fake-bin"
     fake_bin.mkdir()
     calls = e2e.root / "fake-calls.log"
-    script = fake_bin / "pokayokay"
-    script.write_text(FAKES[fake].format(calls=str(calls), python=sys.executable),
-                      encoding="utf-8")
-    script.chmod(0o755)
+    # Both programs the registered hooks run: `pokayokay hook <Event>` and, for the per-tool-call
+    # events, `pokayokay-spool <Event>`.
+    for name in ("pokayokay", "pokayokay-spool"):
+        script = fake_bin / name
+        script.write_text(FAKES[fake].format(calls=str(calls), python=sys.executable),
+                          encoding="utf-8")
+        script.chmod(0o755)
     env = dict(e2e.env, PATH=os.pathsep.join([str(fake_bin), e2e.env["PATH"]]))
 
     run = e2e.run_claude(e2e.project, f"fail-open with {fake}", TURNS, env=env,

@@ -17,7 +17,12 @@ from pokayokay import __version__
 from pokayokay.errors import PokayokayError
 from pokayokay.hooks.events import HOOKED_EVENTS, HookSpec
 from pokayokay.install import wiring as install
-from pokayokay.install.handlers import handler_form, plugin_hooks_json, render_plugin_hooks_json
+from pokayokay.install.handlers import (
+    NOT_INSTALLED_NOTE,
+    handler_form,
+    plugin_hooks_json,
+    render_plugin_hooks_json,
+)
 from pokayokay.install.scan import find_installed_hooks
 from pokayokay.install.wiring import init, uninstall
 
@@ -55,8 +60,9 @@ def make_executable(path: Path, text: str = "#!/bin/sh\nexit 0\n") -> Path:
 
 @pytest.fixture
 def env_on_path(bin_dir: Path) -> dict[str, str]:
-    """An environment where `pokayokay` is on PATH."""
+    """An environment where `pokayokay` (and its `pokayokay-spool`) is on PATH."""
     make_executable(bin_dir / "pokayokay")
+    make_executable(bin_dir / "pokayokay-spool")
     return dict(os.environ, PATH=str(bin_dir))
 
 
@@ -97,6 +103,25 @@ def path_handler(event: str) -> dict[str, Any]:
             "timeout": TIMEOUTS.get(event, 10)}
 
 
+SPOOLED = ("PostToolUse", "PostToolUseFailure", "PostToolBatch", "InstructionsLoaded")
+
+
+def installed(event: str) -> dict[str, Any]:
+    """What init registers with pokayokay on PATH: a guarded shell command (exit 0 without
+    pokayokay; SessionStart says so once), the per-tool-call events through pokayokay-spool."""
+    guard = "command -v {} >/dev/null 2>&1 || "
+    if event in SPOOLED:
+        command = guard.format("pokayokay-spool") + f"exit 0; exec pokayokay-spool {event}"
+    elif event == "SessionStart":
+        note = json.dumps({"systemMessage": NOT_INSTALLED_NOTE}).replace("'", "'\"'\"'")
+        command = guard.format("pokayokay") + (
+            "{ printf '%s\\n' '" + note + "'; exit 0; }; exec pokayokay hook SessionStart"
+        )
+    else:
+        command = guard.format("pokayokay") + f"exit 0; exec pokayokay hook {event}"
+    return {"type": "command", "command": command, "timeout": TIMEOUTS.get(event, 10)}
+
+
 def absolute_handler(event: str, python: str = "/opt/old/bin/python3") -> dict[str, Any]:
     return {"type": "command", "command": python, "args": ["-m", "pokayokay", "hook", event],
             "timeout": TIMEOUTS.get(event, 10)}
@@ -115,7 +140,7 @@ def test_fresh_project_gets_a_valid_settings_file(
     text = target.read_text()
     assert text.endswith("}\n") and text == dump(load(target))
     assert load(target) == {
-        "hooks": {event: [group(event, path_handler(event))] for event in EVENTS}
+        "hooks": {event: [group(event, installed(event))] for event in EVENTS}
     }
     assert [c.event for c in report.added] == EVENTS
     assert report.memory == "memory template: stub" and len(fake_template) == 1
@@ -133,18 +158,26 @@ def test_matcher_is_written_when_the_spec_has_one(
     init(project, environ=env_on_path)
     groups = load(project / ".claude" / "settings.json")["hooks"]["PostToolUse"]
     assert groups == [{"matcher": "Bash|Edit", "hooks": [
-        {"type": "command", "command": "pokayokay", "args": ["hook", "PostToolUse"],
-         "timeout": 5}]}]
+        {**installed("PostToolUse"), "timeout": 5}]}]
     assert init(project, environ=env_on_path).changed is False
 
 
 def test_absolute_form_when_not_on_path(project: Path, env_off_path: dict[str, str]) -> None:
     report = init(project, environ=env_off_path)
     data = load(project / ".claude" / "settings.json")
+    python = os.path.abspath(sys.executable)
     handler = data["hooks"]["SessionEnd"][0]["hooks"][0]
-    assert handler == {"type": "command", "command": os.path.abspath(sys.executable),
-                       "args": ["-m", "pokayokay", "hook", "SessionEnd"],
-                       "timeout": TIMEOUTS["SessionEnd"]}
+    assert handler == {
+        "type": "command",
+        "command": f"[ -x {python} ] || exit 0; exec {python} -m pokayokay hook SessionEnd",
+        "timeout": TIMEOUTS["SessionEnd"],
+    }
+    # The per-tool-call events run the spool file with no site and no PYTHON* variables.
+    spool_py = str(REPO_ROOT / "pokayokay" / "infra" / "spool.py")
+    assert data["hooks"]["PostToolUseFailure"][0]["hooks"][0]["command"] == (
+        f"[ -x {python} ] && [ -f {spool_py} ] || exit 0; "
+        f"exec {python} -S -E {spool_py} PostToolUseFailure"
+    )
     assert report.form == "absolute"
     assert any("not on PATH" in note for note in report.notes)
 
@@ -154,7 +187,10 @@ def test_absolute_flag_forces_the_interpreter_path(
 ) -> None:
     report = init(project, environ=env_on_path, absolute=True)
     handler = load(project / ".claude" / "settings.json")["hooks"]["SessionStart"][0]["hooks"][0]
-    assert handler["command"] == os.path.abspath(sys.executable)
+    python = os.path.abspath(sys.executable)
+    assert handler["command"].startswith(f"[ -x {python} ] || {{ printf ")
+    assert handler["command"].endswith(f"; exec {python} -m pokayokay hook SessionStart")
+    assert handler_form(handler) == "absolute"
     assert report.form == "absolute"
     assert not any("not on PATH" in note for note in report.notes)
 
@@ -172,7 +208,7 @@ def test_manifest_records_what_init_added(project: Path, env_on_path: dict[str, 
     assert entry["created_file"] is True and entry["created_dir"] is True
     assert entry["created_keys"] == ["hooks", *(f"hooks.{e}" for e in EVENTS)]
     assert entry["handlers"] == [
-        {"event": s.event, "matcher": s.matcher, "handler": path_handler(s.event)}
+        {"event": s.event, "matcher": s.matcher, "handler": installed(s.event)}
         for s in HOOKED_EVENTS
     ]
     assert entry["pokayokay_version"] == __version__
@@ -229,7 +265,7 @@ def test_unrelated_keys_and_hooks_survive_a_round_trip_byte_for_byte(
     assert data["hooks"]["PreToolUse"][0] == EXISTING["hooks"]["PreToolUse"][0]
     assert [g["matcher"] for g in data["hooks"]["PreToolUse"]] == ["Bash", "Bash"]
     assert data["hooks"]["SessionEnd"] == [
-        *EXISTING["hooks"]["SessionEnd"], {"hooks": [path_handler("SessionEnd")]},
+        *EXISTING["hooks"]["SessionEnd"], {"hooks": [installed("SessionEnd")]},
     ]
 
     removed = uninstall(project, environ=env_on_path)
@@ -285,7 +321,7 @@ def test_uninstall_never_touches_other_handlers_in_the_same_group(
     report = init(project, environ=env_on_path)
     # The old-form handler is replaced where it stood, in the user's group.
     assert load(target)["hooks"]["SessionEnd"] == [
-        {"hooks": [OTHER_HANDLER, path_handler("SessionEnd"), {"type": "http", "url": "x"}]}
+        {"hooks": [OTHER_HANDLER, installed("SessionEnd"), {"type": "http", "url": "x"}]}
     ]
     assert [c.event for c in report.replaced] == ["SessionEnd"]
     uninstall(project, environ=env_on_path)
@@ -326,7 +362,7 @@ def test_init_does_not_rewrite_a_differently_formatted_file_when_installed(
 ) -> None:
     target = project / ".claude" / "settings.json"
     target.parent.mkdir()
-    compact = {"hooks": {e: [group(e, path_handler(e))] for e in EVENTS}}
+    compact = {"hooks": {e: [group(e, installed(e))] for e in EVENTS}}
     target.write_text(json.dumps(compact))
     report = init(project, environ=env_on_path)
     assert not report.changed
@@ -352,7 +388,7 @@ def test_an_old_form_handler_is_replaced_not_duplicated(
     target.parent.mkdir()
     target.write_text(dump({"hooks": {"SessionStart": [{"hooks": [old]}]}}))
     report = init(project, environ=env_on_path)
-    assert load(target)["hooks"]["SessionStart"] == [{"hooks": [path_handler("SessionStart")]}]
+    assert load(target)["hooks"]["SessionStart"] == [{"hooks": [installed("SessionStart")]}]
     assert [(c.event, c.old) for c in report.replaced] == [("SessionStart", old)]
     assert any(line.startswith("SessionStart: replaced `") for line in report.lines())
 
@@ -361,7 +397,7 @@ def test_switching_forms_back_and_forth(project: Path, env_on_path: dict[str, st
     target = project / ".claude" / "settings.json"
     init(project, environ=env_on_path, absolute=True)
     init(project, environ=env_on_path)
-    assert load(target) == {"hooks": {e: [group(e, path_handler(e))] for e in EVENTS}}
+    assert load(target) == {"hooks": {e: [group(e, installed(e))] for e in EVENTS}}
 
 
 def test_duplicates_and_stale_events_are_cleaned_up(
@@ -377,7 +413,7 @@ def test_duplicates_and_stale_events_are_cleaned_up(
     }}))
     report = init(project, environ=env_on_path)
     data = load(target)["hooks"]
-    assert data["SessionStart"] == [{"hooks": [path_handler("SessionStart")]}]
+    assert data["SessionStart"] == [{"hooks": [installed("SessionStart")]}]
     assert "Notification" not in data
     assert data["Stop"] == [{"hooks": [OTHER_HANDLER]}]
     assert sorted(c.event for c in report.removed) == ["Notification", "SessionStart", "Stop"]
@@ -693,6 +729,7 @@ def test_find_installed_hooks_command_not_on_path(
 ) -> None:
     init(project, environ=env_on_path)
     (Path(env_on_path["PATH"]) / "pokayokay").unlink()
+    (Path(env_on_path["PATH"]) / "pokayokay-spool").unlink()
     proj = find_installed_hooks(project, env_off_path)[1]
     assert proj.hooks and not any(h.resolves for h in proj.hooks)
     assert proj.command == "pokayokay"
@@ -741,22 +778,33 @@ def test_shim_is_an_executable_posix_script() -> None:
     assert SHIM.read_text().startswith("#!/bin/sh\n")
 
 
-def test_shim_without_pokayokay_fails_with_one_line(bin_dir: Path) -> None:
+def test_shim_without_pokayokay_is_quiet_and_session_start_says_so_once(bin_dir: Path) -> None:
     # A python3 that runs without site-packages, so `import pokayokay` fails.
     base = Path(sys.base_prefix) / "bin" / "python3"
     python = base if base.exists() else Path(sys.executable)
     make_executable(bin_dir / "python3", f'#!/bin/sh\nexec "{python}" -I -S "$@"\n')
-    result = run_shim(str(bin_dir), "SessionEnd", stdin='{"hook_event_name": "SessionEnd"}')
-    assert result.returncode == 1
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("pokayokay: hook SessionEnd skipped")
-    assert "pipx install pokayokay" in lines[0]
-    assert result.stdout == ""
+    for spec in HOOKED_EVENTS:
+        result = run_shim(str(bin_dir), spec.event, stdin=json.dumps({"hook_event_name": "x"}))
+        assert result.returncode == 0 and result.stderr == ""
+        if spec.event != "SessionStart":
+            assert result.stdout == ""
+            continue
+        [line] = result.stdout.splitlines()
+        assert json.loads(line) == {"systemMessage": NOT_INSTALLED_NOTE}
 
 
 def test_shim_without_any_python(bin_dir: Path) -> None:
-    result = run_shim(str(bin_dir), "SessionStart")
-    assert result.returncode == 1 and len(result.stderr.splitlines()) == 1
+    result = run_shim(str(bin_dir), "PostToolUse", stdin='{"tool_name": "Bash"}')
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_shim_sends_per_tool_call_events_to_the_spool(bin_dir: Path) -> None:
+    make_executable(bin_dir / "pokayokay", '#!/bin/sh\necho "pokayokay:$*"\n')
+    make_executable(bin_dir / "pokayokay-spool",
+                    '#!/bin/sh\necho "spool:$*"\nwhile read -r line; do echo "in:$line"; done\n')
+    result = run_shim(str(bin_dir), "PostToolUseFailure", stdin="payload\n")
+    assert (result.returncode, result.stdout) == (0, "spool:PostToolUseFailure\nin:payload\n")
+    assert run_shim(str(bin_dir), "SessionEnd").stdout == "pokayokay:hook SessionEnd\n"
 
 
 def test_shim_execs_pokayokay_on_path(bin_dir: Path) -> None:

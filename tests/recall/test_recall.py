@@ -17,12 +17,12 @@ from pokayokay.learnings import topic_file
 from pokayokay.recall import block as recall_block
 from pokayokay.recall import index as recall
 from pokayokay.recall import terms as recall_terms
+from pokayokay.recall.fixes import fix_text
 from pokayokay.recall.index import Document, Hit, Index
 from pokayokay.recall.sources import (
     ENTRIES_FILE,
     INDEX_FILE,
     decision_document,
-    fix_text,
     learning_document,
     load_index,
     recall_cli,

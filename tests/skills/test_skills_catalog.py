@@ -119,9 +119,12 @@ def test_cache_skips_parsing_unchanged_files(
     monkeypatch.setattr(skills_catalog, "skill_from_text", counting)
     second = load_catalog(tmp_path)
     assert calls == []
-    assert [(s.name, s.description, s.terms) for s in second] == [
-        (s.name, s.description, s.terms) for s in first
+    assert [(s.name, s.description, s.profile.to_data()) for s in second if s.profile] == [
+        (s.name, s.description, s.profile.to_data()) for s in first if s.profile
     ]
+    # The catalog-wide statistics come from the cache too.
+    assert second.stats is not None
+    assert second.stats.to_data() == first.statistics().to_data()
     changed = folder / "skill-007" / "SKILL.md"
     changed.write_text("---\ndescription: now about gadgets entirely\n---\n")
     os.utime(changed, ns=(1, 1))
@@ -139,3 +142,27 @@ def test_corrupt_cache_is_ignored(tmp_path: Path) -> None:
     assert [s.name for s in load_catalog(tmp_path)] == ["one"]
     cache.write_text(json.dumps({"format": 1, "analysis": 1, "files": {"x": 1}}))
     assert [s.name for s in load_catalog(tmp_path)] == ["one"]
+
+
+def test_a_warm_catalog_neither_analyses_nor_counts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The profiles and the catalog statistics come from the cache on an unchanged catalog."""
+    from pokayokay.skills import match
+
+    folder = tmp_path / ".claude" / "skills"
+    _skill(folder, "xlsx", "Spreadsheets (.xlsx, .csv): formulas and charts. Not for PDFs.")
+    _skill(folder, "pdf", "Read and write PDF files; use the xlsx skill instead for tables.")
+    first = load_catalog(tmp_path)
+    expected = first.statistics().to_data()
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("recomputed on a warm catalog")
+
+    monkeypatch.setattr(match.Stats, "of", refuse)
+    monkeypatch.setattr(match, "profile", refuse)
+    warm = load_catalog(tmp_path)
+    assert warm.statistics().to_data() == expected
+    assert [s.profile.to_data() for s in warm if s.profile] == [
+        s.profile.to_data() for s in first if s.profile
+    ]

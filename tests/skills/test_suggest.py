@@ -96,7 +96,8 @@ def test_slash_command_prompt_is_left_alone(skills: list[Skill]) -> None:
 
 def test_model_invocation_disabled_skill_is_not_suggested(skills: list[Skill]) -> None:
     hidden = [
-        Skill(s.name, s.description, s.path, s.source, s.name != "release", s.terms) for s in skills
+        Skill(s.name, s.description, s.path, s.source, s.name != "release", s.profile)
+        for s in skills
     ]
     advice = suggest("publish the package to PyPI", hidden)
     assert "release" not in [s.name for s in advice.suggestions]
@@ -164,12 +165,21 @@ def test_recurring_test_failures_boost_testing_skill(skills: list[Skill]) -> Non
     before = suggest(prompt, skills)
     assert [s.name for s in before.suggestions] == ["refactoring"]
     groups = [_group("testing", 4, ("src/api/app.py", "tests/api/test_app.py"), "pytest -q")]
-    after = suggest(prompt, skills, Signals(failure_groups=groups))
+    after = suggest(prompt, skills, Signals(failure_groups=groups, paths=["src/api/app.py"]))
     names = [s.name for s in after.suggestions]
     assert "testing" in names
     testing = after.suggestions[names.index("testing")]
-    assert testing.reasons == ["pytest failures recurred in 4 sessions under src/api/"]
-    assert "/testing (pytest failures recurred in 4 sessions under src/api/)" in after.text()
+    assert testing.reasons == ["pytest failures recurred in 4 sessions in src/api/app.py"]
+    assert "/testing (pytest failures recurred in 4 sessions in src/api/app.py)" in after.text()
+    # A sibling module of the same kind counts too, named by its folder.
+    sibling = suggest(
+        "refactor src/api/routes.py",
+        skills,
+        Signals(failure_groups=groups, paths=["src/api/routes.py"]),
+    )
+    assert "/testing (pytest failures recurred in 4 sessions under src/api/)" in sibling.text()
+    # Unchecked (the caller did not confirm the path is a project file): nothing.
+    assert "pytest" not in suggest(prompt, skills, Signals(failure_groups=groups)).text()
 
 
 def test_failures_elsewhere_or_once_do_not_boost(skills: list[Skill]) -> None:
@@ -177,7 +187,7 @@ def test_failures_elsewhere_or_once_do_not_boost(skills: list[Skill]) -> None:
     elsewhere = [_group("testing", 4, ("src/billing/tax.py",), "pytest")]
     once = [_group("testing", 1, ("src/api/app.py",), "pytest")]
     for groups in (elsewhere, once):
-        advice = suggest(prompt, skills, Signals(failure_groups=groups))
+        advice = suggest(prompt, skills, Signals(failure_groups=groups, paths=["src/api/app.py"]))
         assert [s.name for s in advice.suggestions] == ["refactoring"]
 
 
@@ -185,8 +195,8 @@ def test_failures_boost_even_a_prompt_that_was_silent(skills: list[Skill]) -> No
     prompt = "rename the variable foo to bar in src/api/app.py"
     assert suggest(prompt, skills).text() == ""
     groups = [_group("types", 3, ("src/api/app.py",), "mypy src")]
-    text = suggest(prompt, skills, Signals(failure_groups=groups)).text()
-    assert "/type-checking (mypy failures recurred in 3 sessions under src/api/)" in text
+    text = suggest(prompt, skills, Signals(failure_groups=groups, paths=["src/api/app.py"])).text()
+    assert "/type-checking (mypy failures recurred in 3 sessions in src/api/app.py)" in text
 
 
 def test_graduated_rules_matching_named_paths_are_named(skills: list[Skill]) -> None:
@@ -196,7 +206,7 @@ def test_graduated_rules_matching_named_paths_are_named(skills: list[Skill]) -> 
         (".claude/rules/pokayokay/billing.md", ("src/billing/**",)),
     ]
     before = suggest(prompt, skills).text()
-    after = suggest(prompt, skills, Signals(rules=rules)).text()
+    after = suggest(prompt, skills, Signals(rules=rules, paths=["src/api/app.py"])).text()
     assert "rule" not in before
     assert "rule .claude/rules/pokayokay/testing.md applies to src/api/app.py." in after
     assert "billing.md" not in after
@@ -204,7 +214,7 @@ def test_graduated_rules_matching_named_paths_are_named(skills: list[Skill]) -> 
 
 def test_rule_named_for_explicit_paths_even_without_a_skill(skills: list[Skill]) -> None:
     rules = [(".claude/rules/pokayokay/testing.md", ("src/api/**",))]
-    advice = suggest("what does this do?", skills, Signals(rules=rules), paths=["src/api/x.py"])
+    advice = suggest("what does this do?", skills, Signals(rules=rules, paths=["src/api/x.py"]))
     assert advice.text() == (
         "pokayokay: rule .claude/rules/pokayokay/testing.md applies to src/api/x.py."
     )
@@ -230,7 +240,7 @@ def test_chain_learnings_flag_risk_when_skill_failed_on_same_task(skills: list[S
     after = suggest(prompt, skills, Signals(chain=[failed])).text()
     assert "risk" not in before
     assert (
-        "/db-migrations (matches column, table, alembic; risk: used on a similar task in "
+        "/db-migrations (matches column, alembic, migration; risk: used on a similar task in "
         "session 1f0c2a9e (2025-03-01), which ended failing)"
     ) in after
 

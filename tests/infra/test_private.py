@@ -14,7 +14,7 @@ from helpers.paths import FIXTURE_SAMPLES_DIR
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pokayokay.safety.private import PLACEHOLDER, has_private, strip_private, strip_private_value
+from pokayokay.infra.private import PLACEHOLDER, has_private, strip_private, strip_private_value
 
 SAMPLE_ROOT = "/home/dev/project"
 SECRET = "ZEBRA-QUOKKA-7731"  # what must never appear in a file pokayokay wrote

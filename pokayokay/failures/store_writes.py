@@ -1,0 +1,119 @@
+"""The failure store's row writes (one failure, its group counters, its session and its fix
+episode), run inside the store's transaction; the store owns connections, retries and trimming."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import TYPE_CHECKING
+
+from pokayokay.failures.signature import command_key as signature_command_key
+
+if TYPE_CHECKING:
+    from pokayokay.failures.model import Failure
+
+
+def command_key(command: str) -> str:
+    """The stored form of a command: secrets redacted, then :func:`command_key`."""
+    from pokayokay.safety.redact import redact
+
+    return signature_command_key(redact(command))
+
+
+def _redacted(f: Failure) -> Failure:
+    """``f`` with every text field redacted (capture already did; this is the store's own
+    guarantee, whoever calls it)."""
+    from pokayokay.safety.redact import redact
+
+    return f._replace(
+        command=redact(f.command) if f.command else f.command,
+        signature=redact(f.signature),
+        excerpt=redact(f.excerpt),
+        paths=tuple(dict.fromkeys(redact(p) for p in f.paths)),
+    )
+
+
+def insert_failure(conn: sqlite3.Connection, f: Failure, tool_use_id: str | None) -> int | None:
+    """Insert one failure and bump its group; its row id, or None when this session already
+    recorded this tool call for this mistake."""
+    f = _redacted(f)
+    command = command_key(f.command) if f.command else None
+    cursor = conn.execute(
+        "INSERT OR IGNORE INTO failures (ts, session_id, tool, command, signature, category,"
+        " paths, excerpt, exit_code, tool_use_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            f.ts,
+            f.session_id,
+            f.tool,
+            command,
+            f.signature,
+            f.category,
+            json.dumps(list(f.paths), ensure_ascii=False),
+            f.excerpt,
+            f.exit_code,
+            tool_use_id,
+        ),
+    )
+    if cursor.rowcount != 1:
+        return None  # the same tool call, already recorded
+    row_id = cursor.lastrowid or 0
+    new_session = (
+        conn.execute(
+            "SELECT 1 FROM group_sessions WHERE signature = ? AND session_id = ?",
+            (f.signature, f.session_id),
+        ).fetchone()
+        is None
+    )
+    conn.execute(
+        "INSERT INTO group_sessions (signature, session_id, last_seen) VALUES (?, ?, ?)"
+        " ON CONFLICT (signature, session_id)"
+        " DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)",
+        (f.signature, f.session_id, f.ts),
+    )
+    conn.execute(
+        "INSERT INTO signatures (signature, category, occurrences, sessions, first_seen,"
+        " last_seen, sample_command, excerpt) VALUES (?, ?, 1, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (signature) DO UPDATE SET"
+        " category = excluded.category,"
+        " occurrences = occurrences + 1,"
+        " sessions = sessions + excluded.sessions,"
+        " first_seen = min(first_seen, excluded.first_seen),"
+        " last_seen = max(last_seen, excluded.last_seen),"
+        " sample_command = coalesce(excluded.sample_command, sample_command),"
+        " excerpt = excluded.excerpt",
+        (f.signature, f.category, int(new_session), f.ts, f.ts, command, f.excerpt),
+    )
+    for path in dict.fromkeys(f.paths):
+        bump_path(conn, f.signature, "fail", path)
+    register_session(conn, f.session_id, f.ts)
+    if command:
+        episode = conn.execute(
+            "SELECT id FROM episodes WHERE session_id = ? AND command = ? ORDER BY id LIMIT 1",
+            (f.session_id, command),
+        ).fetchone()
+        if episode is None:
+            episode_id = conn.execute(
+                "INSERT INTO episodes (session_id, command, started) VALUES (?, ?, ?)",
+                (f.session_id, command, f.ts),
+            ).lastrowid
+        else:
+            episode_id = episode[0]
+        conn.execute(
+            "INSERT OR IGNORE INTO episode_signatures (episode_id, signature) VALUES (?, ?)",
+            (episode_id, f.signature),
+        )
+    return row_id
+
+
+def bump_path(conn: sqlite3.Connection, signature: str, kind: str, path: str) -> None:
+    conn.execute(
+        "INSERT INTO group_paths (signature, kind, path, count) VALUES (?, ?, ?, 1)"
+        " ON CONFLICT (signature, kind, path) DO UPDATE SET count = count + 1",
+        (signature, kind, path),
+    )
+
+def register_session(conn: sqlite3.Connection, session_id: str, ts: float) -> None:
+    conn.execute(
+        "INSERT OR IGNORE INTO sessions (session_id, first_seen) VALUES (?, ?)",
+        (session_id, ts),
+    )

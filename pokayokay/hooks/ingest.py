@@ -1,0 +1,314 @@
+"""Ingesting the spool (:mod:`pokayokay.infra.spool`): every spooled payload goes to its event's
+ordinary handler (the one ``pokayokay hook <Event>`` would run), exactly as if the hook had
+processed it when it fired: same project (the record's launch folder) and same time (the
+record's).
+
+Exactly once, or still in the spool:
+
+* one ingester per spool at a time (``flock`` on ``ingest.lock``; a hook that finds it taken
+  leaves the work to the holder);
+* the ingester claims ``active.spool`` by renaming it to ``claimed.spool`` (after resetting the
+  cursor), then takes the writers' ``lockf`` lock once: a writer that opened the old name either
+  finished before, or sees the rename after taking the lock and writes to the new file;
+* records are handed over in order and the cursor (``claimed.cursor``, replaced atomically) moves
+  past each one after its handler returned. A crash between the two re-runs that one record; its
+  failures are stored once anyway (keyed by ``tool_use_id``).
+
+A record whose handler fails on a transient error (the store busy, the disk full) stops the run
+and stays; any other error is logged and the record is passed over, so one bad payload cannot
+block the spool. Bounded: hooks give a time budget and the rest waits for the next ingester.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY, SPOOLED_TIME_KEY
+from pokayokay.infra import spool
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+# Session markers older than this are dropped (fix episodes expire after 7 days too).
+MARKER_MAX_AGE = 7 * 24 * 3600
+_READ_CHUNK = 1 << 20
+
+
+class IngestResult:
+    __slots__ = ("done", "left", "skipped")
+
+    def __init__(self) -> None:
+        self.done = 0  # records handed to their handler
+        self.skipped = 0  # records that could not be handled (logged)
+        self.left = False  # records left for the next ingester (budget, busy, lock taken)
+
+    def __repr__(self) -> str:
+        return f"IngestResult(done={self.done}, skipped={self.skipped}, left={self.left})"
+
+
+def pending(folder: str) -> bool:
+    """Whether the spool holds anything (two stats: the cheap check before ingesting)."""
+    for name in (spool.ACTIVE, spool.CLAIMED):
+        try:
+            if os.stat(os.path.join(folder, name)).st_size > 0:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def ingest_project(project_dir: str, *, budget: float | None = None) -> IngestResult:
+    """Ingest the spool of one launch folder (what a hook of that session wrote)."""
+    folder = spool.spool_dir(project_dir)
+    if not pending(folder):
+        return IngestResult()
+    return ingest(folder, budget=budget, wait=0.0 if budget is not None else 5.0)
+
+
+def ingest_all(*, budget: float | None = None) -> IngestResult:
+    """Ingest every project's spool: CLI readers run this first, so that what they read includes
+    the tool calls of sessions still running or ended before their SessionEnd ingested."""
+    total = IngestResult()
+    root = spool.spool_root()
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return total
+    deadline = None if budget is None else time.monotonic() + budget
+    for name in names:
+        folder = os.path.join(root, name)
+        if not pending(folder):
+            continue
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        part = ingest(folder, budget=left, wait=5.0)
+        total.done += part.done
+        total.skipped += part.skipped
+        total.left = total.left or part.left
+    return total
+
+
+def ingest_quietly(what: str, run: Callable[[], IngestResult]) -> IngestResult | None:
+    """Run an ingest where its failure must not cost the caller its own work (logged, one
+    stderr line)."""
+    try:
+        return run()
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open(f"{what}: ingesting the spool", exc)
+        return None
+
+
+def ingest(folder: str, *, budget: float | None = None, wait: float = 0.0) -> IngestResult:
+    """Ingest one spool folder under its lock; ``budget`` seconds at most (None: all of it)."""
+    result = IngestResult()
+    deadline = None if budget is None else time.monotonic() + budget
+    lock = _lock(folder, wait)
+    if lock is None:
+        result.left = pending(folder)
+        return result
+    try:
+        _expire_markers(folder)
+        while True:
+            claimed = os.path.join(folder, spool.CLAIMED)
+            if not os.path.exists(claimed) and not _claim(folder):
+                return result
+            if not _drain(folder, result, deadline):
+                result.left = True
+                return result
+            os.unlink(claimed)
+    finally:
+        os.close(lock)
+
+
+def _lock(folder: str, wait: float) -> int | None:
+    """The ingest lock's descriptor, or None when another ingester holds it past ``wait``."""
+    try:
+        fd = os.open(os.path.join(folder, spool.LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+    except FileNotFoundError:
+        return None
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): one ingester is assumed
+        return fd
+    give_up = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= give_up:
+                os.close(fd)
+                return None
+            time.sleep(0.02)
+
+
+def _claim(folder: str) -> bool:
+    """Rename the active spool to the claimed segment; False when there is nothing to claim."""
+    active = os.path.join(folder, spool.ACTIVE)
+    try:
+        if os.stat(active).st_size == 0:
+            return False
+    except FileNotFoundError:
+        return False
+    _save_cursor(folder, 0)  # before the rename: a crash in between leaves a cursor of 0
+    claimed = os.path.join(folder, spool.CLAIMED)
+    os.rename(active, claimed)
+    # The writers' lock, once: a write begun on the old name is complete after this, and a
+    # writer that locks later finds the name gone and writes to a fresh active spool.
+    fd = os.open(claimed, os.O_RDWR)
+    try:
+        lockf = getattr(os, "lockf", None)
+        if lockf is not None:
+            lockf(fd, os.F_LOCK, 0)
+            lockf(fd, os.F_ULOCK, 0)
+    finally:
+        os.close(fd)
+    return True
+
+
+def _load_cursor(folder: str) -> int:
+    try:
+        with open(os.path.join(folder, spool.CURSOR), "rb") as fh:
+            return int(fh.read(32).strip() or b"0")
+    except (OSError, ValueError):
+        return 0
+
+
+def _save_cursor(folder: str, offset: int) -> None:
+    path = os.path.join(folder, spool.CURSOR)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as fh:
+        fh.write(b"%d\n" % offset)
+    os.replace(tmp, path)
+
+
+def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
+    """Hand over the claimed segment's records from the cursor on. True: all of them done."""
+    path = os.path.join(folder, spool.CLAIMED)
+    offset = _load_cursor(folder)
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        buffer = b""
+        base = offset  # file offset of buffer[0]
+        while True:
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            record, used, skipped = _next_record(buffer)
+            if record is None:
+                chunk = fh.read(max(_READ_CHUNK, used))
+                if chunk:
+                    buffer += chunk
+                    continue
+                if buffer.strip():
+                    _skip(path, base, len(buffer), "an incomplete record at the end")
+                    result.skipped += 1
+                return True
+            if skipped:
+                _skip(path, base, skipped, "bytes that are no record")
+            if not _handle(record, result):
+                return False
+            buffer = buffer[used:]
+            base += used
+            _save_cursor(folder, base)
+
+
+def _skip(path: str, offset: int, size: int, what: str) -> None:
+    from pokayokay.infra import logs
+
+    logs.log(f"spool {path}: passed over {size} bytes at offset {offset} ({what})")
+
+
+def _next_record(buffer: bytes) -> tuple[tuple[str, int, str, bytes] | None, int, int]:
+    """The first complete record in ``buffer``: ((event, ts_ns, project dir, payload), bytes
+    used, bytes skipped before it). None when more bytes are needed (``used`` is then how many
+    the record needs at least)."""
+    skipped = 0
+    while True:
+        start = buffer.find(spool.MAGIC)
+        if start < 0:
+            return None, 0, skipped
+        skipped += start
+        buffer = buffer[start:]
+        newline = buffer.find(b"\n", 0, 8192)
+        if newline < 0:
+            if len(buffer) >= 8192:
+                buffer, skipped = buffer[1:], skipped + 1
+                continue
+            return None, 0, skipped
+        fields = buffer[len(spool.MAGIC) : newline].split(b" ")
+        try:
+            event, ts_ns, where, size = fields
+            record = (
+                event.decode("ascii"),
+                int(ts_ns),
+                bytes.fromhex(where.decode("ascii")).decode("utf-8", "surrogatepass"),
+            )
+            length = int(size)
+        except (ValueError, UnicodeDecodeError):
+            buffer, skipped = buffer[1:], skipped + 1
+            continue
+        end = newline + 1 + length
+        if len(buffer) < end + 1:
+            return None, skipped + end + 1, skipped
+        if buffer[end : end + 1] != b"\n":
+            buffer, skipped = buffer[1:], skipped + 1
+            continue
+        return (*record, buffer[newline + 1 : end]), skipped + end + 1, skipped
+
+
+def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> bool:
+    """Hand one record to its handler. False: a transient error, the record stays."""
+    import json
+    import sqlite3
+
+    from pokayokay.hooks.events import HANDLERS
+
+    event, ts_ns, where, data = record
+    target = HANDLERS.get(event)
+    try:
+        payload = json.loads(data.decode("utf-8", "surrogatepass"))
+        if not isinstance(payload, dict) or target is None:
+            raise ValueError(f"a {event} record that is no payload pokayokay handles")
+        payload[SPOOLED_PROJECT_KEY] = where
+        payload[SPOOLED_TIME_KEY] = ts_ns / 1e9
+        module_name, func_name = target.split(":")
+        import importlib
+
+        handler: Callable[[dict[str, Any], str], str] = getattr(
+            importlib.import_module(f"pokayokay.hooks.{module_name}"), func_name
+        )
+        handler(payload, event)
+    except (sqlite3.OperationalError, OSError) as exc:
+        from pokayokay.infra import logs
+
+        logs.log_exception(f"ingesting a {event} record (left in the spool)", exc)
+        result.left = True
+        return False
+    except Exception as exc:  # one bad record must not block the spool
+        from pokayokay.infra import logs
+
+        logs.log_exception(f"ingesting a {event} record (passed over)", exc)
+        result.skipped += 1
+        return True
+    result.done += 1
+    return True
+
+
+def _expire_markers(folder: str) -> None:
+    marks = os.path.join(folder, spool.OPEN_DIR)
+    try:
+        names = os.listdir(marks)
+    except OSError:
+        return
+    cutoff = time.time() - MARKER_MAX_AGE
+    for name in names:
+        path = os.path.join(marks, name)
+        try:
+            if os.stat(path).st_mtime < cutoff:
+                os.unlink(path)
+        except OSError:
+            continue

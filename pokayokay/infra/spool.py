@@ -1,0 +1,325 @@
+"""The spool: what per-tool-call hooks do instead of processing a payload.
+
+PostToolUse, PostToolUseFailure, PostToolBatch and InstructionsLoaded fire on every tool call, so
+their registered command runs this file with the least interpreter work there is (``python -S -E
+…/spool.py <Event>``, or the ``pokayokay-spool`` script). It imports only ``sys``, ``os`` and the
+built-in ``time`` (no json, re, sqlite3, pathlib, typing) and appends the payload as ONE record
+to the project's spool with a single ``O_APPEND`` write. :mod:`pokayokay.hooks.ingest` later
+hands every record to the event's ordinary handler (classify, signature, redact, store): at
+SessionEnd, before UserPromptSubmit reads failure signals, and in every CLI command that reads the
+failure store.
+
+Layout, in ``<state>/spool/<key>/`` (``<key>`` from the launch folder, :func:`spool_key`)::
+
+    active.spool      records appended by hooks (never rewritten while it has that name)
+    claimed.spool     a segment an ingester took by renaming active.spool
+    claimed.cursor    how far into claimed.spool records are ingested (bytes)
+    ingest.lock       held by the one ingester of this spool
+    open/<session>    a failure was spooled in this session: its successes may close a fix
+                      episode, so PostToolUse spools them (and only then)
+
+A record is ``\\x1epky1 <event> <ts_ns> <project dir, hex> <n>\\n`` followed by ``n`` payload
+bytes and ``\\n``. A payload over :data:`RECORD_MAX` has its long strings cut head and tail (the
+only path that imports ``json``, and only for such a payload), so a 15 MiB ``error`` costs one
+read and one parse, never regex work.
+
+Writers take a ``lockf`` lock on the file around the write and check that the file still has the
+name ``active.spool``; an ingester renames the file and then takes the same lock once, so after
+that no write can land in the claimed segment. Standard library only, no pokayokay import: this
+file also runs as a script with no ``site``.
+"""
+
+import os
+import sys
+import time  # built into the interpreter: nothing is loaded
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+MAGIC = b"\x1epky1 "
+# Fields longer than this (characters) keep their head and tail only.
+FIELD_MAX = 64 << 10
+# A payload larger than this (bytes) is bounded field by field.
+RECORD_MAX = 256 << 10
+# What a writer reads from stdin at most; anything beyond is cut without parsing.
+READ_MAX = 64 << 20
+ACTIVE = "active.spool"
+CLAIMED = "claimed.spool"
+CURSOR = "claimed.cursor"
+LOCK = "ingest.lock"
+OPEN_DIR = "open"
+SPOOLED_EVENTS = ("PostToolUse", "PostToolUseFailure", "PostToolBatch", "InstructionsLoaded")
+# PostToolBatch results no other hook reports (pokayokay.hooks.capture decides exactly; this is
+# a cheap superset so that a batch with none of them marks no session).
+BATCH_FAILURE_HINTS = (b"<tool_use_error>", b" hook error", b"Permission to use ", b"doesn't want")
+_KEY_MAX = 120
+
+
+def state_home(environ: "Mapping[str, str] | None" = None) -> str:
+    """pokayokay's state folder as a string (``pokayokay.infra.state.state_home`` uses this)."""
+    env = os.environ if environ is None else environ
+    explicit = env.get("POKAYOKAY_HOME")
+    if explicit:
+        return os.path.expanduser(explicit)
+    home = env.get("HOME") or os.path.expanduser("~")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Application Support", "pokayokay")
+    if sys.platform == "win32":
+        local = env.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+        return os.path.join(local, "pokayokay")
+    xdg = env.get("XDG_STATE_HOME") or os.path.join(home, ".local", "state")
+    return os.path.join(xdg, "pokayokay")
+
+
+def spool_key(project_dir: str) -> str:
+    """A file-name-safe key for a launch folder: ``[A-Za-z0-9]`` kept, anything else ``-``;
+    a long one is cut and given a hash of the whole path."""
+    key = "".join(c if c.isascii() and c.isalnum() else "-" for c in project_dir)
+    if len(key) <= _KEY_MAX:
+        return key or "-"
+    value = 0xCBF29CE484222325  # FNV-1a, 64 bits
+    for byte in project_dir.encode("utf-8", "surrogatepass"):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{key[:_KEY_MAX]}-{value:016x}"
+
+
+def spool_root(environ: "Mapping[str, str] | None" = None) -> str:
+    return os.path.join(state_home(environ), "spool")
+
+
+def spool_dir(project_dir: str, environ: "Mapping[str, str] | None" = None) -> str:
+    return os.path.join(spool_root(environ), spool_key(project_dir))
+
+
+def launch_dir(environ: "Mapping[str, str] | None" = None) -> str:
+    """The launch folder a hook runs for: ``CLAUDE_PROJECT_DIR``, else the working folder."""
+    env = os.environ if environ is None else environ
+    return env.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+
+
+def session_of(data: bytes) -> str:
+    """The payload's ``session_id`` found without parsing JSON ("" when absent or odd)."""
+    at = data.find(b'"session_id"')
+    if at < 0:
+        return ""
+    colon = data.find(b":", at + 12, at + 64)
+    if colon < 0:
+        return ""
+    start = data.find(b'"', colon, colon + 16)
+    end = data.find(b'"', start + 1, start + 130) if start >= 0 else -1
+    if end < 0:
+        return ""
+    text = data[start + 1 : end].decode("ascii", "replace")
+    return text if text and all(c.isalnum() or c in "-_" for c in text) else ""
+
+
+def bound_payload(data: bytes) -> bytes:
+    """The payload as spooled: as is up to RECORD_MAX bytes, else every string longer than
+    FIELD_MAX cut to its head and tail with a note of what was cut (JSON kept valid)."""
+    if len(data) <= RECORD_MAX:
+        return data
+    import json  # only for an oversized payload
+
+    try:
+        value = json.loads(data.decode("utf-8", "surrogatepass"))
+    except (ValueError, UnicodeDecodeError):
+        return data[: RECORD_MAX // 2] + data[-(RECORD_MAX // 2) :]  # not JSON: ingest drops it
+    limit = FIELD_MAX
+    while True:
+        out = json.dumps(_cut(value, limit), ensure_ascii=False).encode("utf-8", "surrogatepass")
+        if len(out) <= RECORD_MAX * 4 or limit <= 1024:
+            return out
+        limit //= 4
+
+
+def cut_text(text: str, limit: int = FIELD_MAX) -> str:
+    """``text`` if it is at most ``limit`` characters, else its head and tail with a note of
+    what was cut between them."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    gone = len(text) - 2 * half
+    return f"{text[:half]}\n[… pokayokay: {gone:,} characters cut …]\n{text[-half:]}"
+
+
+def _cut(value: object, limit: int) -> object:
+    if isinstance(value, str):
+        return cut_text(value, limit)
+    if isinstance(value, dict):
+        return {key: _cut(item, limit) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_cut(item, limit) for item in value]
+    return value
+
+
+def encode_record(event: str, project_dir: str, ts_ns: int, payload: bytes) -> bytes:
+    where = project_dir.encode("utf-8", "surrogatepass").hex()
+    head = b"%s%s %d %s %d\n" % (MAGIC, event.encode("ascii"), ts_ns, where.encode(), len(payload))
+    return head + payload + b"\n"
+
+
+def _append(folder: str, record: bytes) -> None:
+    """One O_APPEND write of ``record`` to the active spool, locked and re-checked so that a
+    rename by an ingester never loses it."""
+    path = os.path.join(folder, ACTIVE)
+    lockf = getattr(os, "lockf", None)
+    for _attempt in range(20):
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            if lockf is not None:
+                lockf(fd, os.F_LOCK, 0)
+                try:
+                    same = os.stat(path).st_ino == os.fstat(fd).st_ino
+                except FileNotFoundError:
+                    same = False
+                if not same:
+                    continue  # claimed between our open and our lock: write to the new file
+            written = os.write(fd, record)
+            if written != len(record):
+                raise OSError(f"short write to the spool ({written} of {len(record)} bytes)")
+            return
+        finally:
+            os.close(fd)
+    raise OSError("the spool kept being claimed while writing")
+
+
+def spool(event: str, data: bytes, environ: "Mapping[str, str] | None" = None) -> bool:
+    """Append one payload for ``event``; mark the session when it may open a fix episode.
+    Returns False when there was nothing worth spooling."""
+    env = os.environ if environ is None else environ
+    where = launch_dir(env)
+    folder = spool_dir(where, env)
+    session = ""
+    if event in ("PostToolUse", "PostToolUseFailure", "PostToolBatch"):
+        session = session_of(data[:4096])
+    marker = os.path.join(folder, OPEN_DIR, session) if session else ""
+    if event == "PostToolUse" and not (marker and os.path.exists(marker)):
+        return False  # a success with no failure before it in the session closes nothing
+    if not data.strip():
+        return False
+    if b"private" in data.lower():  # what the user marked <private> never reaches the disk
+        data = without_private(data)
+    payload = bound_payload(data)
+    record = encode_record(event, where, time.time_ns(), payload)
+    try:
+        _append(folder, record)
+    except FileNotFoundError:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        _append(folder, record)
+    failing = event == "PostToolUseFailure" or (
+        event == "PostToolBatch" and any(hint in data for hint in BATCH_FAILURE_HINTS)
+    )
+    if failing and marker and not os.path.exists(marker):
+        os.makedirs(os.path.dirname(marker), mode=0o700, exist_ok=True)
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, 0o600))
+    return True
+
+
+def _package() -> None:
+    """Make ``pokayokay`` importable when this file runs as a script with ``-S`` (no site): its
+    package root is three folders up. Appended, so the standard library still comes first."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if root not in sys.path:
+        sys.path.append(root)
+
+
+def without_private(data: bytes) -> bytes:
+    """The payload with every ``<private>…</private>`` span replaced (``pokayokay.safety.
+    private``): string by string when it is JSON, else on the raw text."""
+    import json
+
+    _package()
+    from pokayokay.infra.private import strip_private, strip_private_value
+
+    text = data.decode("utf-8", "surrogatepass")
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return strip_private(text).encode("utf-8", "surrogatepass")
+    out = json.dumps(strip_private_value(value), ensure_ascii=False)
+    return out.encode("utf-8", "surrogatepass")
+
+
+def failure_lesson(data: bytes, environ: "Mapping[str, str] | None" = None) -> str:
+    """PostToolUseFailure's answer: what worked when this command failed before
+    (:func:`pokayokay.hooks.guard.failure_context`, from the lesson lookup). Without lessons in
+    any project this is one ``stat``."""
+    env = os.environ if environ is None else environ
+    if not os.path.isdir(os.path.join(state_home(env), "lessons")):
+        return ""
+    import json
+
+    _package()
+    from pokayokay.infra.lesson_lookup import command_entry, load_for
+
+    lookup = load_for(launch_dir(env), env)
+    if lookup is None:
+        return ""
+    try:
+        payload = json.loads(data.decode("utf-8", "surrogatepass"))
+    except ValueError:
+        return ""
+    if not isinstance(payload, dict) or payload.get("is_interrupt") is True:
+        return ""
+    if payload.get("tool_name") not in ("Bash", "PowerShell"):
+        return ""
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    entry = command_entry(lookup, command)
+    text = entry.get("failure") if entry is not None else None
+    if not isinstance(text, str) or not text:
+        return ""
+    out = {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": text}}
+    return json.dumps(out) + "\n"
+
+
+def _log(message: str) -> str:
+    folder = os.path.join(state_home(), "logs")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd = os.open(
+            os.path.join(folder, "pokayokay.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
+        )
+        try:
+            os.write(fd, f"spool: {message}\n".encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
+        return os.path.join(folder, "pokayokay.log")
+    except OSError:
+        return "(no log: the state folder is not writable)"
+
+
+def main(argv: "list[str] | None" = None) -> int:
+    """``spool.py <Event>`` with the payload on stdin. Exit 0, or 1 with one stderr line (never
+    2, which would block Claude)."""
+    args = sys.argv[1:] if argv is None else argv
+    event = args[0] if args else ""
+    if event not in SPOOLED_EVENTS:
+        return 0
+    try:
+        stdin = sys.stdin.buffer
+        if stdin.isatty():
+            return 0
+        data = stdin.read(READ_MAX)
+        while stdin.read(1 << 20):  # drain the rest so that Claude Code's pipe never blocks
+            pass
+        spool(event, data)
+        if event == "PostToolUseFailure":
+            try:
+                lesson = failure_lesson(data)
+            except Exception as exc:  # the lesson never costs the capture
+                _log(f"PostToolUseFailure lesson skipped: {type(exc).__name__}: {exc}")
+                lesson = ""
+            if lesson:
+                sys.stdout.write(lesson)
+                sys.stdout.flush()
+        return 0
+    except Exception as exc:  # fail open, never silently
+        where = _log(f"{event} not spooled: {type(exc).__name__}: {exc}")
+        sys.stderr.write(f"pokayokay: {event} hook skipped: {exc} (details: {where})\n")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

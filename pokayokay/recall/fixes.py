@@ -1,0 +1,94 @@
+"""Fix episodes as recall documents, and the key that says whether they changed.
+
+Recall reads one thing from the failure store: the texts of the failure groups a later success
+closed. Every capture writes the store, but few change those texts, so the recall cache is keyed
+by a digest of the texts, not by the store's mtime. The digest is recomputed (one indexed query
+over the fixed groups only) when the store's stats moved since it was last computed, and kept in
+``recall-fixes.json`` with those stats; the prompts after that open no database at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+
+from pokayokay.names import FAILURES_DB, RECALL_FIXES_FILE
+from pokayokay.recall.cache_io import MAX_TEXT_CHARS, _load_json, _row, _save_json, _shown
+from pokayokay.recall.index import Document
+from pokayokay.recall.terms import term_counts
+
+TYPE_CHECKING = False  # the prompt hook imports this module
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+MAX_FIX_GROUPS = 500
+
+
+def fix_text(
+    category: str, sessions: int, excerpt: str, commands: Iterable[str], paths: Iterable[str]
+) -> str:
+    """A fix episode in one factual sentence."""
+    commands, paths = list(commands)[:2], list(paths)[:4]
+    text = f"{excerpt.strip().rstrip('.')} ({category} failure, {sessions} session"
+    text += "s)." if sessions != 1 else ")."
+    if commands:
+        text += " Resolved by " + ", ".join(f"`{c}`" for c in commands)
+        text += f" after edits to {', '.join(paths)}." if paths else "."
+    elif paths:
+        text += f" Resolved after edits to {', '.join(paths)}."
+    return text
+
+
+def read_fixes(state_dir: str) -> list[tuple[Document, dict[str, int]]]:
+    """Failure groups that a later success closed, as documents (nothing without a store)."""
+    db = os.path.join(state_dir, FAILURES_DB)
+    if not os.path.isfile(db):
+        return []  # never create the store just to read it
+    from pokayokay.failures.store import FailureStore
+    from pokayokay.safety.commands import shown_commands
+
+    out = []
+    with FailureStore(db) as store:
+        groups = store.failure_groups(fixed_only=True)
+    for group in (g for g in groups if g.corrections or g.fix_paths):
+        commands = shown_commands(c.corrected for c in group.corrections)  # never a re-run
+        paths = [p[:120] for p in group.fix_paths]
+        shown = _shown(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
+        search = " ".join([group.excerpt, group.category, *commands, *paths])
+        key = zlib.crc32(group.signature.encode("utf-8", "surrogateescape"))
+        doc = Document(f"fix:{key:08x}", "fix", shown, clean=True)
+        out.append((doc, term_counts(search[:MAX_TEXT_CHARS])))
+        if len(out) >= MAX_FIX_GROUPS:
+            break
+    return out
+
+
+def fix_rows(state_dir: str) -> list[Any]:
+    """The fix documents as cache rows; [] (logged) when the store cannot be read."""
+    try:
+        return [_row(*found) for found in read_fixes(state_dir)]
+    except Exception as exc:  # an unreadable or newer store: recall goes on without fixes
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("recall: reading fix episodes from the failure store", exc)
+        return []
+
+
+def fixes_state(state_dir: str, db_key: list[Any]) -> tuple[str, list[Any] | None]:
+    """The digest of the fix texts, and their rows when they had to be read for it (None when
+    the store's stats ``db_key`` did not move since the digest was computed: nothing was
+    opened)."""
+    path = os.path.join(state_dir, RECALL_FIXES_FILE)
+    stamp = _load_json(path)
+    if isinstance(stamp, dict) and stamp.get("db") == db_key:
+        digest = stamp.get("digest")
+        if isinstance(digest, str):
+            return digest, None
+    rows = fix_rows(state_dir) if db_key[0] else []
+    data = json.dumps(rows, separators=(",", ":"), sort_keys=True).encode("ascii", "replace")
+    digest = f"{len(rows)}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
+    if db_key[0]:
+        _save_json(path, {"db": db_key, "digest": digest})
+    return digest, rows

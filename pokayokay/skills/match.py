@@ -1,0 +1,337 @@
+"""How well a skill's description fits a prompt (pure).
+
+A description is read into a :class:`Profile` once, when the catalog is cached ("this skill"
+boilerplate removed first):
+
+* **fields** — each term with the weight of the strongest place it appears: the skill's name
+  (:data:`NAME_WEIGHT`, or :data:`NAME_PART_WEIGHT` for one word of a longer name), a file format
+  it names on its own (``.xlsx``, ``(.pdf)``: :data:`EXT_WEIGHT`), a quoted trigger phrase
+  (``'redline this contract'``: :data:`TRIGGER_WEIGHT`), the first sentence, where a
+  description states its subject (:data:`LEAD_WEIGHT`), or the rest of the text (1);
+* **phrases** — the quoted trigger phrases, as term sequences: a prompt holding every term of
+  one earns :data:`PHRASE_BONUS`;
+* **bigrams** — adjacent term pairs of the text ("load test", "landing page"): each one the
+  prompt shares earns :data:`BIGRAM_BONUS` times its specificity;
+* **negative** — the terms found only in negative clauses ("Do NOT use for Word documents",
+  "Not for GraphQL schemas", "use the docx skill instead"): they never count for the skill, and a
+  prompt holding them is held against it (:data:`NEGATIVE_FACTOR`);
+* **anchors** — the name's words and the proper names of the text (a capitalised word inside a
+  sentence: Playwright, MCP, Stripe; not HTTP or API, :data:`COMMON_ACRONYMS`): a prompt naming
+  one that no other skill holds earns :data:`ANCHOR_BONUS` times its specificity.
+
+Scoring a prompt: each prompt term's *specificity* is its IDF over the catalog scaled to 0–1,
+times :data:`~pokayokay.skills.terms.GENERIC_FACTOR` for generic coding words, times
+:data:`PATH_FACTOR` for a word found only in one of the prompt's file names (``models`` in
+``src/app/models.py``) unless it names a skill (``docker-compose.yml``). A file name's extension
+counts only for a skill naming that format (``budget.xlsx``; never ``time.sleep``). A ``re-``
+word also counts as its base when the catalog knows it (redesign → design). A skill's evidence is
+the sum, over the prompt terms it holds, of specificity times field weight, plus the bonuses. The
+score divides the evidence by ``(1 + mass) ** MASS_EXPONENT``, ``mass`` being the prompt's total
+specificity (a term no skill holds counting :data:`UNKNOWN_MASS` of it): a long prompt that
+merely brushes a skill's vocabulary stays below the floor, a short one naming the skill's subject
+clears it. Constants are calibrated on ``tests/data/skills_eval`` (see ``skills/suggest``).
+
+The catalog-wide numbers (document frequencies, name terms) are computed once per catalog and
+kept with it in the skills cache (:class:`Catalog`, :class:`Stats`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from pokayokay.skills.terms import (
+    GENERIC_FACTOR,
+    MAX_PROMPT_CHARS,
+    bigrams,
+    fold_phrases,
+    generic_terms,
+    tokenize,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from pokayokay.skills.catalog import Skill
+
+# Bumped whenever the analysis or the profile layout changes: cached catalogs are rebuilt.
+ANALYSIS_VERSION = 1
+NAME_WEIGHT = 2.5
+NAME_PART_WEIGHT = 1.75  # one word of a several-word name
+LEAD_WEIGHT = 1.6  # a word of the first sentence, where a description states its subject
+EXT_WEIGHT = 2.5
+TRIGGER_WEIGHT = 1.6
+PHRASE_BONUS = 1.0
+ANCHOR_BONUS = 1.0
+BIGRAM_BONUS = 1.5
+NEGATIVE_FACTOR = 0.2
+MASS_EXPONENT = 0.35
+UNKNOWN_MASS = 0.35  # how much a prompt term no skill holds weighs in the prompt's mass
+PATH_FACTOR = 0.5  # a word found only in a file name of the prompt
+MAX_PHRASE_TERMS = 8
+
+_NEGATIVE = re.compile(
+    r"(?:\b(?:do not|don't|never|not|nor)\s+(?:use|trigger|intended|meant|suitable|designed)\b"
+    r"|\bnot (?:for|when|to be used)\b"
+    r"|\b(?:use|see|prefer)\s+(?:the\s+)?[\w-]+(?:\s+(?:or|and)\s+[\w-]+)?\s+(?:skills?\s+)?"
+    r"(?:instead|for that)\b)"
+    r"[^.;:!?]*",
+    re.I,
+)
+# Capitalised words every kind of software text uses: no anchor.
+COMMON_ACRONYMS = frozenset(
+    """
+    api apis http https json html css sql url urls uri yaml xml cli ui ux id ids io os
+    sdk sdks rest crud utf ascii ai llm llms ml pr prs ci cd dev prod
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+_SENTENCE_END = re.compile(r"[.!?:;](?:\s|$)|\(")
+_WORD_IN_SENTENCE = re.compile(r"[A-Za-z][\w+#-]*")
+_QUOTED = re.compile(r"\"([^\"\n]{3,80})\"|“([^”\n]{3,80})”|(?<![\w])'([^'\n]{3,80})'(?![\w])")
+# A file format named on its own (".xlsx", "(.pdf)"), not a path or glob (".github/", "*.yml").
+_EXTENSION = re.compile(r"(?<![\w/*.-])\.([a-z][a-z0-9]{1,4})\b(?![/.-])")
+
+
+class Profile:
+    """The matchable parts of one skill (see the module docstring)."""
+
+    __slots__ = ("anchors", "bigrams", "fields", "negative", "phrases")
+
+    def __init__(
+        self,
+        fields: dict[str, float],
+        phrases: list[list[str]],
+        bigrams: set[str],
+        negative: set[str],
+        anchors: set[str] | None = None,
+    ) -> None:
+        self.fields = fields
+        self.phrases = phrases
+        self.bigrams = bigrams
+        self.negative = negative
+        self.anchors = anchors if anchors is not None else set()
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "fields": self.fields,
+            "phrases": self.phrases,
+            "bigrams": sorted(self.bigrams),
+            "negative": sorted(self.negative),
+            "anchors": sorted(self.anchors),
+        }
+
+    @classmethod
+    def from_data(cls, data: Any) -> Profile | None:
+        """A profile from its cached data (shape checked, not every item: the cache is ours and
+        is read on every prompt)."""
+        if not isinstance(data, dict):
+            return None
+        fields, phrases, pairs, negative, anchors = (
+            data.get(k) for k in ("fields", "phrases", "bigrams", "negative", "anchors")
+        )
+        if not (
+            isinstance(fields, dict)
+            and isinstance(phrases, list)
+            and isinstance(pairs, list)
+            and isinstance(negative, list)
+            and isinstance(anchors, list)
+        ):
+            return None
+        return cls(fields, phrases, set(pairs), set(negative), set(anchors))
+
+
+def name_words(name: str) -> str:
+    """A skill name as words (``tools:webapp-testing`` → ``tools webapp testing``)."""
+    return re.sub(r"[:_\-./]+", " ", name)
+
+
+_BOILERPLATE = re.compile(
+    r"\b(?:use |invoke |apply |load )?(?:this|the) skill\b(?!\.\w)"
+    r"|\bskills? (?:instead|for that)\b",
+    re.I,
+)
+
+
+def profile(name: str, description: str) -> Profile:
+    """The :class:`Profile` of a skill from its name and its description text."""
+    negative_text = _BOILERPLATE.sub(" ", " ".join(m[0] for m in _NEGATIVE.finditer(description)))
+    positive_text = _BOILERPLATE.sub(" ", _NEGATIVE.sub(" . ", description))
+    positive = tokenize(positive_text)
+    fields: dict[str, float] = dict.fromkeys(positive, 1.0)
+    phrases: list[list[str]] = []
+    for found in _QUOTED.finditer(positive_text):
+        quoted = found[1] or found[2] or found[3] or ""
+        terms = tokenize(quoted)
+        for term in terms:
+            fields[term] = max(fields.get(term, 0.0), TRIGGER_WEIGHT)
+        if 2 <= len(terms) <= MAX_PHRASE_TERMS:
+            phrases.append(terms)
+    for ext in _EXTENSION.findall(fold_phrases(positive_text)):
+        for term in tokenize(ext):
+            fields[term] = max(fields.get(term, 0.0), EXT_WEIGHT)
+    words = tokenize(name_words(name))
+    weight = NAME_WEIGHT if len(set(words)) == 1 else NAME_PART_WEIGHT
+    for term in words:
+        fields[term] = max(fields.get(term, 0.0), weight)
+    lead = tokenize(_SENTENCE_END.split(positive_text, 1)[0])
+    for term in lead:
+        if fields.get(term) == 1.0:
+            fields[term] = LEAD_WEIGHT
+    negative = {t for t in tokenize(negative_text) if t not in fields}
+    # Anchors: the name's words and the proper names of the text (a capitalised word that does
+    # not start a sentence: Playwright, MCP, Stripe, OAuth), what the skill is specifically about.
+    anchors = set(words)
+    for sentence in _SENTENCE_END.split(positive_text):
+        for word in _WORD_IN_SENTENCE.findall(sentence)[1:]:
+            if not word[0].isupper() or word.lower() in COMMON_ACRONYMS:
+                continue
+            parts = tokenize(word)
+            if len(parts) == 1:  # CrashLoopBackOff names no one word
+                anchors.add(parts[0])
+    return Profile(fields, phrases, bigrams(positive), negative, anchors & set(fields))
+
+
+# --------------------------------------------------------------------------------------------
+# Scoring
+
+
+class Stats:
+    """Catalog-wide numbers: how many skills hold each term, and the terms of skill names."""
+
+    __slots__ = ("df", "n", "names")
+
+    def __init__(self, n: int, df: dict[str, int], names: set[str] | None = None) -> None:
+        self.n = n
+        self.df = df
+        self.names = names if names is not None else set()
+
+    @classmethod
+    def of(cls, profiles: Sequence[Profile]) -> Stats:
+        df: dict[str, int] = {}
+        names: set[str] = set()
+        for p in profiles:
+            for term, weight in p.fields.items():
+                df[term] = df.get(term, 0) + 1
+                if weight >= NAME_PART_WEIGHT:  # a name word or a format it names
+                    names.add(term)
+        return cls(len(profiles), df, names)
+
+    def to_data(self) -> dict[str, Any]:
+        return {"n": self.n, "df": self.df, "names": sorted(self.names)}
+
+    @classmethod
+    def from_data(cls, data: Any) -> Stats | None:
+        if not isinstance(data, dict) or not isinstance(data.get("n"), int):
+            return None
+        df, names = data.get("df"), data.get("names")
+        if not isinstance(df, dict) or not isinstance(names, list):
+            return None
+        return cls(
+            data["n"],
+            {str(k): int(v) for k, v in df.items() if isinstance(v, int)},
+            {str(t) for t in names},
+        )
+
+
+# A file name in a prompt (``budget.xlsx``, ``src/app/models.py``, ``time.sleep``): its
+# extension counts only for skills that name that extension as a format they handle.
+_FILE_NAME = re.compile(r"(?<![\w.])([\w./-]*\w)\.([A-Za-z][A-Za-z0-9]{0,4})(?![\w.])")
+
+
+class Catalog(list["Skill"]):
+    """The skills of a project, with the catalog-wide statistics their scoring needs (kept in
+    the skills cache with them, so a prompt does not recompute them)."""
+
+    stats: Stats | None = None
+
+    def statistics(self) -> Stats:
+        if self.stats is None:
+            self.stats = Stats.of([s.profile for s in self if s.profile is not None])
+        return self.stats
+
+
+class Query:
+    """A prompt, analysed once for every skill."""
+
+    __slots__ = ("bigrams", "exts", "mass", "spec", "terms", "unique")
+
+    def __init__(self, prompt: str, stats: Stats) -> None:
+        text = prompt[:MAX_PROMPT_CHARS]
+        exts: set[str] = set()
+        in_paths: set[str] = set()
+        for found in _FILE_NAME.finditer(text):
+            exts.update(tokenize(found[2]))
+            in_paths.update(tokenize(found[1]))
+        ordered = tokenize(_FILE_NAME.sub(" , ", text))
+        only_in_paths = in_paths.difference(ordered)
+        self.terms = set(ordered) | in_paths
+        variants: set[str] = set()
+        for term in list(self.terms):  # redesign → design, retrain → train
+            if term.startswith("re") and len(term) >= 7 and term[2:] in stats.df:
+                variants.add(term[2:])
+        variants -= self.terms
+        self.terms |= variants
+        self.exts = exts - self.terms
+        self.bigrams = bigrams(ordered)
+        n = max(stats.n, 1)
+        top = math.log(n + 1) + 1.0
+        generic = generic_terms()
+        spec: dict[str, float] = {}
+        unique: set[str] = set()
+        mass = 0.0
+        for term in self.terms | self.exts:
+            df = stats.df.get(term, 0)
+            idf = math.log((n + 1) / (df + 1)) + 1.0
+            value = (idf / top) * (GENERIC_FACTOR if term in generic else 1.0)
+            if term in only_in_paths and term not in stats.names:
+                value *= PATH_FACTOR  # a file's name says where, less what the task is
+            spec[term] = value
+            if term in self.terms and term not in variants:
+                mass += value if df else value * UNKNOWN_MASS
+            if df == 1 and term not in generic:
+                unique.add(term)
+        self.spec = spec
+        self.mass = mass
+        self.unique = unique
+
+
+def evidence(query: Query, prof: Profile) -> tuple[float, set[str]]:
+    """The evidence that ``prof`` fits ``query`` and the prompt terms that gave it."""
+    fields = prof.fields
+    shared = {t for t in query.terms if t in fields}
+    total = sum(query.spec[t] * fields[t] for t in shared)
+    for term in shared & query.unique & prof.anchors:  # a name only this skill holds
+        total += ANCHOR_BONUS * query.spec[term]
+    for ext in query.exts:
+        if fields.get(ext, 0.0) >= EXT_WEIGHT:
+            shared.add(ext)
+            total += query.spec[ext] * EXT_WEIGHT
+    for phrase in prof.phrases:
+        if all(t in query.terms for t in phrase):
+            total += PHRASE_BONUS
+    for pair in query.bigrams & prof.bigrams:
+        a, b = pair.split(" ", 1)
+        total += BIGRAM_BONUS * (query.spec[a] + query.spec[b]) / 2
+    if prof.negative:
+        against = sum(query.spec[t] for t in query.terms if t in prof.negative)
+        if against >= 0.5:
+            total *= NEGATIVE_FACTOR
+    return total, shared
+
+
+def score(query: Query, prof: Profile) -> float:
+    total, _shared = evidence(query, prof)
+    return total / math.pow(1.0 + query.mass, MASS_EXPONENT)
+
+
+def scores(prompt: str, profiles: Mapping[str, Profile], stats: Stats) -> dict[str, float]:
+    """Every skill's score for ``prompt`` (those with no shared term left out)."""
+    query = Query(prompt, stats)
+    out: dict[str, float] = {}
+    for name, prof in profiles.items():
+        value = score(query, prof)
+        if value > 0:
+            out[name] = value
+    return out

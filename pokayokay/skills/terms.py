@@ -1,0 +1,245 @@
+"""The analysis of skill descriptions and prompts (pure, standard library only).
+
+Skills have their own analysis, separate from recall's: a skill description is a short sales
+text ("Use this skill when ...") full of boilerplate, trigger lists, file extensions and "Do NOT
+use for" clauses, and matching it against a prompt needs different vocabulary than recalling a
+note. Keeping it here also keeps suggestion quality stable when recall's analysis is tuned.
+
+* Words are split at non-letters and camelCase; stop words (function words, request filler and
+  skill-description boilerplate) are dropped; a light suffix stemmer folds ``tests`` /
+  ``testing`` / ``tested`` and British/American ``-ise``/``-ize``.
+* A small concept table folds spellings of the same thing onto one term, whole phrases first
+  (``pull request`` and ``PR`` → ``pullrequest``; ``Excel``, ``spreadsheet`` → ``xlsx``;
+  ``PowerPoint``, ``slides`` → ``pptx``; ``k8s`` → ``kubernetes``; ``a11y`` → ``accessibility``).
+  It holds general software vocabulary, not the words of any one catalog.
+* :data:`GENERIC` words ("add", "fix", "file", "function", "page" …) say little about which skill
+  fits: they weigh :data:`GENERIC_FACTOR`.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+MAX_PROMPT_CHARS = 4000
+GENERIC_FACTOR = 0.3
+
+_WORD = re.compile(r"[^\W_]+")
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all almost also always am an and another any anyone
+    anything are around as at be because been before being below between both but by can
+    cannot could did do does doing done dont down during each either else even ever every
+    few for from further had has have having he her here hers him his how however i if in
+    into is isnt it its itself just know let lets like ll me might more most much must my
+    myself need needs no nor not now of off on once one only or other our ours out over own
+    per please quite rather re really same seem seems she should so some something still such
+    sure than thank thanks that thats the their theirs them then there these they this those
+    though through thus to too under until up upon us ve very via was way we well were what
+    whats when whenever where whether which while who whom whose why will with within without
+    wont would yes yet you your yours yourself hi hello hey ok okay can't don't i'm it's let's
+    we're you're etc eg ie
+    use used uses using want wants wanted tell ask asks asked help helps able get gets got
+    task tasks request requests trigger triggers triggered phrase phrases include
+    includes including typical typically instead whatever whichever needed
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+# Words common to most coding prompts: evidence of little weight.
+GENERIC = frozenset(
+    """
+    add write change create update remove delete fix make run show give find check set put
+    call move rename explain return start stop work break fail error issue problem time part
+    file code function method class value data list number name line case result version
+    new old first last two three many different thing stuff kind lot bit wrong right good bad
+    big small long short next back full empty simple easy hard quick slow now today yesterday
+    app application service project user users team step steps existing current support
+    handle build look way each every our page feature module script tool tools
+    text type field object item items string option options default read keep load loading
+    """.split()  # noqa: SIM905
+)
+
+# Multi-word spellings folded onto one term before splitting into words.
+_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.I), term)
+    for pattern, term in (
+        (r"\bpull[ -]requests?\b|\bmerge[ -]requests?\b", " pullrequest "),
+        (r"\bend[ -]to[ -]end\b", " e2e "),
+        (r"\bslide[ -]?decks?\b|\bpitch[ -]decks?\b", " pptx "),
+        (r"\bword (?:doc|docs|document|documents|file|files)\b", " docx "),
+        (r"\bgoogle sheets\b", " googlesheets "),
+        (r"\bgoogle docs\b", " googledocs "),
+        (r"\bsign(?:ing|ed|s)?[ -]?(?:in|on)\b|\blog(?:ging|ged|s)?[ -]in\b", " login "),
+        (r"\bsign(?:ing|ed|s)?[ -]?up\b", " signup "),
+        (r"\bgithub actions\b", " githubactions "),
+        (r"\bcore web vitals\b", " webvitals "),
+        (r"\bmodel context protocol\b", " mcp "),
+        (r"\bn ?\+ ?1\b", " nplusone "),
+    )
+)
+
+# One search says whether any of them is there (most texts hold none).
+_ANY_PHRASE = re.compile("|".join(f"(?:{p.pattern})" for p, _term in _PHRASES), re.I)
+
+# Single words folded onto one term (applied before stemming).
+SYNONYMS: dict[str, str] = {
+    "pr": "pullrequest",
+    "prs": "pullrequest",
+    "mr": "pullrequest",
+    "excel": "xlsx",
+    "spreadsheet": "xlsx",
+    "spreadsheets": "xlsx",
+    "workbook": "xlsx",
+    "workbooks": "xlsx",
+    "xls": "xlsx",
+    "xlsm": "xlsx",
+    "powerpoint": "pptx",
+    "slides": "pptx",
+    "slide": "pptx",
+    "deck": "pptx",
+    "decks": "pptx",
+    "ppt": "pptx",
+    "k8s": "kubernetes",
+    "kube": "kubernetes",
+    "a11y": "accessibility",
+    "accessible": "accessibility",
+    "i18n": "internationalize",
+    "l10n": "localize",
+    "postgresql": "postgres",
+    "psql": "postgres",
+    "db": "database",
+    "dbs": "database",
+    "js": "javascript",
+    "ts": "typescript",
+    "repo": "repository",
+    "repos": "repository",
+    "deps": "dependency",
+    "dep": "dependency",
+    "colour": "color",
+    "colours": "color",
+    "e2e": "e2e",
+    "auth": "authentication",
+    "authn": "authentication",
+    "authz": "authorization",
+    "perf": "performance",
+    "docs": "documentation",
+    "doc": "documentation",
+    "dockerfile": "docker",
+    "dockerfiles": "docker",
+    "compose": "docker",
+    "creds": "credential",
+    "llm": "llm",
+    "llms": "llm",
+}
+
+_SUFFIXES: tuple[tuple[str, str], ...] = (
+    ("isations", "ize"),
+    ("izations", "ize"),
+    ("isation", "ize"),
+    ("ization", "ize"),
+    ("ational", "ate"),
+    ("ations", "ate"),
+    ("ation", "ate"),
+    ("ising", "ize"),
+    ("ised", "ize"),
+    ("ises", "ize"),
+    ("ise", "ize"),
+    ("ments", ""),
+    ("ment", ""),
+    ("ings", ""),
+    ("ing", ""),
+    ("ies", "y"),
+    ("ied", "y"),
+    ("ed", ""),
+)
+_ES_AFTER = ("ches", "shes", "sses", "xes", "zes")
+
+
+def stem(word: str) -> str:
+    """A light suffix stemmer: plurals, -ing, -ed, -er, -ment, -ation, -ise/-ize."""
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix in ("er", "ed") and word[-3] == "e":
+                continue  # speed, career
+            word = word[: -len(suffix)] + replacement
+            break
+    else:
+        if word.endswith(_ES_AFTER) and len(word) > 5:
+            word = word[:-2]
+        elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+            word = word[:-1]
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
+        word = word[:-1]
+    if len(word) >= 4 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+_generic_terms: frozenset[str] | None = None
+
+
+def generic_terms() -> frozenset[str]:
+    """The terms (after analysis) of :data:`GENERIC`."""
+    global _generic_terms
+    if _generic_terms is None:
+        _generic_terms = frozenset(t for t in map(_term, GENERIC) if t)
+    return _generic_terms
+
+
+def _term(word: str) -> str | None:
+    lower = word.lower()
+    if lower in STOPWORDS or len(lower) < 2 or lower.isdigit():
+        return None
+    return stem(SYNONYMS.get(lower, lower))
+
+
+_CACHE: dict[str, tuple[str, ...]] = {}
+_CACHE_MAX = 20_000
+
+
+def _chunk_terms(chunk: str) -> tuple[str, ...]:
+    lower = chunk.lower()
+    if lower in SYNONYMS or lower in STOPWORDS or not chunk.isascii():
+        term = _term(lower)
+        return (term,) if term else ()
+    if any(c.isdigit() for c in chunk) and len(chunk) <= 5 and not chunk.isdigit():
+        return (lower,)  # s3, k8s, e2e, ec2, utf8
+    out = []
+    for part in _CAMEL.findall(chunk):
+        term = _term(part)
+        if term:
+            out.append(term)
+    return tuple(out)
+
+
+def fold_phrases(text: str) -> str:
+    """``text`` with the multi-word spellings of :data:`_PHRASES` replaced by their term."""
+    if _ANY_PHRASE.search(text) is None:
+        return text
+    for pattern, term in _PHRASES:
+        text = pattern.sub(term, text)
+    return text
+
+
+def tokenize(text: str) -> list[str]:
+    """The terms of ``text`` in order (repeats kept)."""
+    cache = _CACHE
+    out: list[str] = []
+    for chunk in _WORD.findall(fold_phrases(text)):
+        found = cache.get(chunk)
+        if found is None:
+            found = _chunk_terms(chunk)
+            if len(cache) >= _CACHE_MAX:
+                cache.clear()
+            cache[chunk] = found
+        out.extend(found)
+    return out
+
+
+def bigrams(terms: list[str]) -> set[str]:
+    """Adjacent pairs of terms, as ``"a b"``."""
+    return {f"{a} {b}" for a, b in pairwise(terms) if a != b}

@@ -1,0 +1,97 @@
+"""A FIFO (or a device) where pokayokay expects a file never blocks a hook: the transcript at
+SessionEnd, MEMORY.md at SessionStart, the settings and a rule file. Each hook runs as Claude
+Code runs it (the console script, payload on stdin); the subprocess timeout only guards against
+a hang, it measures nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.gitrepo import git
+from helpers.paths import FIXTURE_SAMPLES_DIR
+
+from pokayokay.infra.regular import NotARegularFile, read_regular
+
+CONSOLE_SCRIPT = Path(sys.executable).parent / "pokayokay"
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    git(folder, "init", "-q")
+    return Path(os.path.realpath(folder))
+
+
+def memory_dir(project: Path) -> Path:
+    slug = re.sub(r"[^A-Za-z0-9]", "-", str(project))
+    return Path(os.environ["CLAUDE_CONFIG_DIR"]) / "projects" / slug / "memory"
+
+
+def hook(event: str, payload: dict[str, object], project: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(CONSOLE_SCRIPT), "hook", event], input=json.dumps(payload), cwd=project,
+        capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, CLAUDE_PROJECT_DIR=str(project)),
+    )
+
+
+def sample(name: str, project: Path) -> dict[str, object]:
+    payload: dict[str, object] = json.loads((FIXTURE_SAMPLES_DIR / name).read_text())
+    payload["cwd"] = str(project)
+    return payload
+
+
+def test_read_regular_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "MEMORY.md"
+    os.mkfifo(fifo)
+    with pytest.raises(NotARegularFile):
+        read_regular(fifo)
+    regular = tmp_path / "notes.md"
+    regular.write_bytes(b"- a note\n" * 10)
+    assert read_regular(regular) == b"- a note\n" * 10
+    assert read_regular(regular, 20) == (b"- a note\n" * 10)[:21]
+
+
+def test_session_end_with_a_fifo_transcript_finishes(project: Path, tmp_path: Path) -> None:
+    transcript = tmp_path / "session.jsonl"
+    os.mkfifo(transcript)
+    payload = sample("SessionEnd.other.json", project)
+    payload["transcript_path"] = str(transcript)
+    result = hook("SessionEnd", payload, project)
+    assert result.returncode == 0, result.stderr
+
+
+def test_session_start_with_a_fifo_memory_md_gives_the_tip(project: Path) -> None:
+    folder = memory_dir(project)
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "MEMORY.md")
+    result = hook("SessionStart", sample("SessionStart.startup.json", project), project)
+    assert result.returncode == 0, result.stderr
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "/remember" in context and "MEMORY.md is" not in context
+
+
+def test_fifo_settings_and_rules_do_not_block_the_prompt_or_the_cli(project: Path) -> None:
+    claude = project / ".claude"
+    (claude / "rules" / "pokayokay").mkdir(parents=True)
+    os.mkfifo(claude / "pokayokay.md")  # the project's pokayokay settings
+    os.mkfifo(claude / "settings.json")
+    os.mkfifo(claude / "rules" / "pokayokay" / "pytest-cart.md")
+    payload = sample("SessionStart.startup.json", project)
+    payload.update(hook_event_name="UserPromptSubmit",
+                   prompt="fix the failing test in tests/test_cart.py")
+    result = hook("UserPromptSubmit", payload, project)
+    assert result.returncode in (0, 1), result.stderr
+    assert "Traceback" not in result.stderr
+    listed = subprocess.run([str(CONSOLE_SCRIPT), "rules", "list", "--project", str(project)],
+                            capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in listed.stderr

@@ -1,0 +1,273 @@
+"""Ingesting the spool: every record reaches its event's ordinary handler once, with the time
+and project of the hook that spooled it; across crashes, parallel writers and concurrent
+ingesters nothing is lost and nothing counted twice."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.paths import FIXTURE_SAMPLES_DIR, REPO_ROOT
+
+from pokayokay.failures.store import FailureStore
+from pokayokay.hooks import capture, ingest
+from pokayokay.infra import spool
+
+SAMPLE_ROOT = "/home/dev/project"
+SPOOL_PY = REPO_ROOT / "pokayokay" / "infra" / "spool.py"
+
+
+@pytest.fixture
+def project(project: Path) -> Path:
+    """The failing test file and the source file its fix edits exist, as in a real project."""
+    for name in ("tests/test_cart.py", "src/cart.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("# placeholder\n")
+    return project
+
+
+def sample(name: str, project: Path, **changes: Any) -> dict[str, Any]:
+    text = (FIXTURE_SAMPLES_DIR / name).read_text(encoding="utf-8")
+    payload: dict[str, Any] = json.loads(text.replace(SAMPLE_ROOT, str(project)))
+    payload.update(changes)
+    return payload
+
+
+def failure(project: Path, command: str, error: str, n: int = 1, **changes: Any) -> dict[str, Any]:
+    payload = sample("PostToolUseFailure.Bash.json", project, error=error, **changes)
+    payload["tool_input"] = {"command": command, "description": "run the tests"}
+    payload["tool_use_id"] = f"toolu_{n:04d}"
+    return payload
+
+
+def hook(event: str, payload: dict[str, Any], project: Path) -> None:
+    """The registered command for a per-tool-call event: the spool file, no site."""
+    env = dict(os.environ, CLAUDE_PROJECT_DIR=str(project))
+    result = subprocess.run(
+        [sys.executable, "-S", "-E", str(SPOOL_PY), event],
+        input=json.dumps(payload).encode(), capture_output=True, env=env, timeout=60,
+    )
+    assert (result.returncode, result.stderr) == (0, b"")
+
+
+def folder(project: Path) -> str:
+    return spool.spool_dir(str(project))
+
+
+def stored(project: Path) -> list[Any]:
+    with FailureStore.for_project(project) as store:
+        return store.failures()
+
+
+PYTEST_ERROR = (
+    "Exit code 1\n"
+    "============================= test session starts ==============================\n"
+    "collected 12 items\n\n"
+    "tests/test_cart.py ...F........                                          [100%]\n\n"
+    "FAILED tests/test_cart.py::test_add - assert 3 == 4\n"
+    "========================= 1 failed, 11 passed in 0.41s ========================="
+)
+
+
+def test_a_fix_episode_spooled_then_ingested(project: Path) -> None:
+    command = "pytest tests/test_cart.py"
+    hook("PostToolUseFailure", failure(project, command, PYTEST_ERROR), project)
+    session = sample("PostToolUseFailure.Bash.json", project)["session_id"]
+    edit = sample("PostToolUse.Edit.json", project, session_id=session)
+    edit["tool_input"]["file_path"] = str(project / "src" / "cart.py")
+    hook("PostToolUse", edit, project)
+    success = sample("PostToolUse.Bash.json", project, session_id=session)
+    success["tool_input"]["command"] = command
+    hook("PostToolUse", success, project)
+    assert stored(project) == []  # nothing processed yet: the hooks only appended
+
+    result = ingest.ingest_project(str(project))
+    assert (result.done, result.skipped, result.left) == (3, 0, False)
+    with FailureStore.for_project(project) as store:
+        [group] = store.failure_groups()
+    assert group.paths == ("tests/test_cart.py",)
+    assert group.fix_paths == ("src/cart.py",)
+    assert group.fix_commands == (command,)
+    assert not ingest.pending(folder(project))
+    assert ingest.ingest_project(str(project)).done == 0
+
+
+def append(project: Path, event: str, payload: dict[str, Any], ts_ns: int) -> None:
+    where = folder(project)
+    os.makedirs(where, exist_ok=True)
+    record = spool.encode_record(event, str(project), ts_ns, json.dumps(payload).encode())
+    with open(os.path.join(where, spool.ACTIVE), "ab") as fh:
+        fh.write(record)
+
+
+def test_records_keep_the_time_and_project_of_their_hook(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    then = 1_760_000_000.25
+    payload = failure(project, "make build", "Exit code 2\nmake: *** [build] Error 2")
+    payload["cwd"] = str(tmp_path)  # the ingester's own project and cwd do not matter
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(tmp_path))
+    append(project, "PostToolUseFailure", payload, int(then * 1e9))
+    ingest.ingest(folder(project))
+    [stored_failure] = stored(project)
+    assert stored_failure.ts == pytest.approx(then)
+    assert stored_failure.command == "make build"
+
+
+def test_garbage_and_a_bad_record_are_passed_over_and_logged(project: Path) -> None:
+    where = folder(project)
+    os.makedirs(where)
+    with open(os.path.join(where, spool.ACTIVE), "ab") as fh:
+        fh.write(b"\x00\x01 torn bytes \n")
+        fh.write(spool.encode_record("PostToolUseFailure", str(project), 1, b"{not json"))
+    append(project, "PostToolUseFailure", failure(project, "tsc", "Exit code 2\nerror TS2322"),
+           time.time_ns())
+    result = ingest.ingest(folder(project))
+    assert (result.done, result.skipped) == (1, 1)
+    assert [f.command for f in stored(project)] == ["tsc"]
+    log = (Path(os.environ["POKAYOKAY_HOME"]) / "logs" / "pokayokay.log").read_text()
+    assert "passed over" in log and "bytes that are no record" in log
+
+
+def test_a_transient_error_leaves_the_record_for_the_next_ingester(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(3):
+        append(project, "PostToolUseFailure",
+               failure(project, f"cmd{n}", f"Exit code 1\nboom {n}", n=n), time.time_ns())
+    real = capture.post_tool_use_failure
+    calls: list[str] = []
+
+    def busy_once(payload: dict[str, Any], event: str) -> str:
+        calls.append(payload["tool_use_id"])
+        if len(calls) == 2:
+            raise sqlite3.OperationalError("database is locked")
+        return real(payload, event)
+
+    monkeypatch.setattr(capture, "post_tool_use_failure", busy_once)
+    first = ingest.ingest(folder(project))
+    assert (first.done, first.left) == (1, True)
+    second = ingest.ingest(folder(project))
+    assert (second.done, second.left) == (2, False)
+    assert calls == ["toolu_0000", "toolu_0001", "toolu_0001", "toolu_0002"]
+    assert sorted(f.command for f in stored(project)) == ["cmd0", "cmd1", "cmd2"]
+
+
+def test_a_budget_leaves_the_rest_in_order(project: Path) -> None:
+    for n in range(5):
+        append(project, "PostToolUseFailure",
+               failure(project, f"cmd{n}", f"Exit code 1\nboom {n}", n=n), time.time_ns())
+    assert ingest.ingest(folder(project), budget=0.0).left
+    assert stored(project) == []
+    assert ingest.ingest(folder(project)).done == 5
+
+
+def test_a_hook_does_not_wait_for_another_ingester(project: Path) -> None:
+    append(project, "PostToolUseFailure", failure(project, "x", "Exit code 1\nx"), 1)
+    import fcntl
+
+    fd = os.open(os.path.join(folder(project), spool.LOCK), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        result = ingest.ingest_project(str(project), budget=0.2)
+        assert (result.done, result.left) == (0, True)
+    finally:
+        os.close(fd)
+    assert ingest.ingest_project(str(project)).done == 1
+
+
+# --- crashes and concurrency ------------------------------------------------------------------
+
+
+def _record_ids(log: str) -> Any:
+    def recorder(payload: dict[str, Any], event: str) -> str:
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        os.write(fd, (payload["tool_use_id"] + "\n").encode())
+        os.close(fd)
+        return ""
+
+    return recorder
+
+
+def _crash_at(log: str, crash_id: str) -> Any:
+    record = _record_ids(log)
+
+    def handler(payload: dict[str, Any], event: str) -> str:
+        if payload["tool_use_id"] == crash_id:
+            os._exit(3)  # the ingester dies before this record is stored
+        return record(payload, event)
+
+    return handler
+
+
+def _ingest_in_child(where: str) -> None:
+    ingest.ingest(where, wait=10.0)
+
+
+def test_a_crashed_ingester_loses_nothing_and_repeats_nothing(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(6):
+        append(project, "PostToolUseFailure",
+               failure(project, "c", "Exit code 1\nx", n=n), time.time_ns())
+    log = str(tmp_path / "handled.log")
+    context = multiprocessing.get_context("fork")
+    monkeypatch.setattr(capture, "post_tool_use_failure", _crash_at(log, "toolu_0003"))
+    child = context.Process(target=_ingest_in_child, args=(folder(project),))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 3
+    # More tool calls arrive meanwhile, then the next ingester runs.
+    append(project, "PostToolUseFailure", failure(project, "c", "Exit code 1\nx", n=6), 1)
+    monkeypatch.setattr(capture, "post_tool_use_failure", _record_ids(log))
+    assert ingest.ingest(folder(project)).done == 4
+    assert Path(log).read_text().split() == [f"toolu_{n:04d}" for n in range(7)]
+
+
+def _write_many(project: str, writer: int, count: int) -> None:
+    for n in range(count):
+        payload = {"session_id": f"s{writer}", "tool_name": "Bash", "cwd": project,
+                   "tool_input": {"command": "x"}, "error": "Exit code 1\n" + "y" * (n * 97),
+                   "tool_use_id": f"w{writer}-{n}"}
+        spool.spool("PostToolUseFailure", json.dumps(payload).encode(),
+                    dict(os.environ, CLAUDE_PROJECT_DIR=project))
+
+
+def _ingest_until(where: str, stop: Any) -> None:
+    while not stop.is_set():
+        ingest.ingest(where, wait=0.0)
+    ingest.ingest(where, wait=10.0)
+
+
+def test_parallel_sessions_and_concurrent_ingesters_count_every_call_once(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = str(tmp_path / "handled.log")
+    monkeypatch.setattr(capture, "post_tool_use_failure", _record_ids(log))
+    context = multiprocessing.get_context("fork")
+    stop = context.Event()
+    where = folder(project)
+    os.makedirs(where)
+    ingesters = [context.Process(target=_ingest_until, args=(where, stop)) for _ in range(2)]
+    writers = [context.Process(target=_write_many, args=(str(project), w, 60)) for w in range(4)]
+    for process in ingesters + writers:
+        process.start()
+    for process in writers:
+        process.join(120)
+        assert process.exitcode == 0
+    stop.set()
+    for process in ingesters:
+        process.join(120)
+        assert process.exitcode == 0
+    ingest.ingest(where)
+    handled = Path(log).read_text().split()
+    assert sorted(handled) == sorted(f"w{w}-{n}" for w in range(4) for n in range(60))
+    assert not ingest.pending(where)
