@@ -239,7 +239,8 @@ def test_a_huge_prompt_is_capped(project: Path) -> None:
     code, out, err = run(payload(project, prompt))
     assert (code, out, err) == (0, "", "")
     code, out, _ = run(payload(project, RELATED + " " + "lorem ipsum dolor " * 60_000))
-    assert code == 0 and out == ""  # diluted by the filler within the cap: honest, not noisy
+    # within the cap the filler is three unknown words: the relevant start still counts
+    assert code == 0 and "Never run alembic upgrade head" in context_of(out)
 
 
 def test_a_failure_fails_open(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -275,7 +276,7 @@ def test_a_damaged_posting_in_the_cache_is_recovered_from(project: Path) -> None
     first = run(payload(project, RELATED))
     path = project_state_dir(str(project)) / "recall-index.json"
     data = json.loads(path.read_text("utf-8"))
-    for term in recall.query_terms(RELATED):
+    for term in recall.query_features(RELATED).counts:
         if term in data["index"]["postings"]:
             data["index"]["postings"][term] = "not,numbers"
     path.write_text(json.dumps(data), "utf-8")

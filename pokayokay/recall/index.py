@@ -46,21 +46,40 @@ from __future__ import annotations
 import json
 import math
 
-from pokayokay.recall.terms import WEAK_FACTOR, query_terms, term_counts, weak_terms
+from pokayokay.recall.concepts import (
+    BIGRAM_JOIN,
+    CONCEPT_PREFIX,
+        factor,
+    features,
+    query_features,
+)
+from pokayokay.recall.terms import WEAK_FACTOR, weak_terms
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
     from typing import Any
 
 METHOD = "tfidf"
 # Bumped whenever tokenisation, weights or document scores change: cached indexes are rebuilt.
-ANALYSIS_VERSION = 1
+ANALYSIS_VERSION = 2
 # The layout of Index.to_data.
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 # Calibrated on tests/data/recall (see the module docstring and tests/test_recall.py).
-FLOOR = 0.20
+FLOOR = 0.34
 TOP_K = 3
+# A prompt term no note contains weighs this share of the rarest known term's IDF: a paraphrase
+# says much the note does not, and that alone must not push the note away.
+UNKNOWN_FACTOR = 0.5
+# A note that shares fewer than MIN_EVIDENCE distinct words or concepts with the prompt (bigrams
+# and weak words not counted) scores THIN_EVIDENCE_FACTOR of its cosine.
+MIN_EVIDENCE = 2
+# The concept cosine counts this share of itself against the word cosine (calibrated: 1.0).
+CONCEPT_SHARE = 1.0
+# The weaker of the two cosines adds this share of itself (it breaks ties among notes about the
+# same concepts).
+BOTH_SHARE = 0.25
+THIN_EVIDENCE_FACTOR = 0.55
 # A truncated entry keeps at least this many characters of text, else it is dropped.
 MIN_ENTRY_CHARS = 40
 # How many candidates below the floor `pokayokay recall --json` reports.
@@ -148,7 +167,7 @@ def _idf(n: int, df: int) -> float:
 
 
 def _weight(term: str, weak: frozenset[str]) -> float:
-    return WEAK_FACTOR if term in weak else 1.0
+    return (WEAK_FACTOR if term in weak else 1.0) * factor(term)
 
 
 def _ints(text: str) -> list[int]:
@@ -169,7 +188,7 @@ class Index:
     most a few documents, while parsing all of them would cost more than the whole query.
     """
 
-    __slots__ = ("_docs", "_rows", "lengths", "norms", "postings", "weights")
+    __slots__ = ("_docs", "_rows", "lengths", "norms", "cnorms", "postings", "weights")
 
     def __init__(
         self,
@@ -179,11 +198,13 @@ class Index:
         postings: dict[str, list[int] | str],
         weights: list[float],
         rows: list[str] | None = None,
+        cnorms: list[float] | None = None,
     ) -> None:
         self._docs = docs
         self._rows = rows
         self.lengths = lengths
         self.norms = norms
+        self.cnorms = cnorms if cnorms is not None else [0.0] * len(norms)
         self.postings = postings
         self.weights = weights
 
@@ -194,7 +215,7 @@ class Index:
         """Index ``docs``; ``counts`` (their term counts, in order) saves re-analysing them."""
         docs = list(docs)
         if counts is None:
-            counts = [term_counts(doc.search) for doc in docs]
+            counts = [features(doc.search) for doc in docs]
         postings: dict[str, list[int]] = {}
         lengths: list[int] = []
         for i, doc_counts in enumerate(counts):
@@ -204,11 +225,19 @@ class Index:
         n = len(docs)
         weak = weak_terms()
         idf = {t: _idf(n, len(p) // 2) * _weight(t, weak) for t, p in postings.items()}
-        norms = []
+        norms, cnorms = [], []
         for doc_counts in counts:
-            total = sum(((1.0 + math.log(tf)) * idf[t]) ** 2 for t, tf in doc_counts.items())
-            norms.append(math.sqrt(total))
-        return cls(list(docs), lengths, norms, dict(postings), [d.weight for d in docs])
+            words = concepts = 0.0
+            for t, tf in doc_counts.items():
+                w = ((1.0 + math.log(tf)) * idf[t]) ** 2
+                if t.startswith(CONCEPT_PREFIX):
+                    concepts += w
+                else:
+                    words += w
+            norms.append(math.sqrt(words))
+            cnorms.append(math.sqrt(concepts))
+        weights = [d.weight for d in docs]
+        return cls(list(docs), lengths, norms, dict(postings), weights, None, cnorms)
 
     def posting(self, term: str) -> list[int]:
         found = self.postings.get(term)
@@ -250,6 +279,7 @@ class Index:
             ],
             "lengths": ",".join(map(str, self.lengths)),
             "norms": ",".join(map(repr, self.norms)),
+            "cnorms": ",".join(map(repr, self.cnorms)),
             "weights": ",".join(map(repr, self.weights)),
             "postings": {
                 t: p if isinstance(p, str) else ",".join(map(str, p))
@@ -261,9 +291,10 @@ class Index:
     def from_data(cls, data: dict[str, Any]) -> Index:
         """The index :meth:`to_data` saved; ValueError when the data is not one."""
         rows, postings = data.get("docs"), data.get("postings")
-        lengths_text, norms_text, weights_text = (
+        lengths_text, norms_text, cnorms_text, weights_text = (
             data.get("lengths"),
             data.get("norms"),
+            data.get("cnorms"),
             data.get("weights"),
         )
         if not (
@@ -272,6 +303,7 @@ class Index:
             and isinstance(postings, dict)
             and isinstance(lengths_text, str)
             and isinstance(norms_text, str)
+            and isinstance(cnorms_text, str)
             and isinstance(weights_text, str)
             and all(isinstance(r, str) for r in rows)
             and all(isinstance(p, str) for p in postings.values())
@@ -279,43 +311,80 @@ class Index:
             raise ValueError("inconsistent recall index")
         lengths = _ints(lengths_text)
         norms = _floats(norms_text)
+        cnorms = _floats(cnorms_text)
         weights = [min(1.0, max(0.0, w)) for w in _floats(weights_text)]
-        if not len(rows) == len(lengths) == len(norms) == len(weights):
+        if not len(rows) == len(lengths) == len(norms) == len(cnorms) == len(weights):
             raise ValueError("inconsistent recall index (columns)")
-        return cls([None] * len(rows), lengths, norms, postings, weights, rows)
+        return cls([None] * len(rows), lengths, norms, postings, weights, rows, cnorms)
 
     # -- scoring --------------------------------------------------------------------------------
 
-    def scores(self, query: dict[str, int], method: str = METHOD) -> dict[int, float]:
-        """Similarity of every document sharing a term with ``query`` (document index → score)."""
+    def scores(
+        self,
+        query: dict[str, int],
+        method: str = METHOD,
+        evokers: Mapping[str, frozenset[str]] | None = None,
+    ) -> dict[int, float]:
+        """Similarity of every document sharing a term with ``query`` (document index → score);
+        ``evokers``: the prompt's words behind each concept feature (:class:`Query`)."""
         if method == "tfidf":
-            return self._tfidf(query)
+            return self._tfidf(query, evokers or {})
         if method == "bm25":
             return self._bm25(query)
         raise ValueError(f"unknown recall method {method!r}")
 
-    def _tfidf(self, query: dict[str, int]) -> dict[int, float]:
+    def _tfidf(
+        self, query: dict[str, int], evokers: Mapping[str, frozenset[str]]
+    ) -> dict[int, float]:
+        """Two cosines, over words (terms and bigrams) and over concepts; the better one counts,
+        scaled down when the note shares fewer than MIN_EVIDENCE words of the prompt."""
         n = len(self._docs)
         if not n or not query:
             return {}
         rarest = _idf(n, 1)
         weak = weak_terms()
         acc: dict[int, float] = {}
-        q_norm = 0.0
+        cacc: dict[int, float] = {}
+        evidence: dict[int, set[str]] = {}
+        q_norm = cq_norm = 0.0
         for term, qtf in query.items():
             posting = self.posting(term)
-            idf = (_idf(n, len(posting) // 2) if posting else rarest) * _weight(term, weak)
+            weight = _weight(term, weak)
+            idf = (_idf(n, len(posting) // 2) if posting else rarest * UNKNOWN_FACTOR) * weight
             qw = (1.0 + math.log(qtf)) * idf
-            q_norm += qw * qw
+            concept = term.startswith(CONCEPT_PREFIX)
+            if concept:
+                cq_norm += qw * qw
+                target = cacc
+            else:
+                q_norm += qw * qw
+                target = acc
+            # Evidence is counted in the prompt's words: a word matched as itself and through
+            # the concept it evokes counts once, and so does a phrase.
+            if concept:
+                words: Iterable[str] = evokers.get(term, ())
+            elif term in weak or BIGRAM_JOIN in term:
+                words = ()
+            else:
+                words = (term,)
             for j in range(0, len(posting), 2):
                 d = posting[j]
-                acc[d] = acc.get(d, 0.0) + qw * (1.0 + math.log(posting[j + 1])) * idf
-        q_norm = math.sqrt(q_norm)
+                target[d] = target.get(d, 0.0) + qw * (1.0 + math.log(posting[j + 1])) * idf
+                if words:
+                    evidence.setdefault(d, set()).update(words)
+        q_norm, cq_norm = math.sqrt(q_norm), math.sqrt(cq_norm)
         out = {}
-        for d, dot in acc.items():
-            norm = self.norms[d]
-            if norm > 0 and q_norm > 0:
-                out[d] = min(1.0, dot / (norm * q_norm)) * self.weights[d]
+        for d in set(acc) | set(cacc):
+            norm, cnorm = self.norms[d], self.cnorms[d]
+            lexical = acc.get(d, 0.0) / (norm * q_norm) if norm > 0 and q_norm > 0 else 0.0
+            conceptual = cacc.get(d, 0.0) / (cnorm * cq_norm) if cnorm > 0 and cq_norm > 0 else 0.0
+            conceptual *= CONCEPT_SHARE
+            best, other = max(lexical, conceptual), min(lexical, conceptual)
+            score = min(1.0, best + BOTH_SHARE * other) * self.weights[d]
+            if len(evidence.get(d, ())) < MIN_EVIDENCE:
+                score *= THIN_EVIDENCE_FACTOR
+            if score > 0:
+                out[d] = score
         return out
 
     def _bm25(self, query: dict[str, int]) -> dict[int, float]:
@@ -347,7 +416,8 @@ class Index:
     def ranked(self, prompt: str, *, method: str = METHOD) -> Iterator[tuple[int, float]]:
         """``(document index, score)`` of every document sharing a term with ``prompt``, best
         first; equal scores keep document order. No document is read."""
-        scored = self.scores(query_terms(prompt), method)
+        query = query_features(prompt)
+        scored = self.scores(query.counts, method, query.evokers)
         for d in sorted(scored, key=lambda d: (-scored[d], d)):
             yield d, scored[d]
 

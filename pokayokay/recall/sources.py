@@ -40,7 +40,7 @@ import zlib
 from pokayokay.names import FAILURES_DB, RECALL_ENTRIES_FILE, RECALL_INDEX_FILE
 from pokayokay.recall import block as recall_block
 from pokayokay.recall.index import Document, Index
-from pokayokay.recall.terms import term_counts
+from pokayokay.recall.concepts import features as term_counts
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
@@ -71,6 +71,8 @@ DEFAULT_PARSE_BUDGET = 2.0
 
 # A learning's confidence scales its score; session captures are stored as low.
 CONFIDENCE_WEIGHT = {"high": 1.0, "medium": 1.0, "low": 0.9}
+# An automatic past fix scores this share: at equal relevance the user's own notes come first.
+FIX_WEIGHT = 0.85
 
 
 # --------------------------------------------------------------------------------------------
@@ -343,7 +345,7 @@ def read_fixes(state_dir: str) -> list[tuple[Document, dict[str, int]]]:
         shown = _shown(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
         search = " ".join([group.excerpt, group.category, *commands, *paths])
         key = zlib.crc32(group.signature.encode("utf-8", "surrogateescape"))
-        doc = Document(f"fix:{key:08x}", "fix", shown, clean=True)
+        doc = Document(f"fix:{key:08x}", "fix", shown, clean=True, weight=FIX_WEIGHT)
         out.append((doc, term_counts(search[:MAX_TEXT_CHARS])))
         if len(out) >= MAX_FIX_GROUPS:
             break
