@@ -29,3 +29,5 @@ SECTION_END_MARKER = "<!-- /pokayokay -->"
 
 # --- fixed sentences pokayokay puts in front of Claude
 SESSION_START_TIP = "Tip: Use `/remember <learning>` to capture insights."
+# Which recalled notes were injected in which session (recall's once-per-session manners).
+RECALL_SHOWN_FILE = "recall-shown.json"

@@ -17,6 +17,7 @@ from pokayokay.recall import block as recall_block
 from pokayokay.recall import index as recall
 from pokayokay.recall import terms as recall_terms
 from pokayokay.recall.index import Document, Hit, Index
+from pokayokay.recall.report import recall_cli
 from pokayokay.recall.sources import (
     ENTRIES_FILE,
     INDEX_FILE,
@@ -24,7 +25,6 @@ from pokayokay.recall.sources import (
     fix_text,
     learning_document,
     load_index,
-    recall_cli,
 )
 from pokayokay.safety.sanitize import excerpt
 

@@ -110,9 +110,9 @@ def context_of(stdout: str, event: str = EVENT) -> str:
     return context
 
 
-def assert_fenced(context: str) -> list[str]:
+def assert_fenced(context: str, advisory: str = recall_block.ADVISORY) -> list[str]:
     lines = context.split("\n")
-    assert lines[:2] == [recall_block.ADVISORY, recall_block.OPEN_TAG]
+    assert lines[:2] == [advisory, recall_block.OPEN_TAG]
     assert lines[-2:] == [recall_block.CLOSE_TAG, recall_block.REANCHOR]
     found = lines[2:-2]
     assert 1 <= len(found) <= recall.TOP_K
@@ -322,7 +322,9 @@ def test_session_start_recalls_on_the_branch(project: Path) -> None:
     assert handler.session_start_context(data) == ""
     git(project, "checkout", "-q", "-b", "feature/staging-migration-lock")
     out = handler.session_start(data, "SessionStart")
-    found = assert_fenced(context_of(out, "SessionStart"))
+    # there is no prompt yet: the block says what it matched on
+    found = assert_fenced(context_of(out, "SessionStart"), recall_block.ADVISORY_BRANCH)
+    assert "prompt;" not in recall_block.ADVISORY_BRANCH
     assert "alembic" in found[0]
     assert handler.session_start_context(data) == context_of(out, "SessionStart")
 

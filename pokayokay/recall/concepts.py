@@ -98,7 +98,8 @@ ci: ci pipeline pipelines workflow workflows yaml yml runner runners | github ac
 thirdparty: marketplace community plugin plugins vendor third-party | third party
   | external action
 pin: pin pinned pinning sha digest @v1 @v2 @v3 @v4 | moved tag | version tag
-infra: terraform infrastructure infra iac bucket buckets vpc provision provisioning cloudformation pulumi
+infra: terraform infrastructure infra iac bucket buckets vpc provision provisioning
+  cloudformation pulumi
   aws gcp azure dns | load balancer | load balancers
 permission: permission permissions access authorization authorize authorized admin admins
   role roles restrict restricted forbidden allowany | only admins
@@ -109,7 +110,8 @@ money: money price prices pricing amount amounts cents currency currencies decim
   floats rounding discount discounts total totals euro euros dollar dollars
 clientdata: tanstack redux fetch fetching refetch refetching swr zustand mobx fresh stale
   invalidate | react query | client side | client-side | server data | server state
-e2e: playwright cypress selenium browser e2e flow flows journey journeys | end-to-end | end to end | ui test
+e2e: playwright cypress selenium browser e2e flow flows journey journeys | end-to-end
+  | end to end | ui test
   | journey checks | ui journey
 seed: seed seeds seeded seeding fixture fixtures demo | sample data | test data
 search: search searching searches find finder opensearch elasticsearch solr meilisearch
@@ -165,8 +167,11 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_.+@:-]*[a-z0-9+]|[a-z0-9]")
 class _Table:
     __slots__ = ("words", "phrases")
 
-    def __init__(self, words: dict[str, tuple[str, ...]], phrases: re.Pattern[str] | None,
-                 ) -> None:
+    def __init__(
+        self,
+        words: dict[str, tuple[str, ...]],
+        phrases: re.Pattern[str] | None,
+    ) -> None:
         self.words = words
         self.phrases = phrases
 

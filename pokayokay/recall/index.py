@@ -49,7 +49,7 @@ import math
 from pokayokay.recall.concepts import (
     BIGRAM_JOIN,
     CONCEPT_PREFIX,
-        factor,
+    factor,
     features,
     query_features,
 )
@@ -57,7 +57,7 @@ from pokayokay.recall.terms import WEAK_FACTOR, weak_terms
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
     from typing import Any
 
 METHOD = "tfidf"
@@ -80,6 +80,12 @@ CONCEPT_SHARE = 1.0
 # same concepts).
 BOTH_SHARE = 0.25
 THIN_EVIDENCE_FACTOR = 0.55
+# At most this many automatic past fixes among the hits, unless nothing else qualifies.
+MAX_FIXES = 1
+# How many candidates above the floor are looked at beyond TOP_K (fixes set aside, notes shown).
+MAX_CANDIDATES = 12
+# A note already injected in this session comes back only when the prompt is about it again.
+REPEAT_FLOOR = 0.6
 # A truncated entry keeps at least this many characters of text, else it is dropped.
 MIN_ENTRY_CHARS = 40
 # How many candidates below the floor `pokayokay recall --json` reports.
@@ -465,27 +471,42 @@ def recall(
     k: int = TOP_K,
     method: str = METHOD,
     near_misses: int = 0,
+    shown: Collection[str] = (),
+    repeat_floor: float = REPEAT_FLOOR,
 ) -> Result:
     """The top ``k`` documents at or above ``floor`` for ``prompt``; with ``near_misses``, also
-    that many of the best below it (only those documents are read from the index)."""
-    hits: list[Hit] = []
+    that many of the best below it (only those documents are read from the index).
+
+    Manners: at most :data:`MAX_FIXES` automatic past fix among the hits unless nothing else
+    clears the floor (a fix also scores :data:`~pokayokay.recall.sources.FIX_WEIGHT` of its
+    similarity, so at equal relevance the user's notes come first); a document in ``shown``
+    (already injected in this session) comes back only when it scores ``repeat_floor``.
+    """
+    above: list[Hit] = []
     near: list[Hit] = []
     seen: set[str] = set()
     for d, score in index.ranked(prompt, method=method):
-        above = score >= floor
-        if above and len(hits) >= k:
+        is_above = score >= floor
+        if is_above and len(above) >= k + MAX_CANDIDATES:
             if not near_misses:
                 break
             continue
-        if not above and len(near) >= near_misses:
+        if not is_above and len(near) >= near_misses:
             break
         doc = index.doc(d)
         key = " ".join(doc.text.casefold().split())
         if key in seen:
             continue
         seen.add(key)
-        (hits if above else near).append(Hit(doc, score))
-    return Result(hits, near, floor)
+        if is_above and doc.id in shown and score < repeat_floor:
+            continue
+        (above if is_above else near).append(Hit(doc, score))
+    notes = [h for h in above if h.doc.kind != "fix"]
+    fixes = [h for h in above if h.doc.kind == "fix"]
+    chosen = notes[:k]
+    chosen += fixes[: k - len(chosen) if not notes else min(MAX_FIXES, k - len(chosen))]
+    chosen.sort(key=lambda h: (-h.score, h.doc.kind == "fix"))
+    return Result(chosen, near, floor)
 
 
 # --------------------------------------------------------------------------------------------
