@@ -112,18 +112,9 @@ def test_a_users_learning_ranks_above_an_automatic_fix_at_equal_relevance() -> N
 
 def test_at_most_one_fix_unless_nothing_else_qualifies() -> None:
     fixes = [
-        fix(
-            1,
-            "ModuleNotFoundError tessera.plugins in pytest; resolved by .venv/bin/python -m pytest",
-        ),
-        fix(
-            2,
-            "pytest collected 0 items in tests/api; resolved by .venv/bin/python -m pytest -p xdist",
-        ),
-        fix(
-            3,
-            "pytest ImportError conftest plugins; resolved after edits to conftest.py and pytest.ini",
-        ),
+        fix(1, "ModuleNotFoundError plugins in pytest; fixed by .venv/bin/python -m pytest"),
+        fix(2, "pytest collected 0 items in tests/api; fixed by .venv/bin/python -m pytest -p no"),
+        fix(3, "pytest ImportError conftest plugins; fixed after edits to conftest.py, pytest.ini"),
     ]
     note = Document("learning:a", "learning", LEARNING)
     prompt = "pytest fails with ImportError on the plugins in conftest"
