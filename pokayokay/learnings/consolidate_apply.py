@@ -309,6 +309,17 @@ def _target_texts(
 # -- the run -----------------------------------------------------------------------------------
 
 
+def _contradictions(location: MemoryLocation) -> list[str]:
+    from pokayokay.infra.logs import log_exception
+    from pokayokay.learnings.stored import contradicting_learnings
+
+    try:
+        return contradicting_learnings(location.memory_dir)
+    except Exception as exc:  # comparing learnings never costs the consolidation
+        log_exception("consolidate: comparing the stored learnings", exc)
+        return []
+
+
 def consolidate(
     project_dir: Path,
     location: MemoryLocation,
@@ -335,6 +346,7 @@ def consolidate(
     day = today or date.today()
     path = learnings if learnings is not None else learnings_path(project_dir, config)
     outcome = ConsolidationOutcome(path, dry_run, day, config)
+    outcome.contradictions = _contradictions(location)
     if dry_run:
         _run(outcome, project_dir, location, settings, environ, git_timeout)
         outcome.report_text = render_report(outcome)
