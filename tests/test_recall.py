@@ -17,15 +17,9 @@ from pokayokay.recall import block as recall_block
 from pokayokay.recall import index as recall
 from pokayokay.recall import terms as recall_terms
 from pokayokay.recall.index import Document, Hit, Index
+from pokayokay.recall.readers import decision_document, fix_text, learning_document
 from pokayokay.recall.report import recall_cli
-from pokayokay.recall.sources import (
-    ENTRIES_FILE,
-    INDEX_FILE,
-    decision_document,
-    fix_text,
-    learning_document,
-    load_index,
-)
+from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE, load_index
 from pokayokay.safety.sanitize import excerpt
 
 DATA = Path(__file__).resolve().parent / "data" / "recall"

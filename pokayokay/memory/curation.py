@@ -40,7 +40,7 @@ from pokayokay.memory.document import (
 from pokayokay.memory.sections import END_MARKER, TOPIC_INDEX_ID, SectionSpec, Settings
 
 # Topic files pokayokay keeps up to date itself; their Topic Index links are never moved out.
-PINNED_TOPIC_FILES = ("recurring-failures.md", "rules-archive.md")
+PINNED_TOPIC_FILES = ("recurring-failures.md", "rules-archive.md", "learnings-archive.md")
 
 
 @dataclass(frozen=True)

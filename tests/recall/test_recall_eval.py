@@ -17,7 +17,7 @@ from pokayokay.recall import index as recall
 from pokayokay.recall import shown as shown_notes
 from pokayokay.recall.block import ADVISORY, ADVISORY_BRANCH
 from pokayokay.recall.index import Document, Index
-from pokayokay.recall.sources import FIX_WEIGHT, learning_document
+from pokayokay.recall.readers import FIX_WEIGHT, learning_document
 from pokayokay.safety.sanitize import excerpt
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "recall_eval"
