@@ -238,7 +238,9 @@ def render_status(data: dict[str, Any]) -> str:
     out.append(f"  {'section':<22}{'lines':>6}{'budget':>8}{'entries':>9}")
     for sec in now["sections"]:
         if not sec["present"]:
-            out.append(f"  {sec['title']:<22}{'-':>6}{sec['budget']:>8}{'-':>9}   missing")
+            out.append(
+                f"  {sec['title']:<22}{'-':>6}{sec['budget']:>8}{'-':>9}   no entry yet"
+            )
             continue
         flag = ""
         if sec["lines"] > sec["budget"]:

@@ -231,8 +231,8 @@ def _memory_plan(
         sim["text"] = text
         sim["archives"] = {name: decode_text(raw, path) for name, (path, raw) in archives.items()}
     text, archive_text = str(sim["text"]), dict(sim["archives"])
-    fixed = curate(text, settings, archive_text, day, evict=False)
-    invariants.check(fixed, settings, archive_text, day, evict=False)
+    fixed = curate(text, settings, archive_text, day, evict=False, keep_empty=True)
+    invariants.check(fixed, settings, archive_text, day, evict=False, keep_empty=True)
     edit = SectionEdit(section_id, tuple(bullets), owns=_owns_nothing)
     base = edit.apply(fixed.text, settings)
     invariants.check_edit(fixed.text, base, settings, section_id)
@@ -321,13 +321,14 @@ def _target_texts(
                 assert memory_text is not None
                 doc = parse(memory_text, settings.sections)
                 section = doc.section(found.section_id or "")
-                if section is None:
+                spec = settings.section(found.section_id or "")
+                if section is None and (spec is None or found.section_id in doc.unmarked):
                     fixed[index] = (
                         f"MEMORY.md has no managed section '{found.section_id}' to write into"
                     )
                     continue
-                spec = settings.section(found.section_id or "")
-                parts = ["".join(section.body_lines)]
+                # a managed section not written yet (it has had no entry) is empty
+                parts = ["".join(section.body_lines) if section is not None else ""]
                 names = [config.archive] + ([spec.archive] if spec is not None else [])
                 for name in names:
                     parts.append(_read_text(checked_target(location, name))[0])

@@ -129,8 +129,8 @@ def run_curation(
         archive_text = {name: decode_text(raw, path) for name, (path, raw) in archives.items()}
         base = text
         if edit is not None:
-            fixed = curate(text, settings, archive_text, day, evict=False)
-            invariants.check(fixed, settings, archive_text, day, evict=False)
+            fixed = curate(text, settings, archive_text, day, evict=False, keep_empty=True)
+            invariants.check(fixed, settings, archive_text, day, evict=False, keep_empty=True)
             base = edit.apply(fixed.text, settings)
             edit.check(fixed.text, base, settings)
         result = curate(base, settings, archive_text, day, evict=evict)
@@ -222,13 +222,26 @@ def ensure_memory_template(location: MemoryLocation, settings: Settings) -> str:
         from pokayokay.infra.templating import render
 
         target.parent.mkdir(parents=True, exist_ok=True)
-        text = render("MEMORY.md.j2", sections=settings.sections, end_marker=END_MARKER)
+        # Without empty_sections a section is written with its first entry: the new file is
+        # the title alone.
+        sections = settings.sections if settings.empty_sections else ()
+        text = render("MEMORY.md.j2", sections=sections, end_marker=END_MARKER)
         try:
             replace_if_unchanged(target, None, encode_text(text))
         except Conflict:
             pass  # Claude created it this very moment: fall through and add sections to it
         else:
+            if not sections:
+                return (
+                    f"created {target}; pokayokay's managed sections appear in it with their "
+                    "first entries"
+                )
             return f"created {target} with {len(settings.sections)} managed sections"
+    if not settings.empty_sections:
+        return (
+            f"{target} exists; pokayokay's managed sections appear in it with their first "
+            "entries (existing text untouched)"
+        )
     outcome = run_curation(location, settings, write=True, evict=False)
     result = outcome.result
     if result is None or not result.changed:

@@ -97,6 +97,8 @@ class CurationResult:
     before: FileStat
     after: FileStat
     archive_before: dict[str, str] = field(default_factory=dict)
+    # Managed sections taken out because they held nothing (Settings.empty_sections off).
+    dropped_sections: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -161,6 +163,10 @@ class _Curator:
         self.newline = self.doc.newline
         self.evicted: list[_Eviction] = []
         self.added_sections: list[str] = []
+        self.dropped_sections: list[str] = []
+        self.added_ids: set[int] = set()
+        # A section add_missing put before an existing one took that one's lead lines.
+        self.lead_taken: list[tuple[Section, Section]] = []
         self.merged: list[str] = []
         self.closed: list[str] = []
         self.added_links: list[str] = []
@@ -226,12 +232,36 @@ class _Curator:
                 assert isinstance(following, Section)
                 section = new_section(spec, self.newline, lead_blank=False)
                 section.lead, following.lead = following.lead, [self.newline]
+                self.lead_taken.append((section, following))
             else:
                 previous = split_lines(self.doc.render_upto(pos)) if pos else []
                 lead = bool(previous) and not is_blank(previous[-1])
                 section = new_section(spec, self.newline, lead_blank=lead)
             segs.insert(pos, section)
             self.added_sections.append(spec.title)
+            self.added_ids.add(id(section))
+
+    def drop_empty(self) -> None:
+        """Take the managed sections this run added back out when they still hold nothing: a
+        section is written with its first entry, never as an empty heading. Sections already in
+        the file stay as they are (a file from an older pokayokay keeps its headings)."""
+        kept: list[Text | Section] = []
+        dropped: set[int] = set()
+        for seg in self.doc.segments:
+            if isinstance(seg, Section) and id(seg) in self.added_ids and _is_empty(seg):
+                self.dropped_sections.append(seg.spec.title)
+                dropped.add(id(seg))
+                continue
+            kept.append(seg)
+        # lead lines a dropped section took from the one after it go back, last taken first
+        for section, following in reversed(self.lead_taken):
+            if id(section) in dropped:
+                following.lead = section.lead
+        self.doc.segments = kept
+        # a section added by this run and dropped again was neither
+        added = [t for t in self.added_sections if t not in self.dropped_sections]
+        self.dropped_sections = [t for t in self.dropped_sections if t not in self.added_sections]
+        self.added_sections = added
 
     def _index_of(self, section_id: str) -> int | None:
         for i, seg in enumerate(self.doc.segments):
@@ -448,12 +478,20 @@ class _Curator:
 
 
 def curate(
-    text: str, settings: Settings, archives: Mapping[str, str], today: date, *, evict: bool = True
+    text: str,
+    settings: Settings,
+    archives: Mapping[str, str],
+    today: date,
+    *,
+    evict: bool = True,
+    keep_empty: bool = False,
 ) -> CurationResult:
     """Curate ``text`` (MEMORY.md); ``archives`` maps archive file names to their current text.
 
     With ``evict=False`` only the structure is repaired (sections added, merged, closed): what
-    ``pokayokay init`` does to an existing MEMORY.md.
+    ``pokayokay init`` does to an existing MEMORY.md. Managed sections left with nothing in them
+    are taken out at the end unless ``settings.empty_sections``; ``keep_empty`` keeps them (the
+    structure pass a feature's edit writes into).
     """
     curator = _Curator(text, settings, archives, today)
     before = file_stat(curator.doc, text, settings)
@@ -475,6 +513,8 @@ def curate(
             break
     if curator.doc.section(TOPIC_INDEX_ID) is None and curator.evicted:
         curator.notes.append("the Topic Index section is not managed, so archives are not linked")
+    if not keep_empty and not settings.empty_sections:
+        curator.drop_empty()
     new_text = curator.doc.render()
     new_archives, moves = curator.build_archives()
     after = file_stat(parse(new_text, settings.sections), new_text, settings)
@@ -485,6 +525,7 @@ def curate(
         archives=new_archives,
         moves=moves,
         added_sections=curator.added_sections,
+        dropped_sections=curator.dropped_sections,
         merged_duplicates=curator.merged,
         added_links=curator.added_links,
         closed_sections=curator.closed,
@@ -501,6 +542,10 @@ def archive_header(spec: SectionSpec, newline: str) -> str:
         f'Entries pokayokay moved out of the "{spec.title}" section of MEMORY.md to keep it '
         f"within Claude Code's load budget. Oldest batches first.{newline}"
     )
+
+
+def _is_empty(sec: Section) -> bool:
+    return all(is_blank(line) for line in [*sec.pre_marker, *sec.body_lines])
 
 
 def _nbytes(text: str) -> int:

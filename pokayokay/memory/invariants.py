@@ -37,6 +37,7 @@ def check(
     today: date,
     *,
     evict: bool = True,
+    keep_empty: bool = False,
 ) -> None:
     """Raise InvariantViolation (with a diff in its message) if curation broke a promise."""
     old_doc = parse(result.original, settings.sections)
@@ -71,7 +72,9 @@ def check(
         )
         raise InvariantViolation(f"curation would change text outside managed sections:\n{diff}")
 
-    again = curate(result.text, settings, archives_after, today, evict=evict)
+    again = curate(
+        result.text, settings, archives_after, today, evict=evict, keep_empty=keep_empty
+    )
     if again.changed:
         diff = "".join(
             difflib.unified_diff(

@@ -223,7 +223,7 @@ def _with_sections(text: str | None, settings: Settings, today: date) -> str:
         from pokayokay.infra.templating import render
 
         return render("MEMORY.md.j2", sections=settings.sections, end_marker=END_MARKER)
-    return curate(text, settings, {}, today, evict=False).text
+    return curate(text, settings, {}, today, evict=False, keep_empty=True).text
 
 
 def _needs_sections(text: str | None, settings: Settings) -> bool:
