@@ -6,7 +6,7 @@ one transaction, so an old store is upgraded in place and a newer one is refused
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: the first schema
@@ -90,6 +90,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             first_seen REAL NOT NULL
         ) WITHOUT ROWID""",
         "CREATE INDEX sessions_first_seen ON sessions(first_seen)",
+    ),
+    # 2: fixes, one row per failure group a fix episode closed (Recent Bug Fixes at SessionEnd)
+    (
+        """CREATE TABLE fixes (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            ts REAL NOT NULL,
+            signature TEXT NOT NULL,
+            command TEXT NOT NULL,
+            paths TEXT NOT NULL DEFAULT '[]'
+        )""",
+        "CREATE INDEX fixes_session ON fixes(session_id, ts)",
     ),
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION

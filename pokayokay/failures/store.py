@@ -58,6 +58,8 @@ EPISODE_MAX_AGE = 7 * 24 * 3600.0
 MAINTENANCE_EVERY = 500
 # BEGIN IMMEDIATE is retried this many times after the busy timeout ran out.
 WRITE_ATTEMPTS = 3
+# A fix row keeps at most this many of the files edited before the fix.
+MAX_FIX_PATHS = 20
 
 _T = TypeVar("_T")
 
@@ -390,6 +392,11 @@ class FailureStore:
                     )
                 ]
                 for signature in signatures:
+                    conn.execute(
+                        "INSERT INTO fixes (session_id, ts, signature, command, paths)"
+                        " VALUES (?, ?, ?, ?, ?)",
+                        (session_id, ts, signature, key, json.dumps(paths[:MAX_FIX_PATHS])),
+                    )
                     for path in paths:
                         self._bump_path(conn, signature, "fix", path)
                     conn.execute(
@@ -474,6 +481,7 @@ class FailureStore:
         )
         conn.execute("DELETE FROM episodes WHERE started < ?", (cutoff,))
         conn.execute("DELETE FROM edits WHERE ts < ?", (cutoff,))
+        conn.execute("DELETE FROM fixes WHERE ts < ?", (cutoff,))  # read at the session's end
         # Session bookkeeping older than the oldest raw failure kept is no longer needed
         # exactly: a session that old reappearing would count once more, which is harmless.
         oldest = conn.execute("SELECT min(ts) FROM failures").fetchone()[0]
@@ -486,6 +494,10 @@ class FailureStore:
         )
 
     # -- reads (the queries live in store_reads) --------------------------------------------
+
+    def session_fixes(self, session_id: str) -> list[store_reads.SessionFix]:
+        """The failure groups fix episodes closed in ``session_id``, oldest first."""
+        return store_reads.session_fixes(self._connection(), session_id)
 
     def failure_groups(self) -> list[FailureGroup]:
         """One group per signature, most widespread first (sessions, occurrences, recency)."""

@@ -236,8 +236,9 @@ def _memory_plan(
     edit = SectionEdit(section_id, tuple(bullets), owns=_owns_nothing)
     base = edit.apply(fixed.text, settings)
     invariants.check_edit(fixed.text, base, settings, section_id)
-    result = curate(base, settings, archive_text, day)
-    invariants.check(result, settings, archive_text, day)
+    added = [s.id for s in settings.sections if s.title in fixed.added_sections]
+    result = curate(base, settings, archive_text, day, droppable=added)
+    invariants.check(result, settings, archive_text, day, droppable=added)
     sim["text"], sim["archives"] = result.text, {**archive_text, **result.archives}
     return count_lines(text), count_lines(result.text)
 

@@ -50,7 +50,6 @@ from pokayokay.names import SESSION_START_TIP
 # Only the standard library basics and pokayokay.errors are imported here: the SessionStart hook
 # imports this module for session_start_tip(). Everything else is imported where it is used.
 if TYPE_CHECKING:
-
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.learnings.model import Learning
     from pokayokay.memory.sections import Settings
@@ -87,6 +86,7 @@ NO_SESSION = "(no session id)"
 
 SOURCE_MAX = 60
 LOCK_TIMEOUT = 10.0
+
 
 def session_start_tip() -> str:
     """The SessionStart context line that points at ``/remember``."""
@@ -345,6 +345,8 @@ def _save(
         notes = _update_index(location, settings, now_stored, result.path, environ)
         if result.status == "stored":
             notes = _contradiction_notes(result.learning.text, existing) + notes
+            if result.learning.category == "decision":
+                notes += _key_decision(location, settings, result.learning.text, result.path)
     return RememberResult(
         result.status,
         result.message,
@@ -354,6 +356,20 @@ def _save(
         result.similarity,
         notes,
     )
+
+
+def _key_decision(
+    location: MemoryLocation, settings: Settings, text: str, path: Path
+) -> tuple[str, ...]:
+    """A decision learning is also an entry of MEMORY.md's Key Decisions, linked to its file."""
+    from pokayokay.learnings.observed import KEY_DECISIONS, decision_entry, today, write_entries
+
+    if settings.section(KEY_DECISIONS) is None:
+        return ()
+    note = write_entries(
+        location, settings, {KEY_DECISIONS: [decision_entry(text, path.name, today())]}
+    )
+    return (f"Key Decisions: {note}",) if note else ()
 
 
 def _contradiction_notes(text: str, existing: Sequence[StoredLearning]) -> tuple[str, ...]:
@@ -432,4 +448,3 @@ def _create(
 
 
 # --- the /remember slash command --------------------------------------------------------------
-

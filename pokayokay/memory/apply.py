@@ -128,14 +128,16 @@ def run_curation(
         archives = read_archives(location, settings)
         archive_text = {name: decode_text(raw, path) for name, (path, raw) in archives.items()}
         base = text
+        added: list[str] = []  # sections the structure pass added for the edit
         if edit is not None:
             fixed = curate(text, settings, archive_text, day, evict=False, keep_empty=True)
             invariants.check(fixed, settings, archive_text, day, evict=False, keep_empty=True)
+            added = [s.id for s in settings.sections if s.title in fixed.added_sections]
             base = edit.apply(fixed.text, settings)
             edit.check(fixed.text, base, settings)
-        result = curate(base, settings, archive_text, day, evict=evict)
+        result = curate(base, settings, archive_text, day, evict=evict, droppable=added)
         try:
-            invariants.check(result, settings, archive_text, day, evict=evict)
+            invariants.check(result, settings, archive_text, day, evict=evict, droppable=added)
         except InvariantViolation as exc:
             logs.log(f"curation of {target} refused, nothing written: {exc.message}")
             raise

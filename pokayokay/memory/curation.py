@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -241,14 +241,17 @@ class _Curator:
             self.added_sections.append(spec.title)
             self.added_ids.add(id(section))
 
-    def drop_empty(self) -> None:
+    def drop_empty(self, droppable: Collection[str] = ()) -> None:
         """Take the managed sections this run added back out when they still hold nothing: a
         section is written with its first entry, never as an empty heading. Sections already in
         the file stay as they are (a file from an older pokayokay keeps its headings)."""
         kept: list[Text | Section] = []
         dropped: set[int] = set()
         for seg in self.doc.segments:
-            if isinstance(seg, Section) and id(seg) in self.added_ids and _is_empty(seg):
+            new = isinstance(seg, Section) and (
+                id(seg) in self.added_ids or seg.spec.id in droppable
+            )
+            if isinstance(seg, Section) and new and _is_empty(seg):
                 self.dropped_sections.append(seg.spec.title)
                 dropped.add(id(seg))
                 continue
@@ -259,9 +262,9 @@ class _Curator:
                 following.lead = section.lead
         self.doc.segments = kept
         # a section added by this run and dropped again was neither
-        added = [t for t in self.added_sections if t not in self.dropped_sections]
+        net = [t for t in self.added_sections if t not in self.dropped_sections]
         self.dropped_sections = [t for t in self.dropped_sections if t not in self.added_sections]
-        self.added_sections = added
+        self.added_sections = net
 
     def _index_of(self, section_id: str) -> int | None:
         for i, seg in enumerate(self.doc.segments):
@@ -485,13 +488,15 @@ def curate(
     *,
     evict: bool = True,
     keep_empty: bool = False,
+    droppable: Collection[str] = (),
 ) -> CurationResult:
     """Curate ``text`` (MEMORY.md); ``archives`` maps archive file names to their current text.
 
     With ``evict=False`` only the structure is repaired (sections added, merged, closed): what
     ``pokayokay init`` does to an existing MEMORY.md. Managed sections left with nothing in them
     are taken out at the end unless ``settings.empty_sections``; ``keep_empty`` keeps them (the
-    structure pass a feature's edit writes into).
+    structure pass a feature's edit writes into); ``droppable`` names sections that pass added,
+    which are taken out as well when the edit left them empty.
     """
     curator = _Curator(text, settings, archives, today)
     before = file_stat(curator.doc, text, settings)
@@ -514,7 +519,7 @@ def curate(
     if curator.doc.section(TOPIC_INDEX_ID) is None and curator.evicted:
         curator.notes.append("the Topic Index section is not managed, so archives are not linked")
     if not keep_empty and not settings.empty_sections:
-        curator.drop_empty()
+        curator.drop_empty(droppable)
     new_text = curator.doc.render()
     new_archives, moves = curator.build_archives()
     after = file_stat(parse(new_text, settings.sections), new_text, settings)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import date
 
 from pokayokay.errors import InvariantViolation
@@ -38,6 +38,7 @@ def check(
     *,
     evict: bool = True,
     keep_empty: bool = False,
+    droppable: Collection[str] = (),
 ) -> None:
     """Raise InvariantViolation (with a diff in its message) if curation broke a promise."""
     old_doc = parse(result.original, settings.sections)
@@ -73,7 +74,13 @@ def check(
         raise InvariantViolation(f"curation would change text outside managed sections:\n{diff}")
 
     again = curate(
-        result.text, settings, archives_after, today, evict=evict, keep_empty=keep_empty
+        result.text,
+        settings,
+        archives_after,
+        today,
+        evict=evict,
+        keep_empty=keep_empty,
+        droppable=droppable,
     )
     if again.changed:
         diff = "".join(
