@@ -47,8 +47,9 @@ class CurationOutcome:
     def changed(self) -> bool:
         if self.result is None:
             return False
-        edited = self.source_text is not None and self.source_text != self.result.original
-        return edited or self.result.changed
+        # against the file as read: sections added for an edit and taken out again are no change
+        before = self.source_text if self.source_text is not None else self.result.original
+        return before != self.result.text or bool(self.result.archives)
 
 
 def lock_path(location: MemoryLocation, environ: Mapping[str, str] | None = None) -> Path:
@@ -142,7 +143,7 @@ def run_curation(
             logs.log(f"curation of {target} refused, nothing written: {exc.message}")
             raise
         source = text if edit is not None else None
-        if not write or (not result.changed and base == text):
+        if not write or (result.text == text and not result.archives):
             return CurationOutcome(
                 location, result, written=False, attempts=attempt, source_text=source
             )

@@ -165,8 +165,6 @@ class _Curator:
         self.added_sections: list[str] = []
         self.dropped_sections: list[str] = []
         self.added_ids: set[int] = set()
-        # A section add_missing put before an existing one took that one's lead lines.
-        self.lead_taken: list[tuple[Section, Section]] = []
         self.merged: list[str] = []
         self.closed: list[str] = []
         self.added_links: list[str] = []
@@ -232,7 +230,6 @@ class _Curator:
                 assert isinstance(following, Section)
                 section = new_section(spec, self.newline, lead_blank=False)
                 section.lead, following.lead = following.lead, [self.newline]
-                self.lead_taken.append((section, following))
             else:
                 previous = split_lines(self.doc.render_upto(pos)) if pos else []
                 lead = bool(previous) and not is_blank(previous[-1])
@@ -246,20 +243,22 @@ class _Curator:
         section is written with its first entry, never as an empty heading. Sections already in
         the file stay as they are (a file from an older pokayokay keeps its headings)."""
         kept: list[Text | Section] = []
-        dropped: set[int] = set()
+        run_lead: list[str] | None = None  # lead of the first section of a run being dropped
         for seg in self.doc.segments:
             new = isinstance(seg, Section) and (
                 id(seg) in self.added_ids or seg.spec.id in droppable
             )
             if isinstance(seg, Section) and new and _is_empty(seg):
                 self.dropped_sections.append(seg.spec.title)
-                dropped.add(id(seg))
+                if run_lead is None:
+                    run_lead = seg.lead
                 continue
+            if run_lead is not None and isinstance(seg, Section):
+                # A section added before an existing one took that one's lead lines (and gave
+                # it one blank line): they go back to it.
+                seg.lead = run_lead
+            run_lead = None
             kept.append(seg)
-        # lead lines a dropped section took from the one after it go back, last taken first
-        for section, following in reversed(self.lead_taken):
-            if id(section) in dropped:
-                following.lead = section.lead
         self.doc.segments = kept
         # a section added by this run and dropped again was neither
         net = [t for t in self.added_sections if t not in self.dropped_sections]
