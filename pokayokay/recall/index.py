@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
     from typing import Any
 
-METHOD = "tfidf"
+METHOD = "concepts"
 # Bumped whenever tokenisation, weights or document scores change: cached indexes are rebuilt.
 ANALYSIS_VERSION = 2
 # The layout of Index.to_data.
@@ -328,18 +328,46 @@ class Index:
     def scores(
         self,
         query: dict[str, int],
-        method: str = METHOD,
+        method: str = "tfidf",
         evokers: Mapping[str, frozenset[str]] | None = None,
     ) -> dict[int, float]:
         """Similarity of every document sharing a term with ``query`` (document index → score);
-        ``evokers``: the prompt's words behind each concept feature (:class:`Query`)."""
+        ``evokers``: the prompt's words behind each concept feature (:class:`Query`). Recall
+        ranks with :data:`METHOD`; plain ``tfidf`` is what skill suggestion uses."""
+        if method == "concepts":
+            return self._concepts(query, evokers or {})
         if method == "tfidf":
-            return self._tfidf(query, evokers or {})
+            return self._tfidf(query)
         if method == "bm25":
             return self._bm25(query)
         raise ValueError(f"unknown recall method {method!r}")
 
-    def _tfidf(
+    def _tfidf(self, query: dict[str, int]) -> dict[int, float]:
+        """Plain TF-IDF cosine over terms (what skill suggestion ranks with)."""
+        n = len(self._docs)
+        if not n or not query:
+            return {}
+        rarest = _idf(n, 1)
+        weak = weak_terms()
+        acc: dict[int, float] = {}
+        q_norm = 0.0
+        for term, qtf in query.items():
+            posting = self.posting(term)
+            idf = (_idf(n, len(posting) // 2) if posting else rarest) * _weight(term, weak)
+            qw = (1.0 + math.log(qtf)) * idf
+            q_norm += qw * qw
+            for j in range(0, len(posting), 2):
+                d = posting[j]
+                acc[d] = acc.get(d, 0.0) + qw * (1.0 + math.log(posting[j + 1])) * idf
+        q_norm = math.sqrt(q_norm)
+        out = {}
+        for d, dot in acc.items():
+            norm = self.norms[d]
+            if norm > 0 and q_norm > 0:
+                out[d] = min(1.0, dot / (norm * q_norm)) * self.weights[d]
+        return out
+
+    def _concepts(
         self, query: dict[str, int], evokers: Mapping[str, frozenset[str]]
     ) -> dict[int, float]:
         """Two cosines, over words (terms and bigrams) and over concepts; the better one counts,
