@@ -13,9 +13,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from run import main
+from benchmarks.run import main
 
 if __name__ == "__main__":
     sys.exit(main(["--only", "ages on", *sys.argv[1:]]))

@@ -8,10 +8,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.gitrepo import git
+from helpers.paths import FIXTURE_SAMPLES_DIR
+from hypothesis import settings
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SAMPLES_DIR = REPO_ROOT.parent / "shared" / "claude-code-samples"
-FIXTURE_SAMPLES_DIR = Path(__file__).resolve().parent / "data" / "claude-code-samples"
+# CI runs every property test on the same examples (reproducible failures); locally Hypothesis
+# explores new ones on every run.
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
 
 
 @pytest.fixture(autouse=True)
@@ -36,17 +42,12 @@ def samples_dir() -> Path:
     return FIXTURE_SAMPLES_DIR
 
 
-def git(cwd: Path, *args: str) -> str:
-    import subprocess
 
-    env = dict(
-        os.environ,
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@e",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@e",
-    )
-    out = subprocess.run(
-        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
-    )
-    return out.stdout
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """An empty git work tree (branch main) at its real path: the project Claude Code runs in."""
+    root = tmp_path / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    return Path(os.path.realpath(root))

@@ -42,6 +42,7 @@ from typing import Any
 from pokayokay.errors import PokayokayError
 from pokayokay.infra.git import GIT_TIMEOUT, Git, _first_line
 from pokayokay.learnings.entries import LearningEntry, h2_title, parse_entries
+from pokayokay.learnings.model import EntryAge
 from pokayokay.memory.document import count_lines
 
 ZERO_SHA = "0" * 40
@@ -169,28 +170,6 @@ def find_consolidation(lines: Iterable[str]) -> Consolidation | None:
 
 
 # -- report ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EntryAge:
-    title: str
-    line: int
-    age: int
-    added: date | None  # None: not committed yet
-    commit: str | None
-
-    @property
-    def added_label(self) -> str:
-        return self.added.isoformat() if self.added is not None else "uncommitted"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "title": self.title,
-            "line": self.line,
-            "age": self.age,
-            "added": self.added_label,
-            "commit": self.commit,
-        }
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from pokayokay.learnings.ages import EntryAge
 from pokayokay.learnings.consolidation_config import (
     DEFAULT_CONFIG,
     GREY_REDUNDANT,
@@ -58,6 +57,7 @@ from pokayokay.learnings.consolidation_config import (
     ConsolidationConfig,
 )
 from pokayokay.learnings.entries import LearningEntry
+from pokayokay.learnings.model import EntryAge
 from pokayokay.learnings.routing import Route, moved_block, section_bullet
 from pokayokay.learnings.similarity import (
     Passage,

@@ -84,6 +84,8 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from datetime import date
+from typing import Any
 
 from pokayokay.learnings.wording import _STOP_WORDS, _fold, words
 
@@ -323,3 +325,26 @@ def is_index_line(entry: str) -> bool:
 
 # --- reading a topic file ---------------------------------------------------------------------
 
+
+@dataclass(frozen=True)
+class EntryAge:
+    """How old one learning entry is, in git-active days (computed by learnings.ages)."""
+
+    title: str
+    line: int
+    age: int
+    added: date | None  # None: not committed yet
+    commit: str | None
+
+    @property
+    def added_label(self) -> str:
+        return self.added.isoformat() if self.added is not None else "uncommitted"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "line": self.line,
+            "age": self.age,
+            "added": self.added_label,
+            "commit": self.commit,
+        }

@@ -2,8 +2,7 @@
 
 Three sources:
 
-* learnings: the ``learning-*.md`` topic files in the auto-memory folder
-  (``pokayokay.learnings.model``);
+* learnings: the ``learning-*.md`` topic files in the auto-memory folder (learnings.model);
 * decisions: the entries of MEMORY.md's Key Decisions section and of its archive file;
 * fix episodes: failure groups in the failure store that a later success closed (a fix command
   or the files edited before it), when the store exists.

@@ -1,0 +1,255 @@
+"""The measuring machinery: one subprocess or in-process case timed N times, the floor run first
+and last around the chosen benchmarks, and the ratio maths.
+
+Nothing here knows what a benchmark measures: the suites build :class:`Case` objects (hook rows
+through ``suites.common.hook_case``) and this module times them. Standard library only, plus
+pokayokay itself for the in-process curation rows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gc
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from benchmarks.fixtures.lab import Lab
+
+DEFAULT_REPEAT = 21
+QUICK_REPEAT = 5
+
+FLOOR = "floor: python -c pass"
+FLOOR_ISOLATED = "floor: python -I -S -c pass"
+
+
+class BenchmarkSkipped(Exception):
+    """A benchmark cannot run on this machine (e.g. no git); reported, never a failure."""
+
+
+class BenchmarkFailed(Exception):
+    """A benchmarked command failed or did not do its job (speed never fails a benchmark)."""
+
+    def __init__(self, name: str, message: str, stderr: str = "") -> None:
+        super().__init__(message)
+        self.name = name
+        self.message = message
+        self.stderr = stderr
+
+
+@dataclass
+class Result:
+    name: str
+    kind: str  # "subprocess" or "in-process"
+    times_ms: list[float]
+    command: list[str] | None = None
+    note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times_ms)
+
+
+Check = Callable[["subprocess.CompletedProcess[bytes]"], str | None]
+
+
+@dataclass
+class Case:
+    """One subprocess benchmark. Hook rows are made by ``suites.common.hook_case``, which also
+    fills ``hook_event``; every other row leaves it None."""
+
+    name: str
+    argv: list[str]
+    n: int
+    cwd: Path
+    env: dict[str, str]
+    stdin: bytes = b""
+    stdin_each: Callable[[int], bytes] | None = None  # the payload of run i (warm-up is run 0)
+    warmup: int = 1
+    before_each: Callable[[], None] | None = None  # untimed, before every run
+    check_each: Check | None = None  # returns a problem, or None
+    verify: Callable[[int], str | None] | None = None  # after the last run; gets the run count
+    note: str = ""
+    hook_event: str | None = None
+
+    def payload(self, run: int) -> bytes:
+        """What run ``run`` (0: the first, warm-up included) gets on stdin."""
+        return self.stdin if self.stdin_each is None else self.stdin_each(run)
+
+    def measure(self) -> Result:
+        times: list[float] = []
+        runs = self.warmup + self.n
+        for i in range(runs):
+            if self.before_each is not None:
+                self.before_each()
+            data = self.payload(i)
+            start = time.perf_counter()
+            proc = subprocess.run(
+                self.argv,
+                input=data,
+                capture_output=True,
+                cwd=self.cwd,
+                env=self.env,
+                check=False,
+            )
+            elapsed = time.perf_counter() - start
+            if proc.returncode != 0:
+                message = f"exit code {proc.returncode} from {' '.join(self.argv)}"
+                raise BenchmarkFailed(self.name, message, self.stderr_and_log(proc))
+            problem = self.check_each(proc) if self.check_each is not None else None
+            if problem:
+                raise BenchmarkFailed(self.name, problem, self.stderr_and_log(proc))
+            if i >= self.warmup:
+                times.append(elapsed * 1000)
+        problem = self.verify(runs) if self.verify is not None else None
+        if problem:
+            raise BenchmarkFailed(self.name, problem)
+        return Result(self.name, "subprocess", times, command=self.argv, note=self.note)
+
+    def stderr_and_log(self, proc: subprocess.CompletedProcess[bytes]) -> str:
+        """The command's stderr, plus the end of pokayokay's log (the lab folder is deleted)."""
+        text = proc.stderr.decode("utf-8", "replace")
+        log = Path(self.env["POKAYOKAY_HOME"]) / "logs" / "pokayokay.log"
+        try:
+            tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-40:]
+        except OSError:
+            return text
+        return text + "\n--- end of pokayokay's log ---\n" + "\n".join(tail)
+
+
+@dataclass
+class InProcessCase:
+    """``curation.curate`` + ``invariants.check`` on a text, in this process (no I/O)."""
+
+    name: str
+    text: str
+    n: int
+    project: Path
+    of: str  # the subprocess benchmark on the same text
+    note: str = ""
+
+    def measure(self) -> Result:
+        from pokayokay.config.settings import load_settings
+        from pokayokay.memory import invariants
+        from pokayokay.memory.curation import curate
+
+        settings = load_settings(self.project)
+        today = dt.date.today()
+        total: list[float] = []
+        curate_ms: list[float] = []
+        check_ms: list[float] = []
+        for i in range(self.n + 1):  # the first run warms up
+            gc.collect()
+            t0 = time.perf_counter()
+            result = curate(self.text, settings, {}, today)
+            t1 = time.perf_counter()
+            invariants.check(result, settings, {}, today)
+            t2 = time.perf_counter()
+            if not result.changed or not result.archives:
+                raise BenchmarkFailed(self.name, "curation changed nothing; the text is wrong")
+            if i:
+                total.append((t2 - t0) * 1000)
+                curate_ms.append((t1 - t0) * 1000)
+                check_ms.append((t2 - t1) * 1000)
+        extra = {
+            "of": self.of,
+            "curate_median_ms": statistics.median(curate_ms),
+            "check_median_ms": statistics.median(check_ms),
+        }
+        return Result(self.name, "in-process", total, note=self.note, extra=extra)
+
+
+Measurable = Case | InProcessCase
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A named row; ``build(lab, repeat)`` makes its fixtures (untimed) and returns the case."""
+
+    name: str
+    build: Callable[[Lab, int], Measurable]
+
+
+class UsageError(Exception):
+    pass
+
+
+def select(all_specs: Sequence[Spec], only: Sequence[str] | None) -> list[Spec]:
+    """The benchmarks named exactly by ``only``, else containing it (case-insensitive)."""
+    if not only:
+        return list(all_specs)
+    picked: list[str] = []
+    for wanted in only:
+        key = wanted.casefold()
+        exact = [s.name for s in all_specs if s.name.casefold() == key]
+        matches = exact or [s.name for s in all_specs if key in s.name.casefold()]
+        if not matches:
+            names = "\n  ".join(s.name for s in all_specs)
+            raise UsageError(
+                f"--only {wanted!r}: no benchmark by that name (the floors always run). "
+                f"Benchmarks:\n  {names}"
+            )
+        picked += matches
+    return [s for s in all_specs if s.name in picked]
+
+
+@dataclass
+class Outcome:
+    floor_runs: list[Result] = field(default_factory=list)  # first and last
+    results: list[Result] = field(default_factory=list)
+    failures: list[BenchmarkFailed] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def run_plan(lab: Lab, all_specs: Sequence[Spec], chosen: Sequence[Spec], repeat: int) -> Outcome:
+    """Measure ``chosen`` between two runs of the floor (first and last), in this order."""
+    floors = [s for s in all_specs if s.name == FLOOR]
+    plan = [*floors, *chosen, *floors]
+    out = Outcome()
+    for index, spec in enumerate(plan):
+        label = spec.name + (" (again, last)" if spec.name == FLOOR and index else "")
+        print(f"[{index + 1}/{len(plan)}] {label} ...", file=sys.stderr, flush=True)
+        try:
+            result = spec.build(lab, repeat).measure()
+        except BenchmarkSkipped as exc:
+            out.skipped.append((spec.name, str(exc)))
+            print(f"SKIPPED: {spec.name}: {exc}", file=sys.stderr)
+            continue
+        except BenchmarkFailed as exc:
+            out.failures.append(exc)
+            print(f"FAILED: {exc.name}: {exc.message}", file=sys.stderr)
+            if exc.stderr:
+                print(exc.stderr.rstrip(), file=sys.stderr)
+            continue
+        (out.floor_runs if spec.name == FLOOR else out.results).append(result)
+    return out
+
+
+def pick_floor(floor_runs: Sequence[Result]) -> Result:
+    """The floor the ratios use: the run with the lower median (a busy machine inflates one)."""
+    return min(floor_runs, key=lambda r: r.median)
+
+
+def ratio(result: Result, floor_ms: float) -> float | None:
+    """A row's median over the floor; None for in-process rows, which start no interpreter."""
+    return None if result.kind == "in-process" else result.median / floor_ms
+
+
+def compile_package() -> None:
+    """Byte-compile pokayokay first, as `pip install` does for a wheel.
+
+    With PYTHONDONTWRITEBYTECODE set (it is on some machines), an editable install would
+    otherwise recompile every module on every run and the timings would measure the compiler.
+    """
+    import compileall
+
+    import pokayokay
+
+    compileall.compile_dir(str(Path(pokayokay.__file__).parent), quiet=1)

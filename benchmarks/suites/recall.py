@@ -1,0 +1,152 @@
+"""UserPromptSubmit: recall over 2,000 learnings (warm with a related and an unrelated prompt,
+one learning changed, cold) and the skill suggestion over 200 skills and 10k stored failures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from benchmarks.fixtures.failures import store_fixture
+from benchmarks.fixtures.lab import Lab
+from benchmarks.fixtures.learnings import (
+    RECALL_LEARNINGS,
+    RECALL_RELATED,
+    RECALL_UNRELATED,
+    SUGGEST_SKILLS,
+    recall_project,
+    write_skills,
+)
+from benchmarks.fixtures.memory import encode_payload, moved_payload
+from benchmarks.harness import Measurable, Spec
+from benchmarks.suites.common import hook_case, no_output
+
+RECALL = f"hook UserPromptSubmit (recall over {RECALL_LEARNINGS:,} learnings"
+RECALL_COLD_CAP = 5
+
+
+def specs() -> list[Spec]:
+    def spec(
+        what: str,
+        prompt: str,
+        note: str,
+        *,
+        related: bool,
+        change_one: bool = False,
+        cold: bool = False,
+    ) -> Spec:
+        name = f"{RECALL}: {what})"
+
+        def build(lab: Lab, n: int) -> Measurable:
+            from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE
+
+            recall = lab.shared(f"{RECALL_LEARNINGS:,} learnings", lambda: recall_project(lab))
+            project = recall.project
+            recall.settle()  # warm: whatever an earlier row changed is in the cache again
+            payload = moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
+            touched = [0]
+            cache = [project.state_dir / file for file in (INDEX_FILE, ENTRIES_FILE)]
+
+            def drop_cache() -> None:
+                for path in cache:
+                    path.unlink(missing_ok=True)
+
+            def complete() -> bool:
+                """Whether the hook's parse budget covered every file (else the next prompt
+                resumes, and a block is not guaranteed)."""
+                index = json.loads(cache[0].read_text("utf-8"))
+                return not str(index["fingerprint"]).startswith("incomplete")
+
+            def touch_one() -> None:
+                """Rewrite one learning file, as /remember reinforcing it does."""
+                touched[0] += 1
+                path = recall.learning_files[touched[0] * 7 % len(recall.learning_files)]
+                text = path.read_text("utf-8")
+                path.write_text(text.replace("observations: ", "observations: 1", 1), "utf-8")
+
+            def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+                if cold and not complete():
+                    return None
+                if related and b"<pokayokay-recall>" not in proc.stdout:
+                    return f"expected the recall block, got: {proc.stdout[:300]!r}"
+                return None if related else no_output(proc)
+
+            return hook_case(
+                lab,
+                name,
+                "UserPromptSubmit",
+                project,
+                min(n, RECALL_COLD_CAP) if cold else n,
+                stdin=encode_payload(payload),
+                before_each=touch_one if change_one else drop_cache if cold else None,
+                check_each=check,
+                note=note,
+            )
+
+        return Spec(name, build)
+
+    return [
+        spec(
+            "warm, related prompt",
+            RECALL_RELATED,
+            "cache current; the prompt matches a learning: prints the fenced block",
+            related=True,
+        ),
+        spec(
+            "warm, unrelated prompt",
+            RECALL_UNRELATED,
+            "cache current; nothing clears the similarity floor: prints nothing",
+            related=False,
+        ),
+        spec(
+            "one learning changed",
+            RECALL_RELATED,
+            "one learning file rewritten (untimed) before each run, as /remember does: "
+            "re-read, index rebuilt from the cached entries",
+            related=True,
+            change_one=True,
+        ),
+        spec(
+            "cold, no cache",
+            RECALL_RELATED,
+            "cache files deleted (untimed) before each run: every file parsed, within the "
+            "hook's parse budget (pokayokay.hooks.recall.PARSE_BUDGET)",
+            related=True,
+            cold=True,
+        ),
+    ]
+
+
+SUGGEST_NAME = (
+    f"hook UserPromptSubmit (suggestion over {SUGGEST_SKILLS} skills, 10k stored failures)"
+)
+
+
+def suggest_spec() -> Spec:
+    """Issue 5's goal: the UserPromptSubmit hook with 200 skills and 10k stored failure events
+    (recall and suggestion both run; the prompt names a file with recorded failures)."""
+
+    def build(lab: Lab, n: int) -> Measurable:
+        g = store_fixture(lab, 10_000, "10k")
+        project = g.project
+        if not (project.path / ".claude" / "skills").exists():
+            write_skills(project.path, SUGGEST_SKILLS)
+        prompt = "profile the search indexing with elasticsearch, it times out under load"
+        payload = moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
+
+        def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+            if b"skills that fit this prompt" not in proc.stdout:
+                return f"expected a skill suggestion, got: {proc.stdout[:300]!r}"
+            return None
+
+        return hook_case(
+            lab,
+            SUGGEST_NAME,
+            "UserPromptSubmit",
+            project,
+            n,
+            stdin=encode_payload(payload),
+            check_each=check,
+            note="catalog cached after the warm-up run; recall finds nothing, a skill fits",
+        )
+
+    return Spec(SUGGEST_NAME, build)

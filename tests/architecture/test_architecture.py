@@ -1,0 +1,186 @@
+"""The package's shape, checked from the source: the layering in docs/architecture.md, no
+import cycles, small modules, and a pure core that does no I/O."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers.paths import REPO_ROOT
+
+PACKAGE = REPO_ROOT / "pokayokay"
+MAX_LINES = 600
+
+# Lower layers never import higher ones (docs/architecture.md, "The dependency rule").
+LAYERS: dict[str, int] = {
+    "__init__": 0, "errors": 0, "names": 0,
+    "infra": 1,
+    "safety": 2,
+    "memory": 3,
+    "config": 4,
+    "failures": 5,
+    "rules": 6,
+    "learnings": 7,
+    "recall": 8,
+    "skills": 9,
+    "hooks": 10,
+    "install": 11, "watch": 11, "demo": 11, "status": 11, "report": 11,
+    "cli": 12,
+    "__main__": 13,
+}  # fmt: skip
+
+# Text in, values out: no file system, processes, database or sockets (docs/architecture.md).
+PURE = {
+    "errors", "names",
+    "safety.sanitize",
+    "memory.document", "memory.sections", "memory.curation", "memory.invariants",
+    "failures.model", "failures.schema", "failures.signature", "failures.classify",
+    "rules.claude_match", "rules.js_regex", "rules.js_text", "rules.globs", "rules.rule_text",
+    "rules.evidence", "rules.graduation", "rules.memory_edit", "rules.effectiveness",
+    "learnings.model", "learnings.wording", "learnings.entries", "learnings.topic_file",
+    "learnings.similarity", "learnings.routing", "learnings.splitting",
+    "learnings.consolidation", "learnings.consolidation_config",
+    "recall.terms", "recall.index", "recall.block",
+    "skills.suggest",
+    "hooks.events",
+}  # fmt: skip
+IO_MODULES = {"os", "subprocess", "sqlite3", "shutil", "tempfile", "fcntl", "socket", "glob"}
+# Rendering a bundled template reads package data only: allowed in the pure core.
+PURE_COMPATIBLE = {"infra.templating", "infra.resources"}
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[-1] == "__init__" and len(parts) > 1:
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def _type_checking_only(tree: ast.Module) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return lines
+
+
+def imports(path: Path, *, runtime_only: bool = True) -> Iterator[tuple[str, int, list[str]]]:
+    """(module, line, imported names) for every import in PATH, relative ones resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _type_checking_only(tree) if runtime_only else set()
+    here = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    for node in ast.walk(tree):
+        if node.lineno in skip if hasattr(node, "lineno") else False:
+            continue
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno, []
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = ".".join(here[: len(here) - node.level])
+                module = f"{base}.{node.module}" if node.module else base
+            else:
+                module = node.module or ""
+            yield module, node.lineno, [alias.name for alias in node.names]
+
+
+def internal_deps(path: Path, known: dict[str, Path]) -> set[str]:
+    deps = set()
+    for module, _, names in imports(path):
+        if not module.startswith("pokayokay"):
+            continue
+        inner = module.removeprefix("pokayokay").lstrip(".")
+        for name in names or [""]:
+            candidate = f"{inner}.{name}".strip(".")
+            deps.add(candidate if candidate in known else inner)
+    return {dep for dep in deps if dep}
+
+
+def layer(module: str) -> int:
+    return LAYERS[module.split(".")[0]]
+
+
+MODULES = modules()
+
+
+def test_every_top_level_room_has_a_layer() -> None:
+    assert {name.split(".")[0] for name in MODULES} <= set(LAYERS) | {""}
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_lower_layers_never_import_higher_ones(module: str) -> None:
+    if not module:
+        return
+    for dep in internal_deps(MODULES[module], MODULES):
+        assert layer(dep) <= layer(module), f"{module} (layer {layer(module)}) imports {dep}"
+
+
+def test_hooks_never_import_the_cli_or_the_installer() -> None:
+    for module, path in MODULES.items():
+        if module.startswith("hooks"):
+            for dep in internal_deps(path, MODULES):
+                assert not dep.startswith(("cli", "install", "watch", "status")), (module, dep)
+
+
+def test_no_import_cycles() -> None:
+    graph = {module: internal_deps(path, MODULES) for module, path in MODULES.items() if module}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for dep in sorted(graph.get(node, ())):
+            if dep == node or dep not in graph:
+                continue
+            if state.get(dep) == 1:
+                cycle = [*stack[stack.index(dep):], dep]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if dep not in state:
+                visit(dep)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+
+
+def test_the_top_level_stays_small_and_split_into_rooms() -> None:
+    top_modules = [p for p in PACKAGE.glob("*.py")]
+    subpackages = [p for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()]
+    assert len(top_modules) <= 12, sorted(p.name for p in top_modules)
+    assert len(subpackages) >= 5
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_over_the_size_limit(module: str) -> None:
+    lines = MODULES[module].read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_LINES, f"{module} has {lines} lines; split it by responsibility"
+
+
+@pytest.mark.parametrize("module", sorted(PURE))
+def test_the_pure_core_does_no_io(module: str) -> None:
+    path = MODULES[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for name, line, names in imports(path):
+        top = name.split(".")[0]
+        assert top not in IO_MODULES, f"{module}:{line} imports {name}"
+        if top == "pathlib":
+            assert all(n.startswith("Pure") for n in names), f"{module}:{line} imports {names}"
+        if top == "pokayokay":
+            dep = name.removeprefix("pokayokay").lstrip(".")
+            targets = {f"{dep}.{n}" if f"{dep}.{n}" in MODULES else dep for n in names} or {dep}
+            for target in targets:
+                assert target in PURE | PURE_COMPATIBLE, f"{module}:{line} imports {target}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            assert node.func.id not in {"open", "print", "input"}, f"{module}:{node.lineno}"
+        if isinstance(node, ast.Attribute) and node.attr in {"read_text", "write_text", "open"}:
+            raise AssertionError(f"{module}:{node.lineno} does file I/O ({node.attr})")

@@ -1,0 +1,18 @@
+"""Running a hook in-process, the way Claude Code runs `pokayokay hook <Event>`."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+from pokayokay.hooks import runtime
+
+
+def run_hook(event: str, payload: dict[str, Any] | bytes) -> tuple[int, str, str]:
+    """Feed PAYLOAD (a dict, or raw bytes as Claude Code would send them) to EVENT's hook and
+    return (exit code, stdout, stderr)."""
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    code = runtime.run(event, io.BytesIO(data), out, err)
+    return code, out.getvalue(), err.getvalue()
