@@ -243,43 +243,6 @@ def _memory_plan(
     return count_lines(text), count_lines(result.text)
 
 
-def _link_written(
-    outcome: ConsolidationOutcome,
-    location: MemoryLocation,
-    settings: Settings,
-    day: date,
-    sim: dict[str, Any],
-) -> None:
-    """Topic Index lines for the memory-folder files step 1 wrote (planned on a dry run)."""
-    from pokayokay.learnings import consolidation_links as links
-    from pokayokay.memory.sections import TOPIC_INDEX_ID
-
-    if outcome.dry_run:
-        names = links.memory_files_written(outcome.changes, location.memory_dir)
-        if not names or settings.section(TOPIC_INDEX_ID) is None:
-            return
-        try:
-            if "text" not in sim:
-                _memory_plan(location, settings, TOPIC_INDEX_ID, (), day, sim)
-            lines = links.missing_links(str(sim["text"]), names, outcome.config)
-            if lines:
-                before, after = _memory_plan(location, settings, TOPIC_INDEX_ID, lines, day, sim)
-                outcome.changes.append(
-                    FileChange(location.memory_file, f"memory:{TOPIC_INDEX_ID}", before, after)
-                )
-        except (OSError, PokayokayError) as exc:
-            message = exc.message if isinstance(exc, PokayokayError) else str(exc)
-            outcome.errors.append(f"could not link the written files: {message}")
-        return
-    change, problem = links.link_written_files(
-        location, settings, outcome.config, outcome.changes, day
-    )
-    if change is not None:
-        outcome.changes.append(change)
-    if problem:
-        outcome.errors.append(problem)
-
-
 def _owns_nothing(_text: str) -> bool:
     return False  # consolidation only adds bullets; it never removes one
 
@@ -544,7 +507,9 @@ def _run(
             failed.update(live)
 
     # 2b. every memory-folder file written is linked from the Topic Index
-    _link_written(outcome, location, settings, day, sim)
+    from pokayokay.learnings.consolidation_links import link_written
+
+    link_written(outcome, location, settings, day, sim, _memory_plan)
 
     # 3. the staging file
     removed = [text for index, text in plan.removed if index not in failed]

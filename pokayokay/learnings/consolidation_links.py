@@ -5,18 +5,22 @@ write. Recall reads the archive itself (``pokayokay.recall.readers.read_archive`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pokayokay.errors import PokayokayError
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.learnings.consolidation_config import ConsolidationConfig
-    from pokayokay.learnings.consolidation_report import FileChange
+    from pokayokay.learnings.consolidation_report import ConsolidationOutcome, FileChange
     from pokayokay.memory.sections import Settings
+
+# consolidate_apply._memory_plan: (location, settings, section id, bullets, day, sim) → lines
+# of MEMORY.md before and after, without writing.
+MemoryPlan = Callable[..., tuple[int | None, int]]
 
 WRITTEN_KINDS = ("append", "split-original", "split-part")
 
@@ -95,3 +99,40 @@ def link_written_files(
     kind = f"memory:{TOPIC_INDEX_ID}"
     after = done.result.after.lines
     return FileChange(location.memory_file, kind, count_lines(source), after), None
+
+
+def link_written(
+    outcome: ConsolidationOutcome,
+    location: MemoryLocation,
+    settings: Settings,
+    day: date,
+    sim: dict[str, Any],
+    plan_memory: MemoryPlan,
+) -> None:
+    """Topic Index lines for the memory-folder files consolidation wrote (planned with
+    ``plan_memory`` on a dry run); the change and any problem go into ``outcome``."""
+    from pokayokay.learnings.consolidation_report import FileChange
+    from pokayokay.memory.sections import TOPIC_INDEX_ID
+
+    if outcome.dry_run:
+        names = memory_files_written(outcome.changes, location.memory_dir)
+        if not names or settings.section(TOPIC_INDEX_ID) is None:
+            return
+        try:
+            if "text" not in sim:
+                plan_memory(location, settings, TOPIC_INDEX_ID, (), day, sim)
+            lines = missing_links(str(sim["text"]), names, outcome.config)
+            if lines:
+                before, after = plan_memory(location, settings, TOPIC_INDEX_ID, lines, day, sim)
+                outcome.changes.append(
+                    FileChange(location.memory_file, f"memory:{TOPIC_INDEX_ID}", before, after)
+                )
+        except (OSError, PokayokayError) as exc:
+            message = exc.message if isinstance(exc, PokayokayError) else str(exc)
+            outcome.errors.append(f"could not link the written files: {message}")
+        return
+    change, problem = link_written_files(location, settings, outcome.config, outcome.changes, day)
+    if change is not None:
+        outcome.changes.append(change)
+    if problem:
+        outcome.errors.append(problem)

@@ -97,7 +97,6 @@ class CurationResult:
     before: FileStat
     after: FileStat
     archive_before: dict[str, str] = field(default_factory=dict)
-    # Managed sections taken out because they held nothing (Settings.empty_sections off).
     dropped_sections: list[str] = field(default_factory=list)
 
     @property
@@ -239,31 +238,13 @@ class _Curator:
             self.added_ids.add(id(section))
 
     def drop_empty(self, droppable: Collection[str] = ()) -> None:
-        """Take the managed sections this run added back out when they still hold nothing: a
-        section is written with its first entry, never as an empty heading. Sections already in
-        the file stay as they are (a file from an older pokayokay keeps its headings)."""
-        kept: list[Text | Section] = []
-        run_lead: list[str] | None = None  # lead of the first section of a run being dropped
-        for seg in self.doc.segments:
-            new = isinstance(seg, Section) and (
-                id(seg) in self.added_ids or seg.spec.id in droppable
-            )
-            if isinstance(seg, Section) and new and _is_empty(seg):
-                self.dropped_sections.append(seg.spec.title)
-                if run_lead is None:
-                    run_lead = seg.lead
-                continue
-            if run_lead is not None and isinstance(seg, Section):
-                # A section added before an existing one took that one's lead lines (and gave
-                # it one blank line): they go back to it.
-                seg.lead = run_lead
-            run_lead = None
-            kept.append(seg)
-        self.doc.segments = kept
+        """Take back out the new sections that hold nothing (``memory/empty_sections``)."""
+        from pokayokay.memory.empty_sections import drop_new_empty
+
+        dropped = drop_new_empty(self.doc, self.added_ids, droppable)
         # a section added by this run and dropped again was neither
-        net = [t for t in self.added_sections if t not in self.dropped_sections]
-        self.dropped_sections = [t for t in self.dropped_sections if t not in self.added_sections]
-        self.added_sections = net
+        self.dropped_sections = [t for t in dropped if t not in self.added_sections]
+        self.added_sections = [t for t in self.added_sections if t not in dropped]
 
     def _index_of(self, section_id: str) -> int | None:
         for i, seg in enumerate(self.doc.segments):
@@ -492,10 +473,8 @@ def curate(
     """Curate ``text`` (MEMORY.md); ``archives`` maps archive file names to their current text.
 
     With ``evict=False`` only the structure is repaired (sections added, merged, closed): what
-    ``pokayokay init`` does to an existing MEMORY.md. Managed sections left with nothing in them
-    are taken out at the end unless ``settings.empty_sections``; ``keep_empty`` keeps them (the
-    structure pass a feature's edit writes into); ``droppable`` names sections that pass added,
-    which are taken out as well when the edit left them empty.
+    ``pokayokay init`` does to an existing MEMORY.md. New sections left empty are taken out
+    (``memory/empty_sections``) unless ``keep_empty`` or ``settings.empty_sections``.
     """
     curator = _Curator(text, settings, archives, today)
     before = file_stat(curator.doc, text, settings)
@@ -546,10 +525,6 @@ def archive_header(spec: SectionSpec, newline: str) -> str:
         f'Entries pokayokay moved out of the "{spec.title}" section of MEMORY.md to keep it '
         f"within Claude Code's load budget. Oldest batches first.{newline}"
     )
-
-
-def _is_empty(sec: Section) -> bool:
-    return all(is_blank(line) for line in [*sec.pre_marker, *sec.body_lines])
 
 
 def _nbytes(text: str) -> int:
