@@ -5,6 +5,7 @@ into documents and their term counts; every text a block may show is sanitised h
 from __future__ import annotations
 
 import os
+import re
 import zlib
 
 from pokayokay.names import FAILURES_DB, LEARNINGS_ARCHIVE_FILE
@@ -207,10 +208,12 @@ def _section_specs(project_dir: str) -> tuple[SectionSpec, ...]:
     return DEFAULT_SECTIONS
 
 
+# A spike conclusion ``spike record`` wrote into Key Decisions (learnings.observed.spike_entry).
+_SPIKE_DECISION = re.compile(r"^\d{4}-\d{2}-\d{2} Spike: ")
+
+
 def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, dict[str, int]]]:
     """Key Decisions entries from MEMORY.md, then from the section's archive file."""
-    import re
-
     from pokayokay.memory.document import parse
 
     specs = _section_specs(project_dir)
@@ -229,6 +232,8 @@ def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, di
     out = []
     seen: set[str] = set()
     for text in texts[:MAX_DECISIONS]:
+        if _SPIKE_DECISION.match(text):
+            continue  # skill suggestion surfaces an answered spike when the prompt asks it
         made = decision_document(text)
         if made is not None and made[0].id not in seen:
             seen.add(made[0].id)

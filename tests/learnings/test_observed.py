@@ -211,3 +211,26 @@ def test_decisions_from_remember_and_spike_record(project: Path) -> None:
         settings=Settings(),
     )
     assert section_entries(location.memory_file.read_text(), "key_decisions") == decisions
+
+
+def test_recall_leaves_spike_decisions_to_skill_suggestion(project: Path, tmp_path: Path) -> None:
+    """An answered spike is surfaced by skill suggestion when a prompt asks it again; recall
+    does not repeat it from Key Decisions, but recalls the other decisions."""
+    from pokayokay.recall.sources import load_index
+
+    location = location_of(project)
+    location.memory_dir.mkdir(parents=True)
+    location.memory_file.write_text(CLAUDE_TEXT)
+    spike_cli("Can we use SQLite FTS5 for search?", False, "No per-tenant ranking.", project,
+              location)  # fmt: skip
+    remember(
+        "We chose Postgres full-text search over OpenSearch for the course catalogue.",
+        category="decision",
+        project_dir=project,
+        location=location,
+        settings=Settings(),
+    )
+    index = load_index(location.memory_dir, project, tmp_path / "state")
+    assert index is not None
+    decisions = [d.text for d in index.docs if d.kind == "decision"]
+    assert len(decisions) == 1 and "Postgres full-text" in decisions[0]
