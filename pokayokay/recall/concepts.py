@@ -165,27 +165,27 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9_.+@:-]*[a-z0-9+]|[a-z0-9]")
 
 
 class _Table:
-    __slots__ = ("words", "phrases")
+    __slots__ = ("words", "phrases", "longest")
 
     def __init__(
-        self,
-        words: dict[str, tuple[str, ...]],
-        phrases: re.Pattern[str] | None,
+        self, words: dict[str, tuple[str, ...]], phrases: dict[tuple[str, ...], str]
     ) -> None:
         self.words = words
         self.phrases = phrases
+        self.longest = max((len(p) for p in phrases), default=0)
 
 
-_PHRASE_CONCEPT: dict[str, str] = {}
 _table: _Table | None = None
 
 
 def _load() -> _Table:
+    """The table, parsed once per process: words to concepts, and phrases as tuples of words
+    (looked up over the text's words, no regular expression to compile on the prompt path)."""
     global _table
     if _table is not None:
         return _table
     words: dict[str, list[str]] = {}
-    phrases: list[str] = []
+    phrases: dict[tuple[str, ...], str] = {}
     current = ""
     for raw in CONCEPTS.splitlines():
         if not raw.strip():
@@ -198,21 +198,15 @@ def _load() -> _Table:
             part = part.strip().lower()
             if not part:
                 continue
-            if i == 0:  # before the first "|": words
-                for word in part.split():
-                    found = words.setdefault(word, [])
-                    if current not in found:
-                        found.append(current)
-            else:
-                phrases.append(part)
-                _PHRASE_CONCEPT[part] = current
-    phrases.sort(key=len, reverse=True)
-    pattern = (
-        re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, phrases)) + r")(?![a-z0-9])")
-        if phrases
-        else None
-    )
-    _table = _Table({w: tuple(c) for w, c in words.items()}, pattern)
+            tokens = tuple(_WORD.findall(part)) if i else ()
+            if i and len(tokens) > 1:
+                phrases.setdefault(tokens, current)
+                continue
+            for word in tokens or part.split():  # before the first "|": words
+                found = words.setdefault(word, [])
+                if current not in found:
+                    found.append(current)
+    _table = _Table({w: tuple(c) for w, c in words.items()}, phrases)
     return _table
 
 
@@ -220,9 +214,9 @@ def concepts(text: str) -> list[tuple[str, str]]:
     """``(concept, evoking word or phrase)`` for every word or phrase of ``text`` that evokes a
     concept, in order (a word of several concepts once for each)."""
     table = _load()
-    lower = text.lower()
+    tokens = _WORD.findall(text.lower())
     found: list[tuple[str, str]] = []
-    for word in _WORD.findall(lower):
+    for word in tokens:
         hit = table.words.get(word)
         if hit is None and len(word) > 3 and word.endswith("s"):
             hit = table.words.get(word[:-1])
@@ -232,10 +226,14 @@ def concepts(text: str) -> list[tuple[str, str]]:
             continue
         if hit is not None:
             found.extend((c, word) for c in hit)
-    if table.phrases is not None:
-        for match in table.phrases.finditer(lower):
-            phrase = match.group(0)
-            found.append((_PHRASE_CONCEPT[phrase], phrase))
+    if table.longest:
+        phrases = table.phrases
+        for i in range(len(tokens) - 1):
+            for n in range(2, min(table.longest, len(tokens) - i) + 1):
+                key = tuple(tokens[i : i + n])
+                concept = phrases.get(key)
+                if concept is not None:
+                    found.append((concept, " ".join(key)))
     return found
 
 
