@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
@@ -55,10 +56,22 @@ def _day(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).date().isoformat()
 
 
+# What a command line may carry that must not reach MEMORY.md: values of environment
+# assignments and flags (API_KEY=…, --token=…), and long opaque tokens.
+_ASSIGNED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*|-{1,2}[A-Za-z][\w-]*)=\S+")
+_OPAQUE = re.compile(r"\b[A-Za-z0-9+/_-]{24,}={0,2}")
+
+
+def _command(command: str) -> str:
+    text = _ASSIGNED.sub(lambda m: f"{m[1]}=…", command)
+    text = _OPAQUE.sub("…", text)
+    return _one_line(text, 80).replace("`", "'")
+
+
 def fix_entry(fix: SessionFix) -> str:
     """``- 2026-11-25 test failure fixed: `pytest tests/test_db.py` passes after edits to
     docker-compose.yml — OperationalError: connection to server failed``."""
-    command = _one_line(fix.command, 80).replace("`", "'")
+    command = _command(fix.command)
     text = f"{fix.category} failure fixed: `{command}` passes"
     if fix.paths:
         shown = ", ".join(_one_line(p, 60) for p in fix.paths[:PATHS_SHOWN])
