@@ -84,6 +84,10 @@ CONCEPT_SHARE = 1.0
 # same concepts).
 BOTH_SHARE = 0.25
 THIN_EVIDENCE_FACTOR = 0.55
+# A concept more than this share of the notes evoke is left out of a prompt's concepts (in a
+# corpus of at least MIN_DENSE_DOCS notes): it says little, and walking its posting costs.
+DENSE_CONCEPT = 0.3
+MIN_DENSE_DOCS = 100
 # At most this many automatic past fixes among the hits, unless nothing else qualifies.
 MAX_FIXES = 1
 # How many candidates above the floor are looked at beyond TOP_K (fixes set aside, notes shown).
@@ -385,12 +389,15 @@ class Index:
         cacc: dict[int, float] = {}
         evidence: dict[int, set[str]] = {}
         q_norm = cq_norm = 0.0
+        dense = DENSE_CONCEPT * n
         for term, qtf in query.items():
             posting = self.posting(term)
+            concept = term.startswith(CONCEPT_PREFIX)
+            if concept and n >= MIN_DENSE_DOCS and len(posting) // 2 > dense:
+                continue  # a concept most notes evoke tells them apart no more than a stop word
             weight = _weight(term, weak)
             idf = (_idf(n, len(posting) // 2) if posting else rarest * UNKNOWN_FACTOR) * weight
             qw = (1.0 + math.log(qtf)) * idf
-            concept = term.startswith(CONCEPT_PREFIX)
             if concept:
                 cq_norm += qw * qw
                 target = cacc

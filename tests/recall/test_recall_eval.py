@@ -183,3 +183,21 @@ def test_the_session_start_wording_says_what_was_matched() -> None:
     assert "similarity to the prompt" in ADVISORY
     assert "prompt" not in ADVISORY_BRANCH.split(";")[0].replace("no prompt yet", "")
     assert "branch" in ADVISORY_BRANCH
+
+
+def test_a_concept_most_notes_evoke_is_left_out_in_a_large_corpus() -> None:
+    """In 150 notes that all mention CSS, "colours" (the same concept) tells none of them apart:
+    the concept is left out and nothing is recalled; in a small corpus it still counts."""
+    areas = ["checkout", "billing", "search", "profile", "settings", "admin", "reports"]
+    notes = [
+        Document(
+            f"learning:{i}",
+            "learning",
+            f"The {areas[i % 7]} page {i} keeps its CSS in a module beside the component; "
+            f"ticket ENG-{1000 + i} tracks the {areas[(i * 3) % 7]} widgets.",
+        )
+        for i in range(150)
+    ]
+    prompt = "tweak the colours and spacing of the widgets"
+    assert recall.recall(Index.build(notes), prompt).hits == []
+    assert recall.recall(Index.build(notes[:3]), prompt).hits
