@@ -20,7 +20,8 @@ Method (``concepts``), entirely offline:
   low-confidence learning, 0.85 for an automatic past fix); a note that shares fewer than
   :data:`MIN_EVIDENCE` of the prompt's words (a word matched as itself and through its concept
   counts once) scores :data:`THIN_EVIDENCE_FACTOR` of that: one shared word ("search", "commit")
-  is weak evidence.
+  is weak evidence. In a corpus of :data:`MIN_DENSE_DOCS` notes or more, a concept more than
+  :data:`DENSE_CONCEPT` of them evoke is left out of the prompt's concepts.
 
 Calibration (``tests/recall/test_recall_eval.py`` recomputes it): ``tests/data/recall_eval/``
 holds 45 learnings and 5 fix episodes of an online-course platform team, 90 paraphrased prompts
