@@ -259,6 +259,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("consolidation.archive", _check_consolidation_archive, "consolidation_archive"),
     Option("consolidation.dropped", _check_consolidation_dropped, "consolidation_dropped"),
     Option("consolidation.session_end", boolean, "consolidation_session_end"),
+    Option("empty_sections", boolean, "empty_sections"),
 )
 
 # The keys of one entry under "sections:"; each is a field of SectionSpec.

@@ -113,7 +113,8 @@ __all__ = [
     "unique_name",
 ]
 
-CATEGORIES: tuple[str, ...] = ("anti-patterns", "patterns", "heuristics")
+# "decision" is never inferred: `remember --category decision` also records it in Key Decisions.
+CATEGORIES: tuple[str, ...] = ("anti-patterns", "patterns", "heuristics", "decision")
 CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
 MEMORY_TYPE = "feedback"
 FILE_PREFIX = "learning-"
