@@ -45,3 +45,7 @@ SECTION_END_MARKER = "<!-- /pokayokay -->"
 
 # --- fixed sentences pokayokay puts in front of Claude
 SESSION_START_TIP = "Tip: Use `/remember <learning>` to capture insights."
+# Which recalled notes were injected in which session (recall's once-per-session manners).
+RECALL_SHOWN_FILE = "recall-shown.json"
+# The HEAD each session started on (Completed Work lists the commits made since).
+SESSION_HEADS_FILE = "session-heads.json"

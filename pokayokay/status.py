@@ -219,6 +219,12 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
         out["store_problem"] = f"{type(exc).__name__}: {exc}"
     out["learnings"] = sum(1 for _ in location.memory_dir.glob("learning-*.md"))
     try:
+        from pokayokay.learnings.stored import contradicting_learnings
+
+        out["contradictions"] = contradicting_learnings(location.memory_dir)
+    except Exception as exc:  # a damaged learning file is doctor's business, not status's
+        logs.log_exception("status: comparing the learnings", exc)
+    try:
         from datetime import datetime, timezone
 
         from pokayokay.learnings.capture_metrics import capture_metrics
@@ -267,7 +273,9 @@ def render_status(data: dict[str, Any]) -> str:
     out.append(f"  {'section':<22}{'lines':>6}{'budget':>8}{'entries':>9}")
     for sec in now["sections"]:
         if not sec["present"]:
-            out.append(f"  {sec['title']:<22}{'-':>6}{sec['budget']:>8}{'-':>9}   missing")
+            out.append(
+                f"  {sec['title']:<22}{'-':>6}{sec['budget']:>8}{'-':>9}   no entry yet"
+            )
             continue
         flag = ""
         if sec["lines"] > sec["budget"]:
@@ -305,6 +313,8 @@ def render_status(data: dict[str, Any]) -> str:
     if data.get("store_problem"):
         out.append(f"  failure store: {data['store_problem']}")
     out.append(f"  learnings: {data.get('learnings', 0)} (pokayokay remember / /remember)")
+    for line in data.get("contradictions", []):
+        out.append(f"    contradiction, both kept: {line}")
     capture = data.get("capture")
     if capture:
         share = capture["capture_share"]

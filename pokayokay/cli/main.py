@@ -463,7 +463,7 @@ def cmd_spike(ns: argparse.Namespace) -> int:
 
 
 def cmd_recall(ns: argparse.Namespace) -> int:
-    from pokayokay.recall.sources import recall_cli
+    from pokayokay.recall.report import recall_cli
 
     project, memory_dir = _folders(ns)
     code, text = recall_cli(ns.query, project, as_json=ns.json, memory_dir=memory_dir)

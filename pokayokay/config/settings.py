@@ -260,6 +260,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("consolidation.archive", _check_consolidation_archive, "consolidation_archive"),
     Option("consolidation.dropped", _check_consolidation_dropped, "consolidation_dropped"),
     Option("consolidation.session_end", boolean, "consolidation_session_end"),
+    Option("empty_sections", boolean, "empty_sections"),
     Option("guard", one_of("off", "hint", "block"), "guard"),
 )
 

@@ -6,7 +6,7 @@ one transaction, so an old store is upgraded in place and a newer one is refused
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # A step that is not SQL: the store moves old signatures to group keys (failures.rekey).
 REKEY = "-- pokayokay: rekey signatures"
@@ -129,6 +129,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (signature, path, excerpt)
         ) WITHOUT ROWID""",
         REKEY,
+    ),
+    # 4: fixes, one row per failure group a fix episode closed (Recent Bug Fixes at SessionEnd)
+    (
+        """CREATE TABLE fixes (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            ts REAL NOT NULL,
+            signature TEXT NOT NULL,
+            command TEXT NOT NULL,
+            paths TEXT NOT NULL DEFAULT '[]'
+        )""",
+        "CREATE INDEX fixes_session ON fixes(session_id, ts)",
     ),
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION

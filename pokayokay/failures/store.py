@@ -43,6 +43,7 @@ Requires SQLite ≥ 3.24 (UPSERT).
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import time
@@ -72,6 +73,8 @@ MAINTENANCE_EVERY = 500
 WRITE_ATTEMPTS = 3
 # Fixing edits kept per group (the most frequent, then the newest).
 MAX_FIX_EDITS = 12
+# A fix row keeps at most this many of the files edited before the fix.
+MAX_FIX_PATHS = 20
 
 _T = TypeVar("_T")
 
@@ -369,6 +372,11 @@ class FailureStore:
                     )
                 ]
                 for signature in signatures:
+                    conn.execute(
+                        "INSERT INTO fixes (session_id, ts, signature, command, paths)"
+                        " VALUES (?, ?, ?, ?, ?)",
+                        (session_id, ts, signature, key, json.dumps(paths[:MAX_FIX_PATHS])),
+                    )
                     for path in paths:
                         store_writes.bump_path(conn, signature, "fix", path)
                     for path, excerpt in changes:
@@ -491,6 +499,7 @@ class FailureStore:
         )
         conn.execute("DELETE FROM episodes WHERE started < ?", (cutoff,))
         conn.execute("DELETE FROM edits WHERE ts < ?", (cutoff,))
+        conn.execute("DELETE FROM fixes WHERE ts < ?", (cutoff,))  # read at the session's end
         # Session bookkeeping older than the oldest raw failure kept is no longer needed
         # exactly: a session that old reappearing would count once more, which is harmless.
         oldest = conn.execute("SELECT min(ts) FROM failures").fetchone()[0]
@@ -504,6 +513,10 @@ class FailureStore:
         self._vacuum_due = True  # after the commit: see _transaction
 
     # -- reads (the queries live in store_reads) --------------------------------------------
+
+    def session_fixes(self, session_id: str) -> list[store_reads.SessionFix]:
+        """The failure groups fix episodes closed in ``session_id``, oldest first."""
+        return store_reads.session_fixes(self._connection(), session_id)
 
     def failure_groups(self, *, fixed_only: bool = False) -> list[FailureGroup]:
         """One group per signature, most widespread first (sessions, occurrences, recency);

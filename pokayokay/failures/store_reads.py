@@ -22,6 +22,36 @@ class RuleLoad(NamedTuple):
     trigger_path: str | None
 
 
+class SessionFix(NamedTuple):
+    """A failure group a fix episode closed: when, the failing command that then succeeded,
+    the group's category and excerpt, and the files edited in between."""
+
+    ts: float
+    command: str
+    category: str
+    excerpt: str
+    paths: tuple[str, ...]
+
+
+def session_fixes(conn: sqlite3.Connection, session_id: str) -> list[SessionFix]:
+    out = []
+    rows = conn.execute(
+        "SELECT f.ts, f.command, s.category, s.excerpt, f.paths FROM fixes f"
+        " JOIN signatures s ON s.signature = f.signature"
+        " WHERE f.session_id = ? ORDER BY f.ts, f.id",
+        (session_id,),
+    )
+    for ts, command, category, excerpt, paths in rows:
+        try:
+            found = json.loads(paths)
+        except ValueError:
+            found = []
+        files = tuple(p for p in found if isinstance(p, str)) if isinstance(found, list) else ()
+        out.append(SessionFix(float(ts), str(command), str(category), str(excerpt), files))
+    return out
+
+
+
 _FIXED = (
     " WHERE signature IN (SELECT signature FROM group_fix_commands"
     " UNION SELECT signature FROM group_corrections"

@@ -26,23 +26,46 @@ if TYPE_CHECKING:
 PARSE_BUDGET = 1.0
 # Prompts shorter than this (after trimming) hold too little to match on ("ok", "yes").
 MIN_PROMPT_CHARS = 3
+# ... and so do prompts with fewer terms than this once stop words are gone ("continue").
+MIN_CONTENT_TERMS = 2
 
 # Branch names that say nothing about the work at hand.
 _PLAIN_BRANCHES = frozenset({"main", "master", "develop", "development", "dev", "trunk", "HEAD"})
 
 
-def _block(payload: dict[str, Any], query: str) -> str:
+def _block(payload: dict[str, Any], query: str, advisory: str | None = None) -> str:
     from pokayokay.hooks.runtime import memory_location
     from pokayokay.recall.sources import block_for
 
-    return block_for(memory_location(payload), query, budget=PARSE_BUDGET)
+    session = payload.get("session_id")
+    return block_for(
+        memory_location(payload),
+        query,
+        budget=PARSE_BUDGET,
+        session=session if isinstance(session, str) and session else None,
+        advisory=advisory,
+    )
+
+
+def worth_recalling(prompt: str) -> bool:
+    """Whether a prompt can be matched at all: not a slash command (``/remember ...`` is the
+    user talking to a tool, not a task), and at least :data:`MIN_CONTENT_TERMS` words that say
+    something (``ok``, ``yes go on``, ``continue`` do not)."""
+    text = prompt.strip()
+    if len(text) < MIN_PROMPT_CHARS or text.startswith("/"):
+        return False
+    from pokayokay.recall.terms import tokenize, weak_terms
+
+    terms = tokenize(text[:400])
+    strong = [t for t in terms if t not in weak_terms()]
+    return len(terms) >= MIN_CONTENT_TERMS and bool(strong)
 
 
 def prompt_context(payload: dict[str, Any]) -> str:
     """The recall block for the payload's prompt, or "" (for a handler that joins several
     contexts on UserPromptSubmit)."""
     prompt = payload.get("prompt")
-    if not isinstance(prompt, str) or len(prompt.strip()) < MIN_PROMPT_CHARS:
+    if not isinstance(prompt, str) or not worth_recalling(prompt):
         return ""
     return _block(payload, prompt)
 
@@ -103,11 +126,12 @@ def session_start_context(payload: dict[str, Any]) -> str:
     from pathlib import Path
 
     from pokayokay.hooks.runtime import project_dir
+    from pokayokay.recall.block import ADVISORY_BRANCH
 
     query = branch_query(Path(project_dir(payload)))
     if len(query) < MIN_PROMPT_CHARS:
         return ""
-    return _block(payload, query)
+    return _block(payload, query, ADVISORY_BRANCH)
 
 
 def session_start(payload: dict[str, Any], event: str) -> str:

@@ -48,6 +48,7 @@ def session_start(payload: dict[str, Any], event: str) -> str:
             parts.insert(0, overflow_note(project, text, lines, size))
     note = "\n".join(parts) + _recalled(payload)
     note = note.lstrip("\n")
+    _note_head(payload, location)
     return session_start_output(note, location.memory_file)
 
 
@@ -72,6 +73,25 @@ def has_learnings(memory_dir: Path) -> bool:
             return any(e.name.startswith("learning-") and e.name.endswith(".md") for e in entries)
     except OSError:
         return False
+
+
+def _note_head(payload: dict[str, Any], location: Any) -> None:
+    """The commit the session starts on: SessionEnd lists the commits made since in Completed
+    Work. Never costs the session its note."""
+    session = payload.get("session_id")
+    if not isinstance(session, str) or not session:
+        return
+    try:
+        from pokayokay.infra.state import project_state_dir
+        from pokayokay.learnings.observed import git_head, note_session_head
+
+        head = git_head(Path(project_dir(payload)))
+        if head is not None:
+            note_session_head(project_state_dir(str(location.project_key)), session, head)
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("SessionStart: noting the session's HEAD", exc)
 
 
 def _recalled(payload: dict[str, Any]) -> str:
@@ -149,7 +169,7 @@ def _unmanaged_lines(project: Path, text: str) -> int:
     return sum(len(seg.lines) for seg in doc.segments if isinstance(seg, Text))
 
 
-def _curate(location: Any, settings: Any, lock_wait: float) -> None:
+def _curate(location: Any, settings: Any, lock_wait: float, edit: Any = None) -> None:
     from pokayokay.infra import logs
     from pokayokay.infra.safe_write import LockTimeout
     from pokayokay.memory.apply import run_curation
@@ -157,7 +177,7 @@ def _curate(location: Any, settings: Any, lock_wait: float) -> None:
     if not location.memory_file.exists():
         return
     try:
-        outcome = run_curation(location, settings, write=True, lock_timeout=lock_wait)
+        outcome = run_curation(location, settings, write=True, lock_timeout=lock_wait, edit=edit)
     except LockTimeout:
         logs.log(f"{location.memory_file}: another pokayokay process is curating; skipped")
         return
@@ -201,7 +221,7 @@ def session_end(payload: dict[str, Any], event: str) -> str:
 
     failed: list[str] = []
     for what, func in (
-        ("SessionEnd curation", _curate_at_end),
+        ("SessionEnd curation", lambda p, loc, s: _curate_at_end(p, loc, s, payload)),
         ("SessionEnd graduation", _graduate_if_new_evidence),
         ("SessionEnd rule retirement", _retire_due),
         ("SessionEnd consolidation", _consolidate_if_due),
@@ -243,17 +263,24 @@ def _step(what: str, func: Any, project: Path, location: Any, settings: Any) -> 
     return []
 
 
-def _curate_at_end(project: Path, location: Any, settings: Any) -> None:
+def _curate_at_end(project: Path, location: Any, settings: Any, payload: dict[str, Any]) -> None:
+    """Curation, with what the session observed (fixes closed, commits made) written into the
+    managed sections first."""
     from pokayokay.memory.apply import checked_target
 
     try:
         size: int | None = checked_target(location).stat().st_size  # refuses outside symlinks
     except OSError:
         size = None
-    if size is not None and size > DETACH_ABOVE_BYTES:
+    observed = _observed(payload, project, location, settings)
+    if observed is not None and size is None:
+        from pokayokay.learnings.observed import write_entries
+
+        write_entries(location, settings, observed.entries, lock_timeout=SESSION_END_LOCK_WAIT)
+    elif size is not None and size > DETACH_ABOVE_BYTES:
         _detach(project, location.memory_dir)
     elif size is not None:
-        _curate(location, settings, SESSION_END_LOCK_WAIT)
+        _curate(location, settings, SESSION_END_LOCK_WAIT, observed)
 
 
 # What SessionEnd spends at most on the spool (Claude Code gives all SessionEnd hooks 1.5 s);
@@ -269,6 +296,27 @@ def _ingest_spool(payload: dict[str, Any]) -> None:
         "SessionEnd",
         lambda: ingest.ingest_project(project_dir(payload), budget=SESSION_END_INGEST_BUDGET),
     )
+
+
+def _observed(payload: dict[str, Any], project: Path, location: Any, settings: Any) -> Any:
+    """The Recent Bug Fixes and Completed Work entries of the ending session, as one edit for
+    curation (None when there are none); a failure here never costs the curation."""
+    session = payload.get("session_id")
+    if not isinstance(session, str) or not session:
+        return None
+    try:
+        from pokayokay.infra.state import project_state_dir
+        from pokayokay.learnings.observed import SectionsEdit, session_end_entries
+
+        state = project_state_dir(str(location.project_key))
+        entries = session_end_entries(session, project, location, state)
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("SessionEnd: reading the session's fixes and commits", exc)
+        return None
+    wanted = {k: tuple(v) for k, v in entries.items() if settings.section(k) is not None}
+    return SectionsEdit(wanted) if wanted else None
 
 
 def pre_compact(payload: dict[str, Any], event: str) -> str:

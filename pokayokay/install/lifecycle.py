@@ -329,7 +329,7 @@ def _unmanage_memory(location: MemoryLocation, keep: Path) -> list[str]:
             return None
         text = decode_text(raw, target)
         new = unmanage(text)
-        if new == text:
+        if new == text and not is_title_only(new):
             return None
         keep.mkdir(parents=True, exist_ok=True)
         (keep / MEMORY_FILE).write_bytes(raw)

@@ -231,13 +231,14 @@ def _memory_plan(
         sim["text"] = text
         sim["archives"] = {name: decode_text(raw, path) for name, (path, raw) in archives.items()}
     text, archive_text = str(sim["text"]), dict(sim["archives"])
-    fixed = curate(text, settings, archive_text, day, evict=False)
-    invariants.check(fixed, settings, archive_text, day, evict=False)
+    fixed = curate(text, settings, archive_text, day, evict=False, keep_empty=True)
+    invariants.check(fixed, settings, archive_text, day, evict=False, keep_empty=True)
     edit = SectionEdit(section_id, tuple(bullets), owns=_owns_nothing)
     base = edit.apply(fixed.text, settings)
     invariants.check_edit(fixed.text, base, settings, section_id)
-    result = curate(base, settings, archive_text, day)
-    invariants.check(result, settings, archive_text, day)
+    added = [s.id for s in settings.sections if s.title in fixed.added_sections]
+    result = curate(base, settings, archive_text, day, droppable=added)
+    invariants.check(result, settings, archive_text, day, droppable=added)
     sim["text"], sim["archives"] = result.text, {**archive_text, **result.archives}
     return count_lines(text), count_lines(result.text)
 
@@ -284,13 +285,14 @@ def _target_texts(
                 assert memory_text is not None
                 doc = parse(memory_text, settings.sections)
                 section = doc.section(found.section_id or "")
-                if section is None:
+                spec = settings.section(found.section_id or "")
+                if section is None and (spec is None or found.section_id in doc.unmarked):
                     fixed[index] = (
                         f"MEMORY.md has no managed section '{found.section_id}' to write into"
                     )
                     continue
-                spec = settings.section(found.section_id or "")
-                parts = ["".join(section.body_lines)]
+                # a managed section not written yet (it has had no entry) is empty
+                parts = ["".join(section.body_lines) if section is not None else ""]
                 names = [config.archive] + ([spec.archive] if spec is not None else [])
                 for name in names:
                     parts.append(_read_text(checked_target(location, name))[0])
@@ -307,6 +309,17 @@ def _target_texts(
 
 
 # -- the run -----------------------------------------------------------------------------------
+
+
+def _contradictions(location: MemoryLocation) -> list[str]:
+    from pokayokay.infra.logs import log_exception
+    from pokayokay.learnings.stored import contradicting_learnings
+
+    try:
+        return contradicting_learnings(location.memory_dir)
+    except Exception as exc:  # comparing learnings never costs the consolidation
+        log_exception("consolidate: comparing the stored learnings", exc)
+        return []
 
 
 def consolidate(
@@ -335,6 +348,7 @@ def consolidate(
     day = today or date.today()
     path = learnings if learnings is not None else learnings_path(project_dir, config)
     outcome = ConsolidationOutcome(path, dry_run, day, config)
+    outcome.contradictions = _contradictions(location)
     if dry_run:
         _run(outcome, project_dir, location, settings, environ, git_timeout)
         outcome.report_text = render_report(outcome)
@@ -491,6 +505,11 @@ def _run(
             message = exc.message if isinstance(exc, PokayokayError) else str(exc)
             outcome.errors.append(f"could not add to MEMORY.md ({section_id}): {message}")
             failed.update(live)
+
+    # 2b. every memory-folder file written is linked from the Topic Index
+    from pokayokay.learnings.consolidation_links import link_written
+
+    link_written(outcome, location, settings, day, sim, _memory_plan)
 
     # 3. the staging file
     removed = [text for index, text in plan.removed if index not in failed]

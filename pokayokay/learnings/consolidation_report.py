@@ -58,6 +58,8 @@ class ConsolidationOutcome:
     qualifying: int | None = None
     problem: str | None = None  # why nothing was consolidated
     plan: Plan | None = None
+    # Stored learnings (learning-*.md) that contradict each other: both kept, for the user.
+    contradictions: list[str] = field(default_factory=list)
     changes: list[FileChange] = field(default_factory=list)
     splits: list[SplitInfo] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -84,6 +86,7 @@ class ConsolidationOutcome:
             "changes": [c.to_dict() for c in self.changes],
             "splits": [s.to_dict() for s in self.splits],
             "errors": list(self.errors),
+            "contradictions": list(self.contradictions),
             "report": str(self.report_path) if self.report_path else None,
         }
 
@@ -115,6 +118,7 @@ def render_report(outcome: ConsolidationOutcome) -> str:
         splits=outcome.splits,
         changes=outcome.changes,
         errors=outcome.errors,
+        contradictions=outcome.contradictions,
     )
 
 
@@ -137,6 +141,8 @@ def render_summary(outcome: ConsolidationOutcome) -> str:
         for split in outcome.splits:
             names = ", ".join(f"{n} ({c})" for n, c in split.parts)
             lines.append(f"  split {split.path} ({split.lines_before} lines) {verb} into {names}")
+    for line in outcome.contradictions:
+        lines.append(f"  contradiction, both kept: {line}")
     for error in outcome.errors:
         lines.append(f"  error: {error}")
     if outcome.report_path is not None:

@@ -116,7 +116,8 @@ __all__ = [
     "unique_name",
 ]
 
-CATEGORIES: tuple[str, ...] = ("anti-patterns", "patterns", "heuristics")
+# "decision" is never inferred: `remember --category decision` also records it in Key Decisions.
+CATEGORIES: tuple[str, ...] = ("anti-patterns", "patterns", "heuristics", "decision")
 CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
 # Structured fields a learning may carry (seed 000's reflexion schema): what situation brings it
 # up, the root cause, what to do, and how much it matters.

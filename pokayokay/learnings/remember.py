@@ -14,9 +14,13 @@ What :func:`remember` does with a text:
    ``session-capture`` while the session's silent budget (``silent_capture_budget``, default 5)
    lasts, and answers :data:`BUDGET_REACHED` after that;
 3. under a lock shared by every pokayokay process, looks for the same learning (identity hash
-   of the normalised text) or a near duplicate (:func:`pokayokay.learnings.model.near_duplicate`)
-   among the ``learning-*.md`` topic files of the auto-memory folder: a match is reinforced (its
-   observation count goes up), anything else becomes a new topic file, written atomically;
+   of the normalised text) or a near-verbatim rewording
+   (:func:`pokayokay.learnings.wording.near_duplicate`: similar, and
+   :func:`~pokayokay.learnings.wording.distinct_because` finds no different word, name, number,
+   polarity or swapped choice) among the ``learning-*.md`` topic files of the auto-memory folder:
+   a match is reinforced (its observation count goes up), anything else becomes a new topic
+   file, written atomically. A new learning that contradicts a stored one is stored all the same
+   and the result carries a note (``pokayokay status`` and ``consolidate`` list such pairs);
 4. sets the learning lines of MEMORY.md's Topic Index through
    :class:`pokayokay.memory.apply.SectionEdit`, inside curation's locked, invariant-checked,
    compare-and-swap write. Curation moves the oldest lines to ``topic-index-archive.md`` when the
@@ -48,7 +52,6 @@ from pokayokay.names import SESSION_START_TIP
 # Only the standard library basics and pokayokay.errors are imported here: the SessionStart hook
 # imports this module for session_start_tip(). Everything else is imported where it is used.
 if TYPE_CHECKING:
-
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.learnings.model import Learning
     from pokayokay.memory.sections import Settings
@@ -85,6 +88,7 @@ NO_SESSION = "(no session id)"
 
 SOURCE_MAX = 60
 LOCK_TIMEOUT = 10.0
+
 
 def session_start_tip() -> str:
     """The SessionStart context line that points at ``/remember``."""
@@ -400,6 +404,10 @@ def _save(
         now_stored = [s for s in existing if s.path != result.path]
         now_stored.append(StoredLearning(result.path, result.learning, b""))
         notes = _update_index(location, settings, now_stored, result.path, environ)
+        if result.status == "stored":
+            notes = _contradiction_notes(result.learning.text, existing) + notes
+            if result.learning.category == "decision":
+                notes += _key_decision(location, settings, result.learning.text, result.path)
     return RememberResult(
         result.status,
         result.message,
@@ -409,6 +417,35 @@ def _save(
         result.similarity,
         notes,
     )
+
+
+def _key_decision(
+    location: MemoryLocation, settings: Settings, text: str, path: Path
+) -> tuple[str, ...]:
+    """A decision learning is also an entry of MEMORY.md's Key Decisions, linked to its file."""
+    from pokayokay.learnings.observed import KEY_DECISIONS, decision_entry, today, write_entries
+
+    if settings.section(KEY_DECISIONS) is None:
+        return ()
+    note = write_entries(
+        location, settings, {KEY_DECISIONS: [decision_entry(text, path.name, today())]}
+    )
+    return (f"Key Decisions: {note}",) if note else ()
+
+
+def _contradiction_notes(text: str, existing: Sequence[StoredLearning]) -> tuple[str, ...]:
+    """A note for each stored learning the new one contradicts: both are kept, flagged."""
+    from pokayokay.learnings.wording import contradiction
+
+    notes = []
+    for stored in existing:
+        words = contradiction(text, stored.learning.text)
+        if words:
+            notes.append(
+                f"contradicts {stored.file_name} ({', '.join(sorted(words))}); both are kept "
+                "and flagged by `pokayokay status` until one is removed"
+            )
+    return tuple(notes)
 
 
 def _reinforce(
@@ -490,4 +527,3 @@ def _create(
 
 
 # --- the /remember slash command --------------------------------------------------------------
-

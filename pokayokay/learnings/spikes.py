@@ -207,9 +207,16 @@ def spike_cli(
         f"{location.memory_dir / FILE_NAME}"
     ]
     try:
-        note = index_topic_files(location, load_settings(project_dir))
+        settings = load_settings(project_dir)
+        note = index_topic_files(location, settings)
     except PokayokayError as exc:
         note = f"MEMORY.md not linked ({exc.message})"
+    else:
+        from pokayokay.learnings.observed import KEY_DECISIONS, spike_entry, write_entries
+
+        entry = spike_entry(spike.question, spike.verdict, spike.conclusion, spike.day)
+        decided = write_entries(location, settings, {KEY_DECISIONS: [entry]})
+        note = note or (f"Key Decisions: {decided}" if decided else None)
     if note:
         out.append(f"note: {note}")
     return 0, "\n".join(out)

@@ -71,3 +71,14 @@ def load_learnings(memory_dir: Path) -> tuple[list[StoredLearning], list[str]]:
             continue
         found.append(StoredLearning(path, learning, data))
     return found, problems
+
+
+def contradicting_learnings(memory_dir: Path) -> list[str]:
+    """One line per pair of stored learnings that contradict each other (both are kept: which
+    one holds is for the user to say), e.g. ``learning-use-httpx.md contradicts
+    learning-use-requests.md (httpx, request)``."""
+    from pokayokay.learnings.wording import contradictions
+
+    stored, _problems = load_learnings(memory_dir)
+    pairs = contradictions([(s.file_name, s.learning.text) for s in stored])
+    return [f"{a} contradicts {b} ({', '.join(sorted(words))})" for a, b, words in pairs]

@@ -186,12 +186,115 @@ def near_duplicate(
     candidates: Iterable[tuple[str, str]],
     threshold: float = NEAR_DUPLICATE_THRESHOLD,
 ) -> tuple[str, float] | None:
-    """The key of the candidate ``(key, text)`` most similar to ``text``, with its score, when
-    that score reaches ``threshold``; else None. Ties go to the first candidate."""
+    """The key of the candidate ``(key, text)`` that ``text`` rewords near-verbatim, with its
+    score: the most similar candidate scoring ``threshold`` or more for which
+    :func:`distinct_because` finds no difference. None when there is none. Ties go to the first
+    candidate."""
     target = _profile(text)
     best: tuple[str, float] | None = None
     for key, other in candidates:
         score = _similarity(target, _profile(other))
-        if score >= threshold and (best is None or score > best[1]):
+        if score < threshold or (best is not None and score <= best[1]):
+            continue
+        if distinct_because(text, other) is None:
             best = (key, score)
     return best
+
+
+# -- what keeps two similar learnings apart -----------------------------------------------------
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+# Identifiers, commands and file names: words joined by - . _ / or : (``make migrate-all``,
+# ``auth.toml``, ``src/index.css``), compared whole.
+_NAME = re.compile(r"[A-Za-z0-9]+(?:[-._/:][A-Za-z0-9]+)+")
+
+
+def _unmatched_names(a: str, b: str) -> set[str]:
+    """Names of ``a`` that ``b`` lacks, whole or as separate words (``force-push`` is matched by
+    "force push", ``migrate-all`` is not by "migrate")."""
+    names_b = {n.casefold() for n in _NAME.findall(b)}
+    words_b = set(words(b))
+    out = set()
+    for name in _NAME.findall(a):
+        name = name.casefold()
+        if name in names_b:
+            continue
+        if not all(part in words_b for part in re.split(r"[-._/:]", name) if part):
+            out.add(name)
+    return out
+
+
+# Words that name the kind of thing without saying which ("the test suite", "the main branch"):
+# one text having them and the other not is still a rewording.
+_KIND_WORDS = frozenset(
+    stem(w) for w in ["suite", "branch", "folder", "directory", "codebase", "whole", "entire"]
+)
+
+
+def _key_words(text: str) -> list[str]:
+    """Content stems that carry the advice, in order: stop words, negations, generic words and
+    kind words out."""
+    return [w for w in _content(words(text)) if w not in _GENERIC and w not in _KIND_WORDS]
+
+
+def distinct_because(a: str, b: str) -> str | None:
+    """Why two similar texts are two learnings, or None when ``b`` rewords ``a`` near-verbatim.
+
+    Near-verbatim: the same advice words (stems, any order, generic and stop words aside), the
+    same numbers, the same polarity, and no word that one text negates and the other asserts
+    (``use httpx, never requests`` / ``use requests, never httpx``). When either text sets
+    things against each other (``instead``, ``over``, ``not``…), the advice words must also come
+    in the same order (``prefer X over Y`` / ``prefer Y over X``).
+    """
+    from pokayokay.learnings.similarity import clash, profile
+
+    ka, kb = _key_words(a), _key_words(b)
+    only_a, only_b = set(ka) - set(kb), set(kb) - set(ka)
+    if only_a or only_b:
+        shown = ", ".join(sorted(only_a | only_b)[:4])
+        return f"different words ({shown})"
+    if sorted(_NUMBER.findall(a)) != sorted(_NUMBER.findall(b)):
+        return "different numbers"
+    differing = _unmatched_names(a, b) | _unmatched_names(b, a)
+    if differing:
+        return f"different names ({', '.join(sorted(differing)[:4])})"
+    clashing = clash(profile(a), profile(b))
+    if clashing:
+        return f"contradiction ({', '.join(sorted(clashing)[:4])})"
+    ta, tb = words(a), words(b)
+    if _negated(ta) != _negated(tb):
+        return "opposite polarity"
+    if _negated(ta) and list(dict.fromkeys(ka)) != list(dict.fromkeys(kb)):
+        return "swapped choices"
+    return None
+
+
+def contradiction(a: str, b: str) -> frozenset[str]:
+    """Words one text negates and the other asserts, when the two are on the same topic (at
+    least half of the smaller one's content words shared); empty otherwise."""
+    from pokayokay.learnings.similarity import clash, profile, topic_score
+
+    pa, pb = profile(a), profile(b)
+    words_clashing = clash(pa, pb)
+    if not words_clashing or topic_score(pa, pb) < CONTRADICTION_TOPIC:
+        return frozenset()
+    return words_clashing
+
+
+# Same-topic score (pokayokay.learnings.similarity.topic_score) from which a clash of polarity
+# is reported as a contradiction between two stored learnings.
+CONTRADICTION_TOPIC = 0.5
+
+
+def contradictions(items: Sequence[tuple[str, str]]) -> list[tuple[str, str, frozenset[str]]]:
+    """``(key a, key b, clashing words)`` for every pair of ``(key, text)`` items that contradict
+    each other (:func:`contradiction`), in input order."""
+    out = []
+    for i, (key_a, text_a) in enumerate(items):
+        for key_b, text_b in items[i + 1 :]:
+            found = contradiction(text_a, text_b)
+            if found:
+                out.append((key_a, key_b, found))
+    return out

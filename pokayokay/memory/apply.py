@@ -48,8 +48,9 @@ class CurationOutcome:
     def changed(self) -> bool:
         if self.result is None:
             return False
-        edited = self.source_text is not None and self.source_text != self.result.original
-        return edited or self.result.changed
+        # against the file as read: sections added for an edit and taken out again are no change
+        before = self.source_text if self.source_text is not None else self.result.original
+        return before != self.result.text or bool(self.result.archives)
 
 
 def lock_path(location: MemoryLocation, environ: Mapping[str, str] | None = None) -> Path:
@@ -127,19 +128,21 @@ def run_curation(
         archives = read_archives(location, settings)
         archive_text = {name: decode_text(raw, path) for name, (path, raw) in archives.items()}
         base = text
+        added: list[str] = []  # sections the structure pass added for the edit
         if edit is not None:
-            fixed = curate(text, settings, archive_text, day, evict=False)
-            invariants.check(fixed, settings, archive_text, day, evict=False)
+            fixed = curate(text, settings, archive_text, day, evict=False, keep_empty=True)
+            invariants.check(fixed, settings, archive_text, day, evict=False, keep_empty=True)
+            added = [s.id for s in settings.sections if s.title in fixed.added_sections]
             base = edit.apply(fixed.text, settings)
             edit.check(fixed.text, base, settings)
-        result = curate(base, settings, archive_text, day, evict=evict)
+        result = curate(base, settings, archive_text, day, evict=evict, droppable=added)
         try:
-            invariants.check(result, settings, archive_text, day, evict=evict)
+            invariants.check(result, settings, archive_text, day, evict=evict, droppable=added)
         except InvariantViolation as exc:
             logs.log(f"curation of {target} refused, nothing written: {exc.message}")
             raise
         source = text if edit is not None else None
-        if not write or (not result.changed and base == text):
+        if not write or (result.text == text and not result.archives):
             return CurationOutcome(
                 location, result, written=False, attempts=attempt, source_text=source
             )
@@ -230,13 +233,26 @@ def ensure_memory_template(location: MemoryLocation, settings: Settings) -> str:
         from pokayokay.infra.templating import render
 
         target.parent.mkdir(parents=True, exist_ok=True)
-        text = render("MEMORY.md.j2", sections=settings.sections, end_marker=END_MARKER)
+        # Without empty_sections a section is written with its first entry: the new file is
+        # the title alone.
+        sections = settings.sections if settings.empty_sections else ()
+        text = render("MEMORY.md.j2", sections=sections, end_marker=END_MARKER)
         try:
             replace_if_unchanged(target, None, encode_text(text))
         except Conflict:
             pass  # Claude created it this very moment: fall through and add sections to it
         else:
+            if not sections:
+                return (
+                    f"created {target}; pokayokay's managed sections appear in it with their "
+                    "first entries"
+                )
             return f"created {target} with {len(settings.sections)} managed sections"
+    if not settings.empty_sections:
+        return (
+            f"{target} exists; pokayokay's managed sections appear in it with their first "
+            "entries (existing text untouched)"
+        )
     outcome = run_curation(location, settings, write=True, evict=False)
     result = outcome.result
     if result is None or not result.changed:

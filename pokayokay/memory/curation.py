@@ -17,7 +17,7 @@ Entries are never dropped: whatever leaves MEMORY.md is appended to an archive.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -41,7 +41,7 @@ from pokayokay.memory.document import (
 from pokayokay.memory.sections import END_MARKER, TOPIC_INDEX_ID, SectionSpec, Settings
 
 # Topic files pokayokay keeps up to date itself; their Topic Index links are never moved out.
-PINNED_TOPIC_FILES = ("recurring-failures.md", "rules-archive.md")
+PINNED_TOPIC_FILES = ("recurring-failures.md", "rules-archive.md", "learnings-archive.md")
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,7 @@ class CurationResult:
     before: FileStat
     after: FileStat
     archive_before: dict[str, str] = field(default_factory=dict)
+    dropped_sections: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -165,6 +166,8 @@ class _Curator:
         self.newline = self.doc.newline
         self.evicted: list[_Eviction] = []
         self.added_sections: list[str] = []
+        self.dropped_sections: list[str] = []
+        self.added_ids: set[int] = set()
         self.merged: list[str] = []
         self.closed: list[str] = []
         self.added_links: list[str] = []
@@ -246,6 +249,16 @@ class _Curator:
                 section = new_section(spec, self.newline, lead_blank=lead)
             segs.insert(pos, section)
             self.added_sections.append(spec.title)
+            self.added_ids.add(id(section))
+
+    def drop_empty(self, droppable: Collection[str] = ()) -> None:
+        """Take back out the new sections that hold nothing (``memory/empty_sections``)."""
+        from pokayokay.memory.empty_sections import drop_new_empty
+
+        dropped = drop_new_empty(self.doc, self.added_ids, droppable)
+        # a section added by this run and dropped again was neither
+        self.dropped_sections = [t for t in dropped if t not in self.added_sections]
+        self.added_sections = [t for t in self.added_sections if t not in dropped]
 
     def _after_last_note(self) -> int:
         """The index right after the last text segment with a non-blank line (0 if none)."""
@@ -461,12 +474,20 @@ class _Curator:
 
 
 def curate(
-    text: str, settings: Settings, archives: Mapping[str, str], today: date, *, evict: bool = True
+    text: str,
+    settings: Settings,
+    archives: Mapping[str, str],
+    today: date,
+    *,
+    evict: bool = True,
+    keep_empty: bool = False,
+    droppable: Collection[str] = (),
 ) -> CurationResult:
     """Curate ``text`` (MEMORY.md); ``archives`` maps archive file names to their current text.
 
     With ``evict=False`` only the structure is repaired (sections added, merged, closed): what
-    ``pokayokay init`` does to an existing MEMORY.md.
+    ``pokayokay init`` does to an existing MEMORY.md. New sections left empty are taken out
+    (``memory/empty_sections``) unless ``keep_empty`` or ``settings.empty_sections``.
 
     A file with CR-only line endings is curated as if they were line feeds and written back with
     carriage returns (archives it creates too).
@@ -493,6 +514,8 @@ def curate(
             break
     if curator.doc.section(TOPIC_INDEX_ID) is None and curator.evicted:
         curator.notes.append("the Topic Index section is not managed, so archives are not linked")
+    if not keep_empty and not settings.empty_sections:
+        curator.drop_empty(droppable)
     new_text = curator.doc.render()
     new_archives, moves = curator.build_archives()
     after = file_stat(parse(new_text, settings.sections), new_text, settings)
@@ -503,6 +526,7 @@ def curate(
         archives=new_archives,
         moves=moves,
         added_sections=curator.added_sections,
+        dropped_sections=curator.dropped_sections,
         merged_duplicates=curator.merged,
         added_links=curator.added_links,
         closed_sections=curator.closed,

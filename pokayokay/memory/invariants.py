@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import date
 
 from pokayokay.errors import InvariantViolation
@@ -43,6 +43,8 @@ def check(
     today: date,
     *,
     evict: bool = True,
+    keep_empty: bool = False,
+    droppable: Collection[str] = (),
 ) -> None:
     """Raise InvariantViolation (with a diff in its message) if curation broke a promise."""
     archives_after = {**archives_before, **result.archives}
@@ -81,7 +83,15 @@ def check(
         )
         raise InvariantViolation(f"curation would change text outside managed sections:\n{diff}")
 
-    again = curate(result.text, settings, archives_after, today, evict=evict)
+    again = curate(
+        result.text,
+        settings,
+        archives_after,
+        today,
+        evict=evict,
+        keep_empty=keep_empty,
+        droppable=droppable,
+    )
     if again.changed:
         diff = "".join(
             difflib.unified_diff(

@@ -83,6 +83,9 @@ class Settings:
     sections: tuple[SectionSpec, ...] = DEFAULT_SECTIONS
     max_lines: int = CLAUDE_MAX_LINES
     max_bytes: int = CLAUDE_MAX_BYTES
+    # Write managed sections that have no entry (headings, markers)? Off: a section appears in
+    # MEMORY.md with its first entry; empty headings cost lines and tokens in every session.
+    empty_sections: bool = False
     # Rule graduation (pokayokay.rules.graduation) and rule retirement
     # (pokayokay.rules.effectiveness).
     graduation_threshold: int = 3

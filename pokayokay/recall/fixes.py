@@ -13,57 +13,13 @@ import json
 import os
 import zlib
 
-from pokayokay.names import FAILURES_DB, RECALL_FIXES_FILE
-from pokayokay.recall.cache_io import MAX_TEXT_CHARS, _load_json, _row, _save_json, _shown
-from pokayokay.recall.index import Document
-from pokayokay.recall.terms import term_counts
+from pokayokay.names import RECALL_FIXES_FILE
+from pokayokay.recall.cache_io import _load_json, _row, _save_json
+from pokayokay.recall.readers import read_fixes
 
 TYPE_CHECKING = False  # the prompt hook imports this module
 if TYPE_CHECKING:
-    from collections.abc import Iterable
     from typing import Any
-
-MAX_FIX_GROUPS = 500
-
-
-def fix_text(
-    category: str, sessions: int, excerpt: str, commands: Iterable[str], paths: Iterable[str]
-) -> str:
-    """A fix episode in one factual sentence."""
-    commands, paths = list(commands)[:2], list(paths)[:4]
-    text = f"{excerpt.strip().rstrip('.')} ({category} failure, {sessions} session"
-    text += "s)." if sessions != 1 else ")."
-    if commands:
-        text += " Resolved by " + ", ".join(f"`{c}`" for c in commands)
-        text += f" after edits to {', '.join(paths)}." if paths else "."
-    elif paths:
-        text += f" Resolved after edits to {', '.join(paths)}."
-    return text
-
-
-def read_fixes(state_dir: str) -> list[tuple[Document, dict[str, int]]]:
-    """Failure groups that a later success closed, as documents (nothing without a store)."""
-    db = os.path.join(state_dir, FAILURES_DB)
-    if not os.path.isfile(db):
-        return []  # never create the store just to read it
-    from pokayokay.failures.store import FailureStore
-    from pokayokay.safety.commands import shown_commands
-
-    out = []
-    with FailureStore(db) as store:
-        groups = store.failure_groups(fixed_only=True)
-    for group in (g for g in groups if g.corrections or g.fix_paths):
-        commands = shown_commands(c.corrected for c in group.corrections)  # never a re-run
-        paths = [p[:120] for p in group.fix_paths]
-        shown = _shown(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
-        search = " ".join([group.excerpt, group.category, *commands, *paths])
-        key = zlib.crc32(group.signature.encode("utf-8", "surrogateescape"))
-        doc = Document(f"fix:{key:08x}", "fix", shown, clean=True)
-        out.append((doc, term_counts(search[:MAX_TEXT_CHARS])))
-        if len(out) >= MAX_FIX_GROUPS:
-            break
-    return out
-
 
 def fix_rows(state_dir: str) -> list[Any]:
     """The fix documents as cache rows; [] (logged) when the store cannot be read."""

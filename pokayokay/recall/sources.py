@@ -16,14 +16,11 @@ when it is the default ``decisions-archive.md`` or when MEMORY.md or a settings 
 The cache lives in the project's state folder, so that a prompt does not re-read every file:
 
 * ``recall-index.json``: the finished index and the fingerprint of what it was built from (the
-  name, mtime and size of every file involved, and the fix texts' digest). A prompt only lists
-  the memory folder, stats the files and, when the fingerprint matches, loads this one file
-  (postings and documents stay packed in strings until a query needs them).
+  name, mtime and size of every file involved). A prompt only lists the memory folder, stats the
+  files and, when the fingerprint matches, loads this one file (postings and documents stay
+  packed in strings until a query needs them).
 * ``recall-entries.json``: each source's parsed documents with their term counts, keyed by the
-  file's mtime and size (fix episodes: by the digest of their texts), so that a changed file is
-  re-read alone.
-* ``recall-fixes.json``: the digest of the fix texts and the failure store's stats it was read
-  at; the store is opened only when those stats moved (see :mod:`pokayokay.recall.fixes`).
+  file's mtime and size, so that a changed file is re-read alone.
 
 Work is capped: at most :data:`MAX_LEARNING_FILES` learning files, :data:`MAX_FILE_BYTES` of any
 of them, :data:`MAX_MEMORY_BYTES` of MEMORY.md or the archive, :data:`MAX_FIX_GROUPS` failure
@@ -34,75 +31,69 @@ created when there is nothing to recall from, and the failure store is opened on
 
 from __future__ import annotations
 
-import json
 import os
 import time
 import zlib
 
-from pokayokay.infra.markdown import outside_fences
-from pokayokay.infra.private import strip_private  # <private> text never reaches the cache
-from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, RECALL_ENTRIES_FILE, RECALL_INDEX_FILE
-from pokayokay.recall import block as recall_block
-from pokayokay.recall.cache_io import (
-    MAX_TEXT_CHARS,
-    _load_json,
-    _row,
-    _save_json,
-    _shown,
-    _unlink,
+from pokayokay.names import (
+    FAILURES_CHANGED,
+    FAILURES_DB,
+    RECALL_ENTRIES_FILE,
+    RECALL_INDEX_FILE,
 )
+from pokayokay.recall.cache_io import _load_json, _row, _save_json, _unlink
 from pokayokay.recall.index import Document, Index
-from pokayokay.recall.terms import term_counts
+from pokayokay.recall.readers import (
+    DEFAULT_DECISIONS_ARCHIVE,
+    LEARNING_PREFIX,
+    LEARNINGS_ARCHIVE,
+    MEMORY_FILE,
+    SETTINGS_FILES,
+    _from_row,
+    _stat,
+    read_archive,
+    read_decisions,
+    read_learning,
+)
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
-    from collections.abc import Iterable
     from pathlib import Path
     from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
-    from pokayokay.learnings.model import Learning
-    from pokayokay.memory.sections import SectionSpec
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 _STORE_KEYS = ("db", "db-changed")
-INDEX_FILE = RECALL_INDEX_FILE
-ENTRIES_FILE = RECALL_ENTRIES_FILE
-LEARNING_PREFIX = "learning-"
-MEMORY_FILE = "MEMORY.md"
-DEFAULT_DECISIONS_ARCHIVE = "decisions-archive.md"
-SETTINGS_FILES = (".claude/pokayokay.md", ".claude/pokayokay.local.md")
-
 MAX_LEARNING_FILES = 5000
-MAX_FILE_BYTES = 64 * 1024
-MAX_MEMORY_BYTES = 4 << 20
-MAX_DECISIONS = 2000
 # Seconds of parsing per call before the rest is left to the next one.
 DEFAULT_PARSE_BUDGET = 2.0
-
-# A learning's confidence scales its score; session captures are stored as low.
-CONFIDENCE_WEIGHT = {"high": 1.0, "medium": 1.0, "low": 0.9}
+INDEX_FILE = RECALL_INDEX_FILE
+ENTRIES_FILE = RECALL_ENTRIES_FILE
 
 
 # --------------------------------------------------------------------------------------------
 # The fingerprint: what the index was built from
 
 
-def _stat(path: str) -> list[int] | None:
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return [st.st_mtime_ns, st.st_size]
-
-
-def learning_files(memory_dir: str) -> list[tuple[str, list[int]]]:
-    """``(file name, [mtime_ns, size])`` of every learning topic file, sorted by name."""
+def learning_files(
+    memory_dir: str, archives: list[tuple[str, list[int]]] | None = None
+) -> list[tuple[str, list[int]]]:
+    """``(file name, [mtime_ns, size])`` of every learning topic file, sorted by name; with
+    ``archives``, the consolidation archive and its split parts are added to that list."""
     found: list[tuple[str, list[int]]] = []
     try:
         with os.scandir(memory_dir) as it:
             for entry in it:
                 name = entry.name
+                if archives is not None and _is_archive(name):
+                    try:
+                        if entry.is_file():
+                            st = entry.stat()
+                            archives.append((name, [st.st_mtime_ns, st.st_size]))
+                    except OSError:
+                        pass
+                    continue
                 if not (name.startswith(LEARNING_PREFIX) and name.endswith(".md")):
                     continue
                 try:
@@ -118,16 +109,26 @@ def learning_files(memory_dir: str) -> list[tuple[str, list[int]]]:
     return found[:MAX_LEARNING_FILES]
 
 
+def _is_archive(name: str) -> bool:
+    """The consolidation archive (``learnings-archive.md``) or one of its split parts."""
+    stem = LEARNINGS_ARCHIVE.removesuffix(".md")
+    return name == LEARNINGS_ARCHIVE or (
+        name.startswith(f"{stem}-part-") and name.endswith(".md")
+    )
+
+
 class Inputs:
     """Where the documents come from, and the stats that say whether they changed."""
 
-    __slots__ = ("memory_dir", "project_dir", "state_dir", "learnings", "files")
+    __slots__ = ("memory_dir", "project_dir", "state_dir", "learnings", "archives", "files")
 
     def __init__(self, memory_dir: Path, project_dir: Path, state_dir: Path) -> None:
         self.memory_dir = str(memory_dir)
         self.project_dir = str(project_dir)
         self.state_dir = str(state_dir)
-        self.learnings = learning_files(self.memory_dir)
+        self.archives: list[tuple[str, list[int]]] = []
+        self.learnings = learning_files(self.memory_dir, self.archives)
+        self.archives.sort()
         memory = os.path.join(self.memory_dir, MEMORY_FILE)
         db = os.path.join(self.state_dir, FAILURES_DB)
         self.files: dict[str, list[int] | None] = {
@@ -143,7 +144,11 @@ class Inputs:
     @property
     def empty(self) -> bool:
         """Nothing to recall from: no learning, no MEMORY.md, no failure store."""
-        return not self.learnings and not any(self.files[k] for k in ("memory", "archive", "db"))
+        return (
+            not self.learnings
+            and not self.archives
+            and not any(self.files[k] for k in ("memory", "archive", "db"))
+        )
 
     def fixes_state(self) -> tuple[str, list[Any] | None]:
         """The fix texts' digest (and rows, when read for it): :mod:`pokayokay.recall.fixes`."""
@@ -158,160 +163,11 @@ class Inputs:
 
         parts = [f"{CACHE_VERSION}:{ANALYSIS_VERSION}", self.memory_dir]
         parts += [f"{name}:{stat[0]}:{stat[1]}" for name, stat in self.learnings]
+        parts += [f"{name}:{stat[0]}:{stat[1]}" for name, stat in self.archives]
         # The failure store is not part of it: recall reads only its fix texts (fixes.py).
         parts += [f"{key}:{stat}" for key, stat in self.files.items() if key not in _STORE_KEYS]
         data = "\n".join(parts).encode("utf-8", "surrogateescape")
         return f"{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
-
-
-# --------------------------------------------------------------------------------------------
-# Reading the sources
-
-
-def _read_text(path: str, limit: int) -> str | None:
-    """A regular file of at most ``limit`` bytes, decoded; None when unreadable or larger.
-
-    Opened without blocking, so a FIFO named like a memory file cannot hang the hook.
-    """
-    import stat
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, ValueError):
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if size > limit:
-        return None
-    return strip_private(b"".join(chunks).decode("utf-8", "replace"))
-
-
-def _from_row(row: list[Any]) -> tuple[Document, dict[str, int]]:
-    counts = row[6]
-    return Document.from_row(row), {str(k): int(v) for k, v in counts.items()}
-
-
-def learning_document(learning: Learning, file_name: str) -> tuple[Document, dict[str, int]]:
-    """The document for one parsed learning, and the term counts of what is matched.
-
-    The body is what is shown (sanitised) and matched (as written: matching shows nothing);
-    the description and the name add only the terms the body lacks (they are usually a
-    shortened copy of it, and would count its words twice).
-    """
-    counts = term_counts(learning.text[:MAX_TEXT_CHARS])
-    for extra in (learning.description[:MAX_TEXT_CHARS], *learning.matched_fields):
-        for term in term_counts(extra):
-            counts.setdefault(term, 1)
-    doc = Document(
-        f"learning:{file_name.removeprefix(LEARNING_PREFIX).removesuffix('.md')}",
-        "learning",
-        _shown(learning.text),
-        label=learning.category,
-        weight=CONFIDENCE_WEIGHT.get(learning.confidence, 1.0),
-        clean=True,
-    )
-    return doc, counts
-
-
-def read_learning(path: str, file_name: str) -> tuple[Document, dict[str, int]] | None:
-    from pokayokay.learnings.model import LearningFormatError
-    from pokayokay.learnings.topic_file import parse
-
-    text = _read_text(path, MAX_FILE_BYTES)
-    if text is None:
-        return None
-    try:
-        learning = parse(text)
-    except (LearningFormatError, ValueError):
-        return None
-    doc, counts = learning_document(learning, file_name)
-    return (doc, counts) if doc.text and counts else None  # nothing to match or to show
-
-
-def _bullets(lines: Iterable[str]) -> list[str]:
-    """Top-level bullet entries (with their continuation lines) of a markdown text."""
-    entries: list[list[str]] = []
-    current: list[str] | None = None
-    for line in outside_fences(lines):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if line[:2] in ("- ", "* ", "+ "):
-            current = [line[2:].strip()]
-            entries.append(current)
-        elif current is not None and line[:1] in (" ", "\t"):
-            current.append(stripped)
-        else:
-            current = None  # a heading or prose ends the entry before it
-    return [" ".join(parts) for parts in entries]
-
-
-def decision_document(text: str) -> tuple[Document, dict[str, int]] | None:
-    shown = _shown(text)
-    counts = term_counts(text[:MAX_TEXT_CHARS])
-    if not shown or not counts:
-        return None
-    key = zlib.crc32(" ".join(shown.casefold().split()).encode("utf-8", "surrogateescape"))
-    return Document(f"decision:{key:08x}", "decision", shown, clean=True), counts
-
-
-def _section_specs(project_dir: str) -> tuple[SectionSpec, ...]:
-    """The managed sections, from the project's settings files when there are any."""
-    from pokayokay.memory.sections import DEFAULT_SECTIONS
-
-    if any(_stat(os.path.join(project_dir, rel)) for rel in SETTINGS_FILES):
-        from pathlib import Path
-
-        try:
-            from pokayokay.config.settings import load_settings
-
-            return load_settings(Path(project_dir)).sections
-        except Exception as exc:  # a broken settings file must not cost the prompt its recall
-            from pokayokay.infra.logs import fail_open
-
-            fail_open("recall: reading the settings (default sections used)", exc)
-    return DEFAULT_SECTIONS
-
-
-def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, dict[str, int]]]:
-    """Key Decisions entries from MEMORY.md, then from the section's archive file."""
-    import re
-
-    from pokayokay.memory.document import parse
-
-    specs = _section_specs(project_dir)
-    spec = next((s for s in specs if s.id == "key_decisions"), None)
-    archive = spec.archive if spec is not None else DEFAULT_DECISIONS_ARCHIVE
-    bullet = re.compile(r"^\s*[-*+]\s+")
-    texts: list[str] = []
-    memory = _read_text(os.path.join(memory_dir, MEMORY_FILE), MAX_MEMORY_BYTES)
-    if memory and spec is not None:
-        section = parse(memory, specs).section("key_decisions")
-        if section is not None:
-            texts += [bullet.sub("", " ".join(e.text.split())) for e in section.entries]
-    archived = _read_text(os.path.join(memory_dir, archive), MAX_MEMORY_BYTES)
-    if archived:
-        texts += _bullets(archived.splitlines())
-    out = []
-    seen: set[str] = set()
-    for text in texts[:MAX_DECISIONS]:
-        made = decision_document(text)
-        if made is not None and made[0].id not in seen:
-            seen.add(made[0].id)
-            out.append(made)
-    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -336,7 +192,6 @@ def build(
     fixes: tuple[str, list[Any] | None] | None = None,
 ) -> tuple[Index, bool]:
     """The index over every source, re-reading only what changed since the entries cache.
-    ``fixes``: the fix texts' digest and rows (None: not read yet) from ``fixes_state``.
 
     Returns the index and whether it is complete (the parse budget may leave files for later).
     """
@@ -371,6 +226,16 @@ def build(
         rows = [_row(*d) for d in read_decisions(inputs.memory_dir, inputs.project_dir)]
         cache["decisions"] = [decisions_key, rows]
 
+    archive_key = [list(a) for a in inputs.archives]
+    cached = cache.get("archives")
+    if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == archive_key):
+        rows = [
+            _row(*d)
+            for name, _stat in inputs.archives
+            for d in read_archive(os.path.join(inputs.memory_dir, name), name)
+        ]
+        cache["archives"] = [archive_key, rows]
+
     from pokayokay.recall import fixes as fix_source
 
     digest, fix_rows = fixes if fixes is not None else inputs.fixes_state()
@@ -382,7 +247,7 @@ def build(
     docs: list[Document] = []
     counts: list[dict[str, int]] = []
     rows_all = [entry[1] for entry in learnings.values() if entry[1]]
-    rows_all += cache["decisions"][1] + cache["fixes"][1]
+    rows_all += cache["decisions"][1] + cache["archives"][1] + cache["fixes"][1]
     for row in rows_all:
         try:
             doc, doc_counts = _from_row(row)
@@ -435,26 +300,40 @@ def index_for(location: MemoryLocation, *, budget: float = DEFAULT_PARSE_BUDGET)
 
 
 def block_for(
-    location: MemoryLocation, prompt: str, *, budget: float = DEFAULT_PARSE_BUDGET
+    location: MemoryLocation,
+    prompt: str,
+    *,
+    budget: float = DEFAULT_PARSE_BUDGET,
+    session: str | None = None,
+    advisory: str | None = None,
 ) -> str:
     """The recall block for ``prompt`` ("" when nothing clears the floor).
 
-    A cached index that turns out to be damaged (it is read lazily, term by term) is dropped
-    and the answer computed from the files themselves.
+    With ``session``, notes already injected in that session are left out unless the prompt is
+    about them again, and what is injected is recorded (``pokayokay.recall.shown``). A cached
+    index that turns out to be damaged (it is read lazily, term by term) is dropped and the
+    answer computed from the files themselves.
     """
     from pokayokay.infra.state import project_state_dir
-    from pokayokay.recall.block import recall_block
+    from pokayokay.recall import shown as shown_notes
+    from pokayokay.recall.block import ADVISORY, block
+    from pokayokay.recall.index import recall
 
     state_dir = project_state_dir(str(location.project_key))
     index = load_index(location.memory_dir, location.project_dir, state_dir, budget=budget)
     if index is None or not len(index):
         return ""
+    before = shown_notes.shown(str(state_dir), session) if session else frozenset()
     try:
-        return recall_block(index, prompt)
+        hits = recall(index, prompt, shown=before).hits
     except (ValueError, TypeError, KeyError, IndexError):
         _unlink(os.path.join(state_dir, INDEX_FILE))
         index = load_index(location.memory_dir, location.project_dir, state_dir, budget=budget)
-        return recall_block(index, prompt) if index is not None else ""
+        hits = recall(index, prompt, shown=before).hits if index is not None else []
+    text = block(hits, advisory=advisory or ADVISORY)
+    if text and session:
+        shown_notes.record(str(state_dir), session, [h.doc.id for h in hits])
+    return text
 
 
 def corpus_counts(index: Index) -> dict[str, int]:
@@ -462,76 +341,3 @@ def corpus_counts(index: Index) -> dict[str, int]:
     for doc in index.docs:
         counts[doc.kind] = counts.get(doc.kind, 0) + 1
     return counts
-
-
-# --------------------------------------------------------------------------------------------
-# `pokayokay recall "<query>" [--json]`
-
-
-def _hit_data(hit: Any) -> dict[str, Any]:
-    from pokayokay.recall.block import safe_text
-
-    doc = hit.doc
-    return {
-        "id": doc.id,
-        "kind": doc.kind,
-        "label": doc.label,
-        "score": round(hit.score, 4),
-        "text": doc.text if doc.clean else safe_text(doc.text),
-    }
-
-
-def recall_cli(
-    query: str,
-    project_dir: Path,
-    *,
-    as_json: bool,
-    memory_dir: Path | None = None,
-) -> tuple[int, str]:
-    """What the prompt hook would inject for ``query``: the exit code and the text to print.
-
-    Plain output is the block exactly as injected, or one line saying that nothing would be
-    (with the best score below the floor). ``--json`` adds the scores of the near misses below
-    the floor and the size of the corpus. Exit 0 either way; an empty query raises
-    :class:`pokayokay.errors.PokayokayError` (exit 2 through the CLI's error boundary).
-    """
-    from pathlib import Path
-
-    from pokayokay.infra.locate import resolve_memory_location
-    from pokayokay.infra.state import project_state_dir
-    from pokayokay.recall import index as core
-
-    if not query.strip():
-        from pokayokay.errors import PokayokayError
-
-        raise PokayokayError('recall needs a query, e.g. pokayokay recall "run the migrations"')
-    location = resolve_memory_location(Path(project_dir), memory_dir=memory_dir)
-    state_dir = project_state_dir(str(location.project_key))
-    index = load_index(location.memory_dir, location.project_dir, state_dir, budget=60.0)
-    if index is None:
-        index = Index.build([])
-    result = core.recall(index, query, near_misses=core.NEAR_MISSES)
-    block = recall_block.block(result.hits)
-    if as_json:
-        data = {
-            "query": query,
-            "memory_dir": str(location.memory_dir),
-            "method": core.METHOD,
-            "floor": core.FLOOR,
-            "top_k": core.TOP_K,
-            "budget": recall_block.BUDGET,
-            "corpus": corpus_counts(index),
-            "injected": bool(block),
-            "additionalContext": block,
-            "hits": [_hit_data(h) for h in result.hits],
-            "near_misses": [_hit_data(h) for h in result.near_misses],
-        }
-        return 0, json.dumps(data, indent=2, ensure_ascii=False)
-    if block:
-        return 0, block
-    if not len(index):
-        where = location.memory_dir
-        return 0, f"Nothing would be injected: no learnings, decisions or fixes for {where}."
-    best = result.near_misses[0] if result.near_misses else None
-    tail = f" (best: {best.score:.2f}, {best.doc.id})" if best else " (no note shares a word)"
-    return 0, f"Nothing would be injected: no note scored at least {core.FLOOR:.2f}{tail}."

@@ -218,12 +218,23 @@ def _write_topic(location: MemoryLocation, text: str, outcome: ApplyOutcome) -> 
 
 
 def _with_sections(text: str | None, settings: Settings, today: date) -> str:
-    """What :func:`ensure_memory_template` would make of MEMORY.md (for a dry run)."""
+    """What the structure pass makes of MEMORY.md (or of the new file
+    :func:`ensure_memory_template` would write) before the edit, for a dry run."""
     if text is None:
         from pokayokay.infra.templating import render
 
-        return render("MEMORY.md.j2", sections=settings.sections, end_marker=END_MARKER)
-    return curate(text, settings, {}, today, evict=False).text
+        sections = settings.sections if settings.empty_sections else ()
+        text = render("MEMORY.md.j2", sections=sections, end_marker=END_MARKER)
+    return curate(text, settings, {}, today, evict=False, keep_empty=True).text
+
+
+def _added_by_structure(text: str | None, settings: Settings) -> list[str]:
+    """The managed sections the structure pass adds to ``text`` (taken out again when the edit
+    leaves them empty)."""
+    if text is None:
+        return [spec.id for spec in settings.sections]
+    doc = parse(text, settings.sections)
+    return [spec.id for spec in settings.sections if doc.section(spec.id) is None]
 
 
 def _needs_sections(text: str | None, settings: Settings) -> bool:
@@ -248,8 +259,10 @@ def _memory_dry_run(
     edit = edit_memory(base, plan, settings)
     check_memory_edit(base, edit.text, plan, settings)
     outcome.notes.extend(edit.notes)
-    if edit.text != old:
-        outcome.changes.append(FileChange(target, old, edit.text))
+    added = _added_by_structure(old, settings)
+    new = curate(edit.text, settings, {}, plan.today, evict=False, droppable=added).text
+    if new != old:
+        outcome.changes.append(FileChange(target, old, new))
 
 
 class _PlanEdit:

@@ -37,7 +37,7 @@ PURE = {
     "safety.sanitize", "safety.redact", "safety.commands",
     "infra.markdown",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
-    "memory.unmanage", "memory.archives", "memory.oracle",
+    "memory.unmanage", "memory.archives", "memory.oracle", "memory.empty_sections",
     "failures.model", "failures.schema", "failures.signature", "failures.classify",
     "failures.mistakes", "failures.corrections", "failures.fix_edits",
     "rules.claude_match", "rules.js_regex", "rules.js_text", "rules.globs", "rules.rule_text",
@@ -45,7 +45,7 @@ PURE = {
     "learnings.model", "learnings.wording", "learnings.entries", "learnings.topic_file",
     "learnings.similarity", "learnings.routing", "learnings.splitting",
     "learnings.consolidation", "learnings.consolidation_config",
-    "recall.terms", "recall.index", "recall.block",
+    "recall.terms", "recall.concepts", "recall.index", "recall.block",
     "skills.terms", "skills.match", "skills.failure_boost", "skills.suggest",
     "hooks.events",
 }  # fmt: skip

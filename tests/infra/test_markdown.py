@@ -13,7 +13,7 @@ from pokayokay.learnings.routing import summary_line
 from pokayokay.learnings.similarity import passages
 from pokayokay.memory.document import parse
 from pokayokay.memory.sections import DEFAULT_SECTIONS
-from pokayokay.recall.sources import _bullets
+from pokayokay.recall.readers import _bullets
 from pokayokay.rules.rule_text import parse_retired, retired_line
 
 

@@ -633,7 +633,8 @@ def test_init_creates_the_memory_template(
     assert location.memory_file.exists()
     assert report.memory and str(location.memory_file) in report.memory
     text = location.memory_file.read_text()
-    assert "## Key Decisions" in text and "<!-- pokayokay:" in text
+    # no empty heading: a managed section appears with its first entry
+    assert text == "# Memory\n" and "first entries" in report.memory
     # Existing content is not disturbed on a second run.
     location.memory_file.write_text(text + "- [A note](note.md) — Claude's own\n")
     init(project, environ=env_on_path)

@@ -99,7 +99,8 @@ def location(repo: GitRepo, tmp_path: Path) -> MemoryLocation:
     memory = tmp_path / "memory"
     memory.mkdir()
     found = resolve_memory_location(repo.root, memory_dir=memory)
-    ensure_memory_template(found, Settings())
+    # a MEMORY.md with every managed section, as older versions (and empty_sections) write it
+    ensure_memory_template(found, Settings(empty_sections=True))
     return found
 
 

@@ -127,7 +127,9 @@ def test_category_is_inferred(text: str, expected: str) -> None:
 
 def test_category_cues_are_tables() -> None:
     assert learnings.ANTI_PATTERN_CUES and learnings.PATTERN_CUES
-    assert set(learnings.CATEGORIES) == {"anti-patterns", "patterns", "heuristics"}
+    assert set(learnings.CATEGORIES) == {"anti-patterns", "patterns", "heuristics", "decision"}
+    # a decision is said, never inferred
+    assert "decision" not in {learnings.infer_category(t) for t in ("We decided to use X.",)}
 
 
 # --- names ------------------------------------------------------------------------------------

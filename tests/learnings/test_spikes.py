@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 from pathlib import Path
 
@@ -53,7 +54,7 @@ def test_topic_index_links_keep_other_entries(tmp_path: Path) -> None:
 
     project, location = _location(tmp_path)
     settings = load_settings(project)
-    ensure_memory_template(location, settings)
+    ensure_memory_template(location, dataclasses.replace(settings, empty_sections=True))
     memory = location.memory_file
     learning = "- [testing](learning-testing.md) — run pytest with -x first"
     lines = memory.read_text().splitlines(keepends=True)

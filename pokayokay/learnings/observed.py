@@ -1,0 +1,280 @@
+"""What pokayokay observes, written into MEMORY.md's managed sections (issue 12).
+
+* **Recent Bug Fixes**, at SessionEnd: one dated entry per failure group a fix episode closed in
+  the session (the failing check that then passed, the files edited in between, the error's
+  excerpt); curation keeps the section's 5-entry cap, older entries go to its archive.
+* **Completed Work**, at SessionEnd: the commits made during the session (subject and short SHA),
+  from the ``HEAD`` SessionStart noted (``session-heads.json`` in the project's state folder).
+* **Key Decisions**: a learning stored with ``remember --category decision``, and a spike
+  conclusion recorded with ``spike record``.
+
+Every entry is one line, sanitised (:func:`pokayokay.safety.sanitize.excerpt`: tool output and
+commit subjects are hostile), appended through :class:`SectionsEdit` inside curation's locked,
+invariant-checked write: only the named sections change, a section appears with its first
+entry, and an entry already there is not added twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pokayokay.errors import InvariantViolation, PokayokayError
+from pokayokay.names import SESSION_HEADS_FILE
+
+if TYPE_CHECKING:
+    from pokayokay.failures.store_reads import SessionFix
+    from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.memory.sections import Settings
+
+RECENT_BUG_FIXES = "recent_bug_fixes"
+COMPLETED_WORK = "completed_work"
+KEY_DECISIONS = "key_decisions"
+
+ENTRY_CHARS = 220
+MAX_COMMITS = 10
+MAX_SESSIONS_KEPT = 100
+GIT_TIMEOUT = 2.0
+PATHS_SHOWN = 3
+
+
+def _one_line(text: str, limit: int) -> str:
+    from pokayokay.safety.sanitize import excerpt
+
+    return excerpt(" ".join(text.split()), limit)
+
+
+def _day(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).date().isoformat()
+
+
+# What a command line may carry that must not reach MEMORY.md: values of environment
+# assignments and flags (API_KEY=…, --token=…), and long opaque tokens.
+_ASSIGNED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*|-{1,2}[A-Za-z][\w-]*)=\S+")
+_OPAQUE = re.compile(r"\b[A-Za-z0-9+/_-]{24,}={0,2}")
+
+
+def _command(command: str) -> str:
+    text = _ASSIGNED.sub(lambda m: f"{m[1]}=…", command)
+    text = _OPAQUE.sub("…", text)
+    return _one_line(text, 80).replace("`", "'")
+
+
+def fix_entry(fix: SessionFix) -> str:
+    """``- 2026-11-25 test failure fixed: `pytest tests/test_db.py` passes after edits to
+    docker-compose.yml — OperationalError: connection to server failed``."""
+    command = _command(fix.command)
+    text = f"{fix.category} failure fixed: `{command}` passes"
+    if fix.paths:
+        shown = ", ".join(_one_line(p, 60) for p in fix.paths[:PATHS_SHOWN])
+        more = len(fix.paths) - PATHS_SHOWN
+        text += f" after edits to {shown}" + (f" (+{more} more)" if more > 0 else "")
+    head = f"- {_day(fix.ts)} "
+    room = ENTRY_CHARS - len(head) - len(text) - 3
+    excerpt = _one_line(fix.excerpt, room) if room >= 20 else ""
+    return head + text + (f" — {excerpt}" if excerpt else "")
+
+
+def commit_entry(short_sha: str, subject: str, day: str) -> str:
+    """``- 2026-11-25 Add presigned uploads for lecture videos (a1b2c3d)``."""
+    return f"- {day} {_one_line(subject, ENTRY_CHARS - 30) or '(no subject)'} ({short_sha[:7]})"
+
+
+def decision_entry(text: str, file_name: str, day: str) -> str:
+    """A learning stored as a decision, linked to its topic file."""
+    return f"- {day} {_one_line(text, ENTRY_CHARS - 60)} ([learning]({file_name}))"
+
+
+def spike_entry(question: str, verdict: str, conclusion: str, day: str) -> str:
+    head = f"- {day} Spike: {_one_line(question, 90)} — {verdict}: "
+    return head + _one_line(conclusion, max(30, ENTRY_CHARS - len(head)))
+
+
+# -- the edit ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SectionsEdit:
+    """Append entries to several managed sections at once (each entry once); nothing else in
+    MEMORY.md changes (:meth:`check`). A section turned off in the settings is skipped."""
+
+    entries: Mapping[str, tuple[str, ...]]
+
+    def apply(self, text: str, settings: Settings) -> str:
+        from pokayokay.memory.apply import SectionEdit
+
+        for section_id, wanted in self.entries.items():
+            if wanted and settings.section(section_id) is not None:
+                text = SectionEdit(section_id, wanted, owns=_never).apply(text, settings)
+        return text
+
+    def check(self, before: str, after: str, settings: Settings) -> None:
+        from pokayokay.memory.document import parse, same_unmanaged, strip_eol
+
+        old_doc, new_doc = parse(before, settings.sections), parse(after, settings.sections)
+        if not same_unmanaged(old_doc, new_doc):
+            raise InvariantViolation("writing observed entries would change text outside sections")
+        old = {s.spec.id: [strip_eol(x) for x in s.body_lines] for s in old_doc.sections()}
+        for sec in new_doc.sections():
+            if sec.spec.id in self.entries or sec.spec.id not in old:
+                continue
+            if [strip_eol(x) for x in sec.body_lines] != old[sec.spec.id]:
+                raise InvariantViolation(f"writing observed entries would change {sec.spec.title}")
+
+
+def _never(_entry: str) -> bool:
+    return False  # observed entries are only ever added; curation rotates them out
+
+
+def write_entries(
+    location: MemoryLocation,
+    settings: Settings,
+    entries: Mapping[str, Sequence[str]],
+    *,
+    lock_timeout: float = 10.0,
+    environ: Mapping[str, str] | None = None,
+) -> str | None:
+    """Append ``entries`` (section id → lines) to MEMORY.md, creating it when missing; a note
+    when MEMORY.md could not take them, else None."""
+    from pokayokay.memory.apply import checked_target, ensure_memory_template, run_curation
+
+    wanted = {k: tuple(v) for k, v in entries.items() if v and settings.section(k) is not None}
+    if not wanted:
+        return None
+    try:
+        if not checked_target(location).exists():
+            ensure_memory_template(location, settings)
+        run_curation(
+            location,
+            settings,
+            write=True,
+            edit=SectionsEdit(wanted),
+            lock_timeout=lock_timeout,
+            environ=environ,
+        )
+    except (OSError, PokayokayError) as exc:
+        message = exc.message if isinstance(exc, PokayokayError) else str(exc)
+        return f"MEMORY.md not updated ({message})"
+    return None
+
+
+# -- the session's HEAD and its commits ----------------------------------------------------------
+
+
+def git_head(project: Path) -> str | None:
+    """The commit checked out in ``project`` (None outside git or without a commit)."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--verify", "-q", "HEAD"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    head = done.stdout.strip()
+    return head if done.returncode == 0 and len(head) >= 7 else None
+
+
+def _heads_path(state_dir: Path) -> Path:
+    return state_dir / SESSION_HEADS_FILE
+
+
+def _load_heads(state_dir: Path) -> dict[str, dict[str, object]]:
+    try:
+        data = json.loads(_heads_path(state_dir).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
+
+
+def note_session_head(
+    state_dir: Path, session_id: str, head: str, now: float | None = None
+) -> None:
+    """Remember the HEAD a session started on (the first note for a session wins)."""
+    heads = _load_heads(state_dir)
+    if session_id in heads:
+        return
+    heads[session_id] = {"head": head, "t": time.time() if now is None else now}
+    kept = sorted(heads.items(), key=lambda kv: float(str(kv[1].get("t", 0))))[-MAX_SESSIONS_KEPT:]
+    from pokayokay.infra.safe_write import write_atomic
+
+    state_dir.mkdir(parents=True, exist_ok=True)
+    write_atomic(_heads_path(state_dir), json.dumps(dict(kept)).encode("utf-8"))
+
+
+def session_head(state_dir: Path, session_id: str) -> str | None:
+    found = _load_heads(state_dir).get(session_id, {}).get("head")
+    return found if isinstance(found, str) else None
+
+
+def session_commits(project: Path, since: str) -> list[tuple[str, str, str]]:
+    """``(short sha, subject, day)`` of the commits from ``since`` (exclusive) to HEAD, oldest
+    first, at most :data:`MAX_COMMITS` (the newest)."""
+    try:
+        done = subprocess.run(
+            ["git", "log", "--no-merges", f"-{MAX_COMMITS}", "--format=%h%x00%s%x00%cI",
+             f"{since}..HEAD"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    if done.returncode != 0:
+        return []
+    out = []
+    for line in done.stdout.splitlines():
+        parts = line.split("\0")
+        if len(parts) == 3 and parts[0]:
+            out.append((parts[0], parts[1], parts[2][:10]))
+    return out[::-1]
+
+
+# -- SessionEnd ----------------------------------------------------------------------------------
+
+
+def session_end_entries(
+    session_id: str, project: Path, location: MemoryLocation, state_dir: Path
+) -> dict[str, list[str]]:
+    """Recent Bug Fixes and Completed Work entries for a session that ends."""
+    from pokayokay.names import FAILURES_DB
+
+    out: dict[str, list[str]] = {}
+    db = state_dir / FAILURES_DB
+    if db.is_file():
+        from pokayokay.failures.store import FailureStore
+
+        with FailureStore(db) as store:
+            fixes = store.session_fixes(session_id)
+        out[RECENT_BUG_FIXES] = list(dict.fromkeys(fix_entry(f) for f in fixes))
+    head = session_head(state_dir, session_id)
+    if head is not None:
+        commits = session_commits(project, head)
+        out[COMPLETED_WORK] = [commit_entry(sha, subject, day) for sha, subject, day in commits]
+    return {k: v for k, v in out.items() if v}
+
+
+def today() -> str:
+    return date.today().isoformat()
+
+
+def _state_dir(location: MemoryLocation, environ: Mapping[str, str] | None = None) -> Path:
+    from pokayokay.infra.state import project_state_dir
+
+    env = dict(os.environ if environ is None else environ)
+    return project_state_dir(str(location.project_key), env)

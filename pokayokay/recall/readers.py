@@ -1,0 +1,269 @@
+"""Reading recall's sources (learnings, Key Decisions, the consolidation archive, fix episodes)
+into documents and their term counts; every text a block may show is sanitised here, on read.
+:mod:`pokayokay.recall.sources` gathers them and keeps the cache."""
+
+from __future__ import annotations
+
+import os
+import re
+import zlib
+
+from pokayokay.infra.markdown import outside_fences
+from pokayokay.infra.private import strip_private  # <private> text never reaches the cache
+from pokayokay.names import FAILURES_DB, LEARNINGS_ARCHIVE_FILE
+from pokayokay.recall.cache_io import MAX_TEXT_CHARS, _shown
+from pokayokay.recall.concepts import features as term_counts
+from pokayokay.recall.index import Document
+
+TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+    from pokayokay.learnings.model import Learning
+    from pokayokay.memory.sections import SectionSpec
+
+LEARNING_PREFIX = "learning-"
+# Where consolidation moves the full text of learnings out of the staging file (the default
+# name; a project that renames it in its settings keeps it linked from the Topic Index).
+LEARNINGS_ARCHIVE = LEARNINGS_ARCHIVE_FILE
+MEMORY_FILE = "MEMORY.md"
+DEFAULT_DECISIONS_ARCHIVE = "decisions-archive.md"
+SETTINGS_FILES = (".claude/pokayokay.md", ".claude/pokayokay.local.md")
+
+MAX_FILE_BYTES = 64 * 1024
+MAX_MEMORY_BYTES = 4 << 20
+MAX_DECISIONS = 2000
+MAX_FIX_GROUPS = 500
+# A learning's confidence scales its score; session captures are stored as low.
+CONFIDENCE_WEIGHT = {"high": 1.0, "medium": 1.0, "low": 0.9}
+# An automatic past fix scores this share: at equal relevance the user's own notes come first.
+FIX_WEIGHT = 0.85
+
+
+
+def _stat(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [st.st_mtime_ns, st.st_size]
+
+
+
+
+def _read_text(path: str, limit: int) -> str | None:
+    """A regular file of at most ``limit`` bytes, decoded; None when unreadable or larger.
+
+    Opened without blocking, so a FIFO named like a memory file cannot hang the hook.
+    """
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if size > limit:
+        return None
+    return strip_private(b"".join(chunks).decode("utf-8", "replace"))
+
+
+def _from_row(row: list[Any]) -> tuple[Document, dict[str, int]]:
+    counts = row[6]
+    return Document.from_row(row), {str(k): int(v) for k, v in counts.items()}
+
+
+def learning_document(learning: Learning, file_name: str) -> tuple[Document, dict[str, int]]:
+    """The document for one parsed learning, and the term counts of what is matched.
+
+    The body is what is shown (sanitised) and matched (as written: matching shows nothing);
+    the description and the name add only the terms the body lacks (they are usually a
+    shortened copy of it, and would count its words twice); so do the structured trigger and
+    insight (``Learning.matched_fields``).
+    """
+    counts = term_counts(learning.text[:MAX_TEXT_CHARS])
+    for extra in (learning.description[:MAX_TEXT_CHARS], *learning.matched_fields):
+        for term in term_counts(extra):
+            counts.setdefault(term, 1)
+    doc = Document(
+        f"learning:{file_name.removeprefix(LEARNING_PREFIX).removesuffix('.md')}",
+        "learning",
+        _shown(learning.text),
+        label=learning.category,
+        weight=CONFIDENCE_WEIGHT.get(learning.confidence, 1.0),
+        clean=True,
+    )
+    return doc, counts
+
+
+def read_learning(path: str, file_name: str) -> tuple[Document, dict[str, int]] | None:
+    from pokayokay.learnings.model import LearningFormatError
+    from pokayokay.learnings.topic_file import parse
+
+    text = _read_text(path, MAX_FILE_BYTES)
+    if text is None:
+        return None
+    try:
+        learning = parse(text)
+    except (LearningFormatError, ValueError):
+        return None
+    doc, counts = learning_document(learning, file_name)
+    return (doc, counts) if doc.text and counts else None  # nothing to match or to show
+
+
+def read_archive(path: str, file_name: str) -> list[tuple[Document, dict[str, int]]]:
+    """The consolidated learnings of an archive file: one document per H2 entry (title and
+    body, without its ``Target:`` line and the note saying where it came from)."""
+    from pokayokay.learnings.entries import parse_entries
+    from pokayokay.learnings.similarity import entry_body
+
+    text = _read_text(path, MAX_MEMORY_BYTES)
+    if text is None:
+        return []
+    out = []
+    _preamble, entries = parse_entries(text)
+    for entry in entries[:MAX_DECISIONS]:
+        body = " ".join(entry_body(entry).split())
+        whole = f"{entry.title.strip().rstrip('.')}: {body}" if body else entry.title
+        shown = _shown(whole)
+        counts = term_counts(whole[:MAX_TEXT_CHARS])
+        if not shown or not counts:
+            continue
+        key = zlib.crc32(" ".join(shown.casefold().split()).encode("utf-8", "surrogateescape"))
+        doc = Document(f"archive:{key:08x}", "learning", shown, label="consolidated", clean=True)
+        out.append((doc, counts))
+    return out
+
+
+def _bullets(lines: Iterable[str]) -> list[str]:
+    """Top-level bullet entries (with their continuation lines) of a markdown text."""
+    entries: list[list[str]] = []
+    current: list[str] | None = None
+    for line in outside_fences(lines):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if line[:2] in ("- ", "* ", "+ "):
+            current = [line[2:].strip()]
+            entries.append(current)
+        elif current is not None and line[:1] in (" ", "\t"):
+            current.append(stripped)
+        else:
+            current = None  # a heading or prose ends the entry before it
+    return [" ".join(parts) for parts in entries]
+
+
+def decision_document(text: str) -> tuple[Document, dict[str, int]] | None:
+    shown = _shown(text)
+    counts = term_counts(text[:MAX_TEXT_CHARS])
+    if not shown or not counts:
+        return None
+    key = zlib.crc32(" ".join(shown.casefold().split()).encode("utf-8", "surrogateescape"))
+    return Document(f"decision:{key:08x}", "decision", shown, clean=True), counts
+
+
+def _section_specs(project_dir: str) -> tuple[SectionSpec, ...]:
+    """The managed sections, from the project's settings files when there are any."""
+    from pokayokay.memory.sections import DEFAULT_SECTIONS
+
+    if any(_stat(os.path.join(project_dir, rel)) for rel in SETTINGS_FILES):
+        from pathlib import Path
+
+        try:
+            from pokayokay.config.settings import load_settings
+
+            return load_settings(Path(project_dir)).sections
+        except Exception as exc:  # a broken settings file must not cost the prompt its recall
+            from pokayokay.infra.logs import fail_open
+
+            fail_open("recall: reading the settings (default sections used)", exc)
+    return DEFAULT_SECTIONS
+
+
+# A spike conclusion ``spike record`` wrote into Key Decisions (learnings.observed.spike_entry).
+_SPIKE_DECISION = re.compile(r"^\d{4}-\d{2}-\d{2} Spike: ")
+
+
+def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, dict[str, int]]]:
+    """Key Decisions entries from MEMORY.md, then from the section's archive file."""
+    from pokayokay.memory.document import parse
+
+    specs = _section_specs(project_dir)
+    spec = next((s for s in specs if s.id == "key_decisions"), None)
+    archive = spec.archive if spec is not None else DEFAULT_DECISIONS_ARCHIVE
+    bullet = re.compile(r"^\s*[-*+]\s+")
+    texts: list[str] = []
+    memory = _read_text(os.path.join(memory_dir, MEMORY_FILE), MAX_MEMORY_BYTES)
+    if memory and spec is not None:
+        section = parse(memory, specs).section("key_decisions")
+        if section is not None:
+            texts += [bullet.sub("", " ".join(e.text.split())) for e in section.entries]
+    archived = _read_text(os.path.join(memory_dir, archive), MAX_MEMORY_BYTES)
+    if archived:
+        texts += _bullets(archived.splitlines())
+    out = []
+    seen: set[str] = set()
+    for text in texts[:MAX_DECISIONS]:
+        if _SPIKE_DECISION.match(text):
+            continue  # skill suggestion surfaces an answered spike when the prompt asks it
+        made = decision_document(text)
+        if made is not None and made[0].id not in seen:
+            seen.add(made[0].id)
+            out.append(made)
+    return out
+
+
+def fix_text(
+    category: str, sessions: int, excerpt: str, commands: Iterable[str], paths: Iterable[str]
+) -> str:
+    """A fix episode in one factual sentence."""
+    commands, paths = list(commands)[:2], list(paths)[:4]
+    text = f"{excerpt.strip().rstrip('.')} ({category} failure, {sessions} session"
+    text += "s)." if sessions != 1 else ")."
+    if commands:
+        text += " Resolved by " + ", ".join(f"`{c}`" for c in commands)
+        text += f" after edits to {', '.join(paths)}." if paths else "."
+    elif paths:
+        text += f" Resolved after edits to {', '.join(paths)}."
+    return text
+
+
+def read_fixes(state_dir: str) -> list[tuple[Document, dict[str, int]]]:
+    """Failure groups that a later success closed, as documents (nothing without a store)."""
+    db = os.path.join(state_dir, FAILURES_DB)
+    if not os.path.isfile(db):
+        return []  # never create the store just to read it
+    from pokayokay.failures.store import FailureStore
+    from pokayokay.safety.commands import shown_commands
+
+    out = []
+    with FailureStore(db) as store:
+        groups = store.failure_groups(fixed_only=True)
+    for group in (g for g in groups if g.corrections or g.fix_paths):
+        commands = shown_commands(c.corrected for c in group.corrections)  # never a re-run
+        paths = [p[:120] for p in group.fix_paths]
+        shown = _shown(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
+        search = " ".join([group.excerpt, group.category, *commands, *paths])
+        key = zlib.crc32(group.signature.encode("utf-8", "surrogateescape"))
+        doc = Document(f"fix:{key:08x}", "fix", shown, clean=True, weight=FIX_WEIGHT)
+        out.append((doc, term_counts(search[:MAX_TEXT_CHARS])))
+        if len(out) >= MAX_FIX_GROUPS:
+            break
+    return out
+
+
