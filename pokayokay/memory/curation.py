@@ -235,8 +235,7 @@ class _Curator:
                 if found is not None:
                     pos = found
                     break
-            # ...and never before a line Claude wrote: a new section goes after the last of
-            # Claude's notes, even when that breaks template order.
+            # ...and never above a line Claude wrote, even when that breaks template order.
             pos = max(pos, lower, self._after_last_note())
             if pos < len(segs) and isinstance(segs[pos], Section):
                 following = segs[pos]

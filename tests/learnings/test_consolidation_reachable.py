@@ -20,6 +20,9 @@ from pokayokay.recall import index as recall
 from pokayokay.recall.sources import load_index
 
 TODAY = date(2026, 1, 20)
+# Four entries, all old enough: none is kept back as one of the most recent (retention is
+# tested in test_consolidate_run.py), so the batch reaches the minimum.
+ALL_OLD_ENOUGH = Settings(consolidation_keep_recent=0)
 ENTRIES = [
     (
         "Flaky upload test",
@@ -81,7 +84,7 @@ def topic_index(location: MemoryLocation) -> list[str]:
 def test_the_archive_is_linked_from_the_topic_index_and_recalled(
     location: MemoryLocation, tmp_path: Path
 ) -> None:
-    outcome = consolidate(location.project_dir, location, Settings(), today=TODAY)
+    outcome = consolidate(location.project_dir, location, ALL_OLD_ENOUGH, today=TODAY)
     assert not outcome.errors, outcome.errors
     memory = location.memory_dir
     archive = (memory / "learnings-archive.md").read_text("utf-8")
@@ -100,17 +103,17 @@ def test_the_archive_is_linked_from_the_topic_index_and_recalled(
     assert hits.hits and "DejaVu" in hits.hits[0].doc.text
 
     # a second consolidation adds no second link
-    again = consolidate(location.project_dir, location, Settings(), today=TODAY)
+    again = consolidate(location.project_dir, location, ALL_OLD_ENOUGH, today=TODAY)
     assert not again.errors
     assert topic_index(location) == lines
 
 
 def test_a_dry_run_plans_the_links_and_writes_nothing(location: MemoryLocation) -> None:
     before = (location.memory_dir / "MEMORY.md").read_bytes()
-    planned = consolidate(location.project_dir, location, Settings(), today=TODAY, dry_run=True)
+    planned = consolidate(location.project_dir, location, ALL_OLD_ENOUGH, today=TODAY, dry_run=True)
     assert any(c.kind == "memory:topic_index" for c in planned.changes)
     assert (location.memory_dir / "MEMORY.md").read_bytes() == before
-    done = consolidate(location.project_dir, location, Settings(), today=TODAY)
+    done = consolidate(location.project_dir, location, ALL_OLD_ENOUGH, today=TODAY)
     assert [(c.kind, c.lines_after) for c in done.changes if c.kind.startswith("memory:")] == [
         (c.kind, c.lines_after) for c in planned.changes if c.kind.startswith("memory:")
     ]

@@ -11,6 +11,8 @@ from pokayokay.memory.curation import curate
 from pokayokay.memory.sections import DEFAULT_SECTIONS, END_MARKER, Settings
 
 TODAY = date(2026, 11, 25)
+# Every missing section is added (empty ones too): the case where a new section could push notes.
+KEEP_EMPTY = Settings(empty_sections=True)
 
 
 def section(index: int) -> str:
@@ -42,7 +44,7 @@ def note_lines(text: str) -> dict[str, int]:
 
 @given(memory_files())
 def test_notes_never_move_down(text: str) -> None:
-    result = curate(text, Settings(), {}, TODAY)
+    result = curate(text, KEEP_EMPTY, {}, TODAY)
     before, after = note_lines(text), note_lines(result.text)
     assert before.keys() == after.keys()
     for name, line in before.items():
@@ -55,6 +57,6 @@ def test_the_reported_case_note_stays_on_its_line() -> None:
         "# Memory\n\n## Key Decisions\n<!-- pokayokay: promoted from session handoffs -->\n"
         f"- 2026-11-01 use postgres\n{END_MARKER}\n\n## My notes\n- NOTE-X claude wrote this\n"
     )
-    result = curate(text, Settings(), {}, TODAY)
+    result = curate(text, KEEP_EMPTY, {}, TODAY)
     assert note_lines(result.text) == note_lines(text) == {"NOTE-X": 8}
     assert result.text.index("## Completed Work") > result.text.index("NOTE-X")
