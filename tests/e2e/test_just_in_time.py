@@ -31,10 +31,13 @@ def subagent_requests(e2e: E2E) -> list[RecordedRequest]:
 
 def test_a_subagent_first_request_carries_the_environment_lesson(e2e: E2E) -> None:
     e2e.init_pokayokay()
-    memory = e2e.memory_file()
-    text_now = memory.read_text(encoding="utf-8")
-    assert AP_MARKER in text_now
-    memory.write_text(text_now.replace(AP_MARKER, AP_MARKER + ENVIRONMENT_PATTERN), "utf-8")
+    # MEMORY.md as graduation leaves it: the environment lesson in Active Patterns.
+    e2e.write_memory(
+        "# Memory\n\n## Active Patterns\n"
+        + AP_MARKER
+        + ENVIRONMENT_PATTERN
+        + "<!-- /pokayokay -->\n"
+    )
 
     agent = {
         "description": "run the cart tests",
