@@ -150,8 +150,31 @@ _ES_AFTER = ("ches", "shes", "sses", "xes", "zes")
 
 def stem(word: str) -> str:
     """A light suffix stemmer: plural, -ing, -ed, -er, -ment, -ation; crude but predictable."""
+    return stem_with(word, _SUFFIXES)
+
+
+def stem_with(word: str, suffixes: tuple[tuple[str, str], ...]) -> str:
+    """The light stemmer with its own suffix table (skill matching adds -ise/-ize forms): the
+    first matching suffix is replaced, else a plural ``s``/``es`` goes; a doubled consonant and a
+    final ``e`` are dropped."""
     if len(word) <= 3 or not word.isascii() or not word.isalpha():
         return word
+    for suffix, replacement in suffixes:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix in ("er", "ed") and word[-3] == "e":
+                continue  # speed, career
+            word = word[: -len(suffix)] + replacement
+            break
+    else:
+        if word.endswith(_ES_AFTER) and len(word) > 5:
+            word = word[:-2]
+        elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+            word = word[:-1]
+    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
+        word = word[:-1]
+    if len(word) >= 4 and word.endswith("e"):
+        word = word[:-1]
+    return word
     for suffix, replacement in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             if suffix in ("er", "ed") and word[-3] == "e":

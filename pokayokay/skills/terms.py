@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from pokayokay.recall.terms import stem_with
+
 MAX_PROMPT_CHARS = 4000
 GENERIC_FACTOR = 0.3
 
@@ -154,29 +156,11 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
     ("ied", "y"),
     ("ed", ""),
 )
-_ES_AFTER = ("ches", "shes", "sses", "xes", "zes")
 
 
 def stem(word: str) -> str:
     """A light suffix stemmer: plurals, -ing, -ed, -er, -ment, -ation, -ise/-ize."""
-    if len(word) <= 3 or not word.isascii() or not word.isalpha():
-        return word
-    for suffix, replacement in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix in ("er", "ed") and word[-3] == "e":
-                continue  # speed, career
-            word = word[: -len(suffix)] + replacement
-            break
-    else:
-        if word.endswith(_ES_AFTER) and len(word) > 5:
-            word = word[:-2]
-        elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-            word = word[:-1]
-    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
-        word = word[:-1]
-    if len(word) >= 4 and word.endswith("e"):
-        word = word[:-1]
-    return word
+    return stem_with(word, _SUFFIXES)
 
 
 _generic_terms: frozenset[str] | None = None

@@ -295,20 +295,22 @@ def test_lock_is_exclusive_between_processes(location, tmp_path: Path) -> None: 
 
 
 APPENDER = textwrap.dedent("""
-    import sys, time
-    path, count = sys.argv[1], int(sys.argv[2])
-    for i in range(count):
+    import os, sys, time
+    path, stop, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    i = 0
+    while i < count and not os.path.exists(stop):
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(f"- [race {i}](race.md) — appended while curating\\n")
+        i += 1
         time.sleep(0.002 if i % 3 else 0)
-    print("done", flush=True)
+    print(i, flush=True)
 """)
 
 
 def test_no_line_lost_while_another_process_keeps_appending(location) -> None:  # type: ignore[no-untyped-def]
     """Claude appends to MEMORY.md while pokayokay curates it over and over: every appended
     line and every original entry ends up exactly once in MEMORY.md or an archive."""
-    n_entries, n_appends = 400, 800
+    n_entries, n_appends = 400, 20_000
     specs = tuple(
         dataclasses.replace(spec, budget=10_000, max_entries=None) for spec in DEFAULT_SECTIONS
     )
@@ -319,13 +321,19 @@ def test_no_line_lost_while_another_process_keeps_appending(location) -> None:  
     run_curation(location, roomy, write=True, today=TODAY)  # sections added: the file is full
     full = len(location.memory_file.read_text().splitlines())
     config = dataclasses.replace(roomy, max_lines=full)
+    # The appender runs until the race has been exercised (however loaded the machine is), then
+    # stops at the next line; it reports how many it appended.
+    stop = location.memory_dir.parent / "stop-appending"
     appender = subprocess.Popen(
-        [sys.executable, "-c", APPENDER, str(location.memory_file), str(n_appends)],
+        [sys.executable, "-c", APPENDER, str(location.memory_file), str(stop), str(n_appends)],
         stdout=subprocess.PIPE,
         text=True,
     )
     writes = retries = 0
+    deadline = time.monotonic() + 120
     while appender.poll() is None:
+        if writes > 10 or time.monotonic() > deadline:
+            stop.touch()
         try:
             outcome = run_curation(location, config, write=True, today=TODAY)
         except ConcurrentChangeError:
@@ -335,14 +343,16 @@ def test_no_line_lost_while_another_process_keeps_appending(location) -> None:  
         retries += outcome.attempts - 1
     assert appender.wait(60) == 0
     assert appender.stdout is not None
+    appended = int(appender.stdout.read())
     appender.stdout.close()
     run_curation(location, config, write=True, today=TODAY)
 
     assert writes > 10, "the race was not exercised"
     lines = all_lines(location.memory_dir)
     memory = location.memory_file.read_text()
-    for i in range(n_appends):
+    for i in range(appended):
         assert memory.count(f"- [race {i}](race.md) — appended while curating\n") == 1, i
+    assert f"- [race {appended}](race.md)" not in memory
     for i in range(n_entries):
         entry = f"- 2026-{1 + i % 12:02d}-{1 + i % 28:02d} decision {i}: because {i}"
         assert lines[entry] == 1, entry
