@@ -97,6 +97,35 @@ def subagent_start(name: str, *, lessons: bool) -> Spec:
     return Spec(name, build)
 
 
+def registered(name: str, event: str, *, lessons: bool) -> Spec:
+    """The command ``init`` registered (PostToolUseFailure: the spool entry; PreToolUse: the
+    guarded ``pokayokay hook``), run as Claude Code runs it, on the known-bad command."""
+
+    def build(lab: Lab, n: int) -> Measurable:
+        from benchmarks.suites.realistic import failure_payload, initialised, registered_case
+
+        project = initialised(lab, slug(name))
+        if lessons:
+            write_lessons(project)
+        if event == "PostToolUseFailure":
+            error = "Exit code 1\n/usr/bin/python: No module named pytest"
+            return registered_case(
+                lab, name, event, project, n,
+                stdin_each=lambda i: failure_payload(project, i, error, BAD),
+                check_each=context(event, GOOD) if lessons else no_output,
+                note="issue 16's goal with a lesson: <= 2x the floor",
+            )
+        payload = moved_payload("PreToolUse.Bash.json", project.path)
+        payload["tool_input"] = {**payload["tool_input"], "command": BAD}
+        return registered_case(
+            lab, name, event, project, n, stdin=encode_payload(payload),
+            check_each=context(event, GOOD) if lessons else no_output,
+            note="issue 16's goal without lessons: <= 1.3x the floor",
+        )
+
+    return Spec(name, build)
+
+
 def specs() -> list[Spec]:
     return [
         pre_tool_use("hook PreToolUse (Bash, no lessons yet)", lessons=False, command=BAD),
@@ -105,4 +134,8 @@ def specs() -> list[Spec]:
         pre_tool_use("hook PreToolUse (Bash, known-bad command: hint)", lessons=True, command=BAD),
         subagent_start("hook SubagentStart (no lessons)", lessons=False),
         subagent_start("hook SubagentStart (environment lesson + Active Patterns)", lessons=True),
+        registered("registered PreToolUse (Bash, no lessons yet)", "PreToolUse", lessons=False),
+        registered("registered PreToolUse (known-bad command: hint)", "PreToolUse", lessons=True),
+        registered("registered PostToolUseFailure (known failure: lesson)", "PostToolUseFailure",
+                   lessons=True),
     ]
