@@ -76,7 +76,7 @@ def failures_spec(events: int, label: str) -> Spec:
     def build(lab: Lab, n: int) -> Measurable:
         g = store_fixture(lab, events, label)
         project = g.project
-        expected = f"{g.signatures} recurring failure signatures".encode()
+        expected = f"{g.signatures} failure signatures recorded, {g.signatures} recurring".encode()
 
         def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
             if expected not in proc.stdout:
