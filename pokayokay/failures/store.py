@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pokayokay.failures import store_reads, store_writes
 from pokayokay.failures.schema import MIGRATIONS, REKEY, SCHEMA_VERSION
-from pokayokay.failures.store_files import ASIDE_INFIX, _is_busy, _is_foreign_file
+from pokayokay.failures.store_files import ASIDE_INFIX, is_busy, is_foreign_file
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.names import FAILURES_DB
 
@@ -136,7 +136,7 @@ class FailureStore:
             try:
                 self._conn = self._open()
             except sqlite3.DatabaseError as exc:
-                if "not a database" not in str(exc) or not _is_foreign_file(self.path):
+                if "not a database" not in str(exc) or not is_foreign_file(self.path):
                     raise
                 self._move_aside()
                 self._conn = self._open()
@@ -192,7 +192,7 @@ class FailureStore:
                 action()
                 return
             except sqlite3.OperationalError as exc:
-                if not _is_busy(exc) or attempt == WRITE_ATTEMPTS * 10 - 1:
+                if not is_busy(exc) or attempt == WRITE_ATTEMPTS * 10 - 1:
                     raise
                 time.sleep(0.02 + 0.01 * attempt)
 
@@ -226,7 +226,7 @@ class FailureStore:
                 conn.execute("BEGIN IMMEDIATE")
                 break
             except sqlite3.OperationalError as exc:
-                if not _is_busy(exc) or attempt == WRITE_ATTEMPTS - 1:
+                if not is_busy(exc) or attempt == WRITE_ATTEMPTS - 1:
                     raise
                 time.sleep(0.05 * (attempt + 1))
         try:

@@ -7,10 +7,10 @@ import os
 import sqlite3
 from pathlib import Path
 
-__all__ = ["ASIDE_INFIX", "SQLITE_HEADER", "moved_aside"]
+__all__ = ["ASIDE_INFIX", "SQLITE_HEADER", "is_busy", "is_foreign_file", "moved_aside"]
 
 
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
+def is_busy(exc: sqlite3.OperationalError) -> bool:
     """A lock another connection holds (``SQLITE_BUSY``/``LOCKED``, or WAL's rare
     ``SQLITE_PROTOCOL`` race while a WAL index is being rebuilt): worth retrying."""
     text = str(exc).lower()
@@ -20,7 +20,7 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-def _is_foreign_file(path: Path) -> bool:
+def is_foreign_file(path: Path) -> bool:
     """True when ``path`` holds bytes that are not an SQLite database (never a file that is
     empty or starts like one: those may be another process's database being created)."""
     try:

@@ -39,7 +39,9 @@ MAX_LOOKUP_BYTES = 256 << 10
 
 
 def state_home(environ: Mapping[str, str] | None = None) -> str:
-    """pokayokay's state folder as a string, as :func:`pokayokay.infra.state.state_home`."""
+    """pokayokay's state folder as a string, as :func:`pokayokay.infra.spool.state_home`. A
+    copy on purpose: the spool entry imports this module lazily, so importing the spool from
+    here would make the two import each other."""
     env = os.environ if environ is None else environ
     explicit = env.get("POKAYOKAY_HOME")
     if explicit:

@@ -7,16 +7,10 @@ import re
 
 # Work caps: only the start of a long prompt is read, and only this many distinct terms of it.
 MAX_QUERY_CHARS = 4000
-
-
 MAX_QUERY_TERMS = 300
 
-
 _CHUNK = re.compile(r"[^\W_]+")
-
-
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-
 
 STOPWORDS = frozenset(
     """
@@ -160,22 +154,6 @@ def stem_with(word: str, suffixes: tuple[tuple[str, str], ...]) -> str:
     if len(word) <= 3 or not word.isascii() or not word.isalpha():
         return word
     for suffix, replacement in suffixes:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            if suffix in ("er", "ed") and word[-3] == "e":
-                continue  # speed, career
-            word = word[: -len(suffix)] + replacement
-            break
-    else:
-        if word.endswith(_ES_AFTER) and len(word) > 5:
-            word = word[:-2]
-        elif word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
-            word = word[:-1]
-    if len(word) >= 4 and word[-1] == word[-2] and word[-1] not in "lsz":
-        word = word[:-1]
-    if len(word) >= 4 and word.endswith("e"):
-        word = word[:-1]
-    return word
-    for suffix, replacement in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             if suffix in ("er", "ed") and word[-3] == "e":
                 continue  # speed, career

@@ -21,13 +21,12 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from pokayokay.recall.terms import stem_with
+from pokayokay.recall.terms import _CAMEL, stem_with
+from pokayokay.recall.terms import _CHUNK as _WORD
 
 MAX_PROMPT_CHARS = 4000
 GENERIC_FACTOR = 0.3
 
-_WORD = re.compile(r"[^\W_]+")
-_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 STOPWORDS = frozenset(
     """
