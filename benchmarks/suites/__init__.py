@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from benchmarks.fixtures.lab import Lab
 from benchmarks.harness import Spec
-from benchmarks.suites import capture, commands, lessons, realistic, recall, session, startup
+from benchmarks.suites import (
+    capture,
+    commands,
+    learnings,
+    lessons,
+    realistic,
+    recall,
+    session,
+    startup,
+)
 
 
 def all_specs(lab: Lab) -> list[Spec]:
@@ -22,5 +31,6 @@ def all_specs(lab: Lab) -> list[Spec]:
         recall.suggest_failing_spec(),
         *session.notification_specs(),
         *commands.specs(),
+        *learnings.specs(),
         *realistic.specs(),
     ]
