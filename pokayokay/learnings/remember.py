@@ -38,14 +38,14 @@ Exit codes of ``pokayokay remember`` (besides the CLI's own: 2 for bad usage, 3 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from pokayokay.errors import EXIT_CAPTURE_OFF, EXIT_OK, EXIT_PROPOSE, EXIT_USAGE, PokayokayError
 from pokayokay.learnings.capture_budget import _budget_paths, _environ, _read_counts, _write_counts
-from pokayokay.learnings.stored import StoredLearning, learning_files, load_learnings
+from pokayokay.learnings.stored import StoredLearning
 from pokayokay.learnings.topic_index import _update_index
 from pokayokay.names import SESSION_START_TIP
 
@@ -54,6 +54,7 @@ from pokayokay.names import SESSION_START_TIP
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.learnings.model import Learning
+    from pokayokay.learnings.remember_index import LearningIndex
     from pokayokay.memory.sections import Settings
 
 __all__ = [
@@ -217,19 +218,54 @@ def _draft(text: str, category: str | None) -> _Draft | RememberResult:
     )
 
 
-def _match(
-    draft: _Draft, existing: Sequence[StoredLearning]
-) -> tuple[StoredLearning, float | None] | None:
-    from pokayokay.learnings.wording import near_duplicate
+def _match(draft: _Draft, index: LearningIndex) -> tuple[StoredLearning, float | None] | None:
+    """The stored learning ``draft`` repeats, read from its file: with None for the same text
+    (identity hash), with its score for a near-verbatim rewording (the most similar, ties to
+    the first by name), else None. Only the learnings with the draft's key-word signature can
+    be a rewording (:mod:`pokayokay.learnings.remember_index`), so only they are read."""
+    from pokayokay.learnings.wording import key_signature, near_duplicate
 
-    for stored in existing:
-        if stored.learning.hash == draft.hash:
+    same = index.by_hash(draft.hash)
+    if same is not None:
+        stored = _read_stored(index.memory_dir / same)
+        if stored is not None and stored.learning.hash == draft.hash:
             return stored, None
-    found = near_duplicate(draft.text, ((s.file_name, s.learning.text) for s in existing))
-    if found is None:
+        return _changed(same)
+    candidates: dict[str, StoredLearning] = {}
+    for name in index.same_keys(key_signature(draft.text)):
+        stored = _read_stored(index.memory_dir / name)
+        if stored is None:
+            return _changed(name)
+        candidates[name] = stored
+    found = near_duplicate(draft.text, ((n, s.learning.text) for n, s in candidates.items()))
+    return None if found is None else (candidates[found[0]], found[1])
+
+
+def _changed(name: str) -> NoReturn:
+    """An indexed file no longer holds what the index says: look again (the index is
+    refreshed from the folder on every attempt)."""
+    from pokayokay.infra.safe_write import Conflict
+
+    raise Conflict(f"{name} changed since it was indexed")
+
+
+def _read_stored(path: Path) -> StoredLearning | None:
+    """One learning file as :func:`pokayokay.learnings.stored.load_learnings` reads it, or None
+    when it is not one (any more)."""
+    from pokayokay.learnings.model import LearningFormatError
+    from pokayokay.learnings.stored import MAX_FILE_BYTES
+    from pokayokay.learnings.topic_file import parse
+
+    try:
+        if path.is_symlink():
+            return None
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            return None
+        return StoredLearning(path, parse(data.decode("utf-8")), data)
+    except (OSError, UnicodeDecodeError, LearningFormatError):
         return None
-    by_name = {s.file_name: s for s in existing}
-    return by_name[found[0]], found[1]
 
 
 def remember(
@@ -270,7 +306,16 @@ def remember(
     structured = structured_fields(fields or {})
 
     result = _remember(
-        text, category, confidence, source, session_id, mode, location, settings, moment, environ,
+        text,
+        category,
+        confidence,
+        source,
+        session_id,
+        mode,
+        location,
+        settings,
+        moment,
+        environ,
         structured,
     )
     from pokayokay.safety.redact import redacted_kinds
@@ -311,7 +356,7 @@ def _remember(
             EXIT_CAPTURE_OFF,
         )
     if setting == "ask-first":
-        return _proposal(draft, location, "ask-first")
+        return _proposal(draft, location, "ask-first", environ)
 
     from pokayokay.infra.safe_write import file_lock
 
@@ -324,7 +369,7 @@ def _remember(
         if not isinstance(used, int):
             used = 0
         if used >= budget:
-            return _proposal(draft, location, "budget")
+            return _proposal(draft, location, "budget", environ)
         result = _save(
             draft, "low", SESSION_CAPTURE_SOURCE, location, settings, moment, environ, silent=True
         )
@@ -334,14 +379,24 @@ def _remember(
         return result
 
 
-def _proposal(draft: _Draft, location: MemoryLocation, why: str) -> RememberResult:
-    existing, _ = load_learnings(location.memory_dir)
-    match = _match(draft, existing)
-    if match is not None:
-        known = match[0].learning
+def _proposal(
+    draft: _Draft, location: MemoryLocation, why: str, environ: Mapping[str, str] | None
+) -> RememberResult:
+    from pokayokay.infra.safe_write import Conflict, with_retries
+    from pokayokay.learnings.remember_index import load_index
+
+    def look(_attempt: int) -> StoredLearning | None:
+        found = _match(draft, load_index(location.memory_dir, environ))
+        return None if found is None else found[0]
+
+    try:
+        known = with_retries(look, what=f"the learning files in {location.memory_dir}")
+    except (Conflict, PokayokayError):
+        known = None  # only the wording of the proposal depends on it
+    if known is not None:
         detail = (
-            f"It repeats the stored learning {known.name} ({known.category}); approving it "
-            "reinforces that one."
+            f"It repeats the stored learning {known.learning.name} ({known.learning.category});"
+            " approving it reinforces that one."
         )
     else:
         detail = f"Proposed: {draft.name} ({draft.category}) — {draft.description}"
@@ -380,34 +435,47 @@ def _save(
     silent: bool,
 ) -> RememberResult:
     from pokayokay.infra.safe_write import file_lock, with_retries
+    from pokayokay.learnings.remember_index import entry_for, load_index, stamp_of
 
     with file_lock(_learnings_lock(location, environ), LOCK_TIMEOUT):
         stamp = _stamp(moment)
 
-        def step(_attempt: int) -> tuple[RememberResult, list[StoredLearning]]:
-            existing, _problems = load_learnings(location.memory_dir)
-            match = _match(draft, existing)
-            if match is not None:
-                return _reinforce(match[0], match[1], confidence, stamp, draft.fields), existing
-            return _create(draft, confidence, source, location, stamp, silent=silent), existing
+        def step(_attempt: int) -> tuple[RememberResult, LearningIndex]:
+            index = load_index(location.memory_dir, environ)
+            match = _match(draft, index)
+            if match is None:
+                result = _create(draft, confidence, source, index, stamp, silent=silent)
+                return result, index
+            return _reinforce(match[0], match[1], confidence, stamp, draft.fields), index
 
         try:
             location.memory_dir.mkdir(parents=True, exist_ok=True)
             what = f"the learning files in {location.memory_dir}"
-            result, existing = with_retries(step, what=what)
+            result, index = with_retries(step, what=what)
         except OSError as exc:
             raise PokayokayError(
                 f"cannot write the learning into {location.memory_dir} "
                 f"({exc.strerror or exc}); nothing was stored"
             ) from None
         assert result.path is not None and result.learning is not None
-        now_stored = [s for s in existing if s.path != result.path]
-        now_stored.append(StoredLearning(result.path, result.learning, b""))
-        notes = _update_index(location, settings, now_stored, result.path, environ)
+        notes: tuple[str, ...] = ()
         if result.status == "stored":
-            notes = _contradiction_notes(result.learning.text, existing) + notes
-            if result.learning.category == "decision":
-                notes += _key_decision(location, settings, result.learning.text, result.path)
+            notes = _contradiction_notes(result.learning.text, index)
+        try:
+            written = stamp_of(result.path.stat())
+        except OSError:
+            written = (-1, -1, -1)  # re-read next time
+        index.put(result.path.name, entry_for(result.learning, result.path.name, written))
+        try:
+            index.save()
+        except OSError as exc:  # a cache: the next run rebuilds what is missing
+            from pokayokay.infra import logs
+
+            logs.log(f"remember: the learnings index was not saved ({exc})")
+        rows = [(name, e.created, e.line) for name, e in index.entries.items()]
+        notes += _update_index(location, settings, rows, result.path, environ)
+        if result.status == "stored" and result.learning.category == "decision":
+            notes += _key_decision(location, settings, result.learning.text, result.path)
     return RememberResult(
         result.status,
         result.message,
@@ -433,16 +501,20 @@ def _key_decision(
     return (f"Key Decisions: {note}",) if note else ()
 
 
-def _contradiction_notes(text: str, existing: Sequence[StoredLearning]) -> tuple[str, ...]:
-    """A note for each stored learning the new one contradicts: both are kept, flagged."""
-    from pokayokay.learnings.wording import contradiction
+def _contradiction_notes(text: str, index: LearningIndex) -> tuple[str, ...]:
+    """A note for each stored learning the new one contradicts: both are kept, flagged. Only
+    the learnings that negate a word the text asserts, or assert one it negates, can clash
+    (:meth:`pokayokay.learnings.remember_index.LearningIndex.clash_candidates`)."""
+    from pokayokay.learnings.similarity import profile
+    from pokayokay.learnings.wording import profile_contradiction
 
+    new = profile(text)
     notes = []
-    for stored in existing:
-        words = contradiction(text, stored.learning.text)
+    for name, stored in index.clash_candidates(new.pos, new.neg):
+        words = profile_contradiction(new, stored)
         if words:
             notes.append(
-                f"contradicts {stored.file_name} ({', '.join(sorted(words))}); both are kept "
+                f"contradicts {name} ({', '.join(sorted(words))}); both are kept "
                 "and flagged by `pokayokay status` until one is removed"
             )
     return tuple(notes)
@@ -481,7 +553,7 @@ def _create(
     draft: _Draft,
     confidence: str,
     source: str,
-    location: MemoryLocation,
+    index: LearningIndex,
     stamp: str,
     *,
     silent: bool,
@@ -491,10 +563,7 @@ def _create(
     from pokayokay.learnings.model import FILE_PREFIX, Learning, file_name_for, unique_name
     from pokayokay.learnings.topic_file import render
 
-    taken = {
-        p.name.removeprefix(FILE_PREFIX).removesuffix(".md")
-        for p in learning_files(location.memory_dir)
-    }
+    taken = {name.removeprefix(FILE_PREFIX).removesuffix(".md") for name in index.seen}
     name = unique_name(draft.name, taken)
     learning = Learning(
         name=name,
@@ -512,7 +581,7 @@ def _create(
         action=draft.fields.get("action", ""),
         severity=draft.fields.get("severity", ""),
     )
-    path = location.memory_dir / file_name_for(name)
+    path = index.memory_dir / file_name_for(name)
     replace_if_unchanged(path, None, render(learning).encode("utf-8"))
     verb = "Captured" if silent else "Stored"
     return RememberResult(

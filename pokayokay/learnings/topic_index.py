@@ -11,7 +11,6 @@ from pokayokay.errors import PokayokayError
 from pokayokay.learnings.stored import StoredLearning
 
 if TYPE_CHECKING:
-
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.memory.sections import Settings
 
@@ -22,13 +21,26 @@ def _linked_files(text: str) -> set[str]:
     return set(re.findall(r"\]\((learning-[a-z0-9-]+\.md)\)", text))
 
 
+# One learning as the Topic Index sees it: (file name, created stamp, its index line).
+IndexRow = tuple[str, str, str]
+
+
+def index_rows(learnings: Sequence[StoredLearning]) -> list[IndexRow]:
+    """The :data:`IndexRow` of each stored learning."""
+    from pokayokay.learnings.model import index_line
+
+    return [
+        (s.file_name, s.learning.created, index_line(s.learning, s.file_name)) for s in learnings
+    ]
+
+
 def index_entries(
-    learnings: Sequence[StoredLearning], memory_text: str, archive_text: str, keep: str | None
+    learnings: Sequence[IndexRow], memory_text: str, archive_text: str, keep: str | None
 ) -> tuple[str, ...]:
     """The Topic Index lines for ``learnings``, oldest first (curation archives a section's
     entries from the top, so the oldest go first): every learning whose line is in MEMORY.md
     now or has never been archived, and ``keep`` (the file just stored or reinforced)."""
-    from pokayokay.learnings.model import index_line, is_index_line
+    from pokayokay.learnings.model import is_index_line
 
     present = {
         target
@@ -38,18 +50,16 @@ def index_entries(
     }
     archived = _linked_files(archive_text)
     chosen = [
-        s
-        for s in learnings
-        if s.file_name in present or s.file_name not in archived or s.file_name == keep
+        row for row in learnings if row[0] in present or row[0] not in archived or row[0] == keep
     ]
-    chosen.sort(key=lambda s: (s.learning.created, s.file_name))
-    return tuple(index_line(s.learning, s.file_name) for s in chosen)
+    chosen.sort(key=lambda row: (row[1], row[0]))
+    return tuple(row[2] for row in chosen)
 
 
 def _update_index(
     location: MemoryLocation,
     settings: Settings,
-    learnings: Sequence[StoredLearning],
+    learnings: Sequence[IndexRow],
     touched: Path | None,
     environ: Mapping[str, str] | None,
 ) -> tuple[str, ...]:

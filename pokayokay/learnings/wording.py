@@ -9,6 +9,10 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pokayokay.learnings.similarity import Profile
 
 NEAR_DUPLICATE_THRESHOLD = 0.70
 
@@ -239,6 +243,13 @@ def _key_words(text: str) -> list[str]:
     return [w for w in _content(words(text)) if w not in _GENERIC and w not in _KIND_WORDS]
 
 
+def key_signature(text: str) -> str:
+    """The advice words of ``text`` as one sorted string: two texts :func:`distinct_because`
+    can call a rewording of each other always have the same signature (else "different
+    words"), so an index of signatures finds every near-duplicate candidate at once."""
+    return " ".join(sorted(set(_key_words(text))))
+
+
 def distinct_because(a: str, b: str) -> str | None:
     """Why two similar texts are two learnings, or None when ``b`` rewords ``a`` near-verbatim.
 
@@ -274,9 +285,16 @@ def distinct_because(a: str, b: str) -> str | None:
 def contradiction(a: str, b: str) -> frozenset[str]:
     """Words one text negates and the other asserts, when the two are on the same topic (at
     least half of the smaller one's content words shared); empty otherwise."""
-    from pokayokay.learnings.similarity import clash, profile, topic_score
+    from pokayokay.learnings.similarity import profile
 
-    pa, pb = profile(a), profile(b)
+    return profile_contradiction(profile(a), profile(b))
+
+
+def profile_contradiction(pa: Profile, pb: Profile) -> frozenset[str]:
+    """:func:`contradiction` of two texts given their profiles (only their content words and
+    polarity are read)."""
+    from pokayokay.learnings.similarity import clash, topic_score
+
     words_clashing = clash(pa, pb)
     if not words_clashing or topic_score(pa, pb) < CONTRADICTION_TOPIC:
         return frozenset()

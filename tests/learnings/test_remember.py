@@ -33,7 +33,7 @@ from pokayokay.learnings.remember import (
 )
 from pokayokay.learnings.stored import load_learnings
 from pokayokay.learnings.topic_file import parse
-from pokayokay.learnings.topic_index import index_entries
+from pokayokay.learnings.topic_index import index_entries, index_rows
 from pokayokay.learnings.wording import NEAR_DUPLICATE_THRESHOLD
 from pokayokay.memory.sections import DEFAULT_SECTIONS, Settings
 
@@ -939,8 +939,9 @@ def test_examples_in_the_skill_store_in_the_category_they_describe(
 def test_index_entries_order_and_selection(location: MemoryLocation) -> None:
     for i, text in enumerate(LEARNINGS[:3]):
         store(location, text, when=NOW + timedelta(minutes=i))
-    found, _ = load_learnings(location.memory_dir)
-    names = [s.file_name for s in sorted(found, key=lambda s: s.learning.created)]
+    stored, _ = load_learnings(location.memory_dir)
+    names = [s.file_name for s in sorted(stored, key=lambda s: s.learning.created)]
+    found = index_rows(stored)
     entries = index_entries(found, "", "", None)
     assert [re.search(r"\((learning-[^)]+)\)", e)[1] for e in entries] == names  # type: ignore[index]
     archived = f"- [x]({names[0]}) — archived\n"
