@@ -6,7 +6,7 @@ one transaction, so an old store is upgraded in place and a newer one is refused
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # A step that is not SQL: the store moves old signatures to group keys (failures.rekey).
 REKEY = "-- pokayokay: rekey signatures"
@@ -141,6 +141,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             paths TEXT NOT NULL DEFAULT '[]'
         )""",
         "CREATE INDEX fixes_session ON fixes(session_id, ts)",
+    ),
+    # 5: how far each spool is ingested (pokayokay.failures.ingest_cursor), written in the same
+    # transaction as the rows a spooled record produced: a replay after a crash skips it
+    (
+        """CREATE TABLE spool_cursors (
+            spool TEXT PRIMARY KEY,
+            segment TEXT NOT NULL,
+            offset INTEGER NOT NULL,
+            ts REAL NOT NULL
+        ) WITHOUT ROWID""",
     ),
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION

@@ -214,12 +214,22 @@ class FailureStore:
                         conn.execute(statement)
             conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
-        self._transaction(work, conn)
+        self._transaction(work, conn, records=False)
 
     def _transaction(
-        self, work: Callable[[sqlite3.Connection], _T], conn: sqlite3.Connection | None = None
+        self,
+        work: Callable[[sqlite3.Connection], _T],
+        conn: sqlite3.Connection | None = None,
+        *,
+        records: bool = True,
     ) -> _T:
-        """Run ``work`` in one ``BEGIN IMMEDIATE`` transaction, committed or rolled back."""
+        """Run ``work`` in one ``BEGIN IMMEDIATE`` transaction, committed or rolled back.
+
+        ``records``: the transaction writes what a tool call produced, so while the spool is
+        ingested it also records the spooled record's position, or raises
+        :class:`~pokayokay.failures.ingest_cursor.AlreadyIngested` when that was committed
+        before (:mod:`pokayokay.failures.ingest_cursor`)."""
+        from pokayokay.failures import ingest_cursor
         conn = conn if conn is not None else self._connection()
         for attempt in range(WRITE_ATTEMPTS):
             try:
@@ -230,12 +240,16 @@ class FailureStore:
                     raise
                 time.sleep(0.05 * (attempt + 1))
         try:
+            if records:
+                ingest_cursor.advance(conn, str(self.path))
             result = work(conn)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        if records:
+            ingest_cursor.committed(str(self.path))
         self._mark_changed()
         if self._vacuum_due:
             self._vacuum(conn)
@@ -482,7 +496,9 @@ class FailureStore:
 
     def maintain(self, now: float | None = None) -> None:
         """Housekeeping (also run every ``MAINTENANCE_EVERY`` failures)."""
-        self._transaction(lambda conn: self._maintain(conn, time.time() if now is None else now))
+        self._transaction(
+            lambda conn: self._maintain(conn, time.time() if now is None else now), records=False
+        )
 
     def _maintain(self, conn: sqlite3.Connection, now: float) -> None:
         # Retention by age (the count is kept on every insert); aggregates keep their counts.
@@ -500,6 +516,9 @@ class FailureStore:
         conn.execute("DELETE FROM episodes WHERE started < ?", (cutoff,))
         conn.execute("DELETE FROM edits WHERE ts < ?", (cutoff,))
         conn.execute("DELETE FROM fixes WHERE ts < ?", (cutoff,))  # read at the session's end
+        from pokayokay.failures.ingest_cursor import forget_old
+
+        forget_old(conn, now)
         # Session bookkeeping older than the oldest raw failure kept is no longer needed
         # exactly: a session that old reappearing would count once more, which is harmless.
         oldest = conn.execute("SELECT min(ts) FROM failures").fetchone()[0]

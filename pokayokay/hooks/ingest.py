@@ -10,9 +10,14 @@ Exactly once, or still in the spool:
 * the ingester claims ``active.spool`` by renaming it to ``claimed.spool`` (after resetting the
   cursor), then takes the writers' ``lockf`` lock once: a writer that opened the old name either
   finished before, or sees the rename after taking the lock and writes to the new file;
-* records are handed over in order and the cursor (``claimed.cursor``, replaced atomically) moves
-  past each one after its handler returned. A crash between the two re-runs that one record; its
-  failures are stored once anyway (keyed by ``tool_use_id``).
+* a claimed segment gets a fresh id, kept in ``claimed.cursor`` with how far records are
+  ingested; records are handed over in order and the cursor file (replaced atomically) moves
+  past each one after its handler returned;
+* the store records the same position (spool, segment, offset past the record) in the SAME
+  transaction as the rows the record produced (:mod:`pokayokay.failures.ingest_cursor`). A
+  crash after that commit and before the cursor file moved hands the record over again, and
+  its transaction finds the position committed and writes nothing: a success, an edit or a
+  rule load is counted once, whatever the moment of the crash.
 
 A record whose handler fails on a transient error (the store busy, the disk full) stops the run
 and stays; any other error is logged and the record is passed over, so one bad payload cannot
@@ -38,15 +43,19 @@ _READ_CHUNK = 1 << 20
 
 
 class IngestResult:
-    __slots__ = ("done", "left", "skipped")
+    __slots__ = ("done", "left", "replayed", "skipped")
 
     def __init__(self) -> None:
         self.done = 0  # records handed to their handler
         self.skipped = 0  # records that could not be handled (logged)
+        self.replayed = 0  # records a crashed ingester had committed (nothing written again)
         self.left = False  # records left for the next ingester (budget, busy, lock taken)
 
     def __repr__(self) -> str:
-        return f"IngestResult(done={self.done}, skipped={self.skipped}, left={self.left})"
+        return (
+            f"IngestResult(done={self.done}, skipped={self.skipped}, "
+            f"replayed={self.replayed}, left={self.left})"
+        )
 
 
 def pending(folder: str) -> bool:
@@ -86,6 +95,7 @@ def ingest_all(*, budget: float | None = None) -> IngestResult:
         part = ingest(folder, budget=left, wait=5.0)
         total.done += part.done
         total.skipped += part.skipped
+        total.replayed += part.replayed
         total.left = total.left or part.left
     return total
 
@@ -154,7 +164,8 @@ def _claim(folder: str) -> bool:
             return False
     except FileNotFoundError:
         return False
-    _save_cursor(folder, 0)  # before the rename: a crash in between leaves a cursor of 0
+    # Before the rename: a crash in between leaves a fresh segment at 0 for the old name.
+    _save_cursor(folder, _new_segment(), 0)
     claimed = os.path.join(folder, spool.CLAIMED)
     os.rename(active, claimed)
     # The writers' lock, once: a write begun on the old name is complete after this, and a
@@ -170,26 +181,42 @@ def _claim(folder: str) -> bool:
     return True
 
 
-def _load_cursor(folder: str) -> int:
+def _new_segment() -> str:
+    """A claimed segment's id: unique across claims, ingesters and machines."""
+    return f"{time.time_ns():x}-{os.getpid():x}-{os.urandom(4).hex()}"
+
+
+def _load_cursor(folder: str) -> tuple[str, int]:
+    """(segment id, offset) of the claimed segment; a cursor without an id (written before
+    segments had one) gets one now, before any record of it is handed over."""
     try:
         with open(os.path.join(folder, spool.CURSOR), "rb") as fh:
-            return int(fh.read(32).strip() or b"0")
-    except (OSError, ValueError):
-        return 0
+            fields = fh.read(128).split()
+        segment = fields[0].decode("ascii") if len(fields) == 2 else ""
+        offset = int(fields[-1]) if fields else 0
+    except (OSError, ValueError, UnicodeDecodeError):
+        segment, offset = "", 0
+    if not segment:
+        segment = _new_segment()
+        _save_cursor(folder, segment, offset)
+    return segment, offset
 
 
-def _save_cursor(folder: str, offset: int) -> None:
+def _save_cursor(folder: str, segment: str, offset: int) -> None:
     path = os.path.join(folder, spool.CURSOR)
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "wb") as fh:
-        fh.write(b"%d\n" % offset)
+        fh.write(b"%s %d\n" % (segment.encode("ascii"), offset))
     os.replace(tmp, path)
 
 
 def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
     """Hand over the claimed segment's records from the cursor on. True: all of them done."""
+    from pokayokay.failures.ingest_cursor import SpoolPosition, ingesting
+
     path = os.path.join(folder, spool.CLAIMED)
-    offset = _load_cursor(folder)
+    segment, offset = _load_cursor(folder)
+    key = os.path.basename(os.path.normpath(folder))
     with open(path, "rb") as fh:
         fh.seek(offset)
         buffer = b""
@@ -209,11 +236,12 @@ def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
                 return True
             if skipped:
                 _skip(path, base, skipped, "bytes that are no record")
-            if not _handle(record, result):
-                return False
+            with ingesting(SpoolPosition(key, segment, base + used)):
+                if not _handle(record, result):
+                    return False
             buffer = buffer[used:]
             base += used
-            _save_cursor(folder, base)
+            _save_cursor(folder, segment, base)
 
 
 def _skip(path: str, offset: int, size: int, what: str) -> None:
@@ -265,6 +293,7 @@ def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> bool:
     import json
     import sqlite3
 
+    from pokayokay.failures.ingest_cursor import AlreadyIngested
     from pokayokay.hooks.events import HANDLERS
 
     event, ts_ns, where, data = record
@@ -282,6 +311,9 @@ def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> bool:
             importlib.import_module(f"pokayokay.hooks.{module_name}"), func_name
         )
         handler(payload, event)
+    except AlreadyIngested:
+        result.replayed += 1  # committed before a crash: written once, not again
+        return True
     except (sqlite3.OperationalError, OSError) as exc:
         from pokayokay.infra import logs
 

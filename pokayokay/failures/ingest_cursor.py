@@ -1,0 +1,91 @@
+"""Exactly-once ingest of the spool (:mod:`pokayokay.hooks.ingest`), on the store's side.
+
+While the ingester hands one spooled record to its handler it sets the record's position
+(:func:`ingesting`): which spool, which claimed segment of it, and the offset just past the
+record. Every write transaction of the failure store then records that position in
+``spool_cursors`` in the same transaction as the rows the record produced
+(:meth:`pokayokay.failures.store.FailureStore._transaction` calls :func:`advance`). After a crash
+between the commit and the ingester's own cursor file moving, the record is handed over again,
+and its transaction finds its position already committed: :class:`AlreadyIngested` is raised
+before anything is written, and the ingester moves on. A success, an edit or a rule load is
+counted once whatever the moment of the crash.
+
+A record's handler writes in one transaction per store (each handler does); a second
+transaction for the same record and store in the same process is let through (the position is
+remembered in :attr:`SpoolPosition.recorded`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+# Cursors of spools not written for this long are dropped at maintenance.
+CURSOR_MAX_AGE = 30 * 24 * 3600.0
+
+
+@dataclass
+class SpoolPosition:
+    """Where one record lies: the spool's key, the claimed segment's id, the byte just past it."""
+
+    spool: str
+    segment: str
+    end: int
+    recorded: set[str] = field(default_factory=set)  # stores that committed it in this process
+
+
+class AlreadyIngested(Exception):
+    """The record's transaction was committed before: nothing is written twice."""
+
+
+_current: ContextVar[SpoolPosition | None] = ContextVar("pokayokay_spool_position", default=None)
+
+
+def current() -> SpoolPosition | None:
+    return _current.get()
+
+
+@contextmanager
+def ingesting(position: SpoolPosition) -> Iterator[SpoolPosition]:
+    """Store writes inside this block record ``position`` (see the module docstring)."""
+    token = _current.set(position)
+    try:
+        yield position
+    finally:
+        _current.reset(token)
+
+
+def advance(conn: sqlite3.Connection, store: str) -> None:
+    """Inside a write transaction of ``store``: record the current position, or raise
+    :class:`AlreadyIngested` when this store committed it before. No position: nothing."""
+    position = _current.get()
+    if position is None:
+        return
+    if store not in position.recorded:
+        row = conn.execute(
+            "SELECT segment, offset FROM spool_cursors WHERE spool = ?", (position.spool,)
+        ).fetchone()
+        if row is not None and row[0] == position.segment and int(row[1]) >= position.end:
+            raise AlreadyIngested(f"{position.spool} {position.segment} @{position.end}")
+    conn.execute(
+        "INSERT INTO spool_cursors (spool, segment, offset, ts) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (spool) DO UPDATE SET segment = excluded.segment,"
+        " offset = excluded.offset, ts = excluded.ts",
+        (position.spool, position.segment, position.end, time.time()),
+    )
+
+
+def committed(store: str) -> None:
+    """After the commit of a transaction that recorded the current position in ``store``."""
+    position = _current.get()
+    if position is not None:
+        position.recorded.add(store)
+
+
+def forget_old(conn: sqlite3.Connection, now: float) -> None:
+    """Maintenance: drop the cursors of spools nothing came from for a long time."""
+    conn.execute("DELETE FROM spool_cursors WHERE ts < ?", (now - CURSOR_MAX_AGE,))
