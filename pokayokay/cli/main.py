@@ -42,6 +42,9 @@ def _main(args: list[str]) -> int:
     try:
         if ns.command in _READS_FAILURES:
             _ingest_spool(ns.command)
+            from pokayokay.cli.store_upgrade import before_reading
+
+            before_reading(ns)
         result: int = ns.func(ns)
         sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
         return result
@@ -317,6 +320,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--keep", metavar="DIR", default=None, help="build the demo in DIR and keep it")
     p.set_defaults(func=cmd_demo)
 
+    p = sub.add_parser(
+        "upgrade-store", parents=[common], help="finish the failure store's one-off upgrades"
+    )
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.set_defaults(func=cmd_upgrade_store)
     sub.add_parser("hook", help="run a hook: pokayokay hook <Event> < payload.json")
     return parser
 
@@ -337,7 +345,6 @@ def _context(ns: argparse.Namespace) -> tuple[Path, MemoryLocation, Settings]:
 def _folders(ns: argparse.Namespace) -> tuple[Path, Path | None]:
     """The --project folder (checked) and the --memory-dir override, resolved."""
     from pathlib import Path
-
 
     project = _project(ns)
     memory_dir = Path(ns.memory_dir).expanduser().resolve() if ns.memory_dir else None
@@ -389,8 +396,7 @@ def cmd_uninstall(ns: argparse.Namespace) -> int:
 
     project, memory_dir = _folders(ns)
     location = resolve_memory_location(project, memory_dir=memory_dir)
-    done = lifecycle.uninstall(_project(ns), scope=_scope(ns),
-                               purge=ns.purge, location=location)
+    done = lifecycle.uninstall(_project(ns), scope=_scope(ns), purge=ns.purge, location=location)
     print(done.render())
     return 0
 
@@ -413,6 +419,12 @@ def cmd_doctor(ns: argparse.Namespace) -> int:
     data = report.doctor(project, location, settings)
     print(report.to_json(data) if ns.json else report.render_doctor(data))
     return 0 if data["ok"] else 1
+
+
+def cmd_upgrade_store(ns: argparse.Namespace) -> int:
+    from pokayokay.cli.store_upgrade import run_command
+
+    return run_command(ns, _folders(ns))
 
 
 def cmd_curate(ns: argparse.Namespace) -> int:
@@ -492,8 +504,9 @@ def cmd_ages(ns: argparse.Namespace) -> int:
     file = Path(ns.file).resolve() if ns.file else default_learnings_file(project, settings)
     if not ns.file and not file.exists():
         note = _NOTHING_TO_AGE.format(file=file)
-        print(report.to_json({"file": str(file), "exists": False, "note": note}) if ns.json
-              else note)
+        print(
+            report.to_json({"file": str(file), "exists": False, "note": note}) if ns.json else note
+        )
         return 0
     data = ages(file, freshness=settings.consolidation_freshness or 7)
     if ns.json:

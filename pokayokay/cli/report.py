@@ -16,21 +16,40 @@ def _json(report: Any) -> str:
 
     data = {
         "project": report.project,
-        "period": {"start": report.period.start.isoformat(), "end": report.period.end.isoformat(),
-                   "label": report.period.label},
+        "period": {
+            "start": report.period.start.isoformat(),
+            "end": report.period.end.isoformat(),
+            "label": report.period.label,
+        },
         "headline": report.headline(),
         "budgets": [asdict(b) | {"over": b.over} for b in report.budgets],
-        "rules": [row.evidence.as_dict() | {"loads_in_period": row.loads_in_period,
-                                            "recurrences_in_period": row.recurrences_in_period}
-                  for row in report.rules],
-        "weeks": [{"start": w.start.isoformat(), "failures": w.failures, "sessions": w.sessions}
-                  for w in report.weeks],
-        "near_threshold": [{"id": n.id, "category": n.group.category,
-                            "sessions": n.group.sessions, "ready": n.waiting,
-                            "excerpt": n.group.excerpt} for n in report.near],
-        "learnings": {"total": report.learnings_total,
-                      "added": [asdict(x) for x in report.added],
-                      "reinforced": [asdict(x) for x in report.reinforced]},
+        "rules": [
+            row.evidence.as_dict()
+            | {
+                "loads_in_period": row.loads_in_period,
+                "recurrences_in_period": row.recurrences_in_period,
+            }
+            for row in report.rules
+        ],
+        "weeks": [
+            {"start": w.start.isoformat(), "failures": w.failures, "sessions": w.sessions}
+            for w in report.weeks
+        ],
+        "near_threshold": [
+            {
+                "id": n.id,
+                "category": n.group.category,
+                "sessions": n.group.sessions,
+                "ready": n.waiting,
+                "excerpt": n.group.excerpt,
+            }
+            for n in report.near
+        ],
+        "learnings": {
+            "total": report.learnings_total,
+            "added": [asdict(x) for x in report.added],
+            "reinforced": [asdict(x) for x in report.reinforced],
+        },
         "failures_in_period": report.failures_in_period,
         "loads_in_period": report.loads_in_period,
         "notes": report.notes,

@@ -12,7 +12,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-
 def suggest_cli(
     prompt: str,
     project_dir: str | os.PathLike[str],

@@ -6,7 +6,7 @@ one transaction, so an old store is upgraded in place and a newer one is refused
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # A step that is not SQL: the store moves old signatures to group keys (failures.rekey).
 REKEY = "-- pokayokay: rekey signatures"
@@ -151,6 +151,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             offset INTEGER NOT NULL,
             ts REAL NOT NULL
         ) WITHOUT ROWID""",
+    ),
+    # 6: one-off upgrades of an old store, run outside the hooks (pokayokay.failures.upgrade):
+    # redaction of what was stored before it existed, and the switch to incremental
+    # auto-vacuum. A new store (empty, already incremental) needs neither.
+    (
+        """CREATE TABLE store_upgrades (
+            name TEXT PRIMARY KEY,
+            progress TEXT NOT NULL DEFAULT '',
+            updated REAL NOT NULL DEFAULT 0
+        ) WITHOUT ROWID""",
+        "INSERT INTO store_upgrades (name) SELECT 'redact' WHERE EXISTS (SELECT 1 FROM signatures)"
+        " OR EXISTS (SELECT 1 FROM failures) OR EXISTS (SELECT 1 FROM edits)"
+        " OR EXISTS (SELECT 1 FROM rule_loads) OR EXISTS (SELECT 1 FROM fixes)",
+        "INSERT INTO store_upgrades (name) SELECT 'incremental-vacuum'"
+        " WHERE (SELECT auto_vacuum FROM pragma_auto_vacuum) != 2",
     ),
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION

@@ -414,7 +414,7 @@ class FailureStore:
                             " DO UPDATE SET count = count + 1, last_seen = ?",
                             (signature, failing_of[episode_id], key, kind, ts, ts),
                         )
-                    self._trim_fix_edits(conn, signature)
+                    store_writes.trim_fix_edits(conn, signature, MAX_FIX_EDITS)
                 conn.execute("DELETE FROM episode_signatures WHERE episode_id = ?", (episode_id,))
                 conn.execute("DELETE FROM episodes WHERE id = ?", (episode_id,))
             oldest_open = conn.execute(
@@ -430,15 +430,6 @@ class FailureStore:
             return len(closing)
 
         return self._transaction(work)
-
-    @staticmethod
-    def _trim_fix_edits(conn: sqlite3.Connection, signature: str) -> None:
-        conn.execute(
-            "DELETE FROM group_fix_edits WHERE signature = ? AND (path, excerpt) NOT IN"
-            " (SELECT path, excerpt FROM group_fix_edits WHERE signature = ?"
-            " ORDER BY count DESC, last_seen DESC LIMIT ?)",
-            (signature, signature, MAX_FIX_EDITS),
-        )
 
     def has_open_episode(self, session_id: str) -> bool:
         """Whether the session has a failing command not yet passed (one indexed read)."""
@@ -530,6 +521,14 @@ class FailureStore:
             (self.max_events,),
         )
         self._vacuum_due = True  # after the commit: see _transaction
+
+    # -- one-off upgrades (pokayokay.failures.upgrade: never from a hook) ------------------
+
+    def connection(self) -> sqlite3.Connection:
+        return self._connection()
+
+    def upgrade_transaction(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        return self._transaction(work, records=False)
 
     # -- reads (the queries live in store_reads) --------------------------------------------
 

@@ -112,6 +112,17 @@ def bump_path(conn: sqlite3.Connection, signature: str, kind: str, path: str) ->
         (signature, kind, path),
     )
 
+
+def trim_fix_edits(conn: sqlite3.Connection, signature: str, keep: int) -> None:
+    """Keep a group's ``keep`` most frequent (then newest) fixing edits."""
+    conn.execute(
+        "DELETE FROM group_fix_edits WHERE signature = ? AND (path, excerpt) NOT IN"
+        " (SELECT path, excerpt FROM group_fix_edits WHERE signature = ?"
+        " ORDER BY count DESC, last_seen DESC LIMIT ?)",
+        (signature, signature, keep),
+    )
+
+
 def register_session(conn: sqlite3.Connection, session_id: str, ts: float) -> None:
     conn.execute(
         "INSERT OR IGNORE INTO sessions (session_id, first_seen) VALUES (?, ?)",

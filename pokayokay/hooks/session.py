@@ -225,6 +225,7 @@ def session_end(payload: dict[str, Any], event: str) -> str:
         ("SessionEnd graduation", _graduate_if_new_evidence),
         ("SessionEnd rule retirement", _retire_due),
         ("SessionEnd consolidation", _consolidate_if_due),
+        ("SessionEnd store upgrade", _upgrade_store_if_due),
     ):
         failed += _step(what, func, project, location, settings)
     if failed:
@@ -350,8 +351,14 @@ def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> No
     if db.stat().st_size > DETACH_GRADUATION_ABOVE_BYTES:
         stamp_file.write_text(stamp)  # the detached run logs its own failure
         _detach_command(
-            ["graduate", "--quiet", "--project", str(project), "--memory-dir",
-             str(location.memory_dir)],
+            [
+                "graduate",
+                "--quiet",
+                "--project",
+                str(project),
+                "--memory-dir",
+                str(location.memory_dir),
+            ],
             "SessionEnd: new failure evidence in a large store; graduating in the background",
         )
         return
@@ -391,6 +398,34 @@ def _consolidate_if_due(project: Path, location: Any, settings: Any) -> None:
                 str(location.memory_dir),
             ],
             f"SessionEnd: consolidation due ({reason}); consolidating in the background",
+        )
+
+
+def _upgrade_store_if_due(project: Path, location: Any, settings: Any) -> None:
+    """An old store's one-off upgrades (redaction, the switch to incremental vacuum) rewrite
+    the whole file: never in the hook, a detached ``pokayokay upgrade-store`` does them."""
+    from pokayokay.failures import upgrade
+    from pokayokay.failures.store import FailureStore
+    from pokayokay.infra.state import project_state_dir
+    from pokayokay.names import FAILURES_DB
+
+    db = project_state_dir(str(location.project_key)) / FAILURES_DB
+    if not db.is_file():
+        return
+    with FailureStore(db) as store:
+        names = upgrade.due(store)
+    if names:
+        _detach_command(
+            [
+                "upgrade-store",
+                "--quiet",
+                "--project",
+                str(project),
+                "--memory-dir",
+                str(location.memory_dir),
+            ],
+            f"SessionEnd: the failure store has one-off upgrades due ({', '.join(names)});"
+            " upgrading it in the background",
         )
 
 

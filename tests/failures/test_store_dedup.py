@@ -71,7 +71,7 @@ def test_a_version_1_store_migrates_without_losing_a_row(tmp_path: Path) -> None
         assert not store.record_failure(failure("s2", T0 + 6), tool_use_id="toolu_01")
         assert [f.session_id for f in store.failures()] == ["s1", "s2"]
     with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         indexes = {
             row[1]: [col[2] for col in conn.execute(f"PRAGMA index_info({row[1]})")]
             for row in conn.execute("PRAGMA index_list(failures)")
