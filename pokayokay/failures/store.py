@@ -230,6 +230,7 @@ class FailureStore:
         :class:`~pokayokay.failures.ingest_cursor.AlreadyIngested` when that was committed
         before (:mod:`pokayokay.failures.ingest_cursor`)."""
         from pokayokay.failures import ingest_cursor
+
         conn = conn if conn is not None else self._connection()
         for attempt in range(WRITE_ATTEMPTS):
             try:
