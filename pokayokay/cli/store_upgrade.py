@@ -14,9 +14,18 @@ if TYPE_CHECKING:
     from pokayokay.failures.upgrade import UpgradeReport
 
 
-def upgrade_project_store(project_key: str, *, quiet: bool) -> UpgradeReport | None:
-    """Run the upgrades due on the project's store (None: no store, or nothing due). Says on
-    stderr that a one-off upgrade is running unless ``quiet``; logs what it did."""
+# What a command that reads the store spends on redaction batches at most before answering
+# (the 80,000-row store takes about 7 s in all): the rest waits for the next command, or for
+# the `upgrade-store` SessionEnd starts.
+READER_BUDGET = 2.0
+
+
+def upgrade_project_store(
+    project_key: str, *, quiet: bool, budget: float | None = None
+) -> UpgradeReport | None:
+    """Run the upgrades due on the project's store (None: no store, or nothing due), within
+    ``budget`` seconds of redaction (None: all of it). Says on stderr that a one-off upgrade is
+    running unless ``quiet``; logs what it did."""
     from pokayokay.failures import upgrade
     from pokayokay.failures.store import FailureStore
     from pokayokay.infra import logs
@@ -32,7 +41,7 @@ def upgrade_project_store(project_key: str, *, quiet: bool) -> UpgradeReport | N
             return None
         if not quiet:
             sys.stderr.write(f"pokayokay: upgrading the failure store once ({', '.join(names)})…\n")
-        report = upgrade.run(store)
+        report = upgrade.run(store, budget=budget)
     if report.rewritten:
         upgrade.drop_derived_caches(db.parent)
     logs.log(
@@ -83,7 +92,9 @@ def before_reading(ns: argparse.Namespace) -> None:
         folder = Path(project or ".").resolve()
         override = Path(memory_dir).expanduser().resolve() if memory_dir else None
         location = resolve_memory_location(folder, memory_dir=override)
-        upgrade_project_store(str(location.project_key), quiet=False)
+        report = upgrade_project_store(str(location.project_key), quiet=False, budget=READER_BUDGET)
+        if report is not None and report.left and not report.busy:
+            sys.stderr.write("pokayokay: the rest of the upgrade continues next time.\n")
     except Exception as exc:
         from pokayokay.infra.logs import fail_open
 

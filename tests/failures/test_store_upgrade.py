@@ -294,3 +294,19 @@ def test_a_command_that_reads_the_store_upgrades_it_first(
     assert not any(secret in out for secret in SECRETS)
     with FailureStore(store_path(project)) as store:
         assert upgrade.due(store) == []
+
+
+def test_a_reader_spends_a_bounded_time_and_the_rest_waits(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pokayokay.cli import store_upgrade
+
+    old_store(store_path(project))
+    monkeypatch.setattr(store_upgrade, "READER_BUDGET", 0.0)
+    assert cli.main(["status", "--project", str(project)]) == 0
+    assert "continues next time" in capsys.readouterr().err
+    with FailureStore(store_path(project)) as store:
+        assert upgrade.due(store) == [upgrade.INCREMENTAL_VACUUM, upgrade.REDACT]
+    assert cli.main(["upgrade-store", "--project", str(project)]) == 0
+    assert capsys.readouterr().out.startswith("Failure store upgraded: redact, incremental-vacuum")
+    assert files_holding_secrets(store_path(project).parent) == {}
