@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 # What a command that reads the store spends on redaction batches at most before answering
-# (the 80,000-row store takes about 7 s in all): the rest waits for the next command, or for
+# (the 80,000-row store takes 5 to 7 s in all): the rest waits for the next command, or for
 # the `upgrade-store` SessionEnd starts.
 READER_BUDGET = 2.0
 

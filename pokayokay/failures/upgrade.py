@@ -13,7 +13,7 @@ Schema 6 lists them in ``store_upgrades`` when it meets an old store (a new one 
 * ``incremental-vacuum`` — stores created before incremental auto-vacuum never give pages back
   until one ``VACUUM`` switches them.
 
-Measured on the 80,000-row store at its cap: redaction reads every row (about 7 s in all) and
+Measured on the 80,000-row store at its cap: redaction reads every row (5 to 7 s in all) and
 ``VACUUM`` rewrites the whole file (0.3 s on a warm page cache, seconds on a cold one or a slow
 disk); either is far past a hook's budget. So neither ever runs in a hook: SessionEnd starts
 ``pokayokay upgrade-store`` detached when one is due, and the commands that read the store
@@ -39,8 +39,8 @@ if TYPE_CHECKING:
 
 REDACT = "redact"
 INCREMENTAL_VACUUM = "incremental-vacuum"
-# Rows read (and rewritten at most) per transaction.
-BATCH = 2000
+# Rows read (and rewritten at most) per transaction: about 50 ms of the write lock each.
+BATCH = 500
 LOCK_SUFFIX = ".upgrade.lock"
 
 # Tables with a row id: (table, text columns, JSON-list columns).
