@@ -35,6 +35,11 @@ RECALL_INDEX_FILE = "recall-index.json"
 RECALL_ENTRIES_FILE = "recall-entries.json"
 RECALL_FIXES_FILE = "recall-fixes.json"
 SKILLS_CACHE_FILE = "skills-catalog.json"
+# The failure groups the skill suggestion reads, keyed by the store's change marker.
+SUGGEST_FAILURES_FILE = "suggest-failures.json"
+# Touched whenever pokayokay writes a file recall reads (learnings, MEMORY.md, archives): the
+# prompt's quick freshness check (recall.sources) includes its stat.
+MEMORY_CHANGED = "memory.changed"
 FAILURE_CATEGORIES_CACHE = "failure-categories.json"  # settings' failure_categories, compiled
 
 # --- files in the project

@@ -68,6 +68,13 @@ def _maybe_project_file(project: str, path: str) -> bool:
     return "." in last and last.rsplit(".", 1)[-1].lower() in FILE_SUFFIXES
 
 
+def needs_failure_signals(project: Path | str, named_paths: Sequence[str]) -> bool:
+    """Whether a prompt naming ``named_paths`` needs the failure signals (and the rules): it
+    names something that can be a project file or folder. Stats only."""
+    root = os.fspath(project)
+    return any(_maybe_project_file(root, p) for p in named_paths)
+
+
 def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequence[str]) -> Signals:
     """The memory signals for one prompt (read lazily, each fail-soft). ``named_paths`` are
     the paths the prompt (or the caller) names, unchecked."""
@@ -76,6 +83,7 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
     spikes: list[Any] = []
     chain: list[Any] = []
     groups: list[Any] = []
+    known: list[str] = []
     rules: list[tuple[str, tuple[str, ...]]] = []
     memory_dir = location.memory_dir
     if os.path.exists(os.path.join(memory_dir, SPIKES_FILE)):
@@ -86,21 +94,18 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
         from pokayokay.learnings.chain import read as read_chain
 
         chain = list(read_chain(memory_dir))
-    if any(_maybe_project_file(os.fspath(project), p) for p in named_paths):
+    if needs_failure_signals(project, named_paths):
         from pokayokay.infra.state import project_state_dir
-        from pokayokay.names import FAILURES_DB
+        from pokayokay.skills.failure_boost import cached_signals
 
         try:
-            if (project_state_dir(str(location.project_key)) / FAILURES_DB).exists():
-                from pokayokay.failures.store import FailureStore
-
-                with FailureStore.for_project(location.project_key) as store:
-                    groups = list(store.failure_groups())
+            found = cached_signals(str(project_state_dir(str(location.project_key))))
+            groups, known = list(found.groups), list(found.known)
         except Exception as exc:  # a locked or damaged store must not cost the prompt its context
             from pokayokay.infra.logs import fail_open
 
             fail_open("failure signals for the skill suggestion", exc)
-            groups = []
+            groups, known = [], []
         rules_dir = os.path.join(project, ".claude", "rules", "pokayokay")
         if os.path.isdir(rules_dir):
             from pokayokay.rules.files import discover
@@ -110,7 +115,6 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
                 for rule in discover(project)
                 if rule.is_pokayokay and rule.conditional and rule.paths
             ]
-    known = sorted({p for g in groups for p in g.paths})
     paths = project_paths(project, named_paths, known) if named_paths else []
     return Signals(spikes=spikes, failure_groups=groups, rules=rules, chain=chain, paths=paths)
 
