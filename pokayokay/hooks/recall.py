@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from pokayokay.infra.locate import MemoryLocation
+
 
 # Seconds a prompt may spend re-reading changed memory files (Claude Code waits for this hook).
 PARSE_BUDGET = 1.0
@@ -33,17 +35,25 @@ MIN_CONTENT_TERMS = 2
 _PLAIN_BRANCHES = frozenset({"main", "master", "develop", "development", "dev", "trunk", "HEAD"})
 
 
-def _block(payload: dict[str, Any], query: str, advisory: str | None = None) -> str:
+def _block(
+    payload: dict[str, Any],
+    query: str,
+    advisory: str | None = None,
+    location: MemoryLocation | None = None,
+    *,
+    quick: bool = False,
+) -> str:
     from pokayokay.hooks.runtime import memory_location
     from pokayokay.recall.sources import block_for
 
     session = payload.get("session_id")
     return block_for(
-        memory_location(payload),
+        location if location is not None else memory_location(payload),
         query,
         budget=PARSE_BUDGET,
         session=session if isinstance(session, str) and session else None,
         advisory=advisory,
+        quick=quick,
     )
 
 
@@ -61,13 +71,13 @@ def worth_recalling(prompt: str) -> bool:
     return len(terms) >= MIN_CONTENT_TERMS and bool(strong)
 
 
-def prompt_context(payload: dict[str, Any]) -> str:
+def prompt_context(payload: dict[str, Any], location: MemoryLocation | None = None) -> str:
     """The recall block for the payload's prompt, or "" (for a handler that joins several
-    contexts on UserPromptSubmit)."""
+    contexts on UserPromptSubmit; ``location``: the memory location, when it has it)."""
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or not worth_recalling(prompt):
         return ""
-    return _block(payload, prompt)
+    return _block(payload, prompt, location=location, quick=True)
 
 
 def user_prompt_submit(payload: dict[str, Any], event: str) -> str:

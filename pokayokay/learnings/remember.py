@@ -401,6 +401,9 @@ def _save(
                 f"({exc.strerror or exc}); nothing was stored"
             ) from None
         assert result.path is not None and result.learning is not None
+        from pokayokay.infra.state import mark_memory_changed
+
+        mark_memory_changed(str(location.project_key), None if environ is None else dict(environ))
         now_stored = [s for s in existing if s.path != result.path]
         now_stored.append(StoredLearning(result.path, result.learning, b""))
         notes = _update_index(location, settings, now_stored, result.path, environ)

@@ -125,14 +125,17 @@ def advice_for(
     *,
     paths: Sequence[str] = (),
     location: MemoryLocation | None = None,
+    named: Sequence[str] | None = None,
 ) -> Advice:
-    """The suggestion for ``prompt`` in ``project`` (catalog, signals, scoring)."""
+    """The suggestion for ``prompt`` in ``project`` (catalog, signals, scoring). ``named``:
+    the paths the prompt names (``suggest.prompt_paths``), when the caller has them."""
     from pokayokay.infra.locate import memory_location_for
     from pokayokay.skills.catalog import load_catalog
     from pokayokay.skills.suggest import prompt_paths, suggest
 
     loc = location if location is not None else memory_location_for(project)
     skills = load_catalog(project)
-    named = [*paths, *(p for p in prompt_paths(prompt) if p not in paths)]
+    in_prompt = prompt_paths(prompt) if named is None else named
+    named = [*paths, *(p for p in in_prompt if p not in paths)]
     signals = gather_signals(project, loc, named)
     return suggest(prompt, skills, signals)
