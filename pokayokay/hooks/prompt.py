@@ -41,7 +41,8 @@ def suggestion_context(
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or len(prompt.strip()) < MIN_PROMPT_CHARS:
         return ""
-    return advice_for(Path(project_dir(payload)), prompt, location=location, named=named).text()
+    project = Path(project_dir(payload))
+    return advice_for(project, prompt, location=location, named=named, quick=True).text()
 
 
 def _ingest_first(project: str) -> None:

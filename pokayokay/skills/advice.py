@@ -126,16 +126,23 @@ def advice_for(
     paths: Sequence[str] = (),
     location: MemoryLocation | None = None,
     named: Sequence[str] | None = None,
+    quick: bool = False,
 ) -> Advice:
     """The suggestion for ``prompt`` in ``project`` (catalog, signals, scoring). ``named``:
-    the paths the prompt names (``suggest.prompt_paths``), when the caller has them."""
+    the paths the prompt names (``suggest.prompt_paths``), when the caller has them. With
+    ``quick`` (the prompt hook), the skill catalog is checked by its folders only, and the
+    ``SKILL.md`` of each suggested skill is stat-ed: one that changed brings the full check
+    and a new answer (``pokayokay.skills.catalog``)."""
     from pokayokay.infra.locate import memory_location_for
-    from pokayokay.skills.catalog import load_catalog
+    from pokayokay.skills.catalog import load_catalog, unchanged_since_cached
     from pokayokay.skills.suggest import prompt_paths, suggest
 
     loc = location if location is not None else memory_location_for(project)
-    skills = load_catalog(project)
+    skills = load_catalog(project, quick=quick)
     in_prompt = prompt_paths(prompt) if named is None else named
     named = [*paths, *(p for p in in_prompt if p not in paths)]
     signals = gather_signals(project, loc, named)
-    return suggest(prompt, skills, signals)
+    advice = suggest(prompt, skills, signals)
+    if quick and not unchanged_since_cached(skills, [s.name for s in advice.suggestions]):
+        advice = suggest(prompt, load_catalog(project), signals)
+    return advice
