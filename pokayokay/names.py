@@ -40,6 +40,9 @@ SUGGEST_FAILURES_FILE = "suggest-failures.json"
 # Touched whenever pokayokay writes a file recall reads (learnings, MEMORY.md, archives): the
 # prompt's quick freshness check (recall.sources) includes its stat.
 MEMORY_CHANGED = "memory.changed"
+# In the state home: touched when pokayokay installs or removes a SKILL.md (the skill catalog's
+# quick freshness check, skills.catalog, includes its stat).
+SKILLS_CHANGED = "skills.changed"
 FAILURE_CATEGORIES_CACHE = "failure-categories.json"  # settings' failure_categories, compiled
 
 # --- files in the project

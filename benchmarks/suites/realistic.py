@@ -35,6 +35,8 @@ from benchmarks.suites.common import hook_case, no_output
 SESSION = "0ebb4b7c-7011-44b6-afdb-8302b6c943e8"
 BIG_STORE = 200_000
 HOSTILE_CAP = 3
+# pokayokay.recall.sources.SETTLE_NS and skills.catalog.SETTLE_NS, in seconds (and a margin).
+SETTLE_SECONDS = 3.5
 PROMPT = "the checkout total test fails again in tests/test_checkout.py, fix src/checkout/total.py"
 
 
@@ -187,6 +189,9 @@ def prompt_project(lab: Lab) -> Project:
         location = project.location
         load_index(location.memory_dir, location.project_dir, project.state_dir,
                    budget=float("inf"))
+        # The learnings and skills were written seconds ago, which no real project's were: wait
+        # until their folders' mtimes are old enough for the prompt's quick freshness check.
+        time.sleep(SETTLE_SECONDS)
         return project
 
     return lab.shared("the realistic prompt project", make)

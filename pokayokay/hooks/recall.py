@@ -132,16 +132,23 @@ def branch_query(project: Path) -> str:
 
 
 def session_start_context(payload: dict[str, Any]) -> str:
-    """The recall block for a new session, matched on the branch name ("" when none)."""
+    """The recall block for a new session, matched on the branch name ("" when none).
+
+    Either way the recall index gets the full freshness check here (every learning file
+    stat-ed, changed ones re-read): what the prompts' quick check cannot see (a learning edited
+    in place) is picked up at the start of the next session at the latest."""
     from pathlib import Path
 
-    from pokayokay.hooks.runtime import project_dir
+    from pokayokay.hooks.runtime import memory_location, project_dir
     from pokayokay.recall.block import ADVISORY_BRANCH
 
     query = branch_query(Path(project_dir(payload)))
     if len(query) < MIN_PROMPT_CHARS:
+        from pokayokay.recall.sources import index_for
+
+        index_for(memory_location(payload), budget=PARSE_BUDGET)
         return ""
-    return _block(payload, query, ADVISORY_BRANCH)
+    return _block(payload, query, ADVISORY_BRANCH)  # the full check (quick=False)
 
 
 def session_start(payload: dict[str, Any], event: str) -> str:

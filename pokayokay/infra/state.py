@@ -44,10 +44,20 @@ def mark_memory_changed(project_key: str, environ: dict[str, str] | None = None)
     cannot be written leaves the memory folder's own mtime, which the write moved too."""
     from pokayokay.names import MEMORY_CHANGED
 
-    folder = project_state_dir(project_key, environ)
-    marker = folder / MEMORY_CHANGED
+    _touch(project_state_dir(project_key, environ) / MEMORY_CHANGED)
+
+
+def mark_skills_changed(environ: dict[str, str] | None = None) -> None:
+    """Say that pokayokay wrote or removed a ``SKILL.md``: touch ``skills.changed`` in the state
+    home, which voids every project's quick skill-catalog check (``pokayokay.skills.catalog``)."""
+    from pokayokay.names import SKILLS_CHANGED
+
+    _touch(state_home(environ) / SKILLS_CHANGED)
+
+
+def _touch(marker: Path) -> None:
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        marker.parent.mkdir(parents=True, exist_ok=True)
         os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, 0o600))
         os.utime(marker)
     except OSError:

@@ -321,7 +321,7 @@ def skill_files(
     for name, path in _skill_dirs(seen[-1]):
         found.append(("personal", "", name, path))
     for folder in _project_folders(launch):
-        seen += [os.path.join(folder, ".claude"), os.path.join(folder, ".claude", "skills")]
+        seen.append(os.path.join(folder, ".claude", "skills"))
         for name, path in _skill_dirs(seen[-1]):
             found.append(("project", "", name, path))
     seen.append(os.path.join(config, "plugins"))
@@ -335,18 +335,19 @@ def skill_files(
 
 # How old (ns) a folder's mtime must be before the quick key may stand for its listing.
 SETTLE_NS = 3_000_000_000
-MARKER_NAME = "skills.changed"
 
 
 def _marker(environ: Mapping[str, str] | None) -> str:
     from pokayokay.infra.state import state_home
+    from pokayokay.names import SKILLS_CHANGED
 
-    return os.path.join(state_home(None if environ is None else dict(environ)), MARKER_NAME)
+    return os.path.join(state_home(None if environ is None else dict(environ)), SKILLS_CHANGED)
 
 
 def _quick_key(folders: list[str], environ: Mapping[str, str] | None) -> str | None:
-    """The stats of ``folders`` and of the marker, as one string (None while one of them
-    changed less than :data:`SETTLE_NS` ago: not to be trusted yet)."""
+    """The stats of ``folders`` and of the marker (``infra.state.mark_skills_changed``), as one
+    string (None while one of them changed less than :data:`SETTLE_NS` ago: not to be trusted
+    yet)."""
     from pokayokay.skills.match import ANALYSIS_VERSION
 
     now = time.time_ns()
@@ -357,17 +358,6 @@ def _quick_key(folders: list[str], environ: Mapping[str, str] | None) -> str | N
             return None
         parts.append(f"{path}\t{stamp}")
     return "\n".join(parts)
-
-
-def mark_skills_changed(environ: Mapping[str, str] | None = None) -> None:
-    """pokayokay wrote or removed a ``SKILL.md``: every quick key is void (never raises)."""
-    path = _marker(environ)
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
-        os.utime(path)
-    except OSError:
-        pass
 
 
 def unchanged_since_cached(skills: Iterable[Skill], names: Iterable[str]) -> bool:
