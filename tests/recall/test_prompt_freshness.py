@@ -228,8 +228,11 @@ def test_a_folder_changed_seconds_ago_is_not_trusted(
 
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
 ACTIONS = st.lists(
-    st.tuples(st.sampled_from(["edit", "add", "delete", "rename", "marker"]),
-              st.integers(0, 3), st.sampled_from(WORDS)),  # fmt: skip
+    st.tuples(
+        st.sampled_from(["edit", "add", "delete", "rename", "marker"]),
+        st.integers(0, 3),
+        st.sampled_from(WORDS),
+    ),
     min_size=1,
     max_size=6,
 )

@@ -14,9 +14,9 @@ from conftest import git
 from pokayokay.failures.model import Failure, FailureGroup
 from pokayokay.failures.store import FailureStore
 from pokayokay.infra.locate import memory_location_for
+from pokayokay.names import SUGGEST_FAILURES_FILE
 from pokayokay.skills.advice import advice_for, project_paths
 from pokayokay.skills.catalog import Catalog, catalog_from_folder
-from pokayokay.names import SUGGEST_FAILURES_FILE
 from pokayokay.skills.failure_boost import concern, place, recurring, tool_of
 
 DATA = Path(__file__).resolve().parents[1] / "data"
