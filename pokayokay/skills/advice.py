@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.skills.failure_boost import FailureSignals
     from pokayokay.skills.suggest import Advice, Signals
 
 
@@ -96,7 +97,6 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
         chain = list(read_chain(memory_dir))
     if needs_failure_signals(project, named_paths):
         from pokayokay.infra.state import project_state_dir
-        from pokayokay.skills.failure_boost import cached_signals
 
         try:
             found = cached_signals(str(project_state_dir(str(location.project_key))))
@@ -146,3 +146,56 @@ def advice_for(
     if quick and not unchanged_since_cached(skills, [s.name for s in advice.suggestions]):
         advice = suggest(prompt, load_catalog(project), signals)
     return advice
+
+
+def _stat(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [st.st_mtime_ns, st.st_size]
+
+
+def cached_signals(state_dir: str) -> FailureSignals:
+    """The failure signals of the project whose state folder is ``state_dir``: from
+    ``suggest-failures.json`` when the store's change marker did not move since it was written,
+    else read from the store (and the cache rewritten). Empty without a store (never created)."""
+    import json
+
+    from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, SUGGEST_FAILURES_FILE
+    from pokayokay.skills.failure_boost import (
+        FailureSignals,
+        signals_from_data,
+        signals_from_groups,
+        signals_to_data,
+    )
+
+    db = _stat(os.path.join(state_dir, FAILURES_DB))
+    if db is None:
+        return FailureSignals([], [])
+    # Read before the store: a write landing meanwhile leaves a key that no longer matches.
+    key: list[Any] = [_stat(os.path.join(state_dir, FAILURES_CHANGED)) or db]
+    path = os.path.join(state_dir, SUGGEST_FAILURES_FILE)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            cached = signals_from_data(json.load(fh), key)
+    except (OSError, ValueError):
+        cached = None
+    if cached is not None:
+        return cached
+    from pokayokay.failures.store import FailureStore
+
+    with FailureStore(os.path.join(state_dir, FAILURES_DB)) as store:
+        signals = signals_from_groups(store.failure_groups())
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="ascii") as fh:
+            json.dump(signals_to_data(signals, key), fh, separators=(",", ":"))
+        os.replace(tmp, path)
+    except OSError:  # a cache: the next prompt reads the store again
+        try:  # noqa: SIM105 - contextlib is one more import on the prompt path
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return signals

@@ -16,16 +16,16 @@
 The reason text holds only numbers, a tool or category name from the fixed lists below and the
 path the user typed: nothing from a failure's output reaches the model.
 
-**Cached** (:func:`cached_signals`): the groups this module can use (recurring, in a known
-category) and every failure path, kept in ``suggest-failures.json`` in the state folder and
-keyed by the store's change marker (``failures.db.changed``, touched after every write and only
-then), as recall's fix texts are. A prompt that names a path opens no database and groups no row
-unless something was written to the store since.
+**Cached** (``pokayokay.skills.advice.cached_signals``; this module stays pure): the groups
+this module can use (recurring, in a known category) and every failure path, kept in
+``suggest-failures.json`` in the state folder and keyed by the store's change marker
+(``failures.db.changed``, touched after every write and only then), as recall's fix texts are.
+A prompt that names a path opens no database and groups no row unless something was written to
+the store since.
 """
 
 from __future__ import annotations
 
-import os
 import re
 
 TYPE_CHECKING = False
@@ -266,15 +266,7 @@ def signals_from_groups(groups: Iterable[FailureGroup]) -> FailureSignals:
     return FailureSignals(kept, sorted(known))
 
 
-def _stat(path: str) -> list[int] | None:
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return [st.st_mtime_ns, st.st_size]
-
-
-def _from_data(data: Any, key: list[Any]) -> FailureSignals | None:
+def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
     """The cached signals when ``data`` is a cache for ``key`` (None otherwise)."""
     if not (
         isinstance(data, dict)
@@ -301,48 +293,9 @@ def _from_data(data: Any, key: list[Any]) -> FailureSignals | None:
     return FailureSignals(groups, [str(p) for p in data["known"]])
 
 
-def _to_data(signals: FailureSignals, key: list[Any]) -> dict[str, Any]:
+def signals_to_data(signals: FailureSignals, key: list[Any]) -> dict[str, Any]:
     rows = [
         [g.category, g.sessions, g.last_seen, g.sample_command, list(g.paths)]
         for g in signals.groups
     ]
     return {"format": SIGNALS_FORMAT, "db": key, "groups": rows, "known": list(signals.known)}
-
-
-def cached_signals(state_dir: str) -> FailureSignals:
-    """The failure signals of the project whose state folder is ``state_dir``: from
-    ``suggest-failures.json`` when the store's change marker did not move since it was written,
-    else read from the store (and the cache rewritten). Empty without a store (never created)."""
-    import json
-
-    from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, SUGGEST_FAILURES_FILE
-
-    db = _stat(os.path.join(state_dir, FAILURES_DB))
-    if db is None:
-        return FailureSignals([], [])
-    # Read before the store: a write landing meanwhile leaves a key that no longer matches.
-    key: list[Any] = [_stat(os.path.join(state_dir, FAILURES_CHANGED)) or db]
-    path = os.path.join(state_dir, SUGGEST_FAILURES_FILE)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            cached = _from_data(json.load(fh), key)
-    except (OSError, ValueError):
-        cached = None
-    if cached is not None:
-        return cached
-    from pokayokay.failures.store import FailureStore
-
-    with FailureStore(os.path.join(state_dir, FAILURES_DB)) as store:
-        signals = signals_from_groups(store.failure_groups())
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(fd, "w", encoding="ascii") as fh:
-            json.dump(_to_data(signals, key), fh, separators=(",", ":"))
-        os.replace(tmp, path)
-    except OSError:  # a cache: the next prompt reads the store again
-        try:  # noqa: SIM105 - contextlib is one more import on the prompt path
-            os.unlink(tmp)
-        except OSError:
-            pass
-    return signals
