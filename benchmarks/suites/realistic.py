@@ -31,6 +31,7 @@ from benchmarks.fixtures.learnings import (
 from benchmarks.fixtures.memory import encode_payload, memory_text, moved_payload
 from benchmarks.harness import Case, Measurable, Spec
 from benchmarks.suites.common import hook_case, no_output
+from pokayokay.names import RECALL_ENTRIES_FILE, RECALL_FIXES_FILE, RECALL_INDEX_FILE
 
 SESSION = "0ebb4b7c-7011-44b6-afdb-8302b6c943e8"
 BIG_STORE = 200_000
@@ -212,7 +213,7 @@ def prompt_specs() -> list[Spec]:
 
             def before() -> None:
                 if cold:
-                    for name in ("recall-index.json", "recall-entries.json", "recall-fixes.json"):
+                    for name in (RECALL_INDEX_FILE, RECALL_ENTRIES_FILE, RECALL_FIXES_FILE):
                         (project.state_dir / name).unlink(missing_ok=True)
                 if capture:
                     counter[0] += 1

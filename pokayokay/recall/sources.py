@@ -15,7 +15,7 @@ when it is the default ``decisions-archive.md`` or when MEMORY.md or a settings 
 
 The cache lives in the project's state folder, so that a prompt does not re-read every file:
 
-* ``recall-index.json``: the finished index and the fingerprint of what it was built from (the
+* ``recall-index.marshal``: the finished index and the fingerprint of what it was built from (the
   name, mtime and size of every file involved). A prompt only lists the memory folder, stats the
   files and, when the fingerprint matches, loads this one file (postings and documents stay
   packed in strings until a query needs them).
@@ -58,7 +58,14 @@ from pokayokay.names import (
     RECALL_ENTRIES_FILE,
     RECALL_INDEX_FILE,
 )
-from pokayokay.recall.cache_io import _load_json, _row, _save_json, _unlink
+from pokayokay.recall.cache_io import (
+    _load_json,
+    _load_packed,
+    _row,
+    _save_json,
+    _save_packed,
+    _unlink,
+)
 from pokayokay.recall.index import Document, Index
 from pokayokay.recall.readers import (
     DEFAULT_DECISIONS_ARCHIVE,
@@ -90,6 +97,7 @@ MAX_LEARNING_FILES = 5000
 # Seconds of parsing per call before the rest is left to the next one.
 DEFAULT_PARSE_BUDGET = 2.0
 INDEX_FILE = RECALL_INDEX_FILE
+LEGACY_INDEX_FILE = "recall-index.json"
 ENTRIES_FILE = RECALL_ENTRIES_FILE
 
 
@@ -414,7 +422,7 @@ def load(
     """:func:`load_index`; with ``quick``, the cached index is taken on the quick key alone
     when it matches (the caller checks its hits with :func:`unchanged_since_indexed`)."""
     index_path = os.path.join(str(state_dir), INDEX_FILE)
-    data = _load_json(index_path) if use_cache else None
+    data = _load_packed(index_path) if use_cache else None
     if quick and isinstance(data, dict):
         found = _quick_hit(data, str(memory_dir), str(project_dir), str(state_dir))
         if found is not None:
@@ -437,11 +445,12 @@ def load(
             if data.get("quick") != stamp:  # the full check vouched for it again: note that
                 data["quick"], data["stamps"] = stamp, inputs.stamps()
                 data["archives"] = [name for name, _st in inputs.archives]
-                _save_json(index_path, data)
+                _save_packed(index_path, data)
             return Loaded(index)
     index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows))
     if use_cache:
-        _save_json(
+        _unlink(os.path.join(str(state_dir), LEGACY_INDEX_FILE))  # the JSON of earlier versions
+        _save_packed(
             index_path,
             {
                 "fingerprint": fingerprint if complete else f"incomplete-{fingerprint}",
