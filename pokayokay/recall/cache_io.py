@@ -40,60 +40,18 @@ def _unlink(path: str) -> None:
         pass
 
 
-# The recall index is the one large file a prompt reads (~1 MB at 2,000 learnings): it is kept in
-# ``marshal``'s format, which loads about six times faster than JSON. The header names the format
-# and the interpreter that wrote it; anything else reads as a missing cache. The file is pokayokay's
-# own, private to the user, like every cache here (and, like them, trusted to hold sanitised text).
-_PACKED_MAGIC = b"pokayokay-marshal-1 "
-
-
-def _packed_header() -> bytes:
-    import marshal
-    import sys
-
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}:{marshal.version}"
-    return _PACKED_MAGIC + f"{version}\n".encode()
-
-
 def _load_packed(path: str) -> Any:
-    """What :func:`_save_packed` wrote at ``path``, or None (missing, damaged, another format)."""
-    import marshal
+    """The recall index file (``pokayokay.infra.packed``: marshal's format, ~6x faster to load
+    than JSON at 2,000 learnings), or None."""
+    from pokayokay.infra import packed
 
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except (OSError, ValueError):
-        return None
-    header = _packed_header()
-    if not data.startswith(header):
-        return None
-    try:
-        return marshal.loads(memoryview(data)[len(header) :])
-    except (EOFError, ValueError, TypeError):
-        return None
+    return packed.load(path)
 
 
 def _save_packed(path: str, data: dict[str, Any]) -> None:
-    """Atomically replace ``path`` with ``data`` (plain values only), private to the user."""
-    import marshal
+    from pokayokay.infra import packed
 
-    try:
-        payload = _packed_header() + marshal.dumps(data)
-    except ValueError:  # not plain values: no cache (a bug, but only a slower prompt)
-        return
-    _write_private(path, payload)
-
-
-def _write_private(path: str, payload: bytes) -> None:
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(fd, "wb") as fh:
-            fh.write(payload)
-        os.replace(tmp, path)
-    except OSError:
-        _unlink(tmp)
+    packed.save(path, data)
 
 
 def _save_json(path: str, data: object) -> None:
@@ -102,5 +60,7 @@ def _save_json(path: str, data: object) -> None:
     ASCII JSON (file names may carry surrogate escapes), private to the user like the rest of
     the state folder (it quotes memory files).
     """
+    from pokayokay.infra.packed import write_private
+
     text = json.dumps(data, separators=(",", ":"))  # the C encoder: fast
-    _write_private(path, text.encode("ascii"))
+    write_private(path, text.encode("ascii"))

@@ -392,13 +392,10 @@ def _cache_path(project_dir: str, environ: Mapping[str, str] | None) -> Path:
 def _load_cache(path: Path) -> tuple[dict[str, Any], Any, Any]:
     """The cached rows by path, the cached catalog statistics and the quick check (``({},
     None, None)`` when absent, damaged or written by another format or analysis)."""
+    from pokayokay.infra import packed
     from pokayokay.skills.match import ANALYSIS_VERSION
 
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return {}, None, None
+    data = packed.load(path)
     if (
         not isinstance(data, dict)
         or data.get("format") != CACHE_FORMAT
@@ -411,6 +408,7 @@ def _load_cache(path: Path) -> tuple[dict[str, Any], Any, Any]:
 
 
 def _save_cache(path: Path, files: dict[str, Any], stats: Stats, quick: Any = None) -> None:
+    from pokayokay.infra import packed
     from pokayokay.skills.match import ANALYSIS_VERSION
 
     data = {
@@ -420,14 +418,7 @@ def _save_cache(path: Path, files: dict[str, Any], stats: Stats, quick: Any = No
         "stats": stats.to_data(),
         "quick": quick,
     }
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, separators=(",", ":"))
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a cache: the next prompt parses again
+    packed.save(path, data)  # a cache: if it cannot be written, the next prompt parses again
 
 
 def _from_cached(row: Any, path: str) -> Skill | None:
