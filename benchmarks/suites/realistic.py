@@ -20,7 +20,7 @@ from benchmarks.fixtures.failures import (
     fill_store,
     write_project_files,
 )
-from benchmarks.fixtures.lab import Lab, Project, slug
+from benchmarks.fixtures.lab import Lab, Project, slug, wait_until_settled
 from benchmarks.fixtures.learnings import (
     RECALL_LEARNINGS,
     SUGGEST_SKILLS,
@@ -36,8 +36,6 @@ from pokayokay.names import RECALL_ENTRIES_FILE, RECALL_FIXES_FILE, RECALL_INDEX
 SESSION = "0ebb4b7c-7011-44b6-afdb-8302b6c943e8"
 BIG_STORE = 200_000
 HOSTILE_CAP = 3
-# pokayokay.recall.sources.SETTLE_NS and skills.catalog.SETTLE_NS, in seconds (and a margin).
-SETTLE_SECONDS = 3.5
 PROMPT = "the checkout total test fails again in tests/test_checkout.py, fix src/checkout/total.py"
 
 
@@ -190,9 +188,7 @@ def prompt_project(lab: Lab) -> Project:
         location = project.location
         load_index(location.memory_dir, location.project_dir, project.state_dir,
                    budget=float("inf"))
-        # The learnings and skills were written seconds ago, which no real project's were: wait
-        # until their folders' mtimes are old enough for the prompt's quick freshness check.
-        time.sleep(SETTLE_SECONDS)
+        wait_until_settled(location.memory_dir, project.path / ".claude" / "skills")
         return project
 
     return lab.shared("the realistic prompt project", make)
