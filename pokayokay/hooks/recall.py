@@ -144,9 +144,14 @@ def session_start_context(payload: dict[str, Any]) -> str:
 
     query = branch_query(Path(project_dir(payload)))
     if len(query) < MIN_PROMPT_CHARS:
-        from pokayokay.recall.sources import index_for
+        from pokayokay.infra.state import project_state_dir
+        from pokayokay.names import RECALL_INDEX_FILE
 
-        index_for(memory_location(payload), budget=PARSE_BUDGET)
+        location = memory_location(payload)
+        if (project_state_dir(str(location.project_key)) / RECALL_INDEX_FILE).exists():
+            from pokayokay.recall.sources import index_for  # no cache: no quick key to renew
+
+            index_for(location, budget=PARSE_BUDGET)
         return ""
     return _block(payload, query, ADVISORY_BRANCH)  # the full check (quick=False)
 

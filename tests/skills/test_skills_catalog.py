@@ -241,14 +241,19 @@ def test_a_suggested_skill_edited_in_place_is_read_again(skilled: Path) -> None:
     assert "db-migrations" not in _suggested(skilled, MIGRATION_PROMPT)
 
 
-def test_a_skill_edited_in_place_that_is_not_suggested_waits_for_the_full_check(
-    skilled: Path,
+def test_a_skill_edited_in_place_that_is_not_suggested_waits_for_the_next_session(
+    skilled: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from pokayokay.hooks.session import session_start
+
     path = skilled / ".claude" / "skills" / "docker" / "SKILL.md"
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(f"---\nname: docker\ndescription: {CELERY_SKILL}\n---\n\n# Celery\n")
     assert "docker" not in _suggested(skilled, CELERY_PROMPT)  # the rule: not seen yet
-    load_catalog(skilled)  # SessionStart's full check
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(skilled))
+    payload = {"session_id": "s-2", "cwd": str(skilled), "hook_event_name": "SessionStart",
+               "source": "startup"}  # fmt: skip
+    assert session_start(payload, "SessionStart")  # the hook runs the full check
     assert _suggested(skilled, CELERY_PROMPT) == ["docker"]
 
 
