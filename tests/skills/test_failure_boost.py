@@ -4,6 +4,7 @@ alone, and the project root never stands for the whole project."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from pathlib import Path
@@ -247,3 +248,33 @@ def test_a_damaged_or_foreign_cache_is_read_again_from_the_store(project: Path) 
                  '{"format": 99}', "[]"):  # fmt: skip
         cache.write_text(junk)
         assert advice_for(project, prompt).text() == expected, junk
+
+
+def test_a_warm_prompt_naming_a_path_imports_no_store(project: Path) -> None:
+    """The second prompt (caches warm, nothing written since) names a file with recurring
+    failures: the suggestion states them without importing sqlite3, the store or typing."""
+    import json
+    import subprocess
+    import sys
+
+    prompt = "clean up tests/test_models.py"
+    payload = json.dumps({"prompt": prompt, "cwd": str(project), "session_id": "s-9",
+                          "hook_event_name": "UserPromptSubmit"})  # fmt: skip
+    probe = (
+        "import json, sys\n"
+        "from pokayokay.hooks.prompt import user_prompt_submit\n"
+        "out = user_prompt_submit(json.loads(sys.stdin.read()), 'UserPromptSubmit')\n"
+        "heavy = sorted(m for m in ('typing', 'dataclasses', 'sqlite3', 'ruamel', 'jinja2', "
+        "'pokayokay.failures.store', 'pokayokay.safety.sanitize', 'subprocess') "
+        "if m in sys.modules)\n"
+        "print(json.dumps({'out': out, 'heavy': heavy}))\n"
+    )
+    env = dict(os.environ, CLAUDE_PROJECT_DIR=str(project))
+    results = []
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", probe], input=payload, env=env,
+                              capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
+        results.append(json.loads(proc.stdout))
+    assert results[0]["out"] == results[1]["out"]
+    assert "pytest failures recurred in 3 sessions" in results[1]["out"]
+    assert results[1]["heavy"] == []
