@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["Catalog", "Skill", "catalog_from_folder", "load_catalog"]
 
 CACHE_NAME = SKILLS_CACHE_FILE
+LEGACY_CACHE_NAME = "skills-catalog.json"
 CACHE_FORMAT = 2
 MAX_SKILL_BYTES = 256 * 1024  # only the frontmatter is read; a larger head is not a skill
 MAX_TEXT_CHARS = 1536  # Claude Code cuts description + when_to_use here in its listing
@@ -418,7 +419,11 @@ def _save_cache(path: Path, files: dict[str, Any], stats: Stats, quick: Any = No
         "stats": stats.to_data(),
         "quick": quick,
     }
-    packed.save(path, data)  # a cache: if it cannot be written, the next prompt parses again
+    packed.save(path, data)
+    try:  # noqa: SIM105 - contextlib is one more import on the prompt path
+        os.unlink(path.with_name(LEGACY_CACHE_NAME))  # the JSON cache of earlier versions
+    except OSError:
+        pass  # a cache: if it cannot be written, the next prompt parses again
 
 
 def _from_cached(row: Any, path: str) -> Skill | None:
