@@ -72,7 +72,14 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
     named = prompt_paths(prompt)
     if needs_failure_signals(project, named):
         _ingest_first(project)
-    location = memory_location(payload)
+    location: MemoryLocation | None
+    try:
+        location = memory_location(payload)
+    except Exception as exc:  # each part then tries on its own, and logs
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("UserPromptSubmit memory location", exc)
+        location = None
     parts = []
     for name in ("recall", "suggest"):
         try:
