@@ -8,7 +8,6 @@ import os
 import re
 import zlib
 
-from pokayokay.infra.markdown import outside_fences
 from pokayokay.infra.private import strip_private  # <private> text never reaches the cache
 from pokayokay.names import FAILURES_DB, LEARNINGS_ARCHIVE_FILE
 from pokayokay.recall.cache_io import MAX_TEXT_CHARS, _shown
@@ -155,6 +154,8 @@ def _bullets(lines: Iterable[str]) -> list[str]:
     """Top-level bullet entries (with their continuation lines) of a markdown text."""
     entries: list[list[str]] = []
     current: list[str] | None = None
+    from pokayokay.infra.markdown import outside_fences  # not on a warm prompt's path
+
     for line in outside_fences(lines):
         stripped = line.strip()
         if not stripped:
