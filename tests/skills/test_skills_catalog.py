@@ -257,17 +257,28 @@ def test_a_skill_edited_in_place_that_is_not_suggested_waits_for_the_next_sessio
     assert _suggested(skilled, CELERY_PROMPT) == ["docker"]
 
 
-def test_pokayokay_installing_its_skill_voids_every_quick_check(
+def test_pokayokay_updating_its_skill_voids_every_quick_check(
     skilled: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pokayokay.learnings.skill_install import SKILL_NAME, install_skill
+    """An update of pokayokay's own skill is a rename inside the skill's folder, which no
+    folder of the quick key sees: the skills.changed marker does."""
+    from pokayokay.learnings.skill_install import SKILL_FILE, SKILL_NAME, install_skill
 
-    install_skill(skilled / ".claude" / "skills")
+    folder = skilled / ".claude" / "skills"
+    install_skill(folder)
+    path = folder / SKILL_NAME / SKILL_FILE
+    path.write_text(path.read_text("utf-8") + "\nAn older version of this skill.\n", "utf-8")
+    _settle(folder, folder / SKILL_NAME)
+    marker = Path(os.environ["POKAYOKAY_HOME"]) / "skills.changed"
+    _settle(marker)
+    load_catalog(skilled)  # the full check records the quick key
+    install_skill(folder)  # pokayokay's own update
+    _settle(folder, folder / SKILL_NAME)  # the folders look untouched
     listed: list[str] = []
     real = skills_catalog._skill_dirs
     monkeypatch.setattr(skills_catalog, "_skill_dirs", lambda f: listed.append(f) or real(f))
-    assert SKILL_NAME in [s.name for s in load_catalog(skilled, quick=True)]
-    assert listed  # the full check ran
+    load_catalog(skilled, quick=True)
+    assert listed  # the marker brought the full check
 
 
 def test_a_skill_folder_changed_seconds_ago_is_not_trusted(
