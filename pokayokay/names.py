@@ -31,10 +31,18 @@ FAILURES_DB = "failures.db"
 FAILURES_CHANGED = "failures.db.changed"  # touched after every write to the store
 INSTALL_MANIFEST = "install.json"
 BACKUPS_DIR = "backups"
-RECALL_INDEX_FILE = "recall-index.json"
+RECALL_INDEX_FILE = "recall-index.marshal"  # infra.packed
 RECALL_ENTRIES_FILE = "recall-entries.json"
 RECALL_FIXES_FILE = "recall-fixes.json"
-SKILLS_CACHE_FILE = "skills-catalog.json"
+SKILLS_CACHE_FILE = "skills-catalog.marshal"  # infra.packed
+# The failure groups the skill suggestion reads, keyed by the store's change marker.
+SUGGEST_FAILURES_FILE = "suggest-failures.json"
+# Touched whenever pokayokay writes a file recall reads (learnings, MEMORY.md, archives): the
+# prompt's quick freshness check (recall.sources) includes its stat.
+MEMORY_CHANGED = "memory.changed"
+# In the state home: touched when pokayokay installs or removes a SKILL.md (the skill catalog's
+# quick freshness check, skills.catalog, includes its stat).
+SKILLS_CHANGED = "skills.changed"
 FAILURE_CATEGORIES_CACHE = "failure-categories.json"  # settings' failure_categories, compiled
 
 # --- files in the project

@@ -20,7 +20,7 @@ from benchmarks.fixtures.failures import (
     fill_store,
     write_project_files,
 )
-from benchmarks.fixtures.lab import Lab, Project, slug
+from benchmarks.fixtures.lab import Lab, Project, slug, wait_until_settled
 from benchmarks.fixtures.learnings import (
     RECALL_LEARNINGS,
     SUGGEST_SKILLS,
@@ -31,6 +31,7 @@ from benchmarks.fixtures.learnings import (
 from benchmarks.fixtures.memory import encode_payload, memory_text, moved_payload
 from benchmarks.harness import Case, Measurable, Spec
 from benchmarks.suites.common import hook_case, no_output
+from pokayokay.names import RECALL_ENTRIES_FILE, RECALL_FIXES_FILE, RECALL_INDEX_FILE
 
 SESSION = "0ebb4b7c-7011-44b6-afdb-8302b6c943e8"
 BIG_STORE = 200_000
@@ -187,6 +188,7 @@ def prompt_project(lab: Lab) -> Project:
         location = project.location
         load_index(location.memory_dir, location.project_dir, project.state_dir,
                    budget=float("inf"))
+        wait_until_settled(location.memory_dir, project.path / ".claude" / "skills")
         return project
 
     return lab.shared("the realistic prompt project", make)
@@ -207,7 +209,7 @@ def prompt_specs() -> list[Spec]:
 
             def before() -> None:
                 if cold:
-                    for name in ("recall-index.json", "recall-entries.json", "recall-fixes.json"):
+                    for name in (RECALL_INDEX_FILE, RECALL_ENTRIES_FILE, RECALL_FIXES_FILE):
                         (project.state_dir / name).unlink(missing_ok=True)
                 if capture:
                     counter[0] += 1

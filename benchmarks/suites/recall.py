@@ -3,7 +3,6 @@ one learning changed, cold) and the skill suggestion over 200 skills and 10k sto
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 
@@ -54,15 +53,25 @@ def specs() -> list[Spec]:
             def complete() -> bool:
                 """Whether the hook's parse budget covered every file (else the next prompt
                 resumes, and a block is not guaranteed)."""
-                index = json.loads(cache[0].read_text("utf-8"))
-                return not str(index["fingerprint"]).startswith("incomplete")
+                from pokayokay.infra import packed
+
+                index = packed.load(cache[0])
+                return isinstance(index, dict) and not str(index["fingerprint"]).startswith(
+                    "incomplete"
+                )
 
             def touch_one() -> None:
-                """Rewrite one learning file, as /remember reinforcing it does."""
+                """Rewrite one learning file as /remember reinforcing it does: a new file
+                renamed over the old one, and pokayokay's memory.changed marker touched."""
+                from pokayokay.infra.state import mark_memory_changed
+
                 touched[0] += 1
                 path = recall.learning_files[touched[0] * 7 % len(recall.learning_files)]
                 text = path.read_text("utf-8")
-                path.write_text(text.replace("observations: ", "observations: 1", 1), "utf-8")
+                tmp = path.with_name(f".{path.name}.bench.tmp")
+                tmp.write_text(text.replace("observations: ", "observations: 1", 1), "utf-8")
+                tmp.replace(path)
+                mark_memory_changed(str(project.location.project_key), project.env)
 
             def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
                 if cold and not complete():

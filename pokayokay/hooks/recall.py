@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from pokayokay.infra.locate import MemoryLocation
+
 
 # Seconds a prompt may spend re-reading changed memory files (Claude Code waits for this hook).
 PARSE_BUDGET = 1.0
@@ -33,17 +35,25 @@ MIN_CONTENT_TERMS = 2
 _PLAIN_BRANCHES = frozenset({"main", "master", "develop", "development", "dev", "trunk", "HEAD"})
 
 
-def _block(payload: dict[str, Any], query: str, advisory: str | None = None) -> str:
+def _block(
+    payload: dict[str, Any],
+    query: str,
+    advisory: str | None = None,
+    location: MemoryLocation | None = None,
+    *,
+    quick: bool = False,
+) -> str:
     from pokayokay.hooks.runtime import memory_location
     from pokayokay.recall.sources import block_for
 
     session = payload.get("session_id")
     return block_for(
-        memory_location(payload),
+        location if location is not None else memory_location(payload),
         query,
         budget=PARSE_BUDGET,
         session=session if isinstance(session, str) and session else None,
         advisory=advisory,
+        quick=quick,
     )
 
 
@@ -61,13 +71,13 @@ def worth_recalling(prompt: str) -> bool:
     return len(terms) >= MIN_CONTENT_TERMS and bool(strong)
 
 
-def prompt_context(payload: dict[str, Any]) -> str:
+def prompt_context(payload: dict[str, Any], location: MemoryLocation | None = None) -> str:
     """The recall block for the payload's prompt, or "" (for a handler that joins several
-    contexts on UserPromptSubmit)."""
+    contexts on UserPromptSubmit; ``location``: the memory location, when it has it)."""
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or not worth_recalling(prompt):
         return ""
-    return _block(payload, prompt)
+    return _block(payload, prompt, location=location, quick=True)
 
 
 def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
@@ -122,16 +132,28 @@ def branch_query(project: Path) -> str:
 
 
 def session_start_context(payload: dict[str, Any]) -> str:
-    """The recall block for a new session, matched on the branch name ("" when none)."""
+    """The recall block for a new session, matched on the branch name ("" when none).
+
+    Either way the recall index gets the full freshness check here (every learning file
+    stat-ed, changed ones re-read): what the prompts' quick check cannot see (a learning edited
+    in place) is picked up at the start of the next session at the latest."""
     from pathlib import Path
 
-    from pokayokay.hooks.runtime import project_dir
+    from pokayokay.hooks.runtime import memory_location, project_dir
     from pokayokay.recall.block import ADVISORY_BRANCH
 
     query = branch_query(Path(project_dir(payload)))
     if len(query) < MIN_PROMPT_CHARS:
+        from pokayokay.infra.state import project_state_dir
+        from pokayokay.names import RECALL_INDEX_FILE
+
+        location = memory_location(payload)
+        if (project_state_dir(str(location.project_key)) / RECALL_INDEX_FILE).exists():
+            from pokayokay.recall.sources import index_for  # no cache: no quick key to renew
+
+            index_for(location, budget=PARSE_BUDGET)
         return ""
-    return _block(payload, query, ADVISORY_BRANCH)
+    return _block(payload, query, ADVISORY_BRANCH)  # the full check (quick=False)
 
 
 def session_start(payload: dict[str, Any], event: str) -> str:

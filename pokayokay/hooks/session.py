@@ -49,7 +49,26 @@ def session_start(payload: dict[str, Any], event: str) -> str:
     note = "\n".join(parts) + _recalled(payload)
     note = note.lstrip("\n")
     _note_head(payload, location)
+    _check_skills(project)
     return session_start_output(note, location.memory_file)
+
+
+def _check_skills(project: Path) -> None:
+    """The skill catalog's full freshness check (every ``SKILL.md`` stat-ed), so that a skill
+    edited in place since is seen by this session's prompts (their check is quick)."""
+    try:
+        from pokayokay.infra.state import project_state_dir
+        from pokayokay.names import SKILLS_CACHE_FILE
+
+        if not (project_state_dir(os.path.abspath(project)) / SKILLS_CACHE_FILE).exists():
+            return  # no catalog cached yet: the first prompt checks every file anyway
+        from pokayokay.skills.catalog import load_catalog
+
+        load_catalog(project)
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("SessionStart: checking the skill catalog", exc)
 
 
 def session_start_output(note: str, memory_file: Path) -> str:

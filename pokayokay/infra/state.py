@@ -37,6 +37,33 @@ def project_state_dir(project_key: str, environ: dict[str, str] | None = None) -
     return state_home(environ) / "projects" / slugify(project_key)
 
 
+def mark_memory_changed(project_key: str, environ: dict[str, str] | None = None) -> None:
+    """Say that pokayokay wrote a file recall reads (a learning, MEMORY.md, an archive): touch
+    ``memory.changed`` in the project's state folder, so that the prompt's quick freshness check
+    (``pokayokay.recall.sources``) validates every file next time. Never raises: a marker that
+    cannot be written leaves the memory folder's own mtime, which the write moved too."""
+    from pokayokay.names import MEMORY_CHANGED
+
+    _touch(project_state_dir(project_key, environ) / MEMORY_CHANGED)
+
+
+def mark_skills_changed(environ: dict[str, str] | None = None) -> None:
+    """Say that pokayokay wrote or removed a ``SKILL.md``: touch ``skills.changed`` in the state
+    home, which voids every project's quick skill-catalog check (``pokayokay.skills.catalog``)."""
+    from pokayokay.names import SKILLS_CHANGED
+
+    _touch(state_home(environ) / SKILLS_CHANGED)
+
+
+def _touch(marker: Path) -> None:
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, 0o600))
+        os.utime(marker)
+    except OSError:
+        pass
+
+
 def log_file(environ: dict[str, str] | None = None) -> Path:
     """One log for every project: hooks run before we know which project is at stake."""
     return state_home(environ) / "logs" / "pokayokay.log"

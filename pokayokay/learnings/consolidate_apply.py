@@ -360,6 +360,10 @@ def consolidate(
             outcome.errors.append(exc.message)
             raise
         finally:
+            from pokayokay.infra.state import mark_memory_changed
+
+            env = None if environ is None else dict(environ)
+            mark_memory_changed(str(location.project_key), env)
             if outcome.report is not None:
                 save_state(location, outcome.report, environ)
             outcome.report_path = location.memory_dir / REPORT_NAME

@@ -458,6 +458,9 @@ def _save(
                 f"({exc.strerror or exc}); nothing was stored"
             ) from None
         assert result.path is not None and result.learning is not None
+        from pokayokay.infra.state import mark_memory_changed
+
+        mark_memory_changed(str(location.project_key), None if environ is None else dict(environ))
         notes: tuple[str, ...] = ()
         if result.status == "stored":
             notes = _contradiction_notes(result.learning.text, index)

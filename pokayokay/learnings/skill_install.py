@@ -47,6 +47,7 @@ def install_skill(skills_dir: Path, *, root: Path | None = None) -> str:
     ``~/.claude/skills``). Idempotent; an older pokayokay version is replaced, someone else's
     skill of that name is left alone. Returns one line for the init report."""
     from pokayokay.infra.safe_write import read_bytes, replace_if_unchanged, with_retries
+    from pokayokay.infra.state import mark_skills_changed
 
     target = _target(skills_dir, root)
     wanted = skill_source().read_bytes()
@@ -59,6 +60,7 @@ def install_skill(skills_dir: Path, *, root: Path | None = None) -> str:
             return f"{target} exists and is not pokayokay's {SKILL_NAME} skill: left as it is"
         target.parent.mkdir(parents=True, exist_ok=True)
         replace_if_unchanged(target, current, wanted)
+        mark_skills_changed()
         verb = "updated" if current is not None else "created"
         return f"{verb} {target} (the {SKILL_NAME} skill: when Claude should offer /remember)"
 
@@ -80,6 +82,9 @@ def uninstall_skill(skills_dir: Path, *, root: Path | None = None) -> str | None
             "from another version): left as it is"
         )
     target.unlink()
+    from pokayokay.infra.state import mark_skills_changed
+
+    mark_skills_changed()
     for folder in (target.parent, skills_dir):
         with contextlib.suppress(OSError):
             folder.rmdir()  # only when that left it empty

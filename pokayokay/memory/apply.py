@@ -168,7 +168,12 @@ def run_curation(
         )
 
     with file_lock(lock_path(location, environ), lock_timeout):
-        return with_retries(step, what=str(target))
+        outcome = with_retries(step, what=str(target))
+    if outcome.written:
+        from pokayokay.infra.state import mark_memory_changed
+
+        mark_memory_changed(str(location.project_key), None if environ is None else dict(environ))
+    return outcome
 
 
 class MemoryEdit(Protocol):

@@ -40,21 +40,27 @@ def _unlink(path: str) -> None:
         pass
 
 
+def _load_packed(path: str) -> Any:
+    """The recall index file (``pokayokay.infra.packed``: marshal's format, ~6x faster to load
+    than JSON at 2,000 learnings), or None."""
+    from pokayokay.infra import packed
+
+    return packed.load(path)
+
+
+def _save_packed(path: str, data: dict[str, Any]) -> None:
+    from pokayokay.infra import packed
+
+    packed.save(path, data)
+
+
 def _save_json(path: str, data: object) -> None:
     """Atomically replace ``path``; a cache that cannot be written is only a slower prompt.
 
     ASCII JSON (file names may carry surrogate escapes), private to the user like the rest of
     the state folder (it quotes memory files).
     """
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        text = json.dumps(data, separators=(",", ":"))  # the C encoder: fast
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(fd, "w", encoding="ascii") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        _unlink(tmp)
+    from pokayokay.infra.packed import write_private
 
-
+    text = json.dumps(data, separators=(",", ":"))  # the C encoder: fast
+    write_private(path, text.encode("ascii"))

@@ -4,7 +4,9 @@ Recall reads one thing from the failure store: the texts of the failure groups a
 closed. Every capture writes the store, but few change those texts, so the recall cache is keyed
 by a digest of the texts, not by the store's mtime. The digest is recomputed (one indexed query
 over the fixed groups only) when the store's stats moved since it was last computed, and kept in
-``recall-fixes.json`` with those stats; the prompts after that open no database at all.
+``recall-fixes.json`` with those stats; the prompts after that open no database at all. A digest
+of the raw groups is kept too: when a write changed none of them (a capture of a failure no fix
+closed, the usual case), nothing is sanitised or analysed again.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import zlib
 
 from pokayokay.names import RECALL_FIXES_FILE
 from pokayokay.recall.cache_io import _load_json, _row, _save_json
-from pokayokay.recall.readers import read_fixes
+from pokayokay.recall.readers import fix_documents, fix_inputs, fixed_groups, read_fixes
 
 TYPE_CHECKING = False  # the prompt hook imports this module
 if TYPE_CHECKING:
@@ -26,25 +28,47 @@ def fix_rows(state_dir: str) -> list[Any]:
     try:
         return [_row(*found) for found in read_fixes(state_dir)]
     except Exception as exc:  # an unreadable or newer store: recall goes on without fixes
-        from pokayokay.infra.logs import fail_open
-
-        fail_open("recall: reading fix episodes from the failure store", exc)
+        _logged(exc)
         return []
 
 
+def _logged(exc: Exception) -> None:
+    from pokayokay.infra.logs import fail_open
+
+    fail_open("recall: reading fix episodes from the failure store", exc)
+
+
+def _digest(data: object) -> str:
+    text = json.dumps(data, separators=(",", ":"), sort_keys=True).encode("ascii", "replace")
+    return f"{zlib.crc32(text):08x}-{zlib.adler32(text):08x}"
+
+
 def fixes_state(state_dir: str, db_key: list[Any]) -> tuple[str, list[Any] | None]:
-    """The digest of the fix texts, and their rows when they had to be read for it (None when
+    """The digest of the fix texts, and their rows when they had to be made for it (None when
     the store's stats ``db_key`` did not move since the digest was computed: nothing was
-    opened)."""
+    opened; or when the groups a fix text is made of are as they were: the store was read,
+    nothing sanitised or analysed)."""
     path = os.path.join(state_dir, RECALL_FIXES_FILE)
     stamp = _load_json(path)
-    if isinstance(stamp, dict) and stamp.get("db") == db_key:
-        digest = stamp.get("digest")
-        if isinstance(digest, str):
-            return digest, None
-    rows = fix_rows(state_dir) if db_key[0] else []
-    data = json.dumps(rows, separators=(",", ":"), sort_keys=True).encode("ascii", "replace")
-    digest = f"{len(rows)}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
+    known = stamp.get("digest") if isinstance(stamp, dict) else None
+    if isinstance(known, str) and stamp.get("db") == db_key:
+        return known, None
+    rows: list[Any] | None = []
+    raw = ""
     if db_key[0]:
-        _save_json(path, {"db": db_key, "digest": digest})
+        try:
+            groups = fixed_groups(state_dir)
+        except Exception as exc:  # an unreadable or newer store: recall goes on without fixes
+            _logged(exc)
+            groups = []
+        raw = _digest(fix_inputs(groups))
+        if isinstance(known, str) and stamp.get("raw") == raw:
+            rows = None  # the same groups: the same texts
+        else:
+            rows = [_row(*found) for found in fix_documents(groups)]
+    digest = known if rows is None and isinstance(known, str) else None
+    if digest is None:
+        digest = f"{len(rows or [])}-{_digest(rows or [])}"
+    if db_key[0]:
+        _save_json(path, {"db": db_key, "raw": raw, "digest": digest})
     return digest, rows

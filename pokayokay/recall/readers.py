@@ -8,7 +8,6 @@ import os
 import re
 import zlib
 
-from pokayokay.infra.markdown import outside_fences
 from pokayokay.infra.private import strip_private  # <private> text never reaches the cache
 from pokayokay.names import FAILURES_DB, LEARNINGS_ARCHIVE_FILE
 from pokayokay.recall.cache_io import MAX_TEXT_CHARS, _shown
@@ -20,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
+    from pokayokay.failures.model import FailureGroup
     from pokayokay.learnings.model import Learning
     from pokayokay.memory.sections import SectionSpec
 
@@ -154,6 +154,8 @@ def _bullets(lines: Iterable[str]) -> list[str]:
     """Top-level bullet entries (with their continuation lines) of a markdown text."""
     entries: list[list[str]] = []
     current: list[str] | None = None
+    from pokayokay.infra.markdown import outside_fences  # not on a warm prompt's path
+
     for line in outside_fences(lines):
         stripped = line.strip()
         if not stripped:
@@ -245,16 +247,37 @@ def fix_text(
 
 def read_fixes(state_dir: str) -> list[tuple[Document, dict[str, int]]]:
     """Failure groups that a later success closed, as documents (nothing without a store)."""
+    return fix_documents(fixed_groups(state_dir))
+
+
+def fixed_groups(state_dir: str) -> list[FailureGroup]:
+    """The failure groups a fix episode closed, as the store holds them (nothing without a
+    store, which is never created just to be read)."""
     db = os.path.join(state_dir, FAILURES_DB)
     if not os.path.isfile(db):
-        return []  # never create the store just to read it
+        return []
     from pokayokay.failures.store import FailureStore
+
+    with FailureStore(db) as store:
+        groups = store.failure_groups(fixed_only=True)
+    return [g for g in groups if g.corrections or g.fix_paths][:MAX_FIX_GROUPS]
+
+
+def fix_inputs(groups: Iterable[FailureGroup]) -> list[list[Any]]:
+    """What a fix document is made of, raw (its digest says whether the documents changed,
+    without sanitising or analysing anything)."""
+    return [
+        [g.signature, g.category, g.sessions, g.excerpt, [c.corrected for c in g.corrections],
+         list(g.fix_paths)]
+        for g in groups
+    ]  # fmt: skip
+
+
+def fix_documents(groups: Iterable[FailureGroup]) -> list[tuple[Document, dict[str, int]]]:
     from pokayokay.safety.commands import shown_commands
 
     out = []
-    with FailureStore(db) as store:
-        groups = store.failure_groups(fixed_only=True)
-    for group in (g for g in groups if g.corrections or g.fix_paths):
+    for group in groups:
         commands = shown_commands(c.corrected for c in group.corrections)  # never a re-run
         paths = [p[:120] for p in group.fix_paths]
         shown = _shown(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
@@ -262,8 +285,4 @@ def read_fixes(state_dir: str) -> list[tuple[Document, dict[str, int]]]:
         key = zlib.crc32(group.signature.encode("utf-8", "surrogateescape"))
         doc = Document(f"fix:{key:08x}", "fix", shown, clean=True, weight=FIX_WEIGHT)
         out.append((doc, term_counts(search[:MAX_TEXT_CHARS])))
-        if len(out) >= MAX_FIX_GROUPS:
-            break
     return out
-
-

@@ -15,12 +15,28 @@ when it is the default ``decisions-archive.md`` or when MEMORY.md or a settings 
 
 The cache lives in the project's state folder, so that a prompt does not re-read every file:
 
-* ``recall-index.json``: the finished index and the fingerprint of what it was built from (the
+* ``recall-index.marshal``: the finished index and the fingerprint of what it was built from (the
   name, mtime and size of every file involved). A prompt only lists the memory folder, stats the
   files and, when the fingerprint matches, loads this one file (postings and documents stay
   packed in strings until a query needs them).
 * ``recall-entries.json``: each source's parsed documents with their term counts, keyed by the
   file's mtime and size, so that a changed file is re-read alone.
+
+**Freshness on the prompt** (``quick=True``, what UserPromptSubmit asks for): stat-ing every
+learning file on every prompt costs ~10 ms at 2,000 learnings, so a prompt checks a *quick key*
+instead: the memory folder's own mtime (it moves when a file is added, removed or renamed, which
+includes every editor that saves by writing a new file and renaming it over the old one, and
+every write pokayokay makes), the few single files (MEMORY.md, the Key Decisions archive, the
+consolidation archive and its parts, the settings files), ``memory.changed`` in the state folder
+(touched by pokayokay's own writers: remember, consolidate, curation) and the fix texts' digest.
+When it matches, the cached index answers; then the learning files *about to be injected* are
+stat-ed against the stamps they were indexed with, and if one changed the whole check runs and
+the answer is computed again: nothing stale is ever injected. What the quick key cannot see is a
+learning edited in place (same name, no rename) that is not among the hits; it is picked up at
+the latest by the next SessionStart, which runs the full check (as do ``pokayokay recall`` and
+every other caller, ``quick=False`` being the default). A memory folder or marker whose mtime is
+under :data:`SETTLE_NS` old is not trusted (a coarse file-system clock could hide a file added in
+the same tick): the full check runs until it has settled.
 
 Work is capped: at most :data:`MAX_LEARNING_FILES` learning files, :data:`MAX_FILE_BYTES` of any
 of them, :data:`MAX_MEMORY_BYTES` of MEMORY.md or the archive, :data:`MAX_FIX_GROUPS` failure
@@ -38,10 +54,18 @@ import zlib
 from pokayokay.names import (
     FAILURES_CHANGED,
     FAILURES_DB,
+    MEMORY_CHANGED,
     RECALL_ENTRIES_FILE,
     RECALL_INDEX_FILE,
 )
-from pokayokay.recall.cache_io import _load_json, _row, _save_json, _unlink
+from pokayokay.recall.cache_io import (
+    _load_json,
+    _load_packed,
+    _row,
+    _save_json,
+    _save_packed,
+    _unlink,
+)
 from pokayokay.recall.index import Document, Index
 from pokayokay.recall.readers import (
     DEFAULT_DECISIONS_ARCHIVE,
@@ -58,17 +82,22 @@ from pokayokay.recall.readers import (
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
     from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5
+# How old (ns) the memory folder's and the marker's mtimes must be before the quick key may
+# stand for them (file systems with 1-2 s clocks).
+SETTLE_NS = 3_000_000_000
 _STORE_KEYS = ("db", "db-changed")
 MAX_LEARNING_FILES = 5000
 # Seconds of parsing per call before the rest is left to the next one.
 DEFAULT_PARSE_BUDGET = 2.0
 INDEX_FILE = RECALL_INDEX_FILE
+LEGACY_INDEX_FILE = "recall-index.json"
 ENTRIES_FILE = RECALL_ENTRIES_FILE
 
 
@@ -120,12 +149,18 @@ def _is_archive(name: str) -> bool:
 class Inputs:
     """Where the documents come from, and the stats that say whether they changed."""
 
-    __slots__ = ("memory_dir", "project_dir", "state_dir", "learnings", "archives", "files")
+    __slots__ = ("memory_dir", "project_dir", "state_dir", "learnings", "archives", "files",
+                 "folder")  # fmt: skip
 
     def __init__(self, memory_dir: Path, project_dir: Path, state_dir: Path) -> None:
         self.memory_dir = str(memory_dir)
         self.project_dir = str(project_dir)
         self.state_dir = str(state_dir)
+        # Before the scan: a change during it moves them past what the quick key records.
+        self.folder = [
+            _stat(self.memory_dir),
+            _stat(os.path.join(self.state_dir, MEMORY_CHANGED)),
+        ]
         self.archives: list[tuple[str, list[int]]] = []
         self.learnings = learning_files(self.memory_dir, self.archives)
         self.archives.sort()
@@ -157,6 +192,25 @@ class Inputs:
         changed, db = self.files.get("db-changed"), self.files.get("db")
         return fixes_state(self.state_dir, [db is not None, changed or db])
 
+    def quick_key(self) -> str | None:
+        """The quick key of what was scanned (None while the folder or marker mtime has not
+        settled: the next prompt then runs the full check again)."""
+        now = time.time_ns()
+        if any(st is not None and now - st[0] < SETTLE_NS for st in self.folder):
+            return None
+        if self.folder[0] is None:
+            return None
+        files = {key: self.files[key] for key in _QUICK_FILES}
+        return _quick_key(self.memory_dir, self.folder, files, self.archives)
+
+    def stamps(self) -> str:
+        """``name\tmtime\tsize`` lines of the learning files (what a hit is checked against)."""
+        return "".join(
+            f"{name}\t{st[0]}\t{st[1]}\n"
+            for name, st in self.learnings
+            if "\n" not in name and "\t" not in name
+        )
+
     def fingerprint(self) -> str:
         """A short digest of every path, mtime and size involved (and of the analysis)."""
         from pokayokay.recall.index import ANALYSIS_VERSION
@@ -168,6 +222,78 @@ class Inputs:
         parts += [f"{key}:{stat}" for key, stat in self.files.items() if key not in _STORE_KEYS]
         data = "\n".join(parts).encode("utf-8", "surrogateescape")
         return f"{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
+
+
+_QUICK_FILES = ("memory", "archive", *SETTINGS_FILES)
+
+
+def _quick_key(
+    memory_dir: str,
+    folder: list[list[int] | None],
+    files: dict[str, list[int] | None],
+    archives: Sequence[tuple[str, list[int] | None]],
+) -> str:
+    from pokayokay.recall.index import ANALYSIS_VERSION
+
+    parts = [f"{CACHE_VERSION}:{ANALYSIS_VERSION}", memory_dir, f"{folder}"]
+    parts += [f"{key}:{files.get(key)}" for key in _QUICK_FILES]
+    parts += [f"{name}:{stat}" for name, stat in archives]
+    data = "\n".join(parts).encode("utf-8", "surrogateescape")
+    return f"q{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
+
+
+def _current_quick_key(
+    memory_dir: str, project_dir: str, state_dir: str, archive_names: list[str]
+) -> str | None:
+    """The quick key from fresh stats (a dozen, whatever the number of learnings)."""
+    folder = [_stat(memory_dir), _stat(os.path.join(state_dir, MEMORY_CHANGED))]
+    if folder[0] is None:
+        return None
+    files: dict[str, list[int] | None] = {
+        "memory": _stat(os.path.join(memory_dir, MEMORY_FILE)),
+        "archive": _stat(os.path.join(memory_dir, DEFAULT_DECISIONS_ARCHIVE)),
+    }
+    for rel in SETTINGS_FILES:
+        files[rel] = _stat(os.path.join(project_dir, rel))
+    archives = [(name, _stat(os.path.join(memory_dir, name))) for name in archive_names]
+    return _quick_key(memory_dir, folder, files, archives)
+
+
+def _fixes_digest(state_dir: str) -> tuple[str, list[Any] | None]:
+    from pokayokay.recall.fixes import fixes_state
+
+    db = _stat(os.path.join(state_dir, FAILURES_DB))
+    changed = _stat(os.path.join(state_dir, FAILURES_CHANGED))
+    return fixes_state(state_dir, [db is not None, changed or db])
+
+
+def _stamp_of(stamps: str, name: str) -> list[int] | None:
+    """The stamp ``name`` was indexed with, from :meth:`Inputs.stamps` text (None: unknown)."""
+    at = stamps.find(f"{name}\t")
+    while at > 0 and stamps[at - 1] != "\n":
+        at = stamps.find(f"{name}\t", at + 1)
+    if at < 0:
+        return None
+    end = stamps.find("\n", at)
+    fields = stamps[at:end].split("\t")
+    try:
+        return [int(fields[1]), int(fields[2])]
+    except (IndexError, ValueError):
+        return None
+
+
+def unchanged_since_indexed(memory_dir: str, stamps: str, doc_ids: list[str]) -> bool:
+    """Whether every learning among ``doc_ids`` still has the mtime and size it was indexed
+    with (one stat each; other kinds are covered by the quick key)."""
+    prefix = "learning:"
+    for doc_id in doc_ids:
+        if not doc_id.startswith(prefix):
+            continue
+        name = f"{LEARNING_PREFIX}{doc_id[len(prefix) :]}.md"
+        known = _stamp_of(stamps, name)
+        if known is None or known != _stat(os.path.join(memory_dir, name)):
+            return False
+    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -259,6 +385,17 @@ def build(
     return Index.build(docs, counts), complete
 
 
+class Loaded:
+    """An index and how it was validated: ``stamps`` (the learning files' stamps, for the hit
+    check) is set when only the quick key vouched for it."""
+
+    __slots__ = ("index", "stamps")
+
+    def __init__(self, index: Index | None, stamps: str | None = None) -> None:
+        self.index = index
+        self.stamps = stamps
+
+
 def load_index(
     memory_dir: Path,
     project_dir: Path,
@@ -267,28 +404,87 @@ def load_index(
     budget: float = DEFAULT_PARSE_BUDGET,
     use_cache: bool = True,
 ) -> Index | None:
-    """The recall index of a project: from the cache when nothing changed, else rebuilt (and
-    the cache refreshed). None when there is nothing to recall from."""
+    """The recall index of a project, every source checked (the full check): from the cache
+    when nothing changed, else rebuilt (and the cache refreshed). None when there is nothing
+    to recall from."""
+    return load(memory_dir, project_dir, state_dir, budget=budget, use_cache=use_cache).index
+
+
+def load(
+    memory_dir: Path,
+    project_dir: Path,
+    state_dir: Path,
+    *,
+    budget: float = DEFAULT_PARSE_BUDGET,
+    use_cache: bool = True,
+    quick: bool = False,
+) -> Loaded:
+    """:func:`load_index`; with ``quick``, the cached index is taken on the quick key alone
+    when it matches (the caller checks its hits with :func:`unchanged_since_indexed`)."""
+    index_path = os.path.join(str(state_dir), INDEX_FILE)
+    data = _load_packed(index_path) if use_cache else None
+    if quick and isinstance(data, dict):
+        found = _quick_hit(data, str(memory_dir), str(project_dir), str(state_dir))
+        if found is not None:
+            return found
     inputs = Inputs(memory_dir, project_dir, state_dir)
     if inputs.empty:
-        return None
+        return Loaded(None)
     # Keyed by the fix texts recall reads, not by the store's mtime: a captured failure that
     # closes no fix episode leaves the index valid.
     digest, fix_rows = inputs.fixes_state()
     fingerprint = f"{inputs.fingerprint()}-{digest}"
-    index_path = os.path.join(inputs.state_dir, INDEX_FILE)
-    if use_cache:
-        data = _load_json(index_path)
-        if isinstance(data, dict) and data.get("fingerprint") == fingerprint:
-            try:
-                return Index.from_data(data["index"])
-            except (KeyError, TypeError, ValueError):
-                pass
+    quick_key = inputs.quick_key()
+    if isinstance(data, dict) and data.get("fingerprint") == fingerprint:
+        try:
+            index = Index.from_data(data["index"])
+        except (KeyError, TypeError, ValueError):
+            pass
+        else:
+            stamp = f"{quick_key}-{digest}" if quick_key else None
+            if data.get("quick") != stamp:  # the full check vouched for it again: note that
+                data["quick"], data["stamps"] = stamp, inputs.stamps()
+                data["archives"] = [name for name, _st in inputs.archives]
+                _save_packed(index_path, data)
+            return Loaded(index)
     index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows))
     if use_cache:
-        stamp = fingerprint if complete else f"incomplete-{fingerprint}"
-        _save_json(index_path, {"fingerprint": stamp, "index": index.to_data()})
-    return index
+        _unlink(os.path.join(str(state_dir), LEGACY_INDEX_FILE))  # the JSON of earlier versions
+        _save_packed(
+            index_path,
+            {
+                "fingerprint": fingerprint if complete else f"incomplete-{fingerprint}",
+                "quick": f"{quick_key}-{digest}" if complete and quick_key else None,
+                "archives": [name for name, _st in inputs.archives],
+                "stamps": inputs.stamps(),
+                "index": index.to_data(),
+            },
+        )
+    return Loaded(index)
+
+
+def _quick_hit(
+    data: dict[str, Any], memory_dir: str, project_dir: str, state_dir: str
+) -> Loaded | None:
+    """The cached index when its quick key still matches (None otherwise)."""
+    stamp, archives, stamps = data.get("quick"), data.get("archives"), data.get("stamps")
+    if not (
+        isinstance(stamp, str)
+        and isinstance(stamps, str)
+        and isinstance(archives, list)
+        and all(isinstance(a, str) for a in archives)
+    ):
+        return None
+    key = _current_quick_key(memory_dir, project_dir, state_dir, archives)
+    if key is None:
+        return None
+    digest, _rows = _fixes_digest(state_dir)
+    if stamp != f"{key}-{digest}":
+        return None
+    try:
+        return Loaded(Index.from_data(data["index"]), stamps)
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def index_for(location: MemoryLocation, *, budget: float = DEFAULT_PARSE_BUDGET) -> Index | None:
@@ -306,13 +502,16 @@ def block_for(
     budget: float = DEFAULT_PARSE_BUDGET,
     session: str | None = None,
     advisory: str | None = None,
+    quick: bool = False,
 ) -> str:
     """The recall block for ``prompt`` ("" when nothing clears the floor).
 
     With ``session``, notes already injected in that session are left out unless the prompt is
-    about them again, and what is injected is recorded (``pokayokay.recall.shown``). A cached
-    index that turns out to be damaged (it is read lazily, term by term) is dropped and the
-    answer computed from the files themselves.
+    about them again, and what is injected is recorded (``pokayokay.recall.shown``). With
+    ``quick``, the index may be vouched for by the quick key alone; a learning about to be
+    injected that changed since it was indexed then brings the full check and a new answer. A
+    cached index that turns out to be damaged (it is read lazily, term by term) is dropped and
+    the answer computed from the files themselves.
     """
     from pokayokay.infra.state import project_state_dir
     from pokayokay.recall import shown as shown_notes
@@ -320,7 +519,9 @@ def block_for(
     from pokayokay.recall.index import recall
 
     state_dir = project_state_dir(str(location.project_key))
-    index = load_index(location.memory_dir, location.project_dir, state_dir, budget=budget)
+    dirs = (location.memory_dir, location.project_dir, state_dir)
+    loaded = load(*dirs, budget=budget, quick=quick)
+    index = loaded.index
     if index is None or not len(index):
         return ""
     before = shown_notes.shown(str(state_dir), session) if session else frozenset()
@@ -328,8 +529,14 @@ def block_for(
         hits = recall(index, prompt, shown=before).hits
     except (ValueError, TypeError, KeyError, IndexError):
         _unlink(os.path.join(state_dir, INDEX_FILE))
-        index = load_index(location.memory_dir, location.project_dir, state_dir, budget=budget)
+        index = load_index(*dirs, budget=budget)
         hits = recall(index, prompt, shown=before).hits if index is not None else []
+    else:
+        if loaded.stamps is not None and not unchanged_since_indexed(
+            str(location.memory_dir), loaded.stamps, [h.doc.id for h in hits]
+        ):
+            index = load_index(*dirs, budget=budget)  # a hit changed: check everything
+            hits = recall(index, prompt, shown=before).hits if index is not None else []
     text = block(hits, advisory=advisory or ADVISORY)
     if text and session:
         shown_notes.record(str(state_dir), session, [h.doc.id for h in hits])

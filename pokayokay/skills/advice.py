@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.skills.failure_boost import FailureSignals
     from pokayokay.skills.suggest import Advice, Signals
 
 
@@ -68,6 +69,13 @@ def _maybe_project_file(project: str, path: str) -> bool:
     return "." in last and last.rsplit(".", 1)[-1].lower() in FILE_SUFFIXES
 
 
+def needs_failure_signals(project: Path | str, named_paths: Sequence[str]) -> bool:
+    """Whether a prompt naming ``named_paths`` needs the failure signals (and the rules): it
+    names something that can be a project file or folder. Stats only."""
+    root = os.fspath(project)
+    return any(_maybe_project_file(root, p) for p in named_paths)
+
+
 def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequence[str]) -> Signals:
     """The memory signals for one prompt (read lazily, each fail-soft). ``named_paths`` are
     the paths the prompt (or the caller) names, unchecked."""
@@ -76,6 +84,7 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
     spikes: list[Any] = []
     chain: list[Any] = []
     groups: list[Any] = []
+    known: list[str] = []
     rules: list[tuple[str, tuple[str, ...]]] = []
     memory_dir = location.memory_dir
     if os.path.exists(os.path.join(memory_dir, SPIKES_FILE)):
@@ -86,21 +95,17 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
         from pokayokay.learnings.chain import read as read_chain
 
         chain = list(read_chain(memory_dir))
-    if any(_maybe_project_file(os.fspath(project), p) for p in named_paths):
+    if needs_failure_signals(project, named_paths):
         from pokayokay.infra.state import project_state_dir
-        from pokayokay.names import FAILURES_DB
 
         try:
-            if (project_state_dir(str(location.project_key)) / FAILURES_DB).exists():
-                from pokayokay.failures.store import FailureStore
-
-                with FailureStore.for_project(location.project_key) as store:
-                    groups = list(store.failure_groups())
+            found = cached_signals(str(project_state_dir(str(location.project_key))))
+            groups, known = list(found.groups), list(found.known)
         except Exception as exc:  # a locked or damaged store must not cost the prompt its context
             from pokayokay.infra.logs import fail_open
 
             fail_open("failure signals for the skill suggestion", exc)
-            groups = []
+            groups, known = [], []
         rules_dir = os.path.join(project, ".claude", "rules", "pokayokay")
         if os.path.isdir(rules_dir):
             from pokayokay.rules.files import discover
@@ -110,7 +115,6 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
                 for rule in discover(project)
                 if rule.is_pokayokay and rule.conditional and rule.paths
             ]
-    known = sorted({p for g in groups for p in g.paths})
     paths = project_paths(project, named_paths, known) if named_paths else []
     return Signals(spikes=spikes, failure_groups=groups, rules=rules, chain=chain, paths=paths)
 
@@ -121,14 +125,77 @@ def advice_for(
     *,
     paths: Sequence[str] = (),
     location: MemoryLocation | None = None,
+    named: Sequence[str] | None = None,
+    quick: bool = False,
 ) -> Advice:
-    """The suggestion for ``prompt`` in ``project`` (catalog, signals, scoring)."""
+    """The suggestion for ``prompt`` in ``project`` (catalog, signals, scoring). ``named``:
+    the paths the prompt names (``suggest.prompt_paths``), when the caller has them. With
+    ``quick`` (the prompt hook), the skill catalog is checked by its folders only, and the
+    ``SKILL.md`` of each suggested skill is stat-ed: one that changed brings the full check
+    and a new answer (``pokayokay.skills.catalog``)."""
     from pokayokay.infra.locate import memory_location_for
-    from pokayokay.skills.catalog import load_catalog
+    from pokayokay.skills.catalog import load_catalog, unchanged_since_cached
     from pokayokay.skills.suggest import prompt_paths, suggest
 
     loc = location if location is not None else memory_location_for(project)
-    skills = load_catalog(project)
-    named = [*paths, *(p for p in prompt_paths(prompt) if p not in paths)]
+    skills = load_catalog(project, quick=quick)
+    in_prompt = prompt_paths(prompt) if named is None else named
+    named = [*paths, *(p for p in in_prompt if p not in paths)]
     signals = gather_signals(project, loc, named)
-    return suggest(prompt, skills, signals)
+    advice = suggest(prompt, skills, signals)
+    if quick and not unchanged_since_cached(skills, [s.name for s in advice.suggestions]):
+        advice = suggest(prompt, load_catalog(project), signals)
+    return advice
+
+
+def _stat(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [st.st_mtime_ns, st.st_size]
+
+
+def cached_signals(state_dir: str) -> FailureSignals:
+    """The failure signals of the project whose state folder is ``state_dir``: from
+    ``suggest-failures.json`` when the store's change marker did not move since it was written,
+    else read from the store (and the cache rewritten). Empty without a store (never created)."""
+    import json
+
+    from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, SUGGEST_FAILURES_FILE
+    from pokayokay.skills.failure_boost import (
+        FailureSignals,
+        signals_from_data,
+        signals_from_groups,
+        signals_to_data,
+    )
+
+    db = _stat(os.path.join(state_dir, FAILURES_DB))
+    if db is None:
+        return FailureSignals([], [])
+    # Read before the store: a write landing meanwhile leaves a key that no longer matches.
+    key: list[Any] = [_stat(os.path.join(state_dir, FAILURES_CHANGED)) or db]
+    path = os.path.join(state_dir, SUGGEST_FAILURES_FILE)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            cached = signals_from_data(json.load(fh), key)
+    except (OSError, ValueError):
+        cached = None
+    if cached is not None:
+        return cached
+    from pokayokay.failures.store import FailureStore
+
+    with FailureStore(os.path.join(state_dir, FAILURES_DB)) as store:
+        signals = signals_from_groups(store.failure_groups())
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="ascii") as fh:
+            json.dump(signals_to_data(signals, key), fh, separators=(",", ":"))
+        os.replace(tmp, path)
+    except OSError:  # a cache: the next prompt reads the store again
+        try:  # noqa: SIM105 - contextlib is one more import on the prompt path
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return signals

@@ -9,8 +9,19 @@ Only ``name``, ``description``, ``when_to_use`` and ``disable-model-invocation``
 frontmatter of a well-formed file is read by a small line parser (plain, quoted and block
 scalars); anything it does not understand falls back to the YAML parser rule files use. The
 catalog is cached in the state folder keyed by each file's size and modification time, with each
-skill's match profile (``pokayokay.skills.match``) and the catalog-wide term statistics, so a
-prompt with 200 skills stats 200 files and parses or analyses none of them.
+skill's match profile (``pokayokay.skills.match``) and the catalog-wide term statistics, so that
+a full check with 200 skills stats 200 files and parses or analyses none of them.
+
+**Freshness on the prompt** (``quick=True``): the prompt does not stat every ``SKILL.md``. It
+stats the folders skills live in (``skills/`` of the personal folder, of every project folder up
+to the repository root and of every plugin, and the plugin cache folders walked to find those):
+a skill added, removed or renamed moves one of them. The cached catalog is taken when they and
+``skills.changed`` in the state home (touched when pokayokay installs or removes its own skill)
+are as the last full check saw them; the caller then stats the ``SKILL.md`` of each skill it is
+about to suggest (:func:`unchanged_since_cached`) and runs the full check when one changed. A
+``SKILL.md`` rewritten in place (or replaced inside its own folder) that is not suggested is
+picked up by the next full check: SessionStart runs one, as do ``pokayokay suggest`` and every
+caller that does not ask for ``quick``. Folder mtimes under three seconds old are not trusted.
 
 Hot path: standard library only at import time.
 """
@@ -20,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 
 from pokayokay.names import SKILLS_CACHE_FILE
 from pokayokay.skills.match import Catalog
@@ -35,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = ["Catalog", "Skill", "catalog_from_folder", "load_catalog"]
 
 CACHE_NAME = SKILLS_CACHE_FILE
+LEGACY_CACHE_NAME = "skills-catalog.json"
 CACHE_FORMAT = 2
 MAX_SKILL_BYTES = 256 * 1024  # only the frontmatter is read; a larger head is not a skill
 MAX_TEXT_CHARS = 1536  # Claude Code cuts description + when_to_use here in its listing
@@ -50,7 +63,7 @@ _TRUTHY = frozenset({"true", "yes", "on", "1"})
 class Skill:
     """One invocable skill. ``name`` is what follows the slash (``testing``, ``tools:lint``)."""
 
-    __slots__ = ("name", "description", "path", "source", "model_invocable", "profile")
+    __slots__ = ("name", "description", "path", "source", "model_invocable", "profile", "stamp")
 
     def __init__(
         self,
@@ -67,6 +80,7 @@ class Skill:
         self.source = source  # "project", "personal" or "plugin"
         self.model_invocable = model_invocable
         self.profile = profile  # set by :func:`analysed`
+        self.stamp: list[int] | None = None  # the SKILL.md's [mtime_ns, size] when catalogued
 
     def __repr__(self) -> str:
         return f"Skill({self.name!r}, {self.source!r})"
@@ -240,13 +254,16 @@ def _plugin_name(root: str) -> str:
     return base
 
 
-def _plugin_roots(cache_dir: str) -> list[str]:
-    """Folders under the plugin cache that hold a ``skills/`` folder (bounded depth)."""
+def _plugin_roots(cache_dir: str, walked: list[str] | None = None) -> list[str]:
+    """Folders under the plugin cache that hold a ``skills/`` folder (bounded depth);
+    ``walked`` collects every folder listed on the way (the quick key stats them)."""
     roots: list[str] = []
     frontier = [cache_dir]
     for _ in range(PLUGIN_DEPTH):
         nxt: list[str] = []
         for folder in frontier:
+            if walked is not None:
+                walked.append(folder)
             try:
                 entries = sorted(os.scandir(folder), key=lambda e: e.name)
             except OSError:
@@ -288,25 +305,70 @@ def _project_folders(launch: str) -> list[str]:
 
 
 def skill_files(
-    project_dir: str | os.PathLike[str], environ: Mapping[str, str] | None = None
+    project_dir: str | os.PathLike[str],
+    environ: Mapping[str, str] | None = None,
+    folders: list[str] | None = None,
 ) -> list[tuple[str, str, str, str]]:
     """``(source, plugin, dir name, path)`` of every ``SKILL.md``, in precedence order:
-    personal first, then project folders from the launch folder up, then plugins."""
+    personal first, then project folders from the launch folder up, then plugins.
+    ``folders`` collects every folder whose listing decided the answer (the quick key)."""
     from pokayokay.infra.locate import claude_config_dir
 
     config = os.fspath(claude_config_dir(environ))
     launch = os.path.abspath(os.fspath(project_dir))
+    seen = folders if folders is not None else []
     found: list[tuple[str, str, str, str]] = []
-    for name, path in _skill_dirs(os.path.join(config, "skills")):
+    seen.append(os.path.join(config, "skills"))
+    for name, path in _skill_dirs(seen[-1]):
         found.append(("personal", "", name, path))
     for folder in _project_folders(launch):
-        for name, path in _skill_dirs(os.path.join(folder, ".claude", "skills")):
+        seen.append(os.path.join(folder, ".claude", "skills"))
+        for name, path in _skill_dirs(seen[-1]):
             found.append(("project", "", name, path))
-    for root in _plugin_roots(os.path.join(config, "plugins", "cache")):
+    seen.append(os.path.join(config, "plugins"))
+    for root in _plugin_roots(os.path.join(config, "plugins", "cache"), seen):
         plugin = _plugin_name(root)
-        for name, path in _skill_dirs(os.path.join(root, "skills")):
+        seen.append(os.path.join(root, "skills"))
+        for name, path in _skill_dirs(seen[-1]):
             found.append(("plugin", plugin, name, path))
     return found[:MAX_SKILLS]
+
+
+# How old (ns) a folder's mtime must be before the quick key may stand for its listing.
+SETTLE_NS = 3_000_000_000
+
+
+def _marker(environ: Mapping[str, str] | None) -> str:
+    from pokayokay.infra.state import state_home
+    from pokayokay.names import SKILLS_CHANGED
+
+    return os.path.join(state_home(None if environ is None else dict(environ)), SKILLS_CHANGED)
+
+
+def _quick_key(folders: list[str], environ: Mapping[str, str] | None) -> str | None:
+    """The stats of ``folders`` and of the marker (``infra.state.mark_skills_changed``), as one
+    string (None while one of them changed less than :data:`SETTLE_NS` ago: not to be trusted
+    yet)."""
+    from pokayokay.skills.match import ANALYSIS_VERSION
+
+    now = time.time_ns()
+    parts = [f"{CACHE_FORMAT}:{ANALYSIS_VERSION}"]
+    for path in [*folders, _marker(environ)]:
+        stamp = _stamp(path)
+        if stamp is not None and now - stamp[0] < SETTLE_NS:
+            return None
+        parts.append(f"{path}\t{stamp}")
+    return "\n".join(parts)
+
+
+def unchanged_since_cached(skills: Iterable[Skill], names: Iterable[str]) -> bool:
+    """Whether the ``SKILL.md`` of each skill named in ``names`` still has the size and mtime
+    the catalog was built with (one stat each)."""
+    wanted = set(names)
+    for skill in skills:
+        if skill.name in wanted and (skill.stamp is None or _stamp(skill.path) != skill.stamp):
+            return False
+    return True
 
 
 def _read_head(path: str) -> str:
@@ -328,28 +390,26 @@ def _cache_path(project_dir: str, environ: Mapping[str, str] | None) -> Path:
     return project_state_dir(project_dir, None if environ is None else dict(environ)) / CACHE_NAME
 
 
-def _load_cache(path: Path) -> tuple[dict[str, Any], Any]:
-    """The cached rows by path and the cached catalog statistics (``({}, None)`` when absent,
-    damaged or written by another format or analysis)."""
+def _load_cache(path: Path) -> tuple[dict[str, Any], Any, Any]:
+    """The cached rows by path, the cached catalog statistics and the quick check (``({},
+    None, None)`` when absent, damaged or written by another format or analysis)."""
+    from pokayokay.infra import packed
     from pokayokay.skills.match import ANALYSIS_VERSION
 
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return {}, None
+    data = packed.load(path)
     if (
         not isinstance(data, dict)
         or data.get("format") != CACHE_FORMAT
         or data.get("analysis") != ANALYSIS_VERSION
         or not isinstance(data.get("files"), dict)
     ):
-        return {}, None
+        return {}, None, None
     files: dict[str, Any] = data["files"]
-    return files, data.get("stats")
+    return files, data.get("stats"), data.get("quick")
 
 
-def _save_cache(path: Path, files: dict[str, Any], stats: Stats) -> None:
+def _save_cache(path: Path, files: dict[str, Any], stats: Stats, quick: Any = None) -> None:
+    from pokayokay.infra import packed
     from pokayokay.skills.match import ANALYSIS_VERSION
 
     data = {
@@ -357,15 +417,13 @@ def _save_cache(path: Path, files: dict[str, Any], stats: Stats) -> None:
         "analysis": ANALYSIS_VERSION,
         "files": files,
         "stats": stats.to_data(),
+        "quick": quick,
     }
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, separators=(",", ":"))
-        os.replace(tmp, path)
+    packed.save(path, data)
+    try:  # noqa: SIM105 - contextlib is one more import on the prompt path
+        os.unlink(path.with_name(LEGACY_CACHE_NAME))  # the JSON cache of earlier versions
     except OSError:
-        pass  # a cache: the next prompt parses again
+        pass  # a cache: if it cannot be written, the next prompt parses again
 
 
 def _from_cached(row: Any, path: str) -> Skill | None:
@@ -379,7 +437,10 @@ def _from_cached(row: Any, path: str) -> Skill | None:
     prof = Profile.from_data(row.get("profile"))
     if prof is None:
         return None
-    return Skill(name, desc, path, source, row.get("invocable") is not False, prof)
+    skill = Skill(name, desc, path, source, row.get("invocable") is not False, prof)
+    stamp = row.get("stamp")
+    skill.stamp = stamp if isinstance(stamp, list) else None
+    return skill
 
 
 def load_catalog(
@@ -387,19 +448,31 @@ def load_catalog(
     environ: Mapping[str, str] | None = None,
     *,
     use_cache: bool = True,
+    quick: bool = False,
 ) -> Catalog:
     """Every skill visible when Claude Code is launched in ``project_dir``, analysed.
 
     A name clash keeps the first (personal before project, nearer folder before farther);
-    plugin skills are namespaced. Unreadable files are skipped.
+    plugin skills are namespaced. Unreadable files are skipped. With ``quick``, the cached
+    catalog is taken on the quick key alone when it matches (see the module docstring).
     """
     launch = os.path.abspath(os.fspath(project_dir))
     cache_file = _cache_path(launch, environ) if use_cache else None
-    cached, cached_stats = _load_cache(cache_file) if cache_file is not None else ({}, None)
+    cached, cached_stats, quick_data = (
+        _load_cache(cache_file) if cache_file is not None else ({}, None, None)
+    )
+    if quick and cached_stats is not None:
+        found = _quick_catalog(cached, cached_stats, quick_data, environ)
+        if found is not None:
+            return found
     fresh: dict[str, Any] = {}
     skills = Catalog()
     seen: set[str] = set()
-    for source, plugin, dir_name, path in skill_files(launch, environ):
+    folders: list[str] = []
+    files = skill_files(launch, environ, folders)
+    # Stat-ed after the listing, safely: a folder changed during it is too recent to trust.
+    quick_key = _quick_key(folders, environ)
+    for source, plugin, dir_name, path in files:
         stamp = _stamp(path)
         if stamp is None:
             continue
@@ -415,6 +488,7 @@ def load_catalog(
             except OSError:
                 continue
             skill = analysed(skill_from_text(text, dir_name, path, source, plugin))
+            skill.stamp = stamp
             fresh[path] = {
                 "stamp": stamp,
                 "name": skill.name,
@@ -431,8 +505,43 @@ def load_catalog(
         from pokayokay.skills.match import Stats
 
         skills.stats = Stats.from_data(cached_stats)
-    if cache_file is not None and (fresh != cached or (fresh and skills.stats is None)):
-        _save_cache(cache_file, fresh, skills.statistics())
+    quick_entry = (
+        {"key": quick_key, "folders": folders, "order": [s.path for s in skills]}
+        if quick_key is not None
+        else None
+    )
+    if cache_file is not None and (
+        fresh != cached or (fresh and (skills.stats is None or quick_entry != quick_data))
+    ):
+        _save_cache(cache_file, fresh, skills.statistics(), quick_entry)
+    return skills
+
+
+def _quick_catalog(
+    cached: dict[str, Any], stats: Any, quick: Any, environ: Mapping[str, str] | None
+) -> Catalog | None:
+    """The cached catalog when the skill folders are as the last full check saw them."""
+    from pokayokay.skills.match import Stats
+
+    if not isinstance(quick, dict):
+        return None
+    folders, order, key = quick.get("folders"), quick.get("order"), quick.get("key")
+    if not (
+        isinstance(key, str)
+        and isinstance(folders, list)
+        and isinstance(order, list)
+        and all(isinstance(f, str) for f in folders)
+    ):
+        return None
+    if _quick_key(folders, environ) != key:
+        return None
+    skills = Catalog()
+    for path in order:
+        skill = _from_cached(cached.get(path), path) if isinstance(path, str) else None
+        if skill is None:
+            return None
+        skills.append(skill)
+    skills.stats = Stats.from_data(stats)
     return skills
 
 

@@ -15,6 +15,13 @@
 
 The reason text holds only numbers, a tool or category name from the fixed lists below and the
 path the user typed: nothing from a failure's output reaches the model.
+
+**Cached** (``pokayokay.skills.advice.cached_signals``; this module stays pure): the groups
+this module can use (recurring, in a known category) and every failure path, kept in
+``suggest-failures.json`` in the state folder and keyed by the store's change marker
+(``failures.db.changed``, touched after every write and only then), as recall's fix texts are.
+A prompt that names a path opens no database and groups no row unless something was written to
+the store since.
 """
 
 from __future__ import annotations
@@ -24,9 +31,24 @@ import re
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
+    from typing import Any, Protocol
 
-    from pokayokay.failures.model import FailureGroup
     from pokayokay.skills.catalog import Skill
+
+    class FailureGroup(Protocol):
+        """What this module reads of a failure group (``pokayokay.failures.model.FailureGroup``
+        or the cached :class:`GroupSignal`)."""
+
+        @property
+        def category(self) -> str: ...
+        @property
+        def sessions(self) -> int: ...
+        @property
+        def last_seen(self) -> float: ...
+        @property
+        def paths(self) -> tuple[str, ...]: ...
+        @property
+        def sample_command(self) -> str | None: ...
 
 RECURRING_SESSIONS = 2
 MIN_CONCERN = 2.5
@@ -190,3 +212,90 @@ def recurring(
                 best, best_strength = skill.name, strength
         out.append(Recurring(group.category, reason, best))
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# The cache of failure signals
+
+
+SIGNALS_FORMAT = 1
+
+
+class GroupSignal:
+    """What the suggestion reads of one failure group (the cached form of a ``FailureGroup``)."""
+
+    __slots__ = ("category", "last_seen", "paths", "sample_command", "sessions")
+
+    def __init__(
+        self,
+        category: str,
+        sessions: int,
+        last_seen: float,
+        paths: tuple[str, ...],
+        sample_command: str | None,
+    ) -> None:
+        self.category = category
+        self.sessions = sessions
+        self.last_seen = last_seen
+        self.paths = paths
+        self.sample_command = sample_command
+
+    def __repr__(self) -> str:
+        return f"GroupSignal({self.category!r}, {self.sessions}, {self.paths!r})"
+
+
+class FailureSignals:
+    """The groups :func:`recurring` can use and every path a failure named (for resolving the
+    bare file names a prompt holds)."""
+
+    __slots__ = ("groups", "known")
+
+    def __init__(self, groups: Sequence[FailureGroup], known: Sequence[str]) -> None:
+        self.groups = groups
+        self.known = known
+
+
+def signals_from_groups(groups: Iterable[FailureGroup]) -> FailureSignals:
+    """The signals of a store's groups (pure): recurring groups of a known category only."""
+    kept: list[FailureGroup] = []
+    known: set[str] = set()
+    for group in groups:
+        known.update(group.paths)
+        if group.sessions >= RECURRING_SESSIONS and group.category in CATEGORY_WORDS:
+            kept.append(group)
+    return FailureSignals(kept, sorted(known))
+
+
+def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
+    """The cached signals when ``data`` is a cache for ``key`` (None otherwise)."""
+    if not (
+        isinstance(data, dict)
+        and data.get("format") == SIGNALS_FORMAT
+        and data.get("db") == key
+        and isinstance(data.get("groups"), list)
+        and isinstance(data.get("known"), list)
+    ):
+        return None
+    groups = []
+    try:
+        for category, sessions, last_seen, command, paths in data["groups"]:
+            groups.append(
+                GroupSignal(
+                    str(category),
+                    int(sessions),
+                    float(last_seen),
+                    tuple(str(p) for p in paths),
+                    command if isinstance(command, str) else None,
+                )
+            )
+    except (TypeError, ValueError):
+        return None
+    return FailureSignals(groups, [str(p) for p in data["known"]])
+
+
+def signals_to_data(signals: FailureSignals, key: list[Any]) -> dict[str, Any]:
+    rows = [
+        [g.category, g.sessions, g.last_seen, g.sample_command, list(g.paths)]
+        for g in signals.groups
+    ]
+    return {"format": SIGNALS_FORMAT, "db": key, "groups": rows, "known": list(signals.known)}

@@ -51,10 +51,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from pokayokay.failures.model import FailureGroup
     from pokayokay.learnings.chain import SessionOutcome
     from pokayokay.learnings.spikes import Spike
     from pokayokay.skills.catalog import Skill
+    from pokayokay.skills.failure_boost import FailureGroup
     from pokayokay.skills.match import Query, Stats
 
 FLOOR = 1.04

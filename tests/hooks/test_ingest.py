@@ -271,3 +271,45 @@ def test_parallel_sessions_and_concurrent_ingesters_count_every_call_once(
     handled = Path(log).read_text().split()
     assert sorted(handled) == sorted(f"w{w}-{n}" for w in range(4) for n in range(60))
     assert not ingest.pending(where)
+
+
+# --------------------------------------------------------------------------------------------
+# UserPromptSubmit ingests only when it reads failure signals: when the prompt names a path
+
+
+def prompt_hook(project: Path, prompt: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    from pokayokay.hooks.prompt import user_prompt_submit
+
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    payload = sample("UserPromptSubmit.json", project, prompt=prompt, session_id="s-now")
+    return user_prompt_submit(payload, "UserPromptSubmit")
+
+
+def spool_two_sessions_of_failures(project: Path) -> None:
+    for n, session in enumerate(("s-earlier", "s-now"), start=1):
+        hook("PostToolUseFailure", failure(project, "pytest tests/test_cart.py", PYTEST_ERROR,
+                                           n, session_id=session), project)  # fmt: skip
+    assert ingest.pending(folder(project))
+
+
+def test_a_prompt_naming_a_project_file_ingests_first_and_sees_the_failures(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spool_two_sessions_of_failures(project)
+    out = prompt_hook(project, "the cart test fails again, fix tests/test_cart.py", monkeypatch)
+    assert not ingest.pending(folder(project))
+    assert len(stored(project)) == 2
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "pytest failures recurred in 2 sessions in tests/test_cart.py" in context
+
+
+def test_a_prompt_naming_no_path_leaves_the_spool_for_later(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spool_two_sessions_of_failures(project)
+    for prompt in ("why is the cart total wrong after a discount?", "use time.sleep in the retry"):
+        assert "failures recurred" not in prompt_hook(project, prompt, monkeypatch)
+        assert ingest.pending(folder(project)), prompt
+    assert not FailureStore.for_project(project).path.exists()
+    ingest.ingest_project(str(project))  # SessionEnd or a CLI reader takes it in
+    assert len(stored(project)) == 2

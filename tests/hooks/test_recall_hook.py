@@ -25,6 +25,8 @@ from pokayokay.learnings import model as learnings
 from pokayokay.learnings import topic_file
 from pokayokay.recall import block as recall_block
 from pokayokay.recall import index as recall
+from pokayokay.recall.cache_io import _load_packed, _save_packed
+from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE
 from pokayokay.safety.sanitize import excerpt
 
 EVENT = "UserPromptSubmit"
@@ -251,7 +253,7 @@ def test_corrupt_cache_is_not_an_error(project: Path) -> None:
     store(project)
     first = run(payload(project, RELATED))
     state = project_state_dir(str(project))
-    for name in ("recall-index.json", "recall-entries.json"):
+    for name in (INDEX_FILE, ENTRIES_FILE):
         (state / name).write_text("[not json", "utf-8")
     assert run(payload(project, RELATED)) == first
 
@@ -262,14 +264,14 @@ def test_a_damaged_posting_in_the_cache_is_recovered_from(project: Path) -> None
     cache and answers from the files."""
     store(project)
     first = run(payload(project, RELATED))
-    path = project_state_dir(str(project)) / "recall-index.json"
-    data = json.loads(path.read_text("utf-8"))
+    path = project_state_dir(str(project)) / INDEX_FILE
+    data = _load_packed(str(path))
     for term in recall.query_features(RELATED).counts:
         if term in data["index"]["postings"]:
             data["index"]["postings"][term] = "not,numbers"
-    path.write_text(json.dumps(data), "utf-8")
+    _save_packed(str(path), data)
     assert run(payload(project, RELATED)) == first
-    assert json.loads(path.read_text("utf-8"))["index"]["postings"] != data["index"]["postings"]
+    assert _load_packed(str(path))["index"]["postings"] != data["index"]["postings"]
 
 
 def test_an_unwritable_state_folder_only_costs_the_cache(

@@ -17,7 +17,7 @@ from pokayokay.infra.locate import resolve_memory_location
 from pokayokay.infra.state import project_state_dir
 from pokayokay.learnings import model as learnings
 from pokayokay.learnings import topic_file
-from pokayokay.recall import sources
+from pokayokay.recall import fixes, sources
 from pokayokay.safety.sanitize import excerpt
 
 NOTE = ("Run migrations with `make migrate` before the integration tests; the test database is "
@@ -74,9 +74,13 @@ def test_a_capture_that_fixes_nothing_keeps_the_index(
     with FailureStore(db) as store:  # a new failure in another session: no fix closed
         fail(store, 2, "ruff: F401 `os` imported but unused", "ruff check", 1_760_000_100.0)
     monkeypatch.setattr(store_module.FailureStore, "__init__", counting_init)
+    made: list[Any] = []
+    real_documents = fixes.fix_documents
+    monkeypatch.setattr(fixes, "fix_documents", lambda g: made.append(1) or real_documents(g))
     again = sources.load_index(memory, project_dir, state)
     assert again is not None and len(again) == 2
     assert builds == []  # the cached index stayed valid
+    assert made == []  # the fixed groups were as before: no text sanitised or analysed
     assert len(opened) == 1  # the digest was recomputed once ...
     sources.load_index(memory, project_dir, state)
     assert len(opened) == 1  # ... and the next prompt opens no database
@@ -89,4 +93,5 @@ def test_a_capture_that_fixes_nothing_keeps_the_index(
         store.record_success("session-3", "Bash", "ruff check", 1_760_000_300.0)
     changed = sources.load_index(memory, project_dir, state)
     assert builds == [1]
+    assert made == [1]
     assert changed is not None and len(changed) == 3

@@ -17,6 +17,7 @@ from pokayokay.learnings import topic_file
 from pokayokay.recall import block as recall_block
 from pokayokay.recall import index as recall
 from pokayokay.recall import terms as recall_terms
+from pokayokay.recall.cache_io import _load_packed
 from pokayokay.recall.index import Document, Hit, Index
 from pokayokay.recall.readers import decision_document, fix_text, learning_document
 from pokayokay.recall.report import recall_cli
@@ -545,11 +546,12 @@ def test_a_corrupt_cache_is_rebuilt(dirs: tuple[Path, Path, Path]) -> None:
     memory, project, state = dirs
     write_learning(memory, "Use make seed to load the demo tenant with sample invoices.")
     load_index(memory, project, state)
-    (state / INDEX_FILE).write_text('{"fingerprint": ', encoding="utf-8")
+    packed = (state / INDEX_FILE).read_bytes()
+    (state / INDEX_FILE).write_bytes(packed[: len(packed) // 2])  # cut short
     (state / ENTRIES_FILE).write_bytes(b"\xff\xfe not json")
     index = load_index(memory, project, state)
     assert index is not None and len(index) == 1
-    data = json.loads((state / INDEX_FILE).read_text("utf-8"))
+    data = _load_packed(str(state / INDEX_FILE))
     assert data["fingerprint"] and not data["fingerprint"].startswith("incomplete")
 
 
@@ -561,9 +563,7 @@ def test_parse_budget_leaves_the_rest_to_the_next_call(dirs: tuple[Path, Path, P
         )
     index = load_index(memory, project, state, budget=-1.0)
     assert index is not None and len(index) == 0
-    assert json.loads((state / INDEX_FILE).read_text("utf-8"))["fingerprint"].startswith(
-        "incomplete"
-    )
+    assert _load_packed(str(state / INDEX_FILE))["fingerprint"].startswith("incomplete")
     index = load_index(memory, project, state)
     assert index is not None and len(index) == 5
 

@@ -166,3 +166,128 @@ def test_a_warm_catalog_neither_analyses_nor_counts(
     assert [s.profile.to_data() for s in warm if s.profile] == [
         s.profile.to_data() for s in first if s.profile
     ]
+
+
+# --------------------------------------------------------------------------------------------
+# The prompt's quick check (module docstring): the skill folders' mtimes, then a stat of each
+# suggested SKILL.md; the full check at SessionStart and for every other caller.
+
+EVAL_SKILLS = DATA_DIR / "skills_eval" / "skills"
+MIGRATION_PROMPT = "add a tenant_id column to the orders table and backfill it without locking"
+CELERY_SKILL = (
+    "Run and debug Celery workers and beat schedules. Use this skill when a task hangs in the "
+    "queue, workers must be restarted after a task signature change, or retries pile up."
+)
+CELERY_PROMPT = "the celery workers keep failing after I changed a task signature, restart them?"
+
+
+def _settle(*folders: Path) -> None:
+    """Folders last changed ten minutes ago, as in a real project."""
+    import time
+
+    old = time.time() - 600
+    for folder in folders:
+        os.utime(folder, (old, old))
+
+
+@pytest.fixture
+def skilled(tmp_path: Path, isolated_home: Path) -> Path:
+    import shutil
+
+    project = tmp_path / "shop"
+    project.mkdir()
+    shutil.copytree(EVAL_SKILLS, project / ".claude" / "skills")
+    _settle(project / ".claude" / "skills")
+    load_catalog(project)  # the full check, as SessionStart runs it
+    return project
+
+
+def _suggested(project: Path, prompt: str) -> list[str]:
+    from pokayokay.skills.advice import advice_for
+
+    return [s.name for s in advice_for(project, prompt, quick=True).suggestions]
+
+
+def test_a_quick_catalog_lists_no_skill_folder(
+    skilled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    full = [s.name for s in load_catalog(skilled)]
+
+    def refuse(folder: str) -> object:
+        raise AssertionError(f"listed {folder}")
+
+    monkeypatch.setattr(skills_catalog, "_skill_dirs", refuse)
+    assert [s.name for s in load_catalog(skilled, quick=True)] == full
+    assert _suggested(skilled, MIGRATION_PROMPT) == ["db-migrations"]
+
+
+def test_a_skill_added_or_removed_by_hand_is_seen_by_the_next_prompt(skilled: Path) -> None:
+    import shutil
+
+    assert "celery" not in _suggested(skilled, CELERY_PROMPT)
+    _skill(skilled / ".claude" / "skills", "celery", CELERY_SKILL)
+    assert _suggested(skilled, CELERY_PROMPT) == ["celery"]
+    shutil.rmtree(skilled / ".claude" / "skills" / "db-migrations")
+    assert "db-migrations" not in _suggested(skilled, MIGRATION_PROMPT)
+
+
+def test_a_suggested_skill_edited_in_place_is_read_again(skilled: Path) -> None:
+    assert _suggested(skilled, MIGRATION_PROMPT) == ["db-migrations"]
+    path = skilled / ".claude" / "skills" / "db-migrations" / "SKILL.md"
+    text = path.read_text("utf-8")
+    with open(path, "r+", encoding="utf-8") as fh:  # in place: no folder moves
+        fh.write(text.replace("name: db-migrations\n", "name: db-migrations\n"
+                              "disable-model-invocation: true\n"))  # fmt: skip
+    assert "db-migrations" not in _suggested(skilled, MIGRATION_PROMPT)
+
+
+def test_a_skill_edited_in_place_that_is_not_suggested_waits_for_the_next_session(
+    skilled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pokayokay.hooks.session import session_start
+
+    path = skilled / ".claude" / "skills" / "docker" / "SKILL.md"
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(f"---\nname: docker\ndescription: {CELERY_SKILL}\n---\n\n# Celery\n")
+    assert "docker" not in _suggested(skilled, CELERY_PROMPT)  # the rule: not seen yet
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(skilled))
+    payload = {"session_id": "s-2", "cwd": str(skilled), "hook_event_name": "SessionStart",
+               "source": "startup"}  # fmt: skip
+    assert session_start(payload, "SessionStart")  # the hook runs the full check
+    assert _suggested(skilled, CELERY_PROMPT) == ["docker"]
+
+
+def test_pokayokay_updating_its_skill_voids_every_quick_check(
+    skilled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An update of pokayokay's own skill is a rename inside the skill's folder, which no
+    folder of the quick key sees: the skills.changed marker does."""
+    from pokayokay.learnings.skill_install import SKILL_FILE, SKILL_NAME, install_skill
+
+    folder = skilled / ".claude" / "skills"
+    install_skill(folder)
+    path = folder / SKILL_NAME / SKILL_FILE
+    path.write_text(path.read_text("utf-8") + "\nAn older version of this skill.\n", "utf-8")
+    _settle(folder, folder / SKILL_NAME)
+    marker = Path(os.environ["POKAYOKAY_HOME"]) / "skills.changed"
+    _settle(marker)
+    load_catalog(skilled)  # the full check records the quick key
+    install_skill(folder)  # pokayokay's own update
+    _settle(folder, folder / SKILL_NAME)  # the folders look untouched
+    listed: list[str] = []
+    real = skills_catalog._skill_dirs
+    monkeypatch.setattr(skills_catalog, "_skill_dirs", lambda f: listed.append(f) or real(f))
+    load_catalog(skilled, quick=True)
+    assert listed  # the marker brought the full check
+
+
+def test_a_skill_folder_changed_seconds_ago_is_not_trusted(
+    skilled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _skill(skilled / ".claude" / "skills", "celery", CELERY_SKILL)
+    load_catalog(skilled)
+    listed: list[str] = []
+    real = skills_catalog._skill_dirs
+    monkeypatch.setattr(skills_catalog, "_skill_dirs", lambda f: listed.append(f) or real(f))
+    load_catalog(skilled, quick=True)
+    assert listed  # a folder changed under SETTLE_NS ago: the full check again

@@ -311,11 +311,11 @@ def test_hook_joins_recall_and_suggestion(tmp_path: Path, monkeypatch: pytest.Mo
     import pokayokay.hooks.recall as recall_handler
 
     _install_skills(tmp_path)
-    monkeypatch.setattr(recall_handler, "prompt_context", lambda payload: "RECALL BLOCK")
+    monkeypatch.setattr(recall_handler, "prompt_context", lambda *_a, **_k: "RECALL BLOCK")
     out = _run_hook(tmp_path, "publish the package to PyPI", monkeypatch)
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert context.startswith("RECALL BLOCK\n\npokayokay: skills that fit this prompt — /release")
-    monkeypatch.setattr(recall_handler, "prompt_context", lambda payload: "RECALL BLOCK")
+    monkeypatch.setattr(recall_handler, "prompt_context", lambda *_a, **_k: "RECALL BLOCK")
     only_recall = _run_hook(tmp_path, "thanks, that looks good", monkeypatch)
     assert json.loads(only_recall)["hookSpecificOutput"]["additionalContext"] == "RECALL BLOCK"
 
