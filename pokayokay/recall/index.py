@@ -67,11 +67,11 @@ if TYPE_CHECKING:
 
 METHOD = "concepts"
 # Bumped whenever tokenisation, weights or document scores change: cached indexes are rebuilt.
-ANALYSIS_VERSION = 2
+ANALYSIS_VERSION = 3
 # The layout of Index.to_data.
 INDEX_FORMAT = 3
 # Calibrated on tests/data/recall (see the module docstring and tests/test_recall.py).
-FLOOR = 0.34
+FLOOR = 0.28
 TOP_K = 3
 # A prompt term no note contains weighs this share of the rarest known term's IDF: a paraphrase
 # says much the note does not, and that alone must not push the note away.
@@ -85,6 +85,9 @@ CONCEPT_SHARE = 1.0
 # same concepts).
 BOTH_SHARE = 0.25
 THIN_EVIDENCE_FACTOR = 0.55
+# ... and a note matched on less than one piece (weak words, bigrams, unsupported ambiguous
+# words alone) scores this share.
+NO_EVIDENCE_FACTOR = 0.25
 # A concept more than this share of the notes evoke is left out of a prompt's concepts (in a
 # corpus of at least MIN_DENSE_DOCS notes): it says little, and walking its posting costs.
 DENSE_CONCEPT = 0.3
@@ -338,13 +341,15 @@ class Index:
         self,
         query: dict[str, int],
         method: str = "tfidf",
-        evokers: Mapping[str, frozenset[str]] | None = None,
+        groups: Mapping[str, str] | None = None,
+        strength: Mapping[str, float] | None = None,
     ) -> dict[int, float]:
         """Similarity of every document sharing a term with ``query`` (document index → score);
-        ``evokers``: the prompt's words behind each concept feature (:class:`Query`). Recall
-        ranks with :data:`METHOD`; plain ``tfidf`` is what skill suggestion uses."""
+        ``groups``: the piece of evidence each feature of the prompt stands for
+        (:class:`~pokayokay.recall.concepts.Query`). Recall ranks with :data:`METHOD`; plain
+        ``tfidf`` is what skill suggestion uses."""
         if method == "concepts":
-            return self._concepts(query, evokers or {})
+            return self._concepts(query, groups or {}, strength or {})
         if method == "tfidf":
             return self._tfidf(query)
         if method == "bm25":
@@ -377,7 +382,7 @@ class Index:
         return out
 
     def _concepts(
-        self, query: dict[str, int], evokers: Mapping[str, frozenset[str]]
+        self, query: dict[str, int], groups: Mapping[str, str], strength: Mapping[str, float]
     ) -> dict[int, float]:
         """Two cosines, over words (terms and bigrams) and over concepts; the better one counts,
         scaled down when the note shares fewer than MIN_EVIDENCE words of the prompt."""
@@ -405,19 +410,14 @@ class Index:
             else:
                 q_norm += qw * qw
                 target = acc
-            # Evidence is counted in the prompt's words: a word matched as itself and through
-            # the concept it evokes counts once, and so does a phrase.
-            if concept:
-                words: Iterable[str] = evokers.get(term, ())
-            elif term in weak or BIGRAM_JOIN in term:
-                words = ()
-            else:
-                words = (term,)
+            # Evidence is counted in pieces: the words evoking a concept, the concept and those
+            # words matched as themselves are one piece; a bigram or a weak word is none.
+            piece = "" if term in weak or BIGRAM_JOIN in term else groups.get(term, term)
             for j in range(0, len(posting), 2):
                 d = posting[j]
                 target[d] = target.get(d, 0.0) + qw * (1.0 + math.log(posting[j + 1])) * idf
-                if words:
-                    evidence.setdefault(d, set()).update(words)
+                if piece:
+                    evidence.setdefault(d, set()).add(piece)
         q_norm, cq_norm = math.sqrt(q_norm), math.sqrt(cq_norm)
         out = {}
         for d in set(acc) | set(cacc):
@@ -427,7 +427,10 @@ class Index:
             conceptual *= CONCEPT_SHARE
             best, other = max(lexical, conceptual), min(lexical, conceptual)
             score = min(1.0, best + BOTH_SHARE * other) * self.weights[d]
-            if len(evidence.get(d, ())) < MIN_EVIDENCE:
+            found = sum(strength.get(piece, 1.0) for piece in evidence.get(d, ()))
+            if found < 1:
+                score *= NO_EVIDENCE_FACTOR
+            elif found < MIN_EVIDENCE:
                 score *= THIN_EVIDENCE_FACTOR
             if score > 0:
                 out[d] = score
@@ -463,7 +466,7 @@ class Index:
         """``(document index, score)`` of every document sharing a term with ``prompt``, best
         first; equal scores keep document order. No document is read."""
         query = query_features(prompt)
-        scored = self.scores(query.counts, method, query.evokers)
+        scored = self.scores(query.counts, method, query.groups, query.strength)
         for d in sorted(scored, key=lambda d: (-scored[d], d)):
             yield d, scored[d]
 
