@@ -51,7 +51,7 @@ schema: migration migrations ?migrate ?schema ?column ?columns ?field ?fields nu
   backfill ddl ?alter | not null | alter table | add column | rename column | rename a field
   | drop column | drop a column | drop a field | remove a column
 required: ?required ?mandatory nullable non-null not-null | not null | non null
-compat: downtime backwards compatible compatibility compat ?legacy deprecated ?breaking
+compat: downtime backwards compatible compatibility compat ?legacy ?deprecated ?breaking
   | zero downtime | backward compatible | old version | old versions | older version
   | old clients | breaking change | older clients | in one go
 twice: twice ?duplicate ?duplicates ?duplicated ?double idempotent idempotency redeliver
@@ -135,7 +135,7 @@ pagination: pagination paginate paginated ?scroll ?scrolling ?cursor ?infinite p
 money: ?money price prices pricing ?amount ?amounts cents currency currencies ?decimal ?float
   ?floats ?rounding ?discount ?discounts ?total ?totals euro euros dollar dollars ?fee ?fees
   ?vat ?tax ?taxes | rounding errors
-clientdata: tanstack redux ?fetch ?fetching ?refetch ?refetching swr zustand mobx ?fresh
+clientdata: tanstack redux ?fetch ?fetching refetch refetching swr zustand mobx ?fresh
   ?stale ?invalidate usequery useeffect | react query | react-query | client side
   | client-side | server data | server state | global store | server responses
 e2e: playwright cypress selenium puppeteer ?browser e2e ?flow ?flows ?journey ?journeys
@@ -146,7 +146,7 @@ seed: ?seed ?seeds ?seeded ?seeding ?fixture ?fixtures ?demo | sample data | tes
 search: ?search ?searching ?searches ?find ?finder opensearch elasticsearch solr meilisearch
   algolia reindex ?matches ?mapping ?mappings ?relevance | full-text | full text
   | search results
-ratelimit: ratelimit ?throttle ?throttling ?throttled ?brute bruteforce 429 ?lockout
+ratelimit: ratelimit throttle throttling throttled ?brute bruteforce 429 ?lockout
   ?attempts ?bots ?hammering ?abuse ddos | rate limit | rate limiting | too many requests
   | brute force | brute forcing | per minute
 login: login logins signin signup oauth sso ?google ?github saml ?auth ?redirect | log in
@@ -159,7 +159,7 @@ legacy: ?legacy ?old ?deprecated ?v1 ?outdated
 formatter: ?formatter ?formatting ruff ?black isort flake8 prettier eslint lint linter linting
   ?pyproject ?tidy ?prettify autoformat | auto-style | auto style | code style
   | sort imports | sorts imports | import order | auto format
-local: ?localhost ?laptop ?locally | my machine | my laptop | local dev | local development
+local: localhost ?laptop ?locally | my machine | my laptop | local dev | local development
   | dev environment | dev server
 tls: https tls ssl ?certificate ?certificates ?cert ?certs mkcert ?insecure ?secure
 image: ?image ?images ?picture ?pictures ?photo ?photos avatar avatars thumbnail thumbnails
@@ -169,7 +169,7 @@ schedule: ?schedule ?schedules ?scheduled scheduler cron crontab periodic recurr
   hourly ?daily ?weekly beat ?monday ?tuesday ?wednesday ?thursday ?friday ?saturday ?sunday
   | every night | every day | every hour | every morning | every week | every sunday
   | every monday
-a11y: ?keyboard accessibility ?accessible a11y ?mouse ?focus aria ?clickable ?dialog
+a11y: ?keyboard accessibility ?accessible a11y ?mouse ?focus aria clickable ?dialog
   ?dialogs ?modal ?modals ?popup ?esc ?escape screenreader | screen reader | tab order
   | esc key | escape key
 upgrade: ?upgrade ?upgrades ?upgrading ?upgraded ?bump ?bumping ?framework deprecation
