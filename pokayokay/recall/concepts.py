@@ -11,6 +11,14 @@ features are its terms (``pokayokay.recall.terms``) plus:
 * one ``a+b`` feature per pair of adjacent terms (bigrams): sharing "test suite" says more than
   sharing "test" and "suite" apart.
 
+A word marked ``?`` in the table is ambiguous: "image" (also a Docker image), "total" (also a
+count), "search" (also grep), "mobile", "flag", "deploy"-like words. It still evokes its concept,
+but on its own it is no evidence (:func:`evoked` says it is *unsupported*; a prompt's piece of
+evidence resting on it weighs :data:`AMBIGUOUS_EVIDENCE`); a second, different word of the same
+concept backs it ("resize the image", "hide ... from all but beta testers"). In a prompt, the
+words evoking one concept, the concept and those words matched as themselves are one piece of
+evidence (:class:`Query`): the index asks for two pieces before a note scores in full.
+
 The index weighs a concept feature :data:`CONCEPT_FACTOR` and a bigram :data:`BIGRAM_FACTOR` of
 their IDF. The table is general software vocabulary (web, data, infra, testing, frontend,
 payments, tooling), not one project's; ``tests/recall/test_recall_eval.py`` measures what it

@@ -17,20 +17,28 @@ Method (``concepts``), entirely offline:
   :data:`UNKNOWN_FACTOR` of the rarest known term (a paraphrase says much the note does not).
 * Score: the better of two cosines — over words (terms and bigrams) and over concepts — plus
   :data:`BOTH_SHARE` of the other, times the note's prior (``Document.weight``: 0.9 for a
-  low-confidence learning, 0.85 for an automatic past fix); a note that shares fewer than
-  :data:`MIN_EVIDENCE` of the prompt's words (a word matched as itself and through its concept
-  counts once) scores :data:`THIN_EVIDENCE_FACTOR` of that: one shared word ("search", "commit")
-  is weak evidence. In a corpus of :data:`MIN_DENSE_DOCS` notes or more, a concept more than
-  :data:`DENSE_CONCEPT` of them evoke is left out of the prompt's concepts.
+  low-confidence learning, 0.85 for an automatic past fix). Evidence is counted in pieces of
+  the prompt (a concept, the words that evoke it and those words matched as themselves are one
+  piece; a weak word or a bigram is none; an ambiguous word alone — "total", "image",
+  "search" — half of one): a note backed by fewer than :data:`MIN_EVIDENCE` pieces scores
+  :data:`THIN_EVIDENCE_FACTOR` of that, and one backed by less than one piece
+  :data:`NO_EVIDENCE_FACTOR`. In a corpus of :data:`MIN_DENSE_DOCS` notes or more, a concept
+  more than :data:`DENSE_CONCEPT` of them evoke is left out of the prompt's concepts.
 
-Calibration (``tests/recall/test_recall_eval.py`` recomputes it): ``tests/data/recall_eval/``
-holds 45 learnings and 5 fix episodes of an online-course platform team, 90 paraphrased prompts
-that avoid each learning's key words and 36 ordinary coding prompts. :data:`FLOOR` 0.34 sits in
-the middle of the plateau where hit rate is 0.90 and silence 0.97 (0.32–0.34 give the same hit
-rate; 0.35 loses a hit). The concept table was written while looking at that set: on
-``tests/data/recall/`` (41 notes, 64 prompts, written before it and never used to tune it) the
-method reaches recall@3 0.86 but only 0.82 empty results on irrelevant prompts (plain TF-IDF:
-0.84 and 0.95) — words like "mobile", "total" or "image" evoke a team's notes out of context.
+Calibration (``tests/recall/test_recall_eval.py``, ``python tests/helpers/recall_eval.py``
+prints every set): ``tests/data/recall_eval/`` holds 45 learnings and 5 fix episodes of an
+online-course platform team and four prompt sets — ``prompts.json`` (90 paraphrases avoiding
+each learning's key words and 36 ordinary prompts the table was first tuned on, plus 20
+"fresh" ones), ``heldout.json`` (90 paraphrases typed as users type them and 36 ordinary
+prompts sharing surface words with the notes — search, image, total, mobile, deploy — written
+before the ambiguity rule, the evidence pieces and the wider table) and ``blind.json`` (written
+after that code was frozen). :data:`FLOOR` 0.28 was chosen on all of them and on
+``tests/data/recall/`` (an invoicing team's 41 notes and 64 prompts, never used for the table)
+together: no set's silence below what it was before. At 0.28: tuned hit 0.86 / silence 1.00,
+held-out 0.79 / 0.89 (its misses did show which software words the table lacked), older
+recall@3 0.93 / 0.91 empty; the blind figures are in the eval test. The issue's goals (0.90 /
+0.95) are not met on prompts the table was not written against: a lexical method cannot tell
+"resize the image in the README" from a note about resizing uploaded images.
 ``tfidf``, the plain cosine over terms, stays available (skill suggestion ranks with it).
 
 Only scores at or above :data:`FLOOR` are recalled, at most :data:`TOP_K` of them, and their lines
@@ -70,14 +78,14 @@ METHOD = "concepts"
 ANALYSIS_VERSION = 3
 # The layout of Index.to_data.
 INDEX_FORMAT = 3
-# Calibrated on tests/data/recall (see the module docstring and tests/test_recall.py).
+# Chosen on every labelled set together (see the module docstring).
 FLOOR = 0.28
 TOP_K = 3
 # A prompt term no note contains weighs this share of the rarest known term's IDF: a paraphrase
 # says much the note does not, and that alone must not push the note away.
 UNKNOWN_FACTOR = 0.5
-# A note that shares fewer than MIN_EVIDENCE distinct words or concepts with the prompt (bigrams
-# and weak words not counted) scores THIN_EVIDENCE_FACTOR of its cosine.
+# A note backed by fewer than MIN_EVIDENCE pieces of the prompt's evidence (a concept with its
+# words, or a word; bigrams and weak words not counted) scores THIN_EVIDENCE_FACTOR of its cosine.
 MIN_EVIDENCE = 2
 # The concept cosine counts this share of itself against the word cosine (calibrated: 1.0).
 CONCEPT_SHARE = 1.0
