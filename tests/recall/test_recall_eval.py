@@ -23,14 +23,17 @@ NOTES: list[dict[str, Any]] = recall_eval.eval_notes()
 SETS = recall_eval.prompt_sets()
 ISSUE_HIT_GOAL = 0.90
 ISSUE_SILENCE_GOAL = 0.95
-# The bars, from the held-out set (written before the method's second round of changes and never
-# used to pick a weight or the floor; its misses did show which software words the concept table
-# lacked): 70/90 hits and 30/36 silences at the shipped floor, minus a small margin. The issue's
-# goals (90 % / 95 %) are met on neither the held-out nor the blind set: see the note in
-# pokayokay/recall/index.py.
+# The bars come from the held-out set (written before the method's second round of changes and
+# never used to pick a weight or the floor; its misses did show which software words the concept
+# table lacked, so it flatters): 71/90 hits and 32/36 silences at the shipped floor, minus a
+# small margin. The blind set, written after the code was frozen, is the honest estimate: 12/35
+# hits and 14/15 silences (the code before this round: 15/35 and 7/15 at its floor 0.34). The
+# issue's goals (90 % / 95 %) are met on neither: see pokayokay/recall/index.py.
 HELDOUT_HIT = 0.75
-HELDOUT_SILENCE = 0.80
-# The prompts the table was first tuned on keep a higher bar (76/90, 36/36 today).
+HELDOUT_SILENCE = 0.85
+BLIND_HIT = 0.30
+BLIND_SILENCE = 0.85
+# The prompts the table was first tuned on keep a higher bar (77/90, 36/36 today).
 TUNED_HIT = 0.82
 TUNED_SILENCE = 0.95
 
@@ -59,16 +62,18 @@ def test_the_sets_are_big_enough_and_paraphrases_avoid_the_key_words() -> None:
 
 
 def test_hit_rate_and_silence_on_every_set() -> None:
-    """Held-out prompts meet the bars above; the tuned ones a higher bar; every set is printed
-    (``-s``) with the issue's goals for comparison."""
+    """Held-out and blind prompts meet the bars above; the tuned ones a higher bar; every set is
+    printed (``-s``) with the issue's goals for comparison."""
     index = corpus()
     found = {name: recall_eval.rates(index, prompts) for name, prompts in SETS.items()}
     print(f"\nrecall_eval at floor {recall.FLOOR} (goals {ISSUE_HIT_GOAL} / {ISSUE_SILENCE_GOAL}):")
     for name, rates in found.items():
         print(f"  {name}: {rates}")
-    heldout, tuned = found["heldout"], found["tuned"]
+    heldout, tuned, blind = found["heldout"], found["tuned"], found["blind"]
     assert heldout.hit_rate >= HELDOUT_HIT, heldout.misses
     assert heldout.silence >= HELDOUT_SILENCE, heldout.noise
+    assert blind.hit_rate >= BLIND_HIT, blind.misses
+    assert blind.silence >= BLIND_SILENCE, blind.noise
     assert tuned.hit_rate >= TUNED_HIT, tuned.misses
     assert tuned.silence >= TUNED_SILENCE, tuned.noise
 
