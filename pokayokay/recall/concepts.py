@@ -90,7 +90,7 @@ flag: ?flag ?flags ?beta launchdarkly unleash ?canary ?unfinished ?hide ?hidden 
   ?toggle ?toggles ?experiment ?experiments ?gated ?allowlist ?rollout
   | half done | half-done | dark launch | ship dark | behind a flag | staff only
   | only staff | early access | feature toggle | feature toggles | work in progress
-  | a few users | some users | gradual rollout
+  | gradual rollout
 codegen: ?typescript ?ts codegen openapi swagger ?generated ?regenerate ?regenerated ?sdk ?gen
   ?typings | api client | generated client | out of date | does not exist on type
   | doesnt exist on type | exist on type
