@@ -45,8 +45,8 @@ BIGRAM_JOIN = "+"
 # (lower-cased, or without a plural s); phrases as written, on the lower-cased text.
 CONCEPTS = """
 style: css scss sass ?less stylesheet stylesheets ?style styles styling styled tailwind
-  ?colour ?colours ?color ?colors ?spacing padding margin margins font fonts ?theme ?theming
-  flexbox ?layout ?align ?alignment ?border ?borders ?shadow ?hover ?typography ?responsive
+  ?colour ?colours ?color ?colors spacing padding margin margins font fonts ?theme ?theming
+  flexbox ?layout ?align ?alignment ?border ?borders ?shadow hover typography ?responsive
   | look and feel | dark mode | light mode
 upload: upload uploads uploaded uploading ?attach ?attaching attachment attachments presign
   presigned multipart dropzone | drag and drop | file picker
@@ -54,7 +54,7 @@ large: ?large ?huge ?big ?heavy ?massive ?giant gb gigabyte gigabytes mb megabyt
 storage: s3 ?bucket ?buckets ?blob ?blobs gcs minio | object storage
 video: video videos ?recording ?recordings ?lecture ?lectures footage transcode transcoding
   transcoded mediaconvert hls ?dash rendition renditions 4k 8k 1080p 1440p 2160p 720p
-  ?player ?playback ?streaming ffmpeg bitrate ?resolution | adaptive bitrate
+  ?player playback ?streaming ffmpeg bitrate ?resolution | adaptive bitrate
 schema: migration migrations ?migrate ?schema ?column ?columns ?field ?fields nullable alembic
   backfill ddl ?alter | not null | alter table | add column | rename column | rename a field
   | drop column | drop a column | drop a field | remove a column
@@ -68,7 +68,7 @@ twice: twice ?duplicate ?duplicates ?duplicated ?double idempotent idempotency r
   | at least once
 background: celery ?task ?tasks ?job ?jobs ?worker ?workers ?queue ?queues ?broker rq dramatiq
   ?background asynchronously ?async | background job | background task | task queue
-email: email emails e-mail ?mail ?mails mailed mailing mailer smtp mjml newsletter ?inbox
+email: email emails e-mail mail mails mailed mailing mailer smtp mjml newsletter inbox
   ?receipt ?receipts sendgrid ses postmark | welcome message | reset message
   | password reset
 clock: ?clock freezegun freeze_time ?frozen ?morning ?night ?midnight ?evening ?today
@@ -76,15 +76,15 @@ clock: ?clock freezegun freeze_time ?frozen ?morning ?night ?midnight ?evening ?
   | current time | fake date | fake time | fake the date | mock the date | mock time
   | what day | time of day
 timezone: timezone timezones tz utc ?zone ?zones dst ?tokyo ?sydney ?australia ?offset
-  ?daylight | local time | local hour | hour off | hours off | wrong day | time zone
+  daylight | local time | local hour | hour off | hours off | wrong day | time zone
   | time zones | day early | day late | daylight saving
-payment: stripe payment payments ?billing ?charge ?charged ?charges ?charging invoice invoices
+payment: stripe payment payments billing charge charged charges charging invoice invoices
   subscription subscriptions ?renew ?renews renewal renewals refund refunds ?card ?cards
-  ?checkout payout payouts paypal ?fee ?fees ?paid ?unpaid ?transaction ?transactions
+  ?checkout payout payouts paypal fee fees paid unpaid ?transaction ?transactions
   | payment provider | payment processor
 webhook: webhook webhooks ?callback ?callbacks ipn | event notification
-signature: ?signature ?signatures ?signed ?forged ?forge forgery spoof spoofed spoofing
-  ?tamper ?tampered ?authentic ?authenticity ?verify ?verifying ?verified ?verification hmac
+signature: ?signature ?signatures ?signed forged ?forge forgery spoof spoofed spoofing
+  tamper tampered ?authentic ?authenticity ?verify ?verifying ?verified ?verification hmac
   ?genuine | really come from | really from
 flag: ?flag ?flags ?beta launchdarkly unleash ?canary ?unfinished ?hide ?hidden ?pilot ?wip
   ?toggle ?toggles ?experiment ?experiments ?gated ?allowlist ?rollout
@@ -99,9 +99,9 @@ frontend: react frontend front-end tsx jsx vite vue svelte ?browser ?ui ?compone
 query: sql ?query ?queries queryset querysets orm ?lookup ?lookups prefetch prefetch_related
   select_related n+1 | n + 1 | for every row | per row | each row | sql calls
   | database calls | db calls | hits the database | round trips | duplicate sql
-slow: ?slow ?slower ?slowly ?performance ?latency ?speed ?faster ?sluggish ?laggy timeout
+slow: ?slow ?slower ?slowly performance latency ?speed ?faster sluggish laggy timeout
   timeouts | speed up | takes forever | timed out | times out | super slow
-secret: ?secret ?secrets ?credential ?credentials creds ?password ?passwords ?token ?tokens
+secret: secret secrets credential credentials creds password passwords ?token ?tokens
   apikey .env dotenv ?vault otp | api key | api keys | private key | magic link | magic-link
   | env file | access key | one-time code | api token
 container: docker dockerfile ?container ?containers ?compose podman kubernetes ?pod ?pods
@@ -120,8 +120,8 @@ log: ?log ?logs logging ?logged logger structlog ?output ?dump ?tracing ?print ?
   | log line | log lines | debug info | debug output
 payload: payload payloads ?body ?bodies serializer serializers ?response ?responses dto
   | request body | request bodies | incoming data | incoming request | json body
-monitoring: sentry ?monitoring apm datadog newrelic ?traces ?tracing rollbar honeycomb ?alert
-  ?alerts ?telemetry opentelemetry ?observability | error tracking | error monitoring
+monitoring: sentry monitoring apm datadog newrelic ?traces ?tracing rollbar honeycomb ?alert
+  ?alerts telemetry opentelemetry observability | error tracking | error monitoring
   | error tracker
 template: ?template ?templates ?wording ?copy ?footer ?header ?headers jinja handlebars
 i18n: ?translation ?translations ?translate ?translated translatable localise localize
@@ -133,29 +133,29 @@ ci: ci ?pipeline ?pipelines ?workflow ?workflows ?yaml ?yml ?runner ?runners
 thirdparty: ?marketplace ?community ?plugin ?plugins ?vendor third-party | third party
   | external action
 pin: ?pin ?pinned ?pinning ?sha ?digest @v1 @v2 @v3 @v4 @v5 | moved tag | version tag
-infra: terraform ?infrastructure ?infra iac ?bucket ?buckets vpc provision provisioning
+infra: terraform infrastructure infra iac ?bucket ?buckets vpc provision provisioning
   cloudformation pulumi aws gcp azure dns ?cloud | load balancer | load balancers
-permission: ?permission ?permissions ?access ?authorization ?authorize ?authorized ?admin
-  ?admins ?role ?roles ?restrict ?restricted ?forbidden ?staff allowany authz rbac acl
+permission: ?permission ?permissions ?access authorization authorize authorized ?admin
+  ?admins ?role ?roles ?restrict ?restricted forbidden ?staff allowany authz rbac acl
   | only admins | who can | lock down | access control | who can access
 pagination: pagination paginate paginated ?scroll ?scrolling ?cursor ?infinite paging ?paged
   | at a time | per page | next page | page size | later pages | load more
-money: ?money price prices pricing ?amount ?amounts cents currency currencies ?decimal ?float
-  ?floats ?rounding ?discount ?discounts ?total ?totals euro euros dollar dollars ?fee ?fees
-  ?vat ?tax ?taxes | rounding errors
+money: money price prices pricing ?amount ?amounts cents currency currencies ?decimal ?float
+  ?floats ?rounding discount discounts ?total ?totals euro euros dollar dollars ?fee ?fees
+  vat tax taxes | rounding errors
 clientdata: tanstack redux ?fetch ?fetching refetch refetching swr zustand mobx ?fresh
   ?stale ?invalidate usequery useeffect | react query | react-query | client side
   | client-side | server data | server state | global store | server responses
 e2e: playwright cypress selenium puppeteer ?browser e2e ?flow ?flows ?journey ?journeys
-  ?headless | end-to-end | end to end | ui test | journey checks | ui journey
+  headless | end-to-end | end to end | ui test | journey checks | ui journey
   | browser test | browser tests
 seed: ?seed ?seeds ?seeded ?seeding ?fixture ?fixtures ?demo | sample data | test data
   | demo account | test account
 search: ?search ?searching ?searches ?find ?finder opensearch elasticsearch solr meilisearch
   algolia reindex ?matches ?mapping ?mappings ?relevance | full-text | full text
   | search results
-ratelimit: ratelimit throttle throttling throttled ?brute bruteforce 429 ?lockout
-  ?attempts ?bots ?hammering ?abuse ddos | rate limit | rate limiting | too many requests
+ratelimit: ratelimit throttle throttling throttled brute bruteforce 429 lockout
+  ?attempts ?bots hammering ?abuse ddos | rate limit | rate limiting | too many requests
   | brute force | brute forcing | per minute
 login: login logins signin signup oauth sso ?google ?github saml ?auth ?redirect | log in
   | sign in | sign-in | sign up | sign-up | social login | social sign-in
@@ -165,11 +165,11 @@ mobile: ?mobile ios android ?phone ?phones ?app ?apps ?tablet | mobile app | pho
   | ios client | android client
 legacy: ?legacy ?old ?deprecated ?v1 ?outdated
 formatter: ?formatter ?formatting ruff ?black isort flake8 prettier eslint lint linter linting
-  ?pyproject ?tidy ?prettify autoformat | auto-style | auto style | code style
+  ?pyproject ?tidy prettify autoformat | auto-style | auto style | code style
   | sort imports | sorts imports | import order | auto format
 local: localhost ?laptop ?locally | my machine | my laptop | local dev | local development
   | dev environment | dev server
-tls: https tls ssl ?certificate ?certificates ?cert ?certs mkcert ?insecure ?secure
+tls: https tls ssl ?certificate ?certificates cert certs mkcert ?insecure ?secure
 image: ?image ?images ?picture ?pictures ?photo ?photos avatar avatars thumbnail thumbnails
   ?cover ?crop ?cropped ?resize ?resized ?resizing ?preview ?previews pillow png jpeg jpg
   ?icon ?icons
@@ -183,7 +183,7 @@ a11y: ?keyboard accessibility ?accessible a11y ?mouse ?focus aria clickable ?dia
 upgrade: ?upgrade ?upgrades ?upgrading ?upgraded ?bump ?bumping ?framework deprecation
   deprecations ?newest ?major | major version | next version | next major
 index: ?index ?indexes ?indices ?indexed ?composite concurrently btree | speed up lookups
-realtime: websocket websockets realtime real-time ?live ?chat ?channels ?socket ?sockets sse
+realtime: websocket websockets realtime real-time ?live chat ?channels ?socket ?sockets sse
   daphne ?notify | live updates | push notifications | real time
 export: ?export ?exports ?exported ?exporting ?download ?downloads spreadsheet spreadsheets
   csv excel xlsx ?report ?reports
