@@ -81,7 +81,7 @@ def prompt_sets() -> dict[str, list[dict[str, Any]]]:
     sets: dict[str, list[dict[str, Any]]] = {"tuned": [], "fresh": []}
     for prompt in _json(EVAL / "prompts.json", "prompts"):
         sets["tuned" if prompt["split"] == "dev" else "fresh"].append(prompt)
-    for name in ("heldout", "blind"):
+    for name in ("heldout", "blind", "blind2"):
         path = EVAL / f"{name}.json"
         if path.exists():
             sets[name] = _json(path, "prompts")
