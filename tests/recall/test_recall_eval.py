@@ -23,18 +23,19 @@ NOTES: list[dict[str, Any]] = recall_eval.eval_notes()
 SETS = recall_eval.prompt_sets()
 ISSUE_HIT_GOAL = 0.90
 ISSUE_SILENCE_GOAL = 0.95
-# The bars come from the held-out set (written before the method's second round of changes and
-# never used to pick a weight or the floor; its misses did show which software words the concept
-# table lacked, so it flatters): 71/90 hits and 32/36 silences at the shipped floor, minus a
-# small margin. The blind set, written after the code was frozen, is the honest estimate: 12/35
-# hits and 14/15 silences (the code before this round: 15/35 and 7/15 at its floor 0.34). The
-# issue's goals (90 % / 95 %) are met on neither: see pokayokay/recall/index.py.
-HELDOUT_HIT = 0.75
+# The bars come from the held-out set (written before the method's changes of issue 12's
+# held-out round and never used to pick a weight or the floor; its misses did show which software
+# words the concept table lacked, so it flatters): 73/90 hits and 32/36 silences at the shipped
+# floor, minus a small margin. The blind sets are the honest estimate. ``blind``, written after
+# the first freeze: 12/35 hits and 14/15 silences as first measured, 15/35 and 14/15 after the
+# ambiguity audit (which had seen its misses); ``blind2``, written after that second freeze:
+# 12/30 and 10/12. The code before this round got 15/35 and 7/15, 13/30 and 4/12 (floor 0.34).
+# The issue's goals (90 % / 95 %) are met on none of them: see pokayokay/recall/index.py.
+HELDOUT_HIT = 0.78
 HELDOUT_SILENCE = 0.85
-BLIND_HIT = 0.30
-BLIND_SILENCE = 0.85
-# The prompts the table was first tuned on keep a higher bar (77/90, 36/36 today).
-TUNED_HIT = 0.82
+BLIND_BARS = {"blind": (0.38, 0.85), "blind2": (0.35, 0.80)}
+# The prompts the table was first tuned on keep a higher bar (78/90, 36/36 today).
+TUNED_HIT = 0.84
 TUNED_SILENCE = 0.95
 
 
@@ -69,11 +70,13 @@ def test_hit_rate_and_silence_on_every_set() -> None:
     print(f"\nrecall_eval at floor {recall.FLOOR} (goals {ISSUE_HIT_GOAL} / {ISSUE_SILENCE_GOAL}):")
     for name, rates in found.items():
         print(f"  {name}: {rates}")
-    heldout, tuned, blind = found["heldout"], found["tuned"], found["blind"]
+    heldout, tuned = found["heldout"], found["tuned"]
     assert heldout.hit_rate >= HELDOUT_HIT, heldout.misses
     assert heldout.silence >= HELDOUT_SILENCE, heldout.noise
-    assert blind.hit_rate >= BLIND_HIT, blind.misses
-    assert blind.silence >= BLIND_SILENCE, blind.noise
+    for name, (hit_bar, silence_bar) in BLIND_BARS.items():
+        blind = found[name]
+        assert blind.hit_rate >= hit_bar, (name, blind.misses)
+        assert blind.silence >= silence_bar, (name, blind.noise)
     assert tuned.hit_rate >= TUNED_HIT, tuned.misses
     assert tuned.silence >= TUNED_SILENCE, tuned.noise
 
