@@ -11,6 +11,14 @@ features are its terms (``pokayokay.recall.terms``) plus:
 * one ``a+b`` feature per pair of adjacent terms (bigrams): sharing "test suite" says more than
   sharing "test" and "suite" apart.
 
+A word marked ``?`` in the table is ambiguous: "image" (also a Docker image), "total" (also a
+count), "search" (also grep), "mobile", "flag", "deploy"-like words. It still evokes its concept,
+but on its own it is no evidence (:func:`evoked` says it is *unsupported*; a prompt's piece of
+evidence resting on it weighs :data:`AMBIGUOUS_EVIDENCE`); a second, different word of the same
+concept backs it ("resize the image", "hide ... from all but beta testers"). In a prompt, the
+words evoking one concept, the concept and those words matched as themselves are one piece of
+evidence (:class:`Query`): the index asks for two pieces before a note scores in full.
+
 The index weighs a concept feature :data:`CONCEPT_FACTOR` and a bigram :data:`BIGRAM_FACTOR` of
 their IDF. The table is general software vocabulary (web, data, infra, testing, frontend,
 payments, tooling), not one project's; ``tests/recall/test_recall_eval.py`` measures what it
@@ -21,141 +29,178 @@ from __future__ import annotations
 
 import re
 
-from pokayokay.recall.terms import MAX_QUERY_CHARS, MAX_QUERY_TERMS, tokenize
+from pokayokay.recall.terms import MAX_QUERY_CHARS, MAX_QUERY_TERMS, stem, tokenize
 
 CONCEPT_FACTOR = 1.0
+# What a piece of evidence resting on one unsupported ambiguous word weighs (a plain one: 1).
+AMBIGUOUS_EVIDENCE = 0.5
 BIGRAM_FACTOR = 0.5
 
 CONCEPT_PREFIX = "~"
+# Marks an ambiguous word in the table ("?image": also a Docker image, "?total": also a count).
+AMBIGUOUS_MARK = "?"
 BIGRAM_JOIN = "+"
 
 # One concept a line: "name: word word | a phrase | another phrase". Words are matched whole
 # (lower-cased, or without a plural s); phrases as written, on the lower-cased text.
 CONCEPTS = """
-style: css scss sass less stylesheet stylesheets style styles styling styled tailwind colour
-  colours color colors spacing padding margin margins font fonts theme theming | look and feel
-upload: upload uploads uploaded uploading attach attaching attachment attachments presign
-  presigned multipart dropzone
-large: large huge big gb gigabyte gigabytes mb megabytes heavy
-storage: s3 bucket buckets blob blobs gcs minio | object storage
-video: video videos recording recordings lecture lectures footage transcode transcoding
-  transcoded mediaconvert hls dash rendition renditions 4k 1080p 720p player streaming ffmpeg
-schema: migration migrations migrate schema column columns field fields nullable alembic
-  backfill | not null | alter table | add column | rename column | rename a field
-required: required mandatory nullable | not null | non-null
-compat: downtime backwards compatible compatibility compat legacy deprecated | zero downtime
-  | backward compatible | old version | old versions | older version | old clients
-twice: twice duplicate duplicates duplicated double idempotent idempotency redeliver
-  redelivers redelivered redelivery dedupe deduplicate deduplicated replay replayed
-  | two times | more than once | same email | sent again
-background: celery task tasks job jobs worker workers queue queues broker rq dramatiq
-  background asynchronously | background job | background task
-email: email emails mail mails mailed mailing mailer smtp mjml newsletter inbox receipt
-  receipts sendgrid ses postmark | welcome message | reset message | password reset
-clock: clock freezegun freeze_time frozen morning night midnight evening | time travel
-  | date dependent | date-dependent | current date | current time
-timezone: timezone timezones tz utc zone zones dst tokyo sydney | local time | local hour
-  | hour off | hours off | wrong day
+style: css scss sass ?less stylesheet stylesheets ?style styles styling styled tailwind
+  ?colour ?colours ?color ?colors spacing padding margin margins font fonts ?theme ?theming
+  flexbox ?layout ?align ?alignment ?border ?borders ?shadow hover typography ?responsive
+  | look and feel | dark mode | light mode
+upload: upload uploads uploaded uploading ?attach ?attaching attachment attachments presign
+  presigned multipart dropzone | drag and drop | file picker
+large: ?large ?huge ?big ?heavy ?massive ?giant gb gigabyte gigabytes mb megabytes
+storage: s3 ?bucket ?buckets ?blob ?blobs gcs minio | object storage
+video: video videos ?recording ?recordings ?lecture ?lectures footage transcode transcoding
+  transcoded mediaconvert hls ?dash rendition renditions 4k 8k 1080p 1440p 2160p 720p
+  ?player playback ?streaming ffmpeg bitrate ?resolution | adaptive bitrate
+schema: migration migrations ?migrate ?schema ?column ?columns ?field ?fields nullable alembic
+  backfill ddl ?alter | not null | alter table | add column | rename column | rename a field
+  | drop column | drop a column | drop a field | remove a column
+required: ?required ?mandatory nullable non-null not-null | not null | non null
+compat: downtime backwards compatible compatibility compat ?legacy ?deprecated ?breaking
+  | zero downtime | backward compatible | old version | old versions | older version
+  | old clients | breaking change | older clients | in one go
+twice: twice ?duplicate ?duplicates ?duplicated ?double idempotent idempotency redeliver
+  redelivers redelivered redelivery dedupe deduplicate deduplicated ?replay ?replayed
+  | two times | three times | more than once | same email | sent again | multiple times
+  | at least once
+background: celery ?task ?tasks ?job ?jobs ?worker ?workers ?queue ?queues ?broker rq dramatiq
+  ?background asynchronously ?async | background job | background task | task queue
+email: email emails e-mail mail mails mailed mailing mailer smtp mjml newsletter inbox
+  ?receipt ?receipts sendgrid ses postmark | welcome message | reset message
+  | password reset
+clock: ?clock freezegun freeze_time ?frozen ?morning ?night ?midnight ?evening ?today
+  ?tomorrow ?yesterday | time travel | date dependent | date-dependent | current date
+  | current time | fake date | fake time | fake the date | mock the date | mock time
+  | what day | time of day
+timezone: timezone timezones tz utc ?zone ?zones dst ?tokyo ?sydney ?australia ?offset
+  daylight | local time | local hour | hour off | hours off | wrong day | time zone
+  | time zones | day early | day late | daylight saving
 payment: stripe payment payments billing charge charged charges charging invoice invoices
-  subscription subscriptions renew renews renewal renewals refund refunds card cards checkout
-  payout payouts paypal
-webhook: webhook webhooks callback callbacks ipn | event notification
-signature: signature signatures signed forged forge forgery spoof spoofed spoofing tamper
-  tampered authentic authenticity verify verifying verified verification hmac
-flag: flag flags beta launchdarkly unleash canary unfinished hide hidden
+  subscription subscriptions ?renew ?renews renewal renewals refund refunds ?card ?cards
+  ?checkout payout payouts paypal fee fees paid unpaid ?transaction ?transactions
+  | payment provider | payment processor
+webhook: webhook webhooks ?callback ?callbacks ipn | event notification
+signature: ?signature ?signatures ?signed forged ?forge forgery spoof spoofed spoofing
+  tamper tampered ?authentic ?authenticity ?verify ?verifying ?verified ?verification hmac
+  ?genuine | really come from | really from
+flag: ?flag ?flags ?beta launchdarkly unleash ?canary ?unfinished ?hide ?hidden ?pilot ?wip
+  ?toggle ?toggles ?experiment ?experiments ?gated ?allowlist ?rollout
   | half done | half-done | dark launch | ship dark | behind a flag | staff only
-  | only staff | early access | feature toggle | feature toggles
-codegen: typescript codegen openapi swagger generated regenerate regenerated sdk gen
-  | api client | generated client | out of date
-frontend: react frontend front-end tsx jsx vite vue svelte browser ui component components
-  widget widgets
-query: sql query queries queryset querysets orm lookup lookups prefetch prefetch_related
+  | only staff | early access | feature toggle | feature toggles | work in progress
+  | gradual rollout
+codegen: ?typescript ?ts codegen openapi swagger ?generated ?regenerate ?regenerated ?sdk ?gen
+  ?typings | api client | generated client | out of date | does not exist on type
+  | doesnt exist on type | exist on type
+frontend: react frontend front-end tsx jsx vite vue svelte ?browser ?ui ?component ?components
+  ?widget ?widgets ?dropdown ?popup ?tooltip ?navbar ?sidebar
+query: sql ?query ?queries queryset querysets orm ?lookup ?lookups prefetch prefetch_related
   select_related n+1 | n + 1 | for every row | per row | each row | sql calls
-slow: slow slower slowly performance latency speed faster timeout timeouts | speed up
-  | takes forever | timed out | times out
-secret: secret secrets credential credentials password passwords token tokens apikey .env
-  dotenv vault | api key | api keys | private key | magic link | magic-link
-container: docker dockerfile container containers compose podman kubernetes pod pods
-compiler: gcc compiler compilers toolchain clang | build-essential
-release: release releases released ship shipped shipping publish changelog semver
-  | cut a release | new build | new release | roll out | rollout
-cache: cache caching cached redis memcached ttl evict eviction | in-memory | in memory
-capacity: quota full filled oom capacity space | ran out | out of memory | out of space
-  | disk full
-cost: bill bills cost costs expensive spend spending pricey budget | exploded
-log: log logs logging logged logger structlog output dump tracing
-  | log line | log lines
-payload: payload payloads body bodies serializer serializers response responses dto
-  | request body | request bodies | incoming data
-monitoring: sentry monitoring apm datadog newrelic traces tracing rollbar honeycomb alert
-  alerts | error tracking | error monitoring
-template: template templates wording copy footer header headers jinja handlebars
-i18n: translation translations translate translated localise localize localised localized
-  localisable localizable localisation localization i18n l10n gettext locale locales
-  language languages english spanish french german italian portuguese japanese
-ci: ci pipeline pipelines workflow workflows yaml yml runner runners | github actions
-  | ci job
-thirdparty: marketplace community plugin plugins vendor third-party | third party
+  | database calls | db calls | hits the database | round trips | duplicate sql
+slow: ?slow ?slower ?slowly performance latency ?speed ?faster sluggish laggy timeout
+  timeouts | speed up | takes forever | timed out | times out | super slow
+secret: secret secrets credential credentials creds password passwords ?token ?tokens
+  apikey .env dotenv ?vault otp | api key | api keys | private key | magic link | magic-link
+  | env file | access key | one-time code | api token
+container: docker dockerfile ?container ?containers ?compose podman kubernetes ?pod ?pods
+  multi-stage multistage | image build
+compiler: gcc compiler compilers toolchain clang | build-essential | build tools
+release: ?release ?releases ?released ?ship ?shipped ?shipping ?publish changelog semver
+  | cut a release | new build | new release | roll out | rollout | new version
+  | put out | version bump
+cache: ?cache ?caching ?cached redis memcached ?ttl evict eviction ?memoize ?evicted
+  | in-memory | in memory | cache server
+capacity: ?quota ?full ?filled oom ?capacity ?space ?memory | ran out | out of memory
+  | out of space | disk full | filled up | blowing through
+cost: ?bill ?bills ?cost ?costs ?expensive ?spend ?spending ?pricey ?budget ?overage
+  | exploded | over budget
+log: ?log ?logs logging ?logged logger structlog ?output ?dump ?tracing ?print ?prints
+  | log line | log lines | debug info | debug output
+payload: payload payloads ?body ?bodies serializer serializers ?response ?responses dto
+  | request body | request bodies | incoming data | incoming request | json body
+monitoring: sentry monitoring apm datadog newrelic ?traces ?tracing rollbar honeycomb ?alert
+  ?alerts telemetry opentelemetry observability | error tracking | error monitoring
+  | error tracker
+template: ?template ?templates ?wording ?copy ?footer ?header ?headers jinja handlebars
+i18n: ?translation ?translations ?translate ?translated translatable localise localize
+  localised localized localisable localizable localisation localization i18n l10n gettext
+  locale locales multilingual ?language ?languages ?english ?spanish ?french ?german
+  ?italian ?portuguese ?japanese
+ci: ci ?pipeline ?pipelines ?workflow ?workflows ?yaml ?yml ?runner ?runners
+  | github actions | ci job | github workflow | ci yaml
+thirdparty: ?marketplace ?community ?plugin ?plugins ?vendor third-party | third party
   | external action
-pin: pin pinned pinning sha digest @v1 @v2 @v3 @v4 | moved tag | version tag
-infra: terraform infrastructure infra iac bucket buckets vpc provision provisioning
-  cloudformation pulumi
-  aws gcp azure dns | load balancer | load balancers
-permission: permission permissions access authorization authorize authorized admin admins
-  role roles restrict restricted forbidden allowany | only admins
-  | who can
-pagination: pagination paginate paginated scroll scrolling cursor infinite
-  | at a time | per page | next page | page size
-money: money price prices pricing amount amounts cents currency currencies decimal float
-  floats rounding discount discounts total totals euro euros dollar dollars
-clientdata: tanstack redux fetch fetching refetch refetching swr zustand mobx fresh stale
-  invalidate | react query | client side | client-side | server data | server state
-e2e: playwright cypress selenium browser e2e flow flows journey journeys | end-to-end
-  | end to end | ui test
-  | journey checks | ui journey
-seed: seed seeds seeded seeding fixture fixtures demo | sample data | test data
-search: search searching searches find finder opensearch elasticsearch solr meilisearch
-  algolia reindex matches | full-text | full text
-ratelimit: ratelimit throttle throttling throttled brute bruteforce 429 lockout attempts
-  | rate limit | rate limiting | too many requests | brute force | brute forcing
-login: login logins signin signup oauth sso google github saml auth | log in | sign in
-  | sign-in | sign up | sign-up | social login | social sign-in
-bulk: bulk batch batches mass insert inserts bulk_create
-  | many rows | in one go
-mobile: mobile ios android phone phones app apps tablet | mobile app | phone client
-legacy: legacy old deprecated v1 outdated
-formatter: formatter formatting ruff black isort flake8 prettier eslint lint linter linting
-  pyproject | auto-style | auto style | code style | sort imports | sorts imports
-  | import order
-local: localhost laptop | my machine | my laptop | local dev | local development
-  | dev environment
-tls: https tls ssl certificate certificates cert certs mkcert insecure secure
-image: image images picture pictures photo photos avatar avatars thumbnail thumbnails
-  cover crop cropped resize resized resizing preview previews pillow png jpeg jpg
-schedule: schedule schedules scheduled scheduler cron crontab periodic recurring nightly
-  hourly daily weekly beat | every night | every day | every hour | every morning
-  | every week
-a11y: keyboard accessibility accessible a11y mouse focus aria clickable dialog dialogs
-  modal modals | screen reader | tab order
-upgrade: upgrade upgrades upgrading upgraded bump bumping framework deprecation
-  deprecations | major version | next version
-index: index indexes indices indexed composite concurrently btree | speed up lookups
-realtime: websocket websockets realtime real-time live chat channels socket sockets sse
-  daphne | live updates | push notifications
-export: export exports exported exporting download downloads spreadsheet spreadsheets csv
-  excel xlsx report reports
-timeout: timeout timeouts 504 502 gateway | timed out | times out | time out
-hotfix: hotfix hotfixes urgent emergency outage incident trunk main master
-  | production is down | prod is down | straight to
-compare: compare comparison comparing equality constant-time timing
+pin: ?pin ?pinned ?pinning ?sha ?digest @v1 @v2 @v3 @v4 @v5 | moved tag | version tag
+infra: terraform infrastructure infra iac ?bucket ?buckets vpc provision provisioning
+  cloudformation pulumi aws gcp azure dns ?cloud | load balancer | load balancers
+permission: ?permission ?permissions ?access authorization authorize authorized ?admin
+  ?admins ?role ?roles ?restrict ?restricted forbidden ?staff allowany authz rbac acl
+  | only admins | who can | lock down | access control | who can access
+pagination: pagination paginate paginated ?scroll ?scrolling ?cursor ?infinite paging ?paged
+  | at a time | per page | next page | page size | later pages | load more
+money: money price prices pricing ?amount ?amounts cents currency currencies ?decimal ?float
+  ?floats ?rounding discount discounts ?total ?totals euro euros dollar dollars ?fee ?fees
+  vat tax taxes | rounding errors
+clientdata: tanstack redux ?fetch ?fetching refetch refetching swr zustand mobx ?fresh
+  ?stale ?invalidate usequery useeffect | react query | react-query | client side
+  | client-side | server data | server state | global store | server responses
+e2e: playwright cypress selenium puppeteer ?browser e2e ?flow ?flows ?journey ?journeys
+  headless | end-to-end | end to end | ui test | journey checks | ui journey
+  | browser test | browser tests
+seed: ?seed ?seeds ?seeded ?seeding ?fixture ?fixtures ?demo | sample data | test data
+  | demo account | test account
+search: ?search ?searching ?searches ?find ?finder opensearch elasticsearch solr meilisearch
+  algolia reindex ?matches ?mapping ?mappings ?relevance | full-text | full text
+  | search results
+ratelimit: ratelimit throttle throttling throttled brute bruteforce 429 lockout
+  ?attempts ?bots hammering ?abuse ddos | rate limit | rate limiting | too many requests
+  | brute force | brute forcing | per minute
+login: login logins signin signup oauth sso ?google ?github saml ?auth ?redirect | log in
+  | sign in | sign-in | sign up | sign-up | social login | social sign-in
+bulk: ?bulk ?batch ?batches ?mass ?insert ?inserts ?imported ?importing bulk_create
+  | many rows | in one go | mass import
+mobile: ?mobile ios android ?phone ?phones ?app ?apps ?tablet | mobile app | phone client
+  | ios client | android client
+legacy: ?legacy ?old ?deprecated ?v1 ?outdated
+formatter: ?formatter ?formatting ruff ?black isort flake8 prettier eslint lint linter linting
+  ?pyproject ?tidy prettify autoformat | auto-style | auto style | code style
+  | sort imports | sorts imports | import order | auto format
+local: localhost ?laptop ?locally | my machine | my laptop | local dev | local development
+  | dev environment | dev server
+tls: https tls ssl ?certificate ?certificates cert certs mkcert ?insecure ?secure
+image: ?image ?images ?picture ?pictures ?photo ?photos avatar avatars thumbnail thumbnails
+  ?cover ?crop ?cropped ?resize ?resized ?resizing ?preview ?previews pillow png jpeg jpg
+  ?icon ?icons
+schedule: ?schedule ?schedules ?scheduled scheduler cron crontab periodic recurring nightly
+  hourly ?daily ?weekly beat ?monday ?tuesday ?wednesday ?thursday ?friday ?saturday ?sunday
+  | every night | every day | every hour | every morning | every week | every sunday
+  | every monday
+a11y: ?keyboard accessibility ?accessible a11y ?mouse ?focus aria clickable ?dialog
+  ?dialogs ?modal ?modals ?popup ?esc ?escape screenreader | screen reader | tab order
+  | esc key | escape key
+upgrade: ?upgrade ?upgrades ?upgrading ?upgraded ?bump ?bumping ?framework deprecation
+  deprecations ?newest ?major | major version | next version | next major
+index: ?index ?indexes ?indices ?indexed ?composite concurrently btree | speed up lookups
+realtime: websocket websockets realtime real-time ?live chat ?channels ?socket ?sockets sse
+  daphne ?notify | live updates | push notifications | real time
+export: ?export ?exports ?exported ?exporting ?download ?downloads spreadsheet spreadsheets
+  csv excel xlsx ?report ?reports
+timeout: timeout timeouts 504 502 ?gateway | timed out | times out | time out
+hotfix: hotfix hotfixes ?urgent ?emergency ?outage ?incident ?trunk ?main ?master ?patch
+  | production is down | prod is down | straight to | prod is broken | production is broken
+  | skip review | skip approval
+compare: ?compare ?comparison ?comparing ?equality constant-time ?timing
   | compare_digest | constant time
-storybook: storybook story stories reusable shared designers visually visual
-  | design system
-dates: date dates day days datetime dayjs moment date-fns intl deadline deadlines
-  january february march april may june july august september october november december
-deps: dependency dependencies package packages npm pip renovate dependabot lockfile
-  outdated latest axios lodash | package.json | requirements.txt
-tests: pytest unittest | test suite | test runner
+storybook: storybook ?story ?stories ?reusable ?shared ?designers ?visually ?visual
+  | design system | component library | in isolation | ui pieces
+dates: ?date ?dates ?day ?days datetime dayjs ?moment date-fns intl ?deadline ?deadlines
+  ?january ?february ?march ?april ?may ?june ?july ?august ?september ?october ?november
+  ?december
+deps: dependency dependencies deps ?package ?packages npm pip renovate dependabot lockfile
+  ?outdated ?latest axios lodash | package.json | requirements.txt
+tests: pytest unittest conftest | test suite | test runner | run the tests
 python_env: venv virtualenv interpreter conda poetry pipenv | virtual environment
   | system python
 """
@@ -168,9 +213,11 @@ class _Table:
     __slots__ = ("words", "phrases", "longest")
 
     def __init__(
-        self, words: dict[str, tuple[str, ...]], phrases: dict[tuple[str, ...], str]
+        self,
+        words: dict[str, tuple[tuple[str, bool], ...]],
+        phrases: dict[tuple[str, ...], str],
     ) -> None:
-        self.words = words
+        self.words = words  # word -> (concept, ambiguous) pairs
         self.phrases = phrases
         self.longest = max((len(p) for p in phrases), default=0)
 
@@ -184,7 +231,7 @@ def _load() -> _Table:
     global _table
     if _table is not None:
         return _table
-    words: dict[str, list[str]] = {}
+    words: dict[str, list[tuple[str, bool]]] = {}
     phrases: dict[tuple[str, ...], str] = {}
     current = ""
     for raw in CONCEPTS.splitlines():
@@ -198,14 +245,20 @@ def _load() -> _Table:
             part = part.strip().lower()
             if not part:
                 continue
-            tokens = tuple(_WORD.findall(part)) if i else ()
-            if i and len(tokens) > 1:
-                phrases.setdefault(tokens, current)
-                continue
-            for word in tokens or part.split():  # before the first "|": words
+            if i:  # after a "|": a phrase
+                tokens = tuple(_WORD.findall(part))
+                if len(tokens) > 1:
+                    phrases.setdefault(tokens, current)
+                    continue
+                parts = list(tokens)
+            else:  # before the first "|": words
+                parts = part.split()
+            for word in parts:
+                ambiguous = word.startswith(AMBIGUOUS_MARK)
+                word = word.removeprefix(AMBIGUOUS_MARK)
                 found = words.setdefault(word, [])
-                if current not in found:
-                    found.append(current)
+                if all(c != current for c, _ in found):
+                    found.append((current, ambiguous))
     _table = _Table({w: tuple(c) for w, c in words.items()}, phrases)
     return _table
 
@@ -213,19 +266,26 @@ def _load() -> _Table:
 def concepts(text: str) -> list[tuple[str, str]]:
     """``(concept, evoking word or phrase)`` for every word or phrase of ``text`` that evokes a
     concept, in order (a word of several concepts once for each)."""
+    return [(c, w) for c, w, _ in evoked(text)]
+
+
+def evoked(text: str) -> list[tuple[str, str, bool]]:
+    """:func:`concepts` with, for each, whether it is *unsupported*: an ambiguous word of the
+    table ("image", "total", "search") that no other word or phrase of the text backs with the
+    same concept ("resize the image" backs it, "rename img to image" does not)."""
     table = _load()
     tokens = _WORD.findall(text.lower())
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str, bool]] = []
     for word in tokens:
         hit = table.words.get(word)
         if hit is None and len(word) > 3 and word.endswith("s"):
             hit = table.words.get(word[:-1])
         if hit is None and ("-" in word or "." in word or "_" in word):
             for part in _PARTS.split(word):
-                found.extend((c, part) for c in table.words.get(part, ()))
+                found.extend((c, part, a) for c, a in table.words.get(part, ()))
             continue
         if hit is not None:
-            found.extend((c, word) for c in hit)
+            found.extend((c, word, a) for c, a in hit)
     if table.longest:
         phrases = table.phrases
         for i in range(len(tokens) - 1):
@@ -233,8 +293,11 @@ def concepts(text: str) -> list[tuple[str, str]]:
                 key = tuple(tokens[i : i + n])
                 concept = phrases.get(key)
                 if concept is not None:
-                    found.append((concept, " ".join(key)))
-    return found
+                    found.append((concept, " ".join(key), False))
+    words: dict[str, set[str]] = {}
+    for concept, word, _ambiguous in found:  # "total" and "totals" are one word
+        words.setdefault(concept, set()).add(stem(word))
+    return [(c, w, ambiguous and len(words[c]) < 2) for c, w, ambiguous in found]
 
 
 _PARTS = re.compile(r"[-._]")
@@ -257,30 +320,48 @@ def features(text: str) -> dict[str, int]:
 
 
 class Query:
-    """A prompt's features, and for each concept the terms of the words that evoked it (so that
-    a word matched both as itself and through its concept counts once as evidence)."""
+    """A prompt's features, and the piece of evidence each feature stands for: the words that
+    evoke one concept, the concept itself and the same words matched as terms are one piece
+    (``groups``: feature -> its piece), so that "resize the image" is one topic, not three; a
+    piece resting on one ambiguous word alone weighs :data:`AMBIGUOUS_EVIDENCE` (``strength``)."""
 
-    __slots__ = ("counts", "evokers")
+    __slots__ = ("counts", "groups", "strength")
 
-    def __init__(self, counts: dict[str, int], evokers: dict[str, frozenset[str]]) -> None:
+    def __init__(
+        self, counts: dict[str, int], groups: dict[str, str], strength: dict[str, float]
+    ) -> None:
         self.counts = counts
-        self.evokers = evokers
+        self.groups = groups
+        self.strength = strength
 
 
 def query_features(prompt: str) -> Query:
-    """:func:`features` of a prompt, within the work caps, with the concepts' evoking terms."""
+    """:func:`features` of a prompt, within the work caps, with its pieces of evidence."""
     text = prompt[:MAX_QUERY_CHARS]
     counts = features(text)
     if len(counts) > MAX_QUERY_TERMS:
         counts = dict(list(counts.items())[:MAX_QUERY_TERMS])
-    evokers: dict[str, set[str]] = {}
-    for concept, word in concepts(text):
+    parent: dict[str, str] = {}
+
+    def find(key: str) -> str:
+        while parent.get(key, key) != key:
+            key = parent[key]
+        return key
+
+    found = evoked(text)
+    for concept, word, _ in found:
         terms = tokenize(word)
         # a word counts as its term (the same word matched as itself is no more evidence);
         # a phrase as one piece of evidence
         evoker = terms[0] if len(terms) == 1 else f"{CONCEPT_PREFIX}{word}"
-        evokers.setdefault(CONCEPT_PREFIX + concept, set()).add(evoker)
-    return Query(counts, {k: frozenset(v) for k, v in evokers.items()})
+        a, b = find(CONCEPT_PREFIX + concept), find(evoker)
+        if a != b:
+            parent[b] = a
+    groups = {key: find(key) for key in parent}
+    pieces = [(groups.get(CONCEPT_PREFIX + c, CONCEPT_PREFIX + c), weak) for c, _, weak in found]
+    strong = {piece for piece, weak in pieces if not weak}
+    strength = {piece: AMBIGUOUS_EVIDENCE for piece, weak in pieces if piece not in strong}
+    return Query(counts, groups, strength)
 
 
 def factor(term: str) -> float:

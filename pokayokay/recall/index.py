@@ -17,20 +17,32 @@ Method (``concepts``), entirely offline:
   :data:`UNKNOWN_FACTOR` of the rarest known term (a paraphrase says much the note does not).
 * Score: the better of two cosines — over words (terms and bigrams) and over concepts — plus
   :data:`BOTH_SHARE` of the other, times the note's prior (``Document.weight``: 0.9 for a
-  low-confidence learning, 0.85 for an automatic past fix); a note that shares fewer than
-  :data:`MIN_EVIDENCE` of the prompt's words (a word matched as itself and through its concept
-  counts once) scores :data:`THIN_EVIDENCE_FACTOR` of that: one shared word ("search", "commit")
-  is weak evidence. In a corpus of :data:`MIN_DENSE_DOCS` notes or more, a concept more than
-  :data:`DENSE_CONCEPT` of them evoke is left out of the prompt's concepts.
+  low-confidence learning, 0.85 for an automatic past fix). Evidence is counted in pieces of
+  the prompt (a concept, the words that evoke it and those words matched as themselves are one
+  piece; a weak word or a bigram is none; an ambiguous word alone — "total", "image",
+  "search" — half of one): a note backed by fewer than :data:`MIN_EVIDENCE` pieces scores
+  :data:`THIN_EVIDENCE_FACTOR` of that, and one backed by less than one piece
+  :data:`NO_EVIDENCE_FACTOR`. In a corpus of :data:`MIN_DENSE_DOCS` notes or more, a concept
+  more than :data:`DENSE_CONCEPT` of them evoke is left out of the prompt's concepts.
 
-Calibration (``tests/recall/test_recall_eval.py`` recomputes it): ``tests/data/recall_eval/``
-holds 45 learnings and 5 fix episodes of an online-course platform team, 90 paraphrased prompts
-that avoid each learning's key words and 36 ordinary coding prompts. :data:`FLOOR` 0.34 sits in
-the middle of the plateau where hit rate is 0.90 and silence 0.97 (0.32–0.34 give the same hit
-rate; 0.35 loses a hit). The concept table was written while looking at that set: on
-``tests/data/recall/`` (41 notes, 64 prompts, written before it and never used to tune it) the
-method reaches recall@3 0.86 but only 0.82 empty results on irrelevant prompts (plain TF-IDF:
-0.84 and 0.95) — words like "mobile", "total" or "image" evoke a team's notes out of context.
+Calibration (``tests/recall/test_recall_eval.py``, ``python tests/helpers/recall_eval.py``
+prints every set): ``tests/data/recall_eval/`` holds 45 learnings and 5 fix episodes of an
+online-course platform team and four prompt sets — ``prompts.json`` (90 paraphrases avoiding
+each learning's key words and 36 ordinary prompts the table was first tuned on, plus 20
+"fresh" ones), ``heldout.json`` (90 paraphrases typed as users type them and 36 ordinary
+prompts sharing surface words with the notes — search, image, total, mobile, deploy — written
+before the ambiguity rule, the evidence pieces and the wider table), ``blind.json`` (written
+after that code was frozen) and ``blind2.json`` (written after a second freeze, the word-by-word
+audit of the ambiguity marks). :data:`FLOOR` 0.28 was chosen on all of them but the blind sets
+and on ``tests/data/recall/`` (an invoicing team's 41 notes and 64 prompts, never used for the
+table) together: no set's silence below what it was before. At 0.28: tuned hit 0.87 / silence
+1.00, held-out 0.81 / 0.89 (its misses did show which software words the table lacked: it
+flatters), older recall@3 0.93 / 0.91 empty; blind 0.34 / 0.93 as first measured (0.43 / 0.93
+after the audit, which had seen it), blind2 0.40 / 0.83 — the honest estimate. Before this round
+(floor 0.34) the blind sets got 0.43 / 0.47 and 0.43 / 0.33: about as many hits, far fewer
+false ones. The issue's goals (0.90 / 0.95) are out of reach of a lexical method on prompts its
+vocabulary was not written against ("profile pics are huge, shrink them on upload"), and it
+cannot tell "resize the image in the README" from a note about resizing uploaded images.
 ``tfidf``, the plain cosine over terms, stays available (skill suggestion ranks with it).
 
 Only scores at or above :data:`FLOOR` are recalled, at most :data:`TOP_K` of them, and their lines
@@ -67,17 +79,17 @@ if TYPE_CHECKING:
 
 METHOD = "concepts"
 # Bumped whenever tokenisation, weights or document scores change: cached indexes are rebuilt.
-ANALYSIS_VERSION = 2
+ANALYSIS_VERSION = 3
 # The layout of Index.to_data.
 INDEX_FORMAT = 3
-# Calibrated on tests/data/recall (see the module docstring and tests/test_recall.py).
-FLOOR = 0.34
+# Chosen on every labelled set together (see the module docstring).
+FLOOR = 0.28
 TOP_K = 3
 # A prompt term no note contains weighs this share of the rarest known term's IDF: a paraphrase
 # says much the note does not, and that alone must not push the note away.
 UNKNOWN_FACTOR = 0.5
-# A note that shares fewer than MIN_EVIDENCE distinct words or concepts with the prompt (bigrams
-# and weak words not counted) scores THIN_EVIDENCE_FACTOR of its cosine.
+# A note backed by fewer than MIN_EVIDENCE pieces of the prompt's evidence (a concept with its
+# words, or a word; bigrams and weak words not counted) scores THIN_EVIDENCE_FACTOR of its cosine.
 MIN_EVIDENCE = 2
 # The concept cosine counts this share of itself against the word cosine (calibrated: 1.0).
 CONCEPT_SHARE = 1.0
@@ -85,6 +97,9 @@ CONCEPT_SHARE = 1.0
 # same concepts).
 BOTH_SHARE = 0.25
 THIN_EVIDENCE_FACTOR = 0.55
+# ... and a note matched on less than one piece (weak words, bigrams, unsupported ambiguous
+# words alone) scores this share.
+NO_EVIDENCE_FACTOR = 0.25
 # A concept more than this share of the notes evoke is left out of a prompt's concepts (in a
 # corpus of at least MIN_DENSE_DOCS notes): it says little, and walking its posting costs.
 DENSE_CONCEPT = 0.3
@@ -338,13 +353,15 @@ class Index:
         self,
         query: dict[str, int],
         method: str = "tfidf",
-        evokers: Mapping[str, frozenset[str]] | None = None,
+        groups: Mapping[str, str] | None = None,
+        strength: Mapping[str, float] | None = None,
     ) -> dict[int, float]:
         """Similarity of every document sharing a term with ``query`` (document index → score);
-        ``evokers``: the prompt's words behind each concept feature (:class:`Query`). Recall
-        ranks with :data:`METHOD`; plain ``tfidf`` is what skill suggestion uses."""
+        ``groups``: the piece of evidence each feature of the prompt stands for
+        (:class:`~pokayokay.recall.concepts.Query`). Recall ranks with :data:`METHOD`; plain
+        ``tfidf`` is what skill suggestion uses."""
         if method == "concepts":
-            return self._concepts(query, evokers or {})
+            return self._concepts(query, groups or {}, strength or {})
         if method == "tfidf":
             return self._tfidf(query)
         if method == "bm25":
@@ -377,7 +394,7 @@ class Index:
         return out
 
     def _concepts(
-        self, query: dict[str, int], evokers: Mapping[str, frozenset[str]]
+        self, query: dict[str, int], groups: Mapping[str, str], strength: Mapping[str, float]
     ) -> dict[int, float]:
         """Two cosines, over words (terms and bigrams) and over concepts; the better one counts,
         scaled down when the note shares fewer than MIN_EVIDENCE words of the prompt."""
@@ -405,19 +422,14 @@ class Index:
             else:
                 q_norm += qw * qw
                 target = acc
-            # Evidence is counted in the prompt's words: a word matched as itself and through
-            # the concept it evokes counts once, and so does a phrase.
-            if concept:
-                words: Iterable[str] = evokers.get(term, ())
-            elif term in weak or BIGRAM_JOIN in term:
-                words = ()
-            else:
-                words = (term,)
+            # Evidence is counted in pieces: the words evoking a concept, the concept and those
+            # words matched as themselves are one piece; a bigram or a weak word is none.
+            piece = "" if term in weak or BIGRAM_JOIN in term else groups.get(term, term)
             for j in range(0, len(posting), 2):
                 d = posting[j]
                 target[d] = target.get(d, 0.0) + qw * (1.0 + math.log(posting[j + 1])) * idf
-                if words:
-                    evidence.setdefault(d, set()).update(words)
+                if piece:
+                    evidence.setdefault(d, set()).add(piece)
         q_norm, cq_norm = math.sqrt(q_norm), math.sqrt(cq_norm)
         out = {}
         for d in set(acc) | set(cacc):
@@ -427,7 +439,10 @@ class Index:
             conceptual *= CONCEPT_SHARE
             best, other = max(lexical, conceptual), min(lexical, conceptual)
             score = min(1.0, best + BOTH_SHARE * other) * self.weights[d]
-            if len(evidence.get(d, ())) < MIN_EVIDENCE:
+            found = sum(strength.get(piece, 1.0) for piece in evidence.get(d, ()))
+            if found < 1:
+                score *= NO_EVIDENCE_FACTOR
+            elif found < MIN_EVIDENCE:
                 score *= THIN_EVIDENCE_FACTOR
             if score > 0:
                 out[d] = score
@@ -463,7 +478,7 @@ class Index:
         """``(document index, score)`` of every document sharing a term with ``prompt``, best
         first; equal scores keep document order. No document is read."""
         query = query_features(prompt)
-        scored = self.scores(query.counts, method, query.evokers)
+        scored = self.scores(query.counts, method, query.groups, query.strength)
         for d in sorted(scored, key=lambda d: (-scored[d], d)):
             yield d, scored[d]
 

@@ -44,6 +44,8 @@ WEAK_WORDS = """
     version old first last two three four many different instead otherwise thing stuff kind
     lot bit actually again wrong right good bad big small long short next back full empty
     simple easy hard quick slow test cause happen now today yesterday
+    user users people someone message page thing python javascript typescript request
+    response
 """.split()  # noqa: SIM905
 
 

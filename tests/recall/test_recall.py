@@ -30,11 +30,12 @@ QUERIES: list[dict[str, Any]] = json.loads((DATA / "queries.json").read_text("ut
 ATTACKS: list[dict[str, str]] = json.loads((DATA / "injection.json").read_text("utf-8"))["attacks"]
 
 # This set was written before the concept table (pokayokay.recall.concepts) and never used to
-# tune it: what the default method reaches on it at the shipped floor, which is calibrated on
-# tests/data/recall_eval (tests/recall/test_recall_eval.py). The concept table costs silence here
-# (0.95 → 0.82 empty results: "mobile", "total" and "image" evoke notes of this team too).
-HELD_OUT_RECALL_AT_3 = 0.80
-HELD_OUT_EMPTY_RATE = 0.80
+# tune it: what the default method reaches on it at the shipped floor, which is chosen on
+# tests/data/recall_eval (tests/recall/test_recall_eval.py). Ambiguous words ("mobile", "total",
+# "image") need a second word of their concept since issue 12's held-out round: recall@3 0.84 →
+# 0.93, empty results 0.82 → 0.91 (20/22); the bars keep a small margin.
+HELD_OUT_RECALL_AT_3 = 0.88
+HELD_OUT_EMPTY_RATE = 0.85
 CALIBRATED_EMPTY_RATE = 0.95
 
 

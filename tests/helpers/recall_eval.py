@@ -1,0 +1,177 @@
+"""Recall's labelled evaluation sets, analysed exactly as the sources analyse real files, and the
+figures the tests assert (and ``python tests/helpers/recall_eval.py`` prints).
+
+Sets: ``tests/data/recall_eval`` — an online-course team's 45 learnings and 5 fix episodes with
+``prompts.json`` (split ``dev``: looked at while the concept table and the floor were tuned;
+``fresh``: written after that), ``heldout.json`` (written before the second round of changes to
+the method and never used to tune them) and ``blind.json`` (written after the code was frozen);
+``tests/data/recall`` — an invoicing team's notes and prompts, written before the concept table.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from pokayokay.learnings import model as learnings
+from pokayokay.recall import index as recall
+from pokayokay.recall.index import Document, Index
+from pokayokay.recall.readers import FIX_WEIGHT, decision_document, learning_document
+from pokayokay.safety.sanitize import excerpt
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+EVAL = DATA / "recall_eval"
+OLDER = DATA / "recall"
+
+
+def _json(path: Path, key: str) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = json.loads(path.read_text("utf-8"))[key]
+    return rows
+
+
+def eval_notes() -> list[dict[str, Any]]:
+    return _json(EVAL / "learnings.json", "notes")
+
+
+def older_notes() -> list[dict[str, Any]]:
+    return _json(OLDER / "learnings.json", "notes")
+
+
+def as_learning(note: dict[str, Any]) -> learnings.Learning:
+    """A labelled note as ``pokayokay remember`` would store it."""
+    text = note["text"]
+    return learnings.Learning(
+        name=learnings.make_name(text),
+        description=excerpt(text, learnings.DESCRIPTION_MAX),
+        text=text,
+        category=note.get("category") or "heuristics",
+        confidence=note.get("confidence", "medium"),
+        hash=learnings.identity(text),
+    )
+
+
+def build(notes: list[dict[str, Any]]) -> Index:
+    """The index of labelled notes (learnings, decisions, fixes) as the sources build it."""
+    docs: list[Document] = []
+    counts: list[dict[str, int]] = []
+    for note in notes:
+        if note["kind"] == "learning":
+            doc, doc_counts = learning_document(as_learning(note), f"learning-{note['id']}.md")
+        elif note["kind"] == "decision":
+            made = decision_document(note["text"])
+            assert made is not None
+            doc, doc_counts = made
+        else:
+            doc = Document(note["id"], "fix", note["text"], weight=FIX_WEIGHT)
+            doc_counts = recall.features(note["text"])
+        doc.id = note["id"]
+        docs.append(doc)
+        counts.append(doc_counts)
+    return Index.build(docs, counts)
+
+
+def prompt_sets() -> dict[str, list[dict[str, Any]]]:
+    """Every labelled prompt set of the online-course corpus, by name."""
+    sets: dict[str, list[dict[str, Any]]] = {"tuned": [], "fresh": []}
+    for prompt in _json(EVAL / "prompts.json", "prompts"):
+        sets["tuned" if prompt["split"] == "dev" else "fresh"].append(prompt)
+    for name in ("heldout", "blind", "blind2"):
+        path = EVAL / f"{name}.json"
+        if path.exists():
+            sets[name] = _json(path, "prompts")
+    return sets
+
+
+def older_prompts() -> list[dict[str, Any]]:
+    return _json(OLDER / "queries.json", "queries")
+
+
+@dataclass
+class Rates:
+    """Hits (every expected note recalled) and silences (nothing recalled) of one set."""
+
+    hits: int = 0
+    related: int = 0
+    silent: int = 0
+    unrelated: int = 0
+    expected: int = 0
+    found: int = 0
+    misses: list[str] = field(default_factory=list)
+    noise: list[str] = field(default_factory=list)
+
+    @property
+    def hit_rate(self) -> float:
+        return self.hits / self.related if self.related else 1.0
+
+    @property
+    def silence(self) -> float:
+        return self.silent / self.unrelated if self.unrelated else 1.0
+
+    @property
+    def recall_at_3(self) -> float:
+        """The share of expected notes among the recalled ones."""
+        return self.found / self.expected if self.expected else 1.0
+
+    def __str__(self) -> str:
+        return (
+            f"hit {self.hits}/{self.related} = {self.hit_rate:.3f}, "
+            f"silence {self.silent}/{self.unrelated} = {self.silence:.3f}"
+        )
+
+
+def rates(index: Index, prompts: list[dict[str, Any]], floor: float = recall.FLOOR) -> Rates:
+    out = Rates()
+    for prompt in prompts:
+        hits = recall.recall(index, prompt["q"], floor=floor).hits
+        ids = {h.doc.id for h in hits}
+        if prompt["expect"]:
+            out.related += 1
+            out.expected += len(prompt["expect"])
+            out.found += sum(1 for e in prompt["expect"] if e in ids)
+            if set(prompt["expect"]) <= ids:
+                out.hits += 1
+            else:
+                out.misses.append(f"{prompt['expect']} {prompt['q']!r} -> {sorted(ids)}")
+        else:
+            out.unrelated += 1
+            if ids:
+                out.noise.append(
+                    f"{prompt['q']!r} -> " + ", ".join(f"{h.doc.id} {h.score:.2f}" for h in hits)
+                )
+            else:
+                out.silent += 1
+    return out
+
+
+def report(floor: float = recall.FLOOR, verbose: bool = False) -> dict[str, Rates]:
+    """Every set's figures at ``floor`` (the older set under the name ``older``)."""
+    index = build(eval_notes())
+    found = {name: rates(index, prompts, floor) for name, prompts in prompt_sets().items()}
+    found["older"] = rates(build(older_notes()), older_prompts(), floor)
+    return found
+
+
+def main(argv: list[str]) -> int:
+    verbose = "-v" in argv
+    floors = [float(a) for a in argv if a != "-v"] or [recall.FLOOR]
+    for floor in floors:
+        print(f"floor {floor:.2f}")
+        for name, r in report(floor).items():
+            extra = f" (recall@3 {r.recall_at_3:.3f})" if name == "older" else ""
+            print(f"  {name:8} {r}{extra}")
+            if verbose:
+                for line in r.misses:
+                    print(f"      miss  {line}")
+                for line in r.noise:
+                    print(f"      noise {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
