@@ -232,7 +232,19 @@ class Model:
         return out
 
 
+_LOADED: dict[tuple[str, int, int], Model] = {}
+
+
 def load(folder: str) -> Model:
     """The model in ``folder`` (ModelError when it is not a complete, consistent one; ImportError
-    when numpy is not installed)."""
-    return Model(folder)
+    when numpy is not installed); loaded once per process while its weights file stays the same.
+    """
+    try:
+        st = os.stat(os.path.join(folder, WEIGHTS))
+    except OSError as exc:
+        raise ModelError(f"{folder}: {exc}") from exc
+    key = (os.path.realpath(folder), st.st_mtime_ns, st.st_size)
+    found = _LOADED.get(key)
+    if found is None:
+        found = _LOADED[key] = Model(folder)
+    return found
