@@ -103,7 +103,7 @@ def run_command(
     if not refused:
         # The stored learning's vector for semantic recall (nothing when it is not installed),
         # so that a prompt embeds only itself.
-        from pokayokay.recall.semantic import refresh_location
+        from pokayokay.cli.semantic import refresh_location
 
         refresh_location(location)
     if ns.reply:

@@ -515,7 +515,7 @@ def cmd_consolidate(ns: argparse.Namespace) -> int:
     project, location, settings = _context(ns)
     outcome = consolidate(project, location, settings, dry_run=ns.dry_run)
     if not ns.dry_run:
-        from pokayokay.recall.semantic import refresh_location
+        from pokayokay.cli.semantic import refresh_location
 
         refresh_location(location)  # what consolidation moved, embedded for semantic recall
     if ns.json:

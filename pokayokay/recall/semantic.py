@@ -5,7 +5,8 @@ When numpy is installed and ``pokayokay semantic fetch`` has put the model in po
 folder (:mod:`pokayokay.recall.model_fetch`), every recallable note has a vector
 (:mod:`pokayokay.recall.encoder`), cached in the project's state folder keyed by a digest of its
 text: they are computed when a learning is stored (``pokayokay remember``, ``consolidate``,
-``semantic fetch`` call :func:`refresh`), so a prompt embeds only itself — plus at most
+``semantic fetch`` call :func:`refresh`, through ``pokayokay.cli.semantic``), so a prompt
+embeds only itself — plus at most
 :data:`MAX_PROMPT_EMBEDS` notes that appeared some other way (a file edited by hand, a fix
 episode), which are then cached too.
 
@@ -43,7 +44,6 @@ TYPE_CHECKING = False  # the prompt hook imports this module
 if TYPE_CHECKING:
     from typing import Any
 
-    from pokayokay.infra.locate import MemoryLocation
     from pokayokay.recall.index import Index
 
 MODES = ("auto", "on", "off")
@@ -146,7 +146,7 @@ def describe(project_dir: str, state_dir: str) -> tuple[bool, str]:
     return False, f"semantic recall: on (all-MiniLM-L6-v2; {len(keys)} note vectors cached)"
 
 
-def _active(project_dir: str, state_dir: str) -> bool:
+def active(project_dir: str, state_dir: str) -> bool:
     # Cheapest checks first: most installs have no model, and then nothing else is read.
     return model_fetched() and mode(project_dir, state_dir) != "off" and numpy_installed()
 
@@ -262,7 +262,7 @@ def boosts(
 ) -> dict[int, float] | None:
     """What semantic similarity adds to each note's lexical score for ``prompt`` (document
     index → boost, before the note's prior); None when semantic recall is off or unavailable."""
-    if not len(index) or not _active(project_dir, state_dir):
+    if not len(index) or not active(project_dir, state_dir):
         return None
     try:
         from pokayokay.recall.encoder import load
@@ -289,7 +289,7 @@ def refresh(index: Index | None, state_dir: str, project_dir: str) -> int:
     """Embed every note of ``index`` missing from the vector cache (and drop the vectors of
     notes gone); the number of notes embedded. Nothing (0) when semantic recall is off or
     unavailable. Errors propagate: the caller decides how loud to be."""
-    if index is None or not len(index) or not _active(project_dir, state_dir):
+    if index is None or not len(index) or not active(project_dir, state_dir):
         return 0
     from pokayokay.recall.encoder import load
 
@@ -298,25 +298,3 @@ def refresh(index: Index | None, state_dir: str, project_dir: str) -> int:
     model = load(model_dir())
     _vectors_for(index, state_dir, model, None)
     return len(set(load_vectors(path)[0]) - before)
-
-
-def refresh_location(location: MemoryLocation) -> int:
-    """:func:`refresh` for a project, its index loaded (or rebuilt) as the prompt hook does;
-    failures are logged, never raised (storing a learning never fails on its vector)."""
-    from pokayokay.infra.state import project_state_dir
-
-    state_path = project_state_dir(str(location.project_key))
-    state_dir, project_dir = str(state_path), str(location.project_dir)
-    if not _active(project_dir, state_dir):
-        return 0
-    try:
-        from pokayokay.recall.sources import load_index
-
-        index = load_index(location.memory_dir, location.project_dir, state_path, budget=60.0)
-        return refresh(index, state_dir, project_dir)
-    except Exception as exc:
-        from pokayokay.infra.logs import fail_open
-
-        fail_open("semantic recall: embedding the notes", exc)
-        return 0
-

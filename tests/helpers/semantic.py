@@ -114,6 +114,6 @@ def write_tiny_model(folder: Path, *, hidden: int = 8, layers: int = 2, **config
         **config,
     }
     (folder / "config.json").write_text(json.dumps(settings), encoding="utf-8")
-    write_safetensors(folder / "model.safetensors", tiny_weights(len(vocab), hidden=hidden,
-                                                                 layers=layers))
+    weights = tiny_weights(len(vocab), hidden=hidden, layers=layers)
+    write_safetensors(folder / "model.safetensors", weights)
     return folder

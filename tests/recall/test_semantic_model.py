@@ -125,10 +125,11 @@ def _damage(folder: Path, header_edit: Any = None, *, raw: bytes | None = None) 
         pytest.param(lambda f: _damage(f, raw=struct.pack("<Q", 1 << 40) + b"{}"), id="header"),
         pytest.param(lambda f: _damage(f, raw=struct.pack("<Q", 4) + b"[1,2"), id="not-json"),
         pytest.param(
-            lambda f: _damage(f, lambda h: h["embeddings.LayerNorm.bias"].update(
-                data_offsets=[0, 1 << 30])),
+            lambda f: _damage(
+                f, lambda h: h["embeddings.LayerNorm.bias"].update(data_offsets=[0, 1 << 30])
+            ),
             id="out-of-bounds",
-        ),  # fmt: skip
+        ),
         pytest.param(
             lambda f: _damage(f, lambda h: h.pop("encoder.layer.1.output.dense.weight")),
             id="missing-tensor",

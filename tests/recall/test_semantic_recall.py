@@ -16,6 +16,7 @@ from helpers.paths import DATA_DIR, FIXTURE_SAMPLES_DIR
 from helpers.semantic import install_model, needs_real_model, write_tiny_model
 
 from pokayokay.cli import main as cli
+from pokayokay.cli.semantic import refresh_location
 from pokayokay.infra.locate import resolve_memory_location
 from pokayokay.infra.state import project_state_dir
 from pokayokay.learnings import model as learnings
@@ -149,9 +150,7 @@ def test_a_broken_model_fails_open_to_lexical_recall(
     folder = Path(semantic.model_dir())
     write_tiny_model(folder)
     (folder / "model.safetensors").write_bytes(b"\x00" * 16)  # damaged after the fetch
-    code, out, err = run_hook(
-        "UserPromptSubmit", payload(project, "How do I run the test suite?")
-    )
+    code, out, _ = run_hook("UserPromptSubmit", payload(project, "How do I run the test suite?"))
     assert code == 0 and "Run the test suite with" in out
     logged = capsys.readouterr().err
     assert logged.count("\n") == 1 and "semantic recall (lexical used) skipped" in logged
@@ -264,9 +263,9 @@ def test_a_removed_note_takes_its_vector_with_it(project: Path) -> None:
     install_model()
     memory = store_files(project, LEARNING_NOTES[:5])
     location = resolve_memory_location(project)
-    assert semantic.refresh_location(location) == 5
-    assert semantic.refresh_location(location) == 0
+    assert refresh_location(location) == 5
+    assert refresh_location(location) == 0
     os.unlink(sorted(memory.glob("learning-*.md"))[0])
-    assert semantic.refresh_location(location) == 0
+    assert refresh_location(location) == 0
     keys, _ = semantic.load_vectors(str(state_of(project) / SEMANTIC_VECTORS_FILE))
     assert len(keys) == 4
