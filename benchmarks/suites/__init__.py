@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from benchmarks.fixtures.lab import Lab
 from benchmarks.harness import Spec
-from benchmarks.suites import capture, commands, lessons, realistic, recall, session, startup
+from benchmarks.suites import (
+    capture,
+    commands,
+    lessons,
+    realistic,
+    recall,
+    semantic,
+    session,
+    startup,
+)
 
 
 def all_specs(lab: Lab) -> list[Spec]:
@@ -20,6 +29,7 @@ def all_specs(lab: Lab) -> list[Spec]:
         *recall.specs(),
         recall.suggest_spec(),
         recall.suggest_failing_spec(),
+        *semantic.specs(),
         *session.notification_specs(),
         *commands.specs(),
         *realistic.specs(),

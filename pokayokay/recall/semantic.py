@@ -79,11 +79,14 @@ def numpy_installed() -> bool:
     return importlib.util.find_spec("numpy") is not None
 
 
-def model_fetched(folder: str | None = None) -> bool:
-    from pokayokay.recall.encoder import CONFIG, VOCAB, WEIGHTS
+# What the encoder reads (pokayokay.recall.encoder's WEIGHTS, CONFIG and VOCAB; named here so
+# that the prompt hook's check imports nothing when no model was fetched).
+MODEL_FILES = ("model.safetensors", "config.json", "vocab.txt")
 
+
+def model_fetched(folder: str | None = None) -> bool:
     folder = folder or model_dir()
-    return all(os.path.isfile(os.path.join(folder, name)) for name in (WEIGHTS, CONFIG, VOCAB))
+    return all(os.path.isfile(os.path.join(folder, name)) for name in MODEL_FILES)
 
 
 def _settings_stats(project_dir: str) -> list[list[int] | None]:

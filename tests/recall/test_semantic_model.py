@@ -153,3 +153,9 @@ def test_a_model_of_another_kind_is_refused(tmp_path: Path) -> None:
     write_safetensors(folder / "model.safetensors", tensors)
     with pytest.raises(encoder.ModelError, match="missing tensor"):
         encoder.load(str(folder))
+
+
+def test_the_hooks_file_check_names_the_files_the_encoder_reads() -> None:
+    from pokayokay.recall.semantic import MODEL_FILES
+
+    assert set(MODEL_FILES) == {encoder.WEIGHTS, encoder.CONFIG, encoder.VOCAB}

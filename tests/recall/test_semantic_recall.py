@@ -32,7 +32,7 @@ EVAL = DATA_DIR / "recall_eval"
 NOTES: list[dict[str, Any]] = json.loads((EVAL / "learnings.json").read_text("utf-8"))["notes"]
 PROMPTS: list[dict[str, Any]] = json.loads((EVAL / "prompts.json").read_text("utf-8"))["prompts"]
 BY_ID = {n["id"]: n for n in NOTES}
-# A paraphrase the words alone miss among the eval set's learnings (L20: Terraform workspaces).
+# A paraphrase the words alone miss among the eval set's learnings (L20: Terraform plans).
 PARAPHRASE = "how do we roll out the new load balancer config for prod?"
 MISSED = "L20"
 
