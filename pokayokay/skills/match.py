@@ -44,6 +44,7 @@ from pokayokay.skills.terms import (
     GENERIC_FACTOR,
     MAX_PROMPT_CHARS,
     bigrams,
+    evoked_terms,
     fold_phrases,
     generic_terms,
     tokenize,
@@ -271,6 +272,7 @@ class Query:
         for term in list(self.terms):  # redesign → design, retrain → train
             if term.startswith("re") and len(term) >= 7 and term[2:] in stats.df:
                 variants.add(term[2:])
+        variants.update(evoked_terms(text))  # "vulnerable" → security (see skills.terms)
         variants -= self.terms
         self.terms |= variants
         self.exts = exts - self.terms

@@ -223,6 +223,78 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+# Words and phrases of a prompt that evoke the words skill descriptions use for the same subject:
+# "is this handler vulnerable" is a security question, "the app in French and German" a
+# localisation one, "how many requests per second" a load one. One subject a line,
+# "the words it adds: the words and | phrases that evoke it"; words are matched whole on the
+# lower-cased prompt, phrases as written. The added terms only count for a skill that holds them
+# and never add to a prompt's mass (see ``skills.match.Query``). General vocabulary, not one
+# catalog's: ``tests/skills/test_suggest_eval.py`` measures it on prompts written after it.
+EVOKES = """
+security vulnerability: vulnerable vulnerabilities exploit exploits exploitable exploited
+  attacker attackers xss csrf ssrf owasp cve cves pentest | path traversal | directory traversal
+  | sql injection | command injection | privilege escalation | is this safe | is it safe
+language locale translation: french german spanish italian portuguese japanese chinese korean
+  arabic hebrew dutch polish russian turkish hindi swedish multilingual translate translated
+  translating translations translator | right to left | right-to-left
+throughput load: rps qps throughput | requests per second | requests a second | concurrent users
+  | falls over | fall over | falling over | under load | under heavy load | traffic spike
+  | how much traffic | black friday
+changelog release: | what changed since | what's changed since | what has changed since
+  | changes since | since the last release | since the last tag | since v
+search seo: seo | google results | show up in google | shows up in google
+  | show up on google | rank on google | ranking on google | rank higher | organic traffic
+  | search ranking | search console
+docker container: | container image | docker image | image size | image is too big
+http endpoint: | status code | status codes | http verb | http verbs
+statistics analysis: average averages median percentile percentiles correlation correlated
+  outlier outliers distribution histogram cohort cohorts | standard deviation
+"""
+
+# Upper-case HTTP methods name an endpoint ("PATCH or POST"); lower-case "post" and "put" do not.
+_HTTP_METHOD = re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE)\b")
+
+_evokes: tuple[re.Pattern[str], list[tuple[str, list[str]]], dict[str, list[str]]] | None = None
+
+
+def _evoke_table() -> tuple[re.Pattern[str], list[tuple[str, list[str]]], dict[str, list[str]]]:
+    global _evokes
+    if _evokes is None:
+        words: dict[str, list[str]] = {}
+        phrases: list[tuple[str, list[str]]] = []
+        for block in re.split(r"\n(?=\S)", EVOKES.strip()):
+            head, _, body = block.partition(":")
+            added = tokenize(head)
+            spelled = body.split("|")
+            for word in spelled[0].split():
+                words.setdefault(word, []).extend(added)
+            for phrase in spelled[1:]:
+                phrase = " ".join(phrase.split())
+                if phrase:
+                    phrases.append((phrase, added))
+        pattern = re.compile(
+            "|".join(re.escape(p) + (r"\b" if p[-1].isalnum() else "") for p, _ in phrases)
+        )
+        _evokes = (pattern, phrases, words)
+    return _evokes
+
+
+def evoked_terms(text: str) -> set[str]:
+    """The terms :data:`EVOKES` adds for ``text`` (a prompt), beyond its own words."""
+    pattern, phrases, words = _evoke_table()
+    lower = text.lower()
+    out: set[str] = set()
+    for word in re.findall(r"[a-z][a-z0-9-]*", lower):
+        out.update(words.get(word, ()))
+    if pattern.search(lower):
+        for phrase, added in phrases:
+            if phrase in lower:
+                out.update(added)
+    if _HTTP_METHOD.search(text):
+        out.update(tokenize("http endpoint"))
+    return out
+
+
 def bigrams(terms: list[str]) -> set[str]:
     """Adjacent pairs of terms, as ``"a b"``."""
     return {f"{a} {b}" for a, b in pairwise(terms) if a != b}
