@@ -59,7 +59,7 @@ def recall_cli(
         index = Index.build([])
     from pokayokay.recall.semantic import boosts
 
-    semantic = boosts(index, query, str(state_dir), str(location.project_dir))
+    semantic = boosts(index, query, str(state_dir), str(location.project_dir), embed_limit=None)
     result = core.recall(index, query, near_misses=core.NEAR_MISSES, semantic=semantic)
     block = recall_block.block(result.hits)
     if as_json:

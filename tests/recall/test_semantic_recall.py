@@ -201,6 +201,7 @@ def test_semantic_recall_finds_more_paraphrases_and_stays_as_quiet(
     monkeypatch.setenv(semantic.ENV_MODE, "off")
     lexical = rates(index, state, project, with_model=False)
     monkeypatch.setenv(semantic.ENV_MODE, "auto")
+    assert semantic.refresh(index, str(state), str(project)) == len(LEARNING_NOTES)
     combined = rates(index, state, project, with_model=True)
     for split in ("dev", "fresh"):
         assert combined[split][0] >= lexical[split][0], split
@@ -269,3 +270,19 @@ def test_a_removed_note_takes_its_vector_with_it(project: Path) -> None:
     assert refresh_location(location) == 0
     keys, _ = semantic.load_vectors(str(state_of(project) / SEMANTIC_VECTORS_FILE))
     assert len(keys) == 4
+
+
+@needs_real_model
+def test_the_recall_command_and_doctor_say_semantic_recall_is_on(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_model()
+    store_files(project, LEARNING_NOTES)
+    memory = str(resolve_memory_location(project).memory_dir)
+    args = ["--project", str(project), "--memory-dir", memory]
+    assert cli.main(["recall", PARAPHRASE, "--json", *args]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["semantic"] is True
+    assert any(NEEDLE in hit["text"] for hit in data["hits"])
+    cli.main(["doctor", *args])
+    assert "[ok  ] recall: semantic recall: on (all-MiniLM-L6-v2; " in capsys.readouterr().out
