@@ -27,7 +27,7 @@ EVAL = REPO / "tests" / "data" / "recall_eval" / "learnings.json"
 # A paraphrase lexical recall misses among the evaluation set's learnings (L35: Celery beat).
 PARAPHRASE = "run the cleanup of expired trials every night at 3am"
 EXPECTED = b"<pokayokay-recall>"
-NUMPY_FLOOR = "python -c 'import numpy' (what the semantic extra adds before any work)"
+NUMPY_FLOOR = "python -c 'import numpy' (one BLAS thread, as the hook loads it)"
 EVAL_ROW = "hook UserPromptSubmit (semantic recall over the 45 evaluation learnings: {})"
 LARGE_ROW = f"hook UserPromptSubmit (semantic recall over {RECALL_LEARNINGS:,} learnings: {{}})"
 
@@ -86,7 +86,10 @@ def specs() -> list[Spec]:
         return []
 
     def floor(lab: Lab, n: int) -> Measurable:
-        return Case(NUMPY_FLOOR, [sys.executable, "-c", "import numpy"], n, lab.root, lab.env)
+        from pokayokay.recall.semantic import BLAS_THREAD_VARIABLES
+
+        env = dict(lab.env, **{var: "1" for var in BLAS_THREAD_VARIABLES})
+        return Case(NUMPY_FLOOR, [sys.executable, "-c", "import numpy"], n, lab.root, env)
 
     def row(name: str, *, large: bool, semantic: bool) -> Spec:
         def build(lab: Lab, n: int) -> Measurable:
