@@ -286,3 +286,31 @@ def test_the_recall_command_and_doctor_say_semantic_recall_is_on(
     assert any(NEEDLE in hit["text"] for hit in data["hits"])
     cli.main(["doctor", *args])
     assert "[ok  ] recall: semantic recall: on (all-MiniLM-L6-v2; " in capsys.readouterr().out
+
+
+def test_without_the_model_a_prompt_loads_nothing_of_the_extra(project: Path) -> None:
+    import subprocess
+    import sys
+
+    store_files(project, LEARNING_NOTES)
+    injected(project, "How do I run the test suite?")  # builds the recall cache
+    probe = (
+        "import json, sys\n"
+        "from pokayokay.hooks.recall import user_prompt_submit\n"
+        "out = user_prompt_submit(json.loads(sys.stdin.read()), 'UserPromptSubmit')\n"
+        "extra = sorted(m for m in ('numpy', 'mmap', 'hashlib', 'pokayokay.recall.encoder', "
+        "'pokayokay.recall.wordpiece', 'pokayokay.recall.model_fetch') if m in sys.modules)\n"
+        "print(json.dumps({'out': out, 'extra': extra}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=json.dumps(payload(project, "How do I run the test suite?")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env=dict(os.environ, CLAUDE_PROJECT_DIR=str(project)),
+    )
+    result = json.loads(proc.stdout)
+    assert result["extra"] == []
+    assert "Run the test suite with" in result["out"]
