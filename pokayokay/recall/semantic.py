@@ -251,9 +251,12 @@ def _vectors_for(
         return None, []
     rows = [where[k] for d, k in wanted if k in where]
     live = sorted(set(rows))
-    if missing or len(live) < len(keys):
-        # Keep only the current notes' vectors (a deleted note's goes with it).
+    if limit is None and len(live) < len(keys):
+        # Only the current notes' vectors are kept (a deleted note's goes with it) — when every
+        # note was looked at: a prompt's index may be incomplete (its parse budget).
         save_vectors(path, [keys[i] for i in live], matrix[live])
+    elif missing:
+        save_vectors(path, keys, matrix)
     return matrix[rows], covered
 
 

@@ -314,3 +314,25 @@ def test_without_the_model_a_prompt_loads_nothing_of_the_extra(project: Path) ->
     result = json.loads(proc.stdout)
     assert result["extra"] == []
     assert "Run the test suite with" in result["out"]
+
+
+def test_a_prompt_keeps_the_vectors_of_notes_its_index_does_not_hold(
+    project: Path, tmp_path: Path
+) -> None:
+    """A prompt's index may be incomplete (parse budget): the vectors of the notes it lacks stay
+    cached; only a full refresh drops those of notes gone. Runs on a tiny random model."""
+    pytest.importorskip("numpy")
+    write_tiny_model(Path(semantic.model_dir()))
+    state = str(tmp_path / "state")
+    texts = ["run the test suite with python", "never deploy on fridays", "upload a large video"]
+    full = Index.build([Document(f"n{i}", "learning", t) for i, t in enumerate(texts)])
+    part = Index.build([Document("n0", "learning", texts[0])])
+    fix = Index.build([Document("f0", "fix", "E501 line too long in views.py, fixed")])
+    path = str(tmp_path / "state" / SEMANTIC_VECTORS_FILE)
+    assert semantic.refresh(full, state, str(project)) == 3
+    boosts = semantic.boosts(part, "run the python test suite", state, str(project))
+    assert boosts is not None and set(boosts) <= {0}
+    assert len(semantic.load_vectors(path)[0]) == 3
+    assert semantic.boosts(fix, "line too long", state, str(project)) is None  # fixes: no vector
+    assert semantic.refresh(part, state, str(project)) == 0
+    assert semantic.load_vectors(path)[0] == [semantic.key(texts[0])]
