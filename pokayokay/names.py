@@ -44,6 +44,12 @@ MEMORY_CHANGED = "memory.changed"
 # quick freshness check, skills.catalog, includes its stat).
 SKILLS_CHANGED = "skills.changed"
 FAILURE_CATEGORIES_CACHE = "failure-categories.json"  # settings' failure_categories, compiled
+# The optional semantic recall (pokayokay[semantic]): the model, shared by every project, in
+# <state home>/models/<name>; each project's note vectors and its resolved mode.
+MODELS_DIR = "models"
+SEMANTIC_MODEL_DIR = "all-MiniLM-L6-v2"
+SEMANTIC_VECTORS_FILE = "semantic-vectors.bin"
+SEMANTIC_MODE_FILE = "semantic-mode.json"
 
 # --- files in the project
 RULES_SUBDIR = ("rules", "pokayokay")  # .claude/rules/pokayokay/

@@ -235,7 +235,17 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
         out["capture"] = capture_metrics((s.learning for s in stored), now)
     except Exception as exc:  # measures never cost the status
         logs.log_exception("status: capture measures", exc)
+    out["semantic"] = _semantic_line(location)[1]
     return out
+
+
+def _semantic_line(location: MemoryLocation) -> tuple[bool, str]:
+    """Whether semantic recall is a problem here, and the one line saying what it does."""
+    from pokayokay.infra.state import project_state_dir
+    from pokayokay.recall.semantic import describe
+
+    state_dir = project_state_dir(str(location.project_key))
+    return describe(str(location.project_dir), str(state_dir))
 
 
 def free_text(outcome: CurationOutcome, settings: Settings) -> list[dict[str, Any]]:
@@ -313,6 +323,8 @@ def render_status(data: dict[str, Any]) -> str:
     if data.get("store_problem"):
         out.append(f"  failure store: {data['store_problem']}")
     out.append(f"  learnings: {data.get('learnings', 0)} (pokayokay remember / /remember)")
+    if data.get("semantic"):
+        out.append(f"  {data['semantic']}")
     for line in data.get("contradictions", []):
         out.append(f"    contradiction, both kept: {line}")
     capture = data.get("capture")
@@ -488,6 +500,9 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
                         f"{sec['title']} {sec['lines']}/{sec['budget']} lines: "
                         "`pokayokay curate` fixes it",
                     )
+
+    semantic_problem, semantic_line = _semantic_line(location)
+    _check(checks, "problem" if semantic_problem else "ok", "recall", semantic_line)
 
     from pokayokay.rules.lint import lint
 

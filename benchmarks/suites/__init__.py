@@ -12,6 +12,7 @@ from benchmarks.suites import (
     lessons,
     realistic,
     recall,
+    semantic,
     session,
     startup,
 )
@@ -29,6 +30,7 @@ def all_specs(lab: Lab) -> list[Spec]:
         *recall.specs(),
         recall.suggest_spec(),
         recall.suggest_failing_spec(),
+        *semantic.specs(),
         *session.notification_specs(),
         *commands.specs(),
         *learnings.specs(),

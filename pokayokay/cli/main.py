@@ -230,6 +230,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("conclusion")
     p.set_defaults(func=cmd_spike)
 
+    from pokayokay.cli.semantic import add_parser as add_semantic
+
+    add_semantic(sub, common, _context)
+
     p = sub.add_parser("recall", parents=[common], help="what recall would inject for a prompt")
     p.add_argument("query", help="the prompt text to match")
     p.add_argument("--json", action="store_true", help="also near misses below the floor")
@@ -523,6 +527,10 @@ def cmd_consolidate(ns: argparse.Namespace) -> int:
 
     project, location, settings = _context(ns)
     outcome = consolidate(project, location, settings, dry_run=ns.dry_run)
+    if not ns.dry_run:
+        from pokayokay.cli.semantic import refresh_location
+
+        refresh_location(location)  # what consolidation moved, embedded for semantic recall
     if ns.json:
         print(report.to_json(outcome.to_dict()))
     elif not ns.quiet:

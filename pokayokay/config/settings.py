@@ -262,6 +262,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("consolidation.session_end", boolean, "consolidation_session_end"),
     Option("empty_sections", boolean, "empty_sections"),
     Option("guard", one_of("off", "hint", "block"), "guard"),
+    Option("recall.semantic", one_of("auto", "on", "off"), "recall_semantic"),
 )
 
 # The keys of one entry under "sections:"; each is a field of SectionSpec.

@@ -474,11 +474,22 @@ class Index:
             return {}
         return {d: min(1.0, s / best) * self.weights[d] for d, s in acc.items()}
 
-    def ranked(self, prompt: str, *, method: str = METHOD) -> Iterator[tuple[int, float]]:
+    def ranked(
+        self,
+        prompt: str,
+        *,
+        method: str = METHOD,
+        semantic: Mapping[int, float] | None = None,
+    ) -> Iterator[tuple[int, float]]:
         """``(document index, score)`` of every document sharing a term with ``prompt``, best
-        first; equal scores keep document order. No document is read."""
+        first; equal scores keep document order. No document is read. ``semantic``: what the
+        optional semantic model adds to a document's score (:mod:`pokayokay.recall.semantic`,
+        times the document's prior, capped at 1): the one place both opinions meet."""
         query = query_features(prompt)
         scored = self.scores(query.counts, method, query.groups, query.strength)
+        for d, boost in (semantic or {}).items():
+            if 0 <= d < len(self.weights) and boost > 0:
+                scored[d] = min(1.0, scored.get(d, 0.0) + boost * self.weights[d])
         for d in sorted(scored, key=lambda d: (-scored[d], d)):
             yield d, scored[d]
 
@@ -528,6 +539,7 @@ def recall(
     near_misses: int = 0,
     shown: Collection[str] = (),
     repeat_floor: float = REPEAT_FLOOR,
+    semantic: Mapping[int, float] | None = None,
 ) -> Result:
     """The top ``k`` documents at or above ``floor`` for ``prompt``; with ``near_misses``, also
     that many of the best below it (only those documents are read from the index).
@@ -536,11 +548,12 @@ def recall(
     clears the floor (a fix also scores :data:`~pokayokay.recall.sources.FIX_WEIGHT` of its
     similarity, so at equal relevance the user's notes come first); a document in ``shown``
     (already injected in this session) comes back only when it scores ``repeat_floor``.
+    ``semantic``: the semantic model's boosts (:meth:`Index.ranked`), when it is installed.
     """
     above: list[Hit] = []
     near: list[Hit] = []
     seen: set[str] = set()
-    for d, score in index.ranked(prompt, method=method):
+    for d, score in index.ranked(prompt, method=method, semantic=semantic):
         is_above = score >= floor
         if is_above and len(above) >= k + MAX_CANDIDATES:
             if not near_misses:

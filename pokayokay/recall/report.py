@@ -57,13 +57,17 @@ def recall_cli(
     index = load_index(location.memory_dir, location.project_dir, state_dir, budget=60.0)
     if index is None:
         index = Index.build([])
-    result = core.recall(index, query, near_misses=core.NEAR_MISSES)
+    from pokayokay.recall.semantic import boosts
+
+    semantic = boosts(index, query, str(state_dir), str(location.project_dir), embed_limit=None)
+    result = core.recall(index, query, near_misses=core.NEAR_MISSES, semantic=semantic)
     block = recall_block.block(result.hits)
     if as_json:
         data = {
             "query": query,
             "memory_dir": str(location.memory_dir),
             "method": core.METHOD,
+            "semantic": semantic is not None,
             "floor": core.FLOOR,
             "top_k": core.TOP_K,
             "budget": recall_block.BUDGET,

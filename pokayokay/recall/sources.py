@@ -525,8 +525,11 @@ def block_for(
     if index is None or not len(index):
         return ""
     before = shown_notes.shown(str(state_dir), session) if session else frozenset()
+    from pokayokay.recall.semantic import boosts
+
+    semantic = boosts(index, prompt, str(state_dir), str(location.project_dir))
     try:
-        hits = recall(index, prompt, shown=before).hits
+        hits = recall(index, prompt, shown=before, semantic=semantic).hits
     except (ValueError, TypeError, KeyError, IndexError):
         _unlink(os.path.join(state_dir, INDEX_FILE))
         index = load_index(*dirs, budget=budget)

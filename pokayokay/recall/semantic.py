@@ -1,0 +1,319 @@
+"""Semantic recall (the optional ``pokayokay[semantic]`` extra): a sentence-embedding model's
+opinion added to the lexical score.
+
+When numpy is installed and ``pokayokay semantic fetch`` has put the model in pokayokay's state
+folder (:mod:`pokayokay.recall.model_fetch`), every recallable note has a vector
+(:mod:`pokayokay.recall.encoder`), cached in the project's state folder keyed by a digest of its
+text: they are computed when a learning is stored (``pokayokay remember``, ``consolidate``,
+``semantic fetch`` call :func:`refresh`, through ``pokayokay.cli.semantic``), so a prompt
+embeds only itself — plus at most
+:data:`MAX_PROMPT_EMBEDS` notes that appeared some other way (a file edited by hand, a fix
+episode), which are then cached too.
+
+The one place the two opinions meet is :func:`boosts`, whose result
+:func:`pokayokay.recall.index.recall` adds to the lexical score: a note whose cosine with the
+prompt exceeds :data:`BASELINE` gains :data:`BOOST` times the excess (times the note's prior).
+A note the words miss can reach the floor on meaning alone only with a cosine of about 0.55, and
+the floor stays where the lexical calibration put it. Automatic past fixes get no boost
+(:data:`UNEMBEDDED`). Calibrated on ``tests/data/recall_eval``
+(``tests/recall/test_semantic_recall.py`` recomputes it): paraphrases recalled 89/102 → 96/102
+(dev 81/90 → 87/90, fresh 8/12 → 9/12), silence unchanged (42/44: dev 35/36, fresh 7/8).
+Boosting fixes too, or a larger boost, answers unrelated prompts (silence 0.91–0.93). The model
+alone is weak on these paraphrases (recall@3 0.61: the prompts avoid every key word), so it only
+ever adds to the words.
+
+``recall.semantic`` in the settings (or ``POKAYOKAY_SEMANTIC`` in the environment) is ``auto``
+(the default: used when installed and fetched), ``on`` (the same; ``doctor`` then reports its
+absence as a problem) or ``off``. Anything missing means lexical recall, silently: ``doctor`` and
+``status`` say so in one line (:func:`describe`). An error is logged (fail open) and the prompt
+gets lexical recall.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pokayokay.names import (
+    MODELS_DIR,
+    SEMANTIC_MODE_FILE,
+    SEMANTIC_MODEL_DIR,
+    SEMANTIC_VECTORS_FILE,
+)
+
+TYPE_CHECKING = False  # the prompt hook imports this module
+if TYPE_CHECKING:
+    from typing import Any
+
+    from pokayokay.recall.index import Index
+
+MODES = ("auto", "on", "off")
+# Automatic past fixes are machine-written ("E501 Line too long ... Resolved by `ruff format`"):
+# the model reads them poorly, and boosting them cost silence on the evaluation set.
+UNEMBEDDED = frozenset({"fix"})
+ENV_MODE = "POKAYOKAY_SEMANTIC"
+BOOST = 0.75
+BASELINE = 0.10
+# Notes without a cached vector that a prompt embeds itself (about 10 ms each); the rest wait
+# for the next prompt or the next `pokayokay remember`.
+MAX_PROMPT_EMBEDS = 16
+# The prompt is embedded up to this many characters (the model reads 256 tokens at most).
+MAX_QUERY_CHARS = 2000
+MAGIC = b"pokayokay-vectors 1\n"
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+MAX_VECTOR_BYTES = 256 << 20
+
+
+# --------------------------------------------------------------------------------------------
+# Where things are, and whether semantic recall is on
+
+
+def model_dir(environ: dict[str, str] | None = None) -> str:
+    """The model's folder (shared by every project) in pokayokay's state home."""
+    from pokayokay.infra.state import state_home
+
+    return os.path.join(str(state_home(environ)), MODELS_DIR, SEMANTIC_MODEL_DIR)
+
+
+def numpy_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("numpy") is not None
+
+
+# What the encoder reads (pokayokay.recall.encoder's WEIGHTS, CONFIG and VOCAB; named here so
+# that the prompt hook's check imports nothing when no model was fetched).
+MODEL_FILES = ("model.safetensors", "config.json", "vocab.txt")
+
+
+def model_fetched(folder: str | None = None) -> bool:
+    folder = folder or model_dir()
+    return all(os.path.isfile(os.path.join(folder, name)) for name in MODEL_FILES)
+
+
+def _settings_stats(project_dir: str) -> list[list[int] | None]:
+    from pokayokay.recall.readers import SETTINGS_FILES, _stat
+
+    return [_stat(os.path.join(project_dir, rel)) for rel in SETTINGS_FILES]
+
+
+def mode(project_dir: str, state_dir: str, environ: dict[str, str] | None = None) -> str:
+    """``auto``, ``on`` or ``off``: the environment, else the settings (``recall.semantic``).
+
+    The settings are parsed only when a settings file changed since the last answer, which is
+    kept in the project's state folder: parsing them costs more than the prompt's whole recall.
+    """
+    env = os.environ if environ is None else environ
+    forced = env.get(ENV_MODE, "").strip().lower()
+    if forced in MODES:
+        return forced
+    stats = _settings_stats(project_dir)
+    if not any(stats):
+        return "auto"
+    from pokayokay.recall.cache_io import _load_json, _save_json
+
+    path = os.path.join(state_dir, SEMANTIC_MODE_FILE)
+    cached = _load_json(path)
+    if isinstance(cached, dict) and cached.get("stats") == stats and cached.get("mode") in MODES:
+        return str(cached["mode"])
+    try:
+        from pathlib import Path
+
+        from pokayokay.config.settings import load_settings
+
+        found = load_settings(Path(project_dir)).recall_semantic
+    except Exception as exc:  # a broken settings file must not cost the prompt its recall
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("semantic recall: reading the settings (auto used)", exc)
+        return "auto"
+    _save_json(path, {"stats": stats, "mode": found})
+    return found
+
+
+def describe(project_dir: str, state_dir: str) -> tuple[bool, str]:
+    """For ``doctor`` and ``status``: (is it a problem, one line saying what semantic recall
+    does here). A problem only when the settings ask for ``on`` and something is missing."""
+    chosen = mode(project_dir, state_dir)
+    if chosen == "off":
+        return False, "semantic recall: off (recall.semantic); recall is lexical"
+    problem = chosen == "on"
+    if not numpy_installed():
+        return problem, (
+            "semantic recall: not installed (lexical only); "
+            "pip install 'pokayokay[semantic]', then pokayokay semantic fetch"
+        )
+    if not model_fetched():
+        return problem, (
+            "semantic recall: model not fetched (lexical only); pokayokay semantic fetch"
+        )
+    keys, _ = load_vectors(os.path.join(state_dir, SEMANTIC_VECTORS_FILE))
+    return False, f"semantic recall: on (all-MiniLM-L6-v2; {len(keys)} note vectors cached)"
+
+
+def active(project_dir: str, state_dir: str) -> bool:
+    # Cheapest checks first: most installs have no model, and then nothing else is read.
+    return model_fetched() and mode(project_dir, state_dir) != "off" and numpy_installed()
+
+
+# --------------------------------------------------------------------------------------------
+# The vector cache: MAGIC, one JSON line {"dims", "keys"}, then float32 rows in key order
+
+
+def key(text: str) -> str:
+    """The cache key of a note: a digest of the text it is embedded from."""
+    import hashlib
+
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+def load_vectors(path: str) -> tuple[list[str], Any]:
+    """The cached keys and their vectors (a ``len(keys) × dims`` float32 array; None when
+    there are none). A damaged or foreign file counts as empty."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_VECTOR_BYTES + 1)
+    except OSError:
+        return [], None
+    if not data.startswith(MAGIC) or len(data) > MAX_VECTOR_BYTES:
+        return [], None
+    end = data.find(b"\n", len(MAGIC))
+    import json
+
+    try:
+        header = json.loads(data[len(MAGIC) : end])
+        keys, dims = header["keys"], int(header["dims"])
+    except (ValueError, KeyError, TypeError):
+        return [], None
+    body = data[end + 1 :]
+    if not isinstance(keys, list) or dims <= 0 or len(body) != 4 * dims * len(keys) or not keys:
+        return [], None
+    import numpy as np
+
+    return [str(k) for k in keys], np.frombuffer(body, dtype="<f4").reshape(len(keys), dims)
+
+
+def save_vectors(path: str, keys: list[str], matrix: Any) -> None:
+    """Atomically replace the cache (a cache that cannot be written is only a slower prompt)."""
+    import json
+
+    import numpy as np
+
+    header = json.dumps({"dims": int(matrix.shape[1]), "keys": keys}, separators=(",", ":"))
+    body = np.ascontiguousarray(matrix, dtype="<f4").tobytes()
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "wb") as fh:
+            fh.write(MAGIC + header.encode("ascii") + b"\n" + body)
+        os.replace(tmp, path)
+    except OSError:
+        try:  # noqa: SIM105 - contextlib is one more import on the prompt path
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _vectors_for(
+    index: Index, state_dir: str, model: Any, limit: int | None
+) -> tuple[Any, list[int]]:
+    """The vectors of the index's notes, in index order, embedding those missing from the cache
+    (at most ``limit`` of them) and saving the cache when anything was added or is stale.
+    Returns the matrix and the index positions it covers."""
+    import numpy as np
+
+    path = os.path.join(state_dir, SEMANTIC_VECTORS_FILE)
+    keys, matrix = load_vectors(path)
+    if matrix is not None and matrix.shape[1] != model.hidden:
+        keys, matrix = [], None
+    where = {k: i for i, k in enumerate(keys)}
+    wanted = [
+        (d, key(doc.text))
+        for d, doc in ((d, index.doc(d)) for d in range(len(index)))
+        if doc.kind not in UNEMBEDDED
+    ]
+    missing: list[tuple[int, str]] = []
+    queued: set[str] = set()
+    for d, k in wanted:
+        if k not in where and k not in queued:
+            queued.add(k)
+            missing.append((d, k))
+    if limit is not None:
+        missing = missing[:limit]
+    if missing:
+        fresh = model.embed([index.doc(d).text for d, _ in missing])
+        base = len(keys)
+        keys = keys + [k for _, k in missing]
+        matrix = fresh if matrix is None else np.vstack([matrix, fresh])
+        where.update({k: base + i for i, (_, k) in enumerate(missing)})
+    covered = [d for d, k in wanted if k in where]
+    if matrix is None or not covered:
+        return None, []
+    rows = [where[k] for d, k in wanted if k in where]
+    live = sorted(set(rows))
+    if limit is None and len(live) < len(keys):
+        # Only the current notes' vectors are kept (a deleted note's goes with it) — when every
+        # note was looked at: a prompt's index may be incomplete (its parse budget).
+        save_vectors(path, [keys[i] for i in live], matrix[live])
+    elif missing:
+        save_vectors(path, keys, matrix)
+    return matrix[rows], covered
+
+
+# --------------------------------------------------------------------------------------------
+# The two entry points: at prompt time, and when notes are stored
+
+
+def boosts(
+    index: Index,
+    prompt: str,
+    state_dir: str,
+    project_dir: str,
+    *,
+    embed_limit: int | None = MAX_PROMPT_EMBEDS,
+) -> dict[int, float] | None:
+    """What semantic similarity adds to each note's lexical score for ``prompt`` (document
+    index → boost, before the note's prior); None when semantic recall is off or unavailable.
+    At most ``embed_limit`` notes missing from the cache are embedded (None: all of them; a
+    command can wait, a prompt cannot)."""
+    if not len(index) or not active(project_dir, state_dir):
+        return None
+    # One BLAS thread: a prompt is a few small matrix products, and OpenBLAS starting its
+    # thread pool when numpy loads costs more than they do (numpy's import, measured: about
+    # 140 ms → 80 ms on a 2-core machine). Read once, when numpy is first imported.
+    for var in BLAS_THREAD_VARIABLES:
+        os.environ.setdefault(var, "1")
+    try:
+        from pokayokay.recall.encoder import load
+
+        model = load(model_dir())
+        matrix, covered = _vectors_for(index, state_dir, model, embed_limit)
+        if matrix is None:
+            return None
+        query = model.embed([prompt[:MAX_QUERY_CHARS]])[0]
+        sims = matrix @ query
+    except Exception as exc:  # a broken model or cache costs the prompt only its semantic part
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("semantic recall (lexical used)", exc)
+        return None
+    return {
+        d: BOOST * (float(s) - BASELINE)
+        for d, s in zip(covered, sims.tolist(), strict=True)
+        if s > BASELINE
+    }
+
+
+def refresh(index: Index | None, state_dir: str, project_dir: str) -> int:
+    """Embed every note of ``index`` missing from the vector cache (and drop the vectors of
+    notes gone); the number of notes embedded. Nothing (0) when semantic recall is off or
+    unavailable. Errors propagate: the caller decides how loud to be."""
+    if index is None or not len(index) or not active(project_dir, state_dir):
+        return 0
+    from pokayokay.recall.encoder import load
+
+    path = os.path.join(state_dir, SEMANTIC_VECTORS_FILE)
+    before = set(load_vectors(path)[0])
+    model = load(model_dir())
+    _vectors_for(index, state_dir, model, None)
+    return len(set(load_vectors(path)[0]) - before)

@@ -1,0 +1,338 @@
+"""Semantic recall (pokayokay.recall.semantic): what the default install does without it (nothing
+changes, nothing is created), the settings and the vector cache, and — with the real model,
+skipped when it was not fetched — its quality on tests/data/recall_eval and the prompt hook's
+behaviour: notes embedded when stored, a prompt embedding only itself."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.hooks import run_hook
+from helpers.paths import DATA_DIR, FIXTURE_SAMPLES_DIR
+from helpers.semantic import install_model, needs_real_model, write_tiny_model
+
+from pokayokay.cli import main as cli
+from pokayokay.cli.semantic import refresh_location
+from pokayokay.infra.locate import resolve_memory_location
+from pokayokay.infra.state import project_state_dir
+from pokayokay.learnings import model as learnings
+from pokayokay.learnings import topic_file
+from pokayokay.names import SEMANTIC_VECTORS_FILE
+from pokayokay.recall import index as recall
+from pokayokay.recall import semantic
+from pokayokay.recall.index import Document, Index
+from pokayokay.recall.readers import FIX_WEIGHT, learning_document
+from pokayokay.safety.sanitize import excerpt
+
+EVAL = DATA_DIR / "recall_eval"
+NOTES: list[dict[str, Any]] = json.loads((EVAL / "learnings.json").read_text("utf-8"))["notes"]
+PROMPTS: list[dict[str, Any]] = json.loads((EVAL / "prompts.json").read_text("utf-8"))["prompts"]
+BY_ID = {n["id"]: n for n in NOTES}
+# A paraphrase the words alone miss among the eval set's learnings (L20: Terraform plans).
+PARAPHRASE = "how do we roll out the new load balancer config for prod?"
+MISSED = "L20"
+
+
+def learning_of(text: str, category: str) -> learnings.Learning:
+    return learnings.Learning(
+        name=learnings.make_name(text),
+        description=excerpt(text, learnings.DESCRIPTION_MAX),
+        text=text,
+        category=category,
+        hash=learnings.identity(text),
+    )
+
+
+def store_files(project: Path, notes: list[dict[str, Any]]) -> Path:
+    """Learnings written as topic files, as `/remember` writes them (no vector computed)."""
+    memory = resolve_memory_location(project).memory_dir
+    memory.mkdir(parents=True, exist_ok=True)
+    for note in notes:
+        learning = learning_of(note["text"], note["category"])
+        path = memory / learnings.file_name_for(learning.name)
+        path.write_text(topic_file.render(learning), "utf-8")
+    return memory
+
+
+def payload(project: Path, prompt: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(
+        (FIXTURE_SAMPLES_DIR / "UserPromptSubmit.json").read_text("utf-8")
+    )
+    data["cwd"] = str(project)
+    data["prompt"] = prompt
+    return data
+
+
+def injected(project: Path, prompt: str) -> str:
+    code, out, err = run_hook("UserPromptSubmit", payload(project, prompt))
+    assert code == 0 and err == ""
+    return json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
+
+
+def state_of(project: Path) -> Path:
+    return project_state_dir(str(resolve_memory_location(project).project_key))
+
+
+LEARNING_NOTES = [n for n in NOTES if n["kind"] == "learning"]
+NEEDLE = BY_ID[MISSED]["text"][:40]
+
+
+# -- the default install: no numpy needed, nothing changes ------------------------------------
+
+
+def test_without_the_model_recall_is_lexical_and_nothing_is_created(project: Path) -> None:
+    store_files(project, LEARNING_NOTES)
+    related = "How do I run the test suite?"
+    context = injected(project, related)
+    assert "Run the test suite with" in context
+    assert NEEDLE not in injected(project, PARAPHRASE)
+    assert not Path(semantic.model_dir()).exists()
+    assert not (state_of(project) / SEMANTIC_VECTORS_FILE).exists()
+    problem, line = semantic.describe(str(project), str(state_of(project)))
+    assert not problem and "lexical only" in line
+
+
+def test_the_settings_choose_the_mode_and_their_answer_is_cached(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = state_of(project)
+    assert semantic.mode(str(project), str(state)) == "auto"
+    settings = project / ".claude" / "pokayokay.md"
+    settings.parent.mkdir()
+    settings.write_text("---\nrecall:\n  semantic: off\n---\nTeam settings.\n", "utf-8")
+    assert semantic.mode(str(project), str(state)) == "off"
+    assert json.loads((state / "semantic-mode.json").read_text("utf-8"))["mode"] == "off"
+    problem, line = semantic.describe(str(project), str(state))
+    assert not problem and line.startswith("semantic recall: off")
+    settings.write_text("---\nrecall:\n  semantic: on\n---\nTeam settings, longer.\n", "utf-8")
+    assert semantic.mode(str(project), str(state)) == "on"
+    problem, line = semantic.describe(str(project), str(state))
+    assert problem  # asked for, and not there: doctor reports it
+    monkeypatch.setenv(semantic.ENV_MODE, "off")
+    assert semantic.mode(str(project), str(state)) == "off"
+
+
+def test_a_bad_mode_in_the_settings_is_reported_and_auto_used(project: Path) -> None:
+    settings = project / ".claude" / "pokayokay.md"
+    settings.parent.mkdir()
+    settings.write_text("---\nrecall:\n  semantic: maybe\n---\n", "utf-8")
+    from pokayokay.config.settings import load_settings
+    from pokayokay.errors import SettingsError
+
+    with pytest.raises(SettingsError, match=r"recall\.semantic"):
+        load_settings(project)
+    assert semantic.mode(str(project), str(state_of(project))) == "auto"
+
+
+def test_the_vector_cache_round_trips_and_a_damaged_one_counts_as_empty(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    path = str(tmp_path / "vectors.bin")
+    matrix = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
+    semantic.save_vectors(path, ["a", "b", "c"], matrix)
+    keys, loaded = semantic.load_vectors(path)
+    assert keys == ["a", "b", "c"] and np.array_equal(loaded, matrix)
+    data = Path(path).read_bytes()
+    for damaged in (data[:-1], b"not vectors" + data, data.replace(b'"dims":4', b'"dims":5')):
+        Path(path).write_bytes(damaged)
+        assert semantic.load_vectors(path) == ([], None)
+    assert semantic.load_vectors(str(tmp_path / "absent")) == ([], None)
+
+
+def test_a_broken_model_fails_open_to_lexical_recall(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("numpy")
+    store_files(project, LEARNING_NOTES)
+    folder = Path(semantic.model_dir())
+    write_tiny_model(folder)
+    (folder / "model.safetensors").write_bytes(b"\x00" * 16)  # damaged after the fetch
+    code, out, _ = run_hook("UserPromptSubmit", payload(project, "How do I run the test suite?"))
+    assert code == 0 and "Run the test suite with" in out
+    logged = capsys.readouterr().err
+    assert logged.count("\n") == 1 and "semantic recall (lexical used) skipped" in logged
+
+
+# -- the real model ------------------------------------------------------------------------------
+
+
+def eval_index() -> Index:
+    docs: list[Document] = []
+    counts: list[dict[str, int]] = []
+    for note in NOTES:
+        if note["kind"] == "learning":
+            learning = learning_of(note["text"], note["category"])
+            doc, doc_counts = learning_document(learning, f"learning-{note['id']}.md")
+        else:
+            doc = Document(note["id"], "fix", note["text"], weight=FIX_WEIGHT)
+            doc_counts = recall.features(note["text"])
+        doc.id = note["id"]
+        docs.append(doc)
+        counts.append(doc_counts)
+    return Index.build(docs, counts)
+
+
+def rates(index: Index, state: Path, project: Path, *, with_model: bool) -> dict[str, list[int]]:
+    """split → [hits, related, silent, unrelated]."""
+    out: dict[str, list[int]] = {}
+    for prompt in PROMPTS:
+        boosts = semantic.boosts(index, prompt["q"], str(state), str(project))
+        assert (boosts is not None) == with_model
+        ids = {h.doc.id for h in recall.recall(index, prompt["q"], semantic=boosts).hits}
+        row = out.setdefault(prompt["split"], [0, 0, 0, 0])
+        if prompt["expect"]:
+            row[0] += set(prompt["expect"]) <= ids
+            row[1] += 1
+        else:
+            row[2] += not ids
+            row[3] += 1
+    return out
+
+
+@needs_real_model
+def test_semantic_recall_finds_more_paraphrases_and_stays_as_quiet(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install_model()
+    index, state = eval_index(), state_of(project)
+    monkeypatch.setenv(semantic.ENV_MODE, "off")
+    lexical = rates(index, state, project, with_model=False)
+    monkeypatch.setenv(semantic.ENV_MODE, "auto")
+    assert semantic.refresh(index, str(state), str(project)) == len(LEARNING_NOTES)
+    combined = rates(index, state, project, with_model=True)
+    for split in ("dev", "fresh"):
+        assert combined[split][0] >= lexical[split][0], split
+        assert combined[split][2] >= lexical[split][2], split
+    total = [sum(r[i] for r in combined.values()) for i in range(4)]
+    assert total[0] / total[1] >= 0.90 and total[2] / total[3] >= 0.95, total
+    assert sum(r[0] for r in combined.values()) > sum(r[0] for r in lexical.values())
+
+
+@needs_real_model
+def test_notes_are_embedded_when_stored_and_a_prompt_embeds_only_itself(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pokayokay.recall import encoder
+
+    install_model()
+    others = [n for n in LEARNING_NOTES if n["id"] != MISSED]
+    store_files(project, others)
+    memory = resolve_memory_location(project).memory_dir
+    code = cli.main(
+        ["remember", "--project", str(project), "--memory-dir", str(memory), "--category",
+         BY_ID[MISSED]["category"], BY_ID[MISSED]["text"]]
+    )  # fmt: skip
+    assert code == 0
+    keys, vectors = semantic.load_vectors(str(state_of(project) / SEMANTIC_VECTORS_FILE))
+    assert len(keys) == len(LEARNING_NOTES) and vectors.shape == (len(keys), encoder.DIMENSIONS)
+
+    calls: list[int] = []
+    real_embed = encoder.Model.embed
+
+    def counting(self: encoder.Model, texts: Any) -> Any:
+        calls.append(len(texts))
+        return real_embed(self, texts)
+
+    monkeypatch.setattr(encoder.Model, "embed", counting)
+    monkeypatch.setenv("POKAYOKAY_MEMORY_DIR", str(memory))
+    assert NEEDLE in injected(project, PARAPHRASE)
+    assert calls == [1]  # the prompt, nothing else
+
+    # A note that arrived some other way (a file written by hand) is embedded once, then cached.
+    extra = {"text": "Feature flags live in flags.yaml and are read through flags.enabled().",
+             "category": "patterns"}  # fmt: skip
+    store_files(project, [extra])
+    calls.clear()
+    injected(project, "where do we toggle an experimental option for some customers?")
+    injected(project, "where do we toggle an experimental option for some customers?")
+    assert calls == [1, 1, 1]
+
+    # Off in the settings: the same prompt gets lexical recall, which misses the paraphrase.
+    settings = project / ".claude" / "pokayokay.md"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text("---\nrecall:\n  semantic: off\n---\n", "utf-8")
+    calls.clear()
+    assert NEEDLE not in injected(project, PARAPHRASE)
+    assert calls == []
+
+
+@needs_real_model
+def test_a_removed_note_takes_its_vector_with_it(project: Path) -> None:
+    install_model()
+    memory = store_files(project, LEARNING_NOTES[:5])
+    location = resolve_memory_location(project)
+    assert refresh_location(location) == 5
+    assert refresh_location(location) == 0
+    os.unlink(sorted(memory.glob("learning-*.md"))[0])
+    assert refresh_location(location) == 0
+    keys, _ = semantic.load_vectors(str(state_of(project) / SEMANTIC_VECTORS_FILE))
+    assert len(keys) == 4
+
+
+@needs_real_model
+def test_the_recall_command_and_doctor_say_semantic_recall_is_on(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_model()
+    store_files(project, LEARNING_NOTES)
+    memory = str(resolve_memory_location(project).memory_dir)
+    args = ["--project", str(project), "--memory-dir", memory]
+    assert cli.main(["recall", PARAPHRASE, "--json", *args]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["semantic"] is True
+    assert any(NEEDLE in hit["text"] for hit in data["hits"])
+    cli.main(["doctor", *args])
+    assert "[ok  ] recall: semantic recall: on (all-MiniLM-L6-v2; " in capsys.readouterr().out
+
+
+def test_without_the_model_a_prompt_loads_nothing_of_the_extra(project: Path) -> None:
+    import subprocess
+    import sys
+
+    store_files(project, LEARNING_NOTES)
+    injected(project, "How do I run the test suite?")  # builds the recall cache
+    probe = (
+        "import json, sys\n"
+        "from pokayokay.hooks.recall import user_prompt_submit\n"
+        "out = user_prompt_submit(json.loads(sys.stdin.read()), 'UserPromptSubmit')\n"
+        "extra = sorted(m for m in ('numpy', 'mmap', 'hashlib', 'pokayokay.recall.encoder', "
+        "'pokayokay.recall.wordpiece', 'pokayokay.recall.model_fetch') if m in sys.modules)\n"
+        "print(json.dumps({'out': out, 'extra': extra}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=json.dumps(payload(project, "How do I run the test suite?")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env=dict(os.environ, CLAUDE_PROJECT_DIR=str(project)),
+    )
+    result = json.loads(proc.stdout)
+    assert result["extra"] == []
+    assert "Run the test suite with" in result["out"]
+
+
+def test_a_prompt_keeps_the_vectors_of_notes_its_index_does_not_hold(
+    project: Path, tmp_path: Path
+) -> None:
+    """A prompt's index may be incomplete (parse budget): the vectors of the notes it lacks stay
+    cached; only a full refresh drops those of notes gone. Runs on a tiny random model."""
+    pytest.importorskip("numpy")
+    write_tiny_model(Path(semantic.model_dir()))
+    state = str(tmp_path / "state")
+    texts = ["run the test suite with python", "never deploy on fridays", "upload a large video"]
+    full = Index.build([Document(f"n{i}", "learning", t) for i, t in enumerate(texts)])
+    part = Index.build([Document("n0", "learning", texts[0])])
+    fix = Index.build([Document("f0", "fix", "E501 line too long in views.py, fixed")])
+    path = str(tmp_path / "state" / SEMANTIC_VECTORS_FILE)
+    assert semantic.refresh(full, state, str(project)) == 3
+    boosts = semantic.boosts(part, "run the python test suite", state, str(project))
+    assert boosts is not None and set(boosts) <= {0}
+    assert len(semantic.load_vectors(path)[0]) == 3
+    assert semantic.boosts(fix, "line too long", state, str(project)) is None  # fixes: no vector
+    assert semantic.refresh(part, state, str(project)) == 0
+    assert semantic.load_vectors(path)[0] == [semantic.key(texts[0])]
