@@ -324,11 +324,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--keep", metavar="DIR", default=None, help="build the demo in DIR and keep it")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser(
-        "upgrade-store", parents=[common], help="finish the failure store's one-off upgrades"
-    )
-    p.add_argument("--quiet", action="store_true", help="print nothing on success")
-    p.set_defaults(func=cmd_upgrade_store)
+    from pokayokay.cli.store_upgrade import add_parser as add_upgrade_store
+
+    add_upgrade_store(sub, common, _folders)
     sub.add_parser("hook", help="run a hook: pokayokay hook <Event> < payload.json")
     return parser
 
@@ -423,12 +421,6 @@ def cmd_doctor(ns: argparse.Namespace) -> int:
     data = report.doctor(project, location, settings)
     print(report.to_json(data) if ns.json else report.render_doctor(data))
     return 0 if data["ok"] else 1
-
-
-def cmd_upgrade_store(ns: argparse.Namespace) -> int:
-    from pokayokay.cli.store_upgrade import run_command
-
-    return run_command(ns, _folders(ns))
 
 
 def cmd_curate(ns: argparse.Namespace) -> int:

@@ -9,9 +9,13 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
     from pathlib import Path
+    from typing import Any
 
     from pokayokay.failures.upgrade import UpgradeReport
+
+    Folders = tuple[Path, Path | None]
 
 
 # What a command that reads the store spends on redaction batches at most before answering
@@ -65,6 +69,18 @@ def describe(report: UpgradeReport | None) -> str:
     if report.left:
         line += f"; still due: {', '.join(report.left)}"
     return line + "."
+
+
+def add_parser(
+    sub: Any, common: argparse.ArgumentParser, folders: Callable[[argparse.Namespace], Folders]
+) -> None:
+    """Register ``upgrade-store`` on the CLI's subparsers; ``folders`` resolves ``--project``
+    and ``--memory-dir`` as every command does."""
+    p = sub.add_parser(
+        "upgrade-store", parents=[common], help="finish the failure store's one-off upgrades"
+    )
+    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.set_defaults(func=lambda ns: run_command(ns, folders(ns)))
 
 
 def run_command(ns: argparse.Namespace, folders: tuple[Path, Path | None]) -> int:

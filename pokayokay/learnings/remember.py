@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from pokayokay.errors import EXIT_CAPTURE_OFF, EXIT_OK, EXIT_PROPOSE, EXIT_USAGE, PokayokayError
 from pokayokay.learnings.capture_budget import _budget_paths, _environ, _read_counts, _write_counts
-from pokayokay.learnings.stored import StoredLearning
+from pokayokay.learnings.stored import StoredLearning, read_stored
 from pokayokay.learnings.topic_index import _update_index
 from pokayokay.names import SESSION_START_TIP
 
@@ -227,13 +227,13 @@ def _match(draft: _Draft, index: LearningIndex) -> tuple[StoredLearning, float |
 
     same = index.by_hash(draft.hash)
     if same is not None:
-        stored = _read_stored(index.memory_dir / same)
+        stored = read_stored(index.memory_dir / same)
         if stored is not None and stored.learning.hash == draft.hash:
             return stored, None
         return _changed(same)
     candidates: dict[str, StoredLearning] = {}
     for name in index.same_keys(key_signature(draft.text)):
-        stored = _read_stored(index.memory_dir / name)
+        stored = read_stored(index.memory_dir / name)
         if stored is None:
             return _changed(name)
         candidates[name] = stored
@@ -247,25 +247,6 @@ def _changed(name: str) -> NoReturn:
     from pokayokay.infra.safe_write import Conflict
 
     raise Conflict(f"{name} changed since it was indexed")
-
-
-def _read_stored(path: Path) -> StoredLearning | None:
-    """One learning file as :func:`pokayokay.learnings.stored.load_learnings` reads it, or None
-    when it is not one (any more)."""
-    from pokayokay.learnings.model import LearningFormatError
-    from pokayokay.learnings.stored import MAX_FILE_BYTES
-    from pokayokay.learnings.topic_file import parse
-
-    try:
-        if path.is_symlink():
-            return None
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:
-            return None
-        return StoredLearning(path, parse(data.decode("utf-8")), data)
-    except (OSError, UnicodeDecodeError, LearningFormatError):
-        return None
 
 
 def remember(

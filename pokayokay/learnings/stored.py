@@ -73,6 +73,24 @@ def load_learnings(memory_dir: Path) -> tuple[list[StoredLearning], list[str]]:
     return found, problems
 
 
+def read_stored(path: Path) -> StoredLearning | None:
+    """One learning file as :func:`load_learnings` reads it, or None when it is not one (any
+    more): a symlink, too large, unreadable, not UTF-8 or not in the learning format."""
+    from pokayokay.learnings.model import LearningFormatError
+    from pokayokay.learnings.topic_file import parse
+
+    try:
+        if path.is_symlink():
+            return None
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            return None
+        return StoredLearning(path, parse(data.decode("utf-8")), data)
+    except (OSError, UnicodeDecodeError, LearningFormatError):
+        return None
+
+
 def contradicting_learnings(memory_dir: Path) -> list[str]:
     """One line per pair of stored learnings that contradict each other (both are kept: which
     one holds is for the user to say), e.g. ``learning-use-httpx.md contradicts

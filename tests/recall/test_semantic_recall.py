@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import recall_eval
 from helpers.hooks import run_hook
 from helpers.paths import DATA_DIR, FIXTURE_SAMPLES_DIR
 from helpers.semantic import install_model, needs_real_model, write_tiny_model
@@ -25,16 +26,14 @@ from pokayokay.names import SEMANTIC_VECTORS_FILE
 from pokayokay.recall import index as recall
 from pokayokay.recall import semantic
 from pokayokay.recall.index import Document, Index
-from pokayokay.recall.readers import FIX_WEIGHT, learning_document
 from pokayokay.safety.sanitize import excerpt
 
 EVAL = DATA_DIR / "recall_eval"
 NOTES: list[dict[str, Any]] = json.loads((EVAL / "learnings.json").read_text("utf-8"))["notes"]
-PROMPTS: list[dict[str, Any]] = json.loads((EVAL / "prompts.json").read_text("utf-8"))["prompts"]
 BY_ID = {n["id"]: n for n in NOTES}
-# A paraphrase the words alone miss among the eval set's learnings (L20: Terraform plans).
-PARAPHRASE = "how do we roll out the new load balancer config for prod?"
-MISSED = "L20"
+# A paraphrase the words alone find too weakly among the eval set's learnings (L40: CSV exports).
+PARAPHRASE = "admin wants an excel download of all students"
+MISSED = "L40"
 
 
 def learning_of(text: str, category: str) -> learnings.Learning:
@@ -159,56 +158,48 @@ def test_a_broken_model_fails_open_to_lexical_recall(
 # -- the real model ------------------------------------------------------------------------------
 
 
-def eval_index() -> Index:
-    docs: list[Document] = []
-    counts: list[dict[str, int]] = []
-    for note in NOTES:
-        if note["kind"] == "learning":
-            learning = learning_of(note["text"], note["category"])
-            doc, doc_counts = learning_document(learning, f"learning-{note['id']}.md")
-        else:
-            doc = Document(note["id"], "fix", note["text"], weight=FIX_WEIGHT)
-            doc_counts = recall.features(note["text"])
-        doc.id = note["id"]
-        docs.append(doc)
-        counts.append(doc_counts)
-    return Index.build(docs, counts)
-
-
-def rates(index: Index, state: Path, project: Path, *, with_model: bool) -> dict[str, list[int]]:
-    """split → [hits, related, silent, unrelated]."""
-    out: dict[str, list[int]] = {}
-    for prompt in PROMPTS:
+def rates(
+    index: Index, prompts: list[dict[str, Any]], state: Path, project: Path, *, with_model: bool
+) -> tuple[int, int]:
+    """(paraphrases whose notes are all recalled, unrelated prompts that get nothing)."""
+    hits = silent = 0
+    for prompt in prompts:
         boosts = semantic.boosts(index, prompt["q"], str(state), str(project))
         assert (boosts is not None) == with_model
         ids = {h.doc.id for h in recall.recall(index, prompt["q"], semantic=boosts).hits}
-        row = out.setdefault(prompt["split"], [0, 0, 0, 0])
         if prompt["expect"]:
-            row[0] += set(prompt["expect"]) <= ids
-            row[1] += 1
+            hits += set(prompt["expect"]) <= ids
         else:
-            row[2] += not ids
-            row[3] += 1
-    return out
+            silent += not ids
+    return hits, silent
 
 
 @needs_real_model
-def test_semantic_recall_finds_more_paraphrases_and_stays_as_quiet(
+def test_semantic_recall_finds_more_paraphrases_and_costs_no_set_any_silence(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Every labelled set (tuned, fresh, held-out, both blind batches, the older corpus): the
+    model lifts hits (held-out 73 → 76, blind 15 → 17, older 39 → 41 at calibration) and
+    never answers an unrelated prompt the words leave silent."""
     install_model()
-    index, state = eval_index(), state_of(project)
-    monkeypatch.setenv(semantic.ENV_MODE, "off")
-    lexical = rates(index, state, project, with_model=False)
-    monkeypatch.setenv(semantic.ENV_MODE, "auto")
-    assert semantic.refresh(index, str(state), str(project)) == len(LEARNING_NOTES)
-    combined = rates(index, state, project, with_model=True)
-    for split in ("dev", "fresh"):
-        assert combined[split][0] >= lexical[split][0], split
-        assert combined[split][2] >= lexical[split][2], split
-    total = [sum(r[i] for r in combined.values()) for i in range(4)]
-    assert total[0] / total[1] >= 0.90 and total[2] / total[3] >= 0.95, total
-    assert sum(r[0] for r in combined.values()) > sum(r[0] for r in lexical.values())
+    corpora = [(recall_eval.build(recall_eval.eval_notes()), recall_eval.prompt_sets())]
+    corpora.append((recall_eval.build(recall_eval.older_notes()),
+                    {"older": recall_eval.older_prompts()}))  # fmt: skip
+    gained = 0
+    for n, (index, sets) in enumerate(corpora):
+        state = state_of(project) / f"corpus-{n}"
+        state.mkdir(parents=True)
+        monkeypatch.setenv(semantic.ENV_MODE, "off")
+        lexical = {name: rates(index, ps, state, project, with_model=False)
+                   for name, ps in sets.items()}  # fmt: skip
+        monkeypatch.setenv(semantic.ENV_MODE, "auto")
+        assert semantic.refresh(index, str(state), str(project)) > 0
+        for name, prompts in sets.items():
+            hits, silent = rates(index, prompts, state, project, with_model=True)
+            assert hits >= lexical[name][0], name
+            assert silent >= lexical[name][1], name
+            gained += hits - lexical[name][0]
+    assert gained >= 5
 
 
 @needs_real_model
