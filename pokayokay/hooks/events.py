@@ -12,12 +12,13 @@ from __future__ import annotations
 class HookSpec:
     """One registered event: its matcher, its timeout and its handler.
 
-    ``timeout`` is in seconds. ``background``: registered with ``"async": true``, so Claude Code
-    runs it in the background and waits for nothing (its output reaches no one; in ``-p`` mode
-    the CLI kills a background hook still running at exit). A SessionEnd timeout in a *settings file* raises Claude Code's shared
+    ``timeout`` is in seconds. A SessionEnd timeout in a *settings file* raises Claude Code's shared
     1.5 s SessionEnd budget (plugin hook timeouts do not); pokayokay still aims to finish well
     inside 1.5 s so that the plugin install works too. ``handler`` is ``"module:function"`` under
     :mod:`pokayokay.hooks`; the function takes ``(payload, event)`` and returns the text to print.
+    ``background``: registered with ``"async": true``, so Claude Code runs it in the background
+    and waits for nothing (its output reaches no one; in ``-p`` mode the CLI kills a background
+    hook still running at exit).
     """
 
     __slots__ = ("background", "event", "handler", "matcher", "timeout")
