@@ -2,8 +2,11 @@
 
 Registered with ``"async": true`` (:data:`pokayokay.hooks.events.HOOKED_EVENTS`): Claude Code
 starts it and waits for nothing, so the classify, redact and store work of the turn's tool calls
-(:mod:`pokayokay.hooks.ingest`) happens while the user reads the answer, and the next prompt
-finds the spool empty and costs what any warm prompt costs. The prompt keeps its own bounded
+(:mod:`pokayokay.hooks.ingest`) happens while the user reads the answer. When that stored
+anything, the two caches the prompt reads from the failure store are brought up to date as
+well (the recall index with its past-fix texts, and the failure signals of skill suggestion:
+both are rebuilt by whoever first finds the store changed), so the next prompt finds the spool
+empty and the caches fresh, and costs what any warm prompt costs. The prompt keeps its own bounded
 ingest for what is left (a turn the user interrupted has no Stop; a Stop still running when the
 prompt comes holds the ingest lock, and the prompt then reads the store as it is).
 
@@ -36,7 +39,37 @@ def stop(payload: dict[str, Any], event: str) -> str:
 
         fail_open(f"{event}: locating the project", exc)
         return ""
-    ingest.ingest_quietly(
+    result = ingest.ingest_quietly(
         event, lambda: ingest.ingest_project(project, budget=STOP_INGEST_BUDGET)
     )
+    if result is not None and result.done:
+        _refresh_caches(payload, event)
     return ""
+
+
+def _refresh_caches(payload: dict[str, Any], event: str) -> None:
+    """What the next prompt would otherwise rebuild because the store changed: the recall
+    index (its full check) and the cached failure signals. Each fails open on its own."""
+    from pokayokay.infra.logs import fail_open
+
+    try:
+        from pokayokay.hooks.runtime import memory_location
+        from pokayokay.infra.state import project_state_dir
+
+        location = memory_location(payload)
+        state_dir = project_state_dir(str(location.project_key))
+    except Exception as exc:
+        fail_open(f"{event}: locating the project's memory", exc)
+        return
+    try:
+        from pokayokay.recall.sources import load_index
+
+        load_index(location.memory_dir, location.project_dir, state_dir)
+    except Exception as exc:
+        fail_open(f"{event}: refreshing the recall index", exc)
+    try:
+        from pokayokay.skills.advice import cached_signals
+
+        cached_signals(str(state_dir))
+    except Exception as exc:
+        fail_open(f"{event}: refreshing the failure signals", exc)

@@ -56,9 +56,13 @@ def sample(name: str, project: Path) -> dict[str, Any]:
     return payload
 
 
-def spool_failure(project: Path, command: str, error: str, n: int) -> None:
+def spool_failure(
+    project: Path, command: str, error: str, n: int, session: str | None = None
+) -> None:
     """A failed Bash call as the registered hook spools it: the spool file, no site."""
     payload = sample("PostToolUseFailure.Bash.json", project)
+    if session is not None:
+        payload["session_id"] = session
     payload["tool_input"] = {"command": command, "description": "check the build"}
     payload["error"] = error
     payload["tool_use_id"] = f"toolu_01Stop{n:04d}"
@@ -184,3 +188,97 @@ def test_stop_racing_the_next_prompt_ingests_every_failure_once(project: Path) -
     ingest.ingest_project(str(project))  # what a budget left, if anything
     assert stored_commands(project) == sorted(expected)
     assert not ingest.pending(folder(project))
+
+
+# --- the next prompt after a Stop: the caches it reads are fresh ------------------------------
+
+CART_ERROR = (
+    "Exit code 1\n"
+    "============================= test session starts ==============================\n"
+    "collected 12 items\n\n"
+    "tests/test_cart.py ...F........                                          [100%]\n\n"
+    "FAILED tests/test_cart.py::test_add - assert 3 == 4\n"
+    "========================= 1 failed, 11 passed in 0.41s ========================="
+)
+NEXT_PROMPT = "test_add in tests/test_cart.py fails again after the refactor, what fixed it before?"
+
+
+def spool_fix_episode(project: Path, n: int) -> None:
+    """A failing test, the edit that fixes it and the passing rerun, as the hooks spool them
+    (session ``n``)."""
+    (project / "tests").mkdir(exist_ok=True)
+    (project / "tests" / "test_cart.py").write_text("def test_add():\n    assert 3 == 4\n")
+    (project / "src" / "cart.py").write_text("def add(a, b):\n    return a + b\n")
+    command = "pytest tests/test_cart.py"
+    session = f"5e55107a-0000-4000-8000-{n:012d}"
+    spool_failure(project, command, CART_ERROR, 100 + n, session)
+    edit = sample("PostToolUse.Edit.json", project)
+    edit.update(session_id=session)
+    edit["tool_input"]["file_path"] = str(project / "src" / "cart.py")
+    success = sample("PostToolUse.Bash.json", project)
+    success.update(session_id=session)
+    success["tool_input"]["command"] = command
+    env = dict(os.environ, CLAUDE_PROJECT_DIR=str(project))
+    for payload in (edit, success):
+        subprocess.run([sys.executable, "-S", "-E", str(SPOOL_PY), "PostToolUse"],
+                       input=json.dumps(payload).encode(), env=env, check=True, timeout=60)
+
+
+def prompt_without_sqlite(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[str, str]:
+    """The next prompt, with SQLite out of reach: (its context, what it said on stderr)."""
+    import sqlite3
+
+    def no_store(*args: Any, **kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("the failure store was opened")
+
+    payload = sample("UserPromptSubmit.json", project)
+    payload["prompt"] = NEXT_PROMPT
+    capsys.readouterr()
+    with monkeypatch.context() as patch:
+        patch.setattr(sqlite3, "connect", no_store)
+        code, out, err = run_hook("UserPromptSubmit", payload)
+    assert code == 0
+    return out, err + capsys.readouterr().err
+
+
+def warm_caches(project: Path) -> None:
+    """A prompt before the turn: recall and the failure signals cached, as in a live session."""
+    payload = sample("UserPromptSubmit.json", project)
+    payload["prompt"] = NEXT_PROMPT
+    assert run_hook("UserPromptSubmit", payload)[0] == 0
+
+
+def test_after_the_stop_the_next_prompt_reads_no_store(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spool_fix_episode(project, 1)
+    spool_fix_episode(project, 2)
+    ingest.ingest_project(str(project))
+    warm_caches(project)
+    spool_fix_episode(project, 3)  # the same failure and fix, in this turn
+
+    assert run_hook("Stop", sample("Stop.json", project)) == (0, "", "")
+
+    out, err = prompt_without_sqlite(project, monkeypatch, capsys)
+    assert err == ""  # answered from the caches the Stop refreshed
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    # The third session is the one the Stop ingested: the signals are fresh, not stale.
+    assert context == "pokayokay: pytest failures recurred in 3 sessions in tests/test_cart.py."
+
+
+def test_without_the_stop_the_next_prompt_rebuilds_from_the_store(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The control: the same turn ingested by anything but Stop leaves the caches stale, and
+    # the prompt must read the store (here out of reach: it says so, fails open).
+    spool_fix_episode(project, 1)
+    spool_fix_episode(project, 2)
+    ingest.ingest_project(str(project))
+    warm_caches(project)
+    spool_fix_episode(project, 3)
+    ingest.ingest_project(str(project))
+
+    _, err = prompt_without_sqlite(project, monkeypatch, capsys)
+    assert "the failure store was opened" in err
