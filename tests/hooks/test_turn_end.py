@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.hooks import run_hook
+from helpers.hooks import prompt_payload, run_hook
 from helpers.paths import FIXTURE_SAMPLES_DIR, REPO_ROOT
 
 from pokayokay.failures.store import FailureStore
@@ -170,8 +170,9 @@ def _hook(event: str, payload: dict[str, Any], project: Path) -> subprocess.Pope
 
 
 def test_stop_racing_the_next_prompt_ingests_every_failure_once(project: Path) -> None:
-    prompt = sample("UserPromptSubmit.json", project)
-    prompt["prompt"] = "tsc still fails on src/cart.ts, can you look at the Cart type again?"
+    prompt = prompt_payload(
+        project, "tsc still fails on src/cart.ts, can you look at the Cart type again?"
+    )
     expected: list[str] = []
     for turn in range(4):
         commands = [f"make dist-{turn}-{n}" for n in range(5)]
@@ -233,8 +234,7 @@ def prompt_without_sqlite(
     def no_store(*args: Any, **kwargs: Any) -> Any:
         raise sqlite3.OperationalError("the failure store was opened")
 
-    payload = sample("UserPromptSubmit.json", project)
-    payload["prompt"] = NEXT_PROMPT
+    payload = prompt_payload(project, NEXT_PROMPT)
     capsys.readouterr()
     with monkeypatch.context() as patch:
         patch.setattr(sqlite3, "connect", no_store)
@@ -245,8 +245,7 @@ def prompt_without_sqlite(
 
 def warm_caches(project: Path) -> None:
     """A prompt before the turn: recall and the failure signals cached, as in a live session."""
-    payload = sample("UserPromptSubmit.json", project)
-    payload["prompt"] = NEXT_PROMPT
+    payload = prompt_payload(project, NEXT_PROMPT)
     assert run_hook("UserPromptSubmit", payload)[0] == 0
 
 
