@@ -99,10 +99,16 @@ def test_stop_ingests_the_turns_failure_before_the_next_prompt(e2e: E2E) -> None
 
         # The turn ended; the session lives on, no SessionEnd has run and no prompt is sent:
         # only the background Stop hook can empty the spool into the store.
+        # It then refreshes the caches the prompt reads from the store (the first prompt named
+        # no path, so nothing had written the failure signals' cache before).
+        from pokayokay.names import SUGGEST_FAILURES_FILE
+
+        signals = e2e.state_dir() / SUGGEST_FAILURES_FILE
         give_up = time.monotonic() + 60
-        while (spooled_bytes(e2e) or not stored_failures(e2e)) and time.monotonic() < give_up:
+        while (spooled_bytes(e2e) or not signals.is_file()) and time.monotonic() < give_up:
             time.sleep(0.1)
         assert proc.poll() is None
+        assert signals.is_file(), pokayokay_log(e2e)
         assert spooled_bytes(e2e) == 0, pokayokay_log(e2e)
         [record] = stored_failures(e2e)
         assert record.command == FAILING_COMMAND and record.exit_code == 4
@@ -141,7 +147,11 @@ def test_a_one_shot_run_loses_nothing_when_the_cli_cancels_the_stop_hook(e2e: E2
     assert run.exit_code == 0, explain(run, e2e)
     assert run.result_event.get("result") == "STOP-DONE"
     debug = run.debug_log.read_text(errors="replace") if run.debug_log else ""
-    assert "(Stop) with timeout 30000ms" in debug  # registered as a background hook
+    from pokayokay.hooks.events import HOOKED_EVENTS
+
+    [spec] = [spec for spec in HOOKED_EVENTS if spec.event == "Stop"]
+    # The CLI's debug log: "Registering async hook … (Stop) with timeout …ms".
+    assert f"(Stop) with timeout {spec.timeout * 1000}ms" in debug
     # Whether the background Stop got anything done before the CLI cancelled it, SessionEnd
     # ingested the rest: the failure is stored once and the spool is empty.
     [record] = stored_failures(e2e)
