@@ -197,7 +197,7 @@ def prompt_project(lab: Lab) -> Project:
 def prompt_specs() -> list[Spec]:
     base = f"registered UserPromptSubmit ({RECALL_LEARNINGS:,} learnings, {SUGGEST_SKILLS} skills"
 
-    def row(what: str, *, capture: bool = False, cold: bool = False) -> Spec:
+    def row(what: str, *, capture: bool = False, stop: bool = False, cold: bool = False) -> Spec:
         name = f"{base}, 20k events: {what})"
 
         def build(lab: Lab, n: int) -> Measurable:
@@ -206,6 +206,8 @@ def prompt_specs() -> list[Spec]:
                                                    prompt=PROMPT))
             counter = [0]
             failure_argv = registered_argv(project, "PostToolUseFailure")
+            stop_argv = registered_argv(project, "Stop") if stop else []
+            stop_payload = encode_payload(moved_payload("Stop.json", project.path))
 
             def before() -> None:
                 if cold:
@@ -217,6 +219,11 @@ def prompt_specs() -> list[Spec]:
                                            "pytest tests/test_checkout.py")
                     subprocess.run(failure_argv, input=data, env=project.env, cwd=project.path,
                                    check=True, capture_output=True)
+                if stop:  # the turn ends: Claude Code runs it in the background, to its end
+                    subprocess.run(stop_argv, input=stop_payload, env=project.env,
+                                   cwd=project.path, check=True, capture_output=True)
+                    if _spooled(project):
+                        raise SystemExit("the Stop hook left the capture in the spool")
 
             return registered_case(lab, name, "UserPromptSubmit", project,
                                    min(n, 5) if cold else n, stdin=payload,
@@ -224,7 +231,21 @@ def prompt_specs() -> list[Spec]:
 
         return Spec(name, build)
 
-    return [row("warm"), row("right after a capture", capture=True), row("cold cache", cold=True)]
+    return [
+        row("warm"),
+        # The turn was interrupted (no Stop): the prompt ingests the capture itself.
+        row("right after a capture", capture=True),
+        # The normal sequence: the failing call, the turn's Stop (background ingest), the prompt.
+        row("after a capture and the turn's Stop", capture=True, stop=True),
+        row("cold cache", cold=True),
+    ]
+
+
+def _spooled(project: Project) -> bool:
+    from pokayokay.hooks.ingest import pending
+    from pokayokay.infra.spool import spool_dir
+
+    return pending(spool_dir(str(project.path), project.env))
 
 
 def big_store_project(lab: Lab) -> Project:

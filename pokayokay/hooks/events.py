@@ -16,26 +16,42 @@ class HookSpec:
     1.5 s SessionEnd budget (plugin hook timeouts do not); pokayokay still aims to finish well
     inside 1.5 s so that the plugin install works too. ``handler`` is ``"module:function"`` under
     :mod:`pokayokay.hooks`; the function takes ``(payload, event)`` and returns the text to print.
+    ``background``: registered with ``"async": true``, so Claude Code runs it in the background
+    and waits for nothing (its output reaches no one; in ``-p`` mode the CLI kills a background
+    hook still running at exit).
     """
 
-    __slots__ = ("event", "handler", "matcher", "timeout")
+    __slots__ = ("background", "event", "handler", "matcher", "timeout")
 
-    def __init__(self, event: str, matcher: str | None, timeout: int, handler: str) -> None:
+    def __init__(
+        self,
+        event: str,
+        matcher: str | None,
+        timeout: int,
+        handler: str,
+        *,
+        background: bool = False,
+    ) -> None:
         self.event = event
         self.matcher = matcher
         self.timeout = timeout
         self.handler = handler
+        self.background = background
+
+    def _key(self) -> tuple[str, str | None, int, str, bool]:
+        return (self.event, self.matcher, self.timeout, self.handler, self.background)
 
     def __repr__(self) -> str:
-        return f"HookSpec({self.event!r}, {self.matcher!r}, {self.timeout}, {self.handler!r})"
+        tail = ", background=True" if self.background else ""
+        return (
+            f"HookSpec({self.event!r}, {self.matcher!r}, {self.timeout}, {self.handler!r}{tail})"
+        )
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, HookSpec) and (
-            self.event, self.matcher, self.timeout, self.handler
-        ) == (other.event, other.matcher, other.timeout, other.handler)
+        return isinstance(other, HookSpec) and self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash((self.event, self.matcher, self.timeout, self.handler))
+        return hash(self._key())
 
 
 HOOKED_EVENTS: tuple[HookSpec, ...] = (
@@ -44,6 +60,9 @@ HOOKED_EVENTS: tuple[HookSpec, ...] = (
     HookSpec("UserPromptSubmit", None, 10, "prompt:user_prompt_submit"),
     HookSpec("PreCompact", None, 60, "session:pre_compact"),
     HookSpec("SessionEnd", None, 10, "session:session_end"),
+    # The turn ended: ingest the spool in the background, so that the user's next prompt finds
+    # it empty (the prompt still ingests what is left: a turn the user interrupted has no Stop).
+    HookSpec("Stop", None, 30, "turn_end:stop", background=True),
     # Failure capture: failures, validation errors and denials (only PostToolBatch sees those),
     # and the successes and edits that close failure -> fix episodes.
     HookSpec("PostToolUseFailure", None, 10, "capture:post_tool_use_failure"),

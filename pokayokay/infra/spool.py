@@ -5,9 +5,9 @@ their registered command runs this file with the least interpreter work there is
 …/spool.py <Event>``, or the ``pokayokay-spool`` script). It imports only ``sys``, ``os`` and the
 built-in ``time`` (no json, re, sqlite3, pathlib, typing) and appends the payload as ONE record
 to the project's spool with a single ``O_APPEND`` write. :mod:`pokayokay.hooks.ingest` later
-hands every record to the event's ordinary handler (classify, signature, redact, store): at
-SessionEnd, before UserPromptSubmit reads failure signals, and in every CLI command that reads the
-failure store.
+hands every record to the event's ordinary handler (classify, signature, redact, store): in the
+background when the turn ends (Stop), at SessionEnd, before UserPromptSubmit reads failure
+signals, and in every CLI command that reads the failure store.
 
 Layout, in ``<state>/spool/<key>/`` (``<key>`` from the launch folder, :func:`spool_key`)::
 

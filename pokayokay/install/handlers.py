@@ -129,7 +129,16 @@ def _is_spool_file(path: str) -> bool:
 
 
 def _handler(command: str, args: Sequence[str], spec: HookSpec) -> JsonObject:
-    return {"type": "command", "command": command, "args": list(args), "timeout": spec.timeout}
+    handler: JsonObject = {"type": "command", "command": command, "args": list(args)}
+    return _timed(handler, spec)
+
+
+def _timed(handler: JsonObject, spec: HookSpec) -> JsonObject:
+    """``handler`` with the spec's timeout, and ``"async": true`` for a background event."""
+    if spec.background:
+        handler["async"] = True
+    handler["timeout"] = spec.timeout
+    return handler
 
 
 def spool_file() -> str:
@@ -151,7 +160,8 @@ def event_handler(
     says so in one line (a ``systemMessage``). The per-tool-call events run the spool entry:
     ``pokayokay-spool <Event>`` by name, or this interpreter with ``-S -E`` on the spool file
     when init registers absolute paths (``pokayokay hook <Event>`` when an older install has no
-    ``pokayokay-spool``). ``command``/``lead`` come from :func:`hook_command`.
+    ``pokayokay-spool``). A background event (Stop) gets ``"async": true``. ``command``/``lead``
+    come from :func:`hook_command`.
     """
     absolute = lead[:1] == ["-m"]
     spooled = spec.event in SPOOLED_EVENTS and (
@@ -177,7 +187,7 @@ def event_handler(
         note = json.dumps({"systemMessage": NOT_INSTALLED_NOTE})
         otherwise = "{ printf '%s\\n' " + shlex.quote(note) + "; exit 0; }"
     line = f"{guard} || {otherwise}; exec {' '.join(shlex.quote(word) for word in words)}"
-    return {"type": "command", "command": line, "timeout": spec.timeout}
+    return _timed({"type": "command", "command": line}, spec)
 
 
 def _group(spec: HookSpec, handler: JsonObject) -> JsonObject:

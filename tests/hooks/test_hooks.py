@@ -292,15 +292,15 @@ def test_every_captured_payload_exits_0_with_empty_or_documented_json(
 
 def test_unhandled_event_does_not_even_need_a_payload(project: Path) -> None:
     """An event with no handler is a no-op before stdin is parsed: garbage there is no error."""
-    code, out, err = run_hook("Stop", b"\xff\x00 not json")
+    code, out, err = run_hook("MessageDisplay", b"\xff\x00 not json")
     assert (code, out, err) == (0, "", "")
     assert snapshot(state_home()) is None
 
 
 def test_unhandled_event_via_console_script_is_silent(project: Path) -> None:
-    """The real command on an unhandled event (Stop): exit 0, no stdout, no stderr."""
-    payload = sample_for("Stop.json", project)
-    proc = run_console(["hook", "Stop"], json.dumps(payload).encode(), project)
+    """The real command on an unhandled event (MessageDisplay): exit 0, no stdout, no stderr."""
+    payload = sample_for("MessageDisplay.json", project)
+    proc = run_console(["hook", "MessageDisplay"], json.dumps(payload).encode(), project)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
     assert snapshot(state_home()) is None
 

@@ -104,6 +104,16 @@ def path_handler(event: str) -> dict[str, Any]:
 
 
 SPOOLED = ("PostToolUse", "PostToolUseFailure", "PostToolBatch", "InstructionsLoaded")
+# Registered with "async": true: Claude Code runs them in the background and waits for nothing.
+BACKGROUND = ("Stop",)
+
+
+def timed(handler: dict[str, Any], event: str) -> dict[str, Any]:
+    """The handler with the event's timeout (and "async": true for a background event)."""
+    if event in BACKGROUND:
+        handler["async"] = True
+    handler["timeout"] = TIMEOUTS.get(event, 10)
+    return handler
 
 
 def installed(event: str) -> dict[str, Any]:
@@ -119,7 +129,7 @@ def installed(event: str) -> dict[str, Any]:
         )
     else:
         command = guard.format("pokayokay") + f"exit 0; exec pokayokay hook {event}"
-    return {"type": "command", "command": command, "timeout": TIMEOUTS.get(event, 10)}
+    return timed({"type": "command", "command": command}, event)
 
 
 def absolute_handler(event: str, python: str = "/opt/old/bin/python3") -> dict[str, Any]:
@@ -409,14 +419,36 @@ def test_duplicates_and_stale_events_are_cleaned_up(
         "SessionStart": [{"hooks": [path_handler("SessionStart")]},
                          {"hooks": [absolute_handler("SessionStart")]}],
         "Notification": [{"hooks": [path_handler("Notification")]}],
-        "Stop": [{"hooks": [OTHER_HANDLER, path_handler("Stop")]}],
+        "SubagentStop": [{"hooks": [OTHER_HANDLER, path_handler("SubagentStop")]}],
     }}))
     report = init(project, environ=env_on_path)
     data = load(target)["hooks"]
     assert data["SessionStart"] == [{"hooks": [installed("SessionStart")]}]
     assert "Notification" not in data
-    assert data["Stop"] == [{"hooks": [OTHER_HANDLER]}]
-    assert sorted(c.event for c in report.removed) == ["Notification", "SessionStart", "Stop"]
+    assert data["SubagentStop"] == [{"hooks": [OTHER_HANDLER]}]
+    assert sorted(c.event for c in report.removed) == [
+        "Notification", "SessionStart", "SubagentStop"
+    ]
+
+
+def test_an_old_synchronous_stop_handler_becomes_the_background_one(
+    project: Path, env_on_path: dict[str, str]
+) -> None:
+    # A Stop handler of ours without "async" (hand-written, or from a build that ran it in the
+    # foreground) would make Claude wait for the ingest at the end of every turn.
+    target = project / ".claude" / "settings.json"
+    target.parent.mkdir()
+    target.write_text(dump({"hooks": {
+        "Stop": [{"hooks": [OTHER_HANDLER, path_handler("Stop")]}],
+    }}))
+    report = init(project, environ=env_on_path)
+    [stop_group] = load(target)["hooks"]["Stop"]
+    assert stop_group == {"hooks": [OTHER_HANDLER, installed("Stop")]}
+    assert stop_group["hooks"][1]["async"] is True
+    assert stop_group["hooks"][1]["command"].endswith("; exec pokayokay hook Stop")
+    assert [(c.event, c.handler is not None) for c in report.replaced] == [("Stop", True)]
+    uninstall(project, environ=env_on_path)
+    assert load(target).get("hooks", {}).get("Stop") == [{"hooks": [OTHER_HANDLER]}]
 
 
 # --- scopes -----------------------------------------------------------------------------------
@@ -751,10 +783,10 @@ def test_committed_hooks_json_is_generated_from_the_table() -> None:
     assert list(data["hooks"]) == EVENTS
     for spec in HOOKED_EVENTS:
         [group] = data["hooks"][spec.event]
-        assert group["hooks"] == [{
+        assert group["hooks"] == [timed({
             "type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/pokayokay-hook",
-            "args": [spec.event], "timeout": spec.timeout,
-        }]
+            "args": [spec.event],
+        }, spec.event)]
         assert handler_form(group["hooks"][0]) == "plugin"
 
 

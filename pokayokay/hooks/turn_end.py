@@ -1,0 +1,75 @@
+"""Stop: Claude finished its turn; ingest the spool of tool calls in the background.
+
+Registered with ``"async": true`` (:data:`pokayokay.hooks.events.HOOKED_EVENTS`): Claude Code
+starts it and waits for nothing, so the classify, redact and store work of the turn's tool calls
+(:mod:`pokayokay.hooks.ingest`) happens while the user reads the answer. When that stored
+anything, the two caches the prompt reads from the failure store are brought up to date as
+well (the recall index with its past-fix texts, and the failure signals of skill suggestion:
+both are rebuilt by whoever first finds the store changed), so the next prompt finds the spool
+empty and the caches fresh, and costs what any warm prompt costs. The prompt keeps its own bounded
+ingest for what is left (a turn the user interrupted has no Stop; a Stop still running when the
+prompt comes holds the ingest lock, and the prompt then reads the store as it is).
+
+Says nothing to the model and never decides anything (no ``decision``, no output at all): a
+failure is logged with one stderr line and the hook exits 0. Exactly once holds against any
+other ingester (the prompt's, SessionEnd's, a CLI reader's): one lock per spool and a cursor the
+store records with the rows.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# What one Stop spends at most on the spool (it runs in the background, inside its 30 s
+# timeout); what is left waits for the next ingester.
+STOP_INGEST_BUDGET = 5.0
+
+
+def stop(payload: dict[str, Any], event: str) -> str:
+    """Ingest the launch folder's spool, bounded; always returns "" (nothing for the model)."""
+    from pokayokay.hooks import ingest
+    from pokayokay.hooks.runtime import project_dir
+
+    try:
+        project = project_dir(payload)
+    except Exception as exc:  # a refused launch folder: logged, and the turn ends as it would
+        from pokayokay.infra.logs import fail_open
+
+        fail_open(f"{event}: locating the project", exc)
+        return ""
+    result = ingest.ingest_quietly(
+        event, lambda: ingest.ingest_project(project, budget=STOP_INGEST_BUDGET)
+    )
+    if result is not None and result.done:
+        _refresh_caches(payload, event)
+    return ""
+
+
+def _refresh_caches(payload: dict[str, Any], event: str) -> None:
+    """What the next prompt would otherwise rebuild because the store changed: the recall
+    index (its full check) and the cached failure signals. Each fails open on its own."""
+    from pokayokay.infra.logs import fail_open
+
+    try:
+        from pokayokay.hooks.runtime import memory_location
+        from pokayokay.infra.state import project_state_dir
+
+        location = memory_location(payload)
+        state_dir = project_state_dir(str(location.project_key))
+    except Exception as exc:
+        fail_open(f"{event}: locating the project's memory", exc)
+        return
+    try:
+        from pokayokay.recall.sources import load_index
+
+        load_index(location.memory_dir, location.project_dir, state_dir)
+    except Exception as exc:
+        fail_open(f"{event}: refreshing the recall index", exc)
+    try:
+        from pokayokay.skills.advice import cached_signals
+
+        cached_signals(str(state_dir))
+    except Exception as exc:
+        fail_open(f"{event}: refreshing the failure signals", exc)
