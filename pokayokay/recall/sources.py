@@ -66,6 +66,7 @@ from pokayokay.recall.cache_io import (
     _save_packed,
     _unlink,
 )
+from pokayokay.recall.concepts import table_data, use_table_data
 from pokayokay.recall.index import Document, Index
 from pokayokay.recall.readers import (
     DEFAULT_DECISIONS_ARCHIVE,
@@ -423,6 +424,8 @@ def load(
     when it matches (the caller checks its hits with :func:`unchanged_since_indexed`)."""
     index_path = os.path.join(str(state_dir), INDEX_FILE)
     data = _load_packed(index_path) if use_cache else None
+    if isinstance(data, dict):  # the concept table as parsed when the cache was written
+        use_table_data(data.get("concepts"))
     if quick and isinstance(data, dict):
         found = _quick_hit(data, str(memory_dir), str(project_dir), str(state_dir))
         if found is not None:
@@ -445,6 +448,7 @@ def load(
             if data.get("quick") != stamp:  # the full check vouched for it again: note that
                 data["quick"], data["stamps"] = stamp, inputs.stamps()
                 data["archives"] = [name for name, _st in inputs.archives]
+                data["concepts"] = table_data()
                 _save_packed(index_path, data)
             return Loaded(index)
     index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows))
@@ -458,6 +462,7 @@ def load(
                 "archives": [name for name, _st in inputs.archives],
                 "stamps": inputs.stamps(),
                 "index": index.to_data(),
+                "concepts": table_data(),
             },
         )
     return Loaded(index)

@@ -5,6 +5,7 @@ rebuilt rather than misread."""
 from __future__ import annotations
 
 import json
+import marshal
 import math
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 from pokayokay.infra import packed
 from pokayokay.learnings import model as learnings
 from pokayokay.learnings import topic_file
+from pokayokay.recall import concepts
 from pokayokay.recall import sources as recall_sources
 from pokayokay.recall.index import INDEX_FORMAT, Document, Index
 from pokayokay.recall.sources import INDEX_FILE, load_index
@@ -124,3 +126,60 @@ def test_a_cache_of_the_earlier_format_is_rebuilt(
     parsed.clear()
     assert len(load_index(memory, project, state) or []) == 3
     assert parsed == []  # the rewritten cache is used as it is
+
+
+# --------------------------------------------------------------------------------------------
+# The concept table travels in the index cache: a prompt does not parse it again.
+
+
+def fresh_table(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setattr(concepts, "_table", None)
+    return concepts._load()
+
+
+def test_the_concept_table_round_trips_through_marshal(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed = fresh_table(monkeypatch)
+    saved = marshal.loads(marshal.dumps(concepts.table_data()))
+    text = "the checkout total is wrong after the stripe webhook retries in staging"
+    expected = concepts.evoked(text)
+    assert expected  # the sentence evokes concepts: the comparison below means something
+    monkeypatch.setattr(concepts, "_table", None)
+    assert concepts.use_table_data(saved)
+    assert concepts._table is not None and concepts._table is not parsed
+    assert concepts._table.words == parsed.words and concepts._table.phrases == parsed.phrases
+    assert concepts._table.longest == parsed.longest
+    assert concepts.evoked(text) == expected
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        ["another version of the table", {}, {}],  # parsed from other text: refused
+        (concepts.CONCEPTS, [], {}),
+        (concepts.CONCEPTS, {}),
+    ],
+)
+def test_a_table_from_other_text_or_damaged_is_not_used(
+    data: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(concepts, "_table", None)
+    assert not concepts.use_table_data(data)
+    assert concepts._table is None  # parsed as usual when first needed
+    assert concepts.concepts("resize the image") == [("image", "resize"), ("image", "image")]
+
+
+def test_the_index_cache_hands_the_table_to_the_next_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory, project, state = tmp_path / "memory", tmp_path / "project", tmp_path / "state"
+    project.mkdir()
+    for text in NOTES:
+        write_learning(memory, text)
+    assert load_index(memory, project, state) is not None
+    parsed = fresh_table(monkeypatch)
+    monkeypatch.setattr(concepts, "_table", None)
+    loaded = recall_sources.load(memory, project, state, quick=True)
+    assert loaded.index is not None
+    assert concepts._table is not None and concepts._table is not parsed  # taken, not parsed
+    assert concepts._table.words == parsed.words and concepts._table.phrases == parsed.phrases
