@@ -42,7 +42,8 @@ FIX_WEIGHT = 0.85
 
 
 
-def _stat(path: str) -> list[int] | None:
+def stat_key(path: str) -> list[int] | None:
+    """``[mtime_ns, size]`` of ``path``, or None when it cannot be stat-ed (a cache key part)."""
     try:
         st = os.stat(path)
     except (OSError, ValueError):
@@ -183,7 +184,7 @@ def _section_specs(project_dir: str) -> tuple[SectionSpec, ...]:
     """The managed sections, from the project's settings files when there are any."""
     from pokayokay.memory.sections import DEFAULT_SECTIONS
 
-    if any(_stat(os.path.join(project_dir, rel)) for rel in SETTINGS_FILES):
+    if any(stat_key(os.path.join(project_dir, rel)) for rel in SETTINGS_FILES):
         from pathlib import Path
 
         try:

@@ -93,9 +93,9 @@ def model_fetched(folder: str | None = None) -> bool:
 
 
 def _settings_stats(project_dir: str) -> list[list[int] | None]:
-    from pokayokay.recall.readers import SETTINGS_FILES, _stat
+    from pokayokay.recall.readers import SETTINGS_FILES, stat_key
 
-    return [_stat(os.path.join(project_dir, rel)) for rel in SETTINGS_FILES]
+    return [stat_key(os.path.join(project_dir, rel)) for rel in SETTINGS_FILES]
 
 
 def mode(project_dir: str, state_dir: str, environ: dict[str, str] | None = None) -> str:
@@ -200,20 +200,11 @@ def save_vectors(path: str, keys: list[str], matrix: Any) -> None:
 
     import numpy as np
 
+    from pokayokay.infra.packed import write_private
+
     header = json.dumps({"dims": int(matrix.shape[1]), "keys": keys}, separators=(",", ":"))
     body = np.ascontiguousarray(matrix, dtype="<f4").tobytes()
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with open(fd, "wb") as fh:
-            fh.write(MAGIC + header.encode("ascii") + b"\n" + body)
-        os.replace(tmp, path)
-    except OSError:
-        try:  # noqa: SIM105 - contextlib is one more import on the prompt path
-            os.unlink(tmp)
-        except OSError:
-            pass
+    write_private(path, MAGIC + header.encode("ascii") + b"\n" + body)
 
 
 def _vectors_for(

@@ -75,10 +75,10 @@ from pokayokay.recall.readers import (
     MEMORY_FILE,
     SETTINGS_FILES,
     _from_row,
-    _stat,
     read_archive,
     read_decisions,
     read_learning,
+    stat_key,
 )
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
@@ -159,8 +159,8 @@ class Inputs:
         self.state_dir = str(state_dir)
         # Before the scan: a change during it moves them past what the quick key records.
         self.folder = [
-            _stat(self.memory_dir),
-            _stat(os.path.join(self.state_dir, MEMORY_CHANGED)),
+            stat_key(self.memory_dir),
+            stat_key(os.path.join(self.state_dir, MEMORY_CHANGED)),
         ]
         self.archives: list[tuple[str, list[int]]] = []
         self.learnings = learning_files(self.memory_dir, self.archives)
@@ -168,14 +168,14 @@ class Inputs:
         memory = os.path.join(self.memory_dir, MEMORY_FILE)
         db = os.path.join(self.state_dir, FAILURES_DB)
         self.files: dict[str, list[int] | None] = {
-            "memory": _stat(memory),
-            "archive": _stat(os.path.join(self.memory_dir, DEFAULT_DECISIONS_ARCHIVE)),
-            "db": _stat(db),
+            "memory": stat_key(memory),
+            "archive": stat_key(os.path.join(self.memory_dir, DEFAULT_DECISIONS_ARCHIVE)),
+            "db": stat_key(db),
             # Moves on every write and only then (the database file moves on reads too).
-            "db-changed": _stat(os.path.join(self.state_dir, FAILURES_CHANGED)),
+            "db-changed": stat_key(os.path.join(self.state_dir, FAILURES_CHANGED)),
         }
         for rel in SETTINGS_FILES:
-            self.files[rel] = _stat(os.path.join(self.project_dir, rel))
+            self.files[rel] = stat_key(os.path.join(self.project_dir, rel))
 
     @property
     def empty(self) -> bool:
@@ -247,24 +247,24 @@ def _current_quick_key(
     memory_dir: str, project_dir: str, state_dir: str, archive_names: list[str]
 ) -> str | None:
     """The quick key from fresh stats (a dozen, whatever the number of learnings)."""
-    folder = [_stat(memory_dir), _stat(os.path.join(state_dir, MEMORY_CHANGED))]
+    folder = [stat_key(memory_dir), stat_key(os.path.join(state_dir, MEMORY_CHANGED))]
     if folder[0] is None:
         return None
     files: dict[str, list[int] | None] = {
-        "memory": _stat(os.path.join(memory_dir, MEMORY_FILE)),
-        "archive": _stat(os.path.join(memory_dir, DEFAULT_DECISIONS_ARCHIVE)),
+        "memory": stat_key(os.path.join(memory_dir, MEMORY_FILE)),
+        "archive": stat_key(os.path.join(memory_dir, DEFAULT_DECISIONS_ARCHIVE)),
     }
     for rel in SETTINGS_FILES:
-        files[rel] = _stat(os.path.join(project_dir, rel))
-    archives = [(name, _stat(os.path.join(memory_dir, name))) for name in archive_names]
+        files[rel] = stat_key(os.path.join(project_dir, rel))
+    archives = [(name, stat_key(os.path.join(memory_dir, name))) for name in archive_names]
     return _quick_key(memory_dir, folder, files, archives)
 
 
 def _fixes_digest(state_dir: str) -> tuple[str, list[Any] | None]:
     from pokayokay.recall.fixes import fixes_state
 
-    db = _stat(os.path.join(state_dir, FAILURES_DB))
-    changed = _stat(os.path.join(state_dir, FAILURES_CHANGED))
+    db = stat_key(os.path.join(state_dir, FAILURES_DB))
+    changed = stat_key(os.path.join(state_dir, FAILURES_CHANGED))
     return fixes_state(state_dir, [db is not None, changed or db])
 
 
@@ -292,7 +292,7 @@ def unchanged_since_indexed(memory_dir: str, stamps: str, doc_ids: list[str]) ->
             continue
         name = f"{LEARNING_PREFIX}{doc_id[len(prefix) :]}.md"
         known = _stamp_of(stamps, name)
-        if known is None or known != _stat(os.path.join(memory_dir, name)):
+        if known is None or known != stat_key(os.path.join(memory_dir, name)):
             return False
     return True
 

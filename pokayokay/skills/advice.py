@@ -148,14 +148,6 @@ def advice_for(
     return advice
 
 
-def _stat(path: str) -> list[int] | None:
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return [st.st_mtime_ns, st.st_size]
-
-
 def cached_signals(state_dir: str) -> FailureSignals:
     """The failure signals of the project whose state folder is ``state_dir``: from
     ``suggest-failures.json`` when the store's change marker did not move since it was written,
@@ -163,6 +155,7 @@ def cached_signals(state_dir: str) -> FailureSignals:
     import json
 
     from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, SUGGEST_FAILURES_FILE
+    from pokayokay.recall.readers import stat_key
     from pokayokay.skills.failure_boost import (
         FailureSignals,
         signals_from_data,
@@ -170,11 +163,11 @@ def cached_signals(state_dir: str) -> FailureSignals:
         signals_to_data,
     )
 
-    db = _stat(os.path.join(state_dir, FAILURES_DB))
+    db = stat_key(os.path.join(state_dir, FAILURES_DB))
     if db is None:
         return FailureSignals([], [])
     # Read before the store: a write landing meanwhile leaves a key that no longer matches.
-    key: list[Any] = [_stat(os.path.join(state_dir, FAILURES_CHANGED)) or db]
+    key: list[Any] = [stat_key(os.path.join(state_dir, FAILURES_CHANGED)) or db]
     path = os.path.join(state_dir, SUGGEST_FAILURES_FILE)
     try:
         with open(path, encoding="utf-8") as fh:

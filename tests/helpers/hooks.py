@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 from typing import Any
 
+from helpers.paths import FIXTURE_SAMPLES_DIR
 from pokayokay.hooks import runtime
 
 
@@ -16,3 +18,13 @@ def run_hook(event: str, payload: dict[str, Any] | bytes) -> tuple[int, str, str
     out, err = io.StringIO(), io.StringIO()
     code = runtime.run(event, io.BytesIO(data), out, err)
     return code, out.getvalue(), err.getvalue()
+
+
+def prompt_payload(project: Path, prompt: str) -> dict[str, Any]:
+    """The real UserPromptSubmit payload Claude Code sent, for ``prompt`` in ``project``."""
+    data: dict[str, Any] = json.loads(
+        (FIXTURE_SAMPLES_DIR / "UserPromptSubmit.json").read_text("utf-8")
+    )
+    data["cwd"] = str(project)
+    data["prompt"] = prompt
+    return data

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 from helpers.gitrepo import git
-from helpers.hooks import run_hook
-from helpers.paths import FIXTURE_SAMPLES_DIR, REPO_ROOT
+from helpers.hooks import prompt_payload, run_hook
+from helpers.paths import REPO_ROOT
 
 from pokayokay.hooks import recall as handler
 from pokayokay.infra.locate import resolve_memory_location
@@ -70,13 +70,7 @@ def store(project: Path, notes: list[tuple[str, str]] = NOTES) -> Path:
     return memory
 
 
-def payload(project: Path, prompt: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(
-        (FIXTURE_SAMPLES_DIR / "UserPromptSubmit.json").read_text("utf-8")
-    )
-    data["cwd"] = str(project)
-    data["prompt"] = prompt
-    return data
+payload = prompt_payload
 
 
 def run(data: dict[str, Any] | bytes, event: str = EVENT) -> tuple[int, str, str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import recall_eval
 from helpers.paths import DATA_DIR
 
 from pokayokay.learnings import model as learnings
@@ -19,7 +20,7 @@ from pokayokay.recall import index as recall
 from pokayokay.recall import terms as recall_terms
 from pokayokay.recall.cache_io import _load_packed
 from pokayokay.recall.index import Document, Hit, Index
-from pokayokay.recall.readers import decision_document, fix_text, learning_document
+from pokayokay.recall.readers import fix_text
 from pokayokay.recall.report import recall_cli
 from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE, load_index
 from pokayokay.safety.sanitize import excerpt
@@ -43,39 +44,9 @@ CALIBRATED_EMPTY_RATE = 0.95
 # helpers
 
 
-def as_learning(note: dict[str, Any]) -> learnings.Learning:
-    """A labelled note as `pokayokay remember` would store it."""
-    text = note["text"]
-    return learnings.Learning(
-        name=learnings.make_name(text),
-        description=excerpt(text, learnings.DESCRIPTION_MAX),
-        text=text,
-        category=note["category"] or "heuristics",
-        confidence=note["confidence"],
-        hash=learnings.identity(text),
-    )
-
-
 def labelled_index() -> Index:
     """The labelled corpus analysed exactly as the sources analyse real files."""
-    docs: list[Document] = []
-    counts: list[dict[str, int]] = []
-    for note in CORPUS:
-        if note["kind"] == "learning":
-            doc, doc_counts = learning_document(as_learning(note), f"learning-{note['id']}.md")
-        elif note["kind"] == "decision":
-            made = decision_document(note["text"])
-            assert made is not None
-            doc, doc_counts = made
-        else:
-            doc, doc_counts = (
-                Document(note["id"], "fix", note["text"]),
-                recall.features(note["text"]),
-            )
-        doc.id = note["id"]
-        docs.append(doc)
-        counts.append(doc_counts)
-    return Index.build(docs, counts)
+    return recall_eval.build(CORPUS)
 
 
 def evaluate(index: Index, floor: float, method: str = recall.METHOD) -> tuple[float, float]:

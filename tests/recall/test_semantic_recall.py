@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 from helpers import recall_eval
-from helpers.hooks import run_hook
-from helpers.paths import DATA_DIR, FIXTURE_SAMPLES_DIR
+from helpers.hooks import prompt_payload, run_hook
+from helpers.paths import DATA_DIR
 from helpers.semantic import install_model, needs_real_model, write_tiny_model
 
 from pokayokay.cli import main as cli
@@ -57,13 +57,7 @@ def store_files(project: Path, notes: list[dict[str, Any]]) -> Path:
     return memory
 
 
-def payload(project: Path, prompt: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(
-        (FIXTURE_SAMPLES_DIR / "UserPromptSubmit.json").read_text("utf-8")
-    )
-    data["cwd"] = str(project)
-    data["prompt"] = prompt
-    return data
+payload = prompt_payload
 
 
 def injected(project: Path, prompt: str) -> str:
