@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import os
 import time
-import zlib
 
 from pokayokay.names import (
     FAILURES_CHANGED,
@@ -222,6 +221,8 @@ class Inputs:
         # The failure store is not part of it: recall reads only its fix texts (fixes.py).
         parts += [f"{key}:{stat}" for key, stat in self.files.items() if key not in _STORE_KEYS]
         data = "\n".join(parts).encode("utf-8", "surrogateescape")
+        import zlib  # not at the top: a prompt whose quick key matches never needs it
+
         return f"{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
 
 
@@ -239,8 +240,8 @@ def _quick_key(
     parts = [f"{CACHE_VERSION}:{ANALYSIS_VERSION}", memory_dir, f"{folder}"]
     parts += [f"{key}:{files.get(key)}" for key in _QUICK_FILES]
     parts += [f"{name}:{stat}" for name, stat in archives]
-    data = "\n".join(parts).encode("utf-8", "surrogateescape")
-    return f"q{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
+    # The text itself, not a digest of it: a dozen short lines, and no zlib import per prompt.
+    return "q" + "\n".join(parts)
 
 
 def _current_quick_key(
