@@ -72,9 +72,8 @@ def run(event: str, stdin: IO[bytes], stdout: IO[str], stderr: IO[str]) -> int:
     try:
         payload = read_payload(stdin)
         module_name, func_name = target.split(":")
-        import importlib
-
-        module = importlib.import_module(f"pokayokay.hooks.{module_name}")
+        # __import__, not importlib.import_module: importlib (and warnings) cost every event
+        module = __import__(f"pokayokay.hooks.{module_name}", fromlist=[func_name])
         output = getattr(module, func_name)(payload, event)
         if output:
             stdout.write(output)

@@ -378,7 +378,8 @@ def _settings_option(kind: str, settings_file: Path, home: Path, problems: list[
         reason = error.strerror or type(error).__name__
         return unusable("unreadable", f"{settings_file}: cannot be read ({reason}); skipped")
     try:
-        text = raw.decode("utf-8-sig")
+        # utf-8-sig by hand: one leading BOM dropped (the codec is one more import per prompt)
+        text = (raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw).decode("utf-8")
     except UnicodeDecodeError:
         return unusable("not UTF-8", f"{settings_file}: not valid UTF-8; skipped")
     try:

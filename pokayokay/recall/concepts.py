@@ -263,6 +263,32 @@ def _load() -> _Table:
     return _table
 
 
+def table_data() -> tuple[
+    str, dict[str, tuple[tuple[str, bool], ...]], dict[tuple[str, ...], str]
+]:
+    """The parsed table as plain values, with the text it was parsed from: what
+    :func:`use_table_data` takes back (the recall index cache keeps it, so that a prompt does
+    not parse the table again)."""
+    table = _load()
+    return CONCEPTS, table.words, table.phrases
+
+
+def use_table_data(data: object) -> bool:
+    """Take the table :func:`table_data` gave, if it was parsed from this very text (else the
+    table is parsed as usual when first needed). Shape checked, not every item: the data
+    comes from pokayokay's own private cache."""
+    global _table
+    if _table is not None:
+        return True
+    if not (isinstance(data, (tuple, list)) and len(data) == 3 and data[0] == CONCEPTS):
+        return False
+    _text, words, phrases = data
+    if not (isinstance(words, dict) and isinstance(phrases, dict)):
+        return False
+    _table = _Table(words, phrases)
+    return True
+
+
 def concepts(text: str) -> list[tuple[str, str]]:
     """``(concept, evoking word or phrase)`` for every word or phrase of ``text`` that evokes a
     concept, in order (a word of several concepts once for each)."""

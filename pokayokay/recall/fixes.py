@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import zlib
 
 from pokayokay.names import RECALL_FIXES_FILE
 from pokayokay.recall.cache_io import _load_json, _row, _save_json
@@ -40,6 +39,8 @@ def _logged(exc: Exception) -> None:
 
 def _digest(data: object) -> str:
     text = json.dumps(data, separators=(",", ":"), sort_keys=True).encode("ascii", "replace")
+    import zlib  # only when the store moved: not on every prompt
+
     return f"{zlib.crc32(text):08x}-{zlib.adler32(text):08x}"
 
 

@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import json
 import math
+from itertools import repeat
 
 from pokayokay.recall.concepts import (
     BIGRAM_JOIN,
@@ -80,8 +81,8 @@ if TYPE_CHECKING:
 METHOD = "concepts"
 # Bumped whenever tokenisation, weights or document scores change: cached indexes are rebuilt.
 ANALYSIS_VERSION = 3
-# The layout of Index.to_data.
-INDEX_FORMAT = 3
+# The layout of Index.to_data (4: number columns as lists, not text to parse).
+INDEX_FORMAT = 4
 # Chosen on every labelled set together (see the module docstring).
 FLOOR = 0.28
 TOP_K = 3
@@ -204,8 +205,7 @@ def _ints(text: str) -> list[int]:
     return [int(x) for x in text.split(",")] if text else []
 
 
-def _floats(text: str) -> list[float]:
-    return [float(x) for x in text.split(",")] if text else []
+_STR, _INT, _FLOAT = frozenset({str}), frozenset({int}), frozenset({float})
 
 
 class Index:
@@ -300,17 +300,19 @@ class Index:
     # -- serialisation (the cache) -----------------------------------------------------------
 
     def to_data(self) -> dict[str, Any]:
-        """Plain JSON data; numbers and postings packed into strings (fast to load)."""
+        """Plain data (JSON or marshal): the number columns as lists of numbers (marshal loads
+        them natively, nothing to parse), documents and postings packed into strings (parsed
+        only when a query needs them)."""
         return {
             "format": INDEX_FORMAT,
             "docs": [
                 json.dumps([d.id, d.kind, d.label, d.text, d.weight, d.clean], ensure_ascii=False)
                 for d in self.docs
             ],
-            "lengths": ",".join(map(str, self.lengths)),
-            "norms": ",".join(map(repr, self.norms)),
-            "cnorms": ",".join(map(repr, self.cnorms)),
-            "weights": ",".join(map(repr, self.weights)),
+            "lengths": [int(n) for n in self.lengths],
+            "norms": [float(x) for x in self.norms],
+            "cnorms": [float(x) for x in self.cnorms],
+            "weights": [float(x) for x in self.weights],
             "postings": {
                 t: p if isinstance(p, str) else ",".join(map(str, p))
                 for t, p in self.postings.items()
@@ -319,32 +321,35 @@ class Index:
 
     @classmethod
     def from_data(cls, data: dict[str, Any]) -> Index:
-        """The index :meth:`to_data` saved; ValueError when the data is not one."""
+        """The index :meth:`to_data` saved; ValueError when the data is not one (an index of
+        an earlier format included: the caller rebuilds it)."""
         rows, postings = data.get("docs"), data.get("postings")
-        lengths_text, norms_text, cnorms_text, weights_text = (
+        lengths, norms, cnorms, weights = (
             data.get("lengths"),
             data.get("norms"),
             data.get("cnorms"),
             data.get("weights"),
         )
+        # Type checks over whole columns run in C (set(map(type, ...))): a prompt loads this.
         if not (
             data.get("format") == INDEX_FORMAT
             and isinstance(rows, list)
             and isinstance(postings, dict)
-            and isinstance(lengths_text, str)
-            and isinstance(norms_text, str)
-            and isinstance(cnorms_text, str)
-            and isinstance(weights_text, str)
-            and all(isinstance(r, str) for r in rows)
-            and all(isinstance(p, str) for p in postings.values())
+            and isinstance(lengths, list)
+            and isinstance(norms, list)
+            and isinstance(cnorms, list)
+            and isinstance(weights, list)
+            and set(map(type, rows)) <= _STR
+            and set(map(type, postings.values())) <= _STR
+            and set(map(type, lengths)) <= _INT
+            and set(map(type, norms)) <= _FLOAT
+            and set(map(type, cnorms)) <= _FLOAT
+            and set(map(type, weights)) <= _FLOAT
         ):
             raise ValueError("inconsistent recall index")
-        lengths = _ints(lengths_text)
-        norms = _floats(norms_text)
-        cnorms = _floats(cnorms_text)
-        weights = [min(1.0, max(0.0, w)) for w in _floats(weights_text)]
         if not len(rows) == len(lengths) == len(norms) == len(cnorms) == len(weights):
             raise ValueError("inconsistent recall index (columns)")
+        weights = list(map(min, repeat(1.0), map(max, repeat(0.0), weights)))  # each in [0, 1]
         return cls([None] * len(rows), lengths, norms, postings, weights, rows, cnorms)
 
     # -- scoring --------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import zlib
 
 from pokayokay.infra.private import strip_private  # <private> text never reaches the cache
 from pokayokay.names import FAILURES_DB, LEARNINGS_ARCHIVE_FILE
@@ -22,6 +21,13 @@ if TYPE_CHECKING:
     from pokayokay.failures.model import FailureGroup
     from pokayokay.learnings.model import Learning
     from pokayokay.memory.sections import SectionSpec
+
+def _crc32(text: str) -> int:
+    """A short stable id for a text (zlib imported when a file is read, not on every prompt)."""
+    import zlib
+
+    return zlib.crc32(text.encode("utf-8", "surrogateescape"))
+
 
 LEARNING_PREFIX = "learning-"
 # Where consolidation moves the full text of learnings out of the staging file (the default
@@ -145,7 +151,7 @@ def read_archive(path: str, file_name: str) -> list[tuple[Document, dict[str, in
         counts = term_counts(whole[:MAX_TEXT_CHARS])
         if not shown or not counts:
             continue
-        key = zlib.crc32(" ".join(shown.casefold().split()).encode("utf-8", "surrogateescape"))
+        key = _crc32(" ".join(shown.casefold().split()))
         doc = Document(f"archive:{key:08x}", "learning", shown, label="consolidated", clean=True)
         out.append((doc, counts))
     return out
@@ -176,7 +182,7 @@ def decision_document(text: str) -> tuple[Document, dict[str, int]] | None:
     counts = term_counts(text[:MAX_TEXT_CHARS])
     if not shown or not counts:
         return None
-    key = zlib.crc32(" ".join(shown.casefold().split()).encode("utf-8", "surrogateescape"))
+    key = _crc32(" ".join(shown.casefold().split()))
     return Document(f"decision:{key:08x}", "decision", shown, clean=True), counts
 
 
@@ -283,7 +289,7 @@ def fix_documents(groups: Iterable[FailureGroup]) -> list[tuple[Document, dict[s
         paths = [p[:120] for p in group.fix_paths]
         shown = _shown(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
         search = " ".join([group.excerpt, group.category, *commands, *paths])
-        key = zlib.crc32(group.signature.encode("utf-8", "surrogateescape"))
+        key = _crc32(group.signature)
         doc = Document(f"fix:{key:08x}", "fix", shown, clean=True, weight=FIX_WEIGHT)
         out.append((doc, term_counts(search[:MAX_TEXT_CHARS])))
     return out

@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import os
 import time
-import zlib
 
 from pokayokay.names import (
     FAILURES_CHANGED,
@@ -66,6 +65,7 @@ from pokayokay.recall.cache_io import (
     _save_packed,
     _unlink,
 )
+from pokayokay.recall.concepts import table_data, use_table_data
 from pokayokay.recall.index import Document, Index
 from pokayokay.recall.readers import (
     DEFAULT_DECISIONS_ARCHIVE,
@@ -221,6 +221,8 @@ class Inputs:
         # The failure store is not part of it: recall reads only its fix texts (fixes.py).
         parts += [f"{key}:{stat}" for key, stat in self.files.items() if key not in _STORE_KEYS]
         data = "\n".join(parts).encode("utf-8", "surrogateescape")
+        import zlib  # not at the top: a prompt whose quick key matches never needs it
+
         return f"{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
 
 
@@ -238,8 +240,8 @@ def _quick_key(
     parts = [f"{CACHE_VERSION}:{ANALYSIS_VERSION}", memory_dir, f"{folder}"]
     parts += [f"{key}:{files.get(key)}" for key in _QUICK_FILES]
     parts += [f"{name}:{stat}" for name, stat in archives]
-    data = "\n".join(parts).encode("utf-8", "surrogateescape")
-    return f"q{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
+    # The text itself, not a digest of it: a dozen short lines, and no zlib import per prompt.
+    return "q" + "\n".join(parts)
 
 
 def _current_quick_key(
@@ -423,6 +425,8 @@ def load(
     when it matches (the caller checks its hits with :func:`unchanged_since_indexed`)."""
     index_path = os.path.join(str(state_dir), INDEX_FILE)
     data = _load_packed(index_path) if use_cache else None
+    if isinstance(data, dict):  # the concept table as parsed when the cache was written
+        use_table_data(data.get("concepts"))
     if quick and isinstance(data, dict):
         found = _quick_hit(data, str(memory_dir), str(project_dir), str(state_dir))
         if found is not None:
@@ -445,6 +449,7 @@ def load(
             if data.get("quick") != stamp:  # the full check vouched for it again: note that
                 data["quick"], data["stamps"] = stamp, inputs.stamps()
                 data["archives"] = [name for name, _st in inputs.archives]
+                data["concepts"] = table_data()
                 _save_packed(index_path, data)
             return Loaded(index)
     index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows))
@@ -458,6 +463,7 @@ def load(
                 "archives": [name for name, _st in inputs.archives],
                 "stamps": inputs.stamps(),
                 "index": index.to_data(),
+                "concepts": table_data(),
             },
         )
     return Loaded(index)

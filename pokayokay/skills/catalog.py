@@ -33,6 +33,7 @@ import os
 import re
 import time
 
+from pokayokay.infra.lazyre import Lazy
 from pokayokay.names import SKILLS_CACHE_FILE
 from pokayokay.skills.match import Catalog
 
@@ -55,8 +56,8 @@ MAX_SKILLS = 2000
 PLUGIN_DEPTH = 4  # cache/<marketplace>/<plugin>/<version>/skills
 
 _KEYS = ("name", "description", "when_to_use", "disable-model-invocation")
-_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ \t]+(.*))?$")
-_BLOCK = re.compile(r"[|>][+-]?[0-9]?[+-]?$")
+_KEY_LINE = Lazy(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ \t]+(.*))?$")
+_BLOCK = Lazy(r"[|>][+-]?[0-9]?[+-]?$")
 _TRUTHY = frozenset({"true", "yes", "on", "1"})
 
 

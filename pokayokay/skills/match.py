@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 import re
 
+from pokayokay.infra.lazyre import Lazy
 from pokayokay.skills.terms import (
     GENERIC_FACTOR,
     MAX_PROMPT_CHARS,
@@ -73,7 +74,7 @@ UNKNOWN_MASS = 0.35  # how much a prompt term no skill holds weighs in the promp
 PATH_FACTOR = 0.5  # a word found only in a file name of the prompt
 MAX_PHRASE_TERMS = 8
 
-_NEGATIVE = re.compile(
+_NEGATIVE = Lazy(
     r"(?:\b(?:do not|don't|never|not|nor)\s+(?:use|trigger|intended|meant|suitable|designed)\b"
     r"|\bnot (?:for|when|to be used)\b"
     r"|\b(?:use|see|prefer)\s+(?:the\s+)?[\w-]+(?:\s+(?:or|and)\s+[\w-]+)?\s+(?:skills?\s+)?"
@@ -88,11 +89,11 @@ COMMON_ACRONYMS = frozenset(
     sdk sdks rest crud utf ascii ai llm llms ml pr prs ci cd dev prod
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
-_SENTENCE_END = re.compile(r"[.!?:;](?:\s|$)|\(")
-_WORD_IN_SENTENCE = re.compile(r"[A-Za-z][\w+#-]*")
-_QUOTED = re.compile(r"\"([^\"\n]{3,80})\"|“([^”\n]{3,80})”|(?<![\w])'([^'\n]{3,80})'(?![\w])")
+_SENTENCE_END = Lazy(r"[.!?:;](?:\s|$)|\(")
+_WORD_IN_SENTENCE = Lazy(r"[A-Za-z][\w+#-]*")
+_QUOTED = Lazy(r"\"([^\"\n]{3,80})\"|“([^”\n]{3,80})”|(?<![\w])'([^'\n]{3,80})'(?![\w])")
 # A file format named on its own (".xlsx", "(.pdf)"), not a path or glob (".github/", "*.yml").
-_EXTENSION = re.compile(r"(?<![\w/*.-])\.([a-z][a-z0-9]{1,4})\b(?![/.-])")
+_EXTENSION = Lazy(r"(?<![\w/*.-])\.([a-z][a-z0-9]{1,4})\b(?![/.-])")
 
 
 class Profile:
@@ -148,7 +149,7 @@ def name_words(name: str) -> str:
     return re.sub(r"[:_\-./]+", " ", name)
 
 
-_BOILERPLATE = re.compile(
+_BOILERPLATE = Lazy(
     r"\b(?:use |invoke |apply |load )?(?:this|the) skill\b(?!\.\w)"
     r"|\bskills? (?:instead|for that)\b",
     re.I,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from pokayokay.infra.lazyre import Lazy
 from pokayokay.recall.terms import _CAMEL, stem_with
 from pokayokay.recall.terms import _CHUNK as _WORD
 
@@ -63,8 +64,8 @@ GENERIC = frozenset(
 )
 
 # Multi-word spellings folded onto one term before splitting into words.
-_PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.I), term)
+_PHRASES: tuple[tuple[Lazy, str], ...] = tuple(
+    (Lazy(pattern, re.I), term)
     for pattern, term in (
         (r"\bpull[ -]requests?\b|\bmerge[ -]requests?\b", " pullrequest "),
         (r"\bend[ -]to[ -]end\b", " e2e "),
@@ -82,7 +83,14 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 # One search says whether any of them is there (most texts hold none).
-_ANY_PHRASE = re.compile("|".join(f"(?:{p.pattern})" for p, _term in _PHRASES), re.I)
+_ANY_PHRASE = Lazy("|".join(f"(?:{p.pattern})" for p, _term in _PHRASES), re.I)
+# Every spelling of _PHRASES holds one of these: an ASCII text holding none of them (lower-cased)
+# holds no phrase, so the search above is not even compiled.
+_PHRASE_WORDS = (
+    "request", "end to", "end-to", "deck", "word ", "google ", "sign", "log in", "log-in",
+    "logs in", "logs-in", "logged in", "logged-in", "logging in", "logging-in", "github ",
+    "vitals", "protocol", "+",
+)  # fmt: skip
 
 # Single words folded onto one term (applied before stemming).
 SYNONYMS: dict[str, str] = {
@@ -201,6 +209,10 @@ def _chunk_terms(chunk: str) -> tuple[str, ...]:
 
 def fold_phrases(text: str) -> str:
     """``text`` with the multi-word spellings of :data:`_PHRASES` replaced by their term."""
+    if text.isascii():
+        lower = text.lower()
+        if not any(word in lower for word in _PHRASE_WORDS):
+            return text
     if _ANY_PHRASE.search(text) is None:
         return text
     for pattern, term in _PHRASES:
@@ -254,10 +266,10 @@ statistics analysis: average averages median percentile percentiles correlation 
 # Upper-case HTTP methods name an endpoint ("PATCH or POST"); lower-case "post" and "put" do not.
 _HTTP_METHOD = re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE)\b")
 
-_evokes: tuple[re.Pattern[str], list[tuple[str, list[str]]], dict[str, list[str]]] | None = None
+_evokes: tuple[Lazy, list[tuple[str, list[str]]], dict[str, list[str]]] | None = None
 
 
-def _evoke_table() -> tuple[re.Pattern[str], list[tuple[str, list[str]]], dict[str, list[str]]]:
+def _evoke_table() -> tuple[Lazy, list[tuple[str, list[str]]], dict[str, list[str]]]:
     global _evokes
     if _evokes is None:
         words: dict[str, list[str]] = {}
@@ -272,7 +284,8 @@ def _evoke_table() -> tuple[re.Pattern[str], list[tuple[str, list[str]]], dict[s
                 phrase = " ".join(phrase.split())
                 if phrase:
                     phrases.append((phrase, added))
-        pattern = re.compile(
+        # Compiled only for a text holding one of the phrases (the search needs it then).
+        pattern = Lazy(
             "|".join(re.escape(p) + (r"\b" if p[-1].isalnum() else "") for p, _ in phrases)
         )
         _evokes = (pattern, phrases, words)
@@ -286,7 +299,7 @@ def evoked_terms(text: str) -> set[str]:
     out: set[str] = set()
     for word in re.findall(r"[a-z][a-z0-9-]*", lower):
         out.update(words.get(word, ()))
-    if pattern.search(lower):
+    if any(phrase in lower for phrase, _added in phrases) and pattern.regex.search(lower):
         for phrase, added in phrases:
             if phrase in lower:
                 out.update(added)

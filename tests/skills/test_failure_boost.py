@@ -265,9 +265,14 @@ def test_a_warm_prompt_naming_a_path_imports_no_store(project: Path) -> None:
         "from pokayokay.hooks.prompt import user_prompt_submit\n"
         "out = user_prompt_submit(json.loads(sys.stdin.read()), 'UserPromptSubmit')\n"
         "heavy = sorted(m for m in ('typing', 'dataclasses', 'sqlite3', 'ruamel', 'jinja2', "
-        "'pokayokay.failures.store', 'pokayokay.safety.sanitize', 'subprocess') "
+        "'pokayokay.failures.store', 'pokayokay.safety.sanitize', 'subprocess', "
+        "'importlib', 'encodings.utf_8_sig') "
         "if m in sys.modules)\n"
-        "print(json.dumps({'out': out, 'heavy': heavy}))\n"
+        "from pokayokay.skills import catalog, match, terms\n"  # imported by the hook already
+        "lazy = [name for name, p in (('negative', match._NEGATIVE), ('quoted', match._QUOTED), "
+        "('key line', catalog._KEY_LINE), ('phrases', terms._ANY_PHRASE)) "
+        "if p._regex is not None]\n"
+        "print(json.dumps({'out': out, 'heavy': heavy, 'compiled': lazy}))\n"
     )
     env = dict(os.environ, CLAUDE_PROJECT_DIR=str(project))
     results = []
@@ -278,3 +283,5 @@ def test_a_warm_prompt_naming_a_path_imports_no_store(project: Path) -> None:
     assert results[0]["out"] == results[1]["out"]
     assert "pytest failures recurred in 3 sessions" in results[1]["out"]
     assert results[1]["heavy"] == []
+    assert results[0]["compiled"]  # the first prompt analysed the SKILL.md files
+    assert results[1]["compiled"] == []  # the warm one only read their cached profiles

@@ -1,0 +1,185 @@
+"""The recall index cache's number columns are lists of numbers (format 4): nothing to parse
+when a prompt loads it, every column type-checked, and a cache of the earlier text format is
+rebuilt rather than misread."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pokayokay.infra import packed
+from pokayokay.learnings import model as learnings
+from pokayokay.learnings import topic_file
+from pokayokay.recall import concepts
+from pokayokay.recall import sources as recall_sources
+from pokayokay.recall.index import INDEX_FORMAT, Document, Index
+from pokayokay.recall.sources import INDEX_FILE, load_index
+from pokayokay.safety.sanitize import excerpt
+
+NOTES = [
+    "Never run alembic upgrade head against the staging database; use make migrate-staging.",
+    "The Stripe webhook signing secret rotates monthly: read it from the vault, not from .env.",
+    "Playwright end-to-end tests need npm run build first or they hit a stale bundle.",
+]
+
+
+def write_learning(memory: Path, text: str) -> Path:
+    memory.mkdir(parents=True, exist_ok=True)
+    name = learnings.make_name(text)
+    note = learnings.Learning(
+        name=name, description=excerpt(text, learnings.DESCRIPTION_MAX), text=text,
+        category="patterns", hash=learnings.identity(text),
+    )  # fmt: skip
+    path = memory / learnings.file_name_for(name)
+    path.write_text(topic_file.render(note), "utf-8")
+    return path
+
+
+def small_index() -> Index:
+    docs = [
+        Document("a", "learning", NOTES[0], weight=1),  # an int weight is saved as a float
+        Document("b", "learning", NOTES[1], weight=0.5),
+        Document("c", "decision", NOTES[2]),
+    ]
+    return Index.build(docs)
+
+
+def test_columns_are_saved_as_numbers_and_answer_alike() -> None:
+    index = small_index()
+    data = index.to_data()
+    assert data["format"] == INDEX_FORMAT
+    assert [type(x) for x in data["lengths"]] == [int] * 3
+    for column in ("norms", "cnorms", "weights"):
+        assert [type(x) for x in data[column]] == [float] * 3
+    assert data["weights"] == [1.0, 0.5, 1.0]
+    again = Index.from_data(json.loads(json.dumps(data)))
+    for query in ("rotate the stripe webhook secret", "staging migration with alembic"):
+        assert [(h.doc.id, h.score) for h in again.search(query)] == [
+            (h.doc.id, h.score) for h in index.search(query)
+        ]
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("lengths", ["12", 3, 4]),  # text where a number belongs
+        ("lengths", [True, 3, 4]),  # bool is not a count
+        ("lengths", [1.5, 3, 4]),
+        ("norms", [1.0, "2.0", 3.0]),
+        ("cnorms", [0.0, None, 0.0]),
+        ("weights", [1.0, 1, 0.5]),
+        ("norms", [1.0, 2.0]),  # one short
+        ("norms", "1.0,2.0,3.0"),  # the text columns of format 3
+    ],
+)
+def test_a_damaged_column_is_refused(column: str, value: Any) -> None:
+    data = small_index().to_data()
+    data[column] = value
+    with pytest.raises(ValueError):
+        Index.from_data(data)
+
+
+def test_weights_are_kept_within_zero_and_one() -> None:
+    data = small_index().to_data()
+    data["weights"] = [-0.5, 2.0, math.nan]
+    assert Index.from_data(data).weights == [0.0, 1.0, 0.0]
+
+
+def test_a_cache_of_the_earlier_format_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory, project, state = tmp_path / "memory", tmp_path / "project", tmp_path / "state"
+    project.mkdir()
+    for text in NOTES:
+        write_learning(memory, text)
+    fresh = load_index(memory, project, state)
+    assert fresh is not None and len(fresh) == 3
+    # The file as the previous version wrote it: same fingerprint, number columns as text.
+    path = state / INDEX_FILE
+    data = packed.load(path)
+    old = data["index"]
+    old.update(
+        format=3,
+        lengths=",".join(map(str, old["lengths"])),
+        **{c: ",".join(map(repr, old[c])) for c in ("norms", "cnorms", "weights")},
+    )
+    packed.save(path, data)
+    parsed: list[str] = []
+    real = recall_sources.read_learning
+
+    def counting(file: str, name: str) -> Any:
+        parsed.append(name)
+        return real(file, name)
+
+    monkeypatch.setattr(recall_sources, "read_learning", counting)
+    again = load_index(memory, project, state)
+    assert again is not None and sorted(d.text for d in again.docs) == sorted(
+        d.text for d in fresh.docs
+    )
+    rewritten = packed.load(path)["index"]
+    assert rewritten["format"] == INDEX_FORMAT and isinstance(rewritten["norms"], list)
+    parsed.clear()
+    assert len(load_index(memory, project, state) or []) == 3
+    assert parsed == []  # the rewritten cache is used as it is
+
+
+# --------------------------------------------------------------------------------------------
+# The concept table travels in the index cache: a prompt does not parse it again.
+
+
+def fresh_table(monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setattr(concepts, "_table", None)
+    return concepts._load()
+
+
+def test_the_concept_table_round_trips_through_marshal(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed = fresh_table(monkeypatch)
+    saved = marshal.loads(marshal.dumps(concepts.table_data()))
+    text = "the checkout total is wrong after the stripe webhook retries in staging"
+    expected = concepts.evoked(text)
+    assert expected  # the sentence evokes concepts: the comparison below means something
+    monkeypatch.setattr(concepts, "_table", None)
+    assert concepts.use_table_data(saved)
+    assert concepts._table is not None and concepts._table is not parsed
+    assert concepts._table.words == parsed.words and concepts._table.phrases == parsed.phrases
+    assert concepts._table.longest == parsed.longest
+    assert concepts.evoked(text) == expected
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        ["another version of the table", {}, {}],  # parsed from other text: refused
+        (concepts.CONCEPTS, [], {}),
+        (concepts.CONCEPTS, {}),
+    ],
+)
+def test_a_table_from_other_text_or_damaged_is_not_used(
+    data: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(concepts, "_table", None)
+    assert not concepts.use_table_data(data)
+    assert concepts._table is None  # parsed as usual when first needed
+    assert concepts.concepts("resize the image") == [("image", "resize"), ("image", "image")]
+
+
+def test_the_index_cache_hands_the_table_to_the_next_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory, project, state = tmp_path / "memory", tmp_path / "project", tmp_path / "state"
+    project.mkdir()
+    for text in NOTES:
+        write_learning(memory, text)
+    assert load_index(memory, project, state) is not None
+    parsed = fresh_table(monkeypatch)
+    monkeypatch.setattr(concepts, "_table", None)
+    loaded = recall_sources.load(memory, project, state, quick=True)
+    assert loaded.index is not None
+    assert concepts._table is not None and concepts._table is not parsed  # taken, not parsed
+    assert concepts._table.words == parsed.words and concepts._table.phrases == parsed.phrases

@@ -1,0 +1,110 @@
+"""The suggestion's text analysis with its rarely needed patterns compiled lazily: the cheap
+gates in front of them (ASCII keyword check, phrase substrings) never change an answer."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pokayokay.infra.lazyre import Lazy
+from pokayokay.skills import terms
+from pokayokay.skills.match import profile
+
+
+def folded_by_regex_alone(text: str) -> str:
+    """fold_phrases as it was: the combined search, then every phrase pattern."""
+    if re.search("|".join(f"(?:{p.pattern})" for p, _ in terms._PHRASES), text, re.I) is None:
+        return text
+    for lazy, term in terms._PHRASES:
+        text = re.sub(lazy.pattern, term, text, flags=re.I)
+    return text
+
+
+def evoked_by_regex_alone(text: str) -> set[str]:
+    pattern, phrases, words = terms._evoke_table()
+    lower = text.lower()
+    out: set[str] = set()
+    for word in re.findall(r"[a-z][a-z0-9-]*", lower):
+        out.update(words.get(word, ()))
+    if re.search(pattern.pattern, lower):
+        for phrase, added in phrases:
+            if phrase in lower:
+                out.update(added)
+    if re.search(r"\b(?:GET|POST|PUT|PATCH|DELETE)\b", text):
+        out.update(terms.tokenize("http endpoint"))
+    return out
+
+
+# Pieces of real prompts, the spellings the phrases fold and their near misses.
+PIECES = [
+    "open a pull request", "Pull-Requests", "merge requests", "end to end", "End-To-End tests",
+    "endpoint", "slide deck", "pitch-decks", "word document", "Word files", "google sheets",
+    "Google Docs", "sign in", "signing-on", "log in", "Logged-in", "logs in", "changelog",
+    "sign up", "signed-up", "design", "github actions", "GitHub Actions", "core web vitals",
+    "model context protocol", "N+1", "n + 1 queries", "since v2", "since version", "under load",
+    "status code", "black friday", "POST /api/orders", "PATCH", "post", "ſign in", "K",
+    "the checkout total test fails again in tests/test_checkout.py",
+    "fix src/checkout/total.py", "—", "ünïcode", "login", "request", ",", " ", "\n", ".", "-",
+]  # fmt: skip
+texts = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=12)), max_size=8).map(" ".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts)
+def test_fold_phrases_answers_as_the_regex_alone(text: str) -> None:
+    assert terms.fold_phrases(text) == folded_by_regex_alone(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts)
+def test_evoked_terms_answer_as_the_regex_alone(text: str) -> None:
+    assert terms.evoked_terms(text) == evoked_by_regex_alone(text)
+
+
+def test_every_phrase_spelling_holds_a_gate_word() -> None:
+    """Each example spelling the phrases fold is seen by the ASCII gate (else it would be
+    skipped): the gate words are what the patterns require."""
+    spellings = [
+        "pull request", "merge-requests", "end-to-end", "end to end", "slidedeck", "pitch decks",
+        "word doc", "google sheets", "google docs", "signin", "signs on", "log-in",
+        "logging in", "sign-up", "github actions", "core web vitals", "model context protocol",
+        "n+1", "n + 1",
+    ]  # fmt: skip
+    for text in spellings:
+        assert terms.fold_phrases(text) != text, text
+        assert any(word in text.lower() for word in terms._PHRASE_WORDS), text
+
+
+def test_profiles_are_built_by_the_lazy_patterns() -> None:
+    description = (
+        "Builds and edits Excel workbooks (.xlsx): formulas, pivot tables and charts. Use when "
+        'the user says "make a spreadsheet" or mentions Pandas. Do not use for Google Sheets; '
+        "use the gsheets skill instead."
+    )
+    made = profile("xlsx", description)
+    # the lead sentence, the quoted trigger (folded: "spreadsheet" is xlsx), the extension and
+    # the name; the negative clause's words; the proper names
+    assert made.fields == {
+        "build": 1.6, "edit": 1.6, "xlsx": 2.5, "formula": 1.0, "pivot": 1.0, "tabl": 1.0,
+        "chart": 1.0, "user": 1.0, "say": 1.0, "mak": 1.6, "mention": 1.0, "panda": 1.0,
+    }  # fmt: skip
+    assert made.phrases == [["mak", "xlsx"]]
+    assert made.negative == {"googlesheet", "gsheet"}
+    assert made.anchors == {"xlsx", "panda"}
+
+
+def test_lazy_compiles_once_on_first_use() -> None:
+    lazy = Lazy(r"(?P<word>[a-z]+)-(\d+)", re.I)
+    assert lazy._regex is None
+    assert lazy.pattern == r"(?P<word>[a-z]+)-(\d+)"
+    found = lazy.search("see ABC-12 and def-3")
+    assert found is not None and found["word"] == "ABC"
+    first = lazy.regex
+    assert lazy.findall("abc-1 x-22") == [("abc", "1"), ("x", "22")]
+    assert [m[0] for m in lazy.finditer("a-1 b-2")] == ["a-1", "b-2"]
+    assert lazy.match("q-9") is not None and lazy.match(" q-9") is None
+    assert lazy.split("a-1,b-2", 1) == ["", "a", "1", ",b-2"]
+    assert lazy.sub("<\\g<word>>", "a-1 b-2") == "<a> <b>"
+    assert lazy.regex is first
