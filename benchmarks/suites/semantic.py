@@ -68,7 +68,7 @@ def _embed_notes(project: Project) -> None:
          "from pathlib import Path\n"
          "print(refresh_location(resolve_memory_location(Path(sys.argv[1]))))",
          str(project.path)],
-        env=project.env, check=True, capture_output=True,
+        env=dict(project.env, POKAYOKAY_SEMANTIC="auto"), check=True, capture_output=True,
     )  # fmt: skip
 
 
