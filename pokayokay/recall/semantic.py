@@ -213,7 +213,7 @@ def save_vectors(path: str, keys: list[str], matrix: Any) -> None:
 
 
 def _vectors_for(
-    index: Index, state_dir: str, model: Any, limit: int | None, project_dir: str = ""
+    index: Index, state_dir: str, model: Any, limit: int | None, project_dir: str
 ) -> tuple[Any, list[int]]:
     """The vectors of the index's notes, in index order, embedding those missing from the cache
     (at most ``limit`` of them) and saving the cache when anything was added or is stale.
@@ -283,9 +283,7 @@ def _catch_up_later(state_dir: str, project_dir: str) -> None:
 def _detach_refresh(project_dir: str) -> None:
     from pokayokay.infra.detach import detach_command
 
-    args = ["semantic", "refresh", "--quiet"]
-    if project_dir:
-        args += ["--project", project_dir]
+    args = ["semantic", "refresh", "--quiet", "--project", project_dir]
     detach_command(args, "semantic recall: notes without a vector, embedded in the background")
 
 
@@ -344,5 +342,5 @@ def refresh(index: Index | None, state_dir: str, project_dir: str) -> int:
     path = os.path.join(state_dir, SEMANTIC_VECTORS_FILE)
     before = set(load_vectors(path)[0])
     model = load(model_dir())
-    _vectors_for(index, state_dir, model, None)
+    _vectors_for(index, state_dir, model, None, project_dir)
     return len(set(load_vectors(path)[0]) - before)

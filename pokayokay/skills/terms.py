@@ -239,7 +239,8 @@ def tokenize(text: str) -> list[str]:
 # "is this handler vulnerable" is a security question, "the app in French and German" a
 # localisation one, "how many requests per second" a load one. One subject a line,
 # "the words it adds: the words and | phrases that evoke it"; words are matched whole on the
-# lower-cased prompt, phrases as written. The added terms only count for a skill that holds them
+# lower-cased prompt, phrases on it as written, ending at a word end ("since v" holds in
+# "since v2.3", not in "since version"). The added terms only count for a skill that holds them
 # and never add to a prompt's mass (see ``skills.match.Query``). General vocabulary, not one
 # catalog's: ``tests/skills/test_suggest_eval.py`` measures it on prompts written after it.
 EVOKES = """
@@ -266,10 +267,10 @@ statistics analysis: average averages median percentile percentiles correlation 
 # Upper-case HTTP methods name an endpoint ("PATCH or POST"); lower-case "post" and "put" do not.
 _HTTP_METHOD = re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE)\b")
 
-_evokes: tuple[Lazy, list[tuple[str, list[str]]], dict[str, list[str]]] | None = None
+_evokes: tuple[list[tuple[str, list[str]]], dict[str, list[str]]] | None = None
 
 
-def _evoke_table() -> tuple[Lazy, list[tuple[str, list[str]]], dict[str, list[str]]]:
+def _evoke_table() -> tuple[list[tuple[str, list[str]]], dict[str, list[str]]]:
     global _evokes
     if _evokes is None:
         words: dict[str, list[str]] = {}
@@ -284,25 +285,32 @@ def _evoke_table() -> tuple[Lazy, list[tuple[str, list[str]]], dict[str, list[st
                 phrase = " ".join(phrase.split())
                 if phrase:
                     phrases.append((phrase, added))
-        # Compiled only for a text holding one of the phrases (the search needs it then).
-        pattern = Lazy(
-            "|".join(re.escape(p) + (r"\b" if p[-1].isalnum() else "") for p, _ in phrases)
-        )
-        _evokes = (pattern, phrases, words)
+        _evokes = (phrases, words)
     return _evokes
+
+
+def _holds_phrase(lower: str, phrase: str) -> bool:
+    """Whether ``phrase`` occurs in ``lower`` ending at a word end ("since v" in "since v2.3",
+    not in "since version")."""
+    start = lower.find(phrase)
+    while start >= 0:
+        end = start + len(phrase)
+        if not phrase[-1].isalnum() or end == len(lower) or not lower[end].isalpha():
+            return True
+        start = lower.find(phrase, start + 1)
+    return False
 
 
 def evoked_terms(text: str) -> set[str]:
     """The terms :data:`EVOKES` adds for ``text`` (a prompt), beyond its own words."""
-    pattern, phrases, words = _evoke_table()
+    phrases, words = _evoke_table()
     lower = text.lower()
     out: set[str] = set()
     for word in re.findall(r"[a-z][a-z0-9-]*", lower):
         out.update(words.get(word, ()))
-    if any(phrase in lower for phrase, _added in phrases) and pattern.regex.search(lower):
-        for phrase, added in phrases:
-            if phrase in lower:
-                out.update(added)
+    for phrase, added in phrases:
+        if _holds_phrase(lower, phrase):
+            out.update(added)
     if _HTTP_METHOD.search(text):
         out.update(tokenize("http endpoint"))
     return out

@@ -331,8 +331,10 @@ def test_a_prompt_embeds_a_few_notes_and_leaves_the_rest_to_one_background_refre
     benchmark found each prompt embedding 16 notes, about 0.5 s, on 2,000 learnings)."""
     pytest.importorskip("numpy")
     write_tiny_model(Path(semantic.model_dir()))
+    from pokayokay.infra import detach
+
     started: list[list[str]] = []
-    monkeypatch.setattr(semantic, "_detach_refresh", lambda p: started.append(["refresh", p]))
+    monkeypatch.setattr(detach, "detach_command", lambda args, why: started.append(args))
     state = str(tmp_path / "state")
     texts = [
         f"note {i}: run the {word} checks before a release"
@@ -355,11 +357,12 @@ def test_a_prompt_embeds_a_few_notes_and_leaves_the_rest_to_one_background_refre
     path = str(tmp_path / "state" / SEMANTIC_VECTORS_FILE)
     assert semantic.boosts(index, "which checks run before a release", state, str(project))
     assert len(semantic.load_vectors(path)[0]) == semantic.MAX_PROMPT_EMBEDS
-    assert started == [["refresh", str(project)]]
+    assert started == [["semantic", "refresh", "--quiet", "--project", str(project)]]
     semantic.boosts(index, "which checks run before a release", state, str(project))
     assert len(semantic.load_vectors(path)[0]) == 2 * semantic.MAX_PROMPT_EMBEDS
     assert len(started) == 1  # within CATCH_UP_INTERVAL: no second background process
-    assert semantic.refresh(index, state, str(project)) == len(texts) - 2 * 4
+    left = len(texts) - 2 * semantic.MAX_PROMPT_EMBEDS
+    assert semantic.refresh(index, state, str(project)) == left
     semantic.boosts(index, "which checks run before a release", state, str(project))
     assert len(started) == 1  # nothing missing: nothing started
 

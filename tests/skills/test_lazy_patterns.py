@@ -23,15 +23,16 @@ def folded_by_regex_alone(text: str) -> str:
 
 
 def evoked_by_regex_alone(text: str) -> set[str]:
-    pattern, phrases, words = terms._evoke_table()
+    """The evoked terms by one regex per phrase: the phrase, ending at a word end."""
+    phrases, words = terms._evoke_table()
     lower = text.lower()
     out: set[str] = set()
     for word in re.findall(r"[a-z][a-z0-9-]*", lower):
         out.update(words.get(word, ()))
-    if re.search(pattern.pattern, lower):
-        for phrase, added in phrases:
-            if phrase in lower:
-                out.update(added)
+    for phrase, added in phrases:
+        end = r"(?![^\W\d_])" if phrase[-1].isalnum() else ""
+        if re.search(re.escape(phrase) + end, lower):
+            out.update(added)
     if re.search(r"\b(?:GET|POST|PUT|PATCH|DELETE)\b", text):
         out.update(terms.tokenize("http endpoint"))
     return out
@@ -61,6 +62,12 @@ def test_fold_phrases_answers_as_the_regex_alone(text: str) -> None:
 @given(texts)
 def test_evoked_terms_answer_as_the_regex_alone(text: str) -> None:
     assert terms.evoked_terms(text) == evoked_by_regex_alone(text)
+
+
+def test_an_evoking_phrase_ends_at_a_word_end() -> None:
+    changelog = set(terms.tokenize("changelog release"))
+    assert changelog <= terms.evoked_terms("what changed since v2.3, write it up")
+    assert not changelog & terms.evoked_terms("it broke since version control moved")
 
 
 def test_every_phrase_spelling_holds_a_gate_word() -> None:
