@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pokayokay.infra import lesson_lookup as ll
@@ -71,3 +71,28 @@ def test_command_entry_tolerates_odd_shapes() -> None:
     assert ll.command_entry(lookup, "odd") is None
     assert ll.command_entry(lookup, None) is None
     assert ll.command_entry({"commands": []}, "make") is None
+
+
+@given(st.text(min_size=1, max_size=300) | st.text(min_size=121, max_size=300))
+@example("/home/dev/" + "ü" * 200)  # long: cut and hashed
+def test_the_lookup_keys_folders_as_the_spool_does(folder: str) -> None:
+    """``lesson_lookup`` keeps its own copy of the spool's folder key and state-home rule (the
+    spool entry imports it lazily, so it cannot import the spool): the two must not drift."""
+    from pokayokay.infra import spool
+
+    assert ll.lookup_key(folder) == spool.spool_key(folder)
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"POKAYOKAY_HOME": "~/state"},
+        {"HOME": "/home/dev"},
+        {"HOME": "/home/dev", "XDG_STATE_HOME": "/var/state"},
+        {"HOME": "/home/dev", "LOCALAPPDATA": "/appdata"},
+    ],
+)
+def test_the_lookup_finds_the_state_home_as_the_spool_does(env: dict[str, str]) -> None:
+    from pokayokay.infra import spool
+
+    assert ll.state_home(env) == spool.state_home(env)
