@@ -18,21 +18,7 @@ class GitRepo:
         self.git("init", "-q", "-b", branch)
 
     def git(self, *args: str, day: str | None = None, at: str = "12:00:00+0000") -> str:
-        env = dict(
-            os.environ,
-            GIT_AUTHOR_NAME="t",
-            GIT_AUTHOR_EMAIL="t@e",
-            GIT_COMMITTER_NAME="t",
-            GIT_COMMITTER_EMAIL="t@e",
-            GIT_CONFIG_GLOBAL=os.devnull,
-            GIT_CONFIG_NOSYSTEM="1",
-        )
-        if day is not None:
-            env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{day}T{at}"
-        done = subprocess.run(
-            ["git", *args], cwd=self.root, env=env, check=True, capture_output=True, text=True
-        )
-        return done.stdout
+        return git(self.root, *args, day=day, at=at)
 
     def write(self, name: str, text: str) -> Path:
         path = self.root / name
@@ -65,18 +51,21 @@ class GitRepo:
         return self.commit(day, message)
 
 
-
-def git(cwd: Path, *args: str) -> str:
-    import subprocess
-
+def git(cwd: Path, *args: str, day: str | None = None, at: str = "12:00:00+0000") -> str:
+    """Run git in ``cwd`` as a throwaway identity, ignoring the user's and the system's git
+    configuration; ``day`` (``YYYY-MM-DD``) dates the commit at ``at``. Its output."""
     env = dict(
         os.environ,
         GIT_AUTHOR_NAME="t",
         GIT_AUTHOR_EMAIL="t@e",
         GIT_COMMITTER_NAME="t",
         GIT_COMMITTER_EMAIL="t@e",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_CONFIG_NOSYSTEM="1",
     )
-    out = subprocess.run(
+    if day is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{day}T{at}"
+    done = subprocess.run(
         ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
     )
-    return out.stdout
+    return done.stdout

@@ -4,12 +4,11 @@ learnings."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from datetime import date
 from pathlib import Path
 
 import pytest
+from helpers.gitrepo import git
 
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
 from pokayokay.learnings.consolidate_apply import consolidate
@@ -36,21 +35,6 @@ ENTRIES = [
     ("Formatter", "Use black for formatting Python code."),
     ("Formatter change", "Use ruff format instead of black for formatting Python code."),
 ]
-
-
-def git(root: Path, *args: str, day: str | None = None) -> None:
-    env = dict(
-        os.environ,
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@e",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@e",
-        GIT_CONFIG_GLOBAL=os.devnull,
-        GIT_CONFIG_NOSYSTEM="1",
-    )
-    if day:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"{day}T12:00:00+0000"
-    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
 
 
 @pytest.fixture

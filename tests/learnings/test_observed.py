@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import FIXTURE_SAMPLES_DIR
+from helpers.gitrepo import git
 
 from pokayokay.failures.model import Failure
 from pokayokay.failures.store import FailureStore
@@ -33,20 +32,6 @@ CLAUDE_TEXT = (
     "# Memory\n\nProject: Tessera, an online-course platform (Django + React).\n\n"
     "## Our conventions\n\n- Run `make check` before pushing.\n"
 )
-
-
-def git(root: Path, *args: str) -> str:
-    env = dict(
-        os.environ,
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@e",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@e",
-        GIT_CONFIG_GLOBAL=os.devnull,
-        GIT_CONFIG_NOSYSTEM="1",
-    )
-    done = subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
-    return done.stdout.decode()
 
 
 @pytest.fixture
@@ -205,8 +190,9 @@ def test_decisions_from_remember_and_spike_record(project: Path) -> None:
     assert decisions is not None and len(decisions) == 2
     assert "We chose Postgres full-text search" in decisions[0]
     assert f"([learning]({result.path.name}))" in decisions[0]
-    assert "Spike: Can we use SQLite FTS5 for search? — NO-GO: No per-tenant ranking." in (
-        decisions[1]
+    assert (
+        "Spike: Can we use SQLite FTS5 for search? — NO-GO: No per-tenant ranking."
+        in (decisions[1])
     )
     assert text.startswith(CLAUDE_TEXT)
     # an ordinary learning adds no decision
