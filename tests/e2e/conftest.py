@@ -26,6 +26,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,20 @@ class RunResult:
                 f"wall={self.wall_seconds:.2f}s requests={[r.kind for r in self.requests]}\n"
                 f"--- stderr ---\n{self.stderr[-4000:]}\n"
                 f"--- stdout tail ---\n{self.stdout[-4000:]}")
+
+
+@contextmanager
+def scripted_on(e2e: E2E, monkeypatch: pytest.MonkeyPatch, key: str) -> Iterator[None]:
+    """While inside, ``run_claude`` scripts the mock on ``key`` instead of the literal prompt
+    (an expanded slash command no longer holds its prompt verbatim)."""
+    original = e2e.mock.script
+
+    def script(prompt: str, turns: list[Turn]) -> None:
+        original(key, turns)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(e2e.mock, "script", script)
+        yield
 
 
 @dataclass

@@ -7,13 +7,10 @@ Learnings are stored with `pokayokay remember` (the CLI `/remember` runs); each 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
 
-from .conftest import E2E, RunResult, explain, pokayokay_log
-from .mock_api import Turn, text
+from .conftest import E2E, RunResult, explain, pokayokay_log, scripted_on
+from .mock_api import text
 
 pytestmark = pytest.mark.e2e
 
@@ -37,19 +34,6 @@ def completed(run: RunResult, e2e: E2E, reply: str) -> str:
     assert run.exit_code == 0 and not run.timed_out, explain(run, e2e)
     assert run.result_event.get("result") == reply, explain(run, e2e)
     return "\n".join(r.full_text for r in run.requests)
-
-
-@contextmanager
-def scripted_on(e2e: E2E, monkeypatch: pytest.MonkeyPatch, key: str) -> Iterator[None]:
-    """An expanded slash command no longer holds its prompt verbatim: script on ``key``."""
-    original = e2e.mock.script
-
-    def script(prompt: str, turns: list[Turn]) -> None:
-        original(key, turns)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(e2e.mock, "script", script)
-        yield
 
 
 def test_a_paraphrase_gets_its_learning_and_a_slash_command_or_unrelated_prompt_nothing(

@@ -25,15 +25,13 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
 
-from .conftest import ALLOWED_TOOLS, E2E, RunResult, explain, pokayokay_log
+from .conftest import ALLOWED_TOOLS, E2E, RunResult, explain, pokayokay_log, scripted_on
 from .mock_api import RecordedRequest, Turn, message_text, text
 
 pytestmark = pytest.mark.e2e
@@ -81,24 +79,11 @@ def restrict_user_permissions(e2e: E2E) -> None:
     )
 
 
-@contextmanager
-def mock_scripted_on(e2e: E2E, monkeypatch: pytest.MonkeyPatch, key: str) -> Iterator[None]:
-    """While inside, `run_claude` scripts the mock on ``key`` instead of the literal prompt."""
-    original = e2e.mock.script
-
-    def script(prompt: str, turns: list[Turn]) -> None:
-        original(key, turns)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(e2e.mock, "script", script)
-        yield
-
-
 def run_slash_command(
     e2e: E2E, monkeypatch: pytest.MonkeyPatch, command: str, args: str, turns: list[Turn]
 ) -> RunResult:
     """`claude -p "/<command> <args>"`, the mock answering ``turns`` to the expanded command."""
-    with mock_scripted_on(e2e, monkeypatch, f"<command-args>{args}</command-args>"):
+    with scripted_on(e2e, monkeypatch, f"<command-args>{args}</command-args>"):
         return e2e.run_claude(e2e.project, f"/{command} {args}", turns)
 
 
@@ -340,7 +325,7 @@ def test_remember_for_a_teammate_without_pokayokay(
     )
     assert shutil.which("pokayokay", path=env["PATH"]) is None
 
-    with mock_scripted_on(e2e, monkeypatch, f"<command-args>{LEARNING}</command-args>"):
+    with scripted_on(e2e, monkeypatch, f"<command-args>{LEARNING}</command-args>"):
         run = e2e.run_claude(
             e2e.project, f"/remember {LEARNING}", [[text(NOT_INSTALLED_REPLY)]], env=env
         )
