@@ -7,9 +7,10 @@ Hot path: standard library only at import time, the project's memory location re
 both parts. Memory signals are read only when they can matter: failure groups and rule files
 only when the prompt names something that can be a project path, the spike and chain files only
 when they exist. The spool of tool calls (``pokayokay.infra.spool``) is ingested here only for
-such a prompt, bounded, because only then does the prompt read failure signals; any other prompt
-leaves it to SessionEnd and the CLI readers (recall's fix texts then come from the store as it
-is, which is consistent: the store did not change).
+such a prompt, bounded, because only then does the prompt read failure signals; usually the
+turn's Stop hook (``pokayokay.hooks.turn_end``, in the background) has ingested it already, and
+any other prompt leaves it to Stop, SessionEnd and the CLI readers (recall's fix texts then come
+from the store as it is, which is consistent: the store did not change).
 """
 
 from __future__ import annotations
