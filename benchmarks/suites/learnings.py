@@ -1,7 +1,8 @@
 """`pokayokay remember` as the learnings grow: the same command over 50 and 2,000 stored
 learnings, each run storing a new, distinct learning (so every run does the full work: the
 exact-repeat and near-duplicate lookups, the contradiction check, the new topic file and the
-Topic Index write)."""
+Topic Index write). Then the readers of every learning, `status` and `consolidate --dry-run`,
+over 2,000 learnings: both list the contradictions among all stored learnings."""
 
 from __future__ import annotations
 
@@ -72,5 +73,35 @@ def remember_spec(count: int, label: str) -> Spec:
     return Spec(name, build)
 
 
+def reader_spec(command: tuple[str, ...], count: int, label: str) -> Spec:
+    """A command that reads every stored learning (``status``, ``consolidate --dry-run``)."""
+    name = f"pokayokay {' '.join(command)} ({label} learnings)"
+
+    def build(lab: Lab, n: int) -> Measurable:
+        project = lab.project(f"reader-{command[0]}-{count}")
+        write_learnings(project.memory_dir, generate_learnings(count, seed=11))
+
+        def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
+            if proc.returncode != 0:
+                return f"exit {proc.returncode}: {proc.stderr[:300]!r}"
+            return None
+
+        return Case(
+            name,
+            [lab.console_script(), *command, "--project", str(project.path),
+             "--memory-dir", str(project.memory_dir)],
+            n,
+            project.path,
+            project.env,
+            check_each=check,
+            note=f"{count:,} learning files; lists the contradictions among them",
+        )
+
+    return Spec(name, build)
+
+
 def specs() -> list[Spec]:
-    return [remember_spec(count, label) for count, label in REMEMBER_SIZES]
+    return [remember_spec(count, label) for count, label in REMEMBER_SIZES] + [
+        reader_spec(("status",), 2000, "2,000"),
+        reader_spec(("consolidate", "--dry-run"), 2000, "2,000"),
+    ]

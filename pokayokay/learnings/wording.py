@@ -308,11 +308,28 @@ CONTRADICTION_TOPIC = 0.5
 
 def contradictions(items: Sequence[tuple[str, str]]) -> list[tuple[str, str, frozenset[str]]]:
     """``(key a, key b, clashing words)`` for every pair of ``(key, text)`` items that contradict
-    each other (:func:`contradiction`), in input order."""
+    each other (:func:`contradiction`), in input order.
+
+    Each text is profiled once, and only pairs where one negates a word the other asserts are
+    compared (an index by word): a clash is needed for a contradiction, so the result is the
+    same as comparing every pair, at a cost that grows with the clashes, not with n².
+    """
+    from pokayokay.learnings.similarity import profile
+
+    profiles = [profile(text) for _key, text in items]
+    asserting: dict[str, list[int]] = {}
+    for i, prof in enumerate(profiles):
+        for word in prof.pos:
+            asserting.setdefault(word, []).append(i)
+    candidates: set[tuple[int, int]] = set()
+    for i, prof in enumerate(profiles):
+        for word in prof.neg:
+            for j in asserting.get(word, ()):
+                if j != i:
+                    candidates.add((min(i, j), max(i, j)))
     out = []
-    for i, (key_a, text_a) in enumerate(items):
-        for key_b, text_b in items[i + 1 :]:
-            found = contradiction(text_a, text_b)
-            if found:
-                out.append((key_a, key_b, found))
+    for i, j in sorted(candidates):
+        found = profile_contradiction(profiles[i], profiles[j])
+        if found:
+            out.append((items[i][0], items[j][0], found))
     return out

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
 from pokayokay.learnings.remember import remember
@@ -119,3 +121,53 @@ def test_status_and_consolidate_list_contradictions(location: MemoryLocation) ->
     assert len(outcome.contradictions) == 1
     assert "contradiction, both kept" in render_summary(outcome)
     assert "Contradicting learnings (both kept)" in outcome.report_text
+
+
+# --- contradictions among many stored learnings: indexed, same answer as every pair ----------
+
+_VOCABULARY = [
+    "use", "httpx", "requests", "mock", "database", "deploy", "fridays", "search", "billing",
+    "never", "not", "avoid", "instead", "of", "prefer", "over", "always", "the", "tests", "run",
+]  # fmt: skip
+
+
+def _every_pair(items: list[tuple[str, str]]) -> list[tuple[str, str, frozenset[str]]]:
+    from pokayokay.learnings.wording import contradiction
+
+    out = []
+    for i, (key_a, text_a) in enumerate(items):
+        for key_b, text_b in items[i + 1 :]:
+            found = contradiction(text_a, text_b)
+            if found:
+                out.append((key_a, key_b, found))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_VOCABULARY), min_size=2, max_size=9), max_size=14))
+def test_indexed_contradictions_equal_comparing_every_pair(word_lists: list[list[str]]) -> None:
+    from pokayokay.learnings.wording import contradictions
+
+    items = [(f"k{i}", " ".join(words)) for i, words in enumerate(word_lists)]
+    assert contradictions(items) == _every_pair(items)
+
+
+def test_contradictions_among_thousands_are_found_without_comparing_every_pair(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pokayokay.learnings import wording
+
+    items = [(f"n{i}", f"the {s} subsystem {i} needs its config file {i}")
+             for i, s in enumerate(SUBSYSTEMS * 150)]
+    items += [("a", "use httpx, never requests"), ("b", "use requests, never httpx")]
+    compared = []
+    real = wording.profile_contradiction
+
+    def counting(pa, pb):  # type: ignore[no-untyped-def]
+        compared.append(1)
+        return real(pa, pb)
+
+    monkeypatch.setattr(wording, "profile_contradiction", counting)
+    found = wording.contradictions(items)
+    assert [(a, b) for a, b, _ in found] == [("a", "b")]
+    assert len(compared) < 10  # not the 2.2 million pairs
