@@ -70,7 +70,7 @@ def guard_mode(project: str) -> str:
 
 
 def deny_output(reason: str) -> str:
-    import json
+    from pokayokay.infra.cjson import dumps
 
     out = {
         "hookSpecificOutput": {
@@ -79,7 +79,7 @@ def deny_output(reason: str) -> str:
             "permissionDecisionReason": reason,
         }
     }
-    return json.dumps(out) + "\n"
+    return dumps(out) + "\n"
 
 
 def pre_tool_use(payload: dict[str, Any], event: str) -> str:

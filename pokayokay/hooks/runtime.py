@@ -44,10 +44,10 @@ def read_payload(stream: IO[bytes]) -> dict[str, Any]:
         raise BadPayload(f"payload larger than {MAX_PAYLOAD >> 20} MiB; ignored")
     if not data.strip():
         raise BadPayload("empty payload on stdin")
-    import json
+    from pokayokay.infra.cjson import loads  # json's C scanner without json's re import
 
     try:
-        payload = json.loads(data.decode("utf-8"))
+        payload = loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise BadPayload(f"payload is not UTF-8 (byte {exc.start})") from None
     except ValueError as exc:
@@ -158,7 +158,7 @@ def memory_location(payload: dict[str, Any]) -> MemoryLocation:
 
 def context_output(event: str, context: str) -> str:
     """The JSON line that hands ``context`` to the model as the event's ``additionalContext``."""
-    import json
+    from pokayokay.infra.cjson import dumps
 
     out = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
-    return json.dumps(out) + "\n"
+    return dumps(out) + "\n"

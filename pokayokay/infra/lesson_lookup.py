@@ -18,7 +18,8 @@ session launched in a subfolder finds the repository's lessons). The file holds:
      "always": ["<environment lesson line>", ...]}
 
 Every text in it was sanitised and redacted when it was written: the hooks print it as is.
-Standard library only (``os`` at import; ``json`` and ``re`` when a file exists).
+Standard library only (``os`` at import; ``_json``, through :mod:`pokayokay.infra.cjson`, when
+a file exists: never ``json`` or ``re``).
 """
 
 from __future__ import annotations
@@ -94,14 +95,14 @@ def find_lookup(launch_dir: str, environ: Mapping[str, str] | None = None) -> st
 
 def read_lookup(path: str) -> dict[str, Any] | None:
     """The lookup's content, or None when it is unreadable, too large or of another version."""
-    import json
+    from pokayokay.infra.cjson import loads
 
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_LOOKUP_BYTES + 1)
         if len(data) > MAX_LOOKUP_BYTES:
             return None
-        value = json.loads(data.decode("utf-8"))
+        value = loads(data.decode("utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(value, dict) or value.get("version") != LOOKUP_VERSION:
@@ -117,18 +118,73 @@ def load_for(launch_dir: str, environ: Mapping[str, str] | None = None) -> dict[
 def command_key(command: str) -> str:
     """The form a command is looked up by: a leading ``cd <dir> &&``, output plumbing
     (``2>&1``, ``> /dev/null``) and trailing pagers (``| tail -n 20``) set aside, whitespace
-    collapsed. Two runs of the same command Claude dressed differently get the same key."""
-    import re
+    collapsed. Two runs of the same command Claude dressed differently get the same key.
 
-    text = " ".join(command.split())
-    text = re.sub(r"^cd\s+\S+\s*&&\s*", "", text)
+    String operations only, so that the hooks calling this never import :mod:`re`; they give
+    what the patterns ``^cd\\s+\\S+\\s*&&\\s*``, then repeatedly
+    ``\\s*\\|\\s*(?:tail|head|less|more|cat|tee)\\b[^|]*$`` and
+    ``\\s*(?:\\d?>&\\d|&>\\s*/dev/null|\\d?>\\s*/dev/null)\\s*$`` would remove (a test
+    checks the two agree)."""
+    text = _without_cd(" ".join(command.split()))
     while True:
-        shorter = re.sub(r"\s*\|\s*(?:tail|head|less|more|cat|tee)\b[^|]*$", "", text)
-        shorter = re.sub(r"\s*(?:\d?>&\d|&>\s*/dev/null|\d?>\s*/dev/null)\s*$", "", shorter)
+        shorter = _without_plumbing(_without_pager(text))
         if shorter == text:
-            break
+            return text.strip()
         text = shorter
-    return text.strip()
+
+
+def _without_cd(text: str) -> str:
+    """``text`` (whitespace collapsed) without a leading ``cd <dir> &&``."""
+    if not text.startswith("cd "):
+        return text
+    rest = text[3:]
+    space = rest.find(" ")
+    word, after = (rest, "") if space < 0 else (rest[:space], rest[space:])
+    if word and after[1:3] == "&&":  # cd <dir> &&…
+        return after[3:].lstrip(" ")
+    at = word.rfind("&&", 1)  # cd <dir>&&…: the last && that leaves a directory before it
+    if at < 0:
+        return text
+    return (word[at + 2 :] + after).lstrip(" ")
+
+
+_PAGERS = ("tail", "head", "less", "more", "cat", "tee")
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _without_pager(text: str) -> str:
+    """``text`` without a trailing ``| tail -n 20`` (a pager after the last pipe)."""
+    bar = text.rfind("|")
+    if bar < 0:
+        return text
+    after = text[bar + 1 :].lstrip(" \t\n\r\f\v")
+    for pager in _PAGERS:
+        rest = after[len(pager) :]
+        if after.startswith(pager) and not (rest and _is_word(rest[0])):
+            return text[:bar].rstrip(" \t\n\r\f\v")
+    return text
+
+
+def _without_plumbing(text: str) -> str:
+    """``text`` without a trailing ``2>&1``, ``&>/dev/null`` or ``2> /dev/null``."""
+    end = text.rstrip(" \t\n\r\f\v")
+    if len(end) >= 3 and end[-1].isdecimal() and end[-3:-1] == ">&":
+        cut = len(end) - 3
+    elif end.endswith("/dev/null"):
+        cut = len(end.rstrip(" \t\n\r\f\v")) - len("/dev/null")
+        cut = len(end[:cut].rstrip(" \t\n\r\f\v")) - 1
+        if cut < 0 or end[cut] != ">":
+            return text
+        if cut >= 1 and end[cut - 1] == "&":
+            return end[: cut - 1].rstrip(" \t\n\r\f\v")
+    else:
+        return text
+    if cut >= 1 and end[cut - 1].isdecimal():
+        cut -= 1
+    return end[:cut].rstrip(" \t\n\r\f\v")
 
 
 def command_entry(lookup: Mapping[str, Any], command: object) -> dict[str, Any] | None:

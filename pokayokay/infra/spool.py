@@ -248,16 +248,15 @@ def failure_lesson(data: bytes, environ: "Mapping[str, str] | None" = None) -> s
     env = os.environ if environ is None else environ
     if not os.path.isdir(os.path.join(state_home(env), "lessons")):
         return ""
-    import json
-
     _package()
+    from pokayokay.infra.cjson import dumps, loads  # json's C scanner: no json, no re import
     from pokayokay.infra.lesson_lookup import command_entry, load_for
 
     lookup = load_for(launch_dir(env), env)
     if lookup is None:
         return ""
     try:
-        payload = json.loads(data.decode("utf-8", "surrogatepass"))
+        payload = loads(data.decode("utf-8", "surrogatepass"))
     except ValueError:
         return ""
     if not isinstance(payload, dict) or payload.get("is_interrupt") is True:
@@ -271,7 +270,7 @@ def failure_lesson(data: bytes, environ: "Mapping[str, str] | None" = None) -> s
     if not isinstance(text, str) or not text:
         return ""
     out = {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": text}}
-    return json.dumps(out) + "\n"
+    return dumps(out) + "\n"
 
 
 def _log(message: str) -> str:

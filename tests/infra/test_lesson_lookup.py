@@ -96,3 +96,56 @@ def test_the_lookup_finds_the_state_home_as_the_spool_does(env: dict[str, str]) 
     from pokayokay.infra import spool
 
     assert ll.state_home(env) == spool.state_home(env)
+
+
+def _command_key_by_patterns(command: str) -> str:
+    """The command key as the patterns in ``command_key``'s docstring define it (what the
+    lookup computed before it stopped importing ``re``)."""
+    import re
+
+    text = " ".join(command.split())
+    text = re.sub(r"^cd\s+\S+\s*&&\s*", "", text)
+    while True:
+        shorter = re.sub(r"\s*\|\s*(?:tail|head|less|more|cat|tee)\b[^|]*$", "", text)
+        shorter = re.sub(r"\s*(?:\d?>&\d|&>\s*/dev/null|\d?>\s*/dev/null)\s*$", "", shorter)
+        if shorter == text:
+            break
+        text = shorter
+    return text.strip()
+
+
+_PIECES = [
+    "cd", " ", "  ", "\t", "&&", "&", "|", "||", ">", ">&", "2", "1", "٣", "/dev/null", "dev",
+    "tail", "head", "less", "more", "cat", "tee", "tailx", "tail_", "tail-f", "-n", "40", "x",
+    "/srv/app", "pytest", "é", "\n",
+]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=14).map("".join))
+@example("cd /srv/app && python -m pytest -q 2>&1 | tail -n 40")
+@example("cd a&&b&&c")
+@example("x 12>&1")
+@example("x 2&>/dev/null")
+@example("a || tail x")
+def test_command_key_is_what_the_patterns_say(command: str) -> None:
+    assert ll.command_key(command) == _command_key_by_patterns(command)
+
+
+def test_the_lookup_path_imports_neither_json_nor_re(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = Path(ll.__file__).resolve().parents[2]
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from pokayokay.infra import lesson_lookup as ll\n"
+        "from pokayokay.infra.cjson import dumps\n"
+        "ll.command_key('cd /x && pytest -q 2>&1 | tail -n 5')\n"
+        "ll.read_lookup(sys.argv[2]); dumps({'a': ['b', 1, None]})\n"
+        "print(sorted(m for m in ('json', 're') if m in sys.modules))\n"
+    )
+    lookup = tmp_path / "l.json"
+    lookup.write_text('{"version": 1, "commands": {}}', "utf-8")
+    out = subprocess.run([sys.executable, "-S", "-E", "-c", code, str(root), str(lookup)],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -1,0 +1,123 @@
+"""JSON for the hot paths without importing :mod:`json` (pure; standard library only).
+
+``import json`` also imports :mod:`re` (``json.decoder`` and ``json.scanner`` compile patterns at
+import), with ``enum``, ``functools`` and the regex compiler behind it: about 3 ms of a hook that
+has 10 ms to start an interpreter. The C accelerator ``_json`` that ``json`` itself uses needs
+none of that, so :func:`loads` drives its scanner directly and :func:`dumps` writes the simple
+values hooks print (objects, arrays, strings, numbers, booleans, null) with its string encoder.
+Both give what ``json.loads`` / ``json.dumps`` (default options) give; where ``_json`` is
+missing (an interpreter built without it) they are those functions.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_WHITESPACE = " \t\n\r"
+
+try:
+    import _json
+except ImportError:  # pragma: no cover - every CPython build has it
+    _json = None  # type: ignore[assignment]
+
+
+class _Context:
+    """What ``_json.make_scanner`` reads of a decoder: ``json.loads``' defaults."""
+
+    def __init__(self) -> None:
+        self.strict = True
+        self.object_hook = None
+        self.object_pairs_hook = None
+        self.parse_float = float
+        self.parse_int = int
+        self.parse_constant = float  # NaN, Infinity, -Infinity, as json.loads reads them
+        self.memo: dict[str, str] = {}
+
+
+_scanner: Any = None
+
+
+def loads(text: str) -> Any:
+    """The value of a JSON document, as ``json.loads(text)``; ``ValueError`` when it is not one
+    (leading and trailing JSON whitespace allowed, nothing else around the value)."""
+    global _scanner
+    if _json is None:  # pragma: no cover
+        import json
+
+        return json.loads(text)
+    if _scanner is None:
+        _scanner = _json.make_scanner(_Context())  # type: ignore[arg-type]
+    start = len(text) - len(text.lstrip(_WHITESPACE))
+    try:
+        value, end = _scanner(text, start)
+    except StopIteration as stop:
+        raise ValueError(f"not JSON: expecting a value at character {stop.value}") from None
+    except (SystemError, ValueError):
+        # A malformed document: the scanner reports it with json.decoder's JSONDecodeError,
+        # which it finds only when json is imported (else it fails with a SystemError). Only
+        # bad input pays for json's import, to get its message.
+        import json
+
+        return json.loads(text)
+    if text[end:].strip(_WHITESPACE):
+        raise ValueError(f"not JSON: extra data at character {end}")
+    return value
+
+
+def dumps(value: Any) -> str:
+    """``json.dumps(value)`` for dicts (string keys), lists, tuples, strings, ints, floats,
+    booleans and None; ``TypeError`` for anything else."""
+    if _json is None:  # pragma: no cover
+        import json
+
+        return json.dumps(value)
+    out: list[str] = []
+    _write(value, out)
+    return "".join(out)
+
+
+def _write(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(_json.encode_basestring_ascii(value))
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, int):
+        out.append(int.__repr__(value))
+    elif isinstance(value, float):
+        out.append(_float(value))
+    elif isinstance(value, dict):
+        out.append("{")
+        for n, (key, item) in enumerate(value.items()):
+            if not isinstance(key, str):
+                raise TypeError(f"keys must be str, not {type(key).__name__}")
+            if n:
+                out.append(", ")
+            out.append(_json.encode_basestring_ascii(key))
+            out.append(": ")
+            _write(item, out)
+        out.append("}")
+    elif isinstance(value, (list, tuple)):
+        out.append("[")
+        for n, item in enumerate(value):
+            if n:
+                out.append(", ")
+            _write(item, out)
+        out.append("]")
+    else:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _float(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value == float("inf"):
+        return "Infinity"
+    if value == -float("inf"):
+        return "-Infinity"
+    return float.__repr__(value)

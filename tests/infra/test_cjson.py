@@ -1,0 +1,88 @@
+"""JSON without importing json: the same values and text as the json module."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pokayokay.infra import cjson
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(_VALUES, st.sampled_from(["", " ", "\n\t ", "\r\n"]))
+def test_loads_reads_what_json_reads(value: Any, space: str) -> None:
+    text = space + json.dumps(value, indent=1 if space else None) + space
+    assert cjson.loads(text) == json.loads(text)
+
+
+@given(_VALUES)
+def test_dumps_writes_what_json_writes(value: Any) -> None:
+    assert cjson.dumps(value) == json.dumps(value)
+
+
+def test_special_floats_as_json_has_them() -> None:
+    assert cjson.dumps([math.inf, -math.inf]) == json.dumps([math.inf, -math.inf])
+    assert math.isnan(cjson.loads("NaN"))
+    assert cjson.dumps(math.nan) == "NaN"
+
+
+@pytest.mark.parametrize(
+    "text", ["", "   ", "{", '{"a": }', '{"a": 1} x', "[1,]", "nul", "\ufeff{}"]
+)
+def test_what_json_refuses_is_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        json.loads(text)
+    with pytest.raises(ValueError):
+        cjson.loads(text)
+
+
+def test_dumps_refuses_what_json_cannot_write() -> None:
+    with pytest.raises(TypeError):
+        cjson.dumps({1: "a"})
+    with pytest.raises(TypeError):
+        cjson.dumps({"a": object()})
+
+
+def test_neither_json_nor_re_is_imported() -> None:
+    root = Path(cjson.__file__).resolve().parents[2]
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from pokayokay.infra import cjson\n"
+        "cjson.dumps(cjson.loads('{\"a\": [1, 2.5, \"x\", null, true]}'))\n"
+        "print(sorted(m for m in ('json', 're') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-S", "-E", "-c", code, str(root)],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "text", ['{"session_id": "x", "cwd": ', "[1, 2", '{"a": "\\x"}', '{"a" 1}']
+)
+def test_a_malformed_document_is_a_value_error_when_json_was_never_imported(text: str) -> None:
+    root = Path(cjson.__file__).resolve().parents[2]
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1])\n"
+        "from pokayokay.infra import cjson\n"
+        "try:\n"
+        "    cjson.loads(sys.argv[2])\n"
+        "except ValueError as exc:\n"
+        "    print('ValueError', exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-S", "-E", "-c", code, str(root), text],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith("ValueError ")
