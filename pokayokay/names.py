@@ -6,6 +6,10 @@ ENV_HOME = "POKAYOKAY_HOME"  # pokayokay's state folder
 ENV_MEMORY_DIR = "POKAYOKAY_MEMORY_DIR"  # overrides the auto-memory folder (tests, odd set-ups)
 ENV_PROJECT_DIR = "CLAUDE_PROJECT_DIR"  # set by Claude Code for hooks
 
+# --- pokayokay's settings files in a project (team, then personal)
+TEAM_SETTINGS_FILE = ".claude/pokayokay.md"
+LOCAL_SETTINGS_FILE = ".claude/pokayokay.local.md"
+
 # --- files in the auto-memory folder
 MEMORY_FILE = "MEMORY.md"
 RECURRING_FAILURES_FILE = "recurring-failures.md"

@@ -32,10 +32,12 @@ from pokayokay.names import (
     GENERATED_MEMORY_FILES,
     LEARNINGS_ARCHIVE_FILE,
     LEARNINGS_DROPPED_FILE,
+    LOCAL_SETTINGS_FILE,
+    TEAM_SETTINGS_FILE,
 )
 
-TEAM_FILE = ".claude/pokayokay.md"
-LOCAL_FILE = ".claude/pokayokay.local.md"
+TEAM_FILE = TEAM_SETTINGS_FILE
+LOCAL_FILE = LOCAL_SETTINGS_FILE
 
 # A settings file is a few lines of YAML; anything much larger is a mistake, not settings.
 MAX_FILE_BYTES = 1_000_000

@@ -55,7 +55,12 @@ def lesson_for(payload: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def guard_mode(project: str) -> str:
-    """The project's ``guard`` setting; the default when the settings cannot be read (logged)."""
+    """The project's ``guard`` setting; the default when the settings cannot be read (logged).
+
+    When no settings file mentions ``guard`` (none at all, usually) the answer is the default
+    without loading the settings (their module costs more than the rest of this hook)."""
+    if not _mentions_guard(project):
+        return DEFAULT_GUARD
     from pathlib import Path
 
     from pokayokay.config.settings import load_settings
@@ -67,6 +72,25 @@ def guard_mode(project: str) -> str:
 
         fail_open("PreToolUse guard: reading the settings (guard: hint used)", exc)
         return DEFAULT_GUARD
+
+
+def _mentions_guard(project: str) -> bool:
+    """Whether a settings file of the project could set ``guard`` (an unreadable one could)."""
+    import os
+
+    from pokayokay.infra.regular import read_regular
+    from pokayokay.names import LOCAL_SETTINGS_FILE, TEAM_SETTINGS_FILE
+
+    for name in (TEAM_SETTINGS_FILE, LOCAL_SETTINGS_FILE):
+        path = os.path.join(project, name)
+        if not os.path.lexists(path):
+            continue
+        try:
+            if b"guard" in read_regular(path, 1 << 20):
+                return True
+        except OSError:
+            return True  # load_settings then says what is wrong (logged)
+    return False
 
 
 def deny_output(reason: str) -> str:

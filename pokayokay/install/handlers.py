@@ -23,6 +23,9 @@ COMMAND = "pokayokay"
 
 # The per-tool-call events' entry (pokayokay.infra.spool): a script installed next to `pokayokay`.
 SPOOL_COMMAND = "pokayokay-spool"
+# The other events' entry: `pokayokay hook <Event>` without the console script's wrapper (which
+# imports re on every run), also installed next to `pokayokay`.
+EVENT_COMMAND = "pokayokay-event"
 
 # What SessionStart says, once per session, when pokayokay's hooks are registered (a committed
 # settings file, the plugin) on a machine without pokayokay. Every other event is silent then.
@@ -47,7 +50,8 @@ PLUGIN_COMMAND = "${CLAUDE_PLUGIN_ROOT}/hooks/" + PLUGIN_SHIM_NAME
 PLUGIN_HOOKS_DESCRIPTION = (
     "pokayokay: curates MEMORY.md and captures recurring failures "
     "(per-tool-call events append to a spool with `pokayokay-spool <Event>`, the others run "
-    "`pokayokay hook <Event>`; without pokayokay every handler exits 0)"
+    "`pokayokay-event <Event>`, which is `pokayokay hook <Event>`; without pokayokay every "
+    "handler exits 0)"
 )
 
 
@@ -97,8 +101,9 @@ def _guarded_argv(command: str) -> list[str] | None:
 def handler_form(handler: object) -> str | None:
     """``"path"``, ``"absolute"`` or ``"plugin"`` for one of pokayokay's handlers, else None.
 
-    pokayokay's handlers: ``pokayokay hook …`` (any path to the ``pokayokay`` command), any
-    interpreter running ``-m pokayokay hook …``, and the plugin shim ``…/pokayokay-hook <Event>``.
+    pokayokay's handlers: ``pokayokay hook …`` (any path to the ``pokayokay`` command),
+    ``pokayokay-spool <Event>`` and ``pokayokay-event <Event>``, any interpreter running ``-m
+    pokayokay hook …`` or ``-S -E …/spool.py``, and the plugin shim ``…/pokayokay-hook <Event>``.
     """
     if not isinstance(handler, Mapping) or handler.get("type") != "command":
         return None
@@ -108,7 +113,7 @@ def handler_form(handler: object) -> str | None:
     name = _basename(argv[0])
     if name == COMMAND and argv[1:2] == ["hook"]:
         return "path"
-    if name == SPOOL_COMMAND and len(argv) == 2:
+    if name in (SPOOL_COMMAND, EVENT_COMMAND) and len(argv) == 2:
         return "path"
     if argv[1:4] == ["-m", "pokayokay", "hook"]:
         return "absolute"
@@ -159,9 +164,10 @@ def event_handler(
     Shell form, guarded: where pokayokay is not installed it exits 0 quietly, and SessionStart
     says so in one line (a ``systemMessage``). The per-tool-call events run the spool entry:
     ``pokayokay-spool <Event>`` by name, or this interpreter with ``-S -E`` on the spool file
-    when init registers absolute paths (``pokayokay hook <Event>`` when an older install has no
-    ``pokayokay-spool``). A background event (Stop) gets ``"async": true``. ``command``/``lead``
-    come from :func:`hook_command`.
+    when init registers absolute paths; the others ``pokayokay-event <Event>`` by name, or
+    ``command``/``lead`` (from :func:`hook_command`: ``pokayokay hook`` or ``python -m pokayokay
+    hook``). An older install without those scripts gets ``pokayokay hook <Event>`` for every
+    event. A background event (Stop) gets ``"async": true``.
     """
     absolute = lead[:1] == ["-m"]
     spooled = spec.event in SPOOLED_EVENTS and (
@@ -175,6 +181,9 @@ def event_handler(
         else:
             words = [SPOOL_COMMAND, spec.event]
             guard = f"command -v {SPOOL_COMMAND} >/dev/null 2>&1"
+    elif not absolute and shutil.which(EVENT_COMMAND, path=_env(environ).get("PATH")):
+        words = [EVENT_COMMAND, spec.event]
+        guard = f"command -v {EVENT_COMMAND} >/dev/null 2>&1"
     else:
         words = [command, *lead, spec.event]
         guard = (

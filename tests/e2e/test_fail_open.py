@@ -73,9 +73,9 @@ def test_misbehaving_pokayokay_does_not_break_the_session(e2e: E2E, fake: str) -
     fake_bin = e2e.root / "fake-bin"
     fake_bin.mkdir()
     calls = e2e.root / "fake-calls.log"
-    # Both programs the registered hooks run: `pokayokay hook <Event>` and, for the per-tool-call
-    # events, `pokayokay-spool <Event>`.
-    for name in ("pokayokay", "pokayokay-spool"):
+    # Every program the registered hooks run: `pokayokay-event <Event>` (or `pokayokay hook
+    # <Event>`) and, for the per-tool-call events, `pokayokay-spool <Event>`.
+    for name in ("pokayokay", "pokayokay-spool", "pokayokay-event"):
         script = fake_bin / name
         script.write_text(FAKES[fake].format(calls=str(calls), python=sys.executable),
                           encoding="utf-8")

@@ -209,3 +209,43 @@ def test_a_command_with_a_secret_is_recognised_without_storing_it(launched: Path
     out = output("PreToolUse", sample("PreToolUse.Bash.json", launched, secret))
     assert "[redacted:password] bin/psql" in out["additionalContext"]
     assert "hunter2secretvalue" not in out["additionalContext"]
+
+
+def test_the_personal_settings_file_sets_the_guard_too(launched: Path) -> None:
+    write_lessons(launched, CommandLesson(BAD, 3, GOOD, "environment"))
+    settings(launched, "max_lines: 180")
+    (launched / ".claude" / "pokayokay.local.md").write_text("---\nguard: block\n---\n", "utf-8")
+    out = output("PreToolUse", sample("PreToolUse.Bash.json", launched, BAD))
+    assert out["permissionDecision"] == "deny"
+
+
+def test_settings_that_never_name_the_guard_are_not_loaded(
+    launched: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pokayokay.config import settings as settings_module
+
+    loaded: list[Path] = []
+    real = settings_module.load_settings
+
+    def spy(project: Path) -> Any:
+        loaded.append(project)
+        return real(project)
+
+    monkeypatch.setattr(settings_module, "load_settings", spy)
+    write_lessons(launched, CommandLesson(BAD, 3, GOOD, "environment"))
+    settings(launched, "max_lines: 180")
+    out = output("PreToolUse", sample("PreToolUse.Bash.json", launched, BAD))
+    assert GOOD in out["additionalContext"]
+    assert loaded == []
+    settings(launched, "guard: hint")  # now a file names it: loaded
+    assert GOOD in output("PreToolUse", sample("PreToolUse.Bash.json", launched, BAD))[
+        "additionalContext"]
+    assert loaded == [launched]
+
+
+def test_a_fifo_named_like_the_settings_never_blocks_the_guard(launched: Path) -> None:
+    write_lessons(launched, CommandLesson(BAD, 3, GOOD, "environment"))
+    (launched / ".claude").mkdir(exist_ok=True)
+    os.mkfifo(launched / ".claude" / "pokayokay.md")
+    code, out, _err = run_hook("PreToolUse", sample("PreToolUse.Bash.json", launched, BAD))
+    assert code == 0 and GOOD in json.loads(out)["hookSpecificOutput"]["additionalContext"]

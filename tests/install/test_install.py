@@ -60,9 +60,11 @@ def make_executable(path: Path, text: str = "#!/bin/sh\nexit 0\n") -> Path:
 
 @pytest.fixture
 def env_on_path(bin_dir: Path) -> dict[str, str]:
-    """An environment where `pokayokay` (and its `pokayokay-spool`) is on PATH."""
+    """An environment where `pokayokay` (and its `pokayokay-spool`, `pokayokay-event`) is on
+    PATH."""
     make_executable(bin_dir / "pokayokay")
     make_executable(bin_dir / "pokayokay-spool")
+    make_executable(bin_dir / "pokayokay-event")
     return dict(os.environ, PATH=str(bin_dir))
 
 
@@ -118,17 +120,18 @@ def timed(handler: dict[str, Any], event: str) -> dict[str, Any]:
 
 def installed(event: str) -> dict[str, Any]:
     """What init registers with pokayokay on PATH: a guarded shell command (exit 0 without
-    pokayokay; SessionStart says so once), the per-tool-call events through pokayokay-spool."""
+    pokayokay; SessionStart says so once), the per-tool-call events through pokayokay-spool, the
+    others through pokayokay-event."""
     guard = "command -v {} >/dev/null 2>&1 || "
     if event in SPOOLED:
         command = guard.format("pokayokay-spool") + f"exit 0; exec pokayokay-spool {event}"
     elif event == "SessionStart":
         note = json.dumps({"systemMessage": NOT_INSTALLED_NOTE}).replace("'", "'\"'\"'")
-        command = guard.format("pokayokay") + (
-            "{ printf '%s\\n' '" + note + "'; exit 0; }; exec pokayokay hook SessionStart"
+        command = guard.format("pokayokay-event") + (
+            "{ printf '%s\\n' '" + note + "'; exit 0; }; exec pokayokay-event SessionStart"
         )
     else:
-        command = guard.format("pokayokay") + f"exit 0; exec pokayokay hook {event}"
+        command = guard.format("pokayokay-event") + f"exit 0; exec pokayokay-event {event}"
     return timed({"type": "command", "command": command}, event)
 
 
@@ -156,7 +159,7 @@ def test_fresh_project_gets_a_valid_settings_file(
     assert report.memory == "memory template: stub" and len(fake_template) == 1
     lines = report.lines()
     assert lines[0] == f"created {target}"
-    assert f"{EVENTS[0]}: added `pokayokay hook {EVENTS[0]}`" in lines
+    assert f"{EVENTS[0]}: added `pokayokay-event {EVENTS[0]}`" in lines
     assert report.render() == "\n".join(lines)
 
 
@@ -445,7 +448,7 @@ def test_an_old_synchronous_stop_handler_becomes_the_background_one(
     [stop_group] = load(target)["hooks"]["Stop"]
     assert stop_group == {"hooks": [OTHER_HANDLER, installed("Stop")]}
     assert stop_group["hooks"][1]["async"] is True
-    assert stop_group["hooks"][1]["command"].endswith("; exec pokayokay hook Stop")
+    assert stop_group["hooks"][1]["command"].endswith("; exec pokayokay-event Stop")
     assert [(c.event, c.handler is not None) for c in report.replaced] == [("Stop", True)]
     uninstall(project, environ=env_on_path)
     assert load(target).get("hooks", {}).get("Stop") == [{"hooks": [OTHER_HANDLER]}]
@@ -690,6 +693,9 @@ def test_init_creates_the_memory_template(
         ({"type": "command", "command": '"${CLAUDE_PLUGIN_ROOT}/hooks/pokayokay-hook" Stop'},
          "plugin"),
         ({"type": "command", "command": "pokayokay hook SessionEnd"}, "path"),
+        ({"type": "command", "command": "pokayokay-event SessionEnd"}, "path"),
+        ({"type": "command", "command": "/opt/bin/pokayokay-event", "args": ["Stop"]}, "path"),
+        ({"type": "command", "command": "pokayokay-event SessionEnd extra"}, None),
         ({"type": "command", "command": "pokayokay hook SessionEnd && rm -rf x"}, None),
         ({"type": "command", "command": "pokayokay", "args": ["curate"]}, None),
         ({"type": "command", "command": "pokayokay", "args": "hook SessionEnd"}, None),
@@ -731,7 +737,7 @@ def test_find_installed_hooks_lists_every_settings_file(
     assert proj.exists and proj.error is None and proj.missing_events == ()
     assert [h.event for h in proj.hooks] == EVENTS
     assert all(h.form == "path" and h.resolves for h in proj.hooks)
-    assert proj.hooks[0].resolved == str(Path(env_on_path["PATH"]) / "pokayokay")
+    assert proj.hooks[0].resolved == str(Path(env_on_path["PATH"]) / "pokayokay-event")
     assert proj.events == tuple(EVENTS) and proj.resolves and proj.command is None
 
     usr = by_scope["user"]
@@ -761,11 +767,11 @@ def test_find_installed_hooks_command_not_on_path(
     project: Path, env_on_path: dict[str, str], env_off_path: dict[str, str]
 ) -> None:
     init(project, environ=env_on_path)
-    (Path(env_on_path["PATH"]) / "pokayokay").unlink()
-    (Path(env_on_path["PATH"]) / "pokayokay-spool").unlink()
+    for name in ("pokayokay", "pokayokay-spool", "pokayokay-event"):
+        (Path(env_on_path["PATH"]) / name).unlink()
     proj = find_installed_hooks(project, env_off_path)[1]
     assert proj.hooks and not any(h.resolves for h in proj.hooks)
-    assert proj.command == "pokayokay"
+    assert proj.command == "pokayokay-event"
 
 
 # --- the plugin -------------------------------------------------------------------------------
@@ -838,6 +844,11 @@ def test_shim_sends_per_tool_call_events_to_the_spool(bin_dir: Path) -> None:
     result = run_shim(str(bin_dir), "PostToolUseFailure", stdin="payload\n")
     assert (result.returncode, result.stdout) == (0, "spool:PostToolUseFailure\nin:payload\n")
     assert run_shim(str(bin_dir), "SessionEnd").stdout == "pokayokay:hook SessionEnd\n"
+    # With pokayokay-event installed, the other events go to it.
+    make_executable(bin_dir / "pokayokay-event",
+                    '#!/bin/sh\necho "event:$*"\nwhile read -r line; do echo "in:$line"; done\n')
+    result = run_shim(str(bin_dir), "SessionEnd", stdin="payload\n")
+    assert (result.returncode, result.stdout) == (0, "event:SessionEnd\nin:payload\n")
 
 
 def test_shim_execs_pokayokay_on_path(bin_dir: Path) -> None:
