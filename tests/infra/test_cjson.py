@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.paths import run_without_site
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -58,15 +56,11 @@ def test_dumps_refuses_what_json_cannot_write() -> None:
 
 
 def test_neither_json_nor_re_is_imported() -> None:
-    root = Path(cjson.__file__).resolve().parents[2]
-    code = (
-        "import sys; sys.path.insert(0, sys.argv[1])\n"
+    out = run_without_site(
         "from pokayokay.infra import cjson\n"
         "cjson.dumps(cjson.loads('{\"a\": [1, 2.5, \"x\", null, true]}'))\n"
         "print(sorted(m for m in ('json', 're') if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-S", "-E", "-c", code, str(root)],
-                         capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
 
@@ -74,15 +68,12 @@ def test_neither_json_nor_re_is_imported() -> None:
     "text", ['{"session_id": "x", "cwd": ', "[1, 2", '{"a": "\\x"}', '{"a" 1}']
 )
 def test_a_malformed_document_is_a_value_error_when_json_was_never_imported(text: str) -> None:
-    root = Path(cjson.__file__).resolve().parents[2]
-    code = (
-        "import sys; sys.path.insert(0, sys.argv[1])\n"
+    out = run_without_site(
         "from pokayokay.infra import cjson\n"
         "try:\n"
         "    cjson.loads(sys.argv[2])\n"
         "except ValueError as exc:\n"
-        "    print('ValueError', exc)\n"
+        "    print('ValueError', exc)\n",
+        text,
     )
-    out = subprocess.run([sys.executable, "-S", "-E", "-c", code, str(root), text],
-                         capture_output=True, text=True, check=True).stdout
     assert out.startswith("ValueError ")

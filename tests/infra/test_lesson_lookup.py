@@ -132,20 +132,16 @@ def test_command_key_is_what_the_patterns_say(command: str) -> None:
 
 
 def test_the_lookup_path_imports_neither_json_nor_re(tmp_path: Path) -> None:
-    import subprocess
-    import sys
+    from helpers.paths import run_without_site
 
-    root = Path(ll.__file__).resolve().parents[2]
-    code = (
-        "import sys; sys.path.insert(0, sys.argv[1])\n"
+    lookup = tmp_path / "l.json"
+    lookup.write_text('{"version": 1, "commands": {}}', "utf-8")
+    out = run_without_site(
         "from pokayokay.infra import lesson_lookup as ll\n"
         "from pokayokay.infra.cjson import dumps\n"
         "ll.command_key('cd /x && pytest -q 2>&1 | tail -n 5')\n"
         "ll.read_lookup(sys.argv[2]); dumps({'a': ['b', 1, None]})\n"
-        "print(sorted(m for m in ('json', 're') if m in sys.modules))\n"
+        "print(sorted(m for m in ('json', 're') if m in sys.modules))\n",
+        str(lookup),
     )
-    lookup = tmp_path / "l.json"
-    lookup.write_text('{"version": 1, "commands": {}}', "utf-8")
-    out = subprocess.run([sys.executable, "-S", "-E", "-c", code, str(root), str(lookup)],
-                         capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
