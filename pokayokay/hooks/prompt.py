@@ -46,14 +46,36 @@ def suggestion_context(
     return advice_for(project, prompt, location=location, named=named, quick=True).text()
 
 
-def _ingest_first(project: str) -> None:
-    """Ingest this project's spooled tool calls (bounded; two stats when there are none), so
-    that the failure signals read next include them."""
+def _ingest_first(project: str, named: list[str], location: MemoryLocation | None) -> None:
+    """Ingest this project's spooled tool calls (bounded; two stats when there are none) when
+    they can change the failure signals read next (``pokayokay.hooks.spool_gate``)."""
     from pokayokay.hooks import ingest
     from pokayokay.infra.spool import spool_dir
 
-    if not ingest.pending(spool_dir(project)):
+    folder = spool_dir(project)
+    if not ingest.pending(folder):
         return
+    if location is not None:
+        try:
+            from pokayokay.hooks.spool_gate import could_change, pending_failures
+            from pokayokay.infra.state import project_state_dir
+            from pokayokay.skills.advice import cached_signals
+
+            records = pending_failures(folder)
+            if records is not None and (
+                not records
+                or not could_change(
+                    records,
+                    project,
+                    named,
+                    cached_signals(str(project_state_dir(str(location.project_key)))),
+                )
+            ):
+                return  # left to the turn's Stop, SessionEnd or a CLI reader
+        except Exception as exc:  # undecided: ingest, as when it can matter
+            from pokayokay.infra.logs import fail_open
+
+            fail_open("UserPromptSubmit: checking the spool", exc)
     ingest.ingest_quietly(
         "UserPromptSubmit", lambda: ingest.ingest_project(project, budget=PROMPT_INGEST_BUDGET)
     )
@@ -71,8 +93,6 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
 
     project = project_dir(payload)
     named = prompt_paths(prompt)
-    if needs_failure_signals(project, named):
-        _ingest_first(project)
     location: MemoryLocation | None
     try:
         location = memory_location(payload)
@@ -81,6 +101,8 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
 
         fail_open("UserPromptSubmit memory location", exc)
         location = None
+    if needs_failure_signals(project, named):
+        _ingest_first(project, named, location)
     parts = []
     for name in ("recall", "suggest"):
         try:
