@@ -40,6 +40,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
+from pokayokay.infra.lazyre import Lazy
+
 MAX_PATHS = 50
 # Error texts are at most ~10k characters (Claude Code middle-truncates); be safe anyway.
 MAX_SCANNED = 50_000
@@ -73,7 +75,7 @@ _BARE_FILES = (
 
 class _Patterns:
     def __init__(self) -> None:
-        c = re.compile
+        c = Lazy
         name = r"[\w.@+~-]+"  # one path component
         ext = r"\.[A-Za-z][A-Za-z0-9]{0,7}"
         rel_file = rf"(?:{name}/)*(?:{name}{ext}|{_BARE_FILES})"

@@ -31,6 +31,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from pokayokay.infra.lazyre import Lazy
+
 MAX_MISTAKES = 8
 MAX_KEY = 200
 MAX_SCANNED_LINE = 1000
@@ -85,7 +87,7 @@ def command_tool(command: str | None) -> str | None:
 
 class _P:
     def __init__(self) -> None:
-        c = re.compile
+        c = Lazy
         self.ansi = c(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
         self.exit_header = c(r"\A\s*Exit code -?\d+[ \t]*(?:\n|\Z)")
         self.rustc = c(r"^error\[(E\d{4})\]:")

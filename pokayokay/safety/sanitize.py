@@ -49,7 +49,6 @@ something to run.
 
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
@@ -344,6 +343,8 @@ def _decode_entities(text: str) -> str:
     for _ in range(8):
         if "&" not in text or not _ENTITY.search(text):
             return text
+        import html  # only for text with an entity in it
+
         decoded = html.unescape(text)
         if decoded == text:
             return text
