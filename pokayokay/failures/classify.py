@@ -279,7 +279,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"|^Tests:[ \t]+\d+ failed|\bAssertionError\b|^[ \t]*● ",
         note="test failure markers"),
     _builtin("types", error=r"(?m)\berror TS\d+\b"
-        r"|^[^\n:]+:\d+(?::\d+)?: error: [^\n]*  \[[a-z-]+\]$|Found \d+ errors? in \d+ files? \(checked",
+        r"|^[^\n:]+:\d+(?::\d+)?: error: [^\n]*  \[[a-z-]+\]$"
+        r"|Found \d+ errors? in \d+ files? \(checked",
         note="TypeScript and mypy diagnostics"),
     _builtin("lint", error=r"(?m)^\S+:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|^Found \d+ errors?\.$"
         r"|\d+ problems? \(\d+ errors?|would reformat",
