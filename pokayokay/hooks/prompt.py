@@ -6,11 +6,17 @@ Joins the recall block (``pokayokay.hooks.recall.prompt_context``) and the skill
 Hot path: standard library only at import time, the project's memory location resolved once for
 both parts. Memory signals are read only when they can matter: failure groups and rule files
 only when the prompt names something that can be a project path, the spike and chain files only
-when they exist. The spool of tool calls (``pokayokay.infra.spool``) is ingested here only for
-such a prompt, bounded, because only then does the prompt read failure signals; usually the
-turn's Stop hook (``pokayokay.hooks.turn_end``, in the background) has ingested it already, and
-any other prompt leaves it to Stop, SessionEnd and the CLI readers (recall's fix texts then come
-from the store as it is, which is consistent: the store did not change).
+when they exist.
+
+The spool of tool calls (``pokayokay.infra.spool``): usually the turn's Stop hook
+(``pokayokay.hooks.turn_end``, in the background) has ingested it already. What is left (a turn
+the user interrupted has no Stop) is ingested here, bounded, only for a prompt that reads failure
+signals, and only when a spooled failure can change whether a recurring failure shows for the
+paths the prompt names (``pokayokay.hooks.spool_gate``: a second session for a group that failed
+in one other session there, two sessions at once, a bare file name only the record resolves). A
+boost needs two sessions, so anything else can change at most the wording of a boost that shows
+anyway (its session count, which recurring group of a category it names): it is left to the next Stop, SessionEnd and the CLI readers, and the prompt reads
+the store as it is (recall's fix texts too, which is consistent: the store did not change).
 """
 
 from __future__ import annotations
