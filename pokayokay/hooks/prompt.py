@@ -15,8 +15,9 @@ signals, and only when a spooled failure can change whether a recurring failure 
 paths the prompt names (``pokayokay.hooks.spool_gate``: a second session for a group that failed
 in one other session there, two sessions at once, a bare file name only the record resolves). A
 boost needs two sessions, so anything else can change at most the wording of a boost that shows
-anyway (its session count, which recurring group of a category it names): it is left to the next Stop, SessionEnd and the CLI readers, and the prompt reads
-the store as it is (recall's fix texts too, which is consistent: the store did not change).
+anyway (its session count, which recurring group of a category it names): it is left to the
+next Stop, SessionEnd and the CLI readers, and the prompt reads the store as it is (recall's fix
+texts too, which is consistent: the store did not change).
 """
 
 from __future__ import annotations
