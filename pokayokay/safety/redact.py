@@ -65,6 +65,8 @@ import math
 import re
 from collections.abc import Callable, Iterable
 
+from pokayokay.infra.lazyre import Lazy as _Lazy
+
 TYPE_CHECKING = False  # typing is not imported at run time: the hook after every command loads us
 if TYPE_CHECKING:
     from typing import TypeVar
@@ -124,31 +126,6 @@ class Shape:
         if self._compiled is None:
             self._compiled = re.compile(self.pattern)
         return self._compiled
-
-
-class _Lazy:
-    """A module-level regex compiled on first use (importing this module stays cheap)."""
-
-    __slots__ = ("_args", "_regex")
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self._args = (pattern, flags)
-        self._regex: re.Pattern[str] | None = None
-
-    @property
-    def regex(self) -> re.Pattern[str]:
-        if self._regex is None:
-            self._regex = re.compile(*self._args)
-        return self._regex
-
-    def match(self, text: str) -> re.Match[str] | None:
-        return self.regex.match(text)
-
-    def fullmatch(self, text: str) -> re.Match[str] | None:
-        return self.regex.fullmatch(text)
-
-    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
-        return self.regex.search(text, pos)
 
 
 # --- checks on candidate values ---------------------------------------------------------------
@@ -381,6 +358,8 @@ def _flagged(lowered: str) -> bool:
 _B = r"(?<![A-Za-z0-9_])"  # a left word edge that also treats '_' as part of the word
 _E = r"(?![A-Za-z0-9_])"
 
+_AWS_PREFIXES = "AKIA ASIA ABIA ACCA AGPA AIDA AIPA ANPA ANVA AROA APKA ASCA".split()  # noqa: SIM905
+
 SHAPES: list[Shape] = [
     Shape("anthropic-key", _B + r"sk-ant-[A-Za-z0-9]{2,10}-[A-Za-z0-9_-]{20,400}", ("sk-ant-",)),
     Shape(
@@ -391,21 +370,8 @@ SHAPES: list[Shape] = [
     ),
     Shape(
         "aws-access-key-id",
-        _B + r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA|ASCA)[A-Z0-9]{16}" + _E,
-        (
-            "akia",
-            "asia",
-            "abia",
-            "acca",
-            "agpa",
-            "aida",
-            "aipa",
-            "anpa",
-            "anva",
-            "aroa",
-            "apka",
-            "asca",
-        ),
+        _B + "(?:" + "|".join(_AWS_PREFIXES) + ")[A-Z0-9]{16}" + _E,
+        tuple(prefix.lower() for prefix in _AWS_PREFIXES),
     ),
     Shape(
         "github-token",
