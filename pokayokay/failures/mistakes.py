@@ -304,7 +304,7 @@ def _tests(lines: list[str], out: _Collector, p: _P) -> None:
         if (m := p.jest_file.match(line)) or (m := p.bun_file.match(line)):
             test_file = m[1]
             continue
-        if re.fullmatch(r"\d+ failing", line):
+        if line.endswith(" failing") and re.fullmatch(r"\d+ failing", line):
             failing_section = True
             continue
         if failing_section and (m := p.mocha.match(raw)):
