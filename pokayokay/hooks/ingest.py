@@ -224,7 +224,7 @@ def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
         while True:
             if deadline is not None and time.monotonic() >= deadline:
                 return False
-            record, used, skipped = next_record(buffer)
+            record, used, skipped = _next_record(buffer)
             if record is None:
                 chunk = fh.read(max(_READ_CHUNK, used))
                 if chunk:
@@ -250,7 +250,7 @@ def _skip(path: str, offset: int, size: int, what: str) -> None:
     logs.log(f"spool {path}: passed over {size} bytes at offset {offset} ({what})")
 
 
-def next_record(buffer: bytes) -> tuple[tuple[str, int, str, bytes] | None, int, int]:
+def _next_record(buffer: bytes) -> tuple[tuple[str, int, str, bytes] | None, int, int]:
     """The first complete record in ``buffer``: ((event, ts_ns, project dir, payload), bytes
     used, bytes skipped before it). None when more bytes are needed (``used`` is then how many
     the record needs at least)."""

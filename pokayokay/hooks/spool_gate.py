@@ -45,38 +45,47 @@ SCAN_MAX = 4 << 20
 
 def pending_failures(folder: str) -> list[tuple[str, bytes]] | None:
     """(session id, payload bytes) of each spooled record not ingested yet that can record a
-    failure, oldest first; None when the pending bytes exceed :data:`SCAN_MAX`."""
-    from pokayokay.hooks.ingest import next_record
-
-    chunks: list[bytes] = []
+    failure, oldest first; None when the pending bytes exceed :data:`SCAN_MAX` or hold
+    something that is no record (the ingester deals with that: the caller ingests)."""
+    found: list[tuple[str, bytes]] = []
     total = 0
     for name, start in ((spool.CLAIMED, _cursor(folder)), (spool.ACTIVE, 0)):
         try:
             with open(os.path.join(folder, name), "rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
-                if size - start > SCAN_MAX - total:
+                if os.fstat(fh.fileno()).st_size - start > SCAN_MAX - total:
                     return None
                 fh.seek(start)
                 data = fh.read(SCAN_MAX - total + 1)
         except FileNotFoundError:
             continue
-        if len(data) > SCAN_MAX - total:
-            return None
         total += len(data)
-        chunks.append(data)
-    found: list[tuple[str, bytes]] = []
-    for buffer in chunks:
-        while True:
-            record, used, _skipped = next_record(buffer)
-            if record is None:
-                break
-            event, _ts, _where, payload = record
-            if event in FAILURE_EVENTS and (
-                event != "PostToolBatch" or any(h in payload for h in spool.BATCH_FAILURE_HINTS)
-            ):
-                found.append((spool.session_of(payload), payload))
-            buffer = buffer[used:]
+        if total > SCAN_MAX or not _failures_in(data, found):
+            return None
     return found
+
+
+def _failures_in(data: bytes, found: list[tuple[str, bytes]]) -> bool:
+    """Add the failure records of ``data`` (whole records, back to back) to ``found``; False
+    when ``data`` is anything else (a torn or foreign tail included)."""
+    at = 0
+    while at < len(data):
+        newline = data.find(b"\n", at, at + 16384)
+        if not data.startswith(spool.MAGIC, at) or newline < 0:
+            return False
+        fields = data[at + len(spool.MAGIC) : newline].split(b" ")
+        if len(fields) != 4 or not fields[3].isdigit():
+            return False
+        end = newline + 1 + int(fields[3])
+        if data[end : end + 1] != b"\n":
+            return False
+        event = fields[0].decode("ascii", "replace")
+        payload = data[newline + 1 : end]
+        if event in FAILURE_EVENTS and (
+            event != "PostToolBatch" or any(h in payload for h in spool.BATCH_FAILURE_HINTS)
+        ):
+            found.append((spool.session_of(payload), payload))
+        at = end + 1
+    return True
 
 
 def _cursor(folder: str) -> int:

@@ -409,5 +409,8 @@ def test_the_gate_reads_failure_records_only_and_gives_up_on_a_large_spool(
     monkeypatch.setattr(spool_gate, "SCAN_MAX", 1000)
     assert spool_gate.pending_failures(folder(project)) is None
     monkeypatch.setattr(spool_gate, "SCAN_MAX", 4 << 20)
+    with open(os.path.join(folder(project), spool.ACTIVE), "ab") as fh:
+        fh.write(b"not a record\n")
+    assert spool_gate.pending_failures(folder(project)) is None  # the ingester sorts it out
     ingest.ingest_project(str(project))
     assert spool_gate.pending_failures(folder(project)) == []
