@@ -99,9 +99,11 @@ def registered_case(
     return case
 
 
-def failure_payload(project: Project, n: int, error: str, command: str) -> bytes:
+def failure_payload(
+    project: Project, n: int, error: str, command: str, session: str = SESSION
+) -> bytes:
     payload = moved_payload("PostToolUseFailure.Bash.json", project.path)
-    payload.update(error=error, tool_use_id=f"toolu_bench_{n:06d}", session_id=SESSION,
+    payload.update(error=error, tool_use_id=f"toolu_bench_{n:06d}", session_id=session,
                    tool_input={"command": command, "description": "run the tests"})
     return encode_payload(payload)
 
@@ -197,7 +199,8 @@ def prompt_project(lab: Lab) -> Project:
 def prompt_specs() -> list[Spec]:
     base = f"registered UserPromptSubmit ({RECALL_LEARNINGS:,} learnings, {SUGGEST_SKILLS} skills"
 
-    def row(what: str, *, capture: bool = False, stop: bool = False, cold: bool = False) -> Spec:
+    def row(what: str, *, capture: bool = False, stop: bool = False, cold: bool = False,
+            recurs: bool = False) -> Spec:
         name = f"{base}, 20k events: {what})"
 
         def build(lab: Lab, n: int) -> Measurable:
@@ -206,8 +209,12 @@ def prompt_specs() -> list[Spec]:
                                                    prompt=PROMPT))
             counter = [0]
             failure_argv = registered_argv(project, "PostToolUseFailure")
-            stop_argv = registered_argv(project, "Stop") if stop else []
+            stop_argv = registered_argv(project, "Stop")
             stop_payload = encode_payload(moved_payload("Stop.json", project.path))
+
+            def run(argv: list[str], data: bytes) -> None:
+                subprocess.run(argv, input=data, env=project.env, cwd=project.path, check=True,
+                               capture_output=True)
 
             def before() -> None:
                 if cold:
@@ -215,19 +222,28 @@ def prompt_specs() -> list[Spec]:
                         (project.state_dir / name).unlink(missing_ok=True)
                 if capture:
                     counter[0] += 1
-                    data = failure_payload(project, 500_000 + counter[0], pytest_output(3_000),
-                                           "pytest tests/test_checkout.py")
-                    subprocess.run(failure_argv, input=data, env=project.env, cwd=project.path,
-                                   check=True, capture_output=True)
+                    error = pytest_output(3_000)
+                    if recurs:  # the same test failed once in an earlier session, long stored
+                        error = error.replace("test_total_with_discount",
+                                              f"test_total_{counter[0]}")
+                        run(failure_argv, failure_payload(
+                            project, 600_000 + counter[0], error, "pytest tests/test_checkout.py",
+                            session=f"earlier-{counter[0]}"))
+                        run(stop_argv, stop_payload)  # stored, caches refreshed
+                    run(failure_argv, failure_payload(project, 500_000 + counter[0], error,
+                                                      "pytest tests/test_checkout.py"))
                 if stop:  # the turn ends: Claude Code runs it in the background, to its end
-                    subprocess.run(stop_argv, input=stop_payload, env=project.env,
-                                   cwd=project.path, check=True, capture_output=True)
+                    run(stop_argv, stop_payload)
                     if _spooled(project):
                         raise SystemExit("the Stop hook left the capture in the spool")
 
+            def ingested(runs: int) -> str | None:
+                return "the prompt left the capture in the spool" if _spooled(project) else None
+
             return registered_case(lab, name, "UserPromptSubmit", project,
                                    min(n, 5) if cold else n, stdin=payload,
-                                   before_each=before if (capture or cold) else None)
+                                   before_each=before if (capture or cold) else None,
+                                   verify=ingested if recurs else None)
 
         return Spec(name, build)
 
@@ -235,6 +251,9 @@ def prompt_specs() -> list[Spec]:
         row("warm"),
         # The turn was interrupted (no Stop): the prompt ingests the capture itself.
         row("right after a capture", capture=True),
+        # The same, but the failing test failed in one earlier session: the capture makes it
+        # recur, so the prompt ingests it before reading the failure signals.
+        row("right after a capture that makes a failure recur", capture=True, recurs=True),
         # The normal sequence: the failing call, the turn's Stop (background ingest), the prompt.
         row("after a capture and the turn's Stop", capture=True, stop=True),
         row("cold cache", cold=True),

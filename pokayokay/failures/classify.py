@@ -46,7 +46,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+
+from pokayokay.infra.lazyre import Lazy
+
+Pattern = re.Pattern[str] | Lazy
 
 CATEGORIES = (
     "testing",
@@ -64,15 +67,42 @@ FALLBACK = "shell"
 _CATEGORY_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 
 
-@dataclass(frozen=True)
 class Rule:
-    """One row of the table; compiled patterns, ``None`` where the row does not look."""
+    """One row of the table; its patterns (``None`` where the row does not look), compiled for a
+    user row (checked when read) and on first use for a built-in one (:class:`Lazy`): a
+    classification stops at the first row that matches, so the rows after it never compile.
+    A plain class, not a dataclass: the spool's ingest imports this module."""
 
-    category: str
-    tool: re.Pattern[str] | None = None
-    command: re.Pattern[str] | None = None
-    error: re.Pattern[str] | None = None
-    note: str = ""
+    __slots__ = ("category", "command", "error", "note", "tool")
+
+    def __init__(
+        self,
+        category: str,
+        tool: Pattern | None = None,
+        command: Pattern | None = None,
+        error: Pattern | None = None,
+        note: str = "",
+    ) -> None:
+        self.category = category
+        self.tool = tool
+        self.command = command
+        self.error = error
+        self.note = note
+
+    def __repr__(self) -> str:
+        looks = (("tool", self.tool), ("command", self.command), ("error", self.error))
+        shown = ", ".join(f"{name}={p.pattern!r}" for name, p in looks if p is not None)
+        return f"Rule({self.category!r}, {shown})"
+
+    def _key(self) -> tuple[object, ...]:
+        looks = (self.tool, self.command, self.error)
+        return (self.category, *(None if p is None else p.pattern for p in looks), self.note)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rule) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     def matches(self, tool: str, command: str | None, error: str) -> bool:
         if self.tool is not None and not self.tool.fullmatch(tool):
@@ -89,16 +119,20 @@ def row(
     command: str | None = None,
     error: str | None = None,
     note: str = "",
+    lazy: bool = False,
 ) -> Rule:
-    """A table row from pattern strings; raises ``ValueError`` on a bad row."""
+    """A table row from pattern strings; raises ``ValueError`` on a bad row. ``lazy`` (the
+    built-in rows, known to compile): each pattern compiles on first use."""
     if not _CATEGORY_NAME.fullmatch(category):
         raise ValueError(f"category {category!r} must be 1-40 characters from a-z 0-9 -")
     if tool is None and command is None and error is None:
         raise ValueError("a row needs at least one of tool, command, error")
 
-    def compiled(name: str, pattern: str | None) -> re.Pattern[str] | None:
+    def compiled(name: str, pattern: str | None) -> Pattern | None:
         if pattern is None:
             return None
+        if lazy:
+            return Lazy(pattern)
         try:
             return re.compile(pattern)
         except re.error as exc:
@@ -174,26 +208,30 @@ _COMPILE_ERRORS = (
     r"|COMPILATION ERROR|Compilation failed|error CS\d{4}|^\S+\.(?:c|cc|cpp|h|hpp):\d+:\d+: error:"
 )
 
+def _builtin(category: str, **looks: str) -> Rule:
+    return row(category, lazy=True, **looks)
+
+
 # fmt: off
 BUILTIN_RULES: tuple[Rule, ...] = (
     # 1. Claude Code refused the call
-    row("permissions", error=r"\A(?:Error: )?(?:\w+:\S+ hook error\b|Permission to use \S+"
+    _builtin("permissions", error=r"\A(?:Error: )?(?:\w+:\S+ hook error\b|Permission to use \S+"
         r"|The user doesn't want to)",
         note="a PreToolUse hook denied it, a permission rule denied it, or the user rejected it"),
     # 2. operating-system permissions
-    row("permissions", error=r"\b(?:Permission denied|EACCES|EPERM|Operation not permitted"
+    _builtin("permissions", error=r"\b(?:Permission denied|EACCES|EPERM|Operation not permitted"
         r"|PermissionError|Access is denied)\b",
         note="permission denied by the OS (chmod, sudo, read-only folders)"),
     # 3. the file-editing tools
-    row("edit", tool=r"Edit|MultiEdit|Write|NotebookEdit",
+    _builtin("edit", tool=r"Edit|MultiEdit|Write|NotebookEdit",
         note="Edit/Write validation errors such as 'String to replace not found in file.'"),
     # 4. git
-    row("git", command=_cmd(r"git"), note="any failing git command"),
-    row("git", error=r"CONFLICT \(|Automatic merge failed|! \[(?:remote )?rejected\]"
+    _builtin("git", command=_cmd(r"git"), note="any failing git command"),
+    _builtin("git", error=r"CONFLICT \(|Automatic merge failed|! \[(?:remote )?rejected\]"
         r"|non-fast-forward|fatal: not a git repository",
         note="git conflicts and rejected pushes seen through other tools"),
     # 5. something missing
-    row("dependencies", error=r"ModuleNotFoundError|No module named |Cannot find module "
+    _builtin("dependencies", error=r"ModuleNotFoundError|No module named |Cannot find module "
         r"|ERR_MODULE_NOT_FOUND|Could not find a version that satisfies|No matching distribution"
         r"|\bERESOLVE\b|npm ERR! code E404|npm error code E404|could not resolve dependenc"
         r"|no required module provides package|cannot find package|unresolved import"
@@ -201,7 +239,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"|(?m:^(?:/(?:usr/)?bin/)?\w*sh: (?:line )?\d+: [^:\n]+: not found\s*$)",
         note="a module, package or program is missing"),
     # 6. the command names a known tool
-    row("dependencies", command=_cmd(
+    _builtin("dependencies", command=_cmd(
         r"pip3? install|python3? -m pip|uv (?:pip|add|sync|lock|remove)"
         r"|poetry (?:install|add|lock|update|remove)|pipenv|conda (?:install|create|env)"
         r"|npm (?:install|i|ci|add|update|uninstall)|yarn (?:install|add)"
@@ -209,26 +247,26 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"|go (?:get|mod)|bundle install|gem install|composer (?:install|require|update)"
         r"|apt(?:-get)? install|brew install"),
         note="package installs"),
-    row("build", command=_TEST_RUNNERS, error=_COMPILE_ERRORS,
+    _builtin("build", command=_TEST_RUNNERS, error=_COMPILE_ERRORS,
         note="a test run that stopped at compiling (cargo test with error[E0308], go test's"
         " [build failed], a compilation error under mvn/gradle/dotnet test)"),
-    row("testing", command=_TEST_FILE_RUN,
+    _builtin("testing", command=_TEST_FILE_RUN,
         note="a test file run directly: python3 tests/api/test_users.py, node x.test.js"),
-    row("testing", command=_TEST_RUNNERS,
+    _builtin("testing", command=_TEST_RUNNERS,
         note="test runners"),
-    row("lint", command=_cmd(
+    _builtin("lint", command=_cmd(
         r"ruff(?! format(?! --check))|flake8|pylint|pycodestyle|pydocstyle|black --check"
         r"|isort --check(?:-only)?|eslint|prettier --check|stylelint|biome (?:check|lint)"
         r"|golangci-lint|go vet|staticcheck|cargo clippy|clippy|shellcheck|hadolint|rubocop"
         r"|markdownlint|yamllint|pre-commit|(?:npm|yarn|pnpm|bun)(?: run)? lint(?::\S+)?"),
         note="linters and formatters in check mode"),
-    row("build", command=_cmd(r"tsc (?:--build|-b)|vue-tsc (?:--build|-b)"),
+    _builtin("build", command=_cmd(r"tsc (?:--build|-b)|vue-tsc (?:--build|-b)"),
         note="tsc --build is a build"),
-    row("types", command=_cmd(
+    _builtin("types", command=_cmd(
         r"mypy|dmypy|pyright|basedpyright|pytype|pyre|tsc|vue-tsc|flow check"
         r"|(?:npm|yarn|pnpm|bun)(?: run)? (?:typecheck|type-check|types|tsc)"),
         note="type checkers"),
-    row("build", command=_cmd(
+    _builtin("build", command=_cmd(
         r"make|cmake|ninja|meson|bazel|cargo (?:build|check|run)|go build|go install|gcc|g\+\+"
         r"|clang|clang\+\+|cc|rustc|javac|mvn|gradle|gradlew|dotnet build|msbuild|swift build"
         r"|webpack|vite build|rollup|esbuild|next build|python3? -m build|docker build"
@@ -237,16 +275,17 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     # 7. the error text decides
     # Linear on any input: no `\s` run that can span lines after `^`, no two unbounded runs
     # on one line.
-    row("testing", error=r"(?m)^(?:FAILED|ERROR) \S+::|^--- FAIL: |^test result: FAILED"
+    _builtin("testing", error=r"(?m)^(?:FAILED|ERROR) \S+::|^--- FAIL: |^test result: FAILED"
         r"|^Tests:[ \t]+\d+ failed|\bAssertionError\b|^[ \t]*● ",
         note="test failure markers"),
-    row("types", error=r"(?m)\berror TS\d+\b|^[^\n:]+:\d+(?::\d+)?: error: [^\n]*  \[[a-z-]+\]$"
+    _builtin("types", error=r"(?m)\berror TS\d+\b"
+        r"|^[^\n:]+:\d+(?::\d+)?: error: [^\n]*  \[[a-z-]+\]$"
         r"|Found \d+ errors? in \d+ files? \(checked",
         note="TypeScript and mypy diagnostics"),
-    row("lint", error=r"(?m)^\S+:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|^Found \d+ errors?\.$"
+    _builtin("lint", error=r"(?m)^\S+:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|^Found \d+ errors?\.$"
         r"|\d+ problems? \(\d+ errors?|would reformat",
         note="ruff/flake8/eslint reports"),
-    row("build", error=r"(?m)undefined reference to|ld returned \d+ exit status"
+    _builtin("build", error=r"(?m)undefined reference to|ld returned \d+ exit status"
         r"|compilation terminated"
         r"|\berror\[E\d{4}\]|make(?:\[\d+\])?: \*\*\*|CMake Error|BUILD FAILED"
         r"|^\S+\.(?:c|cc|cpp|h|hpp|rs|go|java):\d+:\d+: (?:fatal )?error:",

@@ -17,25 +17,39 @@ remembered in :attr:`SpoolPosition.recorded`).
 
 from __future__ import annotations
 
-import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
+
+TYPE_CHECKING = False  # no typing, dataclasses or contextlib: every ingest imports this module
+if TYPE_CHECKING:
+    import sqlite3
+    from types import TracebackType
 
 # Cursors of spools not written for this long are dropped at maintenance.
 CURSOR_MAX_AGE = 30 * 24 * 3600.0
 
 
-@dataclass
 class SpoolPosition:
     """Where one record lies: the spool's key, the claimed segment's id, the byte just past it."""
 
-    spool: str
-    segment: str
-    end: int
-    recorded: set[str] = field(default_factory=set)  # stores that committed it in this process
+    __slots__ = ("end", "recorded", "segment", "spool")
+
+    def __init__(self, spool: str, segment: str, end: int) -> None:
+        self.spool = spool
+        self.segment = segment
+        self.end = end
+        self.recorded: set[str] = set()  # stores that committed it in this process
+
+    def __repr__(self) -> str:
+        return f"SpoolPosition({self.spool!r}, {self.segment!r}, {self.end})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SpoolPosition) and (
+            (self.spool, self.segment, self.end, self.recorded)
+            == (other.spool, other.segment, other.end, other.recorded)
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
 
 
 class AlreadyIngested(Exception):
@@ -49,14 +63,26 @@ def current() -> SpoolPosition | None:
     return _current.get()
 
 
-@contextmanager
-def ingesting(position: SpoolPosition) -> Iterator[SpoolPosition]:
-    """Store writes inside this block record ``position`` (see the module docstring)."""
-    token = _current.set(position)
-    try:
-        yield position
-    finally:
-        _current.reset(token)
+class ingesting:  # named as the context manager it replaces
+    """``with ingesting(position):`` store writes inside the block record ``position`` (see
+    the module docstring)."""
+
+    __slots__ = ("_position", "_token")
+
+    def __init__(self, position: SpoolPosition) -> None:
+        self._position = position
+
+    def __enter__(self) -> SpoolPosition:
+        self._token = _current.set(self._position)
+        return self._position
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        _current.reset(self._token)
 
 
 def advance(conn: sqlite3.Connection, store: str) -> None:

@@ -31,6 +31,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from pokayokay.infra.lazyre import Lazy
+
 MAX_MISTAKES = 8
 MAX_KEY = 200
 MAX_SCANNED_LINE = 1000
@@ -85,7 +87,7 @@ def command_tool(command: str | None) -> str | None:
 
 class _P:
     def __init__(self) -> None:
-        c = re.compile
+        c = Lazy
         self.ansi = c(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
         self.exit_header = c(r"\A\s*Exit code -?\d+[ \t]*(?:\n|\Z)")
         self.rustc = c(r"^error\[(E\d{4})\]:")
@@ -302,7 +304,7 @@ def _tests(lines: list[str], out: _Collector, p: _P) -> None:
         if (m := p.jest_file.match(line)) or (m := p.bun_file.match(line)):
             test_file = m[1]
             continue
-        if re.fullmatch(r"\d+ failing", line):
+        if line.endswith(" failing") and re.fullmatch(r"\d+ failing", line):
             failing_section = True
             continue
         if failing_section and (m := p.mocha.match(raw)):

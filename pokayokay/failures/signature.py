@@ -38,6 +38,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from pokayokay.infra.lazyre import Lazy
+
 MAX_LINES = 3
 MAX_LINE = 200
 MAX_SIGNATURE = 300
@@ -55,7 +57,7 @@ class _Patterns:
     """Every regex of this module, compiled once per process on first use."""
 
     def __init__(self) -> None:
-        c = re.compile
+        c = Lazy
         self.ansi = c(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][A-Z0-9]")
         self.exit_header = c(r"\A\s*Exit code -?\d+[ \t]*(?:\n|\Z)")
         self.tool_use_error = c(r"\A\s*<tool_use_error>(.*?)(?:</tool_use_error>|\Z)", re.S)

@@ -537,6 +537,9 @@ class FailureStore:
         """The failure groups fix episodes closed in ``session_id``, oldest first."""
         return store_reads.session_fixes(self._connection(), session_id)
 
+    def single_session_owners(self) -> dict[str, str]:
+        return store_reads.single_session_owners(self._connection())
+
     def failure_groups(self, *, fixed_only: bool = False) -> list[FailureGroup]:
         """One group per signature, most widespread first (sessions, occurrences, recency);
         ``fixed_only``: only those a fix episode closed."""

@@ -117,6 +117,17 @@ def failure_groups(conn: sqlite3.Connection, *, fixed_only: bool = False) -> lis
         )
     return groups
 
+def single_session_owners(conn: sqlite3.Connection) -> dict[str, str]:
+    """The one session of each group that failed in one session (by signature); a group whose
+    session bookkeeping was pruned is left out."""
+    return dict(
+        conn.execute(
+            "SELECT g.signature, g.session_id FROM signatures s JOIN group_sessions g"
+            " ON g.signature = s.signature WHERE s.sessions = 1"
+        ).fetchall()
+    )
+
+
 def failures(
     conn: sqlite3.Connection,
     *,

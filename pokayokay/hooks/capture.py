@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -6,11 +6,18 @@ Joins the recall block (``pokayokay.hooks.recall.prompt_context``) and the skill
 Hot path: standard library only at import time, the project's memory location resolved once for
 both parts. Memory signals are read only when they can matter: failure groups and rule files
 only when the prompt names something that can be a project path, the spike and chain files only
-when they exist. The spool of tool calls (``pokayokay.infra.spool``) is ingested here only for
-such a prompt, bounded, because only then does the prompt read failure signals; usually the
-turn's Stop hook (``pokayokay.hooks.turn_end``, in the background) has ingested it already, and
-any other prompt leaves it to Stop, SessionEnd and the CLI readers (recall's fix texts then come
-from the store as it is, which is consistent: the store did not change).
+when they exist.
+
+The spool of tool calls (``pokayokay.infra.spool``): usually the turn's Stop hook
+(``pokayokay.hooks.turn_end``, in the background) has ingested it already. What is left (a turn
+the user interrupted has no Stop) is ingested here, bounded, only for a prompt that reads failure
+signals, and only when a spooled failure can change whether a recurring failure shows for the
+paths the prompt names (``pokayokay.hooks.spool_gate``: a second session for a group that failed
+in one other session there, two sessions at once, a bare file name only the record resolves). A
+boost needs two sessions, so anything else can change at most the wording of a boost that shows
+anyway (its session count, which recurring group of a category it names): it is left to the
+next Stop, SessionEnd and the CLI readers, and the prompt reads the store as it is (recall's fix
+texts too, which is consistent: the store did not change).
 """
 
 from __future__ import annotations
@@ -46,14 +53,36 @@ def suggestion_context(
     return advice_for(project, prompt, location=location, named=named, quick=True).text()
 
 
-def _ingest_first(project: str) -> None:
-    """Ingest this project's spooled tool calls (bounded; two stats when there are none), so
-    that the failure signals read next include them."""
+def _ingest_first(project: str, named: list[str], location: MemoryLocation | None) -> None:
+    """Ingest this project's spooled tool calls (bounded; two stats when there are none) when
+    they can change the failure signals read next (``pokayokay.hooks.spool_gate``)."""
     from pokayokay.hooks import ingest
     from pokayokay.infra.spool import spool_dir
 
-    if not ingest.pending(spool_dir(project)):
+    folder = spool_dir(project)
+    if not ingest.pending(folder):
         return
+    if location is not None:
+        try:
+            from pokayokay.hooks.spool_gate import could_change, pending_failures
+            from pokayokay.infra.state import project_state_dir
+            from pokayokay.skills.advice import cached_signals
+
+            records = pending_failures(folder)
+            if records is not None and (
+                not records
+                or not could_change(
+                    records,
+                    project,
+                    named,
+                    cached_signals(str(project_state_dir(str(location.project_key)))),
+                )
+            ):
+                return  # left to the turn's Stop, SessionEnd or a CLI reader
+        except Exception as exc:  # undecided: ingest, as when it can matter
+            from pokayokay.infra.logs import fail_open
+
+            fail_open("UserPromptSubmit: checking the spool", exc)
     ingest.ingest_quietly(
         "UserPromptSubmit", lambda: ingest.ingest_project(project, budget=PROMPT_INGEST_BUDGET)
     )
@@ -71,8 +100,6 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
 
     project = project_dir(payload)
     named = prompt_paths(prompt)
-    if needs_failure_signals(project, named):
-        _ingest_first(project)
     location: MemoryLocation | None
     try:
         location = memory_location(payload)
@@ -81,6 +108,8 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
 
         fail_open("UserPromptSubmit memory location", exc)
         location = None
+    if needs_failure_signals(project, named):
+        _ingest_first(project, named, location)
     parts = []
     for name in ("recall", "suggest"):
         try:

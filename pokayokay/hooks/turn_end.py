@@ -7,8 +7,9 @@ anything, the two caches the prompt reads from the failure store are brought up 
 well (the recall index with its past-fix texts, and the failure signals of skill suggestion:
 both are rebuilt by whoever first finds the store changed), so the next prompt finds the spool
 empty and the caches fresh, and costs what any warm prompt costs. The prompt keeps its own bounded
-ingest for what is left (a turn the user interrupted has no Stop; a Stop still running when the
-prompt comes holds the ingest lock, and the prompt then reads the store as it is).
+ingest for what is left when it can change the failure signals it reads (a turn the user
+interrupted has no Stop: ``pokayokay.hooks.spool_gate``; a Stop still running when the prompt
+comes holds the ingest lock, and the prompt then reads the store as it is).
 
 Says nothing to the model and never decides anything (no ``decision``, no output at all): a
 failure is logged with one stderr line and the hook exits 0. Exactly once holds against any

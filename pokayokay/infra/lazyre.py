@@ -2,7 +2,12 @@
 
 A module on the prompt's hot path compiles at import only the patterns every prompt runs; the
 ones a prompt seldom or never needs (skill-description analysis, rare phrase folding) are
-:class:`Lazy`: the same pattern and flags, compiled the first time a method is called.
+:class:`Lazy`: the same pattern and flags, compiled the first time a method is called. The
+capture pipeline's pattern tables (signatures, mistakes, evidence paths, categories) are Lazy
+too, so that an ingest compiles only the patterns its output reaches.
+
+After the first call a Lazy's methods are the compiled pattern's own (bound as attributes of
+the instance), so a pattern run on every line of an output costs what a compiled one does.
 """
 
 from __future__ import annotations
@@ -13,40 +18,65 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
+_MAX = 1 << 62
+_METHODS = ("search", "match", "fullmatch", "finditer", "findall", "split", "sub", "subn")
+
 
 class Lazy:
     """``re.compile(pattern, flags)``, done on first use."""
 
-    __slots__ = ("_args", "_regex")
-
     def __init__(self, pattern: str, flags: int = 0) -> None:
         self._args = (pattern, flags)
         self._regex: re.Pattern[str] | None = None
+
+    def __repr__(self) -> str:
+        return f"Lazy({self._args[0]!r}, {self._args[1]!r})"
 
     @property
     def pattern(self) -> str:
         return self._args[0]
 
     @property
+    def flags(self) -> int:
+        return self.regex.flags
+
+    @property
+    def groupindex(self) -> dict[str, int]:
+        return dict(self.regex.groupindex)
+
+    @property
     def regex(self) -> re.Pattern[str]:
         if self._regex is None:
-            self._regex = re.compile(*self._args)
+            regex = re.compile(*self._args)
+            for name in _METHODS:  # later calls go straight to the compiled pattern
+                setattr(self, name, getattr(regex, name))
+            self._regex = regex
         return self._regex
 
-    def search(self, text: str) -> re.Match[str] | None:
-        return self.regex.search(text)
+    def search(self, text: str, pos: int = 0, endpos: int = _MAX) -> re.Match[str] | None:
+        return self.regex.search(text, pos, endpos)
 
-    def match(self, text: str) -> re.Match[str] | None:
-        return self.regex.match(text)
+    def match(self, text: str, pos: int = 0, endpos: int = _MAX) -> re.Match[str] | None:
+        return self.regex.match(text, pos, endpos)
 
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        return self.regex.finditer(text)
+    def fullmatch(self, text: str, pos: int = 0, endpos: int = _MAX) -> re.Match[str] | None:
+        return self.regex.fullmatch(text, pos, endpos)
 
-    def findall(self, text: str) -> list[str]:
-        return self.regex.findall(text)
+    def finditer(self, text: str, pos: int = 0, endpos: int = _MAX) -> Iterator[re.Match[str]]:
+        return self.regex.finditer(text, pos, endpos)
+
+    def findall(self, text: str, pos: int = 0, endpos: int = _MAX) -> list[str]:
+        return self.regex.findall(text, pos, endpos)
 
     def split(self, text: str, maxsplit: int = 0) -> list[str]:
         return self.regex.split(text, maxsplit)
 
-    def sub(self, repl: str | Callable[[re.Match[str]], str], text: str) -> str:
-        return self.regex.sub(repl, text)
+    def sub(
+        self, repl: str | Callable[[re.Match[str]], str], text: str, count: int = 0
+    ) -> str:
+        return self.regex.sub(repl, text, count)
+
+    def subn(
+        self, repl: str | Callable[[re.Match[str]], str], text: str, count: int = 0
+    ) -> tuple[str, int]:
+        return self.regex.subn(repl, text, count)

@@ -49,7 +49,6 @@ something to run.
 
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
@@ -207,8 +206,8 @@ def _phrase(*parts: str, sep: str = _SEP) -> str:
     return sep.join(parts)
 
 
-_QUANT = _words("all", "any", "every", "each", "the", "your", "my", "these", "those", "of", "its")
-_QUAL = _words(
+_QUANTS = ("all", "any", "every", "each", "the", "your", "my", "these", "those", "of", "its")
+_QUALS = (
     "previous",
     "prior",
     "above",
@@ -222,7 +221,7 @@ _QUAL = _words(
     "safety",
     "other",
 )
-_NOUN = _words(
+_NOUNS = (
     "instructions",
     "instruction",
     "prompts",
@@ -243,42 +242,106 @@ _NOUN = _words(
     "conversation",
     "everything",
 )
-_VERB = _words("ignore", "forget", "override", "bypass")
+_VERBS = ("ignore", "forget", "override", "bypass")
+_ADDRESSEES = ("ai", "assistant", "claude", "model", "llm", "agent", "system", "bot")
+_NEW_WHAT = ("instructions", "instruction", "rules", "task")
+_SYSTEM_WHAT = ("prompt", "prompts", "message", "override")
+_MODES = ("developer", "god", "dan", "jailbreak", "unrestricted")
+_ROLES = ("system", "assistant", "user", "human", "developer")
+_TOKENS = ("im_start", "im_end", "im_sep", "endoftext")
+_QUANT = _words(*_QUANTS)
+_QUAL = _words(*_QUALS)
+_NOUN = _words(*_NOUNS)
+_VERB = _words(*_VERBS)
+
+
+def _canon_table() -> dict[int, str]:
+    """Each letter of :data:`_SYMBOLS` and the characters that pass for it, as one character
+    (``i``, ``l``, ``1``, ``!`` and ``|`` share one, since ``1`` passes for both letters)."""
+    parent: dict[str, str] = {}
+
+    def root(ch: str) -> str:
+        while parent.get(ch, ch) != ch:
+            ch = parent[ch]
+        return ch
+
+    for letter, symbols in _SYMBOLS.items():
+        for ch in symbols:
+            parent[root(ch)] = root(letter)
+    return {ord(ch): root(ch) for ch in parent}
+
+
+_CANON = _canon_table()
+
+
+def _need(*words: str) -> tuple[str, ...]:
+    """One of ``words`` must be in the canonical skeleton (:data:`_CANON`) for a phrase to
+    match: a fuzzy letter of a word matches only characters of its canonical class."""
+    return tuple(w.translate(_CANON) for w in words)
+
 
 # Matched against the skeleton (lowercase). Phrases match inside words too ("xignore previous
 # instructionsx" reads the same to a model); only the role markers and "important:" need a word
-# start ("subsystem:", "unimportant:").
-_PHRASES: tuple[_Lazy, ...] = tuple(
-    _Lazy(p, re.DOTALL)
-    for p in (
+# start ("subsystem:", "unimportant:"). Each pattern comes with what it needs: words (and
+# literal characters) of which one per group must be in the canonical skeleton, checked before
+# the pattern is compiled or run, so a text without them costs no regex work.
+_PHRASES: tuple[tuple[tuple[tuple[str, ...], ...], _Lazy], ...] = tuple(
+    (needs, _Lazy(p, re.DOTALL))
+    for needs, p in (
         # ignore (all) (the) previous instructions, forget everything above, ...
-        _VERB + f"(?:{_SEP}{_QUANT})*(?:{_SEP}{_QUAL})+(?:{_SEP}{_NOUN})?",
-        _VERB + f"(?:{_SEP}{_QUANT})*{_SEP}{_NOUN}",
-        # disregard, with whatever qualifies it
-        _fuzzy("disregard")
-        + f"(?:{_words('ed', 'ing', 's')})?(?:{_SEP}(?:{_QUANT}|{_QUAL}|{_NOUN}))*",
-        _LEFT + _fuzzy("important") + r"\s*[:!]+",
-        _phrase(
-            _fuzzy("note"),
-            _fuzzy("to"),
-            f"(?:{_fuzzy('the')}{_SEP})?"
-            + _words("ai", "assistant", "claude", "model", "llm", "agent", "system", "bot"),
-            sep=_SEP1,
+        (
+            (_need(*_VERBS), _need(*_QUALS)),
+            _VERB + f"(?:{_SEP}{_QUANT})*(?:{_SEP}{_QUAL})+(?:{_SEP}{_NOUN})?",
         ),
-        _phrase(_fuzzy("you"), _fuzzy("are"), _fuzzy("now"), sep=_SEP1),
-        _phrase(_fuzzy("from"), _fuzzy("now"), _fuzzy("on"), sep=_SEP1),
-        _phrase(_fuzzy("new"), _words("instructions", "instruction", "rules", "task")),
-        _phrase(_fuzzy("system"), _words("prompt", "prompts", "message", "override")),
-        _phrase(_fuzzy("pretend"), _words("to be", "you are", "that"), sep=_SEP1),
-        _phrase(_words("developer", "god", "dan", "jailbreak", "unrestricted"), _fuzzy("mode")),
-        _phrase(_fuzzy("jailbreak") + "(?:s|ed|ing)?"),
-        _phrase(_fuzzy("do"), _fuzzy("anything"), _fuzzy("now"), sep=_SEP1),
+        ((_need(*_VERBS), _need(*_NOUNS)), _VERB + f"(?:{_SEP}{_QUANT})*{_SEP}{_NOUN}"),
+        # disregard, with whatever qualifies it
+        (
+            (_need("disregard"),),
+            _fuzzy("disregard")
+            + f"(?:{_words('ed', 'ing', 's')})?(?:{_SEP}(?:{_QUANT}|{_QUAL}|{_NOUN}))*",
+        ),
+        ((_need("important"),), _LEFT + _fuzzy("important") + r"\s*[:!]+"),
+        (
+            (_need("note"), _need("to"), _need(*_ADDRESSEES)),
+            _phrase(
+                _fuzzy("note"),
+                _fuzzy("to"),
+                f"(?:{_fuzzy('the')}{_SEP})?" + _words(*_ADDRESSEES),
+                sep=_SEP1,
+            ),
+        ),
+        (
+            (_need("you"), _need("are"), _need("now")),
+            _phrase(_fuzzy("you"), _fuzzy("are"), _fuzzy("now"), sep=_SEP1),
+        ),
+        (
+            (_need("from"), _need("now"), _need("on")),
+            _phrase(_fuzzy("from"), _fuzzy("now"), _fuzzy("on"), sep=_SEP1),
+        ),
+        ((_need("new"), _need(*_NEW_WHAT)), _phrase(_fuzzy("new"), _words(*_NEW_WHAT))),
+        (
+            (_need("system"), _need(*_SYSTEM_WHAT)),
+            _phrase(_fuzzy("system"), _words(*_SYSTEM_WHAT)),
+        ),
+        (
+            (_need("pretend"), _need("to be", "you are", "that")),
+            _phrase(_fuzzy("pretend"), _words("to be", "you are", "that"), sep=_SEP1),
+        ),
+        ((_need(*_MODES), _need("mode")), _phrase(_words(*_MODES), _fuzzy("mode"))),
+        ((_need("jailbreak"),), _phrase(_fuzzy("jailbreak") + "(?:s|ed|ing)?")),
+        (
+            (_need("do"), _need("anything"), _need("now")),
+            _phrase(_fuzzy("do"), _fuzzy("anything"), _fuzzy("now"), sep=_SEP1),
+        ),
         # role markers, at a line start or anywhere
-        _LEFT + _words("system", "assistant", "user", "human", "developer") + r"\s*:",
+        ((_need(*_ROLES), (":",)), _LEFT + _words(*_ROLES) + r"\s*:"),
         # chat-template debris
-        r"\[\s*/?\s*" + _words("inst", "sys") + r"\s*\]",
-        _LEFT + r"\|?\s*" + _words("im_start", "im_end", "im_sep", "endoftext") + r"\s*\|?",
-        _fuzzy("system") + r"[\s_-]*" + _fuzzy("reminder") + "s?",
+        ((_need("inst", "sys"), ("[",), ("]",)), r"\[\s*/?\s*" + _words("inst", "sys") + r"\s*\]"),
+        ((_need(*_TOKENS),), _LEFT + r"\|?\s*" + _words(*_TOKENS) + r"\s*\|?"),
+        (
+            (_need("system"), _need("reminder")),
+            _fuzzy("system") + r"[\s_-]*" + _fuzzy("reminder") + "s?",
+        ),
     )
 )
 
@@ -344,6 +407,8 @@ def _decode_entities(text: str) -> str:
     for _ in range(8):
         if "&" not in text or not _ENTITY.search(text):
             return text
+        import html  # only for text with an entity in it
+
         decoded = html.unescape(text)
         if decoded == text:
             return text
@@ -402,8 +467,11 @@ def _strip_markup(text: str) -> str:
 
 
 def _strip_phrases(text: str) -> str:
-    for pattern in _PHRASES:
-        skeleton, origin = _skeleton(text)
+    skeleton, origin = _skeleton(text)
+    canon = skeleton.translate(_CANON)
+    for needs, pattern in _PHRASES:
+        if not all(any(word in canon for word in group) for group in needs):
+            continue  # the pattern cannot match: neither compiled nor run
         spans = [
             (origin[m.start()], origin[m.end() - 1] + 1)
             for m in pattern.finditer(skeleton)
@@ -418,6 +486,8 @@ def _strip_phrases(text: str) -> str:
             last = end
         parts.append(text[last:])
         text = "".join(parts)
+        skeleton, origin = _skeleton(text)
+        canon = skeleton.translate(_CANON)
     return text
 
 

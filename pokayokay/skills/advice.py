@@ -148,6 +148,10 @@ def advice_for(
     return advice
 
 
+# The signals this process read, by state folder, with the key they were read for.
+_SIGNALS_READ: dict[str, tuple[list[Any], FailureSignals]] = {}
+
+
 def cached_signals(state_dir: str) -> FailureSignals:
     """The failure signals of the project whose state folder is ``state_dir``: from
     ``suggest-failures.json`` when the store's change marker did not move since it was written,
@@ -168,6 +172,9 @@ def cached_signals(state_dir: str) -> FailureSignals:
         return FailureSignals([], [])
     # Read before the store: a write landing meanwhile leaves a key that no longer matches.
     key: list[Any] = [stat_key(os.path.join(state_dir, FAILURES_CHANGED)) or db]
+    memo = _SIGNALS_READ.get(state_dir)
+    if memo is not None and memo[0] == key:  # read already in this process (the prompt's gate)
+        return memo[1]
     path = os.path.join(state_dir, SUGGEST_FAILURES_FILE)
     try:
         with open(path, encoding="utf-8") as fh:
@@ -175,11 +182,13 @@ def cached_signals(state_dir: str) -> FailureSignals:
     except (OSError, ValueError):
         cached = None
     if cached is not None:
+        _SIGNALS_READ[state_dir] = (key, cached)
         return cached
     from pokayokay.failures.store import FailureStore
 
     with FailureStore(os.path.join(state_dir, FAILURES_DB)) as store:
-        signals = signals_from_groups(store.failure_groups())
+        signals = signals_from_groups(store.failure_groups(), store.single_session_owners())
+    _SIGNALS_READ[state_dir] = (key, signals)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -218,7 +218,7 @@ def recurring(
 # The cache of failure signals
 
 
-SIGNALS_FORMAT = 1
+SIGNALS_FORMAT = 2
 
 
 class GroupSignal:
@@ -245,25 +245,46 @@ class GroupSignal:
 
 
 class FailureSignals:
-    """The groups :func:`recurring` can use and every path a failure named (for resolving the
-    bare file names a prompt holds)."""
+    """The groups :func:`recurring` can use, every path a failure named (for resolving the
+    bare file names a prompt holds), and ``near``: the paths of the other groups, which one
+    failure more can make count (one session short of recurring, or recurring in a category
+    the suggestion does not use), each with the one session it failed in ("" when that is not
+    known or does not matter), for telling whether a failure not stored yet can change the
+    signals (``pokayokay.hooks.spool_gate``)."""
 
-    __slots__ = ("groups", "known")
+    __slots__ = ("groups", "known", "near")
 
-    def __init__(self, groups: Sequence[FailureGroup], known: Sequence[str]) -> None:
+    def __init__(
+        self,
+        groups: Sequence[FailureGroup],
+        known: Sequence[str],
+        near: Sequence[tuple[str, str]] = (),
+    ) -> None:
         self.groups = groups
         self.known = known
+        self.near = near
 
 
-def signals_from_groups(groups: Iterable[FailureGroup]) -> FailureSignals:
-    """The signals of a store's groups (pure): recurring groups of a known category only."""
+def signals_from_groups(
+    groups: Iterable[FailureGroup], owners: dict[str, str] | None = None
+) -> FailureSignals:
+    """The signals of a store's groups (pure): recurring groups of a known category only.
+    ``owners``: the one session of each group that failed in one session (by signature)."""
     kept: list[FailureGroup] = []
     known: set[str] = set()
+    near: set[tuple[str, str]] = set()
     for group in groups:
         known.update(group.paths)
         if group.sessions >= RECURRING_SESSIONS and group.category in CATEGORY_WORDS:
             kept.append(group)
-    return FailureSignals(kept, sorted(known))
+            continue
+        # One failure more can make it count: a second session, or (the category follows the
+        # newest failure) a known category for a group that recurred in another one.
+        owner = ""
+        if group.sessions < RECURRING_SESSIONS:
+            owner = (owners or {}).get(getattr(group, "signature", ""), "")
+        near.update((path, owner) for path in group.paths)
+    return FailureSignals(kept, sorted(known), sorted(near))
 
 
 def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
@@ -274,6 +295,7 @@ def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
         and data.get("db") == key
         and isinstance(data.get("groups"), list)
         and isinstance(data.get("known"), list)
+        and isinstance(data.get("near"), list)
     ):
         return None
     groups = []
@@ -288,9 +310,10 @@ def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
                     command if isinstance(command, str) else None,
                 )
             )
+        near = [(str(path), str(owner)) for path, owner in data["near"]]
     except (TypeError, ValueError):
         return None
-    return FailureSignals(groups, [str(p) for p in data["known"]])
+    return FailureSignals(groups, [str(p) for p in data["known"]], near)
 
 
 def signals_to_data(signals: FailureSignals, key: list[Any]) -> dict[str, Any]:
@@ -298,4 +321,10 @@ def signals_to_data(signals: FailureSignals, key: list[Any]) -> dict[str, Any]:
         [g.category, g.sessions, g.last_seen, g.sample_command, list(g.paths)]
         for g in signals.groups
     ]
-    return {"format": SIGNALS_FORMAT, "db": key, "groups": rows, "known": list(signals.known)}
+    return {
+        "format": SIGNALS_FORMAT,
+        "db": key,
+        "groups": rows,
+        "known": list(signals.known),
+        "near": [list(pair) for pair in signals.near],
+    }

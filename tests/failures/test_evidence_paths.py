@@ -244,3 +244,13 @@ def test_root_aliases_follow_symlinked_folders(tmp_path: Path) -> None:
 def test_root_aliases_ignore_unrelated_and_relative_folders(tmp_path: Path) -> None:
     root = os.path.realpath(tmp_path)
     assert root_aliases(root, ["/", "relative/dir", "", str(tmp_path.parent)]) == ()
+
+
+@pytest.mark.parametrize(
+    ("why", "tool", "tool_input", "error", "expected"), CASES, ids=[c[0] for c in CASES]
+)
+def test_blank_lines_between_output_lines_change_nothing(
+    why: str, tool: str, tool_input: dict[str, Any], error: str, expected: tuple[str, ...]
+) -> None:
+    spread = "\n\n\n".join(error.split("\n"))
+    assert extract_paths(tool, tool_input, f"\n\n{spread}\n\n\n", ROOT) == expected, why

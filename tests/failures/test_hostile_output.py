@@ -9,16 +9,25 @@ import re
 from pokayokay.failures import classify as classify_module
 from pokayokay.failures.classify import classify
 from pokayokay.failures.evidence_paths import _patterns, extract_paths
+from pokayokay.infra.lazyre import Lazy
 from pokayokay.infra.spool import FIELD_MAX, cut_text
 
 
+def compiled(value: object) -> list[re.Pattern[str]]:
+    """The patterns in ``value``: a pattern, a lazy one (compiled here), or a tuple of them."""
+    if isinstance(value, tuple):
+        return [p for item in value for p in compiled(item)]
+    if isinstance(value, Lazy):
+        return [value.regex]
+    return [value] if isinstance(value, re.Pattern) else []
+
+
 def multiline_patterns() -> list[re.Pattern[str]]:
-    found = [p for p in vars(_patterns()).values() if isinstance(p, re.Pattern)]
+    found = [p for value in vars(_patterns()).values() for p in compiled(value)]
     for value in vars(classify_module).values():
-        for item in value if isinstance(value, (list, tuple)) else (value,):
-            for attr in vars(item).values() if hasattr(item, "__dict__") else ():
-                if isinstance(attr, re.Pattern):
-                    found.append(attr)
+        found.extend(compiled(value))
+    for rule in classify_module.BUILTIN_RULES:
+        found.extend(p for look in (rule.tool, rule.command, rule.error) for p in compiled(look))
     return [p for p in found if p.flags & re.MULTILINE]
 
 

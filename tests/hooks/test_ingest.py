@@ -313,3 +313,104 @@ def test_a_prompt_naming_no_path_leaves_the_spool_for_later(
     assert not FailureStore.for_project(project).path.exists()
     ingest.ingest_project(str(project))  # SessionEnd or a CLI reader takes it in
     assert len(stored(project)) == 2
+
+
+# The spool is ingested before the signals only when it can change whether a boost shows
+# (pokayokay.hooks.spool_gate); otherwise the turn's Stop takes it in and the prompt reads the
+# store as it is.
+
+
+def pytest_error(test_file: str) -> str:
+    return PYTEST_ERROR.replace("tests/test_cart.py", test_file)
+
+
+def store_failures(project: Path, sessions: list[str], test_file: str = "tests/test_cart.py"):
+    """Failures of ``test_file`` in ``sessions``, spooled and ingested (as Stop does)."""
+    for n, session in enumerate(sessions, start=100):
+        hook("PostToolUseFailure", failure(project, f"pytest {test_file}", pytest_error(test_file),
+                                           n, session_id=session), project)  # fmt: skip
+    ingest.ingest_project(str(project))
+    assert not ingest.pending(folder(project))
+
+
+def spool_failure_now(project: Path, test_file: str = "tests/test_cart.py") -> None:
+    hook("PostToolUseFailure", failure(project, f"pytest {test_file}", pytest_error(test_file),
+                                       7, session_id="s-now"), project)  # fmt: skip
+    assert ingest.pending(folder(project))
+
+
+def boost(out: str) -> str:
+    if not out:
+        return ""
+    context: str = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    return next((line for line in context.splitlines() if "failures recurred" in line), "")
+
+
+def test_a_failure_that_makes_a_group_recur_is_ingested_before_the_signals(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store_failures(project, ["s-earlier"])
+    spool_failure_now(project)
+    out = prompt_hook(project, "the cart test fails again, fix tests/test_cart.py", monkeypatch)
+    assert not ingest.pending(folder(project))
+    assert "recurred in 2 sessions in tests/test_cart.py" in boost(out)
+
+
+def test_a_failure_of_a_group_that_recurs_already_waits_for_the_turns_stop(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store_failures(project, ["s-a", "s-b"])
+    spool_failure_now(project)
+    prompt = "the cart test fails again, fix tests/test_cart.py"
+    assert "recurred in 2 sessions in tests/test_cart.py" in boost(
+        prompt_hook(project, prompt, monkeypatch))  # fmt: skip
+    assert ingest.pending(folder(project))  # only the count lagged
+    ingest.ingest_project(str(project))
+    assert "recurred in 3 sessions in tests/test_cart.py" in boost(
+        prompt_hook(project, prompt, monkeypatch))  # fmt: skip
+
+
+def test_a_second_failure_in_the_same_session_cannot_make_it_recur(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store_failures(project, ["s-now"])
+    spool_failure_now(project)
+    prompt = "the cart test fails again, fix tests/test_cart.py"
+    assert boost(prompt_hook(project, prompt, monkeypatch)) == ""
+    assert ingest.pending(folder(project))
+    ingest.ingest_project(str(project))  # and indeed: taken in, nothing recurs
+    assert boost(prompt_hook(project, prompt, monkeypatch)) == ""
+
+
+def test_a_failure_that_resolves_a_bare_file_name_is_ingested_first(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "tests" / "test_order.py").write_text("# placeholder\n")
+    store_failures(project, ["s-a", "s-b"])
+    spool_failure_now(project, "tests/test_order.py")
+    out = prompt_hook(project, "the order test fails, look at test_order.py", monkeypatch)
+    assert not ingest.pending(folder(project))
+    assert "recurred in 2 sessions under tests/" in boost(out)
+
+
+def test_the_gate_reads_failure_records_only_and_gives_up_on_a_large_spool(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pokayokay.hooks import spool_gate
+
+    success = sample("PostToolUse.Bash.json", project, session_id="s-now")
+    hook("PostToolUse", success, project)
+    batch = sample("PostToolBatch.json", project, session_id="s-now")
+    hook("PostToolBatch", batch, project)
+    assert spool_gate.pending_failures(folder(project)) == []
+    spool_failure_now(project)
+    found = spool_gate.pending_failures(folder(project))
+    assert [session for session, _data in found or []] == ["s-now"]
+    monkeypatch.setattr(spool_gate, "SCAN_MAX", 1000)
+    assert spool_gate.pending_failures(folder(project)) is None
+    monkeypatch.setattr(spool_gate, "SCAN_MAX", 4 << 20)
+    with open(os.path.join(folder(project), spool.ACTIVE), "ab") as fh:
+        fh.write(b"not a record\n")
+    assert spool_gate.pending_failures(folder(project)) is None  # the ingester sorts it out
+    ingest.ingest_project(str(project))
+    assert spool_gate.pending_failures(folder(project)) == []
