@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.infra.location_rules import MemoryPaths
 
 
 MIN_PROMPT_CHARS = 3
@@ -29,20 +30,18 @@ PROMPT_INGEST_BUDGET = 0.25
 
 def suggestion_context(
     payload: dict[str, Any],
-    location: MemoryLocation | None = None,
+    location: MemoryLocation | MemoryPaths | None = None,
     named: list[str] | None = None,
 ) -> str:
     """The suggestion text for the payload's prompt, or "" (``named``: the paths the prompt
     names, when the caller has them already)."""
-    from pathlib import Path
-
     from pokayokay.hooks.runtime import project_dir
     from pokayokay.skills.advice import advice_for
 
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or len(prompt.strip()) < MIN_PROMPT_CHARS:
         return ""
-    project = Path(project_dir(payload))
+    project = project_dir(payload)
     return advice_for(project, prompt, location=location, named=named, quick=True).text()
 
 
@@ -65,7 +64,7 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or len(prompt.strip()) < MIN_PROMPT_CHARS:
         return ""
-    from pokayokay.hooks.runtime import memory_location, project_dir
+    from pokayokay.hooks.runtime import memory_paths, project_dir
     from pokayokay.skills.advice import needs_failure_signals
     from pokayokay.skills.suggest import prompt_paths
 
@@ -73,9 +72,9 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
     named = prompt_paths(prompt)
     if needs_failure_signals(project, named):
         _ingest_first(project)
-    location: MemoryLocation | None
+    location: MemoryPaths | None
     try:
-        location = memory_location(payload)
+        location = memory_paths(payload)
     except Exception as exc:  # each part then tries on its own, and logs
         from pokayokay.infra.logs import fail_open
 

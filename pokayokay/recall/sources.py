@@ -87,6 +87,9 @@ if TYPE_CHECKING:
     from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.infra.location_rules import MemoryPaths
+
+    Where = str | Path  # a folder, as either (the prompt hook passes strings)
 
 CACHE_VERSION = 5
 # How old (ns) the memory folder's and the marker's mtimes must be before the quick key may
@@ -152,7 +155,7 @@ class Inputs:
     __slots__ = ("memory_dir", "project_dir", "state_dir", "learnings", "archives", "files",
                  "folder")  # fmt: skip
 
-    def __init__(self, memory_dir: Path, project_dir: Path, state_dir: Path) -> None:
+    def __init__(self, memory_dir: Where, project_dir: Where, state_dir: Where) -> None:
         self.memory_dir = str(memory_dir)
         self.project_dir = str(project_dir)
         self.state_dir = str(state_dir)
@@ -399,9 +402,9 @@ class Loaded:
 
 
 def load_index(
-    memory_dir: Path,
-    project_dir: Path,
-    state_dir: Path,
+    memory_dir: Where,
+    project_dir: Where,
+    state_dir: Where,
     *,
     budget: float = DEFAULT_PARSE_BUDGET,
     use_cache: bool = True,
@@ -413,9 +416,9 @@ def load_index(
 
 
 def load(
-    memory_dir: Path,
-    project_dir: Path,
-    state_dir: Path,
+    memory_dir: Where,
+    project_dir: Where,
+    state_dir: Where,
     *,
     budget: float = DEFAULT_PARSE_BUDGET,
     use_cache: bool = True,
@@ -502,7 +505,7 @@ def index_for(location: MemoryLocation, *, budget: float = DEFAULT_PARSE_BUDGET)
 
 
 def block_for(
-    location: MemoryLocation,
+    location: MemoryLocation | MemoryPaths,
     prompt: str,
     *,
     budget: float = DEFAULT_PARSE_BUDGET,
@@ -519,12 +522,12 @@ def block_for(
     cached index that turns out to be damaged (it is read lazily, term by term) is dropped and
     the answer computed from the files themselves.
     """
-    from pokayokay.infra.state import project_state_dir
+    from pokayokay.infra.state import project_state_path
     from pokayokay.recall import shown as shown_notes
     from pokayokay.recall.block import ADVISORY, block
     from pokayokay.recall.index import recall
 
-    state_dir = project_state_dir(str(location.project_key))
+    state_dir = project_state_path(str(location.project_key))
     dirs = (location.memory_dir, location.project_dir, state_dir)
     loaded = load(*dirs, budget=budget, quick=quick)
     index = loaded.index

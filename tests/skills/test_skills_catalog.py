@@ -136,7 +136,7 @@ def test_cache_skips_parsing_unchanged_files(
 def test_corrupt_cache_is_ignored(tmp_path: Path) -> None:
     _skill(tmp_path / ".claude" / "skills", "one", "first skill")
     load_catalog(tmp_path)
-    cache = skills_catalog._cache_path(str(tmp_path), None)
+    cache = Path(skills_catalog._cache_path(str(tmp_path), None))
     assert cache.exists()
     cache.write_text("{not json")
     assert [s.name for s in load_catalog(tmp_path)] == ["one"]
