@@ -58,11 +58,11 @@ from pokayokay.names import (
     RECALL_INDEX_FILE,
 )
 from pokayokay.recall.cache_io import (
+    _load_index,
     _load_json,
-    _load_packed,
     _row,
+    _save_index,
     _save_json,
-    _save_packed,
     _unlink,
 )
 from pokayokay.recall.concepts import table_data, use_table_data
@@ -88,6 +88,7 @@ if TYPE_CHECKING:
 
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.infra.location_rules import MemoryPaths
+    from pokayokay.recall.cache_io import _Rows, _Stamps
 
     Where = str | Path  # a folder, as either (the prompt hook passes strings)
 
@@ -391,14 +392,23 @@ def build(
 
 
 class Loaded:
-    """An index and how it was validated: ``stamps`` (the learning files' stamps, for the hit
-    check) is set when only the quick key vouched for it."""
+    """An index and how it was validated: ``quick`` when only the quick key vouched for it; then
+    :meth:`stamps` gives the learning files' stamps, for the hit check (read from the cache file
+    only then)."""
 
-    __slots__ = ("index", "stamps")
+    __slots__ = ("_stamps", "index")
 
-    def __init__(self, index: Index | None, stamps: str | None = None) -> None:
+    def __init__(self, index: Index | None, stamps: _Stamps | str | None = None) -> None:
         self.index = index
-        self.stamps = stamps
+        self._stamps = stamps
+
+    @property
+    def quick(self) -> bool:
+        return self._stamps is not None
+
+    def stamps(self) -> str:
+        found = self._stamps
+        return "" if found is None else found if isinstance(found, str) else found.text()
 
 
 def load_index(
@@ -427,13 +437,16 @@ def load(
     """:func:`load_index`; with ``quick``, the cached index is taken on the quick key alone
     when it matches (the caller checks its hits with :func:`unchanged_since_indexed`)."""
     index_path = os.path.join(str(state_dir), INDEX_FILE)
-    data = _load_packed(index_path) if use_cache else None
-    if isinstance(data, dict):  # the concept table as parsed when the cache was written
-        use_table_data(data.get("concepts"))
-    if quick and isinstance(data, dict):
-        found = _quick_hit(data, str(memory_dir), str(project_dir), str(state_dir))
-        if found is not None:
-            return found
+    cached = _load_index(index_path) if use_cache else None
+    data = rows = None
+    if cached is not None:
+        data, rows, stamps = cached
+        use_table_data(data.get("concepts"))  # the concept table as parsed for the cache
+        if quick:
+            dirs = (str(memory_dir), str(project_dir), str(state_dir))
+            found = _quick_hit(data, rows, stamps, *dirs)
+            if found is not None:
+                return found
     inputs = Inputs(memory_dir, project_dir, state_dir)
     if inputs.empty:
         return Loaded(None)
@@ -442,44 +455,44 @@ def load(
     digest, fix_rows = inputs.fixes_state()
     fingerprint = f"{inputs.fingerprint()}-{digest}"
     quick_key = inputs.quick_key()
-    if isinstance(data, dict) and data.get("fingerprint") == fingerprint:
+    if data is not None and data.get("fingerprint") == fingerprint:
         try:
-            index = Index.from_data(data["index"])
+            index = Index.from_data(data["index"], rows)
+            stamp = f"{quick_key}-{digest}" if quick_key else None
+            if data.get("quick") != stamp:  # the full check vouched for it again: note that
+                meta = {"fingerprint": fingerprint, "quick": stamp}
+                meta["archives"] = [name for name, _st in inputs.archives]
+                meta["concepts"] = table_data()
+                _save_index(index_path, meta, index, inputs.stamps())  # reads every row
         except (KeyError, TypeError, ValueError):
             pass
         else:
-            stamp = f"{quick_key}-{digest}" if quick_key else None
-            if data.get("quick") != stamp:  # the full check vouched for it again: note that
-                data["quick"], data["stamps"] = stamp, inputs.stamps()
-                data["archives"] = [name for name, _st in inputs.archives]
-                data["concepts"] = table_data()
-                _save_packed(index_path, data)
             return Loaded(index)
     index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows))
     if use_cache:
         _unlink(os.path.join(str(state_dir), LEGACY_INDEX_FILE))  # the JSON of earlier versions
-        _save_packed(
-            index_path,
-            {
-                "fingerprint": fingerprint if complete else f"incomplete-{fingerprint}",
-                "quick": f"{quick_key}-{digest}" if complete and quick_key else None,
-                "archives": [name for name, _st in inputs.archives],
-                "stamps": inputs.stamps(),
-                "index": index.to_data(),
-                "concepts": table_data(),
-            },
-        )
+        meta = {
+            "fingerprint": fingerprint if complete else f"incomplete-{fingerprint}",
+            "quick": f"{quick_key}-{digest}" if complete and quick_key else None,
+            "archives": [name for name, _st in inputs.archives],
+            "concepts": table_data(),
+        }
+        _save_index(index_path, meta, index, inputs.stamps())
     return Loaded(index)
 
 
 def _quick_hit(
-    data: dict[str, Any], memory_dir: str, project_dir: str, state_dir: str
+    data: dict[str, Any],
+    rows: _Rows,
+    stamps: _Stamps,
+    memory_dir: str,
+    project_dir: str,
+    state_dir: str,
 ) -> Loaded | None:
     """The cached index when its quick key still matches (None otherwise)."""
-    stamp, archives, stamps = data.get("quick"), data.get("archives"), data.get("stamps")
+    stamp, archives = data.get("quick"), data.get("archives")
     if not (
         isinstance(stamp, str)
-        and isinstance(stamps, str)
         and isinstance(archives, list)
         and all(isinstance(a, str) for a in archives)
     ):
@@ -491,7 +504,7 @@ def _quick_hit(
     if stamp != f"{key}-{digest}":
         return None
     try:
-        return Loaded(Index.from_data(data["index"]), stamps)
+        return Loaded(Index.from_data(data["index"], rows), stamps)
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -544,8 +557,12 @@ def block_for(
         index = load_index(*dirs, budget=budget)
         hits = recall(index, prompt, shown=before).hits if index is not None else []
     else:
-        if loaded.stamps is not None and not unchanged_since_indexed(
-            str(location.memory_dir), loaded.stamps, [h.doc.id for h in hits]
+        if (
+            hits
+            and loaded.quick
+            and not unchanged_since_indexed(
+                str(location.memory_dir), loaded.stamps(), [h.doc.id for h in hits]
+            )
         ):
             index = load_index(*dirs, budget=budget)  # a hit changed: check everything
             hits = recall(index, prompt, shown=before).hits if index is not None else []

@@ -303,6 +303,12 @@ class Query:
 def evidence(query: Query, prof: Profile) -> tuple[float, set[str]]:
     """The evidence that ``prof`` fits ``query`` and the prompt terms that gave it."""
     fields = prof.fields
+    if fields.keys().isdisjoint(query.terms) and not any(
+        fields.get(ext, 0.0) >= EXT_WEIGHT for ext in query.exts
+    ):
+        # Nothing in common: phrases, bigrams and anchors are made of the skill's own terms,
+        # so none of them can match either.
+        return 0.0, set()
     shared = {t for t in query.terms if t in fields}
     total = sum(query.spec[t] * fields[t] for t in shared)
     for term in shared & query.unique & prof.anchors:  # a name only this skill holds
