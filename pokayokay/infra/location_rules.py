@@ -13,7 +13,6 @@ so both callers see the same folders. Nothing here spawns a process: hooks call 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
@@ -302,9 +301,19 @@ def settings_option(kind: str, settings_file: str, home: str, problems: list[str
         text = (raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw).decode("utf-8")
     except UnicodeDecodeError:
         return unusable("not UTF-8", f"{settings_file}: not valid UTF-8; skipped")
+    from pokayokay.infra.cjson import loads  # json (and its import of re) only for a bad file
+
     try:
-        data: object = json.loads(text)
-    except json.JSONDecodeError as error:
+        data: object = loads(text)
+    except ValueError:
+        import json
+
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as decoded:
+            error = decoded
+        else:  # pragma: no cover - both parsers refuse the same documents
+            raise
         return unusable(
             "invalid JSON",
             f"{settings_file}: invalid JSON (line {error.lineno}, column {error.colno}: "

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import os
 
-from pokayokay.recall.index import Document
+from pokayokay.recall.index import Document, Index
 
 TYPE_CHECKING = False  # the prompt hook imports this module
 if TYPE_CHECKING:
@@ -26,9 +25,11 @@ def _row(doc: Document, counts: dict[str, int]) -> list[Any]:
 
 
 def _load_json(path: str) -> Any:
+    from pokayokay.infra.cjson import loads  # json's import costs a prompt more than the read
+
     try:
         with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
+            return loads(fh.read())
     except (OSError, ValueError):
         return None
 
@@ -60,6 +61,8 @@ def _save_json(path: str, data: object) -> None:
     ASCII JSON (file names may carry surrogate escapes), private to the user like the rest of
     the state folder (it quotes memory files).
     """
+    import json
+
     from pokayokay.infra.packed import write_private
 
     text = json.dumps(data, separators=(",", ":"))  # the C encoder: fast

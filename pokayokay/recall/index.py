@@ -60,7 +60,6 @@ sanitises anything that fails the check, or that did not come from the sources, 
 
 from __future__ import annotations
 
-import json
 import math
 from itertools import repeat
 
@@ -122,10 +121,6 @@ BM25_B = 0.75
 
 
 KINDS = ("learning", "decision", "fix")
-
-# --------------------------------------------------------------------------------------------
-# Analysis
-
 
 # --------------------------------------------------------------------------------------------
 # Documents and the index
@@ -283,7 +278,9 @@ class Index:
         found = self._docs[i]
         if found is None:
             assert self._rows is not None
-            row = json.loads(self._rows[i])  # a row read from the cache file may fail: ValueError
+            from pokayokay.infra.cjson import loads  # json's import costs a prompt more
+
+            row = loads(self._rows[i])  # a row read from the cache file may fail: ValueError
             if not (isinstance(row, list) and len(row) == 6):
                 raise ValueError("inconsistent recall index (document)")
             found = Document.from_row(row)
@@ -303,6 +300,8 @@ class Index:
         """Plain data (JSON or marshal): the number columns as lists of numbers (marshal loads
         them natively, nothing to parse), documents and postings packed into strings (parsed
         only when a query needs them)."""
+        import json
+
         return {
             "format": INDEX_FORMAT,
             "docs": [
@@ -322,14 +321,13 @@ class Index:
     @classmethod
     def from_data(cls, data: dict[str, Any], rows: Sequence[str] | None = None) -> Index:
         """The index :meth:`to_data` saved; ValueError when the data is not one (an index of
-        an earlier format included: the caller rebuilds it). ``rows``: the documents' rows,
-        when they are kept apart (read one by one from the cache file as they are shown);
-        else they are ``data["docs"]``."""
-        postings = data.get("postings")
+        an earlier format included: the caller rebuilds it). ``rows``: the documents' rows kept
+        apart (read from the cache file as they are shown), else ``data["docs"]``."""
+        postings, docs = data.get("postings"), data.get("docs")
+        if rows is None and isinstance(docs, list) and set(map(type, docs)) <= _STR:
+            rows = docs
         if rows is None:
-            rows = data.get("docs")
-            if not (isinstance(rows, list) and set(map(type, rows)) <= _STR):
-                raise ValueError("inconsistent recall index (documents)")
+            raise ValueError("inconsistent recall index (documents)")
         lengths, norms, cnorms, weights = (
             data.get("lengths"),
             data.get("norms"),
@@ -414,9 +412,7 @@ class Index:
         weak = weak_terms()
         acc: dict[int, float] = {}
         cacc: dict[int, float] = {}
-        # The pieces of evidence each document shares with the prompt, as bits of an int (one
-        # bit per piece): cheaper than a set per document, and the same count in the end.
-        evidence: dict[int, int] = {}
+        evidence: dict[int, int] = {}  # the pieces a document shares: one bit each
         bits: dict[str, int] = {}
         q_norm = cq_norm = 0.0
         dense = DENSE_CONCEPT * n
@@ -441,7 +437,7 @@ class Index:
             bit = bits.setdefault(piece, 1 << len(bits)) if piece else 0
             once = qw * idf  # a term found once: qw * (1 + ln 1) * idf, the same float
             get, seen = target.get, evidence.get
-            for d, tf in zip(posting[::2], posting[1::2]):
+            for d, tf in zip(posting[::2], posting[1::2], strict=True):
                 target[d] = get(d, 0.0) + (once if tf == 1 else qw * (1.0 + log(tf)) * idf)
                 if bit:
                     evidence[d] = seen(d, 0) | bit
@@ -457,9 +453,9 @@ class Index:
             best, other = max(lexical, conceptual), min(lexical, conceptual)
             score = min(1.0, best + BOTH_SHARE * other) * self.weights[d]
             mask = evidence.get(d, 0)
-            found = found_of.get(mask)
-            if found is None:
-                found = found_of[mask] = sum(w for bit, w in weights.items() if mask & bit)
+            if mask not in found_of:
+                found_of[mask] = sum(w for bit, w in weights.items() if mask & bit)
+            found = found_of[mask]
             if found < 1:
                 score *= NO_EVIDENCE_FACTOR
             elif found < MIN_EVIDENCE:
@@ -595,10 +591,6 @@ def recall(
     chosen += fixes[: k - len(chosen) if not notes else min(MAX_FIXES, k - len(chosen))]
     chosen.sort(key=lambda h: (-h.score, h.doc.kind == "fix"))
     return Result(chosen, near, floor)
-
-
-# --------------------------------------------------------------------------------------------
-# The block
 
 
 def rank(docs: Iterable[Document], prompt: str, *, method: str = METHOD) -> list[Hit]:

@@ -162,8 +162,7 @@ def cached_signals(state_dir: str) -> FailureSignals:
     """The failure signals of the project whose state folder is ``state_dir``: from
     ``suggest-failures.json`` when the store's change marker did not move since it was written,
     else read from the store (and the cache rewritten). Empty without a store (never created)."""
-    import json
-
+    from pokayokay.infra.cjson import loads
     from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, SUGGEST_FAILURES_FILE
     from pokayokay.recall.readers import stat_key
     from pokayokay.skills.failure_boost import (
@@ -181,7 +180,7 @@ def cached_signals(state_dir: str) -> FailureSignals:
     path = os.path.join(state_dir, SUGGEST_FAILURES_FILE)
     try:
         with open(path, encoding="utf-8") as fh:
-            cached = signals_from_data(json.load(fh), key)
+            cached = signals_from_data(loads(fh.read()), key)
     except (OSError, ValueError):
         cached = None
     if cached is not None:
@@ -193,6 +192,8 @@ def cached_signals(state_dir: str) -> FailureSignals:
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        import json
+
         with open(fd, "w", encoding="ascii") as fh:
             json.dump(signals_to_data(signals, key), fh, separators=(",", ":"))
         os.replace(tmp, path)

@@ -28,7 +28,6 @@ Hot path: standard library only at import time.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -102,6 +101,8 @@ def _unquote(value: str) -> str | None:
     if first == '"':
         if len(value) < 2 or not value.endswith('"'):
             return None
+        import json  # a full check reads SKILL.md files: not the prompt's quick path
+
         try:
             out = json.loads(value)
         except ValueError:
@@ -239,6 +240,8 @@ def _skill_dirs(folder: str) -> list[tuple[str, str]]:
 
 
 def _plugin_name(root: str) -> str:
+    import json
+
     manifest = os.path.join(root, ".claude-plugin", "plugin.json")
     try:
         with open(manifest, encoding="utf-8") as fh:
