@@ -306,19 +306,17 @@ def settings_option(kind: str, settings_file: str, home: str, problems: list[str
     try:
         data: object = loads(text)
     except ValueError:
-        import json
+        import json  # for the line and column of the mistake
 
         try:
             json.loads(text)
-        except json.JSONDecodeError as decoded:
-            error = decoded
-        else:  # pragma: no cover - both parsers refuse the same documents
-            raise
-        return unusable(
-            "invalid JSON",
-            f"{settings_file}: invalid JSON (line {error.lineno}, column {error.colno}: "
-            f"{error.msg}); skipped",
-        )
+        except json.JSONDecodeError as error:
+            return unusable(
+                "invalid JSON",
+                f"{settings_file}: invalid JSON (line {error.lineno}, column {error.colno}: "
+                f"{error.msg}); skipped",
+            )
+        return unusable("invalid JSON", f"{settings_file}: invalid JSON; skipped")
     if not isinstance(data, dict):
         return unusable(
             "not a JSON object",

@@ -10,6 +10,8 @@ TYPE_CHECKING = False  # the prompt hook imports this module
 if TYPE_CHECKING:
     from typing import Any
 
+    from pokayokay.infra.packed import Tail
+
 MAX_TEXT_CHARS = 2000
 
 
@@ -96,7 +98,7 @@ class _Rows:
 
     __slots__ = ("_offsets", "_tail")
 
-    def __init__(self, tail: Any, offsets: Any) -> None:
+    def __init__(self, tail: Tail, offsets: memoryview) -> None:
         self._tail = tail
         self._offsets = offsets
 
@@ -106,7 +108,7 @@ class _Rows:
     def __getitem__(self, i: int) -> str:
         if not 0 <= i < len(self._offsets) - 1:
             raise IndexError(i)
-        start, end = self._offsets[i], self._offsets[i + 1]
+        start, end = int(self._offsets[i]), int(self._offsets[i + 1])
         return self._tail.read(start, end - start).decode("utf-8", "surrogatepass")
 
 
@@ -116,19 +118,20 @@ class _Stamps:
 
     __slots__ = ("_at", "_tail", "_text")
 
-    def __init__(self, tail: Any, at: list[int]) -> None:
+    def __init__(self, tail: Tail, at: list[int]) -> None:
         self._tail = tail
         self._at = at
         self._text: str | None = None
 
     def text(self) -> str:
-        if self._text is None:
+        text = self._text
+        if text is None:
             try:
-                raw = self._tail.read(self._at[0], self._at[1])
-                self._text = raw.decode("utf-8", "surrogatepass")
+                text = self._tail.read(self._at[0], self._at[1]).decode("utf-8", "surrogatepass")
             except ValueError:
-                self._text = ""
-        return self._text
+                text = ""
+            self._text = text
+        return text
 
 
 def _load_index(path: str) -> tuple[dict[str, Any], _Rows, _Stamps] | None:

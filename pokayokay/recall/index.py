@@ -75,7 +75,11 @@ from pokayokay.recall.terms import WEAK_FACTOR, weak_terms
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-    from typing import Any
+    from typing import Any, Protocol
+
+    class Rows(Protocol):  # the documents' rows: a list, or a reader of the cache file's tail
+        def __len__(self) -> int: ...
+        def __getitem__(self, i: int, /) -> str: ...
 
 METHOD = "concepts"
 # Bumped whenever tokenisation, weights or document scores change: cached indexes are rebuilt.
@@ -222,7 +226,7 @@ class Index:
         norms: list[float],
         postings: dict[str, list[int] | str],
         weights: list[float],
-        rows: Sequence[str] | None = None,
+        rows: Rows | None = None,
         cnorms: list[float] | None = None,
     ) -> None:
         self._docs = docs
@@ -279,7 +283,6 @@ class Index:
         if found is None:
             assert self._rows is not None
             from pokayokay.infra.cjson import loads  # json's import costs a prompt more
-
             row = loads(self._rows[i])  # a row read from the cache file may fail: ValueError
             if not (isinstance(row, list) and len(row) == 6):
                 raise ValueError("inconsistent recall index (document)")
@@ -301,7 +304,6 @@ class Index:
         them natively, nothing to parse), documents and postings packed into strings (parsed
         only when a query needs them)."""
         import json
-
         return {
             "format": INDEX_FORMAT,
             "docs": [
@@ -319,7 +321,7 @@ class Index:
         }
 
     @classmethod
-    def from_data(cls, data: dict[str, Any], rows: Sequence[str] | None = None) -> Index:
+    def from_data(cls, data: dict[str, Any], rows: Rows | None = None) -> Index:
         """The index :meth:`to_data` saved; ValueError when the data is not one (an index of
         an earlier format included: the caller rebuilds it). ``rows``: the documents' rows kept
         apart (read from the cache file as they are shown), else ``data["docs"]``."""
@@ -416,7 +418,6 @@ class Index:
         bits: dict[str, int] = {}
         q_norm = cq_norm = 0.0
         dense = DENSE_CONCEPT * n
-        log = math.log
         for term, qtf in query.items():
             posting = self.posting(term)
             concept = term.startswith(CONCEPT_PREFIX)
@@ -424,7 +425,7 @@ class Index:
                 continue  # a concept most notes evoke tells them apart no more than a stop word
             weight = _weight(term, weak)
             idf = (_idf(n, len(posting) // 2) if posting else rarest * UNKNOWN_FACTOR) * weight
-            qw = (1.0 + log(qtf)) * idf
+            qw = (1.0 + math.log(qtf)) * idf
             if concept:
                 cq_norm += qw * qw
                 target = cacc
@@ -438,7 +439,7 @@ class Index:
             once = qw * idf  # a term found once: qw * (1 + ln 1) * idf, the same float
             get, seen = target.get, evidence.get
             for d, tf in zip(posting[::2], posting[1::2], strict=True):
-                target[d] = get(d, 0.0) + (once if tf == 1 else qw * (1.0 + log(tf)) * idf)
+                target[d] = get(d, 0.0) + (once if tf == 1 else qw * (1.0 + math.log(tf)) * idf)
                 if bit:
                     evidence[d] = seen(d, 0) | bit
         q_norm, cq_norm = math.sqrt(q_norm), math.sqrt(cq_norm)

@@ -460,7 +460,7 @@ def load(
             index = Index.from_data(data["index"], rows)
             stamp = f"{quick_key}-{digest}" if quick_key else None
             if data.get("quick") != stamp:  # the full check vouched for it again: note that
-                meta = {"fingerprint": fingerprint, "quick": stamp}
+                meta: dict[str, Any] = {"fingerprint": fingerprint, "quick": stamp}
                 meta["archives"] = [name for name, _st in inputs.archives]
                 meta["concepts"] = table_data()
                 _save_index(index_path, meta, index, inputs.stamps())  # reads every row
