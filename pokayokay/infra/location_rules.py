@@ -18,6 +18,8 @@ import re
 import stat
 import sys
 
+from pokayokay.infra.lazyre import Lazy
+
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -26,7 +28,7 @@ SLUG_MAX_LENGTH = 200
 MEMORY_FILE_NAME = "MEMORY.md"
 
 _NOT_SLUG_SAFE = re.compile(r"[^A-Za-z0-9]")
-_PROJECT_DIR_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_PROJECT_DIR_NAME = Lazy(r"[A-Za-z0-9_-]{1,64}")  # only when the variable is set
 _BASE36_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 # A `.git` file holds one short line; never read more than this from it or from `commondir`.
 _GIT_POINTER_MAX_BYTES = 4096
@@ -354,7 +356,7 @@ def project_dir_name_option(env: Mapping[str, str], config: str, problems: list[
         return Option(
             label, source, None, f"{name!r} ignored: CLAUDE_CONFIG_DIR is not set", eligible=False
         )
-    if _PROJECT_DIR_NAME.fullmatch(name) is None:
+    if _PROJECT_DIR_NAME.regex.fullmatch(name) is None:
         problems.append(
             f"CLAUDE_CODE_PROJECT_DIR_NAME={name!r} is ignored: it must be 1-64 characters "
             "from A-Z a-z 0-9 _ -"
