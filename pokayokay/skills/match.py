@@ -97,23 +97,43 @@ _EXTENSION = Lazy(r"(?<![\w/*.-])\.([a-z][a-z0-9]{1,4})\b(?![/.-])")
 
 
 class Profile:
-    """The matchable parts of one skill (see the module docstring)."""
+    """The matchable parts of one skill (see the module docstring). ``bigrams``, ``negative``
+    and ``anchors`` may be given as lists (the cache's): they become sets when first read, which
+    most profiles never are on a prompt (a skill sharing no term with it is not looked into)."""
 
-    __slots__ = ("anchors", "bigrams", "fields", "negative", "phrases")
+    __slots__ = ("_anchors", "_bigrams", "_negative", "fields", "phrases")
 
     def __init__(
         self,
         fields: dict[str, float],
         phrases: list[list[str]],
-        bigrams: set[str],
-        negative: set[str],
-        anchors: set[str] | None = None,
+        bigrams: set[str] | list[str],
+        negative: set[str] | list[str],
+        anchors: set[str] | list[str] | None = None,
     ) -> None:
         self.fields = fields
         self.phrases = phrases
-        self.bigrams = bigrams
-        self.negative = negative
-        self.anchors = anchors if anchors is not None else set()
+        self._bigrams = bigrams
+        self._negative = negative
+        self._anchors = anchors if anchors is not None else set()
+
+    @property
+    def bigrams(self) -> set[str]:
+        if not isinstance(self._bigrams, set):
+            self._bigrams = set(self._bigrams)
+        return self._bigrams
+
+    @property
+    def negative(self) -> set[str]:
+        if not isinstance(self._negative, set):
+            self._negative = set(self._negative)
+        return self._negative
+
+    @property
+    def anchors(self) -> set[str]:
+        if not isinstance(self._anchors, set):
+            self._anchors = set(self._anchors)
+        return self._anchors
 
     def to_data(self) -> dict[str, Any]:
         return {
@@ -141,7 +161,7 @@ class Profile:
             and isinstance(anchors, list)
         ):
             return None
-        return cls(fields, phrases, set(pairs), set(negative), set(anchors))
+        return cls(fields, phrases, pairs, negative, anchors)  # sets when first read
 
 
 def name_words(name: str) -> str:
