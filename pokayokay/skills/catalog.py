@@ -406,13 +406,18 @@ def _load_cache(path: str) -> tuple[dict[str, Any], Any, Any]:
         or not isinstance(data.get("files"), dict)
     ):
         return {}, None, None
+    from pokayokay.skills.terms import use_table_data
+
+    use_table_data(data.get("tables"))  # the evoked-terms table and generic terms, analysed
     files: dict[str, Any] = data["files"]
-    return files, data.get("stats"), data.get("quick")
+    # A cache written before it kept the tables: the full check runs once and rewrites it.
+    return files, data.get("stats"), data.get("quick") if "tables" in data else None
 
 
 def _save_cache(path: str, files: dict[str, Any], stats: Stats, quick: Any = None) -> None:
     from pokayokay.infra import packed
     from pokayokay.skills.match import ANALYSIS_VERSION
+    from pokayokay.skills.terms import table_data
 
     data = {
         "format": CACHE_FORMAT,
@@ -420,6 +425,7 @@ def _save_cache(path: str, files: dict[str, Any], stats: Stats, quick: Any = Non
         "files": files,
         "stats": stats.to_data(),
         "quick": quick,
+        "tables": table_data(),
     }
     packed.save(path, data)
     try:  # noqa: SIM105 - contextlib is one more import on the prompt path
