@@ -83,14 +83,22 @@ def _save_index(path: str, meta: dict[str, Any], index: Index, stamps: str) -> N
 
     from pokayokay.infra import packed
 
-    data = index.to_data()
-    rows = [row.encode("utf-8", "surrogatepass") for row in data.pop("docs")]
-    offsets = array.array("I", [0])
-    for row in rows:
-        offsets.append(offsets[-1] + len(row))
     text = stamps.encode("utf-8", "surrogatepass")
-    head = dict(meta, index=data, rows=offsets.tobytes(), stamps=[offsets[-1], len(text)])
-    packed.save(path, head, b"".join(rows) + text)
+    read = index._rows
+    if isinstance(read, _Rows):  # read from such a file: its rows copied, not parsed again
+        columns = Index([], index.lengths, index.norms, index.postings, index.weights, None,
+                        index.cnorms)  # fmt: skip
+        data, offsets, blob = columns.to_data(), read._offsets, read.blob()
+    else:
+        data = index.to_data()
+        rows = [row.encode("utf-8", "surrogatepass") for row in data.pop("docs")]
+        sizes = array.array("I", [0])
+        for row in rows:
+            sizes.append(sizes[-1] + len(row))
+        offsets, blob = memoryview(sizes), b"".join(rows)
+    data.pop("docs", None)
+    head = dict(meta, index=data, rows=offsets.tobytes(), stamps=[len(blob), len(text)])
+    packed.save(path, head, blob + text)
 
 
 class _Rows:
@@ -104,6 +112,10 @@ class _Rows:
 
     def __len__(self) -> int:
         return len(self._offsets) - 1
+
+    def blob(self) -> bytes:
+        """Every row, as stored."""
+        return self._tail.read(0, int(self._offsets[-1]))
 
     def __getitem__(self, i: int) -> str:
         if not 0 <= i < len(self._offsets) - 1:
