@@ -548,9 +548,11 @@ def block_for(
     if index is None or not len(index):
         return ""
     before = shown_notes.shown(str(state_dir), session) if session else frozenset()
-    from pokayokay.recall.semantic import boosts
+    semantic = None
+    if _model_folder_exists():  # else semantic recall has nothing to add: not even imported
+        from pokayokay.recall.semantic import boosts
 
-    semantic = boosts(index, prompt, str(state_dir), str(location.project_dir))
+        semantic = boosts(index, prompt, str(state_dir), str(location.project_dir))
     try:
         hits = recall(index, prompt, shown=before, semantic=semantic).hits
     except (ValueError, TypeError, KeyError, IndexError):
@@ -571,6 +573,15 @@ def block_for(
     if text and session:
         shown_notes.record(str(state_dir), session, [h.doc.id for h in hits])
     return text
+
+
+def _model_folder_exists() -> bool:
+    """Whether the semantic model's folder (``pokayokay.recall.semantic.model_dir``) exists:
+    the model's files, which ``semantic.model_fetched`` checks first, are inside it."""
+    from pokayokay.infra.state import state_home_path
+    from pokayokay.names import MODELS_DIR, SEMANTIC_MODEL_DIR
+
+    return os.path.isdir(os.path.join(state_home_path(), MODELS_DIR, SEMANTIC_MODEL_DIR))
 
 
 def corpus_counts(index: Index) -> dict[str, int]:
