@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.infra.location_rules import MemoryPaths
 
 
 MIN_PROMPT_CHARS = 3
@@ -36,24 +37,24 @@ PROMPT_INGEST_BUDGET = 0.25
 
 def suggestion_context(
     payload: dict[str, Any],
-    location: MemoryLocation | None = None,
+    location: MemoryLocation | MemoryPaths | None = None,
     named: list[str] | None = None,
 ) -> str:
     """The suggestion text for the payload's prompt, or "" (``named``: the paths the prompt
     names, when the caller has them already)."""
-    from pathlib import Path
-
     from pokayokay.hooks.runtime import project_dir
     from pokayokay.skills.advice import advice_for
 
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or len(prompt.strip()) < MIN_PROMPT_CHARS:
         return ""
-    project = Path(project_dir(payload))
+    project = project_dir(payload)
     return advice_for(project, prompt, location=location, named=named, quick=True).text()
 
 
-def _ingest_first(project: str, named: list[str], location: MemoryLocation | None) -> None:
+def _ingest_first(
+    project: str, named: list[str], location: MemoryLocation | MemoryPaths | None
+) -> None:
     """Ingest this project's spooled tool calls (bounded; two stats when there are none) when
     they can change the failure signals read next (``pokayokay.hooks.spool_gate``)."""
     from pokayokay.hooks import ingest
@@ -65,7 +66,7 @@ def _ingest_first(project: str, named: list[str], location: MemoryLocation | Non
     if location is not None:
         try:
             from pokayokay.hooks.spool_gate import could_change, pending_failures
-            from pokayokay.infra.state import project_state_dir
+            from pokayokay.infra.state import project_state_path
             from pokayokay.skills.advice import cached_signals
 
             records = pending_failures(folder)
@@ -75,7 +76,7 @@ def _ingest_first(project: str, named: list[str], location: MemoryLocation | Non
                     records,
                     project,
                     named,
-                    cached_signals(str(project_state_dir(str(location.project_key)))),
+                    cached_signals(project_state_path(str(location.project_key))),
                 )
             ):
                 return  # left to the turn's Stop, SessionEnd or a CLI reader
@@ -94,15 +95,15 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or len(prompt.strip()) < MIN_PROMPT_CHARS:
         return ""
-    from pokayokay.hooks.runtime import memory_location, project_dir
+    from pokayokay.hooks.runtime import memory_paths, project_dir
     from pokayokay.skills.advice import needs_failure_signals
     from pokayokay.skills.suggest import prompt_paths
 
     project = project_dir(payload)
     named = prompt_paths(prompt)
-    location: MemoryLocation | None
+    location: MemoryPaths | None
     try:
-        location = memory_location(payload)
+        location = memory_paths(payload)
     except Exception as exc:  # each part then tries on its own, and logs
         from pokayokay.infra.logs import fail_open
 

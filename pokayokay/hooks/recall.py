@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.infra.location_rules import MemoryPaths
 
 
 # Seconds a prompt may spend re-reading changed memory files (Claude Code waits for this hook).
@@ -39,16 +40,16 @@ def _block(
     payload: dict[str, Any],
     query: str,
     advisory: str | None = None,
-    location: MemoryLocation | None = None,
+    location: MemoryLocation | MemoryPaths | None = None,
     *,
     quick: bool = False,
 ) -> str:
-    from pokayokay.hooks.runtime import memory_location
+    from pokayokay.hooks.runtime import memory_paths
     from pokayokay.recall.sources import block_for
 
     session = payload.get("session_id")
     return block_for(
-        location if location is not None else memory_location(payload),
+        location if location is not None else memory_paths(payload),
         query,
         budget=PARSE_BUDGET,
         session=session if isinstance(session, str) and session else None,
@@ -71,7 +72,9 @@ def worth_recalling(prompt: str) -> bool:
     return len(terms) >= MIN_CONTENT_TERMS and bool(strong)
 
 
-def prompt_context(payload: dict[str, Any], location: MemoryLocation | None = None) -> str:
+def prompt_context(
+    payload: dict[str, Any], location: MemoryLocation | MemoryPaths | None = None
+) -> str:
     """The recall block for the payload's prompt, or "" (for a handler that joins several
     contexts on UserPromptSubmit; ``location``: the memory location, when it has it)."""
     prompt = payload.get("prompt")

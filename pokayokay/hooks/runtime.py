@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from typing import IO, Any
 
     from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.infra.location_rules import MemoryPaths
 
 MAX_PAYLOAD = 16 << 20
 
@@ -154,6 +155,13 @@ def memory_location(payload: dict[str, Any]) -> MemoryLocation:
     from pokayokay.infra.locate import memory_location_for
 
     return memory_location_for(Path(project_dir(payload)))
+
+
+def memory_paths(payload: dict[str, Any]) -> MemoryPaths:
+    """:func:`memory_location`'s folders as strings, without pathlib (the prompt's hot path)."""
+    from pokayokay.infra.location_rules import hook_memory_paths
+
+    return hook_memory_paths(project_dir(payload))
 
 
 def context_output(event: str, context: str) -> str:

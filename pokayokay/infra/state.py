@@ -7,7 +7,10 @@ gets ``projects/<slug>/`` keyed by the same slug Claude Code uses for the projec
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+TYPE_CHECKING = False  # pathlib is imported on use: the prompt hook needs none of it
+if TYPE_CHECKING:
+    from pathlib import Path
 
 BACKUPS_KEPT = 10
 
@@ -25,16 +28,31 @@ def project_root_problem(folder: str) -> str | None:
 
 
 def state_home(environ: dict[str, str] | None = None) -> Path:
+    from pathlib import Path
+
+    return Path(state_home_path(environ))
+
+
+def state_home_path(environ: dict[str, str] | None = None) -> str:
+    """:func:`state_home` as a string (written as the path would be)."""
+    from pokayokay.infra.location_rules import as_path
     from pokayokay.infra.spool import state_home as spool_state_home  # the one copy of the rule
 
-    return Path(spool_state_home(environ))
+    return as_path(spool_state_home(environ))
 
 
 def project_state_dir(project_key: str, environ: dict[str, str] | None = None) -> Path:
     """The state folder of one project; ``project_key`` is the path Claude Code keys memory by."""
-    from pokayokay.infra.locate import slugify
+    from pathlib import Path
 
-    return state_home(environ) / "projects" / slugify(project_key)
+    return Path(project_state_path(project_key, environ))
+
+
+def project_state_path(project_key: str, environ: dict[str, str] | None = None) -> str:
+    """:func:`project_state_dir` as a string, without pathlib (the prompt hook's)."""
+    from pokayokay.infra.location_rules import join, slugify
+
+    return join(state_home_path(environ), "projects", slugify(project_key))
 
 
 def mark_memory_changed(project_key: str, environ: dict[str, str] | None = None) -> None:

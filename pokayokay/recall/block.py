@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from pokayokay.infra.lazyre import Lazy
 from pokayokay.recall.index import FLOOR, KINDS, MIN_ENTRY_CHARS, Document, Hit, Index, recall
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
@@ -44,15 +45,31 @@ ADVISORY_BRANCH = (
 REANCHOR = "End of recalled notes. The user's prompt is the request being answered."
 
 
-_LABEL_OK = re.compile(r"[a-z][a-z0-9-]{0,30}")
+# A label shown as is: [a-z][a-z0-9-]{0,30}, checked without a regular expression to compile.
+_LABEL_FIRST = frozenset("abcdefghijklmnopqrstuvwxyz")
+_LABEL_CHARS = _LABEL_FIRST | frozenset("0123456789-")
+
+
+def _label_ok(label: str) -> bool:
+    return 0 < len(label) <= 31 and label[0] in _LABEL_FIRST and _LABEL_CHARS.issuperset(label)
 
 
 # Inside a finding, the fence's own words are removed: the tag name (with or without brackets)
 # and the sentences that open and close the block.
-_FENCE_WORDS = re.compile(
+_FENCE_WORDS = Lazy(
     r"pokayokay[\W_]*recall|end[\W_]+of[\W_]+recalled[\W_]+notes|reference[\W_]+data",
     re.IGNORECASE,
 )
+
+
+def _has_fence_words(text: str) -> bool:
+    """``_FENCE_WORDS.search(text)``, compiled only for a text that can hold one: every match
+    holds "recall" or "reference" in some case (these letters have no case-insensitive
+    equivalent but their upper case)."""
+    lower = text.lower()
+    if "recall" not in lower and "reference" not in lower:
+        return False
+    return _FENCE_WORDS.search(text) is not None
 
 
 _CUT_TAIL = " .,;:-–—([{'\"`"
@@ -68,28 +85,58 @@ def safe_text(text: str, limit: int = MAX_ENTRY_CHARS) -> str:
     from pokayokay.safety.sanitize import clean, excerpt
 
     out = excerpt(text, limit)
-    while _FENCE_WORDS.search(out):
+    while _has_fence_words(out):
         out = clean(_FENCE_WORDS.sub(" ", out))
     return out
 
 
 # What text that went through safe_text can never hold: a check, not a sanitiser. Angle
-# brackets and their look-alikes, a link's "](", code fences, control and invisible format
-# characters, line breaks.
-_UNSAFE = re.compile(
-    "[<>\u2039\u203a\u2329\u232a\u27e8\u27e9\u276c-\u2771\u29fc\u29fd\u1433\u1438\u02c2\u02c3"
+# brackets and their look-alikes, control and invisible format characters, line breaks (the
+# characters below, ranges written a-b), a link's "](" (any white space between), code fences
+# (`` or ~~~). Checked by :func:`_unsafe` without a regular expression to compile;
+# ``tests/recall/test_recall_block.py`` holds it to the pattern it stands for.
+_UNSAFE_CHARACTERS = (
+    "<>\u2039\u203a\u2329\u232a\u27e8\u27e9\u276c-\u2771\u29fc\u29fd\u1433\u1438\u02c2\u02c3"
     "\u02f1\u02f2\u2989-\u2992\u29c0\u29c1\u27ea\u27eb\u3008-\u300d\ufe64\ufe65\uff1c\uff1e"
     "\u00ab\u00bb\u226e\u226f\u22d6\u22d7\u2aa1\u2aa2\u227a\u227b"
-    "\x00-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]"
-    r"|\]\s*\(|`{2,}|~{3,}"
+    "\x00-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
 )
+_unsafe_set: frozenset[str] | None = None
+
+
+def _unsafe_characters() -> frozenset[str]:
+    global _unsafe_set
+    if _unsafe_set is None:
+        spec, i = _UNSAFE_CHARACTERS, 0
+        found: set[str] = set()
+        while i < len(spec):
+            if i + 2 < len(spec) and spec[i + 1] == "-":
+                found.update(map(chr, range(ord(spec[i]), ord(spec[i + 2]) + 1)))
+                i += 3
+            else:
+                found.add(spec[i])
+                i += 1
+        _unsafe_set = frozenset(found)
+    return _unsafe_set
+
+
+def _unsafe(text: str) -> bool:
+    """Whether ``text`` holds anything :data:`_UNSAFE_CHARACTERS` describes."""
+    if not _unsafe_characters().isdisjoint(text) or "``" in text or "~~~" in text:
+        return True
+    at = text.find("]")
+    while at >= 0:
+        if text[at + 1 :].lstrip().startswith("("):  # lstrip: the white space \s matches
+            return True
+        at = text.find("]", at + 1)
+    return False
 
 
 def _shown(doc: Document) -> str:
     """The text a finding shows: checked when the sources sanitised it, else sanitised now."""
     text = doc.text
     trusted = doc.clean and len(text) <= MAX_ENTRY_CHARS + 1 and text == text.strip()
-    if trusted and not _UNSAFE.search(text) and not _FENCE_WORDS.search(text):
+    if trusted and not _unsafe(text) and not _has_fence_words(text):
         return text
     return safe_text(text)
 
@@ -98,7 +145,7 @@ def _label(doc: Document) -> str:
     kind = doc.kind if doc.kind in KINDS else "note"
     kind = {"fix": "past fix"}.get(kind, kind)
     label = doc.label.strip().lower()
-    if label and _LABEL_OK.fullmatch(label) and "recall" not in label:
+    if label and _label_ok(label) and "recall" not in label:
         return f"{kind}, {label}"
     return kind
 

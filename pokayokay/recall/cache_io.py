@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 
-from pokayokay.recall.index import Document
+from pokayokay.recall.index import Document, Index
 
 TYPE_CHECKING = False  # the prompt hook imports this module
 if TYPE_CHECKING:
     from typing import Any
+
+    from pokayokay.infra.packed import Tail
 
 MAX_TEXT_CHARS = 2000
 
@@ -26,9 +27,11 @@ def _row(doc: Document, counts: dict[str, int]) -> list[Any]:
 
 
 def _load_json(path: str) -> Any:
+    from pokayokay.infra.cjson import loads  # json's import costs a prompt more than the read
+
     try:
         with open(path, encoding="utf-8") as fh:
-            return json.load(fh)
+            return loads(fh.read())
     except (OSError, ValueError):
         return None
 
@@ -60,7 +63,109 @@ def _save_json(path: str, data: object) -> None:
     ASCII JSON (file names may carry surrogate escapes), private to the user like the rest of
     the state folder (it quotes memory files).
     """
+    import json
+
     from pokayokay.infra.packed import write_private
 
     text = json.dumps(data, separators=(",", ":"))  # the C encoder: fast
     write_private(path, text.encode("ascii"))
+
+
+# --------------------------------------------------------------------------------------------
+# The index file: what every prompt reads in the values, the documents and the learning files'
+# stamps in the tail (``pokayokay.infra.packed``), read only for the notes a prompt looks at.
+
+
+def _save_index(path: str, meta: dict[str, Any], index: Index, stamps: str) -> None:
+    """Save ``index`` with ``meta`` (fingerprint, quick key ...) and the stamps text: the
+    documents' rows and the stamps go to the file's tail, the rows' offsets with the values."""
+    import array
+
+    from pokayokay.infra import packed
+
+    text = stamps.encode("utf-8", "surrogatepass")
+    read = index._rows
+    if isinstance(read, _Rows):  # read from such a file: its rows copied, not parsed again
+        columns = Index([], index.lengths, index.norms, index.postings, index.weights, None,
+                        index.cnorms)  # fmt: skip
+        data, offsets, blob = columns.to_data(), read._offsets, read.blob()
+    else:
+        data = index.to_data()
+        rows = [row.encode("utf-8", "surrogatepass") for row in data.pop("docs")]
+        sizes = array.array("I", [0])
+        for row in rows:
+            sizes.append(sizes[-1] + len(row))
+        offsets, blob = memoryview(sizes), b"".join(rows)
+    data.pop("docs", None)
+    head = dict(meta, index=data, rows=offsets.tobytes(), stamps=[len(blob), len(text)])
+    packed.save(path, head, blob + text)
+
+
+class _Rows:
+    """The documents' rows of an index file, each read from the file when asked for."""
+
+    __slots__ = ("_offsets", "_tail")
+
+    def __init__(self, tail: Tail, offsets: memoryview) -> None:
+        self._tail = tail
+        self._offsets = offsets
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    def blob(self) -> bytes:
+        """Every row, as stored."""
+        return self._tail.read(0, int(self._offsets[-1]))
+
+    def __getitem__(self, i: int) -> str:
+        if not 0 <= i < len(self._offsets) - 1:
+            raise IndexError(i)
+        start, end = int(self._offsets[i]), int(self._offsets[i + 1])
+        return self._tail.read(start, end - start).decode("utf-8", "surrogatepass")
+
+
+class _Stamps:
+    """The stamps text of an index file, read from the file once, when first asked for ("" when
+    it cannot be: every hit then counts as changed, and the full check runs)."""
+
+    __slots__ = ("_at", "_tail", "_text")
+
+    def __init__(self, tail: Tail, at: list[int]) -> None:
+        self._tail = tail
+        self._at = at
+        self._text: str | None = None
+
+    def text(self) -> str:
+        text = self._text
+        if text is None:
+            try:
+                text = self._tail.read(self._at[0], self._at[1]).decode("utf-8", "surrogatepass")
+            except ValueError:
+                text = ""
+            self._text = text
+        return text
+
+
+def _load_index(path: str) -> tuple[dict[str, Any], _Rows, _Stamps] | None:
+    """The values of an index file, its rows and its stamps (both read lazily); None when the
+    file is missing, damaged or of another layout (the caller rebuilds it)."""
+    from pokayokay.infra import packed
+
+    found = packed.load_head(path)
+    if found is None:
+        return None
+    data, tail = found
+    offsets, at = (data.get(k) if isinstance(data, dict) else None for k in ("rows", "stamps"))
+    if not (
+        isinstance(offsets, bytes)
+        and len(offsets) % 4 == 0
+        and len(offsets) >= 4
+        and isinstance(at, list)
+        and len(at) == 2
+        and all(type(x) is int for x in at)
+    ):
+        return None
+    column = memoryview(offsets).cast("I")
+    if column[0] != 0 or column[-1] != at[0] or at[0] + at[1] != tail.size:
+        return None
+    return data, _Rows(tail, column), _Stamps(tail, at)

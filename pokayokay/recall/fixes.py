@@ -11,7 +11,6 @@ closed, the usual case), nothing is sanitised or analysed again.
 
 from __future__ import annotations
 
-import json
 import os
 
 from pokayokay.names import RECALL_FIXES_FILE
@@ -38,6 +37,8 @@ def _logged(exc: Exception) -> None:
 
 
 def _digest(data: object) -> str:
+    import json  # only when the store moved: not on every prompt
+
     text = json.dumps(data, separators=(",", ":"), sort_keys=True).encode("ascii", "replace")
     import zlib  # only when the store moved: not on every prompt
 

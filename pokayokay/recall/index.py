@@ -60,7 +60,6 @@ sanitises anything that fails the check, or that did not come from the sources, 
 
 from __future__ import annotations
 
-import json
 import math
 from itertools import repeat
 
@@ -76,7 +75,11 @@ from pokayokay.recall.terms import WEAK_FACTOR, weak_terms
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-    from typing import Any
+    from typing import Any, Protocol
+
+    class Rows(Protocol):  # the documents' rows: a list, or a reader of the cache file's tail
+        def __len__(self) -> int: ...
+        def __getitem__(self, i: int, /) -> str: ...
 
 METHOD = "concepts"
 # Bumped whenever tokenisation, weights or document scores change: cached indexes are rebuilt.
@@ -122,10 +125,6 @@ BM25_B = 0.75
 
 
 KINDS = ("learning", "decision", "fix")
-
-# --------------------------------------------------------------------------------------------
-# Analysis
-
 
 # --------------------------------------------------------------------------------------------
 # Documents and the index
@@ -227,7 +226,7 @@ class Index:
         norms: list[float],
         postings: dict[str, list[int] | str],
         weights: list[float],
-        rows: list[str] | None = None,
+        rows: Rows | None = None,
         cnorms: list[float] | None = None,
     ) -> None:
         self._docs = docs
@@ -283,7 +282,8 @@ class Index:
         found = self._docs[i]
         if found is None:
             assert self._rows is not None
-            row = json.loads(self._rows[i])
+            from pokayokay.infra.cjson import loads  # json's import costs a prompt more
+            row = loads(self._rows[i])  # a row read from the cache file may fail: ValueError
             if not (isinstance(row, list) and len(row) == 6):
                 raise ValueError("inconsistent recall index (document)")
             found = Document.from_row(row)
@@ -303,6 +303,7 @@ class Index:
         """Plain data (JSON or marshal): the number columns as lists of numbers (marshal loads
         them natively, nothing to parse), documents and postings packed into strings (parsed
         only when a query needs them)."""
+        import json
         return {
             "format": INDEX_FORMAT,
             "docs": [
@@ -320,10 +321,15 @@ class Index:
         }
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> Index:
+    def from_data(cls, data: dict[str, Any], rows: Rows | None = None) -> Index:
         """The index :meth:`to_data` saved; ValueError when the data is not one (an index of
-        an earlier format included: the caller rebuilds it)."""
-        rows, postings = data.get("docs"), data.get("postings")
+        an earlier format included: the caller rebuilds it). ``rows``: the documents' rows kept
+        apart (read from the cache file as they are shown), else ``data["docs"]``."""
+        postings, docs = data.get("postings"), data.get("docs")
+        if rows is None and isinstance(docs, list) and set(map(type, docs)) <= _STR:
+            rows = docs
+        if rows is None:
+            raise ValueError("inconsistent recall index (documents)")
         lengths, norms, cnorms, weights = (
             data.get("lengths"),
             data.get("norms"),
@@ -333,13 +339,11 @@ class Index:
         # Type checks over whole columns run in C (set(map(type, ...))): a prompt loads this.
         if not (
             data.get("format") == INDEX_FORMAT
-            and isinstance(rows, list)
             and isinstance(postings, dict)
             and isinstance(lengths, list)
             and isinstance(norms, list)
             and isinstance(cnorms, list)
             and isinstance(weights, list)
-            and set(map(type, rows)) <= _STR
             and set(map(type, postings.values())) <= _STR
             and set(map(type, lengths)) <= _INT
             and set(map(type, norms)) <= _FLOAT
@@ -410,7 +414,8 @@ class Index:
         weak = weak_terms()
         acc: dict[int, float] = {}
         cacc: dict[int, float] = {}
-        evidence: dict[int, set[str]] = {}
+        evidence: dict[int, int] = {}  # the pieces a document shares: one bit each
+        bits: dict[str, int] = {}
         q_norm = cq_norm = 0.0
         dense = DENSE_CONCEPT * n
         for term, qtf in query.items():
@@ -430,12 +435,16 @@ class Index:
             # Evidence is counted in pieces: the words evoking a concept, the concept and those
             # words matched as themselves are one piece; a bigram or a weak word is none.
             piece = "" if term in weak or BIGRAM_JOIN in term else groups.get(term, term)
-            for j in range(0, len(posting), 2):
-                d = posting[j]
-                target[d] = target.get(d, 0.0) + qw * (1.0 + math.log(posting[j + 1])) * idf
-                if piece:
-                    evidence.setdefault(d, set()).add(piece)
+            bit = bits.setdefault(piece, 1 << len(bits)) if piece else 0
+            once = qw * idf  # a term found once: qw * (1 + ln 1) * idf, the same float
+            get, seen = target.get, evidence.get
+            for d, tf in zip(posting[::2], posting[1::2], strict=True):
+                target[d] = get(d, 0.0) + (once if tf == 1 else qw * (1.0 + math.log(tf)) * idf)
+                if bit:
+                    evidence[d] = seen(d, 0) | bit
         q_norm, cq_norm = math.sqrt(q_norm), math.sqrt(cq_norm)
+        weights = {bit: strength.get(piece, 1.0) for piece, bit in bits.items()}
+        found_of: dict[int, float] = {}
         out = {}
         for d in set(acc) | set(cacc):
             norm, cnorm = self.norms[d], self.cnorms[d]
@@ -444,7 +453,10 @@ class Index:
             conceptual *= CONCEPT_SHARE
             best, other = max(lexical, conceptual), min(lexical, conceptual)
             score = min(1.0, best + BOTH_SHARE * other) * self.weights[d]
-            found = sum(strength.get(piece, 1.0) for piece in evidence.get(d, ()))
+            mask = evidence.get(d, 0)
+            if mask not in found_of:
+                found_of[mask] = sum(w for bit, w in weights.items() if mask & bit)
+            found = found_of[mask]
             if found < 1:
                 score *= NO_EVIDENCE_FACTOR
             elif found < MIN_EVIDENCE:
@@ -580,10 +592,6 @@ def recall(
     chosen += fixes[: k - len(chosen) if not notes else min(MAX_FIXES, k - len(chosen))]
     chosen.sort(key=lambda h: (-h.score, h.doc.kind == "fix"))
     return Result(chosen, near, floor)
-
-
-# --------------------------------------------------------------------------------------------
-# The block
 
 
 def rank(docs: Iterable[Document], prompt: str, *, method: str = METHOD) -> list[Hit]:

@@ -76,9 +76,9 @@ MAX_VECTOR_BYTES = 256 << 20
 
 def model_dir(environ: dict[str, str] | None = None) -> str:
     """The model's folder (shared by every project) in pokayokay's state home."""
-    from pokayokay.infra.state import state_home
+    from pokayokay.infra.state import state_home_path
 
-    return os.path.join(str(state_home(environ)), MODELS_DIR, SEMANTIC_MODEL_DIR)
+    return os.path.join(state_home_path(environ), MODELS_DIR, SEMANTIC_MODEL_DIR)
 
 
 def numpy_installed() -> bool:

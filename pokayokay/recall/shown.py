@@ -5,7 +5,6 @@ are kept; a file that cannot be read or written only costs the manners, never th
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -20,9 +19,11 @@ def _path(state_dir: str) -> str:
 
 
 def _load(state_dir: str) -> dict[str, dict[str, object]]:
+    from pokayokay.infra.cjson import loads  # json's import costs a prompt more than the read
+
     try:
         with open(_path(state_dir), encoding="utf-8") as fh:
-            data = json.load(fh)
+            data = loads(fh.read())
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
@@ -42,6 +43,8 @@ def record(state_dir: str, session: str, ids: list[str], now: float | None = Non
     """Add ``ids`` to what ``session`` was shown (atomically; a failure is only logged)."""
     if not ids:
         return
+    from pokayokay.infra.cjson import dumps  # json.dump's text, without json's import
+
     data = _load(state_dir)
     before = data.pop(session, {}).get("ids")
     known = [i for i in before if isinstance(i, str)] if isinstance(before, list) else []
@@ -53,7 +56,7 @@ def record(state_dir: str, session: str, ids: list[str], now: float | None = Non
         os.makedirs(state_dir, exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with open(fd, "w", encoding="utf-8") as fh:
-            json.dump(dict(recent), fh)
+            fh.write(dumps(dict(recent)))
         os.replace(tmp, _path(state_dir))
     except OSError as exc:
         from pokayokay.infra.logs import log

@@ -17,8 +17,9 @@ The cache lives in the project's state folder, so that a prompt does not re-read
 
 * ``recall-index.marshal``: the finished index and the fingerprint of what it was built from (the
   name, mtime and size of every file involved). A prompt only lists the memory folder, stats the
-  files and, when the fingerprint matches, loads this one file (postings and documents stay
-  packed in strings until a query needs them).
+  files and, when the fingerprint matches, loads this one file (postings stay packed in strings
+  until a query needs them; the documents and the learning files' stamps sit in the file's tail,
+  ``pokayokay.recall.cache_io``, and only the few a prompt looks at are read).
 * ``recall-entries.json``: each source's parsed documents with their term counts, keyed by the
   file's mtime and size, so that a changed file is re-read alone.
 
@@ -58,11 +59,11 @@ from pokayokay.names import (
     RECALL_INDEX_FILE,
 )
 from pokayokay.recall.cache_io import (
+    _load_index,
     _load_json,
-    _load_packed,
     _row,
+    _save_index,
     _save_json,
-    _save_packed,
     _unlink,
 )
 from pokayokay.recall.concepts import table_data, use_table_data
@@ -87,6 +88,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.infra.location_rules import MemoryPaths
+    from pokayokay.recall.cache_io import _Rows, _Stamps
+
+    Where = str | Path  # a folder, as either (the prompt hook passes strings)
 
 CACHE_VERSION = 5
 # How old (ns) the memory folder's and the marker's mtimes must be before the quick key may
@@ -152,7 +157,7 @@ class Inputs:
     __slots__ = ("memory_dir", "project_dir", "state_dir", "learnings", "archives", "files",
                  "folder")  # fmt: skip
 
-    def __init__(self, memory_dir: Path, project_dir: Path, state_dir: Path) -> None:
+    def __init__(self, memory_dir: Where, project_dir: Where, state_dir: Where) -> None:
         self.memory_dir = str(memory_dir)
         self.project_dir = str(project_dir)
         self.state_dir = str(state_dir)
@@ -388,20 +393,29 @@ def build(
 
 
 class Loaded:
-    """An index and how it was validated: ``stamps`` (the learning files' stamps, for the hit
-    check) is set when only the quick key vouched for it."""
+    """An index and how it was validated: ``quick`` when only the quick key vouched for it; then
+    :meth:`stamps` gives the learning files' stamps, for the hit check (read from the cache file
+    only then)."""
 
-    __slots__ = ("index", "stamps")
+    __slots__ = ("_stamps", "index")
 
-    def __init__(self, index: Index | None, stamps: str | None = None) -> None:
+    def __init__(self, index: Index | None, stamps: _Stamps | str | None = None) -> None:
         self.index = index
-        self.stamps = stamps
+        self._stamps = stamps
+
+    @property
+    def quick(self) -> bool:
+        return self._stamps is not None
+
+    def stamps(self) -> str:
+        found = self._stamps
+        return "" if found is None else found if isinstance(found, str) else found.text()
 
 
 def load_index(
-    memory_dir: Path,
-    project_dir: Path,
-    state_dir: Path,
+    memory_dir: Where,
+    project_dir: Where,
+    state_dir: Where,
     *,
     budget: float = DEFAULT_PARSE_BUDGET,
     use_cache: bool = True,
@@ -413,9 +427,9 @@ def load_index(
 
 
 def load(
-    memory_dir: Path,
-    project_dir: Path,
-    state_dir: Path,
+    memory_dir: Where,
+    project_dir: Where,
+    state_dir: Where,
     *,
     budget: float = DEFAULT_PARSE_BUDGET,
     use_cache: bool = True,
@@ -424,13 +438,16 @@ def load(
     """:func:`load_index`; with ``quick``, the cached index is taken on the quick key alone
     when it matches (the caller checks its hits with :func:`unchanged_since_indexed`)."""
     index_path = os.path.join(str(state_dir), INDEX_FILE)
-    data = _load_packed(index_path) if use_cache else None
-    if isinstance(data, dict):  # the concept table as parsed when the cache was written
-        use_table_data(data.get("concepts"))
-    if quick and isinstance(data, dict):
-        found = _quick_hit(data, str(memory_dir), str(project_dir), str(state_dir))
-        if found is not None:
-            return found
+    cached = _load_index(index_path) if use_cache else None
+    data = rows = None
+    if cached is not None:
+        data, rows, stamps = cached
+        use_table_data(data.get("concepts"))  # the concept table as parsed for the cache
+        if quick:
+            dirs = (str(memory_dir), str(project_dir), str(state_dir))
+            found = _quick_hit(data, rows, stamps, *dirs)
+            if found is not None:
+                return found
     inputs = Inputs(memory_dir, project_dir, state_dir)
     if inputs.empty:
         return Loaded(None)
@@ -439,44 +456,44 @@ def load(
     digest, fix_rows = inputs.fixes_state()
     fingerprint = f"{inputs.fingerprint()}-{digest}"
     quick_key = inputs.quick_key()
-    if isinstance(data, dict) and data.get("fingerprint") == fingerprint:
+    if data is not None and data.get("fingerprint") == fingerprint:
         try:
-            index = Index.from_data(data["index"])
+            index = Index.from_data(data["index"], rows)
+            stamp = f"{quick_key}-{digest}" if quick_key else None
+            if data.get("quick") != stamp:  # the full check vouched for it again: note that
+                meta: dict[str, Any] = {"fingerprint": fingerprint, "quick": stamp}
+                meta["archives"] = [name for name, _st in inputs.archives]
+                meta["concepts"] = table_data()
+                _save_index(index_path, meta, index, inputs.stamps())  # reads every row
         except (KeyError, TypeError, ValueError):
             pass
         else:
-            stamp = f"{quick_key}-{digest}" if quick_key else None
-            if data.get("quick") != stamp:  # the full check vouched for it again: note that
-                data["quick"], data["stamps"] = stamp, inputs.stamps()
-                data["archives"] = [name for name, _st in inputs.archives]
-                data["concepts"] = table_data()
-                _save_packed(index_path, data)
             return Loaded(index)
     index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows))
     if use_cache:
         _unlink(os.path.join(str(state_dir), LEGACY_INDEX_FILE))  # the JSON of earlier versions
-        _save_packed(
-            index_path,
-            {
-                "fingerprint": fingerprint if complete else f"incomplete-{fingerprint}",
-                "quick": f"{quick_key}-{digest}" if complete and quick_key else None,
-                "archives": [name for name, _st in inputs.archives],
-                "stamps": inputs.stamps(),
-                "index": index.to_data(),
-                "concepts": table_data(),
-            },
-        )
+        meta = {
+            "fingerprint": fingerprint if complete else f"incomplete-{fingerprint}",
+            "quick": f"{quick_key}-{digest}" if complete and quick_key else None,
+            "archives": [name for name, _st in inputs.archives],
+            "concepts": table_data(),
+        }
+        _save_index(index_path, meta, index, inputs.stamps())
     return Loaded(index)
 
 
 def _quick_hit(
-    data: dict[str, Any], memory_dir: str, project_dir: str, state_dir: str
+    data: dict[str, Any],
+    rows: _Rows,
+    stamps: _Stamps,
+    memory_dir: str,
+    project_dir: str,
+    state_dir: str,
 ) -> Loaded | None:
     """The cached index when its quick key still matches (None otherwise)."""
-    stamp, archives, stamps = data.get("quick"), data.get("archives"), data.get("stamps")
+    stamp, archives = data.get("quick"), data.get("archives")
     if not (
         isinstance(stamp, str)
-        and isinstance(stamps, str)
         and isinstance(archives, list)
         and all(isinstance(a, str) for a in archives)
     ):
@@ -488,7 +505,7 @@ def _quick_hit(
     if stamp != f"{key}-{digest}":
         return None
     try:
-        return Loaded(Index.from_data(data["index"]), stamps)
+        return Loaded(Index.from_data(data["index"], rows), stamps)
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -502,7 +519,7 @@ def index_for(location: MemoryLocation, *, budget: float = DEFAULT_PARSE_BUDGET)
 
 
 def block_for(
-    location: MemoryLocation,
+    location: MemoryLocation | MemoryPaths,
     prompt: str,
     *,
     budget: float = DEFAULT_PARSE_BUDGET,
@@ -519,21 +536,23 @@ def block_for(
     cached index that turns out to be damaged (it is read lazily, term by term) is dropped and
     the answer computed from the files themselves.
     """
-    from pokayokay.infra.state import project_state_dir
+    from pokayokay.infra.state import project_state_path
     from pokayokay.recall import shown as shown_notes
     from pokayokay.recall.block import ADVISORY, block
     from pokayokay.recall.index import recall
 
-    state_dir = project_state_dir(str(location.project_key))
+    state_dir = project_state_path(str(location.project_key))
     dirs = (location.memory_dir, location.project_dir, state_dir)
     loaded = load(*dirs, budget=budget, quick=quick)
     index = loaded.index
     if index is None or not len(index):
         return ""
     before = shown_notes.shown(str(state_dir), session) if session else frozenset()
-    from pokayokay.recall.semantic import boosts
+    semantic = None
+    if _model_folder_exists():  # else semantic recall has nothing to add: not even imported
+        from pokayokay.recall.semantic import boosts
 
-    semantic = boosts(index, prompt, str(state_dir), str(location.project_dir))
+        semantic = boosts(index, prompt, str(state_dir), str(location.project_dir))
     try:
         hits = recall(index, prompt, shown=before, semantic=semantic).hits
     except (ValueError, TypeError, KeyError, IndexError):
@@ -541,8 +560,12 @@ def block_for(
         index = load_index(*dirs, budget=budget)
         hits = recall(index, prompt, shown=before).hits if index is not None else []
     else:
-        if loaded.stamps is not None and not unchanged_since_indexed(
-            str(location.memory_dir), loaded.stamps, [h.doc.id for h in hits]
+        if (
+            hits
+            and loaded.quick
+            and not unchanged_since_indexed(
+                str(location.memory_dir), loaded.stamps(), [h.doc.id for h in hits]
+            )
         ):
             index = load_index(*dirs, budget=budget)  # a hit changed: check everything
             hits = recall(index, prompt, shown=before).hits if index is not None else []
@@ -550,6 +573,15 @@ def block_for(
     if text and session:
         shown_notes.record(str(state_dir), session, [h.doc.id for h in hits])
     return text
+
+
+def _model_folder_exists() -> bool:
+    """Whether the semantic model's folder (``pokayokay.recall.semantic.model_dir``) exists:
+    the model's files, which ``semantic.model_fetched`` checks first, are inside it."""
+    from pokayokay.infra.state import state_home_path
+    from pokayokay.names import MODELS_DIR, SEMANTIC_MODEL_DIR
+
+    return os.path.isdir(os.path.join(state_home_path(), MODELS_DIR, SEMANTIC_MODEL_DIR))
 
 
 def corpus_counts(index: Index) -> dict[str, int]:

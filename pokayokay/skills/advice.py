@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.infra.location_rules import MemoryPaths
     from pokayokay.skills.failure_boost import FailureSignals
     from pokayokay.skills.suggest import Advice, Signals
 
@@ -76,7 +77,9 @@ def needs_failure_signals(project: Path | str, named_paths: Sequence[str]) -> bo
     return any(_maybe_project_file(root, p) for p in named_paths)
 
 
-def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequence[str]) -> Signals:
+def gather_signals(
+    project: Path | str, location: MemoryLocation | MemoryPaths, named_paths: Sequence[str]
+) -> Signals:
     """The memory signals for one prompt (read lazily, each fail-soft). ``named_paths`` are
     the paths the prompt (or the caller) names, unchecked."""
     from pokayokay.skills.suggest import Signals
@@ -88,18 +91,22 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
     rules: list[tuple[str, tuple[str, ...]]] = []
     memory_dir = location.memory_dir
     if os.path.exists(os.path.join(memory_dir, SPIKES_FILE)):
+        from pathlib import Path
+
         from pokayokay.learnings.spikes import read as read_spikes
 
-        spikes = list(read_spikes(memory_dir))
+        spikes = list(read_spikes(Path(memory_dir)))
     if os.path.exists(os.path.join(memory_dir, CHAIN_LEARNINGS_FILE)):
+        from pathlib import Path
+
         from pokayokay.learnings.chain import read as read_chain
 
-        chain = list(read_chain(memory_dir))
+        chain = list(read_chain(Path(memory_dir)))
     if needs_failure_signals(project, named_paths):
-        from pokayokay.infra.state import project_state_dir
+        from pokayokay.infra.state import project_state_path
 
         try:
-            found = cached_signals(str(project_state_dir(str(location.project_key))))
+            found = cached_signals(project_state_path(str(location.project_key)))
             groups, known = list(found.groups), list(found.known)
         except Exception as exc:  # a locked or damaged store must not cost the prompt its context
             from pokayokay.infra.logs import fail_open
@@ -120,11 +127,11 @@ def gather_signals(project: Path, location: MemoryLocation, named_paths: Sequenc
 
 
 def advice_for(
-    project: Path,
+    project: Path | str,
     prompt: str,
     *,
     paths: Sequence[str] = (),
-    location: MemoryLocation | None = None,
+    location: MemoryLocation | MemoryPaths | None = None,
     named: Sequence[str] | None = None,
     quick: bool = False,
 ) -> Advice:
@@ -133,11 +140,14 @@ def advice_for(
     ``quick`` (the prompt hook), the skill catalog is checked by its folders only, and the
     ``SKILL.md`` of each suggested skill is stat-ed: one that changed brings the full check
     and a new answer (``pokayokay.skills.catalog``)."""
-    from pokayokay.infra.locate import memory_location_for
     from pokayokay.skills.catalog import load_catalog, unchanged_since_cached
     from pokayokay.skills.suggest import prompt_paths, suggest
 
-    loc = location if location is not None else memory_location_for(project)
+    loc = location
+    if loc is None:
+        from pokayokay.infra.location_rules import hook_memory_paths
+
+        loc = hook_memory_paths(project)
     skills = load_catalog(project, quick=quick)
     in_prompt = prompt_paths(prompt) if named is None else named
     named = [*paths, *(p for p in in_prompt if p not in paths)]
@@ -156,8 +166,7 @@ def cached_signals(state_dir: str) -> FailureSignals:
     """The failure signals of the project whose state folder is ``state_dir``: from
     ``suggest-failures.json`` when the store's change marker did not move since it was written,
     else read from the store (and the cache rewritten). Empty without a store (never created)."""
-    import json
-
+    from pokayokay.infra.cjson import loads
     from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, SUGGEST_FAILURES_FILE
     from pokayokay.recall.readers import stat_key
     from pokayokay.skills.failure_boost import (
@@ -178,7 +187,7 @@ def cached_signals(state_dir: str) -> FailureSignals:
     path = os.path.join(state_dir, SUGGEST_FAILURES_FILE)
     try:
         with open(path, encoding="utf-8") as fh:
-            cached = signals_from_data(json.load(fh), key)
+            cached = signals_from_data(loads(fh.read()), key)
     except (OSError, ValueError):
         cached = None
     if cached is not None:
@@ -192,6 +201,8 @@ def cached_signals(state_dir: str) -> FailureSignals:
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        import json
+
         with open(fd, "w", encoding="ascii") as fh:
             json.dump(signals_to_data(signals, key), fh, separators=(",", ":"))
         os.replace(tmp, path)

@@ -28,7 +28,6 @@ Hot path: standard library only at import time.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import time
@@ -40,7 +39,6 @@ from pokayokay.skills.match import Catalog
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
-    from pathlib import Path
     from typing import Any
 
     from pokayokay.skills.match import Profile, Stats
@@ -103,6 +101,8 @@ def _unquote(value: str) -> str | None:
     if first == '"':
         if len(value) < 2 or not value.endswith('"'):
             return None
+        import json  # a full check reads SKILL.md files: not the prompt's quick path
+
         try:
             out = json.loads(value)
         except ValueError:
@@ -240,6 +240,8 @@ def _skill_dirs(folder: str) -> list[tuple[str, str]]:
 
 
 def _plugin_name(root: str) -> str:
+    import json
+
     manifest = os.path.join(root, ".claude-plugin", "plugin.json")
     try:
         with open(manifest, encoding="utf-8") as fh:
@@ -286,11 +288,9 @@ def _plugin_roots(cache_dir: str, walked: list[str] | None = None) -> list[str]:
 def _project_folders(launch: str) -> list[str]:
     """The launch folder and its ancestors up to the repository root (just the launch folder
     outside a repository)."""
-    from pathlib import Path
+    from pokayokay.infra.location_rules import git_toplevel
 
-    from pokayokay.infra.locate import find_git_toplevel
-
-    top = find_git_toplevel(Path(launch))
+    top = git_toplevel(launch)
     folders = [launch]
     if top is None:
         return folders
@@ -313,9 +313,9 @@ def skill_files(
     """``(source, plugin, dir name, path)`` of every ``SKILL.md``, in precedence order:
     personal first, then project folders from the launch folder up, then plugins.
     ``folders`` collects every folder whose listing decided the answer (the quick key)."""
-    from pokayokay.infra.locate import claude_config_dir
+    from pokayokay.infra.location_rules import config_dir
 
-    config = os.fspath(claude_config_dir(environ))
+    config = config_dir(environ)
     launch = os.path.abspath(os.fspath(project_dir))
     seen = folders if folders is not None else []
     found: list[tuple[str, str, str, str]] = []
@@ -340,10 +340,10 @@ SETTLE_NS = 3_000_000_000
 
 
 def _marker(environ: Mapping[str, str] | None) -> str:
-    from pokayokay.infra.state import state_home
+    from pokayokay.infra.state import state_home_path
     from pokayokay.names import SKILLS_CHANGED
 
-    return os.path.join(state_home(None if environ is None else dict(environ)), SKILLS_CHANGED)
+    return os.path.join(state_home_path(None if environ is None else dict(environ)), SKILLS_CHANGED)
 
 
 def _quick_key(folders: list[str], environ: Mapping[str, str] | None) -> str | None:
@@ -385,13 +385,14 @@ def _stamp(path: str) -> list[int] | None:
     return [info.st_mtime_ns, info.st_size]
 
 
-def _cache_path(project_dir: str, environ: Mapping[str, str] | None) -> Path:
-    from pokayokay.infra.state import project_state_dir
+def _cache_path(project_dir: str, environ: Mapping[str, str] | None) -> str:
+    from pokayokay.infra.state import project_state_path
 
-    return project_state_dir(project_dir, None if environ is None else dict(environ)) / CACHE_NAME
+    state_dir = project_state_path(project_dir, None if environ is None else dict(environ))
+    return os.path.join(state_dir, CACHE_NAME)
 
 
-def _load_cache(path: Path) -> tuple[dict[str, Any], Any, Any]:
+def _load_cache(path: str) -> tuple[dict[str, Any], Any, Any]:
     """The cached rows by path, the cached catalog statistics and the quick check (``({},
     None, None)`` when absent, damaged or written by another format or analysis)."""
     from pokayokay.infra import packed
@@ -405,13 +406,18 @@ def _load_cache(path: Path) -> tuple[dict[str, Any], Any, Any]:
         or not isinstance(data.get("files"), dict)
     ):
         return {}, None, None
+    from pokayokay.skills.terms import use_table_data
+
+    use_table_data(data.get("tables"))  # the evoked-terms table and generic terms, analysed
     files: dict[str, Any] = data["files"]
-    return files, data.get("stats"), data.get("quick")
+    # A cache written before it kept the tables: the full check runs once and rewrites it.
+    return files, data.get("stats"), data.get("quick") if "tables" in data else None
 
 
-def _save_cache(path: Path, files: dict[str, Any], stats: Stats, quick: Any = None) -> None:
+def _save_cache(path: str, files: dict[str, Any], stats: Stats, quick: Any = None) -> None:
     from pokayokay.infra import packed
     from pokayokay.skills.match import ANALYSIS_VERSION
+    from pokayokay.skills.terms import table_data
 
     data = {
         "format": CACHE_FORMAT,
@@ -419,10 +425,12 @@ def _save_cache(path: Path, files: dict[str, Any], stats: Stats, quick: Any = No
         "files": files,
         "stats": stats.to_data(),
         "quick": quick,
+        "tables": table_data(),
     }
     packed.save(path, data)
     try:  # noqa: SIM105 - contextlib is one more import on the prompt path
-        os.unlink(path.with_name(LEGACY_CACHE_NAME))  # the JSON cache of earlier versions
+        # the JSON cache of earlier versions
+        os.unlink(os.path.join(os.path.dirname(path), LEGACY_CACHE_NAME))
     except OSError:
         pass  # a cache: if it cannot be written, the next prompt parses again
 

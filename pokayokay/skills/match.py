@@ -97,23 +97,43 @@ _EXTENSION = Lazy(r"(?<![\w/*.-])\.([a-z][a-z0-9]{1,4})\b(?![/.-])")
 
 
 class Profile:
-    """The matchable parts of one skill (see the module docstring)."""
+    """The matchable parts of one skill (see the module docstring). ``bigrams``, ``negative``
+    and ``anchors`` may be given as lists (the cache's): they become sets when first read, which
+    most profiles never are on a prompt (a skill sharing no term with it is not looked into)."""
 
-    __slots__ = ("anchors", "bigrams", "fields", "negative", "phrases")
+    __slots__ = ("_anchors", "_bigrams", "_negative", "fields", "phrases")
 
     def __init__(
         self,
         fields: dict[str, float],
         phrases: list[list[str]],
-        bigrams: set[str],
-        negative: set[str],
-        anchors: set[str] | None = None,
+        bigrams: set[str] | list[str],
+        negative: set[str] | list[str],
+        anchors: set[str] | list[str] | None = None,
     ) -> None:
         self.fields = fields
         self.phrases = phrases
-        self.bigrams = bigrams
-        self.negative = negative
-        self.anchors = anchors if anchors is not None else set()
+        self._bigrams = bigrams
+        self._negative = negative
+        self._anchors = anchors if anchors is not None else set()
+
+    @property
+    def bigrams(self) -> set[str]:
+        if not isinstance(self._bigrams, set):
+            self._bigrams = set(self._bigrams)
+        return self._bigrams
+
+    @property
+    def negative(self) -> set[str]:
+        if not isinstance(self._negative, set):
+            self._negative = set(self._negative)
+        return self._negative
+
+    @property
+    def anchors(self) -> set[str]:
+        if not isinstance(self._anchors, set):
+            self._anchors = set(self._anchors)
+        return self._anchors
 
     def to_data(self) -> dict[str, Any]:
         return {
@@ -141,7 +161,7 @@ class Profile:
             and isinstance(anchors, list)
         ):
             return None
-        return cls(fields, phrases, set(pairs), set(negative), set(anchors))
+        return cls(fields, phrases, pairs, negative, anchors)  # sets when first read
 
 
 def name_words(name: str) -> str:
@@ -303,6 +323,12 @@ class Query:
 def evidence(query: Query, prof: Profile) -> tuple[float, set[str]]:
     """The evidence that ``prof`` fits ``query`` and the prompt terms that gave it."""
     fields = prof.fields
+    if fields.keys().isdisjoint(query.terms) and not any(
+        fields.get(ext, 0.0) >= EXT_WEIGHT for ext in query.exts
+    ):
+        # Nothing in common: phrases, bigrams and anchors are made of the skill's own terms,
+        # so none of them can match either.
+        return 0.0, set()
     shared = {t for t in query.terms if t in fields}
     total = sum(query.spec[t] * fields[t] for t in shared)
     for term in shared & query.unique & prof.anchors:  # a name only this skill holds

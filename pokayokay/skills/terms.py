@@ -25,6 +25,10 @@ from pokayokay.infra.lazyre import Lazy
 from pokayokay.recall.terms import _CAMEL, stem_with
 from pokayokay.recall.terms import _CHUNK as _WORD
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 MAX_PROMPT_CHARS = 4000
 GENERIC_FACTOR = 0.3
 
@@ -299,6 +303,28 @@ def _holds_phrase(lower: str, phrase: str) -> bool:
             return True
         start = lower.find(phrase, start + 1)
     return False
+
+
+def table_data() -> tuple[str, Any, frozenset[str]]:
+    """The parsed :data:`EVOKES` table and the generic terms, with the text they were parsed
+    from: what :func:`use_table_data` takes back (the skills cache keeps them, so that a prompt
+    does not analyse them again)."""
+    return EVOKES, _evoke_table(), generic_terms()
+
+
+def use_table_data(data: object) -> None:
+    """Take what :func:`table_data` gave, if it was parsed from this very text (shape checked,
+    not every item: the data comes from pokayokay's own private cache)."""
+    global _evokes, _generic_terms
+    if not (isinstance(data, (tuple, list)) and len(data) == 3 and data[0] == EVOKES):
+        return
+    _text, table, generic = data
+    if _evokes is None and isinstance(table, (tuple, list)) and len(table) == 2:
+        phrases, words = table
+        if isinstance(phrases, list) and isinstance(words, dict):
+            _evokes = (phrases, words)
+    if _generic_terms is None and isinstance(generic, frozenset):
+        _generic_terms = generic
 
 
 def evoked_terms(text: str) -> set[str]:

@@ -183,3 +183,30 @@ def test_the_index_cache_hands_the_table_to_the_next_prompt(
     assert loaded.index is not None
     assert concepts._table is not None and concepts._table is not parsed  # taken, not parsed
     assert concepts._table.words == parsed.words and concepts._table.phrases == parsed.phrases
+
+
+def test_an_index_vouched_again_is_saved_with_its_documents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The full check vouches for a cached index whose quick key was not yet known (the memory
+    folder had just changed): the file is saved again with the quick key, its documents copied
+    from the file's tail as they were (nothing re-read), and a quick prompt answers the same."""
+    import os
+
+    memory, project, state = tmp_path / "memory", tmp_path / "project", tmp_path / "state"
+    project.mkdir()
+    for text in NOTES:
+        write_learning(memory, text)
+    fresh = load_index(memory, project, state)
+    assert fresh is not None
+    assert packed.load(state / INDEX_FILE)["quick"] is None  # the folder is too fresh to trust
+    os.utime(memory, ns=(1, 1))  # settled
+    parsed: list[str] = []
+    monkeypatch.setattr(recall_sources, "read_learning", lambda *a: parsed.append(a[1]))
+    again = load_index(memory, project, state)
+    assert parsed == [] and again is not None
+    assert packed.load(state / INDEX_FILE)["quick"] is not None
+    loaded = recall_sources.load(memory, project, state, quick=True)
+    assert loaded.quick and loaded.index is not None
+    assert [d.text for d in loaded.index.docs] == [d.text for d in fresh.docs]
+    assert "learning-" in loaded.stamps()

@@ -136,7 +136,7 @@ def test_cache_skips_parsing_unchanged_files(
 def test_corrupt_cache_is_ignored(tmp_path: Path) -> None:
     _skill(tmp_path / ".claude" / "skills", "one", "first skill")
     load_catalog(tmp_path)
-    cache = skills_catalog._cache_path(str(tmp_path), None)
+    cache = Path(skills_catalog._cache_path(str(tmp_path), None))
     assert cache.exists()
     cache.write_text("{not json")
     assert [s.name for s in load_catalog(tmp_path)] == ["one"]
@@ -291,3 +291,42 @@ def test_a_skill_folder_changed_seconds_ago_is_not_trusted(
     monkeypatch.setattr(skills_catalog, "_skill_dirs", lambda f: listed.append(f) or real(f))
     load_catalog(skilled, quick=True)
     assert listed  # a folder changed under SETTLE_NS ago: the full check again
+
+
+def test_the_term_tables_travel_in_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The evoked-terms table and the generic terms are kept in the skills cache: a warm prompt
+    takes them as analysed (never from a cache of another table text), and a cache written
+    before it kept them is rewritten by one full check."""
+    from pokayokay.infra import packed
+    from pokayokay.skills import terms
+
+    folder = tmp_path / ".claude" / "skills"
+    _skill(folder, "one", "first skill")
+    for settled in (folder, folder / "one"):  # as old as a real project's: the quick key holds
+        os.utime(settled, ns=(1, 1))
+    load_catalog(tmp_path)
+    expected = (terms._evoke_table(), terms.generic_terms())
+    cache = skills_catalog._cache_path(str(tmp_path), None)
+
+    def fresh_process() -> None:
+        monkeypatch.setattr(terms, "_evokes", None)
+        monkeypatch.setattr(terms, "_generic_terms", None)
+
+    fresh_process()
+    load_catalog(tmp_path, quick=True)
+    assert (terms._evokes, terms._generic_terms) == expected  # taken from the cache
+
+    fresh_process()
+    with monkeypatch.context() as changed:
+        changed.setattr(terms, "EVOKES", terms.EVOKES + "extra subject: wordy\n")
+        load_catalog(tmp_path, quick=True)
+        assert terms._evokes is None and terms._generic_terms is None  # another text: not taken
+
+    data = packed.load(cache)
+    del data["tables"]
+    packed.save(cache, data)
+    assert skills_catalog._load_cache(cache)[2] is None  # no quick answer from it
+    load_catalog(tmp_path, quick=True)
+    assert "tables" in packed.load(cache)
