@@ -20,20 +20,49 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 
+def _listing(folder: Path) -> set[str]:
+    """Names two levels deep under ``folder`` (empty when it does not exist)."""
+    found: set[str] = set()
+    if folder.is_dir():
+        for child in folder.iterdir():
+            found.add(child.name)
+            if child.is_dir():
+                found.update(f"{child.name}/{grandchild.name}" for grandchild in child.iterdir())
+    return found
+
+
+@pytest.fixture(scope="session", autouse=True)
+def real_home_untouched() -> Iterator[None]:
+    """The session fails if any test wrote where pokayokay or Claude Code keep their files in
+    the real home folder (the isolation below is meant to make that impossible)."""
+    real = Path(os.path.expanduser("~"))
+    places = [real / ".local" / "state" / "pokayokay", real / ".claude" / "projects",
+              real / "Library" / "Application Support" / "pokayokay"]  # fmt: skip
+    before = {place: _listing(place) for place in places}
+    yield
+    for place, names in before.items():
+        added = sorted(_listing(place) - names)
+        assert not added, f"a test wrote into the real home folder: {place}: {added[:5]}"
+
+
 @pytest.fixture(autouse=True)
-def isolated_home(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Path]:
+def isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Its own MonkeyPatch, not the test's: a test calling ``monkeypatch.undo()`` must not put
+    the real home folder back under the code it runs next."""
     home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("POKAYOKAY_HOME", str(home / "pokayokay-state"))
-    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
-    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    patch = pytest.MonkeyPatch()
+    patch.setenv("HOME", str(home))
+    patch.setenv("POKAYOKAY_HOME", str(home / "pokayokay-state"))
+    patch.setenv("CLAUDE_CONFIG_DIR", str(home / ".claude"))
+    patch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    patch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    patch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     for var in ("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_PROJECT_DIR_NAME", "CLAUDE_CODE_SESSION_ID"):
-        monkeypatch.delenv(var, raising=False)
-    yield home
+        patch.delenv(var, raising=False)
+    try:
+        yield home
+    finally:
+        patch.undo()
 
 
 @pytest.fixture

@@ -225,13 +225,13 @@ def test_user_rows_apply_at_capture_from_compiled_json(
     def no_yaml(root: str) -> Any:
         raise AssertionError("settings parsed on the hot path")
 
-    monkeypatch.setattr(user_categories, "_compile", no_yaml)
     net = "Exit code 1\nrequests.exceptions.ConnectionError: ECONNRESET"
-    run_hook("PostToolUseFailure", _bash_failure(project, "python3 scripts/sync.py", net, 2))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(user_categories, "_compile", no_yaml)
+        run_hook("PostToolUseFailure", _bash_failure(project, "python3 scripts/sync.py", net, 2))
     assert [c for c, _ in _recorded(project)] == ["migrations", "flaky-network"]
 
     # A changed settings file is compiled again.
-    monkeypatch.undo()
     settings_file.write_text(SETTINGS.replace("flaky-network", "network"), encoding="utf-8")
     run_hook("PostToolUseFailure", _bash_failure(project, "python3 scripts/sync.py", net, 3))
     assert [c for c, _ in _recorded(project)][-1] == "network"
