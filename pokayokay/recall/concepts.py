@@ -215,14 +215,21 @@ class _Table:
     def __init__(
         self,
         words: dict[str, tuple[tuple[str, bool], ...]],
-        phrases: dict[tuple[str, ...], str],
+        phrases: dict[tuple[str, ...], tuple[str, ...]],
     ) -> None:
         self.words = words  # word -> (concept, ambiguous) pairs
-        self.phrases = phrases
+        self.phrases = phrases  # phrase (last word without a plural s) -> concepts
         self.longest = max((len(p) for p in phrases), default=0)
 
 
 _table: _Table | None = None
+
+
+def _singular(word: str) -> str:
+    """A phrase's last word without a plural ``s`` ("db calls" and "db call" are one phrase)."""
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
 
 
 def _load() -> _Table:
@@ -232,7 +239,7 @@ def _load() -> _Table:
     if _table is not None:
         return _table
     words: dict[str, list[tuple[str, bool]]] = {}
-    phrases: dict[tuple[str, ...], str] = {}
+    phrases: dict[tuple[str, ...], list[str]] = {}
     current = ""
     for raw in CONCEPTS.splitlines():
         if not raw.strip():
@@ -246,9 +253,12 @@ def _load() -> _Table:
             if not part:
                 continue
             if i:  # after a "|": a phrase
-                tokens = tuple(_WORD.findall(part))
+                tokens = tuple("#" if t.isdigit() else t for t in _WORD.findall(part))
                 if len(tokens) > 1:
-                    phrases.setdefault(tokens, current)
+                    key = (*tokens[:-1], _singular(tokens[-1]))
+                    listed = phrases.setdefault(key, [])
+                    if current not in listed:  # a phrase may evoke several concepts
+                        listed.append(current)
                     continue
                 parts = list(tokens)
             else:  # before the first "|": words
@@ -259,12 +269,14 @@ def _load() -> _Table:
                 found = words.setdefault(word, [])
                 if all(c != current for c, _ in found):
                     found.append((current, ambiguous))
-    _table = _Table({w: tuple(c) for w, c in words.items()}, phrases)
+    _table = _Table(
+        {w: tuple(c) for w, c in words.items()}, {p: tuple(c) for p, c in phrases.items()}
+    )
     return _table
 
 
 def table_data() -> tuple[
-    str, dict[str, tuple[tuple[str, bool], ...]], dict[tuple[str, ...], str]
+    str, dict[str, tuple[tuple[str, bool], ...]], dict[tuple[str, ...], tuple[str, ...]]
 ]:
     """The parsed table as plain values, with the text it was parsed from: what
     :func:`use_table_data` takes back (the recall index cache keeps it, so that a prompt does
@@ -298,32 +310,67 @@ def concepts(text: str) -> list[tuple[str, str]]:
 def evoked(text: str) -> list[tuple[str, str, bool]]:
     """:func:`concepts` with, for each, whether it is *unsupported*: an ambiguous word of the
     table ("image", "total", "search") that no other word or phrase of the text backs with the
-    same concept ("resize the image" backs it, "rename img to image" does not)."""
+    same concept ("resize the image" backs it, "rename img to image" does not). An ambiguous
+    word inside an identifier or a file name ("image_path", "mobile.css") is a name, not a
+    topic: it is always unsupported and backs nothing. Literals evoke their concept as an
+    ambiguous word (:func:`_literal`: "4.0", "3.4.0"); a number in a phrase of the
+    table is written ``#`` ("page #")."""
     table = _load()
     tokens = _WORD.findall(text.lower())
     found: list[tuple[str, str, bool]] = []
+    names: set[int] = set()  # positions in found of ambiguous words inside identifiers
     for word in tokens:
         hit = table.words.get(word)
         if hit is None and len(word) > 3 and word.endswith("s"):
             hit = table.words.get(word[:-1])
+        if hit is None and (word[0].isdigit() or word[1:2].isdigit()):
+            hit = _literal(word)
         if hit is None and ("-" in word or "." in word or "_" in word):
+            name = "_" in word or "." in word
             for part in _PARTS.split(word):
-                found.extend((c, part, a) for c, a in table.words.get(part, ()))
+                for c, a in table.words.get(part, ()):
+                    if a and name:
+                        names.add(len(found))
+                    found.append((c, part, a))
             continue
         if hit is not None:
             found.extend((c, word, a) for c, a in hit)
     if table.longest:
         phrases = table.phrases
-        for i in range(len(tokens) - 1):
-            for n in range(2, min(table.longest, len(tokens) - i) + 1):
-                key = tuple(tokens[i : i + n])
-                concept = phrases.get(key)
-                if concept is not None:
-                    found.append((concept, " ".join(key), False))
+        keys = ["#" if t.isdigit() else t for t in tokens]
+        for i in range(len(keys) - 1):
+            for n in range(2, min(table.longest, len(keys) - i) + 1):
+                last = keys[i + n - 1]
+                key = (*keys[i : i + n - 1], _singular(last))
+                for concept in phrases.get(key, ()):
+                    found.append((concept, " ".join(tokens[i : i + n]), False))
     words: dict[str, set[str]] = {}
-    for concept, word, _ambiguous in found:  # "total" and "totals" are one word
-        words.setdefault(concept, set()).add(stem(word))
-    return [(c, w, ambiguous and len(words[c]) < 2) for c, w, ambiguous in found]
+    for at, (concept, word, _ambiguous) in enumerate(found):  # "total", "totals": one word
+        if at not in names:
+            words.setdefault(concept, set()).add(stem(word))
+    return [
+        (c, w, ambiguous and (at in names or len(words.get(c, ())) < 2))
+        for at, (c, w, ambiguous) in enumerate(found)
+    ]
+
+
+# x.y.z, vX.Y, or a major X.0 from 2.0 on ("1.0" and "0.5" are as often rates as versions).
+_VERSION = re.compile(r"v?[0-9]+(?:\.[0-9]+){2}|(?:[2-9]|[1-9][0-9]+)\.0|v[0-9]+\.[0-9]+")
+# What a literal evokes, as an ambiguous word: a version ("3.4.0", "2.0"). (A date does not:
+# "parse the date string 2025-03-01" is no topic; nor a quantity: "10k rows" in a note about
+# exports only blurred its topic.)
+_LITERALS = (
+    (_VERSION, (("release", True),)),
+)
+
+
+def _literal(word: str) -> tuple[tuple[str, bool], ...] | None:
+    """The concepts a literal word evokes (it starts with a digit, or a letter and a digit), if
+    it is one."""
+    for pattern, evokes in _LITERALS:
+        if pattern.fullmatch(word):
+            return evokes
+    return None
 
 
 _PARTS = re.compile(r"[-._]")

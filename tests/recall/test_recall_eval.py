@@ -107,6 +107,37 @@ def test_a_second_word_of_the_same_concept_backs_an_ambiguous_one() -> None:
     assert evoked["money"] is False
 
 
+def weakness(text: str) -> dict[str, bool]:
+    """Concept -> whether every word evoking it in ``text`` is unsupported."""
+    found: dict[str, bool] = {}
+    for concept, _, weak in concepts.evoked(text):
+        found[concept] = found.get(concept, True) and weak
+    return found
+
+
+def test_ambiguous_words_inside_identifiers_are_names_and_back_nothing() -> None:
+    assert weakness("rename the image_path variable to picture_path") == {"image": True}
+    assert weakness("resize the picture in the image gallery")["image"] is False
+    # a hyphenated compound is prose, not a name: its parts still back each other
+    assert weakness("a picture-heavy image grid")["image"] is False
+
+
+def test_a_phrase_matches_with_or_without_a_plural_and_evokes_every_concept_listing_it() -> None:
+    assert ("query", "db call") in concepts.concepts("one db call per student")
+    assert ("query", "db calls") in concepts.concepts("too many db calls")
+    listed = {c for c, w in concepts.concepts("create the rows in one go") if w == "in one go"}
+    assert listed == {"compat", "bulk"}
+
+
+@pytest.mark.parametrize(
+    ("text", "version"),
+    [("cut 4.0 today", True), ("what about 3.4.0", True), ("tag v2.1", True),
+     ("sample at 1.0", False), ("a rate of 0.05", False), ("scale by 2.5", False)],
+)  # fmt: skip
+def test_a_version_literal_evokes_release_as_an_ambiguous_word(text: str, version: bool) -> None:
+    assert (weakness(text).get("release") is True) is version
+
+
 def test_the_issue_examples_reach_the_right_note() -> None:
     index = corpus()
     for prompt, expected in [
