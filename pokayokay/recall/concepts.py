@@ -55,6 +55,8 @@ style: css scss sass ?less stylesheet stylesheets ?style styles styling styled t
   | box shadow | drop shadow | rounded corners | text colour | text color
 upload: upload uploads uploaded uploading ?attach ?attaching attachment attachments presign
   presigned multipart dropzone | drag and drop | file picker
+  ?ingest | drag-and-drop | file upload | upload form | send files
+  | attach files
 large: ?large ?huge ?big ?heavy ?massive ?giant gb gigabyte gigabytes mb megabytes
   ?millions ?thousands ?enormous ?oversized | too big | too large | way too big
 storage: s3 ?bucket ?buckets ?blob ?blobs gcs minio | object storage
@@ -73,19 +75,27 @@ required: ?required ?mandatory nullable non-null not-null | not null | non null
 compat: downtime backwards compatible compatibility compat ?legacy ?deprecated ?breaking
   | zero downtime | backward compatible | old version | old versions | older version
   | old clients | breaking change | older clients | in one go
+  ?contract ?contracts ?shape | response shape | api contract | breaking changes
+  | break clients | break old | existing clients
 twice: twice ?duplicate ?duplicates ?duplicated ?double idempotent idempotency redeliver
   redelivers redelivered redelivery dedupe deduplicate deduplicated ?replay ?replayed
   | two times | three times | more than once | same email | sent again | multiple times
   | at least once
   ?retry ?retries ?retried ?repeated | charged twice | sent twice | run twice
   | fired twice | double charged | double charge
+  ?twice ?dupes ?doubled | run more than once | processed twice | duplicate emails
+  | duplicate charges | at most once | exactly once
 background: celery ?task ?tasks ?job ?jobs ?worker ?workers ?queue ?queues ?broker rq dramatiq
   ?background asynchronously ?async | background job | background task | task queue
   ?enqueue ?enqueued ?offload ?offloaded ?asynchronous | in the background
   | off the request | out of the request
+  ?later ?deferred ?defer ?asynchronously | later on | out of band | fire and forget
 email: email emails e-mail mail mails mailed mailing mailer smtp mjml newsletter inbox
   ?receipt ?receipts sendgrid ses postmark | welcome message | reset message
   | password reset
+  ?digest ?unsubscribe ?bounce ?bounces ?inbox ?subject
+  ?reminder ?reminders ?mailgun ?mailchimp | daily digest | weekly digest | email template
+  | transactional email
 clock: ?clock freezegun freeze_time ?frozen ?morning ?night ?midnight ?evening ?today
   ?tomorrow ?yesterday | time travel | date dependent | date-dependent | current date
   | current time | fake date | fake time | fake the date | mock the date | mock time
@@ -107,10 +117,16 @@ payment: stripe payment payments billing charge charged charges charging invoice
   ?checkout payout payouts paypal fee fees paid unpaid ?transaction ?transactions
   | payment provider | payment processor
   ?finance ?accounting ?revenue ?purchase ?purchases
+  ?checkout ?pay ?paying ?payer ?buy ?buying ?sale ?sales ?earnings ?earn
+  | payment method | credit card | card details
 webhook: webhook webhooks ?callback ?callbacks ipn | event notification
+  ?callback ?callbacks | incoming event
+  | incoming events | event from stripe | payment event
 signature: ?signature ?signatures ?signed forged ?forge forgery spoof spoofed spoofing
   tamper tampered ?authentic ?authenticity ?verify ?verifying ?verified ?verification hmac
   ?genuine | really come from | really from
+  ?hmac ?tampering ?tamper ?spoof ?impersonate ?trust ?trusted | who sent
+  | really sent | came from | signing secret
 flag: ?flag ?flags ?beta launchdarkly unleash ?canary ?unfinished ?hide ?hidden ?pilot ?wip
   ?toggle ?toggles ?experiment ?experiments ?gated ?allowlist ?rollout
   | half done | half-done | dark launch | ship dark | behind a flag | staff only
@@ -142,11 +158,17 @@ secret: secret secrets credential credentials creds password passwords ?token ?t
   | env file | access key | one-time code | api token
   ?passphrase | reset code | verification code | reset token | reset link | auth token
   | access token | session token | client secret | signing key | secret key
+  ?keychain ?leak ?leaked ?leaking ?exposed ?hardcoded ?sensitive ?rotate
+  ?rotation | hard-coded | hard coded | committed by mistake | secret manager
 container: docker dockerfile ?container ?containers ?compose podman kubernetes ?pod ?pods
   multi-stage multistage | image build
   ?stage ?stages | build stage | final stage | multi-step build | docker image
   | container image
+  ?dockerize ?containerize ?containerized ?registry ?ecr k8s helm
+  | docker build | production image | runtime image | base image
 compiler: gcc compiler compilers toolchain clang | build-essential | build tools
+  ?toolchain ?binaries ?native | native extensions | build deps
+  | build dependencies | compile step
 release: ?release ?releases ?released ?ship ?shipped ?shipping ?publish changelog semver
   | cut a release | new build | new release | roll out | rollout | new version
   | put out | version bump
@@ -159,8 +181,12 @@ cache: ?cache ?caching ?cached redis memcached ?ttl evict eviction ?memoize ?evi
   | never expire
 capacity: ?quota ?full ?filled oom ?capacity ?space ?memory | ran out | out of memory
   | out of space | disk full | filled up | blowing through
+  ?disk ?limit ?limits ?exhausted ?maxed | maxed out | hit the limit
+  | no space | running out | ran out of
 cost: ?bill ?bills ?cost ?costs ?expensive ?spend ?spending ?pricey ?budget ?overage
   | exploded | over budget
+  ?cheaper ?cheap ?savings ?saving ?wasteful
+  | too expensive | cost too much | costs too much | cut costs | save money
 log: ?log ?logs logging ?logged logger structlog ?output ?dump ?tracing ?print ?prints
   | log line | log lines | debug info | debug output
   diagnostics diagnostic ?trace ?verbose ?instrument ?instrumentation
@@ -173,7 +199,11 @@ monitoring: sentry monitoring apm datadog newrelic ?traces ?tracing rollbar hone
   ?alerts telemetry opentelemetry observability | error tracking | error monitoring
   | error tracker
   ?metrics ?dashboards grafana prometheus ?pagerduty ?uptime
+  ?observability ?sampling ?spans ?span ?profiling ?profiler | error rate
+  | error reporting | exception tracking | crash reports
 template: ?template ?templates ?wording ?copy ?footer ?header ?headers jinja handlebars
+  ?layout ?layouts ?partial ?partials ?markup mustache | email layout | html email
+  | email html
 i18n: ?translation ?translations ?translate ?translated translatable localise localize
   localised localized localisable localizable localisation localization i18n l10n gettext
   locale locales multilingual ?language ?languages ?english ?spanish ?french ?german
@@ -188,7 +218,11 @@ ci: ci ?pipeline ?pipelines ?workflow ?workflows ?yaml ?yml ?runner ?runners
 thirdparty: ?marketplace ?community ?plugin ?plugins ?vendor third-party | third party
   | external action
   ?extension ?extensions ?addon ?addons ?integration ?integrations
+  ?external ?outside ?upstream ?community ?marketplace | someone else's
+  | not ours | open source action | other people's
 pin: ?pin ?pinned ?pinning ?sha ?digest @v1 @v2 @v3 @v4 @v5 | moved tag | version tag
+  ?pinned ?immutable ?hash ?hashes | commit hash | full sha | floating tag
+  | supply chain | supply-chain
 infra: terraform infrastructure infra iac ?bucket ?buckets vpc provision provisioning
   cloudformation pulumi aws gcp azure dns ?cloud | load balancer | load balancers
   ?replica ?replicas ?cluster ?clusters ?region ?regions ?vm ?vms ec2 rds ecs eks
@@ -206,6 +240,8 @@ pagination: pagination paginate paginated ?scroll ?scrolling ?cursor ?infinite p
 money: money price prices pricing ?amount ?amounts cents currency currencies ?decimal ?float
   ?floats ?rounding discount discounts ?total ?totals euro euros dollar dollars ?fee ?fees
   vat tax taxes | rounding errors
+  ?cent ?precision | floating point | two decimals
+  | decimal places | rounding error | off by a cent
 clientdata: tanstack redux ?fetch ?fetching refetch refetching swr zustand mobx ?fresh
   ?stale ?invalidate usequery useeffect | react query | react-query | client side
   | client-side | server data | server state | global store | server responses
@@ -213,8 +249,12 @@ clientdata: tanstack redux ?fetch ?fetching refetch refetching swr zustand mobx 
 e2e: playwright cypress selenium puppeteer ?browser e2e ?flow ?flows ?journey ?journeys
   headless | end-to-end | end to end | ui test | journey checks | ui journey
   | browser test | browser tests
+  ?click ?clicks ?clicking ?scenario ?scenarios | user flow | user flows | click through
+  | smoke test | smoke tests
 seed: ?seed ?seeds ?seeded ?seeding ?fixture ?fixtures ?demo | sample data | test data
   | demo account | test account
+  ?fixtures ?factory ?factories factory_boy faker ?dummy ?mock | dummy data
+  | fake data | sample data | demo data | test users
 search: ?search ?searching ?searches ?find ?finder opensearch elasticsearch solr meilisearch
   algolia reindex ?matches ?mapping ?mappings ?relevance | full-text | full text
   | search results
@@ -237,15 +277,27 @@ mobile: ?mobile ios android ?phone ?phones ?app ?apps ?tablet | mobile app | pho
   | ios client | android client
   testflight ?appstore | app store | play store | mobile client
 legacy: ?legacy ?old ?deprecated ?v1 ?outdated
+  ?older ?previous ?obsolete ?ancient | old clients | old app | older app
+  | existing clients
 formatter: ?formatter ?formatting ruff ?black isort flake8 prettier eslint lint linter linting
   ?pyproject ?tidy prettify autoformat | auto-style | auto style | code style
   | sort imports | sorts imports | import order | auto format
+  ?whitespace ?indentation ?indent ?quotes | line length
+  | line too long | trailing whitespace | format on save | code formatting
 local: localhost ?laptop ?locally | my machine | my laptop | local dev | local development
   | dev environment | dev server
+  ?machine ?workstation ?locally | on my computer | local setup
+  | local server | running locally
 tls: https tls ssl ?certificate ?certificates cert certs mkcert ?insecure ?secure
+  ?encrypted ?encryption ?handshake letsencrypt | self-signed | self signed
+  | secure connection | certificate error | mixed content
 image: ?image ?images ?picture ?pictures ?photo ?photos avatar avatars thumbnail thumbnails
   ?cover ?crop ?cropped ?resize ?resized ?resizing ?preview ?previews pillow png jpeg jpg
   ?icon ?icons
+  ?pic ?pics ?pfp ?headshot ?headshots ?banner ?banners ?gallery ?shrink
+  ?downscale ?downsize ?compress ?compressed ?scale ?scaled ?rescale webp gif svg ?heic
+  imagemagick ?sharp | profile picture | profile pictures | profile photo | profile pic
+  | scale down
 schedule: ?schedule ?schedules ?scheduled scheduler cron crontab periodic recurring nightly
   hourly ?daily ?weekly beat ?monday ?tuesday ?wednesday ?thursday ?friday ?saturday ?sunday
   | every night | every day | every hour | every morning | every week | every sunday
@@ -256,20 +308,31 @@ schedule: ?schedule ?schedules ?scheduled scheduler cron crontab periodic recurr
 a11y: ?keyboard accessibility ?accessible a11y ?mouse ?focus aria clickable ?dialog
   ?dialogs ?modal ?modals ?popup ?esc ?escape screenreader | screen reader | tab order
   | esc key | escape key
+  ?wcag ?contrast ?alt ?label ?labels ?labelled ?tabindex ?voiceover ?nvda ?blind
+  ?disability | alt text | keyboard navigation | keyboard only | without a mouse
+  | assistive technology
 upgrade: ?upgrade ?upgrades ?upgrading ?upgraded ?bump ?bumping ?framework deprecation
   deprecations ?newest ?major | major version | next version | next major
   lts eol ?sunset | end of life | end-of-life | long term support
   | move to the next | newer version | latest version
 index: ?index ?indexes ?indices ?indexed ?composite concurrently btree | speed up lookups
+  ?scan ?scans ?seq ?sequential | full table scan | seq scan | sequential scan
+  | query plan | explain analyze | add an index | create index | db index
 realtime: websocket websockets realtime real-time ?live chat ?channels ?socket ?sockets sse
   daphne ?notify | live updates | push notifications | real time
   broadcast broadcasting ?presence ?online ?instant ?instantly pubsub ?subscribe
   ?poll ?polling | without refreshing | without reloading
   | server-sent events | pub/sub
+  ?pushed ?live-updating ?ticker | live updates
+  | who is online | instant updates | auto refresh | auto-refresh
 export: ?export ?exports ?exported ?exporting ?download ?downloads spreadsheet spreadsheets
   csv excel xlsx ?report ?reports
   ?download ?downloads | download all | as a spreadsheet | in a spreadsheet
+  ?report ?reporting xls ?dump ?extract ?extracts | export to | download as
+  | excel file | csv file | excel sheet | google sheets
 timeout: timeout timeouts 504 502 ?gateway | timed out | times out | time out
+  ?hang ?hangs ?hanging ?stuck ?gateway | request timeout | gateway timeout
+  | takes too long
 hotfix: hotfix hotfixes ?urgent ?emergency ?outage ?incident ?trunk ?main ?master ?patch
   | production is down | prod is down | straight to | prod is broken | production is broken
   | skip review | skip approval
@@ -281,6 +344,8 @@ compare: ?compare ?comparison ?comparing ?equality constant-time ?timing
   | timing leak | timing leaks | timing safe
 storybook: storybook ?story ?stories ?reusable ?shared ?designers ?visually ?visual
   | design system | component library | in isolation | ui pieces
+  chromatic ?catalog ?showcase ?playground | ui kit | component catalog
+  | style guide | living style guide
 dates: ?date ?dates ?day ?days datetime dayjs ?moment date-fns intl ?deadline ?deadlines
   ?january ?february ?march ?april ?may ?june ?july ?august ?september ?october ?november
   ?december
@@ -288,6 +353,8 @@ dates: ?date ?dates ?day ?days datetime dayjs ?moment date-fns intl ?deadline ?d
   | start date | end date | date format | date formatting | readable date | human readable
 deps: dependency dependencies deps ?package ?packages npm pip renovate dependabot lockfile
   ?outdated ?latest axios lodash | package.json | requirements.txt
+  ?library ?libraries ?requirements pipfile poetry.lock yarn pnpm
+  | package lock | lock file | pinned versions | version bump | new version of
 tests: pytest unittest conftest | test suite | test runner | run the tests
   ?spec ?specs rspec jest vitest mocha | test run | test runs
   | run tests | running tests | test command | test runner
