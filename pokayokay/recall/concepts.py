@@ -478,9 +478,11 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
     table ("image", "total", "search") that no other word or phrase of the text backs with the
     same concept ("resize the image" backs it, "rename img to image" does not). An ambiguous
     word inside an identifier or a file name ("image_path", "mobile.css") is a name, not a
-    topic: it is always unsupported and backs nothing. Literals evoke their concept as an
-    ambiguous word (:func:`_literal`: "4.0", "3.4.0"); a number in a phrase of the
-    table is written ``#`` ("page #")."""
+    topic: it is always unsupported and backs nothing; so is any word of the table among the
+    two after "this" or "these" ("format this SQL query", "explain this css snippet"): it names
+    the object at hand, which a note about the project's conventions rarely is. Literals evoke
+    their concept as an ambiguous word (:func:`_literal`: "4.0", "3.4.0"); a number in a
+    phrase of the table is written ``#`` ("page #")."""
     table = _load()
     tokens = _WORD.findall(text.lower())
     found: list[tuple[str, str, bool]] = []
@@ -502,6 +504,9 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
                     where.append(at)
             continue
         if hit is not None:
+            if _at_hand(tokens, at):  # "this SQL query": the object at hand, not a topic
+                names.update(range(len(found), len(found) + len(hit)))
+                hit = tuple((c, True) for c, _ in hit)
             found.extend((c, word, a) for c, a in hit)
             where.extend(at for _ in hit)
     # A phrase evokes its concept once: its own words do not evoke that concept again ("speed
@@ -551,6 +556,12 @@ def _literal(word: str) -> tuple[tuple[str, bool], ...] | None:
 
 
 _PARTS = re.compile(r"[-._]")
+_AT_HAND = frozenset({"this", "these"})
+
+
+def _at_hand(tokens: list[str], at: int) -> bool:
+    """Whether the word at ``at`` is one of the two after "this" or "these"."""
+    return (at > 0 and tokens[at - 1] in _AT_HAND) or (at > 1 and tokens[at - 2] in _AT_HAND)
 
 
 def features(text: str) -> dict[str, int]:

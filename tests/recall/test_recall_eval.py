@@ -122,6 +122,12 @@ def test_ambiguous_words_inside_identifiers_are_names_and_back_nothing() -> None
     assert weakness("a picture-heavy image grid")["image"] is False
 
 
+def test_the_words_after_this_or_these_name_the_object_at_hand() -> None:
+    assert weakness("format this SQL query so it's readable") == {"query": True}
+    assert weakness("format the SQL query in the report so it's readable")["query"] is False
+    assert recall.recall(corpus(), "format this SQL query so it's readable").hits == []
+
+
 def test_a_phrase_matches_with_or_without_a_plural_and_evokes_every_concept_listing_it() -> None:
     assert ("query", "db call") in concepts.concepts("one db call per student")
     assert ("query", "db calls") in concepts.concepts("too many db calls")
