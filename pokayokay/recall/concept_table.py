@@ -238,7 +238,7 @@ ratelimit: ratelimit throttle throttling throttled brute bruteforce 429 lockout
   | credential stuffing | password spraying | thousands of requests
 login: login logins signin signup oauth sso ?google ?github saml ?auth ?redirect | log in
   | sign in | sign-in | sign up | sign-up | social login | social sign-in
-  ?account ?accounts ?session ?sessions logout 2fa mfa | log out | logged out
+  ?account ?accounts logout 2fa mfa | log out | logged out
   | sign out | two-factor | two factor
 bulk: ?bulk ?batch ?batches ?mass ?insert ?inserts ?imported ?importing bulk_create
   | many rows | in one go | mass import

@@ -164,7 +164,7 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
         hit = table.words.get(word)
         if hit is None and len(word) > 3 and word.endswith("s"):
             hit = table.words.get(word[:-1])
-        if hit is None and (word[0].isdigit() or word[1:2].isdigit()):
+        if hit is None and (word[0].isdigit() or word[1:2].isdigit() or "@" in word):
             hit = _literal(word)
         if hit is None and ("-" in word or "." in word or "_" in word):
             name = "_" in word or "." in word
@@ -213,14 +213,17 @@ _VERSION = re.compile(r"v?[0-9]+(?:\.[0-9]+){2}|(?:[2-9]|[1-9][0-9]+)\.0|v[0-9]+
 # What a literal evokes, as an ambiguous word: a version ("3.4.0", "2.0"). (A date does not:
 # "parse the date string 2025-03-01" is no topic; nor a quantity: "10k rows" in a note about
 # exports only blurred its topic.)
+# A dependency pinned by a version tag ("actions/checkout@v4", "lodash@4.17"): a pin.
+_AT_VERSION = re.compile(r"[a-z0-9][a-z0-9_.-]*@v?[0-9][0-9.]*")
 _LITERALS = (
     (_VERSION, (("release", True),)),
+    (_AT_VERSION, (("pin", False),)),
 )
 
 
 def _literal(word: str) -> tuple[tuple[str, bool], ...] | None:
-    """The concepts a literal word evokes (it starts with a digit, or a letter and a digit), if
-    it is one."""
+    """The concepts a literal word evokes (it starts with a digit, or a letter and a digit, or
+    holds an ``@``), if it is one."""
     for pattern, evokes in _LITERALS:
         if pattern.fullmatch(word):
             return evokes

@@ -144,6 +144,11 @@ def test_a_version_literal_evokes_release_as_an_ambiguous_word(text: str, versio
     assert (weakness(text).get("release") is True) is version
 
 
+def test_a_reference_pinned_by_a_version_tag_evokes_pin() -> None:
+    assert ("pin", "setup-thing@v2") in concepts.concepts("uses: someorg/setup-thing@v2")
+    assert "pin" not in weakness("mail bob@example.com")
+
+
 def test_the_issue_examples_reach_the_right_note() -> None:
     index = corpus()
     for prompt, expected in [
