@@ -174,9 +174,9 @@ def test_semantic_recall_finds_more_paraphrases_and_costs_no_set_any_silence(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every labelled set (tuned, fresh, held-out, both blind batches, the older corpus): the
-    model lifts hits (blind 28 → 30, older 40 → 41 over the wider concept table; 3 more over
-    the previous table's 5 on a weaker lexical base) and never answers an unrelated prompt the
-    words leave silent."""
+    model lifts hits (blind 30 → 31, older 40 → 41 over the wider concept table, which finds
+    most of what it used to add: 5 over the previous table) and never answers an unrelated
+    prompt the words leave silent."""
     install_model()
     corpora = [(recall_eval.build(recall_eval.eval_notes()), recall_eval.prompt_sets())]
     corpora.append((recall_eval.build(recall_eval.older_notes()),
@@ -195,7 +195,7 @@ def test_semantic_recall_finds_more_paraphrases_and_costs_no_set_any_silence(
             assert hits >= lexical[name][0], name
             assert silent >= lexical[name][1], name
             gained += hits - lexical[name][0]
-    assert gained >= 3
+    assert gained >= 2
 
 
 @needs_real_model
