@@ -25,17 +25,17 @@ ISSUE_HIT_GOAL = 0.90
 ISSUE_SILENCE_GOAL = 0.95
 # The bars come from the held-out set (written before the method's changes of issue 12's
 # held-out round and never used to pick a weight or the floor; its misses did show which software
-# words the concept table lacked, so it flatters): 73/90 hits and 32/36 silences at the shipped
-# floor, minus a small margin. The blind sets are the honest estimate. ``blind``, written after
-# the first freeze: 12/35 hits and 14/15 silences as first measured, 15/35 and 14/15 after the
-# ambiguity audit (which had seen its misses); ``blind2``, written after that second freeze:
-# 12/30 and 10/12. The code before this round got 15/35 and 7/15, 13/30 and 4/12 (floor 0.34).
-# The issue's goals (90 % / 95 %) are met on none of them: see pokayokay/recall/index.py.
-HELDOUT_HIT = 0.78
-HELDOUT_SILENCE = 0.85
-BLIND_BARS = {"blind": (0.38, 0.85), "blind2": (0.35, 0.80)}
-# The prompts the table was first tuned on keep a higher bar (78/90, 36/36 today).
-TUNED_HIT = 0.84
+# words the concept table lacked, so it flatters): 78/90 hits and 33/36 silences at the shipped
+# floor, minus a small margin. ``blind`` and ``blind2`` were written after two freezes and were
+# honest estimates until the round of issue 12 item 3 read every one of their misses to classify
+# its cause (tests/data/recall_eval, notes in pokayokay/recall/index.py): they are seen sets now,
+# kept as regression bars. As first measured: blind 12/35 and 14/15, blind2 12/30 and 10/12;
+# before item 3: 15/35 and 14/15, 12/30 and 10/12; after it: 30/35 and 14/15, 26/30 and 11/12.
+HELDOUT_HIT = 0.84
+HELDOUT_SILENCE = 0.88
+BLIND_BARS = {"blind": (0.80, 0.90), "blind2": (0.80, 0.90)}
+# The prompts the table was first tuned on keep a higher bar (80/90, 36/36 today).
+TUNED_HIT = 0.86
 TUNED_SILENCE = 0.95
 
 
