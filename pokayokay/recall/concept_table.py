@@ -297,7 +297,7 @@ realtime: websocket websockets realtime real-time ?live chat ?channels ?socket ?
   ?pushed ?live-updating ?ticker | live updates
   | who is online | instant updates | auto refresh | auto-refresh
 export: ?export ?exports ?exported ?exporting ?download ?downloads spreadsheet spreadsheets
-  csv excel xlsx ?report ?reports
+  ?csv ?excel ?xlsx ?report ?reports
   ?download ?downloads | download all | as a spreadsheet | in a spreadsheet
   ?report ?reporting xls ?dump ?extract ?extracts | export to | download as
   | excel file | csv file | excel sheet | google sheets
