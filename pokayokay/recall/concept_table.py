@@ -19,7 +19,7 @@ style: css scss sass ?less stylesheet stylesheets ?style styles styling styled t
   ?colour ?colours ?color ?colors spacing padding margin margins font fonts ?theme ?theming
   flexbox ?layout ?align ?alignment ?border ?borders ?shadow hover typography ?responsive
   | look and feel | dark mode | light mode
-  ?rounded ?corner ?corners border-radius ?radius ?background ?backgrounds gradient
+  ?rounded ?corner ?corners border-radius ?radius gradient
   gradients opacity ?bold ?italic ?underline ?centered ?centre ?center ?grid ?animation
   ?animations ?transition ?palette ?breakpoint ?breakpoints ?width ?height ?pixel ?pixels
   ?px ?rem | background colour | background color | font size | line height | media query
