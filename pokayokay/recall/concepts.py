@@ -2,12 +2,16 @@
 a note about CSS modules, and "let users upload a 2 GB video" one about presigned S3 uploads.
 
 A note and a prompt rarely share their words; they share what the words are about. Each line
-of :data:`CONCEPTS` names a software concept and the words and phrases that evoke it. A text's
-features are its terms (``pokayokay.recall.terms``) plus:
+of :data:`CONCEPTS` (:mod:`pokayokay.recall.concept_table`) names a software concept and the
+words and phrases that evoke it. A text's features are its terms (``pokayokay.recall.terms``)
+plus:
 
 * one ``~concept`` feature per word or phrase of the text that evokes a concept (words are
   looked up as written, lower-cased, then without a plural ``s``: the table lists the forms it
-  means, so "generate" is not "generated");
+  means, so "generate" is not "generated"; a phrase's last word with or without a plural, a
+  phrase listed under several concepts evokes each, and the words inside a phrase do not evoke
+  its concept a second time; a literal such as a version "4.0" or a pin "checkout@v4" evokes
+  its concept, :func:`evoked`);
 * one ``a+b`` feature per pair of adjacent terms (bigrams): sharing "test suite" says more than
   sharing "test" and "suite" apart.
 
