@@ -2,12 +2,16 @@
 a note about CSS modules, and "let users upload a 2 GB video" one about presigned S3 uploads.
 
 A note and a prompt rarely share their words; they share what the words are about. Each line
-of :data:`CONCEPTS` names a software concept and the words and phrases that evoke it. A text's
-features are its terms (``pokayokay.recall.terms``) plus:
+of :data:`CONCEPTS` (:mod:`pokayokay.recall.concept_table`) names a software concept and the
+words and phrases that evoke it. A text's features are its terms (``pokayokay.recall.terms``)
+plus:
 
 * one ``~concept`` feature per word or phrase of the text that evokes a concept (words are
   looked up as written, lower-cased, then without a plural ``s``: the table lists the forms it
-  means, so "generate" is not "generated");
+  means, so "generate" is not "generated"; a phrase's last word with or without a plural, a
+  phrase listed under several concepts evokes each, and the words inside a phrase do not evoke
+  its concept a second time; a literal such as a version "4.0" or a pin "checkout@v4" evokes
+  its concept, :func:`evoked`);
 * one ``a+b`` feature per pair of adjacent terms (bigrams): sharing "test suite" says more than
   sharing "test" and "suite" apart.
 
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import re
 
+from pokayokay.recall.concept_table import CONCEPTS
 from pokayokay.recall.terms import MAX_QUERY_CHARS, MAX_QUERY_TERMS, stem, tokenize
 
 CONCEPT_FACTOR = 1.0
@@ -41,169 +46,6 @@ CONCEPT_PREFIX = "~"
 AMBIGUOUS_MARK = "?"
 BIGRAM_JOIN = "+"
 
-# One concept a line: "name: word word | a phrase | another phrase". Words are matched whole
-# (lower-cased, or without a plural s); phrases as written, on the lower-cased text.
-CONCEPTS = """
-style: css scss sass ?less stylesheet stylesheets ?style styles styling styled tailwind
-  ?colour ?colours ?color ?colors spacing padding margin margins font fonts ?theme ?theming
-  flexbox ?layout ?align ?alignment ?border ?borders ?shadow hover typography ?responsive
-  | look and feel | dark mode | light mode
-upload: upload uploads uploaded uploading ?attach ?attaching attachment attachments presign
-  presigned multipart dropzone | drag and drop | file picker
-large: ?large ?huge ?big ?heavy ?massive ?giant gb gigabyte gigabytes mb megabytes
-storage: s3 ?bucket ?buckets ?blob ?blobs gcs minio | object storage
-video: video videos ?recording ?recordings ?lecture ?lectures footage transcode transcoding
-  transcoded mediaconvert hls ?dash rendition renditions 4k 8k 1080p 1440p 2160p 720p
-  ?player playback ?streaming ffmpeg bitrate ?resolution | adaptive bitrate
-schema: migration migrations ?migrate ?schema ?column ?columns ?field ?fields nullable alembic
-  backfill ddl ?alter | not null | alter table | add column | rename column | rename a field
-  | drop column | drop a column | drop a field | remove a column
-required: ?required ?mandatory nullable non-null not-null | not null | non null
-compat: downtime backwards compatible compatibility compat ?legacy ?deprecated ?breaking
-  | zero downtime | backward compatible | old version | old versions | older version
-  | old clients | breaking change | older clients | in one go
-twice: twice ?duplicate ?duplicates ?duplicated ?double idempotent idempotency redeliver
-  redelivers redelivered redelivery dedupe deduplicate deduplicated ?replay ?replayed
-  | two times | three times | more than once | same email | sent again | multiple times
-  | at least once
-background: celery ?task ?tasks ?job ?jobs ?worker ?workers ?queue ?queues ?broker rq dramatiq
-  ?background asynchronously ?async | background job | background task | task queue
-email: email emails e-mail mail mails mailed mailing mailer smtp mjml newsletter inbox
-  ?receipt ?receipts sendgrid ses postmark | welcome message | reset message
-  | password reset
-clock: ?clock freezegun freeze_time ?frozen ?morning ?night ?midnight ?evening ?today
-  ?tomorrow ?yesterday | time travel | date dependent | date-dependent | current date
-  | current time | fake date | fake time | fake the date | mock the date | mock time
-  | what day | time of day
-timezone: timezone timezones tz utc ?zone ?zones dst ?tokyo ?sydney ?australia ?offset
-  daylight | local time | local hour | hour off | hours off | wrong day | time zone
-  | time zones | day early | day late | daylight saving
-payment: stripe payment payments billing charge charged charges charging invoice invoices
-  subscription subscriptions ?renew ?renews renewal renewals refund refunds ?card ?cards
-  ?checkout payout payouts paypal fee fees paid unpaid ?transaction ?transactions
-  | payment provider | payment processor
-webhook: webhook webhooks ?callback ?callbacks ipn | event notification
-signature: ?signature ?signatures ?signed forged ?forge forgery spoof spoofed spoofing
-  tamper tampered ?authentic ?authenticity ?verify ?verifying ?verified ?verification hmac
-  ?genuine | really come from | really from
-flag: ?flag ?flags ?beta launchdarkly unleash ?canary ?unfinished ?hide ?hidden ?pilot ?wip
-  ?toggle ?toggles ?experiment ?experiments ?gated ?allowlist ?rollout
-  | half done | half-done | dark launch | ship dark | behind a flag | staff only
-  | only staff | early access | feature toggle | feature toggles | work in progress
-  | gradual rollout
-codegen: ?typescript ?ts codegen openapi swagger ?generated ?regenerate ?regenerated ?sdk ?gen
-  ?typings | api client | generated client | out of date | does not exist on type
-  | doesnt exist on type | exist on type
-frontend: react frontend front-end tsx jsx vite vue svelte ?browser ?ui ?component ?components
-  ?widget ?widgets ?dropdown ?popup ?tooltip ?navbar ?sidebar
-query: sql ?query ?queries queryset querysets orm ?lookup ?lookups prefetch prefetch_related
-  select_related n+1 | n + 1 | for every row | per row | each row | sql calls
-  | database calls | db calls | hits the database | round trips | duplicate sql
-slow: ?slow ?slower ?slowly performance latency ?speed ?faster sluggish laggy timeout
-  timeouts | speed up | takes forever | timed out | times out | super slow
-secret: secret secrets credential credentials creds password passwords ?token ?tokens
-  apikey .env dotenv ?vault otp | api key | api keys | private key | magic link | magic-link
-  | env file | access key | one-time code | api token
-container: docker dockerfile ?container ?containers ?compose podman kubernetes ?pod ?pods
-  multi-stage multistage | image build
-compiler: gcc compiler compilers toolchain clang | build-essential | build tools
-release: ?release ?releases ?released ?ship ?shipped ?shipping ?publish changelog semver
-  | cut a release | new build | new release | roll out | rollout | new version
-  | put out | version bump
-cache: ?cache ?caching ?cached redis memcached ?ttl evict eviction ?memoize ?evicted
-  | in-memory | in memory | cache server
-capacity: ?quota ?full ?filled oom ?capacity ?space ?memory | ran out | out of memory
-  | out of space | disk full | filled up | blowing through
-cost: ?bill ?bills ?cost ?costs ?expensive ?spend ?spending ?pricey ?budget ?overage
-  | exploded | over budget
-log: ?log ?logs logging ?logged logger structlog ?output ?dump ?tracing ?print ?prints
-  | log line | log lines | debug info | debug output
-payload: payload payloads ?body ?bodies serializer serializers ?response ?responses dto
-  | request body | request bodies | incoming data | incoming request | json body
-monitoring: sentry monitoring apm datadog newrelic ?traces ?tracing rollbar honeycomb ?alert
-  ?alerts telemetry opentelemetry observability | error tracking | error monitoring
-  | error tracker
-template: ?template ?templates ?wording ?copy ?footer ?header ?headers jinja handlebars
-i18n: ?translation ?translations ?translate ?translated translatable localise localize
-  localised localized localisable localizable localisation localization i18n l10n gettext
-  locale locales multilingual ?language ?languages ?english ?spanish ?french ?german
-  ?italian ?portuguese ?japanese
-ci: ci ?pipeline ?pipelines ?workflow ?workflows ?yaml ?yml ?runner ?runners
-  | github actions | ci job | github workflow | ci yaml
-thirdparty: ?marketplace ?community ?plugin ?plugins ?vendor third-party | third party
-  | external action
-pin: ?pin ?pinned ?pinning ?sha ?digest @v1 @v2 @v3 @v4 @v5 | moved tag | version tag
-infra: terraform infrastructure infra iac ?bucket ?buckets vpc provision provisioning
-  cloudformation pulumi aws gcp azure dns ?cloud | load balancer | load balancers
-permission: ?permission ?permissions ?access authorization authorize authorized ?admin
-  ?admins ?role ?roles ?restrict ?restricted forbidden ?staff allowany authz rbac acl
-  | only admins | who can | lock down | access control | who can access
-pagination: pagination paginate paginated ?scroll ?scrolling ?cursor ?infinite paging ?paged
-  | at a time | per page | next page | page size | later pages | load more
-money: money price prices pricing ?amount ?amounts cents currency currencies ?decimal ?float
-  ?floats ?rounding discount discounts ?total ?totals euro euros dollar dollars ?fee ?fees
-  vat tax taxes | rounding errors
-clientdata: tanstack redux ?fetch ?fetching refetch refetching swr zustand mobx ?fresh
-  ?stale ?invalidate usequery useeffect | react query | react-query | client side
-  | client-side | server data | server state | global store | server responses
-e2e: playwright cypress selenium puppeteer ?browser e2e ?flow ?flows ?journey ?journeys
-  headless | end-to-end | end to end | ui test | journey checks | ui journey
-  | browser test | browser tests
-seed: ?seed ?seeds ?seeded ?seeding ?fixture ?fixtures ?demo | sample data | test data
-  | demo account | test account
-search: ?search ?searching ?searches ?find ?finder opensearch elasticsearch solr meilisearch
-  algolia reindex ?matches ?mapping ?mappings ?relevance | full-text | full text
-  | search results
-ratelimit: ratelimit throttle throttling throttled brute bruteforce 429 lockout
-  ?attempts ?bots hammering ?abuse ddos | rate limit | rate limiting | too many requests
-  | brute force | brute forcing | per minute
-login: login logins signin signup oauth sso ?google ?github saml ?auth ?redirect | log in
-  | sign in | sign-in | sign up | sign-up | social login | social sign-in
-bulk: ?bulk ?batch ?batches ?mass ?insert ?inserts ?imported ?importing bulk_create
-  | many rows | in one go | mass import
-mobile: ?mobile ios android ?phone ?phones ?app ?apps ?tablet | mobile app | phone client
-  | ios client | android client
-legacy: ?legacy ?old ?deprecated ?v1 ?outdated
-formatter: ?formatter ?formatting ruff ?black isort flake8 prettier eslint lint linter linting
-  ?pyproject ?tidy prettify autoformat | auto-style | auto style | code style
-  | sort imports | sorts imports | import order | auto format
-local: localhost ?laptop ?locally | my machine | my laptop | local dev | local development
-  | dev environment | dev server
-tls: https tls ssl ?certificate ?certificates cert certs mkcert ?insecure ?secure
-image: ?image ?images ?picture ?pictures ?photo ?photos avatar avatars thumbnail thumbnails
-  ?cover ?crop ?cropped ?resize ?resized ?resizing ?preview ?previews pillow png jpeg jpg
-  ?icon ?icons
-schedule: ?schedule ?schedules ?scheduled scheduler cron crontab periodic recurring nightly
-  hourly ?daily ?weekly beat ?monday ?tuesday ?wednesday ?thursday ?friday ?saturday ?sunday
-  | every night | every day | every hour | every morning | every week | every sunday
-  | every monday
-a11y: ?keyboard accessibility ?accessible a11y ?mouse ?focus aria clickable ?dialog
-  ?dialogs ?modal ?modals ?popup ?esc ?escape screenreader | screen reader | tab order
-  | esc key | escape key
-upgrade: ?upgrade ?upgrades ?upgrading ?upgraded ?bump ?bumping ?framework deprecation
-  deprecations ?newest ?major | major version | next version | next major
-index: ?index ?indexes ?indices ?indexed ?composite concurrently btree | speed up lookups
-realtime: websocket websockets realtime real-time ?live chat ?channels ?socket ?sockets sse
-  daphne ?notify | live updates | push notifications | real time
-export: ?export ?exports ?exported ?exporting ?download ?downloads spreadsheet spreadsheets
-  csv excel xlsx ?report ?reports
-timeout: timeout timeouts 504 502 ?gateway | timed out | times out | time out
-hotfix: hotfix hotfixes ?urgent ?emergency ?outage ?incident ?trunk ?main ?master ?patch
-  | production is down | prod is down | straight to | prod is broken | production is broken
-  | skip review | skip approval
-compare: ?compare ?comparison ?comparing ?equality constant-time ?timing
-  | compare_digest | constant time
-storybook: storybook ?story ?stories ?reusable ?shared ?designers ?visually ?visual
-  | design system | component library | in isolation | ui pieces
-dates: ?date ?dates ?day ?days datetime dayjs ?moment date-fns intl ?deadline ?deadlines
-  ?january ?february ?march ?april ?may ?june ?july ?august ?september ?october ?november
-  ?december
-deps: dependency dependencies deps ?package ?packages npm pip renovate dependabot lockfile
-  ?outdated ?latest axios lodash | package.json | requirements.txt
-tests: pytest unittest conftest | test suite | test runner | run the tests
-python_env: venv virtualenv interpreter conda poetry pipenv | virtual environment
-  | system python
-"""
 
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+@:-]*[a-z0-9+]|[a-z0-9]")
@@ -215,14 +57,21 @@ class _Table:
     def __init__(
         self,
         words: dict[str, tuple[tuple[str, bool], ...]],
-        phrases: dict[tuple[str, ...], str],
+        phrases: dict[tuple[str, ...], tuple[str, ...]],
     ) -> None:
         self.words = words  # word -> (concept, ambiguous) pairs
-        self.phrases = phrases
+        self.phrases = phrases  # phrase (last word without a plural s) -> concepts
         self.longest = max((len(p) for p in phrases), default=0)
 
 
 _table: _Table | None = None
+
+
+def _singular(word: str) -> str:
+    """A phrase's last word without a plural ``s`` ("db calls" and "db call" are one phrase)."""
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
 
 
 def _load() -> _Table:
@@ -232,7 +81,7 @@ def _load() -> _Table:
     if _table is not None:
         return _table
     words: dict[str, list[tuple[str, bool]]] = {}
-    phrases: dict[tuple[str, ...], str] = {}
+    phrases: dict[tuple[str, ...], list[str]] = {}
     current = ""
     for raw in CONCEPTS.splitlines():
         if not raw.strip():
@@ -246,9 +95,12 @@ def _load() -> _Table:
             if not part:
                 continue
             if i:  # after a "|": a phrase
-                tokens = tuple(_WORD.findall(part))
+                tokens = tuple("#" if t.isdigit() else t for t in _WORD.findall(part))
                 if len(tokens) > 1:
-                    phrases.setdefault(tokens, current)
+                    key = (*tokens[:-1], _singular(tokens[-1]))
+                    listed = phrases.setdefault(key, [])
+                    if current not in listed:  # a phrase may evoke several concepts
+                        listed.append(current)
                     continue
                 parts = list(tokens)
             else:  # before the first "|": words
@@ -259,12 +111,14 @@ def _load() -> _Table:
                 found = words.setdefault(word, [])
                 if all(c != current for c, _ in found):
                     found.append((current, ambiguous))
-    _table = _Table({w: tuple(c) for w, c in words.items()}, phrases)
+    _table = _Table(
+        {w: tuple(c) for w, c in words.items()}, {p: tuple(c) for p, c in phrases.items()}
+    )
     return _table
 
 
 def table_data() -> tuple[
-    str, dict[str, tuple[tuple[str, bool], ...]], dict[tuple[str, ...], str]
+    str, dict[str, tuple[tuple[str, bool], ...]], dict[tuple[str, ...], tuple[str, ...]]
 ]:
     """The parsed table as plain values, with the text it was parsed from: what
     :func:`use_table_data` takes back (the recall index cache keeps it, so that a prompt does
@@ -298,35 +152,95 @@ def concepts(text: str) -> list[tuple[str, str]]:
 def evoked(text: str) -> list[tuple[str, str, bool]]:
     """:func:`concepts` with, for each, whether it is *unsupported*: an ambiguous word of the
     table ("image", "total", "search") that no other word or phrase of the text backs with the
-    same concept ("resize the image" backs it, "rename img to image" does not)."""
+    same concept ("resize the image" backs it, "rename img to image" does not). An ambiguous
+    word inside an identifier or a file name ("image_path", "mobile.css") is a name, not a
+    topic: it is always unsupported and backs nothing; so is any word of the table among the
+    two after "this" or "these" ("format this SQL query", "explain this css snippet"): it names
+    the object at hand, which a note about the project's conventions rarely is. Literals evoke
+    their concept as an ambiguous word (:func:`_literal`: "4.0", "3.4.0"); a number in a
+    phrase of the table is written ``#`` ("page #")."""
     table = _load()
     tokens = _WORD.findall(text.lower())
     found: list[tuple[str, str, bool]] = []
-    for word in tokens:
+    where: list[int] = []  # the token each entry of found comes from
+    names: set[int] = set()  # entries of found: ambiguous words inside identifiers
+    for at, word in enumerate(tokens):
         hit = table.words.get(word)
         if hit is None and len(word) > 3 and word.endswith("s"):
             hit = table.words.get(word[:-1])
+        if hit is None and (word[0].isdigit() or word[1:2].isdigit() or "@" in word):
+            hit = _literal(word)
         if hit is None and ("-" in word or "." in word or "_" in word):
+            name = "_" in word or "." in word
             for part in _PARTS.split(word):
-                found.extend((c, part, a) for c, a in table.words.get(part, ()))
+                for c, a in table.words.get(part, ()):
+                    if a and name:
+                        names.add(len(found))
+                    found.append((c, part, a))
+                    where.append(at)
             continue
         if hit is not None:
+            if _at_hand(tokens, at):  # "this SQL query": the object at hand, not a topic
+                names.update(range(len(found), len(found) + len(hit)))
+                hit = tuple((c, True) for c, _ in hit)
             found.extend((c, word, a) for c, a in hit)
+            where.extend(at for _ in hit)
+    # A phrase evokes its concept once: its own words do not evoke that concept again ("speed
+    # up" is one mention of ~slow, not two, and its "speed" does not back itself).
+    covered: set[tuple[str, int]] = set()
     if table.longest:
         phrases = table.phrases
-        for i in range(len(tokens) - 1):
-            for n in range(2, min(table.longest, len(tokens) - i) + 1):
-                key = tuple(tokens[i : i + n])
-                concept = phrases.get(key)
-                if concept is not None:
-                    found.append((concept, " ".join(key), False))
+        keys = ["#" if t.isdigit() else t for t in tokens]
+        for i in range(len(keys) - 1):
+            for n in range(2, min(table.longest, len(keys) - i) + 1):
+                last = keys[i + n - 1]
+                key = (*keys[i : i + n - 1], _singular(last))
+                for concept in phrases.get(key, ()):
+                    found.append((concept, " ".join(tokens[i : i + n]), False))
+                    where.append(-1)
+                    covered.update((concept, t) for t in range(i, i + n))
+    kept = [e for e in range(len(found)) if (found[e][0], where[e]) not in covered]
     words: dict[str, set[str]] = {}
-    for concept, word, _ambiguous in found:  # "total" and "totals" are one word
-        words.setdefault(concept, set()).add(stem(word))
-    return [(c, w, ambiguous and len(words[c]) < 2) for c, w, ambiguous in found]
+    for e in kept:  # "total" and "totals" are one word
+        if e not in names:
+            concept, word, _ambiguous = found[e]
+            words.setdefault(concept, set()).add(stem(word))
+    out = []
+    for e in kept:
+        c, w, ambiguous = found[e]
+        out.append((c, w, ambiguous and (e in names or len(words.get(c, ())) < 2)))
+    return out
+
+
+# x.y.z, vX.Y, or a major X.0 from 2.0 on ("1.0" and "0.5" are as often rates as versions).
+_VERSION = re.compile(r"v?[0-9]+(?:\.[0-9]+){2}|(?:[2-9]|[1-9][0-9]+)\.0|v[0-9]+\.[0-9]+")
+# What a literal evokes, as an ambiguous word: a version ("3.4.0", "2.0"). (A date does not:
+# "parse the date string 2025-03-01" is no topic; nor a quantity: "10k rows" in a note about
+# exports only blurred its topic.)
+# A dependency pinned by a version tag ("actions/checkout@v4", "lodash@4.17"): a pin.
+_AT_VERSION = re.compile(r"[a-z0-9][a-z0-9_.-]*@v?[0-9][0-9.]*")
+_LITERALS = (
+    (_VERSION, (("release", True),)),
+    (_AT_VERSION, (("pin", False),)),
+)
+
+
+def _literal(word: str) -> tuple[tuple[str, bool], ...] | None:
+    """The concepts a literal word evokes (it starts with a digit, or a letter and a digit, or
+    holds an ``@``), if it is one."""
+    for pattern, evokes in _LITERALS:
+        if pattern.fullmatch(word):
+            return evokes
+    return None
 
 
 _PARTS = re.compile(r"[-._]")
+_AT_HAND = frozenset({"this", "these"})
+
+
+def _at_hand(tokens: list[str], at: int) -> bool:
+    """Whether the word at ``at`` is one of the two after "this" or "these"."""
+    return (at > 0 and tokens[at - 1] in _AT_HAND) or (at > 1 and tokens[at - 2] in _AT_HAND)
 
 
 def features(text: str) -> dict[str, int]:

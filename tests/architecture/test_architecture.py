@@ -45,7 +45,8 @@ PURE = {
     "learnings.model", "learnings.wording", "learnings.entries", "learnings.topic_file",
     "learnings.similarity", "learnings.routing", "learnings.splitting",
     "learnings.consolidation", "learnings.consolidation_config",
-    "recall.terms", "recall.concepts", "recall.index", "recall.block", "recall.wordpiece",
+    "recall.terms", "recall.concept_table", "recall.concepts", "recall.index", "recall.block",
+    "recall.wordpiece",
     "skills.terms", "skills.match", "skills.failure_boost", "skills.suggest",
     "hooks.events",
 }  # fmt: skip

@@ -25,17 +25,17 @@ ISSUE_HIT_GOAL = 0.90
 ISSUE_SILENCE_GOAL = 0.95
 # The bars come from the held-out set (written before the method's changes of issue 12's
 # held-out round and never used to pick a weight or the floor; its misses did show which software
-# words the concept table lacked, so it flatters): 73/90 hits and 32/36 silences at the shipped
-# floor, minus a small margin. The blind sets are the honest estimate. ``blind``, written after
-# the first freeze: 12/35 hits and 14/15 silences as first measured, 15/35 and 14/15 after the
-# ambiguity audit (which had seen its misses); ``blind2``, written after that second freeze:
-# 12/30 and 10/12. The code before this round got 15/35 and 7/15, 13/30 and 4/12 (floor 0.34).
-# The issue's goals (90 % / 95 %) are met on none of them: see pokayokay/recall/index.py.
-HELDOUT_HIT = 0.78
-HELDOUT_SILENCE = 0.85
-BLIND_BARS = {"blind": (0.38, 0.85), "blind2": (0.35, 0.80)}
-# The prompts the table was first tuned on keep a higher bar (78/90, 36/36 today).
-TUNED_HIT = 0.84
+# words the concept table lacked, so it flatters): 78/90 hits and 33/36 silences at the shipped
+# floor, minus a small margin. ``blind`` and ``blind2`` were written after two freezes and were
+# honest estimates until the round of issue 12 item 3 read every one of their misses to classify
+# its cause (tests/data/recall_eval, notes in pokayokay/recall/index.py): they are seen sets now,
+# kept as regression bars. As first measured: blind 12/35 and 14/15, blind2 12/30 and 10/12;
+# before item 3: 15/35 and 14/15, 12/30 and 10/12; after it: 30/35 and 15/15, 26/30 and 11/12.
+HELDOUT_HIT = 0.84
+HELDOUT_SILENCE = 0.88
+BLIND_BARS = {"blind": (0.80, 0.90), "blind2": (0.80, 0.90)}
+# The prompts the table was first tuned on keep a higher bar (80/90, 36/36 today).
+TUNED_HIT = 0.86
 TUNED_SILENCE = 0.95
 
 
@@ -105,6 +105,48 @@ def test_a_second_word_of_the_same_concept_backs_an_ambiguous_one() -> None:
     assert evoked == {"money": True}
     evoked = {c: weak for c, _, weak in concepts.evoked("the totals and the rounding")}
     assert evoked["money"] is False
+
+
+def weakness(text: str) -> dict[str, bool]:
+    """Concept -> whether every word evoking it in ``text`` is unsupported."""
+    found: dict[str, bool] = {}
+    for concept, _, weak in concepts.evoked(text):
+        found[concept] = found.get(concept, True) and weak
+    return found
+
+
+def test_ambiguous_words_inside_identifiers_are_names_and_back_nothing() -> None:
+    assert weakness("rename the image_path variable to picture_path") == {"image": True}
+    assert weakness("resize the picture in the image gallery")["image"] is False
+    # a hyphenated compound is prose, not a name: its parts still back each other
+    assert weakness("a picture-heavy image grid")["image"] is False
+
+
+def test_the_words_after_this_or_these_name_the_object_at_hand() -> None:
+    assert weakness("format this SQL query so it's readable") == {"query": True}
+    assert weakness("format the SQL query in the report so it's readable")["query"] is False
+    assert recall.recall(corpus(), "format this SQL query so it's readable").hits == []
+
+
+def test_a_phrase_matches_with_or_without_a_plural_and_evokes_every_concept_listing_it() -> None:
+    assert ("query", "db call") in concepts.concepts("one db call per student")
+    assert ("query", "db calls") in concepts.concepts("too many db calls")
+    listed = {c for c, w in concepts.concepts("create the rows in one go") if w == "in one go"}
+    assert listed == {"compat", "bulk"}
+
+
+@pytest.mark.parametrize(
+    ("text", "version"),
+    [("what about 4.0", True), ("what about 3.4.0", True), ("v2.1 please", True),
+     ("sample at 1.0", False), ("a rate of 0.05", False), ("scale by 2.5", False)],
+)  # fmt: skip
+def test_a_version_literal_evokes_release_as_an_ambiguous_word(text: str, version: bool) -> None:
+    assert (weakness(text).get("release") is True) is version
+
+
+def test_a_reference_pinned_by_a_version_tag_evokes_pin() -> None:
+    assert ("pin", "setup-thing@v2") in concepts.concepts("uses: someorg/setup-thing@v2")
+    assert "pin" not in weakness("mail bob@example.com")
 
 
 def test_the_issue_examples_reach_the_right_note() -> None:

@@ -31,9 +31,10 @@ from pokayokay.safety.sanitize import excerpt
 EVAL = DATA_DIR / "recall_eval"
 NOTES: list[dict[str, Any]] = json.loads((EVAL / "learnings.json").read_text("utf-8"))["notes"]
 BY_ID = {n["id"]: n for n in NOTES}
-# A paraphrase the words alone find too weakly among the eval set's learnings (L40: CSV exports).
-PARAPHRASE = "admin wants an excel download of all students"
-MISSED = "L40"
+# A paraphrase the words alone find too weakly among the eval set's learnings (L45: Renovate owns
+# dependency upgrades; the words find only the feature-flag note).
+PARAPHRASE = "put react 19 on my feature branch"
+MISSED = "L45"
 
 
 def learning_of(text: str, category: str) -> learnings.Learning:
@@ -173,8 +174,9 @@ def test_semantic_recall_finds_more_paraphrases_and_costs_no_set_any_silence(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every labelled set (tuned, fresh, held-out, both blind batches, the older corpus): the
-    model lifts hits (held-out 73 → 76, blind 15 → 17, older 39 → 41 at calibration) and
-    never answers an unrelated prompt the words leave silent."""
+    model lifts hits (blind 30 → 31, older 40 → 41 over the wider concept table, which finds
+    most of what it used to add: 5 over the previous table) and never answers an unrelated
+    prompt the words leave silent."""
     install_model()
     corpora = [(recall_eval.build(recall_eval.eval_notes()), recall_eval.prompt_sets())]
     corpora.append((recall_eval.build(recall_eval.older_notes()),
@@ -193,7 +195,7 @@ def test_semantic_recall_finds_more_paraphrases_and_costs_no_set_any_silence(
             assert hits >= lexical[name][0], name
             assert silent >= lexical[name][1], name
             gained += hits - lexical[name][0]
-    assert gained >= 5
+    assert gained >= 2
 
 
 @needs_real_model
