@@ -86,7 +86,7 @@ if TYPE_CHECKING:
 
 METHOD = "concepts"
 # Bumped whenever tokenisation, weights or document scores change: cached indexes are rebuilt.
-ANALYSIS_VERSION = 4
+ANALYSIS_VERSION = 5
 # The layout of Index.to_data (4: number columns as lists, not text to parse).
 INDEX_FORMAT = 4
 # Chosen on every labelled set together (see the module docstring).

@@ -142,6 +142,9 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
 
 
 _ES_AFTER = ("ches", "shes", "sses", "xes", "zes")
+_INFLECTIONS = ("ing", "ed")
+# Derivational endings the suffix table strips, which an inflection can hide (comment-ing).
+_DERIVED = ("ment", "ation", "ization", "ational")
 
 
 def stem(word: str) -> str:
@@ -155,6 +158,14 @@ def stem_with(word: str, suffixes: tuple[tuple[str, str], ...]) -> str:
     final ``e`` are dropped."""
     if len(word) <= 3 or not word.isascii() or not word.isalpha():
         return word
+    # An inflected word's stem is its base form's: ``commenting`` and ``comment`` both end as
+    # ``com`` (-ing, then -ment), never ``comment`` and ``com``.
+    for suffix in _INFLECTIONS:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)]
+            if suffix in ("ed", "ing") and len(base) >= 4 and base.endswith(_DERIVED):
+                word = base
+            break
     for suffix, replacement in suffixes:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             if suffix in ("er", "ed") and word[-3] == "e":

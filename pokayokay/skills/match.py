@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from pokayokay.skills.catalog import Skill
 
 # Bumped whenever the analysis or the profile layout changes: cached catalogs are rebuilt.
-ANALYSIS_VERSION = 1
+ANALYSIS_VERSION = 2
 NAME_WEIGHT = 2.5
 NAME_PART_WEIGHT = 1.75  # one word of a several-word name
 LEAD_WEIGHT = 1.6  # a word of the first sentence, where a description states its subject

@@ -134,10 +134,22 @@ def assert_safe_block(block: str) -> list[str]:
         ("running", "run"),
         ("dependencies", "dependency"),
         ("deployment", "deploys"),
+        # a base ending in -ment or -ation keeps its stem when inflected
+        ("commenting", "comment"),
+        ("documented", "documents"),
+        ("implementing", "implement"),
     ],
 )
 def test_stemmer_folds_inflections(a: str, b: str) -> None:
     assert recall_terms.tokenize(a) == recall_terms.tokenize(b)
+
+
+@pytest.mark.parametrize("base", ["comment", "document", "segment", "argument", "payment"])
+def test_skill_and_recall_stems_agree_on_every_inflection(base: str) -> None:
+    from pokayokay.skills.terms import stem as skill_stem
+
+    for stem in (recall_terms.stem, skill_stem):
+        assert {stem(base + end) for end in ("", "s", "ed", "ing")} == {stem(base)}
 
 
 def test_tokenize_identifiers_synonyms_and_stop_words() -> None:
