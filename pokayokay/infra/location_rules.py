@@ -14,7 +14,6 @@ so both callers see the same folders. Nothing here spawns a process: hooks call 
 from __future__ import annotations
 
 import os
-import re
 import stat
 import sys
 
@@ -22,12 +21,13 @@ from pokayokay.infra.lazyre import Lazy
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
+    import re
     from collections.abc import Iterator, Mapping
 
 SLUG_MAX_LENGTH = 200
 MEMORY_FILE_NAME = "MEMORY.md"
 
-_NOT_SLUG_SAFE = re.compile(r"[^A-Za-z0-9]")
+_NOT_SLUG_SAFE = Lazy(r"[^A-Za-z0-9]")
 _PROJECT_DIR_NAME = Lazy(r"[A-Za-z0-9_-]{1,64}")  # only when the variable is set
 _BASE36_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 # A `.git` file holds one short line; never read more than this from it or from `commondir`.

@@ -4,9 +4,7 @@ character budget."""
 
 from __future__ import annotations
 
-import re
-
-from pokayokay.infra.lazyre import Lazy
+from pokayokay.infra.lazyre import IGNORECASE, Lazy
 from pokayokay.recall.index import FLOOR, KINDS, MIN_ENTRY_CHARS, Document, Hit, Index, recall
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
@@ -58,7 +56,7 @@ def _label_ok(label: str) -> bool:
 # and the sentences that open and close the block.
 _FENCE_WORDS = Lazy(
     r"pokayokay[\W_]*recall|end[\W_]+of[\W_]+recalled[\W_]+notes|reference[\W_]+data",
-    re.IGNORECASE,
+    IGNORECASE,
 )
 
 

@@ -31,8 +31,7 @@ buys on a labelled set and on prompts written after it was frozen.
 
 from __future__ import annotations
 
-import re
-
+from pokayokay.infra.lazyre import Lazy
 from pokayokay.recall.concept_table import CONCEPTS
 from pokayokay.recall.terms import MAX_QUERY_CHARS, MAX_QUERY_TERMS, stem, tokenize
 
@@ -48,7 +47,7 @@ BIGRAM_JOIN = "+"
 
 
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9_.+@:-]*[a-z0-9+]|[a-z0-9]")
+_WORD = Lazy(r"[a-z0-9][a-z0-9_.+@:-]*[a-z0-9+]|[a-z0-9]")
 
 
 class _Table:
@@ -213,12 +212,12 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
 
 
 # x.y.z, vX.Y, or a major X.0 from 2.0 on ("1.0" and "0.5" are as often rates as versions).
-_VERSION = re.compile(r"v?[0-9]+(?:\.[0-9]+){2}|(?:[2-9]|[1-9][0-9]+)\.0|v[0-9]+\.[0-9]+")
+_VERSION = Lazy(r"v?[0-9]+(?:\.[0-9]+){2}|(?:[2-9]|[1-9][0-9]+)\.0|v[0-9]+\.[0-9]+")
 # What a literal evokes, as an ambiguous word: a version ("3.4.0", "2.0"). (A date does not:
 # "parse the date string 2025-03-01" is no topic; nor a quantity: "10k rows" in a note about
 # exports only blurred its topic.)
 # A dependency pinned by a version tag ("actions/checkout@v4", "lodash@4.17"): a pin.
-_AT_VERSION = re.compile(r"[a-z0-9][a-z0-9_.-]*@v?[0-9][0-9.]*")
+_AT_VERSION = Lazy(r"[a-z0-9][a-z0-9_.-]*@v?[0-9][0-9.]*")
 _LITERALS = (
     (_VERSION, (("release", True),)),
     (_AT_VERSION, (("pin", False),)),
@@ -234,7 +233,7 @@ def _literal(word: str) -> tuple[tuple[str, bool], ...] | None:
     return None
 
 
-_PARTS = re.compile(r"[-._]")
+_PARTS = Lazy(r"[-._]")
 _AT_HAND = frozenset({"this", "these"})
 
 

@@ -5,8 +5,8 @@ into documents and their term counts; every text a block may show is sanitised h
 from __future__ import annotations
 
 import os
-import re
 
+from pokayokay.infra.lazyre import Lazy
 from pokayokay.infra.private import strip_private  # <private> text never reaches the cache
 from pokayokay.names import FAILURES_DB, LEARNINGS_ARCHIVE_FILE
 from pokayokay.recall.cache_io import MAX_TEXT_CHARS, _shown
@@ -205,7 +205,7 @@ def _section_specs(project_dir: str) -> tuple[SectionSpec, ...]:
 
 
 # A spike conclusion ``spike record`` wrote into Key Decisions (learnings.observed.spike_entry).
-_SPIKE_DECISION = re.compile(r"^\d{4}-\d{2}-\d{2} Spike: ")
+_SPIKE_DECISION = Lazy(r"^\d{4}-\d{2}-\d{2} Spike: ")
 
 
 def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, dict[str, int]]]:
@@ -215,7 +215,7 @@ def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, di
     specs = _section_specs(project_dir)
     spec = next((s for s in specs if s.id == "key_decisions"), None)
     archive = spec.archive if spec is not None else DEFAULT_DECISIONS_ARCHIVE
-    bullet = re.compile(r"^\s*[-*+]\s+")
+    bullet = Lazy(r"^\s*[-*+]\s+")
     texts: list[str] = []
     memory = _read_text(os.path.join(memory_dir, MEMORY_FILE), MAX_MEMORY_BYTES)
     if memory and spec is not None:

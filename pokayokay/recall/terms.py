@@ -3,14 +3,14 @@ words, light stemming, and the bounded term counts of a prompt."""
 
 from __future__ import annotations
 
-import re
+from pokayokay.infra.lazyre import Lazy
 
 # Work caps: only the start of a long prompt is read, and only this many distinct terms of it.
 MAX_QUERY_CHARS = 4000
 MAX_QUERY_TERMS = 300
 
-_CHUNK = re.compile(r"[^\W_]+")
-_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_CHUNK = Lazy(r"[^\W_]+")
+_CAMEL = Lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 STOPWORDS = frozenset(
     """

@@ -29,10 +29,9 @@ Hot path: standard library only at import time.
 from __future__ import annotations
 
 import os
-import re
 import time
 
-from pokayokay.infra.lazyre import Lazy
+from pokayokay.infra.lazyre import MULTILINE, Lazy
 from pokayokay.names import SKILLS_CACHE_FILE
 from pokayokay.skills.match import Catalog
 
@@ -56,6 +55,8 @@ PLUGIN_DEPTH = 4  # cache/<marketplace>/<plugin>/<version>/skills
 _KEYS = ("name", "description", "when_to_use", "disable-model-invocation")
 _KEY_LINE = Lazy(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ \t]+(.*))?$")
 _BLOCK = Lazy(r"[|>][+-]?[0-9]?[+-]?$")
+_FENCE_END = Lazy(r"^---[ \t]*$", MULTILINE)
+_VERSION_FOLDER = Lazy(r"v?[0-9][0-9A-Za-z.+-]*")
 _TRUTHY = frozenset({"true", "yes", "on", "1"})
 
 
@@ -166,7 +167,7 @@ def _frontmatter_text(text: str) -> str | None:
     first_nl = text.find("\n")
     if first_nl < 0 or text[:first_nl].strip() != "---":
         return None
-    end = re.search(r"^---[ \t]*$", text[first_nl + 1 :], re.M)
+    end = _FENCE_END.search(text[first_nl + 1 :])
     if end is None:
         return None
     return text[first_nl + 1 : first_nl + 1 + end.start()]
@@ -252,7 +253,7 @@ def _plugin_name(root: str) -> str:
     except (OSError, ValueError):
         pass
     base = os.path.basename(root)
-    if re.fullmatch(r"v?[0-9][0-9A-Za-z.+-]*", base):  # a version folder: use its parent
+    if _VERSION_FOLDER.fullmatch(base):  # a version folder: use its parent
         return os.path.basename(os.path.dirname(root))
     return base
 

@@ -26,7 +26,7 @@ the store since.
 
 from __future__ import annotations
 
-import re
+from pokayokay.infra.lazyre import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ def _suffix(path: str) -> str:
 
 
 # What a path shown to the model may hold: a path, nothing that reads as prose or markup.
-_SHOWN_PATH = re.compile(r"[\w./@+-]{1,160}")
+_SHOWN_PATH = Lazy(r"[\w./@+-]{1,160}")
 
 
 def place(group: FailureGroup, named: Sequence[str]) -> str | None:

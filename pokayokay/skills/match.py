@@ -38,9 +38,8 @@ kept with it in the skills cache (:class:`Catalog`, :class:`Stats`).
 from __future__ import annotations
 
 import math
-import re
 
-from pokayokay.infra.lazyre import Lazy
+from pokayokay.infra.lazyre import IGNORECASE, Lazy
 from pokayokay.skills.terms import (
     GENERIC_FACTOR,
     MAX_PROMPT_CHARS,
@@ -80,7 +79,7 @@ _NEGATIVE = Lazy(
     r"|\b(?:use|see|prefer)\s+(?:the\s+)?[\w-]+(?:\s+(?:or|and)\s+[\w-]+)?\s+(?:skills?\s+)?"
     r"(?:instead|for that)\b)"
     r"[^.;:!?]*",
-    re.I,
+    IGNORECASE,
 )
 # Capitalised words every kind of software text uses: no anchor.
 COMMON_ACRONYMS = frozenset(
@@ -166,13 +165,13 @@ class Profile:
 
 def name_words(name: str) -> str:
     """A skill name as words (``tools:webapp-testing`` → ``tools webapp testing``)."""
-    return re.sub(r"[:_\-./]+", " ", name)
+    return _NAME_SEPARATORS.sub(" ", name)
 
 
 _BOILERPLATE = Lazy(
     r"\b(?:use |invoke |apply |load )?(?:this|the) skill\b(?!\.\w)"
     r"|\bskills? (?:instead|for that)\b",
-    re.I,
+    IGNORECASE,
 )
 
 
@@ -259,7 +258,8 @@ class Stats:
 
 # A file name in a prompt (``budget.xlsx``, ``src/app/models.py``, ``time.sleep``): its
 # extension counts only for skills that name that extension as a format they handle.
-_FILE_NAME = re.compile(r"(?<![\w.])([\w./-]*\w)\.([A-Za-z][A-Za-z0-9]{0,4})(?![\w.])")
+_NAME_SEPARATORS = Lazy(r"[:_\-./]+")
+_FILE_NAME = Lazy(r"(?<![\w.])([\w./-]*\w)\.([A-Za-z][A-Za-z0-9]{0,4})(?![\w.])")
 
 
 class Catalog(list["Skill"]):

@@ -45,7 +45,7 @@ chain learnings, ``pokayokay.recall.terms`` are imported on use.
 
 from __future__ import annotations
 
-import re
+from pokayokay.infra.lazyre import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,12 +67,14 @@ TASK_OVERLAP = 0.5  # share of the shorter task's terms two tasks must share
 CHAIN_LOOKBACK = 10
 PREFIX = "pokayokay: "
 
-_PATH = re.compile(
+_PATH = Lazy(
     r"(?<![\w/.-])(?:\./)?((?:[\w.-]+/)+[\w.-]*|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5})"
     r"(?![\w/-])"
 )
-_URLISH = re.compile(r"^(?:https?|ftp|www)\b|://")
-_NAME_OK = re.compile(r"[A-Za-z0-9][A-Za-z0-9:_.-]{0,80}")
+_URLISH = Lazy(r"^(?:https?|ftp|www)\b|://")
+_NAME_OK = Lazy(r"[A-Za-z0-9][A-Za-z0-9:_.-]{0,80}")
+_LETTER = Lazy(r"[A-Za-z]")
+_WORDS = Lazy(r"[^\W_]+")
 
 
 # Plain classes, not dataclasses: this module is on the prompt hook's path, and importing
@@ -172,7 +174,7 @@ def prompt_paths(prompt: str) -> list[str]:
         path = match[1].rstrip(".")
         if not path or _URLISH.search(path) or path.startswith(("..", "/")):
             continue
-        if "/" not in path and not re.search(r"[A-Za-z]", path.rsplit(".", 1)[-1]):
+        if "/" not in path and not _LETTER.search(path.rsplit(".", 1)[-1]):
             continue  # 1.2.3
         if path not in out:
             out.append(path)
@@ -201,7 +203,7 @@ def _matched_words(prompt: str, shared: set[str], limit: int = 3) -> list[str]:
     from pokayokay.skills.terms import evoked_terms, tokenize
 
     out: list[str] = []
-    for word in re.findall(r"[^\W_]+", prompt[:4000]):
+    for word in _WORDS.findall(prompt[:4000]):
         if len(out) >= limit:
             break
         lower = word.lower()

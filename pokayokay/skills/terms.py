@@ -18,10 +18,9 @@ note. Keeping it here also keeps suggestion quality stable when recall's analysi
 
 from __future__ import annotations
 
-import re
 from itertools import pairwise
 
-from pokayokay.infra.lazyre import Lazy
+from pokayokay.infra.lazyre import IGNORECASE, Lazy
 from pokayokay.recall.terms import _CAMEL, stem_with
 from pokayokay.recall.terms import _CHUNK as _WORD
 
@@ -69,7 +68,7 @@ GENERIC = frozenset(
 
 # Multi-word spellings folded onto one term before splitting into words.
 _PHRASES: tuple[tuple[Lazy, str], ...] = tuple(
-    (Lazy(pattern, re.I), term)
+    (Lazy(pattern, IGNORECASE), term)
     for pattern, term in (
         (r"\bpull[ -]requests?\b|\bmerge[ -]requests?\b", " pullrequest "),
         (r"\bend[ -]to[ -]end\b", " e2e "),
@@ -87,7 +86,7 @@ _PHRASES: tuple[tuple[Lazy, str], ...] = tuple(
 )
 
 # One search says whether any of them is there (most texts hold none).
-_ANY_PHRASE = Lazy("|".join(f"(?:{p.pattern})" for p, _term in _PHRASES), re.I)
+_ANY_PHRASE = Lazy("|".join(f"(?:{p.pattern})" for p, _term in _PHRASES), IGNORECASE)
 # Every spelling of _PHRASES holds one of these: an ASCII text holding none of them (lower-cased)
 # holds no phrase, so the search above is not even compiled.
 _PHRASE_WORDS = (
@@ -269,7 +268,9 @@ statistics analysis: average averages median percentile percentiles correlation 
 """
 
 # Upper-case HTTP methods name an endpoint ("PATCH or POST"); lower-case "post" and "put" do not.
-_HTTP_METHOD = re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE)\b")
+_HTTP_METHOD = Lazy(r"\b(?:GET|POST|PUT|PATCH|DELETE)\b")
+_EVOKES_BLOCK = Lazy(r"\n(?=\S)")
+_LOWER_WORD = Lazy(r"[a-z][a-z0-9-]*")
 
 _evokes: tuple[list[tuple[str, list[str]]], dict[str, list[str]]] | None = None
 
@@ -279,7 +280,7 @@ def _evoke_table() -> tuple[list[tuple[str, list[str]]], dict[str, list[str]]]:
     if _evokes is None:
         words: dict[str, list[str]] = {}
         phrases: list[tuple[str, list[str]]] = []
-        for block in re.split(r"\n(?=\S)", EVOKES.strip()):
+        for block in _EVOKES_BLOCK.split(EVOKES.strip()):
             head, _, body = block.partition(":")
             added = tokenize(head)
             spelled = body.split("|")
@@ -332,7 +333,7 @@ def evoked_terms(text: str) -> set[str]:
     phrases, words = _evoke_table()
     lower = text.lower()
     out: set[str] = set()
-    for word in re.findall(r"[a-z][a-z0-9-]*", lower):
+    for word in _LOWER_WORD.findall(lower):
         out.update(words.get(word, ()))
     for phrase, added in phrases:
         if _holds_phrase(lower, phrase):
