@@ -31,9 +31,13 @@ ISSUE_SILENCE_GOAL = 0.95
 # its cause (tests/data/recall_eval, notes in pokayokay/recall/index.py): they are seen sets now,
 # kept as regression bars. As first measured: blind 12/35 and 14/15, blind2 12/30 and 10/12;
 # before item 3: 15/35 and 14/15, 12/30 and 10/12; after it: 30/35 and 15/15, 26/30 and 11/12.
+# ``blind3`` (50 paraphrases, 25 ordinary prompts) was written for item 3's round by a writer
+# who never saw the matching code, kept out of the round's sight and measured once before and
+# once after it: 34/50 and 19/25 before, 41/50 and 20/25 after (semantic on: 36 → 42 hits, the
+# same silences). Its bars hold that figure; it is a seen set from now on too.
 HELDOUT_HIT = 0.84
 HELDOUT_SILENCE = 0.88
-BLIND_BARS = {"blind": (0.80, 0.90), "blind2": (0.80, 0.90)}
+BLIND_BARS = {"blind": (0.80, 0.90), "blind2": (0.80, 0.90), "blind3": (0.80, 0.78)}
 # The prompts the table was first tuned on keep a higher bar (80/90, 36/36 today).
 TUNED_HIT = 0.86
 TUNED_SILENCE = 0.95
