@@ -1,7 +1,8 @@
 """The regex programs a hook saved for the next one (the file side of ``pokayokay.infra.lazyre``).
 
-One file in pokayokay's state folder, ``regex-programs.marshal``: the programs ``re`` compiled
-for pokayokay's patterns, for this interpreter only (its version and the regex engine's magic
+One file per hook event in pokayokay's state folder, ``regex-programs-<Event>.marshal`` (each
+hook loads only the few patterns its own event uses): the programs ``re`` compiled for
+pokayokay's patterns, for this interpreter only (its version and the regex engine's magic
 number, code size and limits are the file's key: any other interpreter ignores the file and
 writes its own). A hook loads it before its handler runs, so that its patterns are built by the
 engine directly and ``re`` is never imported; after the handler, the programs of patterns that
@@ -20,7 +21,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-FILE = "regex-programs.marshal"
+FILE = "regex-programs-{event}.marshal"
 MAX_PROGRAMS = 400
 MAX_BYTES = 4 << 20
 
@@ -32,17 +33,19 @@ def interpreter_key() -> str:
             f"{_sre.MAXREPEAT}:{_sre.MAXGROUPS}")  # fmt: skip
 
 
-def _path(state_home: str) -> str:
-    return os.path.join(state_home, FILE)
+def _path(state_home: str, event: str) -> str:
+    if not event.isalnum():
+        raise ValueError(f"not an event name: {event!r}")
+    return os.path.join(state_home, FILE.format(event=event))
 
 
-def _read(state_home: str) -> dict[tuple[str, int], lazyre.Program]:
+def _read(state_home: str, event: str) -> dict[tuple[str, int], lazyre.Program]:
     import marshal
 
     from pokayokay.infra.regular import read_regular
 
     try:
-        data = read_regular(_path(state_home), MAX_BYTES)
+        data = read_regular(_path(state_home, event), MAX_BYTES)
         if len(data) > MAX_BYTES:
             return {}
         value: Any = marshal.loads(data)
@@ -68,29 +71,31 @@ def _valid(key: object, program: object) -> bool:
             and isinstance(groupindex, dict) and isinstance(indexgroup, tuple))  # fmt: skip
 
 
-def load(state_home: str) -> None:
-    """Hand lazyre the saved programs (none when the file is missing, damaged or foreign)."""
-    lazyre.install_programs(_read(state_home))
+def load(state_home: str, event: str) -> None:
+    """Hand lazyre the programs saved for ``event`` (none when the file is missing, damaged or
+    foreign)."""
+    lazyre.install_programs(_read(state_home, event))
 
 
-def save(state_home: str) -> None:
+def save(state_home: str, event: str) -> None:
     """Add the programs of patterns compiled since :func:`load` (nothing to do usually)."""
     new = lazyre.new_programs()
     if not new:
         return
     import marshal
 
-    programs = _read(state_home)
+    programs = _read(state_home, event)
     for key, program in new.items():
         if len(programs) >= MAX_PROGRAMS:
             break
         programs[key] = program
     data = marshal.dumps({"key": interpreter_key(), "programs": programs})
     os.makedirs(state_home, mode=0o700, exist_ok=True)
-    tmp = f"{_path(state_home)}.{os.getpid()}.tmp"
+    path = _path(state_home, event)
+    tmp = f"{path}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.write(fd, data)
     finally:
         os.close(fd)
-    os.replace(tmp, _path(state_home))
+    os.replace(tmp, path)

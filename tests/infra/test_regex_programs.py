@@ -28,6 +28,7 @@ PATTERNS = [
 ]
 TEXTS = ["Never mock the DB", "edit src/app.py and lib/x.js", "---\nname: x\n---", "aabcccc",
          "ÜNÏCODE 42", "key: value", ""]  # fmt: skip
+EVENT = "UserPromptSubmit"
 HOT_MODULES = [
     "pokayokay.skills.suggest", "pokayokay.skills.terms", "pokayokay.skills.match",
     "pokayokay.skills.catalog", "pokayokay.skills.failure_boost", "pokayokay.recall.terms",
@@ -84,12 +85,13 @@ def test_a_wrong_program_is_never_used_blindly() -> None:
 
 def test_programs_round_trip_through_the_state_folder(tmp_path: Path) -> None:
     home = str(tmp_path / "state")
-    regex_programs.load(home)  # no file yet
+    regex_programs.load(home, EVENT)  # no file yet
     lazyre.compile_pattern(r"[a-z]+(?=\d)", 0)
-    regex_programs.save(home)
-    assert os.stat(os.path.join(home, regex_programs.FILE)).st_mode & 0o777 == 0o600
+    regex_programs.save(home, EVENT)
+    saved = os.path.join(home, regex_programs.FILE.format(event=EVENT))
+    assert os.stat(saved).st_mode & 0o777 == 0o600
     lazyre._new.clear()
-    regex_programs.load(home)
+    regex_programs.load(home, EVENT)
     assert (r"[a-z]+(?=\d)", 0) in lazyre._programs  # type: ignore[operator]
     lazyre.compile_pattern(r"[a-z]+(?=\d)", 0)
     assert lazyre.new_programs() == {}
@@ -103,31 +105,31 @@ def test_programs_round_trip_through_the_state_folder(tmp_path: Path) -> None:
 def test_a_damaged_or_foreign_file_means_compiling_with_re(tmp_path: Path, content: bytes) -> None:
     home = tmp_path / "state"
     home.mkdir()
-    (home / regex_programs.FILE).write_bytes(content)
-    regex_programs.load(str(home))
+    (home / regex_programs.FILE.format(event=EVENT)).write_bytes(content)
+    regex_programs.load(str(home), EVENT)
     assert lazyre._programs == {}
     assert lazyre.compile_pattern(r"x+").findall("xx y x") == ["xx", "x"]
-    regex_programs.save(str(home))  # replaced by a good file
-    regex_programs.load(str(home))
+    regex_programs.save(str(home), EVENT)  # replaced by a good file
+    regex_programs.load(str(home), EVENT)
     assert lazyre._programs is not None and (r"x+", 0) in lazyre._programs
 
 
 def test_a_fifo_in_place_of_the_file_never_blocks(tmp_path: Path) -> None:
     home = tmp_path / "state"
     home.mkdir()
-    os.mkfifo(home / regex_programs.FILE)
-    regex_programs.load(str(home))
+    os.mkfifo(home / regex_programs.FILE.format(event=EVENT))
+    regex_programs.load(str(home), EVENT)
     assert lazyre._programs == {}
 
 
 def test_the_file_stays_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(regex_programs, "MAX_PROGRAMS", 3)
     home = str(tmp_path / "state")
-    regex_programs.load(home)
+    regex_programs.load(home, EVENT)
     for n in range(6):
         lazyre.compile_pattern(f"a{{{n + 1}}}")
-    regex_programs.save(home)
-    regex_programs.load(home)
+    regex_programs.save(home, EVENT)
+    regex_programs.load(home, EVENT)
     assert lazyre._programs is not None and len(lazyre._programs) == 3
 
 
@@ -163,3 +165,18 @@ def test_a_warm_prompt_imports_no_re(project: Path) -> None:
     assert "/pytest-fixing" in results[0]["out"]
     assert results[0]["out"] == results[-1]["out"]
     assert results[-1]["loaded"] == []
+
+
+def test_each_event_keeps_its_own_programs(tmp_path: Path) -> None:
+    home = str(tmp_path / "state")
+    regex_programs.load(home, "SessionEnd")
+    lazyre.compile_pattern(r"end-only \d+")
+    regex_programs.save(home, "SessionEnd")
+    lazyre._new.clear()
+    regex_programs.load(home, EVENT)
+    assert lazyre._programs == {}
+    regex_programs.load(home, "../x")  # never a path: no programs
+    assert lazyre._programs == {}
+    lazyre.compile_pattern(r"other \d+")
+    with pytest.raises(ValueError):
+        regex_programs.save(home, "../x")
