@@ -103,6 +103,8 @@ flag: ?flag ?flags ?beta launchdarkly unleash ?canary ?unfinished ?hide ?hidden 
   | half done | half-done | dark launch | ship dark | behind a flag | staff only
   | only staff | early access | feature toggle | feature toggles | work in progress
   | gradual rollout
+  | half-built | half built | not ready yet | until it's ready | until it's done
+  | show only to | pilot group | pilot users | dev mode | debug mode
   ?percent ?percentage ?gradually ?gradual ?ramp ?cohort ?subset killswitch | kill switch
   | a few users | some users | some customers | a percentage | roll it out | rolled out
   | a/b test | ab test | split test | phased rollout | percentage rollout
@@ -204,6 +206,8 @@ permission: ?permission ?permissions ?access authorization authorize authorized 
   | only admins | who can | lock down | access control | who can access
   ?allowed ?allow ?deny ?denied ?unauthorized 403 ?privilege ?privileges
   | who is allowed | allowed to | not allowed | access check | access checks
+  unauthenticated | anonymous user | anonymous users | anyone can | without logging in
+  | no login | not logged in | logged-out users | public endpoint
   | permission check | permission checks
 pagination: pagination paginate paginated ?scroll ?scrolling ?cursor ?infinite paging ?paged
   | at a time | per page | next page | page size | later pages | load more
@@ -231,6 +235,7 @@ search: ?search ?searching ?searches ?find ?finder opensearch elasticsearch solr
   | search results
   ?typeahead autocomplete autosuggest ?fuzzy | look up | looks up | search bar
   | search box | search field
+  analyzer analyzers stemming | search index | search mapping | rebuild the index
 ratelimit: ratelimit throttle throttling throttled brute bruteforce 429 lockout
   ?attempts ?bots hammering ?abuse ddos | rate limit | rate limiting | too many requests
   | brute force | brute forcing | per minute
@@ -255,6 +260,7 @@ formatter: ?formatter ?formatting ruff ?black isort flake8 prettier eslint lint 
   | sort imports | sorts imports | import order | auto format
   ?whitespace ?indentation ?indent ?quotes | line length
   | line too long | trailing whitespace | format on save | code formatting
+  | code formatter | style tools | style checker | style checks
 local: localhost ?laptop ?locally | my machine | my laptop | local dev | local development
   | dev environment | dev server
   ?machine ?workstation ?locally | on my computer | local setup
@@ -309,6 +315,7 @@ hotfix: hotfix hotfixes ?urgent ?emergency ?outage ?incident ?trunk ?main ?maste
   | skip review | skip approval
   ?bypass ?skip ?skipping | one-line fix | quick fix | urgent fix | direct push
   | push directly | push to main | straight to production | straight to prod
+  | straight onto | straight into main | directly to main | directly on main | onto main
 compare: ?compare ?comparison ?comparing ?equality constant-time ?timing
   | compare_digest | constant time
   side-channel sidechannel | side channel | timing attack | timing attacks

@@ -38,6 +38,9 @@ from pokayokay.recall.terms import MAX_QUERY_CHARS, MAX_QUERY_TERMS, stem, token
 CONCEPT_FACTOR = 1.0
 # What a piece of evidence resting on one unsupported ambiguous word weighs (a plain one: 1).
 AMBIGUOUS_EVIDENCE = 0.5
+# ... and one holding a phrase of the table ("every night", "in one go", "browser test"): a
+# phrase is as specific as two words, so it is enough on its own.
+PHRASE_EVIDENCE = 2.0
 BIGRAM_FACTOR = 0.5
 
 CONCEPT_PREFIX = "~"
@@ -94,7 +97,10 @@ def _load() -> _Table:
             if not part:
                 continue
             if i:  # after a "|": a phrase
-                tokens = tuple("#" if t.isdigit() else t for t in _WORD.findall(part))
+                # "#" is any number ("page #"): read as a digit, which the words skip
+                tokens = tuple(
+                    "#" if t.isdigit() else t for t in _WORD.findall(part.replace("#", "0"))
+                )
                 if len(tokens) > 1:
                     key = (*tokens[:-1], _singular(tokens[-1]))
                     listed = phrases.setdefault(key, [])
@@ -151,18 +157,27 @@ def concepts(text: str) -> list[tuple[str, str]]:
 def evoked(text: str) -> list[tuple[str, str, bool]]:
     """:func:`concepts` with, for each, whether it is *unsupported*: an ambiguous word of the
     table ("image", "total", "search") that no other word or phrase of the text backs with the
-    same concept ("resize the image" backs it, "rename img to image" does not). An ambiguous
-    word inside an identifier or a file name ("image_path", "mobile.css") is a name, not a
-    topic: it is always unsupported and backs nothing; so is any word of the table among the
+    same concept ("resize the image" backs it, "rename img to image" does not). A word inside
+    an identifier, a file name or a path ("image_path", "mobile.css", "create_invoice",
+    "billing/plans.py", "/api/payouts/") is a name, not a topic: it names where the work
+    happens ("write a docstring for refund_order in billing/refunds.py" is about a docstring);
+    it is always unsupported and backs nothing; so is any word of the table among the
     two after "this" or "these" ("format this SQL query", "explain this css snippet"): it names
     the object at hand, which a note about the project's conventions rarely is. Literals evoke
     their concept as an ambiguous word (:func:`_literal`: "4.0", "3.4.0"); a number in a
     phrase of the table is written ``#`` ("page #")."""
     table = _load()
-    tokens = _WORD.findall(text.lower())
+    lowered = text.lower()
+    spans = list(_WORD.finditer(lowered))
+    tokens = [m.group() for m in spans]
+    in_path = {  # "billing" in "billing/plans.py", "payouts" in "/api/payouts/"
+        at
+        for at, m in enumerate(spans)
+        if (m.start() and lowered[m.start() - 1] == "/") or lowered[m.end() : m.end() + 1] == "/"
+    }
     found: list[tuple[str, str, bool]] = []
     where: list[int] = []  # the token each entry of found comes from
-    names: set[int] = set()  # entries of found: ambiguous words inside identifiers
+    names: set[int] = set()  # entries of found: words inside identifiers, file names, paths
     for at, word in enumerate(tokens):
         hit = table.words.get(word)
         if hit is None and len(word) > 3 and word.endswith("s"):
@@ -173,13 +188,15 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
             name = "_" in word or "." in word
             for part in _PARTS.split(word):
                 for c, a in table.words.get(part, ()):
-                    if a and name:
+                    if name:
                         names.add(len(found))
-                    found.append((c, part, a))
+                    found.append((c, part, a or name))
                     where.append(at)
             continue
         if hit is not None:
-            if _at_hand(tokens, at):  # "this SQL query": the object at hand, not a topic
+            # a folder of a path names a place, as an identifier does; "this SQL query" is the
+            # object at hand, not a topic
+            if at in in_path or _at_hand(tokens, at):
                 names.update(range(len(found), len(found) + len(hit)))
                 hit = tuple((c, True) for c, _ in hit)
             found.extend((c, word, a) for c, a in hit)
@@ -198,6 +215,11 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
                     found.append((concept, " ".join(tokens[i : i + n]), False))
                     where.append(-1)
                     covered.update((concept, t) for t in range(i, i + n))
+    for i in range(len(tokens) - 3):  # "from 5.1 to 5.2": moving to the next version
+        old, to, new = tokens[i + 1 : i + 4]
+        if tokens[i] == "from" and to == "to" and _next_version(old, new):
+            found.append(("upgrade", " ".join(tokens[i : i + 4]), False))
+            where.append(-1)
     kept = [e for e in range(len(found)) if (found[e][0], where[e]) not in covered]
     words: dict[str, set[str]] = {}
     for e in kept:  # "total" and "totals" are one word
@@ -209,6 +231,19 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
         c, w, ambiguous = found[e]
         out.append((c, w, ambiguous and (e in names or len(words.get(c, ())) < 2)))
     return out
+
+
+# "write a docstring for …", "explain what … does", "what does … mean?": a question about the
+# code at hand, which the code answers, not the team's notes.
+_EXPLAINS = Lazy(
+    r"\bdocstrings?\b|^\W*explain (?:what|the difference)\b"
+    r"|^\W*what (?:does|do) .{1,80}?\b(?:do|mean|contain|return)\b"
+)
+
+
+def explains_code(lowered: str) -> bool:
+    """Whether a prompt (lower-cased) asks to explain or document the code at hand."""
+    return _EXPLAINS.search(lowered) is not None
 
 
 # x.y.z, vX.Y, or a major X.0 from 2.0 on ("1.0" and "0.5" are as often rates as versions).
@@ -231,6 +266,15 @@ def _literal(word: str) -> tuple[tuple[str, bool], ...] | None:
         if pattern.fullmatch(word):
             return evokes
     return None
+
+
+def _next_version(old: str, new: str) -> bool:
+    """Whether ``old`` to ``new`` reads as a move between versions of one line: "5.1" to "5.2",
+    "v3.11" to "v3.12", "16" to "18.2" is not (nor "0.5" to "1.5", a rate)."""
+    a, b = old.removeprefix("v").split("."), new.removeprefix("v").split(".")
+    if len(a) < 2 or len(b) < 2 or not all(p.isdigit() for p in (*a, *b)):
+        return False
+    return a[0] == b[0] and a != b
 
 
 _PARTS = Lazy(r"[-._]")
@@ -262,7 +306,8 @@ class Query:
     """A prompt's features, and the piece of evidence each feature stands for: the words that
     evoke one concept, the concept itself and the same words matched as terms are one piece
     (``groups``: feature -> its piece), so that "resize the image" is one topic, not three; a
-    piece resting on one ambiguous word alone weighs :data:`AMBIGUOUS_EVIDENCE` (``strength``)."""
+    piece resting on one ambiguous word alone weighs :data:`AMBIGUOUS_EVIDENCE`, one holding a
+    phrase of the table :data:`PHRASE_EVIDENCE` (``strength``)."""
 
     __slots__ = ("counts", "groups", "strength")
 
@@ -300,6 +345,10 @@ def query_features(prompt: str) -> Query:
     pieces = [(groups.get(CONCEPT_PREFIX + c, CONCEPT_PREFIX + c), weak) for c, _, weak in found]
     strong = {piece for piece, weak in pieces if not weak}
     strength = {piece: AMBIGUOUS_EVIDENCE for piece, weak in pieces if piece not in strong}
+    for concept, word, weak in found:  # a phrase of the table says its concept plainly
+        if not weak and " " in word:
+            piece = groups.get(CONCEPT_PREFIX + concept, CONCEPT_PREFIX + concept)
+            strength[piece] = max(strength.get(piece, 1.0), PHRASE_EVIDENCE)
     return Query(counts, groups, strength)
 
 

@@ -28,6 +28,7 @@ STOPWORDS = frozenset(
     which while who whom whose why will with within without wont would yes yet you your
     yours yourself hi hello hey ok okay can't don't i'm it's let's we're you're
     help look looking able new etc eg ie
+    aren couldn didn doesn don hadn hasn haven isn mustn needn shouldn wasn weren wouldn
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 

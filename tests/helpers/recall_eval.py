@@ -5,8 +5,10 @@ Sets: ``tests/data/recall_eval`` — an online-course team's 45 learnings and 5 
 ``prompts.json`` (split ``dev``: looked at while the concept table and the floor were tuned;
 ``fresh``: written after that), ``heldout.json`` (written before the second round of changes to
 the method and never used to tune them), ``blind.json`` and ``blind2.json`` (written after the
-code was frozen) and ``blind3.json`` (written by a writer who never saw the code, measured before
-and after the third round only);
+code was frozen), ``blind3.json`` (written by a writer who never saw the code, measured before
+and after the third round only), ``blind4.json`` and ``blind5.json`` (written by writers who read
+only the notes; blind4 measured before the fourth round and read during it, blind5 kept unread
+until it was done);
 ``tests/data/recall`` — an invoicing team's notes and prompts, written before the concept table.
 """
 
@@ -83,7 +85,7 @@ def prompt_sets() -> dict[str, list[dict[str, Any]]]:
     sets: dict[str, list[dict[str, Any]]] = {"tuned": [], "fresh": []}
     for prompt in _json(EVAL / "prompts.json", "prompts"):
         sets["tuned" if prompt["split"] == "dev" else "fresh"].append(prompt)
-    for name in ("heldout", "blind", "blind2", "blind3"):
+    for name in ("heldout", "blind", "blind2", "blind3", "blind4", "blind5"):
         path = EVAL / f"{name}.json"
         if path.exists():
             sets[name] = _json(path, "prompts")

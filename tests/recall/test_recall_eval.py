@@ -34,12 +34,22 @@ ISSUE_SILENCE_GOAL = 0.95
 # ``blind3`` (50 paraphrases, 25 ordinary prompts) was written for item 3's round by a writer
 # who never saw the matching code, kept out of the round's sight and measured once before and
 # once after it: 34/50 and 19/25 before, 41/50 and 20/25 after (semantic on: 36 → 42 hits, the
-# same silences). Its bars hold that figure; it is a seen set from now on too.
-HELDOUT_HIT = 0.84
-HELDOUT_SILENCE = 0.88
-BLIND_BARS = {"blind": (0.80, 0.90), "blind2": (0.80, 0.90), "blind3": (0.80, 0.78)}
-# The prompts the table was first tuned on keep a higher bar (80/90, 36/36 today).
-TUNED_HIT = 0.86
+# same silences); it is a seen set from now on too.
+# Issue 12's fourth round: ``blind4`` and ``blind5`` were written by writers who read only the
+# notes. blind4 was measured before the round (38/50, 19/25) and its misses were read during it
+# (46/50, 22/25 after); blind5 was kept unread until the round was done: 41/50 and 6/25 before,
+# 42/50 and 7/25 after (semantic on: 43/6 → 44/7). Its ordinary prompts were asked to be hard:
+# each is on a note's very subject (the file the note names, its service, its command) while
+# the note's advice does not change the task, which words cannot tell apart: its silence bar
+# only guards against going back. Every bar is the figure after the round, minus a margin.
+HELDOUT_HIT = 0.87
+HELDOUT_SILENCE = 0.91
+BLIND_BARS = {
+    "blind": (0.88, 0.95), "blind2": (0.83, 0.95), "blind3": (0.84, 0.88),
+    "blind4": (0.88, 0.84), "blind5": (0.80, 0.24),
+}  # fmt: skip
+# The prompts the table was first tuned on keep a higher bar (83/90, 36/36 today).
+TUNED_HIT = 0.90
 TUNED_SILENCE = 0.95
 
 
@@ -193,6 +203,81 @@ def test_at_most_one_fix_unless_nothing_else_qualifies() -> None:
     )
     only = recall.recall(Index.build(fixes), prompt, floor=0.05).hits
     assert len(only) == 3 and all(h.doc.kind == "fix" for h in only)
+
+
+def test_a_past_fix_is_recalled_when_the_prompt_speaks_of_its_failure() -> None:
+    index = corpus()
+
+    def ids(prompt: str) -> list[str]:
+        return [h.doc.id for h in recall.recall(index, prompt).hits]
+
+    # the same failure, in its words or in others
+    assert "F03" in ids("TS2339: Property 'instructorBio' does not exist on type 'CourseOut'")
+    assert "F03" in ids("ts says property doesnt exist on type after i changed the api")
+    assert "F01" in ids("tests wont even start, it says it cant import our plugin module")
+    # near the fix's files or its kind of check, but another failure: no fix
+    for prompt in [
+        "typescript says 'Object is possibly undefined' on course.sections[0].title in Outline.tsx",
+        "the quiz timer in QuizPlayer.tsx drifts a few seconds over 10 minutes",
+        "refactor billing/utils.py: split the 300-line apply_coupon into smaller helpers",
+    ]:
+        assert not any(i.startswith("F") for i in ids(prompt)), prompt
+
+
+def test_a_fix_documents_symptom_is_the_failure_before_its_category() -> None:
+    from pokayokay.recall.readers import fix_text
+    from pokayokay.recall.symptoms import symptom
+
+    text = fix_text("lint", 2, "E501 Line too long (101 > 100)", ["ruff format x.py"], ["x.py"])
+    assert symptom(text) == "E501 Line too long (101 > 100)"
+    assert symptom("no category here") == "no category here"
+
+
+def test_words_in_paths_and_identifiers_name_the_place_of_work() -> None:
+    assert weakness("write a docstring for refund_order in billing/refunds.py") == {
+        "payment": True
+    }
+    assert weakness("call /api/payouts/ from the dashboard")["payment"] is True
+    # a word of prose backs them: the task is about payments
+    assert weakness("handle partial refunds in billing/refunds.py")["payment"] is False
+    index = corpus()
+    for prompt in [
+        "refactor billing/utils.py: split the 300-line apply_coupon into smaller helpers",
+        "refactor billing/services.py: split create_invoice into smaller helper functions",
+    ]:
+        assert recall.recall(index, prompt).hits == [], prompt
+
+
+@pytest.mark.parametrize(
+    ("prompt", "explains"),
+    [("write a docstring for LessonViewSet.reorder", True),
+     ("explain what the video_ready signal handler in videos/signals.py does", True),
+     ("explain the difference between select_for_update and F()", True),
+     ("what does the stripe status requires_action mean for 3DS cards?", True),
+     ("what does git stash pop do?", True),
+     ("explain how we deploy to production", False),
+     ("what does the PR need besides the tsx file?", False),
+     ("why does the banner test fail today?", False)],
+)  # fmt: skip
+def test_a_prompt_explaining_the_code_at_hand_needs_a_clear_match(
+    prompt: str, explains: bool
+) -> None:
+    assert concepts.explains_code(prompt.lower()) is explains
+    if explains:
+        hits = recall.recall(corpus(), prompt).hits
+        assert all(h.score >= recall.REPEAT_FLOOR for h in hits), prompt
+
+
+def test_a_number_in_a_table_phrase_is_any_number_and_page_alone_is_no_pagination() -> None:
+    assert not any(c == "pagination" for c, _ in concepts.concepts("the learner's profile page"))
+    assert ("pagination", "page 3") in concepts.concepts("jump to page 3 of the feed")
+    assert any(c == "schedule" for c, _ in concepts.concepts("sync it every 5 minutes"))
+
+
+def test_contractions_leave_no_fragment() -> None:
+    from pokayokay.recall.terms import tokenize
+
+    assert tokenize("we don't fire, it doesn't start, isn't there") == ["fir", "start"]
 
 
 @pytest.mark.parametrize(
