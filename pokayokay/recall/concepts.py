@@ -233,16 +233,19 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
     return out
 
 
-# "write a docstring for …", "explain what … does", "what does … mean?": a question about the
-# code at hand, which the code answers, not the team's notes.
+# "write a docstring for …", "explain what … does", "what does … mean?", "the difference between
+# … and …", "fix the typo …": a question about the code or text at hand, or general knowledge,
+# which the code, the text or the model answers, not the team's notes.
 _EXPLAINS = Lazy(
-    r"\bdocstrings?\b|^\W*explain (?:what|the difference)\b"
+    r"\bdocstrings?\b|^\W*explain (?:what|the difference)\b|\bdifference between\b"
     r"|^\W*what (?:does|do) .{1,80}?\b(?:do|mean|contain|return)\b"
+    r"|\bfix (?:the|a|this|that) typos?\b"
 )
 
 
 def explains_code(lowered: str) -> bool:
-    """Whether a prompt (lower-cased) asks to explain or document the code at hand."""
+    """Whether a prompt (lower-cased) asks to explain or document the code at hand, asks a
+    general question ("the difference between …") or fixes a typo."""
     return _EXPLAINS.search(lowered) is not None
 
 

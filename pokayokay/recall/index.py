@@ -45,8 +45,9 @@ silence. The fourth round (a table phrase counts as two pieces, words in paths a
 as names, fixes held to their symptom, prompts explaining code at hand held to
 :data:`REPEAT_FLOOR`) was measured on ``blind4`` before and ``blind5`` (kept unread) after. At
 0.28: tuned 0.92 / 1.00, held-out 0.90 / 0.94, older 0.95 / 0.91, blind3 0.88 / 0.92 and
-blind4 0.92 / 0.88 (seen); blind5 0.82 / 0.24 → 0.84 / 0.28: its ordinary prompts sit on the
-notes' own subjects, where words cannot tell whether a note's advice applies.
+blind4 0.92 / 0.88 (seen); blind5 0.82 / 0.24 → 0.84 / 0.28 and blind6 (unread until then)
+0.80 / 0.07 → 0.84 / 0.13: their ordinary prompts name the notes' own files, services and
+tools, where words cannot tell whether a note's advice applies.
 ``tfidf``, the plain cosine over terms, stays available (skill suggestion ranks with it).
 
 Only scores at or above :data:`FLOOR` are recalled, at most :data:`TOP_K` of them, and their lines
@@ -555,8 +556,9 @@ def recall(
     near: list[Hit] = []
     seen: set[str] = set()
     query = query_features(prompt)
-    if explains_code(prompt[:MAX_QUERY_CHARS].lower()):  # the code answers, not the notes
-        floor = max(floor, repeat_floor)
+    if explains_code(prompt[:MAX_QUERY_CHARS].lower()):  # the code answers, not the notes:
+        floor = max(floor, repeat_floor)  # only a clear match of the words themselves
+        semantic = None
     for d, score in index.ranked(prompt, method=method, semantic=semantic, query=query):
         is_above = score >= floor
         if is_above and len(above) >= k + MAX_CANDIDATES:

@@ -41,12 +41,19 @@ ISSUE_SILENCE_GOAL = 0.95
 # 42/50 and 7/25 after (semantic on: 43/6 → 44/7). Its ordinary prompts were asked to be hard:
 # each is on a note's very subject (the file the note names, its service, its command) while
 # the note's advice does not change the task, which words cannot tell apart: its silence bar
-# only guards against going back. Every bar is the figure after the round, minus a margin.
+# only guards against going back. ``blind6`` (50 paraphrases; 20 ordinary prompts sharing words
+# with the notes on other subjects, 10 on a note's subject) was kept unread until the round was
+# committed: 40/50 and 2/30 (2/20 and 0/10) before it, 42/50 and 4/30 (4/20, 0/10) after.
+# Reading them added the typo and "difference between" manners (blind6: 6/30). Of the ordinary
+# prompts of blind5 and blind6 that still get a note, 39 of 42 share with it a word at most two
+# notes hold: they name the note's own file, service or tool ("Button.module.css",
+# "src/lib/dates.ts", MediaConvert, OpenSearch). Every bar is the figure after the round, minus
+# a margin.
 HELDOUT_HIT = 0.87
 HELDOUT_SILENCE = 0.91
 BLIND_BARS = {
     "blind": (0.88, 0.95), "blind2": (0.83, 0.95), "blind3": (0.84, 0.88),
-    "blind4": (0.88, 0.84), "blind5": (0.80, 0.24),
+    "blind4": (0.88, 0.84), "blind5": (0.80, 0.24), "blind6": (0.80, 0.16),
 }  # fmt: skip
 # The prompts the table was first tuned on keep a higher bar (83/90, 36/36 today).
 TUNED_HIT = 0.90
@@ -255,6 +262,9 @@ def test_words_in_paths_and_identifiers_name_the_place_of_work() -> None:
      ("explain the difference between select_for_update and F()", True),
      ("what does the stripe status requires_action mean for 3DS cards?", True),
      ("what does git stash pop do?", True),
+     ("explain in general terms the difference between select_related and prefetch_related", True),
+     ("fix the typo 'subnett' in the README of our terraform vpc module", True),
+     ("the password reset mail has a typo in the footer", False),
      ("explain how we deploy to production", False),
      ("what does the PR need besides the tsx file?", False),
      ("why does the banner test fail today?", False)],
