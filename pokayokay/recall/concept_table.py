@@ -104,7 +104,8 @@ flag: ?flag ?flags ?beta launchdarkly unleash ?canary ?unfinished ?hide ?hidden 
   | only staff | early access | feature toggle | feature toggles | work in progress
   | gradual rollout
   | half-built | half built | not ready yet | until it's ready | until it's done
-  | show only to | pilot group | pilot users | dev mode | debug mode
+  | show only to | pilot group | pilot users | dev mode | debug mode | beta testers | beta users
+  ?gate
   ?percent ?percentage ?gradually ?gradual ?ramp ?cohort ?subset killswitch | kill switch
   | a few users | some users | some customers | a percentage | roll it out | rolled out
   | a/b test | ab test | split test | phased rollout | percentage rollout
@@ -151,6 +152,8 @@ cache: ?cache ?caching ?cached redis memcached ?ttl evict eviction ?memoize ?evi
   | in-memory | in memory | cache server
   ?expire ?expires ?expiry ?expiration ?invalidate ?invalidation ?stale kv valkey
   dragonfly | key-value store | key value store | kv store | cache key | cache keys
+  | in the cache | from the cache | into the cache | low-level cache | shared cache
+  | cache layer | cache backend | cache for | cached for
   | never expire
 capacity: ?quota ?full ?filled oom ?capacity ?space ?memory | ran out | out of memory
   | out of space | disk full | filled up | blowing through
@@ -248,7 +251,8 @@ login: login logins signin signup oauth sso ?google ?github saml ?auth ?redirect
 bulk: ?bulk ?batch ?batches ?mass ?insert ?inserts ?imported ?importing bulk_create
   | many rows | in one go | mass import
   ?records ?thousands ?millions bulk_update | in bulk | all at once
-  | bulk insert | bulk update | thousands of rows | millions of rows
+  | bulk insert | bulk update | thousands of rows | millions of rows | batch insert
+  | batch inserts | insert many | single insert
 mobile: ?mobile ios android ?phone ?phones ?app ?apps ?tablet | mobile app | phone client
   | ios client | android client
   testflight ?appstore | app store | play store | mobile client
@@ -287,7 +291,7 @@ a11y: ?keyboard accessibility ?accessible a11y ?mouse ?focus aria clickable ?dia
   | esc key | escape key
   ?wcag ?contrast ?alt ?label ?labels ?labelled ?tabindex ?voiceover ?nvda ?blind
   ?disability | alt text | keyboard navigation | keyboard only | without a mouse
-  | assistive technology
+  | assistive technology | confirm dialog | confirmation dialog | modal dialog
 upgrade: ?upgrade ?upgrades ?upgrading ?upgraded ?bump ?bumping ?framework deprecation
   deprecations ?newest ?major | major version | next version | next major
   lts eol ?sunset | end of life | end-of-life | long term support
@@ -295,6 +299,7 @@ upgrade: ?upgrade ?upgrades ?upgrading ?upgraded ?bump ?bumping ?framework depre
 index: ?index ?indexes ?indices ?indexed ?composite concurrently btree | speed up lookups
   ?scan ?scans ?seq ?sequential | full table scan | seq scan | sequential scan
   | query plan | explain analyze | add an index | create index | db index
+  | lookup speed | faster lookups | slow lookups | lookup speedup | lookups fast
 realtime: websocket websockets realtime real-time ?live chat ?channels ?socket ?sockets sse
   daphne ?notify | live updates | push notifications | real time
   broadcast broadcasting ?presence ?online ?instant ?instantly pubsub ?subscribe

@@ -233,22 +233,6 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
     return out
 
 
-# "write a docstring for …", "explain what … does", "what does … mean?", "the difference between
-# … and …", "fix the typo …": a question about the code or text at hand, or general knowledge,
-# which the code, the text or the model answers, not the team's notes.
-_EXPLAINS = Lazy(
-    r"\bdocstrings?\b|^\W*explain (?:what|the difference)\b|\bdifference between\b"
-    r"|^\W*what (?:does|do) .{1,80}?\b(?:do|mean|contain|return)\b"
-    r"|\bfix (?:the|a|this|that) typos?\b"
-)
-
-
-def explains_code(lowered: str) -> bool:
-    """Whether a prompt (lower-cased) asks to explain or document the code at hand, asks a
-    general question ("the difference between …") or fixes a typo."""
-    return _EXPLAINS.search(lowered) is not None
-
-
 # x.y.z, vX.Y, or a major X.0 from 2.0 on ("1.0" and "0.5" are as often rates as versions).
 _VERSION = Lazy(r"v?[0-9]+(?:\.[0-9]+){2}|(?:[2-9]|[1-9][0-9]+)\.0|v[0-9]+\.[0-9]+")
 # What a literal evokes, as an ambiguous word: a version ("3.4.0", "2.0"). (A date does not:
@@ -256,9 +240,12 @@ _VERSION = Lazy(r"v?[0-9]+(?:\.[0-9]+){2}|(?:[2-9]|[1-9][0-9]+)\.0|v[0-9]+\.[0-9
 # exports only blurred its topic.)
 # A dependency pinned by a version tag ("actions/checkout@v4", "lodash@4.17"): a pin.
 _AT_VERSION = Lazy(r"[a-z0-9][a-z0-9_.-]*@v?[0-9][0-9.]*")
+# A size written as one word ("4GB", "500mb"), as "4 GB" is two words of the table: large.
+_SIZE = Lazy(r"[0-9]+(?:\.[0-9]+)?(?:kb|mb|gb|tb|kib|mib|gib|tib)")
 _LITERALS = (
     (_VERSION, (("release", True),)),
     (_AT_VERSION, (("pin", False),)),
+    (_SIZE, (("large", False),)),
 )
 
 
@@ -272,12 +259,12 @@ def _literal(word: str) -> tuple[tuple[str, bool], ...] | None:
 
 
 def _next_version(old: str, new: str) -> bool:
-    """Whether ``old`` to ``new`` reads as a move between versions of one line: "5.1" to "5.2",
-    "v3.11" to "v3.12", "16" to "18.2" is not (nor "0.5" to "1.5", a rate)."""
+    """Whether ``old`` to ``new`` reads as a move to the next version: "5.1" to "5.2" or "6.0",
+    "v3.11" to "v3.12"; "16" to "18.2" does not, nor "0.5" to "1.5" (a rate, as often)."""
     a, b = old.removeprefix("v").split("."), new.removeprefix("v").split(".")
     if len(a) < 2 or len(b) < 2 or not all(p.isdigit() for p in (*a, *b)):
         return False
-    return a[0] == b[0] and a != b
+    return a != b and int(a[0]) > 0 and int(b[0]) in (int(a[0]), int(a[0]) + 1)
 
 
 _PARTS = Lazy(r"[-._]")

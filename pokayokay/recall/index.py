@@ -45,9 +45,10 @@ silence. The fourth round (a table phrase counts as two pieces, words in paths a
 as names, fixes held to their symptom, prompts explaining code at hand held to
 :data:`REPEAT_FLOOR`) was measured on ``blind4`` before and ``blind5`` (kept unread) after. At
 0.28: tuned 0.92 / 1.00, held-out 0.90 / 0.94, older 0.95 / 0.91, blind3 0.88 / 0.92 and
-blind4 0.92 / 0.88 (seen); blind5 0.82 / 0.24 → 0.84 / 0.28 and blind6 (unread until then)
-0.80 / 0.07 → 0.84 / 0.13: their ordinary prompts name the notes' own files, services and
-tools, where words cannot tell whether a note's advice applies.
+blind4 0.92 / 0.88 (seen); unread until measured after the round: blind5 0.82 / 0.24 →
+0.84 / 0.28, blind6 0.80 / 0.07 → 0.84 / 0.13, blind7 0.76 / 0.20 → 0.82 / 0.40. Their ordinary
+prompts name the notes' own files, services and tools, where words cannot tell whether a note's
+advice applies.
 ``tfidf``, the plain cosine over terms, stays available (skill suggestion ranks with it).
 
 Only scores at or above :data:`FLOOR` are recalled, at most :data:`TOP_K` of them, and their lines
@@ -68,10 +69,10 @@ from __future__ import annotations
 import math
 from itertools import repeat
 
+from pokayokay.recall.asks import explains_code
 from pokayokay.recall.concepts import (
     BIGRAM_JOIN,
     CONCEPT_PREFIX,
-    explains_code,
     factor,
     features,
     query_features,
@@ -548,7 +549,7 @@ def recall(
     similarity, so at equal relevance the user's notes come first), and only when the prompt
     speaks of its failure (:mod:`pokayokay.recall.symptoms`); a document in ``shown``
     (already injected in this session), or any note for a prompt asking to explain or document
-    the code at hand (:func:`~pokayokay.recall.concepts.explains_code`), comes back only when
+    the code at hand (:func:`~pokayokay.recall.asks.explains_code`), comes back only when
     it scores ``repeat_floor``.
     ``semantic``: the semantic model's boosts (:meth:`Index.ranked`), when it is installed.
     """

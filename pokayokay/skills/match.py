@@ -22,7 +22,9 @@ boilerplate removed first):
 Scoring a prompt: each prompt term's *specificity* is its IDF over the catalog scaled to 0–1,
 times :data:`~pokayokay.skills.terms.GENERIC_FACTOR` for generic coding words, times
 :data:`PATH_FACTOR` for a word found only in one of the prompt's file names (``models`` in
-``src/app/models.py``) unless it names a skill (``docker-compose.yml``). A file name's extension
+``src/app/models.py``) unless it names a skill (``docker-compose.yml``), or only in an identifier
+(``spreadsheet_id``, ``export_csv()``, ``client.messages.create``, "the ChangelogPage
+component"), even one naming a skill. A file name's extension
 counts only for a skill naming that format (``budget.xlsx``; never ``time.sleep``). A ``re-``
 word also counts as its base when the catalog knows it (redesign → design). A skill's evidence is
 the sum, over the prompt terms it holds, of specificity times field weight, plus the bonuses. The
@@ -58,7 +60,7 @@ if TYPE_CHECKING:
     from pokayokay.skills.catalog import Skill
 
 # Bumped whenever the analysis or the profile layout changes: cached catalogs are rebuilt.
-ANALYSIS_VERSION = 2
+ANALYSIS_VERSION = 3
 NAME_WEIGHT = 2.5
 NAME_PART_WEIGHT = 1.75  # one word of a several-word name
 LEAD_WEIGHT = 1.6  # a word of the first sentence, where a description states its subject
@@ -260,6 +262,17 @@ class Stats:
 # extension counts only for skills that name that extension as a format they handle.
 _NAME_SEPARATORS = Lazy(r"[:_\-./]+")
 _FILE_NAME = Lazy(r"(?<![\w.])([\w./-]*\w)\.([A-Za-z][A-Za-z0-9]{0,4})(?![\w.])")
+# An identifier of code: snake_case, lower camelCase, a dotted name, a call, or PascalCase
+# followed by the kind of thing it names ("the ChangelogPage component"; PascalCase alone is
+# often a subject: GraphQL, JavaScript, OpenSearch).
+_IDENTIFIER = Lazy(
+    r"(?<![\w.])(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]"
+    r"|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*"
+    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
+    r"|[A-Za-z_]\w*(?=\()"
+    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?=\s+(?:[A-Z]\w*\s+)?(?:component|class|hook|model|view|screen|modal"
+    r"|widget|module|function|method|type|interface|enum|struct|prop|props)s?\b))(?![\w.])"
+)
 
 
 class Catalog(list["Skill"]):
@@ -277,7 +290,7 @@ class Catalog(list["Skill"]):
 class Query:
     """A prompt, analysed once for every skill."""
 
-    __slots__ = ("bigrams", "exts", "mass", "spec", "terms", "unique")
+    __slots__ = ("bigrams", "exts", "file_exts", "mass", "spec", "terms", "unique")
 
     def __init__(self, prompt: str, stats: Stats) -> None:
         text = prompt[:MAX_PROMPT_CHARS]
@@ -286,9 +299,16 @@ class Query:
         for found in _FILE_NAME.finditer(text):
             exts.update(tokenize(found[2]))
             in_paths.update(tokenize(found[1]))
-        ordered = tokenize(_FILE_NAME.sub(" , ", text))
+        words = _FILE_NAME.sub(" , ", text)
+        in_idents: set[str] = set()  # spreadsheet_id, export_csv(), client.messages.create
+        if "_" in words or "." in words or "(" in words or not words.islower():
+            for found in _IDENTIFIER.finditer(words):
+                in_idents.update(tokenize(found[0]))
+            words = _IDENTIFIER.sub(" , ", words)
+        ordered = tokenize(words)
         only_in_paths = in_paths.difference(ordered)
-        self.terms = set(ordered) | in_paths
+        only_in_idents = in_idents.difference(ordered, in_paths)
+        self.terms = set(ordered) | in_paths | in_idents
         variants: set[str] = set()
         for term in list(self.terms):  # redesign → design, retrain → train
             if term.startswith("re") and len(term) >= 7 and term[2:] in stats.df:
@@ -296,6 +316,7 @@ class Query:
         variants.update(evoked_terms(text))  # "vulnerable" → security (see skills.terms)
         variants -= self.terms
         self.terms |= variants
+        self.file_exts = exts  # every extension of the prompt's file names
         self.exts = exts - self.terms
         self.bigrams = bigrams(ordered)
         n = max(stats.n, 1)
@@ -310,6 +331,8 @@ class Query:
             value = (idf / top) * (GENERIC_FACTOR if term in generic else 1.0)
             if term in only_in_paths and term not in stats.names:
                 value *= PATH_FACTOR  # a file's name says where, less what the task is
+            elif term in only_in_idents:  # so does an identifier, even one naming a skill
+                value *= PATH_FACTOR
             spec[term] = value
             if term in self.terms and term not in variants:
                 mass += value if df else value * UNKNOWN_MASS

@@ -287,9 +287,10 @@ def suggest(
     """At most :data:`MAX_SUGGESTIONS` skills for ``prompt`` with their reasons, the answered
     spike it repeats, the recurring failures and graduated rules of the project files it names
     (``signals.paths``), pure."""
+    from pokayokay.recall.asks import explains_code
     from pokayokay.skills.failure_boost import recurring
-    from pokayokay.skills.match import Query, evidence
-    from pokayokay.skills.terms import generic_terms
+    from pokayokay.skills.match import EXT_WEIGHT, Query, evidence
+    from pokayokay.skills.terms import MAX_PROMPT_CHARS, generic_terms
 
     if signals is None:
         signals = Signals()
@@ -297,7 +298,14 @@ def suggest(
         return Advice([])  # the user is invoking a skill or command already
     usable = _usable(skills)
     query = Query(prompt, _stats(skills))
-    ranked = _ranked(query, usable) if usable else []
+    # a question the code, the text or the model answers gets no skill for its words, unless
+    # it names a file of a format a skill handles ("fix the typo in deck.pptx")
+    asks = explains_code(prompt[:MAX_PROMPT_CHARS].lower()) and not any(
+        s.profile is not None and s.profile.fields.get(ext, 0.0) >= EXT_WEIGHT
+        for ext in query.file_exts
+        for s in usable
+    )
+    ranked = _ranked(query, usable) if usable and not asks else []
     spike = answered_spike(prompt, signals.spikes) if signals.spikes else None
     if spike is not None:
         ranked = [(s, score) for s, score in ranked if not _is_spike_skill(s)]

@@ -63,8 +63,12 @@ GENERIC = frozenset(
     app application service project user users team step steps existing current support
     handle build look way each every our page feature module script tool tools
     text type field object item items string option options default read keep load loading
+    top
     """.split()  # noqa: SIM905
 )
+
+# Names the stemmer would fold onto an everyday word ("Stripe" onto "strip accents").
+UNSTEMMED = frozenset({"stripe"})
 
 # Multi-word spellings folded onto one term before splitting into words.
 _PHRASES: tuple[tuple[Lazy, str], ...] = tuple(
@@ -82,6 +86,8 @@ _PHRASES: tuple[tuple[Lazy, str], ...] = tuple(
         (r"\bcore web vitals\b", " webvitals "),
         (r"\bmodel context protocol\b", " mcp "),
         (r"\bn ?\+ ?1\b", " nplusone "),
+        # JavaScript's most common error: its "properties" are no property-based tests
+        (r"\bcannot (?:read|set) propert(?:y|ies) of (?:undefined|null)\b", " typeerror "),
     )
 )
 
@@ -92,7 +98,7 @@ _ANY_PHRASE = Lazy("|".join(f"(?:{p.pattern})" for p, _term in _PHRASES), IGNORE
 _PHRASE_WORDS = (
     "request", "end to", "end-to", "deck", "word ", "google ", "sign", "log in", "log-in",
     "logs in", "logs-in", "logged in", "logged-in", "logging in", "logging-in", "github ",
-    "vitals", "protocol", "+",
+    "vitals", "protocol", "+", "cannot ",
 )  # fmt: skip
 
 # Single words folded onto one term (applied before stemming).
@@ -144,6 +150,7 @@ SYNONYMS: dict[str, str] = {
     "creds": "credential",
     "llm": "llm",
     "llms": "llm",
+    "otel": "opentelemetry",
 }
 
 _SUFFIXES: tuple[tuple[str, str], ...] = (
@@ -188,6 +195,8 @@ def _term(word: str) -> str | None:
     lower = word.lower()
     if lower in STOPWORDS or len(lower) < 2 or lower.isdigit():
         return None
+    if lower in UNSTEMMED:
+        return lower
     return stem(SYNONYMS.get(lower, lower))
 
 
@@ -265,6 +274,40 @@ docker container: | container image | docker image | image size | image is too b
 http endpoint: | status code | status codes | http verb | http verbs
 statistics analysis: average averages median percentile percentiles correlation correlated
   outlier outliers distribution histogram cohort cohorts | standard deviation
+keyboard accessibility: voiceover nvda jaws talkback | only a keyboard | only the keyboard
+  | keyboard only | keyboard-only | without a mouse | tab through | tabbing through
+  | screen readers | screenreader | keep focus inside | focus inside | trap focus
+flaky test: intermittent intermittently flakey nondeterministic | 1 in 5 | one in five
+  | 1 in 10 | one in ten | every few runs | fails sometimes | sometimes fails | randomly fails
+  | fails randomly | passes locally but fails | fails on ci but | fails in ci but
+  | run in 5 | runs in 5 | in 5 runs | passes on my machine but fails
+tracing opentelemetry: otel spans | distributed tracing | which downstream | slow downstream
+bisect commit regression: | which commit | what commit | the commit that | find the commit
+  | broke between | broken between | worked in v | last good | first bad
+design document: | write up | write-up | alternatives we rejected | rejected alternatives
+  | the alternatives | section by section | design review | for the architecture
+code splitting lazy loading: | break up the bundle | split the bundle | only load when
+  | load on demand | loaded on demand | lazy-load | lazy load | bundle is | js bundle
+review change diff: | go over the changes | go over my changes | look over | looking over
+  | before i ask for approvals | before merging | changes on my branch | my branch vs
+update announcement status: heads-up | all of engineering | all-hands
+  | weekly update | status update | heads up | progress update | to the whole company
+streaming stream: | as it arrives | as they arrive | as it's generated | token by token
+  | word by word | while it generates | instead of waiting for the whole
+nplusone query: | queries per | queries on every | queries for each | queries each time
+  | a query per | one query per | hundreds of queries
+open graph preview: | link preview | link previews | share on slack | shares on slack
+  | shared on slack | share on twitter | social preview | social card | og image | og tags
+design restyle: | looks dated | looks generic | looks bland | make it look good | look nicer
+  | looks like every | looks like a template | bootstrap template | more polished
+overfitting training validation: epoch epochs overfit overfits | val loss | validation loss
+  | train loss | training loss | learning rate
+mcp server tools: | claude desktop | claude code tools | tool server | tools for claude
+incident postmortem: | after-action | after action | incident review | what went wrong
+  | root cause
+changelog release: | from the git log | from git log | catch up the changelog
+vulnerability security: | hardcoded keys | hardcoded secrets | hard-coded secrets
+  | built from user input | anything dangerous
 """
 
 # Upper-case HTTP methods name an endpoint ("PATCH or POST"); lower-case "post" and "put" do not.

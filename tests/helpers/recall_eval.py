@@ -9,7 +9,8 @@ code was frozen), ``blind3.json`` (written by a writer who never saw the code, m
 and after the third round only), ``blind4.json`` and ``blind5.json`` (written by writers who read
 only the notes; blind4 measured before the fourth round and read during it, blind5 kept unread
 until it was done) and ``blind6.json`` (the same, its ordinary prompts marked ``surface`` or
-``subject``, kept unread until the fourth round was committed);
+``subject``, kept unread until the fourth round was committed) and ``blind7.json`` (the same
+kinds, kept unread until the round was done);
 ``tests/data/recall`` — an invoicing team's notes and prompts, written before the concept table.
 """
 
@@ -86,7 +87,7 @@ def prompt_sets() -> dict[str, list[dict[str, Any]]]:
     sets: dict[str, list[dict[str, Any]]] = {"tuned": [], "fresh": []}
     for prompt in _json(EVAL / "prompts.json", "prompts"):
         sets["tuned" if prompt["split"] == "dev" else "fresh"].append(prompt)
-    for name in ("heldout", "blind", "blind2", "blind3", "blind4", "blind5", "blind6"):
+    for name in ("heldout", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7"):
         path = EVAL / f"{name}.json"
         if path.exists():
             sets[name] = _json(path, "prompts")

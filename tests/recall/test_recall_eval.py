@@ -15,6 +15,7 @@ from pokayokay.hooks.recall import worth_recalling
 from pokayokay.recall import concepts
 from pokayokay.recall import index as recall
 from pokayokay.recall import shown as shown_notes
+from pokayokay.recall.asks import explains_code
 from pokayokay.recall.block import ADVISORY, ADVISORY_BRANCH
 from pokayokay.recall.index import Document, Index
 from pokayokay.recall.readers import FIX_WEIGHT
@@ -47,13 +48,17 @@ ISSUE_SILENCE_GOAL = 0.95
 # Reading them added the typo and "difference between" manners (blind6: 6/30). Of the ordinary
 # prompts of blind5 and blind6 that still get a note, 39 of 42 share with it a word at most two
 # notes hold: they name the note's own file, service or tool ("Button.module.css",
-# "src/lib/dates.ts", MediaConvert, OpenSearch). Every bar is the figure after the round, minus
-# a margin.
+# "src/lib/dates.ts", MediaConvert, OpenSearch). blind6's misses were then read (phrases for
+# batch inserts, confirm dialogs, faster lookups, beta testers; "4GB"; "from 5.1 to 6.0"):
+# 46/50. ``blind7`` (the same kinds) was kept unread through all of that: 38/50 and 6/30 (6/20,
+# 0/10) before the round, 41/50 and 12/30 (9/20, 3/10) after. Every bar is the figure after the
+# round, minus a margin.
 HELDOUT_HIT = 0.87
 HELDOUT_SILENCE = 0.91
 BLIND_BARS = {
     "blind": (0.88, 0.95), "blind2": (0.83, 0.95), "blind3": (0.84, 0.88),
-    "blind4": (0.88, 0.84), "blind5": (0.80, 0.24), "blind6": (0.80, 0.16),
+    "blind4": (0.88, 0.84), "blind5": (0.80, 0.24), "blind6": (0.88, 0.16),
+    "blind7": (0.80, 0.36),
 }  # fmt: skip
 # The prompts the table was first tuned on keep a higher bar (83/90, 36/36 today).
 TUNED_HIT = 0.90
@@ -272,7 +277,7 @@ def test_words_in_paths_and_identifiers_name_the_place_of_work() -> None:
 def test_a_prompt_explaining_the_code_at_hand_needs_a_clear_match(
     prompt: str, explains: bool
 ) -> None:
-    assert concepts.explains_code(prompt.lower()) is explains
+    assert explains_code(prompt.lower()) is explains
     if explains:
         hits = recall.recall(corpus(), prompt).hits
         assert all(h.score >= recall.REPEAT_FLOOR for h in hits), prompt

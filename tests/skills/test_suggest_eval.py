@@ -111,6 +111,69 @@ def test_prompts_written_after_the_method_was_frozen_score_near_the_goals(
     assert silent / len(unrelated) >= HELD_OUT_MIN_SILENCE
 
 
+# Issue 12's fourth round. ``blind3.json`` and ``blind4.json`` were written by writers who read
+# only the SKILL.md files. blind3 scored 43/60 and 20/30 on first run; its misses and noise were
+# read (identifiers and file names naming a skill's format, "fix the typo" and "the difference
+# between" questions, everyday words for flaky tests, tracing, bisecting, code splitting,
+# reviews, status updates, streaming, N+1, link previews, overfitting) and the general causes
+# fixed: 54/60 and 25/30. blind4, kept unread until then: 46/60 and 22/30 before, 48/60 and
+# 23/30 after; it was read too (a JavaScript error's "properties", "Stripe" stemmed onto
+# "strip", screen readers, postmortems): 53/60 and 26/30. Bars: those figures less a margin.
+BLIND_BARS = {"blind3.json": (0.88, 0.80), "blind4.json": (0.85, 0.83)}
+
+
+@pytest.mark.parametrize("name", sorted(BLIND_BARS))
+def test_blind_batches_stay_at_their_figures(catalog: Catalog, name: str) -> None:
+    cases = json.loads((EVAL / name).read_text())
+    labelled = [c for c in cases if c["expected"]]
+    unrelated = [c for c in cases if c["expected"] is None]
+    assert len(labelled) >= 60 and len(unrelated) >= 30
+    hits = sum(
+        c["expected"] in [s.name for s in suggest(c["prompt"], catalog).suggestions]
+        for c in labelled
+    )
+    silent = sum(not suggest(c["prompt"], catalog).text() for c in unrelated)
+    print(f"\n{name}: hit {hits}/{len(labelled)}, silent {silent}/{len(unrelated)}")
+    hit_bar, silence_bar = BLIND_BARS[name]
+    assert hits / len(labelled) >= hit_bar
+    assert silent / len(unrelated) >= silence_bar
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "rename the spreadsheet_id field to sheet_id across the codebase",
+        "add a --verbose flag to the export_csv management command",
+        "fix the typo in api/errors.py, the message says 'Unauthorized acess'",
+        "what's the difference between load() and loads() in our config module?",
+        "TypeError: Cannot read properties of undefined (reading 'map') at ProductList.tsx:42",
+        "write a slugify(title) helper: lowercase, strip accents, hyphens instead of spaces",
+    ],
+)
+def test_names_in_code_typos_and_error_text_suggest_no_skill(
+    catalog: Catalog, prompt: str
+) -> None:
+    """An identifier says where the work is (its words count as a file name's do, even when
+    they name a skill's format); a typo fix or a general question needs no skill; the words
+    of JavaScript's TypeError are no property-based tests; "strip" is not Stripe."""
+    assert suggest(prompt, catalog).text() == "", prompt
+
+
+def test_a_format_named_only_inside_an_identifier_is_no_format_task(catalog: Catalog) -> None:
+    advice = suggest("the SpreadsheetGrid React component re-renders every cell", catalog)
+    assert "xlsx" not in [s.name for s in advice.suggestions]
+
+
+def test_the_subjects_still_reach_their_skills(catalog: Catalog) -> None:
+    for prompt, expected in (
+        ("export the monthly report to an excel spreadsheet", "xlsx"),
+        ("take card payments with stripe checkout", "stripe-payments"),
+        ("write properties for the serializer: decode(encode(x)) == x for any input",
+         "property-testing"),
+    ):  # fmt: skip
+        assert expected in [s.name for s in suggest(prompt, catalog).suggestions], prompt
+
+
 def test_words_that_name_a_subject_in_other_words_evoke_it(catalog: Catalog) -> None:
     for prompt, expected in (
         ("is this login handler vulnerable to anything", "security-review"),
