@@ -15,7 +15,7 @@ from pokayokay.infra.lazyre import Lazy
 # which the code, the text or the model answers, not the team's notes.
 _EXPLAINS = Lazy(
     r"\bdocstrings?\b|^\W*explain (?:what|the difference)\b|\bdifference between\b"
-    r"|^\W*what (?:does|do) .{1,80}?\b(?:do|mean|contain|return)\b"
+    r"|^\W*what (?:does|do) .{1,80}?\b(?:do|mean|contain|return|run|change|print|output)\b"
     r"|\bfix (?:the|a|this|that) typos?\b"
 )
 

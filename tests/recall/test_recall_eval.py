@@ -51,8 +51,9 @@ ISSUE_SILENCE_GOAL = 0.95
 # "src/lib/dates.ts", MediaConvert, OpenSearch). blind6's misses were then read (phrases for
 # batch inserts, confirm dialogs, faster lookups, beta testers; "4GB"; "from 5.1 to 6.0"):
 # 46/50. ``blind7`` (the same kinds) was kept unread through all of that: 38/50 and 6/30 (6/20,
-# 0/10) before the round, 41/50 and 12/30 (9/20, 3/10) after. Every bar is the figure after the
-# round, minus a margin.
+# 0/10) before the round, 41/50 and 12/30 (9/20, 3/10) after; reading it added "what does …
+# change" to the questions about code (13/30). Every bar is the figure after the round, minus a
+# margin.
 HELDOUT_HIT = 0.87
 HELDOUT_SILENCE = 0.91
 BLIND_BARS = {
@@ -267,6 +268,7 @@ def test_words_in_paths_and_identifiers_name_the_place_of_work() -> None:
      ("explain the difference between select_for_update and F()", True),
      ("what does the stripe status requires_action mean for 3DS cards?", True),
      ("what does git stash pop do?", True),
+     ("what does `terraform fmt` change in our .tf files?", True),
      ("explain in general terms the difference between select_related and prefetch_related", True),
      ("fix the typo 'subnett' in the README of our terraform vpc module", True),
      ("the password reset mail has a typo in the footer", False),
