@@ -97,18 +97,27 @@ def test_prompts_written_after_the_method_was_frozen_score_near_the_goals(
     set from 90.9 % to 95.5 % hits). Batch 2 (40 + 25), written after that, scored 82.5 % / 88 %
     on first run (one phrase, "search results", was then dropped from the table: it spoke for
     the SEO skill on a product search page). Thresholds are those figures less a margin."""
-    cases = json.loads((EVAL / "held_out.json").read_text())
-    labelled = [c for c in cases if c["expected"]]
-    unrelated = [c for c in cases if c["expected"] is None]
-    assert len(labelled) >= 80 and len(unrelated) >= 45
+    hit_rate, silence = rates_of("held_out.json", catalog, labelled=80, unrelated=45)
+    assert hit_rate >= HELD_OUT_MIN_HIT
+    assert silence >= HELD_OUT_MIN_SILENCE
+
+
+def rates_of(
+    name: str, catalog: Catalog, *, labelled: int, unrelated: int
+) -> tuple[float, float]:
+    """(hit rate, silence) of the prompt set ``name``, which must hold at least ``labelled``
+    prompts calling for a skill and ``unrelated`` calling for none (printed with ``-s``)."""
+    cases = json.loads((EVAL / name).read_text())
+    wanted = [c for c in cases if c["expected"]]
+    ordinary = [c for c in cases if c["expected"] is None]
+    assert len(wanted) >= labelled and len(ordinary) >= unrelated
     hits = sum(
         c["expected"] in [s.name for s in suggest(c["prompt"], catalog).suggestions]
-        for c in labelled
+        for c in wanted
     )
-    silent = sum(not suggest(c["prompt"], catalog).text() for c in unrelated)
-    print(f"\nheld out: hit {hits}/{len(labelled)}, silent {silent}/{len(unrelated)}")
-    assert hits / len(labelled) >= HELD_OUT_MIN_HIT
-    assert silent / len(unrelated) >= HELD_OUT_MIN_SILENCE
+    silent = sum(not suggest(c["prompt"], catalog).text() for c in ordinary)
+    print(f"\n{name}: hit {hits}/{len(wanted)}, silent {silent}/{len(ordinary)}")
+    return hits / len(wanted), silent / len(ordinary)
 
 
 # Issue 12's fourth round. ``blind3.json`` and ``blind4.json`` were written by writers who read
@@ -124,19 +133,10 @@ BLIND_BARS = {"blind3.json": (0.88, 0.80), "blind4.json": (0.85, 0.83)}
 
 @pytest.mark.parametrize("name", sorted(BLIND_BARS))
 def test_blind_batches_stay_at_their_figures(catalog: Catalog, name: str) -> None:
-    cases = json.loads((EVAL / name).read_text())
-    labelled = [c for c in cases if c["expected"]]
-    unrelated = [c for c in cases if c["expected"] is None]
-    assert len(labelled) >= 60 and len(unrelated) >= 30
-    hits = sum(
-        c["expected"] in [s.name for s in suggest(c["prompt"], catalog).suggestions]
-        for c in labelled
-    )
-    silent = sum(not suggest(c["prompt"], catalog).text() for c in unrelated)
-    print(f"\n{name}: hit {hits}/{len(labelled)}, silent {silent}/{len(unrelated)}")
+    hit_rate, silence = rates_of(name, catalog, labelled=60, unrelated=30)
     hit_bar, silence_bar = BLIND_BARS[name]
-    assert hits / len(labelled) >= hit_bar
-    assert silent / len(unrelated) >= silence_bar
+    assert hit_rate >= hit_bar
+    assert silence >= silence_bar
 
 
 @pytest.mark.parametrize(
