@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Protocol
 
-from pokayokay.recall.concepts import factor
-from pokayokay.recall.terms import WEAK_FACTOR, weak_terms
+from pokayokay.recall.concepts import term_weight
+from pokayokay.recall.terms import weak_terms
 
 
 class Index(Protocol):
@@ -17,6 +17,7 @@ class Index(Protocol):
 
     def __len__(self) -> int: ...
     def posting(self, term: str) -> list[int]: ...
+
 
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -37,7 +38,7 @@ def bm25(index: Index, query: dict[str, int]) -> dict[int, float]:
         posting = index.posting(term)
         df = len(posting) // 2
         idf = math.log(1 + (n - df + 0.5) / (df + 0.5)) if posting else rarest
-        idf *= (WEAK_FACTOR if term in weak else 1.0) * factor(term)
+        idf *= term_weight(term, weak)
         best += idf
         for j in range(0, len(posting), 2):
             d, tf = posting[j], posting[j + 1]

@@ -33,7 +33,13 @@ from __future__ import annotations
 
 from pokayokay.infra.lazyre import Lazy
 from pokayokay.recall.concept_table import CONCEPTS
-from pokayokay.recall.terms import MAX_QUERY_CHARS, MAX_QUERY_TERMS, stem, tokenize
+from pokayokay.recall.terms import (
+    MAX_QUERY_CHARS,
+    MAX_QUERY_TERMS,
+    WEAK_FACTOR,
+    stem,
+    tokenize,
+)
 
 CONCEPT_FACTOR = 1.0
 # What a piece of evidence resting on one unsupported ambiguous word weighs (a plain one: 1).
@@ -349,3 +355,9 @@ def factor(term: str) -> float:
     if BIGRAM_JOIN in term and not term.startswith(BIGRAM_JOIN):
         return BIGRAM_FACTOR
     return 1.0
+
+
+def term_weight(term: str, weak: frozenset[str]) -> float:
+    """How much of its IDF a feature weighs: :func:`factor`, times
+    :data:`~pokayokay.recall.terms.WEAK_FACTOR` for a weak word (``weak``)."""
+    return (WEAK_FACTOR if term in weak else 1.0) * factor(term)

@@ -44,7 +44,7 @@ outranked) and fixed general causes (:mod:`pokayokay.recall.concepts`,
 silence. The fourth round (a table phrase counts as two pieces, words in paths and identifiers
 as names, fixes held to their symptom, prompts explaining code at hand held to
 :data:`REPEAT_FLOOR`) was measured on ``blind4`` before and ``blind5`` (kept unread) after. At
-0.28: tuned 0.92 / 1.00, held-out 0.90 / 0.94, older 0.95 / 0.91, blind3 0.88 / 0.92 and
+0.28: tuned 0.92 / 1.00, held-out 0.91 / 0.94, older 0.95 / 0.91, blind3 0.88 / 0.92 and
 blind4 0.92 / 0.88 (seen); unread until measured after the round: blind5 0.82 / 0.24 →
 0.84 / 0.28, blind6 0.80 / 0.07 → 0.84 / 0.13, blind7 0.76 / 0.20 → 0.82 / 0.40. Their ordinary
 prompts name the notes' own files, services and tools, where words cannot tell whether a note's
@@ -73,12 +73,12 @@ from pokayokay.recall.asks import explains_code
 from pokayokay.recall.concepts import (
     BIGRAM_JOIN,
     CONCEPT_PREFIX,
-    factor,
     features,
     query_features,
+    term_weight,
 )
 from pokayokay.recall.symptoms import speaks_of
-from pokayokay.recall.terms import MAX_QUERY_CHARS, WEAK_FACTOR, weak_terms
+from pokayokay.recall.terms import MAX_QUERY_CHARS, weak_terms
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
@@ -202,10 +202,6 @@ def _idf(n: int, df: int) -> float:
     return math.log((n + 1) / (df + 1)) + 1.0
 
 
-def _weight(term: str, weak: frozenset[str]) -> float:
-    return (WEAK_FACTOR if term in weak else 1.0) * factor(term)
-
-
 def _ints(text: str) -> list[int]:
     return [int(x) for x in text.split(",")] if text else []
 
@@ -259,7 +255,7 @@ class Index:
                 postings.setdefault(term, []).extend((i, tf))
         n = len(docs)
         weak = weak_terms()
-        idf = {t: _idf(n, len(p) // 2) * _weight(t, weak) for t, p in postings.items()}
+        idf = {t: _idf(n, len(p) // 2) * term_weight(t, weak) for t, p in postings.items()}
         norms, cnorms = [], []
         for doc_counts in counts:
             words = concepts = 0.0
@@ -396,7 +392,7 @@ class Index:
         q_norm = 0.0
         for term, qtf in query.items():
             posting = self.posting(term)
-            idf = (_idf(n, len(posting) // 2) if posting else rarest) * _weight(term, weak)
+            idf = (_idf(n, len(posting) // 2) if posting else rarest) * term_weight(term, weak)
             qw = (1.0 + math.log(qtf)) * idf
             q_norm += qw * qw
             for j in range(0, len(posting), 2):
@@ -431,7 +427,7 @@ class Index:
             concept = term.startswith(CONCEPT_PREFIX)
             if concept and n >= MIN_DENSE_DOCS and len(posting) // 2 > dense:
                 continue  # a concept most notes evoke tells them apart no more than a stop word
-            weight = _weight(term, weak)
+            weight = term_weight(term, weak)
             idf = (_idf(n, len(posting) // 2) if posting else rarest * UNKNOWN_FACTOR) * weight
             qw = (1.0 + math.log(qtf)) * idf
             if concept:

@@ -270,8 +270,9 @@ _IDENTIFIER = Lazy(
     r"|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*"
     r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
     r"|[A-Za-z_]\w*(?=\()"
-    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?=\s+(?:[A-Z]\w*\s+)?(?:component|class|hook|model|view|screen|modal"
-    r"|widget|module|function|method|type|interface|enum|struct|prop|props)s?\b))(?![\w.])"
+    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?=\s+(?:[A-Z]\w*\s+)?(?:component|class|hook|model"
+    r"|view|screen|modal|widget|module|function|method|type|interface|enum|struct|prop)s?\b))"
+    r"(?![\w.])"
 )
 
 

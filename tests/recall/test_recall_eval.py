@@ -285,6 +285,19 @@ def test_a_prompt_explaining_the_code_at_hand_needs_a_clear_match(
         assert all(h.score >= recall.REPEAT_FLOOR for h in hits), prompt
 
 
+def test_the_same_subject_asked_about_gets_a_note_only_on_a_clear_match() -> None:
+    index = corpus()
+
+    def ids(prompt: str) -> list[str]:
+        return [h.doc.id for h in recall.recall(index, prompt).hits]
+
+    # the task gets the webhook note at an ordinary score; the question about the code does not
+    assert ids("handle the stripe PaymentIntent status requires_action for 3DS cards") == ["L08"]
+    assert ids("what does the stripe PaymentIntent status requires_action mean for 3DS?") == []
+    # a clear match still counts: a typo in the very email the note is about
+    assert "L17" in ids("fix the typo in the password reset email subject")
+
+
 def test_a_number_in_a_table_phrase_is_any_number_and_page_alone_is_no_pagination() -> None:
     assert not any(c == "pagination" for c, _ in concepts.concepts("the learner's profile page"))
     assert ("pagination", "page 3") in concepts.concepts("jump to page 3 of the feed")
