@@ -86,6 +86,8 @@ _PHRASES: tuple[tuple[Lazy, str], ...] = tuple(
         (r"\bcore web vitals\b", " webvitals "),
         (r"\bmodel context protocol\b", " mcp "),
         (r"\bn ?\+ ?1\b", " nplusone "),
+        # "on my machine" is where, not machine learning
+        (r"\b(?:on|from) (?:my|your|our|a|the) (?:local )?machines?\b", " locally "),
         # JavaScript's most common error: its "properties" are no property-based tests
         (r"\bcannot (?:read|set) propert(?:y|ies) of (?:undefined|null)\b", " typeerror "),
     )
@@ -98,7 +100,7 @@ _ANY_PHRASE = Lazy("|".join(f"(?:{p.pattern})" for p, _term in _PHRASES), IGNORE
 _PHRASE_WORDS = (
     "request", "end to", "end-to", "deck", "word ", "google ", "sign", "log in", "log-in",
     "logs in", "logs-in", "logged in", "logged-in", "logging in", "logging-in", "github ",
-    "vitals", "protocol", "+", "cannot ",
+    "vitals", "protocol", "+", "cannot ", "machine",
 )  # fmt: skip
 
 # Single words folded onto one term (applied before stemming).

@@ -164,6 +164,14 @@ def test_a_format_named_only_inside_an_identifier_is_no_format_task(catalog: Cat
     assert "xlsx" not in [s.name for s in advice.suggestions]
 
 
+def test_on_my_machine_is_a_place_not_machine_learning(catalog: Catalog) -> None:
+    flaky = "tests/test_sync.py::test_retry passes on my machine but fails maybe 1 run in 5 on CI"
+    names = [s.name for s in suggest(flaky, catalog).suggestions]
+    assert "python-testing" in names and "ml-experiments" not in names
+    learning = suggest("train a machine learning model on the churn data", catalog)
+    assert [s.name for s in learning.suggestions][:1] == ["ml-experiments"]
+
+
 def test_the_subjects_still_reach_their_skills(catalog: Catalog) -> None:
     for prompt, expected in (
         ("export the monthly report to an excel spreadsheet", "xlsx"),
