@@ -22,9 +22,12 @@ boilerplate removed first):
 Scoring a prompt: each prompt term's *specificity* is its IDF over the catalog scaled to 0–1,
 times :data:`~pokayokay.skills.terms.GENERIC_FACTOR` for generic coding words, times
 :data:`PATH_FACTOR` for a word found only in one of the prompt's file names (``models`` in
-``src/app/models.py``) unless it names a skill (``docker-compose.yml``), or only in an identifier
-(``spreadsheet_id``, ``export_csv()``, ``client.messages.create``, "the ChangelogPage
-component"), even one naming a skill. A file name's extension
+``src/app/models.py``) unless it names a skill (a one-word name or a format anywhere:
+``docker-compose.yml``; a longer name's words only as a whole folder or file name: ``ci.yml``,
+``mcp_builder.py``, not ``report_builder.py``), or only in an identifier (``spreadsheet_id``,
+``export_csv()``, ``client.messages.create``, ``PdfIcon``, "the ChangelogPage component"), even
+one naming a skill. A skill sharing only identifier words and generic words with a prompt gets
+no evidence at all (names in code say where the work is, not what it is). A file name's extension
 counts only for a skill naming that format (``budget.xlsx``; never ``time.sleep``). A ``re-``
 word also counts as its base when the catalog knows it (redesign → design). A skill's evidence is
 the sum, over the prompt terms it holds, of specificity times field weight, plus the bonuses. The
@@ -60,7 +63,7 @@ if TYPE_CHECKING:
     from pokayokay.skills.catalog import Skill
 
 # Bumped whenever the analysis or the profile layout changes: cached catalogs are rebuilt.
-ANALYSIS_VERSION = 3
+ANALYSIS_VERSION = 4
 NAME_WEIGHT = 2.5
 NAME_PART_WEIGHT = 1.75  # one word of a several-word name
 LEAD_WEIGHT = 1.6  # a word of the first sentence, where a description states its subject
@@ -221,40 +224,68 @@ def profile(name: str, description: str) -> Profile:
 
 
 class Stats:
-    """Catalog-wide numbers: how many skills hold each term, and the terms of skill names."""
+    """Catalog-wide numbers: how many skills hold each term, the terms that name a skill on
+    their own (a one-word name, a format a skill names) and the words of several-word names."""
 
-    __slots__ = ("df", "n", "names")
+    __slots__ = ("df", "n", "names", "parts")
 
-    def __init__(self, n: int, df: dict[str, int], names: set[str] | None = None) -> None:
+    def __init__(
+        self,
+        n: int,
+        df: dict[str, int],
+        names: set[str] | None = None,
+        parts: list[list[str]] | None = None,
+    ) -> None:
         self.n = n
         self.df = df
         self.names = names if names is not None else set()
+        self.parts = parts if parts is not None else []
 
     @classmethod
     def of(cls, profiles: Sequence[Profile]) -> Stats:
         df: dict[str, int] = {}
         names: set[str] = set()
+        parts: list[list[str]] = []
         for p in profiles:
+            mine = []
             for term, weight in p.fields.items():
                 df[term] = df.get(term, 0) + 1
-                if weight >= NAME_PART_WEIGHT:  # a name word or a format it names
+                if weight >= NAME_WEIGHT:  # a one-word name or a format it names
                     names.add(term)
-        return cls(len(profiles), df, names)
+                elif weight == NAME_PART_WEIGHT:  # one word of a several-word name
+                    mine.append(term)
+            if mine:
+                parts.append(sorted(mine))
+        return cls(len(profiles), df, names, parts)
+
+    def named(self, words: set[str], segments: list[list[str]]) -> set[str]:
+        """The words of a prompt's file names (``words``; ``segments``: each folder or file
+        name's words) that name a skill: a one-word name or a format anywhere, the words of a
+        longer name when a segment holds nothing else (``ci.yml``, ``tests/``, ``mcp_builder``;
+        not ``report_builder``, where "builder" is part of another name)."""
+        out = words & self.names
+        for seg in segments:
+            for name in self.parts:
+                if all(w in name for w in seg):
+                    out.update(seg)
+                    break
+        return out
 
     def to_data(self) -> dict[str, Any]:
-        return {"n": self.n, "df": self.df, "names": sorted(self.names)}
+        return {"n": self.n, "df": self.df, "names": sorted(self.names), "parts": self.parts}
 
     @classmethod
     def from_data(cls, data: Any) -> Stats | None:
         if not isinstance(data, dict) or not isinstance(data.get("n"), int):
             return None
-        df, names = data.get("df"), data.get("names")
-        if not isinstance(df, dict) or not isinstance(names, list):
+        df, names, parts = data.get("df"), data.get("names"), data.get("parts")
+        if not isinstance(df, dict) or not isinstance(names, list) or not isinstance(parts, list):
             return None
         return cls(
             data["n"],
             {str(k): int(v) for k, v in df.items() if isinstance(v, int)},
             {str(t) for t in names},
+            [[str(w) for w in name] for name in parts if isinstance(name, list)],
         )
 
 
@@ -262,16 +293,24 @@ class Stats:
 # extension counts only for skills that name that extension as a format they handle.
 _NAME_SEPARATORS = Lazy(r"[:_\-./]+")
 _FILE_NAME = Lazy(r"(?<![\w.])([\w./-]*\w)\.([A-Za-z][A-Za-z0-9]{0,4})(?![\w.])")
-# An identifier of code: snake_case, lower camelCase, a dotted name, a call, or PascalCase
-# followed by the kind of thing it names ("the ChangelogPage component"; PascalCase alone is
-# often a subject: GraphQL, JavaScript, OpenSearch).
+# An identifier of code: snake_case, lower camelCase, a dotted name, a call, PascalCase followed
+# by the kind of thing it names ("the ChangelogPage component") or ending in it (``PdfIcon``,
+# ``CsvExportButton``); other PascalCase is often a subject: GraphQL, JavaScript, PowerPoint.
 _IDENTIFIER = Lazy(
     r"(?<![\w.])(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]"
     r"|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*"
     r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
     r"|[A-Za-z_]\w*(?=\()"
     r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?=\s+(?:[A-Z]\w*\s+)?(?:component|class|hook|model"
-    r"|view|screen|modal|widget|module|function|method|type|interface|enum|struct|prop)s?\b))"
+    r"|view|screen|modal|widget|module|function|method|type|interface|enum|struct|prop)s?\b)"
+    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*(?:Icon|Button|Badge|Card|Page|View|ViewSet|Modal|Dialog"
+    r"|List|Table|Form|Field|Input|Panel|Menu|Tab|Row|Cell|Header|Footer|Link|Preview|Viewer"
+    r"|Renderer|Parser|Loader|Uploader|Exporter|Importer|Generator|Builder|Service|Client"
+    r"|Handler|Controller|Provider|Manager|Factory|Helper|Util|Utils|Store|Slice|Hook|Component"
+    r"|Screen|Widget|Section|Item|Spec|Test|Tests|Schema|Props|State|Context|Route|Router"
+    r"|Config|Settings|Error|Exception|Serializer|Mixin|Job|Task|Worker|Resolver|Repository"
+    r"|Adapter|Wrapper|Container|Layout|Template|Editor|Picker|Selector|Toggle|Banner|Tooltip"
+    r"|Toolbar|Sidebar|Navbar|Chart|Grid|Dashboard)s?)"
     r"(?![\w.])"
 )
 
@@ -291,15 +330,20 @@ class Catalog(list["Skill"]):
 class Query:
     """A prompt, analysed once for every skill."""
 
-    __slots__ = ("bigrams", "exts", "file_exts", "mass", "spec", "terms", "unique")
+    __slots__ = ("bigrams", "exts", "file_exts", "in_code", "mass", "spec", "terms", "unique")
 
     def __init__(self, prompt: str, stats: Stats) -> None:
         text = prompt[:MAX_PROMPT_CHARS]
         exts: set[str] = set()
         in_paths: set[str] = set()
+        segments: list[list[str]] = []
         for found in _FILE_NAME.finditer(text):
             exts.update(tokenize(found[2]))
-            in_paths.update(tokenize(found[1]))
+            for segment in found[1].split("/"):
+                seg = tokenize(segment)
+                if seg:
+                    segments.append(seg)
+                    in_paths.update(seg)
         words = _FILE_NAME.sub(" , ", text)
         in_idents: set[str] = set()  # spreadsheet_id, export_csv(), client.messages.create
         if "_" in words or "." in words or "(" in words or not words.islower():
@@ -308,13 +352,14 @@ class Query:
             words = _IDENTIFIER.sub(" , ", words)
         ordered = tokenize(words)
         only_in_paths = in_paths.difference(ordered)
+        path_names = stats.named(in_paths, segments) if only_in_paths else set()
         only_in_idents = in_idents.difference(ordered, in_paths)
         self.terms = set(ordered) | in_paths | in_idents
         variants: set[str] = set()
         for term in list(self.terms):  # redesign → design, retrain → train
             if term.startswith("re") and len(term) >= 7 and term[2:] in stats.df:
                 variants.add(term[2:])
-        variants.update(evoked_terms(text))  # "vulnerable" → security (see skills.terms)
+        variants.update(evoked_terms(words))  # "vulnerable" → security (see skills.terms)
         variants -= self.terms
         self.terms |= variants
         self.file_exts = exts  # every extension of the prompt's file names
@@ -323,6 +368,8 @@ class Query:
         n = max(stats.n, 1)
         top = math.log(n + 1) + 1.0
         generic = generic_terms()
+        # words found only in identifiers, and generic ones: on their own, no evidence
+        self.in_code = only_in_idents | (self.terms & generic)
         spec: dict[str, float] = {}
         unique: set[str] = set()
         mass = 0.0
@@ -330,7 +377,7 @@ class Query:
             df = stats.df.get(term, 0)
             idf = math.log((n + 1) / (df + 1)) + 1.0
             value = (idf / top) * (GENERIC_FACTOR if term in generic else 1.0)
-            if term in only_in_paths and term not in stats.names:
+            if term in only_in_paths and term not in path_names:
                 value *= PATH_FACTOR  # a file's name says where, less what the task is
             elif term in only_in_idents:  # so does an identifier, even one naming a skill
                 value *= PATH_FACTOR
@@ -347,13 +394,14 @@ class Query:
 def evidence(query: Query, prof: Profile) -> tuple[float, set[str]]:
     """The evidence that ``prof`` fits ``query`` and the prompt terms that gave it."""
     fields = prof.fields
-    if fields.keys().isdisjoint(query.terms) and not any(
-        fields.get(ext, 0.0) >= EXT_WEIGHT for ext in query.exts
-    ):
+    named_format = any(fields.get(ext, 0.0) >= EXT_WEIGHT for ext in query.exts)
+    if fields.keys().isdisjoint(query.terms) and not named_format:
         # Nothing in common: phrases, bigrams and anchors are made of the skill's own terms,
         # so none of them can match either.
         return 0.0, set()
     shared = {t for t in query.terms if t in fields}
+    if shared <= query.in_code and not named_format:  # names in code say where, not what
+        return 0.0, set()
     total = sum(query.spec[t] * fields[t] for t in shared)
     for term in shared & query.unique & prof.anchors:  # a name only this skill holds
         total += ANCHOR_BONUS * query.spec[term]

@@ -140,6 +140,32 @@ def test_blind_batches_stay_at_their_figures(catalog: Catalog, name: str) -> Non
 
 
 @pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("remove unused imports and dead functions from legacy/report_builder.py", None),
+        ("the PdfIcon in the attachments list sits 2px lower than the filename, align it", None),
+        ("add a tooltip to the CsvExportButton in the toolbar", None),
+        ("the deploy job in .github/workflows/ci.yml fails on node 18 only", "ci-github-actions"),
+        ("add a tool for listing open tickets to mcp_builder/server.py", "mcp-builder"),
+        ("export the quarterly numbers to budget.xlsx with a totals row", "xlsx"),
+        ("make a PowerPoint deck from the Q3 results", "pptx"),
+    ],
+)
+def test_a_name_in_code_names_a_skill_only_whole(
+    catalog: Catalog, prompt: str, expected: str | None
+) -> None:
+    """A file or folder name names a skill with its whole name (``ci.yml``, ``mcp_builder``)
+    or a format, not with one word of a longer name (``report_builder`` is no MCP builder); a
+    PascalCase name ending in the kind of thing it is (``PdfIcon``, ``CsvExportButton``) counts
+    as an identifier, a brand written the same way (PowerPoint) does not."""
+    names = [s.name for s in suggest(prompt, catalog).suggestions]
+    if expected is None:
+        assert names == [], prompt
+    else:
+        assert expected in names, prompt
+
+
+@pytest.mark.parametrize(
     "prompt",
     [
         "rename the spreadsheet_id field to sheet_id across the codebase",
