@@ -102,7 +102,7 @@ flag: ?flag ?flags ?beta launchdarkly unleash ?canary ?unfinished ?hide ?hidden 
   ?toggle ?toggles ?experiment ?experiments ?gated ?allowlist ?rollout
   | half done | half-done | dark launch | ship dark | behind a flag | staff only
   | only staff | early access | feature toggle | feature toggles | work in progress
-  | gradual rollout
+  | gradual rollout | percent of users | to # of | for # of | some users first
   | half-built | half built | not ready yet | until it's ready | until it's done
   | show only to | pilot group | pilot users | dev mode | debug mode | beta testers | beta users
   ?gate
@@ -132,6 +132,7 @@ secret: secret secrets credential credentials creds password passwords ?token ?t
   | env file | access key | one-time code | api token
   ?passphrase | reset code | verification code | reset token | reset link | auth token
   | access token | session token | client secret | signing key | secret key
+  | shared secret | api-key | x-api-key
   ?keychain ?leak ?leaked ?leaking ?exposed ?hardcoded ?sensitive ?rotate
   ?rotation | hard-coded | hard coded | committed by mistake | secret manager
 container: docker dockerfile ?container ?containers ?compose podman kubernetes ?pod ?pods
@@ -212,6 +213,10 @@ permission: ?permission ?permissions ?access authorization authorize authorized 
   unauthenticated | anonymous user | anonymous users | anyone can | without logging in
   | no login | not logged in | logged-out users | public endpoint
   | permission check | permission checks
+  | only the owner | who owns | the owner can | owner of the | should be able to see
+endpoint: viewset viewsets apiview ?endpoint ?endpoints | new endpoint | an endpoint
+  | api view | api views | view class | new view | new viewset | endpoint for
+  | endpoint that | rest endpoint | drf view | generic view
 pagination: pagination paginate paginated ?scroll ?scrolling ?cursor ?infinite paging ?paged
   | at a time | per page | next page | page size | later pages | load more
   ?offset ?feed ?feeds | page # | pages # | first page | last page | deep pages
@@ -285,6 +290,7 @@ schedule: ?schedule ?schedules ?scheduled scheduler cron crontab periodic recurr
   | every monday
   ?repeating ?repeat ?recurrence ?interval ?intervals | every # minutes
   | every # hours | every # days | every few minutes | once a day | once an hour
+  | at # am | at # pm | each night | every evening | every weekday
   | at midnight
 a11y: ?keyboard accessibility ?accessible a11y ?mouse ?focus aria clickable ?dialog
   ?dialogs ?modal ?modals ?popup ?esc ?escape screenreader | screen reader | tab order
@@ -323,6 +329,9 @@ hotfix: hotfix hotfixes ?urgent ?emergency ?outage ?incident ?trunk ?main ?maste
   | straight onto | straight into main | directly to main | directly on main | onto main
 compare: ?compare ?comparison ?comparing ?equality constant-time ?timing
   | compare_digest | constant time
+  ?equals ?differ ?differs | against the stored | with the stored | the stored one
+  | what we have stored | what we stored | stored value | stored secret | stored hash
+  | stored token | stored key | matches the stored | equals the stored | provided value
   side-channel sidechannel | side channel | timing attack | timing attacks
   | timing leak | timing leaks | timing safe
 storybook: storybook ?story ?stories ?reusable ?shared ?designers ?visually ?visual

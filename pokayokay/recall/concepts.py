@@ -248,10 +248,13 @@ _VERSION = Lazy(r"v?[0-9]+(?:\.[0-9]+){2}|(?:[2-9]|[1-9][0-9]+)\.0|v[0-9]+\.[0-9
 _AT_VERSION = Lazy(r"[a-z0-9][a-z0-9_.-]*@v?[0-9][0-9.]*")
 # A size written as one word ("4GB", "500mb"), as "4 GB" is two words of the table: large.
 _SIZE = Lazy(r"[0-9]+(?:\.[0-9]+)?(?:kb|mb|gb|tb|kib|mib|gib|tib)")
+# A time of day written as one word ("3am", "11pm", "7:30am"): something scheduled.
+_TIME_OF_DAY = Lazy(r"(?:1[0-2]|0?[0-9])(?::[0-5][0-9])?(?:am|pm)")
 _LITERALS = (
     (_VERSION, (("release", True),)),
     (_AT_VERSION, (("pin", False),)),
     (_SIZE, (("large", False),)),
+    (_TIME_OF_DAY, (("schedule", False),)),
 )
 
 

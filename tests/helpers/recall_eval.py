@@ -108,6 +108,7 @@ class Rates:
     unrelated: int = 0
     expected: int = 0
     found: int = 0
+    shown: int = 0  # notes recalled on the related prompts
     misses: list[str] = field(default_factory=list)
     noise: list[str] = field(default_factory=list)
 
@@ -124,10 +125,17 @@ class Rates:
         """The share of expected notes among the recalled ones."""
         return self.found / self.expected if self.expected else 1.0
 
+    @property
+    def precision(self) -> float:
+        """The share of expected notes among the notes recalled on the related prompts: what
+        reaches the model besides the note it needs."""
+        return self.found / self.shown if self.shown else 1.0
+
     def __str__(self) -> str:
         return (
             f"hit {self.hits}/{self.related} = {self.hit_rate:.3f}, "
-            f"silence {self.silent}/{self.unrelated} = {self.silence:.3f}"
+            f"silence {self.silent}/{self.unrelated} = {self.silence:.3f}, "
+            f"precision {self.found}/{self.shown} = {self.precision:.3f}"
         )
 
 
@@ -140,6 +148,7 @@ def rates(index: Index, prompts: list[dict[str, Any]], floor: float = recall.FLO
             out.related += 1
             out.expected += len(prompt["expect"])
             out.found += sum(1 for e in prompt["expect"] if e in ids)
+            out.shown += len(ids)
             if set(prompt["expect"]) <= ids:
                 out.hits += 1
             else:

@@ -64,6 +64,12 @@ BLIND_BARS = {
 # The prompts the table was first tuned on keep a higher bar (83/90, 36/36 today).
 TUNED_HIT = 0.90
 TUNED_SILENCE = 0.95
+# Precision: the share of the expected notes among all notes recalled on related prompts (what
+# reaches the model besides the note it needs). Issue 12's fifth round left out notes scoring
+# under half the best one (index.RELATIVE_FLOOR): tuned 83/135 -> 83/116, held-out 82/148 ->
+# 82/121, no hit lost on any set. Bars: those figures less a margin.
+TUNED_PRECISION = 0.69
+HELDOUT_PRECISION = 0.65
 
 
 def corpus() -> Index:
@@ -106,6 +112,8 @@ def test_hit_rate_and_silence_on_every_set() -> None:
         assert blind.silence >= silence_bar, (name, blind.noise)
     assert tuned.hit_rate >= TUNED_HIT, tuned.misses
     assert tuned.silence >= TUNED_SILENCE, tuned.noise
+    assert tuned.precision >= TUNED_PRECISION
+    assert heldout.precision >= HELDOUT_PRECISION
 
 
 @pytest.mark.parametrize(
@@ -216,6 +224,26 @@ def test_at_most_one_fix_unless_nothing_else_qualifies() -> None:
     )
     only = recall.recall(Index.build(fixes), prompt, floor=0.05).hits
     assert len(only) == 3 and all(h.doc.kind == "fix" for h in only)
+
+
+def test_a_note_far_below_the_best_one_is_left_out_but_a_fix_never_sets_the_bar(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A note scoring under half the best note reads the prompt worse and is not injected; an
+    automatic fix scoring far above the user's own note does not push that note out."""
+    index = corpus()
+    prompt = "a learner in Tokyo sees the lesson scheduled an hour off"  # L07: time zones
+    assert [h.doc.id for h in recall.recall(index, prompt).hits] == ["L07"]
+    monkeypatch.setattr(recall, "RELATIVE_FLOOR", 0.0)
+    assert [h.doc.id for h in recall.recall(index, prompt).hits] == ["L07", "L06"]
+    monkeypatch.undo()
+    prompt = (
+        "getting a not-null constraint violation on billing_invoice when running the tests "
+        "after my change to billing/models.py"
+    )
+    scores = {h.doc.id: h.score for h in recall.recall(index, prompt).hits}
+    assert set(scores) == {"F04", "L04"}  # the past fix and the migrations learning
+    assert scores["L04"] < recall.RELATIVE_FLOOR * scores["F04"]
 
 
 def test_a_past_fix_is_recalled_when_the_prompt_speaks_of_its_failure() -> None:
