@@ -192,6 +192,14 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
             hit = _literal(word)
         if hit is None and ("-" in word or "." in word or "_" in word):
             name = "_" in word or "." in word
+            parts = word.split("-")
+            if not name and 1 < len(parts) <= table.longest:  # "code-style": "code style"
+                key = (*parts[:-1], _singular(parts[-1]))
+                for concept in table.phrases.get(key, ()):
+                    found.append((concept, word, False))
+                    where.append(at)
+                if key in table.phrases:
+                    continue
             for part in _PARTS.split(word):
                 for c, a in table.words.get(part, ()):
                     if name:

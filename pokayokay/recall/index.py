@@ -48,9 +48,8 @@ as names, fixes held to their symptom, prompts explaining code at hand held to
 blind4 0.92 / 0.88 (seen); unread until measured after the round: blind5 0.82 / 0.24 →
 0.84 / 0.28, blind6 0.80 / 0.07 → 0.84 / 0.13, blind7 0.76 / 0.20 → 0.82 / 0.40. Their ordinary
 prompts name the notes' own files, services and tools, where words cannot tell whether a note's
-advice applies. The fifth round left out notes scoring under half the best one
-(:data:`RELATIVE_FLOOR`): precision on related prompts (tuned 0.61 → 0.71, held-out 0.55 → 0.68)
-with no hit lost.
+advice applies. The fifth round (:data:`RELATIVE_FLOOR`) raised precision on related prompts,
+tuned 0.61 → 0.71 and held-out 0.55 → 0.68, with no hit lost.
 ``tfidf``, the plain cosine over terms, stays available (skill suggestion ranks with it).
 
 Only scores at or above :data:`FLOOR` are recalled, at most :data:`TOP_K` of them, and their lines
@@ -126,8 +125,7 @@ MAX_FIXES = 1
 MAX_CANDIDATES = 12
 # A note already injected in this session comes back only when the prompt is about it again.
 REPEAT_FLOOR = 0.6
-# A note scoring less than this share of the best one is a weaker reading of the prompt: left
-# out (the best of the user's own notes sets the bar for them, the best of all for a fix).
+# A note under this share of the best one reads the prompt worse: left out (see recall()).
 RELATIVE_FLOOR = 0.5
 # A truncated entry keeps at least this many characters of text, else it is dropped.
 MIN_ENTRY_CHARS = 40

@@ -14,7 +14,8 @@ boilerplate removed first):
   prompt shares earns :data:`BIGRAM_BONUS` times its specificity;
 * **negative** — the terms found only in negative clauses ("Do NOT use for Word documents",
   "Not for GraphQL schemas", "use the docx skill instead"): they never count for the skill, and a
-  prompt holding them is held against it (:data:`NEGATIVE_FACTOR`);
+  prompt holding them is held against it (:data:`NEGATIVE_FACTOR`) unless it names the skill or
+  its format ("the Markdown files as one Word document");
 * **anchors** — the name's words and the proper names of the text (a capitalised word inside a
   sentence: Playwright, MCP, Stripe; not HTTP or API, :data:`COMMON_ACRONYMS`): a prompt naming
   one that no other skill holds earns :data:`ANCHOR_BONUS` times its specificity.
@@ -57,7 +58,7 @@ from pokayokay.skills.terms import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
     from pokayokay.skills.catalog import Skill
@@ -97,7 +98,7 @@ _SENTENCE_END = Lazy(r"[.!?:;](?:\s|$)|\(")
 _WORD_IN_SENTENCE = Lazy(r"[A-Za-z][\w+#-]*")
 _QUOTED = Lazy(r"\"([^\"\n]{3,80})\"|“([^”\n]{3,80})”|(?<![\w])'([^'\n]{3,80})'(?![\w])")
 # A file format named on its own (".xlsx", "(.pdf)"), not a path or glob (".github/", "*.yml").
-_EXTENSION = Lazy(r"(?<![\w/*.-])\.([a-z][a-z0-9]{1,4})\b(?![/.-])")
+_EXTENSION = Lazy(r"(?<![\w/*.-])\.([a-z][a-z0-9]{1,6})\b(?![/.-])")
 
 
 class Profile:
@@ -242,33 +243,52 @@ class Stats:
         self.parts = parts if parts is not None else []
 
     @classmethod
-    def of(cls, profiles: Sequence[Profile]) -> Stats:
+    def of(cls, profiles: Sequence[Profile], skill_names: Iterable[str] = ()) -> Stats:
+        """The numbers of ``profiles``; ``skill_names``: the skills' names, whose one-word
+        names a file name may hold (``Dockerfile``, ``docker-compose.yml``)."""
         df: dict[str, int] = {}
-        names: set[str] = set()
         parts: list[list[str]] = []
         for p in profiles:
             mine = []
             for term, weight in p.fields.items():
                 df[term] = df.get(term, 0) + 1
-                if weight >= NAME_WEIGHT:  # a one-word name or a format it names
-                    names.add(term)
-                elif weight == NAME_PART_WEIGHT:  # one word of a several-word name
+                if weight == NAME_PART_WEIGHT:  # one word of a several-word name
                     mine.append(term)
             if mine:
                 parts.append(sorted(mine))
+        names: set[str] = set()
+        for name in skill_names:
+            words = set(tokenize(name_words(name)))
+            if len(words) == 1:
+                names |= words
         return cls(len(profiles), df, names, parts)
 
-    def named(self, words: set[str], segments: list[list[str]]) -> set[str]:
-        """The words of a prompt's file names (``words``; ``segments``: each folder or file
-        name's words) that name a skill: a one-word name or a format anywhere, the words of a
-        longer name when a segment holds nothing else (``ci.yml``, ``tests/``, ``mcp_builder``;
-        not ``report_builder``, where "builder" is part of another name)."""
-        out = words & self.names
-        for seg in segments:
+    @classmethod
+    def of_skills(cls, skills: Iterable[Skill]) -> Stats:
+        """The numbers of the skills whose description could be read."""
+        usable = [(s.name, s.profile) for s in skills if s.profile is not None]
+        return cls.of([p for _, p in usable], [name for name, _ in usable])
+
+    def named(self, segments: list[tuple[list[str], bool]]) -> set[str]:
+        """The words of a prompt's file names that name a skill. ``segments``: the words of
+        each folder and file name, each with whether it is the name of a file that is not
+        source code. A segment names a skill when all its words are the skill's name
+        (``tests/``, ``ci.yml``, ``mcp_builder/``; not ``report_builder.py``, where "builder"
+        is part of another name); a file that is not code also when its name holds a one-word
+        skill name (``docker-compose.yml``). Code named after a format (``PdfIcon.tsx``,
+        ``export_to_excel.py``) names no skill: its extension says what the file is."""
+        out: set[str] = set()
+        for words, not_code in segments:
+            if len(words) == 1 and words[0] in self.names:
+                out.add(words[0])
+                continue
             for name in self.parts:
-                if all(w in name for w in seg):
-                    out.update(seg)
+                if all(w in name for w in words):
+                    out.update(words)
                     break
+            else:
+                if not_code:
+                    out.update(w for w in words if w in self.names)
         return out
 
     def to_data(self) -> dict[str, Any]:
@@ -289,10 +309,17 @@ class Stats:
         )
 
 
+# Extensions of source code: a code file's name is a module's, not a tool's own file.
+CODE_EXTENSIONS = frozenset(
+    """
+    py pyi ts tsx js jsx mjs cjs go rb java kt kts rs swift c h cc cpp hpp cs php vue svelte
+    scala ex exs erl clj dart lua m mm sh
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
 # A file name in a prompt (``budget.xlsx``, ``src/app/models.py``, ``time.sleep``): its
 # extension counts only for skills that name that extension as a format they handle.
 _NAME_SEPARATORS = Lazy(r"[:_\-./]+")
-_FILE_NAME = Lazy(r"(?<![\w.])([\w./-]*\w)\.([A-Za-z][A-Za-z0-9]{0,4})(?![\w.])")
+_FILE_NAME = Lazy(r"(?<![\w.])([\w./-]*\w)\.([A-Za-z][A-Za-z0-9]{0,6})(?![\w.])")
 # An identifier of code: snake_case, lower camelCase, a dotted name, a call, PascalCase followed
 # by the kind of thing it names ("the ChangelogPage component") or ending in it (``PdfIcon``,
 # ``CsvExportButton``); other PascalCase is often a subject: GraphQL, JavaScript, PowerPoint.
@@ -323,7 +350,7 @@ class Catalog(list["Skill"]):
 
     def statistics(self) -> Stats:
         if self.stats is None:
-            self.stats = Stats.of([s.profile for s in self if s.profile is not None])
+            self.stats = Stats.of_skills(self)
         return self.stats
 
 
@@ -336,14 +363,16 @@ class Query:
         text = prompt[:MAX_PROMPT_CHARS]
         exts: set[str] = set()
         in_paths: set[str] = set()
-        segments: list[list[str]] = []
+        segments: list[tuple[list[str], bool]] = []  # folders and file names, as words
         for found in _FILE_NAME.finditer(text):
-            exts.update(tokenize(found[2]))
-            for segment in found[1].split("/"):
-                seg = tokenize(segment)
-                if seg:
-                    segments.append(seg)
-                    in_paths.update(seg)
+            ext = found[2].lower()
+            exts.update(tokenize(ext))
+            *folders, stem = found[1].split("/")
+            for i, segment in enumerate([*folders, stem]):
+                named = tokenize(segment)
+                if named:
+                    segments.append((named, i == len(folders) and ext not in CODE_EXTENSIONS))
+                    in_paths.update(named)
         words = _FILE_NAME.sub(" , ", text)
         in_idents: set[str] = set()  # spreadsheet_id, export_csv(), client.messages.create
         if "_" in words or "." in words or "(" in words or not words.islower():
@@ -352,7 +381,7 @@ class Query:
             words = _IDENTIFIER.sub(" , ", words)
         ordered = tokenize(words)
         only_in_paths = in_paths.difference(ordered)
-        path_names = stats.named(in_paths, segments) if only_in_paths else set()
+        path_names = stats.named(segments) if only_in_paths else set()
         only_in_idents = in_idents.difference(ordered, in_paths)
         self.terms = set(ordered) | in_paths | in_idents
         variants: set[str] = set()
@@ -369,7 +398,7 @@ class Query:
         top = math.log(n + 1) + 1.0
         generic = generic_terms()
         # words found only in identifiers, and generic ones: on their own, no evidence
-        self.in_code = only_in_idents | (self.terms & generic)
+        self.in_code = only_in_idents | (only_in_paths - path_names) | (self.terms & generic)
         spec: dict[str, float] = {}
         unique: set[str] = set()
         mass = 0.0
@@ -415,7 +444,9 @@ def evidence(query: Query, prof: Profile) -> tuple[float, set[str]]:
     for pair in query.bigrams & prof.bigrams:
         a, b = pair.split(" ", 1)
         total += BIGRAM_BONUS * (query.spec[a] + query.spec[b]) / 2
-    if prof.negative:
+    if prof.negative and not named_format and all(fields[t] < NAME_WEIGHT for t in shared):
+        # a negative clause says what the skill is not for; a prompt naming the skill or its
+        # format ("the Markdown files as a Word document") is for it all the same
         against = sum(query.spec[t] for t in query.terms if t in prof.negative)
         if against >= 0.5:
             total *= NEGATIVE_FACTOR

@@ -252,7 +252,7 @@ def _stats(skills: Sequence[Skill]) -> Stats:
 
     if isinstance(skills, Catalog):
         return skills.statistics()
-    return Stats.of([s.profile for s in skills if s.profile is not None])
+    return Stats.of_skills(skills)
 
 
 def _ranked(query: Query, usable: Sequence[Skill]) -> list[tuple[Skill, float]]:

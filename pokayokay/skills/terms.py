@@ -44,6 +44,7 @@ STOPWORDS = frozenset(
     sure than thank thanks that thats the their theirs them then there these they this those
     though through thus to too under until up upon us ve very via was way we well were what
     whats when whenever where whether which while who whom whose why will with within without
+    aren isn didn doesn don wasn weren hasn haven hadn wouldn shouldn couldn mustn needn ain
     wont would yes yet you your yours yourself hi hello hey ok okay can't don't i'm it's let's
     we're you're etc eg ie
     use used uses using want wants wanted tell ask asks asked help helps able get gets got
@@ -63,7 +64,7 @@ GENERIC = frozenset(
     app application service project user users team step steps existing current support
     handle build look way each every our page feature module script tool tools
     text type field object item items string option options default read keep load loading
-    top
+    top fall fallback falls
     """.split()  # noqa: SIM905
 )
 
@@ -259,20 +260,29 @@ def tokenize(text: str) -> list[str]:
 # catalog's: ``tests/skills/test_suggest_eval.py`` measures it on prompts written after it.
 EVOKES = """
 security vulnerability: vulnerable vulnerabilities exploit exploits exploitable exploited
-  attacker attackers xss csrf ssrf owasp cve cves pentest | path traversal | directory traversal
+  attacker attackers xss csrf ssrf owasp cve cves pentest vuln vulns | path traversal
+  | directory traversal
   | sql injection | command injection | privilege escalation | is this safe | is it safe
 language locale translation: french german spanish italian portuguese japanese chinese korean
   arabic hebrew dutch polish russian turkish hindi swedish multilingual translate translated
   translating translations translator | right to left | right-to-left
+  germany japan france spain italy brazil mexico china korea | new markets | other countries
+  | hardcoded english | hard-coded english | english-only | english strings
+incremental pipeline warehouse: | only fetch what's new | only what's new | only new records
+  | only the new rows | since the last run | land them in | lands them in | into snowflake
+  | into bigquery | into redshift
 throughput load: rps qps throughput | requests per second | requests a second | concurrent users
   | falls over | fall over | falling over | under load | under heavy load | traffic spike
   | how much traffic | black friday
 changelog release: | what changed since | what's changed since | what has changed since
   | changes since | since the last release | since the last tag | since v
+  | what changed between | what's changed between | changed between v | changes between v
 search seo: seo | google results | show up in google | shows up in google
   | show up on google | rank on google | ranking on google | rank higher | organic traffic
   | search ranking | search console
 docker container: | container image | docker image | image size | image is too big
+  | from python: | from node: | from ubuntu | from debian | from alpine | slim image
+  | build-essential | apt-get install
 http endpoint: | status code | status codes | http verb | http verbs
 statistics analysis: average averages median percentile percentiles correlation correlated
   outlier outliers distribution histogram cohort cohorts | standard deviation
@@ -283,7 +293,12 @@ flaky test: intermittent intermittently flakey nondeterministic | 1 in 5 | one i
   | 1 in 10 | one in ten | every few runs | fails sometimes | sometimes fails | randomly fails
   | fails randomly | passes locally but fails | fails on ci but | fails in ci but
   | run in 5 | runs in 5 | in 5 runs | passes on my machine but fails
+pytest mocking: | write tests for | write unit tests | add tests for | add unit tests
+  | tests covering | mock out | mock the
+pods limits autoscaling: oomkilled crashloopbackoff hpa | memory limits | cpu limits
+  | requests/limits | requests and limits | scale the number of
 tracing opentelemetry: otel spans | distributed tracing | which downstream | slow downstream
+latency monitoring: p99 p95 p999 | latency spike | latency went | response times went
 bisect commit regression: | which commit | what commit | the commit that | find the commit
   | broke between | broken between | worked in v | last good | first bad
 design document: | write up | write-up | alternatives we rejected | rejected alternatives
@@ -293,10 +308,12 @@ code splitting lazy loading: | break up the bundle | split the bundle | only loa
 review change diff: | go over the changes | go over my changes | look over | looking over
   | before i ask for approvals | before merging | changes on my branch | my branch vs
 update announcement status: heads-up | all of engineering | all-hands
+  | update for leadership | update to leadership | for the leadership | team update
   | weekly update | status update | heads up | progress update | to the whole company
 streaming stream: | as it arrives | as they arrive | as it's generated | token by token
   | word by word | while it generates | instead of waiting for the whole
 nplusone query: | queries per | queries on every | queries for each | queries each time
+  | queries for a single | queries for one | queries to render | queries to load
   | a query per | one query per | hundreds of queries
 open graph preview: | link preview | link previews | share on slack | shares on slack
   | shared on slack | share on twitter | social preview | social card | og image | og tags

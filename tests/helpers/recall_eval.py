@@ -87,7 +87,8 @@ def prompt_sets() -> dict[str, list[dict[str, Any]]]:
     sets: dict[str, list[dict[str, Any]]] = {"tuned": [], "fresh": []}
     for prompt in _json(EVAL / "prompts.json", "prompts"):
         sets["tuned" if prompt["split"] == "dev" else "fresh"].append(prompt)
-    for name in ("heldout", "blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7"):
+    blinds = [f"blind{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8)]
+    for name in ("heldout", *blinds):
         path = EVAL / f"{name}.json"
         if path.exists():
             sets[name] = _json(path, "prompts")

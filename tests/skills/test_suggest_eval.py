@@ -128,7 +128,17 @@ def rates_of(
 # fixed: 54/60 and 25/30. blind4, kept unread until then: 46/60 and 22/30 before, 48/60 and
 # 23/30 after; it was read too (a JavaScript error's "properties", "Stripe" stemmed onto
 # "strip", screen readers, postmortems): 53/60 and 26/30. Bars: those figures less a margin.
-BLIND_BARS = {"blind3.json": (0.88, 0.80), "blind4.json": (0.85, 0.83)}
+# Fifth round: ``blind5.json`` (60 + 30, half of its ordinary prompts naming a skill's subject in
+# passing: ``PdfIcon.tsx``, ``report_builder.py``, ``export_to_excel.py``) was kept unread until
+# the round's first changes were committed: 45/60 and 19/30 before, 45/60 and 21/30 after.
+# Reading it then gave the rules for code files named after a format, negative clauses against
+# a prompt naming the skill's own format, contraction fragments, and everyday words for Docker
+# base images, latency percentiles, leadership updates, new markets, incremental loads, pod
+# limits and test-writing requests: 55/60 and 25/30 (blind3 54/60 and 26/30, blind4 54/60 and
+# 27/30 at the same time).
+BLIND_BARS = {
+    "blind3.json": (0.88, 0.83), "blind4.json": (0.88, 0.87), "blind5.json": (0.88, 0.80),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_BARS))
@@ -145,6 +155,10 @@ def test_blind_batches_stay_at_their_figures(catalog: Catalog, name: str) -> Non
         ("remove unused imports and dead functions from legacy/report_builder.py", None),
         ("the PdfIcon in the attachments list sits 2px lower than the filename, align it", None),
         ("add a tooltip to the CsvExportButton in the toolbar", None),
+        ("nudge the icon in src/icons/PdfIcon.tsx two pixels up", None),
+        ("add a --verbose flag to scripts/export_to_excel.py", None),
+        ("add Postgres and Redis services to docker-compose.yml for local development", "docker"),
+        ("turn the markdown files in docs/handbook/ into one Word document, same headings", "docx"),
         ("the deploy job in .github/workflows/ci.yml fails on node 18 only", "ci-github-actions"),
         ("add a tool for listing open tickets to mcp_builder/server.py", "mcp-builder"),
         ("export the quarterly numbers to budget.xlsx with a totals row", "xlsx"),
@@ -154,10 +168,13 @@ def test_blind_batches_stay_at_their_figures(catalog: Catalog, name: str) -> Non
 def test_a_name_in_code_names_a_skill_only_whole(
     catalog: Catalog, prompt: str, expected: str | None
 ) -> None:
-    """A file or folder name names a skill with its whole name (``ci.yml``, ``mcp_builder``)
-    or a format, not with one word of a longer name (``report_builder`` is no MCP builder); a
-    PascalCase name ending in the kind of thing it is (``PdfIcon``, ``CsvExportButton``) counts
-    as an identifier, a brand written the same way (PowerPoint) does not."""
+    """A file or folder name names a skill with its whole name (``ci.yml``, ``mcp_builder``),
+    not with one word of a longer name (``report_builder`` is no MCP builder); a source file
+    named after a format (``PdfIcon.tsx``, ``export_to_excel.py``) names none, a tool's own file
+    does (``docker-compose.yml``); a PascalCase name ending in the kind of thing it is
+    (``CsvExportButton``) counts as an identifier, a brand written the same way (PowerPoint)
+    does not; a negative clause ("Not for … Markdown files") does not hold against a prompt
+    naming the skill's own format."""
     names = [s.name for s in suggest(prompt, catalog).suggestions]
     if expected is None:
         assert names == [], prompt
