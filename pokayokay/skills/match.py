@@ -27,8 +27,10 @@ times :data:`~pokayokay.skills.terms.GENERIC_FACTOR` for generic coding words, t
 ``docker-compose.yml``; a longer name's words only as a whole folder or file name: ``ci.yml``,
 ``mcp_builder.py``, not ``report_builder.py``), or only in an identifier (``spreadsheet_id``,
 ``export_csv()``, ``client.messages.create``, ``PdfIcon``, "the ChangelogPage component"), even
-one naming a skill. A skill sharing only identifier words and generic words with a prompt gets
-no evidence at all (names in code say where the work is, not what it is). A file name's extension
+one naming a skill, or only after the colon of a request to write something ("write the
+friday note to my team: k8s migration 60% done": the text's content, not the task). A skill
+sharing only such words and generic words with a prompt gets no evidence at all (names in code
+say where the work is, not what it is). A file name's extension
 counts only for a skill naming that format (``budget.xlsx``; never ``time.sleep``). A ``re-``
 word also counts as its base when the catalog knows it (redesign → design). A skill's evidence is
 the sum, over the prompt terms it holds, of specificity times field weight, plus the bonuses. The
@@ -342,6 +344,17 @@ _IDENTIFIER = Lazy(
 )
 
 
+# A request to write something, then what to write after a colon ("write this week's update
+# for the team channel: billing migration shipped, search slipped"): the words after the colon
+# are what the text is about, not the task, and weigh as names in code do.
+_WRITING = Lazy(
+    r"^\W*(?:(?:hey|hi|ok|so|please|pls)\W+)*(?:(?:can|could|would) you\s+|help me\s+"
+    r"|i need (?:you )?to\s+)?(?:please\s+)?(?:write|draft|compose|put together|prepare)\b"
+    r"[^:\n]{0,160}?:",
+    IGNORECASE,
+)
+
+
 class Catalog(list["Skill"]):
     """The skills of a project, with the catalog-wide statistics their scoring needs (kept in
     the skills cache with them, so a prompt does not recompute them)."""
@@ -379,11 +392,16 @@ class Query:
             for found in _IDENTIFIER.finditer(words):
                 in_idents.update(tokenize(found[0]))
             words = _IDENTIFIER.sub(" , ", words)
+        content: set[str] = set()  # "write the update for my team: k8s migration 60% done"
+        request = _WRITING.match(words)
+        if request is not None:
+            content = set(tokenize(words[request.end() :]))
+            words = words[: request.end()]
         ordered = tokenize(words)
         only_in_paths = in_paths.difference(ordered)
         path_names = stats.named(segments) if only_in_paths else set()
-        only_in_idents = in_idents.difference(ordered, in_paths)
-        self.terms = set(ordered) | in_paths | in_idents
+        only_in_idents = in_idents.difference(ordered, in_paths) | content.difference(ordered)
+        self.terms = set(ordered) | in_paths | in_idents | content
         variants: set[str] = set()
         for term in list(self.terms):  # redesign → design, retrain → train
             if term.startswith("re") and len(term) >= 7 and term[2:] in stats.df:

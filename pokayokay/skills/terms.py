@@ -297,6 +297,12 @@ pytest mocking: | write tests for | write unit tests | add tests for | add unit 
   | tests covering | mock out | mock the
 pods limits autoscaling: oomkilled crashloopbackoff hpa | memory limits | cpu limits
   | requests/limits | requests and limits | scale the number of
+subscription proration: | monthly to annual | annual to monthly | mid-cycle | mid cycle
+  | charge the difference | prorate | prorated | change their plan | switch plans
+correlation request: | request id | request ids | correlation id | follow one request
+  | follow a request | across the services | across services
+performance lighthouse: | lighthouse score | lighthouse gives | to show anything | first paint
+  | slow on mobile | slow to load | loads slowly
 tracing opentelemetry: otel spans | distributed tracing | which downstream | slow downstream
 latency monitoring: p99 p95 p999 | latency spike | latency went | response times went
 bisect commit regression: | which commit | what commit | the commit that | find the commit
@@ -309,6 +315,9 @@ review change diff: | go over the changes | go over my changes | look over | loo
   | before i ask for approvals | before merging | changes on my branch | my branch vs
 update announcement status: heads-up | all of engineering | all-hands
   | update for leadership | update to leadership | for the leadership | team update
+  | this week's update | week's update | friday note | friday update | note to my team
+  | note to the team | message for #general | message to the team
+  | for the team channel | skip-level
   | weekly update | status update | heads up | progress update | to the whole company
 streaming stream: | as it arrives | as they arrive | as it's generated | token by token
   | word by word | while it generates | instead of waiting for the whole

@@ -56,13 +56,17 @@ ISSUE_SILENCE_GOAL = 0.95
 # on no note's subject, 15 sharing words, 10 on a note's subject) was written at the start of the
 # fifth round and kept unread until its first changes were committed: 44/50 and 19/40 (14/15,
 # 3/15, 2/10) before, 45/50 and 19/40 after; reading it added hyphenated phrases ("code-style"):
-# 46/50. Every bar is the figure after the round, minus a margin.
+# 46/50. ``blind9`` (the same kinds) was written after that and measured once, unread: 41/50 and
+# 18/40 (13/15, 2/15, 3/10) with the code before the round and after it alike; precision
+# 46/73 -> 46/65. Six of its nine misses are a user proposing a shortcut the note forbids ("can
+# I just …", "good enough?", "… right?") in words no note holds. Every bar is the figure after
+# the round, minus a margin.
 HELDOUT_HIT = 0.87
 HELDOUT_SILENCE = 0.91
 BLIND_BARS = {
     "blind": (0.88, 0.95), "blind2": (0.83, 0.95), "blind3": (0.84, 0.88),
     "blind4": (0.88, 0.84), "blind5": (0.80, 0.24), "blind6": (0.88, 0.16),
-    "blind7": (0.80, 0.36), "blind8": (0.88, 0.44),
+    "blind7": (0.80, 0.36), "blind8": (0.88, 0.44), "blind9": (0.80, 0.42),
 }  # fmt: skip
 # The prompts the table was first tuned on keep a higher bar (83/90, 36/36 today).
 TUNED_HIT = 0.90

@@ -135,9 +135,14 @@ def rates_of(
 # a prompt naming the skill's own format, contraction fragments, and everyday words for Docker
 # base images, latency percentiles, leadership updates, new markets, incremental loads, pod
 # limits and test-writing requests: 55/60 and 25/30 (blind3 54/60 and 26/30, blind4 54/60 and
-# 27/30 at the same time).
+# 27/30 at the same time). ``blind6.json`` (60 + 30) was written after all of that and measured
+# once, unread: 41/60 and 28/30 with the code before the round, 44/60 and 28/30 after it.
+# Reading it added that the words after a writing request's colon are its content ("write the
+# friday note to my team: k8s migration 60% done" is no Kubernetes task) and more everyday
+# words for team updates, proration and Lighthouse scores: 46/60.
 BLIND_BARS = {
     "blind3.json": (0.88, 0.83), "blind4.json": (0.88, 0.87), "blind5.json": (0.88, 0.80),
+    "blind6.json": (0.73, 0.90),
 }  # fmt: skip
 
 
@@ -159,6 +164,7 @@ def test_blind_batches_stay_at_their_figures(catalog: Catalog, name: str) -> Non
         ("add a --verbose flag to scripts/export_to_excel.py", None),
         ("add Postgres and Redis services to docker-compose.yml for local development", "docker"),
         ("turn the markdown files in docs/handbook/ into one Word document, same headings", "docx"),
+        ("write the friday note to my team: k8s migration 60% done", "internal-comms"),
         ("the deploy job in .github/workflows/ci.yml fails on node 18 only", "ci-github-actions"),
         ("add a tool for listing open tickets to mcp_builder/server.py", "mcp-builder"),
         ("export the quarterly numbers to budget.xlsx with a totals row", "xlsx"),
