@@ -24,3 +24,19 @@ def explains_code(lowered: str) -> bool:
     """Whether a prompt (lower-cased) asks to explain or document the code at hand, asks a
     general question ("the difference between …") or fixes a typo."""
     return _EXPLAINS.search(lowered) is not None
+
+
+# The place of work is documentation (a README, a changelog, a Markdown file, the docs folder)
+# and the edit is not one that explains how something is done: a typo, an image, a link, a fact.
+_DOCS = Lazy(r"\breadme\b|\bchangelog\b|\.(?:md|rst)\b|(?<![\w.])docs?/")
+_EXPLAINING = Lazy(
+    r"\b(?:explain\w*|describ\w*|document\w*|how (?:to|we|do|does|should)|where|why|when to)\b"
+)
+
+
+def edits_docs(lowered: str) -> bool:
+    """Whether a prompt (lower-cased) edits documentation without explaining how something is
+    done ("fix the typo in the README", "resize the image in the README"; not "add a section to
+    the README on where component styles go"): a note about the code applies there only on a
+    clear match."""
+    return _DOCS.search(lowered) is not None and _EXPLAINING.search(lowered) is None

@@ -214,6 +214,7 @@ permission: ?permission ?permissions ?access authorization authorize authorized 
   | no login | not logged in | logged-out users | public endpoint
   | permission check | permission checks
   | only the owner | who owns | the owner can | owner of the | should be able to see
+  | logged-out people | logged out people | logged-out visitors | logged out users
 endpoint: viewset viewsets apiview ?endpoint ?endpoints | new endpoint | an endpoint
   | api view | api views | view class | new view | new viewset | endpoint for
   | endpoint that | rest endpoint | drf view | generic view
@@ -266,7 +267,8 @@ legacy: ?legacy ?old ?deprecated ?v1 ?outdated
   | existing clients
 formatter: ?formatter ?formatting ruff ?black isort flake8 prettier eslint lint linter linting
   ?pyproject ?tidy prettify autoformat | auto-style | auto style | code style
-  | sort imports | sorts imports | import order | auto format
+  | sort imports | sorts imports | import order | auto format | sorting imports
+  | sorted imports | import sorting | imports sorted
   ?whitespace ?indentation ?indent ?quotes | line length
   | line too long | trailing whitespace | format on save | code formatting
   | code formatter | style tools | style checker | style checks

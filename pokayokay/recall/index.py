@@ -70,7 +70,7 @@ from __future__ import annotations
 import math
 from itertools import repeat
 
-from pokayokay.recall.asks import explains_code
+from pokayokay.recall.asks import edits_docs, explains_code
 from pokayokay.recall.concepts import (
     BIGRAM_JOIN,
     CONCEPT_PREFIX,
@@ -94,7 +94,7 @@ if TYPE_CHECKING:
 
 METHOD = "concepts"
 # Bumped whenever tokenisation, weights or document scores change: cached indexes are rebuilt.
-ANALYSIS_VERSION = 6
+ANALYSIS_VERSION = 7
 # The layout of Index.to_data (4: number columns as lists, not text to parse).
 INDEX_FORMAT = 4
 # Chosen on every labelled set together (see the module docstring).
@@ -549,18 +549,17 @@ def recall(
     :data:`~pokayokay.recall.sources.FIX_WEIGHT` of its similarity, so at equal relevance the
     user's notes come first), and only when the prompt speaks of its failure
     (:mod:`pokayokay.recall.symptoms`); a document in ``shown`` (already injected in this
-    session), or any note for a prompt asking to explain or document the code at hand
-    (:func:`~pokayokay.recall.asks.explains_code`), comes back only when it scores
-    ``repeat_floor``.
+    session), or any note for a prompt explaining the code at hand or editing documentation
+    (:mod:`pokayokay.recall.asks`), comes back only when it scores ``repeat_floor``.
     ``semantic``: the semantic model's boosts (:meth:`Index.ranked`), when it is installed.
     """
     above: list[Hit] = []
     near: list[Hit] = []
     seen: set[str] = set()
     query = query_features(prompt)
-    if explains_code(prompt[:MAX_QUERY_CHARS].lower()):  # the code answers, not the notes:
-        floor = max(floor, repeat_floor)  # only a clear match of the words themselves
-        semantic = None
+    asks = prompt[:MAX_QUERY_CHARS].lower()
+    if explains_code(asks) or edits_docs(asks):  # the code or the text answers, not the notes:
+        floor, semantic = max(floor, repeat_floor), None  # only a clear match of the words
     for d, score in index.ranked(prompt, method=method, semantic=semantic, query=query):
         is_above = score >= floor
         if is_above and len(above) >= k + MAX_CANDIDATES:

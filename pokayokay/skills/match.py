@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from pokayokay.skills.catalog import Skill
 
 # Bumped whenever the analysis or the profile layout changes: cached catalogs are rebuilt.
-ANALYSIS_VERSION = 4
+ANALYSIS_VERSION = 5
 NAME_WEIGHT = 2.5
 NAME_PART_WEIGHT = 1.75  # one word of a several-word name
 LEAD_WEIGHT = 1.6  # a word of the first sentence, where a description states its subject
@@ -185,6 +185,8 @@ _BOILERPLATE = Lazy(
 
 def profile(name: str, description: str) -> Profile:
     """The :class:`Profile` of a skill from its name and its description text."""
+    from itertools import pairwise  # the catalog's cache is built off the prompt path
+
     negative_text = _BOILERPLATE.sub(" ", " ".join(m[0] for m in _NEGATIVE.finditer(description)))
     positive_text = _BOILERPLATE.sub(" ", _NEGATIVE.sub(" . ", description))
     positive = tokenize(positive_text)
@@ -212,9 +214,17 @@ def profile(name: str, description: str) -> Profile:
     # Anchors: the name's words and the proper names of the text (a capitalised word that does
     # not start a sentence: Playwright, MCP, Stripe, OAuth), what the skill is specifically about.
     anchors = set(words)
+    # The second word of a name that the text also writes in lower case is a word ("Apollo
+    # Client" beside "servers and clients"; "Google Lighthouse" keeps "lighthouse").
+    lower = {
+        t for w in _WORD_IN_SENTENCE.findall(positive_text) if w[0].islower() for t in tokenize(w)
+    }
     for sentence in _SENTENCE_END.split(positive_text):
-        for word in _WORD_IN_SENTENCE.findall(sentence)[1:]:
+        in_sentence: list[str] = _WORD_IN_SENTENCE.findall(sentence)
+        for before, word in pairwise(in_sentence):
             if not word[0].isupper() or word.lower() in COMMON_ACRONYMS:
+                continue
+            if before[0].isupper() and any(t in lower for t in tokenize(word)):
                 continue
             parts = tokenize(word)
             if len(parts) == 1:  # CrashLoopBackOff names no one word

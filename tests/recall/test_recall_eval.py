@@ -61,8 +61,11 @@ ISSUE_SILENCE_GOAL = 0.95
 # 46/73 -> 46/65. Six of its nine misses are a user proposing a shortcut the note forbids ("can
 # I just …", "good enough?", "… right?") in words no note holds. Every bar is the figure after
 # the round, minus a margin.
-HELDOUT_HIT = 0.87
-HELDOUT_SILENCE = 0.91
+# Since issue 12's fifth round the held-out set meets the issue's goals (82/90, 35/36: a README
+# or changelog edit that explains nothing is held to a clear match); read in earlier rounds, it
+# is no unseen estimate any more (blind9 is).
+HELDOUT_HIT = ISSUE_HIT_GOAL
+HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 BLIND_BARS = {
     "blind": (0.88, 0.95), "blind2": (0.83, 0.95), "blind3": (0.84, 0.88),
     "blind4": (0.88, 0.84), "blind5": (0.80, 0.24), "blind6": (0.88, 0.16),
@@ -231,6 +234,24 @@ def test_at_most_one_fix_unless_nothing_else_qualifies() -> None:
     )
     only = recall.recall(Index.build(fixes), prompt, floor=0.05).hits
     assert len(only) == 3 and all(h.doc.kind == "fix" for h in only)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("update the README's Docker section to say Docker Desktop needs 8 GB of memory", []),
+        ("resize the image in the README to 200px wide", []),
+        ("infra/README.md lists the old Terraform module names, update it", []),
+        ("add a section to the README about where the styles for a component go", ["L02"]),
+        ("update the README so it says how to run the test suite", ["L01"]),
+    ],
+)
+def test_a_documentation_edit_that_explains_nothing_needs_a_clear_match(
+    prompt: str, expected: list[str]
+) -> None:
+    """A README, changelog or docs edit (a fact, an image, a heading) gets a note only on a
+    clear match; one that explains how or where something is done is an ordinary prompt."""
+    assert [h.doc.id for h in recall.recall(corpus(), prompt).hits] == expected
 
 
 def test_a_note_far_below_the_best_one_is_left_out_but_a_fix_never_sets_the_bar(

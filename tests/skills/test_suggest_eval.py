@@ -83,8 +83,11 @@ def test_hit_rate_and_silence_meet_the_goals(catalog: Catalog) -> None:
     assert silence >= MIN_SILENCE, noise
 
 
-HELD_OUT_MIN_HIT = 0.85
-HELD_OUT_MIN_SILENCE = 0.90
+# The held-out batches now meet the issue's goals (74/80 hits, 43/45 silences since issue 12's
+# fifth round: the second word of a name written in lower case elsewhere, "Apollo Client", is no
+# anchor); having been read in earlier rounds, they are no longer an unseen estimate (blind6 is).
+HELD_OUT_MIN_HIT = MIN_HIT
+HELD_OUT_MIN_SILENCE = MIN_SILENCE
 
 
 def test_prompts_written_after_the_method_was_frozen_score_near_the_goals(
@@ -154,6 +157,18 @@ def test_blind_batches_stay_at_their_figures(catalog: Catalog, name: str) -> Non
     assert silence >= silence_bar
 
 
+def test_a_second_word_of_a_name_also_written_in_lower_case_is_no_anchor() -> None:
+    """"Apollo Client" in a text that also speaks of "clients" makes no anchor of "client" (an
+    HTTP client is no GraphQL); "Google Lighthouse" keeps "lighthouse", "the Anthropic SDKs"
+    keeps "anthropic" though code "imports anthropic"."""
+    graphql = profile("graphql", "Work on GraphQL servers and clients, and Apollo Client caches.")
+    assert "client" not in graphql.anchors and "graphql" in graphql.anchors
+    perf = profile("web-performance", "Speed up pages: audit them with Google Lighthouse.")
+    assert "lighthous" in perf.anchors
+    api = profile("claude-api", "Use the Anthropic SDKs. Trigger when code imports anthropic.")
+    assert "anthropic" in api.anchors
+
+
 @pytest.mark.parametrize(
     ("prompt", "expected"),
     [
@@ -165,6 +180,7 @@ def test_blind_batches_stay_at_their_figures(catalog: Catalog, name: str) -> Non
         ("add Postgres and Redis services to docker-compose.yml for local development", "docker"),
         ("turn the markdown files in docs/handbook/ into one Word document, same headings", "docx"),
         ("write the friday note to my team: k8s migration 60% done", "internal-comms"),
+        ("bump the timeout on the http client to 30 seconds", None),
         ("the deploy job in .github/workflows/ci.yml fails on node 18 only", "ci-github-actions"),
         ("add a tool for listing open tickets to mcp_builder/server.py", "mcp-builder"),
         ("export the quarterly numbers to budget.xlsx with a totals row", "xlsx"),
