@@ -8,7 +8,7 @@ this kind in the labelled sets of both calls for neither.
 
 from __future__ import annotations
 
-from pokayokay.infra.lazyre import Lazy
+from pokayokay.infra.lazyre import IGNORECASE, Lazy
 
 # "write a docstring for …", "explain what … does", "what does … mean?", "the difference between
 # … and …", "fix the typo …": a question about the code or text at hand, or general knowledge,
@@ -40,3 +40,22 @@ def edits_docs(lowered: str) -> bool:
     the README on where component styles go"): a note about the code applies there only on a
     clear match."""
     return _DOCS.search(lowered) is not None and _EXPLAINING.search(lowered) is None
+
+
+# A request to write a message (an update, a note, an announcement, an email…) followed, after a
+# colon, by what it should say: "write the friday note to my team: k8s migration 60% done".
+_MESSAGE = Lazy(
+    r"^\W*(?:(?:hey|hi|ok|so|please|pls)\W+)*(?:(?:can|could|would) you\s+|help me\s+"
+    r"|i need (?:you )?to\s+)?(?:please\s+)?(?:write|draft|compose|put together|prepare)\b"
+    r"[^:\n]{0,80}?\b(?:note|notes|update|updates|message|email|e-mail|announcement|post|summary"
+    r"|status|newsletter|memo|report|writeup|write-up|blurb|recap)\b[^:\n]{0,80}?:",
+    IGNORECASE,
+)
+
+
+def message_content(text: str) -> int | None:
+    """Where the content begins in a prompt asking to write a message about it ("write this
+    week's update for the team: billing migration shipped" → after the colon), else None: those
+    words are what the message says, not the task."""
+    found = _MESSAGE.match(text)
+    return None if found is None else found.end()

@@ -27,7 +27,8 @@ style: css scss sass ?less stylesheet stylesheets ?style styles styling styled t
 upload: upload uploads uploaded uploading ?attach ?attaching attachment attachments presign
   presigned multipart dropzone | drag and drop | file picker
   ?ingest | drag-and-drop | file upload | upload form | send files
-  | attach files
+  | attach files | accepts the file | accept the file | receives the file | receive the file
+  | accepts files | accept files | receives files | put files | the file from the browser
 large: ?large ?huge ?big ?heavy ?massive ?giant gb gigabyte gigabytes mb megabytes
   ?millions ?thousands ?enormous ?oversized | too big | too large | way too big
 storage: s3 ?bucket ?buckets ?blob ?blobs gcs minio | object storage

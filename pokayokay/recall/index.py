@@ -70,7 +70,7 @@ from __future__ import annotations
 import math
 from itertools import repeat
 
-from pokayokay.recall.asks import edits_docs, explains_code
+from pokayokay.recall.asks import edits_docs, explains_code, message_content
 from pokayokay.recall.concepts import (
     BIGRAM_JOIN,
     CONCEPT_PREFIX,
@@ -558,8 +558,8 @@ def recall(
     seen: set[str] = set()
     query = query_features(prompt)
     asks = prompt[:MAX_QUERY_CHARS].lower()
-    if explains_code(asks) or edits_docs(asks):  # the code or the text answers, not the notes:
-        floor, semantic = max(floor, repeat_floor), None  # only a clear match of the words
+    if explains_code(asks) or edits_docs(asks) or message_content(asks) is not None:
+        floor, semantic = max(floor, repeat_floor), None  # the code or text answers: a clear match
     for d, score in index.ranked(prompt, method=method, semantic=semantic, query=query):
         is_above = score >= floor
         if is_above and len(above) >= k + MAX_CANDIDATES:

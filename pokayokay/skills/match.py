@@ -27,8 +27,8 @@ times :data:`~pokayokay.skills.terms.GENERIC_FACTOR` for generic coding words, t
 ``docker-compose.yml``; a longer name's words only as a whole folder or file name: ``ci.yml``,
 ``mcp_builder.py``, not ``report_builder.py``), or only in an identifier (``spreadsheet_id``,
 ``export_csv()``, ``client.messages.create``, ``PdfIcon``, "the ChangelogPage component"), even
-one naming a skill, or only after the colon of a request to write something ("write the
-friday note to my team: k8s migration 60% done": the text's content, not the task). A skill
+one naming a skill, or only after the colon of a request to write a message ("write the friday
+note to my team: k8s migration 60% done": the message's content, not the task). A skill
 sharing only such words and generic words with a prompt gets no evidence at all (names in code
 say where the work is, not what it is). A file name's extension
 counts only for a skill naming that format (``budget.xlsx``; never ``time.sleep``). A ``re-``
@@ -48,6 +48,7 @@ from __future__ import annotations
 import math
 
 from pokayokay.infra.lazyre import IGNORECASE, Lazy
+from pokayokay.recall.asks import message_content
 from pokayokay.skills.terms import (
     GENERIC_FACTOR,
     MAX_PROMPT_CHARS,
@@ -354,17 +355,6 @@ _IDENTIFIER = Lazy(
 )
 
 
-# A request to write something, then what to write after a colon ("write this week's update
-# for the team channel: billing migration shipped, search slipped"): the words after the colon
-# are what the text is about, not the task, and weigh as names in code do.
-_WRITING = Lazy(
-    r"^\W*(?:(?:hey|hi|ok|so|please|pls)\W+)*(?:(?:can|could|would) you\s+|help me\s+"
-    r"|i need (?:you )?to\s+)?(?:please\s+)?(?:write|draft|compose|put together|prepare)\b"
-    r"[^:\n]{0,160}?:",
-    IGNORECASE,
-)
-
-
 class Catalog(list["Skill"]):
     """The skills of a project, with the catalog-wide statistics their scoring needs (kept in
     the skills cache with them, so a prompt does not recompute them)."""
@@ -403,10 +393,10 @@ class Query:
                 in_idents.update(tokenize(found[0]))
             words = _IDENTIFIER.sub(" , ", words)
         content: set[str] = set()  # "write the update for my team: k8s migration 60% done"
-        request = _WRITING.match(words)
-        if request is not None:
-            content = set(tokenize(words[request.end() :]))
-            words = words[: request.end()]
+        said = message_content(words)
+        if said is not None:
+            content = set(tokenize(words[said:]))
+            words = words[:said]
         ordered = tokenize(words)
         only_in_paths = in_paths.difference(ordered)
         path_names = stats.named(segments) if only_in_paths else set()

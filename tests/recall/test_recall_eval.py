@@ -254,6 +254,39 @@ def test_a_documentation_edit_that_explains_nothing_needs_a_clear_match(
     assert [h.doc.id for h in recall.recall(corpus(), prompt).hits] == expected
 
 
+@pytest.mark.parametrize(
+    ("prompt", "content"),
+    [
+        ("write the friday note to my team: k8s migration 60% done", "k8s migration 60% done"),
+        ("can you draft an update for leadership: the docker image shrank", "the docker image"),
+        ("write the endpoint for payouts: list them by month", None),
+        ("write a test for this: refunds over 100 fail", None),
+    ],
+)
+def test_a_message_request_says_where_its_content_begins(
+    prompt: str, content: str | None
+) -> None:
+    """The words after the colon of a request to write a message are what it says (recall holds
+    such a prompt to a clear match, skill suggestion weighs them as names); a request to write
+    code or a test is the task itself."""
+    from pokayokay.recall.asks import message_content
+
+    at = message_content(prompt)
+    assert (None if at is None else prompt[at:].strip()[: len(content or "")]) == content
+
+
+def test_a_status_update_gets_no_note_for_the_news_it_carries(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    prompt = (
+        "write this week's update for the team channel: billing migration shipped, search "
+        "reindex slipped a week"
+    )
+    assert recall.recall(corpus(), prompt).hits == []
+    monkeypatch.setattr(recall, "message_content", lambda text: None)
+    assert [h.doc.id for h in recall.recall(corpus(), prompt).hits] == ["L30", "L28"]
+
+
 def test_a_note_far_below_the_best_one_is_left_out_but_a_fix_never_sets_the_bar(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
