@@ -11,18 +11,20 @@ from __future__ import annotations
 from pokayokay.infra.lazyre import IGNORECASE, Lazy
 
 # "write a docstring for …", "explain what … does", "what does … mean?", "the difference between
-# … and …", "fix the typo …": a question about the code or text at hand, or general knowledge,
-# which the code, the text or the model answers, not the team's notes.
+# … and …", "fix the typo …", "update the link …": a question about the code or text at hand,
+# or general knowledge, which the code, the text or the model answers, not the team's notes.
 _EXPLAINS = Lazy(
     r"\bdocstrings?\b|^\W*explain (?:what|the difference)\b|\bdifference between\b"
     r"|^\W*what (?:does|do) .{1,80}?\b(?:do|mean|contain|return|run|change|print|output)\b"
     r"|\bfix (?:the|a|this|that) typos?\b"
+    r"|\b(?:broken|dead) links?\b|\b(?:fix|update) (?:the|that|this|a) links?\b"
+    r"|\blinks? [^?!\n]{0,60}\b404s?\b"
 )
 
 
 def explains_code(lowered: str) -> bool:
     """Whether a prompt (lower-cased) asks to explain or document the code at hand, asks a
-    general question ("the difference between …") or fixes a typo."""
+    general question ("the difference between …") or fixes a typo or a link."""
     return _EXPLAINS.search(lowered) is not None
 
 

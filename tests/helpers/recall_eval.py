@@ -87,7 +87,7 @@ def prompt_sets() -> dict[str, list[dict[str, Any]]]:
     sets: dict[str, list[dict[str, Any]]] = {"tuned": [], "fresh": []}
     for prompt in _json(EVAL / "prompts.json", "prompts"):
         sets["tuned" if prompt["split"] == "dev" else "fresh"].append(prompt)
-    blinds = [f"blind{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9)]
+    blinds = [f"blind{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10)]
     for name in ("heldout", *blinds):
         path = EVAL / f"{name}.json"
         if path.exists():

@@ -59,7 +59,11 @@ ISSUE_SILENCE_GOAL = 0.95
 # 46/50. ``blind9`` (the same kinds) was written after that and measured once, unread: 41/50 and
 # 18/40 (13/15, 2/15, 3/10) with the code before the round and after it alike; precision
 # 46/73 -> 46/65. Six of its nine misses are a user proposing a shortcut the note forbids ("can
-# I just …", "good enough?", "… right?") in words no note holds. Every bar is the figure after
+# I just …", "good enough?", "… right?") in words no note holds. ``blind10`` (the same kinds),
+# written after the round's last change and measured once, unread: 43/50 and 19/40 with the code
+# before the round, 42/50 and 19/40 after it (precision 47/74 -> 46/69): the endpoint concept
+# that found the viewset-permissions note elsewhere diluted "add an endpoint that receives
+# payment notifications" below the floor for the webhook note. Every bar is the figure after
 # the round, minus a margin.
 # Since issue 12's fifth round the held-out set meets the issue's goals (82/90, 35/36: a README
 # or changelog edit that explains nothing is held to a clear match); read in earlier rounds, it
@@ -70,6 +74,7 @@ BLIND_BARS = {
     "blind": (0.88, 0.95), "blind2": (0.83, 0.95), "blind3": (0.84, 0.88),
     "blind4": (0.88, 0.84), "blind5": (0.80, 0.24), "blind6": (0.88, 0.16),
     "blind7": (0.80, 0.36), "blind8": (0.88, 0.44), "blind9": (0.80, 0.42),
+    "blind10": (0.80, 0.44),
 }  # fmt: skip
 # The prompts the table was first tuned on keep a higher bar (83/90, 36/36 today).
 TUNED_HIT = 0.90

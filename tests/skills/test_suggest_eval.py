@@ -142,10 +142,13 @@ def rates_of(
 # once, unread: 41/60 and 28/30 with the code before the round, 44/60 and 28/30 after it.
 # Reading it added that the words after a writing request's colon are its content ("write the
 # friday note to my team: k8s migration 60% done" is no Kubernetes task) and more everyday
-# words for team updates, proration and Lighthouse scores: 46/60.
+# words for team updates, proration and Lighthouse scores: 46/60. ``blind7.json`` was written
+# after the round's last change and measured once, unread: 45/60 and 22/30 before the round,
+# 47/60 and 23/30 after it; read, its noise showed link fixes in a README ("update the link",
+# "404s"), now questions about the text at hand: 47/60 and 25/30.
 BLIND_BARS = {
     "blind3.json": (0.88, 0.83), "blind4.json": (0.88, 0.87), "blind5.json": (0.88, 0.80),
-    "blind6.json": (0.73, 0.90),
+    "blind6.json": (0.73, 0.93), "blind7.json": (0.75, 0.80),
 }  # fmt: skip
 
 
@@ -210,6 +213,8 @@ def test_a_name_in_code_names_a_skill_only_whole(
         "rename the spreadsheet_id field to sheet_id across the codebase",
         "add a --verbose flag to the export_csv management command",
         "fix the typo in api/errors.py, the message says 'Unauthorized acess'",
+        "the README links to .github/workflows/ci.yml, renamed test.yml since: update the link",
+        "the Docker link in CONTRIBUTING.md 404s, point it at docs/docker.md",
         "what's the difference between load() and loads() in our config module?",
         "TypeError: Cannot read properties of undefined (reading 'map') at ProductList.tsx:42",
         "write a slugify(title) helper: lowercase, strip accents, hyphens instead of spaces",
@@ -219,7 +224,7 @@ def test_names_in_code_typos_and_error_text_suggest_no_skill(
     catalog: Catalog, prompt: str
 ) -> None:
     """An identifier says where the work is (its words count as a file name's do, even when
-    they name a skill's format); a typo fix or a general question needs no skill; the words
+    they name a skill's format); a typo or link fix or a general question needs no skill; the words
     of JavaScript's TypeError are no property-based tests; "strip" is not Stripe."""
     assert suggest(prompt, catalog).text() == "", prompt
 
