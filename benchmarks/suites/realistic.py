@@ -196,6 +196,36 @@ def prompt_project(lab: Lab) -> Project:
     return lab.shared("the realistic prompt project", make)
 
 
+def fresh_prompt_project(lab: Lab) -> Project:
+    """The same learnings and skills, and no failure captured yet: a project's first days."""
+    def make() -> Project:
+        project = initialised(lab, "prompt-fresh")
+        write_learnings(project.memory_dir, generate_learnings(RECALL_LEARNINGS))
+        write_skills(project.path, SUGGEST_SKILLS)
+        from pokayokay.recall.sources import load_index
+
+        location = project.location
+        load_index(location.memory_dir, location.project_dir, project.state_dir,
+                   budget=float("inf"))
+        wait_until_settled(location.memory_dir, project.path / ".claude" / "skills")
+        return project
+
+    return lab.shared("the fresh prompt project", make)
+
+
+def fresh_prompt_spec() -> Spec:
+    name = (f"registered UserPromptSubmit ({RECALL_LEARNINGS:,} learnings, {SUGGEST_SKILLS} "
+            "skills, no failure captured yet: warm)")
+
+    def build(lab: Lab, n: int) -> Measurable:
+        project = fresh_prompt_project(lab)
+        payload = encode_payload(moved_payload("UserPromptSubmit.json", project.path,
+                                               prompt=PROMPT))
+        return registered_case(lab, name, "UserPromptSubmit", project, n, stdin=payload)
+
+    return Spec(name, build)
+
+
 def prompt_specs() -> list[Spec]:
     base = f"registered UserPromptSubmit ({RECALL_LEARNINGS:,} learnings, {SUGGEST_SKILLS} skills"
 
@@ -257,6 +287,7 @@ def prompt_specs() -> list[Spec]:
         # The normal sequence: the failing call, the turn's Stop (background ingest), the prompt.
         row("after a capture and the turn's Stop", capture=True, stop=True),
         row("cold cache", cold=True),
+        fresh_prompt_spec(),
     ]
 
 

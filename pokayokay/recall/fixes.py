@@ -36,6 +36,10 @@ def _logged(exc: Exception) -> None:
     fail_open("recall: reading fix episodes from the failure store", exc)
 
 
+# The digest of a project without a failure store: no fix documents.
+NO_FIXES = "0-none"
+
+
 def _digest(data: object) -> str:
     import json  # only when the store moved: not on every prompt
 
@@ -50,27 +54,26 @@ def fixes_state(state_dir: str, db_key: list[Any]) -> tuple[str, list[Any] | Non
     the store's stats ``db_key`` did not move since the digest was computed: nothing was
     opened; or when the groups a fix text is made of are as they were: the store was read,
     nothing sanitised or analysed)."""
+    if not db_key[0]:  # no failure store yet (a fresh project): no fix, nothing to digest
+        return NO_FIXES, []
     path = os.path.join(state_dir, RECALL_FIXES_FILE)
     stamp = _load_json(path)
     known = stamp.get("digest") if isinstance(stamp, dict) else None
     if isinstance(known, str) and stamp.get("db") == db_key:
         return known, None
-    rows: list[Any] | None = []
-    raw = ""
-    if db_key[0]:
-        try:
-            groups = fixed_groups(state_dir)
-        except Exception as exc:  # an unreadable or newer store: recall goes on without fixes
-            _logged(exc)
-            groups = []
-        raw = _digest(fix_inputs(groups))
-        if isinstance(known, str) and stamp.get("raw") == raw:
-            rows = None  # the same groups: the same texts
-        else:
-            rows = [_row(*found) for found in fix_documents(groups)]
+    rows: list[Any] | None
+    try:
+        groups = fixed_groups(state_dir)
+    except Exception as exc:  # an unreadable or newer store: recall goes on without fixes
+        _logged(exc)
+        groups = []
+    raw = _digest(fix_inputs(groups))
+    if isinstance(known, str) and stamp.get("raw") == raw:
+        rows = None  # the same groups: the same texts
+    else:
+        rows = [_row(*found) for found in fix_documents(groups)]
     digest = known if rows is None and isinstance(known, str) else None
     if digest is None:
         digest = f"{len(rows or [])}-{_digest(rows or [])}"
-    if db_key[0]:
-        _save_json(path, {"db": db_key, "raw": raw, "digest": digest})
+    _save_json(path, {"db": db_key, "raw": raw, "digest": digest})
     return digest, rows
