@@ -288,7 +288,6 @@ def suggest(
     spike it repeats, the recurring failures and graduated rules of the project files it names
     (``signals.paths``), pure."""
     from pokayokay.recall.asks import explains_code
-    from pokayokay.skills.failure_boost import recurring
     from pokayokay.skills.match import EXT_WEIGHT, Query, evidence
     from pokayokay.skills.terms import MAX_PROMPT_CHARS, generic_terms
 
@@ -319,6 +318,8 @@ def suggest(
     # boosted to the bar; with no such skill the failure is stated alone.
     unaddressed: list[str] = []
     if named and signals.failure_groups:
+        from pokayokay.skills.failure_boost import recurring  # only for a named path
+
         excluded = {n for n, s in by_name.items() if spike is not None and _is_spike_skill(s)}
         for found in recurring(signals.failure_groups, named, list(by_name.values()), excluded):
             if found.skill is None:
