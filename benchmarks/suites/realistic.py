@@ -178,13 +178,16 @@ def capture_specs() -> list[Spec]:
     ]
 
 
-def prompt_project(lab: Lab) -> Project:
+def prompt_project(lab: Lab, *, events: int = 20_000) -> Project:
+    """2,000 learnings, 200 skills and ``events`` stored failures (0: no failure captured yet,
+    a project's first days), the caches built."""
     def make() -> Project:
-        project = initialised(lab, "prompt-realistic")
+        project = initialised(lab, f"prompt-realistic-{events}")
         write_learnings(project.memory_dir, generate_learnings(RECALL_LEARNINGS))
         write_skills(project.path, SUGGEST_SKILLS)
-        with project.store() as store:
-            fill_store(store, project.path, 20_000, sessions=200)
+        if events:
+            with project.store() as store:
+                fill_store(store, project.path, events, sessions=200)
         from pokayokay.recall.sources import load_index
 
         location = project.location
@@ -193,24 +196,7 @@ def prompt_project(lab: Lab) -> Project:
         wait_until_settled(location.memory_dir, project.path / ".claude" / "skills")
         return project
 
-    return lab.shared("the realistic prompt project", make)
-
-
-def fresh_prompt_project(lab: Lab) -> Project:
-    """The same learnings and skills, and no failure captured yet: a project's first days."""
-    def make() -> Project:
-        project = initialised(lab, "prompt-fresh")
-        write_learnings(project.memory_dir, generate_learnings(RECALL_LEARNINGS))
-        write_skills(project.path, SUGGEST_SKILLS)
-        from pokayokay.recall.sources import load_index
-
-        location = project.location
-        load_index(location.memory_dir, location.project_dir, project.state_dir,
-                   budget=float("inf"))
-        wait_until_settled(location.memory_dir, project.path / ".claude" / "skills")
-        return project
-
-    return lab.shared("the fresh prompt project", make)
+    return lab.shared(f"the realistic prompt project ({events:,} events)", make)
 
 
 def fresh_prompt_spec() -> Spec:
@@ -218,7 +204,7 @@ def fresh_prompt_spec() -> Spec:
             "skills, no failure captured yet: warm)")
 
     def build(lab: Lab, n: int) -> Measurable:
-        project = fresh_prompt_project(lab)
+        project = prompt_project(lab, events=0)
         payload = encode_payload(moved_payload("UserPromptSubmit.json", project.path,
                                                prompt=PROMPT))
         return registered_case(lab, name, "UserPromptSubmit", project, n, stdin=payload)
