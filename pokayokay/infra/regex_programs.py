@@ -59,6 +59,9 @@ def _read(state_home: str, event: str) -> dict[tuple[str, int], lazyre.Program]:
     return {key: program for key, program in programs.items() if _valid(key, program)}
 
 
+_INT = frozenset({int})
+
+
 def _valid(key: object, program: object) -> bool:
     if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], str)
             and isinstance(key[1], int)):  # fmt: skip
@@ -67,7 +70,8 @@ def _valid(key: object, program: object) -> bool:
         return False
     flags, code, groups, groupindex, indexgroup = program
     return (isinstance(flags, int) and isinstance(code, list)
-            and all(isinstance(op, int) for op in code) and isinstance(groups, int)
+            and set(map(type, code)) <= _INT  # in C: a program is thousands of opcodes
+            and isinstance(groups, int)
             and isinstance(groupindex, dict) and isinstance(indexgroup, tuple))  # fmt: skip
 
 
