@@ -194,11 +194,10 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
             name = "_" in word or "." in word
             parts = word.split("-")
             if not name and 1 < len(parts) <= table.longest:  # "code-style": "code style"
-                key = (*parts[:-1], _singular(parts[-1]))
-                for concept in table.phrases.get(key, ()):
-                    found.append((concept, word, False))
-                    where.append(at)
-                if key in table.phrases:
+                listed = table.phrases.get((*parts[:-1], _singular(parts[-1])))
+                if listed:
+                    found.extend((concept, word, False) for concept in listed)
+                    where.extend(at for _ in listed)
                     continue
             for part in _PARTS.split(word):
                 for c, a in table.words.get(part, ()):

@@ -61,13 +61,13 @@ from pokayokay.skills.terms import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Mapping
     from typing import Any
 
     from pokayokay.skills.catalog import Skill
 
 # Bumped whenever the analysis or the profile layout changes: cached catalogs are rebuilt.
-ANALYSIS_VERSION = 5
+ANALYSIS_VERSION = 6
 NAME_WEIGHT = 2.5
 NAME_PART_WEIGHT = 1.75  # one word of a several-word name
 LEAD_WEIGHT = 1.6  # a word of the first sentence, where a description states its subject
@@ -256,31 +256,26 @@ class Stats:
         self.parts = parts if parts is not None else []
 
     @classmethod
-    def of(cls, profiles: Sequence[Profile], skill_names: Iterable[str] = ()) -> Stats:
-        """The numbers of ``profiles``; ``skill_names``: the skills' names, whose one-word
-        names a file name may hold (``Dockerfile``, ``docker-compose.yml``)."""
+    def of(cls, skills: Iterable[Skill]) -> Stats:
+        """The numbers of the skills whose description could be read: document frequencies
+        over their profiles, and their names as words (one-word names, a file name may hold:
+        ``Dockerfile``, ``docker-compose.yml``; the words of longer names)."""
         df: dict[str, int] = {}
-        parts: list[list[str]] = []
-        for p in profiles:
-            mine = []
-            for term, weight in p.fields.items():
-                df[term] = df.get(term, 0) + 1
-                if weight == NAME_PART_WEIGHT:  # one word of a several-word name
-                    mine.append(term)
-            if mine:
-                parts.append(sorted(mine))
         names: set[str] = set()
-        for name in skill_names:
-            words = set(tokenize(name_words(name)))
+        parts: list[list[str]] = []
+        n = 0
+        for skill in skills:
+            if skill.profile is None:
+                continue
+            n += 1
+            for term in skill.profile.fields:
+                df[term] = df.get(term, 0) + 1
+            words = sorted(set(tokenize(name_words(skill.name))))
             if len(words) == 1:
-                names |= words
-        return cls(len(profiles), df, names, parts)
-
-    @classmethod
-    def of_skills(cls, skills: Iterable[Skill]) -> Stats:
-        """The numbers of the skills whose description could be read."""
-        usable = [(s.name, s.profile) for s in skills if s.profile is not None]
-        return cls.of([p for _, p in usable], [name for name, _ in usable])
+                names.update(words)
+            elif words:
+                parts.append(words)
+        return cls(n, df, names, parts)
 
     def named(self, segments: list[tuple[list[str], bool]]) -> set[str]:
         """The words of a prompt's file names that name a skill. ``segments``: the words of
@@ -363,7 +358,7 @@ class Catalog(list["Skill"]):
 
     def statistics(self) -> Stats:
         if self.stats is None:
-            self.stats = Stats.of_skills(self)
+            self.stats = Stats.of(self)
         return self.stats
 
 
@@ -415,7 +410,8 @@ class Query:
         n = max(stats.n, 1)
         top = math.log(n + 1) + 1.0
         generic = generic_terms()
-        # words found only in identifiers, and generic ones: on their own, no evidence
+        # words only in identifiers, in file names that name no skill, in a message's content,
+        # and generic words: on their own, no evidence
         self.in_code = only_in_idents | (only_in_paths - path_names) | (self.terms & generic)
         spec: dict[str, float] = {}
         unique: set[str] = set()

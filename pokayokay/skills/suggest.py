@@ -252,7 +252,7 @@ def _stats(skills: Sequence[Skill]) -> Stats:
 
     if isinstance(skills, Catalog):
         return skills.statistics()
-    return Stats.of_skills(skills)
+    return Stats.of(skills)
 
 
 def _ranked(query: Query, usable: Sequence[Skill]) -> list[tuple[Skill, float]]:

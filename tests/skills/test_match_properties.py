@@ -68,5 +68,5 @@ def test_the_suggestion_is_short_one_line_and_at_most_three(prompt: str) -> None
 
 
 def test_statistics_of_the_cached_catalog_equal_a_fresh_count() -> None:
-    fresh = Stats.of_skills(CATALOG)
+    fresh = Stats.of(CATALOG)
     assert CATALOG.statistics().to_data() == fresh.to_data()
