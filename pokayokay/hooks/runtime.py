@@ -73,14 +73,12 @@ def run(event: str, stdin: IO[bytes], stdout: IO[str], stderr: IO[str]) -> int:
     try:
         payload = read_payload(stdin)
         module_name, func_name = target.split(":")
-        home = _load_regex_programs(event)
         # __import__, not importlib.import_module: importlib (and warnings) cost every event
         module = __import__(f"pokayokay.hooks.{module_name}", fromlist=[func_name])
         output = getattr(module, func_name)(payload, event)
         if output:
             stdout.write(output)
             stdout.flush()
-        _save_regex_programs(home, event)
         return EXIT_OK
     except BadPayload as exc:
         return _fail(event, str(exc), None, stderr)
@@ -89,39 +87,6 @@ def run(event: str, stdin: IO[bytes], stdout: IO[str], stderr: IO[str]) -> int:
 
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         return _fail(event, message, traceback.format_exc(), stderr)
-
-
-def _load_regex_programs(event: str) -> str:
-    """Load the saved regex programs, so that the handler's patterns need no ``re`` import
-    (``pokayokay.infra.regex_programs``); the state home, or "" when that failed (logged: the
-    handler then compiles with re, as it always did)."""
-    try:
-        from pokayokay.infra import regex_programs
-        from pokayokay.infra.state import state_home_path
-
-        home = state_home_path()
-        regex_programs.load(home, event)
-        return home
-    except Exception as exc:
-        from pokayokay.infra.logs import fail_open
-
-        fail_open("loading the regex programs", exc)
-        return ""
-
-
-def _save_regex_programs(home: str, event: str) -> None:
-    """Save the programs of the patterns the handler compiled (usually none). Never fails the
-    hook (logged)."""
-    if not home:
-        return
-    try:
-        from pokayokay.infra import regex_programs
-
-        regex_programs.save(home, event)
-    except Exception as exc:
-        from pokayokay.infra.logs import fail_open
-
-        fail_open("saving the regex programs", exc)
 
 
 def _has_lessons() -> bool:

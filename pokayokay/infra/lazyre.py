@@ -8,16 +8,6 @@ too, so that an ingest compiles only the patterns its output reaches.
 
 After the first call a Lazy's methods are the compiled pattern's own (bound as attributes of
 the instance), so a pattern run on every line of an output costs what a compiled one does.
-
-**Compiled programs** (:func:`install_programs`, :func:`new_programs`): ``import re`` costs a hook
-about 6 ms (``enum``, ``functools`` and the regex parser and compiler, all pure Python), more
-than the rest of a warm prompt's imports. The regex engine itself, ``_sre``, is built into the
-interpreter and needs none of it: given the program ``re`` compiled for a pattern once, it makes
-the same pattern object directly. The hook runtime hands this module the programs it saved for
-this interpreter (``pokayokay.infra.regex_programs``); a pattern without one is compiled by
-``re`` as usual, and its program is kept for the next run only when the pattern object rebuilt
-from it equals what ``re`` made (same pattern, flags and program), so a saved program can only
-give exactly ``re.compile``'s pattern.
 """
 
 from __future__ import annotations
@@ -26,7 +16,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from collections.abc import Callable, Iterator
-    from typing import Any
 
 # re's flag values (tests hold them equal), so that modules need not import re for a flag.
 IGNORECASE = 2
@@ -35,82 +24,13 @@ DOTALL = 16
 VERBOSE = 64
 ASCII = 256
 
-# A program: (flags, code, groups, groupindex, indexgroup), the arguments re gives _sre.compile.
-Program = tuple[int, list[int], int, dict[str, int], tuple["str | None", ...]]
-_programs: dict[tuple[str, int], Program] | None = None
-_new: dict[tuple[str, int], Program] = {}
-
-
-def install_programs(programs: dict[tuple[str, int], Program]) -> None:
-    """Use these saved programs (from an earlier run of this interpreter) and keep the programs
-    of patterns compiled from now on (:func:`new_programs`)."""
-    global _programs
-    _programs = programs
-
-
-def new_programs() -> dict[tuple[str, int], Program]:
-    """Programs of the patterns compiled by ``re`` since :func:`install_programs`."""
-    return dict(_new)
-
 
 def compile_pattern(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    """``re.compile(pattern, flags)``, from a saved program when there is one (no ``re``
-    import)."""
-    flags = int(flags)  # a RegexFlag is an int, but marshal keeps only plain ones
-    key = (pattern, flags)
-    if _programs is not None:
-        saved = _programs.get(key)
-        if saved is not None:
-            try:
-                return _from_program(pattern, saved)
-            except Exception:
-                pass
+    """``re.compile(pattern, flags)``: ``re`` is imported on the first pattern compiled."""
     import re
 
-    regex = re.compile(pattern, flags)
-    if _programs is not None:
-        program = _program(pattern, flags)
-        if program is not None and _same(regex, pattern, program):
-            _new[key] = program
-    return regex
+    return re.compile(pattern, flags)
 
-
-def _from_program(pattern: str, program: Program) -> re.Pattern[str]:
-    _sre: Any = __import__("_sre")  # built into the interpreter: costs nothing
-
-    final, code, groups, groupindex, indexgroup = program
-    regex: re.Pattern[str] = _sre.compile(
-        pattern, final, list(code), groups, dict(groupindex), tuple(indexgroup)
-    )
-    return regex
-
-
-def _program(pattern: str, flags: int) -> Program | None:
-    """The arguments ``re.compile`` gives ``_sre.compile`` for this pattern, or None where this
-    interpreter's re works otherwise."""
-    try:
-        import re
-
-        compiler: Any = getattr(re, "_compiler", None) or __import__("sre_compile")  # 3.10
-        parser: Any = getattr(re, "_parser", None) or __import__("sre_parse")
-        parsed = parser.parse(pattern, flags)
-        code = [int(op) for op in compiler._code(parsed, flags)]
-        groupindex = {str(k): int(v) for k, v in parsed.state.groupdict.items()}
-        indexgroup: list[str | None] = [None] * parsed.state.groups
-        for name, index in groupindex.items():
-            indexgroup[index] = name
-        return (int(flags | parsed.state.flags), code, int(parsed.state.groups - 1), groupindex,
-                tuple(indexgroup))  # fmt: skip
-    except Exception:
-        return None
-
-
-def _same(regex: re.Pattern[str], pattern: str, program: Program) -> bool:
-    try:
-        rebuilt = _from_program(pattern, program)
-    except Exception:
-        return False
-    return bool(rebuilt == regex and rebuilt.groupindex == regex.groupindex)
 
 _MAX = 1 << 62
 _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "split", "sub", "subn")

@@ -354,21 +354,21 @@ def test_real_subprocess_related_and_unrelated(project: Path) -> None:
             assert proc.stdout == b""
 
 
-def test_a_warm_prompt_before_any_failure_is_captured_loads_no_json_or_re(project: Path) -> None:
+def test_a_warm_prompt_before_any_failure_is_captured_loads_no_json(project: Path) -> None:
     """A fresh project (learnings, no failure store yet): the registered hook's warm prompt
-    imports neither json nor re (no fix digest to compute: 27 ms -> 21 ms measured)."""
+    does not import json (no fix digest to compute). ``re`` is imported: its patterns are
+    compiled by ``re`` itself since the saved regex programs (CPython-private) were dropped."""
     store(project)
     script = [sys.executable, str(REPO_ROOT / "scripts" / "pokayokay-event"), EVENT]
     data = json.dumps(payload(project, RELATED)).encode("utf-8")
-    for _ in range(2):  # the first builds the caches and saves the regex programs
-        subprocess.run(script, input=data, capture_output=True, timeout=60, check=True)
+    subprocess.run(script, input=data, capture_output=True, timeout=60, check=True)  # caches
     proc = subprocess.run(
         [script[0], "-X", "importtime", *script[1:]],
         input=data, capture_output=True, timeout=60, check=True,
     )
     assert_fenced(context_of(proc.stdout.decode("utf-8")))
     imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
-    assert not imported & {"json", "re", "enum"}, sorted(imported & {"json", "re", "enum"})
+    assert "json" not in imported
 
 
 def test_warm_prompt_imports_nothing_heavy(project: Path) -> None:
