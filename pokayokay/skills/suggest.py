@@ -165,20 +165,48 @@ class Advice:
 
 def prompt_paths(prompt: str) -> list[str]:
     """Project-relative paths named in a prompt (``src/api/app.py``, ``src/api/``,
-    ``conftest.py``), in order, deduplicated; URLs and absolute paths are skipped."""
+    ``conftest.py``), in order, deduplicated; URLs (with or without a scheme:
+    ``docs.python.org/3/``, ``git@github.com:org/repo``) and absolute paths are skipped."""
     out: list[str] = []
     for match in _PATH.finditer(prompt[:4000]):
         start = match.start()
-        if start > 0 and prompt[start - 1] in ":/~":
+        if start > 0 and prompt[start - 1] in ":/~@":
             continue
         path = match[1].rstrip(".")
         if not path or _URLISH.search(path) or path.startswith(("..", "/")):
             continue
+        if _is_web_address(prompt, start):
+            continue  # example.com/docs/api, docs.example.dev:8080/x: no scheme
         if "/" not in path and not _LETTER.search(path.rsplit(".", 1)[-1]):
             continue  # 1.2.3
         if path not in out:
             out.append(path)
     return out
+
+
+def _is_host(segment: str) -> bool:
+    """A first path segment that reads as a host name (``docs.python.org``): dotted, not a
+    dotfile, its last label letters only. A project folder is seldom named so (``.github``,
+    ``foo.egg-info`` and ``v1.2`` are not)."""
+    if "." not in segment or segment.startswith("."):
+        return False
+    last = segment.rsplit(".", 1)[1]
+    return len(last) >= 2 and last.isascii() and last.isalpha()
+
+
+_TOKEN_END = frozenset(" \t\r\n'\"()[]{}<>,;`")
+
+
+def _is_web_address(prompt: str, start: int) -> bool:
+    """The token starting at ``start`` is a web address without its scheme: a host name
+    (:func:`_is_host`), maybe a port, then a path (``docs.python.org/3/``, ``a.dev:8080/x``;
+    ``app.py:12`` is a line of a file)."""
+    end = start
+    while end < len(prompt) and prompt[end] not in _TOKEN_END:
+        end += 1
+    token = prompt[start:end]
+    host, slash, _ = token.partition("/")
+    return bool(slash) and _is_host(host.partition(":")[0])
 
 
 def _terms(text: str) -> set[str]:
