@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import resource
 import statistics
 import subprocess
 import sys
@@ -51,10 +52,46 @@ class Result:
     command: list[str] | None = None
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    cpu_ms: list[float] = field(default_factory=list)  # user + system CPU of each timed run
+    # The floor (`python -c pass`) run right after each timed run, in the same conditions:
+    floor_times_ms: list[float] = field(default_factory=list)
+    floor_cpu_ms: list[float] = field(default_factory=list)
 
     @property
     def median(self) -> float:
         return statistics.median(self.times_ms)
+
+    @property
+    def cpu_median(self) -> float | None:
+        return statistics.median(self.cpu_ms) if self.cpu_ms else None
+
+    @property
+    def floor_median(self) -> float | None:
+        """The interleaved floor's median, when this row measured one."""
+        return statistics.median(self.floor_times_ms) if self.floor_times_ms else None
+
+    @property
+    def floor_cpu_median(self) -> float | None:
+        return statistics.median(self.floor_cpu_ms) if self.floor_cpu_ms else None
+
+
+FLOOR_ARGV = [sys.executable, "-c", "pass"]
+
+
+def timed_run(
+    argv: list[str], data: bytes, cwd: Path, env: dict[str, str]
+) -> tuple[float, float, subprocess.CompletedProcess[bytes]]:
+    """Run a command to its end: (wall ms, CPU ms of the child: user + system, the process).
+
+    The CPU time is the difference of ``RUSAGE_CHILDREN`` around the run: this harness waits for
+    one child at a time, so the difference is that child's (and its own waited-for children's)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(argv, input=data, capture_output=True, cwd=cwd, env=env, check=False)
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed * 1000, cpu * 1000, proc
 
 
 Check = Callable[["subprocess.CompletedProcess[bytes]"], str | None]
@@ -78,6 +115,7 @@ class Case:
     verify: Callable[[int], str | None] | None = None  # after the last run; gets the run count
     note: str = ""
     hook_event: str | None = None
+    interleave_floor: bool = True  # run the floor after each timed run (off for the floors)
 
     def payload(self, run: int) -> bytes:
         """What run ``run`` (0: the first, warm-up included) gets on stdin."""
@@ -85,21 +123,15 @@ class Case:
 
     def measure(self) -> Result:
         times: list[float] = []
+        cpu: list[float] = []
+        floor_times: list[float] = []
+        floor_cpu: list[float] = []
         runs = self.warmup + self.n
         for i in range(runs):
             if self.before_each is not None:
                 self.before_each()
             data = self.payload(i)
-            start = time.perf_counter()
-            proc = subprocess.run(
-                self.argv,
-                input=data,
-                capture_output=True,
-                cwd=self.cwd,
-                env=self.env,
-                check=False,
-            )
-            elapsed = time.perf_counter() - start
+            elapsed_ms, cpu_ms, proc = timed_run(self.argv, data, self.cwd, self.env)
             if proc.returncode != 0:
                 message = f"exit code {proc.returncode} from {' '.join(self.argv)}"
                 raise BenchmarkFailed(self.name, message, self.stderr_and_log(proc))
@@ -107,11 +139,19 @@ class Case:
             if problem:
                 raise BenchmarkFailed(self.name, problem, self.stderr_and_log(proc))
             if i >= self.warmup:
-                times.append(elapsed * 1000)
+                times.append(elapsed_ms)
+                cpu.append(cpu_ms)
+                if self.interleave_floor:
+                    floor_ms, floor_cpu_ms, _ = timed_run(FLOOR_ARGV, b"", self.cwd, self.env)
+                    floor_times.append(floor_ms)
+                    floor_cpu.append(floor_cpu_ms)
         problem = self.verify(runs) if self.verify is not None else None
         if problem:
             raise BenchmarkFailed(self.name, problem)
-        return Result(self.name, "subprocess", times, command=self.argv, note=self.note)
+        return Result(
+            self.name, "subprocess", times, command=self.argv, note=self.note, cpu_ms=cpu,
+            floor_times_ms=floor_times, floor_cpu_ms=floor_cpu,
+        )  # fmt: skip
 
     def stderr_and_log(self, proc: subprocess.CompletedProcess[bytes]) -> str:
         """The command's stderr, plus the end of pokayokay's log (the lab folder is deleted)."""
@@ -238,8 +278,21 @@ def pick_floor(floor_runs: Sequence[Result]) -> Result:
 
 
 def ratio(result: Result, floor_ms: float) -> float | None:
-    """A row's median over the floor; None for in-process rows, which start no interpreter."""
-    return None if result.kind == "in-process" else result.median / floor_ms
+    """A row's median over the floor run interleaved with it (the run's floor when it has
+    none); None for in-process rows, which start no interpreter."""
+    if result.kind == "in-process":
+        return None
+    return result.median / (result.floor_median or floor_ms)
+
+
+def cpu_ratio(result: Result, floor: Result) -> float | None:
+    """A row's median CPU time (user + system) over the interleaved floor's (the run's floor
+    when it has none); None where either was not measured."""
+    cpu = result.cpu_median
+    floor_cpu = result.floor_cpu_median or floor.cpu_median
+    if result.kind == "in-process" or cpu is None or not floor_cpu:
+        return None
+    return cpu / floor_cpu
 
 
 def compile_package() -> None:

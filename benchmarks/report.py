@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.fixtures.lab import REPO
-from benchmarks.harness import FLOOR, Outcome, Result, ratio
+from benchmarks.harness import FLOOR, Outcome, Result, cpu_ratio, ratio
 
 
 def machine_info() -> dict[str, Any]:
@@ -49,11 +49,16 @@ def fmt_ms(value: float) -> str:
     return f"{value:.1f}" if value < 1000 else f"{value:,.0f}"
 
 
-def table(results: Sequence[Result], floor_ms: float) -> str:
-    columns = ("benchmark", "median ms", "min ms", "max ms", "N", "ratio", "+ms over floor")
+def table(results: Sequence[Result], floor: Result) -> str:
+    columns = (
+        "benchmark", "median ms", "min ms", "max ms", "N", "floor ms", "ratio", "CPU ratio",
+        "+ms over floor",
+    )  # fmt: skip
     rows: list[tuple[str, ...]] = []
     for r in results:
-        r_ratio = ratio(r, floor_ms)
+        r_ratio = ratio(r, floor.median)
+        r_cpu = cpu_ratio(r, floor)
+        own_floor = r.floor_median or floor.median
         rows.append(
             (
                 r.name,
@@ -61,8 +66,10 @@ def table(results: Sequence[Result], floor_ms: float) -> str:
                 fmt_ms(min(r.times_ms)),
                 fmt_ms(max(r.times_ms)),
                 str(len(r.times_ms)),
+                "n/a" if r.kind == "in-process" else fmt_ms(own_floor),
                 "n/a" if r_ratio is None else f"{r_ratio:.2f}x",
-                "n/a" if r_ratio is None else f"{r.median - floor_ms:+.1f}",
+                "n/a" if r_cpu is None else f"{r_cpu:.2f}x",
+                "n/a" if r_ratio is None else f"{r.median - own_floor:+.1f}",
             )
         )
     widths = [max(len(row[i]) for row in [columns, *rows]) for i in range(len(columns))]
@@ -107,10 +114,11 @@ def header(
     return (
         "Wall time of whole subprocesses (perf_counter around subprocess.run), in ms. "
         "ratio = median / floor,\n"
-        f"the floor being `{Path(sys.executable).name} -c pass` on this same interpreter, "
-        "measured first and last in this run;\nthe lower of the two medians is used "
-        f"(first {fmt_ms(first.median)} ms, last {fmt_ms(last.median)} ms "
-        f"-> floor {fmt_ms(floor_ms)} ms). In-process rows have no subprocess: ratio n/a.\n"
+        f"the floor being `{Path(sys.executable).name} -c pass` on this same interpreter, run "
+        "right after every timed run of a row\n(its median is the row's 'floor ms'); CPU ratio "
+        "= the row's median user+system CPU time over its floor's.\nThe floor rows themselves: "
+        f"first {fmt_ms(first.median)} ms, last {fmt_ms(last.median)} ms "
+        f"(-> {fmt_ms(floor_ms)} ms). In-process rows have no subprocess: ratio n/a.\n"
         f"Python {info['python']} on {info['platform']}, {info['cpu_count']} CPUs, "
         f"{started:%Y-%m-%d %H:%M:%S} UTC, {(finished - started).total_seconds():.0f} s.\n"
     )
@@ -127,7 +135,7 @@ def print_report(
     first, last = outcome.floor_runs[0], outcome.floor_runs[-1]
     print()
     print(header(first, last, floor.median, info, started, finished))
-    print(table([floor, *outcome.results], floor.median))
+    print(table([floor, *outcome.results], floor))
     for name, reason in outcome.skipped:
         print(f"skipped: {name} ({reason})")
     split = cost_split(outcome.results)
@@ -157,8 +165,10 @@ def document(
         "repeat": repeat,
         "quick": quick,
         "only": only,
-        "ratio": "median_ms / floor.used_ms (the lower of the two floor medians); "
-        "null for in-process rows, which start no interpreter",
+        "ratio": "median_ms / floor_median_ms (the floor run after each timed run of the row; "
+        "floor.used_ms where a row has none); null for in-process rows, which start no "
+        "interpreter",
+        "cpu_ratio": "cpu_median_ms / floor_cpu_median_ms (user + system CPU time)",
         "floor": {
             "name": FLOOR,
             "median_ms_first": first.median,
@@ -177,6 +187,10 @@ def document(
                 "max_ms": max(r.times_ms),
                 "n": len(r.times_ms),
                 "ratio_to_floor": ratio(r, floor_ms),
+                "cpu_median_ms": r.cpu_median,
+                "cpu_ratio_to_floor": cpu_ratio(r, floor),
+                "floor_median_ms": r.floor_median,
+                "floor_cpu_median_ms": r.floor_cpu_median,
                 "times_ms": r.times_ms,
                 "command": r.command,
                 "note": r.note,

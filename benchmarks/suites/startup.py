@@ -12,8 +12,10 @@ def specs() -> list[Spec]:
     py = sys.executable
 
     def floor(name: str, argv: list[str], note: str) -> Spec:
+        is_floor = name in (FLOOR, FLOOR_ISOLATED)
+
         def build(lab: Lab, n: int) -> Measurable:
-            return Case(name, argv, n, lab.root, lab.env, note=note)
+            return Case(name, argv, n, lab.root, lab.env, note=note, interleave_floor=not is_floor)
 
         return Spec(name, build)
 
