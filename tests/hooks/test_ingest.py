@@ -277,9 +277,16 @@ def test_parallel_sessions_and_concurrent_ingesters_count_every_call_once(
 # UserPromptSubmit ingests only when it reads failure signals: when the prompt names a path
 
 
-def prompt_hook(project: Path, prompt: str, monkeypatch: pytest.MonkeyPatch) -> str:
+def prompt_hook(
+    project: Path, prompt: str, monkeypatch: pytest.MonkeyPatch, budget: float = 60.0
+) -> str:
+    """The prompt hook in-process. Its ingest budget is generous unless a test is about the
+    budget: what these tests check is which prompts ingest, not how fast (a 0.25 s budget made
+    them fail on a loaded machine, where the first ingest creates the store)."""
+    from pokayokay.hooks import prompt as prompt_module
     from pokayokay.hooks.prompt import user_prompt_submit
 
+    monkeypatch.setattr(prompt_module, "PROMPT_INGEST_BUDGET", budget)
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
     payload = sample("UserPromptSubmit.json", project, prompt=prompt, session_id="s-now")
     return user_prompt_submit(payload, "UserPromptSubmit")
@@ -301,6 +308,17 @@ def test_a_prompt_naming_a_project_file_ingests_first_and_sees_the_failures(
     assert len(stored(project)) == 2
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "pytest failures recurred in 2 sessions in tests/test_cart.py" in context
+
+
+def test_a_prompt_out_of_ingest_budget_answers_and_leaves_the_rest_for_later(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spool_two_sessions_of_failures(project)
+    out = prompt_hook(project, "fix tests/test_cart.py", monkeypatch, budget=0.0)
+    assert ingest.pending(folder(project))  # nothing taken in: the budget was spent at once
+    assert "failures recurred" not in out
+    ingest.ingest_project(str(project))  # the turn's Stop or SessionEnd takes it in
+    assert len(stored(project)) == 2
 
 
 def test_a_prompt_naming_no_path_leaves_the_spool_for_later(
