@@ -235,7 +235,7 @@ def score_skills(root: Path = SPLIT / "skills") -> Figures:
     data = json.loads((root / "prompts.json").read_text("utf-8"))
     with tempfile.TemporaryDirectory(prefix="pokayokay-split-") as folder:
         lab = Lab(Path(folder))
-        lab.add_skills(root / "skills")
+        lab.add_skills(root)
         outcomes = [
             (list(row["expect"]), suggested_skills(lab.prompt(row["q"])))
             for row in data["prompts"]

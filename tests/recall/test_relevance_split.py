@@ -1,0 +1,58 @@
+"""The relevance TEST split (``tests/data/relevance_test``): unchanged since it was written, and
+scored through the registered prompt hook as a regression gate.
+
+The split was written before the code it judges, by a writer who read only the README and the
+inputs; nobody tuning pokayokay reads its prompts (``tests/helpers/relevance_split.py``). The
+bars below are its first-run figures, rounded down by about one interval's half-width: the gate
+catches a change that makes recall or suggestion clearly worse on unseen prompts; it is not the
+goal (issue 23's goals are higher, and stated beside each bar).
+"""
+
+from __future__ import annotations
+
+import pytest
+from helpers import relevance_split as split
+
+
+def test_the_split_is_what_its_writer_hashed() -> None:
+    assert split.check_hashes() == []
+
+
+def test_the_split_is_big_enough_to_measure() -> None:
+    import json
+
+    notes = prompts_with = prompts_without = 0
+    for path in split.recall_sets():
+        data = json.loads(path.read_text("utf-8"))
+        notes += len(data["notes"])
+        prompts_with += sum(bool(p["expect"]) for p in data["prompts"])
+        prompts_without += sum(not p["expect"] for p in data["prompts"])
+    assert notes >= 54 and prompts_with >= 60 and prompts_without >= 40
+    skills = json.loads((split.SPLIT / "skills" / "prompts.json").read_text("utf-8"))["prompts"]
+    assert len(skills) >= 120
+    named = {name for p in skills for name in p["expect"]}
+    assert len(named) >= 30
+
+
+# The lower ends of the 95 % intervals of the figures measured on main when the split landed
+# (3365dfc + the web-address fix), its first run: recall hit 0.83 [0.74, 0.90], silence 0.58
+# [0.44, 0.70], precision 0.56 [0.48, 0.64]; skills hit 0.84 [0.76, 0.90], silence 0.66
+# [0.52, 0.78], precision 0.73 [0.64, 0.80]. Raised only with a later change's measured figures.
+RECALL_BARS = {"hit": 0.74, "silence": 0.44, "precision": 0.48}  # goals: 0.80 / 0.90 / 0.85
+SKILL_BARS = {"hit": 0.76, "silence": 0.52, "precision": 0.64}  # goals: 0.85 / 0.95 / 0.85
+
+
+def _assert_bars(figures: split.Figures, bars: dict[str, float]) -> None:
+    got = {name: getattr(figures, name).value for name in bars}
+    assert all(got[name] >= bar for name, bar in bars.items()), (got, bars)
+
+
+@pytest.mark.slow
+def test_recall_on_the_unseen_split_holds_its_first_run() -> None:
+    parts = [split.score_recall(path) for path in split.recall_sets()]
+    _assert_bars(split.combined(parts), RECALL_BARS)
+
+
+@pytest.mark.slow
+def test_skill_suggestion_on_the_unseen_split_holds_its_first_run() -> None:
+    _assert_bars(split.score_skills(), SKILL_BARS)
