@@ -340,6 +340,11 @@ def _read_frontmatter(path: Path, label: str) -> object:
     frontmatter, first_line = found
     if not frontmatter.strip():
         return None
+    from pokayokay.infra.frontmatter import UNSUPPORTED, load
+
+    simple = load(frontmatter)  # the usual settings block needs no YAML library
+    if simple is not UNSUPPORTED:
+        return simple
 
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from pokayokay.infra import frontmatter
 from pokayokay.learnings.model import (
     CATEGORIES,
     CONFIDENCES,
@@ -152,107 +153,6 @@ _KNOWN_META = (
 )
 
 
-_LINE = re.compile(r"^( {0,2})([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$")
-
-
-_INT = re.compile(r"[-+]?[0-9]+")
-
-
-_UNESCAPE = {
-    "0": "\0",
-    "a": "\a",
-    "b": "\b",
-    "t": "\t",
-    "\t": "\t",
-    "n": "\n",
-    "v": "\v",
-    "f": "\f",
-    "r": "\r",
-    "e": "\x1b",
-    " ": " ",
-    '"': '"',
-    "/": "/",
-    "\\": "\\",
-    "N": "\x85",
-    "_": "\xa0",
-    "L": "\u2028",
-    "P": "\u2029",
-}
-
-
-class _Unsupported(Exception):
-    """The fast reader does not handle this frontmatter: ruamel.yaml reads it."""
-
-
-_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)", re.DOTALL)
-
-
-def _unescape(match: re.Match[str]) -> str:
-    code = match[1]
-    if len(code) > 1:
-        return chr(int(code[1:], 16))
-    if code in _UNESCAPE:
-        return _UNESCAPE[code]
-    raise _Unsupported
-
-
-def _double_quoted(raw: str) -> str:
-    if len(raw) < 2 or not raw.endswith('"'):
-        raise _Unsupported
-    body = raw[1:-1]
-    if "\\" not in body:
-        if '"' in body:
-            raise _Unsupported  # a quote inside: not one scalar (or a trailing comment)
-        return body
-    rest = _ESCAPE.sub("", body)
-    if '"' in rest or "\\" in rest:
-        raise _Unsupported
-    try:
-        return _ESCAPE.sub(_unescape, body)
-    except ValueError:  # chr() of a code point out of range
-        raise _Unsupported from None
-
-
-def _value(raw: str) -> object:
-    raw = raw.strip()
-    if raw.startswith('"'):
-        return _double_quoted(raw)
-    if _INT.fullmatch(raw):
-        return int(raw)
-    if _PLAIN_SAFE.fullmatch(raw) and raw not in _YAML_WORDS:
-        return raw
-    raise _Unsupported
-
-
-def _fast_frontmatter(block: str) -> dict[str, object]:
-    top: dict[str, object] = {}
-    nested: dict[str, object] | None = None
-    for line in block.split("\n"):
-        if not line.strip():
-            continue
-        match = _LINE.match(line)
-        if match is None:
-            raise _Unsupported
-        indent, key, raw = match[1], match[2], match[3]
-        if indent:
-            if nested is None or len(indent) != 2:
-                raise _Unsupported
-            if key in nested:
-                raise _Unsupported
-            nested[key] = _value(raw or "")
-            continue
-        if key in top:
-            raise _Unsupported
-        if raw is None or not raw.strip():
-            nested = {}
-            top[key] = nested
-        else:
-            nested = None
-            top[key] = _value(raw)
-    # "key:" with nothing under it is null, as in YAML.
-    return {key: (None if value == {} else value) for key, value in top.items()}
-
-
 def _slow_frontmatter(block: str) -> object:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
@@ -295,10 +195,8 @@ def parse(text: str) -> Learning:
     if parts is None:
         raise LearningFormatError("no frontmatter (the file does not start with a '---' block)")
     block, body = parts
-    data: object
-    try:
-        data = _fast_frontmatter(block)
-    except _Unsupported:
+    data = frontmatter.load(block)  # the usual block needs no YAML library
+    if data is frontmatter.UNSUPPORTED:
         data = _slow_frontmatter(block)
     if not isinstance(data, Mapping):
         raise LearningFormatError("the frontmatter is not a mapping")

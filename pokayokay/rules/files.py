@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from pokayokay.errors import PokayokayError
+from pokayokay.infra import frontmatter
 from pokayokay.infra.regular import read_regular
 from pokayokay.rules import js_text
 from pokayokay.rules.claude_match import Matcher, normalise_patterns
@@ -200,14 +201,16 @@ def split_frontmatter(text: str) -> Frontmatter:
     body = stripped[found.end() :]
     duplicates = _duplicate_top_level_keys(yaml_text)
     used_fallback = False
-    try:
-        value = _yaml_load(yaml_text)
-    except Exception:
+    value = frontmatter.load(yaml_text)  # the usual block needs no YAML library
+    if value is frontmatter.UNSUPPORTED:
         try:
-            value = _yaml_load(quote_fallback(yaml_text))
-            used_fallback = True
-        except Exception as exc:
-            return Frontmatter(True, yaml_text, close, {}, body, yaml_error=_yaml_error(exc))
+            value = _yaml_load(yaml_text)
+        except Exception:
+            try:
+                value = _yaml_load(quote_fallback(yaml_text))
+                used_fallback = True
+            except Exception as exc:
+                return Frontmatter(True, yaml_text, close, {}, body, yaml_error=_yaml_error(exc))
     if value is None:
         return Frontmatter(True, yaml_text, close, {}, body, used_fallback=used_fallback)
     if not isinstance(value, dict):
