@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
 from pokayokay.learnings import model as learnings
-from pokayokay.learnings import topic_file
 from pokayokay.learnings.model import (
     NAME_MAX,
     Learning,
