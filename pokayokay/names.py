@@ -39,6 +39,7 @@ RECALL_INDEX_FILE = "recall-index.marshal"  # infra.packed
 RECALL_ENTRIES_FILE = "recall-entries.json"
 RECALL_FIXES_FILE = "recall-fixes.json"
 SKILLS_CACHE_FILE = "skills-catalog.marshal"  # infra.packed
+RULE_SCOPES_FILE = "rule-scopes.marshal"  # infra.packed: rules.scopes
 # The failure groups the skill suggestion reads, keyed by the store's change marker.
 SUGGEST_FAILURES_FILE = "suggest-failures.json"
 # Touched whenever pokayokay writes a file recall reads (learnings, MEMORY.md, archives): the

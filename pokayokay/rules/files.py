@@ -285,7 +285,7 @@ def rules_dir(project_dir: Path) -> Path:
     return Path(project_dir) / RULES_DIR
 
 
-def _walk_rule_files(folder: Path, prefix: str, seen: set[str]) -> Iterable[tuple[Path, str]]:
+def walk_rule_files(folder: Path, prefix: str, seen: set[str]) -> Iterable[tuple[Path, str]]:
     try:
         real = os.path.realpath(folder)
         if real in seen:
@@ -302,7 +302,7 @@ def _walk_rule_files(folder: Path, prefix: str, seen: set[str]) -> Iterable[tupl
         except OSError:
             continue
         if is_dir:
-            yield from _walk_rule_files(Path(entry.path), rel + "/", seen)
+            yield from walk_rule_files(Path(entry.path), rel + "/", seen)
         elif is_file and entry.name.endswith(".md"):
             yield Path(entry.path), rel
 
@@ -335,7 +335,7 @@ def discover(project_dir: Path | str) -> list[RuleFile]:
     folder = rules_dir(project)
     return [
         read_rule(project, path, rule_path)
-        for path, rule_path in _walk_rule_files(folder, "", set())
+        for path, rule_path in walk_rule_files(folder, "", set())
     ]
 
 

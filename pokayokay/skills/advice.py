@@ -115,13 +115,12 @@ def gather_signals(
             groups, known = [], []
         rules_dir = os.path.join(project, ".claude", "rules", "pokayokay")
         if os.path.isdir(rules_dir):
-            from pokayokay.rules.files import discover
+            from pokayokay.infra.state import project_state_path
+            from pokayokay.names import RULE_SCOPES_FILE
+            from pokayokay.rules.scopes import conditional_scopes
 
-            rules = [
-                (rule.rel_path, rule.paths)
-                for rule in discover(project)
-                if rule.is_pokayokay and rule.conditional and rule.paths
-            ]
+            state = project_state_path(str(location.project_key))
+            rules = conditional_scopes(project, os.path.join(state, RULE_SCOPES_FILE))
     paths = project_paths(project, named_paths, known) if named_paths else []
     return Signals(spikes=spikes, failure_groups=groups, rules=rules, chain=chain, paths=paths)
 
