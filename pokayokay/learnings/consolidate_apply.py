@@ -37,6 +37,7 @@ from pokayokay.learnings.consolidation_report import (
     render_report,
 )
 from pokayokay.learnings.consolidation_trigger import _setting, save_state
+from pokayokay.names import CONSOLIDATION_REPORT_FILE
 
 # Nothing heavy at import time: SessionEnd imports this module for ``session_end_check``, which
 # needs none of git, curation or the text analysis. Everything else imports what it uses.
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from pokayokay.learnings.splitting import SplitResult
     from pokayokay.memory.sections import Settings
 
-REPORT_NAME = "consolidation-report.md"
+REPORT_NAME = CONSOLIDATION_REPORT_FILE
 
 ARCHIVE_HEADER = (
     "# Consolidated learnings\n\n"
