@@ -13,7 +13,7 @@ from pokayokay.infra import logs
 from pokayokay.infra.locate import MemoryLocation
 from pokayokay.install import scan
 from pokayokay.memory.apply import CurationOutcome, run_curation
-from pokayokay.memory.curation import FileStat
+from pokayokay.memory.measures import FileStat
 from pokayokay.memory.sections import CLAUDE_MAX_BYTES, CLAUDE_MAX_LINES, Settings
 from pokayokay.names import FAILURES_DB
 

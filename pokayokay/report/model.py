@@ -16,7 +16,7 @@ from pokayokay.errors import PokayokayError
 from pokayokay.failures.model import Failure, FailureGroup
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.learnings.model import Learning
-from pokayokay.memory.curation import FileStat
+from pokayokay.memory.measures import FileStat
 from pokayokay.rules.rule_evidence import RuleEvidence, groups_of
 
 DEFAULT_SINCE = "7d"
