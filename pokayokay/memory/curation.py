@@ -24,6 +24,7 @@ from datetime import date
 
 from pokayokay.memory.archives import append_batch, batch_id
 from pokayokay.memory.document import (
+    Document,
     Entry,
     Prose,
     Section,
@@ -111,6 +112,9 @@ class _Curator:
         self.added_sections: list[str] = []
         self.dropped_sections: list[str] = []
         self.added_ids: set[int] = set()
+        # Are new sections that stay empty taken out at the end (and which ids count as new)?
+        self.drop_new = False
+        self.droppable: Collection[str] = ()
         self.merged: list[str] = []
         self.closed: list[str] = []
         self.added_links: list[str] = []
@@ -181,7 +185,7 @@ class _Curator:
                     break
             # ...and never above a line Claude wrote, even when that breaks template order.
             pos = max(pos, lower, self._after_last_note())
-            if self._past_the_cut(pos):
+            if self._past_the_cut(pos, spec):
                 past.append(spec.title)
                 continue
             if pos < len(segs) and isinstance(segs[pos], Section):
@@ -212,16 +216,18 @@ class _Curator:
         self.dropped_sections = [t for t in dropped if t not in self.added_sections]
         self.added_sections = [t for t in self.added_sections if t not in dropped]
 
-    def _past_the_cut(self, pos: int) -> bool:
-        """Would a section inserted at segment ``pos`` start past Claude Code's load limit even
-        with every managed entry above it archived (Claude's notes and headings alone)?"""
+    def _past_the_cut(self, pos: int, spec: SectionSpec) -> bool:
+        """Would a new section inserted at segment ``pos`` end past Claude Code's load limit
+        even with every managed entry above it archived (Claude's notes and headings alone)?"""
         kept: list[str] = []
         for seg in self.doc.segments[:pos]:
             if isinstance(seg, Text):
                 kept += seg.lines
             else:
                 kept += [*seg.lead, seg.heading, *seg.pre_marker, seg.marker, seg.end or ""]
-        return len(kept) >= self.settings.max_lines or nbytes("".join(kept)) >= (
+        mine = new_section(spec, self.newline, lead_blank=True)
+        kept += [*mine.lead, *mine.structure_lines()]
+        return len(kept) > self.settings.max_lines or nbytes("".join(kept)) > (
             self.settings.max_bytes
         )
 
@@ -331,11 +337,12 @@ class _Curator:
         of them would not: Claude's own notes are then what is too long, and are never
         touched."""
         limit_lines, limit_bytes = self.settings.max_lines, self.settings.max_bytes
-        text = self.doc.render()
+        view, owners = self._as_written()
+        text = view.render()
         lines, size = count_lines(text), nbytes(text)
         if lines <= limit_lines and size <= limit_bytes:
             return
-        sections = self.doc.sections()
+        sections = view.sections()
         fixed_lines = lines - sum(len(s.body_lines) for s in sections)
         fixed_bytes = size - sum(nbytes("".join(s.body_lines)) for s in sections)
         queues = {id(s): self.evictable(s) for s in sections}
@@ -369,8 +376,26 @@ class _Curator:
         for sec in sections:
             mine = [entry for owner, entry in plan[:k] if owner is sec]
             if mine:
-                self.evict(sec, mine, "whole file")
-                sec.units = _tidied(sec.units)
+                real = owners[id(sec)]
+                self.evict(real, mine, "whole file")
+                real.units = _tidied(real.units)
+
+    def _as_written(self) -> tuple[Document, dict[int, Section]]:
+        """The document as it will be written — the sections this run added that are still
+        empty taken out, when they will be — and each of its sections' originals by ``id``. So
+        no entry is archived to make room for a heading that is not written."""
+        if not self.drop_new:
+            return self.doc, {id(sec): sec for sec in self.doc.sections()}
+        from copy import copy
+
+        from pokayokay.memory.empty_sections import drop_new_empty
+
+        pairs = [(copy(seg), seg) for seg in self.doc.segments]
+        view = copy(self.doc)
+        view.segments = [mine for mine, _ in pairs]
+        added = {id(mine) for mine, seg in pairs if id(seg) in self.added_ids}
+        drop_new_empty(view, added, self.droppable)
+        return view, {id(mine): seg for mine, seg in pairs if isinstance(seg, Section)}
 
     # -- output -------------------------------------------------------------------------------
     def build_archives(self) -> tuple[dict[str, str], list[Move]]:
@@ -463,6 +488,8 @@ def curate(
     curator.merge_duplicates()
     curator.close_sections()
     curator.add_missing()
+    curator.drop_new = not keep_empty and not settings.empty_sections
+    curator.droppable = droppable
     curator.number_entries()
     curator.pin_links()
     for sec in curator.doc.sections() if evict else []:
@@ -478,7 +505,7 @@ def curate(
             break
     if curator.doc.section(TOPIC_INDEX_ID) is None and curator.evicted:
         curator.notes.append("the Topic Index section is not managed, so archives are not linked")
-    if not keep_empty and not settings.empty_sections:
+    if curator.drop_new:
         curator.drop_empty(droppable)
     new_text = curator.doc.render()
     new_archives, moves = curator.build_archives()
