@@ -74,8 +74,8 @@ class _Entry:
     day: date
 
     @property
-    def head(self) -> str:
-        return self.lines[0]
+    def text(self) -> str:
+        return "".join(line + "\n" for line in self.lines)
 
 
 def _fence(c: _Choices) -> list[str]:
@@ -163,7 +163,7 @@ def _spec(config: Settings, section_id: str) -> SectionSpec:
 
 
 def expected_for_budget(spec: SectionSpec, entries: list[_Entry]) -> list[str]:
-    """The heads of the fewest oldest entries whose removal brings the section within its
+    """The texts of the fewest oldest entries whose removal brings the section within its
     budget and entry cap (oldest: by date, then by position; every generated entry is dated)."""
     total = sum(len(e.lines) for e in entries)
     oldest = sorted(range(len(entries)), key=lambda i: (entries[i].day, i))
@@ -174,7 +174,7 @@ def expected_for_budget(spec: SectionSpec, entries: list[_Entry]) -> list[str]:
         if left_lines <= spec.budget and not capped:
             break
         k += 1
-    return sorted(entries[i].head for i in oldest[:k])
+    return sorted(entries[i].text for i in oldest[:k])
 
 
 def check_minimal(case: Case, result: CurationResult) -> int:
@@ -183,7 +183,7 @@ def check_minimal(case: Case, result: CurationResult) -> int:
     for section_id, entries in case.entries.items():
         spec = _spec(case.config, section_id)
         for_budget = sorted(
-            entry.split("\n", 1)[0]
+            entry
             for move in result.moves
             if move.section_id == section_id and move.reason in ("budget", "entry cap")
             for entry in move.entries
@@ -233,7 +233,7 @@ def test_the_issue_case_archives_one_entry_not_forty_one() -> None:
     case = Case(text, Settings(sections=(key,)), {"key_decisions": entries})
     result = curate(case.text, case.config, {}, TODAY)
     assert check_minimal(case, result) == 1
-    assert expected_for_budget(key, entries) == [heads[0]]
+    assert expected_for_budget(key, entries) == [entries[0].text]
 
 
 def test_budget_minimal_archiving_quick() -> None:
