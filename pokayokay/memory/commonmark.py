@@ -67,12 +67,19 @@ def _parser() -> MarkdownIt:
 def read_blocks(lines: Sequence[str], *, shortcut: bool = True) -> BodyBlocks:
     """The entries' first lines and the code lines of a section body (lines with terminators).
     ``shortcut=False`` always asks the parser (the tests compare the two)."""
-    bodies = [_body(line) for line in lines]
+    bodies = tuple(_body(line) for line in lines)
     if shortcut and _is_plain(bodies):
         return BodyBlocks(
             starts=frozenset(i for i, body in enumerate(bodies) if body.strip()),
             code=frozenset(),
         )
+    return _parsed(bodies)
+
+
+@lru_cache(maxsize=64)
+def _parsed(bodies: tuple[str, ...]) -> BodyBlocks:
+    """The parser's reading of a body; kept, since one curation reads each body several times
+    (before, after, the invariants' check)."""
     starts: set[int] = set()
     code: set[int] = set()
     parents: list[str] = []  # the open container tokens' types
