@@ -568,8 +568,8 @@ def _merge(results: list[_FileResult]) -> Settings:
     own.add(values.get("consolidation_dropped") or LEARNINGS_DROPPED_FILE)
     for spec in sections:  # consolidation rewrites its files: never a section's archive too
         if spec.archive.casefold() in {name.casefold() for name in own}:
-            key = f"{SECTIONS_KEY}.{spec.id}.archive"
-            raise SettingsError(f"{sources.get(key, 'settings')}: {key}: {spec.archive!r} is "
+            dotted = f"{SECTIONS_KEY}.{spec.id}.archive"
+            raise SettingsError(f"{sources.get(dotted, 'settings')}: {dotted}: {spec.archive!r} is "
                                 "consolidation's archive or dropped file; choose another name")
     return dataclasses.replace(
         Settings(),
