@@ -23,9 +23,7 @@ from pokayokay.learnings.similarity import (
     entry_body,
 )
 from pokayokay.memory.document import split_lines
-
-MEMORY_FILE = "MEMORY.md"
-
+from pokayokay.names import MEMORY_FILE
 
 DECISIONS_ID = "key_decisions"
 
