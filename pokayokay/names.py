@@ -18,6 +18,10 @@ CHAIN_LEARNINGS_FILE = "chain-learnings.md"
 LEARNINGS_ARCHIVE_FILE = "learnings-archive.md"
 LEARNINGS_DROPPED_FILE = "learnings-dropped.md"
 RULES_ARCHIVE_FILE = "rules-archive.md"
+CHAIN_LEARNINGS_ARCHIVE_FILE = "chain-learnings-archive.md"  # rewritten whole by learnings.chain
+CONSOLIDATION_REPORT_FILE = "consolidation-report.md"  # rewritten by every consolidation
+LEARNING_FILE_PREFIX = "learning-"  # topic files: learning-<topic>.md
+ARCHIVE_PART_INFIX = "-part-"  # a split archive's parts: <stem>-part-<n>.md
 # Every file pokayokay generates in the memory folder: no configured archive may name one (it
 # would be rewritten, or would rewrite it). Consolidation's own two keep their defaults.
 GENERATED_MEMORY_FILES = (
@@ -25,10 +29,33 @@ GENERATED_MEMORY_FILES = (
     RECURRING_FAILURES_FILE,
     SPIKES_FILE,
     CHAIN_LEARNINGS_FILE,
+    CHAIN_LEARNINGS_ARCHIVE_FILE,
+    CONSOLIDATION_REPORT_FILE,
     RULES_ARCHIVE_FILE,
     LEARNINGS_ARCHIVE_FILE,
     LEARNINGS_DROPPED_FILE,
 )
+
+
+def generated_memory_file(name: str, own: tuple[str, ...] = ()) -> bool:
+    """Is ``name`` (a file in the memory folder) one pokayokay generates, or may come to: the
+    files above, a ``learning-*.md`` topic file, a part of a split archive of one of them?
+    ``own``: names the caller may use all the same (a key's own default). Case-insensitive, as
+    on the file systems that fold case."""
+    folded = name.casefold()
+    if folded in {n.casefold() for n in own}:
+        return False
+    if folded.startswith(LEARNING_FILE_PREFIX):
+        return True
+    for generated in GENERATED_MEMORY_FILES:
+        stem = generated.casefold().removesuffix(".md")
+        if folded == generated.casefold():
+            return True
+        number = folded.removeprefix(stem + ARCHIVE_PART_INFIX).removesuffix(".md")
+        if folded == f"{stem}{ARCHIVE_PART_INFIX}{number}.md" and number.isdigit():
+            return True
+    return False
+
 
 # --- files in a project's state folder
 FAILURES_DB = "failures.db"

@@ -13,7 +13,7 @@ from pokayokay.infra import logs
 from pokayokay.infra.locate import MemoryLocation
 from pokayokay.install import scan
 from pokayokay.memory.apply import CurationOutcome, run_curation
-from pokayokay.memory.curation import FileStat
+from pokayokay.memory.measures import FileStat
 from pokayokay.memory.sections import CLAUDE_MAX_BYTES, CLAUDE_MAX_LINES, Settings
 from pokayokay.names import FAILURES_DB
 
@@ -34,6 +34,9 @@ def _stat_dict(stat: FileStat) -> dict[str, Any]:
         "max_bytes": stat.max_bytes,
         "over": stat.over,
         "unmanaged_lines": stat.unmanaged_lines,
+        "fixed_lines": stat.fixed_lines,
+        "fixed_bytes": stat.fixed_bytes,
+        "notes_over": stat.notes_over,
         "sections": [
             {
                 "id": s.id,
@@ -125,7 +128,8 @@ def render_curation(outcome: CurationOutcome, *, applied: bool) -> str:
     out = [head]
     changes = curation_lines(outcome)
     if not changes:
-        out.append("  nothing to do: every managed section is within its budget")
+        why = "archiving cannot fix it" if a.over else "every managed section is within its budget"
+        out.append(f"  nothing to do: {why}")
     out.extend(f"  {line}" for line in changes)
     out.extend(f"  note: {note}" for note in result.notes)
     if changes:
@@ -258,6 +262,16 @@ def free_text(outcome: CurationOutcome, settings: Settings) -> list[dict[str, An
     return [{"section": f.section, "line": f.line, "text": f.text[:120]} for f in found]
 
 
+def notes_over_line(stat: dict[str, Any]) -> str:
+    """What status and doctor say when Claude's own notes alone pass the load limit."""
+    return (
+        f"Claude's own notes alone are over the limit ({stat['fixed_lines']} lines / "
+        f"{stat['fixed_bytes']:,} bytes outside pokayokay's entries): `pokayokay curate` "
+        "archives none of its entries for that and adds no section past the cut, since neither "
+        "would help; moving detail into topic files linked from MEMORY.md fixes it"
+    )
+
+
 def render_status(data: dict[str, Any]) -> str:
     out = [
         f"MEMORY.md  {data['memory_file']}",
@@ -274,6 +288,8 @@ def render_status(data: dict[str, Any]) -> str:
     )
     unmanaged = now["unmanaged_lines"]
     out.append(f"  notes outside managed sections: {unmanaged} line{'' if unmanaged == 1 else 's'}")
+    if now.get("notes_over"):
+        out.append(f"  {notes_over_line(now)}")
     for item in data.get("free_text_in_sections", []):
         out.append(
             f"  free text inside {item['section']} (line {item['line']}, not an entry: counts "
@@ -482,6 +498,8 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
                 f"{CLAUDE_MAX_BYTES:,} bytes"
                 + (" (over: see `pokayokay status`)" if now["over"] else ""),
             )
+            if now["over"] and now.get("notes_over"):
+                _check(checks, "problem", "budgets", notes_over_line(now))
             for item in data.get("free_text_in_sections", []):
                 _check(
                     checks,
@@ -491,14 +509,14 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
                     "it counts against the section's budget and is never archived; moving it "
                     f"out of the section keeps it safe ({item['text'][:60]})",
                 )
+            fixes = "`pokayokay curate` fixes it" if data["due"] else "curate cannot move it"
             for sec in now["sections"]:
                 if sec["over"]:
                     _check(
                         checks,
                         "warn",
                         "budgets",
-                        f"{sec['title']} {sec['lines']}/{sec['budget']} lines: "
-                        "`pokayokay curate` fixes it",
+                        f"{sec['title']} {sec['lines']}/{sec['budget']} lines: {fixes}",
                     )
 
     semantic_problem, semantic_line = _semantic_line(location)

@@ -29,11 +29,11 @@ from pokayokay.memory.sections import (
     Settings,
 )
 from pokayokay.names import (
-    GENERATED_MEMORY_FILES,
     LEARNINGS_ARCHIVE_FILE,
     LEARNINGS_DROPPED_FILE,
     LOCAL_SETTINGS_FILE,
     TEAM_SETTINGS_FILE,
+    generated_memory_file,
 )
 
 TEAM_FILE = TEAM_SETTINGS_FILE
@@ -157,8 +157,7 @@ def _archive_name(value: object, own: tuple[str, ...] = ()) -> str:
         raise _Invalid(
             "expected a file name ending in .md, of letters, digits, '.', '_' and '-' only"
         )
-    reserved = {n.casefold() for n in GENERATED_MEMORY_FILES} - {n.casefold() for n in own}
-    if name.casefold() in reserved:
+    if generated_memory_file(name, own):
         raise _Invalid(
             f"{name} is a file pokayokay generates in the memory folder; an archive there "
             "would be overwritten — choose another name",
@@ -569,9 +568,17 @@ def _merge(results: list[_FileResult]) -> Settings:
         for option in OPTIONS
         if (key := tuple(option.key.split("."))) in merged
     }
+    sections = _build_sections(merged, order)
+    own = {values.get("consolidation_archive") or LEARNINGS_ARCHIVE_FILE}
+    own.add(values.get("consolidation_dropped") or LEARNINGS_DROPPED_FILE)
+    for spec in sections:  # consolidation rewrites its files: never a section's archive too
+        if spec.archive.casefold() in {name.casefold() for name in own}:
+            dotted = f"{SECTIONS_KEY}.{spec.id}.archive"
+            raise SettingsError(f"{sources.get(dotted, 'settings')}: {dotted}: {spec.archive!r} is "
+                                "consolidation's archive or dropped file; choose another name")
     return dataclasses.replace(
         Settings(),
-        sections=_build_sections(merged, order),
+        sections=sections,
         sources=sources,
         warnings=tuple(w for r in results for w in r.warnings),
         **values,

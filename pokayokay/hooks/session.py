@@ -200,6 +200,10 @@ def _curate(location: Any, settings: Any, lock_wait: float, edit: Any = None) ->
     except LockTimeout:
         logs.log(f"{location.memory_file}: another pokayokay process is curating; skipped")
         return
+    skipped = getattr(edit, "skipped_note", None)
+    note = skipped(outcome.result.notes if outcome.result else ()) if skipped else None
+    if note is not None:
+        logs.log(f"SessionEnd: {note}")
     if outcome.written and outcome.result is not None:
         moved = sum(len(m.entries) for m in outcome.result.moves)
         logs.log(
@@ -296,7 +300,13 @@ def _curate_at_end(project: Path, location: Any, settings: Any, payload: dict[st
     if observed is not None and size is None:
         from pokayokay.learnings.observed import write_entries
 
-        write_entries(location, settings, observed.entries, lock_timeout=SESSION_END_LOCK_WAIT)
+        note = write_entries(
+            location, settings, observed.entries, lock_timeout=SESSION_END_LOCK_WAIT
+        )
+        if note is not None:
+            from pokayokay.infra import logs
+
+            logs.log(f"SessionEnd: {note}")
     elif size is not None and size > DETACH_ABOVE_BYTES:
         _detach(project, location.memory_dir)
     elif size is not None:

@@ -1,4 +1,6 @@
-"""The one code-fence scanner every part of pokayokay uses to read markdown (pure).
+"""The one code-fence scanner every part of pokayokay uses to read markdown (pure). MEMORY.md's
+section boundaries use it; the entries inside a section are CommonMark's list items, read by a
+parser (``memory/commonmark``, decision 0040).
 
 CommonMark's rules, kept deliberately small:
 

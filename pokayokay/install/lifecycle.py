@@ -6,8 +6,11 @@ plain ``uninstall`` leaves in place (and how to remove it), ``uninstall --purge`
 the graduated rules under ``.claude/rules/pokayokay/`` (copied first to
 ``<state>/purged/<slug>/<time>/``, which ``init --restore`` copies back), pokayokay's markers and
 empty sections in MEMORY.md (every entry kept in place as a plain bullet; the file as it was is
-copied beside the rules) and the project's state folder. The work tree is then as it was before
-``init``. Learnings and archives in the auto-memory folder are Claude Code memories: they stay.
+copied beside the rules), the lines of its sections that point at the rules it removed, and the
+project's state: its state folder, its lesson lookup (the hint before a command) and its spool of
+hook records not yet read — nothing a later ``init`` would read as evidence of failures. The work
+tree is then as it was before ``init``. Learnings and archives in the auto-memory folder are
+Claude Code memories: they stay.
 """
 
 from __future__ import annotations
@@ -235,7 +238,8 @@ def _purge(
             f"{_rel(_rules_dir(project_dir), project_dir)}/ (a copy is in {keep}; "
             f"`pokayokay init --restore` brings {'it' if one else 'them'} back)"
         )
-    notes.extend(_unmanage_memory(location, keep))
+    removed = [_rel(path, project_dir) for path in rules]
+    notes.extend(_unmanage_memory(location, keep, removed))
 
     scopes = [scope] + [s for s in _other_installs(project_dir, environ) if s != scope]
     report: wiring.InstallReport | None = None
@@ -267,6 +271,7 @@ def _purge(
     if state.is_dir():
         shutil.rmtree(state)
         notes.append(f"removed pokayokay's state folder for this project, {state}")
+    notes.extend(_forget_evidence(project_dir, location, environ))
     with contextlib.suppress(OSError):
         kept = sorted(p.name for p in location.memory_dir.iterdir())
         if kept:
@@ -278,6 +283,27 @@ def _purge(
     notes.append(_program_note())
     report.notes.extend(notes)
     return report
+
+
+def _forget_evidence(
+    project_dir: Path, location: MemoryLocation, environ: Mapping[str, str] | None
+) -> list[str]:
+    """Remove what pokayokay keeps for the project outside its state folder and would read
+    again after a new ``init``: the lesson lookup the command hooks read (it gave the pre-run
+    hint after a reinstall) and the spool of hook records not yet ingested."""
+    from pokayokay.infra.lesson_lookup import write_lookup
+    from pokayokay.infra.spool import spool_dir
+    from pokayokay.rules.lessons import lookup_folders
+
+    env = _env(environ)
+    folders = lookup_folders(str(location.project_key), [str(_project(project_dir))])
+    out = [f"removed the lesson lookup {path}" for path in write_lookup(folders, None, env)]
+    for folder in dict.fromkeys([str(_project(project_dir)), str(location.project_key)]):
+        spool = Path(spool_dir(folder, env))
+        if spool.is_dir() and not spool.is_symlink():
+            shutil.rmtree(spool)
+            out.append(f"removed the hook records not yet read, {spool}")
+    return out
 
 
 def _other_installs(project_dir: Path, environ: Mapping[str, str] | None) -> list[str]:
@@ -306,9 +332,10 @@ def _remove_empty(folder: Path, *, stop: Path | None) -> None:
         current = current.parent
 
 
-def _unmanage_memory(location: MemoryLocation, keep: Path) -> list[str]:
-    """MEMORY.md without pokayokay's markers and empty sections (a copy first); the file goes
-    when nothing but the template's title is left."""
+def _unmanage_memory(location: MemoryLocation, keep: Path, removed: list[str]) -> list[str]:
+    """MEMORY.md without pokayokay's markers and empty sections, nor the entries of its
+    sections that point at a ``removed`` rule (a copy first); the file goes when nothing but
+    the template's title is left."""
     from pokayokay.infra.safe_write import (
         Conflict,
         decode_text,
@@ -328,7 +355,7 @@ def _unmanage_memory(location: MemoryLocation, keep: Path) -> list[str]:
         if raw is None:
             return None
         text = decode_text(raw, target)
-        new = unmanage(text)
+        new = unmanage(text, removed)
         if new == text and not is_title_only(new):
             return None
         keep.mkdir(parents=True, exist_ok=True)
@@ -342,8 +369,13 @@ def _unmanage_memory(location: MemoryLocation, keep: Path) -> list[str]:
                 f"(a copy is in {keep})"
             )
         replace_if_unchanged(target, raw, encode_text(new))
+        gone = [p for p in removed if p in text and p not in new]
+        kept = "every entry kept" if not gone else (
+            f"the entries pointing at the {len(gone)} removed rule file(s) removed, every other "
+            "entry kept"
+        )
         return (
-            f"{target}: pokayokay's markers and empty sections removed, every entry kept "
+            f"{target}: pokayokay's markers and empty sections removed, {kept} "
             f"(the file as it was is in {keep})"
         )
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from pokayokay.names import CHAIN_LEARNINGS_FILE
+from pokayokay.names import CHAIN_LEARNINGS_ARCHIVE_FILE, CHAIN_LEARNINGS_FILE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
 
 FILE_NAME = CHAIN_LEARNINGS_FILE
-ARCHIVE_NAME = "chain-learnings-archive.md"
+ARCHIVE_NAME = CHAIN_LEARNINGS_ARCHIVE_FILE
 MAX_ENTRIES = 50
 MAX_TRANSCRIPT_BYTES = 32 << 20
 MAX_FILES_SHOWN = 8

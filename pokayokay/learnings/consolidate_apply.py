@@ -37,6 +37,7 @@ from pokayokay.learnings.consolidation_report import (
     render_report,
 )
 from pokayokay.learnings.consolidation_trigger import _setting, save_state
+from pokayokay.names import CONSOLIDATION_REPORT_FILE
 
 # Nothing heavy at import time: SessionEnd imports this module for ``session_end_check``, which
 # needs none of git, curation or the text analysis. Everything else imports what it uses.
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from pokayokay.learnings.splitting import SplitResult
     from pokayokay.memory.sections import Settings
 
-REPORT_NAME = "consolidation-report.md"
+REPORT_NAME = CONSOLIDATION_REPORT_FILE
 
 ARCHIVE_HEADER = (
     "# Consolidated learnings\n\n"
@@ -253,9 +254,11 @@ def _target_texts(
     location: MemoryLocation,
     settings: Settings,
     config: ConsolidationConfig,
+    context: Sequence[Route] = (),
 ) -> tuple[dict[tuple[str, str], str], dict[int, Route | str]]:
-    """The text each route's entries are checked against; routes whose target cannot be read
-    become problems."""
+    """The text each route's entries are checked against, and the text of each ``context``
+    target (read when it can be: contradictions are looked for there too); routes whose target
+    cannot be read become problems."""
     from pokayokay.learnings.routing import Route
     from pokayokay.memory.apply import checked_target
     from pokayokay.memory.document import parse
@@ -264,9 +267,14 @@ def _target_texts(
     fixed: dict[int, Route | str] = dict(routes)
     memory_text: str | None = None
     memory_error: str | None = None
-    for index, found in routes.items():
+    wanted: list[tuple[int | None, Route | str]] = [*routes.items()]
+    wanted += [(None, found) for found in context]
+    for index, found in wanted:
         if isinstance(found, str):
             continue
+        # a context target that cannot be read is no entry's problem
+        sink: dict[int, Route | str] = fixed if index is not None else {}
+        at = -1 if index is None else index
         key = found.key
         if key in texts:
             continue
@@ -280,14 +288,14 @@ def _target_texts(
                     else:
                         memory_text = text
                 if memory_error is not None:
-                    fixed[index] = memory_error
+                    sink[at] = memory_error
                     continue
                 assert memory_text is not None
                 doc = parse(memory_text, settings.sections)
                 section = doc.section(found.section_id or "")
                 spec = settings.section(found.section_id or "")
                 if section is None and (spec is None or found.section_id in doc.unmarked):
-                    fixed[index] = (
+                    sink[at] = (
                         f"MEMORY.md has no managed section '{found.section_id}' to write into"
                     )
                     continue
@@ -300,7 +308,7 @@ def _target_texts(
             else:
                 texts[key] = _read_text(_file_target(key, project_dir, location, config).path)[0]
         except PokayokayError as exc:
-            fixed[index] = f"cannot use {found.label}: {exc.message}"
+            sink[at] = f"cannot use {found.label}: {exc.message}"
     # every index whose key failed later still needs its problem
     for index, found in fixed.items():
         if isinstance(found, Route) and found.key not in texts:
@@ -388,7 +396,13 @@ def _run(
     from pokayokay.learnings import consolidation
     from pokayokay.learnings.ages import ages
     from pokayokay.learnings.consolidation import batch_problem, qualifying, should_trigger
-    from pokayokay.learnings.routing import Route, SectionInfo, remove_entries, route
+    from pokayokay.learnings.routing import (
+        Route,
+        SectionInfo,
+        default_routes,
+        remove_entries,
+        route,
+    )
     from pokayokay.memory.apply import SectionEdit, run_curation
     from pokayokay.memory.document import count_lines
 
@@ -429,7 +443,8 @@ def _run(
         ):
             found = f"Target {found.path!r} is the learnings file itself"
         routes[index] = found
-    texts, routes = _target_texts(routes, project_dir, location, settings, config)
+    context = default_routes(sections, config)
+    texts, routes = _target_texts(routes, project_dir, location, settings, config, context)
     plan = consolidation.plan_batch(
         entries,
         report.ages,

@@ -236,6 +236,7 @@ def plan_batch(
     profiles = {i: entry_profile(entries[i]) for i in range(len(entries))}
     in_batch = set(batch)
     texts = {key: passages(text, _label(key)) for key, text in target_texts.items()}
+    labels = {r.key: r.label for r in routes.values() if not isinstance(r, str)}
     normals = {key: profile(text).normal for key, text in target_texts.items()}
 
     for i in batch:
@@ -311,21 +312,26 @@ def plan_batch(
         key = found.key
         prof = profiles[i]
 
-        # 3. contradiction with the target (never dropped)
+        # 3. contradiction with anything consolidation has written (never dropped): the
+        # target, and every other target read (an entry routed to Architecture Notes may well
+        # contradict a Key Decision); the entry's own target wins a tie
         best: tuple[float, Passage] | None = None
-        for passage in texts.get(key, []):
-            if not clash(prof, passage.profile):
-                continue
-            score = topic_score(prof, passage.profile)
-            if best is None or score > best[0]:
-                best = (score, passage)
+        where = found.label
+        for place in (key, *(k for k in texts if k != key)):
+            for passage in texts.get(place, []):
+                if not clash(prof, passage.profile):
+                    continue
+                score = topic_score(prof, passage.profile)
+                if best is None or score > best[0]:
+                    best = (score, passage)
+                    where = found.label if place == key else labels.get(place, _label(place))
         if best is not None and best[0] >= GREY_TOPIC:
             sure = best[0] >= SAME_TOPIC
             words = ", ".join(sorted(clash(prof, best[1].profile)))
             decide(
                 "escalate",
                 "contradiction" if sure else "possible-contradiction",
-                f"{'contradicts' if sure else 'may contradict'} {found.label}: "
+                f"{'contradicts' if sure else 'may contradict'} {where}: "
                 f"{quote(best[1].text)!r} (opposite on: {words}; score {best[0]:.2f})",
                 target=found.label,
                 related=quote(best[1].text),

@@ -88,6 +88,7 @@ from datetime import date
 from typing import Any
 
 from pokayokay.learnings.wording import _STOP_WORDS, _fold, words
+from pokayokay.names import LEARNING_FILE_PREFIX
 
 __all__ = [
     "ANTI_PATTERN_CUES",
@@ -125,7 +126,7 @@ STRUCTURED_FIELDS: tuple[str, ...] = ("trigger", "insight", "action", "severity"
 SEVERITIES: tuple[str, ...] = ("P1", "P2", "P3")
 STRUCTURED_MAX = 200
 MEMORY_TYPE = "feedback"
-FILE_PREFIX = "learning-"
+FILE_PREFIX = LEARNING_FILE_PREFIX
 MIN_CHARS = 20
 MAX_CHARS = 2000
 NAME_MAX = 60

@@ -22,7 +22,7 @@ import re
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -104,17 +104,36 @@ def spike_entry(question: str, verdict: str, conclusion: str, day: str) -> str:
 @dataclass(frozen=True)
 class SectionsEdit:
     """Append entries to several managed sections at once (each entry once); nothing else in
-    MEMORY.md changes (:meth:`check`). A section turned off in the settings is skipped."""
+    MEMORY.md changes (:meth:`check`). A section turned off in the settings is skipped, and so
+    is one curation did not add (it would start past Claude Code's load limit, or its heading
+    has no marker): those are listed in ``skipped``, for the caller to log."""
 
     entries: Mapping[str, tuple[str, ...]]
+    skipped: list[str] = field(default_factory=list, compare=False)
 
     def apply(self, text: str, settings: Settings) -> str:
         from pokayokay.memory.apply import SectionEdit
+        from pokayokay.memory.document import parse
 
+        present = {sec.spec.id for sec in parse(text, settings.sections).sections()}
         for section_id, wanted in self.entries.items():
-            if wanted and settings.section(section_id) is not None:
-                text = SectionEdit(section_id, wanted, owns=_never).apply(text, settings)
+            if not wanted or settings.section(section_id) is None:
+                continue
+            if section_id not in present:
+                if section_id not in self.skipped:
+                    self.skipped.append(section_id)
+                continue
+            text = SectionEdit(section_id, wanted, owns=_never).apply(text, settings)
         return text
+
+    def skipped_note(self, notes: Sequence[str]) -> str | None:
+        """What to log about the skipped sections, with curation's reason when it gave one."""
+        if not self.skipped:
+            return None
+        why = next((n for n in notes if n.startswith("sections not added")), None)
+        return f"observed entries not written for {', '.join(self.skipped)}" + (
+            f": {why}" if why else ": the section is not managed in MEMORY.md"
+        )
 
     def check(self, before: str, after: str, settings: Settings) -> None:
         from pokayokay.memory.document import parse, same_unmanaged, strip_eol
@@ -149,21 +168,22 @@ def write_entries(
     wanted = {k: tuple(v) for k, v in entries.items() if v and settings.section(k) is not None}
     if not wanted:
         return None
+    edit = SectionsEdit(wanted)
     try:
         if not checked_target(location).exists():
             ensure_memory_template(location, settings)
-        run_curation(
+        outcome = run_curation(
             location,
             settings,
             write=True,
-            edit=SectionsEdit(wanted),
+            edit=edit,
             lock_timeout=lock_timeout,
             environ=environ,
         )
     except (OSError, PokayokayError) as exc:
         message = exc.message if isinstance(exc, PokayokayError) else str(exc)
         return f"MEMORY.md not updated ({message})"
-    return None
+    return edit.skipped_note(outcome.result.notes if outcome.result is not None else ())
 
 
 # -- the session's HEAD and its commits ----------------------------------------------------------

@@ -23,9 +23,7 @@ from pokayokay.learnings.similarity import (
     entry_body,
 )
 from pokayokay.memory.document import split_lines
-
-MEMORY_FILE = "MEMORY.md"
-
+from pokayokay.names import MEMORY_FILE
 
 DECISIONS_ID = "key_decisions"
 
@@ -129,6 +127,30 @@ def _normal_title(title: str) -> str:
     return " ".join(title.split()).casefold()
 
 
+def _section_route(sec: SectionInfo, explicit: bool, config: ConsolidationConfig) -> Route:
+    return Route(
+        "section",
+        config.archive,
+        sec.id,
+        explicit,
+        f"MEMORY.md § {sec.title} (full text in {config.archive})",
+    )
+
+
+def _archive_route(config: ConsolidationConfig) -> Route:
+    return Route("memory", config.archive, None, False, f"{config.archive} (memory folder)")
+
+
+def default_routes(
+    sections: Sequence[SectionInfo], config: ConsolidationConfig = DEFAULT_CONFIG
+) -> list[Route]:
+    """Every place the keyword router sends entries to (Key Decisions, Architecture Notes when
+    managed, the archive topic file): a new entry is checked for contradictions against them
+    all, not only against its own target."""
+    picked = [s for s in sections if s.id in (DECISIONS_ID, ARCHITECTURE_ID)]
+    return [*(_section_route(s, False, config) for s in picked), _archive_route(config)]
+
+
 def route(
     entry: LearningEntry,
     sections: Sequence[SectionInfo],
@@ -141,13 +163,7 @@ def route(
         by_key[info.id.casefold()] = info
 
     def to_section(sec: SectionInfo, explicit: bool) -> Route:
-        return Route(
-            "section",
-            config.archive,
-            sec.id,
-            explicit,
-            f"MEMORY.md § {sec.title} (full text in {config.archive})",
-        )
+        return _section_route(sec, explicit, config)
 
     value = target_value(entry)
     if value is None:
@@ -155,7 +171,7 @@ def route(
         chosen = next((s for s in sections if s.id == picked), None)
         if chosen is not None:
             return to_section(chosen, False)
-        return Route("memory", config.archive, None, False, f"{config.archive} (memory folder)")
+        return _archive_route(config)
     head, _, fragment = value.partition("#")
     if head.strip().casefold() in (MEMORY_FILE.casefold(), "memory"):
         if fragment.strip():

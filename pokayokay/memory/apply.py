@@ -203,9 +203,13 @@ class SectionEdit:
         doc = parse(text, settings.sections)
         section = doc.section(self.section_id)
         if section is None:
+            from pokayokay.memory.measures import file_stat
+
+            why = "is it disabled in the settings?"
+            if file_stat(doc, text, settings).notes_over:
+                why = "Claude's own notes fill all Claude Code loads: it would never be read"
             raise PokayokayError(
-                f"MEMORY.md has no managed '{self.section_id}' section to write into "
-                "(is it disabled in the settings?)"
+                f"MEMORY.md has no managed '{self.section_id}' section to write into ({why})"
             )
         newline = doc.newline
         wanted = {entry.strip() for entry in self.entries}

@@ -8,8 +8,9 @@ What it does, in order:
    into the section's archive file;
 4. links every archive from the Topic Index (those links are never moved out);
 5. holds the whole file to Claude Code's load limit (200 lines / 25,000 bytes) by moving more
-   managed entries out, and, when Claude's own notes alone are too long, says so instead of
-   touching them.
+   managed entries out — only when that brings the file under the limit: when Claude's own
+   notes alone are too long it archives nothing for it, adds no section past the cut (where
+   Claude Code never reads it), and says so instead.
 
 Entries are never dropped: whatever leaves MEMORY.md is appended to an archive.
 """
@@ -38,10 +39,12 @@ from pokayokay.memory.document import (
     split_lines,
     to_lf,
 )
+from pokayokay.memory.measures import FileStat, file_stat, nbytes
 from pokayokay.memory.sections import END_MARKER, TOPIC_INDEX_ID, SectionSpec, Settings
+from pokayokay.names import LEARNINGS_ARCHIVE_FILE, RECURRING_FAILURES_FILE, RULES_ARCHIVE_FILE
 
 # Topic files pokayokay keeps up to date itself; their Topic Index links are never moved out.
-PINNED_TOPIC_FILES = ("recurring-failures.md", "rules-archive.md", "learnings-archive.md")
+PINNED_TOPIC_FILES = (RECURRING_FAILURES_FILE, RULES_ARCHIVE_FILE, LEARNINGS_ARCHIVE_FILE)
 
 
 @dataclass(frozen=True)
@@ -52,36 +55,6 @@ class Move:
     entries: tuple[str, ...]
     lines: int
     reason: str
-
-
-@dataclass(frozen=True)
-class SectionStat:
-    id: str
-    title: str
-    present: bool
-    size: int
-    budget: int
-    entries: int
-    max_entries: int | None
-
-    @property
-    def over(self) -> bool:
-        over_entries = self.max_entries is not None and self.entries > self.max_entries
-        return self.size > self.budget or over_entries
-
-
-@dataclass(frozen=True)
-class FileStat:
-    lines: int
-    bytes: int
-    max_lines: int
-    max_bytes: int
-    unmanaged_lines: int
-    sections: tuple[SectionStat, ...]
-
-    @property
-    def over(self) -> bool:
-        return self.lines > self.max_lines or self.bytes > self.max_bytes
 
 
 @dataclass
@@ -103,35 +76,6 @@ class CurationResult:
     @property
     def changed(self) -> bool:
         return self.text != self.original or bool(self.archives)
-
-
-def file_stat(doc: Document, text: str, settings: Settings) -> FileStat:
-    stats = []
-    present: dict[str, Section] = {}
-    for found in doc.sections():
-        present.setdefault(found.spec.id, found)
-    for spec in settings.sections:
-        sec = present.get(spec.id)
-        stats.append(
-            SectionStat(
-                id=spec.id,
-                title=spec.title,
-                present=sec is not None,
-                size=sec.size if sec else 0,
-                budget=spec.budget,
-                entries=len(sec.entries) if sec else 0,
-                max_entries=spec.max_entries,
-            )
-        )
-    unmanaged = sum(len(seg.lines) for seg in doc.segments if isinstance(seg, Text))
-    return FileStat(
-        lines=count_lines(text),
-        bytes=len(text.encode("utf-8", "surrogateescape")),
-        max_lines=settings.max_lines,
-        max_bytes=settings.max_bytes,
-        unmanaged_lines=unmanaged,
-        sections=tuple(stats),
-    )
 
 
 def archive_link_re(archive: str) -> re.Pattern[str]:
@@ -168,6 +112,9 @@ class _Curator:
         self.added_sections: list[str] = []
         self.dropped_sections: list[str] = []
         self.added_ids: set[int] = set()
+        # Are new sections that stay empty taken out at the end (and which ids count as new)?
+        self.drop_new = False
+        self.droppable: Collection[str] = ()
         self.merged: list[str] = []
         self.closed: list[str] = []
         self.added_links: list[str] = []
@@ -216,6 +163,7 @@ class _Curator:
 
     def add_missing(self) -> None:
         specs = list(self.settings.sections)
+        past: list[str] = []  # sections that would start past the cut: not added
         for idx, spec in enumerate(specs):
             if self.doc.section(spec.id) is not None or spec.id in self.doc.unmarked:
                 continue
@@ -237,6 +185,9 @@ class _Curator:
                     break
             # ...and never above a line Claude wrote, even when that breaks template order.
             pos = max(pos, lower, self._after_last_note())
+            if self._past_the_cut(pos, spec):
+                past.append(spec.title)
+                continue
             if pos < len(segs) and isinstance(segs[pos], Section):
                 following = segs[pos]
                 assert isinstance(following, Section)
@@ -249,6 +200,12 @@ class _Curator:
             segs.insert(pos, section)
             self.added_sections.append(spec.title)
             self.added_ids.add(id(section))
+        if past:
+            self.notes.append(
+                f"sections not added (Claude's own notes above them already fill the "
+                f"{self.settings.max_lines} lines / {self.settings.max_bytes:,} bytes Claude Code "
+                f"loads, so they would never be read): {', '.join(past)}"
+            )
 
     def drop_empty(self, droppable: Collection[str] = ()) -> None:
         """Take back out the new sections that hold nothing (``memory/empty_sections``)."""
@@ -258,6 +215,21 @@ class _Curator:
         # a section added by this run and dropped again was neither
         self.dropped_sections = [t for t in dropped if t not in self.added_sections]
         self.added_sections = [t for t in self.added_sections if t not in dropped]
+
+    def _past_the_cut(self, pos: int, spec: SectionSpec) -> bool:
+        """Would a new section inserted at segment ``pos`` end past Claude Code's load limit
+        even with every managed entry above it archived (Claude's notes and headings alone)?"""
+        kept: list[str] = []
+        for seg in self.doc.segments[:pos]:
+            if isinstance(seg, Text):
+                kept += seg.lines
+            else:
+                kept += [*seg.lead, seg.heading, *seg.pre_marker, seg.marker, seg.end or ""]
+        mine = new_section(spec, self.newline, lead_blank=True)
+        kept += [*mine.lead, *mine.structure_lines()]
+        return len(kept) > self.settings.max_lines or nbytes("".join(kept)) > (
+            self.settings.max_bytes
+        )
 
     def _after_last_note(self) -> int:
         """The index right after the last text segment with a non-blank line (0 if none)."""
@@ -360,61 +332,70 @@ class _Curator:
         return added
 
     def fit_whole_file(self) -> None:
+        """Archive the fewest managed entries that bring the file under the load limit (always
+        the oldest entry of the currently biggest section), and none when even archiving all
+        of them would not: Claude's own notes are then what is too long, and are never
+        touched."""
         limit_lines, limit_bytes = self.settings.max_lines, self.settings.max_bytes
-        text = self.doc.render()
-        lines, size = count_lines(text), _nbytes(text)
+        view, owners = self._as_written()
+        text = view.render()
+        lines, size = count_lines(text), nbytes(text)
         if lines <= limit_lines and size <= limit_bytes:
             return
-        sections = self.doc.sections()
+        sections = view.sections()
         fixed_lines = lines - sum(len(s.body_lines) for s in sections)
-        fixed_bytes = size - sum(_nbytes("".join(s.body_lines)) for s in sections)
-        if fixed_lines <= limit_lines and fixed_bytes <= limit_bytes:
-            # Managed content is what pushes the file over. Plan the order (always the oldest
-            # entry of the currently biggest section), then take the shortest prefix that fits.
-            queues = {id(s): self.evictable(s) for s in sections}
-            sizes = {id(s): s.size for s in sections}
-            rank = {id(s): i for i, s in enumerate(sections)}
-            plan: list[tuple[Section, Entry]] = []
-            while True:
-                candidates = [s for s in sections if queues[id(s)]]
-                if not candidates:
-                    break
-                sec = max(candidates, key=lambda s: (sizes[id(s)], -rank[id(s)]))
-                entry = queues[id(sec)].pop(0)
-                plan.append((sec, entry))
-                sizes[id(sec)] -= len(entry.lines)
+        fixed_bytes = size - sum(nbytes("".join(s.body_lines)) for s in sections)
+        queues = {id(s): self.evictable(s) for s in sections}
+        sizes = {id(s): s.size for s in sections}
+        rank = {id(s): i for i, s in enumerate(sections)}
+        plan: list[tuple[Section, Entry]] = []
+        while True:
+            candidates = [s for s in sections if queues[id(s)]]
+            if not candidates:
+                break
+            sec = max(candidates, key=lambda s: (sizes[id(s)], -rank[id(s)]))
+            entry = queues[id(sec)].pop(0)
+            plan.append((sec, entry))
+            sizes[id(sec)] -= len(entry.lines)
 
-            def fits(k: int) -> bool:
-                gone = {id(entry) for _, entry in plan[:k]}
-                n_lines, n_bytes = fixed_lines, fixed_bytes
-                for sec in sections:
-                    units = [u for u in sec.units if id(u) not in gone]
-                    if len(units) != len(sec.units):
-                        units = _tidied(units)
-                    body = [line for u in units for line in u.lines]
-                    n_lines += len(body)
-                    n_bytes += _nbytes("".join(body))
-                return n_lines <= limit_lines and n_bytes <= limit_bytes
-
-            k = _smallest(len(plan), fits)
+        def fits(k: int) -> bool:
+            gone = {id(entry) for _, entry in plan[:k]}
+            n_lines, n_bytes = fixed_lines, fixed_bytes
             for sec in sections:
-                mine = [entry for owner, entry in plan[:k] if owner is sec]
-                if mine:
-                    self.evict(sec, mine, "whole file")
-                    sec.units = _tidied(sec.units)
-            return
-        # Claude's own notes alone are over the limit. Managed sections placed before Claude's
-        # last line push those notes further past the cut, so they give up all they can;
-        # sections after it stay at their budgets. Claude's notes are never touched.
-        last_text = max(
-            (i for i, seg in enumerate(self.doc.segments) if isinstance(seg, Text)), default=-1
-        )
-        for i, seg in enumerate(self.doc.segments):
-            if isinstance(seg, Section) and i < last_text:
-                order = self.evictable(seg)
-                if order:
-                    self.evict(seg, order, "whole file")
-                    seg.units = _tidied(seg.units)
+                units = [u for u in sec.units if id(u) not in gone]
+                if len(units) != len(sec.units):
+                    units = _tidied(units)
+                body = [line for u in units for line in u.lines]
+                n_lines += len(body)
+                n_bytes += nbytes("".join(body))
+            return n_lines <= limit_lines and n_bytes <= limit_bytes
+
+        if not fits(len(plan)):
+            return  # archiving would cost entries Claude Code loads and gain nothing
+        k = _smallest(len(plan), fits)
+        for sec in sections:
+            mine = [entry for owner, entry in plan[:k] if owner is sec]
+            if mine:
+                real = owners[id(sec)]
+                self.evict(real, mine, "whole file")
+                real.units = _tidied(real.units)
+
+    def _as_written(self) -> tuple[Document, dict[int, Section]]:
+        """The document as it will be written — the sections this run added that are still
+        empty taken out, when they will be — and each of its sections' originals by ``id``. So
+        no entry is archived to make room for a heading that is not written."""
+        if not self.drop_new:
+            return self.doc, {id(sec): sec for sec in self.doc.sections()}
+        from copy import copy
+
+        from pokayokay.memory.empty_sections import drop_new_empty
+
+        pairs = [(copy(seg), seg) for seg in self.doc.segments]
+        view = copy(self.doc)
+        view.segments = [mine for mine, _ in pairs]
+        added = {id(mine) for mine, seg in pairs if id(seg) in self.added_ids}
+        drop_new_empty(view, added, self.droppable)
+        return view, {id(mine): seg for mine, seg in pairs if isinstance(seg, Section)}
 
     # -- output -------------------------------------------------------------------------------
     def build_archives(self) -> tuple[dict[str, str], list[Move]]:
@@ -463,7 +444,16 @@ class _Curator:
                 f"{sec_stat.title} is {sec_stat.size}/{sec_stat.budget} lines after curation: "
                 f"{pinned} archive link(s) and {prose} line(s) that are not entries stay put"
             )
-        if stat.over:
+        if stat.notes_over:
+            self.notes.append(
+                f"MEMORY.md is {stat.lines} lines / {stat.bytes:,} bytes, over Claude Code's load "
+                f"limit of {stat.max_lines} lines / {stat.max_bytes:,} bytes, because of Claude's "
+                f"own notes ({stat.fixed_lines} lines / {stat.fixed_bytes:,} bytes outside "
+                "pokayokay's entries). Archiving pokayokay's entries cannot fix that, so none "
+                "are archived for it and no section is added past the cut; moving detail from "
+                "those notes into topic files linked from MEMORY.md fixes it."
+            )
+        elif stat.over:
             self.notes.append(
                 f"MEMORY.md is {stat.lines} lines / {stat.bytes:,} bytes, over Claude Code's load "
                 f"limit of {stat.max_lines} lines / {stat.max_bytes:,} bytes, because of notes "
@@ -498,6 +488,8 @@ def curate(
     curator.merge_duplicates()
     curator.close_sections()
     curator.add_missing()
+    curator.drop_new = not keep_empty and not settings.empty_sections
+    curator.droppable = droppable
     curator.number_entries()
     curator.pin_links()
     for sec in curator.doc.sections() if evict else []:
@@ -513,7 +505,7 @@ def curate(
             break
     if curator.doc.section(TOPIC_INDEX_ID) is None and curator.evicted:
         curator.notes.append("the Topic Index section is not managed, so archives are not linked")
-    if not keep_empty and not settings.empty_sections:
+    if curator.drop_new:
         curator.drop_empty(droppable)
     new_text = curator.doc.render()
     new_archives, moves = curator.build_archives()
@@ -557,10 +549,6 @@ def _curate_cr_only(
     inner.archives = {name: back(new, archives.get(name)) for name, new in inner.archives.items()}
     inner.archive_before = {k: v for k, v in archives.items() if k in inner.archives}
     return inner
-
-
-def _nbytes(text: str) -> int:
-    return len(text.encode("utf-8", "surrogateescape"))
 
 
 def _smallest(n: int, fits: Callable[[int], bool]) -> int:

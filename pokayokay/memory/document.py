@@ -4,9 +4,10 @@ A managed section is a ``## Title`` line whose next non-blank line is a marker
 ``<!-- pokayokay: ... -->``. Its body runs until the end marker ``<!-- /pokayokay -->``, the next
 ``#``/``##`` heading, or the end of the file. Markers and column-0 ``#``/``##`` headings are
 structure whatever code fences surround them: an unclosed fence ends at the next one, so a fence
-can hide neither a section's end nor the next section. Blank lines directly before the
-heading belong to the section (its lead), so text that is not in a section never starts or ends at
-a place pokayokay writes.
+can hide neither a section's end nor the next section. Inside a section's body, entries are the
+top-level bullet list items CommonMark finds (``memory/commonmark``). Blank lines directly
+before the heading belong to the section (its lead), so text that is not in a section never
+starts or ends at a place pokayokay writes.
 
 Every line is kept with its own line terminator, so ``render(parse(text)) == text`` for any input:
 Claude's text survives byte for byte.
@@ -20,7 +21,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import NamedTuple
 
-from pokayokay.infra.markdown import fence_states, open_fence_at_end
+from pokayokay.infra.markdown import fence_states
+from pokayokay.memory.commonmark import fence_closing, read_blocks
 from pokayokay.memory.sections import END_MARKER, SectionSpec
 
 MARKER_RE = re.compile(r"^\s*<!--\s*pokayokay:(.*?)-->\s*$")
@@ -323,24 +325,27 @@ def _parse_section(
         heading=lines[head],
         pre_marker=lines[head + 1 : marker],
         marker=lines[marker],
-        units=list(_units(body, fenced[marker + 1 : marker + 1 + len(body)])),
+        units=list(_units(body)),
         end=end,
     )
     return section, i
 
 
-def _units(body: list[str], fenced: Sequence[bool]) -> Iterable[Unit]:
-    """Group body lines into entries (bullet + continuation) and prose."""
+def _units(body: list[str]) -> Iterable[Unit]:
+    """Group body lines into entries and prose, as CommonMark reads the body: an entry starts
+    at each top-level bullet list item (``memory/commonmark``) and takes the lines after it
+    up to the next one, except what follows a blank line unindented (prose). A code fence or
+    HTML block right after an entry stays with it, whatever it holds."""
+    blocks = read_blocks(body)
     current: Entry | Prose | None = None
     pending_blank: list[str] = []
     for idx, line in enumerate(body):
-        in_fence = fenced[idx] if idx < len(fenced) else False
+        in_code = idx in blocks.code
         if is_blank(line):
             pending_blank.append(line)
             continue
-        starts_entry = not in_fence and BULLET_RE.match(line) is not None
         indented = line[:1] in (" ", "\t")
-        if starts_entry:
+        if idx in blocks.starts:
             if current is not None:
                 yield current
             if pending_blank:
@@ -348,7 +353,7 @@ def _units(body: list[str], fenced: Sequence[bool]) -> Iterable[Unit]:
                 pending_blank = []
             current = Entry([line])
         elif isinstance(current, Entry) and (
-            indented or in_fence or (not pending_blank and not line.startswith("#"))
+            indented or in_code or (not pending_blank and not line.startswith("#"))
         ):
             # Indented lines continue the entry, even after a blank line; an unindented line
             # right after the entry is a lazy continuation of its paragraph.
@@ -373,10 +378,11 @@ def _units(body: list[str], fenced: Sequence[bool]) -> Iterable[Unit]:
 def close_open_fences(doc: Document) -> list[str]:
     """Give every section body that ends inside a code fence its closing line (the body's own
     fence run, at its indentation), so an entry appended or merged after it, or the text that
-    follows, can never be read as code. Returns the titles of the sections given one."""
+    follows, can never be read as code. A fence CommonMark ends with its list item needs none.
+    Returns the titles of the sections given one."""
     added: list[str] = []
     for sec in doc.sections():
-        closing = open_fence_at_end(sec.body_lines)
+        closing = fence_closing(sec.body_lines) if sec.units else None
         if closing is None:
             continue
         last = sec.units[-1].lines

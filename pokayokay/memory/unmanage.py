@@ -4,9 +4,15 @@ Every managed section's marker line (``<!-- pokayokay: … -->`` under its headi
 (``<!-- /pokayokay -->``) go; a managed section left with no entry goes with its heading (it was
 pokayokay's empty scaffolding); every other line stays exactly as it was, so each entry is kept in
 place as a plain bullet under its heading. Lines inside fenced code blocks are never touched.
+
+Only the entries of a managed section that point at a file the purge removed (a graduated rule:
+``removed`` holds their project-relative paths) go too: a plain bullet pointing at a file that is
+gone would send Claude looking for it. The copy of the file as it was keeps them.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from pokayokay.infra.markdown import fence_states
 from pokayokay.memory.document import END_MARKER_RE, HEADING_RE, MARKER_RE
@@ -29,8 +35,39 @@ def _is_section_end(line: str) -> bool:
     return heading is not None and len(heading.group(1)) <= 2
 
 
-def unmanage(text: str) -> str:
-    """``text`` without pokayokay's markers and empty managed sections."""
+def _without_pointers(body: list[str], removed: Collection[str]) -> list[str]:
+    """``body`` (a managed section's) without the entries — a column-0 bullet and the lines up
+    to the next one, a blank line followed by unindented text, or a heading — that name a path
+    in ``removed``."""
+    if not removed:
+        return body
+    groups: list[list[str]] = [[]]
+    in_entry = after_blank = False
+    for line, fenced in zip(body, _fences(body), strict=True):
+        bare = _bare(line)
+        if not fenced and bare[:2] in _BULLETS:
+            groups.append([line])
+            in_entry = True
+        elif in_entry and not fenced and after_blank and bare[:1] not in ("", " ", "\t"):
+            groups.append([line])
+            in_entry = False
+        else:
+            groups[-1].append(line)
+        after_blank = not bare.strip()
+    return [
+        line
+        for group in groups
+        if not (group and group[0][:2] in _BULLETS and any(p in "".join(group) for p in removed))
+        for line in group
+    ]
+
+
+_BULLETS = ("- ", "* ", "+ ")
+
+
+def unmanage(text: str, removed: Collection[str] = ()) -> str:
+    """``text`` without pokayokay's markers and empty managed sections, and without the
+    entries of its sections that point at a ``removed`` file."""
     lines = text.splitlines(keepends=True)
     fenced = _fences(lines)
     out: list[str] = []
@@ -63,6 +100,7 @@ def unmanage(text: str) -> str:
                 break
             body.append(lines[j])
             j += 1
+        body = _without_pointers(body, removed)
         if any(b.strip() for b in body):
             out.append(line)
             out.extend(

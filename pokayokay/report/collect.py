@@ -28,6 +28,7 @@ def collect(
     period = parse_since(since, moment)
     outcome = run_curation(location, settings, write=False, lock_timeout=2.0)
     memory = outcome.result.before if outcome.result is not None else None
+    curated = outcome.result.after if outcome.result is not None and outcome.changed else None
     problem = None
     try:
         rules, snapshot = project_rule_evidence(project, location.project_key)
@@ -53,6 +54,7 @@ def collect(
         loads=snapshot.loads,
         learnings=[item.learning for item in stored],
         store_available=snapshot.available,
+        curated=curated,
     )
     if problem is not None:
         report.notes.insert(0, problem)

@@ -16,7 +16,7 @@ from pokayokay.errors import PokayokayError
 from pokayokay.failures.model import Failure, FailureGroup
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.learnings.model import Learning
-from pokayokay.memory.curation import FileStat
+from pokayokay.memory.measures import FileStat
 from pokayokay.rules.rule_evidence import RuleEvidence, groups_of
 
 DEFAULT_SINCE = "7d"
@@ -135,6 +135,8 @@ class Report:
     memory_file: str
     budgets: list[Budget] = field(default_factory=list)
     memory_over: bool = False
+    # What the headline says of an over-limit MEMORY.md: `curate` only when it would fix it.
+    memory_advice: str = ""
     rules: list[RuleRow] = field(default_factory=list)
     weeks: list[Week] = field(default_factory=list)
     near: list[NearRow] = field(default_factory=list)
@@ -194,9 +196,29 @@ class Report:
             f"{plural(len(self.reinforced), 'learning')} reinforced "
             f"({self.learnings_total} stored)."
         )
-        if self.memory_over:
-            out.append("MEMORY.md is past Claude Code's load limit: `pokayokay curate` fixes it.")
+        if self.memory_over and self.memory_advice:
+            out.append(self.memory_advice)
         return out
+
+
+def memory_advice(memory: FileStat | None, curated: FileStat | None) -> str:
+    """One sentence on an over-limit MEMORY.md; `curate` is advised only when it would bring
+    the file under the limit (``curated``: the measures after it, None when it changes
+    nothing)."""
+    if memory is None or not memory.over:
+        return ""
+    if memory.notes_over:
+        return (
+            "MEMORY.md is past Claude Code's load limit because of Claude's own notes "
+            f"({plural(memory.fixed_lines, 'line')} outside pokayokay's entries): `pokayokay "
+            "curate` cannot fix that; moving detail into topic files linked from MEMORY.md does."
+        )
+    if curated is not None and not curated.over:
+        return "MEMORY.md is past Claude Code's load limit: `pokayokay curate` fixes it."
+    return (
+        "MEMORY.md is past Claude Code's load limit and `pokayokay curate` cannot bring it "
+        "under: `pokayokay status` shows what holds it there."
+    )
 
 
 def _ts(value: datetime) -> float:
@@ -280,8 +302,10 @@ def build_report(
     loads: Sequence[RuleLoad],
     learnings: Sequence[Learning],
     store_available: bool,
+    curated: FileStat | None = None,
 ) -> Report:
-    """The report for ``period`` (pure)."""
+    """The report for ``period`` (pure). ``curated``: MEMORY.md's measures after what
+    `pokayokay curate` would do (None: it would change nothing)."""
     from pokayokay.failures.signature import short_id
 
     start, end = _ts(period.start), _ts(period.end)
@@ -290,6 +314,7 @@ def build_report(
     report = Report(project=project, generated=now, period=period, threshold=threshold,
                     memory_file=memory_file, store_available=store_available)
     report.budgets, report.memory_over = _budgets(memory)
+    report.memory_advice = memory_advice(memory, curated)
     for evidence in rules:
         store_name = evidence.store_path or evidence.rel_path
         mine = {g.signature for g in groups_of(evidence.signatures, groups)}

@@ -60,6 +60,7 @@ from pathlib import PurePosixPath
 from pokayokay.failures.model import FailureGroup
 from pokayokay.failures.signature import short_id
 from pokayokay.infra.templating import render
+from pokayokay.names import RECURRING_FAILURES_FILE, RULES_ARCHIVE_FILE
 from pokayokay.rules.evidence import (
     ENVIRONMENT,
     MAX_FIX_FILES,
@@ -97,8 +98,8 @@ __all__ = [
 ]
 
 RULES_DIR = ".claude/rules/pokayokay"
-RECURRING_FILE = "recurring-failures.md"
-RULES_ARCHIVE = "rules-archive.md"  # retired rules, in the memory folder
+RECURRING_FILE = RECURRING_FAILURES_FILE
+RULES_ARCHIVE = RULES_ARCHIVE_FILE  # retired rules, in the memory folder
 ACTIVE_PATTERNS_ID = "active_patterns"
 DEFAULT_THRESHOLD = 3
 RECURRING_TOP = 50

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pokayokay.errors import PokayokayError
+from pokayokay.names import RULES_ARCHIVE_FILE
 from pokayokay.rules.effectiveness import (
     should_retire,
 )
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from pokayokay.memory.sections import Settings
 
 
-ARCHIVE_NAME = "rules-archive.md"  # == graduation.RULES_ARCHIVE
+ARCHIVE_NAME = RULES_ARCHIVE_FILE
 
 
 ARCHIVE_HEADER = (

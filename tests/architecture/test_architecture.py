@@ -37,6 +37,7 @@ PURE = {
     "safety.sanitize", "safety.redact", "safety.commands",
     "infra.markdown", "infra.lazyre", "infra.cjson", "infra.frontmatter",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
+    "memory.commonmark", "memory.measures",
     "memory.unmanage", "memory.archives", "memory.oracle", "memory.empty_sections",
     "failures.model", "failures.schema", "failures.signature", "failures.classify",
     "failures.mistakes", "failures.corrections", "failures.fix_edits",

@@ -239,6 +239,26 @@ BAD_VALUES: list[tuple[str, str]] = [
     ("sections:\n  key_decisions:\n    archive: Rules-Archive.md\n",
      f"{TEAM}: sections.key_decisions.archive: Rules-Archive.md is a file pokayokay generates "
      "in the memory folder; an archive there would be overwritten — choose another name"),
+    # The issue's case: accepted, then rewritten by the chain learnings and by consolidation.
+    ("sections:\n  key_decisions:\n    archive: chain-learnings-archive.md\n",
+     f"{TEAM}: sections.key_decisions.archive: chain-learnings-archive.md is a file pokayokay "
+     "generates in the memory folder; an archive there would be overwritten — choose another "
+     "name"),
+    ("sections:\n  key_decisions:\n    archive: consolidation-report.md\n",
+     f"{TEAM}: sections.key_decisions.archive: consolidation-report.md is a file pokayokay "
+     "generates in the memory folder; an archive there would be overwritten — choose another "
+     "name"),
+    ("sections:\n  key_decisions:\n    archive: learning-decisions.md\n",
+     f"{TEAM}: sections.key_decisions.archive: learning-decisions.md is a file pokayokay "
+     "generates in the memory folder; an archive there would be overwritten — choose another "
+     "name"),
+    ("sections:\n  key_decisions:\n    archive: Learnings-Archive-Part-2.md\n",
+     f"{TEAM}: sections.key_decisions.archive: Learnings-Archive-Part-2.md is a file pokayokay "
+     "generates in the memory folder; an archive there would be overwritten — choose another "
+     "name"),
+    ("consolidation:\n  archive: kept.md\nsections:\n  key_decisions:\n    archive: Kept.md\n",
+     f"{TEAM}: sections.key_decisions.archive: 'Kept.md' is consolidation's archive or dropped "
+     "file; choose another name"),
     ("consolidation:\n  archive: spike-results.md\n",
      f"{TEAM}: consolidation.archive: spike-results.md is a file pokayokay generates in the "
      "memory folder; an archive there would be overwritten — choose another name"),
@@ -421,3 +441,23 @@ def test_schema_table_covers_settings_and_section_fields() -> None:
     for option in OPTIONS:
         assert hasattr(defaults, option.attr)
     assert set(SECTION_FIELDS) <= {f for f in DEFAULT_SECTIONS[0].__dataclass_fields__}
+
+
+def test_every_file_pokayokay_writes_in_the_memory_folder_is_reserved() -> None:
+    """The names the writers use, taken from the writers themselves: none may be an archive."""
+    from pokayokay import names
+    from pokayokay.learnings import chain, consolidate_apply, model, splitting
+
+    written = [
+        chain.FILE_NAME,
+        chain.ARCHIVE_NAME,
+        consolidate_apply.REPORT_NAME,
+        model.file_name_for("decisions"),
+        splitting.part_name(names.LEARNINGS_ARCHIVE_FILE, 2),
+        splitting.part_name(names.LEARNINGS_DROPPED_FILE, 11),
+        *names.GENERATED_MEMORY_FILES,
+    ]
+    assert all(names.generated_memory_file(name) for name in written)
+    assert not names.generated_memory_file("decisions-archive.md")
+    assert not names.generated_memory_file("learnings-archive-part-x.md")
+    assert not names.generated_memory_file("learnings-archive.md", (names.LEARNINGS_ARCHIVE_FILE,))

@@ -171,3 +171,60 @@ def test_plain_uninstall_lists_what_stays_and_how_to_remove_it(repo: Path) -> No
     # The hooks and /remember are gone; the rule is still there (it was only listed).
     assert not (repo / ".claude" / "commands" / "remember.md").exists()
     assert list((repo / ".claude" / "rules" / "pokayokay").glob("*.md"))
+
+
+def test_purge_leaves_no_pointer_to_a_removed_rule_and_no_evidence(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The issue's two cases: after `--purge`, MEMORY.md still named the rule files it deleted,
+    and the lesson lookup left behind gave the pre-run hint again after a new `init`."""
+    from pokayokay.infra import lesson_lookup, spool
+    from pokayokay.rules.lessons import CommandLesson, lookup_content
+
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(repo))
+    cli(repo, "init")
+    use_pokayokay(repo)
+    rule = next((repo / ".claude" / "rules" / "pokayokay").glob("*.md"))
+    pointer = f".claude/rules/pokayokay/{rule.name}"
+    location = resolve_memory_location(repo)
+    memory_before = location.memory_file.read_text("utf-8")
+    assert pointer in memory_before  # graduation's Active Patterns entry
+    # What graduation writes once a failing command has a passing variant, and a hook record
+    # the next session would ingest.
+    bad, good = "python scripts/release.py --dry-run", "python3.11 scripts/release.py --dry-run"
+    content = lookup_content([CommandLesson(bad, 3, good, "environment")], 3)
+    assert lesson_lookup.write_lookup([str(repo)], content)
+    pending = Path(spool.spool_dir(str(repo)))
+    pending.mkdir(parents=True, exist_ok=True)
+    (pending / "active.spool").write_bytes(b'{"event": "PostToolUseFailure"}\n')
+
+    def pre_run_hint() -> str:
+        payload = {
+            "session_id": "5e55a000-aaaa-4bbb-8ccc-000000000009",
+            "transcript_path": "/tmp/x.jsonl",
+            "cwd": str(repo),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": bad, "description": "dry run"},
+            "tool_use_id": "toolu_9",
+        }
+        out, err = io.StringIO(), io.StringIO()
+        assert hook.run("PreToolUse", io.BytesIO(json.dumps(payload).encode()), out, err) == 0
+        return out.getvalue()
+
+    assert good in pre_run_hint()
+
+    out = cli(repo, "uninstall", "--purge")
+
+    memory = location.memory_file.read_text("utf-8")
+    assert ".claude/rules/pokayokay/" not in memory
+    assert "](learning-" in memory  # every other entry kept
+    assert "entries pointing at the 1 removed rule file(s) removed" in out
+    copies = list((state_home() / "purged").rglob("MEMORY.md"))
+    assert [c.read_text("utf-8") for c in copies] == [memory_before]
+    assert lesson_lookup.find_lookup(str(repo)) is None
+    assert not pending.exists()
+
+    cli(repo, "init")
+    assert pre_run_hint() == ""
+    assert lesson_lookup.find_lookup(str(repo)) is None

@@ -621,3 +621,28 @@ def test_the_three_most_recent_learnings_stay_in_staging(
     for title in ("Young one", "Mocking the database", "Suite before push"):
         assert f"## {title}\n" in staged
     assert "## Postgres over MySQL\n" not in staged
+
+
+def test_a_contradiction_with_a_section_it_is_not_routed_to_is_escalated(
+    repo: GitRepo, location: MemoryLocation
+) -> None:
+    """The issue's case, end to end: the entry goes to the archive topic file (no decision or
+    architecture word), and contradicts a Key Decision already in MEMORY.md."""
+    memory = location.memory_dir / "MEMORY.md"
+    marker = "<!-- pokayokay: promoted from session handoffs -->\n"
+    text = memory.read_text()
+    decision = "- 2026-01-02 Deploys always go through the staging environment first.\n"
+    memory.write_text(text.replace(marker, marker + decision))
+    entries = [
+        ("Hotfix deploys", "Skip staging for hotfix deploys."),
+        ("Flaky upload test", "test_upload fails when TMPDIR is on tmpfs; point it at a disk."),
+        ("Commit messages", "Keep commit messages short and in the imperative."),
+    ]
+    populate(repo, entries)
+    outcome = consolidate(repo.root, location, ALL_OLD_ENOUGH, today=TODAY)
+    found = decisions(outcome)
+    assert found["Hotfix deploys"] == ("escalate", "contradiction")
+    assert found["Flaky upload test"] == ("consolidate", "consolidated")
+    assert "## Hotfix deploys\n" in (repo.root / LEARNINGS).read_text()  # stays, for the user
+    assert "Hotfix deploys" not in (location.memory_dir / "learnings-archive.md").read_text()
+    assert decision in memory.read_text()

@@ -292,6 +292,41 @@ def test_contradiction_with_a_memory_section_bullet() -> None:
     assert found[item[0]] == ("escalate", "contradiction")
 
 
+def test_contradiction_with_a_target_the_entry_is_not_routed_to() -> None:
+    """The issue's case: the entry goes to the archive topic file, and contradicts a bullet of
+    Key Decisions; it was checked only against the archive and consolidated."""
+    section = Route("section", "learnings-archive.md", "key_decisions", False, "Key Decisions")
+    text = "- 2026-01-10 Deploys always go through the staging environment first.\n"
+    item = ("Hotfix deploys", "Skip staging for hotfix deploys.")
+    others = [("A", "Keep commit messages short."), ("B", "Prefer tabs.")]
+    entries = staging(item, *others)
+    ages = [age(e, 10, date(2026, 1, 1 + i)) for i, e in enumerate(entries)]
+    batch = qualifying(ages, ConsolidationConfig(keep_recent=0))
+    routes: dict[int, Route | str] = {i: ARCHIVE for i in batch}
+    for texts, expected in (
+        ({ARCHIVE.key: ""}, "consolidated"),  # what was checked before: the target alone
+        ({ARCHIVE.key: "", section.key: text}, "contradiction"),
+    ):
+        plan = plan_batch(entries, ages, batch, routes, texts, today=TODAY, source="l.md")
+        found = {d.title: d for d in plan.decisions}
+        assert found[item[0]].kind == expected
+    assert found[item[0]].action == "escalate"
+    assert "MEMORY.md § key_decisions" in found[item[0]].reason
+    assert found[item[0]].target == ARCHIVE.label  # where it would have gone
+
+
+def test_default_routes_are_every_keyword_target() -> None:
+    from pokayokay.learnings.routing import default_routes
+
+    keys = [found.key for found in default_routes(SECTIONS)]
+    assert keys == [
+        ("section", "key_decisions"),
+        ("section", "architecture_notes"),
+        ("memory", "learnings-archive.md"),
+    ]
+    assert [found.key for found in default_routes(SECTIONS[:1])] == [keys[2]]
+
+
 CONTRADICTION_NEAR_MISSES = [
     # same topic, same polarity: agrees with the rule (and is not a copy of it)
     (

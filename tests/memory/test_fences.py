@@ -47,11 +47,14 @@ def _lost(before: str, result_text: str, archives: dict[str, str]) -> int:
     return sum((want - have).values())
 
 
-def test_unclosed_fence_in_an_entry_cannot_swallow_the_rest_of_the_file() -> None:
-    """The reproduction of the issue: an entry opens ``` and never closes it. Key Decisions is 3
-    lines over its budget of 40, and Claude's own sections follow."""
+@pytest.mark.parametrize("where", [0, 5])
+def test_unclosed_fence_in_an_entry_cannot_swallow_the_rest_of_the_file(where: int) -> None:
+    """The reproduction of the issue: an entry (the oldest one, or a later one) opens ``` and
+    never closes it. Key Decisions is 3 lines over its budget of 40, and Claude's own sections
+    follow. CommonMark ends that fence with its list item: the next bullets are entries, so only
+    the lines over budget go (the oldest entry once held all 41 and archived them all)."""
     decisions = [f"- 2026-{1 + i // 28:02d}-{1 + i % 28:02d} decided thing {i}" for i in range(41)]
-    decisions[5] += "\n  ```bash\n  uv run pytest -q"  # the fence is never closed
+    decisions[where] += "\n  ```bash\n  uv run pytest -q"  # the fence is never closed
     body = {"key_decisions": "\n".join(decisions).split("\n")}
     claude = [
         "## Build notes",
@@ -59,20 +62,38 @@ def test_unclosed_fence_in_an_entry_cannot_swallow_the_rest_of_the_file() -> Non
         "- staging deploys from the `release/*` branches",
     ]
     text = "\n".join(_template(body) + claude) + "\n"
+    before = parse(text, DEFAULT_SECTIONS).section("key_decisions")
+    assert before is not None and len(before.entries) == 41
     result = curate(text, Settings(), {}, TODAY)
     invariants.check(result, Settings(), {}, TODAY)
 
     assert oracle.claude_lines(result.text)[-3:] == claude
     assert [x for x in claude if x in result.text.splitlines()] == claude
     archived = result.archives[KEY.archive]
-    # 41 entries + 3 lines of fence (the closing line added) over a budget of 40: only the 4
-    # oldest entries go, the other 37 stay.
-    assert archived.count("decided thing") == 4
-    assert result.text.count("decided thing") == 37
+    # 41 entries + 2 lines of fence over a budget of 40: the oldest entry goes when it holds
+    # the fence (3 lines), else the 3 oldest one-line entries; the rest stay.
+    gone = 1 if where == 0 else 3
+    assert archived.count("decided thing") == gone
+    assert result.text.count("decided thing") == 41 - gone
+    assert ("uv run pytest" in archived) == (where == 0)
     assert "Build notes" not in archived
     assert "## Topic Index" in result.text
-    assert any("code fence left open" in note for note in result.notes)
+    # The fence ended with its item: nothing to close, no line added.
+    assert not any("code fence left open" in note for note in result.notes)
     assert _lost(text, result.text, result.archives) == 0
+
+
+def test_a_column_0_fence_left_open_is_code_to_the_end_of_the_section() -> None:
+    """A fence at column 0 is no part of a list item: CommonMark runs it to the end of the
+    section, so the bullets below it are code, not entries, and the section gets its closing
+    line (so an entry added later is not code)."""
+    body = {"key_decisions": ["- 2026-01-01 first", "```", "- 2026-01-02 in the fence"]}
+    text = "\n".join(_template(body)) + "\n"
+    sec = parse(text, DEFAULT_SECTIONS).section("key_decisions")
+    assert sec is not None and len(sec.entries) == 1
+    result = curate(text, Settings(), {}, TODAY)
+    assert any("code fence left open" in note for note in result.notes)
+    assert "- 2026-01-02 in the fence\n```\n" + END_MARKER in result.text
 
 
 def test_three_backticks_in_claudes_notes_do_not_block_curation() -> None:

@@ -65,3 +65,29 @@ def test_entries_kept_markers_gone_idempotent(
     ]
     assert unmanage(out) == out
     assert "\n\n\n" not in out
+
+
+def test_entries_pointing_at_a_removed_rule_go_and_nothing_else() -> None:
+    removed = [".claude/rules/pokayokay/ruff-f401.md"]
+    source = (
+        "# Memory\n\n"
+        "Claude's note on .claude/rules/pokayokay/ruff-f401.md stays: it is Claude's text.\n\n"
+        "## Active Patterns\n"
+        "<!-- pokayokay: graduated to .claude/rules/ when confirmed -->\n"
+        "- Unused imports: see .claude/rules/pokayokay/ruff-f401.md (3 sessions)\n"
+        "  continued on an indented line\n"
+        "- Pytest runs: see .claude/rules/pokayokay/test-x.md (4 sessions)\n"
+        "<!-- /pokayokay -->\n\n"
+        "## Topic Index\n"
+        "<!-- pokayokay: links to detail files -->\n"
+        "- [Unused imports](.claude/rules/pokayokay/ruff-f401.md)\n"
+        "<!-- /pokayokay -->\n"
+    )
+    expected = (
+        "# Memory\n\n"
+        "Claude's note on .claude/rules/pokayokay/ruff-f401.md stays: it is Claude's text.\n\n"
+        "## Active Patterns\n"
+        "- Pytest runs: see .claude/rules/pokayokay/test-x.md (4 sessions)\n"
+    )
+    assert unmanage(source, removed) == expected
+    assert ".claude/rules/pokayokay/ruff-f401.md (3 sessions)" in unmanage(source)

@@ -209,3 +209,30 @@ def test_a_damaged_store_is_reported_not_fatal(team_project: TeamProject,
     # Either the store is set aside and read fresh, or its problem is named; never a traceback.
     assert "Traceback" not in out and "pokayokay report:" in out
     assert "Rules graduated by pokayokay (1)" in out  # the rule file is still there
+
+
+def test_curate_is_advised_only_when_it_brings_the_file_under_the_limit() -> None:
+    """The issue's case: `report` advised `curate` for a file over the load limit because of
+    Claude's own notes, and `curate` then had nothing to do."""
+    from datetime import date
+
+    from pokayokay.memory.curation import curate
+    from pokayokay.memory.sections import DEFAULT_SECTIONS, END_MARKER, Settings
+    from pokayokay.report.model import memory_advice
+
+    spec = DEFAULT_SECTIONS[0]
+    head = ["# Memory", "", f"## {spec.title}", spec.marker_line]
+    entries = [f"- 2026-11-{d:02d} shipped step {d}" for d in range(1, 21)]
+
+    def advice(notes: int) -> str:
+        claude = [f"- Claude's note {i}" for i in range(notes)]
+        text = "\n".join([*head, *entries, END_MARKER, "", *claude]) + "\n"
+        result = curate(text, Settings(), {}, date(2026, 11, 22))
+        curated = result.after if result.text != text or result.archives else None
+        return memory_advice(result.before, curated)
+
+    assert advice(100) == ""  # within the limit: nothing said
+    assert advice(190).endswith("`pokayokay curate` fixes it.")  # archiving 16 entries fits
+    over = advice(230)  # Claude's notes alone are 230 lines
+    assert "because of Claude's own notes" in over and "cannot fix that" in over
+    assert "fixes it" not in over
