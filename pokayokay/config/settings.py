@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pokayokay.config.settings_text import read_frontmatter
 from pokayokay.errors import SettingsError
 from pokayokay.memory.sections import (
     CLAUDE_MAX_BYTES,
@@ -40,7 +41,6 @@ TEAM_FILE = TEAM_SETTINGS_FILE
 LOCAL_FILE = LOCAL_SETTINGS_FILE
 
 # A settings file is a few lines of YAML; anything much larger is a mistake, not settings.
-MAX_FILE_BYTES = 1_000_000
 
 _SECTION_ID = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -296,74 +296,6 @@ def _show(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _split_frontmatter(text: str) -> tuple[str, int] | None:
-    """The frontmatter text and the file line number its first line has, or None if there is
-    none. Raises ``ValueError`` when the opening ``---`` is never closed."""
-    lines = text.splitlines()
-    if not lines or lines[0].rstrip() != "---":
-        return None
-    for index in range(1, len(lines)):
-        if lines[index].rstrip() == "---":
-            return "\n".join(lines[1:index]) + "\n", 2
-    raise ValueError("unclosed frontmatter")
-
-
-def _read_frontmatter(path: Path, label: str) -> object:
-    """The parsed frontmatter of one settings file (None when it has none)."""
-    from pokayokay.infra.regular import read_regular
-
-    try:
-        data = read_regular(path, MAX_FILE_BYTES)
-    except OSError as exc:
-        raise SettingsError(f"{label}: cannot read the file ({exc.strerror or exc})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise SettingsError(f"{label}: too large for a settings file (over {MAX_FILE_BYTES} bytes)")
-    if b"\0" in data:
-        raise SettingsError(f"{label}: not a text file (it contains NUL bytes)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise SettingsError(
-            f"{label}: line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x})"
-        ) from None
-    text = text.removeprefix("\ufeff")
-    try:
-        found = _split_frontmatter(text)
-    except ValueError:
-        raise SettingsError(
-            f"{label}: line 1: frontmatter opened with '---' is never closed by a '---' line"
-        ) from None
-    if found is None:
-        return None
-    frontmatter, first_line = found
-    if not frontmatter.strip():
-        return None
-    from pokayokay.infra.frontmatter import UNSUPPORTED, load
-
-    simple = load(frontmatter)  # the usual settings block needs no YAML library
-    if simple is not UNSUPPORTED:
-        return simple
-
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
-    try:
-        return YAML(typ="safe").load(frontmatter)
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"line {mark.line + first_line}: " if mark is not None else ""
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise SettingsError(f"{label}: {where}invalid YAML frontmatter ({problem})") from None
-    except YAMLError as exc:
-        position = getattr(exc, "position", None)
-        where = ""
-        if isinstance(position, int):
-            where = f"line {frontmatter.count(chr(10), 0, position) + first_line}: "
-        detail = str(exc).splitlines()[0] if str(exc) else "invalid YAML"
-        raise SettingsError(f"{label}: {where}invalid YAML frontmatter ({detail})") from None
-
-
 # A validated file, flattened: (dotted path parts) → value. Section entries use
 # ("sections", id, field) and ("sections", id, _ENABLED).
 _Layer = dict[tuple[str, ...], object]
@@ -454,7 +386,7 @@ def _walk_sections(value: object, result: _FileResult) -> None:
 
 def _load_file(path: Path, label: str) -> _FileResult:
     result = _FileResult(label, {}, [], [])
-    data = _read_frontmatter(path, label)
+    data = read_frontmatter(path, label)
     if data is None:
         return result
     if not isinstance(data, Mapping):
