@@ -288,13 +288,16 @@ def suggest(
     spike it repeats, the recurring failures and graduated rules of the project files it names
     (``signals.paths``), pure."""
     from pokayokay.recall.asks import explains_code
+    from pokayokay.recall.turns import suggest_text
     from pokayokay.skills.match import EXT_WEIGHT, Query, evidence
     from pokayokay.skills.terms import MAX_PROMPT_CHARS, generic_terms
 
     if signals is None:
         signals = Signals()
-    if prompt.lstrip().startswith("/"):
-        return Advice([])  # the user is invoking a skill or command already
+    if not suggest_text(prompt):
+        # the user is invoking a skill or command already, or Claude Code wrote the turn
+        # (``<task-notification>``), or it is pasted tool output (``pokayokay.recall.turns``)
+        return Advice([])
     usable = _usable(skills)
     query = Query(prompt, _stats(skills))
     # a question the code, the text or the model answers gets no skill for its words, unless
