@@ -90,7 +90,7 @@ def command(prompt: str) -> tuple[str, str] | None:
         return (found[1], (found[2] or "").strip()) if found else ("", text[1:].strip())
     if not machine_wrapper(text):
         return None
-    parts = {name: body for name, body in _ELEMENT.findall(text)}
+    parts: dict[str, str] = {found[1]: found[2] for found in _ELEMENT.finditer(text)}
     if "command-name" not in parts:
         return None
     name = parts["command-name"].strip().lstrip("/")

@@ -46,7 +46,8 @@ PURE = {
     "learnings.similarity", "learnings.routing", "learnings.splitting",
     "learnings.consolidation", "learnings.consolidation_config",
     "recall.terms", "recall.concept_table", "recall.concepts", "recall.index", "recall.block",
-    "recall.wordpiece", "recall.symptoms", "recall.asks", "recall.bm25",
+    "recall.wordpiece", "recall.symptoms", "recall.asks", "recall.bm25", "recall.documents",
+    "recall.evidence", "recall.turns",
     "skills.terms", "skills.match", "skills.failure_boost", "skills.suggest",
     "hooks.events",
 }  # fmt: skip
