@@ -39,7 +39,7 @@ PURE = {
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
     "memory.unmanage", "memory.archives", "memory.oracle", "memory.empty_sections",
     "failures.model", "failures.schema", "failures.signature", "failures.classify",
-    "failures.mistakes", "failures.corrections", "failures.fix_edits",
+    "failures.mistakes", "failures.corrections", "failures.fix_edits", "failures.pairing",
     "rules.claude_match", "rules.js_regex", "rules.js_text", "rules.globs", "rules.rule_text",
     "rules.evidence", "rules.graduation", "rules.memory_edit", "rules.effectiveness",
     "learnings.model", "learnings.wording", "learnings.entries", "learnings.topic_file",
