@@ -189,11 +189,14 @@ def shown_code(text: str) -> str:
 
 def error_line(excerpt: str) -> str:
     """The one error line of a failing test's stored excerpt (its key lines joined by `` | ``):
-    the first that holds more than a marker (pytest's ``E``, ``FAILED``)."""
+    the first that holds more than a marker (pytest's ``E``, ``FAILED``), without the test id
+    a summary line opens on (``FAILED tests/a.py::test_b - assert 1 == 2``)."""
     for part in excerpt.split(" | "):
         words = part.split()
         while words and words[0] in ("E", ">", "FAILED", "ERROR", "-"):
             words = words[1:]
+        if len(words) > 2 and words[1] == "-":  # "<test id> - <message>"
+            words = words[2:]
         if words:
             return shown_code(" ".join(words))
     return ""

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from helpers.hooks import prompt_payload
+from helpers.hooks import prompt_payload, run_hook
 from helpers.paths import DATA_DIR, FIXTURE_SAMPLES_DIR, REPO_ROOT
 
 from pokayokay.infra.locate import resolve_memory_location
@@ -100,3 +100,59 @@ def test_pasted_output_and_remember_get_nothing_a_commands_arguments_are_read(
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "alembic upgrade head" in context  # recalled on the arguments
     assert "skills that fit this prompt" not in context  # the user chose a command already
+
+
+# --------------------------------------------------------------------------------------------
+# The failing test of the very file a prompt names (issue 23's fourth failure mode): captured
+# by the real PostToolUseFailure handler from pytest's own output in three sessions.
+
+PYTEST_OUTPUT = """Exit code 1
+============================= test session starts ==============================
+collected 12 items
+
+tests/api/test_users.py .....F......                                     [100%]
+
+=================================== FAILURES ===================================
+_________________________ test_deactivate_returns_204 __________________________
+
+client = <FlaskClient <Flask 'api'>>
+
+    def test_deactivate_returns_204(client):
+        response = client.post("/users/u-17/deactivate")
+>       assert response.status_code == 204
+E       assert 404 == 204
+E        +  where 404 = <WrapperTestResponse streamed [404 NOT FOUND]>.status_code
+
+tests/api/test_users.py:31: AssertionError
+=========================== short test summary info ============================
+FAILED tests/api/test_users.py::test_deactivate_returns_204 - assert 404 == 204
+========================= 1 failed, 11 passed in 0.42s ========================="""
+
+
+def _capture(project: Path, session: str, n: int) -> None:
+    data: dict[str, Any] = json.loads(
+        (FIXTURE_SAMPLES_DIR / "PostToolUseFailure.Bash.json").read_text("utf-8")
+    )
+    data.update(cwd=str(project), session_id=session, tool_use_id=f"toolu_pytest_{n}",
+                error=PYTEST_OUTPUT)  # fmt: skip
+    data["tool_input"] = {"command": ".venv/bin/python -m pytest -q tests/api", "description": "t"}
+    assert run_hook("PostToolUseFailure", data) == (0, "", "")
+
+
+def test_a_prompt_naming_a_source_file_names_its_failing_test(project: Path) -> None:
+    for name in ("src/api/users.py", "src/api/orders.py", "tests/api/test_users.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("# project file\n", "utf-8")
+    shutil.copytree(DATA_DIR / "suggest" / "skills", project / ".claude" / "skills")
+    for n in range(3):
+        _capture(project, f"session-{n}", n)
+    prompt = "Add a deactivate endpoint to src/api/users.py and make sure nothing breaks"
+    done = _hook(prompt_payload(project, prompt))
+    assert done.returncode == 0 and done.stderr == b""
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert (
+        "test `tests/api/test_users.py::test_deactivate_returns_204` (of src/api/users.py) "
+        "failed in 3 sessions: `assert 404 == 204`" in context
+    ), context
+    other = _hook(prompt_payload(project, "Add a cancel endpoint to src/api/orders.py"))
+    assert b"test_users" not in other.stdout
