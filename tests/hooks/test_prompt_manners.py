@@ -2,10 +2,10 @@
 and no skill, through the registered hook command (``scripts/pokayokay-event``, what the
 plugin's ``hooks.json`` runs) fed the real ``<task-notification>`` payload the client sent.
 
-The e2e harness's mock API does not drive a background subagent to completion, so the turn is
-the captured payload (``UserPromptSubmit.task-notification.json``) with its ``<result>`` made
-to say what a person's prompt would be recalled and suggested on: the same words, typed, get
-both (so the project would speak), wrapped get nothing."""
+The turn is the captured payload (``UserPromptSubmit.task-notification.json``) with its
+``<result>`` made to say what a person's prompt would be recalled and suggested on: the same
+words, typed, get both (so the project would speak), wrapped get nothing. The real client
+producing such a turn is driven in ``tests/e2e/test_prompt_manners.py``."""
 
 from __future__ import annotations
 
