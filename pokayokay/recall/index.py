@@ -22,7 +22,10 @@ Method (``concepts``), entirely offline:
   piece; a weak word or a bigram is none; an ambiguous word alone — "total", "image",
   "search" — or a word inside a path or an identifier half of one; a phrase of the table two):
   a note backed by fewer than :data:`MIN_EVIDENCE` pieces scores :data:`THIN_EVIDENCE_FACTOR`
-  of that, and one backed by less than one piece :data:`NO_EVIDENCE_FACTOR`. In a corpus of
+  of that, and one backed by less than one piece :data:`NO_EVIDENCE_FACTOR`. A note whose
+  *plain* pieces (words not only in paths or identifiers, concepts a plain word evokes) are
+  fewer than two, none of them a word rare among the notes, is not scored at all
+  (:mod:`pokayokay.recall.evidence`, the rule skill suggestion shares). In a corpus of
   :data:`MIN_DENSE_DOCS` notes or more, a concept more than :data:`DENSE_CONCEPT` of them evoke
   is left out of the prompt's concepts.
 
@@ -52,7 +55,10 @@ advice applies. The fifth round (:data:`RELATIVE_FLOOR`) raised precision on rel
 tuned 0.61 → 0.71 and held-out 0.55 → 0.68, with no hit lost.
 ``tfidf``, the plain cosine over terms, stays available (skill suggestion ranks with it).
 
-Only scores at or above :data:`FLOOR` are recalled, at most :data:`TOP_K` of them, and their lines
+Only scores at or above :data:`FLOOR` are recalled: one note by default, a second only when
+nearly as strong and about something else, an automatic past fix never on one piece
+(:func:`pokayokay.recall.evidence.show_less`; issue 23 measured the trade in
+``tests/recall/test_recall_eval.py``: precision up on every set, hits down). Their lines
 together hold at most :data:`BUDGET` characters: when they do not fit, the lowest-scoring entry is
 shortened first, at a word boundary, and dropped when too little of it would remain.
 

@@ -30,7 +30,9 @@ times :data:`~pokayokay.skills.terms.GENERIC_FACTOR` for generic coding words, t
 one naming a skill, or only after the colon of a request to write a message ("write the friday
 note to my team: k8s migration 60% done": the message's content, not the task). A skill
 sharing only such words and generic words with a prompt gets no evidence at all (names in code
-say where the work is, not what it is). A file name's extension
+say where the work is, not what it is), and so does one sharing a single plain word that is not
+rare over the catalog (:mod:`pokayokay.recall.evidence`, the rule recall shares: "api" alone
+names no skill). A file name's extension
 counts only for a skill naming that format (``budget.xlsx``; never ``time.sleep``). A ``re-``
 word also counts as its base when the catalog knows it (redesign → design). A skill's evidence is
 the sum, over the prompt terms it holds, of specificity times field weight, plus the bonuses. The
