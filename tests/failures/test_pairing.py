@@ -3,7 +3,8 @@ properties, for any folder and module names."""
 
 from __future__ import annotations
 
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pokayokay.failures.pairing import covers, file_of_test_id, is_test, module_under_test
@@ -19,9 +20,7 @@ def _path(*parts: str) -> str:
     return "/".join(p for p in parts if p)
 
 
-@given(_FOLDERS, _FOLDERS, _NAME, st.sampled_from(["", "src", "lib"]),
-       st.sampled_from(["test_{}", "{}_test"]))  # fmt: skip
-def test_python_tests_under_tests_test_the_module_their_folders_end(
+def _python_convention(
     package: list[str], under: list[str], name: str, root: str, style: str
 ) -> None:
     source = _path(root, *package, *under, f"{name}.py")
@@ -32,6 +31,18 @@ def test_python_tests_under_tests_test_the_module_their_folders_end(
     assert not covers(source, test)  # never the other way round
     elsewhere = _path(root, "elsewhere", f"{name}.py")
     assert covers(test, elsewhere) == (not under)  # folders under tests/ must match
+
+
+
+_PY = (_FOLDERS, _FOLDERS, _NAME, st.sampled_from(["", "src", "lib"]),
+       st.sampled_from(["test_{}", "{}_test"]))  # fmt: skip
+
+
+@given(*_PY)
+def test_python_tests_under_tests_test_the_module_their_folders_end(
+    package: list[str], under: list[str], name: str, root: str, style: str
+) -> None:
+    _python_convention(package, under, name, root, style)
 
 
 @given(_FOLDERS, _NAME, _TS, st.sampled_from([".test", ".spec"]), st.booleans())
@@ -72,3 +83,12 @@ def test_the_file_of_a_test_id() -> None:
     assert file_of_test_id("src/cart.test.ts > Cart › total") == "src/cart.test.ts"
     assert file_of_test_id("TestTotal") == ""
     assert file_of_test_id("tests.test_cart.CartTest.test_total") == ""
+
+
+@pytest.mark.slow
+@settings(max_examples=3000)
+@given(*_PY)
+def test_python_convention_many(
+    package: list[str], under: list[str], name: str, root: str, style: str
+) -> None:
+    _python_convention(package, under, name, root, style)

@@ -62,13 +62,28 @@ _PATH = st.lists(_WORD, min_size=2, max_size=5).map("/".join).map(lambda p: p + 
 _IDENT = st.lists(_WORD, min_size=2, max_size=3).map("_".join)
 
 
-@given(st.lists(st.one_of(_PATH, _IDENT), min_size=1, max_size=4))
-def test_any_prompt_of_names_only_recalls_nothing(names: list[str]) -> None:
-    """Whatever the notes say, paths and identifiers alone never bring one."""
+def _names_only_recall_nothing(names: list[str]) -> None:
+    """Whatever the notes say, paths and identifiers alone never bring one: here the notes
+    even spell the names' words out plainly."""
     notes = [*MONOREPO_NOTES, *(f"Notes about {' '.join(n.replace('/', ' ').split('_'))}."
                                 for n in names)]
     index = Index.build([Document(f"N{i}", "learning", t) for i, t in enumerate(notes)])
     assert recall.recall(index, "look at " + " and ".join(names)).hits == []
+
+
+_NAMES = st.lists(st.one_of(_PATH, _IDENT), min_size=1, max_size=4)
+
+
+@given(_NAMES)
+def test_any_prompt_of_names_only_recalls_nothing(names: list[str]) -> None:
+    _names_only_recall_nothing(names)
+
+
+@pytest.mark.slow
+@settings(max_examples=3000)
+@given(_NAMES)
+def test_any_prompt_of_names_only_recalls_nothing_many(names: list[str]) -> None:
+    _names_only_recall_nothing(names)
 
 
 @given(st.integers(1, 5000), st.integers(0, 5000))
