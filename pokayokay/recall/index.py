@@ -140,6 +140,8 @@ REPEAT_FLOOR = 0.6
 RELATIVE_FLOOR = 0.5
 # A truncated entry keeps at least this many characters of text, else it is dropped.
 MIN_ENTRY_CHARS = 40
+# The mark Index.scores leaves in ``pieces`` for a document the evidence rule silenced.
+SILENCED = -1
 # How many candidates below the floor `pokayokay recall --json` reports.
 NEAR_MISSES = 3
 
@@ -324,7 +326,8 @@ class Index:
         """Similarity of every document sharing a term with ``query`` (document index → score);
         ``groups``: the piece of evidence each feature of the prompt stands for, ``names``: the
         terms only in its paths and identifiers (:class:`~pokayokay.recall.concepts.Query`);
-        ``pieces``, when given, receives each scored document's plain pieces (a bit each).
+        ``pieces``, when given, receives each scored document's plain pieces (a bit each), and
+        :data:`SILENCED` for a document the evidence rule silenced.
         Recall ranks with :data:`METHOD`; plain ``tfidf`` is what skill suggestion uses."""
         if method == "concepts":
             return self._concepts(query, groups or {}, strength or {}, names, pieces)
@@ -432,8 +435,10 @@ class Index:
                 found_of[mask] = sum(w for bit, w in weights.items() if mask & bit)
                 backed = sum(w for bit, w in weights.items() if mask & plain_bits & bit)
                 speaking[mask] = speaks(backed, bool(mask & plain_bits & rare_bits))
-            if not speaking[mask]:
-                continue  # a path alone, one common word: never speaks
+            if not speaking[mask]:  # a path alone, one common word: never speaks
+                if pieces is not None:
+                    pieces[d] = SILENCED
+                continue
             found = found_of[mask]
             if found < 1:
                 score *= NO_EVIDENCE_FACTOR
@@ -457,13 +462,16 @@ class Index:
         """``(document index, score)`` of every document sharing a term with ``prompt``, best
         first; equal scores keep document order. No document is read. ``semantic``: what the
         optional semantic model adds to a document's score (:mod:`pokayokay.recall.semantic`,
-        times the document's prior, capped at 1): the one place both opinions meet."""
+        times the document's prior, capped at 1): the one place both opinions meet, except for
+        a document the evidence rule silenced (a path alone, one common word), which no boost
+        brings back. ``pieces``: as :meth:`scores` fills it."""
         query = query or query_features(prompt)
+        marks = pieces if pieces is not None else {}
         scored = self.scores(
-            query.counts, method, query.groups, query.strength, query.names, pieces
+            query.counts, method, query.groups, query.strength, query.names, marks
         )
         for d, boost in (semantic or {}).items():
-            if 0 <= d < len(self.weights) and boost > 0:
+            if 0 <= d < len(self.weights) and boost > 0 and marks.get(d) != SILENCED:
                 scored[d] = min(1.0, scored.get(d, 0.0) + boost * self.weights[d])
         for d in sorted(scored, key=lambda d: (-scored[d], d)):
             yield d, scored[d]
@@ -556,7 +564,7 @@ def recall(
         if is_above and doc.id in shown and score < repeat_floor:
             continue
         hit = Hit(doc, score)
-        masks[id(hit)] = pieces.get(d, 0)
+        masks[id(hit)] = max(pieces.get(d, 0), 0)
         (above if is_above else near).append(hit)
     # the best k, with at most MAX_FIXES fixes among them unless nothing else qualifies
     fixes = [h for h in above if h.doc.kind == "fix" and speaks_of(h.doc.text, query)]
