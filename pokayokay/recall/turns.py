@@ -58,7 +58,7 @@ _OUTPUT_LINE = Lazy(
     r"|[\w.]+(?:Error|Exception|Warning)(?::|$)"  # an exception's type line
     r"|\^+\s*$"  # a caret under a column
     r"|(?:Found\s+)?\d+\s+(?:passed|failed|errors?|warnings?|problems?)\b"  # a summary
-    r"|[$#>] \S"  # a shell prompt and its command
+    r"|\$ \S"  # a shell prompt and its command (not "#" or ">": markdown)
     r")"
 )
 

@@ -163,3 +163,12 @@ def test_prose_lines_are_never_pasted_output(lines: list[str]) -> None:
     prompt = "\n".join(lines)
     assert not pasted_output(prompt)
     assert recall_text(prompt) == prompt
+
+
+def test_a_markdown_prompt_is_a_persons() -> None:
+    prompt = (
+        "# Plan\n> the customer wrote: refunds take a week\n# Steps\n"
+        "> and the email never arrives\n- make refunds instant\n- send the email"
+    )
+    assert not pasted_output(prompt)
+    assert recall_text(prompt) == prompt == suggest_text(prompt)
