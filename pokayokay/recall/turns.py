@@ -52,7 +52,7 @@ _OUTPUT_LINE = Lazy(
     r"|\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}"  # a log line's timestamp
     r"|\[?\d{2}:\d{2}:\d{2}"  # ... or its time
     r"|\[[A-Z]{3,8}\]"  # ... or its bracketed level
-    r"|[A-Z]{4,8}:\s"  # ... or its level, upper case, then a colon (INFO: WARNING:)
+    r"|[A-Z]{4,8}:[\w.]+:"  # ... or Python logging's "LEVEL:logger:" (not "TODO: ...")
     r"|[EF>]\s{2,}\S"  # pytest's E and > lines
     r"|[=_*-]{5,}"  # a rule
     r"|[\w.]+(?:Error|Exception|Warning)(?::|$)"  # an exception's type line

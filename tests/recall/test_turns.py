@@ -172,3 +172,10 @@ def test_a_markdown_prompt_is_a_persons() -> None:
     )
     assert not pasted_output(prompt)
     assert recall_text(prompt) == prompt == suggest_text(prompt)
+
+
+def test_a_list_of_todos_is_a_persons_and_python_logging_is_output() -> None:
+    todos = "TODO: make refunds instant\nTODO: send the email\nNOTE: keep the old endpoint"
+    assert not pasted_output(todos)
+    logged = "INFO:billing.refunds:refund 17 queued\nWARNING:billing.mail:retrying\nERROR:x:boom"
+    assert pasted_output(logged)
