@@ -2,6 +2,9 @@
 
 Joins the recall block (``pokayokay.hooks.recall.prompt_context``) and the skill suggestion
 (``pokayokay.skills.advice``). Prints nothing at all when both are empty: no noise on every prompt.
+Only the person's words are read (``pokayokay.recall.turns``): a turn Claude Code wrote itself
+(``<task-notification>``, ``<local-command-stdout>``), pasted tool output and ``/remember`` get
+nothing, and return before the memory location, the spool or a catalog is touched.
 
 Hot path: standard library only at import time, the project's memory location resolved once for
 both parts. Memory signals are read only when they can matter: failure groups and rule files
@@ -46,7 +49,12 @@ def suggestion_context(
     from pokayokay.skills.advice import advice_for
 
     prompt = payload.get("prompt")
-    if not isinstance(prompt, str) or len(prompt.strip()) < MIN_PROMPT_CHARS:
+    if not isinstance(prompt, str):
+        return ""
+    from pokayokay.recall.turns import suggest_text
+
+    prompt = suggest_text(prompt)  # "" for a command, a machine's turn, pasted output
+    if len(prompt.strip()) < MIN_PROMPT_CHARS:
         return ""
     project = project_dir(payload)
     return advice_for(project, prompt, location=location, named=named, quick=True).text()
@@ -95,12 +103,16 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or len(prompt.strip()) < MIN_PROMPT_CHARS:
         return ""
+    from pokayokay.recall.turns import recall_text, suggest_text
+
+    if not recall_text(prompt).strip() and not suggest_text(prompt).strip():
+        return ""  # a turn Claude Code wrote, pasted output, ``/remember``: nothing to read
     from pokayokay.hooks.runtime import memory_paths, project_dir
     from pokayokay.skills.advice import needs_failure_signals
     from pokayokay.skills.suggest import prompt_paths
 
     project = project_dir(payload)
-    named = prompt_paths(prompt)
+    named = prompt_paths(suggest_text(prompt))
     location: MemoryPaths | None
     try:
         location = memory_paths(payload)

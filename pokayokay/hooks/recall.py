@@ -76,11 +76,19 @@ def prompt_context(
     payload: dict[str, Any], location: MemoryLocation | MemoryPaths | None = None
 ) -> str:
     """The recall block for the payload's prompt, or "" (for a handler that joins several
-    contexts on UserPromptSubmit; ``location``: the memory location, when it has it)."""
+    contexts on UserPromptSubmit; ``location``: the memory location, when it has it). Only the
+    person's words are read (``pokayokay.recall.turns``): nothing for a turn Claude Code wrote
+    (``<task-notification>``), pasted tool output or ``/remember``; a slash command's
+    arguments."""
     prompt = payload.get("prompt")
-    if not isinstance(prompt, str) or not worth_recalling(prompt):
+    if not isinstance(prompt, str):
         return ""
-    return _block(payload, prompt, location=location, quick=True)
+    from pokayokay.recall.turns import recall_text
+
+    text = recall_text(prompt)  # a machine's turn, pasted output: ""; a command: its arguments
+    if not worth_recalling(text):
+        return ""
+    return _block(payload, text, location=location, quick=True)
 
 
 def user_prompt_submit(payload: dict[str, Any], event: str) -> str:

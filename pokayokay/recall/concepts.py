@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from pokayokay.infra.lazyre import Lazy
 from pokayokay.recall.concept_table import CONCEPTS
+from pokayokay.recall.evidence import split_names
 from pokayokay.recall.terms import (
     MAX_QUERY_CHARS,
     MAX_QUERY_TERMS,
@@ -313,16 +314,23 @@ class Query:
     evoke one concept, the concept itself and the same words matched as terms are one piece
     (``groups``: feature -> its piece), so that "resize the image" is one topic, not three; a
     piece resting on one ambiguous word alone weighs :data:`AMBIGUOUS_EVIDENCE`, one holding a
-    phrase of the table :data:`PHRASE_EVIDENCE` (``strength``)."""
+    phrase of the table :data:`PHRASE_EVIDENCE` (``strength``). ``names``: the terms found only
+    in the prompt's paths, file names and identifiers (:mod:`pokayokay.recall.evidence`), which
+    are no plain evidence."""
 
-    __slots__ = ("counts", "groups", "strength")
+    __slots__ = ("counts", "groups", "names", "strength")
 
     def __init__(
-        self, counts: dict[str, int], groups: dict[str, str], strength: dict[str, float]
+        self,
+        counts: dict[str, int],
+        groups: dict[str, str],
+        strength: dict[str, float],
+        names: frozenset[str] = frozenset(),
     ) -> None:
         self.counts = counts
         self.groups = groups
         self.strength = strength
+        self.names = names
 
 
 def query_features(prompt: str) -> Query:
@@ -355,7 +363,9 @@ def query_features(prompt: str) -> Query:
         if not weak and " " in word:
             piece = groups.get(CONCEPT_PREFIX + concept, CONCEPT_PREFIX + concept)
             strength[piece] = max(strength.get(piece, 1.0), PHRASE_EVIDENCE)
-    return Query(counts, groups, strength)
+    plain, found_names = split_names(text)
+    names = frozenset(tokenize(" ".join(found_names))).difference(tokenize(plain))
+    return Query(counts, groups, strength, names)
 
 
 def factor(term: str) -> float:

@@ -22,7 +22,10 @@ Method (``concepts``), entirely offline:
   piece; a weak word or a bigram is none; an ambiguous word alone — "total", "image",
   "search" — or a word inside a path or an identifier half of one; a phrase of the table two):
   a note backed by fewer than :data:`MIN_EVIDENCE` pieces scores :data:`THIN_EVIDENCE_FACTOR`
-  of that, and one backed by less than one piece :data:`NO_EVIDENCE_FACTOR`. In a corpus of
+  of that, and one backed by less than one piece :data:`NO_EVIDENCE_FACTOR`. A note whose
+  *plain* pieces (words not only in paths or identifiers, concepts a plain word evokes) are
+  fewer than two, none of them a word rare among the notes, is not scored at all
+  (:mod:`pokayokay.recall.evidence`, the rule skill suggestion shares). In a corpus of
   :data:`MIN_DENSE_DOCS` notes or more, a concept more than :data:`DENSE_CONCEPT` of them evoke
   is left out of the prompt's concepts.
 
@@ -52,7 +55,10 @@ advice applies. The fifth round (:data:`RELATIVE_FLOOR`) raised precision on rel
 tuned 0.61 → 0.71 and held-out 0.55 → 0.68, with no hit lost.
 ``tfidf``, the plain cosine over terms, stays available (skill suggestion ranks with it).
 
-Only scores at or above :data:`FLOOR` are recalled, at most :data:`TOP_K` of them, and their lines
+Only scores at or above :data:`FLOOR` are recalled: one note by default, a second only when
+nearly as strong and about something else, an automatic past fix never on one piece
+(:func:`pokayokay.recall.evidence.show_less`; issue 23 measured the trade in
+``tests/recall/test_recall_eval.py``: precision up on every set, hits down). Their lines
 together hold at most :data:`BUDGET` characters: when they do not fit, the lowest-scoring entry is
 shortened first, at a word boundary, and dropped when too little of it would remain.
 
@@ -78,6 +84,9 @@ from pokayokay.recall.concepts import (
     query_features,
     term_weight,
 )
+from pokayokay.recall.documents import Document as Document
+from pokayokay.recall.documents import Hit as Hit
+from pokayokay.recall.evidence import rare, show_less, speaks
 from pokayokay.recall.symptoms import speaks_of
 from pokayokay.recall.terms import MAX_QUERY_CHARS, weak_terms
 
@@ -99,7 +108,9 @@ ANALYSIS_VERSION = 7
 INDEX_FORMAT = 4
 # Chosen on every labelled set together (see the module docstring).
 FLOOR = 0.28
-TOP_K = 3
+# One note by default, a second only when nearly as strong and about something else
+# (pokayokay.recall.evidence.show_less).
+TOP_K = 2
 # A prompt term no note contains weighs this share of the rarest known term's IDF: a paraphrase
 # says much the note does not, and that alone must not push the note away.
 UNKNOWN_FACTOR = 0.5
@@ -129,6 +140,8 @@ REPEAT_FLOOR = 0.6
 RELATIVE_FLOOR = 0.5
 # A truncated entry keeps at least this many characters of text, else it is dropped.
 MIN_ENTRY_CHARS = 40
+# The mark Index.scores leaves in ``pieces`` for a document the evidence rule silenced.
+SILENCED = -1
 # How many candidates below the floor `pokayokay recall --json` reports.
 NEAR_MISSES = 3
 
@@ -137,68 +150,6 @@ KINDS = ("learning", "decision", "fix")
 
 # --------------------------------------------------------------------------------------------
 # Documents and the index
-
-
-class Document:
-    """One recallable note: a learning, a Key Decisions entry or a past fix.
-
-    ``text`` is what the block shows; ``search`` what is matched (``text`` when empty);
-    ``label`` a short tag shown before the text (a learning's category); ``weight`` a prior
-    multiplied into the score (at most 1). ``clean`` says that ``text`` already went through
-    :func:`safe_text` (the sources do that when they read a file): the block then only checks
-    it instead of sanitising it again, which keeps ``pokayokay.safety.sanitize`` off the prompt
-    path.
-    """
-
-    __slots__ = ("id", "kind", "label", "text", "search", "weight", "clean")
-
-    def __init__(
-        self,
-        id: str,
-        kind: str,
-        text: str,
-        *,
-        label: str = "",
-        search: str = "",
-        weight: float = 1.0,
-        clean: bool = False,
-    ) -> None:
-        self.id = id
-        self.kind = kind
-        self.label = label
-        self.text = text
-        self.search = search or text
-        self.weight = min(1.0, max(0.0, weight))
-        self.clean = clean
-
-    @classmethod
-    def from_row(cls, row: Sequence[Any]) -> Document:
-        """A document from its cached row ``[id, kind, label, text, weight, clean, ...]``."""
-        doc_id, kind, label, text, weight, clean = row[:6]
-        return cls(
-            str(doc_id),
-            str(kind),
-            str(text),
-            label=str(label),
-            weight=float(weight),
-            clean=clean is True,
-        )
-
-    def __repr__(self) -> str:
-        return f"Document({self.id!r}, {self.kind!r}, {self.text[:40]!r})"
-
-
-class Hit:
-    """A document and its score for one query."""
-
-    __slots__ = ("doc", "score")
-
-    def __init__(self, doc: Document, score: float) -> None:
-        self.doc = doc
-        self.score = score
-
-    def __repr__(self) -> str:
-        return f"Hit({self.doc.id!r}, {self.score:.3f})"
 
 
 def _idf(n: int, df: int) -> float:
@@ -369,13 +320,17 @@ class Index:
         method: str = "tfidf",
         groups: Mapping[str, str] | None = None,
         strength: Mapping[str, float] | None = None,
+        names: Collection[str] = (),
+        pieces: dict[int, int] | None = None,
     ) -> dict[int, float]:
         """Similarity of every document sharing a term with ``query`` (document index → score);
-        ``groups``: the piece of evidence each feature of the prompt stands for
-        (:class:`~pokayokay.recall.concepts.Query`). Recall ranks with :data:`METHOD`; plain
-        ``tfidf`` is what skill suggestion uses."""
+        ``groups``: the piece of evidence each feature of the prompt stands for, ``names``: the
+        terms only in its paths and identifiers (:class:`~pokayokay.recall.concepts.Query`);
+        ``pieces``, when given, receives each scored document's plain pieces (a bit each), and
+        :data:`SILENCED` for a document the evidence rule silenced.
+        Recall ranks with :data:`METHOD`; plain ``tfidf`` is what skill suggestion uses."""
         if method == "concepts":
-            return self._concepts(query, groups or {}, strength or {})
+            return self._concepts(query, groups or {}, strength or {}, names, pieces)
         if method == "tfidf":
             return self._tfidf(query)
         if method == "bm25":
@@ -410,10 +365,17 @@ class Index:
         return out
 
     def _concepts(
-        self, query: dict[str, int], groups: Mapping[str, str], strength: Mapping[str, float]
+        self,
+        query: dict[str, int],
+        groups: Mapping[str, str],
+        strength: Mapping[str, float],
+        names: Collection[str] = (),
+        pieces: dict[int, int] | None = None,
     ) -> dict[int, float]:
         """Two cosines, over words (terms and bigrams) and over concepts; the better one counts,
-        scaled down when the note shares fewer than MIN_EVIDENCE words of the prompt."""
+        scaled down when the note shares fewer than MIN_EVIDENCE words of the prompt, and left
+        out when its plain words do not speak (:func:`pokayokay.recall.evidence.speaks`: two
+        plain pieces, or one holding a word rare among the notes)."""
         n = len(self._docs)
         if not n or not query:
             return {}
@@ -423,6 +385,7 @@ class Index:
         cacc: dict[int, float] = {}
         evidence: dict[int, int] = {}  # the pieces a document shares: one bit each
         bits: dict[str, int] = {}
+        plain_bits = rare_bits = 0  # pieces holding a plain feature; a rare plain word
         q_norm = cq_norm = 0.0
         dense = DENSE_CONCEPT * n
         for term, qtf in query.items():
@@ -443,6 +406,12 @@ class Index:
             # words matched as themselves are one piece; a bigram or a weak word is none.
             piece = "" if term in weak or BIGRAM_JOIN in term else groups.get(term, term)
             bit = bits.setdefault(piece, 1 << len(bits)) if piece else 0
+            # a concept counts as plain when a plain word evokes it (a name's words back
+            # nothing); a word when it is not only in a path or an identifier
+            plain = strength.get(piece, 1.0) >= 1.0 if concept else term not in names
+            if bit and posting and plain:
+                plain_bits |= bit
+                rare_bits |= bit if rare(n, len(posting) // 2) else 0
             once = qw * idf  # a term found once: qw * (1 + ln 1) * idf, the same float
             get, seen = target.get, evidence.get
             for d, tf in zip(posting[::2], posting[1::2], strict=True):
@@ -452,6 +421,7 @@ class Index:
         q_norm, cq_norm = math.sqrt(q_norm), math.sqrt(cq_norm)
         weights = {bit: strength.get(piece, 1.0) for piece, bit in bits.items()}
         found_of: dict[int, float] = {}
+        speaking: dict[int, bool] = {}
         out = {}
         for d in set(acc) | set(cacc):
             norm, cnorm = self.norms[d], self.cnorms[d]
@@ -463,6 +433,12 @@ class Index:
             mask = evidence.get(d, 0)
             if mask not in found_of:
                 found_of[mask] = sum(w for bit, w in weights.items() if mask & bit)
+                backed = sum(w for bit, w in weights.items() if mask & plain_bits & bit)
+                speaking[mask] = speaks(backed, bool(mask & plain_bits & rare_bits))
+            if not speaking[mask]:  # a path alone, one common word: never speaks
+                if pieces is not None:
+                    pieces[d] = SILENCED
+                continue
             found = found_of[mask]
             if found < 1:
                 score *= NO_EVIDENCE_FACTOR
@@ -470,6 +446,8 @@ class Index:
                 score *= THIN_EVIDENCE_FACTOR
             if score > 0:
                 out[d] = score
+                if pieces is not None:
+                    pieces[d] = mask & plain_bits
         return out
 
     def ranked(
@@ -479,15 +457,21 @@ class Index:
         method: str = METHOD,
         semantic: Mapping[int, float] | None = None,
         query: Query | None = None,
+        pieces: dict[int, int] | None = None,
     ) -> Iterator[tuple[int, float]]:
         """``(document index, score)`` of every document sharing a term with ``prompt``, best
         first; equal scores keep document order. No document is read. ``semantic``: what the
         optional semantic model adds to a document's score (:mod:`pokayokay.recall.semantic`,
-        times the document's prior, capped at 1): the one place both opinions meet."""
+        times the document's prior, capped at 1): the one place both opinions meet, except for
+        a document the evidence rule silenced (a path alone, one common word), which no boost
+        brings back. ``pieces``: as :meth:`scores` fills it."""
         query = query or query_features(prompt)
-        scored = self.scores(query.counts, method, query.groups, query.strength)
+        marks = pieces if pieces is not None else {}
+        scored = self.scores(
+            query.counts, method, query.groups, query.strength, query.names, marks
+        )
         for d, boost in (semantic or {}).items():
-            if 0 <= d < len(self.weights) and boost > 0:
+            if 0 <= d < len(self.weights) and boost > 0 and marks.get(d) != SILENCED:
                 scored[d] = min(1.0, scored.get(d, 0.0) + boost * self.weights[d])
         for d in sorted(scored, key=lambda d: (-scored[d], d)):
             yield d, scored[d]
@@ -560,7 +544,11 @@ def recall(
     asks = prompt[:MAX_QUERY_CHARS].lower()
     if explains_code(asks) or edits_docs(asks) or message_content(asks) is not None:
         floor, semantic = max(floor, repeat_floor), None  # the code or text answers: a clear match
-    for d, score in index.ranked(prompt, method=method, semantic=semantic, query=query):
+    pieces: dict[int, int] = {}  # each document's plain pieces of the prompt, a bit each
+    masks: dict[int, int] = {}  # ... by hit
+    for d, score in index.ranked(
+        prompt, method=method, semantic=semantic, query=query, pieces=pieces
+    ):
         is_above = score >= floor
         if is_above and len(above) >= k + MAX_CANDIDATES:
             if not near_misses:
@@ -575,7 +563,9 @@ def recall(
         seen.add(key)
         if is_above and doc.id in shown and score < repeat_floor:
             continue
-        (above if is_above else near).append(Hit(doc, score))
+        hit = Hit(doc, score)
+        masks[id(hit)] = max(pieces.get(d, 0), 0)
+        (above if is_above else near).append(hit)
     # the best k, with at most MAX_FIXES fixes among them unless nothing else qualifies
     fixes = [h for h in above if h.doc.kind == "fix" and speaks_of(h.doc.text, query)]
     room = MAX_FIXES if any(h.doc.kind != "fix" for h in above) else k
@@ -590,7 +580,7 @@ def recall(
             if h.score >= RELATIVE_FLOOR * (best if h.doc.kind == "fix" else notes)
         ]
     chosen.sort(key=lambda h: (-h.score, h.doc.kind == "fix"))
-    return Result(chosen, near, floor)
+    return Result(show_less(chosen, [masks[id(h)] for h in chosen], k, MIN_EVIDENCE), near, floor)
 
 
 def rank(docs: Iterable[Document], prompt: str, *, method: str = METHOD) -> list[Hit]:

@@ -14,7 +14,11 @@
 * **Otherwise** the recurring failure is stated with no skill.
 
 The reason text holds only numbers, a tool or category name from the fixed lists below and the
-path the user typed: nothing from a failure's output reaches the model.
+path the user typed; nothing from a failure's output reaches the model, with one exception:
+when the prompt names the source file of a failing test (``pokayokay.failures.pairing``:
+``tests/x/test_y.py`` tests ``src/x/y.py``), the test id and its one error line are named, each
+in a code span and stripped of backticks, angle brackets and control characters
+(:func:`shown_code`).
 
 **Cached** (``pokayokay.skills.advice.cached_signals``; this module stays pure): the groups
 this module can use (recurring, in a known category) and every failure path, kept in
@@ -49,6 +53,10 @@ if TYPE_CHECKING:
         def paths(self) -> tuple[str, ...]: ...
         @property
         def sample_command(self) -> str | None: ...
+        @property
+        def signature(self) -> str: ...
+        @property
+        def excerpt(self) -> str: ...
 
 RECURRING_SESSIONS = 2
 MIN_CONCERN = 2.5
@@ -137,12 +145,61 @@ _SHOWN_PATH = Lazy(r"[\w./@+-]{1,160}")
 
 
 def place(group: FailureGroup, named: Sequence[str]) -> str | None:
-    """Where (``in src/app.py``, ``under src/api/``, ``in the project root``) ``group`` failed
-    among the paths the prompt names; None when it failed elsewhere."""
+    """Where (``in src/app.py``, ``under src/api/``, ``in the project root``, ``in the tests
+    of src/app.py``) ``group`` failed among the paths the prompt names; None when it failed
+    elsewhere."""
     found = _place(group, named)
+    if found is None:
+        tested = failing_test(group, named)
+        found = None if tested is None else f"in the tests of {tested[1]}"
     if found is None or _SHOWN_PATH.fullmatch(found.split(" ", 1)[1].replace(" ", "_")):
         return found
     return "in a file the prompt names"
+
+
+def failing_test(group: FailureGroup, named: Sequence[str]) -> tuple[str, str] | None:
+    """``(test id, source file)`` when ``group`` is a failing test (``test:<id>``) whose test
+    file tests a source file the prompt names (``pokayokay.failures.pairing``)."""
+    if not group.signature.startswith("test:"):
+        return None
+    from pokayokay.failures.pairing import covers, file_of_test_id
+
+    test_id = group.signature[5:]
+    files = [f for f in (file_of_test_id(test_id), *group.paths) if f]
+    for path in named:
+        if not path.endswith("/") and any(covers(f, path) for f in files):
+            return test_id, path
+    return None
+
+
+# What a test id or an error line shown to the model may hold (in a code span): no backtick,
+# no angle bracket, no control character; at most this many characters.
+MAX_SHOWN_LINE = 120
+_NOT_SHOWN = Lazy(r"[^\w .,:;!?=+*/%&|^~@#$()\[\]{}'\"-]")
+
+
+def shown_code(text: str) -> str:
+    """``text`` as a code span may show it: one line, no backtick, angle bracket or control
+    character, at most :data:`MAX_SHOWN_LINE` characters (cut at a word boundary)."""
+    line = " ".join(_NOT_SHOWN.sub(" ", text).split())
+    if len(line) > MAX_SHOWN_LINE:
+        line = line[: MAX_SHOWN_LINE - 1].rsplit(" ", 1)[0] + "…"
+    return line
+
+
+def error_line(excerpt: str) -> str:
+    """The one error line of a failing test's stored excerpt (its key lines joined by `` | ``):
+    the first that holds more than a marker (pytest's ``E``, ``FAILED``), without the test id
+    a summary line opens on (``FAILED tests/a.py::test_b - assert 1 == 2``)."""
+    for part in excerpt.split(" | "):
+        words = part.split()
+        while words and words[0] in ("E", ">", "FAILED", "ERROR", "-"):
+            words = words[1:]
+        if len(words) > 2 and words[1] == "-":  # "<test id> - <message>"
+            words = words[2:]
+        if words:
+            return shown_code(" ".join(words))
+    return ""
 
 
 def _place(group: FailureGroup, named: Sequence[str]) -> str | None:
@@ -203,6 +260,14 @@ def recurring(
         done.add(group.category)
         tool = tool_of(group)
         reason = f"{tool or group.category} failures recurred in {group.sessions} sessions {where}"
+        tested = failing_test(group, named)
+        if tested is not None:  # the prompt names the source file of a failing test
+            test_id, source = tested
+            said = error_line(group.excerpt)
+            reason = (
+                f"test `{shown_code(test_id)}` (of {source}) failed in {group.sessions} sessions"
+                + (f": `{said}`" if said else "")
+            )
         best, best_strength = None, 0.0
         for skill in skills:
             if not skill.model_invocable or skill.name in skip:
@@ -218,13 +283,14 @@ def recurring(
 # The cache of failure signals
 
 
-SIGNALS_FORMAT = 2
+SIGNALS_FORMAT = 3
 
 
 class GroupSignal:
     """What the suggestion reads of one failure group (the cached form of a ``FailureGroup``)."""
 
-    __slots__ = ("category", "last_seen", "paths", "sample_command", "sessions")
+    __slots__ = ("category", "excerpt", "last_seen", "paths", "sample_command", "sessions",
+                 "signature")  # fmt: skip
 
     def __init__(
         self,
@@ -233,12 +299,16 @@ class GroupSignal:
         last_seen: float,
         paths: tuple[str, ...],
         sample_command: str | None,
+        signature: str = "",
+        excerpt: str = "",
     ) -> None:
         self.category = category
         self.sessions = sessions
         self.last_seen = last_seen
         self.paths = paths
         self.sample_command = sample_command
+        self.signature = signature  # kept for failing tests (``test:<id>``) only
+        self.excerpt = excerpt  # ... with their stored key lines
 
     def __repr__(self) -> str:
         return f"GroupSignal({self.category!r}, {self.sessions}, {self.paths!r})"
@@ -300,7 +370,7 @@ def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
         return None
     groups = []
     try:
-        for category, sessions, last_seen, command, paths in data["groups"]:
+        for category, sessions, last_seen, command, paths, signature, excerpt in data["groups"]:
             groups.append(
                 GroupSignal(
                     str(category),
@@ -308,6 +378,8 @@ def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
                     float(last_seen),
                     tuple(str(p) for p in paths),
                     command if isinstance(command, str) else None,
+                    str(signature),
+                    str(excerpt),
                 )
             )
         near = [(str(path), str(owner)) for path, owner in data["near"]]
@@ -318,9 +390,12 @@ def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
 
 def signals_to_data(signals: FailureSignals, key: list[Any]) -> dict[str, Any]:
     rows = [
-        [g.category, g.sessions, g.last_seen, g.sample_command, list(g.paths)]
+        [
+            g.category, g.sessions, g.last_seen, g.sample_command, list(g.paths),
+            *((g.signature, g.excerpt) if g.signature.startswith("test:") else ("", "")),
+        ]
         for g in signals.groups
-    ]
+    ]  # fmt: skip
     return {
         "format": SIGNALS_FORMAT,
         "db": key,

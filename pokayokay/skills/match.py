@@ -30,7 +30,9 @@ times :data:`~pokayokay.skills.terms.GENERIC_FACTOR` for generic coding words, t
 one naming a skill, or only after the colon of a request to write a message ("write the friday
 note to my team: k8s migration 60% done": the message's content, not the task). A skill
 sharing only such words and generic words with a prompt gets no evidence at all (names in code
-say where the work is, not what it is). A file name's extension
+say where the work is, not what it is), and so does one sharing a single plain word that is not
+rare over the catalog (:mod:`pokayokay.recall.evidence`, the rule recall shares: "api" alone
+names no skill). A file name's extension
 counts only for a skill naming that format (``budget.xlsx``; never ``time.sleep``). A ``re-``
 word also counts as its base when the catalog knows it (redesign → design). A skill's evidence is
 the sum, over the prompt terms it holds, of specificity times field weight, plus the bonuses. The
@@ -49,6 +51,7 @@ import math
 
 from pokayokay.infra.lazyre import IGNORECASE, Lazy
 from pokayokay.recall.asks import message_content
+from pokayokay.recall.evidence import rare, speaks
 from pokayokay.skills.terms import (
     GENERIC_FACTOR,
     MAX_PROMPT_CHARS,
@@ -365,7 +368,9 @@ class Catalog(list["Skill"]):
 class Query:
     """A prompt, analysed once for every skill."""
 
-    __slots__ = ("bigrams", "exts", "file_exts", "in_code", "mass", "spec", "terms", "unique")
+    __slots__ = (
+        "bigrams", "exts", "file_exts", "in_code", "mass", "rare", "spec", "terms", "unique"
+    )
 
     def __init__(self, prompt: str, stats: Stats) -> None:
         text = prompt[:MAX_PROMPT_CHARS]
@@ -415,6 +420,7 @@ class Query:
         self.in_code = only_in_idents | (only_in_paths - path_names) | (self.terms & generic)
         spec: dict[str, float] = {}
         unique: set[str] = set()
+        rares: set[str] = set()  # rare over the catalog (pokayokay.recall.evidence.rare)
         mass = 0.0
         for term in self.terms | self.exts:
             df = stats.df.get(term, 0)
@@ -429,9 +435,12 @@ class Query:
                 mass += value if df else value * UNKNOWN_MASS
             if df == 1 and term not in generic:
                 unique.add(term)
+            if rare(n, df):
+                rares.add(term)
         self.spec = spec
         self.mass = mass
         self.unique = unique
+        self.rare = rares
 
 
 def evidence(query: Query, prof: Profile) -> tuple[float, set[str]]:
@@ -445,6 +454,12 @@ def evidence(query: Query, prof: Profile) -> tuple[float, set[str]]:
     shared = {t for t in query.terms if t in fields}
     if shared <= query.in_code and not named_format:  # names in code say where, not what
         return 0.0, set()
+    # the rule recall follows too (pokayokay.recall.evidence): words only in paths, file names
+    # and identifiers are no plain evidence, unless the name is a skill's own (``Dockerfile``,
+    # ``docker-compose.yml``: see Stats.named)
+    plain = shared - query.in_code
+    if not named_format and not speaks(len(plain), any(t in query.rare for t in plain)):
+        return 0.0, set()  # one common word, or words only in names: no evidence
     total = sum(query.spec[t] * fields[t] for t in shared)
     for term in shared & query.unique & prof.anchors:  # a name only this skill holds
         total += ANCHOR_BONUS * query.spec[term]

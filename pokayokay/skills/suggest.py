@@ -6,7 +6,10 @@ Pure: skills, prompt and memory signals in, an :class:`Advice` and its text out 
 Relevance: ``pokayokay.skills.match`` (each skill's name, description and ``when_to_use`` read
 into fields, trigger phrases, file extensions, bigrams and negative clauses; specificity over the
 catalog). A skill is suggested when it scores at least :data:`FLOOR` and at least
-:data:`RELATIVE` of the best score; at most :data:`MAX_SUGGESTIONS`.
+:data:`RELATIVE` of the best score; at most :data:`MAX_SUGGESTIONS`. Its evidence follows the
+rule recall follows too (:mod:`pokayokay.recall.evidence`: two plain words, or one rare over
+the catalog), and only a person's words are read (:mod:`pokayokay.recall.turns`: nothing for a
+slash command, a turn Claude Code wrote such as ``<task-notification>``, or pasted output).
 
 Memory signals (spec §3):
 
@@ -316,13 +319,16 @@ def suggest(
     spike it repeats, the recurring failures and graduated rules of the project files it names
     (``signals.paths``), pure."""
     from pokayokay.recall.asks import explains_code
+    from pokayokay.recall.turns import suggest_text
     from pokayokay.skills.match import EXT_WEIGHT, Query, evidence
     from pokayokay.skills.terms import MAX_PROMPT_CHARS, generic_terms
 
     if signals is None:
         signals = Signals()
-    if prompt.lstrip().startswith("/"):
-        return Advice([])  # the user is invoking a skill or command already
+    if not suggest_text(prompt):
+        # the user is invoking a skill or command already, or Claude Code wrote the turn
+        # (``<task-notification>``), or it is pasted tool output (``pokayokay.recall.turns``)
+        return Advice([])
     usable = _usable(skills)
     query = Query(prompt, _stats(skills))
     # a question the code, the text or the model answers gets no skill for its words, unless

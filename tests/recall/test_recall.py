@@ -34,8 +34,11 @@ ATTACKS: list[dict[str, str]] = json.loads((DATA / "injection.json").read_text("
 # tune it: what the default method reaches on it at the shipped floor, which is chosen on
 # tests/data/recall_eval (tests/recall/test_recall_eval.py). Ambiguous words ("mobile", "total",
 # "image") need a second word of their concept since issue 12's held-out round: recall@3 0.84 →
-# 0.93, empty results 0.82 → 0.91 (20/22); the bars keep a small margin.
-HELD_OUT_RECALL_AT_3 = 0.88
+# 0.93, empty results 0.82 → 0.91 (20/22); the bars keep a small margin. Issue 23 shows one
+# note by default (a second only when nearly as strong and about something else: what reaches
+# the model shrank from 73 to 46 notes on the related prompts, precision 0.56 → 0.76) and
+# needs two plain pieces or a rare word: recall@3 0.95 → 0.81, empty results unchanged (20/22).
+HELD_OUT_RECALL_AT_3 = 0.79
 HELD_OUT_EMPTY_RATE = 0.85
 CALIBRATED_EMPTY_RATE = 0.95
 
@@ -183,8 +186,10 @@ def test_ranking_floor_and_top_k() -> None:
     ]
     index = Index.build(docs)
     result = recall.recall(index, "run the staging database migrations", floor=0.0)
-    assert len(result.hits) == recall.TOP_K
-    assert result.hits[0].doc.id == "a"
+    # b, c and d are about a part of what a is about: one note (show_less)
+    assert [h.doc.id for h in result.hits] == ["a"]
+    wide = recall.recall(index, "run the staging database migrations", floor=0.0, k=5)
+    assert len(wide.hits) == 1
     scores = [h.score for h in result.hits]
     assert scores == sorted(scores, reverse=True)
     assert all(0 < s <= 1 for s in scores)
@@ -342,7 +347,10 @@ def test_recall_at_3_and_empty_rate_on_the_held_out_set() -> None:
 
 
 def test_relevant_notes_rank_first_even_below_the_floor() -> None:
-    """Ranking is good even where the absolute floor cuts (the floor is what costs recall)."""
+    """Ranking is good even where the absolute floor cuts (the floor is what costs recall).
+    Since issue 23 a note backed by a path alone or one common word is not ranked at all
+    (pokayokay.recall.evidence): 40/43 of the expected notes in the top three (at least 41
+    before)."""
     index = labelled_index()
     in_top3 = total = 0
     for query in QUERIES:
@@ -350,7 +358,7 @@ def test_relevant_notes_rank_first_even_below_the_floor() -> None:
         for expected in query["expect"]:
             total += 1
             in_top3 += expected in ids
-    assert in_top3 / total >= 0.95
+    assert in_top3 / total >= 0.92
 
 
 # ------------------------------------------------------------------------------------------------
@@ -706,7 +714,9 @@ def test_recall_cli_shows_the_block_and_near_misses(tmp_path: Path) -> None:
     )
     data = json.loads(out)
     assert not data["injected"] and data["additionalContext"] == ""
-    assert data["near_misses"] and data["near_misses"][0]["score"] < recall.FLOOR
+    # one word shared with one of two notes ("tenant") is no evidence at all, not even a near
+    # miss (pokayokay.recall.evidence)
+    assert data["near_misses"] == []
     code, out = recall_cli("write a haiku", project, as_json=False, memory_dir=memory)
     assert code == 0 and out.startswith("Nothing would be injected")
 

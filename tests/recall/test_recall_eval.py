@@ -68,23 +68,35 @@ ISSUE_SILENCE_GOAL = 0.95
 # Since issue 12's fifth round the held-out set meets the issue's goals (82/90, 35/36: a README
 # or changelog edit that explains nothing is held to a clear match); read in earlier rounds, it
 # is no unseen estimate any more (blind9 is).
-HELDOUT_HIT = ISSUE_HIT_GOAL
+# Issue 23 (manners, "show less, better": one note by default, a second only when nearly as
+# strong and about something else; no note on a path alone or one common word, see
+# pokayokay.recall.evidence) traded hits for precision and silence, measured before -> after:
+# tuned 84/90 -> 77/90 hits, precision 84/119 -> 77/88; held-out 82/90 -> 76/90, precision
+# 82/121 -> 76/86; blind 33 -> 28/35; blind2 26 -> 23/30; blind3 45 -> 38/50 (silence 23 ->
+# 24/25); blind4 47 -> 41/50; blind5 43 -> 33/50 (silence 7 -> 8/25); blind6 49 -> 43/50
+# (7 -> 9/30); blind7 41 -> 35/50 (14 -> 15/30); blind8 46 -> 39/50 (19 -> 22/40); blind9
+# 43 -> 35/50 (18 -> 21/40); blind10 42 -> 37/50 (19 -> 21/40); precision rose on every set
+# (0.63-0.78 -> 0.79-0.96). Lost hits: prompts expecting two notes, notes whose pieces a
+# stronger one holds too, a note matched on one concept several notes share
+# (docs/decisions/0050). Hit bars: those figures less a margin; no silence bar was lowered.
+HELDOUT_HIT = 0.82
 HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 BLIND_BARS = {
-    "blind": (0.88, 0.95), "blind2": (0.83, 0.95), "blind3": (0.84, 0.88),
-    "blind4": (0.88, 0.84), "blind5": (0.80, 0.24), "blind6": (0.88, 0.16),
-    "blind7": (0.80, 0.36), "blind8": (0.88, 0.44), "blind9": (0.80, 0.42),
-    "blind10": (0.80, 0.44),
+    "blind": (0.77, 0.95), "blind2": (0.73, 0.95), "blind3": (0.74, 0.92),
+    "blind4": (0.80, 0.84), "blind5": (0.64, 0.28), "blind6": (0.84, 0.26),
+    "blind7": (0.68, 0.46), "blind8": (0.76, 0.52), "blind9": (0.68, 0.50),
+    "blind10": (0.72, 0.50),
 }  # fmt: skip
-# The prompts the table was first tuned on keep a higher bar (83/90, 36/36 today).
-TUNED_HIT = 0.90
+# The prompts the table was first tuned on keep a higher bar (77/90, 36/36 today).
+TUNED_HIT = 0.84
 TUNED_SILENCE = 0.95
 # Precision: the share of the expected notes among all notes recalled on related prompts (what
 # reaches the model besides the note it needs). Issue 12's fifth round left out notes scoring
 # under half the best one (index.RELATIVE_FLOOR): tuned 83/135 -> 83/116, held-out 82/148 ->
-# 82/121, no hit lost on any set. Bars: those figures less a margin.
-TUNED_PRECISION = 0.69
-HELDOUT_PRECISION = 0.65
+# 82/121, no hit lost on any set; issue 23's show_less: tuned 84/119 -> 77/88, held-out 82/121
+# -> 76/86. Bars: those figures less a margin.
+TUNED_PRECISION = 0.85
+HELDOUT_PRECISION = 0.85
 
 
 def corpus() -> Index:
@@ -234,11 +246,22 @@ def test_at_most_one_fix_unless_nothing_else_qualifies() -> None:
     note = Document("learning:a", "learning", LEARNING)
     prompt = "pytest fails with ImportError on the plugins in conftest"
     mixed = recall.recall(Index.build([*fixes, note]), prompt, floor=0.05).hits
-    assert sum(h.doc.kind == "fix" for h in mixed) == 1 and any(
-        h.doc.kind == "learning" for h in mixed
-    )
+    assert sum(h.doc.kind == "fix" for h in mixed) <= 1 and mixed
+    assert mixed[0].doc.kind == "learning" or len(mixed) == 1
     only = recall.recall(Index.build(fixes), prompt, floor=0.05).hits
-    assert len(only) == 3 and all(h.doc.kind == "fix" for h in only)
+    # fixes alone: shown as any note is (one, a second only when nearly as strong and about
+    # something else), each backed by two plain pieces of the prompt
+    assert 1 <= len(only) <= recall.TOP_K and all(h.doc.kind == "fix" for h in only)
+
+
+def test_a_fix_never_shows_on_one_word() -> None:
+    """An automatic past fix needs two plain pieces of the prompt: a single shared word, even
+    one only that fix holds, is no evidence that its failure is the prompt's."""
+    fixes = [fix(1, "pytest ImportError conftest plugins; fixed after edits to conftest.py")]
+    index = Index.build([*fixes, Document("learning:b", "learning", "Use pnpm for the web app.")])
+    assert recall.recall(index, "the plugins page of the admin", floor=0.0).hits == []
+    assert [h.doc.id for h in recall.recall(index, "pytest ImportError in the conftest plugins",
+                                            floor=0.0).hits] == ["fix:1"]
 
 
 @pytest.mark.parametrize(
@@ -289,7 +312,8 @@ def test_a_status_update_gets_no_note_for_the_news_it_carries(
     )
     assert recall.recall(corpus(), prompt).hits == []
     monkeypatch.setattr(recall, "message_content", lambda text: None)
-    assert [h.doc.id for h in recall.recall(corpus(), prompt).hits] == ["L30", "L28"]
+    # (L28, next, holds no piece of the prompt L30 lacks: one note)
+    assert [h.doc.id for h in recall.recall(corpus(), prompt).hits] == ["L30"]
 
 
 def test_a_note_far_below_the_best_one_is_left_out_but_a_fix_never_sets_the_bar(
@@ -301,15 +325,21 @@ def test_a_note_far_below_the_best_one_is_left_out_but_a_fix_never_sets_the_bar(
     prompt = "a learner in Tokyo sees the lesson scheduled an hour off"  # L07: time zones
     assert [h.doc.id for h in recall.recall(index, prompt).hits] == ["L07"]
     monkeypatch.setattr(recall, "RELATIVE_FLOOR", 0.0)
-    assert [h.doc.id for h in recall.recall(index, prompt).hits] == ["L07", "L06"]
+    # L06 clears the floor, but shares with the prompt no piece L07 lacks: not shown either way
+    above = [index.doc(d).id for d, score in index.ranked(prompt) if score >= recall.FLOOR]
+    assert "L06" in above
+    assert [h.doc.id for h in recall.recall(index, prompt).hits] == ["L07"]
     monkeypatch.undo()
     prompt = (
         "getting a not-null constraint violation on billing_invoice when running the tests "
         "after my change to billing/models.py"
     )
-    scores = {h.doc.id: h.score for h in recall.recall(index, prompt).hits}
-    assert set(scores) == {"F04", "L04"}  # the past fix and the migrations learning
-    assert scores["L04"] < recall.RELATIVE_FLOOR * scores["F04"]
+    scores = {index.doc(d).id: score for d, score in index.ranked(prompt)}
+    assert scores["L04"] >= recall.FLOOR  # the migrations learning
+    assert scores["L04"] < recall.RELATIVE_FLOOR * scores["F04"]  # far below the past fix
+    # kept by RELATIVE_FLOOR (a fix never sets the bar), then left out by show_less: it holds
+    # no piece of the prompt the fix lacks
+    assert [h.doc.id for h in recall.recall(index, prompt).hits] == ["F04"]
 
 
 def test_a_past_fix_is_recalled_when_the_prompt_speaks_of_its_failure() -> None:
@@ -479,4 +509,7 @@ def test_a_concept_most_notes_evoke_is_left_out_in_a_large_corpus() -> None:
     ]
     prompt = "tweak the colours and spacing of the widgets"
     assert recall.recall(Index.build(notes), prompt).hits == []
-    assert recall.recall(Index.build(notes[:3]), prompt).hits
+    # in three notes the concept still counts: with a second plain piece ("module") it speaks
+    small = recall.recall(Index.build(notes[:3]), prompt + " in the css module")
+    assert small.hits
+    assert not recall.recall(Index.build(notes), prompt + " in the css module").hits

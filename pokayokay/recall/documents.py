@@ -1,0 +1,71 @@
+"""What recall shows: a note (a learning, a decision, a past fix) and its score for a prompt
+(pure; ``pokayokay.recall.index`` indexes and ranks them and re-exports both)."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+
+class Document:
+    """One recallable note: a learning, a Key Decisions entry or a past fix.
+
+    ``text`` is what the block shows; ``search`` what is matched (``text`` when empty);
+    ``label`` a short tag shown before the text (a learning's category); ``weight`` a prior
+    multiplied into the score (at most 1). ``clean`` says that ``text`` already went through
+    :func:`safe_text` (the sources do that when they read a file): the block then only checks
+    it instead of sanitising it again, which keeps ``pokayokay.safety.sanitize`` off the prompt
+    path.
+    """
+
+    __slots__ = ("id", "kind", "label", "text", "search", "weight", "clean")
+
+    def __init__(
+        self,
+        id: str,
+        kind: str,
+        text: str,
+        *,
+        label: str = "",
+        search: str = "",
+        weight: float = 1.0,
+        clean: bool = False,
+    ) -> None:
+        self.id = id
+        self.kind = kind
+        self.label = label
+        self.text = text
+        self.search = search or text
+        self.weight = min(1.0, max(0.0, weight))
+        self.clean = clean
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> Document:
+        """A document from its cached row ``[id, kind, label, text, weight, clean, ...]``."""
+        doc_id, kind, label, text, weight, clean = row[:6]
+        return cls(
+            str(doc_id),
+            str(kind),
+            str(text),
+            label=str(label),
+            weight=float(weight),
+            clean=clean is True,
+        )
+
+    def __repr__(self) -> str:
+        return f"Document({self.id!r}, {self.kind!r}, {self.text[:40]!r})"
+
+
+class Hit:
+    """A document and its score for one query."""
+
+    __slots__ = ("doc", "score")
+
+    def __init__(self, doc: Document, score: float) -> None:
+        self.doc = doc
+        self.score = score
+
+    def __repr__(self) -> str:
+        return f"Hit({self.doc.id!r}, {self.score:.3f})"
