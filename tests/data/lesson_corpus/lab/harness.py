@@ -66,6 +66,16 @@ def case(id, tool, project, command, category, key, paths, lesson, files=None, c
     if fix:
         fcmd, kind = fix[0], fix[1]
         fixd = {"command": fcmd, "kind": kind}
+        if kind == "edit":
+            # fix = (verify command, "edit", description, apply-edit shell, revert shell)
+            fixd["edit"] = fix[2]
+            subprocess.run(fix[3], shell=True, check=True, cwd=root)
+            frc, fout = run(fcmd, root / cwd if cwd else root, env)
+            fixd["exit_code"] = frc
+            subprocess.run(fix[4], shell=True, check=True, cwd=root)
+            if frc != 0:
+                print(f"!! {id}: edit fix exit {frc}\n{fout[-800:]}", file=sys.stderr)
+            fix = fix[:2]
         if kind in ("correction", "formatter"):
             frc, fout = run(fcmd, root / cwd if cwd else root, env)
             fixd["exit_code"] = frc

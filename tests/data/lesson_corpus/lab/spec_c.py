@@ -4,6 +4,10 @@ import subprocess
 from harness import case
 subprocess.run('cd /work/corpus_lab/cproj && git checkout -q -- . && rm -rf build legacy/tool', shell=True, check=True)
 C = "cproj"
+case("clang-output-dir-missing", "clang", C, "clang -Wall -Iinclude -c src/util.c -o build/util.o", "build",
+     "error: unable to open output file 'build/util.o': 'No such file or directory'", [],
+     "Create the output directory first (`mkdir -p build`) or build through `make`, whose rule creates build/.",
+     files=["src/util.c", "Makefile"], version_cmd="clang --version", fix=("mkdir -p build && clang -Wall -Iinclude -c src/util.c -o build/util.o", "correction"))
 case("make-no-rule-tests-typo", "make", C, "make tests", "shell",
      "No rule to make target 'tests'", ["Makefile"],
      "Run `make test`; the Makefile defines `test`, not `tests`.",
@@ -11,7 +15,9 @@ case("make-no-rule-tests-typo", "make", C, "make tests", "shell",
 case("make-ld-undefined-reference", "ld", C, "make", "build",
      "undefined reference to `parse_config'", ["src/config.c", "include/config.h"],
      "Rename `parse_cfg` in src/config.c to `parse_config`, the name include/config.h declares and src/main.c calls.",
-     files=["src/config.c", "include/config.h", "src/main.c", "Makefile"], version_cmd="ld --version")
+     files=["src/config.c", "include/config.h", "src/main.c", "Makefile"], version_cmd="ld --version",
+     fix=("make", "edit", "renamed `parse_cfg` to `parse_config` in src/config.c",
+          "sed -i 's/parse_cfg/parse_config/' src/config.c", "git checkout -q -- src/config.c"))
 case("gcc-ld-implicit-declaration-undefined", "gcc", C, "gcc -Wall -o build/sum src/sum.c", "build",
      "undefined reference to `add_all'", ["src/sum.c"],
      "Declare `add_all` in a header included by src/sum.c and compile the file that defines it into the link; the implicit-declaration warning is the first sign.",

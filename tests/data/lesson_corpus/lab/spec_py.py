@@ -13,7 +13,10 @@ case("pytest-assertion-count", "pytest", P, ".venv/bin/python -m pytest tests/te
 case("pytest-missing-fixture", "pytest", P, ".venv/bin/python -m pytest tests/test_db.py", "testing",
      "fixture 'db_session' not found", ["tests/conftest.py", "tests/test_db.py"],
      "Define the `db_session` fixture (an in-memory `sqlite3` connection) in tests/conftest.py before using it in tests/test_db.py.",
-     files=["tests/test_db.py", "src/shopcart/db.py"], version_cmd=PYT)
+     files=["tests/test_db.py", "src/shopcart/db.py"], version_cmd=PYT,
+     fix=(".venv/bin/python -m pytest tests/test_db.py", "edit", "added tests/conftest.py with a `db_session` fixture yielding `sqlite3.connect(\":memory:\")`",
+          "printf 'import sqlite3\\n\\nimport pytest\\n\\n\\n@pytest.fixture\\ndef db_session():\\n    conn = sqlite3.connect(\":memory:\")\\n    yield conn\\n    conn.close()\\n' > tests/conftest.py",
+          "rm tests/conftest.py"))
 case("pytest-wrong-interpreter-system-pytest", "pytest", P, "pytest tests/test_report.py", "dependencies",
      "ModuleNotFoundError: No module named 'shopcart'", [],
      "Run the tests with `.venv/bin/python -m pytest`: shopcart and its dependencies are installed only in .venv.",
@@ -43,7 +46,7 @@ case("pytest-file-not-found", "pytest", P, ".venv/bin/python -m pytest tests/tes
      version_cmd=PYT, fix=(".venv/bin/python -m pytest tests/test_cart.py::test_add_item", "correction"))
 case("unittest-assertion-failure", "unittest", P, ".venv/bin/python -m unittest tests.test_money -v", "testing",
      "test_single_decimal (tests.test_money.ParseCentsTest.test_single_decimal)", ["src/shopcart/money.py", "tests/test_money.py"],
-     "Make `parse_cents` in src/shopcart/money.py treat a one-digit fraction as tenths (`\"3.5\"` is 350 cents), e.g. by padding the fraction with `ljust(2, \"0\")`.",
+     "Make `parse_cents` in src/shopcart/money.py pad a one-digit fraction to two digits before converting it, so tenths are not read as cents.",
      version_cmd=".venv/bin/python --version")
 case("unittest-module-not-found", "unittest", P, ".venv/bin/python -m unittest tests.test_mony", "shell",
      "ModuleNotFoundError: No module named 'tests.test_mony'", ["tests/test_money.py"],

@@ -31,7 +31,8 @@ case("cargo-clippy-e0382-before-lints", "cargo", R, "cargo clippy -p ledger", "t
 case("go-build-undefined", "go", G, "go build ./sums/", "build",
      "undefined: totl", ["sums/sums.go"],
      "Return `total` in `Total` (sums/sums.go); `totl` is a typo.",
-     version_cmd=GV)
+     version_cmd=GV, fix=("go build ./sums/", "edit", "`return totl` -> `return total` in sums/sums.go",
+                          "sed -i 's/return totl/return total/' sums/sums.go", "git checkout -q -- sums/sums.go"))
 case("go-build-unused-import-and-var", "go", G, "go build ./report/", "build",
      'imported and not used: "strings"', ["report/report.go"],
      "Drop the unused `strings` import and either return or delete `label` in report/report.go; Go refuses unused imports and variables.",

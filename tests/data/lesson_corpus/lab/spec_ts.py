@@ -30,7 +30,9 @@ case("tsc-command-not-found", "bash", T, "tsc --noEmit", "shell",
 case("tsc-ts2345-argument-type", "tsc", T, "npx tsc --noEmit --strict src/checkout.ts", "types",
      "error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.", ["src/checkout.ts"],
      "Type `percent` as `number` in `checkout` (src/checkout.ts) so it matches `applyCoupon(total: number, percent: number)`.",
-     files=["src/checkout.ts", "src/totals.ts"], version_cmd=TSC)
+     files=["src/checkout.ts", "src/totals.ts"], version_cmd=TSC,
+     fix=("npx tsc --noEmit --strict src/checkout.ts", "edit", "`percent: string` -> `percent: number` in src/checkout.ts",
+          "sed -i 's/percent: string/percent: number/' src/checkout.ts", "git checkout -q -- src/checkout.ts"))
 case("tsc-ts2339-property-missing", "tsc", T, "npx tsc --noEmit --strict src/receipt.ts", "types",
      "error TS2339: Property 'qty' does not exist on type 'LineItem'.", ["src/receipt.ts"],
      "Use `item.quantity` in src/receipt.ts, the field `LineItem` declares in src/types.ts, and narrow `order.couponCode` before assigning it to a `string`.",
@@ -77,11 +79,11 @@ case("npm-test-jest-failures", "npm", T, "npm test", "testing",
      files=["lib/orders.js", "tests/totals.test.js", "package.json"], version_cmd="npm --version", note="the test script runs jest 30.5.2")
 case("vitest-assertion-failure", "vitest", T, "npx vitest run vtests", "testing",
      "vtests/format.test.js > formatCents > rounds half cents up", ["lib/format.js", "vtests/format.test.js"],
-     "Map currency codes to symbols in `formatCents` (lib/format.js) or expect `-2.50 GBP` in vtests/format.test.js; decide which format the product wants.",
+     "Decide whether `formatCents` in lib/format.js prints currency codes or symbols, then change either the function or the expectation in vtests/format.test.js to match.",
      version_cmd="npx vitest --version")
 case("ava-typeerror-and-assertion", "ava", T, "npx ava", "testing",
      "describes an empty order", ["lib/orders.js", "atests/orders.js"],
-     "Make `describeOrder` in lib/orders.js default a missing `items` to `[]` and return `(empty order)` for no items, as atests/orders.js expects.",
+     "Make `describeOrder` in lib/orders.js handle an empty or missing `items` list the way atests/orders.js specifies, instead of calling `.map` on `undefined`.",
      version_cmd="npx ava --version")
 case("node-uncaught-typeerror", "node", T, "node lib/report.js '{}'", "testing",
      "TypeError: Cannot read properties of undefined (reading 'map')", ["lib/orders.js", "lib/report.js"],
