@@ -110,7 +110,7 @@ case("ruff-command-not-found", "bash", P, "ruff check src", "shell",
      files=["pyproject.toml"], version_cmd="bash --version",
      fix=(".venv/bin/ruff check --select E9 src", "correction"))
 case("permission-denied-script-not-executable", "bash", P, "./scripts/release.sh", "permissions",
-     "Permission denied", ["scripts/release.sh"],
+     "./scripts/release.sh: Permission denied", ["scripts/release.sh"],
      "Run the script with `bash scripts/release.sh` or make it executable with `chmod +x scripts/release.sh` first.",
      version_cmd="bash --version")
 case("mypy-plain-several-files", "mypy", P, ".venv/bin/mypy src", "types",

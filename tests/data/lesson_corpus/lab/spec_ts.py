@@ -99,7 +99,7 @@ case("node-run-typescript-directly", "node", T, "node src/checkout.ts", "shell",
      version_cmd="node --version")
 # formatter pair last
 case("prettier-check-warn", "prettier", T, "npx prettier --check lib src", "lint",
-     "Code style issues found in", ["lib/orders.js", "lib/report.js"],
+     "[warn] lib/orders.js", ["lib/orders.js", "src/server.ts"],
      "Run `npx prettier --write` on the files `prettier --check` lists instead of reformatting them by hand.",
-     files=["lib/orders.js", "lib/format.js"], version_cmd="npx prettier --version",
+     files=["lib/orders.js", "src/server.ts"], version_cmd="npx prettier --version",
      fix=("npx prettier --write lib src", "formatter"))
