@@ -262,12 +262,13 @@ def test_a_warm_prompt_naming_a_path_imports_no_store(project: Path) -> None:
                           "hook_event_name": "UserPromptSubmit"})  # fmt: skip
     probe = (
         "import json, sys\n"
+        "at_start = set(sys.modules)\n"  # Python 3.13's site reads .pth files as utf-8-sig
         "from pokayokay.hooks.prompt import user_prompt_submit\n"
         "out = user_prompt_submit(json.loads(sys.stdin.read()), 'UserPromptSubmit')\n"
         "heavy = sorted(m for m in ('typing', 'dataclasses', 'sqlite3', 'ruamel', 'jinja2', "
         "'pokayokay.failures.store', 'pokayokay.safety.sanitize', 'subprocess', "
         "'importlib', 'encodings.utf_8_sig') "
-        "if m in sys.modules)\n"
+        "if m in sys.modules and m not in at_start)\n"
         "from pokayokay.skills import catalog, match, terms\n"  # imported by the hook already
         "lazy = [name for name, p in (('negative', match._NEGATIVE), ('quoted', match._QUOTED), "
         "('key line', catalog._KEY_LINE), ('phrases', terms._ANY_PHRASE)) "
