@@ -125,6 +125,7 @@ def _build_failures(
     a ruff run with three codes is three failures), else one keyed by the normalised text."""
     from pokayokay.failures.classify import classify
     from pokayokay.failures.evidence_paths import WorkTree, extract_paths
+    from pokayokay.failures.ingest_cursor import check_budget
     from pokayokay.failures.mistakes import find_mistakes
     from pokayokay.failures.model import Failure
     from pokayokay.failures.signature import command_key, key_lines, normalise
@@ -136,9 +137,10 @@ def _build_failures(
     # secrets go, before anything is derived from the text: nothing stored carries one.
     error = redact(cut_text(error))
     tool_input = {
-        key: redact(value) if key == "command" and isinstance(value, str) else value
+        key: redact(cut_text(value)) if key == "command" and isinstance(value, str) else value
         for key, value in tool_input.items()
     }
+    check_budget("classifying")
     exit_code = None
     body = error
     header = _EXIT_HEADER.match(error)
@@ -154,6 +156,7 @@ def _build_failures(
     files = WorkTree(project.root)  # only files that exist now, in the work tree or git
 
     def failure(signature: str, text: str, shown: str) -> Failure:
+        check_budget("finding paths")
         return Failure(
             ts=ts,
             session_id=session_id,
@@ -174,7 +177,9 @@ def _build_failures(
             exit_code=exit_code,
         )
 
+    check_budget("finding mistakes")
     mistakes = find_mistakes(body, command)
+    check_budget("the signature")
     if len(mistakes) == 1:
         [mistake] = mistakes
         # A diagnostic's own line names it; a test or an exception reads better with the

@@ -20,8 +20,16 @@ Exactly once, or still in the spool:
   rule load is counted once, whatever the moment of the crash.
 
 A record whose handler fails on a transient error (the store busy, the disk full) stops the run
-and stays; any other error is logged and the record is passed over, so one bad payload cannot
-block the spool. Bounded: hooks give a time budget and the rest waits for the next ingester.
+and stays. Nothing else can stop capture: a record that fails otherwise (a payload that does not
+parse, a handler error) or runs past its time budget (:data:`RECORD_BUDGET`, checked between
+the capture stages: :func:`pokayokay.failures.ingest_cursor.check_budget`), and bytes that are
+no record (a torn write: :mod:`pokayokay.infra.spool_frames` resynchronises at the next record),
+are kept in the quarantine (:mod:`pokayokay.infra.spool_quarantine`, listed by ``doctor``) and
+the cursor moves past them. A record that kills its ingester (a hook's timeout, an OOM) cannot
+stop the spool either: before handling a record the cursor file marks it in progress (a count
+of attempts), and the ingester that finds it was in progress :data:`MAX_ATTEMPTS` times
+quarantines it instead of handling it again. Bounded: hooks give a time budget and the rest
+waits for the next ingester.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ import os
 import time
 
 from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY, SPOOLED_TIME_KEY
-from pokayokay.infra import spool
+from pokayokay.infra import spool, spool_frames
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,22 +47,29 @@ if TYPE_CHECKING:
 
 # Session markers older than this are dropped (fix episodes expire after 7 days too).
 MARKER_MAX_AGE = 7 * 24 * 3600
+# Seconds one record may take; a record normally takes milliseconds (issue 25: one line of
+# spaces once took 2.4 s in a cubic pattern, and 8,000 of them over 100 s).
+RECORD_BUDGET = 3.0
+# A record found in progress this many times (its ingesters died) is quarantined: one death
+# may be a timeout that hit an innocent record, two in a row on the same record are not.
+MAX_ATTEMPTS = 2
 _READ_CHUNK = 1 << 20
 
 
 class IngestResult:
-    __slots__ = ("done", "left", "replayed", "skipped")
+    __slots__ = ("done", "left", "quarantined", "replayed", "skipped")
 
     def __init__(self) -> None:
         self.done = 0  # records handed to their handler
-        self.skipped = 0  # records that could not be handled (logged)
+        self.skipped = 0  # records that could not be handled (quarantined, logged)
+        self.quarantined = 0  # items kept in the quarantine (those records, and torn bytes)
         self.replayed = 0  # records a crashed ingester had committed (nothing written again)
         self.left = False  # records left for the next ingester (budget, busy, lock taken)
 
     def __repr__(self) -> str:
         return (
             f"IngestResult(done={self.done}, skipped={self.skipped}, "
-            f"replayed={self.replayed}, left={self.left})"
+            f"quarantined={self.quarantined}, replayed={self.replayed}, left={self.left})"
         )
 
 
@@ -96,6 +111,7 @@ def ingest_all(*, budget: float | None = None) -> IngestResult:
         total.done += part.done
         total.skipped += part.skipped
         total.replayed += part.replayed
+        total.quarantined += part.quarantined
         total.left = total.left or part.left
     return total
 
@@ -186,115 +202,105 @@ def _new_segment() -> str:
     return f"{time.time_ns():x}-{os.getpid():x}-{os.urandom(4).hex()}"
 
 
-def _load_cursor(folder: str) -> tuple[str, int]:
-    """(segment id, offset) of the claimed segment; a cursor without an id (written before
-    segments had one) gets one now, before any record of it is handed over."""
+def _load_cursor(folder: str) -> tuple[str, int, int]:
+    """(segment id, offset, attempts) of the claimed segment: ``attempts`` is how many
+    ingesters began the record at ``offset`` and did not finish it. A cursor without an id
+    (written before segments had one) gets one now, before any record of it is handed over."""
     try:
         with open(os.path.join(folder, spool.CURSOR), "rb") as fh:
             fields = fh.read(128).split()
-        segment = fields[0].decode("ascii") if len(fields) == 2 else ""
-        offset = int(fields[-1]) if fields else 0
+        segment = fields[0].decode("ascii") if len(fields) in (2, 3) else ""
+        offset = int(fields[1] if len(fields) == 3 else fields[-1]) if fields else 0
+        attempts = int(fields[2]) if len(fields) == 3 else 0
     except (OSError, ValueError, UnicodeDecodeError):
-        segment, offset = "", 0
+        segment, offset, attempts = "", 0, 0
     if not segment:
         segment = _new_segment()
         _save_cursor(folder, segment, offset)
-    return segment, offset
+    return segment, offset, attempts
 
 
-def _save_cursor(folder: str, segment: str, offset: int) -> None:
+def _save_cursor(folder: str, segment: str, offset: int, attempts: int = 0) -> None:
     path = os.path.join(folder, spool.CURSOR)
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "wb") as fh:
-        fh.write(b"%s %d\n" % (segment.encode("ascii"), offset))
+        if attempts:
+            fh.write(b"%s %d %d\n" % (segment.encode("ascii"), offset, attempts))
+        else:
+            fh.write(b"%s %d\n" % (segment.encode("ascii"), offset))
     os.replace(tmp, path)
 
 
 def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
     """Hand over the claimed segment's records from the cursor on. True: all of them done."""
     from pokayokay.failures.ingest_cursor import SpoolPosition, ingesting
+    from pokayokay.infra import spool_quarantine
 
     path = os.path.join(folder, spool.CLAIMED)
-    segment, offset = _load_cursor(folder)
+    segment, base, attempts = _load_cursor(folder)
     key = os.path.basename(os.path.normpath(folder))
     with open(path, "rb") as fh:
-        fh.seek(offset)
+        fh.seek(base)
         buffer = b""
-        base = offset  # file offset of buffer[0]
+        at = 0  # buffer[at] is at file offset base
+        final = False
         while True:
             if deadline is not None and time.monotonic() >= deadline:
                 return False
-            record, used, skipped = _next_record(buffer)
-            if record is None:
-                chunk = fh.read(max(_READ_CHUNK, used))
+            kind, size, record = spool_frames.next_frame(buffer, at, final)
+            if kind == "more":
+                if final:
+                    return True
+                buffer = buffer[at:]
+                at = 0
+                chunk = fh.read(max(_READ_CHUNK, size - len(buffer)))
                 if chunk:
                     buffer += chunk
-                    continue
-                if buffer.strip():
-                    _skip(path, base, len(buffer), "an incomplete record at the end")
-                    result.skipped += 1
-                return True
-            if skipped:
-                _skip(path, base, skipped, "bytes that are no record")
-            with ingesting(SpoolPosition(key, segment, base + used)):
-                if not _handle(record, result):
+                else:
+                    final = True
+                continue
+            raw = buffer[at : at + size]
+            if record is None:
+                spool_quarantine.keep(folder, segment, base, raw, spool_quarantine.TORN)
+                _passed_over(path, base, size, "bytes that are no record")
+                result.quarantined += 1
+            elif attempts >= MAX_ATTEMPTS:
+                spool_quarantine.keep(folder, segment, base, raw, spool_quarantine.STOPPED)
+                _passed_over(path, base, size, f"a record that stopped {attempts} ingesters")
+                result.skipped += 1
+                result.quarantined += 1
+            else:
+                _save_cursor(folder, segment, base, attempts + 1)  # in progress
+                position = SpoolPosition(key, segment, base + size)
+                position.deadline = time.monotonic() + RECORD_BUDGET
+                with ingesting(position):
+                    outcome = _handle(record, result)
+                if outcome is None:
                     return False
-            buffer = buffer[used:]
-            base += used
+                if outcome:
+                    spool_quarantine.keep(folder, segment, base, raw, outcome)
+                    result.quarantined += 1
+            at += size
+            base += size
+            attempts = 0
             _save_cursor(folder, segment, base)
 
 
-def _skip(path: str, offset: int, size: int, what: str) -> None:
+def _passed_over(path: str, offset: int, size: int, what: str) -> None:
     from pokayokay.infra import logs
 
     logs.log(f"spool {path}: passed over {size} bytes at offset {offset} ({what})")
 
 
-def _next_record(buffer: bytes) -> tuple[tuple[str, int, str, bytes] | None, int, int]:
-    """The first complete record in ``buffer``: ((event, ts_ns, project dir, payload), bytes
-    used, bytes skipped before it). None when more bytes are needed (``used`` is then how many
-    the record needs at least)."""
-    skipped = 0
-    while True:
-        start = buffer.find(spool.MAGIC)
-        if start < 0:
-            return None, 0, skipped
-        skipped += start
-        buffer = buffer[start:]
-        newline = buffer.find(b"\n", 0, 8192)
-        if newline < 0:
-            if len(buffer) >= 8192:
-                buffer, skipped = buffer[1:], skipped + 1
-                continue
-            return None, 0, skipped
-        fields = buffer[len(spool.MAGIC) : newline].split(b" ")
-        try:
-            event, ts_ns, where, size = fields
-            record = (
-                event.decode("ascii"),
-                int(ts_ns),
-                bytes.fromhex(where.decode("ascii")).decode("utf-8", "surrogatepass"),
-            )
-            length = int(size)
-        except (ValueError, UnicodeDecodeError):
-            buffer, skipped = buffer[1:], skipped + 1
-            continue
-        end = newline + 1 + length
-        if len(buffer) < end + 1:
-            return None, skipped + end + 1, skipped
-        if buffer[end : end + 1] != b"\n":
-            buffer, skipped = buffer[1:], skipped + 1
-            continue
-        return (*record, buffer[newline + 1 : end]), skipped + end + 1, skipped
-
-
-def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> bool:
-    """Hand one record to its handler. False: a transient error, the record stays."""
+def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> str | None:
+    """Hand one record to its handler. "": handled; a quarantine reason: the record could not
+    be handled and is to be kept; None: a transient error, the record stays."""
     import json
     import sqlite3
 
-    from pokayokay.failures.ingest_cursor import AlreadyIngested
+    from pokayokay.failures.ingest_cursor import AlreadyIngested, OverBudget
     from pokayokay.hooks.events import HANDLERS
+    from pokayokay.infra import spool_quarantine
 
     event, ts_ns, where, data = record
     target = HANDLERS.get(event)
@@ -313,21 +319,27 @@ def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> bool:
         handler(payload, event)
     except AlreadyIngested:
         result.replayed += 1  # committed before a crash: written once, not again
-        return True
+        return ""
+    except OverBudget as exc:
+        from pokayokay.infra import logs
+
+        logs.log_exception(f"ingesting a {event} record (passed over, quarantined)", exc)
+        result.skipped += 1
+        return spool_quarantine.OVER_BUDGET
     except (sqlite3.OperationalError, OSError) as exc:
         from pokayokay.infra import logs
 
         logs.log_exception(f"ingesting a {event} record (left in the spool)", exc)
         result.left = True
-        return False
+        return None
     except Exception as exc:  # one bad record must not block the spool
         from pokayokay.infra import logs
 
-        logs.log_exception(f"ingesting a {event} record (passed over)", exc)
+        logs.log_exception(f"ingesting a {event} record (passed over, quarantined)", exc)
         result.skipped += 1
-        return True
+        return spool_quarantine.FAILED
     result.done += 1
-    return True
+    return ""
 
 
 def _expire_markers(folder: str) -> None:
