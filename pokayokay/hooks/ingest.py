@@ -237,41 +237,26 @@ def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
     from pokayokay.infra import spool_quarantine
 
     path = os.path.join(folder, spool.CLAIMED)
-    segment, base, attempts = _load_cursor(folder)
+    segment, start, attempts = _load_cursor(folder)
     key = os.path.basename(os.path.normpath(folder))
     with open(path, "rb") as fh:
-        fh.seek(base)
-        buffer = b""
-        at = 0  # buffer[at] is at file offset base
-        final = False
-        while True:
+        fh.seek(start)
+        for offset, raw, record in spool_frames.iter_frames(fh.read, _READ_CHUNK):
             if deadline is not None and time.monotonic() >= deadline:
                 return False
-            kind, size, record = spool_frames.next_frame(buffer, at, final)
-            if kind == "more":
-                if final:
-                    return True
-                buffer = buffer[at:]
-                at = 0
-                chunk = fh.read(max(_READ_CHUNK, size - len(buffer)))
-                if chunk:
-                    buffer += chunk
-                else:
-                    final = True
-                continue
-            raw = buffer[at : at + size]
+            base = start + offset
             if record is None:
                 spool_quarantine.keep(folder, segment, base, raw, spool_quarantine.TORN)
-                _passed_over(path, base, size, "bytes that are no record")
+                _passed_over(path, base, len(raw), "bytes that are no record")
                 result.quarantined += 1
             elif attempts >= MAX_ATTEMPTS:
                 spool_quarantine.keep(folder, segment, base, raw, spool_quarantine.STOPPED)
-                _passed_over(path, base, size, f"a record that stopped {attempts} ingesters")
+                _passed_over(path, base, len(raw), f"a record that stopped {attempts} ingesters")
                 result.skipped += 1
                 result.quarantined += 1
             else:
                 _save_cursor(folder, segment, base, attempts + 1)  # in progress
-                position = SpoolPosition(key, segment, base + size)
+                position = SpoolPosition(key, segment, base + len(raw))
                 position.deadline = time.monotonic() + RECORD_BUDGET
                 with ingesting(position):
                     outcome = _handle(record, result)
@@ -280,10 +265,9 @@ def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
                 if outcome:
                     spool_quarantine.keep(folder, segment, base, raw, outcome)
                     result.quarantined += 1
-            at += size
-            base += size
             attempts = 0
-            _save_cursor(folder, segment, base)
+            _save_cursor(folder, segment, base + len(raw))
+    return True
 
 
 def _passed_over(path: str, offset: int, size: int, what: str) -> None:

@@ -19,6 +19,10 @@ from __future__ import annotations
 
 from pokayokay.infra.spool import MAGIC, OLD_MAGIC, check_value
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
 # What every record starts with, whatever its framing version.
 SEPARATOR = b"\x1epky"
 # A header line is at most this long (an event name, two numbers, a hex-encoded folder).
@@ -118,3 +122,31 @@ def _junk_until_separator(buffer: bytes, at: int, skip: int, final: bool) -> tup
         return "more", 0, None
     # Keep a tail that may be the start of a separator cut by the read.
     return "junk", left - (len(SEPARATOR) - 1), None
+
+
+def iter_frames(
+    read: Callable[[int], bytes], chunk: int = 1 << 20
+) -> Iterator[tuple[int, bytes, Record | None]]:
+    """Every frame of what ``read(n)`` returns (a file read from some offset on), as
+    (offset from that start, raw bytes, record or None for bytes that are no record). The raw
+    bytes of the frames, back to back, are everything read: nothing is passed over unseen."""
+    buffer = b""
+    at = 0  # buffer[at] is at offset base
+    base = 0
+    final = False
+    while True:
+        kind, size, record = next_frame(buffer, at, final)
+        if kind == "more":
+            if final:
+                return
+            buffer = buffer[at:]
+            at = 0
+            data = read(max(chunk, size - len(buffer)))
+            if data:
+                buffer += data
+            else:
+                final = True
+            continue
+        yield base, buffer[at : at + size], record
+        at += size
+        base += size
