@@ -112,3 +112,23 @@ def listing() -> list[Quarantined]:
     found = [item for key in keys for item in _items(folder_of(os.path.join(root, key)), key)]
     found.sort(key=lambda item: (-item.mtime, item.path))
     return found
+
+
+def report_lines(shown: int = 5) -> list[str]:
+    """What ``doctor`` says of the quarantine: nothing when it is empty."""
+    items = listing()
+    if not items:
+        return []
+    reasons = ", ".join(
+        f"{sum(item.reason == reason for item in items)} {reason}"
+        for reason in sorted({item.reason for item in items})
+    )
+    total = sum(item.size for item in items)
+    lines = [
+        f"{len(items)} spooled item(s) could not be taken in and were kept aside ({reasons}; "
+        f"{total:,} bytes); capture went on past them"
+    ]
+    lines.extend(
+        f"kept: {item.path} ({item.reason}, {item.size:,} bytes)" for item in items[:shown]
+    )
+    return lines
