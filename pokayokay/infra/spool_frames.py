@@ -141,7 +141,9 @@ def iter_frames(
                 return
             buffer = buffer[at:]
             at = 0
-            data = read(max(chunk, size - len(buffer)))
+            # at least what the frame needs, and never less than what is held: a long frame
+            # is read in doubling pieces, each byte scanned a bounded number of times
+            data = read(max(chunk, size - len(buffer), len(buffer)))
             if data:
                 buffer += data
             else:
