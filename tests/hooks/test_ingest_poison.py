@@ -102,7 +102,7 @@ def _hang_on_poison() -> None:
             time.sleep(600)  # what a runaway pattern does: the ingester is killed meanwhile
         return real(payload, event)
 
-    capture.post_tool_use_failure = handler  # type: ignore[assignment]
+    capture.post_tool_use_failure = handler
 
 
 def _ingest_hanging(folder: str) -> None:

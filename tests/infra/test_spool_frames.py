@@ -45,8 +45,8 @@ def read(stream: bytes, chunk: int) -> list[tuple[int, bytes, spool_frames.Recor
 
 
 text = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)) | st.sampled_from('\n \t{}"'),
-    max_size=40,
+    alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]) | st.sampled_from('\n \t{}"'),
+    max_size=30,
 )
 
 
@@ -59,7 +59,7 @@ def payloads(draw: st.DrawFn) -> bytes:
         "tool_name": draw(st.sampled_from(["Bash", "Edit", "Read"])),
         "error": draw(text),
     }
-    if draw(st.integers(0, 40)) == 0:
+    if draw(st.integers(0, 80)) == 0:
         body["error"] = draw(st.sampled_from([" ", "\t", "x", "\\n", "\x1e"])) * draw(
             st.integers(spool.RECORD_MAX, spool.RECORD_MAX + 4096)
         )
@@ -74,7 +74,7 @@ def writes(draw: st.DrawFn) -> list[Write]:
     queues: list[list[Write]] = []
     for writer in range(writers):
         queue = []
-        for n in range(draw(st.integers(0, 6))):
+        for n in range(draw(st.integers(0, 5))):
             event = draw(st.sampled_from(EVENTS))
             payload = draw(payloads())
             where = draw(st.sampled_from(["/home/dev/project", "/tmp/p q/ü", "C:\\w"]))
