@@ -96,3 +96,26 @@ def test_capture_is_linear_on_generated_lines(unit: str) -> None:
         project.mkdir()
         subprocess.run(["git", "init", "-q", str(project)], check=True)
         assert_linear(project, unit)
+
+
+@pytest.mark.parametrize("unit", [" ", "\t", " |", "2>&1 ", "&> ", "| tail ", "cd a && "])
+def test_a_success_closing_a_fix_episode_is_linear(project: Path, unit: str) -> None:
+    """A success after a failure runs the correction patterns over both commands (a run of
+    16,000 spaces took 24 s in the redirection pattern)."""
+    from pokayokay.failures import corrections
+
+    line = "pytest" + (unit * (CAP // len(unit)))[:CAP] + "x"
+    start = time.perf_counter()
+    corrections.correction_kind(line, "python -m " + line)
+    corrections.correction_kind("python -m " + line, line)
+    corrections.difference(line, "uv run " + line)
+    assert time.perf_counter() - start < 1.0
+    text = (FIXTURE_SAMPLES_DIR / "PostToolUse.Bash.json").read_text(encoding="utf-8")
+    success: dict[str, Any] = json.loads(text.replace(SAMPLE_ROOT, str(project)))
+    failed = payload(project, "Exit code 1\nfailed", line)
+    success["session_id"] = failed["session_id"]
+    success["tool_input"] = {"command": "python -m " + line}
+    capture.post_tool_use_failure(failed, "PostToolUseFailure")
+    start = time.perf_counter()
+    capture.post_tool_use(success, "PostToolUse")
+    assert time.perf_counter() - start < 1.0

@@ -70,11 +70,11 @@ def payloads(draw: st.DrawFn) -> bytes:
 @st.composite
 def writes(draw: st.DrawFn) -> list[Write]:
     """Several writers' records, interleaved, some of the writes short (cut at any byte)."""
-    writers = draw(st.integers(1, 6))
+    writers = draw(st.integers(1, 5))
     queues: list[list[Write]] = []
     for writer in range(writers):
         queue = []
-        for n in range(draw(st.integers(0, 5))):
+        for n in range(draw(st.integers(0, 4))):
             event = draw(st.sampled_from(EVENTS))
             payload = draw(payloads())
             where = draw(st.sampled_from(["/home/dev/project", "/tmp/p q/ü", "C:\\w"]))
