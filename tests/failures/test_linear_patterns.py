@@ -28,7 +28,8 @@ SAMPLE_ROOT = "/home/dev/project"
 # The issue's alphabet: spaces, tabs, dots, slashes, colons, brackets; then the units that made
 # a pattern quadratic or cubic before (code frames, shell separators, options, test-file runs).
 ISSUE_UNITS = [" ", "\t", ".", "/", ":", "[", "]", "(", ")", "{", "}", "<", ">", " \t"]
-FOUND_UNITS = ["|", ";", "&&", "a;", " | ", "> 1 ", "py -a/", "python -Xa ", "test_", "a_test"]
+FOUND_UNITS = ["|", ";", "&&", "a;", " | ", "> 1 ", "py -a/", "python -Xa ", "test_", "a_test",
+               "a-://", "a:b@", "/tmp/", "_", "C:\\Users\\"]  # fmt: skip
 TOKENS = [" ", "\t", ".", "/", ":", "[", "]", "(", ")", "|", ";", "&", "-", "=", '"', "'", "`",
           "\\", "a", "1", "_", "@", "~", "*", "\n", "E", "py", "test_", ".py", "::", "-X", "File",
           "error", "FAIL", "file://", "C:", "0x", "line", "at "]  # fmt: skip
