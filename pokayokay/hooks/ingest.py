@@ -26,9 +26,10 @@ the capture stages: :func:`pokayokay.failures.ingest_cursor.check_budget`), and 
 no record (a torn write: :mod:`pokayokay.infra.spool_frames` resynchronises at the next record),
 are kept in the quarantine (:mod:`pokayokay.infra.spool_quarantine`, listed by ``doctor``) and
 the cursor moves past them. A record that kills its ingester (a hook's timeout, an OOM) cannot
-stop the spool either: before handling a record the cursor file marks it in progress (a count
-of attempts), and the ingester that finds it was in progress :data:`MAX_ATTEMPTS` times
-quarantines it instead of handling it again. Bounded: hooks give a time budget and the rest
+stop the spool either: before handling a record the ingester marks it in progress in
+``claimed.inflight`` (segment, offset, a count of attempts: one small write in place, no
+rename), and the ingester that finds it was begun :data:`MAX_ATTEMPTS` times quarantines it
+instead of handling it again. Bounded: hooks give a time budget and the rest
 waits for the next ingester.
 """
 
@@ -202,33 +203,51 @@ def _new_segment() -> str:
     return f"{time.time_ns():x}-{os.getpid():x}-{os.urandom(4).hex()}"
 
 
-def _load_cursor(folder: str) -> tuple[str, int, int]:
-    """(segment id, offset, attempts) of the claimed segment: ``attempts`` is how many
-    ingesters began the record at ``offset`` and did not finish it. A cursor without an id
-    (written before segments had one) gets one now, before any record of it is handed over."""
+def _load_cursor(folder: str) -> tuple[str, int]:
+    """(segment id, offset) of the claimed segment; a cursor without an id (written before
+    segments had one) gets one now, before any record of it is handed over."""
     try:
         with open(os.path.join(folder, spool.CURSOR), "rb") as fh:
             fields = fh.read(128).split()
-        segment = fields[0].decode("ascii") if len(fields) in (2, 3) else ""
-        offset = int(fields[1] if len(fields) == 3 else fields[-1]) if fields else 0
-        attempts = int(fields[2]) if len(fields) == 3 else 0
+        segment = fields[0].decode("ascii") if len(fields) == 2 else ""
+        offset = int(fields[-1]) if fields else 0
     except (OSError, ValueError, UnicodeDecodeError):
-        segment, offset, attempts = "", 0, 0
+        segment, offset = "", 0
     if not segment:
         segment = _new_segment()
         _save_cursor(folder, segment, offset)
-    return segment, offset, attempts
+    return segment, offset
 
 
-def _save_cursor(folder: str, segment: str, offset: int, attempts: int = 0) -> None:
+def _save_cursor(folder: str, segment: str, offset: int) -> None:
     path = os.path.join(folder, spool.CURSOR)
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "wb") as fh:
-        if attempts:
-            fh.write(b"%s %d %d\n" % (segment.encode("ascii"), offset, attempts))
-        else:
-            fh.write(b"%s %d\n" % (segment.encode("ascii"), offset))
+        fh.write(b"%s %d\n" % (segment.encode("ascii"), offset))
     os.replace(tmp, path)
+
+
+_INFLIGHT_SIZE = 160  # one line, padded: each mark overwrites the whole of the last one
+
+
+def _attempts(fd: int, segment: str, offset: int) -> int:
+    """How many ingesters began the record at ``offset`` of ``segment`` and did not finish it
+    (0 when the in-progress mark names another record, or cannot be read)."""
+    try:
+        fields = os.pread(fd, _INFLIGHT_SIZE, 0).split()
+        if len(fields) == 3 and fields[0].decode("ascii") == segment and int(fields[1]) == offset:
+            return int(fields[2])
+    except (OSError, ValueError, UnicodeDecodeError, AttributeError):
+        pass  # AttributeError: no pread (Windows): no marks, every record is handled
+    return 0
+
+
+def _mark(fd: int, segment: str, offset: int, attempts: int) -> None:
+    """Mark the record at ``offset`` in progress (one write in place: no rename per record)."""
+    line = b"%s %d %d\n" % (segment.encode("ascii"), offset, attempts)
+    pwrite = getattr(os, "pwrite", None)
+    if pwrite is not None:
+        pwrite(fd, line.ljust(_INFLIGHT_SIZE), 0)
 
 
 def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
@@ -237,9 +256,12 @@ def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
     from pokayokay.infra import spool_quarantine
 
     path = os.path.join(folder, spool.CLAIMED)
-    segment, start, attempts = _load_cursor(folder)
+    segment, start = _load_cursor(folder)
     key = os.path.basename(os.path.normpath(folder))
-    with open(path, "rb") as fh:
+    marks = os.open(os.path.join(folder, spool.INFLIGHT), os.O_RDWR | os.O_CREAT, 0o600)
+    with open(path, "rb") as fh, open(marks, "r+b", buffering=0) as inflight_file:
+        inflight = inflight_file.fileno()  # closed with inflight_file
+        attempts = _attempts(inflight, segment, start)
         fh.seek(start)
         for offset, raw, record in spool_frames.iter_frames(fh.read, _READ_CHUNK):
             if deadline is not None and time.monotonic() >= deadline:
@@ -255,7 +277,7 @@ def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
                 result.skipped += 1
                 result.quarantined += 1
             else:
-                _save_cursor(folder, segment, base, attempts + 1)  # in progress
+                _mark(inflight, segment, base, attempts + 1)
                 position = SpoolPosition(key, segment, base + len(raw))
                 position.deadline = time.monotonic() + RECORD_BUDGET
                 with ingesting(position):

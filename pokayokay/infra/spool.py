@@ -14,6 +14,8 @@ Layout, in ``<state>/spool/<key>/`` (``<key>`` from the launch folder, :func:`sp
     active.spool      records appended by hooks (never rewritten while it has that name)
     claimed.spool     a segment an ingester took by renaming active.spool
     claimed.cursor    how far into claimed.spool records are ingested (bytes)
+    claimed.inflight  the record an ingester is handling and how many ingesters began it
+                      (one that dies on it leaves the count: pokayokay.hooks.ingest)
     ingest.lock       held by the one ingester of this spool
     open/<session>    a failure was spooled in this session: its successes may close a fix
                       episode, so PostToolUse spools them (and only then)
@@ -58,6 +60,7 @@ READ_MAX = 64 << 20
 ACTIVE = "active.spool"
 CLAIMED = "claimed.spool"
 CURSOR = "claimed.cursor"
+INFLIGHT = "claimed.inflight"
 LOCK = "ingest.lock"
 OPEN_DIR = "open"
 SPOOLED_EVENTS = ("PostToolUse", "PostToolUseFailure", "PostToolBatch", "InstructionsLoaded")

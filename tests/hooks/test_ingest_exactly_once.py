@@ -88,8 +88,7 @@ CRASH_POINTS = {
     "record 3: committed, cursor file not moved": ("committed", 3, "after"),
     "record 6: committed, cursor file not moved": ("committed", 6, "after"),
     # the cursor file moved past a record
-    "record 2: cursor file moved": ("save_cursor", 5, "after"),  # claim, then 2 per record
-    "record 2: marked in progress": ("save_cursor", 4, "after"),
+    "record 2: cursor file moved": ("save_cursor", 3, "after"),
     # every record done, the claimed segment not removed yet
     "all done: segment not removed": ("unlink", 1, "before"),
 }

@@ -112,9 +112,9 @@ def _ingest_hanging(folder: str) -> None:
 
 
 def _in_progress(folder: str) -> tuple[int, int]:
-    """(offset, attempts) of the record the cursor marks in progress; (0, 0): none."""
+    """(offset, attempts) of the record marked in progress; (0, 0): none."""
     try:
-        fields = (Path(folder) / spool.CURSOR).read_bytes().split()
+        fields = (Path(folder) / spool.INFLIGHT).read_bytes().split()
     except FileNotFoundError:
         return 0, 0
     return (int(fields[1]), int(fields[2])) if len(fields) == 3 else (0, 0)
