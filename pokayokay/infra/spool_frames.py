@@ -17,7 +17,7 @@ spool written before an upgrade is ingested once after it, nothing lost.
 
 from __future__ import annotations
 
-from pokayokay.infra.spool import MAGIC, OLD_MAGIC, check_value
+from pokayokay.infra.spool import MAGIC, OLD_MAGIC, READ_MAX, check_value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,6 +30,11 @@ HEADER_MAX = 16 << 10
 # Bytes that are no record are handed back in pieces of at most this much, so that a spool full
 # of garbage never has to be held whole.
 JUNK_PIECE = 4 << 20
+# No writer spools a payload larger than this (it reads READ_MAX bytes at most and bounds what
+# it read): a larger length is a damaged header, never a reason to read that much.
+LENGTH_MAX = 4 * READ_MAX
+# One read asks for at most this much, whatever a frame says it needs.
+READ_PIECE = 64 << 20
 _HEX = frozenset(b"0123456789abcdef")
 
 # (event, ts_ns, project dir, payload)
@@ -107,6 +112,8 @@ def parse_header(line: bytes) -> tuple[str, int, str, int, int | None] | None:
         return None
     if new and check is None:
         return None
+    if int(length) > LENGTH_MAX:
+        return None
     return event.decode("ascii"), int(ts_ns), folder, int(length), check
 
 
@@ -143,7 +150,7 @@ def iter_frames(
             at = 0
             # at least what the frame needs, and never less than what is held: a long frame
             # is read in doubling pieces, each byte scanned a bounded number of times
-            data = read(max(chunk, size - len(buffer), len(buffer)))
+            data = read(min(max(chunk, size - len(buffer), len(buffer)), READ_PIECE))
             if data:
                 buffer += data
             else:

@@ -164,6 +164,23 @@ def test_junk_without_a_record_is_handed_back_in_bounded_pieces() -> None:
     assert max(len(raw) for _a, raw, _r in frames) <= spool_frames.JUNK_PIECE
 
 
+def test_a_damaged_length_is_never_read_for() -> None:
+    """A header whose length no writer writes (a damaged digit) is no header: nothing asks
+    for a terabyte, and the record after it is read."""
+    record = spool.encode_record("PostToolUse", "/p", 2, b"{}")
+    damaged = b"\x1epky2 PostToolUse 1 2f 999999999999 00000000\n{}\n"
+    asked: list[int] = []
+    source = io.BytesIO(damaged + record)
+
+    def read(size: int) -> bytes:
+        asked.append(size)
+        return source.read(size)
+
+    frames = list(spool_frames.iter_frames(read, 4096))
+    assert [(raw, r is None) for _a, raw, r in frames] == [(damaged, True), (record, False)]
+    assert max(asked) <= spool_frames.READ_PIECE
+
+
 @pytest.mark.parametrize(
     "line",
     [
