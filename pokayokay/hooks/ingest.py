@@ -29,8 +29,9 @@ the cursor moves past them. A record that kills its ingester (a hook's timeout, 
 stop the spool either: before handling a record the ingester marks it in progress in
 ``claimed.inflight`` (segment, offset, a count of attempts: one small write in place, no
 rename), and the ingester that finds it was begun :data:`MAX_ATTEMPTS` times quarantines it
-instead of handling it again. Bounded: hooks give a time budget and the rest
-waits for the next ingester.
+instead of handling it again.
+
+Bounded: hooks give a time budget and the rest waits for the next ingester.
 """
 
 from __future__ import annotations
@@ -268,9 +269,10 @@ def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
                 return False
             base = start + offset
             if record is None:
-                spool_quarantine.keep(folder, segment, base, raw, spool_quarantine.TORN)
+                if raw.strip():  # white space alone is logged, not kept
+                    spool_quarantine.keep(folder, segment, base, raw, spool_quarantine.TORN)
+                    result.quarantined += 1
                 _passed_over(path, base, len(raw), "bytes that are no record")
-                result.quarantined += 1
             elif attempts >= MAX_ATTEMPTS:
                 spool_quarantine.keep(folder, segment, base, raw, spool_quarantine.STOPPED)
                 _passed_over(path, base, len(raw), f"a record that stopped {attempts} ingesters")
@@ -278,11 +280,12 @@ def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
                 result.quarantined += 1
             else:
                 _mark(inflight, segment, base, attempts + 1)
-                position = SpoolPosition(key, segment, base + len(raw))
-                position.deadline = time.monotonic() + RECORD_BUDGET
+                deadline_of_record = time.monotonic() + RECORD_BUDGET
+                position = SpoolPosition(key, segment, base + len(raw), deadline_of_record)
                 with ingesting(position):
                     outcome = _handle(record, result)
-                if outcome is None:
+                if outcome is None:  # a transient error: left, and no death to count
+                    _mark(inflight, segment, base, attempts)
                     return False
                 if outcome:
                     spool_quarantine.keep(folder, segment, base, raw, outcome)

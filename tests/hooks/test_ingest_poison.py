@@ -264,3 +264,29 @@ def test_the_quarantine_is_bounded(project: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(spool_quarantine, "MAX_BYTES", 250)
     spool_quarantine.keep(folder, "seg", 9000, b"z" * 100, "torn")
     assert len(spool_quarantine.listing()) == 2
+
+
+def test_a_transient_error_is_not_counted_as_a_dead_ingester(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store busy three times in a row leaves the record each time, never quarantines it."""
+    import sqlite3
+
+    from pokayokay.hooks import capture
+
+    real = capture.post_tool_use_failure
+    busy = [3]
+
+    def handler(payload: dict[str, Any], event: str) -> str:
+        if busy[0]:
+            busy[0] -= 1
+            raise sqlite3.OperationalError("database is locked")
+        return real(payload, event)
+
+    monkeypatch.setattr(capture, "post_tool_use_failure", handler)
+    assert hook(project, failure(project, 0)).returncode == 0
+    for _ in range(3):
+        assert ingest.ingest(where(project)).left
+    result = ingest.ingest(where(project))
+    assert (result.done, result.quarantined, result.left) == (1, 0, False)
+    assert commands(project) == ["make target-0"]
