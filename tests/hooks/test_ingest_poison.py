@@ -290,3 +290,36 @@ def test_a_transient_error_is_not_counted_as_a_dead_ingester(
     result = ingest.ingest(where(project))
     assert (result.done, result.quarantined, result.left) == (1, 0, False)
     assert commands(project) == ["make target-0"]
+
+
+def test_concurrent_writers_some_cut_short_lose_only_their_own_records(project: Path) -> None:
+    """Writers racing on one spool, a third of them under a file-size limit that cuts their
+    write short (or refuses it): every writer that exited 0 is stored exactly once."""
+    env = dict(os.environ, CLAUDE_PROJECT_DIR=str(project))
+    assert hook(project, failure(project, 0)).returncode == 0  # the spool folder exists
+    active = Path(where(project)) / spool.ACTIVE
+    running: list[tuple[int, Any]] = []
+    for n in range(1, 31):
+        limit = active.stat().st_size + 600 if n % 3 == 0 else None
+
+        def cap(limit: int | None = limit) -> None:
+            if limit is not None:
+                resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+        error = f"Exit code 2\nmake: *** No rule to make target 'target-{n}'." + "." * (n * 40)
+        child = subprocess.Popen(
+            [sys.executable, "-S", "-E", str(SPOOL_PY), "PostToolUseFailure"],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=env, preexec_fn=cap,
+        )  # fmt: skip
+        assert child.stdin is not None
+        child.stdin.write(json.dumps(failure(project, n, error)).encode())
+        child.stdin.close()
+        running.append((n, child))
+    exited = {n: child.wait(60) for n, child in running}
+    assert any(code != 0 for code in exited.values())  # some writes were cut short
+    result = ingest.ingest(where(project))
+    assert not result.left
+    written = [0] + [n for n, code in exited.items() if code == 0]
+    assert commands(project) == sorted(f"make target-{n}" for n in written)
+    assert ingest.ingest(where(project)).done == 0
