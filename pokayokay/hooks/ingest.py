@@ -259,8 +259,14 @@ def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
     path = os.path.join(folder, spool.CLAIMED)
     segment, start = _load_cursor(folder)
     key = os.path.basename(os.path.normpath(folder))
+    from pokayokay.hooks.capture import stores_kept_open
+
     marks = os.open(os.path.join(folder, spool.INFLIGHT), os.O_RDWR | os.O_CREAT, 0o600)
-    with open(path, "rb") as fh, open(marks, "r+b", buffering=0) as inflight_file:
+    with (
+        open(path, "rb") as fh,
+        open(marks, "r+b", buffering=0) as inflight_file,
+        stores_kept_open(),
+    ):
         inflight = inflight_file.fileno()  # closed with inflight_file
         attempts = _attempts(inflight, segment, start)
         fh.seek(start)
