@@ -536,6 +536,7 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
         else:
             _check(checks, "ok", "rules", "no frontmatter Claude Code would mis-load")
     _check_store(checks, location)
+    _check_quarantine(checks)
 
     home = state_home()
     try:
@@ -588,6 +589,14 @@ def _check_store(checks: list[dict[str, Any]], location: MemoryLocation) -> None
         return
     level = "ok" if verdict == "ok" else "problem"
     _check(checks, level, "failure store", f"{db}: integrity {verdict}")
+
+
+def _check_quarantine(checks: list[dict[str, Any]]) -> None:
+    from pokayokay.infra.spool_quarantine import report_lines
+
+    lines = report_lines()
+    for line in lines or ["no spooled tool call was kept aside"]:
+        _check(checks, "warn" if lines else "ok", "spool", line)
 
 
 def render_doctor(data: dict[str, Any]) -> str:

@@ -196,11 +196,14 @@ _TEST_RUNNERS = _cmd(
     r"|make (?:test|check)|ctest|rspec|phpunit|mix test|dotnet test|gradle test|mvn test"
     r"|swift test|deno test"
 )
-# A test file run by its interpreter: test_x.py / x_test.py / x.test.ts / x.spec.js.
+# A test file run by its interpreter: test_x.py / x_test.py / x.test.ts / x.spec.js. Linear
+# time: the interpreter's name is found by a look-behind (a start after every `|`, each scanning
+# the rest of its word, was quadratic on a line of 40,000 `|`), an option list is unambiguous
+# (`-X dev` is one option, `-Xdev` another, never both) and at most 20 options long.
 _TEST_FILE_RUN = (
-    r"(?:^|[\s;&|(])(?:\S*/)?(?:python[\d.]*|py|node|ts-node|tsx|bun|deno run)"
-    r"(?:\s+-[XW]\s*\S+|\s+-\S+)*\s+(?:\S*/)?(?:test_[\w-]+\.py|[\w-]+_test\.py|tests?\.py"
-    r"|[\w.-]+\.(?:test|spec)\.[cm]?[jt]sx?)(?=$|[\s;&|)])"
+    r"(?<![^\s;&|(/])(?:python[\d.]*|py|node|ts-node|tsx|bun|deno run)"
+    r"(?:\s+-[XW]\s+[^\s-]\S*|\s+-\S+){0,20}\s+(?:\S*/)?(?:test_[\w-]+\.py|[\w-]+_test\.py"
+    r"|tests?\.py|[\w.-]+\.(?:test|spec)\.[cm]?[jt]sx?)(?=$|[\s;&|)])"
 )
 # Compilation stopped the test run: nothing was tested.
 _COMPILE_ERRORS = (
@@ -296,7 +299,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
 
 # `pokayokay <sub>`, `/path/to/pokayokay <sub>`, `python -m pokayokay <sub>`, `uvx pokayokay <sub>`
 _OWN_COMMAND = re.compile(
-    r"(?:^|\s)(?:\S*/)?(?:pokayokay|python[\d.]*\s+-m\s+pokayokay)(?:\s+-\S+)*\s+([a-z-]+)\b"
+    r"(?<![^\s/])(?:pokayokay|python[\d.]*\s+-m\s+pokayokay)(?:\s+-\S+){0,20}\s+([a-z-]+)\b"
 )
 
 

@@ -113,7 +113,7 @@ class _Patterns:
         # lines that quote file contents (code frames) or tool headers: no file named there
         # is involved ("  12 |     COPY pyproject.toml /app/", "configfile: pyproject.toml")
         self.not_mentions = c(
-            r"(?m)^[ \t]*(?:>>>|>)?[ \t]*\d*[ \t]*\|.*$"
+            r"(?m)^[ \t]*(?:(?:>>>|>)[ \t]*)?(?:\d+[ \t]*)?\|.*$"
             r"|^(?:platform|rootdir|cachedir|configfile|inifile|plugins|testpaths)[ :].*$"
         )
         self.go_package = c(r"(?m)^(?:FAIL|ok|---|#)\s+(\S+?)(?:\s|\[|$)")

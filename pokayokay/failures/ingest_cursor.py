@@ -10,6 +10,12 @@ and its transaction finds its position already committed: :class:`AlreadyIngeste
 before anything is written, and the ingester moves on. A success, an edit or a rule load is
 counted once whatever the moment of the crash.
 
+Each record also has a time budget (:attr:`SpoolPosition.deadline`): the capture pipeline calls
+:func:`check_budget` between its stages (classify, mistakes, paths, signature) and before it
+writes, so a record that runs over raises :class:`OverBudget` before anything of it is stored,
+and the ingester quarantines it (:mod:`pokayokay.infra.spool_quarantine`). No thread, no signal:
+each stage is bounded on its own (bounded input, linear-time patterns).
+
 A record's handler writes in one transaction per store (each handler does); a second
 transaction for the same record and store in the same process is let through (the position is
 remembered in :attr:`SpoolPosition.recorded`).
@@ -32,12 +38,13 @@ CURSOR_MAX_AGE = 30 * 24 * 3600.0
 class SpoolPosition:
     """Where one record lies: the spool's key, the claimed segment's id, the byte just past it."""
 
-    __slots__ = ("end", "recorded", "segment", "spool")
+    __slots__ = ("deadline", "end", "recorded", "segment", "spool")
 
-    def __init__(self, spool: str, segment: str, end: int) -> None:
+    def __init__(self, spool: str, segment: str, end: int, deadline: float | None = None) -> None:
         self.spool = spool
         self.segment = segment
         self.end = end
+        self.deadline = deadline  # time.monotonic() past which the record is over its budget
         self.recorded: set[str] = set()  # stores that committed it in this process
 
     def __repr__(self) -> str:
@@ -54,6 +61,10 @@ class SpoolPosition:
 
 class AlreadyIngested(Exception):
     """The record's transaction was committed before: nothing is written twice."""
+
+
+class OverBudget(Exception):
+    """The record being ingested ran past its time budget (nothing of it was written)."""
 
 
 _current: ContextVar[SpoolPosition | None] = ContextVar("pokayokay_spool_position", default=None)
@@ -83,6 +94,15 @@ class ingesting:  # named as the context manager it replaces
         traceback: TracebackType | None,
     ) -> None:
         _current.reset(self._token)
+
+
+def check_budget(stage: str) -> None:
+    """Between two stages of a record's handling: raise :class:`OverBudget` when the record
+    being ingested is past its deadline (outside an ingest: nothing)."""
+    position = _current.get()
+    deadline = None if position is None else position.deadline
+    if deadline is not None and time.monotonic() > deadline:
+        raise OverBudget(f"over the per-record time budget before {stage}")
 
 
 def advance(conn: sqlite3.Connection, store: str) -> None:

@@ -114,8 +114,10 @@ class _P:
         self.mocha = c(r"^\s*\d+\) (\S.*)$")
         self.rspec = c(r"^rspec (\S+:\d+) #")
         self.direct_test = c(
-            r"(?:^|\s)(?:\S*/)?(?:python[\d.]*|node|tsx|ts-node|bun|deno(?: run)?)\s+"
-            r"((?:\./)?\S*(?:test_\w+\.py|\w+_test\.py|\.(?:test|spec)\.[cm]?[jt]sx?))(?:\s|$)"
+            # linear: the name by a look-behind, the file a word of at most 300 characters
+            r"(?<![^\s/])(?:python[\d.]*|node|tsx|ts-node|bun|deno(?: run)?)\s+"
+            r"((?:\./)?\S{0,300}?(?:test_\w{1,200}\.py|\w_test\.py|\.(?:test|spec)\.[cm]?[jt]sx?))"
+            r"(?:\s|$)"
         )
         self.clippy = c(r"clippy::([\w-]+)")
         self.shellcheck = c(r"^\s*\^-*\^? (SC\d{4}) \(")

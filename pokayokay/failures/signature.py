@@ -141,7 +141,9 @@ class _Patterns:
             c(r"\b(?:error|errors|failed|failure|fail|fatal|exception)\b", re.I),
         )
         # Normalisation, applied in this order to each kept line.
-        self.site_packages = c(r"[^\s'\"(]*/(?:site|dist)-packages/")
+        # from the start of a word only: a match from inside one also matches from its start,
+        # and every start scanning the rest of its word was quadratic
+        self.site_packages = c(r"(?<![^\s'\"(])[^\s'\"(]*/(?:site|dist)-packages/")
         self.home = c(r"(?<![\w/])(?:/home/[^/\s'\"]+|/Users/[^/\s'\"]+|/root)(?=/)")
         self.temp = c(
             r"""(?:

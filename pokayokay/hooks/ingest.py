@@ -20,8 +20,18 @@ Exactly once, or still in the spool:
   rule load is counted once, whatever the moment of the crash.
 
 A record whose handler fails on a transient error (the store busy, the disk full) stops the run
-and stays; any other error is logged and the record is passed over, so one bad payload cannot
-block the spool. Bounded: hooks give a time budget and the rest waits for the next ingester.
+and stays. Nothing else can stop capture: a record that fails otherwise (a payload that does not
+parse, a handler error) or runs past its time budget (:data:`RECORD_BUDGET`, checked between
+the capture stages: :func:`pokayokay.failures.ingest_cursor.check_budget`), and bytes that are
+no record (a torn write: :mod:`pokayokay.infra.spool_frames` resynchronises at the next record),
+are kept in the quarantine (:mod:`pokayokay.infra.spool_quarantine`, listed by ``doctor``) and
+the cursor moves past them. A record that kills its ingester (a hook's timeout, an OOM) cannot
+stop the spool either: before handling a record the ingester marks it in progress in
+``claimed.inflight`` (segment, offset, a count of attempts: one small write in place, no
+rename), and the ingester that finds it was begun :data:`MAX_ATTEMPTS` times quarantines it
+instead of handling it again.
+
+Bounded: hooks give a time budget and the rest waits for the next ingester.
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ import os
 import time
 
 from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY, SPOOLED_TIME_KEY
-from pokayokay.infra import spool
+from pokayokay.infra import spool, spool_frames
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,22 +49,29 @@ if TYPE_CHECKING:
 
 # Session markers older than this are dropped (fix episodes expire after 7 days too).
 MARKER_MAX_AGE = 7 * 24 * 3600
+# Seconds one record may take; a record normally takes milliseconds (issue 25: one line of
+# spaces once took 2.4 s in a cubic pattern, and 8,000 of them over 100 s).
+RECORD_BUDGET = 3.0
+# A record found in progress this many times (its ingesters died) is quarantined: one death
+# may be a timeout that hit an innocent record, two in a row on the same record are not.
+MAX_ATTEMPTS = 2
 _READ_CHUNK = 1 << 20
 
 
 class IngestResult:
-    __slots__ = ("done", "left", "replayed", "skipped")
+    __slots__ = ("done", "left", "quarantined", "replayed", "skipped")
 
     def __init__(self) -> None:
         self.done = 0  # records handed to their handler
-        self.skipped = 0  # records that could not be handled (logged)
+        self.skipped = 0  # records that could not be handled (quarantined, logged)
+        self.quarantined = 0  # items kept in the quarantine (those records, and torn bytes)
         self.replayed = 0  # records a crashed ingester had committed (nothing written again)
         self.left = False  # records left for the next ingester (budget, busy, lock taken)
 
     def __repr__(self) -> str:
         return (
             f"IngestResult(done={self.done}, skipped={self.skipped}, "
-            f"replayed={self.replayed}, left={self.left})"
+            f"quarantined={self.quarantined}, replayed={self.replayed}, left={self.left})"
         )
 
 
@@ -96,6 +113,7 @@ def ingest_all(*, budget: float | None = None) -> IngestResult:
         total.done += part.done
         total.skipped += part.skipped
         total.replayed += part.replayed
+        total.quarantined += part.quarantined
         total.left = total.left or part.left
     return total
 
@@ -210,91 +228,94 @@ def _save_cursor(folder: str, segment: str, offset: int) -> None:
     os.replace(tmp, path)
 
 
+_INFLIGHT_SIZE = 160  # one line, padded: each mark overwrites the whole of the last one
+
+
+def _attempts(fd: int, segment: str, offset: int) -> int:
+    """How many ingesters began the record at ``offset`` of ``segment`` and did not finish it
+    (0 when the in-progress mark names another record, or cannot be read)."""
+    try:
+        fields = os.pread(fd, _INFLIGHT_SIZE, 0).split()
+        if len(fields) == 3 and fields[0].decode("ascii") == segment and int(fields[1]) == offset:
+            return int(fields[2])
+    except (OSError, ValueError, UnicodeDecodeError, AttributeError):
+        pass  # AttributeError: no pread (Windows): no marks, every record is handled
+    return 0
+
+
+def _mark(fd: int, segment: str, offset: int, attempts: int) -> None:
+    """Mark the record at ``offset`` in progress (one write in place: no rename per record)."""
+    line = b"%s %d %d\n" % (segment.encode("ascii"), offset, attempts)
+    pwrite = getattr(os, "pwrite", None)
+    if pwrite is not None:
+        pwrite(fd, line.ljust(_INFLIGHT_SIZE), 0)
+
+
 def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
     """Hand over the claimed segment's records from the cursor on. True: all of them done."""
     from pokayokay.failures.ingest_cursor import SpoolPosition, ingesting
+    from pokayokay.infra import spool_quarantine
 
     path = os.path.join(folder, spool.CLAIMED)
-    segment, offset = _load_cursor(folder)
+    segment, start = _load_cursor(folder)
     key = os.path.basename(os.path.normpath(folder))
-    with open(path, "rb") as fh:
-        fh.seek(offset)
-        buffer = b""
-        base = offset  # file offset of buffer[0]
-        while True:
+    from pokayokay.hooks.capture import stores_kept_open
+
+    marks = os.open(os.path.join(folder, spool.INFLIGHT), os.O_RDWR | os.O_CREAT, 0o600)
+    with (
+        open(path, "rb") as fh,
+        open(marks, "r+b", buffering=0) as inflight_file,
+        stores_kept_open(),
+    ):
+        inflight = inflight_file.fileno()  # closed with inflight_file
+        attempts = _attempts(inflight, segment, start)
+        fh.seek(start)
+        for offset, raw, record in spool_frames.iter_frames(fh.read, _READ_CHUNK):
             if deadline is not None and time.monotonic() >= deadline:
                 return False
-            record, used, skipped = _next_record(buffer)
+            base = start + offset
             if record is None:
-                chunk = fh.read(max(_READ_CHUNK, used))
-                if chunk:
-                    buffer += chunk
-                    continue
-                if buffer.strip():
-                    _skip(path, base, len(buffer), "an incomplete record at the end")
-                    result.skipped += 1
-                return True
-            if skipped:
-                _skip(path, base, skipped, "bytes that are no record")
-            with ingesting(SpoolPosition(key, segment, base + used)):
-                if not _handle(record, result):
+                if raw.strip():  # white space alone is logged, not kept
+                    spool_quarantine.keep(folder, segment, base, raw, spool_quarantine.TORN)
+                    result.quarantined += 1
+                _passed_over(path, base, len(raw), "bytes that are no record")
+            elif attempts >= MAX_ATTEMPTS:
+                spool_quarantine.keep(folder, segment, base, raw, spool_quarantine.STOPPED)
+                _passed_over(path, base, len(raw), f"a record that stopped {attempts} ingesters")
+                result.skipped += 1
+                result.quarantined += 1
+            else:
+                _mark(inflight, segment, base, attempts + 1)
+                deadline_of_record = time.monotonic() + RECORD_BUDGET
+                position = SpoolPosition(key, segment, base + len(raw), deadline_of_record)
+                with ingesting(position):
+                    outcome = _handle(record, result)
+                if outcome is None:  # a transient error: left, and no death to count
+                    _mark(inflight, segment, base, attempts)
                     return False
-            buffer = buffer[used:]
-            base += used
-            _save_cursor(folder, segment, base)
+                if outcome:
+                    spool_quarantine.keep(folder, segment, base, raw, outcome)
+                    result.quarantined += 1
+            attempts = 0
+            _save_cursor(folder, segment, base + len(raw))
+    return True
 
 
-def _skip(path: str, offset: int, size: int, what: str) -> None:
+def _passed_over(path: str, offset: int, size: int, what: str) -> None:
     from pokayokay.infra import logs
 
     logs.log(f"spool {path}: passed over {size} bytes at offset {offset} ({what})")
 
 
-def _next_record(buffer: bytes) -> tuple[tuple[str, int, str, bytes] | None, int, int]:
-    """The first complete record in ``buffer``: ((event, ts_ns, project dir, payload), bytes
-    used, bytes skipped before it). None when more bytes are needed (``used`` is then how many
-    the record needs at least)."""
-    skipped = 0
-    while True:
-        start = buffer.find(spool.MAGIC)
-        if start < 0:
-            return None, 0, skipped
-        skipped += start
-        buffer = buffer[start:]
-        newline = buffer.find(b"\n", 0, 8192)
-        if newline < 0:
-            if len(buffer) >= 8192:
-                buffer, skipped = buffer[1:], skipped + 1
-                continue
-            return None, 0, skipped
-        fields = buffer[len(spool.MAGIC) : newline].split(b" ")
-        try:
-            event, ts_ns, where, size = fields
-            record = (
-                event.decode("ascii"),
-                int(ts_ns),
-                bytes.fromhex(where.decode("ascii")).decode("utf-8", "surrogatepass"),
-            )
-            length = int(size)
-        except (ValueError, UnicodeDecodeError):
-            buffer, skipped = buffer[1:], skipped + 1
-            continue
-        end = newline + 1 + length
-        if len(buffer) < end + 1:
-            return None, skipped + end + 1, skipped
-        if buffer[end : end + 1] != b"\n":
-            buffer, skipped = buffer[1:], skipped + 1
-            continue
-        return (*record, buffer[newline + 1 : end]), skipped + end + 1, skipped
-
-
-def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> bool:
-    """Hand one record to its handler. False: a transient error, the record stays."""
+def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> str | None:
+    """Hand one record to its handler. "": handled; a quarantine reason: the record could not
+    be handled and is to be kept; None: a transient error, the record stays."""
     import json
     import sqlite3
 
-    from pokayokay.failures.ingest_cursor import AlreadyIngested
+    from pokayokay.failures.ingest_cursor import AlreadyIngested, OverBudget
     from pokayokay.hooks.events import HANDLERS
+    from pokayokay.infra import spool_quarantine
 
     event, ts_ns, where, data = record
     target = HANDLERS.get(event)
@@ -313,21 +334,27 @@ def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> bool:
         handler(payload, event)
     except AlreadyIngested:
         result.replayed += 1  # committed before a crash: written once, not again
-        return True
+        return ""
+    except OverBudget as exc:
+        from pokayokay.infra import logs
+
+        logs.log_exception(f"ingesting a {event} record (passed over, quarantined)", exc)
+        result.skipped += 1
+        return spool_quarantine.OVER_BUDGET
     except (sqlite3.OperationalError, OSError) as exc:
         from pokayokay.infra import logs
 
         logs.log_exception(f"ingesting a {event} record (left in the spool)", exc)
         result.left = True
-        return False
+        return None
     except Exception as exc:  # one bad record must not block the spool
         from pokayokay.infra import logs
 
-        logs.log_exception(f"ingesting a {event} record (passed over)", exc)
+        logs.log_exception(f"ingesting a {event} record (passed over, quarantined)", exc)
         result.skipped += 1
-        return True
+        return spool_quarantine.FAILED
     result.done += 1
-    return True
+    return ""
 
 
 def _expire_markers(folder: str) -> None:

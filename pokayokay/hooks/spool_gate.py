@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 
-from pokayokay.infra import spool
+from pokayokay.infra import spool, spool_frames
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,22 +69,15 @@ def _failures_in(data: bytes, found: list[tuple[str, bytes]]) -> bool:
     when ``data`` is anything else (a torn or foreign tail included)."""
     at = 0
     while at < len(data):
-        newline = data.find(b"\n", at, at + 16384)
-        if not data.startswith(spool.MAGIC, at) or newline < 0:
+        _kind, size, record = spool_frames.next_frame(data, at, True)
+        if record is None:
             return False
-        fields = data[at + len(spool.MAGIC) : newline].split(b" ")
-        if len(fields) != 4 or not fields[3].isdigit():
-            return False
-        end = newline + 1 + int(fields[3])
-        if data[end : end + 1] != b"\n":
-            return False
-        event = fields[0].decode("ascii", "replace")
-        payload = data[newline + 1 : end]
+        event, _ts_ns, _where, payload = record
         if event in FAILURE_EVENTS and (
             event != "PostToolBatch" or any(h in payload for h in spool.BATCH_FAILURE_HINTS)
         ):
             found.append((spool.session_of(payload), payload))
-        at = end + 1
+        at += size
     return True
 
 
@@ -93,7 +86,7 @@ def _cursor(folder: str) -> int:
     try:
         with open(os.path.join(folder, spool.CURSOR), "rb") as fh:
             fields = fh.read(128).split()
-        return int(fields[-1]) if fields else 0
+        return int(fields[1] if len(fields) == 3 else fields[-1]) if fields else 0
     except (OSError, ValueError):
         return 0
 

@@ -130,7 +130,8 @@ _SCHEMED = re.compile(
     r"(?:h\s*[xt]\s*[xt]\s*p\s*s?|f\s*t\s*p\s*s?|s\s*f\s*t\s*p|w\s*s\s*s?)\s*(?::|\[:\])\s*/\s*/\S*",
     re.IGNORECASE,
 )
-_DEFANGED = re.compile(r"\S*\w\s*[\[(]\s*(?:\.|dot)\s*[\])]\s*\w\S*", re.IGNORECASE)
+# From the start of a word only (linear: a match from inside a word also matches from its start).
+_DEFANGED = re.compile(r"(?<!\S)\S*\w\s*[\[(]\s*(?:\.|dot)\s*[\])]\s*\w\S*", re.IGNORECASE)
 _HOST_PATH = re.compile(
     r"(?<![\w./@-])(?:[\w-]+@)?((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+([a-z]{2,24}))"
     r"(?::\d+)?(?:/\S*|(?=[\s'\"]|$))",

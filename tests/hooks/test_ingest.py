@@ -432,3 +432,28 @@ def test_the_gate_reads_failure_records_only_and_gives_up_on_a_large_spool(
     assert spool_gate.pending_failures(folder(project)) is None  # the ingester sorts it out
     ingest.ingest_project(str(project))
     assert spool_gate.pending_failures(folder(project)) == []
+    ingest.ingest_project(str(project))
+    assert spool_gate.pending_failures(folder(project)) == []
+
+
+def test_one_ingest_opens_the_store_once_not_once_a_record(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: opening and closing the store per record (with a WAL checkpoint) was three
+    quarters of an ingest, and a killed session's 150 calls took a whole Stop budget."""
+    for n in range(20):
+        append(project, "PostToolUseFailure", failure(project, f"make t{n}", "Exit code 2\nno",
+                                                      n=n), time.time_ns())  # fmt: skip
+    real = sqlite3.connect
+    opened: list[str] = []
+
+    def connect(path: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        opened.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    result = ingest.ingest(folder(project))
+    assert result.done == 20
+    assert len(opened) == 1
+    monkeypatch.undo()
+    assert len(stored(project)) == 20  # and the store was closed: another connection reads all

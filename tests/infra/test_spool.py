@@ -51,10 +51,11 @@ def test_a_failure_is_appended_as_one_record_and_marks_the_session(tmp_path: Pat
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     [record] = records(tmp_path)
     header, body = record.split(b"\n", 1)
-    event, ts_ns, where, size = header.split(b" ")
+    event, ts_ns, where, size, check = header.split(b" ")
     assert event == b"PostToolUseFailure"
     assert bytes.fromhex(where.decode()).decode() == str(tmp_path)
     assert body == data + b"\n" and int(size) == len(data)
+    assert int(check, 16) == spool.check_value(header.rsplit(b" ", 1)[0], data)
     assert int(ts_ns) > 1_700_000_000 * 10**9
     assert (Path(spool.spool_dir(str(tmp_path))) / spool.OPEN_DIR / SESSION).is_file()
 
