@@ -78,12 +78,12 @@ from pokayokay.rules.evidence import (
     environment_lines,
     label,
     mistake_section,
+    shown_folder,
     rule_title,
     shown_paths,
 )
 from pokayokay.rules.globs import derive_globs
 from pokayokay.rules.rule_text import RuleMeta, _user_tail, parse_bookkeeping
-from pokayokay.safety import sanitize
 from pokayokay.safety.redact import redact
 
 __all__ = [
@@ -366,7 +366,7 @@ class _Planner:
             else:
                 unplaced.append(group)
         clusters = _union_find(unplaced)
-        base = _slug(sanitize.clean(category)) or "failures"
+        base = _slug(_title(category)) or "failures"
         alone = not existing and len(clusters) == 1
         for cluster in clusters:
             pathless = not any(_evidence(g) for g in cluster)
@@ -399,10 +399,9 @@ class _Planner:
         last = _day(max(g.last_seen for g in groups))
         graduated = (rule.meta.graduated if rule.meta else None) or self.today
         signatures = tuple(sorted({short_id(g.signature) for g in groups}))
-        category = sanitize.clean(_title(rule.category)) or "recurring"
+        category = _title(rule.category) or "recurring"
         folder = _common_folder(evidence) if globs else ""
-        shown_folder = sanitize.clean(folder) if folder else ""
-        title = rule_title(groups, category, shown_folder, environment)
+        title = rule_title(groups, category, shown_folder(folder), environment)
         text = ""
         for shown, edit_lines in budgets(len(groups)):
             text = render(
@@ -478,7 +477,7 @@ class _Planner:
             fix_files = _shown_paths(group.fix_paths, MAX_FIX_FILES)
             blocks.append(
                 {
-                    "category": sanitize.clean(_title(group.category)) or "recurring",
+                    "category": _title(group.category) or "recurring",
                     "title": _excerpt(group.excerpt, 100),
                     "sessions": group.sessions,
                     "occurrences": group.occurrences,

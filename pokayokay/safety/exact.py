@@ -29,6 +29,7 @@ from __future__ import annotations
 __all__ = [
     "CONTEXT_WRAPPER",
     "code_span",
+    "quoted",
     "escape",
     "escape_markers",
     "escape_tags",
@@ -73,6 +74,13 @@ def code_span(text: str) -> str:
     )
     inner = f" {text} " if pad else text
     return f"{fence}{inner}{fence}"
+
+
+def quoted(text: str) -> str:
+    """``text`` in a code span for a file pokayokay keeps markers in (MEMORY.md, a rule, which
+    Claude Code loads inside a ``<system-reminder>``): marker comments and that wrapper's tags
+    escaped (:func:`escape`), every other character exact."""
+    return code_span(escape(text, (CONTEXT_WRAPPER,)))
 
 
 def fenced_block(text: str, info: str = "") -> str:

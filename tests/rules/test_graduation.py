@@ -188,8 +188,13 @@ def test_golden(case: str) -> None:
 _STRUCTURE = re.compile(r"^(?:<!-- pokayokay-rule(?:-end)?:.*-->|---|paths:|  - \"[^\"]*\")$")
 
 
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
 def check_rule_text(text: str) -> None:
-    """A rule file holds nothing dangerous outside pokayokay's own structure lines."""
+    """A rule file holds nothing dangerous outside pokayokay's own structure lines: quoted text
+    stands in code spans (exact, so ``<`` and ``>`` may be there), and pokayokay's own words
+    around them hold no markup; no instruction phrase or wrapper tag appears anywhere."""
     meta = frontmatter(text)
     if meta is not None:
         assert list(meta) == ["paths"]
@@ -198,16 +203,19 @@ def check_rule_text(text: str) -> None:
             assert not set(glob) & set("<>\"'`,{}\\")
     body = [line for line in text.splitlines() if not _STRUCTURE.match(line)]
     for line in body:
-        nfkc = unicodedata.normalize("NFKC", line)
+        assert not re.match(r"\s*<!--\s*/?pokayokay", line), line
+        words = _CODE_SPAN.sub(" ", line)
+        nfkc = unicodedata.normalize("NFKC", words)
         assert "<" not in nfkc and ">" not in nfkc, line
+        assert "](" not in words and "`" not in words, line
         fold = folded(line)
         for bad in FORBIDDEN_SUBSTRINGS:
-            if bad in ("``",):
+            if bad in ("``", "](", "```"):
                 continue
             assert bad not in fold, (bad, line)
         for role in ("system:", "assistant:", "human:", "important:"):
             assert not re.search(r"\b" + re.escape(role), fold), (role, line)
-        assert "```" not in line and "~~~" not in line
+        assert "~~~" not in words
 
 
 ENV_FIX = Correction(
