@@ -91,12 +91,12 @@ def shown_folder(folder: str) -> str:
 
 
 # The plain start of a category name: what a heading and a rule id show of it.
-_PLAIN_CATEGORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9 _-]{0,39}")
+_PLAIN_CATEGORY = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
 
 
 def category_name(category: str) -> str:
-    """A category as pokayokay names it: its plain start (letters, digits, spaces, ``-``,
-    ``_``), or "" when it has none; nothing else of a configured name is shown."""
+    """A category as pokayokay names it: its first word (letters, digits, ``-``, ``_``), or ""
+    when it has none; nothing else of a configured name is shown."""
     match = _PLAIN_CATEGORY.match(category.strip())
     return match[0].strip() if match else ""
 

@@ -294,12 +294,12 @@ def _exact(text: str, limit: int) -> str | None:
     """``text`` redacted and cleaned, exact otherwise (cut to ``limit`` with "…"), or ``None``
     when it holds a line break, a link or an instruction phrase, or nothing readable."""
     from pokayokay.safety import sanitize
-    from pokayokay.safety.instructions import injected
+    from pokayokay.safety.instructions import has_link, injected
 
     cleaned = sanitize.clean(redact_secrets(text)).strip()
     if "\n" in cleaned or "\r" in cleaned or not any(ch.isalnum() for ch in cleaned):
         return None
-    if strip_links(cleaned) != cleaned or injected(cleaned):
+    if has_link(cleaned) or injected(cleaned):
         return None
     return sanitize.excerpt(cleaned, limit)
 

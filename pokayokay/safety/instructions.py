@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["injected", "speaks"]
+__all__ = ["has_link", "injected", "speaks"]
 
 _DROP_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
 _LINE_BREAKS = frozenset("\n\r\x0b\x0c\x85\u2028\u2029")
@@ -410,6 +410,14 @@ def _imperative_found(text: str) -> bool:
 
 
 _IMPERATIVE_SET = frozenset(_IMPERATIVES)
+
+
+def has_link(text: str) -> bool:
+    """Whether ``text`` holds a link: a URL of any scheme (``javascript:``, ``data:`` too), or
+    a scheme-less, defanged or spaced one (:func:`pokayokay.safety.commands.strip_links`)."""
+    from pokayokay.safety.commands import strip_links
+
+    return any(_URL.search(form) or strip_links(form) != form for form in _forms(text))
 
 
 def injected(text: str) -> bool:

@@ -278,10 +278,10 @@ def test_rule_text_reads_as_designed() -> None:
     )
     (rule,) = plan([g]).rules
     assert rule.id == "testing" and rule.path == ".claude/rules/pokayokay/testing.md"
-    assert "\n# Failing test tests/test_cart.py::test_total\n" in rule.text
+    assert "\n# Failing test `tests/test_cart.py::test_total`\n" in rule.text
     assert (
-        '- What goes wrong: `python -m pytest tests/test_cart.py -x` failed: '
-        '"AssertionError: assert 3 == 4"'
+        "- What goes wrong: `python -m pytest tests/test_cart.py -x` failed: "
+        "`AssertionError: assert 3 == 4`"
     ) in rule.text
     assert "- How often: 4 sessions, 9 times, last 2026-10-21." in rule.text
     assert (
@@ -292,7 +292,7 @@ def test_rule_text_reads_as_designed() -> None:
     meta = parse_bookkeeping(rule.text)
     assert meta is not None and meta.graduated == TODAY and len(meta.signatures) == 1
     assert rule.entry == (
-        "- Failing test tests/test_cart.py::test_total: see "
+        "- Failing test `tests/test_cart.py::test_total`: see "
         ".claude/rules/pokayokay/testing.md (4 sessions, since 2026-10-01)"
     )
 
@@ -321,11 +321,11 @@ def test_a_rule_stays_within_its_line_budget() -> None:
     assert "Also seen:" in rule.text
 
 
-def test_a_command_with_a_backtick_is_quoted_not_code() -> None:
+def test_a_command_with_a_backtick_is_a_commonmark_code_span() -> None:
     g = group(sample_command="echo `date`", fix_commands=())
     (rule,) = plan([g]).rules
-    assert '"echo `date`" failed' in rule.text
-    assert "`echo `date``" not in rule.text
+    assert "`` echo `date` `` failed" in rule.text  # a longer run, padded: shown exactly
+    assert "`echo `date`` " not in rule.text
 
 
 # --- thresholds -------------------------------------------------------------------------------
