@@ -85,6 +85,11 @@ def _path(path: str) -> str | None:
     return _code(cleaned)
 
 
+def shown_path(path: str) -> str | None:
+    """A file name as an exact code span, or ``None`` when it cannot be shown (see ``_path``)."""
+    return _path(path)
+
+
 def shown_folder(folder: str) -> str:
     """A rule's folder as a heading names it (`` `src/api/` ``), or "" when it cannot be shown."""
     return (_path(folder.rstrip("/") + "/") or "") if folder else ""
