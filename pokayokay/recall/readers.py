@@ -240,15 +240,25 @@ def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, di
 def fix_text(
     category: str, sessions: int, excerpt: str, commands: Iterable[str], paths: Iterable[str]
 ) -> str:
-    """A fix episode in one factual sentence."""
-    commands, paths = list(commands)[:2], list(paths)[:4]
-    text = f"{excerpt.strip().rstrip('.')} ({category} failure, {sessions} session"
+    """A fix episode in one factual sentence: the failure's error line in a code span (or its
+    category alone when that line may not be shown: :func:`pokayokay.safety.sanitize.tool_line`),
+    the commands and paths as exact code spans (a path that may not be shown is left out)."""
+    from pokayokay.rules.evidence import category_name, shown_path
+    from pokayokay.safety.exact import code_span
+    from pokayokay.safety.sanitize import tool_line
+
+    commands = list(commands)[:2]
+    shown_paths = [p for p in (shown_path(x) for x in list(paths)[:4]) if p]
+    line = tool_line(excerpt, 160)
+    kind = category_name(category) or "recurring"
+    shown = code_span(line) if line else "An error not shown"
+    text = f"{shown} ({kind} failure, {sessions} session"
     text += "s)." if sessions != 1 else ")."
     if commands:
-        text += " Resolved by " + ", ".join(f"`{c}`" for c in commands)
-        text += f" after edits to {', '.join(paths)}." if paths else "."
-    elif paths:
-        text += f" Resolved after edits to {', '.join(paths)}."
+        text += " Resolved by " + ", ".join(code_span(c) for c in commands)
+        text += f" after edits to {', '.join(shown_paths)}." if shown_paths else "."
+    elif shown_paths:
+        text += f" Resolved after edits to {', '.join(shown_paths)}."
     return text
 
 
