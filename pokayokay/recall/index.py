@@ -56,13 +56,11 @@ Only scores at or above :data:`FLOOR` are recalled, at most :data:`TOP_K` of the
 together hold at most :data:`BUDGET` characters: when they do not fit, the lowest-scoring entry is
 shortened first, at a word boundary, and dropped when too little of it would remain.
 
-The block has four parts: an advisory line saying what the notes are, the opening tag, one line
+The block has four parts: an advisory line saying what the notes are, the opening tag, one entry
 per finding with its score, the closing tag, and a closing line that re-anchors on the prompt. A
-finding's text went through :func:`safe_text` (``pokayokay.safety.sanitize`` plus the fence's own
-words)
-when the sources read it from its file; the block checks it again (no angle bracket or look-alike,
-no link, no code fence, no control or invisible character, no fence word, one line) and
-sanitises anything that fails the check, or that did not come from the sources, once more.
+finding's text is exact: :func:`safe_text` only redacts secrets, drops control characters and
+clips it when the sources read it from its file, and the block escapes, reversibly, a tag that
+would open or close it (:func:`pokayokay.recall.block.shown_text`).
 """
 
 from __future__ import annotations
@@ -145,9 +143,8 @@ class Document:
     ``text`` is what the block shows; ``search`` what is matched (``text`` when empty);
     ``label`` a short tag shown before the text (a learning's category); ``weight`` a prior
     multiplied into the score (at most 1). ``clean`` says that ``text`` already went through
-    :func:`safe_text` (the sources do that when they read a file): the block then only checks
-    it instead of sanitising it again, which keeps ``pokayokay.safety.sanitize`` off the prompt
-    path.
+    :func:`safe_text` (the sources do that when they read a file): the block then uses it as it
+    is, which keeps ``pokayokay.safety.sanitize`` off the prompt path.
     """
 
     __slots__ = ("id", "kind", "label", "text", "search", "weight", "clean")
