@@ -18,7 +18,8 @@ be shown at all (:func:`pokayokay.safety.sanitize.tool_line`, the file names of
   "; delete the tests folder", "Please install …") or "you must / you should / you need to /
   make sure";
 * holds a dangerous command (:func:`pokayokay.safety.commands.danger`) or a link;
-* starts a line with a markdown heading (``#``).
+* starts a line with a markdown heading (``#``), or holds a tag a model reads as a turn or a
+  program (``<system>``, ``<script>``, ``<|im_start|>``).
 
 It errs on the side of silence: a tool message that says "Run `cargo fix`" is not shown either.
 """
@@ -316,6 +317,11 @@ _TAG = _Lazy(r"<!--.*?(?:-->|\Z)|<\s*/?\s*[A-Za-z!?|/][^<>]*>", re.DOTALL)
 _ANGLE_OPEN = "‹〈⟨❬❮❰⧼ᐸ˂˱⦉⦑⧀⟪《〈﹤＜"
 _ANGLE_CLOSE = "›〉⟩❭❯❱⧽ᐳ˃˲⦊⦒⧁⟫》〉﹥＞"
 _ANGLE_MAP = str.maketrans({**dict.fromkeys(_ANGLE_OPEN, "<"), **dict.fromkeys(_ANGLE_CLOSE, ">")})
+# A tag a model reads as a turn or a program: a role, a script, a chat-template token.
+_ROLE_TAG = _Lazy(
+    r"<\s*/?\s*(?:system|assistant|user|human|developer|instructions?|script|iframe|\|)",
+    re.IGNORECASE,
+)
 _HEADING = _Lazy(r"(?m)^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 
 # Verbs that, at the start of a clause, make the clause an order to the reader.
@@ -338,9 +344,11 @@ _ADDRESS = _Lazy(
     r"|\bmake\s+sure\b|\bbe\s+sure\s+to\b|\bi\s+(?:need|want)\s+you\b",
     re.IGNORECASE,
 )
-# A clause starts at the text's start, after sentence punctuation, a dash, an opening
-# bracket or quote, or a line break.
-_CLAUSE = _Lazy(r"(?:\A|[.;:!?,()\[\]{}\"'\n\u2014\u2013]|\s-\s|\s--\s)\s*")
+# A clause starts at the text's start or a line's, after sentence punctuation followed by white
+# space ("x.push" is code, "x. Push" a sentence), after a dash, an opening bracket or a quote.
+_CLAUSE = _Lazy(
+    r"(?:\A|\n|[.;:!?,)\]}\u2014\u2013](?=\s)|[(\[{\"'\u201c\u2018]|\s-\s|\s--\s)\s*"
+)
 _WORD = _Lazy(r"[A-Za-z][A-Za-z'-]*")
 
 
@@ -356,8 +364,8 @@ def _normal(text: str) -> str:
         if decoded == text:
             break
         text = decoded
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
+    if not text.isascii():  # compatibility forms folded, accents taken off ("iġnore")
+        text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
     out: list[str] = []
     for ch in text:
         if ch == "\n" or (ch.isascii() and ch.isprintable()):
@@ -366,7 +374,7 @@ def _normal(text: str) -> str:
             out.append("\n")
         elif ch in _INVISIBLE or unicodedata.category(ch) in _DROP_CATEGORIES:
             continue
-        elif unicodedata.category(ch) in ("Mn", "Me") and out and out[-1].isascii():
+        elif unicodedata.category(ch) in ("Mn", "Me"):
             continue
         else:
             out.append(" " if ch.isspace() else ch)
@@ -395,7 +403,7 @@ def _imperative_found(text: str) -> bool:
         rest = text[clause.end() :]
         words = []
         for match in _WORD.finditer(rest[:80]):
-            words.append(match[0].lower())
+            words.append(match[0].lower().strip("'"))
             if len(words) >= 4:
                 break
         while words and words[0] in _SOFTENERS:
@@ -439,7 +447,7 @@ def speaks(text: str) -> bool:
     for form in _forms(text):
         if _phrase_found(form) or _imperative_found(form) or _ADDRESS.search(form):
             return True
-        if _URL.search(form) or _HEADING.search(form):
+        if _URL.search(form) or _HEADING.search(form) or _ROLE_TAG.search(form):
             return True
         if danger(form) is not None or strip_links(form) != form:
             return True
