@@ -44,7 +44,7 @@ def _from_patch(patch: object) -> list[str]:
 
 
 def _shown(lines: Iterable[str]) -> str:
-    from pokayokay.safety.commands import shown_code_line
+    from pokayokay.safety.shown import shown_code_line
 
     changed: list[tuple[str, str]] = []
     for line in lines:

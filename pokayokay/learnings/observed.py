@@ -63,7 +63,7 @@ def _day(ts: float) -> str:
 def _command(command: str) -> str:
     """A command as an exact code span (secrets redacted), or pokayokay's words for one that may
     not be shown."""
-    from pokayokay.safety.commands import shown_command
+    from pokayokay.safety.shown import shown_command
     from pokayokay.safety.exact import quoted
 
     shown = shown_command(command, 80)

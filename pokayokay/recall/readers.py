@@ -291,7 +291,7 @@ def fix_inputs(groups: Iterable[FailureGroup]) -> list[list[Any]]:
 
 
 def fix_documents(groups: Iterable[FailureGroup]) -> list[tuple[Document, dict[str, int]]]:
-    from pokayokay.safety.commands import shown_commands
+    from pokayokay.safety.shown import shown_commands
 
     out = []
     for group in groups:

@@ -23,7 +23,8 @@ from datetime import date, datetime, timezone
 from pokayokay.failures.model import Correction, FailureGroup
 from pokayokay.rules.globs import normalise_path
 from pokayokay.safety import sanitize
-from pokayokay.safety.commands import danger, shown_code_line, shown_command
+from pokayokay.safety.commands import danger
+from pokayokay.safety.shown import shown_code_line, shown_command
 from pokayokay.safety.exact import quoted
 from pokayokay.safety.instructions import speaks
 

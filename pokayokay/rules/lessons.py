@@ -47,7 +47,7 @@ class CommandLesson(NamedTuple):
 def shown(command: str) -> str | None:
     """``command`` as a lesson quotes it (exact, secrets redacted), or None (dangerous, a link,
     an instruction phrase, or nothing readable left)."""
-    from pokayokay.safety.commands import shown_command
+    from pokayokay.safety.shown import shown_command
 
     return shown_command(command, MAX_COMMAND)
 

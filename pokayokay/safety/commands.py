@@ -15,10 +15,8 @@ pokayokay tells Claude to run on its own authority. This module decides how one 
   ``evil[.]example``).
 * :func:`redact_secrets` is the one seam for secret redaction on this path: every command and
   code excerpt passes through it before anything else (see its docstring).
-* :func:`shown_command` / :func:`shown_code_line` combine them: the text is shown exactly as it
-  was (secrets redacted), or not at all — never rewritten. A command or a code line with a link,
-  a line break or an instruction phrase (:func:`pokayokay.safety.instructions.injected`) is not
-  shown.
+* :mod:`pokayokay.safety.shown` combines them into what a rule may quote: the text exactly as it
+  was (secrets redacted), or nothing — never a rewritten text.
 """
 
 from __future__ import annotations
@@ -26,12 +24,9 @@ from __future__ import annotations
 import contextlib
 import importlib
 import re
-from collections.abc import Iterable
 
-__all__ = ["danger", "redact_secrets", "shown_code_line", "shown_command", "strip_links"]
+__all__ = ["LOADER_DANGER", "danger", "loader_outside", "redact_secrets", "strip_links"]
 
-MAX_COMMAND = 120
-MAX_CODE_LINE = 100
 
 _DANGERS: tuple[tuple[str, str], ...] = (
     (
@@ -288,38 +283,3 @@ def redact_secrets(text: str) -> str:
         ),
         text,
     )
-
-
-def _exact(text: str, limit: int) -> str | None:
-    """``text`` redacted and cleaned, exact otherwise (cut to ``limit`` with "…"), or ``None``
-    when it holds a line break, a link or an instruction phrase, or nothing readable."""
-    from pokayokay.safety import sanitize
-    from pokayokay.safety.instructions import has_link, injected
-
-    cleaned = sanitize.clean(redact_secrets(text)).strip()
-    if "\n" in cleaned or "\r" in cleaned or not any(ch.isalnum() for ch in cleaned):
-        return None
-    if has_link(cleaned) or injected(cleaned):
-        return None
-    return sanitize.excerpt(cleaned, limit)
-
-
-def shown_command(command: str, limit: int = MAX_COMMAND) -> str | None:
-    """``command`` as a rule may quote it: exactly as it ran (secrets redacted; cut to
-    ``limit`` with "…"), or ``None`` when it is dangerous (:func:`danger`), spans several
-    lines, holds a link or an instruction phrase, or nothing readable is left. The caller puts
-    it in a code span (:func:`pokayokay.safety.exact.code_span`)."""
-    if danger(command):
-        return None
-    return _exact(command, limit)
-
-
-def shown_commands(commands: Iterable[str]) -> list[str]:
-    """The commands that may be shown, each as :func:`shown_command` shows it."""
-    return [shown for command in commands if (shown := shown_command(command)) is not None]
-
-
-def shown_code_line(line: str, limit: int = MAX_CODE_LINE) -> str:
-    """One line of an edit excerpt, exact (secrets redacted, cut to ``limit`` with "…"), or
-    ``""`` when it holds a link or an instruction phrase, or nothing readable."""
-    return _exact(line, limit) or ""
