@@ -3,13 +3,12 @@
 Built from the PostToolUse payload of ``Edit``/``MultiEdit``/``Write``/``NotebookEdit``: the
 ``structuredPatch`` Claude Code reports in ``tool_response`` when there is one (only its ``-``
 and ``+`` lines), else a line diff of ``old_string``/``new_string`` (each of MultiEdit's
-``edits``), else the first lines of a new file's ``content`` or a notebook cell's ``new_source``.
-At most :data:`MAX_LINES` lines, each redacted, de-linked and sanitised
-(:func:`pokayokay.safety.commands.shown_code_line`: exact, or left out) and prefixed ``- `` or
+``edits``), else the first lines of a new file's ``content`` or a notebook cell's
+``new_source``. At most :data:`MAX_LINES` lines, each exact with secrets redacted
+(:func:`pokayokay.safety.shown.shown_code_line`: exact, or left out) and prefixed ``- `` or
 ``+ ``; blank and whitespace-only changes are skipped, and so is a removed line that comes back
-added with the same text (an indentation change): no ``was``/``now`` pair reads the same. Returned as one string, lines joined by ``\\n`` ("" when
-nothing readable changed).
-"""
+added with the same text (an indentation change): no ``was``/``now`` pair reads the same.
+Returned as one string, lines joined by ``\\n`` ("" when nothing readable changed)."""
 
 from __future__ import annotations
 

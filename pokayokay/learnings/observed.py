@@ -12,16 +12,15 @@ Every entry is one line. Commit subjects and learnings are shown exactly (a comm
 pass for a MEMORY.md marker escaped); of a failure's tool output only its error line appears, in
 a code span, and only when it does not speak to the reader
 (:func:`pokayokay.safety.sanitize.tool_line`); commands and paths are exact code spans, or left
-out when they may not be shown (:func:`pokayokay.safety.commands.shown_command`), appended through :class:`SectionsEdit` inside curation's locked,
-invariant-checked write: only the named sections change, a section appears with its first
-entry, and an entry already there is not added twice.
-"""
+out when they may not be shown (:func:`pokayokay.safety.shown.shown_command`), appended
+through :class:`SectionsEdit` inside curation's locked, invariant-checked write: only the named
+sections change, a section appears with its first entry, and an entry already there is not added
+twice."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
@@ -63,8 +62,8 @@ def _day(ts: float) -> str:
 def _command(command: str) -> str:
     """A command as an exact code span (secrets redacted), or pokayokay's words for one that may
     not be shown."""
-    from pokayokay.safety.shown import shown_command
     from pokayokay.safety.exact import quoted
+    from pokayokay.safety.shown import shown_command
 
     shown = shown_command(command, 80)
     return quoted(shown) if shown else "a command (not shown)"

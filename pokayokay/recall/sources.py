@@ -9,9 +9,10 @@ Three sources:
 
 Every text that a block may show is cleaned and clipped here, when its file is read
 (:func:`pokayokay.recall.block.safe_text`: secrets redacted, control characters dropped, nothing
-else changed), and escaped by the block when it renders (its own tags only). Matching uses the text as written: terms are
-never shown. The Key Decisions archive is the one the settings name; changes to it are noticed
-when it is the default ``decisions-archive.md`` or when MEMORY.md or a settings file changes.
+else changed), and escaped by the block when it renders (its own tags only). Matching uses the
+text as written: terms are never shown. The Key Decisions archive is the one the settings name;
+changes to it are noticed when it is the default ``decisions-archive.md`` or when MEMORY.md or a
+settings file changes.
 
 The cache lives in the project's state folder, so that a prompt does not re-read every file:
 

@@ -39,7 +39,8 @@ def symptom(text: str) -> str:
     run = len(part) - len(part.lstrip("`"))
     if run and part.endswith("`" * run) and len(part) > 2 * run:
         inner = part[run:-run]
-        return inner[1:-1] if inner.startswith(" ") and inner.endswith(" ") and inner.strip() else inner
+        padded = inner.startswith(" ") and inner.endswith(" ") and inner.strip()
+        return inner[1:-1] if padded else inner
     return part
 
 

@@ -3,15 +3,14 @@ fix that worked — all in pokayokay's words around exact quotes in code spans.
 
 Nothing from a failure becomes an instruction, and nothing quoted is rewritten. A command is
 quoted only as evidence of what failed or of the variant that passed (a correction), exactly as
-it ran with secrets redacted (:func:`pokayokay.safety.commands.shown_command`); a dangerous one
+it ran with secrets redacted (:func:`pokayokay.safety.shown.shown_command`); a dangerous one
 is described in pokayokay's own words and never quoted. Of a failure's output, only the one
 error line that identifies the mistake is shown, in a code span, and only when it does not speak
 to the reader (:func:`pokayokay.safety.sanitize.tool_line`). A file name is a code span, or left
-out when it carries a heading or an imperative. The failing command is never offered as the remedy: a mistake's
-lesson is its correction ("use `X`, not `Y`"), the edits that fixed it (a few sanitised lines
-each), the category's own advice (``edit``, ``permissions``), or the statement that no fix has
-been observed yet.
-"""
+out when it carries a heading or an imperative. The failing command is never offered as the
+remedy: a mistake's lesson is its correction ("use `X`, not `Y`"), the edits that fixed it (a
+few sanitised lines each), the category's own advice (``edit``, ``permissions``), or the
+statement that no fix has been observed yet."""
 
 from __future__ import annotations
 
@@ -24,9 +23,9 @@ from pokayokay.failures.model import Correction, FailureGroup
 from pokayokay.rules.globs import normalise_path
 from pokayokay.safety import sanitize
 from pokayokay.safety.commands import danger
-from pokayokay.safety.shown import shown_code_line, shown_command
 from pokayokay.safety.exact import quoted
 from pokayokay.safety.instructions import speaks
+from pokayokay.safety.shown import shown_code_line, shown_command
 
 MAX_FIX_FILES = 5
 MAX_CORRECTIONS = 2

@@ -78,8 +78,8 @@ from pokayokay.rules.evidence import (
     environment_lines,
     label,
     mistake_section,
-    shown_folder,
     rule_title,
+    shown_folder,
     shown_paths,
 )
 from pokayokay.rules.globs import derive_globs

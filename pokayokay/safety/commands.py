@@ -80,8 +80,10 @@ def loader_outside(command: str) -> str | None:
         if name not in LOADER_VARIABLES and not name.startswith("DYLD_"):
             continue
         value = match.group(2).strip("\"'")
-        parts = re.split(r"[\s=]+", value) if name in ("NODE_OPTIONS", "PERL5OPT", "RUBYOPT") else (
-            value.split(";" if ";" in value and ":" not in value else ":")
+        parts = (
+            re.split(r"[\s=]+", value)
+            if name in ("NODE_OPTIONS", "PERL5OPT", "RUBYOPT")
+            else (value.split(";" if ";" in value and ":" not in value else ":"))
         )
         if name in ("NODE_OPTIONS", "PERL5OPT", "RUBYOPT"):
             parts = [p for p in parts if not p.startswith("-")]

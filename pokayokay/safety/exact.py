@@ -29,11 +29,11 @@ from __future__ import annotations
 __all__ = [
     "CONTEXT_WRAPPER",
     "code_span",
-    "quoted",
     "escape",
     "escape_markers",
     "escape_tags",
     "fenced_block",
+    "quoted",
     "unescape",
     "unescape_markers",
     "unescape_tags",

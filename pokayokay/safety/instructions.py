@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Iterator
 
 __all__ = ["has_link", "injected", "speaks"]
 
@@ -346,9 +347,7 @@ _ADDRESS = _Lazy(
 )
 # A clause starts at the text's start or a line's, after sentence punctuation followed by white
 # space ("x.push" is code, "x. Push" a sentence), after a dash, an opening bracket or a quote.
-_CLAUSE = _Lazy(
-    r"(?:\A|\n|[.;:!?,)\]}\u2014\u2013](?=\s)|[(\[{\"'\u201c\u2018]|\s-\s|\s--\s)\s*"
-)
+_CLAUSE = _Lazy(r"(?:\A|\n|[.;:!?,)\]}\u2014\u2013](?=\s)|[(\[{\"'\u201c\u2018]|\s-\s|\s--\s)\s*")
 _WORD = _Lazy(r"[A-Za-z][A-Za-z'-]*")
 
 
@@ -372,9 +371,11 @@ def _normal(text: str) -> str:
             out.append(ch)
         elif ch in _LINE_BREAKS:
             out.append("\n")
-        elif ch in _INVISIBLE or unicodedata.category(ch) in _DROP_CATEGORIES:
-            continue
-        elif unicodedata.category(ch) in ("Mn", "Me"):
+        elif (
+            ch in _INVISIBLE
+            or unicodedata.category(ch) in _DROP_CATEGORIES
+            or unicodedata.category(ch) in ("Mn", "Me")
+        ):
             continue
         else:
             out.append(" " if ch.isspace() else ch)
@@ -392,9 +393,9 @@ def _phrase_found(text: str) -> bool:
     skeleton, _origin = _skeleton(text)
     canon = skeleton.translate(_CANON)
     for needs, pattern in _PHRASES:
-        if all(any(word in canon for word in group) for group in needs):
-            if pattern.search(skeleton):
-                return True
+        # a pattern is compiled and run only when the words it needs are there
+        if all(any(word in canon for word in g) for g in needs) and pattern.search(skeleton):
+            return True
     return False
 
 
@@ -433,9 +434,7 @@ def injected(text: str) -> bool:
     part of :func:`speaks` that applies to code and commands, which are imperative by nature."""
     if not text:
         return False
-    return any(
-        _phrase_found(form) or _ADDRESS.search(form) is not None for form in _forms(text)
-    )
+    return any(_phrase_found(form) or _ADDRESS.search(form) is not None for form in _forms(text))
 
 
 def speaks(text: str) -> bool:

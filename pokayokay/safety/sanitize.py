@@ -47,9 +47,7 @@ def _strip_terminal(text: str) -> str:
     )
     text = ansi.sub("", text)
     return "".join(
-        ch
-        for ch in text
-        if ch in _KEEP_CONTROLS or not (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F)
+        ch for ch in text if ch in _KEEP_CONTROLS or not (ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F)
     )
 
 

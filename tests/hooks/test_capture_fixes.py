@@ -199,7 +199,8 @@ def test_a_change_that_reads_the_same_once_redacted_is_no_pair(project: Path) ->
     """No was/now pair is identical after processing: ``API_KEY = ""`` and the key both read
     ``API_KEY = [redacted:secret]``, so the edit shows no lines at all."""
     fail(project, "s", "pytest tests/test_codes.py", ASSERTION)
-    edit(project, "s", "src/codes.py", 'API_KEY = ""', 'API_KEY = "sk-ant-api03-Zx9fQ2mX7vB1nL8pR3"')
+    key = "sk-ant-api03-Zx9fQ2mX7vB1nL8pR3"
+    edit(project, "s", "src/codes.py", 'API_KEY = ""', f'API_KEY = "{key}"')
     succeed(project, "s", "pytest tests/test_codes.py")
     group = groups(project)["test:tests/test_codes.py::test_code"]
     assert all(fix.excerpt == "" for fix in group.fix_edits)

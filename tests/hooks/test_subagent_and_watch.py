@@ -143,8 +143,8 @@ def test_a_passing_evil_command_never_reaches_a_subagent(launched: Path) -> None
     ``LD_PRELOAD=/tmp/evil.so PYTHONPATH=/tmp/evil python -m pytest`` gives no environment
     line, and an Active Patterns entry naming the hostile file is left out."""
     evil = "LD_PRELOAD=/tmp/evil.so PYTHONPATH=/tmp/evil python -m pytest"
-    content = lookup_content([CommandLesson("python -m pytest", 9, evil, "environment", fixed=9)], 3)
-    assert content is None
+    lesson = CommandLesson("python -m pytest", 9, evil, "environment", fixed=9)
+    assert lookup_content([lesson], 3) is None
     lesson_lookup.write_lookup(
         [str(launched)],
         lookup_content(

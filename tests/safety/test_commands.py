@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pokayokay.safety import sanitize
-
 from pokayokay.safety.commands import LOADER_DANGER, danger, redact_secrets, strip_links
 from pokayokay.safety.shown import shown_command
 

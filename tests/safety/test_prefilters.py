@@ -12,8 +12,8 @@ from helpers.secrets import NEGATIVES, SECRETS
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pokayokay.safety import redact as redact_module
 from pokayokay.safety import instructions
+from pokayokay.safety import redact as redact_module
 from pokayokay.safety.redact import SHAPES, Shape, redact
 
 
