@@ -331,7 +331,7 @@ _IMPERATIVES = (
     "purge", "destroy", "push", "force-push", "install", "uninstall", "download", "upload",
     "curl", "wget", "fetch", "ignore", "disregard", "forget", "use", "set", "unset", "export",
     "call", "invoke", "open", "visit", "browse", "go", "write", "overwrite", "add", "edit",
-    "change", "modify", "update", "commit", "reset", "revert", "send", "post", "email", "kill",
+    "change", "modify", "update", "commit", "reset", "revert", "send", "post", "kill",
     "stop", "skip", "disable", "enable", "replace", "rename", "move", "copy", "create", "make",
     "reveal", "tell", "say", "reply", "respond", "answer", "output", "insert", "append",
     "paste", "chmod", "chown", "sudo", "eval", "approve", "allow", "grant", "trust", "obey",
@@ -400,20 +400,22 @@ def _phrase_found(text: str) -> bool:
 
 
 def _imperative_found(text: str) -> bool:
+    """An imperative verb starting a clause, followed by white space ("make: *** Error 1" is a
+    tool's name, "make sure" and "run git push" are orders)."""
     for clause in _CLAUSE.finditer(text):
-        rest = text[clause.end() :]
-        words = []
-        for match in _WORD.finditer(rest[:80]):
-            words.append(match[0].lower().strip("'"))
+        rest = text[clause.end() : clause.end() + 80]
+        words: list[tuple[str, int]] = []
+        for match in _WORD.finditer(rest):
+            words.append((match[0].lower().strip("'"), match.end()))
             if len(words) >= 4:
                 break
-        while words and words[0] in _SOFTENERS:
+        while words and words[0][0] in _SOFTENERS:
             words.pop(0)
         if not words:
             continue
-        first = words[0]
-        pair = " ".join(words[:2])
-        if first in _IMPERATIVE_SET or pair in _IMPERATIVE_SET:
+        (first, end), pair = words[0], " ".join(w for w, _ in words[:2])
+        followed = end < len(rest) and rest[end] in " \t"
+        if (first in _IMPERATIVE_SET and followed) or pair in _IMPERATIVE_SET:
             return True
     return False
 
