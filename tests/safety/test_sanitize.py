@@ -101,7 +101,9 @@ def test_tool_output_that_speaks_is_not_shown(output: str) -> None:
      "TypeError: unsupported operand type(s) for +: 'int' and 'str'",
      "error[E0308]: mismatched types",
      "FileNotFoundError: [Errno 2] No such file or directory: 'data.csv'",
-     "! [rejected] main -> main (non-fast-forward)"],
+     "! [rejected] main -> main (non-fast-forward)",
+     "make: *** [Makefile:14: build/ring.o] Error 1", "KeyError: 'email'",
+     "std::vector<int> v; v.push_back(1);"],
 )  # fmt: skip
 def test_ordinary_error_lines_are_shown_exactly(output: str) -> None:
     assert not speaks(output), output
