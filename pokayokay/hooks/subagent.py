@@ -54,7 +54,8 @@ def active_patterns(text: str, specs: Sequence[Any]) -> list[str]:
 
 def lessons_block(environment: Sequence[str], patterns: Sequence[str], budget: int = BUDGET) -> str:
     """The fenced block (pure): environment lessons first, then Active Patterns entries that do
-    not repeat one; each line sanitised; whole lines only, within ``budget`` characters."""
+    not repeat one; each line exact but for the escapes, or left out (see the module); whole
+    lines only, within ``budget`` characters."""
     lines: list[str] = []
     for raw in [*environment, *patterns]:
         line = _safe(raw)

@@ -165,7 +165,7 @@ class _Draft(NamedTuple):
 
 
 def structured_fields(given: Mapping[str, str | None]) -> dict[str, str]:
-    """The structured fields as stored: one sanitised line each (private text removed); an
+    """The structured fields as stored: one exact line each (private text removed); an
     unknown key or severity raises :class:`PokayokayError`."""
     from pokayokay.infra.private import strip_private
     from pokayokay.learnings.model import SEVERITIES, STRUCTURED_FIELDS, STRUCTURED_MAX
@@ -269,7 +269,7 @@ def remember(
     """Store ``text`` as a learning, or reinforce the learning it repeats (module docstring).
 
     ``fields`` are the structured fields (``trigger``, ``insight``, ``action``, ``severity``);
-    each is sanitised to one line, and a reinforcement fills in the ones given.
+    each is kept on one line, and a reinforcement fills in the ones given.
 
     ``mode="model"`` marks a capture the model started: ``capture_mode`` and the per-session
     silent budget apply, counted for ``session_id``. Raises :class:`PokayokayError` for a bad

@@ -1,5 +1,6 @@
 """Reading recall's sources (learnings, Key Decisions, the consolidation archive, fix episodes)
-into documents and their term counts; every text a block may show is sanitised here, on read.
+into documents and their term counts; every text a block may show is cleaned and clipped here,
+on read (:func:`pokayokay.recall.block.safe_text`: exact but for secrets and control characters).
 :mod:`pokayokay.recall.sources` gathers them and keeps the cache."""
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def _from_row(row: list[Any]) -> tuple[Document, dict[str, int]]:
 def learning_document(learning: Learning, file_name: str) -> tuple[Document, dict[str, int]]:
     """The document for one parsed learning, and the term counts of what is matched.
 
-    The body is what is shown (sanitised) and matched (as written: matching shows nothing);
+    The body is what is shown (exactly, clipped) and matched (as written: matching shows nothing);
     the description and the name add only the terms the body lacks (they are usually a
     shortened copy of it, and would count its words twice); so do the structured trigger and
     insight (``Learning.matched_fields``).

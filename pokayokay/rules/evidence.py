@@ -9,7 +9,7 @@ error line that identifies the mistake is shown, in a code span, and only when i
 to the reader (:func:`pokayokay.safety.sanitize.tool_line`). A file name is a code span, or left
 out when it carries a heading or an imperative. The failing command is never offered as the
 remedy: a mistake's lesson is its correction ("use `X`, not `Y`"), the edits that fixed it (a
-few sanitised lines each), the category's own advice (``edit``, ``permissions``), or the
+few exact lines each), the category's own advice (``edit``, ``permissions``), or the
 statement that no fix has been observed yet."""
 
 from __future__ import annotations

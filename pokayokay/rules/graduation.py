@@ -42,7 +42,8 @@ The bookkeeping line ``<!-- pokayokay-rule: id=…; signatures=…; graduated=�
 signatures' short ids (:func:`pokayokay.failures.signature.short_id`); Claude Code strips HTML
 comments before the model sees the rule. Lines a user adds below the closing
 ``<!-- pokayokay-rule-end … -->`` line are kept on every update. Everything quoted from tool
-output, commands or edits is redacted and sanitised (:mod:`pokayokay.safety`).
+output, commands or edits is redacted and quoted exactly in code spans, or left out
+(:mod:`pokayokay.safety`).
 
 A rule's session count is the largest of its signatures' counts: a lower bound of the distinct
 sessions, since the store counts sessions per signature.
