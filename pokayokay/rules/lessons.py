@@ -53,9 +53,11 @@ def shown(command: str) -> str | None:
 
 
 def _span(command: str) -> str:
-    from pokayokay.safety.exact import code_span
+    """A code span for hook context, which Claude Code wraps in ``<system-reminder>``: that tag
+    and pokayokay's marker comments escaped (:func:`pokayokay.safety.exact.quoted`)."""
+    from pokayokay.safety.exact import quoted
 
-    return code_span(command)
+    return quoted(command)
 
 
 def _path(path: str) -> str | None:

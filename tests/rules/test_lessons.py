@@ -20,7 +20,7 @@ from pokayokay.rules.lessons import (
     lookup_folders,
     shown,
 )
-from pokayokay.safety.exact import code_span
+from pokayokay.safety.exact import code_span, quoted
 
 BAD = "python -m pytest -q tests/test_cart.py"
 GOOD = ".venv/bin/python -m pytest -q tests/test_cart.py"
@@ -84,7 +84,7 @@ def test_texts_stay_within_budget_and_safe(failing: str, corrected: str, session
         for key in ("hint", "block"):
             if key in entry:
                 assert len(entry[key]) <= HINT_BUDGET
-        spans = [code_span(x) for x in (shown(failing), shown(corrected)) if x is not None]
+        spans = [quoted(x) for x in (shown(failing), shown(corrected)) if x is not None]
         for key in ("failure", "hint", "block"):
             if key in entry:
                 assert "\n" not in entry[key]
