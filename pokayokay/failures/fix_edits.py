@@ -3,12 +3,12 @@
 Built from the PostToolUse payload of ``Edit``/``MultiEdit``/``Write``/``NotebookEdit``: the
 ``structuredPatch`` Claude Code reports in ``tool_response`` when there is one (only its ``-``
 and ``+`` lines), else a line diff of ``old_string``/``new_string`` (each of MultiEdit's
-``edits``), else the first lines of a new file's ``content`` or a notebook cell's ``new_source``.
-At most :data:`MAX_LINES` lines, each redacted, de-linked and sanitised
-(:func:`pokayokay.safety.commands.shown_code_line`) and prefixed ``- `` or ``+ ``; blank and
-whitespace-only changes are skipped. Returned as one string, lines joined by ``\\n`` ("" when
-nothing readable changed).
-"""
+``edits``), else the first lines of a new file's ``content`` or a notebook cell's
+``new_source``. At most :data:`MAX_LINES` lines, each exact with secrets redacted
+(:func:`pokayokay.safety.shown.shown_code_line`: exact, or left out) and prefixed ``- `` or
+``+ ``; blank and whitespace-only changes are skipped, and so is a removed line that comes back
+added with the same text (an indentation change): no ``was``/``now`` pair reads the same.
+Returned as one string, lines joined by ``\\n`` ("" when nothing readable changed)."""
 
 from __future__ import annotations
 
@@ -43,19 +43,20 @@ def _from_patch(patch: object) -> list[str]:
 
 
 def _shown(lines: Iterable[str]) -> str:
-    from pokayokay.safety.commands import shown_code_line
+    from pokayokay.safety.shown import shown_code_line
 
-    kept: list[str] = []
+    changed: list[tuple[str, str]] = []
     for line in lines:
         if not line or line[0] not in "+-":
             continue
         body = shown_code_line(line[1:].strip())
-        if not body or not any(ch.isalnum() for ch in body):
-            continue
-        kept.append(f"{line[0]} {body}")
-        if len(kept) >= MAX_LINES:
-            break
-    return "\n".join(kept)
+        if body and any(ch.isalnum() for ch in body):
+            changed.append((line[0], body))
+    removed = {body for sign, body in changed if sign == "-"}
+    added = {body for sign, body in changed if sign == "+"}
+    same = removed & added
+    kept = [f"{sign} {body}" for sign, body in changed if body not in same]
+    return "\n".join(kept[:MAX_LINES])
 
 
 def edit_excerpt(tool: str, tool_input: dict[str, Any], tool_response: object) -> str:

@@ -20,7 +20,7 @@ with no open fix episode, the common case, only reads.
   the same command or of a command it corrects (``python -m pytest`` → ``.venv/bin/python -m
   pytest``: a correction, see :mod:`pokayokay.failures.corrections`); a session with no open
   episode costs one indexed read. For Edit/MultiEdit/Write/NotebookEdit it records the edited
-  project file and, only while an episode is open, a few sanitised lines of the change.
+  project file and, only while an episode is open, a few exact, redacted lines of the change.
 
 One output may name several mistakes (:mod:`pokayokay.failures.mistakes`): each is its own
 failure row, keyed by its group key (``ruff:F401``, ``test:<test id>``). Secrets are redacted

@@ -2,9 +2,9 @@
 and right after a command failed the way it failed before (PostToolUseFailure).
 
 Both read only the precomputed lookup (:mod:`pokayokay.infra.lesson_lookup`), which graduation
-writes when the lessons change; its texts were sanitised and redacted then. A project without
-lessons costs one ``stat`` (the runtime checks before the payload is even read); a command
-without a lesson gets no output.
+writes when the lessons change; its texts quote commands exactly (redacted) in code spans, and no
+dangerous command is among them. A project without lessons costs one ``stat`` (the runtime checks
+before the payload is even read); a command without a lesson gets no output.
 
 The ``guard`` setting (``off | hint | block``, default ``hint``) decides what PreToolUse does
 with a command that failed in at least the graduation threshold of sessions and has a known

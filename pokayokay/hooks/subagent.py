@@ -6,8 +6,6 @@ fenced, factual block of at most :data:`BUDGET` characters — or nothing when t
 
 from __future__ import annotations
 
-import re
-
 from pokayokay.hooks.runtime import context_output, memory_location, project_dir
 
 TYPE_CHECKING = False
@@ -23,17 +21,21 @@ ACTIVE_PATTERNS_ID = "active_patterns"  # pokayokay.rules.graduation.ACTIVE_PATT
 MAX_LINE = 300
 # MEMORY.md is read up to Claude Code's own load limit: what is past it is not "always loaded".
 _READ_AT_MOST = 25_000
-_FENCE_WORDS = re.compile(r"pokayokay[\W_]*lessons|facts[\W_]+not[\W_]+instructions", re.I)
 
 
 def _safe(text: str) -> str:
-    from pokayokay.safety.commands import redact_secrets, strip_links
-    from pokayokay.safety.sanitize import clean, excerpt
+    """``text`` as the block shows it (see the module), or "" when it is left out."""
+    from pokayokay.safety.commands import danger, redact_secrets
+    from pokayokay.safety.exact import CONTEXT_WRAPPER, escape
+    from pokayokay.safety.instructions import has_link, injected
+    from pokayokay.safety.sanitize import clean, one_line
 
-    out = excerpt(strip_links(redact_secrets(text)), MAX_LINE)
-    while _FENCE_WORDS.search(out):
-        out = clean(_FENCE_WORDS.sub(" ", out))
-    return out
+    line = one_line(clean(redact_secrets(text)))
+    if not line or len(line) > MAX_LINE:
+        return ""
+    if injected(line) or has_link(line) or danger(line) is not None:
+        return ""
+    return escape(line, (TAG, CONTEXT_WRAPPER))
 
 
 def active_patterns(text: str, specs: Sequence[Any]) -> list[str]:
@@ -52,7 +54,8 @@ def active_patterns(text: str, specs: Sequence[Any]) -> list[str]:
 
 def lessons_block(environment: Sequence[str], patterns: Sequence[str], budget: int = BUDGET) -> str:
     """The fenced block (pure): environment lessons first, then Active Patterns entries that do
-    not repeat one; each line sanitised; whole lines only, within ``budget`` characters."""
+    not repeat one; each line exact but for the escapes, or left out (see the module); whole
+    lines only, within ``budget`` characters."""
     lines: list[str] = []
     for raw in [*environment, *patterns]:
         line = _safe(raw)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-LOOKUP_VERSION = 1
+LOOKUP_VERSION = 2  # 2: texts quote commands exactly (code spans); older lookups are not read
 LOOKUP_DIR = "lessons"
 _KEY_MAX = 120
 # A lookup is a few lessons; a larger file is not ours (or broken) and is not read.

@@ -1,6 +1,6 @@
 """``chain-learnings.md``: one bounded entry per finished session (SessionEnd).
 
-An entry says what the session was asked (its first prompt, shortened and sanitised), which
+An entry says what the session was asked (its first prompt, shortened, on one line), which
 skills it invoked (``Skill`` tool calls in the transcript), the failures the store recorded for
 it, the files it edited and how it ended. Skill suggestion reads the file back to flag risk when
 a skill it is about to suggest was used on a similar task in a session that ended failing.

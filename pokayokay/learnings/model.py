@@ -325,13 +325,15 @@ def index_line(
     """The Topic Index line for ``learning`` stored in ``file_name`` (default: the file its name
     gives): ``- [name](learning-name.md) — description``, the description shortened so the line
     stays within ``limit`` characters where it can."""
+    from pokayokay.safety.exact import escape_markers
     from pokayokay.safety.sanitize import excerpt
 
     target = file_name or learning.file_name
     label = target.removeprefix(FILE_PREFIX).removesuffix(".md")
     head = f"- [{label}]({target}) — "
     room = max(30, limit - len(head))  # a name near 60 characters can still overrun
-    return head + (excerpt(learning.description, room) or excerpt(learning.text, room))
+    shown = excerpt(learning.description, room) or excerpt(learning.text, room)
+    return head + escape_markers(shown)  # exact but for a comment that could pass for a marker
 
 
 def is_index_line(entry: str) -> bool:

@@ -8,17 +8,19 @@
 * **Key Decisions**: a learning stored with ``remember --category decision``, and a spike
   conclusion recorded with ``spike record``.
 
-Every entry is one line, sanitised (:func:`pokayokay.safety.sanitize.excerpt`: tool output and
-commit subjects are hostile), appended through :class:`SectionsEdit` inside curation's locked,
-invariant-checked write: only the named sections change, a section appears with its first
-entry, and an entry already there is not added twice.
-"""
+Every entry is one line. Commit subjects and learnings are shown exactly (a comment that could
+pass for a MEMORY.md marker escaped); of a failure's tool output only its error line appears, in
+a code span, and only when it does not speak to the reader
+(:func:`pokayokay.safety.sanitize.tool_line`); commands and paths are exact code spans, or left
+out when they may not be shown (:func:`pokayokay.safety.shown.shown_command`), appended
+through :class:`SectionsEdit` inside curation's locked, invariant-checked write: only the named
+sections change, a section appears with its first entry, and an entry already there is not added
+twice."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
@@ -47,40 +49,44 @@ PATHS_SHOWN = 3
 
 
 def _one_line(text: str, limit: int) -> str:
+    from pokayokay.safety.exact import escape_markers
     from pokayokay.safety.sanitize import excerpt
 
-    return excerpt(" ".join(text.split()), limit)
+    return escape_markers(excerpt(text, limit))
 
 
 def _day(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).date().isoformat()
 
 
-# What a command line may carry that must not reach MEMORY.md: values of environment
-# assignments and flags (API_KEY=…, --token=…), and long opaque tokens.
-_ASSIGNED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*|-{1,2}[A-Za-z][\w-]*)=\S+")
-_OPAQUE = re.compile(r"\b[A-Za-z0-9+/_-]{24,}={0,2}")
-
-
 def _command(command: str) -> str:
-    text = _ASSIGNED.sub(lambda m: f"{m[1]}=…", command)
-    text = _OPAQUE.sub("…", text)
-    return _one_line(text, 80).replace("`", "'")
+    """A command as an exact code span (secrets redacted), or pokayokay's words for one that may
+    not be shown."""
+    from pokayokay.safety.exact import quoted
+    from pokayokay.safety.shown import shown_command
+
+    shown = shown_command(command, 80)
+    return quoted(shown) if shown else "a command (not shown)"
 
 
 def fix_entry(fix: SessionFix) -> str:
     """``- 2026-11-25 test failure fixed: `pytest tests/test_db.py` passes after edits to
     docker-compose.yml — OperationalError: connection to server failed``."""
-    command = _command(fix.command)
-    text = f"{fix.category} failure fixed: `{command}` passes"
-    if fix.paths:
-        shown = ", ".join(_one_line(p, 60) for p in fix.paths[:PATHS_SHOWN])
-        more = len(fix.paths) - PATHS_SHOWN
+    from pokayokay.rules.evidence import category_name, shown_path
+    from pokayokay.safety.exact import quoted
+    from pokayokay.safety.sanitize import tool_line
+
+    kind = category_name(fix.category) or "recurring"
+    text = f"{kind} failure fixed: {_command(fix.command)} passes"
+    paths = [p for p in (x for x in fix.paths[:PATHS_SHOWN] if len(x) <= 60) if shown_path(p)]
+    if paths:
+        shown = ", ".join(str(shown_path(p)) for p in paths)
+        more = len(fix.paths) - len(paths)
         text += f" after edits to {shown}" + (f" (+{more} more)" if more > 0 else "")
     head = f"- {_day(fix.ts)} "
-    room = ENTRY_CHARS - len(head) - len(text) - 3
-    excerpt = _one_line(fix.excerpt, room) if room >= 20 else ""
-    return head + text + (f" — {excerpt}" if excerpt else "")
+    room = ENTRY_CHARS - len(head) - len(text) - 5
+    line = tool_line(fix.excerpt, room) if room >= 20 else None
+    return head + text + (f" — {quoted(line)}" if line else "")
 
 
 def commit_entry(short_sha: str, subject: str, day: str) -> str:

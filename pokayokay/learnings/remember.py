@@ -5,9 +5,10 @@ What :func:`remember` does with a text:
 0. replaces secrets (API keys, tokens, passwords, URL credentials, private keys; see
    :mod:`pokayokay.safety.redact`) with ``[redacted:<kind>]`` and says so in a note;
 1. refuses it when it is under :data:`~pokayokay.learnings.model.MIN_CHARS` characters once trimmed
-   (:data:`TOO_SHORT`), or once sanitised (:func:`pokayokay.safety.sanitize.clean` removes markup,
-   links
-   and instruction-like phrases: nothing of those reaches a memory file);
+   (:data:`TOO_SHORT`), or once cleaned (:func:`pokayokay.safety.sanitize.clean` drops terminal
+   escapes and control characters); every other character is stored exactly as written — code,
+   ``<...>``, ``2>&1``, ``->`` — and comes back exactly through recall, where only a tag that
+   would close the recall block is escaped (:func:`pokayokay.recall.block.shown_text`);
 2. for a capture the model started (``mode="model"``), applies ``capture_mode`` from the settings:
    ``off`` refuses, ``ask-first`` (the default) stores nothing and answers that the learning is to
    be proposed to the user, ``silent`` stores it at confidence ``low`` with source
@@ -70,8 +71,8 @@ __all__ = [
 
 TOO_SHORT = "Learning too short (need at least 20 characters). Please provide more detail."
 TOO_SHORT_CLEANED = (
-    "Learning too short once markup, links and instruction-like phrases are removed (need at "
-    "least 20 characters). Please provide more detail."
+    "Learning too short once control characters are removed (need at least 20 characters). "
+    "Please provide more detail."
 )
 # pokayokay.learnings.model.MAX_CHARS (a test keeps the two equal).
 TOO_LONG = (
@@ -145,10 +146,11 @@ def silent_budget(settings: Settings) -> int:
 
 
 def _clean_source(source: str) -> str:
-    from pokayokay.safety.sanitize import excerpt
-
-    cleaned = excerpt(source, SOURCE_MAX).strip()
-    if not cleaned:
+    """The source label as given, when it is one: a word of letters, digits, ``.``, ``_``,
+    ``-`` (nothing is rewritten into a label)."""
+    cleaned = source.strip()
+    plain = cleaned[:1].isalnum() and all(ch.isalnum() or ch in "._-" for ch in cleaned)
+    if not cleaned or not cleaned.isascii() or not plain or len(cleaned) > SOURCE_MAX:
         raise PokayokayError("--source: expected a short label such as 'user' or 'retro'")
     return cleaned
 
@@ -163,7 +165,7 @@ class _Draft(NamedTuple):
 
 
 def structured_fields(given: Mapping[str, str | None]) -> dict[str, str]:
-    """The structured fields as stored: one sanitised line each (private text removed); an
+    """The structured fields as stored: one exact line each (private text removed); an
     unknown key or severity raises :class:`PokayokayError`."""
     from pokayokay.infra.private import strip_private
     from pokayokay.learnings.model import SEVERITIES, STRUCTURED_FIELDS, STRUCTURED_MAX
@@ -267,7 +269,7 @@ def remember(
     """Store ``text`` as a learning, or reinforce the learning it repeats (module docstring).
 
     ``fields`` are the structured fields (``trigger``, ``insight``, ``action``, ``severity``);
-    each is sanitised to one line, and a reinforcement fills in the ones given.
+    each is kept on one line, and a reinforcement fills in the ones given.
 
     ``mode="model"`` marks a capture the model started: ``capture_mode`` and the per-session
     silent budget apply, counted for ``session_id``. Raises :class:`PokayokayError` for a bad

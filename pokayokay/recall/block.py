@@ -1,10 +1,14 @@
-"""The fenced recall block (pure): an advisory line, the opening tag, one sanitised line per
-finding with its score, the closing tag and a line that re-anchors on the prompt, within a
-character budget."""
+"""The fenced recall block (pure): an advisory line, the opening tag, one entry per finding with
+its score, the closing tag and a line that re-anchors on the prompt, within a character budget.
+
+A finding's text is shown exactly as it is stored (secrets redacted), a long one cut to a prefix
+and "…". Only what could break out of the block is escaped, reversibly (:func:`shown_text`,
+:func:`read_finding`): a tag opening or closing ``pokayokay-recall`` or Claude Code's
+``system-reminder`` gets one more backslash after its ``<``, and a line after a finding's first
+is indented so that it stays in the finding's list item."""
 
 from __future__ import annotations
 
-from pokayokay.infra.lazyre import IGNORECASE, Lazy
 from pokayokay.recall.index import FLOOR, KINDS, MIN_ENTRY_CHARS, Document, Hit, Index, recall
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
@@ -52,91 +56,71 @@ def _label_ok(label: str) -> bool:
     return 0 < len(label) <= 31 and label[0] in _LABEL_FIRST and _LABEL_CHARS.issuperset(label)
 
 
-# Inside a finding, the fence's own words are removed: the tag name (with or without brackets)
-# and the sentences that open and close the block.
-_FENCE_WORDS = Lazy(
-    r"pokayokay[\W_]*recall|end[\W_]+of[\W_]+recalled[\W_]+notes|reference[\W_]+data",
-    IGNORECASE,
-)
-
-
-def _has_fence_words(text: str) -> bool:
-    """``_FENCE_WORDS.search(text)``, compiled only for a text that can hold one: every match
-    holds "recall" or "reference" in some case (these letters have no case-insensitive
-    equivalent but their upper case)."""
-    lower = text.lower()
-    if "recall" not in lower and "reference" not in lower:
-        return False
-    return _FENCE_WORDS.search(text) is not None
-
-
-_CUT_TAIL = " .,;:-–—([{'\"`"
+# The tags a finding's text must not open or close: the block's own, and the one Claude Code
+# wraps a hook's context in.
+FENCE_TAGS = (TAG, "system-reminder")  # pokayokay.safety.exact.CONTEXT_WRAPPER
+# A continuation line of a finding is indented this much (a markdown list item's).
+INDENT = "  "
+_CUT_TAIL = " \t\n"
 
 
 def safe_text(text: str, limit: int = MAX_ENTRY_CHARS) -> str:
-    """``text`` sanitised for the block: one line, at most ``limit`` characters.
+    """``text`` as a finding holds it: cleaned (:func:`pokayokay.safety.sanitize.clean`: secrets
+    redacted, terminal escapes and control characters dropped), trimmed, and at most ``limit``
+    characters (a prefix and "…"). Every other character is kept; the block escapes its own tags
+    when it renders the text (:func:`shown_text`)."""
+    from pokayokay.safety.sanitize import clean
 
-    :func:`pokayokay.safety.sanitize.excerpt`, then the fence's own words removed. Slow to import
-    (the sanitiser compiles many patterns): the sources call it when they read a file, and the
-    block calls it only for text that did not come through them.
-    """
-    from pokayokay.safety.sanitize import clean, excerpt
+    out = clean(text[: max(limit * 4, 4096)]).strip()
+    return _cut(out, limit) if len(out) > limit else out
 
-    out = excerpt(text, limit)
-    while _has_fence_words(out):
-        out = clean(_FENCE_WORDS.sub(" ", out))
+
+def shown_text(text: str) -> str:
+    """A finding's text as the block shows it: exact, except that a tag that would open or close
+    the block or Claude Code's ``<system-reminder>`` gets one more backslash after its ``<``
+    (:func:`pokayokay.safety.exact.escape_tags`, reversed by ``unescape_tags``), and each line
+    after the first is indented by :data:`INDENT` so that it stays in its list item."""
+    from pokayokay.safety.exact import escape_tags
+
+    lowered = text.lower()
+    if "<" in text and ("pokayokay" in lowered or "system-reminder" in lowered):
+        text = escape_tags(text, FENCE_TAGS)
+    if "\n" in text or "\r" in text:
+        first, *rest = _pieces(text)
+        text = first + "".join(INDENT + piece for piece in rest)
+    return text
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` split after each line break (``\r\n``, ``\n`` or ``\r``), breaks kept."""
+    out: list[str] = []
+    start = i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\r" or ch == "\n":
+            i += 2 if text.startswith("\r\n", i) else 1
+            out.append(text[start:i])
+            start = i
+        else:
+            i += 1
+    out.append(text[start:])
     return out
 
 
-# What text that went through safe_text can never hold: a check, not a sanitiser. Angle
-# brackets and their look-alikes, control and invisible format characters, line breaks (the
-# characters below, ranges written a-b), a link's "](" (any white space between), code fences
-# (`` or ~~~). Checked by :func:`_unsafe` without a regular expression to compile;
-# ``tests/recall/test_recall_block.py`` holds it to the pattern it stands for.
-_UNSAFE_CHARACTERS = (
-    "<>\u2039\u203a\u2329\u232a\u27e8\u27e9\u276c-\u2771\u29fc\u29fd\u1433\u1438\u02c2\u02c3"
-    "\u02f1\u02f2\u2989-\u2992\u29c0\u29c1\u27ea\u27eb\u3008-\u300d\ufe64\ufe65\uff1c\uff1e"
-    "\u00ab\u00bb\u226e\u226f\u22d6\u22d7\u2aa1\u2aa2\u227a\u227b"
-    "\x00-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
-)
-_unsafe_set: frozenset[str] | None = None
+def read_finding(shown: str) -> str:
+    """The text a finding's shown form stands for (the inverse of :func:`shown_text`)."""
+    from pokayokay.safety.exact import unescape_tags
 
-
-def _unsafe_characters() -> frozenset[str]:
-    global _unsafe_set
-    if _unsafe_set is None:
-        spec, i = _UNSAFE_CHARACTERS, 0
-        found: set[str] = set()
-        while i < len(spec):
-            if i + 2 < len(spec) and spec[i + 1] == "-":
-                found.update(map(chr, range(ord(spec[i]), ord(spec[i + 2]) + 1)))
-                i += 3
-            else:
-                found.add(spec[i])
-                i += 1
-        _unsafe_set = frozenset(found)
-    return _unsafe_set
-
-
-def _unsafe(text: str) -> bool:
-    """Whether ``text`` holds anything :data:`_UNSAFE_CHARACTERS` describes."""
-    if not _unsafe_characters().isdisjoint(text) or "``" in text or "~~~" in text:
-        return True
-    at = text.find("]")
-    while at >= 0:
-        if text[at + 1 :].lstrip().startswith("("):  # lstrip: the white space \s matches
-            return True
-        at = text.find("]", at + 1)
-    return False
+    first, *rest = _pieces(shown)
+    return unescape_tags(first + "".join(p.removeprefix(INDENT) for p in rest), FENCE_TAGS)
 
 
 def _shown(doc: Document) -> str:
-    """The text a finding shows: checked when the sources sanitised it, else sanitised now."""
+    """The text a finding shows, before :func:`shown_text`: as the sources cleaned and clipped
+    it, else cleaned and clipped now."""
     text = doc.text
     trusted = doc.clean and len(text) <= MAX_ENTRY_CHARS + 1 and text == text.strip()
-    if trusted and not _unsafe(text) and not _has_fence_words(text):
-        return text
-    return safe_text(text)
+    return text if trusted else safe_text(text)
 
 
 def _label(doc: Document) -> str:
@@ -149,30 +133,26 @@ def _label(doc: Document) -> str:
 
 
 def _cut(text: str, keep: int) -> str:
-    """``text`` shortened to at most ``keep`` characters plus "…", at a word boundary.
-
-    Cutting between words never makes a phrase the sanitiser would remove: every match in the
-    shortened text was one in the whole text. Only a text with no space to cut at is cut inside
-    a word, and that piece is sanitised again ("disregarded" cut to "disregard").
-    """
+    """``text`` shortened to at most ``keep`` characters plus "…", at a word boundary when
+    there is one (mid-word otherwise): a prefix of the text."""
     if len(text) <= keep:
         return text
-    space = text.rfind(" ", 0, keep + 1)
+    space = max(text.rfind(" ", 0, keep + 1), text.rfind("\n", 0, keep + 1))
     if space > 0:
         head = text[:space].rstrip(_CUT_TAIL)
         if head:
             return head + "…"
-    from pokayokay.safety.sanitize import clean
-
-    return clean(text[:keep]).rstrip(_CUT_TAIL) + "…"
+    return text[: max(keep, 1)].rstrip(_CUT_TAIL) + "…"
 
 
 def findings(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:
-    """One line per hit (best first), together at most ``budget`` characters (newlines counted).
+    """One entry per hit (best first), together at most ``budget`` characters (newlines
+    counted), each ``- [score] kind: `` and its text as :func:`shown_text` shows it.
 
     Over budget, the lowest-scoring entry is shortened first at a word boundary; an entry that
     would keep fewer than :data:`MIN_ENTRY_CHARS` characters is dropped and the next lowest
-    shortened. The best entry is only ever shortened.
+    shortened. The best entry is only ever shortened. Texts are cut before they are escaped, so
+    what is shown is always an escaped prefix of the text.
     """
     rows: list[tuple[str, str]] = []
     for hit in sorted(hits, key=lambda h: -h.score):
@@ -181,8 +161,11 @@ def findings(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:
             continue
         rows.append((f"- [{min(hit.score, 1.0):.2f}] {_label(hit.doc)}: ", text))
 
+    def size(row: tuple[str, str]) -> int:
+        return len(row[0]) + len(shown_text(row[1]))
+
     def total() -> int:
-        return sum(len(p) + len(t) for p, t in rows) + max(0, len(rows) - 1)
+        return sum(size(row) for row in rows) + max(0, len(rows) - 1)
 
     for i in range(len(rows) - 1, -1, -1):
         over = total() - budget
@@ -193,10 +176,14 @@ def findings(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:
         if keep < MIN_ENTRY_CHARS and i > 0:
             del rows[i]
             continue
-        rows[i] = (prefix, _cut(text, max(keep, 1)))
-    lines = [p + t for p, t in rows]
+        keep = max(keep, 1)
+        rows[i] = (prefix, _cut(text, keep))
+        while total() > budget and keep > 1:  # escapes and indents made it longer
+            keep = max(1, keep - (total() - budget))
+            rows[i] = (prefix, _cut(text, keep))
+    lines = [p + shown_text(t) for p, t in rows]
     if lines and total() > budget:  # a pathological prefix: never exceed the budget
-        lines = [lines[0][: budget - 1] + "…"]
+        return []
     return lines
 
 

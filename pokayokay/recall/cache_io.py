@@ -16,7 +16,7 @@ MAX_TEXT_CHARS = 2000
 
 
 def _shown(text: str) -> str:
-    """The text a finding will show, sanitised now (on read) and clipped for the block."""
+    """The text a finding will show, cleaned now (on read) and clipped for the block."""
     from pokayokay.recall.block import safe_text
 
     return safe_text(text[: MAX_TEXT_CHARS * 4])

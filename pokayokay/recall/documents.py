@@ -15,9 +15,8 @@ class Document:
     ``text`` is what the block shows; ``search`` what is matched (``text`` when empty);
     ``label`` a short tag shown before the text (a learning's category); ``weight`` a prior
     multiplied into the score (at most 1). ``clean`` says that ``text`` already went through
-    :func:`safe_text` (the sources do that when they read a file): the block then only checks
-    it instead of sanitising it again, which keeps ``pokayokay.safety.sanitize`` off the prompt
-    path.
+    :func:`safe_text` (the sources do that when they read a file): the block then uses it as it
+    is, which keeps ``pokayokay.safety.sanitize`` off the prompt path.
     """
 
     __slots__ = ("id", "kind", "label", "text", "search", "weight", "clean")

@@ -62,13 +62,11 @@ nearly as strong and about something else, an automatic past fix never on one pi
 together hold at most :data:`BUDGET` characters: when they do not fit, the lowest-scoring entry is
 shortened first, at a word boundary, and dropped when too little of it would remain.
 
-The block has four parts: an advisory line saying what the notes are, the opening tag, one line
+The block has four parts: an advisory line saying what the notes are, the opening tag, one entry
 per finding with its score, the closing tag, and a closing line that re-anchors on the prompt. A
-finding's text went through :func:`safe_text` (``pokayokay.safety.sanitize`` plus the fence's own
-words)
-when the sources read it from its file; the block checks it again (no angle bracket or look-alike,
-no link, no code fence, no control or invisible character, no fence word, one line) and
-sanitises anything that fails the check, or that did not come from the sources, once more.
+finding's text is exact: :func:`safe_text` only redacts secrets, drops control characters and
+clips it when the sources read it from its file, and the block escapes, reversibly, a tag that
+would open or close it (:func:`pokayokay.recall.block.shown_text`).
 """
 
 from __future__ import annotations

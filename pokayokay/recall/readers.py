@@ -1,5 +1,6 @@
 """Reading recall's sources (learnings, Key Decisions, the consolidation archive, fix episodes)
-into documents and their term counts; every text a block may show is sanitised here, on read.
+into documents and their term counts; every text a block may show is cleaned and clipped here,
+on read (:func:`pokayokay.recall.block.safe_text`: exact but for secrets and control characters).
 :mod:`pokayokay.recall.sources` gathers them and keeps the cache."""
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def _from_row(row: list[Any]) -> tuple[Document, dict[str, int]]:
 def learning_document(learning: Learning, file_name: str) -> tuple[Document, dict[str, int]]:
     """The document for one parsed learning, and the term counts of what is matched.
 
-    The body is what is shown (sanitised) and matched (as written: matching shows nothing);
+    The body is what is shown (exactly, clipped) and matched (as written: matching shows nothing);
     the description and the name add only the terms the body lacks (they are usually a
     shortened copy of it, and would count its words twice); so do the structured trigger and
     insight (``Learning.matched_fields``).
@@ -240,15 +241,25 @@ def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, di
 def fix_text(
     category: str, sessions: int, excerpt: str, commands: Iterable[str], paths: Iterable[str]
 ) -> str:
-    """A fix episode in one factual sentence."""
-    commands, paths = list(commands)[:2], list(paths)[:4]
-    text = f"{excerpt.strip().rstrip('.')} ({category} failure, {sessions} session"
+    """A fix episode in one factual sentence: the failure's error line in a code span (or its
+    category alone when that line may not be shown: :func:`pokayokay.safety.sanitize.tool_line`),
+    the commands and paths as exact code spans (a path that may not be shown is left out)."""
+    from pokayokay.rules.evidence import category_name, shown_path
+    from pokayokay.safety.exact import code_span
+    from pokayokay.safety.sanitize import tool_line
+
+    commands = list(commands)[:2]
+    shown_paths = [p for p in (shown_path(x) for x in list(paths)[:4]) if p]
+    line = tool_line(excerpt, 160)
+    kind = category_name(category) or "recurring"
+    shown = code_span(line) if line else "An error not shown"
+    text = f"{shown} ({kind} failure, {sessions} session"
     text += "s)." if sessions != 1 else ")."
     if commands:
-        text += " Resolved by " + ", ".join(f"`{c}`" for c in commands)
-        text += f" after edits to {', '.join(paths)}." if paths else "."
-    elif paths:
-        text += f" Resolved after edits to {', '.join(paths)}."
+        text += " Resolved by " + ", ".join(code_span(c) for c in commands)
+        text += f" after edits to {', '.join(shown_paths)}." if shown_paths else "."
+    elif shown_paths:
+        text += f" Resolved after edits to {', '.join(shown_paths)}."
     return text
 
 
@@ -281,7 +292,7 @@ def fix_inputs(groups: Iterable[FailureGroup]) -> list[list[Any]]:
 
 
 def fix_documents(groups: Iterable[FailureGroup]) -> list[tuple[Document, dict[str, int]]]:
-    from pokayokay.safety.commands import shown_commands
+    from pokayokay.safety.shown import shown_commands
 
     out = []
     for group in groups:

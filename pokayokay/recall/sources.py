@@ -7,11 +7,12 @@ Three sources:
 * fix episodes: failure groups in the failure store that a later success closed (a fix command
   or the files edited before it), when the store exists.
 
-Every text that a block may show is sanitised here, when its file is read
-(:func:`pokayokay.recall.index.safe_text`: stored files may have been edited by hand), and checked
-again by :mod:`pokayokay.recall.index` when it renders. Matching uses the text as written: terms are
-never shown. The Key Decisions archive is the one the settings name; changes to it are noticed
-when it is the default ``decisions-archive.md`` or when MEMORY.md or a settings file changes.
+Every text that a block may show is cleaned and clipped here, when its file is read
+(:func:`pokayokay.recall.block.safe_text`: secrets redacted, control characters dropped, nothing
+else changed), and escaped by the block when it renders (its own tags only). Matching uses the
+text as written: terms are never shown. The Key Decisions archive is the one the settings name;
+changes to it are noticed when it is the default ``decisions-archive.md`` or when MEMORY.md or a
+settings file changes.
 
 The cache lives in the project's state folder, so that a prompt does not re-read every file:
 
@@ -93,7 +94,7 @@ if TYPE_CHECKING:
 
     Where = str | Path  # a folder, as either (the prompt hook passes strings)
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6  # 6: notes held exactly (issue 24), not sanitised
 # How old (ns) the memory folder's and the marker's mtimes must be before the quick key may
 # stand for them (file systems with 1-2 s clocks).
 SETTLE_NS = 3_000_000_000

@@ -28,12 +28,20 @@ _MARK = " failure, "
 
 def symptom(text: str) -> str:
     """The failure a fix document's text names: the part before its ``(<category> failure, N
-    sessions)``; the whole text when it has none."""
+    sessions)``, out of its code span; the whole text when it has none."""
     at = text.find(_MARK)
     if at < 0:
         return text
     opening = text.rfind(" (", 0, at)
-    return text[:opening] if opening >= 0 else text
+    if opening < 0:
+        return text
+    part = text[:opening]
+    run = len(part) - len(part.lstrip("`"))
+    if run and part.endswith("`" * run) and len(part) > 2 * run:
+        inner = part[run:-run]
+        padded = inner.startswith(" ") and inner.endswith(" ") and inner.strip()
+        return inner[1:-1] if padded else inner
+    return part
 
 
 def symptom_evidence(text: str, query: Query) -> float:

@@ -42,7 +42,8 @@ The bookkeeping line ``<!-- pokayokay-rule: id=…; signatures=…; graduated=�
 signatures' short ids (:func:`pokayokay.failures.signature.short_id`); Claude Code strips HTML
 comments before the model sees the rule. Lines a user adds below the closing
 ``<!-- pokayokay-rule-end … -->`` line are kept on every update. Everything quoted from tool
-output, commands or edits is redacted and sanitised (:mod:`pokayokay.safety`).
+output, commands or edits is redacted and quoted exactly in code spans, or left out
+(:mod:`pokayokay.safety`).
 
 A rule's session count is the largest of its signatures' counts: a lower bound of the distinct
 sessions, since the store counts sessions per signature.
@@ -80,11 +81,11 @@ from pokayokay.rules.evidence import (
     label,
     mistake_section,
     rule_title,
+    shown_folder,
     shown_paths,
 )
 from pokayokay.rules.globs import derive_globs
 from pokayokay.rules.rule_text import RuleMeta, _user_tail, parse_bookkeeping
-from pokayokay.safety import sanitize
 from pokayokay.safety.redact import redact
 
 __all__ = [
@@ -367,7 +368,7 @@ class _Planner:
             else:
                 unplaced.append(group)
         clusters = _union_find(unplaced)
-        base = _slug(sanitize.clean(category)) or "failures"
+        base = _slug(_title(category)) or "failures"
         alone = not existing and len(clusters) == 1
         for cluster in clusters:
             pathless = not any(_evidence(g) for g in cluster)
@@ -400,10 +401,9 @@ class _Planner:
         last = _day(max(g.last_seen for g in groups))
         graduated = (rule.meta.graduated if rule.meta else None) or self.today
         signatures = tuple(sorted({short_id(g.signature) for g in groups}))
-        category = sanitize.clean(_title(rule.category)) or "recurring"
+        category = _title(rule.category) or "recurring"
         folder = _common_folder(evidence) if globs else ""
-        shown_folder = sanitize.clean(folder) if folder else ""
-        title = rule_title(groups, category, shown_folder, environment)
+        title = rule_title(groups, category, shown_folder(folder), environment)
         text = ""
         for shown, edit_lines in budgets(len(groups)):
             text = render(
@@ -479,7 +479,7 @@ class _Planner:
             fix_files = _shown_paths(group.fix_paths, MAX_FIX_FILES)
             blocks.append(
                 {
-                    "category": sanitize.clean(_title(group.category)) or "recurring",
+                    "category": _title(group.category) or "recurring",
                     "title": _excerpt(group.excerpt, 100),
                     "sessions": group.sessions,
                     "occurrences": group.occurrences,

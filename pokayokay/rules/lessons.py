@@ -11,8 +11,10 @@ passed (a correction, :mod:`pokayokay.failures.corrections`) or the files whose 
   at least the graduation threshold of sessions and has a known correction (``guard: true``);
 * ``always`` — the environment lessons (how commands run here), for subagents.
 
-Every command is quoted only as evidence, redacted, de-linked and sanitised
-(:func:`shown`); a dangerous one is never quoted, so it yields no lesson. Texts are facts in
+Every command is quoted only as evidence, exactly as it ran (secrets redacted) in a CommonMark
+code span (:func:`shown`); a dangerous one — a download piped to a shell, a loader or path
+variable pointed outside the project — or one with a link or an instruction phrase is never
+quoted, so it yields no lesson, hint, guard reason or environment line. Texts are facts in
 pokayokay's words, never instructions, and each fits its budget.
 """
 
@@ -29,6 +31,7 @@ HINT_BUDGET = 400
 MAX_ALWAYS = 5
 MAX_FIX_FILES = 3
 MAX_COMMAND = 120
+MAX_PATH = 80
 ENVIRONMENT = "environment"
 
 
@@ -42,26 +45,36 @@ class CommandLesson(NamedTuple):
 
 
 def shown(command: str) -> str | None:
-    """``command`` as a lesson may quote it, or None (dangerous, or nothing readable left)."""
-    from pokayokay.safety.commands import shown_command
+    """``command`` as a lesson quotes it (exact, secrets redacted), or None (dangerous, a link,
+    an instruction phrase, or nothing readable left)."""
+    from pokayokay.safety.shown import shown_command
 
-    cleaned = shown_command(command, MAX_COMMAND)
-    return cleaned.replace("`", "'") if cleaned is not None else None
+    return shown_command(command, MAX_COMMAND)
+
+
+def _span(command: str) -> str:
+    """A code span for hook context, which Claude Code wraps in ``<system-reminder>``: that tag
+    and pokayokay's marker comments escaped (:func:`pokayokay.safety.exact.quoted`)."""
+    from pokayokay.safety.exact import quoted
+
+    return quoted(command)
 
 
 def _path(path: str) -> str | None:
-    from pokayokay.safety.sanitize import excerpt
+    """A file name as an exact code span, or None when it carries a heading or an imperative."""
+    from pokayokay.rules.evidence import shown_path
 
-    cleaned = excerpt(path, 80).replace("`", "'")
-    return cleaned if cleaned and "\n" not in cleaned else None
+    return shown_path(path) if len(path) <= MAX_PATH else None
 
 
 def _times(n: int) -> str:
     return "1 earlier session" if n == 1 else f"{n} earlier sessions"
 
 
-def _fit(text: str, budget: int) -> str:
-    return text if len(text) <= budget else text[: budget - 1].rstrip() + "…"
+def _fit(text: str, budget: int) -> str | None:
+    """``text`` when it fits ``budget``; None otherwise (never cut: a cut could split a code
+    span, and the commands are already at most :data:`MAX_COMMAND` characters)."""
+    return text if len(text) <= budget else None
 
 
 def command_entry(lesson: CommandLesson, threshold: int) -> dict[str, Any] | None:
@@ -73,44 +86,55 @@ def command_entry(lesson: CommandLesson, threshold: int) -> dict[str, Any] | Non
     if lesson.corrected and corrected is None:
         return None  # the variant that passed cannot be quoted safely: say nothing
     where = "of this project"
+    failing_span = _span(failing)
     if corrected is not None:
+        corrected_span = _span(corrected)
         count = f" ({lesson.fixed} times)" if lesson.fixed > 1 else ""
         failure = (
-            f"pokayokay: `{failing}` failed in {_times(lesson.sessions)} {where} too; "
-            f"`{corrected}` passed after it{count}."
+            f"pokayokay: {failing_span} failed in {_times(lesson.sessions)} {where} too; "
+            f"{corrected_span} passed after it{count}."
         )
+        fitted = _fit(failure, FAILURE_BUDGET)
+        if fitted is None:
+            return None
         entry: dict[str, Any] = {
             "sessions": lesson.sessions,
             "corrected": corrected,
-            "failure": _fit(failure, FAILURE_BUDGET),
+            "failure": fitted,
             "guard": lesson.sessions >= threshold,
         }
-        if entry["guard"]:
-            entry["hint"] = _fit(
-                f"pokayokay: `{failing}` failed in {_times(lesson.sessions)} {where}; "
-                f"`{corrected}` is the form that passed.",
-                HINT_BUDGET,
-            )
-            entry["block"] = _fit(
-                f"pokayokay guard: `{failing}` failed in {_times(lesson.sessions)} {where}, "
-                f"and `{corrected}` passed instead. This call was not run (guard: block).",
-                HINT_BUDGET,
-            )
+        hint = _fit(
+            f"pokayokay: {failing_span} failed in {_times(lesson.sessions)} {where}; "
+            f"{corrected_span} is the form that passed.",
+            HINT_BUDGET,
+        )
+        block = _fit(
+            f"pokayokay guard: {failing_span} failed in {_times(lesson.sessions)} {where}, "
+            f"and {corrected_span} passed instead. This call was not run (guard: block).",
+            HINT_BUDGET,
+        )
+        if entry["guard"] and hint is not None and block is not None:
+            entry["hint"], entry["block"] = hint, block
+        else:
+            entry["guard"] = False
         return entry
     paths = [p for p in (_path(x) for x in lesson.fix_paths[:MAX_FIX_FILES]) if p]
     if not paths:
         return None
-    files = ", ".join(f"`{p}`" for p in paths)
+    files = ", ".join(paths)
     more = len(lesson.fix_paths) - len(paths)
     if more > 0:
         files += f" and {more} more"
     failure = (
-        f"pokayokay: `{failing}` failed in {_times(lesson.sessions)} {where} too; "
+        f"pokayokay: {failing_span} failed in {_times(lesson.sessions)} {where} too; "
         f"it passed after edits to {files}."
     )
+    fitted = _fit(failure, FAILURE_BUDGET)
+    if fitted is None:
+        return None
     return {
         "sessions": lesson.sessions,
-        "failure": _fit(failure, FAILURE_BUDGET),
+        "failure": fitted,
         "guard": False,
     }
 
@@ -123,7 +147,7 @@ def environment_line(lesson: CommandLesson) -> str | None:
     if failing is None or corrected is None:
         return None
     sessions = "1 session" if lesson.sessions == 1 else f"{lesson.sessions} sessions"
-    return f"`{failing}` failed here in {sessions}; `{corrected}` passed instead."
+    return f"{_span(failing)} failed here in {sessions}; {_span(corrected)} passed instead."
 
 
 def lookup_content(lessons: Iterable[CommandLesson], threshold: int) -> dict[str, Any] | None:

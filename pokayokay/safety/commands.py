@@ -1,4 +1,4 @@
-"""Commands and code quoted as evidence: redacted, de-linked, and never a dangerous command (pure).
+"""Commands and code quoted as evidence: exact, redacted, and never a dangerous command (pure).
 
 A command in a rule is evidence of what failed (or of the variant that worked), never something
 pokayokay tells Claude to run on its own authority. This module decides how one may be shown:
@@ -6,14 +6,17 @@ pokayokay tells Claude to run on its own authority. This module decides how one 
 * :func:`danger` names what makes a command dangerous — a download piped into a shell, a
   recursive forced delete, a force push, ``chmod 777``, ``sudo``, a raw disk write, a fork bomb,
   ``git reset --hard``/``git clean -f``, an ``eval`` of fetched text — in pokayokay's own words;
-  such a command is described with that text and never quoted.
+  setting a loader or path variable (``LD_PRELOAD``, ``LD_LIBRARY_PATH``, ``DYLD_*``,
+  ``PYTHONPATH``, ``NODE_OPTIONS``, ``PATH``) to a location outside the project (an absolute
+  path, ``~``, ``..``, another variable) —, in pokayokay's own words; such a command is described
+  with that text and never quoted, so it never becomes a lesson, a hint or a guard's reason.
 * :func:`strip_links` removes URLs a plain link filter misses: scheme-less hosts with a path
   (``evil.example/x.sh``), defanged and obfuscated schemes (``hxxp://``, ``h t t p s : //``,
   ``evil[.]example``).
 * :func:`redact_secrets` is the one seam for secret redaction on this path: every command and
   code excerpt passes through it before anything else (see its docstring).
-* :func:`shown_command` / :func:`shown_code_line` combine them with
-  :mod:`pokayokay.safety.sanitize`.
+* :mod:`pokayokay.safety.shown` combines them into what a rule may quote: the text exactly as it
+  was (secrets redacted), or nothing — never a rewritten text.
 """
 
 from __future__ import annotations
@@ -21,12 +24,9 @@ from __future__ import annotations
 import contextlib
 import importlib
 import re
-from collections.abc import Iterable
 
-__all__ = ["danger", "redact_secrets", "shown_code_line", "shown_command", "strip_links"]
+__all__ = ["LOADER_DANGER", "danger", "loader_outside", "redact_secrets", "strip_links"]
 
-MAX_COMMAND = 120
-MAX_CODE_LINE = 100
 
 _DANGERS: tuple[tuple[str, str], ...] = (
     (
@@ -52,6 +52,45 @@ _DANGERS: tuple[tuple[str, str], ...] = (
 )
 _danger_patterns: list[tuple[re.Pattern[str], str]] | None = None
 
+# Variables that decide which code a command loads.
+LOADER_VARIABLES = frozenset(
+    {"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP",
+     "NODE_OPTIONS", "NODE_PATH", "PATH", "PERL5LIB", "PERL5OPT", "RUBYOPT", "RUBYLIB"}
+)  # fmt: skip
+_ASSIGNMENT = re.compile(
+    r"(?:^|[\s;&|(])(?:export\s+|env\s+(?:-\S+\s+)*)?([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|\S*)"
+)
+LOADER_DANGER = "a command that points a loader or path variable outside the project"
+
+
+def _outside(part: str, name: str) -> bool:
+    """Whether one entry of a path list (or an option's value) leaves the project."""
+    part = part.strip()
+    if not part or part in (f"${name}", f"${{{name}}}"):
+        return False  # the variable's own earlier value: nothing added
+    if part.startswith(("/", "~", "$", "\\")) or (len(part) > 1 and part[1] == ":"):
+        return True  # absolute, home, another variable, a UNC or drive path
+    return ".." in part.replace("\\", "/").split("/")
+
+
+def loader_outside(command: str) -> str | None:
+    """The loader or path variable ``command`` points outside the project, or ``None``."""
+    for match in _ASSIGNMENT.finditer(command):
+        name = match.group(1)
+        if name not in LOADER_VARIABLES and not name.startswith("DYLD_"):
+            continue
+        value = match.group(2).strip("\"'")
+        parts = (
+            re.split(r"[\s=]+", value)
+            if name in ("NODE_OPTIONS", "PERL5OPT", "RUBYOPT")
+            else (value.split(";" if ";" in value and ":" not in value else ":"))
+        )
+        if name in ("NODE_OPTIONS", "PERL5OPT", "RUBYOPT"):
+            parts = [p for p in parts if not p.startswith("-")]
+        if any(_outside(part, name) for part in parts):
+            return name
+    return None
+
 
 def danger(command: str) -> str | None:
     """What makes ``command`` dangerous, in pokayokay's words; ``None`` when nothing does."""
@@ -62,6 +101,8 @@ def danger(command: str) -> str | None:
     for pattern, description in _danger_patterns:
         if pattern.search(flat):
             return description
+    if loader_outside(flat) is not None:
+        return LOADER_DANGER
     return None
 
 
@@ -245,26 +286,3 @@ def redact_secrets(text: str) -> str:
         ),
         text,
     )
-
-
-def shown_command(command: str, limit: int = MAX_COMMAND) -> str | None:
-    """``command`` as a rule may quote it (redacted, de-linked, sanitised, one line), or
-    ``None`` when it is dangerous or nothing readable is left."""
-    from pokayokay.safety import sanitize
-
-    if danger(command):
-        return None
-    cleaned = sanitize.excerpt(strip_links(redact_secrets(command)), limit)
-    return cleaned if any(ch.isalnum() for ch in cleaned) else None
-
-
-def shown_commands(commands: Iterable[str]) -> list[str]:
-    """The commands that may be shown, each as :func:`shown_command` shows it."""
-    return [shown for command in commands if (shown := shown_command(command)) is not None]
-
-
-def shown_code_line(line: str, limit: int = MAX_CODE_LINE) -> str:
-    """One line of an edit excerpt, redacted, de-linked and sanitised (may be empty)."""
-    from pokayokay.safety import sanitize
-
-    return sanitize.excerpt(strip_links(redact_secrets(line)), limit)

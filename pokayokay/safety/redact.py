@@ -5,7 +5,7 @@ a ``PGPASSWORD=… psql`` prefix carries a password, a stack trace prints a data
 :func:`redact` replaces every value of a known secret shape with ``[redacted:<kind>]`` and is
 applied at capture, before the failure store sees anything, and again on every way out (rule
 files, ``recurring-failures.md``, recall, learnings, CLI output):
-:func:`pokayokay.safety.sanitize.clean` runs it first in each of its rounds.
+:func:`pokayokay.safety.sanitize.clean` runs it first.
 
 The table :data:`SHAPES` is ordered: provider key shapes first (so ``GITHUB_TOKEN=ghp_…`` reads
 ``GITHUB_TOKEN=[redacted:github-token]``), then the structural shapes, then values in key

@@ -34,7 +34,8 @@ LAYERS: dict[str, int] = {
 # Text in, values out: no file system, processes, database or sockets (docs/architecture.md).
 PURE = {
     "errors", "names",
-    "safety.sanitize", "safety.redact", "safety.commands",
+    "safety.sanitize", "safety.redact", "safety.commands", "safety.exact", "safety.instructions",
+    "safety.shown",
     "infra.markdown", "infra.lazyre", "infra.cjson", "infra.frontmatter",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
     "memory.commonmark", "memory.measures",

@@ -277,7 +277,7 @@ def test_failure_in_three_sessions_graduates_into_a_rule_loaded_for_its_files(
     assert "re-run" not in rule_text and "Remedy" not in rule_text
     fix_line = remedy.splitlines()[-1].strip()  # one line: the client's JSON escapes newlines
     heading = next(line for line in rule_text.splitlines() if line.startswith("# "))
-    assert heading == "# Failing test tests/test_cart.py::test_total_multiplies_by_quantity"
+    assert heading == "# Failing test `tests/test_cart.py::test_total_multiplies_by_quantity`"
 
     # Which rules Claude Code loads for a path, as pokayokay works it out.
     match_cart = json.loads(

@@ -188,10 +188,22 @@ def test_no_excerpt_is_computed_while_no_failure_is_open(
 def test_secrets_in_a_fixing_edit_are_redacted(project: Path) -> None:
     fail(project, "s", "pytest tests/test_codes.py", ASSERTION)
     key = "sk-ant-api03-Zx9fQ2mX7vB1nL8pR3sT6w"
-    edit(project, "s", "src/codes.py", 'API_KEY = ""', f'API_KEY = "{key}"')
+    edit(project, "s", "src/codes.py", "load_codes()", f'load_codes("{key}")')
     succeed(project, "s", "pytest tests/test_codes.py")
     [fix] = groups(project)["test:tests/test_codes.py::test_code"].fix_edits
     assert "Zx9f" not in fix.excerpt and "[redacted:" in fix.excerpt
+    assert fix.excerpt.split("\n")[0] == "- load_codes()"  # exact, in a was/now pair
+
+
+def test_a_change_that_reads_the_same_once_redacted_is_no_pair(project: Path) -> None:
+    """No was/now pair is identical after processing: ``API_KEY = ""`` and the key both read
+    ``API_KEY = [redacted:secret]``, so the edit shows no lines at all."""
+    fail(project, "s", "pytest tests/test_codes.py", ASSERTION)
+    key = "sk-ant-api03-Zx9fQ2mX7vB1nL8pR3"
+    edit(project, "s", "src/codes.py", 'API_KEY = ""', f'API_KEY = "{key}"')
+    succeed(project, "s", "pytest tests/test_codes.py")
+    group = groups(project)["test:tests/test_codes.py::test_code"]
+    assert all(fix.excerpt == "" for fix in group.fix_edits)
 
 
 def test_one_output_with_three_codes_is_three_failures_counted_once(project: Path) -> None:

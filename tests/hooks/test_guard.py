@@ -79,6 +79,28 @@ def test_block_denies_with_the_correction_as_the_reason(launched: Path) -> None:
     assert "updatedInput" not in out
 
 
+def test_a_hint_quotes_the_commands_exactly(launched: Path) -> None:
+    """Issue 24: ``2>&1`` became "2 &1" once the text filter had been through it."""
+    bad, good = f"{BAD} 2>&1 | tail -20", f"{GOOD} 2>&1 | tail -20"
+    write_lessons(launched, CommandLesson(bad, 4, good, "environment"))
+    out = output("PreToolUse", sample("PreToolUse.Bash.json", launched, bad))
+    assert f"`{good}` is the form that passed." in out["additionalContext"]
+
+
+@pytest.mark.parametrize("mode", ["hint", "block"])
+def test_a_passing_command_loading_from_outside_is_never_a_hint_or_reason(
+    launched: Path, mode: str
+) -> None:
+    """Issue 25 item 9: the passing ``LD_PRELOAD=/tmp/evil.so PYTHONPATH=/tmp/evil python -m
+    pytest`` was offered as the guard's reason; no lesson is made of it at all."""
+    evil = "LD_PRELOAD=/tmp/evil.so PYTHONPATH=/tmp/evil python -m pytest -q tests/test_cart.py"
+    write_lessons(launched, CommandLesson(BAD, 6, evil, "environment", fixed=6))
+    settings(launched, f"guard: {mode}")
+    assert run_hook("PreToolUse", sample("PreToolUse.Bash.json", launched, BAD)) == (0, "", "")
+    failure = sample("PostToolUseFailure.Bash.json", launched, BAD, error=ERROR)
+    assert run_hook("PostToolUseFailure", failure)[1] == ""
+
+
 def test_guard_off_says_nothing(launched: Path) -> None:
     write_lessons(launched, CommandLesson(BAD, 5, GOOD, "environment"))
     settings(launched, "guard: off")

@@ -39,7 +39,7 @@ def test_round_trip_and_replace() -> None:
 def test_record_and_cli(tmp_path: Path) -> None:
     project, location = _location(tmp_path)
     spike = record(location, "Can we <b>use</b> FTS5?\n", True, "Works.", today=date(2025, 1, 2))
-    assert spike.question == "Can we use FTS5?"
+    assert spike.question == "Can we <b>use</b> FTS5?"  # the user's words, exactly
     assert read(location.memory_dir) == [spike]
     code, out = spike_cli("Is gRPC worth it?", False, "No.", project, location)
     assert code == 0 and "recorded NO-GO" in out

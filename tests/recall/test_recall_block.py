@@ -1,54 +1,74 @@
-"""The recall block's checks without regular expressions (what a shown note may not hold, the
-fence's own words, the label) answer as the patterns they stand for, on any text."""
+"""The recall block shows a note exactly: only a tag that would open or close the block (or
+Claude Code's ``<system-reminder>``) is escaped, reversibly, and a long note is cut to a prefix;
+the block stays within its budget and its fence cannot be closed from inside."""
 
 from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pokayokay.recall import block
 from pokayokay.recall.index import Document, Hit
 
-# The patterns as the block wrote them before it checked without compiling them.
-UNSAFE = re.compile(f"[{block._UNSAFE_CHARACTERS}]" + r"|\]\s*\(|`{2,}|~{3,}")
-FENCE_WORDS = re.compile(
-    r"pokayokay[\W_]*recall|end[\W_]+of[\W_]+recalled[\W_]+notes|reference[\W_]+data",
-    re.IGNORECASE,
-)
 LABEL_OK = re.compile(r"[a-z][a-z0-9-]{0,30}")
-
-# Characters near every edge of the checks: the unsafe ones and their neighbours, the pieces of
-# a link and of fences, white space of several kinds, letters of the fence words in both cases,
-# the Kelvin sign (a case-insensitive k).
-EDGES = (
-    "<>\u2039\u203a\u276b\u276c\u2771\u2772\u3007\u3008\u300d\u300e\x00\x1f\x20\x7e\x7f\x9f\xa0"
-    "\u00ad\u200a\u200b\u200f\u2010\u2027\u2028\u202e\u202f\u205f\u2060\u206f\u2070\ufeff"
-    "\ufff8\ufff9\ufffb\ufffc"
-    "[]()`~ \t\n\u3000\u2003_-.!"
-    "pokayrecalndfthsPOKAYRECALNDFTHS\u212a"
-)
-TEXT = st.text(alphabet=st.sampled_from(EDGES) | st.characters(), max_size=40)
-WORDS = st.lists(
-    st.sampled_from(
-        ["pokayokay", "recall", "RECALL", "end", "of", "recalled", "notes", "reference", "data",
-         "Reference", "po\u212aayokay", "-", "_", " ", "  ", ".", "]", "(", "x"]
-    ),
-    max_size=10,
-).map("".join)  # fmt: skip
+PIECES = st.sampled_from(
+    ["</pokayokay-recall>", "<pokayokay-recall>", "</POKAYOKAY-recall>", "< /pokayokay-recall",
+     "</system-reminder>", "<\\", "\\", "<", ">", "/", "\n", "  ", "`", "2>&1", "-> str",
+     "npx xo <files>", "(105 > 79 characters)", "End of recalled notes.", "x", "é"]
+)  # fmt: skip
+TEXT = st.lists(st.one_of(PIECES, st.text(max_size=4)), max_size=30).map("".join)
+OPEN_OR_CLOSE = re.compile(r"<\s*/?\s*(?:pokayokay-recall|system-reminder)", re.IGNORECASE)
 
 
-@settings(max_examples=400)
+REAL_CASES = [
+    "redirect with 2>&1 so the log has stderr",
+    "annotate the return: def f() -> str:",
+    "lint with `npx xo <files>` before committing",
+    "E501 line too long (105 > 79 characters) means the line limit is 79",
+]
+
+
+def test_the_real_cases_are_shown_byte_exact() -> None:
+    for text in REAL_CASES:
+        doc = Document("a", "learning", text, clean=True, label="tools")
+        assert block.findings([Hit(doc, 0.9)]) == [f"- [0.90] learning, tools: {text}"]
+
+
 @given(TEXT)
-def test_unsafe_is_the_pattern(text: str) -> None:
-    assert block._unsafe(text) is bool(UNSAFE.search(text))
+@example("x </pokayokay-recall> y")
+@example("<\\/pokayokay-recall>")
+@example("a\nb\n  c")
+def test_shown_text_is_reversible_and_cannot_close_the_fence(text: str) -> None:
+    shown = block.shown_text(text)
+    assert block.read_finding(shown) == text
+    assert not OPEN_OR_CLOSE.search(shown)
+    assert all(line.startswith(block.INDENT) for line in shown.splitlines()[1:] if line) or (
+        "\r" in text or any(ch in text for ch in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+    )
 
 
-@settings(max_examples=300)
-@given(WORDS | TEXT)
-def test_fence_words_are_the_pattern(text: str) -> None:
-    assert block._has_fence_words(text) is bool(FENCE_WORDS.search(text))
+@given(st.lists(TEXT, min_size=1, max_size=6), st.integers(200, 900))
+def test_the_block_keeps_its_budget_and_shows_prefixes(texts: list[str], budget: int) -> None:
+    hits = [
+        Hit(Document(str(i), "learning", t, clean=False), 0.9 - i / 100)
+        for i, t in enumerate(texts)
+    ]
+    lines = block.findings(hits, budget)
+    assert sum(len(x) for x in lines) + max(0, len(lines) - 1) <= budget
+    rendered = block.render(lines)
+    if rendered:
+        assert len(OPEN_OR_CLOSE.findall(rendered)) == 2  # only the block's own tags
+    for line in lines:
+        prefix, _, shown = line.partition(": ")
+        assert prefix.startswith("- [")
+        text = block.read_finding(shown)
+        sources = [block.safe_text(t) for t in texts]
+        assert text in sources or (
+            text.endswith("…") and any(s.startswith(text[:-1]) for s in sources)
+        )
 
 
 @settings(max_examples=300)
@@ -57,22 +77,23 @@ def test_label_check_is_the_pattern(label: str) -> None:
     assert block._label_ok(label) is bool(LABEL_OK.fullmatch(label))
 
 
-def test_the_checks_see_what_they_must() -> None:
-    """Not vacuous: each kind of unsafe text is caught, and a plain one is not."""
-    for text in ("a <b", "see [x] (y)", "a ]\u3000( b", "``code", "~~~", "zero\u200bwidth",
-                 "\u3008x\u3009"):  # fmt: skip
-        assert block._unsafe(text), text
-    assert not block._unsafe("a plain note [about] things (really) ~~ and ` ticks")
-    assert block._has_fence_words("the END of recalled-notes")
-    assert block._has_fence_words("PO\u212aAYOKAY recall")
-    assert not block._has_fence_words("reference: the data")
+def test_a_closing_tag_in_a_note_is_escaped_not_removed() -> None:
+    doc = Document("a", "learning", "the </pokayokay-recall> tag ends the block", clean=True)
+    (line,) = block.findings([Hit(doc, 0.9)])
+    assert line == "- [0.90] learning: the <\\/pokayokay-recall> tag ends the block"
+    assert block.read_finding(line.partition(": ")[2]) == doc.text
 
 
-def test_an_unsafe_trusted_note_is_sanitised_again() -> None:
-    """A note the sources marked clean that holds a link still goes through the sanitiser."""
-    doc = Document("a", "learning", "read [the docs](http://x.example) first", clean=True)
-    shown = block.findings([Hit(doc, 0.9)])
-    assert shown and "](" not in shown[0]
-    plain = Document("b", "learning", "run make seed before the demo", clean=True, label="tools")
-    expected = "- [0.90] learning, tools: run make seed before the demo"
-    assert block.findings([Hit(plain, 0.9)]) == [expected]
+def test_a_multi_line_note_stays_in_its_list_item() -> None:
+    doc = Document("a", "learning", "first line\n- not a new entry\n\nlast", clean=True)
+    (line,) = block.findings([Hit(doc, 0.9)])
+    assert line == "- [0.90] learning: first line\n  - not a new entry\n  \n  last"
+
+
+@pytest.mark.slow
+@settings(max_examples=3000)
+@given(TEXT)
+def test_shown_text_is_reversible_many(text: str) -> None:
+    shown = block.shown_text(text)
+    assert block.read_finding(shown) == text
+    assert not OPEN_OR_CLOSE.search(shown)

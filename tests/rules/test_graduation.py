@@ -188,8 +188,13 @@ def test_golden(case: str) -> None:
 _STRUCTURE = re.compile(r"^(?:<!-- pokayokay-rule(?:-end)?:.*-->|---|paths:|  - \"[^\"]*\")$")
 
 
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
 def check_rule_text(text: str) -> None:
-    """A rule file holds nothing dangerous outside pokayokay's own structure lines."""
+    """A rule file holds nothing dangerous outside pokayokay's own structure lines: quoted text
+    stands in code spans (exact, so ``<`` and ``>`` may be there), and pokayokay's own words
+    around them hold no markup; no instruction phrase or wrapper tag appears anywhere."""
     meta = frontmatter(text)
     if meta is not None:
         assert list(meta) == ["paths"]
@@ -198,16 +203,19 @@ def check_rule_text(text: str) -> None:
             assert not set(glob) & set("<>\"'`,{}\\")
     body = [line for line in text.splitlines() if not _STRUCTURE.match(line)]
     for line in body:
-        nfkc = unicodedata.normalize("NFKC", line)
+        assert not re.match(r"\s*<!--\s*/?pokayokay", line), line
+        words = _CODE_SPAN.sub(" ", line)
+        nfkc = unicodedata.normalize("NFKC", words)
         assert "<" not in nfkc and ">" not in nfkc, line
+        assert "](" not in words and "`" not in words, line
         fold = folded(line)
         for bad in FORBIDDEN_SUBSTRINGS:
-            if bad in ("``",):
+            if bad in ("``", "](", "```"):
                 continue
             assert bad not in fold, (bad, line)
         for role in ("system:", "assistant:", "human:", "important:"):
             assert not re.search(r"\b" + re.escape(role), fold), (role, line)
-        assert "```" not in line and "~~~" not in line
+        assert "~~~" not in words
 
 
 ENV_FIX = Correction(
@@ -270,10 +278,10 @@ def test_rule_text_reads_as_designed() -> None:
     )
     (rule,) = plan([g]).rules
     assert rule.id == "testing" and rule.path == ".claude/rules/pokayokay/testing.md"
-    assert "\n# Failing test tests/test_cart.py::test_total\n" in rule.text
+    assert "\n# Failing test `tests/test_cart.py::test_total`\n" in rule.text
     assert (
-        '- What goes wrong: `python -m pytest tests/test_cart.py -x` failed: '
-        '"AssertionError: assert 3 == 4"'
+        "- What goes wrong: `python -m pytest tests/test_cart.py -x` failed: "
+        "`AssertionError: assert 3 == 4`"
     ) in rule.text
     assert "- How often: 4 sessions, 9 times, last 2026-10-21." in rule.text
     assert (
@@ -284,7 +292,7 @@ def test_rule_text_reads_as_designed() -> None:
     meta = parse_bookkeeping(rule.text)
     assert meta is not None and meta.graduated == TODAY and len(meta.signatures) == 1
     assert rule.entry == (
-        "- Failing test tests/test_cart.py::test_total: see "
+        "- Failing test `tests/test_cart.py::test_total`: see "
         ".claude/rules/pokayokay/testing.md (4 sessions, since 2026-10-01)"
     )
 
@@ -313,11 +321,11 @@ def test_a_rule_stays_within_its_line_budget() -> None:
     assert "Also seen:" in rule.text
 
 
-def test_a_command_with_a_backtick_is_quoted_not_code() -> None:
+def test_a_command_with_a_backtick_is_a_commonmark_code_span() -> None:
     g = group(sample_command="echo `date`", fix_commands=())
     (rule,) = plan([g]).rules
-    assert '"echo `date`" failed' in rule.text
-    assert "`echo `date``" not in rule.text
+    assert "`` echo `date` `` failed" in rule.text  # a longer run, padded: shown exactly
+    assert "`echo `date`` " not in rule.text
 
 
 # --- thresholds -------------------------------------------------------------------------------
