@@ -426,17 +426,18 @@ def cmd_doctor(ns: argparse.Namespace) -> int:
 def cmd_curate(ns: argparse.Namespace) -> int:
     from pokayokay import status as report
     from pokayokay.errors import EXIT_CHANGES_DUE
+    from pokayokay.memory import outcome_view
     from pokayokay.memory.apply import run_curation
 
     _, location, settings = _context(ns)
     write = not (ns.dry_run or ns.diff or ns.check)
     outcome = run_curation(location, settings, write=write)
     if ns.json:
-        print(report.to_json(report.curation_summary(outcome)))
+        print(report.to_json(outcome_view.curation_summary(outcome)))
     elif ns.diff:
-        sys.stdout.write(report.curation_diff(outcome))
+        sys.stdout.write(outcome_view.curation_diff(outcome))
     elif not ns.quiet:
-        print(report.render_curation(outcome, applied=write))
+        print(outcome_view.render_curation(outcome, applied=write))
     if ns.check and outcome.changed:
         return EXIT_CHANGES_DUE
     return 0

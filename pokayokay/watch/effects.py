@@ -47,7 +47,7 @@ def curate_memory(location: MemoryLocation, settings: Settings) -> CurateReport:
     """Curate for real, and say in one line what happened."""
     from pokayokay.infra.safe_write import encode_text
     from pokayokay.memory.apply import run_curation
-    from pokayokay.status import curation_lines
+    from pokayokay.memory.outcome_view import curation_lines
 
     outcome = run_curation(location, settings, write=True, lock_timeout=LOCK_TIMEOUT)
     result = outcome.result
