@@ -34,7 +34,8 @@ LAYERS: dict[str, int] = {
 # Text in, values out: no file system, processes, database or sockets (docs/architecture.md).
 PURE = {
     "errors", "names",
-    "safety.sanitize", "safety.redact", "safety.commands",
+    "safety.sanitize", "safety.redact", "safety.commands", "safety.redact_values",
+    "safety.redact_flags", "safety.redact_blocks",
     "infra.markdown", "infra.lazyre", "infra.cjson",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
     "memory.unmanage", "memory.archives", "memory.oracle", "memory.empty_sections",
