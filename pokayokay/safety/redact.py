@@ -176,10 +176,12 @@ def _hex_secret(value: str) -> bool:
 def _high_entropy(value: str, key: str) -> bool:
     """The high-entropy row's test: a random-looking value (hex under a key or signature name),
     and never a digest under a digest's name."""
-    low = key.lower()
-    if _DIGEST_KEY.search(low):
+    if len(value) < 20:  # the common case (subtotal=1999, level: INFO): nothing to look up
         return False
-    return entropic_value(value) or (_HEX_KEY.search(low) is not None and _hex_secret(value))
+    low = key.lower()
+    if entropic_value(value):
+        return _DIGEST_KEY.search(low) is None
+    return _hex_secret(value) and _HEX_KEY.search(low) is not None and not _DIGEST_KEY.search(low)
 
 
 def _key_kind(key: str) -> str:
@@ -478,6 +480,9 @@ def redact(text: str, extra: Iterable[Shape] = (), *, encoded: bool = False) -> 
     text = redact_pem(text)
     lowered = _folded(text)
     text = redact_flags(text, lowered)
+    if len(text) >= 20:  # before the table: a token's first line alone may match a shorter row
+        text = redact_split(text, lowered, _PROVIDER_HINTS, _provider_at_start)
+        lowered = _folded(text)
     for shape in (*SHAPES, *extra):
         if shape.hints and not any(hint in lowered for hint in shape.hints):
             continue
@@ -487,10 +492,8 @@ def redact(text: str, extra: Iterable[Shape] = (), *, encoded: bool = False) -> 
         if changed != text:
             text = changed
             lowered = _folded(text)
-    if len(text) >= 20:
-        text = redact_split(text, lowered, _PROVIDER_HINTS, _provider_at_start)
-        if not encoded:
-            text = redact_encoded(text, _secret_in_decoded)
+    if not encoded and len(text) >= 24:
+        text = redact_encoded(text, _secret_in_decoded)
     return text
 
 

@@ -35,7 +35,12 @@ _ARMOR = Lazy(r"-----(?P<edge>BEGIN|END) (?P<label>[A-Z0-9 ]{1,60})-----")
 _KEY_HEADER = Lazy(r"[ \t]{0,8}(?:Proc-Type|DEK-Info|Comment|Version|Hash):[^\n]{0,200}")
 _KEY_LINE = Lazy(r"[ \t]{0,8}[A-Za-z0-9+/]{1,100}={0,2}[ \t]{0,8}\r?")
 _KEY_TAIL = Lazy(r"[A-Za-z0-9+/]{8,100}={0,2}[ \t]{0,8}\r?\Z")
+_HEX_LINE = Lazy(r"[0-9a-fA-F]+")
 _WIDE = Lazy(r"(?m)^[ \t]{0,8}[A-Za-z0-9+/]{60,76}[ \t]{0,8}\r?$")
+
+
+def _mixed(piece: str) -> bool:
+    return any(c.isdigit() for c in piece) and any(c.isalpha() for c in piece)
 
 
 def _replace_spans(text: str, spans: list[tuple[int, int]], mark: str) -> str:
@@ -140,8 +145,19 @@ def _public_armor(text: str, start: int, end: int) -> bool:
     return below is not None and "PRIVATE" not in below.group("label")
 
 
+def _random_piece(piece: str) -> bool:
+    """A cut key line: letters and digits, or ``+``/``/``, or both cases over 12 characters."""
+    piece = piece.strip().rstrip("=")
+    if len(piece) < 4:
+        return False
+    if "+" in piece or "/" in piece or _mixed(piece):
+        return True
+    return len(piece) >= 12 and piece != piece.lower() and piece != piece.upper()
+
+
 def _body_spans(text: str) -> list[tuple[int, int]]:
-    """Runs of two or more key lines of one width (60 to 76), with a partial line either side."""
+    """Runs of key lines of one width (60 to 76), with a cut line either side: two lines or
+    more in all."""
     spans = []
     lines = list(_WIDE.finditer(text))
     i = 0
@@ -155,21 +171,26 @@ def _body_spans(text: str) -> list[tuple[int, int]]:
         ):
             run.append(lines[i + len(run)])
         i += len(run)
-        if len(run) < 2:
-            continue
-        start, end = run[0].start(), run[-1].end()
-        if _public_armor(text, start, end) or _readable(_decoded_lines([m.group(0) for m in run])):
-            continue
+        full = [m.group(0).strip() for m in run]
+        if all(_HEX_LINE.fullmatch(line) for line in full):
+            continue  # digests
+        start, end, count = run[0].start(), run[-1].end(), len(run)
         if start > 0:  # a cut first line above
             prev_start = text.rfind("\n", 0, start - 1) + 1
             tail = _key_tail(text, prev_start, start - 1)
-            if tail is not None and text[prev_start : start - 1].strip():
-                start = tail
+            if tail is not None and _random_piece(text[tail : start - 1]):
+                start, count = tail, count + 1
         if end < len(text):  # a last, shorter line below
             next_end = text.find("\n", end + 1)
             next_end = len(text) if next_end < 0 else next_end
-            if _KEY_LINE.fullmatch(text, end + 1, next_end):
-                end = next_end
+            if _KEY_LINE.fullmatch(text, end + 1, next_end) and _random_piece(
+                text[end + 1 : next_end]
+            ):
+                end, count = next_end, count + 1
+        if count < 2 or _public_armor(text, run[0].start(), run[-1].end()):
+            continue
+        if _readable(_decoded_lines(full)):
+            continue  # base64 of readable text: test data
         spans.append((start, end))
     return spans
 
@@ -198,14 +219,25 @@ _split_scanners: dict[tuple[str, ...], Lazy] = {}
 
 
 def _scanner(prefixes: tuple[str, ...]) -> Lazy:
+    """A token that starts with one of ``prefixes`` at a word edge and runs into a line break,
+    in the lower-cased text."""
     scanner = _split_scanners.get(prefixes)
     if scanner is None:
         import re
 
         alternatives = "|".join(re.escape(prefix) for prefix in prefixes)
-        scanner = Lazy(r"(?i)(?:" + alternatives + r")[" + _TOKEN + r"]{0,400}(?=\\?\r?\n)")
+        scanner = Lazy(r"(?<![a-z0-9_])(?:" + alternatives + r")[a-z0-9_+/=.~-]{0,400}(?=\\?\r?\n)")
         _split_scanners[prefixes] = scanner
     return scanner
+
+
+_WORD = Lazy(r"[A-Z]?[a-z]+|[A-Z]+|(?:[A-Z][a-z]+)+")
+
+
+def _token_like(piece: str) -> bool:
+    """A line's first word that goes on a token: letters and digits, or eight characters or
+    more that are not a word (lower, Capitalised, UPPER or CamelCase)."""
+    return _mixed(piece) or (len(piece) >= 8 and _WORD.fullmatch(piece) is None)
 
 
 def redact_split(
@@ -219,10 +251,12 @@ def redact_split(
     ``prefixes``: the lower-case prefixes the provider shapes start with; ``find(joined)``: the
     kind and end of a provider shape matching at the start of ``joined``, or ``None``.
     """
-    if "\n" not in text or not any(prefix in lowered for prefix in prefixes):
+    if "\n" not in text:
         return text
     spans: list[tuple[int, int, str]] = []
-    for first in _scanner(prefixes).finditer(text):
+    if len(lowered) != len(text):  # a character whose lower case is longer: fold it here
+        lowered = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+    for first in _scanner(prefixes).finditer(lowered):
         pieces = [(first.start(), first.end())]
         pos = first.end()
         for _ in range(16):  # at most 16 more lines
@@ -236,18 +270,15 @@ def redact_split(
             pos = piece.end()
         if len(pieces) < 2:
             continue
-        joined = "".join(text[a:b] for a, b in pieces)
-        found = find(joined)
-        if found is None:
-            continue
-        kind, end = found
-        if end <= pieces[0][1] - pieces[0][0]:
-            continue  # whole on its first line: the table's own rows have it
-        used = 0
-        for a, b in pieces:
-            spans.append((a, b, kind))
-            used += b - a
-            if used >= end:
+        texts = [text[a:b] for a, b in pieces]
+        alone = find(texts[0])
+        whole = alone is not None and alone[1] == len(texts[0])
+        for k in range(len(pieces), 1, -1):  # the most lines the token reaches into
+            if whole and not all(_token_like(piece) for piece in texts[1:k]):
+                continue  # whole on its line, and the next line starts with a word
+            found = find("".join(texts[:k]))
+            if found is not None and found[1] > sum(len(t) for t in texts[: k - 1]):
+                spans.extend((a, b, found[0]) for a, b in pieces[:k])
                 break
     if not spans:
         return text
@@ -267,25 +298,32 @@ def redact_split(
 
 # --- encoded secrets --------------------------------------------------------------------------
 
-_BASE64_RUN = Lazy(
-    r"(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/]{24,8192}={0,2}|[A-Za-z0-9_-]{24,8192}={0,2})"
-    r"(?![A-Za-z0-9+/=_-])"
-)
-_HEX_RUN = Lazy(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,4096}(?![0-9A-Za-z])")
+# A run of base64 (standard or URL-safe) or hex characters, classified after the match: one
+# scan of the text, whatever the encoding.
+_ENCODED_RUN = Lazy(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,8192}={0,2}(?![A-Za-z0-9+/_=-])")
+_HEX_CHARS = frozenset("0123456789abcdefABCDEF")
 
 
 def _decode(run: str) -> str | None:
     import base64
     import binascii
 
-    if len(run) % 2 == 0 and all(ch in "0123456789abcdefABCDEF" for ch in run):
+    if len(run) % 2 == 0 and _HEX_CHARS.issuperset(run):
         try:
             raw = bytes.fromhex(run)
         except ValueError:
             return None
     else:
+        if ("-" in run or "_" in run) and ("+" in run or "/" in run):
+            return None  # neither alphabet
         body = run.replace("-", "+").replace("_", "/").rstrip("=")
         if len(body) % 4 == 1:
+            return None
+        head = body[:16]
+        try:  # the first twelve bytes first: most runs are binary, or no base64 at all
+            if not _readable(base64.b64decode(head, validate=True)):
+                return None
+        except (binascii.Error, ValueError):
             return None
         try:
             raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
@@ -298,14 +336,13 @@ def redact_encoded(text: str, find: Callable[[str], str | None]) -> str:
     """``text`` with each base64 or hex run that decodes to text holding a secret replaced by
     ``[redacted:<kind>]``; ``find(decoded)``: the kind of the first secret in it, or ``None``."""
     spans: list[tuple[int, int, str]] = []
-    for pattern in (_BASE64_RUN, _HEX_RUN):
-        for run in pattern.finditer(text):
-            decoded = _decode(run.group(0))
-            if decoded is None:
-                continue
-            kind = find(decoded)
-            if kind is not None:
-                spans.append((run.start(), run.end(), kind))
+    for run in _ENCODED_RUN.finditer(text):
+        decoded = _decode(run.group(0))
+        if decoded is None:
+            continue
+        kind = find(decoded)
+        if kind is not None:
+            spans.append((run.start(), run.end(), kind))
     if not spans:
         return text
     out: list[str] = []

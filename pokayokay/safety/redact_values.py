@@ -103,12 +103,25 @@ REFERENCE = _Lazy(
 )
 
 
+# An identifier as people write them: snake_case, UPPER_CASE, camelCase, PascalCase.
+_IDENTIFIER = _Lazy(
+    r"[a-z_][a-z0-9_]*|[A-Z_][A-Z0-9_]*|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+[A-Z]?"
+    r"|(?:[A-Z][a-z0-9]+)+[A-Z]?"
+)
+
+
 def secret_value(value: str) -> bool:
     value = value.strip()
     if not value or REFERENCE.match(value):
         return False
-    # A Python/JS identifier that is a call or attribute (get_token(), self.password) is code.
-    return not re.fullmatch(r"[A-Za-z_][\w.]*\(.*\)?|[A-Za-z_]\w*\.[A-Za-z_][\w.]*", value)
+    # A Python/JS identifier that is a call or attribute (get_token(), self.password) is code;
+    # a dotted word whose parts are not identifiers as people write them is a password.
+    if re.fullmatch(r"[A-Za-z_][\w.]*\(.*\)?", value):
+        return False
+    if not re.fullmatch(r"[A-Za-z_]\w*\.[A-Za-z_][\w.]*", value):
+        return True
+    digits = sum(ch.isdigit() for ch in value)
+    return digits > 1 or not all(_IDENTIFIER.fullmatch(part) for part in value.split(".") if part)
 
 
 NUMBER = _Lazy(r"[0-9]{1,64}(?:\.[0-9]{1,64})?")
