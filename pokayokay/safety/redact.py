@@ -145,8 +145,7 @@ class Shape:
 _SECRET_KEY = (
     r"[A-Za-z0-9_.-]{0,40}?"
     r"(?:passw(?:or)?d|passwd|_?pwd|_pass\b|secret|token|api[_-]?key|apikey|access[_-]?key"
-    r"|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?|_authtoken|(?<![a-z])_?key"
-    r"|(?<![a-z])auth(?![A-Za-z0-9_]))"
+    r"|private[_-]?key|client[_-]?secret|auth[_-]?key|credentials?|_authtoken|(?<![a-z])_?key)"
     r"[A-Za-z0-9_]{0,30}"
 )
 # Any other key (the high-entropy row).
@@ -154,10 +153,18 @@ _ANY_KEY = r"[A-Za-z_][A-Za-z0-9_.-]{0,60}"
 # A value: quoted (kept quoted; JSON escapes inside, or the quotes themselves escaped when the
 # JSON sits inside another JSON string) or a bare word.
 _VALUE = (
-    r"""(?:\\"(?P<edq>(?:[^"\\\n]|\\[^"\n]){1,512})\\"|"(?P<dq>(?:[^"\\\n]|\\[^\n]){1,512})"""
-    r"""\"|'(?P<sq>[^'\n]{1,512})'|(?P<bare>(?:[^\s"'`,;&|)}\]]|&(?![&\s])){1,512}))"""
+    r'(?:\\"(?P<edq>[^"\\\n]{0,512}(?:\\[^"\n][^"\\\n]{0,512}){0,32})\\"'
+    r'|"(?P<dq>[^"\\\n]{0,512}(?:\\[^\n][^"\\\n]{0,512}){0,32})"'
+    r"""|'(?P<sq>[^'\n]{1,512})'|(?P<bare>(?:[^\s"'`,;&|)}\]]|&(?![&\s])){1,512}))"""
 )
 _VALUE_GROUPS = ("edq", "dq", "sq", "bare")
+# The high-entropy row's value: 20 characters or more (a shorter one is never random-looking;
+# the regex rejecting it spares a call back per `subtotal=1999` of a long output).
+_LONG_VALUE = (
+    r'(?:\\"(?=[^"\n]{20})(?P<edq>[^"\\\n]{0,512}(?:\\[^"\n][^"\\\n]{0,512}){0,32})\\"'
+    r'|"(?=[^"\n]{20})(?P<dq>[^"\\\n]{0,512}(?:\\[^\n][^"\\\n]{0,512}){0,32})"'
+    r"""|'(?P<sq>[^'\n]{20,512})'|(?P<bare>(?:[^\s"'`,;&|)}\]]|&(?![&\s])){20,512}))"""
+)
 
 
 _AUTH_KEY = _Lazy(r"(?:.*[._-])?auth")
@@ -192,7 +199,7 @@ def _key_kind(key: str) -> str:
         return "secret"
     if "token" in low:
         return "token"
-    if "cred" in low:
+    if "cred" in low or low.strip("\"'\\") == "auth":
         return "credential"
     return "api-key"
 
@@ -338,10 +345,10 @@ SHAPES: list[Shape] = [
     Shape("npm-token", _B + r"npm_[A-Za-z0-9]{36}" + _E, ("npm_",)),
     Shape("pypi-token", _B + r"pypi-[A-Za-z0-9_-]{50,512}", ("pypi-",)),
     Shape("huggingface-token", _B + r"hf_[A-Za-z0-9]{30,64}" + _E, ("hf_",), check=mixed),
-    Shape("vault-token", _B + r"hv[sbr]\.[A-Za-z0-9_-]{24,512}", ("hvs.", "hvb.", "hvr.")),
+    Shape("vault-token", _B + r"hv[sbr]\.[A-Za-z0-9_-]{24,512}", ("hv",)),
     Shape("sendgrid-key", _B + r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{32,64}", ("sg.",)),
     Shape(
-        "digitalocean-token", _B + r"do[opr]_v1_[0-9a-f]{64}" + _E, ("doo_v1", "dop_v1", "dor_v1")
+        "digitalocean-token", _B + r"do[opr]_v1_[0-9a-f]{64}" + _E, ("dop_v1", "doo_v1", "dor_v1")
     ),
     Shape("shopify-token", _B + r"shp(?:at|ss|ca|pa)_[0-9a-fA-F]{32}" + _E, ("shp",)),
     Shape("databricks-token", _B + r"dapi[0-9a-f]{32}(?:-[0-9])?" + _E, ("dapi",)),
@@ -402,12 +409,21 @@ SHAPES: list[Shape] = [
         kind_from_key=True,
         gate=_assigned,
     ),
+    # docker's config.json: "auth" is base64 of user:password (a key named only "auth" is too
+    # common to join the credential names; its value must decode so, or look random).
+    Shape(
+        "credential",
+        r"(?i)(?<![A-Za-z0-9_.-])\\?[\"']?(?P<key>auth)\\?[\"']?[ \t]{0,8}(?::|=)[ \t]{0,8}"
+        + _VALUE,
+        ("auth",),
+        kind_from_key=True,
+    ),
     Shape(
         "high-entropy",
         r"(?<![A-Za-z0-9_.-])\\?[\"']?(?P<key>"
         + _ANY_KEY
         + r")\\?[\"']?[ \t]{0,8}(?::|=|:=)[ \t]{0,8}"
-        + _VALUE,
+        + _LONG_VALUE,
         ("=", ":"),
         kind_from_key=True,
     ),
@@ -467,6 +483,13 @@ def _secret_in_decoded(decoded: str) -> str | None:
     return kinds[0] if kinds else None
 
 
+def _has(found: dict[str, bool], lowered: str, hint: str) -> bool:
+    seen = found.get(hint)
+    if seen is None:
+        seen = found[hint] = hint in lowered
+    return seen
+
+
 def redact(text: str, extra: Iterable[Shape] = (), *, encoded: bool = False) -> str:
     """``text`` with every value of a secret shape replaced by ``[redacted:<kind>]``.
 
@@ -479,12 +502,17 @@ def redact(text: str, extra: Iterable[Shape] = (), *, encoded: bool = False) -> 
         text = text[:MAX_INPUT] + UNSCANNED
     text = redact_pem(text)
     lowered = _folded(text)
-    text = redact_flags(text, lowered)
-    if len(text) >= 20:  # before the table: a token's first line alone may match a shorter row
-        text = redact_split(text, lowered, _PROVIDER_HINTS, _provider_at_start)
-        lowered = _folded(text)
+    flagged = redact_flags(text, lowered)
+    if flagged != text:
+        text, lowered = flagged, _folded(flagged)
+    found: dict[str, bool] = {}  # hint -> in lowered (the split step and the table share it)
+    if "\n" in text:  # before the table: a token's first line alone may match a shorter row
+        prefixes = tuple(hint for hint in _PROVIDER_HINTS if _has(found, lowered, hint))
+        split = redact_split(text, lowered, prefixes, _provider_at_start) if prefixes else text
+        if split != text:
+            text, lowered, found = split, _folded(split), {}
     for shape in (*SHAPES, *extra):
-        if shape.hints and not any(hint in lowered for hint in shape.hints):
+        if shape.hints and not any(_has(found, lowered, hint) for hint in shape.hints):
             continue
         if shape.gate is not None and not shape.gate(lowered):
             continue
@@ -492,6 +520,7 @@ def redact(text: str, extra: Iterable[Shape] = (), *, encoded: bool = False) -> 
         if changed != text:
             text = changed
             lowered = _folded(text)
+            found = {}
     if not encoded and len(text) >= 24:
         text = redact_encoded(text, _secret_in_decoded)
     return text

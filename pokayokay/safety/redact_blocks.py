@@ -215,20 +215,23 @@ def redact_pem(text: str) -> str:
 _TOKEN = "A-Za-z0-9_+/=.~-"
 _PIECE = Lazy(r"[ \t]{0,8}(?:[|>][ \t]{0,4})?(?P<piece>[" + _TOKEN + r"]{1,400})")
 _BREAK = Lazy(r"\\?\r?\n")
-_split_scanners: dict[tuple[str, ...], Lazy] = {}
+_TO_BREAK = Lazy(r"[a-z0-9_+/=.~-]{1,400}(?=\\?\r?\n)")
+_EDGE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 
-def _scanner(prefixes: tuple[str, ...]) -> Lazy:
-    """A token that starts with one of ``prefixes`` at a word edge and runs into a line break,
-    in the lower-cased text."""
-    scanner = _split_scanners.get(prefixes)
-    if scanner is None:
-        import re
-
-        alternatives = "|".join(re.escape(prefix) for prefix in prefixes)
-        scanner = Lazy(r"(?<![a-z0-9_])(?:" + alternatives + r")[a-z0-9_+/=.~-]{0,400}(?=\\?\r?\n)")
-        _split_scanners[prefixes] = scanner
-    return scanner
+def _starts(lowered: str, prefixes: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Each token that starts with one of ``prefixes`` at a word edge and runs into a line
+    break: (start, end), in the lower-cased text."""
+    found: dict[int, int] = {}
+    for prefix in prefixes:
+        at = lowered.find(prefix)
+        while at >= 0:
+            if (at == 0 or lowered[at - 1] not in _EDGE) and at not in found:
+                run = _TO_BREAK.match(lowered, at)
+                if run is not None:
+                    found[at] = run.end()
+            at = lowered.find(prefix, at + 1)
+    return sorted(found.items())
 
 
 _WORD = Lazy(r"[A-Z]?[a-z]+|[A-Z]+|(?:[A-Z][a-z]+)+")
@@ -248,17 +251,18 @@ def redact_split(
 ) -> str:
     """``text`` with provider tokens cut by line breaks replaced, all pieces.
 
-    ``prefixes``: the lower-case prefixes the provider shapes start with; ``find(joined)``: the
-    kind and end of a provider shape matching at the start of ``joined``, or ``None``.
+    ``lowered``: ``text`` lower-cased; ``prefixes``: the lower-case prefixes the provider
+    shapes start with that occur in it; ``find(joined)``: the kind and end of a provider shape
+    matching at the start of ``joined``, or ``None``.
     """
     if "\n" not in text:
         return text
     spans: list[tuple[int, int, str]] = []
     if len(lowered) != len(text):  # a character whose lower case is longer: fold it here
         lowered = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
-    for first in _scanner(prefixes).finditer(lowered):
-        pieces = [(first.start(), first.end())]
-        pos = first.end()
+    for start, end in _starts(lowered, prefixes):
+        pieces = [(start, end)]
+        pos = end
         for _ in range(16):  # at most 16 more lines
             brk = _BREAK.match(text, pos)
             if brk is None:

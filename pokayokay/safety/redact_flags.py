@@ -41,7 +41,7 @@ PASSWORD_MARK = "[redacted:password]"
 # Lower-case substrings one of which a command must hold for any row here to apply.
 FLAG_HINTS = (
     "mysql", "mariadb", "sshpass", "login", "htpasswd", "redis-cli", "mongo", "sqlcmd", "bcp",
-    "ldap", "openssl", "password-stdin", "--pass",
+    "ldap", "openssl", "password-stdin",
 )  # fmt: skip
 
 # An argument: quoted (the quotes are kept) or a bare word.
