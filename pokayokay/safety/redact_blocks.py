@@ -47,9 +47,8 @@ def _replace_spans(text: str, spans: list[tuple[int, int]], mark: str) -> str:
     out: list[str] = []
     pos = 0
     for start, end in sorted(spans):
-        if start < pos:
-            start = pos
-        if end <= start:
+        if start < pos:  # overlaps the span before: one mark for both
+            pos = max(pos, end)
             continue
         out.append(text[pos:start] + mark)
         pos = end
@@ -161,7 +160,11 @@ def _body_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     lines = list(_WIDE.finditer(text))
     i = 0
+    covered = 0
     while i < len(lines):
+        if lines[i].start() < covered:  # the cut line below the run before
+            i += 1
+            continue
         run = [lines[i]]
         width = len(lines[i].group(0).strip())
         while (
@@ -187,6 +190,7 @@ def _body_spans(text: str) -> list[tuple[int, int]]:
                 text[end + 1 : next_end]
             ):
                 end, count = next_end, count + 1
+                covered = end
         if count < 2 or _public_armor(text, run[0].start(), run[-1].end()):
             continue
         if _readable(_decoded_lines(full)):

@@ -18,7 +18,10 @@ git SHAs, image digests and ordinary code.
 from __future__ import annotations
 
 import base64
+import os
+import random
 import string
+from pathlib import Path
 from typing import NamedTuple
 
 from hypothesis import strategies as st
@@ -43,19 +46,28 @@ def _mixed(value: str) -> bool:
 
 
 def _run(alphabet: str, size: int) -> st.SearchStrategy[str]:
-    return st.text(alphabet=alphabet, min_size=size, max_size=size).filter(_mixed)
+    """``size`` characters of ``alphabet`` from a random source Hypothesis seeds: a generated
+    credential is random (a shrunk ``000…0a`` would equal text found anywhere)."""
+    return st.randoms(use_true_random=False).map(lambda rng: _random_run(rng, alphabet, size))
+
+
+def _random_run(rng: random.Random, alphabet: str, size: int) -> str:
+    while True:
+        value = "".join(rng.choice(alphabet) for _ in range(size))
+        if _mixed(value):
+            return value
 
 
 @st.composite
 def passwords(draw: st.DrawFn, chars: str = PASSWORD_CHARS) -> str:
-    """A password a person or a generator chose: 10 to 28 characters with a letter and a
-    digit, never starting like a flag or a variable."""
-    first = draw(st.sampled_from(ALNUM))
-    rest = draw(st.text(alphabet=chars, min_size=9, max_size=27))
-    value = first + rest
-    if not _mixed(value):
-        value += draw(st.sampled_from("0123456789")) + draw(st.sampled_from("abcdefgh"))
-    return value
+    """A password: 10 to 28 random letters and digits (with at least one of each) and up to
+    three of ``chars`` that Hypothesis chooses and places, never first (a flag or a variable
+    starts so)."""
+    size = draw(st.integers(10, 28))
+    body = list(draw(_run(ALNUM, size)))
+    for _ in range(draw(st.integers(0, 3))):
+        body.insert(draw(st.integers(1, len(body))), draw(st.sampled_from(chars)))
+    return "".join(body)
 
 
 @st.composite
@@ -161,7 +173,10 @@ def url_cases(draw: st.DrawFn) -> Leak:
     elif how == "env":
         output = f"DATABASE_URL={url}\nconnection refused"
     elif how == "trace":
-        output = f'Traceback (most recent call last):\n  File "app.py", line 3\nOperationalError: could not connect to {url}'
+        output = (
+            'Traceback (most recent call last):\n  File "app.py", line 3\n'
+            f"OperationalError: could not connect to {url}"
+        )
     else:
         output = f"Error: connect ECONNREFUSED {url}"
     command = draw(st.sampled_from([f"psql '{url}' -c 'select 1'", "python manage.py migrate",
@@ -203,7 +218,8 @@ def json_cases(draw: st.DrawFn) -> Leak:
 
 
 def _pem_lines(draw: st.DrawFn, width: int, count: int) -> list[str]:
-    return [draw(st.text(alphabet=B64, min_size=width, max_size=width)) for _ in range(count)]
+    rng = draw(st.randoms(use_true_random=False))
+    return [_random_run(rng, B64, width) for _ in range(count)]
 
 
 @st.composite
@@ -312,3 +328,14 @@ def public_lookalikes(draw: st.DrawFn) -> str:
         f"  - uses: actions/checkout@{hexes(40)} # v{version}",
     ]
     return shapes[kind]
+
+
+def files_under(*roots: Path) -> list[Path]:
+    """Every file under ``roots`` but git's own (``.git``: pokayokay never writes there, and
+    its logs hold all-zero hashes a generated piece may equal)."""
+    found: list[Path] = []
+    for root in roots:
+        for folder, subfolders, names in os.walk(root):
+            subfolders[:] = [name for name in subfolders if name != ".git"]
+            found.extend(Path(folder) / name for name in names)
+    return found

@@ -15,14 +15,6 @@ from pokayokay.safety.sanitize import clean, excerpt
 # --- what "nothing dangerous survives" means -------------------------------------------------
 
 
-
-
-
-
-
-
-
-
 def test_the_corpus_is_big_enough() -> None:
     assert len(INJECTIONS) >= 30
 
