@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from helpers.gitrepo import git
 from helpers.hooks import run_hook
-from helpers.paths import REPO_ROOT
+from helpers.paths import FIXTURE_SAMPLES_DIR, REPO_ROOT
 from helpers.secret_shapes import Leak, files_under, leaky_cases
 from hypothesis import HealthCheck, given, settings
 
@@ -179,6 +179,11 @@ def run_through_pokayokay(
     start |= {"hook_event_name": "SessionStart", "source": "startup",
               "transcript_path": str(project / "transcript.jsonl")}  # fmt: skip
     code, out, err = run_hook("SessionStart", start)
+    assert code == 0, err
+    printed += [out, err]
+    sample = json.loads((FIXTURE_SAMPLES_DIR / "SubagentStart.json").read_text(encoding="utf-8"))
+    sample |= {"cwd": str(project), "session_id": SESSIONS[0]}
+    code, out, err = run_hook("SubagentStart", sample)  # the environment lessons
     assert code == 0, err
     printed += [out, err]
     ingest.ingest_project(str(project))
