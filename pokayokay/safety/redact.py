@@ -15,7 +15,9 @@ positions. Each row is a :class:`Shape`:
 kind                   what it matches
 =====================  ===================================================================
 private-key            a PEM/OpenSSH/PGP ``-----BEGIN … PRIVATE KEY-----`` block, whole
-                       (to the END line, or to the end of the text when it was cut)
+                       (to the END line, or to the end of the text when it was cut), an
+                       END line whose BEGIN was cut off with the key lines above it, a run
+                       of key lines with neither (:mod:`~pokayokay.safety.redact_blocks`)
 anthropic-key          ``sk-ant-…`` (api03, admin01, oat01 …)
 openai-key             ``sk-…``, ``sk-proj-…``, ``sk-svcacct-…`` with a random-looking body
 aws-access-key-id      ``AKIA…``/``ASIA…`` and the other 4-letter IAM prefixes + 16
@@ -29,19 +31,36 @@ google-api-key         ``AIza`` + 35
 google-oauth           ``ya29.`` access tokens, ``GOCSPX-`` client secrets
 npm-token              ``npm_`` + 36
 pypi-token             ``pypi-`` + a long macaroon
+huggingface-token,     ``hf_…``, ``hvs.``/``hvb.``/``hvr.`` (Vault), ``SG.….…`` (SendGrid),
+vault-token, …         ``dop_v1_``/``doo_v1_``/``dor_v1_`` + 64 hex (DigitalOcean),
+                       ``shpat_``/``shpss_`` + 32 hex (Shopify), ``dapi`` + 32 hex
+                       (Databricks), ``AGE-SECRET-KEY-1…``
 jwt                    three base64url parts, the first two starting ``eyJ``
 bearer-token           the credential after ``Bearer`` / ``Token`` in a header or flag
 basic-auth             the credential after ``Basic``, and ``curl -u user:password``
-url-password           the password of ``scheme://user:password@host``
+url-password           the password of ``scheme://user:password@host`` (also with no user,
+                       ``redis://:pw@host``, and with JSON-escaped slashes)
 password, secret,      the value of a key that names a credential, in every key position:
 token, api-key,        ``PASSWORD=…``, ``export DB_PASS=…``, ``PGPASSWORD=… psql`` (env prefix),
-credential             ``"password": "…"``, ``password: …`` (YAML), ``--token …``/``--token=…``
+credential             ``"password": "…"``, ``password: …`` (YAML), ``--token …``/``--token=…``,
+                       JSON inside a JSON string (``\\"password\\": \\"…\\"``); docker's
+                       ``"auth"`` when it decodes to ``user:password`` or looks random
 high-entropy           a random-looking value (letters and digits, 20+ characters, high
-                       entropy) in any other key position: ``client_id=…``, ``"sig": "…"``
+                       entropy) in any other key position: ``client_id=…``, ``"sig": "…"``;
+                       32+ hex digits under a key or signature name (``sig=…``, ``hmac: …``)
 =====================  ===================================================================
 
+Around the table, for what only its context makes a secret: passwords in a program's own
+flag (``mysql -p…``, ``sshpass -p``, ``docker login -p``, ``htpasswd -b``, ``redis-cli -a`` …:
+:mod:`~pokayokay.safety.redact_flags`, before the table), provider tokens wrapped across lines
+(joined and tested against the provider rows, before the table, which would see only a first
+piece) and base64 or hex runs that decode to text holding a secret (after the table):
+:mod:`~pokayokay.safety.redact_blocks`.
+
 What survives on purpose (the tests hold it to at most 5% of a corpus of such text touched):
-git SHAs and other hex digests, UUIDs, lockfile integrity hashes (``sha512-…``), base64 that
+git SHAs and other hex digests, UUIDs, lockfile integrity hashes (``sha512-…``), go.sum's
+``h1:`` and every value under a digest's name (``hash``, ``checksum``, ``integrity``,
+``contentHash``, ``etag``, ``sha256`` …: at most 2% of generated look-alikes), base64 that
 decodes to readable text (test data), file paths, version strings, ordinary words, and values in
 key positions that only refer to a secret (``$PGPASSWORD``, ``${{ secrets.TOKEN }}``,
 ``os.environ["TOKEN"]``, ``<your-token>``, ``***``, type names such as ``str``).
