@@ -490,7 +490,10 @@ _PROVIDER_HINTS = tuple(dict.fromkeys(hint for s in _PROVIDERS for hint in s.hin
 
 
 def _provider_at_start(joined: str) -> tuple[str, int] | None:
+    head = joined[:20].lower()
     for shape in _PROVIDERS:
+        if not any(head.startswith(hint) for hint in shape.hints):
+            continue
         match = shape.regex.match(joined)
         if match is not None and (shape.check is None or shape.check(match.group(0))):
             return shape.kind, match.end()

@@ -11,7 +11,8 @@ often cut, wrapped or encoded instead; this module finds those:
 * **tokens split across lines** (:func:`redact_split`): a provider prefix (``ghp_``,
   ``sk-ant-`` …) whose token runs into a line break and goes on at the start of the next line
   (a terminal's wrap, a logger's width, a shell ``\\`` continuation); the pieces are joined
-  and tested against the provider shapes, and every piece goes;
+  and tested against the provider shapes, and every piece goes (past 256 such tokens in one
+  text, a text built to be slow, the rest are replaced unread: ``[redacted:unscanned]``);
 * **encoded secrets** (:func:`redact_encoded`): a base64 or hex run that decodes to readable
   text holding a secret (``echo Z2hwX… | base64 -d``, a hex dump of a token).
 
@@ -219,6 +220,8 @@ def redact_pem(text: str) -> str:
 _TOKEN = "A-Za-z0-9_+/=.~-"
 _PIECE = Lazy(r"[ \t]{0,8}(?:[|>][ \t]{0,4})?(?P<piece>[" + _TOKEN + r"]{1,400})")
 _BREAK = Lazy(r"\\?\r?\n")
+_MAX_LINES = 8  # lines a token may go on over (an Anthropic key at 14 columns)
+_MAX_CANDIDATES = 256  # tokens tested per text; any more are replaced unread
 _TO_BREAK = Lazy(r"[a-z0-9_+/=.~-]{1,400}(?=\\?\r?\n)")
 _EDGE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 
@@ -264,10 +267,10 @@ def redact_split(
     spans: list[tuple[int, int, str]] = []
     if len(lowered) != len(text):  # a character whose lower case is longer: fold it here
         lowered = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
-    for start, end in _starts(lowered, prefixes):
+    for tested, (start, end) in enumerate(_starts(lowered, prefixes)):
         pieces = [(start, end)]
         pos = end
-        for _ in range(16):  # at most 16 more lines
+        for _ in range(_MAX_LINES):
             brk = _BREAK.match(text, pos)
             if brk is None:
                 break
@@ -279,6 +282,10 @@ def redact_split(
         if len(pieces) < 2:
             continue
         texts = [text[a:b] for a, b in pieces]
+        if tested >= _MAX_CANDIDATES:  # a text built to make this slow: not passed on unread
+            if sum(map(len, texts)) >= 20:
+                spans.extend((a, b, "unscanned") for a, b in pieces)
+            continue
         alone = find(texts[0])
         whole = alone is not None and alone[1] == len(texts[0])
         for k in range(len(pieces), 1, -1):  # the most lines the token reaches into

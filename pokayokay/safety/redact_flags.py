@@ -74,7 +74,8 @@ _ECHOED = Lazy(
     + _ARG
     + r"[ \t]{0,8}\|[^\n|;&]{0,400}--password-stdin"
 )
-_HTPASSWD = Lazy(r"(?<![\w./-])htpasswd(?![\w-])(?P<args>[^;&|\n]{1,2000})")
+# Its arguments: to the segment's end or the next htpasswd (each run's words are its own).
+_HTPASSWD = Lazy(r"(?<![\w./-])htpasswd(?![\w-])(?P<args>(?:(?!htpasswd)[^;&|\n]){1,2000})")
 _WORD = Lazy(r"""[ \t]{0,8}(?:"[^"\n]{0,512}"|'[^'\n]{0,512}'|[^\s'";&|]{1,512})""")
 _REFERENCE = Lazy(r"""\A(?:["']?\$\{?[A-Za-z_]\w{0,80}\}?["']?|<[^<>]{0,80}>|\*{1,64})\Z""")
 
@@ -142,9 +143,13 @@ def redact_flags(text: str, lowered: str) -> str:
     if not any(hint in lowered for hint in FLAG_HINTS):
         return text
     spans: list[tuple[int, int]] = []
-    for program in _PROGRAM.finditer(text):
-        stop = _SEGMENT_END.search(text, program.end())
-        end = stop.start() if stop else len(text)
+    programs = list(_PROGRAM.finditer(text))
+    for i, program in enumerate(programs):
+        # The program's arguments: to the end of its segment or the next program named, so
+        # that no stretch of text is read twice (a text of nothing but "mysql -p" is linear).
+        limit = programs[i + 1].start() if i + 1 < len(programs) else len(text)
+        stop = _SEGMENT_END.search(text, program.end(), limit)
+        end = stop.start() if stop else limit
         name = program.group(0)
         for row, matcher in enumerate(_PROGRAMS):
             if matcher.match(name):

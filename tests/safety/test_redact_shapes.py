@@ -257,3 +257,17 @@ def test_five_thousand_generated_secrets_reach_neither_the_store_nor_a_rule(
         print(f"\n{count} generated secret-bearing outputs; leaks: {len(leaks)}")
     assert count >= 5000
     assert leaks == []
+
+
+def test_inputs_built_against_the_context_passes_stay_linear() -> None:
+    # Each unit repeated over 150 KB: a program named again and again with no segment end, a
+    # token prefix on every line (each a candidate wrapped token), END lines with no BEGIN,
+    # base64 and hex runs, lines of key width. A quadratic pass would not finish in the run.
+    units = ["mysql -pX ", "sshpass -p ", "docker login -p x ", "htpasswd -b a b c ",
+             "echo x | --password-stdin ", "ghp_aaaaaaaa1\n", "eyJ\n", "sk-ant-a1\\\n",
+             "-----END RSA PRIVATE KEY-----\n", "QUFBQUFBQUFBQUFBQUFBQUFBQUFB ", "A" * 64 + "\n",
+             "6768705f616263 ", '\\"password\\": \\"', "redis://:"]  # fmt: skip
+    for unit in units:
+        text = unit * (150_000 // len(unit))
+        once = redact(text)
+        assert redact(once) == once
