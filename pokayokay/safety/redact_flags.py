@@ -75,7 +75,9 @@ _ECHOED = Lazy(
     + r"[ \t]{0,8}\|[^\n|;&]{0,400}--password-stdin"
 )
 # Its arguments: to the segment's end or the next htpasswd (each run's words are its own).
-_HTPASSWD = Lazy(r"(?<![\w./-])htpasswd(?![\w-])(?P<args>(?:(?!htpasswd)[^;&|\n]){1,2000})")
+_HTPASSWD = Lazy(
+    r"(?<![\w./-])htpasswd(?![\w-])(?P<args>(?:(?!(?<![\w./-])htpasswd(?![\w-]))[^;&|\n]){1,2000})"
+)
 _WORD = Lazy(r"""[ \t]{0,8}(?:"[^"\n]{0,512}"|'[^'\n]{0,512}'|[^\s'";&|]{1,512})""")
 _REFERENCE = Lazy(r"""\A(?:["']?\$\{?[A-Za-z_]\w{0,80}\}?["']?|<[^<>]{0,80}>|\*{1,64})\Z""")
 
