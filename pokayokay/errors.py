@@ -29,7 +29,8 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for git killed by 
 EXIT_CODES: dict[int, str] = {
     EXIT_OK: "success (`curate --check`: nothing to do)",
     EXIT_CHANGES_DUE: (
-        "`curate --check`: changes are due; `doctor`: a problem was found; a hook that failed open"
+        "`curate --check`: changes are due; `doctor`: a problem was found; "
+        "a hook that failed open"
     ),
     EXIT_USAGE: (
         "bad usage or bad input (arguments, settings files, an unreadable or binary `MEMORY.md`, "

@@ -283,7 +283,9 @@ def render_status(data: dict[str, Any]) -> str:
     out.append(f"  {'section':<22}{'lines':>6}{'budget':>8}{'entries':>9}")
     for sec in now["sections"]:
         if not sec["present"]:
-            out.append(f"  {sec['title']:<22}{'-':>6}{sec['budget']:>8}{'-':>9}   no entry yet")
+            out.append(
+                f"  {sec['title']:<22}{'-':>6}{sec['budget']:>8}{'-':>9}   no entry yet"
+            )
             continue
         flag = ""
         if sec["lines"] > sec["budget"]:
@@ -362,10 +364,14 @@ def _rule_lines(rule: dict[str, Any]) -> list[str]:
             f"last seen {_day(rule['last_seen'])}"
         )
     if rule["paths"] is not None:
-        loads = f"loaded {_times(rule['loads'])} in {_count(rule['load_sessions'], 'session')}"
+        loads = (
+            f"loaded {_times(rule['loads'])} in "
+            f"{_count(rule['load_sessions'], 'session')}"
+        )
         if rule["verdict"] == "recurred":
             loads += (
-                f"; the failure came back {_times(rule['recurrences_after_loading'])} after loading"
+                f"; the failure came back {_times(rule['recurrences_after_loading'])} "
+                "after loading"
             )
         elif rule["verdict"] == "holding":
             loads += "; no recurrence since"

@@ -206,7 +206,8 @@ def _check_failure_categories(value: object) -> object:
         category = row.get("category", "")
         if not _CATEGORY_NAME.fullmatch(category):
             raise _Invalid(
-                f"{where}.category: expected 1-40 characters from a-z 0-9 - (it names a rule file)",
+                f"{where}.category: expected 1-40 characters from a-z 0-9 - (it names a rule "
+                "file)",
                 show_value=False,
             )
         if len(row) == 1:
@@ -245,9 +246,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("capture_mode", one_of("ask-first", "silent", "off"), "capture_mode"),
     Option("silent_capture_budget", int_at_least(0), "silent_capture_budget"),
     Option("failure_categories", _check_failure_categories, "failure_categories"),
-    Option("consolidation.learnings_file", _check_project_md, "consolidation_learnings_file"),
+    Option(
+        "consolidation.learnings_file", _check_project_md, "consolidation_learnings_file"
+    ),
     Option("consolidation.size_trigger", int_at_least(1), "consolidation_size_trigger"),
-    Option("consolidation.staleness_trigger", int_at_least(1), "consolidation_staleness_trigger"),
+    Option(
+        "consolidation.staleness_trigger", int_at_least(1), "consolidation_staleness_trigger"
+    ),
     Option("consolidation.freshness", int_at_least(0), "consolidation_freshness"),
     Option("consolidation.min_batch", int_at_least(1), "consolidation_min_batch"),
     Option("consolidation.keep_recent", int_between(0, 5), "consolidation_keep_recent"),

@@ -208,7 +208,6 @@ _COMPILE_ERRORS = (
     r"|COMPILATION ERROR|Compilation failed|error CS\d{4}|^\S+\.(?:c|cc|cpp|h|hpp):\d+:\d+: error:"
 )
 
-
 def _builtin(category: str, **looks: str) -> Rule:
     return row(category, lazy=True, **looks)
 

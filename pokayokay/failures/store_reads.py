@@ -51,6 +51,7 @@ def session_fixes(conn: sqlite3.Connection, session_id: str) -> list[SessionFix]
     return out
 
 
+
 _FIXED = (
     " WHERE signature IN (SELECT signature FROM group_fix_commands"
     " UNION SELECT signature FROM group_corrections"
@@ -115,7 +116,6 @@ def failure_groups(conn: sqlite3.Connection, *, fixed_only: bool = False) -> lis
             )
         )
     return groups
-
 
 def single_session_owners(conn: sqlite3.Connection) -> dict[str, str]:
     """The one session of each group that failed in one session (by signature); a group whose
@@ -197,14 +197,12 @@ def failures(
         )
     return out
 
-
 def rule_loads(conn: sqlite3.Connection) -> list[RuleLoad]:
     """Every recorded rule load, oldest first."""
     rows = conn.execute(
         "SELECT ts, session_id, rule_path, trigger_path FROM rule_loads ORDER BY ts, id"
     )
     return [RuleLoad(*row) for row in rows]
-
 
 class RuleEffect(NamedTuple):
     """One rule's loads and the recurrences of its failures, counted by the store."""

@@ -112,7 +112,6 @@ def _same(regex: re.Pattern[str], pattern: str, program: Program) -> bool:
         return False
     return bool(rebuilt == regex and rebuilt.groupindex == regex.groupindex)
 
-
 _MAX = 1 << 62
 _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "split", "sub", "subn")
 
@@ -166,7 +165,9 @@ class Lazy:
     def split(self, text: str, maxsplit: int = 0) -> list[str]:
         return self.regex.split(text, maxsplit)
 
-    def sub(self, repl: str | Callable[[re.Match[str]], str], text: str, count: int = 0) -> str:
+    def sub(
+        self, repl: str | Callable[[re.Match[str]], str], text: str, count: int = 0
+    ) -> str:
         return self.regex.sub(repl, text, count)
 
     def subn(

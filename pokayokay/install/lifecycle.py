@@ -95,11 +95,7 @@ def init(
 
     _record_original(project_dir, scope, environ)
     report = wiring.init(
-        project_dir,
-        scope=scope,
-        absolute=absolute,
-        environ=environ,
-        location=location,
+        project_dir, scope=scope, absolute=absolute, environ=environ, location=location,
         settings=settings,
     )
     root = None if scope == "user" else _project(project_dir)
@@ -161,7 +157,9 @@ def _record_original(project_dir: Path, scope: str, environ: Mapping[str, str] |
     write_atomic(copy, raw)
 
 
-def _give_back_original(project_dir: Path, scope: str, environ: Mapping[str, str] | None) -> None:
+def _give_back_original(
+    project_dir: Path, scope: str, environ: Mapping[str, str] | None
+) -> None:
     """After uninstall: when the settings file holds the same JSON as before init, put back
     the original bytes (formatting, key order, final newline); otherwise leave it."""
     import json
@@ -289,11 +287,8 @@ def _other_installs(project_dir: Path, environ: Mapping[str, str] | None) -> lis
         manifest = _read_manifest(manifest_path(project_dir, environ))
     except Exception:
         return []
-    return [
-        str(entry.get("scope"))
-        for entry in manifest.get("installs", [])
-        if entry.get("scope") in ("project", "local", "user")
-    ]
+    return [str(entry.get("scope")) for entry in manifest.get("installs", [])
+            if entry.get("scope") in ("project", "local", "user")]
 
 
 def _remove_empty(folder: Path, *, stop: Path | None) -> None:
@@ -413,3 +408,4 @@ def leftovers(
     if not items:
         return [_program_note()]
     return ["left in place:", *(f"  {item}" for item in items), _program_note()]
+

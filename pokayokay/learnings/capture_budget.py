@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+
     from pokayokay.infra.locate import MemoryLocation
 
 

@@ -66,7 +66,8 @@ def unmanage(text: str) -> str:
         if any(b.strip() for b in body):
             out.append(line)
             out.extend(
-                b for b in body if not (MARKER_RE.match(_bare(b)) or END_MARKER_RE.match(_bare(b)))
+                b for b in body
+                if not (MARKER_RE.match(_bare(b)) or END_MARKER_RE.match(_bare(b)))
             )
         else:
             while out and not out[-1].strip():

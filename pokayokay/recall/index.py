@@ -92,7 +92,6 @@ if TYPE_CHECKING:
         def __len__(self) -> int: ...
         def __getitem__(self, i: int, /) -> str: ...
 
-
 METHOD = "concepts"
 # Bumped whenever tokenisation, weights or document scores change: cached indexes are rebuilt.
 ANALYSIS_VERSION = 7
@@ -289,7 +288,6 @@ class Index:
         if found is None:
             assert self._rows is not None
             from pokayokay.infra.cjson import loads  # json's import costs a prompt more
-
             row = loads(self._rows[i])  # a row read from the cache file may fail: ValueError
             if not (isinstance(row, list) and len(row) == 6):
                 raise ValueError("inconsistent recall index (document)")
@@ -311,7 +309,6 @@ class Index:
         them natively, nothing to parse), documents and postings packed into strings (parsed
         only when a query needs them)."""
         import json
-
         return {
             "format": INDEX_FORMAT,
             "docs": [

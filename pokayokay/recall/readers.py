@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from pokayokay.learnings.model import Learning
     from pokayokay.memory.sections import SectionSpec
 
-
 def _crc32(text: str) -> int:
     """A short stable id for a text (zlib imported when a file is read, not on every prompt)."""
     import zlib
@@ -48,6 +47,7 @@ CONFIDENCE_WEIGHT = {"high": 1.0, "medium": 1.0, "low": 0.9}
 FIX_WEIGHT = 0.85
 
 
+
 def stat_key(path: str) -> list[int] | None:
     """``[mtime_ns, size]`` of ``path``, or None when it cannot be stat-ed (a cache key part)."""
     try:
@@ -55,6 +55,8 @@ def stat_key(path: str) -> list[int] | None:
     except (OSError, ValueError):
         return None
     return [st.st_mtime_ns, st.st_size]
+
+
 
 
 def _read_text(path: str, limit: int) -> str | None:

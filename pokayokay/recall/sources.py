@@ -146,7 +146,9 @@ def learning_files(
 def _is_archive(name: str) -> bool:
     """The consolidation archive (``learnings-archive.md``) or one of its split parts."""
     stem = LEARNINGS_ARCHIVE.removesuffix(".md")
-    return name == LEARNINGS_ARCHIVE or (name.startswith(f"{stem}-part-") and name.endswith(".md"))
+    return name == LEARNINGS_ARCHIVE or (
+        name.startswith(f"{stem}-part-") and name.endswith(".md")
+    )
 
 
 class Inputs:

@@ -73,25 +73,13 @@ def budget_chart(budgets: list[Budget]) -> Chart:
         rects.append(Rect(BUDGET_LABEL, y, max(filled, 1.0), 16, _colour(budget), tip))
         labels.append(Label(BUDGET_LABEL - 10, y + 12.5, budget.label, "end"))
         pct = f"{budget.ratio:.0%}" if budget.limit else "-"
-        labels.append(
-            Label(
-                BUDGET_LABEL + track + 10,
-                y + 12.5,
-                f"{budget.used:,} / {budget.limit:,} {budget.unit} ({pct})",
-                "start",
-                "over" if budget.over else "",
-            )
-        )
+        labels.append(Label(BUDGET_LABEL + track + 10, y + 12.5,
+                            f"{budget.used:,} / {budget.limit:,} {budget.unit} ({pct})", "start",
+                            "over" if budget.over else ""))
         lines.append((BUDGET_LABEL + track, y - 3, BUDGET_LABEL + track, y + 19))
     height = 8 + max(len(budgets), 1) * BUDGET_ROW
-    return Chart(
-        BUDGET_WIDTH,
-        height,
-        "MEMORY.md against its budgets",
-        tuple(rects),
-        tuple(labels),
-        tuple(lines),
-    )
+    return Chart(BUDGET_WIDTH, height, "MEMORY.md against its budgets", tuple(rects),
+                 tuple(labels), tuple(lines))
 
 
 def _week_colour(failures: int, in_period: bool) -> str:
@@ -112,30 +100,17 @@ def weeks_chart(report: Report) -> Chart:
     for i, week in enumerate(weeks):
         x = 20 + i * slot + slot * 0.18
         height = plot * week.failures / peak
-        tip = (
-            f"week of {week.start.isoformat()}: {plural(week.failures, 'failure')} in "
-            f"{plural(week.sessions, 'session')}"
-        )
-        rects.append(
-            Rect(
-                x,
-                base - max(height, 1.0),
-                slot * 0.64,
-                max(height, 1.0),
-                _week_colour(week.failures, week.in_period),
-                tip,
-            )
-        )
-        labels.append(
-            Label(x + slot * 0.32, base - height - 6, str(week.failures), "middle", "count")
-        )
-        labels.append(
-            Label(x + slot * 0.32, base + 18, week.start.strftime("%d %b"), "middle", "axis")
-        )
+        tip = (f"week of {week.start.isoformat()}: {plural(week.failures, 'failure')} in "
+               f"{plural(week.sessions, 'session')}")
+        rects.append(Rect(x, base - max(height, 1.0), slot * 0.64, max(height, 1.0),
+                          _week_colour(week.failures, week.in_period), tip))
+        labels.append(Label(x + slot * 0.32, base - height - 6, str(week.failures), "middle",
+                            "count"))
+        labels.append(Label(x + slot * 0.32, base + 18, week.start.strftime("%d %b"), "middle",
+                            "axis"))
     lines = ((16.0, base + 0.5, WEEKS_WIDTH - 16.0, base + 0.5),)
-    return Chart(
-        WEEKS_WIDTH, WEEKS_HEIGHT, "Failures recorded per week", tuple(rects), tuple(labels), lines
-    )
+    return Chart(WEEKS_WIDTH, WEEKS_HEIGHT, "Failures recorded per week", tuple(rects),
+                 tuple(labels), lines)
 
 
 def rules_chart(rows: list[RuleRow]) -> Chart:
@@ -153,24 +128,13 @@ def rules_chart(rows: list[RuleRow]) -> Chart:
             ((ev.loads, LOAD, "loads"), (ev.recurrences, RECUR, "recurrences after loading"))
         ):
             width = track * value / peak
-            rects.append(
-                Rect(
-                    RULES_LABEL, y + j * 14, max(width, 1.0), 12, colour, f"{name}: {value} {what}"
-                )
-            )
-            labels.append(
-                Label(
-                    RULES_LABEL + max(width, 1.0) + 6, y + j * 14 + 10, str(value), "start", "small"
-                )
-            )
+            rects.append(Rect(RULES_LABEL, y + j * 14, max(width, 1.0), 12, colour,
+                              f"{name}: {value} {what}"))
+            labels.append(Label(RULES_LABEL + max(width, 1.0) + 6, y + j * 14 + 10, str(value),
+                                "start", "small"))
     height = 8 + max(len(rows), 1) * RULES_ROW
-    return Chart(
-        RULES_WIDTH,
-        height,
-        "Rule effectiveness: loads and recurrences after loading",
-        tuple(rects),
-        tuple(labels),
-    )
+    return Chart(RULES_WIDTH, height, "Rule effectiveness: loads and recurrences after loading",
+                 tuple(rects), tuple(labels))
 
 
 def _day(ts: float | None) -> str:
@@ -189,11 +153,8 @@ def context(report: Report) -> dict[str, Any]:
         "headline": report.headline(),
         "kpis": [
             (str(counts.get("holding", 0)), "rules holding", "good"),
-            (
-                str(counts.get("recurred", 0)),
-                "rules recurred",
-                "bad" if counts.get("recurred") else "",
-            ),
+            (str(counts.get("recurred", 0)), "rules recurred", "bad" if counts.get("recurred")
+             else ""),
             (str(report.failures_in_period), f"failures, {report.period.label}", ""),
             (str(report.loads_in_period), "rule loads in the period", ""),
             (str(len(report.added)), "learnings added", ""),
@@ -222,7 +183,8 @@ def context(report: Report) -> dict[str, Any]:
                 "last": _day(near.group.last_seen),
                 "excerpt": near.group.excerpt,
                 "paths": ", ".join(near.group.paths[:3]),
-                "state": "ready: run pokayokay graduate" if near.waiting else "one session short",
+                "state": "ready: run pokayokay graduate" if near.waiting
+                else "one session short",
             }
             for near in report.near
         ],

@@ -22,11 +22,8 @@ from pokayokay.rules.rule_evidence import RuleEvidence, groups_of
 DEFAULT_SINCE = "7d"
 MIN_WEEKS, MAX_WEEKS = 8, 26
 _SINCE = re.compile(r"^\s*(\d{1,4})\s*([hdw])\s*$", re.I)
-_UNITS = {
-    "h": ("hour", timedelta(hours=1)),
-    "d": ("day", timedelta(days=1)),
-    "w": ("week", timedelta(weeks=1)),
-}
+_UNITS = {"h": ("hour", timedelta(hours=1)), "d": ("day", timedelta(days=1)),
+          "w": ("week", timedelta(weeks=1))}
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:
@@ -167,26 +164,19 @@ class Report:
         rules = self.graduated_rules
         if rules:
             counts = self.verdict_counts()
-            parts = [
-                f"{counts[k]} {k}"
-                for k in ("holding", "recurred", "not loaded yet", "always loaded", "no evidence")
-                if counts.get(k)
-            ]
+            parts = [f"{counts[k]} {k}" for k in
+                     ("holding", "recurred", "not loaded yet", "always loaded", "no evidence")
+                     if counts.get(k)]
             out.append(f"{plural(len(rules), 'graduated rule')}: " + ", ".join(parts) + ".")
             recurred = [row.evidence.id for row in rules if row.evidence.verdict() == "recurred"]
             if recurred:
                 shown = ", ".join(f"`pokayokay rules show {rid}`" for rid in recurred[:3])
-                why = (
-                    "its failure came back after Claude Code loaded it"
-                    if len(recurred) == 1
-                    else "their failures came back after Claude Code loaded them"
-                )
+                why = ("its failure came back after Claude Code loaded it" if len(recurred) == 1
+                       else "their failures came back after Claude Code loaded them")
                 out.append(f"Worth a look: {shown} ({why}).")
         else:
-            out.append(
-                "No rule graduated yet: a failure becomes a rule once it recurs in "
-                f"{plural(self.threshold, 'session')}."
-            )
+            out.append("No rule graduated yet: a failure becomes a rule once it recurs in "
+                       f"{plural(self.threshold, 'session')}.")
         out.append(
             f"{plural(self.failures_in_period, 'failure')} recorded in "
             f"{plural(self.failure_sessions_in_period, 'session')} over {self.period.label}; "
@@ -195,10 +185,8 @@ class Report:
         near = [row for row in self.near if not row.waiting]
         waiting = [row for row in self.near if row.waiting]
         if waiting:
-            out.append(
-                f"{plural(len(waiting), 'failure')} reached the threshold and await "
-                "`pokayokay graduate`."
-            )
+            out.append(f"{plural(len(waiting), 'failure')} reached the threshold and await "
+                       "`pokayokay graduate`.")
         if near:
             out.append(f"{plural(len(near), 'failure')} one session short of becoming a rule.")
         out.append(
@@ -219,20 +207,10 @@ def _budgets(stat: FileStat | None) -> tuple[list[Budget], bool]:
     if stat is None:
         return [], False
     out = [
-        Budget(
-            "Whole file (lines)",
-            stat.lines,
-            stat.max_lines,
-            "lines",
-            "Claude Code loads no more than this",
-        ),
-        Budget(
-            "Whole file (bytes)",
-            stat.bytes,
-            stat.max_bytes,
-            "bytes",
-            "Claude Code loads no more than this",
-        ),
+        Budget("Whole file (lines)", stat.lines, stat.max_lines, "lines",
+               "Claude Code loads no more than this"),
+        Budget("Whole file (bytes)", stat.bytes, stat.max_bytes, "bytes",
+               "Claude Code loads no more than this"),
     ]
     for section in stat.sections:
         if not section.present:
@@ -309,39 +287,24 @@ def build_report(
     start, end = _ts(period.start), _ts(period.end)
     in_period = [f for f in failures if start <= f.ts <= end]
     loads_in = [load for load in loads if start <= load.ts <= end]
-    report = Report(
-        project=project,
-        generated=now,
-        period=period,
-        threshold=threshold,
-        memory_file=memory_file,
-        store_available=store_available,
-    )
+    report = Report(project=project, generated=now, period=period, threshold=threshold,
+                    memory_file=memory_file, store_available=store_available)
     report.budgets, report.memory_over = _budgets(memory)
     for evidence in rules:
         store_name = evidence.store_path or evidence.rel_path
         mine = {g.signature for g in groups_of(evidence.signatures, groups)}
         first_load = evidence.effect.first_load if evidence.effect else None
         recurred = sum(
-            1
-            for f in in_period
+            1 for f in in_period
             if f.signature in mine and first_load is not None and f.ts > first_load
         )
-        report.rules.append(
-            RuleRow(
-                evidence,
-                loads_in_period=sum(1 for load in loads_in if load.rule_path == store_name),
-                recurrences_in_period=recurred,
-            )
-        )
-    report.rules.sort(
-        key=lambda r: (
-            not r.evidence.is_pokayokay,
-            -r.evidence.recurrences,
-            -r.evidence.loads,
-            r.evidence.rel_path,
-        )
-    )
+        report.rules.append(RuleRow(
+            evidence,
+            loads_in_period=sum(1 for load in loads_in if load.rule_path == store_name),
+            recurrences_in_period=recurred,
+        ))
+    report.rules.sort(key=lambda r: (not r.evidence.is_pokayokay, -r.evidence.recurrences,
+                                     -r.evidence.loads, r.evidence.rel_path))
     report.weeks = _weeks(failures, period)
     report.failures_in_period = len(in_period)
     report.failure_sessions_in_period = len({f.session_id for f in in_period})
@@ -355,13 +318,13 @@ def build_report(
             report.near.append(NearRow(group, sid, threshold))
     report.near.sort(key=lambda r: (-r.group.sessions, -r.group.last_seen, r.id))
     report.learnings_total = len(learnings)
-    for learning in sorted(
-        learnings, key=lambda item: item.last_seen or item.created, reverse=True
-    ):
+    for learning in sorted(learnings, key=lambda item: item.last_seen or item.created,
+                           reverse=True):
         created, seen = _parse_when(learning.created), _parse_when(learning.last_seen)
         if created is not None and period.start <= created <= period.end:
             report.added.append(_learning_row(learning))
-        elif seen is not None and period.start <= seen <= period.end and learning.observations > 1:
+        elif (seen is not None and period.start <= seen <= period.end
+              and learning.observations > 1):
             report.reinforced.append(_learning_row(learning))
     if not store_available:
         report.notes.append(

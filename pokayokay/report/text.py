@@ -72,9 +72,8 @@ def render_text(report: Report) -> str:
     graduated = report.graduated_rules
     out.append(f"Rules graduated by pokayokay ({len(graduated)})")
     if not graduated:
-        out.append(
-            f"  none yet (a failure recurring in {plural(report.threshold, 'session')} becomes one)"
-        )
+        out.append(f"  none yet (a failure recurring in {plural(report.threshold, 'session')} "
+                   "becomes one)")
     for row in graduated:
         ev = row.evidence
         when = f", graduated {ev.graduated}" if ev.graduated else ""
@@ -117,7 +116,8 @@ def render_text(report: Report) -> str:
     out.extend(f"    + {row.description}" for row in report.added)
     out.append(f"  reinforced over {report.period.label}: {len(report.reinforced)}")
     out.extend(
-        f"    ↻ {row.description} (given {times(row.observations)})" for row in report.reinforced
+        f"    ↻ {row.description} (given {times(row.observations)})"
+        for row in report.reinforced
     )
     if report.notes:
         out.append("")

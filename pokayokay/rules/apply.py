@@ -293,14 +293,8 @@ def _memory_write(
     target = checked_target(location)
     edit = _PlanEdit(plan)
     done = run_curation(
-        location,
-        settings,
-        write=True,
-        evict=False,
-        edit=edit,
-        lock_timeout=lock_timeout,
-        today=plan.today,
-        environ=environ,
+        location, settings, write=True, evict=False, edit=edit, lock_timeout=lock_timeout,
+        today=plan.today, environ=environ,
     )
     outcome.memory_attempts = done.attempts
     outcome.notes.extend(edit.notes)

@@ -416,7 +416,7 @@ class _Planner:
                 mistakes=[mistake_section(g, rule.category, edit_lines) for g in groups[:shown]],
                 more=[label(g) for g in groups[shown:]][:5],
                 more_count=max(0, len(groups) - shown),
-                lessons=[line for g in groups for line in environment_lines(g)][: shown * 2],
+                lessons=[line for g in groups for line in environment_lines(g)][:shown * 2],
                 sessions=sessions,
                 occurrences=occurrences,
                 first=first.isoformat(),
@@ -438,7 +438,10 @@ class _Planner:
                 f"({sessions} session{plural}, since {first.isoformat()})"
             )
         else:
-            entry = f"- {title}: see {path} ({sessions} session{plural}, since {first.isoformat()})"
+            entry = (
+                f"- {title}: see {path} "
+                f"({sessions} session{plural}, since {first.isoformat()})"
+            )
         return RuleFile(
             id=rule.id,
             path=path,
@@ -567,3 +570,5 @@ def plan_graduation(
 
 # --------------------------------------------------------------------------------------------
 # MEMORY.md: the Active Patterns entries (and the topic file's link)
+
+

@@ -108,7 +108,6 @@ def retire(
     entry = archive_entry(rule, text, day, reason, at=at)
     location.memory_dir.mkdir(parents=True, exist_ok=True)
     target = checked_target(location, ARCHIVE_NAME)
-
     def append_entry(current: bytes | None) -> bytes:
         if current is None:
             return f"{ARCHIVE_HEADER}\n{entry}".encode("utf-8", "surrogateescape")

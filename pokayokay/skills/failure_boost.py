@@ -50,7 +50,6 @@ if TYPE_CHECKING:
         @property
         def sample_command(self) -> str | None: ...
 
-
 RECURRING_SESSIONS = 2
 MIN_CONCERN = 2.5
 

@@ -85,3 +85,4 @@ def memory_text(ap_body: str = "", topic_body: str = "", newline: str = "\n") ->
 CLAUDE_AP = (
     "- 2026-09-01 Claude's own pattern: keep migrations small\n  continued on a second line\n"
 )
+

@@ -22,9 +22,5 @@ def run_without_site(code: str, *args: str) -> str:
 
     root = str(REPO_ROOT)
     prelude = "import sys; sys.path.insert(0, sys.argv[1])\n"
-    return subprocess.run(
-        [sys.executable, "-S", "-E", "-c", prelude + code, root, *args],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    return subprocess.run([sys.executable, "-S", "-E", "-c", prelude + code, root, *args],
+                          capture_output=True, text=True, check=True).stdout

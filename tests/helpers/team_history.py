@@ -139,31 +139,15 @@ def build_team_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TeamP
 
     # Five weeks ago to last week: pytest without the package installed, in three sessions.
     history = [
-        (
-            33,
-            "a1f0c2d4-0000-4000-8000-000000000001",
-            "pytest tests/test_checkout.py",
-            PYTEST_IMPORT_ERROR,
-        ),
+        (33, "a1f0c2d4-0000-4000-8000-000000000001", "pytest tests/test_checkout.py",
+         PYTEST_IMPORT_ERROR),
         (33.01, "a1f0c2d4-0000-4000-8000-000000000001", "ruff check shop", LINT_ERROR),
-        (
-            26,
-            "b2e1d3c5-0000-4000-8000-000000000002",
-            "pytest -q tests/test_checkout.py",
-            PYTEST_IMPORT_ERROR,
-        ),
-        (
-            19,
-            "c3d2e4b6-0000-4000-8000-000000000003",
-            "pytest tests/test_checkout.py",
-            PYTEST_IMPORT_ERROR,
-        ),
-        (
-            19.01,
-            "c3d2e4b6-0000-4000-8000-000000000003",
-            "python manage.py migrate",
-            MIGRATION_ERROR,
-        ),
+        (26, "b2e1d3c5-0000-4000-8000-000000000002", "pytest -q tests/test_checkout.py",
+         PYTEST_IMPORT_ERROR),
+        (19, "c3d2e4b6-0000-4000-8000-000000000003", "pytest tests/test_checkout.py",
+         PYTEST_IMPORT_ERROR),
+        (19.01, "c3d2e4b6-0000-4000-8000-000000000003", "python manage.py migrate",
+         MIGRATION_ERROR),
         (5, "d4c3f5a7-0000-4000-8000-000000000004", "python manage.py migrate", MIGRATION_ERROR),
     ]
     for n, (days, session, command, error) in enumerate(history):
@@ -181,10 +165,8 @@ def build_team_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TeamP
         _run("InstructionsLoaded", _load_payload(root, sid, rule, "tests/test_checkout.py"))
         if days == 1:
             at(0.9)
-            _run(
-                "PostToolUseFailure",
-                _payload(root, sid, "pytest tests/test_checkout.py", PYTEST_IMPORT_ERROR, 40),
-            )
+            _run("PostToolUseFailure",
+                 _payload(root, sid, "pytest tests/test_checkout.py", PYTEST_IMPORT_ERROR, 40))
     at(0)
 
     from pokayokay.config.settings import load_settings
@@ -194,29 +176,15 @@ def build_team_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TeamP
     location = resolve_memory_location(root)
     settings = load_settings(root)
     for days, text in (
-        (
-            20,
-            "Run the test suite with `pip install -e .` done first: the tests import the shop "
-            "package, not the source folder.",
-        ),
-        (
-            2,
-            "Database migrations are applied with `python manage.py migrate --plan` first; the "
-            "orders_v2 table only exists after step 0042.",
-        ),
-        (
-            1,
-            "Run the test suite with `pip install -e .` done first: the tests import the shop "
-            "package, not the source folder.",
-        ),
+        (20, "Run the test suite with `pip install -e .` done first: the tests import the shop "
+             "package, not the source folder."),
+        (2, "Database migrations are applied with `python manage.py migrate --plan` first; the "
+            "orders_v2 table only exists after step 0042."),
+        (1, "Run the test suite with `pip install -e .` done first: the tests import the shop "
+            "package, not the source folder."),
         (1, "Checkout totals are computed in cents; never round a float price <script>."),
     ):
-        result = remember(
-            text,
-            project_dir=root,
-            location=location,
-            settings=settings,
-            now=NOW - timedelta(days=days),
-        )
+        result = remember(text, project_dir=root, location=location, settings=settings,
+                          now=NOW - timedelta(days=days))
         assert result.saved, result
     return TeamProject(root, location.memory_dir, tmp_path / "report.html")

@@ -20,7 +20,9 @@ from pokayokay.safety.sanitize import clean
 
 def unfiltered_shapes() -> list[Shape]:
     """The same table with no hints and no gates: every pattern runs on every text."""
-    return [Shape(s.kind, s.pattern, (), s.check, kind_from_key=s.kind_from_key) for s in SHAPES]
+    return [
+        Shape(s.kind, s.pattern, (), s.check, kind_from_key=s.kind_from_key) for s in SHAPES
+    ]
 
 
 def redact_unfiltered(text: str) -> str:

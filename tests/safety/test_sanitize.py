@@ -15,6 +15,14 @@ from pokayokay.safety.sanitize import clean, excerpt
 # --- what "nothing dangerous survives" means -------------------------------------------------
 
 
+
+
+
+
+
+
+
+
 def test_the_corpus_is_big_enough() -> None:
     assert len(INJECTIONS) >= 30
 
