@@ -220,7 +220,7 @@ def redact_pem(text: str) -> str:
 _TOKEN = "A-Za-z0-9_+/=.~-"
 _PIECE = Lazy(r"[ \t]{0,8}(?:[|>][ \t]{0,4})?(?P<piece>[" + _TOKEN + r"]{1,400})")
 _BREAK = Lazy(r"\\?\r?\n")
-_MAX_LINES = 8  # lines a token may go on over (an Anthropic key at 14 columns)
+_MAX_LINES = 24  # lines a token may go on over (a JWT wrapped at 8 columns)
 _MAX_CANDIDATES = 256  # tokens tested per text; any more are replaced unread
 _TO_BREAK = Lazy(r"[a-z0-9_+/=.~-]{1,400}(?=\\?\r?\n)")
 _EDGE = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
@@ -241,7 +241,9 @@ def _starts(lowered: str, prefixes: tuple[str, ...]) -> list[tuple[int, int]]:
     return sorted(found.items())
 
 
-_WORD = Lazy(r"[A-Z]?[a-z]+|[A-Z]+|(?:[A-Z][a-z]+)+")
+# A word: lower case, Capitalised, UPPER, or CamelCase of syllables (three letters or more, a
+# vowel in each: random letters seldom are).
+_WORD = Lazy(r"[A-Z]?[a-z]+|[A-Z]+|(?:[A-Z](?=[a-z]{0,40}[aeiouy])[a-z]{2,})+")
 
 
 def _token_like(piece: str) -> bool:
