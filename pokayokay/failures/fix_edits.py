@@ -4,10 +4,11 @@ Built from the PostToolUse payload of ``Edit``/``MultiEdit``/``Write``/``Noteboo
 ``structuredPatch`` Claude Code reports in ``tool_response`` when there is one (only its ``-``
 and ``+`` lines), else a line diff of ``old_string``/``new_string`` (each of MultiEdit's
 ``edits``), else the first lines of a new file's ``content`` or a notebook cell's
-``new_source``. At most :data:`MAX_LINES` lines, each exact with secrets redacted
-(:func:`pokayokay.safety.shown.shown_code_line`: exact, or left out) and prefixed ``- `` or
-``+ ``; blank and whitespace-only changes are skipped, and so is a removed line that comes back
-added with the same text (an indentation change): no ``was``/``now`` pair reads the same.
+``new_source``. Secrets are redacted over each run of ``+`` or ``-`` lines together (a private
+key's body, a token wrapped across lines), then at most :data:`MAX_LINES` lines are kept, each
+exact (:func:`pokayokay.safety.shown.shown_code_line`: exact, or left out) and prefixed ``- ``
+or ``+ ``; blank and whitespace-only changes are skipped, and so is a removed line that comes
+back added with the same text (an indentation change): no ``was``/``now`` pair reads the same.
 Returned as one string, lines joined by ``\\n`` ("" when nothing readable changed)."""
 
 from __future__ import annotations
@@ -42,11 +43,31 @@ def _from_patch(patch: object) -> list[str]:
     return out
 
 
+def _redacted(lines: Iterable[str]) -> list[str]:
+    """The ``+``/``-`` lines with secrets redacted over each run of one sign as a whole: a key's
+    body lines or a token wrapped across lines are secrets only together (line by line, a
+    private key's BEGIN line went and its body stayed)."""
+    from pokayokay.safety.redact import redact
+
+    out: list[str] = []
+    run: list[str] = []
+    sign = ""
+    for line in [*lines, ""]:
+        here = line[:1] if line[:1] in ("+", "-") else ""
+        if run and here != sign:
+            out.extend(sign + body for body in redact("\n".join(run)).split("\n"))
+            run = []
+        if here:
+            sign = here
+            run.append(line[1:])
+    return out
+
+
 def _shown(lines: Iterable[str]) -> str:
     from pokayokay.safety.shown import shown_code_line
 
     changed: list[tuple[str, str]] = []
-    for line in lines:
+    for line in _redacted(lines):
         if not line or line[0] not in "+-":
             continue
         body = shown_code_line(line[1:].strip())

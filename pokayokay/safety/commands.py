@@ -21,8 +21,6 @@ pokayokay tells Claude to run on its own authority. This module decides how one 
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import re
 
 __all__ = ["LOADER_DANGER", "danger", "loader_outside", "redact_secrets", "strip_links"]
@@ -230,59 +228,11 @@ def strip_links(text: str) -> str:
     return _HOST_PATH.sub(host, text)
 
 
-# The redaction seam. Secret redaction proper (a documented table of key shapes, issue 11 item
-# 1) lives in pokayokay.safety.redact; until it is wired in here, this minimal table covers the
-# shapes a command line or a code excerpt most often carries.
-_SECRET_ASSIGNMENT = re.compile(
-    r"\b([A-Z0-9_]*(?:KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIALS?)[A-Z0-9_]*"
-    r"|(?i:password|passwd|secret|token|api[_-]?key|access[_-]?key|auth[_-]?token))"
-    r"(\s*[=:]\s*)(\"[^\"]*\"|'[^']*'|[^\s'\"]+)"
-)
-_SECRET_SHAPES = (
-    (re.compile(r"\bsk-ant-[\w-]{10,}"), "anthropic"),
-    (re.compile(r"\bsk-(?:proj-|live_|test_)?[\w-]{20,}"), "api-key"),
-    (re.compile(r"\b(?:sk|rk|pk|whsec)_(?:live|test)_[A-Za-z0-9]{10,}"), "stripe"),
-    (re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), "aws"),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"), "github"),
-    (re.compile(r"\bgithub_pat_\w{20,}"), "github"),
-    (re.compile(r"\bglpat-[\w-]{16,}"), "gitlab"),
-    (re.compile(r"\bxox[abposr]-[\w-]{10,}"), "slack"),
-    (re.compile(r"\bAIza[\w-]{30,}"), "google"),
-    (re.compile(r"\bnpm_[A-Za-z0-9]{30,}"), "npm"),
-    (re.compile(r"\bpypi-[\w-]{30,}"), "pypi"),
-    (re.compile(r"\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}"), "jwt"),
-    (re.compile(r"(?i)\b(bearer|basic)\s+[\w.~+/=-]{12,}"), "auth-header"),
-    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]*):[^\s@/]+@"), "url-credentials"),
-    (
-        re.compile(
-            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S
-        ),
-        "private-key",
-    ),
-)
-
-
 def redact_secrets(text: str) -> str:
-    """``text`` with secrets replaced by ``[redacted:<kind>]``.
+    """``text`` with secrets replaced by ``[redacted:<kind>]``: the single seam for secret
+    redaction on the evidence path, :func:`pokayokay.safety.redact.redact` itself, so a command
+    is shown, stored (capture runs the same function) and looked up (the lesson lookup's keys)
+    redacted alike."""
+    from pokayokay.safety.redact import redact
 
-    The single seam on the evidence path: when :mod:`pokayokay.safety.redact` is present its
-    table is applied first, then this module's own minimal table (harmless on already-redacted
-    text), so a command or an edit excerpt is never shown unredacted either way.
-    """
-    with contextlib.suppress(ImportError, AttributeError):
-        text = str(importlib.import_module("pokayokay.safety.redact").redact(text))
-    for pattern, kind in _SECRET_SHAPES:
-        if kind == "url-credentials":
-            text = pattern.sub(lambda m: f"{m.group(1)}:[redacted:url-credentials]@", text)
-        elif kind == "auth-header":
-            text = pattern.sub(lambda m: f"{m.group(1)} [redacted:auth-header]", text)
-        else:
-            text = pattern.sub(f"[redacted:{kind}]", text)
-    return _SECRET_ASSIGNMENT.sub(
-        lambda m: (
-            m.group(0)
-            if m.group(3).startswith("[redacted:")
-            else f"{m.group(1)}{m.group(2)}[redacted:secret]"
-        ),
-        text,
-    )
+    return redact(text)

@@ -15,7 +15,9 @@ positions. Each row is a :class:`Shape`:
 kind                   what it matches
 =====================  ===================================================================
 private-key            a PEM/OpenSSH/PGP ``-----BEGIN … PRIVATE KEY-----`` block, whole
-                       (to the END line, or to the end of the text when it was cut)
+                       (to the END line, or to the end of the text when it was cut), an
+                       END line whose BEGIN was cut off with the key lines above it, a run
+                       of key lines with neither (:mod:`~pokayokay.safety.redact_blocks`)
 anthropic-key          ``sk-ant-…`` (api03, admin01, oat01 …)
 openai-key             ``sk-…``, ``sk-proj-…``, ``sk-svcacct-…`` with a random-looking body
 aws-access-key-id      ``AKIA…``/``ASIA…`` and the other 4-letter IAM prefixes + 16
@@ -29,19 +31,36 @@ google-api-key         ``AIza`` + 35
 google-oauth           ``ya29.`` access tokens, ``GOCSPX-`` client secrets
 npm-token              ``npm_`` + 36
 pypi-token             ``pypi-`` + a long macaroon
+huggingface-token,     ``hf_…``, ``hvs.``/``hvb.``/``hvr.`` (Vault), ``SG.….…`` (SendGrid),
+vault-token, …         ``dop_v1_``/``doo_v1_``/``dor_v1_`` + 64 hex (DigitalOcean),
+                       ``shpat_``/``shpss_`` + 32 hex (Shopify), ``dapi`` + 32 hex
+                       (Databricks), ``AGE-SECRET-KEY-1…``
 jwt                    three base64url parts, the first two starting ``eyJ``
 bearer-token           the credential after ``Bearer`` / ``Token`` in a header or flag
 basic-auth             the credential after ``Basic``, and ``curl -u user:password``
-url-password           the password of ``scheme://user:password@host``
+url-password           the password of ``scheme://user:password@host`` (also with no user,
+                       ``redis://:pw@host``, and with JSON-escaped slashes)
 password, secret,      the value of a key that names a credential, in every key position:
 token, api-key,        ``PASSWORD=…``, ``export DB_PASS=…``, ``PGPASSWORD=… psql`` (env prefix),
-credential             ``"password": "…"``, ``password: …`` (YAML), ``--token …``/``--token=…``
+credential             ``"password": "…"``, ``password: …`` (YAML), ``--token …``/``--token=…``,
+                       JSON inside a JSON string (``\\"password\\": \\"…\\"``); docker's
+                       ``"auth"`` when it decodes to ``user:password`` or looks random
 high-entropy           a random-looking value (letters and digits, 20+ characters, high
-                       entropy) in any other key position: ``client_id=…``, ``"sig": "…"``
+                       entropy) in any other key position: ``client_id=…``, ``"sig": "…"``;
+                       32+ hex digits under a key or signature name (``sig=…``, ``hmac: …``)
 =====================  ===================================================================
 
+Around the table, for what only its context makes a secret: passwords in a program's own
+flag (``mysql -p…``, ``sshpass -p``, ``docker login -p``, ``htpasswd -b``, ``redis-cli -a`` …:
+:mod:`~pokayokay.safety.redact_flags`, before the table), provider tokens wrapped across lines
+(joined and tested against the provider rows, before the table, which would see only a first
+piece) and base64 or hex runs that decode to text holding a secret (after the table):
+:mod:`~pokayokay.safety.redact_blocks`.
+
 What survives on purpose (the tests hold it to at most 5% of a corpus of such text touched):
-git SHAs and other hex digests, UUIDs, lockfile integrity hashes (``sha512-…``), base64 that
+git SHAs and other hex digests, UUIDs, lockfile integrity hashes (``sha512-…``), go.sum's
+``h1:`` and every value under a digest's name (``hash``, ``checksum``, ``integrity``,
+``contentHash``, ``etag``, ``sha256`` …: at most 2% of generated look-alikes), base64 that
 decodes to readable text (test data), file paths, version strings, ordinary words, and values in
 key positions that only refer to a secret (``$PGPASSWORD``, ``${{ secrets.TOKEN }}``,
 ``os.environ["TOKEN"]``, ``<your-token>``, ``***``, type names such as ``str``).
@@ -61,11 +80,22 @@ by ``[redacted:unscanned]`` rather than passed on unexamined.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterable
 
 from pokayokay.infra.lazyre import Lazy as _Lazy
+from pokayokay.safety.redact_blocks import redact_encoded, redact_pem, redact_split
+from pokayokay.safety.redact_flags import redact_flags
+from pokayokay.safety.redact_values import (
+    HEX,
+    NUMBER,
+    REFERENCE,
+    basic_credential,
+    entropic_value,
+    mixed,
+    random_looking,
+    secret_value,
+)
 
 TYPE_CHECKING = False  # typing is not imported at run time: the hook after every command loads us
 if TYPE_CHECKING:
@@ -128,119 +158,6 @@ class Shape:
         return self._compiled
 
 
-# --- checks on candidate values ---------------------------------------------------------------
-
-
-def _entropy(value: str) -> float:
-    counts: dict[str, int] = {}
-    for ch in value:
-        counts[ch] = counts.get(ch, 0) + 1
-    size = len(value)
-    return -sum(n / size * math.log2(n / size) for n in counts.values())
-
-
-_HEX = _Lazy(r"[0-9a-fA-F]+")
-_UUID = _Lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_DIGEST_PREFIX = _Lazy(r"(?i)(?:sha(?:1|224|256|384|512)|md5|blake2b?|sri)[-:]")
-_B64_BODY = _Lazy(r"[A-Za-z0-9+/]{8,}={0,2}|[A-Za-z0-9_-]{8,}={0,2}")
-
-
-def _readable_base64(value: str) -> bool:
-    """True when ``value`` is base64 of readable text (test data, not a key)."""
-    if len(value) < 12 or not _B64_BODY.fullmatch(value):
-        return False
-    import base64
-    import binascii
-
-    body = value.replace("-", "+").replace("_", "/")
-    body += "=" * (-len(body) % 4)
-    try:
-        raw = base64.b64decode(body, validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    if not raw:
-        return False
-    printable = sum(1 for b in raw if 32 <= b < 127 or b in (9, 10, 13))
-    return printable / len(raw) >= 0.95
-
-
-def random_looking(value: str) -> bool:
-    """A value that reads like a generated credential rather than a word, path or digest."""
-    core = value.strip("=")
-    if len(core) < 20:
-        return False
-    if _HEX.fullmatch(core) or _UUID.fullmatch(core) or _DIGEST_PREFIX.match(core):
-        return False
-    if _readable_base64(value):
-        return False
-    digits = sum(ch.isdigit() for ch in core)
-    upper = sum(ch.isupper() for ch in core)
-    lower = sum(ch.islower() for ch in core)
-    if digits == 0 or (upper == 0 and lower == 0):
-        return False
-    classes = (digits > 0) + (upper > 0) + (lower > 0)
-    if classes < 3 and digits < 4:
-        return False
-    return _entropy(core) >= 3.6
-
-
-def _mixed(value: str) -> bool:
-    """A token body with both letters and digits (a kebab-case name is not a key)."""
-    return any(ch.isdigit() for ch in value) and any(ch.isalpha() for ch in value)
-
-
-# Values that only stand for a secret, or are not one at all.
-_REFERENCE = _Lazy(
-    r"""(?ix)\A(?:
-        ["'`]?\$\{?[A-Za-z_][\w.]*\}?["'`]?          # $VAR, ${VAR}
-      | .*\$\{\{.*                                    # ${{ secrets.X }}
-      | .*\{\{.*\}\}.*                                # {{ template }}
-      | %[A-Za-z_]\w*%                                # %VAR%
-      | <[^<>]*>                                      # <your-token>
-      | [*x.•-]{1,64}                                 # ***, xxxx
-      | \[redacted:.*                                 # already done
-      | (?:os\.environ|os\.getenv|getenv|process\.env|env|ENV|settings|config|self|cls|this)
-        (?:\.|\[|\().*                                # a lookup, not a value
-      | (?:none|null|nil|true|false|undefined|str|string|bytes|int|bool|optional|secretstr
-        |required|changeme|redacted|hidden|placeholder|dummy)
-    )\Z""",
-)
-
-
-def _secret_value(value: str) -> bool:
-    value = value.strip()
-    if not value or _REFERENCE.match(value):
-        return False
-    # A Python/JS identifier that is a call or attribute (get_token(), self.password) is code.
-    return not re.fullmatch(r"[A-Za-z_][\w.]*\(.*\)?|[A-Za-z_]\w*\.[A-Za-z_][\w.]*", value)
-
-
-_NUMBER = _Lazy(r"[0-9]{1,64}(?:\.[0-9]{1,64})?")
-_TOKEN_CHARS = _Lazy(r"[A-Za-z0-9+/_=-]{20,1024}")
-
-
-def _entropic_value(value: str) -> bool:
-    """A random-looking token (no dots, colons or ``//``: URLs, paths and versions are not)."""
-    return (
-        _TOKEN_CHARS.fullmatch(value) is not None
-        and "//" not in value
-        and random_looking(value)  # before the reference check: "=====" rules end here
-        and _secret_value(value)
-    )
-
-
-def _basic_credential(value: str) -> bool:
-    """The value after ``Basic``: base64 of ``user:password``, or a random-looking token."""
-    import base64
-    import binascii
-
-    try:
-        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    return b":" in raw or random_looking(value)
-
-
 # --- key names --------------------------------------------------------------------------------
 
 # A key that names a credential: its value is redacted whatever it looks like.
@@ -252,11 +169,45 @@ _SECRET_KEY = (
 )
 # Any other key (the high-entropy row).
 _ANY_KEY = r"[A-Za-z_][A-Za-z0-9_.-]{0,60}"
-# A value: quoted (kept quoted) or a bare word.
+# A value: quoted (kept quoted; JSON escapes inside, or the quotes themselves escaped when the
+# JSON sits inside another JSON string) or a bare word.
 _VALUE = (
-    r"""(?:"(?P<dq>[^"\n]{1,512})"|'(?P<sq>[^'\n]{1,512})'"""
-    r"""|(?P<bare>(?:[^\s"'`,;&|)}\]]|&(?![&\s])){1,512}))"""
+    r'(?:\\"(?P<edq>[^"\\\n]{0,512}(?:\\[^"\n][^"\\\n]{0,512}){0,32})\\"'
+    r'|"(?P<dq>[^"\\\n]{0,512}(?:\\[^\n][^"\\\n]{0,512}){0,32})"'
+    r"""|'(?P<sq>[^'\n]{1,512})'|(?P<bare>(?:[^\s"'`,;&|)}\]]|&(?![&\s])){1,512}))"""
 )
+_VALUE_GROUPS = ("edq", "dq", "sq", "bare")
+# The high-entropy row's value: 20 characters or more (a shorter one is never random-looking;
+# the regex rejecting it spares a call back per `subtotal=1999` of a long output).
+_LONG_VALUE = (
+    r'(?:\\"(?=[^"\n]{20})(?P<edq>[^"\\\n]{0,512}(?:\\[^"\n][^"\\\n]{0,512}){0,32})\\"'
+    r'|"(?=[^"\n]{20})(?P<dq>[^"\\\n]{0,512}(?:\\[^\n][^"\\\n]{0,512}){0,32})"'
+    r"""|'(?P<sq>[^'\n]{20,512})'|(?P<bare>(?:[^\s"'`,;&|)}\]]|&(?![&\s])){20,512}))"""
+)
+
+
+_AUTH_KEY = _Lazy(r"(?:.*[._-])?auth")
+# Keys whose hex value is a key or a signature, not a digest.
+_HEX_KEY = _Lazy(
+    r"(?:^|[._-])(?:key|sig|signature|hmac)$|(?:signing|encryption|master|session|shared)[._-]?key$"
+)
+# Keys whose value is a public digest (go.sum's h1:, lockfile hashes, checksums, ETags).
+_DIGEST_KEY = _Lazy(r"hash|checksum|digest|integrity|shasum|etag|\Ah1\Z|sha(?:1|256|384|512)?\Z")
+
+
+def _hex_secret(value: str) -> bool:
+    return len(value) >= 32 and HEX.fullmatch(value) is not None
+
+
+def _high_entropy(value: str, key: str) -> bool:
+    """The high-entropy row's test: a random-looking value (hex under a key or signature name),
+    and never a digest under a digest's name."""
+    if len(value) < 20:  # the common case (subtotal=1999, level: INFO): nothing to look up
+        return False
+    low = key.lower()
+    if entropic_value(value):
+        return _DIGEST_KEY.search(low) is None
+    return _hex_secret(value) and _HEX_KEY.search(low) is not None and not _DIGEST_KEY.search(low)
 
 
 def _key_kind(key: str) -> str:
@@ -267,7 +218,7 @@ def _key_kind(key: str) -> str:
         return "secret"
     if "token" in low:
         return "token"
-    if "cred" in low:
+    if "cred" in low or low.strip("\"'\\") == "auth":
         return "credential"
     return "api-key"
 
@@ -281,14 +232,18 @@ def _value_check(value: str, key: str) -> bool:
     low = key.lower().strip("\"'")
     if low in ("pwd", "oldpwd"):  # the working folder, not a password
         return False
-    if _NUMBER.fullmatch(value.strip()):  # max_tokens=4096, "input_tokens": 52
+    if NUMBER.fullmatch(value.strip()):  # max_tokens=4096, "input_tokens": 52
         return _key_kind(key) == "password"
+    if _AUTH_KEY.fullmatch(low):  # docker's "auth": base64 of user:password
+        return basic_credential(value) or entropic_value(value)
+    if _HEX_KEY.search(low) and _hex_secret(value):
+        return True
     named = re.search(r"passw|passwd|pwd|_pass$|secret|token|credential|auth", low)
     if named or re.search(r"api[_-]?key|apikey|access[_-]?key|private[_-]?key", low):
-        return _secret_value(value)
+        return secret_value(value)
     if key.isupper() and low.endswith("key"):  # ANTHROPIC_API_KEY, SECRET_KEY, STRIPE_KEY
-        return _secret_value(value)
-    return _entropic_value(value)
+        return secret_value(value)
+    return entropic_value(value)
 
 
 # --- finer pre-filters --------------------------------------------------------------------------
@@ -327,6 +282,8 @@ def _assigned(lowered: str) -> bool:
     for _at, end in _key_ends(lowered, _CREDENTIAL_HINTS):
         if end < 0:
             return True
+        if lowered.startswith("\\", end):  # a JSON string's escaped quote
+            end += 1
         if end < len(lowered) and lowered[end] in "\"'":
             end += 1
         stop = min(len(lowered), end + 8)
@@ -366,7 +323,7 @@ SHAPES: list[Shape] = [
         "openai-key",
         _B + r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,400}",
         ("sk-",),
-        check=_mixed,
+        check=mixed,
     ),
     Shape(
         "aws-access-key-id",
@@ -406,6 +363,15 @@ SHAPES: list[Shape] = [
     ),
     Shape("npm-token", _B + r"npm_[A-Za-z0-9]{36}" + _E, ("npm_",)),
     Shape("pypi-token", _B + r"pypi-[A-Za-z0-9_-]{50,512}", ("pypi-",)),
+    Shape("huggingface-token", _B + r"hf_[A-Za-z0-9]{30,64}" + _E, ("hf_",), check=mixed),
+    Shape("vault-token", _B + r"hv[sbr]\.[A-Za-z0-9_-]{24,512}", ("hv",)),
+    Shape("sendgrid-key", _B + r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{32,64}", ("sg.",)),
+    Shape(
+        "digitalocean-token", _B + r"do[opr]_v1_[0-9a-f]{64}" + _E, ("dop_v1", "doo_v1", "dor_v1")
+    ),
+    Shape("shopify-token", _B + r"shp(?:at|ss|ca|pa)_[0-9a-fA-F]{32}" + _E, ("shp",)),
+    Shape("databricks-token", _B + r"dapi[0-9a-f]{32}(?:-[0-9])?" + _E, ("dapi",)),
+    Shape("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{58}", ("age-secret-key-1",)),
     Shape(
         "jwt",
         _B + r"eyJ[A-Za-z0-9_-]{8,2048}\.eyJ[A-Za-z0-9_-]{8,4096}\.[A-Za-z0-9_-]{8,2048}",
@@ -413,28 +379,29 @@ SHAPES: list[Shape] = [
     ),
     Shape(
         "url-password",
-        r"(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@'\"<>\[\]]{1,256}:(?P<secret>[^\s/@'\"<>]{1,256})@",
-        ("://",),
-        check=lambda v: not _REFERENCE.match(v),
+        r"(?i)\b[a-z][a-z0-9+.-]{1,20}:(?:\\?/){2}[^\s/:@'\"<>\[\]\\]{0,256}:"
+        r"(?P<secret>[^\s/@'\"<>\\]{1,256})@",
+        ("://", ":\\/\\/"),
+        check=lambda v: not REFERENCE.match(v),
     ),
     Shape(
         "bearer-token",
         r"(?i)(?:\bbearer|\bauthorization[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?token)[ \t]{1,8}"
         r"(?P<secret>[A-Za-z0-9._~+/-]{12,4096}=*)",
         ("bearer", "authorization"),
-        check=lambda v: (_mixed(v) or random_looking(v)) and _secret_value(v),
+        check=lambda v: (mixed(v) or random_looking(v)) and secret_value(v),
     ),
     Shape(
         "basic-auth",
         r"(?i)\bbasic[ \t]{1,8}(?P<secret>[A-Za-z0-9+/]{8,4096}={0,2})(?![A-Za-z0-9+/=])",
         ("basic",),
-        check=lambda v: _basic_credential(v),
+        check=lambda v: basic_credential(v),
     ),
     Shape(
         "basic-auth",
         r"(?:^|(?<=\s))(?:-u|--user)[ \t=]{1,4}[\"']?[^\s:\"']{1,128}:(?P<secret>[^\s\"']{1,256})",
         ("-u", "--user"),
-        check=lambda v: not _REFERENCE.match(v),
+        check=lambda v: not REFERENCE.match(v),
     ),
     Shape(
         "aws-secret-key",
@@ -453,45 +420,33 @@ SHAPES: list[Shape] = [
     # KEY=value / key: value / "key": "value" / key = 'value' (env prefixes and exports too).
     Shape(
         "credential",
-        r"(?i)(?<![A-Za-z0-9_.-])[\"']?(?P<key>" + _SECRET_KEY + r")[\"']?[ \t]{0,8}(?::|=|:=)"
+        r"(?i)(?<![A-Za-z0-9_.-])\\?[\"']?(?P<key>"
+        + _SECRET_KEY
+        + r")\\?[\"']?[ \t]{0,8}(?::|=|:=)"
         r"[ \t]{0,8}" + _VALUE,
         _CREDENTIAL_HINTS,
         kind_from_key=True,
         gate=_assigned,
     ),
+    # docker's config.json: "auth" is base64 of user:password (a key named only "auth" is too
+    # common to join the credential names; its value must decode so, or look random).
+    Shape(
+        "credential",
+        r"(?i)(?<![A-Za-z0-9_.-])\\?[\"']?(?P<key>auth)\\?[\"']?[ \t]{0,8}(?::|=)[ \t]{0,8}"
+        + _VALUE,
+        ("auth",),
+        kind_from_key=True,
+    ),
     Shape(
         "high-entropy",
-        r"(?<![A-Za-z0-9_.-])[\"']?(?P<key>"
+        r"(?<![A-Za-z0-9_.-])\\?[\"']?(?P<key>"
         + _ANY_KEY
-        + r")[\"']?[ \t]{0,8}(?::|=|:=)[ \t]{0,8}"
-        + _VALUE,
+        + r")\\?[\"']?[ \t]{0,8}(?::|=|:=)[ \t]{0,8}"
+        + _LONG_VALUE,
         ("=", ":"),
         kind_from_key=True,
     ),
 ]
-
-_PEM_BEGIN = _Lazy(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_END = _Lazy(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-
-
-def _redact_pem(text: str) -> str:
-    if "PRIVATE KEY" not in text:
-        return text
-    out: list[str] = []
-    pos = 0
-    while True:
-        begin = _PEM_BEGIN.search(text, pos)
-        if begin is None:
-            break
-        end = _PEM_END.search(text, begin.end())
-        out.append(text[pos : begin.start()])
-        out.append(MARK.format("private-key"))
-        if end is None:
-            pos = len(text)
-            break
-        pos = end.end()
-    out.append(text[pos:])
-    return "".join(out)
 
 
 def _replace(shape: Shape) -> Callable[[re.Match[str]], str]:
@@ -500,11 +455,11 @@ def _replace(shape: Shape) -> Callable[[re.Match[str]], str]:
     def repl(match: re.Match[str]) -> str:
         whole = match.group(0)
         if shape.kind_from_key:
-            value_group = next(g for g in ("dq", "sq", "bare") if match.group(g) is not None)
+            value_group = next(g for g in _VALUE_GROUPS if match.group(g) is not None)
             value = match.group(value_group)
             key = match.group("key")
             if shape.kind == "high-entropy":
-                if not _entropic_value(value):
+                if not _high_entropy(value, key):
                     return whole
                 kind = "high-entropy"
             else:
@@ -528,19 +483,58 @@ def _replace(shape: Shape) -> Callable[[re.Match[str]], str]:
     return repl
 
 
-def redact(text: str, extra: Iterable[Shape] = ()) -> str:
+# The rows that match a token by its own shape (no key, no context): a token split across
+# lines is joined and tested against these.
+_PROVIDERS = [s for s in SHAPES if not s.kind_from_key and "(?P<secret>" not in s.pattern]
+_PROVIDER_HINTS = tuple(dict.fromkeys(hint for s in _PROVIDERS for hint in s.hints))
+
+
+def _provider_at_start(joined: str) -> tuple[str, int] | None:
+    head = joined[:20].lower()
+    for shape in _PROVIDERS:
+        if not any(head.startswith(hint) for hint in shape.hints):
+            continue
+        match = shape.regex.match(joined)
+        if match is not None and (shape.check is None or shape.check(match.group(0))):
+            return shape.kind, match.end()
+    return None
+
+
+def _secret_in_decoded(decoded: str) -> str | None:
+    kinds = redacted_kinds(decoded, encoded=True)
+    return kinds[0] if kinds else None
+
+
+def _has(found: dict[str, bool], lowered: str, hint: str) -> bool:
+    seen = found.get(hint)
+    if seen is None:
+        seen = found[hint] = hint in lowered
+    return seen
+
+
+def redact(text: str, extra: Iterable[Shape] = (), *, encoded: bool = False) -> str:
     """``text`` with every value of a secret shape replaced by ``[redacted:<kind>]``.
 
-    Idempotent; linear in the length of the text (bounded by :data:`MAX_INPUT`).
+    Idempotent; linear in the length of the text (bounded by :data:`MAX_INPUT`). ``encoded``:
+    the text was itself decoded from base64 or hex (its own encoded runs are not decoded again).
     """
     if not text:
         return text
     if len(text) > MAX_INPUT:
         text = text[:MAX_INPUT] + UNSCANNED
-    text = _redact_pem(text)
+    text = redact_pem(text)
     lowered = _folded(text)
+    flagged = redact_flags(text, lowered)
+    if flagged != text:
+        text, lowered = flagged, _folded(flagged)
+    found: dict[str, bool] = {}  # hint -> in lowered (the split step and the table share it)
+    if "\n" in text:  # before the table: a token's first line alone may match a shorter row
+        prefixes = tuple(hint for hint in _PROVIDER_HINTS if _has(found, lowered, hint))
+        split = redact_split(text, lowered, prefixes, _provider_at_start) if prefixes else text
+        if split != text:
+            text, lowered, found = split, _folded(split), {}
     for shape in (*SHAPES, *extra):
-        if shape.hints and not any(hint in lowered for hint in shape.hints):
+        if shape.hints and not any(_has(found, lowered, hint) for hint in shape.hints):
             continue
         if shape.gate is not None and not shape.gate(lowered):
             continue
@@ -548,13 +542,16 @@ def redact(text: str, extra: Iterable[Shape] = ()) -> str:
         if changed != text:
             text = changed
             lowered = _folded(text)
+            found = {}
+    if not encoded and len(text) >= 24:
+        text = redact_encoded(text, _secret_in_decoded)
     return text
 
 
-def redacted_kinds(text: str) -> list[str]:
+def redacted_kinds(text: str, *, encoded: bool = False) -> list[str]:
     """The kinds :func:`redact` finds in ``text``, each once, in order of first appearance."""
     before = re.findall(r"\[redacted:([a-z0-9-]+)\]", text)
-    found = re.findall(r"\[redacted:([a-z0-9-]+)\]", redact(text))
+    found = re.findall(r"\[redacted:([a-z0-9-]+)\]", redact(text, encoded=encoded))
     for kind in before:  # markers already in the text are not new finds
         if kind in found:
             found.remove(kind)

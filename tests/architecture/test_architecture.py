@@ -35,7 +35,7 @@ LAYERS: dict[str, int] = {
 PURE = {
     "errors", "names",
     "safety.sanitize", "safety.redact", "safety.commands", "safety.exact", "safety.instructions",
-    "safety.shown",
+    "safety.shown", "safety.redact_values", "safety.redact_flags", "safety.redact_blocks",
     "infra.markdown", "infra.lazyre", "infra.cjson", "infra.frontmatter",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
     "memory.commonmark", "memory.measures",
