@@ -196,14 +196,25 @@ def test_secrets_in_a_fixing_edit_are_redacted(project: Path) -> None:
 
 
 def test_a_change_that_reads_the_same_once_redacted_is_no_pair(project: Path) -> None:
-    """No was/now pair is identical after processing: ``API_KEY = ""`` and the key both read
-    ``API_KEY = [redacted:secret]``, so the edit shows no lines at all."""
+    """No was/now pair is identical after processing: one key replaced by another both read
+    ``API_KEY = "[redacted:…]"``, so the edit shows no lines at all."""
+    fail(project, "s", "pytest tests/test_codes.py", ASSERTION)
+    old, new = "sk-ant-api03-Zx9fQ2mX7vB1nL8pR3", "sk-ant-api03-Qw4eR5tY6uI7oP8aS9"
+    edit(project, "s", "src/codes.py", f'API_KEY = "{old}"', f'API_KEY = "{new}"')
+    succeed(project, "s", "pytest tests/test_codes.py")
+    group = groups(project)["test:tests/test_codes.py::test_code"]
+    assert all(fix.excerpt == "" for fix in group.fix_edits)
+
+
+def test_a_key_set_where_there_was_none_shows_only_redacted(project: Path) -> None:
+    """An empty value is no secret: the pair shows the key was set, never the key."""
     fail(project, "s", "pytest tests/test_codes.py", ASSERTION)
     key = "sk-ant-api03-Zx9fQ2mX7vB1nL8pR3"
     edit(project, "s", "src/codes.py", 'API_KEY = ""', f'API_KEY = "{key}"')
     succeed(project, "s", "pytest tests/test_codes.py")
     group = groups(project)["test:tests/test_codes.py::test_code"]
-    assert all(fix.excerpt == "" for fix in group.fix_edits)
+    excerpts = [fix.excerpt for fix in group.fix_edits]
+    assert excerpts and all(key not in text and "[redacted:" in text for text in excerpts)
 
 
 def test_one_output_with_three_codes_is_three_failures_counted_once(project: Path) -> None:

@@ -24,9 +24,9 @@ from pokayokay.cli import main as cli
 from pokayokay.failures.fix_edits import edit_excerpt
 from pokayokay.hooks import capture
 from pokayokay.infra.locate import memory_location_for
-from pokayokay.safety.commands import shown_command
 from pokayokay.safety.redact import redact, redact_tree
 from pokayokay.safety.sanitize import clean, excerpt
+from pokayokay.safety.shown import shown_command
 
 GITHUB = "ghp_" + "Zq8xR2mN4vB7cX1kP9wT3yL6hJ5gF0dS8aE2"
 PEM_BODY = [
