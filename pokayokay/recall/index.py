@@ -87,6 +87,7 @@ if TYPE_CHECKING:
     from typing import Any, Protocol
 
     from pokayokay.recall.concepts import Query
+    from pokayokay.relevance.gate import Gate
 
     class Rows(Protocol):  # the documents' rows: a list, or a reader of the cache file's tail
         def __len__(self) -> int: ...
@@ -163,10 +164,7 @@ class Document:
         weight: float = 1.0,
         clean: bool = False,
     ) -> None:
-        self.id = id
-        self.kind = kind
-        self.label = label
-        self.text = text
+        self.id, self.kind, self.label, self.text = id, kind, label, text
         self.search = search or text
         self.weight = min(1.0, max(0.0, weight))
         self.clean = clean
@@ -189,13 +187,12 @@ class Document:
 
 
 class Hit:
-    """A document and its score for one query."""
+    """A document and its score for one query (``at``: its position in the index, if known)."""
 
-    __slots__ = ("doc", "score")
+    __slots__ = ("doc", "score", "at")
 
-    def __init__(self, doc: Document, score: float) -> None:
-        self.doc = doc
-        self.score = score
+    def __init__(self, doc: Document, score: float, at: int = -1) -> None:
+        self.doc, self.score, self.at = doc, score, at
 
     def __repr__(self) -> str:
         return f"Hit({self.doc.id!r}, {self.score:.3f})"
@@ -335,12 +332,8 @@ class Index:
             rows = docs
         if rows is None:
             raise ValueError("inconsistent recall index (documents)")
-        lengths, norms, cnorms, weights = (
-            data.get("lengths"),
-            data.get("norms"),
-            data.get("cnorms"),
-            data.get("weights"),
-        )
+        lengths, norms = data.get("lengths"), data.get("norms")
+        cnorms, weights = data.get("cnorms"), data.get("weights")
         # Type checks over whole columns run in C (set(map(type, ...))): a prompt loads this.
         if not (
             data.get("format") == INDEX_FORMAT
@@ -523,9 +516,7 @@ class Result:
     __slots__ = ("hits", "near_misses", "floor")
 
     def __init__(self, hits: list[Hit], near_misses: list[Hit], floor: float) -> None:
-        self.hits = hits
-        self.near_misses = near_misses
-        self.floor = floor
+        self.hits, self.near_misses, self.floor = hits, near_misses, floor
 
 
 def recall(
@@ -539,6 +530,7 @@ def recall(
     shown: Collection[str] = (),
     repeat_floor: float = REPEAT_FLOOR,
     semantic: Mapping[int, float] | None = None,
+    gate: Gate | bool = True,
 ) -> Result:
     """The top ``k`` documents at or above ``floor`` for ``prompt``; with ``near_misses``, also
     that many of the best below it (only those documents are read from the index).
@@ -552,6 +544,8 @@ def recall(
     session), or any note for a prompt explaining the code at hand or editing documentation
     (:mod:`pokayokay.recall.asks`), comes back only when it scores ``repeat_floor``.
     ``semantic``: the semantic model's boosts (:meth:`Index.ranked`), when it is installed.
+    ``gate``: the decision to speak over the notes left (:mod:`pokayokay.recall.gating`):
+    ``True`` the fitted one, ``False`` none.
     """
     above: list[Hit] = []
     near: list[Hit] = []
@@ -560,7 +554,9 @@ def recall(
     asks = prompt[:MAX_QUERY_CHARS].lower()
     if explains_code(asks) or edits_docs(asks) or message_content(asks) is not None:
         floor, semantic = max(floor, repeat_floor), None  # the code or text answers: a clear match
+    runners: list[float] = []  # every score looked at: the gate's margins to the runner-up
     for d, score in index.ranked(prompt, method=method, semantic=semantic, query=query):
+        runners.append(score)
         is_above = score >= floor
         if is_above and len(above) >= k + MAX_CANDIDATES:
             if not near_misses:
@@ -575,7 +571,7 @@ def recall(
         seen.add(key)
         if is_above and doc.id in shown and score < repeat_floor:
             continue
-        (above if is_above else near).append(Hit(doc, score))
+        (above if is_above else near).append(Hit(doc, score, d))
     # the best k, with at most MAX_FIXES fixes among them unless nothing else qualifies
     fixes = [h for h in above if h.doc.kind == "fix" and speaks_of(h.doc.text, query)]
     room = MAX_FIXES if any(h.doc.kind != "fix" for h in above) else k
@@ -590,6 +586,10 @@ def recall(
             if h.score >= RELATIVE_FLOOR * (best if h.doc.kind == "fix" else notes)
         ]
     chosen.sort(key=lambda h: (-h.score, h.doc.kind == "fix"))
+    if gate is not False and chosen:
+        from pokayokay.recall.gating import speak
+
+        chosen = speak(gate, index, query, prompt, chosen, runners, semantic)
     return Result(chosen, near, floor)
 
 
