@@ -89,7 +89,7 @@ def evidence(
         words = [t for t in terms if not t.startswith(CONCEPT_PREFIX)]
         for word in words:
             df = len(index.posting(word)) // 2
-            if df and math.log((n + 1) / (df + 1)) + 1.0 > threshold:
+            if df and math.log((n + 1) / (df + 1)) + 1.0 >= threshold:
                 rare.add(piece)
         if words and all(w in names for w in words):
             named.add(piece)

@@ -15,7 +15,7 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
 * ``score`` — the scorer's own score;
 * ``margin`` — its lead over the runner-up (0 for a candidate behind another);
 * ``rare`` — how many of the prompt's words it holds are rare in the corpus: their IDF is above
-  the median IDF of the corpus's word occurrences (:func:`rare_idf`), no hand-made list;
+  at least the median IDF of the corpus's word occurrences (:func:`rare_idf`), no hand-made list;
 * ``names_only`` — 1 when every prompt word it holds was found only inside a path, a file name
   or an identifier (where a word says where, not what);
 * ``coverage`` — the share of the prompt's content words (or pieces of evidence) it holds;
@@ -169,7 +169,7 @@ def select(gate: Gate, evidence: Sequence[Evidence]) -> list[int]:
 
 def rare_idf(dfs: Iterable[int], n: int) -> float:
     """The IDF above which a word is rare in a corpus of ``n`` documents whose terms have the
-    document frequencies ``dfs``: the median IDF of the corpus's word occurrences (each term
+    document frequencies ``dfs``: at least the median IDF of the corpus's word occurrences (each term
     counted once per document holding it), over at most :data:`RARE_SAMPLE` terms taken at
     an even stride. ``idf = ln((n + 1) / (df + 1)) + 1``, as the scorers compute it."""
     counts = [df for df in dfs if df > 0]

@@ -53,7 +53,7 @@ def evidence(
     rare = frozenset(
         t
         for t in units
-        if stats.df.get(t, 0) and math.log((n + 1) / (stats.df[t] + 1)) + 1.0 > threshold
+        if stats.df.get(t, 0) and math.log((n + 1) / (stats.df[t] + 1)) + 1.0 >= threshold
     )
     named = frozenset(query.in_code - generic)
     out = []
