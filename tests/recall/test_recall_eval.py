@@ -68,23 +68,36 @@ ISSUE_SILENCE_GOAL = 0.95
 # Since issue 12's fifth round the held-out set meets the issue's goals (82/90, 35/36: a README
 # or changelog edit that explains nothing is held to a clear match); read in earlier rounds, it
 # is no unseen estimate any more (blind9 is).
-HELDOUT_HIT = ISSUE_HIT_GOAL
+# Issue 23 item 2: the relevance gate (pokayokay/relevance, fitted on the train split: the tuned
+# and blind sets and tests/data/recall; the held-out set is its dev split, tests/data/SPLITS.md)
+# shows one note by default and a second only when nearly as strong and about something else.
+# A hit here needs every expected note, so a prompt expecting two loses it when one is shown.
+# Without the gate -> with it (hit, silence, precision on related prompts): tuned 84/90, 36/36,
+# 84/119 -> 78/90, 36/36, 78/90; held-out 82/90, 35/36, 82/121 -> 79/90, 35/36, 79/94; blind
+# 33/35, 15/15 -> 30/35, 15/15; blind2 26/30, 12/12 -> 25/30, 12/12; blind3 45/50, 23/25 ->
+# 37/50, 24/25; blind4 47/50, 22/25 -> 40/50, 23/25; blind5 43/50, 7/25 -> 34/50, 12/25; blind6
+# 49/50, 7/30 -> 43/50, 12/30; blind7 41/50, 14/30 -> 36/50, 16/30; blind8 46/50, 19/40 ->
+# 36/50, 22/40; blind9 43/50, 18/40 -> 38/50, 26/40; blind10 42/50, 19/40 -> 35/50, 23/40;
+# older 40/42, 20/22, 41/73 -> 30/42, 20/22, 31/43. Bars: the gated figures less a margin.
+HELDOUT_HIT = 0.85
 HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 BLIND_BARS = {
-    "blind": (0.88, 0.95), "blind2": (0.83, 0.95), "blind3": (0.84, 0.88),
-    "blind4": (0.88, 0.84), "blind5": (0.80, 0.24), "blind6": (0.88, 0.16),
-    "blind7": (0.80, 0.36), "blind8": (0.88, 0.44), "blind9": (0.80, 0.42),
-    "blind10": (0.80, 0.44),
+    "blind": (0.82, 0.95), "blind2": (0.80, 0.95), "blind3": (0.72, 0.92),
+    "blind4": (0.78, 0.88), "blind5": (0.66, 0.44), "blind6": (0.84, 0.36),
+    "blind7": (0.70, 0.50), "blind8": (0.70, 0.52), "blind9": (0.74, 0.62),
+    "blind10": (0.68, 0.55),
 }  # fmt: skip
-# The prompts the table was first tuned on keep a higher bar (83/90, 36/36 today).
-TUNED_HIT = 0.90
+OLDER_BARS = (0.69, 0.90, 0.70)  # tests/data/recall: hit, silence, precision with the gate
+# The prompts the table was first tuned on keep a higher bar.
+TUNED_HIT = 0.85
 TUNED_SILENCE = 0.95
 # Precision: the share of the expected notes among all notes recalled on related prompts (what
 # reaches the model besides the note it needs). Issue 12's fifth round left out notes scoring
 # under half the best one (index.RELATIVE_FLOOR): tuned 83/135 -> 83/116, held-out 82/148 ->
-# 82/121, no hit lost on any set. Bars: those figures less a margin.
-TUNED_PRECISION = 0.69
-HELDOUT_PRECISION = 0.65
+# 82/121, no hit lost on any set. Issue 23's gate: tuned 79/90, held-out 79/94. Bars: those
+# figures less a margin.
+TUNED_PRECISION = 0.85
+HELDOUT_PRECISION = 0.82
 
 
 def corpus() -> Index:
@@ -129,6 +142,11 @@ def test_hit_rate_and_silence_on_every_set() -> None:
     assert tuned.silence >= TUNED_SILENCE, tuned.noise
     assert tuned.precision >= TUNED_PRECISION
     assert heldout.precision >= HELDOUT_PRECISION
+    older_index = recall_eval.build(recall_eval.older_notes())
+    older = recall_eval.rates(older_index, recall_eval.older_prompts())
+    print(f"  older: {older}")
+    figures = (older.hit_rate, older.silence, older.precision)
+    assert all(value >= bar for value, bar in zip(figures, OLDER_BARS, strict=True)), older
 
 
 @pytest.mark.parametrize(
@@ -233,11 +251,12 @@ def test_at_most_one_fix_unless_nothing_else_qualifies() -> None:
     ]
     note = Document("learning:a", "learning", LEARNING)
     prompt = "pytest fails with ImportError on the plugins in conftest"
-    mixed = recall.recall(Index.build([*fixes, note]), prompt, floor=0.05).hits
+    # the fix manners, before the relevance gate (which shows one note by default)
+    mixed = recall.recall(Index.build([*fixes, note]), prompt, floor=0.05, gate=False).hits
     assert sum(h.doc.kind == "fix" for h in mixed) == 1 and any(
         h.doc.kind == "learning" for h in mixed
     )
-    only = recall.recall(Index.build(fixes), prompt, floor=0.05).hits
+    only = recall.recall(Index.build(fixes), prompt, floor=0.05, gate=False).hits
     assert len(only) == 3 and all(h.doc.kind == "fix" for h in only)
 
 
@@ -289,7 +308,8 @@ def test_a_status_update_gets_no_note_for_the_news_it_carries(
     )
     assert recall.recall(corpus(), prompt).hits == []
     monkeypatch.setattr(recall, "message_content", lambda text: None)
-    assert [h.doc.id for h in recall.recall(corpus(), prompt).hits] == ["L30", "L28"]
+    ungated = recall.recall(corpus(), prompt, gate=False).hits  # the news alone, no gate
+    assert [h.doc.id for h in ungated] == ["L30", "L28"]
 
 
 def test_a_note_far_below_the_best_one_is_left_out_but_a_fix_never_sets_the_bar(
@@ -301,14 +321,17 @@ def test_a_note_far_below_the_best_one_is_left_out_but_a_fix_never_sets_the_bar(
     prompt = "a learner in Tokyo sees the lesson scheduled an hour off"  # L07: time zones
     assert [h.doc.id for h in recall.recall(index, prompt).hits] == ["L07"]
     monkeypatch.setattr(recall, "RELATIVE_FLOOR", 0.0)
-    assert [h.doc.id for h in recall.recall(index, prompt).hits] == ["L07", "L06"]
+    ungated = recall.recall(index, prompt, gate=False).hits  # the relevance gate shows one
+    assert [h.doc.id for h in ungated] == ["L07", "L06"]
     monkeypatch.undo()
     prompt = (
         "getting a not-null constraint violation on billing_invoice when running the tests "
         "after my change to billing/models.py"
     )
-    scores = {h.doc.id: h.score for h in recall.recall(index, prompt).hits}
+    scores = {h.doc.id: h.score for h in recall.recall(index, prompt, gate=False).hits}
     assert set(scores) == {"F04", "L04"}  # the past fix and the migrations learning
+    # the relevance gate then shows the fix alone: the learning is far less probable
+    assert [h.doc.id for h in recall.recall(index, prompt).hits] == ["F04"]
     assert scores["L04"] < recall.RELATIVE_FLOOR * scores["F04"]
 
 
@@ -382,11 +405,14 @@ def test_a_prompt_explaining_the_code_at_hand_needs_a_clear_match(
 def test_the_same_subject_asked_about_gets_a_note_only_on_a_clear_match() -> None:
     index = corpus()
 
-    def ids(prompt: str) -> list[str]:
-        return [h.doc.id for h in recall.recall(index, prompt).hits]
+    def ids(prompt: str, gate: bool = True) -> list[str]:
+        return [h.doc.id for h in recall.recall(index, prompt, gate=gate).hits]
 
     # the task gets the webhook note at an ordinary score; the question about the code does not
-    assert ids("handle the stripe PaymentIntent status requires_action for 3DS cards") == ["L08"]
+    task = "handle the stripe PaymentIntent status requires_action for 3DS cards"
+    assert ids(task, gate=False) == ["L08"]
+    # the relevance gate holds it back: most of its evidence is inside identifiers (a miss it costs)
+    assert ids(task) == []
     assert ids("what does the stripe PaymentIntent status requires_action mean for 3DS?") == []
     # a clear match still counts: a typo in the very email the note is about
     assert "L17" in ids("fix the typo in the password reset email subject")
