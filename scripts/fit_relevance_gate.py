@@ -235,8 +235,9 @@ def main(argv: list[str] | None = None) -> int:
         gate = fit_one(kind, train(), dev(), sets)
         if not args.check:
             text = json.dumps(gate.to_data(), indent=1, ensure_ascii=False) + "\n"
-            gate_path(kind).write_text(text, encoding="utf-8")
-            print(f"  wrote {gate_path(kind).relative_to(REPO)}")
+            target = Path(gate_path(kind))
+            target.write_text(text, encoding="utf-8")
+            print(f"  wrote {target.relative_to(REPO)}")
     return 0
 
 

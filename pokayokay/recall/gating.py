@@ -15,7 +15,7 @@ import math
 
 from pokayokay.recall.concepts import BIGRAM_JOIN, CONCEPT_PREFIX
 from pokayokay.recall.terms import MAX_QUERY_CHARS, tokenize, weak_terms
-from pokayokay.relevance.gate import Evidence, rare_idf
+from pokayokay.relevance.gate import RARE_SAMPLE, Evidence, rare_idf
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -53,9 +53,10 @@ def index_rare_idf(index: Index) -> float:
     for known, value in _rare_of:
         if known is index:
             return value
-    dfs = [
+    items = list(index.postings.items())
+    dfs = [  # an even stride first: rare_idf reads at most RARE_SAMPLE terms anyway
         len(p) // 2 if isinstance(p, list) else (p.count(",") + 1) // 2
-        for t, p in index.postings.items()
+        for t, p in items[:: max(1, len(items) // RARE_SAMPLE)]
         if not t.startswith(CONCEPT_PREFIX) and BIGRAM_JOIN not in t
     ]
     value = rare_idf(dfs, len(index))
