@@ -89,3 +89,32 @@ def test_the_gate_files_ship_as_package_data() -> None:
         path = Path(fitted.gate_path(kind))
         assert path.parent.name == "relevance" and path.parent.parent.name == "pokayokay"
         assert json.loads(path.read_text("utf-8"))["features"]
+
+
+def test_the_gated_prompt_imports_no_numpy_and_nothing_heavy(tmp_path: Path) -> None:
+    """Issue 23's budget: no numpy on the prompt path; the gate adds neither dataclasses nor
+    pathlib nor json (a dot product, an exp, one small file read through cjson)."""
+    import subprocess
+    import sys
+    import uuid
+
+    from helpers.relevance_split import EVENT_SCRIPT
+
+    lab = Lab(tmp_path)
+    lab.remember("Never run alembic upgrade head against staging; use make migrate ENV=staging.")
+    lab.add_skills(splits.SKILLS_FOLDER / "skills")
+    prompt = "how do I apply the new migration on staging?"
+    assert recalled_lines(lab.prompt(prompt))  # caches built; the note speaks
+    payload = {
+        "session_id": str(uuid.uuid4()), "transcript_path": str(lab.home / "t.jsonl"),
+        "cwd": str(lab.project), "prompt_id": str(uuid.uuid4()), "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit", "prompt": prompt,
+    }  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", str(EVENT_SCRIPT), "UserPromptSubmit"],
+        input=json.dumps(payload).encode("utf-8"), capture_output=True, env=lab.env,
+        cwd=lab.project, timeout=60, check=True,
+    )  # fmt: skip
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
+    assert {"pokayokay.relevance.gate", "pokayokay.recall.gating"} <= imported  # the gate ran
+    assert not imported & {"numpy", "dataclasses", "pathlib", "json", "typing"}
