@@ -172,9 +172,17 @@ def line(name: str, result: Figures) -> str:
 def figures_data(result: Figures) -> dict[str, Any]:
     def rate(r: Rate) -> dict[str, Any]:
         low, high = r.interval()
-        return {"value": round(r.value, 4), "n": r.total, "wilson95": [round(low, 4), round(high, 4)]}
+        return {
+            "value": round(r.value, 4),
+            "n": r.total,
+            "wilson95": [round(low, 4), round(high, 4)],
+        }
 
-    return {"hit": rate(result.hit), "silence": rate(result.silence), "precision": rate(result.precision)}
+    return {
+        "hit": rate(result.hit),
+        "silence": rate(result.silence),
+        "precision": rate(result.precision),
+    }
 
 
 def fit_one(kind: str, train: list[Case], dev: list[Case], sets: dict[str, list[str]]) -> Gate:
@@ -219,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="print the figures, write nothing")
     args = parser.parse_args(argv)
     catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
+    work: dict[str, tuple[Callable[[], list[Case]], Callable[[], list[Case]], dict[str, list[str]]]]
     work = {
         RECALL: (
             lambda: recall_cases(splits.RECALL_TRAIN),

@@ -12,6 +12,7 @@ were found only inside paths, file names or identifiers of the prompt.
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 from pokayokay.recall.concepts import BIGRAM_JOIN, CONCEPT_PREFIX
 from pokayokay.recall.terms import MAX_QUERY_CHARS, tokenize, weak_terms
@@ -41,7 +42,7 @@ def name_words(prompt: str) -> frozenset[str]:
             "/" in token
             or "_" in token
             or "." in token
-            or any(a.islower() and b.isupper() for a, b in zip(token, token[1:], strict=False))
+            or any(a.islower() and b.isupper() for a, b in pairwise(token))
         )
         (names if named else plain).update(tokenize(token))
     return frozenset(names - plain)
@@ -107,9 +108,7 @@ def evidence(
         runner = max((s for s in others if s <= hit.score), default=0.0)
         cosine = (semantic or {}).get(hit.at, 0.0)
         out.append(
-            Evidence(
-                hit.score, runner, matched, frozen_rare, frozen_named, len(pieces), cosine
-            )
+            Evidence(hit.score, runner, matched, frozen_rare, frozen_named, len(pieces), cosine)
         )
     return out
 

@@ -73,7 +73,8 @@ class Evidence:
         self.cosine = cosine
 
     def __repr__(self) -> str:
-        return f"Evidence({', '.join(f'{n}={v:.3f}' for n, v in zip(FEATURES, self.values(), strict=True))})"
+        shown = zip(FEATURES, self.values(), strict=True)
+        return f"Evidence({', '.join(f'{n}={v:.3f}' for n, v in shown)})"
 
     def values(self) -> tuple[float, ...]:
         """The feature vector, in :data:`FEATURES` order."""
@@ -168,10 +169,10 @@ def select(gate: Gate, evidence: Sequence[Evidence]) -> list[int]:
 
 
 def rare_idf(dfs: Iterable[int], n: int) -> float:
-    """The IDF above which a word is rare in a corpus of ``n`` documents whose terms have the
-    document frequencies ``dfs``: at least the median IDF of the corpus's word occurrences (each term
-    counted once per document holding it), over at most :data:`RARE_SAMPLE` terms taken at
-    an even stride. ``idf = ln((n + 1) / (df + 1)) + 1``, as the scorers compute it."""
+    """The IDF at or above which a word is rare in a corpus of ``n`` documents whose terms have
+    the document frequencies ``dfs``: the median IDF of the corpus's word occurrences (each term
+    counted once per document holding it), over at most :data:`RARE_SAMPLE` terms taken at an
+    even stride. ``idf = ln((n + 1) / (df + 1)) + 1``, as the scorers compute it."""
     counts = [df for df in dfs if df > 0]
     if not counts or n <= 0:
         return math.inf

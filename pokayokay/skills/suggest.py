@@ -53,9 +53,9 @@ if TYPE_CHECKING:
 
     from pokayokay.learnings.chain import SessionOutcome
     from pokayokay.learnings.spikes import Spike
+    from pokayokay.relevance.gate import Gate
     from pokayokay.skills.catalog import Skill
     from pokayokay.skills.failure_boost import FailureGroup
-    from pokayokay.relevance.gate import Gate
     from pokayokay.skills.match import Query, Stats
 
 FLOOR = 1.04

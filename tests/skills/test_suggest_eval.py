@@ -120,7 +120,9 @@ def rates_of(
     wanted = [c for c in cases if c["expected"]]
     ordinary = [c for c in cases if c["expected"] is None]
     assert len(wanted) >= labelled and len(ordinary) >= unrelated
-    shown = {c["prompt"]: [s.name for s in suggest(c["prompt"], catalog).suggestions] for c in cases}
+    shown = {
+        c["prompt"]: [s.name for s in suggest(c["prompt"], catalog).suggestions] for c in cases
+    }
     hits = sum(c["expected"] in shown[c["prompt"]] for c in wanted)
     silent = sum(not suggest(c["prompt"], catalog).text() for c in ordinary)
     total = sum(len(shown[c["prompt"]]) for c in cases)
