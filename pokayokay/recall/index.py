@@ -52,9 +52,9 @@ advice applies. The fifth round (:data:`RELATIVE_FLOOR`) raised precision on rel
 tuned 0.61 → 0.71 and held-out 0.55 → 0.68, with no hit lost.
 ``tfidf``, the plain cosine over terms, stays available (skill suggestion ranks with it).
 
-Only scores at or above :data:`FLOOR` are recalled, at most :data:`TOP_K` of them, and their lines
-together hold at most :data:`BUDGET` characters: when they do not fit, the lowest-scoring entry is
-shortened first, at a word boundary, and dropped when too little of it would remain.
+Scores at or above :data:`FLOOR` are candidates (:data:`TOP_K` at most); the relevance gate (0070)
+shows one, a second only when nearly as strong and about something else; their lines hold at most
+:data:`BUDGET` characters (the lowest-scoring one shortened at a word boundary, or dropped).
 
 The block has four parts: an advisory line saying what the notes are, the opening tag, one line
 per finding with its score, the closing tag, and a closing line that re-anchors on the prompt. A
