@@ -151,18 +151,21 @@ def outcome(cases: Sequence[Case], gate: Gate | None) -> Figures:
 
 def choose_threshold(cases: Sequence[Case], gate_at: Callable[[float], Gate]) -> float:
     """Among the thresholds keeping HIT_KEEP of the hits at threshold 0, the one with the best
-    silence + precision on TRAIN (the lowest on a tie)."""
+    silence + precision on TRAIN (the lowest on a tie). Each threshold tried lies halfway
+    between two successive probabilities of the train candidates (every threshold in between
+    decides the same), so rounding in the file or at prompt time cannot flip a candidate."""
     probabilities = sorted({gate_at(0.0).probability(f) for c in cases for f in c.evidence})
     floor = HIT_KEEP * outcome(cases, gate_at(0.0)).hit.value
     best = (-1.0, 0.0)
-    for t in [0.0, *probabilities]:
+    halfway = [(a + b) / 2 for a, b in zip(probabilities, probabilities[1:], strict=False)]
+    for t in [0.0, *halfway]:
         result = outcome(cases, gate_at(t))
         if result.hit.value < floor:
-            break  # hits only fall as the threshold rises
+            continue
         value = result.silence.value + result.precision.value
         if value > best[0]:
             best = (value, t)
-    return best[1]
+    return round(best[1], 12)
 
 
 def line(name: str, result: Figures) -> str:
@@ -189,8 +192,11 @@ def fit_one(kind: str, train: list[Case], dev: list[Case], sets: dict[str, list[
     x, y = design(train)
     weights, bias = fit(x, y)
 
+    rounded = tuple(round(float(w), 12) for w in weights)  # stable files; far below any effect
+    bias = round(bias, 12)
+
     def gate_at(threshold: float) -> Gate:
-        return Gate(tuple(float(w) for w in weights), bias, threshold, {})
+        return Gate(rounded, bias, threshold, {})
 
     threshold = choose_threshold(train, gate_at)
     gate = gate_at(threshold)

@@ -75,7 +75,7 @@ def evidence(
 ) -> list[Evidence]:
     """The evidence of each of ``hits`` (ranked notes, each with its document position
     ``Hit.at``); ``runners``: the scores of every candidate the ranking looked at, best first
-    (the runner-up of a note is the best other score not above its own)."""
+    (the runner-up of a note is the best score below its own)."""
     weak = weak_terms()
     pieces: dict[str, list[str]] = {}  # piece -> the prompt's features standing for it
     for term in query.counts:
@@ -102,10 +102,9 @@ def evidence(
         matched = frozenset(
             piece for piece, terms in pieces.items() if any(hit.at in holders[t] for t in terms)
         )
-        others = list(runners)
-        if hit.score in others:
-            others.remove(hit.score)
-        runner = max((s for s in others if s <= hit.score), default=0.0)
+        # a score equal to the note's own is the note itself or a copy of its text (recall shows
+        # one of those): the runner-up is the best score strictly below
+        runner = max((s for s in runners if s < hit.score), default=0.0)
         cosine = (semantic or {}).get(hit.at, 0.0)
         out.append(
             Evidence(hit.score, runner, matched, frozen_rare, frozen_named, len(pieces), cosine)
