@@ -24,6 +24,7 @@ import datetime
 import json
 import sys
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -157,7 +158,7 @@ def choose_threshold(cases: Sequence[Case], gate_at: Callable[[float], Gate]) ->
     probabilities = sorted({gate_at(0.0).probability(f) for c in cases for f in c.evidence})
     floor = HIT_KEEP * outcome(cases, gate_at(0.0)).hit.value
     best = (-1.0, 0.0)
-    halfway = [(a + b) / 2 for a, b in zip(probabilities, probabilities[1:], strict=False)]
+    halfway = [(a + b) / 2 for a, b in pairwise(probabilities)]
     for t in [0.0, *halfway]:
         result = outcome(cases, gate_at(t))
         if result.hit.value < floor:
