@@ -12,7 +12,7 @@ were found only inside paths, file names or identifiers of the prompt.
 from __future__ import annotations
 
 import math
-from itertools import pairwise
+from itertools import islice, pairwise
 
 from pokayokay.recall.concepts import BIGRAM_JOIN, CONCEPT_PREFIX
 from pokayokay.recall.terms import MAX_QUERY_CHARS, tokenize, weak_terms
@@ -54,10 +54,10 @@ def index_rare_idf(index: Index) -> float:
     for known, value in _rare_of:
         if known is index:
             return value
-    items = list(index.postings.items())
+    stride = max(1, len(index.postings) // RARE_SAMPLE)
     dfs = [  # an even stride first: rare_idf reads at most RARE_SAMPLE terms anyway
         len(p) // 2 if isinstance(p, list) else (p.count(",") + 1) // 2
-        for t, p in items[:: max(1, len(items) // RARE_SAMPLE)]
+        for t, p in islice(index.postings.items(), 0, None, stride)
         if not t.startswith(CONCEPT_PREFIX) and BIGRAM_JOIN not in t
     ]
     value = rare_idf(dfs, len(index))

@@ -39,7 +39,7 @@ FEATURES = ("score", "margin", "rare", "names_only", "coverage", "length", "cosi
 # A second candidate speaks only at this share of the first one's probability, or more.
 NEARLY = 0.8
 # At most this many terms are read to estimate the corpus's rare-word IDF (bounded work).
-RARE_SAMPLE = 4000
+RARE_SAMPLE = 1000
 MAX_SHOWN = 2
 
 
