@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 FEATURES = ("score", "margin", "rare", "names_only", "coverage", "length", "cosine")
 # A second candidate speaks only at this share of the first one's probability, or more.
-NEARLY = 0.8
+NEARLY = 0.9
 # At most this many terms are read to estimate the corpus's rare-word IDF (bounded work).
 RARE_SAMPLE = 1000
 MAX_SHOWN = 2
