@@ -20,7 +20,9 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
   or an identifier (where a word says where, not what);
 * ``coverage`` — the share of the prompt's content words (or pieces of evidence) it holds;
 * ``length`` — ``ln(1 + n)`` of the prompt's content words;
-* ``cosine`` — the semantic model's similarity, when that extra is installed (0 otherwise).
+* ``cosine`` — the semantic model's opinion of a note (its boost, from the cosine), when that
+  extra is installed (0 otherwise). The shipped gates were fitted without the model, so its
+  weight is 0 until they are refitted with it.
 
 Show less, better (:func:`select`): one candidate by default; a second only when it passes
 the gate too, its probability is at least :data:`NEARLY` of the first's, and it holds words
