@@ -58,13 +58,14 @@ class Document:
 
 
 class Hit:
-    """A document and its score for one query."""
+    """A document and its score for one query (``at``: its position in the index, if known)."""
 
-    __slots__ = ("doc", "score")
+    __slots__ = ("doc", "score", "at")
 
-    def __init__(self, doc: Document, score: float) -> None:
+    def __init__(self, doc: Document, score: float, at: int = -1) -> None:
         self.doc = doc
         self.score = score
+        self.at = at
 
     def __repr__(self) -> str:
         return f"Hit({self.doc.id!r}, {self.score:.3f})"

@@ -55,12 +55,12 @@ advice applies. The fifth round (:data:`RELATIVE_FLOOR`) raised precision on rel
 tuned 0.61 → 0.71 and held-out 0.55 → 0.68, with no hit lost.
 ``tfidf``, the plain cosine over terms, stays available (skill suggestion ranks with it).
 
-Only scores at or above :data:`FLOOR` are recalled: one note by default, a second only when
+Only scores at or above :data:`FLOOR` are candidates: one note by default, a second only when
 nearly as strong and about something else, an automatic past fix never on one piece
-(:func:`pokayokay.recall.evidence.show_less`; issue 23 measured the trade in
-``tests/recall/test_recall_eval.py``: precision up on every set, hits down). Their lines
-together hold at most :data:`BUDGET` characters: when they do not fit, the lowest-scoring entry is
-shortened first, at a word boundary, and dropped when too little of it would remain.
+(:func:`pokayokay.recall.evidence.show_less`); then the relevance gate (decision 0070,
+:mod:`pokayokay.relevance.gate`) decides whether each still speaks. Their lines together hold at
+most :data:`BUDGET` characters: when they do not fit, the lowest-scoring entry is shortened
+first, at a word boundary, and dropped when too little of it would remain.
 
 The block has four parts: an advisory line saying what the notes are, the opening tag, one entry
 per finding with its score, the closing tag, and a closing line that re-anchors on the prompt. A
@@ -94,6 +94,7 @@ if TYPE_CHECKING:
     from typing import Any, Protocol
 
     from pokayokay.recall.concepts import Query
+    from pokayokay.relevance.gate import Gate
 
     class Rows(Protocol):  # the documents' rows: a list, or a reader of the cache file's tail
         def __len__(self) -> int: ...
@@ -284,12 +285,8 @@ class Index:
             rows = docs
         if rows is None:
             raise ValueError("inconsistent recall index (documents)")
-        lengths, norms, cnorms, weights = (
-            data.get("lengths"),
-            data.get("norms"),
-            data.get("cnorms"),
-            data.get("weights"),
-        )
+        lengths, norms = data.get("lengths"), data.get("norms")
+        cnorms, weights = data.get("cnorms"), data.get("weights")
         # Type checks over whole columns run in C (set(map(type, ...))): a prompt loads this.
         if not (
             data.get("format") == INDEX_FORMAT
@@ -505,9 +502,7 @@ class Result:
     __slots__ = ("hits", "near_misses", "floor")
 
     def __init__(self, hits: list[Hit], near_misses: list[Hit], floor: float) -> None:
-        self.hits = hits
-        self.near_misses = near_misses
-        self.floor = floor
+        self.hits, self.near_misses, self.floor = hits, near_misses, floor
 
 
 def recall(
@@ -521,6 +516,7 @@ def recall(
     shown: Collection[str] = (),
     repeat_floor: float = REPEAT_FLOOR,
     semantic: Mapping[int, float] | None = None,
+    gate: Gate | bool = True,
 ) -> Result:
     """The top ``k`` documents at or above ``floor`` for ``prompt``; with ``near_misses``, also
     that many of the best below it (only those documents are read from the index).
@@ -534,6 +530,8 @@ def recall(
     session), or any note for a prompt explaining the code at hand or editing documentation
     (:mod:`pokayokay.recall.asks`), comes back only when it scores ``repeat_floor``.
     ``semantic``: the semantic model's boosts (:meth:`Index.ranked`), when it is installed.
+    ``gate``: the decision to speak over the notes left (:mod:`pokayokay.recall.gating`):
+    ``True`` the fitted one, ``False`` none.
     """
     above: list[Hit] = []
     near: list[Hit] = []
@@ -544,9 +542,11 @@ def recall(
         floor, semantic = max(floor, repeat_floor), None  # the code or text answers: a clear match
     pieces: dict[int, int] = {}  # each document's plain pieces of the prompt, a bit each
     masks: dict[int, int] = {}  # ... by hit
+    runners: list[float] = []  # every score looked at: the gate's margins to the runner-up
     for d, score in index.ranked(
         prompt, method=method, semantic=semantic, query=query, pieces=pieces
     ):
+        runners.append(score)
         is_above = score >= floor
         if is_above and len(above) >= k + MAX_CANDIDATES:
             if not near_misses:
@@ -561,7 +561,7 @@ def recall(
         seen.add(key)
         if is_above and doc.id in shown and score < repeat_floor:
             continue
-        hit = Hit(doc, score)
+        hit = Hit(doc, score, d)
         masks[id(hit)] = max(pieces.get(d, 0), 0)
         (above if is_above else near).append(hit)
     # the best k, with at most MAX_FIXES fixes among them unless nothing else qualifies
@@ -578,7 +578,12 @@ def recall(
             if h.score >= RELATIVE_FLOOR * (best if h.doc.kind == "fix" else notes)
         ]
     chosen.sort(key=lambda h: (-h.score, h.doc.kind == "fix"))
-    return Result(show_less(chosen, [masks[id(h)] for h in chosen], k, MIN_EVIDENCE), near, floor)
+    chosen = show_less(chosen, [masks[id(h)] for h in chosen], k, MIN_EVIDENCE)
+    if gate is not False and chosen:
+        from pokayokay.recall.gating import speak
+
+        chosen = speak(gate, index, query, prompt, chosen, runners, semantic)
+    return Result(chosen, near, floor)
 
 
 def rank(docs: Iterable[Document], prompt: str, *, method: str = METHOD) -> list[Hit]:

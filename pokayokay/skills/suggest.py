@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
     from pokayokay.learnings.chain import SessionOutcome
     from pokayokay.learnings.spikes import Spike
+    from pokayokay.relevance.gate import Gate
     from pokayokay.skills.catalog import Skill
     from pokayokay.skills.failure_boost import FailureGroup
     from pokayokay.skills.match import Query, Stats
@@ -314,10 +315,13 @@ def suggest(
     signals: Signals | None = None,
     *,
     floor: float = FLOOR,
+    gate: Gate | bool = True,
 ) -> Advice:
     """At most :data:`MAX_SUGGESTIONS` skills for ``prompt`` with their reasons, the answered
     spike it repeats, the recurring failures and graduated rules of the project files it names
-    (``signals.paths``), pure."""
+    (``signals.paths``), pure. ``gate``: the decision to speak over the skills chosen for the
+    prompt's words (:mod:`pokayokay.skills.gating`): ``True`` the fitted one, ``False`` none; a
+    skill boosted by a recurring failure answers another signal and is not gated."""
     from pokayokay.recall.asks import explains_code
     from pokayokay.recall.turns import suggest_text
     from pokayokay.skills.match import EXT_WEIGHT, Query, evidence
@@ -368,6 +372,12 @@ def suggest(
         (n for n, sc in scores.items() if sc >= floor and (sc >= top * RELATIVE or n in reasons)),
         key=lambda n: (-scores[n], n),
     )[:MAX_SUGGESTIONS]
+    worded = [by_name[n] for n in chosen if n not in reasons]
+    if gate is not False and worded:
+        from pokayokay.skills.gating import speak
+
+        kept = {s.name for s in speak(gate, query, _stats(skills), worded, scores)}
+        chosen = [n for n in chosen if n in reasons or n in kept]
 
     suggestions: list[Suggestion] = []
     for name in chosen:

@@ -22,7 +22,7 @@ LAYERS: dict[str, int] = {
     "config": 4,
     "failures": 5,
     "rules": 6,
-    "learnings": 7,
+    "learnings": 7, "relevance": 7,
     "recall": 8,
     "skills": 9,
     "hooks": 10,
@@ -49,13 +49,15 @@ PURE = {
     "learnings.consolidation", "learnings.consolidation_config",
     "recall.terms", "recall.concept_table", "recall.concepts", "recall.index", "recall.block",
     "recall.wordpiece", "recall.symptoms", "recall.asks", "recall.bm25", "recall.documents",
-    "recall.evidence", "recall.turns",
-    "skills.terms", "skills.match", "skills.failure_boost", "skills.suggest",
+    "recall.evidence", "recall.turns", "recall.gating",
+    "skills.terms", "skills.match", "skills.failure_boost", "skills.suggest", "skills.gating",
+    "relevance.gate",
     "hooks.events",
 }  # fmt: skip
 IO_MODULES = {"os", "subprocess", "sqlite3", "shutil", "tempfile", "fcntl", "socket", "glob"}
 # Rendering a bundled template reads package data only: allowed in the pure core.
-PURE_COMPATIBLE = {"infra.templating", "infra.resources"}
+# So does reading a fitted relevance gate shipped beside its module (relevance/fitted.py).
+PURE_COMPATIBLE = {"infra.templating", "infra.resources", "relevance.fitted"}
 
 
 def modules() -> dict[str, Path]:

@@ -140,10 +140,13 @@ class Rates:
         )
 
 
-def rates(index: Index, prompts: list[dict[str, Any]], floor: float = recall.FLOOR) -> Rates:
+def rates(
+    index: Index, prompts: list[dict[str, Any]], floor: float = recall.FLOOR, gate: bool = True
+) -> Rates:
+    """The figures of ``prompts``; ``gate``: with the fitted relevance gate (else none)."""
     out = Rates()
     for prompt in prompts:
-        hits = recall.recall(index, prompt["q"], floor=floor).hits
+        hits = recall.recall(index, prompt["q"], floor=floor, gate=gate).hits
         ids = {h.doc.id for h in hits}
         if prompt["expect"]:
             out.related += 1
@@ -165,20 +168,21 @@ def rates(index: Index, prompts: list[dict[str, Any]], floor: float = recall.FLO
     return out
 
 
-def report(floor: float = recall.FLOOR, verbose: bool = False) -> dict[str, Rates]:
+def report(floor: float = recall.FLOOR, gate: bool = True) -> dict[str, Rates]:
     """Every set's figures at ``floor`` (the older set under the name ``older``)."""
     index = build(eval_notes())
-    found = {name: rates(index, prompts, floor) for name, prompts in prompt_sets().items()}
-    found["older"] = rates(build(older_notes()), older_prompts(), floor)
+    found = {name: rates(index, prompts, floor, gate) for name, prompts in prompt_sets().items()}
+    found["older"] = rates(build(older_notes()), older_prompts(), floor, gate)
     return found
 
 
 def main(argv: list[str]) -> int:
     verbose = "-v" in argv
-    floors = [float(a) for a in argv if a != "-v"] or [recall.FLOOR]
+    gate = "--no-gate" not in argv
+    floors = [float(a) for a in argv if not a.startswith("-")] or [recall.FLOOR]
     for floor in floors:
-        print(f"floor {floor:.2f}")
-        for name, r in report(floor).items():
+        print(f"floor {floor:.2f}" + ("" if gate else ", no relevance gate"))
+        for name, r in report(floor, gate).items():
             extra = f" (recall@3 {r.recall_at_3:.3f})" if name == "older" else ""
             print(f"  {name:8} {r}{extra}")
             if verbose:

@@ -86,8 +86,12 @@ def test_hit_rate_and_silence_meet_the_goals(catalog: Catalog) -> None:
 # The held-out batches now meet the issue's goals (74/80 hits, 43/45 silences since issue 12's
 # fifth round: the second word of a name written in lower case elsewhere, "Apollo Client", is no
 # anchor); having been read in earlier rounds, they are no longer an unseen estimate (blind6 is).
-HELD_OUT_MIN_HIT = MIN_HIT
+# Issue 23 item 2 (the relevance gate, fitted on the train split: prompts.json and blind3-7;
+# held_out.json is its dev split, tests/data/SPLITS.md) traded hits for precision and silence:
+# held-out 74/80 hits, 43/45 silences, precision 74/87 before; 69/80, 45/45, 69/72 after.
+HELD_OUT_MIN_HIT = 0.85
 HELD_OUT_MIN_SILENCE = MIN_SILENCE
+HELD_OUT_MIN_PRECISION = 0.90
 
 
 def test_prompts_written_after_the_method_was_frozen_score_near_the_goals(
@@ -100,27 +104,31 @@ def test_prompts_written_after_the_method_was_frozen_score_near_the_goals(
     set from 90.9 % to 95.5 % hits). Batch 2 (40 + 25), written after that, scored 82.5 % / 88 %
     on first run (one phrase, "search results", was then dropped from the table: it spoke for
     the SEO skill on a product search page). Thresholds are those figures less a margin."""
-    hit_rate, silence = rates_of("held_out.json", catalog, labelled=80, unrelated=45)
+    hit_rate, silence, precision = rates_of("held_out.json", catalog, labelled=80, unrelated=45)
     assert hit_rate >= HELD_OUT_MIN_HIT
     assert silence >= HELD_OUT_MIN_SILENCE
+    assert precision >= HELD_OUT_MIN_PRECISION
 
 
 def rates_of(
     name: str, catalog: Catalog, *, labelled: int, unrelated: int
-) -> tuple[float, float]:
-    """(hit rate, silence) of the prompt set ``name``, which must hold at least ``labelled``
-    prompts calling for a skill and ``unrelated`` calling for none (printed with ``-s``)."""
+) -> tuple[float, float, float]:
+    """(hit rate, silence, precision) of the prompt set ``name``, which must hold at least
+    ``labelled`` prompts calling for a skill and ``unrelated`` calling for none (printed with
+    ``-s``); precision: the expected skills among every skill suggested on any prompt."""
     cases = json.loads((EVAL / name).read_text())
     wanted = [c for c in cases if c["expected"]]
     ordinary = [c for c in cases if c["expected"] is None]
     assert len(wanted) >= labelled and len(ordinary) >= unrelated
-    hits = sum(
-        c["expected"] in [s.name for s in suggest(c["prompt"], catalog).suggestions]
-        for c in wanted
-    )
+    shown = {
+        c["prompt"]: [s.name for s in suggest(c["prompt"], catalog).suggestions] for c in cases
+    }
+    hits = sum(c["expected"] in shown[c["prompt"]] for c in wanted)
     silent = sum(not suggest(c["prompt"], catalog).text() for c in ordinary)
-    print(f"\n{name}: hit {hits}/{len(wanted)}, silent {silent}/{len(ordinary)}")
-    return hits / len(wanted), silent / len(ordinary)
+    total = sum(len(shown[c["prompt"]]) for c in cases)
+    right = sum(shown[c["prompt"]].count(c["expected"]) for c in wanted)
+    print(f"\n{name}: hit {hits}/{len(wanted)}, silent {silent}/{len(ordinary)}, {right}/{total}")
+    return hits / len(wanted), silent / len(ordinary), (right / total if total else 1.0)
 
 
 # Issue 12's fourth round. ``blind3.json`` and ``blind4.json`` were written by writers who read
@@ -146,18 +154,26 @@ def rates_of(
 # after the round's last change and measured once, unread: 45/60 and 22/30 before the round,
 # 47/60 and 23/30 after it; read, its noise showed link fixes in a README ("update the link",
 # "404s"), now questions about the text at hand: 47/60 and 25/30.
+# Issue 23 item 2: these sets are the relevance gate's train split. Hits, silences, precision
+# without the gate -> with it: blind3 55/60, 26/30, 55/67 -> 52/60, 27/30, 52/60; blind4
+# 55/60, 27/30, 55/74 -> 51/60, 27/30, 51/60; blind5 55/60, 25/30, 55/73 -> 54/60, 27/30,
+# 54/61; blind6 46/60, 29/30, 46/65 -> 45/60, 29/30, 45/56; blind7 47/60, 25/30, 47/60 ->
+# 45/60, 27/30, 45/53 (prompts.json 190/198, 57/59, 190/212 -> 183/198, 57/59, 183/190).
+# Bars: hit, silence and precision after the gate, less a margin.
 BLIND_BARS = {
-    "blind3.json": (0.88, 0.83), "blind4.json": (0.88, 0.87), "blind5.json": (0.88, 0.80),
-    "blind6.json": (0.73, 0.93), "blind7.json": (0.75, 0.80),
+    "blind3.json": (0.85, 0.87, 0.84), "blind4.json": (0.80, 0.87, 0.78),
+    "blind5.json": (0.88, 0.87, 0.84), "blind6.json": (0.73, 0.93, 0.76),
+    "blind7.json": (0.73, 0.87, 0.82),
 }  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(BLIND_BARS))
 def test_blind_batches_stay_at_their_figures(catalog: Catalog, name: str) -> None:
-    hit_rate, silence = rates_of(name, catalog, labelled=60, unrelated=30)
-    hit_bar, silence_bar = BLIND_BARS[name]
+    hit_rate, silence, precision = rates_of(name, catalog, labelled=60, unrelated=30)
+    hit_bar, silence_bar, precision_bar = BLIND_BARS[name]
     assert hit_rate >= hit_bar
     assert silence >= silence_bar
+    assert precision >= precision_bar
 
 
 def test_a_second_word_of_a_name_also_written_in_lower_case_is_no_anchor() -> None:
@@ -236,8 +252,11 @@ def test_a_format_named_only_inside_an_identifier_is_no_format_task(catalog: Cat
 
 def test_on_my_machine_is_a_place_not_machine_learning(catalog: Catalog) -> None:
     flaky = "tests/test_sync.py::test_retry passes on my machine but fails maybe 1 run in 5 on CI"
+    ranked = [s.name for s in suggest(flaky, catalog, gate=False).suggestions]
+    assert "python-testing" in ranked and "ml-experiments" not in ranked
+    # the relevance gate shows one of the two fitting skills (one by default, issue 23)
     names = [s.name for s in suggest(flaky, catalog).suggestions]
-    assert "python-testing" in names and "ml-experiments" not in names
+    assert names and set(names) <= {"python-testing", "ci-github-actions"}
     learning = suggest("train a machine learning model on the churn data", catalog)
     assert [s.name for s in learning.suggestions][:1] == ["ml-experiments"]
 

@@ -1,0 +1,190 @@
+"""The decision to speak: whether a candidate note or skill, ranked first by its scorer, is
+worth the model's attention (issue 23, item 2).
+
+Pure: values in, values out. A scorer (:mod:`pokayokay.recall.index`,
+:mod:`pokayokay.skills.match`) ranks; for its few best candidates it states the
+:class:`Evidence` it already holds, and a :class:`Gate` — logistic regression over a handful of
+features, its coefficients fitted by ``scripts/fit_relevance_gate.py`` on the training split
+and frozen in ``gate_recall.json`` / ``gate_skills.json`` beside this module — turns it into a
+probability. A candidate speaks when that probability reaches the gate's threshold (chosen on
+the training split for precision first). Evaluation is a dot product and one ``exp``: no
+numpy, nothing to import on the prompt path.
+
+Features (:data:`FEATURES`), each from what the scorer produced or from the corpus itself:
+
+* ``score`` — the scorer's own score;
+* ``margin`` — its lead over the runner-up (0 for a candidate behind another);
+* ``rare`` — how many of the prompt's words it holds are rare in the corpus: their IDF is above
+  at least the median IDF of the corpus's word occurrences (:func:`rare_idf`), no hand-made list;
+* ``names_only`` — 1 when every prompt word it holds was found only inside a path, a file name
+  or an identifier (where a word says where, not what);
+* ``coverage`` — the share of the prompt's content words (or pieces of evidence) it holds;
+* ``length`` — ``ln(1 + n)`` of the prompt's content words;
+* ``cosine`` — the semantic model's opinion of a note (its boost, from the cosine), when that
+  extra is installed (0 otherwise). The shipped gates were fitted without the model, so its
+  weight is 0 until they are refitted with it.
+
+Show less, better (:func:`select`): one candidate by default; a second only when it passes
+the gate too, its probability is at least :data:`NEARLY` of the first's, and it holds words
+the first does not (it is about something else).
+"""
+
+from __future__ import annotations
+
+import math
+
+TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+FEATURES = ("score", "margin", "rare", "names_only", "coverage", "length", "cosine")
+# A second candidate speaks only at this share of the first one's probability, or more.
+NEARLY = 0.9
+# At most this many terms are read to estimate the corpus's rare-word IDF (bounded work).
+RARE_SAMPLE = 1000
+MAX_SHOWN = 2
+
+
+# Plain classes with slots, not dataclasses: this module is on the prompt hook's path, where
+# importing dataclasses (and inspect behind it) costs more than the whole decision.
+class Evidence:
+    """What a scorer knows about one candidate for one prompt (a value: never changed).
+
+    ``matched``: the prompt's content units (words, or pieces of evidence) the candidate holds;
+    ``rare``: the prompt's units rare in the corpus; ``named``: those found only in paths,
+    file names or identifiers; ``units``: how many content units the prompt has."""
+
+    __slots__ = ("score", "runner_up", "matched", "rare", "named", "units", "cosine")
+
+    def __init__(
+        self,
+        score: float,
+        runner_up: float,
+        matched: frozenset[str],
+        rare: frozenset[str],
+        named: frozenset[str],
+        units: int,
+        cosine: float = 0.0,
+    ) -> None:
+        self.score = score
+        self.runner_up = runner_up
+        self.matched = matched
+        self.rare = rare
+        self.named = named
+        self.units = units
+        self.cosine = cosine
+
+    def __repr__(self) -> str:
+        shown = zip(FEATURES, self.values(), strict=True)
+        return f"Evidence({', '.join(f'{n}={v:.3f}' for n, v in shown)})"
+
+    def values(self) -> tuple[float, ...]:
+        """The feature vector, in :data:`FEATURES` order."""
+        matched = self.matched
+        return (
+            self.score,
+            max(0.0, self.score - self.runner_up),
+            float(len(matched & self.rare)),
+            1.0 if matched and matched <= self.named else 0.0,
+            len(matched) / self.units if self.units else 0.0,
+            math.log1p(self.units),
+            self.cosine,
+        )
+
+
+class Gate:
+    """A fitted logistic model: ``P = 1 / (1 + exp(-(bias + weights · features)))``; a
+    candidate speaks at ``threshold`` or above. ``provenance``: how it was fitted."""
+
+    __slots__ = ("weights", "bias", "threshold", "provenance")
+
+    def __init__(
+        self,
+        weights: tuple[float, ...],
+        bias: float,
+        threshold: float,
+        provenance: Mapping[str, object],
+    ) -> None:
+        self.weights = weights
+        self.bias = bias
+        self.threshold = threshold
+        self.provenance = provenance
+
+    @classmethod
+    def from_data(cls, data: object) -> Gate:
+        """The gate a JSON file holds; ValueError when it is not one."""
+        if not isinstance(data, dict):
+            raise ValueError("a relevance gate is a JSON object")
+        names, weights = data.get("features"), data.get("weights")
+        bias, threshold = data.get("bias"), data.get("threshold")
+        if list(names or ()) != list(FEATURES) or not isinstance(weights, list):
+            raise ValueError(f"a relevance gate's features are {FEATURES}")
+        numbers = [*weights, bias, threshold]
+        if len(weights) != len(FEATURES) or not all(
+            isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+            for x in numbers
+        ):
+            raise ValueError("a relevance gate's weights, bias and threshold are numbers")
+        provenance = data.get("provenance")
+        return cls(
+            tuple(float(w) for w in weights),
+            float(bias),  # type: ignore[arg-type]
+            float(threshold),  # type: ignore[arg-type]
+            provenance if isinstance(provenance, dict) else {},
+        )
+
+    def to_data(self) -> dict[str, object]:
+        return {
+            "features": list(FEATURES),
+            "weights": list(self.weights),
+            "bias": self.bias,
+            "threshold": self.threshold,
+            "provenance": dict(self.provenance),
+        }
+
+    def probability(self, evidence: Evidence) -> float:
+        z = self.bias + sum(w * x for w, x in zip(self.weights, evidence.values(), strict=True))
+        if z < -60.0:  # exp would overflow; the probability is 0 to double precision
+            return 0.0
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+def select(gate: Gate, evidence: Sequence[Evidence]) -> list[int]:
+    """The positions (into ``evidence``, best-ranked first) of the candidates that speak: the
+    first that passes the gate, and a second only when it passes too, is nearly as probable
+    (:data:`NEARLY`) and holds a word the first does not."""
+    chosen: list[int] = []
+    first = 0.0
+    for i, found in enumerate(evidence):
+        p = gate.probability(found)
+        if p < gate.threshold:
+            continue
+        if not chosen:
+            chosen.append(i)
+            first = p
+            continue
+        if p >= NEARLY * first and not found.matched <= evidence[chosen[0]].matched:
+            chosen.append(i)
+        if len(chosen) >= MAX_SHOWN:
+            break
+    return chosen
+
+
+def rare_idf(dfs: Iterable[int], n: int) -> float:
+    """The IDF at or above which a word is rare in a corpus of ``n`` documents whose terms have
+    the document frequencies ``dfs``: the median IDF of the corpus's word occurrences (each term
+    counted once per document holding it), over at most :data:`RARE_SAMPLE` terms taken at an
+    even stride. ``idf = ln((n + 1) / (df + 1)) + 1``, as the scorers compute it."""
+    counts = [df for df in dfs if df > 0]
+    if not counts or n <= 0:
+        return math.inf
+    stride = max(1, len(counts) // RARE_SAMPLE)
+    sample = sorted(counts[::stride])
+    half, seen = sum(sample) / 2.0, 0
+    median = sample[-1]
+    for df in sample:  # most terms are rare: from the rarest up, the median occurrence's df
+        seen += df
+        if seen >= half:
+            median = df
+            break
+    return math.log((n + 1) / (median + 1)) + 1.0

@@ -1,0 +1,91 @@
+"""Skill suggestion's decision to speak: the :class:`~pokayokay.relevance.gate.Evidence` of
+the skills :func:`pokayokay.skills.suggest.suggest` ranked for their words, and the ones the
+fitted gate lets through.
+
+Pure. A skill's content units are the prompt's terms that are not generic words
+(:func:`~pokayokay.skills.terms.generic_terms`), its file extensions included; a term is rare
+when its IDF over the catalog is above the catalog's median word-occurrence IDF
+(:func:`~pokayokay.relevance.gate.rare_idf`), and named when it was found only inside a path,
+a file name or an identifier (``Query.in_code``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from pokayokay.relevance.gate import Evidence, rare_idf
+from pokayokay.skills.terms import generic_terms
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from pokayokay.relevance.gate import Gate
+    from pokayokay.skills.catalog import Skill
+    from pokayokay.skills.match import Query, Stats
+
+_rare_of: list[tuple[Stats, float]] = []  # the last catalog's rare-word IDF
+
+
+def catalog_rare_idf(stats: Stats) -> float:
+    for known, value in _rare_of:
+        if known is stats:
+            return value
+    value = rare_idf(stats.df.values(), stats.n)
+    _rare_of[:] = [(stats, value)]
+    return value
+
+
+def evidence(
+    query: Query,
+    stats: Stats,
+    chosen: Sequence[Skill],
+    scores: Mapping[str, float],
+) -> list[Evidence]:
+    """The evidence of each of ``chosen`` (ranked, best first); ``scores``: every skill's score
+    for the prompt (the runner-up of a skill is the best other score not above its own)."""
+    from pokayokay.skills.match import evidence as shared_terms
+
+    generic = generic_terms()
+    units = frozenset((query.terms | query.exts) - generic)
+    threshold = catalog_rare_idf(stats)
+    n = stats.n
+    rare = frozenset(
+        t
+        for t in units
+        if stats.df.get(t, 0) and math.log((n + 1) / (stats.df[t] + 1)) + 1.0 >= threshold
+    )
+    named = frozenset(query.in_code - generic)
+    out = []
+    for skill in chosen:
+        assert skill.profile is not None  # suggest() ranks only skills with a profile
+        _total, shared = shared_terms(query, skill.profile)
+        score = scores[skill.name]
+        others = [s for name, s in scores.items() if name != skill.name and s <= score]
+        out.append(
+            Evidence(
+                score, max(others, default=0.0), frozenset(shared) & units, rare, named, len(units)
+            )
+        )
+    return out
+
+
+def speak(
+    gate: Gate | bool,
+    query: Query,
+    stats: Stats,
+    chosen: Sequence[Skill],
+    scores: Mapping[str, float],
+) -> list[Skill]:
+    """The skills of ``chosen`` the gate lets speak: one by default, a second only when nearly
+    as probable and about something else (:func:`~pokayokay.relevance.gate.select`)."""
+    from pokayokay.relevance.gate import select
+
+    if not chosen or gate is False:
+        return list(chosen)
+    if gate is True:
+        from pokayokay.relevance.fitted import SKILLS, fitted
+
+        gate = fitted(SKILLS)
+    found = evidence(query, stats, chosen, scores)
+    return [chosen[i] for i in select(gate, found)]

@@ -1,0 +1,261 @@
+"""Fit the relevance gates (issue 23, item 2) and write ``pokayokay/relevance/gate_*.json``.
+
+    .venv/bin/python scripts/fit_relevance_gate.py            # both gates
+    .venv/bin/python scripts/fit_relevance_gate.py --check    # print, write nothing
+
+For every (prompt, candidate) pair of the TRAIN split (``tests/helpers/splits.py``) it builds
+the gate's features (:class:`pokayokay.relevance.gate.Evidence`: the existing scorers' own
+candidates and scores, plus corpus statistics), fits L2-regularised logistic regression by
+Newton's method (IRLS) on standardised features, picks the threshold on TRAIN for precision and
+silence first within a bound on hits — the threshold with the best silence + precision among
+those keeping at least :data:`HIT_KEEP` of the hits the selection has with no threshold (the
+lowest such threshold on a tie; docs/decisions/0070) — and writes the coefficients in raw
+feature units with their provenance. It prints TRAIN and DEV hit / silence / precision, with
+95 % Wilson intervals, without the gate and with it. DEV is measured, never fitted on; the TEST
+split (``tests/data/relevance_test``) is never read here.
+
+A dev tool: numpy (the dev extra) is used here only, never on the prompt path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+from collections.abc import Callable, Sequence
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
+
+from helpers import recall_eval, splits  # noqa: E402
+from helpers.relevance_split import Figures, Rate, figures  # noqa: E402
+
+from pokayokay.recall import index as recall_index  # noqa: E402
+from pokayokay.recall.concepts import query_features  # noqa: E402
+from pokayokay.recall.gating import evidence as recall_evidence  # noqa: E402
+from pokayokay.relevance.fitted import RECALL, SKILLS, gate_path  # noqa: E402
+from pokayokay.relevance.gate import FEATURES, Evidence, Gate, select  # noqa: E402
+from pokayokay.skills.catalog import Catalog, catalog_from_folder  # noqa: E402
+from pokayokay.skills.gating import evidence as skill_evidence  # noqa: E402
+from pokayokay.skills.match import Query as SkillQuery  # noqa: E402
+from pokayokay.skills.suggest import relevance, suggest  # noqa: E402
+
+HIT_KEEP = 0.95  # the share of the ungated hits a threshold must keep
+L2 = 1.0  # the penalty on the standardised weights (not on the bias)
+COMMAND = "python scripts/fit_relevance_gate.py"
+
+
+class Case:
+    """One prompt: what is expected, and each candidate the scorer would show, with its
+    evidence, best first."""
+
+    __slots__ = ("expected", "candidates", "evidence")
+
+    def __init__(self, expected: list[str], candidates: list[str], found: list[Evidence]) -> None:
+        self.expected = expected
+        self.candidates = candidates
+        self.evidence = found
+
+
+# -- the cases ------------------------------------------------------------------------------
+
+
+def recall_cases(split: Sequence[tuple[str, str, str]]) -> list[Case]:
+    cases: list[Case] = []
+    indexes: dict[str, recall_index.Index] = {}
+    for folder, name, key in split:
+        if folder not in indexes:
+            notes = json.loads((splits.DATA / folder / splits.RECALL_NOTES[folder]).read_text())
+            indexes[folder] = recall_eval.build(notes["notes"])
+        index = indexes[folder]
+        rows = json.loads((splits.DATA / folder / name).read_text("utf-8"))[key]
+        for row in rows:
+            prompt = row["q"]
+            hits = recall_index.recall(index, prompt, gate=False).hits
+            runners = [score for _d, score in index.ranked(prompt)]
+            found = recall_evidence(index, query_features(prompt), prompt, hits, runners)
+            cases.append(Case(list(row["expect"]), [h.doc.id for h in hits], found))
+    return cases
+
+
+def skill_cases(split: Sequence[str], catalog: Catalog) -> list[Case]:
+    cases: list[Case] = []
+    stats = catalog.statistics()
+    by_name = {s.name: s for s in catalog}
+    for name in split:
+        for row in json.loads((splits.SKILLS_FOLDER / name).read_text("utf-8")):
+            prompt = row["prompt"]
+            advice = suggest(prompt, catalog, gate=False)
+            names = [s.name for s in advice.suggestions]
+            scores = {s.name: score for s, score in relevance(prompt, catalog)}
+            scores.update({s.name: s.score for s in advice.suggestions})
+            query = SkillQuery(prompt, stats)
+            found = skill_evidence(query, stats, [by_name[n] for n in names], scores)
+            expected = [row["expected"]] if row["expected"] else []
+            cases.append(Case(expected, names, found))
+    return cases
+
+
+# -- fitting --------------------------------------------------------------------------------
+
+
+def design(cases: Sequence[Case]) -> tuple[np.ndarray, np.ndarray]:
+    rows, labels = [], []
+    for case in cases:
+        for name, found in zip(case.candidates, case.evidence, strict=True):
+            rows.append(found.values())
+            labels.append(1.0 if name in case.expected else 0.0)
+    return np.array(rows, dtype=float), np.array(labels, dtype=float)
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray, float]:
+    """L2-regularised logistic regression by Newton's method on standardised columns; the
+    weights and bias returned are in raw units (a constant column gets weight 0)."""
+    mean, std = x.mean(axis=0), x.std(axis=0)
+    live = std > 1e-12
+    z = np.zeros_like(x)
+    z[:, live] = (x[:, live] - mean[live]) / std[live]
+    a = np.hstack([np.ones((len(z), 1)), z])
+    penalty = np.full(a.shape[1], l2)
+    penalty[0] = 0.0
+    beta = np.zeros(a.shape[1])
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(a @ beta)))
+        gradient = a.T @ (p - y) + penalty * beta
+        hessian = (a * (p * (1 - p))[:, None]).T @ a + np.diag(penalty) + 1e-9 * np.eye(len(beta))
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    weights = np.zeros(x.shape[1])
+    weights[live] = beta[1:][live] / std[live]
+    bias = float(beta[0] - np.sum(beta[1:][live] * mean[live] / std[live]))
+    return weights, bias
+
+
+def outcome(cases: Sequence[Case], gate: Gate | None) -> Figures:
+    pairs = []
+    for case in cases:
+        if gate is None:
+            shown = case.candidates
+        else:
+            shown = [case.candidates[i] for i in select(gate, case.evidence)]
+        pairs.append((case.expected, shown))
+    return figures(pairs)
+
+
+def choose_threshold(cases: Sequence[Case], gate_at: Callable[[float], Gate]) -> float:
+    """Among the thresholds keeping HIT_KEEP of the hits at threshold 0, the one with the best
+    silence + precision on TRAIN (the lowest on a tie). Each threshold tried lies halfway
+    between two successive probabilities of the train candidates (every threshold in between
+    decides the same), so rounding in the file or at prompt time cannot flip a candidate."""
+    probabilities = sorted({gate_at(0.0).probability(f) for c in cases for f in c.evidence})
+    floor = HIT_KEEP * outcome(cases, gate_at(0.0)).hit.value
+    best = (-1.0, 0.0)
+    halfway = [(a + b) / 2 for a, b in pairwise(probabilities)]
+    for t in [0.0, *halfway]:
+        result = outcome(cases, gate_at(t))
+        if result.hit.value < floor:
+            continue
+        value = result.silence.value + result.precision.value
+        if value > best[0]:
+            best = (value, t)
+    return round(best[1], 12)
+
+
+def line(name: str, result: Figures) -> str:
+    return f"  {name:22} hit {result.hit}  silence {result.silence}  precision {result.precision}"
+
+
+def figures_data(result: Figures) -> dict[str, Any]:
+    def rate(r: Rate) -> dict[str, Any]:
+        low, high = r.interval()
+        return {
+            "value": round(r.value, 4),
+            "n": r.total,
+            "wilson95": [round(low, 4), round(high, 4)],
+        }
+
+    return {
+        "hit": rate(result.hit),
+        "silence": rate(result.silence),
+        "precision": rate(result.precision),
+    }
+
+
+def fit_one(kind: str, train: list[Case], dev: list[Case], sets: dict[str, list[str]]) -> Gate:
+    x, y = design(train)
+    weights, bias = fit(x, y)
+
+    rounded = tuple(round(float(w), 12) for w in weights)  # stable files; far below any effect
+    bias = round(bias, 12)
+
+    def gate_at(threshold: float) -> Gate:
+        return Gate(rounded, bias, threshold, {})
+
+    threshold = choose_threshold(train, gate_at)
+    gate = gate_at(threshold)
+    before_train, before_dev = outcome(train, None), outcome(dev, None)
+    after_train, after_dev = outcome(train, gate), outcome(dev, gate)
+    print(f"{kind}: {len(x)} candidates ({int(y.sum())} expected) from {len(train)} prompts")
+    for name, w in zip(FEATURES, weights, strict=True):
+        print(f"  weight {name:11} {w:+.4f}")
+    print(f"  bias {bias:+.4f}  threshold {threshold:.4f}")
+    print(line("train, no gate", before_train))
+    print(line("train, gate", after_train))
+    print(line("dev, no gate", before_dev))
+    print(line("dev, gate", after_dev))
+    provenance = {
+        "fitted_by": COMMAND,
+        "date": datetime.date.today().isoformat(),
+        "method": f"L2 logistic regression (lambda {L2}, standardised features, Newton/IRLS); "
+        f"threshold: best train silence + precision keeping {HIT_KEEP} of the hits",
+        "train": sets["train"],
+        "dev": sets["dev"],
+        "candidates": len(x),
+        "figures": {
+            "train": figures_data(after_train),
+            "dev": figures_data(after_dev),
+            "train_without_gate": figures_data(before_train),
+            "dev_without_gate": figures_data(before_dev),
+        },
+    }
+    return Gate(gate.weights, bias, threshold, provenance)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="print the figures, write nothing")
+    args = parser.parse_args(argv)
+    catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
+    work: dict[str, tuple[Callable[[], list[Case]], Callable[[], list[Case]], dict[str, list[str]]]]
+    work = {
+        RECALL: (
+            lambda: recall_cases(splits.RECALL_TRAIN),
+            lambda: recall_cases(splits.RECALL_DEV),
+            {"train": splits.names(splits.RECALL_TRAIN), "dev": splits.names(splits.RECALL_DEV)},
+        ),
+        SKILLS: (
+            lambda: skill_cases(splits.SKILLS_TRAIN, catalog),
+            lambda: skill_cases(splits.SKILLS_DEV, catalog),
+            {"train": splits.names(splits.SKILLS_TRAIN), "dev": splits.names(splits.SKILLS_DEV)},
+        ),
+    }
+    for kind, (train, dev, sets) in work.items():
+        gate = fit_one(kind, train(), dev(), sets)
+        if not args.check:
+            text = json.dumps(gate.to_data(), indent=1, ensure_ascii=False) + "\n"
+            target = Path(gate_path(kind))
+            target.write_text(text, encoding="utf-8")
+            print(f"  wrote {target.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""The train / dev / test splits of the labelled relevance sets, declared once
+(``tests/data/SPLITS.md`` explains them): ``scripts/fit_relevance_gate.py`` fits on TRAIN and
+reports DEV; the tests hold their bars per split. TEST (``tests/data/relevance_test/``) is
+scored only through the registered hook, by the lead: neither the fitting script nor these
+lists ever read it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+# recall: (folder under tests/data, file, key of its prompt list)
+RECALL_TRAIN: tuple[tuple[str, str, str], ...] = (
+    ("recall_eval", "prompts.json", "prompts"),
+    *(("recall_eval", f"blind{n}.json", "prompts") for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10)),
+    ("recall", "queries.json", "queries"),
+)
+RECALL_DEV: tuple[tuple[str, str, str], ...] = (("recall_eval", "heldout.json", "prompts"),)
+
+# skill suggestion: files of tests/data/skills_eval (the catalog is its skills/ folder)
+SKILLS_TRAIN: tuple[str, ...] = (
+    "prompts.json", "blind3.json", "blind4.json", "blind5.json", "blind6.json", "blind7.json",
+)  # fmt: skip
+SKILLS_DEV: tuple[str, ...] = ("held_out.json",)
+SKILLS_FOLDER = DATA / "skills_eval"
+
+# the notes each recall folder's prompts are about
+RECALL_NOTES = {"recall_eval": "learnings.json", "recall": "learnings.json"}
+TEST_FOLDER = DATA / "relevance_test"  # never read here: the lead scores it through the hook
+
+
+def names(split: tuple[tuple[str, str, str], ...] | tuple[str, ...]) -> list[str]:
+    """The split's files as paths under tests/data (for provenance)."""
+    out = []
+    for item in split:
+        if isinstance(item, tuple):
+            out.append(f"tests/data/{item[0]}/{item[1]}")
+        else:
+            out.append(f"tests/data/skills_eval/{item}")
+    return out

@@ -1,0 +1,217 @@
+"""The relevance gate's core (pokayokay/relevance/gate.py): the logistic model read from its
+JSON file, the selection (one candidate by default, a second only when nearly as probable and
+about something else), the corpus's rare-word bar; and the shipped gates: valid, fitted on the
+declared train split, reproducible by the one fitting command."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import pytest
+from helpers import splits
+from helpers.paths import REPO_ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pokayokay.relevance import fitted
+from pokayokay.relevance.gate import FEATURES, MAX_SHOWN, NEARLY, Evidence, Gate, rare_idf, select
+from pokayokay.skills.catalog import catalog_from_folder
+
+WORDS = st.frozensets(st.sampled_from("abcdefgh"), max_size=6)
+NUMBER = st.floats(-5, 5, allow_nan=False)
+
+
+@st.composite
+def evidence(draw: st.DrawFn) -> Evidence:
+    score = draw(st.floats(0, 3, allow_nan=False))
+    return Evidence(
+        score,
+        draw(st.floats(0, 3, allow_nan=False)),
+        draw(WORDS),
+        draw(WORDS),
+        draw(WORDS),
+        draw(st.integers(0, 40)),
+        draw(st.floats(0, 1, allow_nan=False)),
+    )
+
+
+@st.composite
+def gates(draw: st.DrawFn) -> Gate:
+    weights = tuple(draw(NUMBER) for _ in FEATURES)
+    return Gate(weights, draw(NUMBER), draw(st.floats(0, 1, allow_nan=False)), {})
+
+
+def check_selection(gate: Gate, found: list[Evidence]) -> None:
+    chosen = select(gate, found)
+    probability = [gate.probability(e) for e in found]
+    assert all(0.0 <= p <= 1.0 for p in probability)
+    assert chosen == sorted(set(chosen)) and len(chosen) <= MAX_SHOWN
+    passing = [i for i, p in enumerate(probability) if p >= gate.threshold]
+    assert chosen[:1] == passing[:1]  # the best-ranked candidate that passes speaks first
+    if len(chosen) == 2:
+        first, second = chosen
+        assert probability[second] >= gate.threshold
+        assert probability[second] >= NEARLY * probability[first]
+        assert not found[second].matched <= found[first].matched  # about something else
+
+
+@given(gates(), st.lists(evidence(), max_size=6))
+def test_selection_speaks_once_by_default_and_twice_only_for_something_else(
+    gate: Gate, found: list[Evidence]
+) -> None:
+    check_selection(gate, found)
+
+
+@pytest.mark.slow
+@settings(max_examples=2500, deadline=None)
+@given(gates(), st.lists(evidence(), max_size=8))
+def test_selection_invariants_many_examples(gate: Gate, found: list[Evidence]) -> None:
+    check_selection(gate, found)
+
+
+@given(gates(), evidence(), st.floats(0.0, 2.0, allow_nan=False))
+def test_more_of_a_feature_moves_the_probability_the_way_its_weight_says(
+    gate: Gate, found: Evidence, more: float
+) -> None:
+    """The logistic model is monotone in each feature, in the sign of its weight: checked on
+    the cosine, the one feature that moves alone."""
+    higher = Evidence(
+        found.score, found.runner_up, found.matched, found.rare, found.named, found.units,
+        found.cosine + more,
+    )  # fmt: skip
+    delta = gate.probability(higher) - gate.probability(found)
+    weight = gate.weights[FEATURES.index("cosine")]
+    assert delta * weight >= -1e-12
+
+
+def test_the_features_are_computed_from_the_evidence() -> None:
+    found = Evidence(0.9, 0.4, frozenset({"a", "b"}), frozenset({"b", "c"}), frozenset(), 4)
+    assert found.values() == pytest.approx((0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.0))
+    names = Evidence(0.9, 1.2, frozenset({"x"}), frozenset(), frozenset({"x", "y"}), 3)
+    assert names.values()[1] == 0.0  # behind the runner-up: no margin
+    assert names.values()[3] == 1.0  # every matched word only inside paths or identifiers
+    assert Evidence(0.5, 0.0, frozenset(), frozenset(), frozenset(), 0).values()[3:5] == (0, 0)
+
+
+def test_a_copy_of_the_same_subject_never_speaks_second() -> None:
+    gate = Gate((1.0,) + (0.0,) * (len(FEATURES) - 1), 0.0, 0.5, {})
+    same = Evidence(1.0, 0.9, frozenset({"a"}), frozenset(), frozenset(), 3)
+    other = Evidence(0.95, 0.9, frozenset({"b"}), frozenset(), frozenset(), 3)
+    assert select(gate, [same, same]) == [0]
+    assert select(gate, [same, other]) == [0, 1]
+    assert select(Gate(gate.weights, -10.0, 0.5, {}), [same, other]) == []
+
+
+@given(gates())
+def test_a_gate_survives_its_json_form(gate: Gate) -> None:
+    again = Gate.from_data(gate.to_data())
+    assert (again.weights, again.bias, again.threshold) == (gate.weights, gate.bias, gate.threshold)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        [],
+        {"features": ["score"], "weights": [1.0], "bias": 0, "threshold": 0.5},
+        {
+            "features": list(FEATURES),
+            "weights": [1.0] * len(FEATURES),
+            "bias": "0",
+            "threshold": 0.5,
+        },
+        {
+            "features": list(FEATURES),
+            "weights": [True] * len(FEATURES),
+            "bias": 0,
+            "threshold": 0.5,
+        },
+        {
+            "features": list(FEATURES),
+            "weights": [math.nan] * len(FEATURES),
+            "bias": 0,
+            "threshold": 1,
+        },
+        {"features": list(FEATURES), "weights": [1.0], "bias": 0, "threshold": 0.5},
+    ],
+)
+def test_anything_but_a_gate_is_refused(data: object) -> None:
+    with pytest.raises(ValueError):
+        Gate.from_data(data)
+
+
+@given(st.lists(st.integers(1, 50), min_size=1, max_size=300), st.integers(1, 60))
+def test_the_rare_bar_is_the_idf_of_a_term_of_the_corpus(dfs: list[int], extra: int) -> None:
+    n = max(dfs) + extra
+    bar = rare_idf(dfs, n)
+    idfs = {math.log((n + 1) / (df + 1)) + 1.0 for df in dfs}
+    assert bar in idfs
+    assert min(idfs) <= bar <= max(idfs)
+    # at least half of the corpus's word occurrences are at or below the bar's rarity
+    common = sum(df for df in dfs if math.log((n + 1) / (df + 1)) + 1.0 <= bar)
+    assert common >= sum(dfs) / 2
+
+
+def test_no_corpus_has_no_rare_word() -> None:
+    assert rare_idf([], 10) == math.inf and rare_idf([3], 0) == math.inf
+
+
+# -- the shipped gates ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kind", "train", "dev"),
+    [
+        (fitted.RECALL, splits.RECALL_TRAIN, splits.RECALL_DEV),
+        (fitted.SKILLS, splits.SKILLS_TRAIN, splits.SKILLS_DEV),
+    ],
+)
+def test_the_shipped_gates_say_how_they_were_fitted(kind: str, train: tuple, dev: tuple) -> None:  # type: ignore[type-arg]
+    gate = fitted.fitted(kind)
+    assert 0.0 < gate.threshold < 1.0
+    assert gate.weights[FEATURES.index("score")] > 0  # a better score is more relevant
+    provenance = gate.provenance
+    assert provenance["fitted_by"] == "python scripts/fit_relevance_gate.py"
+    assert provenance["train"] == splits.names(train)
+    assert provenance["dev"] == splits.names(dev)
+    everything = str(provenance)
+    assert "relevance_test" not in everything  # the test split is never fitted on
+    figures = provenance["figures"]
+    assert isinstance(figures, dict)
+    assert set(figures) >= {"train", "dev", "train_without_gate", "dev_without_gate"}
+    assert isinstance(provenance["date"], str) and len(provenance["date"]) == 10
+
+
+def test_an_unknown_gate_is_refused() -> None:
+    with pytest.raises(ValueError):
+        fitted.gate_path("everything")
+
+
+def test_the_fitting_script_reproduces_the_shipped_gates() -> None:
+    """One command rewrites both files; run without writing (``--check``), it fits the same
+    coefficients and threshold as the shipped ones (the lead re-runs it after a merge)."""
+    sys.path.insert(0, str(REPO_ROOT / "scripts"))
+    try:
+        import fit_relevance_gate as script
+    finally:
+        sys.path.remove(str(REPO_ROOT / "scripts"))
+    catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
+    for kind, train in (
+        (fitted.RECALL, script.recall_cases(splits.RECALL_TRAIN)),
+        (fitted.SKILLS, script.skill_cases(splits.SKILLS_TRAIN, catalog)),
+    ):
+        again = script.fit_one(kind, train, [], {"train": [], "dev": []})
+        shipped = fitted.fitted(kind)
+        assert again.weights == pytest.approx(shipped.weights, abs=1e-6)
+        assert again.bias == pytest.approx(shipped.bias, abs=1e-6)
+        assert again.threshold == pytest.approx(shipped.threshold, abs=1e-6)
+
+
+def test_the_fitting_script_is_one_command() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / "fit_relevance_gate.py"), "--help"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0 and "--check" in proc.stdout
