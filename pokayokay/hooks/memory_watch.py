@@ -74,7 +74,9 @@ def _digest(path: Path) -> str | None:
     import hashlib
 
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        from pokayokay.infra.regular import read_regular
+
+        return hashlib.sha256(read_regular(path)).hexdigest()
     except OSError:
         return None
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import os
 
+from pokayokay.infra.regular import open_regular
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
@@ -105,8 +107,8 @@ def _head_file(project: Path) -> str | None:
     if os.path.isdir(dot_git):
         return os.path.join(dot_git, "HEAD")
     try:
-        with open(dot_git, encoding="utf-8", errors="replace") as fh:
-            first = fh.read(4096).splitlines()[:1]
+        with open_regular(dot_git) as fh:
+            first = fh.read(4096).decode("utf-8", "replace").splitlines()[:1]
     except OSError:
         return None
     if not first or not first[0].startswith("gitdir:"):
@@ -121,8 +123,8 @@ def branch_query(project: Path) -> str:
     if head is None:
         return ""
     try:
-        with open(head, encoding="utf-8", errors="replace") as fh:
-            line = fh.read(4096).strip()
+        with open_regular(head) as fh:
+            line = fh.read(4096).decode("utf-8", "replace").strip()
     except OSError:
         return ""
     prefix = "ref: refs/heads/"

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from pokayokay.infra.regular import read_regular
 from pokayokay.names import CHAIN_LEARNINGS_FILE
 
 TYPE_CHECKING = False
@@ -157,7 +158,7 @@ def rotate(text: str, entry: str, keep: int = MAX_ENTRIES) -> tuple[str, list[st
 
 def read(memory_dir: Path) -> list[SessionOutcome]:
     try:
-        data = (memory_dir / FILE_NAME).read_bytes()
+        data = read_regular(memory_dir / FILE_NAME)
     except OSError:
         return []
     return parse(data.decode("utf-8", "replace"))
