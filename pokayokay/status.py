@@ -519,9 +519,11 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
             _check(checks, "ok", "rules", "no frontmatter Claude Code would mis-load")
     _check_store(checks, location)
 
+    from pokayokay.infra.state import private_folder
+
     home = state_home()
     try:
-        home.mkdir(parents=True, exist_ok=True)
+        private_folder(home)
         probe = home / f".doctor-{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()

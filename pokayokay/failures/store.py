@@ -160,7 +160,9 @@ class FailureStore:
 
     def _open(self) -> sqlite3.Connection:
         if not self.path.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            from pokayokay.infra.state import private_folder
+
+            private_folder(self.path.parent)
             # Private from the start: excerpts of tool output can hold anything.
             os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
         conn = sqlite3.connect(

@@ -32,6 +32,7 @@ from typing import TypeVar
 
 from pokayokay.errors import ConcurrentChangeError, PokayokayError
 from pokayokay.infra.regular import NotARegularFile
+from pokayokay.infra.state import PRIVATE_FILE, in_state_home, private_folder
 
 _T = TypeVar("_T")
 
@@ -58,7 +59,7 @@ class LockTimeout(PokayokayError):
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float) -> Iterator[None]:
     """Hold an exclusive advisory lock on ``path`` (created if needed) for the ``with`` block."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _make_folder(path.parent)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
@@ -185,7 +186,18 @@ def _temp_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.pokayokay-{os.getpid()}-{time.monotonic_ns()}.tmp")
 
 
+def _make_folder(folder: Path) -> None:
+    """Create ``folder``: 0700 inside pokayokay's state folder (tightened if an older pokayokay
+    made it looser), as the umask says elsewhere (a project's ``.claude/``, the memory folder)."""
+    if in_state_home(folder):
+        private_folder(folder)
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+
+
 def _write_temp(path: Path, data: bytes, mode: int) -> Path:
+    if in_state_home(path):
+        private_folder(path.parent)
     remove_stale_temps(path.parent)
     tmp = _temp_path(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
@@ -205,7 +217,11 @@ def _write_temp(path: Path, data: bytes, mode: int) -> Path:
 
 
 def _mode_of(path: Path) -> int:
-    """The permission bits to give the replacement: the file's own, else rw-r--r--."""
+    """The permission bits to give the replacement: 0600 in pokayokay's state folder (a file an
+    older pokayokay wrote 0644 is tightened as it is replaced); elsewhere the file's own, else
+    rw-r--r-- (a rule file or MEMORY.md is the user's, read by Claude Code)."""
+    if in_state_home(path):
+        return PRIVATE_FILE
     try:
         return os.stat(path).st_mode & 0o777
     except FileNotFoundError:

@@ -276,7 +276,7 @@ def failure_lesson(data: bytes, environ: "Mapping[str, str] | None" = None) -> s
 def _log(message: str) -> str:
     folder = os.path.join(state_home(), "logs")
     try:
-        os.makedirs(folder, exist_ok=True)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
         fd = os.open(
             os.path.join(folder, "pokayokay.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
         )

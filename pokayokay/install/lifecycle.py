@@ -316,6 +316,7 @@ def _unmanage_memory(location: MemoryLocation, keep: Path) -> list[str]:
         read_bytes,
         replace_if_unchanged,
         with_retries,
+        write_atomic,
     )
     from pokayokay.memory.unmanage import is_title_only, unmanage
 
@@ -331,8 +332,7 @@ def _unmanage_memory(location: MemoryLocation, keep: Path) -> list[str]:
         new = unmanage(text)
         if new == text and not is_title_only(new):
             return None
-        keep.mkdir(parents=True, exist_ok=True)
-        (keep / MEMORY_FILE).write_bytes(raw)
+        write_atomic(keep / MEMORY_FILE, raw)  # 0600 in 0700 folders: the state folder
         if is_title_only(new):
             if read_bytes(target) != raw:
                 raise Conflict(str(target))
