@@ -49,7 +49,7 @@ def loose_entries(root: Path) -> list[str]:
 
 
 def over_budget_memory() -> str:
-    decisions = "".join(f"- 2026-01-{1 + i % 28:02d} decision {i}: because {i}\n" for i in range(60))
+    decisions = "".join(f"- 2026-01-{1 + i % 28:02d} decision {i}: because\n" for i in range(60))
     return "# Memory\n\n## Key Decisions\n<!-- pokayokay: promoted -->\n" + decisions
 
 
@@ -82,8 +82,9 @@ def test_folders_and_files_an_older_pokayokay_left_loose_are_tightened(tmp_path:
     project_state = project_state_dir(str(location.project_key))
     for folder in (home / "logs", project_state / "backups"):
         folder.mkdir(parents=True, mode=0o755)
-    for folder in (home, home / "projects", project_state, home / "logs", project_state / "backups"):
+    for folder in (home, home / "projects", project_state, home / "logs"):
         os.chmod(folder, 0o755)
+    os.chmod(project_state / "backups", 0o755)
     log = home / "logs" / "pokayokay.log"
     log.write_text("an old line\n")
     os.chmod(log, 0o644)
