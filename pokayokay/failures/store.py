@@ -49,11 +49,17 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pokayokay.failures import store_reads, store_writes
 from pokayokay.failures.schema import MIGRATIONS, REKEY, SCHEMA_VERSION
-from pokayokay.failures.store_files import ASIDE_INFIX, is_busy, is_foreign_file
+from pokayokay.failures.store_files import (
+    file_identity,
+    is_busy,
+    is_corrupt,
+    move_aside,
+    retry_busy,
+)
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.names import FAILURES_DB
 
@@ -136,27 +142,30 @@ class FailureStore:
             try:
                 self._conn = self._open()
             except sqlite3.DatabaseError as exc:
-                if "not a database" not in str(exc) or not is_foreign_file(self.path):
+                if not self._recover(exc):
                     raise
-                self._move_aside()
                 self._conn = self._open()
         return self._conn
 
-    def _move_aside(self) -> None:
-        aside = self.path.with_name(f"{self.path.name}{ASIDE_INFIX}{int(time.time())}")
-        os.replace(self.path, aside)
-        for suffix in ("-wal", "-shm"):
-            try:
-                os.remove(f"{self.path}{suffix}")
-            except FileNotFoundError:
-                continue
-        self.recovered_from = aside
-        from pokayokay.infra import logs
+    def _recover(self, exc: sqlite3.DatabaseError) -> bool:
+        """A corrupt file (store_files.is_corrupt) is moved aside once per store object and a
+        fresh one opened next: True when the caller should try again."""
+        if self.recovered_from is not None or not is_corrupt(exc, self.path):
+            return False
+        identity = file_identity(self.path)
+        self.close()
+        self.recovered_from = move_aside(self.path, identity, str(exc)) or self.path
+        return True
 
-        logs.log(
-            f"failure store {self.path} was corrupt (not an SQLite database); moved aside to "
-            f"{aside} and started afresh — the failures recorded before are in that file"
-        )
+    def read(self, query: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """``query(connection, *args, **kwargs)``; a corrupt file is set aside and the query
+        runs again on the fresh store."""
+        try:
+            return query(self._connection(), *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            if not self._recover(exc):
+                raise
+            return query(self._connection(), *args, **kwargs)
 
     def _open(self) -> sqlite3.Connection:
         if not self.path.exists():
@@ -175,9 +184,10 @@ class FailureStore:
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA synchronous=NORMAL")
             versions: list[int] = []
-            self._retry_busy(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone())
-            self._retry_busy(
-                lambda: versions.append(conn.execute("PRAGMA user_version").fetchone()[0])
+            retry_busy(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone(), WRITE_ATTEMPTS)
+            retry_busy(
+                lambda: versions.append(conn.execute("PRAGMA user_version").fetchone()[0]),
+                WRITE_ATTEMPTS,
             )
             if versions[-1] != SCHEMA_VERSION:
                 self._migrate(conn)
@@ -185,18 +195,6 @@ class FailureStore:
             conn.close()
             raise
         return conn
-
-    @staticmethod
-    def _retry_busy(action: Callable[[], object]) -> None:
-        """Run ``action``, retrying a few times on a lock the busy handler did not wait out."""
-        for attempt in range(WRITE_ATTEMPTS * 10):
-            try:
-                action()
-                return
-            except sqlite3.OperationalError as exc:
-                if not is_busy(exc) or attempt == WRITE_ATTEMPTS * 10 - 1:
-                    raise
-                time.sleep(0.02 + 0.01 * attempt)
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
         def work(conn: sqlite3.Connection) -> None:
@@ -230,10 +228,12 @@ class FailureStore:
         ``records``: the transaction writes what a tool call produced, so while the spool is
         ingested it also records the spooled record's position, or raises
         :class:`~pokayokay.failures.ingest_cursor.AlreadyIngested` when that was committed
-        before (:mod:`pokayokay.failures.ingest_cursor`)."""
+        before (:mod:`pokayokay.failures.ingest_cursor`). Without ``conn``, a corrupt file is
+        set aside and ``work`` runs on a fresh store (:meth:`read`)."""
         from pokayokay.failures import ingest_cursor
 
-        conn = conn if conn is not None else self._connection()
+        if conn is None:
+            return self.read(lambda fresh: self._transaction(work, fresh, records=records))
         for attempt in range(WRITE_ATTEMPTS):
             try:
                 conn.execute("BEGIN IMMEDIATE")
@@ -318,9 +318,8 @@ class FailureStore:
         return True
 
     def _session_known(self, session_id: str) -> bool:
-        row = (
-            self._connection()
-            .execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,))
+        row = self.read(
+            lambda c: c.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,))
             .fetchone()
         )
         return row is not None
@@ -331,13 +330,13 @@ class FailureStore:
 
     def open_episodes(self, session_id: str) -> list[tuple[int, str, float]]:
         """The session's open fix episodes as (id, command, started): one indexed read."""
-        return [
-            (int(row[0]), str(row[1]), float(row[2]))
-            for row in self._connection().execute(
+        rows = self.read(
+            lambda c: c.execute(
                 "SELECT id, command, started FROM episodes WHERE session_id = ? ORDER BY id",
                 (session_id,),
-            )
-        ]
+            ).fetchall()
+        )
+        return [(int(row[0]), str(row[1]), float(row[2])) for row in rows]
 
     def record_success(
         self, session_id: str, tool: str, command: str | None, ts: float | None = None
@@ -436,11 +435,8 @@ class FailureStore:
 
     def has_open_episode(self, session_id: str) -> bool:
         """Whether the session has a failing command not yet passed (one indexed read)."""
-        row = (
-            self._connection()
-            .execute("SELECT 1 FROM episodes WHERE session_id = ? LIMIT 1", (session_id,))
-            .fetchone()
-        )
+        query = "SELECT 1 FROM episodes WHERE session_id = ? LIMIT 1"
+        row = self.read(lambda c: c.execute(query, (session_id,)).fetchone())
         return row is not None
 
     def record_edit(
@@ -537,15 +533,15 @@ class FailureStore:
 
     def session_fixes(self, session_id: str) -> list[store_reads.SessionFix]:
         """The failure groups fix episodes closed in ``session_id``, oldest first."""
-        return store_reads.session_fixes(self._connection(), session_id)
+        return self.read(store_reads.session_fixes, session_id)
 
     def single_session_owners(self) -> dict[str, str]:
-        return store_reads.single_session_owners(self._connection())
+        return self.read(store_reads.single_session_owners)
 
     def failure_groups(self, *, fixed_only: bool = False) -> list[FailureGroup]:
         """One group per signature, most widespread first (sessions, occurrences, recency);
         ``fixed_only``: only those a fix episode closed."""
-        return store_reads.failure_groups(self._connection(), fixed_only=fixed_only)
+        return self.read(store_reads.failure_groups, fixed_only=fixed_only)
 
     def failures(
         self,
@@ -556,8 +552,8 @@ class FailureStore:
         session_id: str | None = None,
     ) -> list[Failure]:
         """Raw failures still kept (the newest ``max_events``), oldest first."""
-        return store_reads.failures(
-            self._connection(),
+        return self.read(
+            store_reads.failures,
             since=since,
             signatures=signatures,
             limit=limit,
@@ -566,11 +562,11 @@ class FailureStore:
 
     def rule_loads(self) -> list[RuleLoad]:
         """Every recorded rule load, oldest first."""
-        return store_reads.rule_loads(self._connection())
+        return self.read(store_reads.rule_loads)
 
     def signatures(self) -> list[str]:
         """Every signature with a group."""
-        return store_reads.signatures(self._connection())
+        return self.read(store_reads.signatures)
 
     def rule_effect(
         self,
@@ -581,19 +577,19 @@ class FailureStore:
         min_sessions: int = 0,
     ) -> store_reads.RuleEffect:
         """One rule's loads and recurrences, counted in SQL (see store_reads.rule_effect)."""
-        return store_reads.rule_effect(
-            self._connection(), rule_path, signatures, exact=exact, min_sessions=min_sessions
+        return self.read(
+            store_reads.rule_effect, rule_path, signatures, exact=exact, min_sessions=min_sessions
         )
 
     def evidence_stamp(self) -> str:
         """A value that changes whenever graduation's evidence does (new failures, closed fix
         episodes), and only then: unlike the file's mtime, reads and checkpoints leave it."""
-        return store_reads.evidence_stamp(self._connection())
+        return self.read(store_reads.evidence_stamp)
 
     def sessions_since(self, ts: float) -> int:
         """How many sessions the store first saw at or after ``ts``."""
-        return store_reads.sessions_since(self._connection(), ts)
+        return self.read(store_reads.sessions_since, ts)
 
     def command_sessions(self) -> dict[tuple[str, str], int]:
         """(group key, command) -> distinct sessions in which the command failed that way."""
-        return store_reads.command_sessions(self._connection())
+        return self.read(store_reads.command_sessions)
