@@ -35,7 +35,7 @@ LAYERS: dict[str, int] = {
 PURE = {
     "errors", "names",
     "safety.sanitize", "safety.redact", "safety.commands",
-    "infra.markdown", "infra.lazyre", "infra.cjson",
+    "infra.markdown", "infra.lazyre", "infra.cjson", "infra.regex_safety", "infra.regex_budget",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
     "memory.unmanage", "memory.archives", "memory.oracle", "memory.empty_sections",
     "failures.model", "failures.schema", "failures.signature", "failures.classify",
