@@ -189,14 +189,16 @@ def _check_sequence(items: list[_Item]) -> None:
             if (item.high is None or item.high > 1) and item.group.varies:
                 raise _Refused(
                     "a repeated group that varies in length or holds an alternation, e.g. "
-                    "(a+)+ or (a|ab)*: nested repeats backtrack exponentially"
+                    "(a+)+ or (a|ab)*: nested repeats backtrack exponentially (repeat once: "
+                    "a+ rather than (a+)+, [ab]+ rather than (a|b)+)"
                 )
             _check(item.group)
         if item.unbounded:
             if pending_unbounded:
                 raise _Refused(
                     "two unbounded repeats with nothing required between them, e.g. .*.* or "
-                    "\\s*\\s+: the work grows with a power of the text's length"
+                    "\\s*\\s+: the work grows with a power of the text's length (keep one, or "
+                    "put a required character between them)"
                 )
             pending_unbounded = True
         elif item.low > 0 and not item.zero_width:
