@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import os
 
-from pokayokay.infra.regular import open_regular
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
@@ -106,6 +104,8 @@ def _head_file(project: Path) -> str | None:
     dot_git = os.path.join(top, ".git")
     if os.path.isdir(dot_git):
         return os.path.join(dot_git, "HEAD")
+    from pokayokay.infra.regular import open_regular
+
     try:
         with open_regular(dot_git) as fh:
             first = fh.read(4096).decode("utf-8", "replace").splitlines()[:1]
@@ -122,6 +122,8 @@ def branch_query(project: Path) -> str:
     head = _head_file(project)
     if head is None:
         return ""
+    from pokayokay.infra.regular import open_regular
+
     try:
         with open_regular(head) as fh:
             line = fh.read(4096).decode("utf-8", "replace").strip()
