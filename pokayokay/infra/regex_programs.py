@@ -94,7 +94,9 @@ def save(state_home: str, event: str) -> None:
             break
         programs[key] = program
     data = marshal.dumps({"key": interpreter_key(), "programs": programs})
-    os.makedirs(state_home, mode=0o700, exist_ok=True)
+    from pokayokay.infra.spool import makedirs_private
+
+    makedirs_private(state_home)
     path = _path(state_home, event)
     tmp = f"{path}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -115,3 +115,18 @@ def test_hooks_leave_only_private_files(project: Path) -> None:
     home = state_home()
     assert home.is_dir() and any(home.rglob("*"))
     assert loose_entries(home) == []
+
+
+def test_the_spool_as_the_first_writer_makes_every_folder_private(project: Path) -> None:
+    """The per-tool-call spool often creates the state folder: every level it creates is
+    0700, not only the last (``os.makedirs`` gives the others the umask's 0755)."""
+    import json
+
+    from pokayokay.infra import spool
+
+    home = state_home()
+    assert not home.exists()
+    payload = json.loads((FIXTURE_SAMPLES_DIR / "PostToolUseFailure.Bash.json").read_text())
+    payload["cwd"] = str(project)
+    assert spool.spool("PostToolUseFailure", json.dumps(payload).encode())
+    assert any(home.rglob("*.spool")) and loose_entries(home) == []
