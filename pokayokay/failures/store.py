@@ -106,6 +106,8 @@ class FailureStore:
         self.max_age = max_age_days * 86400.0
         # Set when an unreadable file was moved aside and a fresh one started (for the log).
         self.recovered_from: Path | None = None
+        self._recovering = False  # a corrupt file was met once: the next error is raised
+        self._identity: tuple[int, int] | None = None  # the file the connection opened
         self._conn: sqlite3.Connection | None = None
         self._vacuum_due = False
 
@@ -150,11 +152,12 @@ class FailureStore:
     def _recover(self, exc: sqlite3.DatabaseError) -> bool:
         """A corrupt file (store_files.is_corrupt) is moved aside once per store object and a
         fresh one opened next: True when the caller should try again."""
-        if self.recovered_from is not None or not is_corrupt(exc, self.path):
+        if self._recovering or not is_corrupt(exc, self.path):
             return False
-        identity = file_identity(self.path)
+        self._recovering = True
         self.close()
-        self.recovered_from = move_aside(self.path, identity, str(exc)) or self.path
+        # None: another process moved it aside first (and said so); its fresh store is used.
+        self.recovered_from = move_aside(self.path, self._identity, str(exc))
         return True
 
     def read(self, query: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
@@ -177,6 +180,7 @@ class FailureStore:
         conn = sqlite3.connect(
             self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
         )
+        self._identity = file_identity(self.path)
         try:
             # Takes effect only on an empty file (before the first table): new stores give
             # freed pages back to the file system (maintenance runs incremental_vacuum).

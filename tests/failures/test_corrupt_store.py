@@ -127,3 +127,34 @@ def test_failures_and_graduate_meeting_a_corrupt_store_say_it_once_and_work(
     assert graduate.returncode == 0, graduate.stderr
     assert graduate.stderr.count(SHOUT) == 1
     assert len(moved_aside(db)) == 2
+
+
+RECORDER = """
+import sys
+from pokayokay.failures.model import Failure
+from pokayokay.failures.store import FailureStore
+with FailureStore(sys.argv[1]) as store:
+    store.record_failure(Failure(1.9e9, sys.argv[2], "Bash", "pytest", "FAILED x", "testing",
+                                 (), "FAILED x", 1))
+"""
+
+
+def test_processes_meeting_the_same_corrupt_store_move_it_aside_once_and_lose_nothing(
+    tmp_path: Path,
+) -> None:
+    from pokayokay.failures.model import Failure
+
+    db = tmp_path / FAILURES_DB
+    with FailureStore(db) as store:
+        for n in range(300):
+            store.record_failure(Failure(1.8e9 + n, f"old-{n % 7}", "Bash", f"pytest t{n}",
+                                         f"FAILED sig {n}", "testing", (), "x" * 300, 1))
+    truncate(db, 4096 * 2 + 50)
+    procs = [subprocess.Popen([sys.executable, "-c", RECORDER, str(db), f"new-{n}"],
+                              stderr=subprocess.PIPE, text=True) for n in range(8)]
+    said = "".join(p.communicate(timeout=120)[1] for p in procs)
+    assert [p.returncode for p in procs] == [0] * 8, said
+    assert len(moved_aside(db)) == 1 and said.count(SHOUT) == 1, said
+    with FailureStore(db) as store:
+        recorded = sorted(f.session_id for f in store.failures())
+    assert recorded == sorted(f"new-{n}" for n in range(8))
