@@ -54,11 +54,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pokayokay.failures import store_reads, store_writes
 from pokayokay.failures.schema import MIGRATIONS, REKEY, SCHEMA_VERSION
 from pokayokay.failures.store_files import (
+    create_private,
     file_identity,
     is_busy,
     is_corrupt,
     move_aside,
     retry_busy,
+    retry_fresh,
 )
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.names import FAILURES_DB
@@ -152,7 +154,7 @@ class FailureStore:
     def _recover(self, exc: sqlite3.DatabaseError) -> bool:
         """A corrupt file (store_files.is_corrupt) is moved aside once per store object and a
         fresh one opened next: True when the caller should try again."""
-        if self._recovering or not is_corrupt(exc, self.path):
+        if self._recovering or not is_corrupt(exc, self.path, self._identity):
             return False
         self._recovering = True
         self.close()
@@ -168,15 +170,12 @@ class FailureStore:
         except sqlite3.DatabaseError as exc:
             if not self._recover(exc):
                 raise
-            return query(self._connection(), *args, **kwargs)
+            # Another process may still be moving the same file aside: a few fresh tries.
+            return retry_fresh(lambda: query(self._connection(), *args, **kwargs), self.close)
 
     def _open(self) -> sqlite3.Connection:
         if not self.path.exists():
-            from pokayokay.infra.state import private_folder
-
-            private_folder(self.path.parent)
-            # Private from the start: excerpts of tool output can hold anything.
-            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+            create_private(self.path)  # 0600 from the start, never while one is moved aside
         conn = sqlite3.connect(
             self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
         )

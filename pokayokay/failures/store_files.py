@@ -16,10 +16,14 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+_T = TypeVar("_T")
 
 __all__ = [
     "ASIDE_INFIX",
     "SQLITE_HEADER",
+    "create_private",
     "file_identity",
     "is_busy",
     "is_corrupt",
@@ -27,6 +31,7 @@ __all__ = [
     "move_aside",
     "moved_aside",
     "retry_busy",
+    "retry_fresh",
 ]
 
 
@@ -67,9 +72,16 @@ def is_foreign_file(path: Path) -> bool:
 HEADER_BYTES = 100  # SQLite's database header
 
 
-def is_corrupt(exc: sqlite3.DatabaseError, path: Path) -> bool:
+def is_corrupt(
+    exc: sqlite3.DatabaseError, path: Path, opened: tuple[int, int] | None = None
+) -> bool:
     """Whether ``exc`` says the file at ``path`` cannot be used as a database: SQLite reports it
-    malformed or not a database, and the file is not a header still being written."""
+    malformed or not a database, and the file is not a header still being written. ``opened``:
+    the identity of the file the failing connection opened; when ``path`` is another file by
+    now, another process moved it aside meanwhile (its WAL too, hence errors such as "disk I/O
+    error"): start afresh as well, whatever the error."""
+    if opened is not None and file_identity(path) != opened:
+        return True
     text = str(exc).lower()
     if "malformed" not in text and "not a database" not in text:
         return False
@@ -100,7 +112,7 @@ def move_aside(path: Path, identity: tuple[int, int] | None, why: str) -> Path |
     from pokayokay.infra import logs
     from pokayokay.infra.safe_write import file_lock
 
-    with file_lock(path.with_name(path.name + ".aside.lock"), timeout=5.0):
+    with file_lock(_aside_lock(path), timeout=5.0):
         if identity is None or file_identity(path) != identity:
             return None
         stamp = int(time.time())
@@ -109,6 +121,8 @@ def move_aside(path: Path, identity: tuple[int, int] | None, why: str) -> Path |
             if not os.path.lexists(aside):
                 break
             stamp += 1
+        # The database, then its WAL and index: a fresh store is only created under this same
+        # lock (create_private), so the -wal/-shm moved here are never the fresh store's.
         os.replace(path, aside)
         for suffix in ("-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):
@@ -124,6 +138,36 @@ def move_aside(path: Path, identity: tuple[int, int] | None, why: str) -> Path |
     return aside
 
 
+def _aside_lock(path: Path) -> Path:
+    return path.with_name(path.name + ".aside.lock")
+
+
+def create_private(path: Path) -> None:
+    """Create the store's file, mode 0600 (excerpts of tool output can hold anything), in a
+    0700 folder; waits for a move aside in progress (:func:`move_aside`) to finish first."""
+    from pokayokay.infra.safe_write import file_lock
+    from pokayokay.infra.state import private_folder
+
+    private_folder(path.parent)
+    with file_lock(_aside_lock(path), timeout=5.0):
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+
+
+def retry_fresh(action: Callable[[], _T], reset: Callable[[], None], attempts: int = 5) -> _T:
+    """``action`` on the fresh store after a move aside: while another process is still moving
+    the same corrupt file (and its WAL) aside, the first tries can fail; each failure closes
+    the connection (``reset``) and tries again a little later. The last error is raised."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return action()
+        except sqlite3.DatabaseError:
+            reset()
+            if attempt == attempts:
+                raise
+            time.sleep(0.05 * attempt)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 ASIDE_INFIX = ".unreadable-"  # failures.db.unreadable-<unix time>: a corrupt store moved aside
 
 
@@ -134,4 +178,7 @@ def moved_aside(path: Path) -> list[Path]:
     except OSError:
         return []
     prefix = path.name + ASIDE_INFIX
-    return sorted(path.parent / n for n in names if n.startswith(prefix))
+    # <name>.unreadable-<unix time>, not its -wal and -shm beside it.
+    return sorted(
+        path.parent / n for n in names if n.startswith(prefix) and n[len(prefix) :].isdigit()
+    )
