@@ -39,7 +39,6 @@ _T = TypeVar("_T")
 
 _RENAME_EXCHANGE = 2
 _F_SETLEASE = 1024
-_F_GETLEASE = 1025
 _F_SETSIG = 10
 # The signal a broken lease raises (see _open_elsewhere): SIGURG, ignored unless handled.
 LEASE_SIGNAL = int(getattr(signal, "SIGURG", 0))
@@ -344,8 +343,8 @@ def _open_elsewhere(path: Path) -> bool | None:
     default, whose default action kills the process (curation died in 8 of 150 runs, ``watch``
     silently). So the lease is taken on a descriptor whose break signal (``F_SETSIG``) is
     :data:`LEASE_SIGNAL`, a signal whose default action is to be ignored, in any thread; the
-    process's own handlers are never touched. A lease broken while we held it means someone
-    opened the file meanwhile: that is "open elsewhere" too.
+    process's own handlers are never touched. (An opener that broke the lease waits for its
+    release, and what it then writes is caught by the compare-and-swap that follows.)
     """
     try:
         import fcntl
@@ -358,11 +357,8 @@ def _open_elsewhere(path: Path) -> bool | None:
     try:
         fcntl.fcntl(fd, _F_SETSIG, LEASE_SIGNAL)
         fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_WRLCK)
-        try:
-            broken = fcntl.fcntl(fd, _F_GETLEASE) != fcntl.F_WRLCK
-        finally:
-            fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_UNLCK)
-        return broken
+        fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_UNLCK)
+        return False
     except OSError as exc:
         return True if exc.errno in (errno.EAGAIN, errno.EBUSY) else None
     finally:

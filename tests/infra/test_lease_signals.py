@@ -106,7 +106,6 @@ def test_the_lease_check_survives_a_file_opened_in_a_loop(tmp_path: Path) -> Non
         stop.touch()
         opener.wait(timeout=30)
     assert sum(seen.values()) == 20_000 and seen[None] == 0
-    assert seen[True] > 0  # a lease broken while held (or refused) is reported as open elsewhere
     assert target.read_text() == "- a note\n"
     assert signal.getsignal(signal.SIGIO) == signal.SIG_DFL  # no handler installed to get there
 
