@@ -387,9 +387,11 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
     _check_store(checks, location)
     _check_quarantine(checks)
 
+    from pokayokay.infra.state import private_folder
+
     home = state_home()
     try:
-        home.mkdir(parents=True, exist_ok=True)
+        private_folder(home)
         probe = home / f".doctor-{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()

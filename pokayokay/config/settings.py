@@ -171,7 +171,10 @@ _ROW_KEYS = ("category", "tool", "command", "error")
 
 
 def _check_failure_categories(value: object) -> object:
-    """``failure_categories:``: a list of classifier rows (see pokayokay.failures.classify)."""
+    """``failure_categories:``: a list of classifier rows (see pokayokay.failures.classify),
+    each pattern in the safe subset of :mod:`pokayokay.infra.regex_safety`."""
+    from pokayokay.infra.regex_safety import unsafe_reason
+
     if value is None:
         return ()
     if not isinstance(value, list):
@@ -201,6 +204,9 @@ def _check_failure_categories(value: object) -> object:
                     raise _Invalid(
                         f"{where}.{key}: invalid regex ({exc})", show_value=False
                     ) from None
+                unsafe = unsafe_reason(field_value)
+                if unsafe is not None:  # it would hang capture: regex_safety, decision 0060
+                    raise _Invalid(f"{where}.{key}: regex refused: {unsafe}", show_value=False)
             row[key] = field_value
         category = row.get("category", "")
         if not _CATEGORY_NAME.fullmatch(category):

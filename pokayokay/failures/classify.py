@@ -48,8 +48,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from pokayokay.infra.lazyre import Lazy
+from pokayokay.infra.regex_budget import Budgeted
 
-Pattern = re.Pattern[str] | Lazy
+Pattern = re.Pattern[str] | Lazy | Budgeted
 
 CATEGORIES = (
     "testing",
@@ -122,7 +123,9 @@ def row(
     lazy: bool = False,
 ) -> Rule:
     """A table row from pattern strings; raises ``ValueError`` on a bad row. ``lazy`` (the
-    built-in rows, known to compile): each pattern compiles on first use."""
+    built-in rows, known to compile): each pattern compiles on first use. Otherwise (a user's
+    row) each pattern must be in :mod:`~pokayokay.infra.regex_safety`'s safe subset, and
+    runs with a time budget (:mod:`~pokayokay.infra.regex_budget`)."""
     if not _CATEGORY_NAME.fullmatch(category):
         raise ValueError(f"category {category!r} must be 1-40 characters from a-z 0-9 -")
     if tool is None and command is None and error is None:
@@ -133,10 +136,19 @@ def row(
             return None
         if lazy:
             return Lazy(pattern)
+        from pokayokay.infra.regex_safety import unsafe_reason
+
         try:
-            return re.compile(pattern)
+            re.compile(pattern)
         except re.error as exc:
             raise ValueError(f"{name}: invalid regex {pattern!r} ({exc})") from None
+        reason = unsafe_reason(pattern)
+        if reason is not None:
+            raise ValueError(f"{name}: regex {pattern!r} refused: {reason}")
+        try:
+            return Budgeted(pattern)
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
 
     return Rule(
         category,

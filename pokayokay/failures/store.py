@@ -49,11 +49,19 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pokayokay.failures import store_reads, store_writes
 from pokayokay.failures.schema import MIGRATIONS, REKEY, SCHEMA_VERSION
-from pokayokay.failures.store_files import ASIDE_INFIX, is_busy, is_foreign_file
+from pokayokay.failures.store_files import (
+    create_private,
+    file_identity,
+    is_busy,
+    is_corrupt,
+    move_aside,
+    retry_busy,
+    retry_fresh,
+)
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.names import FAILURES_DB
 
@@ -100,6 +108,8 @@ class FailureStore:
         self.max_age = max_age_days * 86400.0
         # Set when an unreadable file was moved aside and a fresh one started (for the log).
         self.recovered_from: Path | None = None
+        self._recovering = False  # a corrupt file was met once: the next error is raised
+        self._identity: tuple[int, int] | None = None  # the file the connection opened
         self._conn: sqlite3.Connection | None = None
         self._vacuum_due = False
 
@@ -136,36 +146,40 @@ class FailureStore:
             try:
                 self._conn = self._open()
             except sqlite3.DatabaseError as exc:
-                if "not a database" not in str(exc) or not is_foreign_file(self.path):
+                if not self._recover(exc):
                     raise
-                self._move_aside()
                 self._conn = self._open()
         return self._conn
 
-    def _move_aside(self) -> None:
-        aside = self.path.with_name(f"{self.path.name}{ASIDE_INFIX}{int(time.time())}")
-        os.replace(self.path, aside)
-        for suffix in ("-wal", "-shm"):
-            try:
-                os.remove(f"{self.path}{suffix}")
-            except FileNotFoundError:
-                continue
-        self.recovered_from = aside
-        from pokayokay.infra import logs
+    def _recover(self, exc: sqlite3.DatabaseError) -> bool:
+        """A corrupt file (store_files.is_corrupt) is moved aside once per store object and a
+        fresh one opened next: True when the caller should try again."""
+        if self._recovering or not is_corrupt(exc, self.path, self._identity):
+            return False
+        self._recovering = True
+        self.close()
+        # None: another process moved it aside first (and said so); its fresh store is used.
+        self.recovered_from = move_aside(self.path, self._identity, str(exc))
+        return True
 
-        logs.log(
-            f"failure store {self.path} was corrupt (not an SQLite database); moved aside to "
-            f"{aside} and started afresh — the failures recorded before are in that file"
-        )
+    def read(self, query: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """``query(connection, *args, **kwargs)``; a corrupt file is set aside and the query
+        runs again on the fresh store."""
+        try:
+            return query(self._connection(), *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            if not self._recover(exc):
+                raise
+            # Another process may still be moving the same file aside: a few fresh tries.
+            return retry_fresh(lambda: query(self._connection(), *args, **kwargs), self.close)
 
     def _open(self) -> sqlite3.Connection:
         if not self.path.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # Private from the start: excerpts of tool output can hold anything.
-            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+            create_private(self.path)  # 0600 from the start, never while one is moved aside
         conn = sqlite3.connect(
             self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
         )
+        self._identity = file_identity(self.path)
         try:
             # Takes effect only on an empty file (before the first table): new stores give
             # freed pages back to the file system (maintenance runs incremental_vacuum).
@@ -173,9 +187,10 @@ class FailureStore:
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             conn.execute("PRAGMA synchronous=NORMAL")
             versions: list[int] = []
-            self._retry_busy(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone())
-            self._retry_busy(
-                lambda: versions.append(conn.execute("PRAGMA user_version").fetchone()[0])
+            retry_busy(lambda: conn.execute("PRAGMA journal_mode=WAL").fetchone(), WRITE_ATTEMPTS)
+            retry_busy(
+                lambda: versions.append(conn.execute("PRAGMA user_version").fetchone()[0]),
+                WRITE_ATTEMPTS,
             )
             if versions[-1] != SCHEMA_VERSION:
                 self._migrate(conn)
@@ -183,18 +198,6 @@ class FailureStore:
             conn.close()
             raise
         return conn
-
-    @staticmethod
-    def _retry_busy(action: Callable[[], object]) -> None:
-        """Run ``action``, retrying a few times on a lock the busy handler did not wait out."""
-        for attempt in range(WRITE_ATTEMPTS * 10):
-            try:
-                action()
-                return
-            except sqlite3.OperationalError as exc:
-                if not is_busy(exc) or attempt == WRITE_ATTEMPTS * 10 - 1:
-                    raise
-                time.sleep(0.02 + 0.01 * attempt)
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
         def work(conn: sqlite3.Connection) -> None:
@@ -228,10 +231,12 @@ class FailureStore:
         ``records``: the transaction writes what a tool call produced, so while the spool is
         ingested it also records the spooled record's position, or raises
         :class:`~pokayokay.failures.ingest_cursor.AlreadyIngested` when that was committed
-        before (:mod:`pokayokay.failures.ingest_cursor`)."""
+        before (:mod:`pokayokay.failures.ingest_cursor`). Without ``conn``, a corrupt file is
+        set aside and ``work`` runs on a fresh store (:meth:`read`)."""
         from pokayokay.failures import ingest_cursor
 
-        conn = conn if conn is not None else self._connection()
+        if conn is None:
+            return self.read(lambda fresh: self._transaction(work, fresh, records=records))
         for attempt in range(WRITE_ATTEMPTS):
             try:
                 conn.execute("BEGIN IMMEDIATE")
@@ -316,9 +321,8 @@ class FailureStore:
         return True
 
     def _session_known(self, session_id: str) -> bool:
-        row = (
-            self._connection()
-            .execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,))
+        row = self.read(
+            lambda c: c.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,))
             .fetchone()
         )
         return row is not None
@@ -329,13 +333,13 @@ class FailureStore:
 
     def open_episodes(self, session_id: str) -> list[tuple[int, str, float]]:
         """The session's open fix episodes as (id, command, started): one indexed read."""
-        return [
-            (int(row[0]), str(row[1]), float(row[2]))
-            for row in self._connection().execute(
+        rows = self.read(
+            lambda c: c.execute(
                 "SELECT id, command, started FROM episodes WHERE session_id = ? ORDER BY id",
                 (session_id,),
-            )
-        ]
+            ).fetchall()
+        )
+        return [(int(row[0]), str(row[1]), float(row[2])) for row in rows]
 
     def record_success(
         self, session_id: str, tool: str, command: str | None, ts: float | None = None
@@ -434,11 +438,8 @@ class FailureStore:
 
     def has_open_episode(self, session_id: str) -> bool:
         """Whether the session has a failing command not yet passed (one indexed read)."""
-        row = (
-            self._connection()
-            .execute("SELECT 1 FROM episodes WHERE session_id = ? LIMIT 1", (session_id,))
-            .fetchone()
-        )
+        query = "SELECT 1 FROM episodes WHERE session_id = ? LIMIT 1"
+        row = self.read(lambda c: c.execute(query, (session_id,)).fetchone())
         return row is not None
 
     def record_edit(
@@ -535,15 +536,15 @@ class FailureStore:
 
     def session_fixes(self, session_id: str) -> list[store_reads.SessionFix]:
         """The failure groups fix episodes closed in ``session_id``, oldest first."""
-        return store_reads.session_fixes(self._connection(), session_id)
+        return self.read(store_reads.session_fixes, session_id)
 
     def single_session_owners(self) -> dict[str, str]:
-        return store_reads.single_session_owners(self._connection())
+        return self.read(store_reads.single_session_owners)
 
     def failure_groups(self, *, fixed_only: bool = False) -> list[FailureGroup]:
         """One group per signature, most widespread first (sessions, occurrences, recency);
         ``fixed_only``: only those a fix episode closed."""
-        return store_reads.failure_groups(self._connection(), fixed_only=fixed_only)
+        return self.read(store_reads.failure_groups, fixed_only=fixed_only)
 
     def failures(
         self,
@@ -554,8 +555,8 @@ class FailureStore:
         session_id: str | None = None,
     ) -> list[Failure]:
         """Raw failures still kept (the newest ``max_events``), oldest first."""
-        return store_reads.failures(
-            self._connection(),
+        return self.read(
+            store_reads.failures,
             since=since,
             signatures=signatures,
             limit=limit,
@@ -564,11 +565,11 @@ class FailureStore:
 
     def rule_loads(self) -> list[RuleLoad]:
         """Every recorded rule load, oldest first."""
-        return store_reads.rule_loads(self._connection())
+        return self.read(store_reads.rule_loads)
 
     def signatures(self) -> list[str]:
         """Every signature with a group."""
-        return store_reads.signatures(self._connection())
+        return self.read(store_reads.signatures)
 
     def rule_effect(
         self,
@@ -579,19 +580,19 @@ class FailureStore:
         min_sessions: int = 0,
     ) -> store_reads.RuleEffect:
         """One rule's loads and recurrences, counted in SQL (see store_reads.rule_effect)."""
-        return store_reads.rule_effect(
-            self._connection(), rule_path, signatures, exact=exact, min_sessions=min_sessions
+        return self.read(
+            store_reads.rule_effect, rule_path, signatures, exact=exact, min_sessions=min_sessions
         )
 
     def evidence_stamp(self) -> str:
         """A value that changes whenever graduation's evidence does (new failures, closed fix
         episodes), and only then: unlike the file's mtime, reads and checkpoints leave it."""
-        return store_reads.evidence_stamp(self._connection())
+        return self.read(store_reads.evidence_stamp)
 
     def sessions_since(self, ts: float) -> int:
         """How many sessions the store first saw at or after ``ts``."""
-        return store_reads.sessions_since(self._connection(), ts)
+        return self.read(store_reads.sessions_since, ts)
 
     def command_sessions(self) -> dict[tuple[str, str], int]:
         """(group key, command) -> distinct sessions in which the command failed that way."""
-        return store_reads.command_sessions(self._connection())
+        return self.read(store_reads.command_sessions)

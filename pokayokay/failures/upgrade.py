@@ -111,8 +111,8 @@ class UpgradeReport:
 
 def due(store: FailureStore) -> list[str]:
     """The upgrades still due (one read of a tiny table)."""
-    conn = store.connection()
-    return [row[0] for row in conn.execute("SELECT name FROM store_upgrades ORDER BY name")]
+    query = "SELECT name FROM store_upgrades ORDER BY name"
+    return store.read(lambda conn: [row[0] for row in conn.execute(query)])
 
 
 def run(store: FailureStore, *, budget: float | None = None) -> UpgradeReport:

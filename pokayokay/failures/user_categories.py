@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 
 from pokayokay.failures.classify import Rule, rules_from_settings
+from pokayokay.infra.regex_budget import Budgeted
 from pokayokay.names import FAILURE_CATEGORIES_CACHE
 
 # The settings files, relative to the project (pokayokay.config.settings.TEAM_FILE/LOCAL_FILE;
@@ -88,9 +89,26 @@ def user_rules(project_root: str, state_dir: Path) -> tuple[Rule, ...]:
     if not rows:
         return ()
     try:
-        return rules_from_settings(rows)
+        rules = rules_from_settings(rows)
     except ValueError as exc:
         from pokayokay.infra import logs
 
         logs.log(f"failure_categories: {exc}; built-in categories only")
         return ()
+    for rule in rules:
+        for pattern in (rule.tool, rule.command, rule.error):
+            if isinstance(pattern, Budgeted):
+                pattern.on_timeout = _timed_out
+    return rules
+
+
+def _timed_out(pattern: str, length: int) -> None:
+    """The log line for a user pattern that ran past its budget (once per pattern and process)."""
+    from pokayokay.infra import logs
+    from pokayokay.infra.regex_budget import BUDGET
+
+    logs.log(
+        f"failure_categories: the pattern {pattern!r} ran past its {BUDGET * 1000:.0f} ms budget "
+        f"on a {length:,}-character text; counted as no match and not run again in this "
+        "process: simplify it"
+    )

@@ -223,7 +223,7 @@ def _load_cursor(folder: str) -> tuple[str, int]:
 def _save_cursor(folder: str, segment: str, offset: int) -> None:
     path = os.path.join(folder, spool.CURSOR)
     tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as fh:
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
         fh.write(b"%s %d\n" % (segment.encode("ascii"), offset))
     os.replace(tmp, path)
 

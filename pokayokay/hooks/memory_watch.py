@@ -74,7 +74,9 @@ def _digest(path: Path) -> str | None:
     import hashlib
 
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        from pokayokay.infra.regular import read_regular
+
+        return hashlib.sha256(read_regular(path)).hexdigest()
     except OSError:
         return None
 
@@ -123,6 +125,7 @@ def file_changed(payload: dict[str, Any], event: str) -> str:
         logs.log(f"FileChanged: curated {target} mid-session: moved {moved} entries")
     after = _digest(target)
     if after is not None:
-        settled.parent.mkdir(parents=True, exist_ok=True)
-        settled.write_text(after)
+        from pokayokay.infra.safe_write import write_atomic
+
+        write_atomic(settled, after.encode("ascii"))  # 0600 in a 0700 folder
     return ""

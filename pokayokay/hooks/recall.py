@@ -112,9 +112,11 @@ def _head_file(project: Path) -> str | None:
     dot_git = os.path.join(top, ".git")
     if os.path.isdir(dot_git):
         return os.path.join(dot_git, "HEAD")
+    from pokayokay.infra.regular import open_regular
+
     try:
-        with open(dot_git, encoding="utf-8", errors="replace") as fh:
-            first = fh.read(4096).splitlines()[:1]
+        with open_regular(dot_git) as fh:
+            first = fh.read(4096).decode("utf-8", "replace").splitlines()[:1]
     except OSError:
         return None
     if not first or not first[0].startswith("gitdir:"):
@@ -128,9 +130,11 @@ def branch_query(project: Path) -> str:
     head = _head_file(project)
     if head is None:
         return ""
+    from pokayokay.infra.regular import open_regular
+
     try:
-        with open(head, encoding="utf-8", errors="replace") as fh:
-            line = fh.read(4096).strip()
+        with open_regular(head) as fh:
+            line = fh.read(4096).decode("utf-8", "replace").strip()
     except OSError:
         return ""
     prefix = "ref: refs/heads/"

@@ -362,6 +362,7 @@ def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> No
     the state folder holds ``FailureStore.evidence_stamp``: the file's mtime moves on every
     read and checkpoint, the evidence does not)."""
     from pokayokay.failures.store import FailureStore
+    from pokayokay.infra.safe_write import write_atomic
     from pokayokay.infra.state import project_state_dir
     from pokayokay.names import FAILURES_DB
 
@@ -378,7 +379,7 @@ def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> No
     except OSError:
         pass
     if db.stat().st_size > DETACH_GRADUATION_ABOVE_BYTES:
-        stamp_file.write_text(stamp)  # the detached run logs its own failure
+        write_atomic(stamp_file, stamp.encode())  # the detached run logs its own failure
         _detach_command(
             [
                 "graduate",
@@ -395,7 +396,7 @@ def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> No
     from pokayokay.rules.apply import graduate_project
 
     graduate_project(project, location, settings)
-    stamp_file.write_text(stamp)
+    write_atomic(stamp_file, stamp.encode())
     logs.log(f"SessionEnd: graduation ran for {project}")
 
 

@@ -78,8 +78,10 @@ def lessons_block(environment: Sequence[str], patterns: Sequence[str], budget: i
 
 
 def _memory_text(path: Any) -> str | None:
+    from pokayokay.infra.regular import open_regular
+
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO MEMORY.md must not hang the subagent
             data = handle.read(_READ_AT_MOST)
     except OSError:
         return None

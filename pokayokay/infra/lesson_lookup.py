@@ -204,9 +204,6 @@ def write_lookup(
     """Write (or, for ``None``: remove) the lookup of every folder in ``folders`` atomically.
     Returns the paths written or removed."""
     import json
-    from pathlib import Path
-
-    from pokayokay.infra.safe_write import write_atomic
 
     done: list[str] = []
     for folder in dict.fromkeys(folders):
@@ -220,6 +217,26 @@ def write_lookup(
             continue
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         data = json.dumps(dict(content), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-        write_atomic(Path(path), data.encode("utf-8"))
+        _replace_private(path, data.encode("utf-8"))
         done.append(path)
     return done
+
+
+def _replace_private(path: str, data: bytes) -> None:
+    """Atomically make ``path`` hold ``data``, mode 0600, in the standard library alone:
+    ``safe_write`` imports the state folder's module, which imports the spool, which imports
+    this one — an import of ``safe_write`` here would close that circle."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:  # noqa: SIM105 - contextlib is one more import on the per-command path
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

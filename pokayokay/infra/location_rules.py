@@ -142,7 +142,9 @@ def git_toplevel(start: str | os.PathLike[str]) -> str | None:
 
 def _read_small_text(path: str) -> str | None:
     try:
-        with open(path, "rb") as handle:
+        from pokayokay.infra.regular import open_regular
+
+        with open_regular(path) as handle:
             data = handle.read(_GIT_POINTER_MAX_BYTES)
     except (OSError, ValueError):
         return None

@@ -6,7 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from pokayokay.infra.state import log_file
+from pokayokay.infra.state import PRIVATE_FILE, log_file, private_folder, tighten
 
 TYPE_CHECKING = False  # no typing import at run time: hooks import this module
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ def log(message: str, *, traceback_text: str | None = None) -> Path:
     """Append a timestamped record; returns the log path (so callers can name it)."""
     path = log_file()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
         try:
             if path.stat().st_size > MAX_BYTES:
                 os.replace(path, path.with_name(path.name + ".1"))
@@ -29,8 +29,13 @@ def log(message: str, *, traceback_text: str | None = None) -> Path:
         record = f"{stamp} pid={os.getpid()} {message}\n"
         if traceback_text:
             record += traceback_text if traceback_text.endswith("\n") else traceback_text + "\n"
-        with open(path, "a", encoding="utf-8", errors="replace") as fh:
-            fh.write(record)
+        # 0600: the log quotes errors, paths and excerpts of what failed.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE)
+        try:
+            tighten(path, PRIVATE_FILE)  # a log an older pokayokay created 0644
+            os.write(fd, record.encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
     except OSError:
         pass  # logging must never be the reason a hook fails
     return path

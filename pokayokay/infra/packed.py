@@ -137,7 +137,9 @@ def write_private(path: str, payload: bytes) -> None:
     """Atomically replace ``path`` with ``payload`` (mode 0600); never raises ``OSError``."""
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        from pokayokay.infra.state import private_folder
+
+        private_folder(os.path.dirname(path))
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with open(fd, "wb") as fh:
             fh.write(payload)

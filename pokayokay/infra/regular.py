@@ -1,37 +1,51 @@
-"""Reading a file that must be a regular file, without ever blocking: the light helper every
-reader of transcripts, MEMORY.md, settings and rules uses (standard library only, no typing)."""
+"""Opening a file that must be a regular file, without ever blocking: the one open every reader
+of a file pokayokay did not create goes through (transcripts, MEMORY.md and its topic files,
+settings, rules, learnings, SKILL.md, git's HEAD). Standard library only, no typing import.
+
+The file is opened with ``O_NONBLOCK`` (a FIFO opens at once instead of waiting for a writer)
+and ``fstat``-checked to be a regular file before any byte is read, on the very descriptor that
+is then read: no window between a check and the open for a swapped-in FIFO."""
 
 from __future__ import annotations
 
 import errno
 import os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import BinaryIO
+
 
 class NotARegularFile(OSError):
     """A FIFO, a socket or a device where a file was expected: never read (a FIFO would block)."""
 
 
-def read_regular(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
-    """The bytes of a regular file (its first ``limit + 1`` bytes when ``limit`` is given, so a
-    caller can tell "too large"). Opened without blocking and checked to be a regular file
-    before any read: a FIFO named like a transcript, MEMORY.md, a settings file or a rule raises
-    :class:`NotARegularFile` instead of hanging the hook. Other errors are the usual OSErrors."""
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """``path`` opened for reading in binary mode, provided it is a regular file (a symlink to
+    one is followed); :class:`NotARegularFile` (an OSError) for a FIFO, socket or device, the
+    usual OSErrors otherwise. Never blocks."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
         if not _is_regular(os.fstat(fd).st_mode):
             raise NotARegularFile(errno.EINVAL, "not a regular file", os.fspath(path))
-        chunks: list[bytes] = []
-        size = 0
-        want = None if limit is None else limit + 1
-        while want is None or size < want:
-            chunk = os.read(fd, 1 << 20 if want is None else min(1 << 20, want - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
-    finally:
+        return os.fdopen(fd, "rb")
+    except BaseException:
         os.close(fd)
+        raise
+
+
+def read_regular(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
+    """The bytes of a regular file (its first ``limit + 1`` bytes when ``limit`` is given, so a
+    caller can tell "too large"), through :func:`open_regular`: a FIFO named like a transcript,
+    MEMORY.md, a settings file or a rule raises :class:`NotARegularFile` instead of hanging the
+    hook. Other errors are the usual OSErrors."""
+    with open_regular(path) as handle:
+        return handle.read() if limit is None else handle.read(limit + 1)
+
+
+def read_regular_text(path: str | os.PathLike[str], limit: int | None = None) -> str:
+    """:func:`read_regular` decoded as UTF-8, undecodable bytes kept (``surrogateescape``)."""
+    return read_regular(path, limit).decode("utf-8", "surrogateescape")
 
 
 def _is_regular(mode: int) -> bool:

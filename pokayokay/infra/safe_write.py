@@ -24,6 +24,7 @@ import ctypes
 import errno
 import os
 import re
+import signal
 import stat
 import time
 from collections.abc import Callable, Iterator
@@ -32,11 +33,15 @@ from typing import TypeVar
 
 from pokayokay.errors import ConcurrentChangeError, PokayokayError
 from pokayokay.infra.regular import NotARegularFile
+from pokayokay.infra.state import PRIVATE_FILE, in_state_home, private_folder
 
 _T = TypeVar("_T")
 
 _RENAME_EXCHANGE = 2
 _F_SETLEASE = 1024
+_F_SETSIG = 10
+# The signal a broken lease raises (see _open_elsewhere): SIGURG, ignored unless handled.
+LEASE_SIGNAL = int(getattr(signal, "SIGURG", 0))
 # How long to wait for a writer that still holds the swapped-out file open.
 SETTLE_SECONDS = 1.0
 _AT_FDCWD = -100
@@ -58,7 +63,7 @@ class LockTimeout(PokayokayError):
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float) -> Iterator[None]:
     """Hold an exclusive advisory lock on ``path`` (created if needed) for the ``with`` block."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _make_folder(path.parent)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
@@ -185,7 +190,18 @@ def _temp_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.pokayokay-{os.getpid()}-{time.monotonic_ns()}.tmp")
 
 
+def _make_folder(folder: Path) -> None:
+    """Create ``folder``: 0700 inside pokayokay's state folder (tightened if an older pokayokay
+    made it looser), as the umask says elsewhere (a project's ``.claude/``, the memory folder)."""
+    if in_state_home(folder):
+        private_folder(folder)
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+
+
 def _write_temp(path: Path, data: bytes, mode: int) -> Path:
+    if in_state_home(path):
+        private_folder(path.parent)
     remove_stale_temps(path.parent)
     tmp = _temp_path(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
@@ -205,7 +221,11 @@ def _write_temp(path: Path, data: bytes, mode: int) -> Path:
 
 
 def _mode_of(path: Path) -> int:
-    """The permission bits to give the replacement: the file's own, else rw-r--r--."""
+    """The permission bits to give the replacement: 0600 in pokayokay's state folder (a file an
+    older pokayokay wrote 0644 is tightened as it is replaced); elsewhere the file's own, else
+    rw-r--r-- (a rule file or MEMORY.md is the user's, read by Claude Code)."""
+    if in_state_home(path):
+        return PRIVATE_FILE
     try:
         return os.stat(path).st_mode & 0o777
     except FileNotFoundError:
@@ -318,17 +338,24 @@ def replace_if_unchanged(
 def _open_elsewhere(path: Path) -> bool | None:
     """Does any other open file description refer to ``path``? None when we cannot tell.
 
-    A write lease (Linux) is granted only when nobody else has the file open.
+    A write lease (Linux) is granted only when nobody else has the file open. While it is held,
+    another process opening the file breaks it, and the kernel signals the holder: SIGIO by
+    default, whose default action kills the process (curation died in 8 of 150 runs, ``watch``
+    silently). So the lease is taken on a descriptor whose break signal (``F_SETSIG``) is
+    :data:`LEASE_SIGNAL`, a signal whose default action is to be ignored, in any thread; the
+    process's own handlers are never touched. (An opener that broke the lease waits for its
+    release, and what it then writes is caught by the compare-and-swap that follows.)
     """
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
         return None
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     try:
+        fcntl.fcntl(fd, _F_SETSIG, LEASE_SIGNAL)
         fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_WRLCK)
         fcntl.fcntl(fd, _F_SETLEASE, fcntl.F_UNLCK)
         return False

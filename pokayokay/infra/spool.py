@@ -227,13 +227,13 @@ def spool(event: str, data: bytes, environ: "Mapping[str, str] | None" = None) -
     try:
         _append(folder, record)
     except FileNotFoundError:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
+        makedirs_private(folder)
         _append(folder, record)
     failing = event == "PostToolUseFailure" or (
         event == "PostToolBatch" and any(hint in data for hint in BATCH_FAILURE_HINTS)
     )
     if failing and marker and not os.path.exists(marker):
-        os.makedirs(os.path.dirname(marker), mode=0o700, exist_ok=True)
+        makedirs_private(os.path.dirname(marker))
         os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, 0o600))
     return True
 
@@ -295,10 +295,22 @@ def failure_lesson(data: bytes, environ: "Mapping[str, str] | None" = None) -> s
     return dumps(out) + "\n"
 
 
+def makedirs_private(folder: str) -> None:
+    """``os.makedirs(folder, 0o700)`` for every level it creates, not only the last: the spool
+    is often the first to write into the state folder, and pokayokay's folders are private."""
+    parent = os.path.dirname(folder)
+    if parent and parent != folder and not os.path.isdir(parent):
+        makedirs_private(parent)
+    try:  # noqa: SIM105 - contextlib is one more import on the per-tool-call path
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+
+
 def _log(message: str) -> str:
     folder = os.path.join(state_home(), "logs")
     try:
-        os.makedirs(folder, exist_ok=True)
+        makedirs_private(folder)
         fd = os.open(
             os.path.join(folder, "pokayokay.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
         )

@@ -2,6 +2,10 @@
 
 ``POKAYOKAY_HOME`` wins; otherwise the platform's user state folder. Inside it every project
 gets ``projects/<slug>/`` keyed by the same slug Claude Code uses for the project's memory.
+
+Everything in it is private to the user (excerpts of tool output, MEMORY.md's old versions):
+files are created 0600 (:data:`PRIVATE_FILE`), folders 0700 (:func:`private_folder`), and a
+folder an older pokayokay created looser is tightened the first time pokayokay writes there.
 """
 
 from __future__ import annotations
@@ -13,6 +17,56 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 BACKUPS_KEPT = 10
+PRIVATE_FILE = 0o600
+PRIVATE_FOLDER = 0o700
+# The folders this process made private already (a hook writes several files into one folder).
+_private: set[str] = set()
+
+
+def in_state_home(path: str | os.PathLike[str], environ: dict[str, str] | None = None) -> bool:
+    """Whether ``path`` lies inside pokayokay's state folder (as written, not resolved)."""
+    home = state_home_path(environ)
+    text = os.path.abspath(os.fspath(path))
+    return text == home or text.startswith(home.rstrip(os.sep) + os.sep)
+
+
+def private_folder(folder: str | os.PathLike[str], environ: dict[str, str] | None = None) -> None:
+    """Make ``folder`` exist with mode 0700, and tighten to 0700 every folder from the state
+    home down to it that is looser (created by an older pokayokay, or by ``mkdir`` under a lax
+    umask); a folder outside the state home is only created, never changed. Folders owned by
+    someone else are left as they are. Raises OSError when the folder cannot be created."""
+    path = os.path.abspath(os.fspath(folder))
+    if path in _private:
+        return
+    home = os.path.abspath(state_home_path(environ))
+    chain = [path]
+    if path.startswith(home.rstrip(os.sep) + os.sep):
+        parts = path[len(home.rstrip(os.sep)) + 1 :].split(os.sep)
+        chain = [os.path.join(home, *parts[:depth]) for depth in range(len(parts) + 1)]
+    elif path != home:
+        os.makedirs(path, exist_ok=True)
+        _private.add(path)
+        return
+    for place in chain:
+        try:
+            os.mkdir(place, PRIVATE_FOLDER)
+        except FileExistsError:
+            pass
+        except FileNotFoundError:
+            os.makedirs(place, PRIVATE_FOLDER, exist_ok=True)
+        tighten(place, PRIVATE_FOLDER)
+    _private.add(path)
+
+
+def tighten(path: str | os.PathLike[str], mode: int) -> None:
+    """Drop the permission bits of ``path`` that ``mode`` does not have (0644 -> 0600, 0755 ->
+    0700), when pokayokay's user owns it; never raises."""
+    try:
+        info = os.stat(path)
+        if info.st_mode & 0o777 & ~mode and info.st_uid == os.getuid():
+            os.chmod(path, info.st_mode & mode & 0o777)
+    except (OSError, AttributeError):  # AttributeError: no getuid (Windows)
+        pass
 
 
 def project_root_problem(folder: str) -> str | None:
@@ -75,8 +129,8 @@ def mark_skills_changed(environ: dict[str, str] | None = None) -> None:
 
 def _touch(marker: Path) -> None:
     try:
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, 0o600))
+        private_folder(marker.parent)
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE))
         os.utime(marker)
     except OSError:
         pass

@@ -343,6 +343,7 @@ def _unmanage_memory(location: MemoryLocation, keep: Path, removed: list[str]) -
         read_bytes,
         replace_if_unchanged,
         with_retries,
+        write_atomic,
     )
     from pokayokay.memory.unmanage import is_title_only, unmanage
 
@@ -358,8 +359,7 @@ def _unmanage_memory(location: MemoryLocation, keep: Path, removed: list[str]) -
         new = unmanage(text, removed)
         if new == text and not is_title_only(new):
             return None
-        keep.mkdir(parents=True, exist_ok=True)
-        (keep / MEMORY_FILE).write_bytes(raw)
+        write_atomic(keep / MEMORY_FILE, raw)  # 0600 in 0700 folders: the state folder
         if is_title_only(new):
             if read_bytes(target) != raw:
                 raise Conflict(str(target))

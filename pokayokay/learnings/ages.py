@@ -41,6 +41,7 @@ from typing import Any
 
 from pokayokay.errors import PokayokayError
 from pokayokay.infra.git import GIT_TIMEOUT, Git, _first_line
+from pokayokay.infra.regular import read_regular
 from pokayokay.learnings.entries import LearningEntry, h2_title, parse_entries
 from pokayokay.learnings.model import EntryAge
 from pokayokay.memory.document import count_lines
@@ -275,7 +276,7 @@ def _read_file(path: Path) -> bytes:
     if not path.is_file():
         raise PokayokayError(f"{path}: not a regular file")
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
         raise PokayokayError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     nul = data.find(b"\0")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pokayokay.errors import PokayokayError
+from pokayokay.infra.regular import read_regular_text
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
@@ -84,7 +85,7 @@ def link_written_files(
         target = checked_target(location)
         if not target.exists():
             return None, f"no MEMORY.md: {', '.join(names)} not linked from a Topic Index"
-        text = target.read_bytes().decode("utf-8", "surrogateescape")
+        text = read_regular_text(target)
         lines = missing_links(text, names, config)
         if not lines:
             return None, None

@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 
 from pokayokay.infra import logs
+from pokayokay.infra.regular import open_regular
 from pokayokay.infra.state import project_state_dir
 
 TYPE_CHECKING = False
@@ -71,7 +72,7 @@ def _setting(settings: object, name: str) -> Any:
 def _count_lines_upto(path: Path, limit: int) -> int:
     """Lines of ``path``, reading no further than needed to know it is over ``limit``."""
     lines, last = 0, b"\n"
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:
         while chunk := fh.read(1 << 16):
             lines += chunk.count(b"\n")
             last = chunk[-1:]

@@ -311,6 +311,7 @@ def load_index(memory_dir: Path, environ: Mapping[str, str] | None = None) -> Le
 
 def _read_entry(path: Path, stamp: tuple[int, int, int]) -> IndexEntry | None:
     """The entry of one file (stamped before reading: a change meanwhile is seen next time)."""
+    from pokayokay.infra.regular import read_regular
     from pokayokay.learnings.model import LearningFormatError
     from pokayokay.learnings.stored import MAX_FILE_BYTES
     from pokayokay.learnings.topic_file import parse
@@ -318,8 +319,7 @@ def _read_entry(path: Path, stamp: tuple[int, int, int]) -> IndexEntry | None:
     if stamp[0] > MAX_FILE_BYTES:
         return None
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        data = read_regular(path, MAX_FILE_BYTES)
         learning = parse(data.decode("utf-8"))
     except (OSError, UnicodeDecodeError, LearningFormatError):
         return None

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from pokayokay.infra.regular import read_regular
 from pokayokay.names import CHAIN_LEARNINGS_FILE, SPIKES_FILE
 
 TYPE_CHECKING = False
@@ -113,7 +114,7 @@ def with_spike(spikes: list[Spike], spike: Spike) -> list[Spike]:
 
 def read(memory_dir: Path) -> list[Spike]:
     try:
-        data = (memory_dir / FILE_NAME).read_bytes()
+        data = read_regular(memory_dir / FILE_NAME)
     except OSError:
         return []
     return parse(data.decode("utf-8", "replace"))

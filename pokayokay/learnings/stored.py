@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from pokayokay.infra.regular import read_regular
+
 if TYPE_CHECKING:
 
     from pokayokay.learnings.model import Learning
@@ -53,8 +55,7 @@ def load_learnings(memory_dir: Path) -> tuple[list[StoredLearning], list[str]]:
             problems.append(f"{path.name}: not a regular file (skipped)")
             continue
         try:
-            with path.open("rb") as handle:
-                data = handle.read(MAX_FILE_BYTES + 1)
+            data = read_regular(path, MAX_FILE_BYTES)
         except OSError as exc:
             problems.append(f"{path.name}: cannot read it ({exc.strerror or exc})")
             continue
@@ -82,8 +83,7 @@ def read_stored(path: Path) -> StoredLearning | None:
     try:
         if path.is_symlink():
             return None
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        data = read_regular(path, MAX_FILE_BYTES)
         if len(data) > MAX_FILE_BYTES:
             return None
         return StoredLearning(path, parse(data.decode("utf-8")), data)

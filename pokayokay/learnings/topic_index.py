@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pokayokay.errors import PokayokayError
+from pokayokay.infra.regular import read_regular_text
 from pokayokay.learnings.stored import StoredLearning
 
 if TYPE_CHECKING:
@@ -102,6 +103,6 @@ def _update_index(
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_bytes().decode("utf-8", "surrogateescape")
+        return read_regular_text(path)
     except OSError:
         return ""

@@ -28,7 +28,14 @@ from pokayokay.infra.safe_write import (
     settled,
     with_retries,
 )
-from pokayokay.infra.state import BACKUPS_KEPT, project_state_dir, state_home
+from pokayokay.infra.state import (
+    BACKUPS_KEPT,
+    PRIVATE_FILE,
+    private_folder,
+    project_state_dir,
+    state_home,
+    tighten,
+)
 from pokayokay.memory import invariants
 from pokayokay.memory.curation import CurationResult, curate
 from pokayokay.memory.sections import END_MARKER, Settings
@@ -90,10 +97,14 @@ def read_archives(location: MemoryLocation, settings: Settings) -> dict[str, tup
 def backup(location: MemoryLocation, data: bytes, environ: Mapping[str, str] | None) -> Path:
     env = dict(os.environ if environ is None else environ)
     folder = project_state_dir(str(location.project_key), env) / "backups"
-    folder.mkdir(parents=True, exist_ok=True)
+    private_folder(folder, env)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     path = folder / f"MEMORY.md.{stamp}.bak"
-    path.write_bytes(data)
+    # 0600 from the first byte: a backup holds the user's memory, private like MEMORY.md.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    tighten(path, PRIVATE_FILE)  # it existed (same microsecond) with looser bits
     old = sorted(p for p in folder.iterdir() if p.name.startswith("MEMORY.md."))
     for stale in old[:-BACKUPS_KEPT]:
         stale.unlink(missing_ok=True)

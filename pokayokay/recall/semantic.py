@@ -278,8 +278,11 @@ def _catch_up_later(state_dir: str, project_dir: str) -> None:
     except OSError:
         pass
     try:
-        os.makedirs(state_dir, exist_ok=True)
-        with open(marker, "w", encoding="utf-8") as fh:
+        from pokayokay.infra.state import PRIVATE_FILE, private_folder
+
+        private_folder(state_dir)
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(f"{time.time():.0f}\n")
     except OSError:
         return  # no marker, no start: a storm of background processes is worse than a slow catch-up

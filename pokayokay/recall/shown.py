@@ -53,7 +53,9 @@ def record(state_dir: str, session: str, ids: list[str], now: float | None = Non
     recent = sorted(data.items(), key=lambda kv: _stamp(kv[1]))[-MAX_SESSIONS:]
     tmp = f"{_path(state_dir)}.{os.getpid()}.tmp"
     try:
-        os.makedirs(state_dir, exist_ok=True)
+        from pokayokay.infra.state import private_folder
+
+        private_folder(state_dir)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with open(fd, "w", encoding="utf-8") as fh:
             fh.write(dumps(dict(recent)))

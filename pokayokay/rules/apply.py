@@ -36,6 +36,7 @@ from pokayokay.errors import PokayokayError
 from pokayokay.failures.model import FailureGroup
 from pokayokay.infra.git import list_project_files
 from pokayokay.infra.locate import MemoryLocation
+from pokayokay.infra.regular import read_regular
 from pokayokay.infra.safe_write import (
     Conflict,
     decode_text,
@@ -128,7 +129,7 @@ def read_existing_rules(project_dir: Path) -> dict[str, str]:
         try:
             if path.stat().st_size > MAX_RULE_BYTES:
                 continue
-            data = path.read_bytes()
+            data = read_regular(path)
         except OSError:
             continue
         out[f"{RULES_DIR}/{path.name}"] = data.decode("utf-8", "surrogateescape")

@@ -32,6 +32,7 @@ import os
 import time
 
 from pokayokay.infra.lazyre import MULTILINE, Lazy
+from pokayokay.infra.regular import open_regular
 from pokayokay.names import SKILLS_CACHE_FILE
 from pokayokay.skills.match import Catalog
 
@@ -374,7 +375,7 @@ def unchanged_since_cached(skills: Iterable[Skill], names: Iterable[str]) -> boo
 
 
 def _read_head(path: str) -> str:
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:  # a FIFO named SKILL.md must not hang a hook
         return fh.read(MAX_SKILL_BYTES).decode("utf-8", "replace")
 
 

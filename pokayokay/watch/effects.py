@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pokayokay.infra.git import list_project_files
 from pokayokay.infra.locate import MemoryLocation
+from pokayokay.infra.regular import read_regular
 from pokayokay.memory.sections import Settings
 from pokayokay.rules import lint
 from pokayokay.watch.dispatcher import (
@@ -22,7 +23,7 @@ from pokayokay.watch.dispatcher import (
 
 def file_digest(path: Path) -> str | None:
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError:
         return None
     return hashlib.sha256(data).hexdigest()

@@ -226,7 +226,23 @@ class _Watches:
 
 
 class _Terminated(BaseException):
-    """SIGTERM, raised in the main thread like KeyboardInterrupt."""
+    """SIGTERM or SIGHUP, raised in the main thread like KeyboardInterrupt."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+# Signals that end the watch cleanly (said and logged), and the ones it ignores while it runs:
+# a closed terminal (SIGHUP) used to end it without a word; SIGIO, which a lease broken by
+# another process's open would raise by default (``infra.safe_write`` asks for SIGURG instead,
+# ignored), kills by default: never from the watch.
+STOP_SIGNALS: tuple[int, ...] = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+IGNORED_SIGNALS: tuple[int, ...] = tuple(
+    getattr(signal, name) for name in ("SIGIO",) if hasattr(signal, name)
+)
 
 
 def run_watch(
@@ -282,7 +298,8 @@ def run_watch(
     observer = observer_factory()
     watches = _Watches(observer, Forwarder(events), dispatcher, _event_filter())
     started = False
-    previous_term = _install_sigterm()
+    previous_handlers = _install_signal_handlers()
+    why = "stopped"
     try:
         observer.start()
         started = True
@@ -307,16 +324,30 @@ def run_watch(
                 next_rescan = clock() + RESCAN_SECONDS
             if not watches.in_line():
                 watches.sync()
-    except (KeyboardInterrupt, _Terminated):
+    except KeyboardInterrupt:
         pass
+    except _Terminated as exc:
+        why = f"stopped by {signal.Signals(exc.signum).name}"
+    except BaseException as exc:
+        # Never silently: the reason on the terminal and the traceback in the log, then the
+        # CLI's error boundary gives the exit code.
+        from pokayokay.infra.logs import log_exception
+
+        path = log_exception(f"watch of {project} stopped", exc)
+        with contextlib.suppress(OSError, ValueError):
+            say(f"stopped: {type(exc).__name__}: {exc} (details: {path})")
+        raise
     finally:
         try:
             observer.stop()
             if started:
                 observer.join(timeout=10)
         finally:
-            _restore_sigterm(previous_term)
-    say("stopped")
+            _restore_signal_handlers(previous_handlers)
+    from pokayokay.infra.logs import log
+
+    log(f"watch of {project} {why}")
+    say(why)
     return 0
 
 
@@ -333,22 +364,24 @@ def _drain(events: queue.Queue[RawEvent], timeout: float) -> list[RawEvent]:
             return batch
 
 
-_NOT_INSTALLED = object()
-
-
-def _install_sigterm() -> object:
-    """SIGTERM stops the watch like Ctrl-C (only possible from the main thread). Returns the
-    previous handler, or ``_NOT_INSTALLED``."""
+def _install_signal_handlers() -> dict[int, object]:
+    """SIGTERM and SIGHUP stop the watch like Ctrl-C, SIGIO is ignored (only possible from the
+    main thread). Returns the previous handlers, to put back."""
     if threading.current_thread() is not threading.main_thread():
-        return _NOT_INSTALLED
+        return {}
 
-    def on_term(signum: int, frame: FrameType | None) -> None:
-        raise _Terminated
+    def on_stop(signum: int, frame: FrameType | None) -> None:
+        raise _Terminated(signum)
 
-    return signal.signal(signal.SIGTERM, on_term)
+    previous: dict[int, object] = {}
+    for signum in STOP_SIGNALS:
+        previous[signum] = signal.signal(signum, on_stop)
+    for signum in IGNORED_SIGNALS:
+        previous[signum] = signal.signal(signum, signal.SIG_IGN)
+    return previous
 
 
-def _restore_sigterm(previous: object) -> None:
-    if previous is not _NOT_INSTALLED:
-        handler: Any = signal.SIG_DFL if previous is None else previous
-        signal.signal(signal.SIGTERM, handler)
+def _restore_signal_handlers(previous: dict[int, object]) -> None:
+    for signum, handler in previous.items():
+        wanted: Any = signal.SIG_DFL if handler is None else handler
+        signal.signal(signum, wanted)

@@ -100,13 +100,27 @@ def test_an_unreadable_file_is_moved_aside_not_lost(tmp_path: Path) -> None:
         assert only_group(store).occurrences == 1
 
 
-def test_a_damaged_database_is_reported_not_moved_aside(tmp_path: Path) -> None:
+def test_a_damaged_database_is_moved_aside_and_a_fresh_one_started(tmp_path: Path) -> None:
+    """Issue 25 item 6: a complete SQLite header over bytes SQLite cannot read is corrupt, not
+    busy: it is moved aside (kept whole) and the store goes on afresh."""
     path = tmp_path / DB_NAME
-    path.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    damaged = b"SQLite format 3\x00" + b"\xff" * 200
+    path.write_bytes(damaged)
+    with FailureStore(path) as store:
+        assert store.failure_groups() == []
+        assert store.recovered_from is not None and store.recovered_from.read_bytes() == damaged
+    assert path.read_bytes().startswith(b"SQLite format 3") and path.stat().st_size > 216
+
+
+def test_a_header_still_being_written_is_left_alone(tmp_path: Path) -> None:
+    """Shorter than SQLite's 100-byte header and starting like one: maybe another process's
+    database being created; reported, never moved."""
+    path = tmp_path / DB_NAME
+    path.write_bytes(b"SQLite format 3\x00\x10\x00")
     with FailureStore(path) as store, pytest.raises(sqlite3.DatabaseError):
         store.failure_groups()
     assert store.recovered_from is None
-    assert path.read_bytes().startswith(b"SQLite format 3")
+    assert path.read_bytes() == b"SQLite format 3\x00\x10\x00"
 
 
 def test_an_empty_file_is_a_new_database(tmp_path: Path) -> None:

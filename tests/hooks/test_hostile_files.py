@@ -95,3 +95,54 @@ def test_fifo_settings_and_rules_do_not_block_the_prompt_or_the_cli(project: Pat
     listed = subprocess.run([str(CONSOLE_SCRIPT), "rules", "list", "--project", str(project)],
                             capture_output=True, text=True, timeout=60)
     assert "Traceback" not in listed.stderr
+
+
+def test_subagent_start_with_a_fifo_memory_md_finishes(project: Path) -> None:
+    """Issue 25 item 7: SubagentStart read MEMORY.md with a plain open, which waits forever for
+    a FIFO's writer. Run through the registered hook command: it must finish, say nothing wrong
+    and give no lessons from a file it could not read."""
+    folder = memory_dir(project)
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "MEMORY.md")
+    result = hook("SubagentStart", sample("SubagentStart.json", project), project)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "Active Patterns" not in result.stdout
+
+
+def test_fifos_everywhere_pokayokay_reads_never_block_a_hook(project: Path, tmp_path: Path) -> None:
+    """Every file a hook reads that pokayokay did not create is opened without blocking and
+    checked to be regular: MEMORY.md, its topic and chain files, a learning file, a rule file,
+    a SKILL.md, the settings and git's HEAD, all FIFOs at once, through every hook that reads
+    them (each run as Claude Code runs it)."""
+    folder = memory_dir(project)
+    folder.mkdir(parents=True)
+    for name in ("MEMORY.md", "spike-results.md", "chain-learnings.md", "debugging.md",
+                 "recurring-failures.md"):
+        os.mkfifo(folder / name)
+    claude = project / ".claude"
+    (claude / "rules" / "pokayokay").mkdir(parents=True)
+    (claude / "skills" / "fixer").mkdir(parents=True)
+    os.mkfifo(claude / "skills" / "fixer" / "SKILL.md")
+    os.mkfifo(claude / "rules" / "pokayokay" / "pytest-cart.md")
+    os.mkfifo(claude / "pokayokay.md")
+    os.mkfifo(claude / "pokayokay.local.md")
+    head = project / ".git" / "HEAD"
+    head.unlink()
+    os.mkfifo(head)
+    transcript = tmp_path / "t.jsonl"
+    os.mkfifo(transcript)
+    prompt = sample("UserPromptSubmit.json", project)
+    prompt["prompt"] = "why does the webhook retry test in tests/test_cart.py fail again"
+    changed = sample("SessionStart.startup.json", project)
+    changed.update(hook_event_name="FileChanged", file_path=str(folder / "MEMORY.md"),
+                   event="change")
+    end = sample("SessionEnd.other.json", project)
+    end["transcript_path"] = str(transcript)
+    runs = [("SessionStart", sample("SessionStart.startup.json", project)),
+            ("UserPromptSubmit", prompt), ("SubagentStart", sample("SubagentStart.json", project)),
+            ("FileChanged", changed), ("SessionEnd", end)]
+    for event, payload in runs:
+        result = hook(event, payload, project)
+        assert result.returncode in (0, 1), (event, result.stderr)
+        assert "Traceback" not in result.stderr, (event, result.stderr)

@@ -852,9 +852,49 @@ def test_ctrl_c_and_sigterm_stop_the_observer_and_exit_0(
         f"{project.resolve() / '.claude' / 'rules'} (Ctrl-C to stop)"
     )
     assert lines[1].startswith(f"memory folder {tmp_path / 'memory'} does not exist yet")
-    assert lines[-1] == "stopped"
+    said = "stopped" if interrupt is raise_keyboard_interrupt else "stopped by SIGTERM"
+    assert lines[-1] == said
     assert "Traceback" not in out.getvalue()
     assert signal.getsignal(signal.SIGTERM) == before  # our handler is gone again
+
+
+def test_sigio_is_survived_and_sighup_stops_the_watch_with_a_word(
+    project: Path, tmp_path: Path
+) -> None:
+    """Issue 25 item 5: SIGIO (what a broken lease raises by default) killed ``watch`` and a
+    closed terminal (SIGHUP) ended it without a word. Both arrive in the loop's first pass."""
+
+    def sigio_then_sighup() -> None:
+        os.kill(os.getpid(), signal.SIGIO)
+        os.kill(os.getpid(), signal.SIGHUP)
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGIO, signal.SIGHUP)}
+    out = io.StringIO()
+    code = watch.run_watch(
+        project, memory_dir=tmp_path / "memory", out=out, observer_factory=FakeObserver,
+        clock=interrupting_clock(sigio_then_sighup, after=3),
+    )
+    assert code == 0
+    assert out.getvalue().splitlines()[-1] == "stopped by SIGHUP"
+    assert {s: signal.getsignal(s) for s in before} == before
+    log = Path(os.environ["POKAYOKAY_HOME"]) / "logs" / "pokayokay.log"
+    assert "stopped by SIGHUP" in log.read_text()
+
+
+def test_an_error_that_ends_the_watch_is_said_and_logged(project: Path, tmp_path: Path) -> None:
+    def explode() -> None:
+        raise RuntimeError("the disk went away")
+
+    out = io.StringIO()
+    with pytest.raises(RuntimeError):
+        watch.run_watch(
+            project, memory_dir=tmp_path / "memory", out=out, observer_factory=FakeObserver,
+            clock=interrupting_clock(explode, after=3),
+        )
+    last = out.getvalue().splitlines()[-1]
+    assert last.startswith("stopped: RuntimeError: the disk went away (details: ")
+    log = Path(os.environ["POKAYOKAY_HOME"]) / "logs" / "pokayokay.log"
+    assert "RuntimeError: the disk went away" in log.read_text()
 
 
 def test_watched_folders_at_start(project: Path, tmp_path: Path) -> None:
