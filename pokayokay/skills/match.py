@@ -443,10 +443,16 @@ class Query:
         self.rare = rares
 
 
+def names_format(query: Query, prof: Profile) -> bool:
+    """Whether the prompt names a file of a format the skill lists (``figures.xlsx``)."""
+    fields = prof.fields
+    return any(fields.get(ext, 0.0) >= EXT_WEIGHT for ext in query.exts)
+
+
 def evidence(query: Query, prof: Profile) -> tuple[float, set[str]]:
     """The evidence that ``prof`` fits ``query`` and the prompt terms that gave it."""
     fields = prof.fields
-    named_format = any(fields.get(ext, 0.0) >= EXT_WEIGHT for ext in query.exts)
+    named_format = names_format(query, prof)
     if fields.keys().isdisjoint(query.terms) and not named_format:
         # Nothing in common: phrases, bigrams and anchors are made of the skill's own terms,
         # so none of them can match either.

@@ -372,12 +372,23 @@ def suggest(
         (n for n, sc in scores.items() if sc >= floor and (sc >= top * RELATIVE or n in reasons)),
         key=lambda n: (-scores[n], n),
     )[:MAX_SUGGESTIONS]
-    worded = [by_name[n] for n in chosen if n not in reasons]
+    # A file of the skill's own format named in the prompt is evidence of its own, like a
+    # recurring failure: the gate judges only what the prompt's words say.
+    from pokayokay.skills.match import names_format
+
+    formats = {
+        n
+        for n in chosen
+        if n not in reasons
+        and (prof := by_name[n].profile) is not None
+        and names_format(query, prof)
+    }
+    worded = [by_name[n] for n in chosen if n not in reasons and n not in formats]
     if gate is not False and worded:
         from pokayokay.skills.gating import speak
 
         kept = {s.name for s in speak(gate, query, _stats(skills), worded, scores)}
-        chosen = [n for n in chosen if n in reasons or n in kept]
+        chosen = [n for n in chosen if n in reasons or n in formats or n in kept]
 
     suggestions: list[Suggestion] = []
     for name in chosen:

@@ -79,17 +79,22 @@ ISSUE_SILENCE_GOAL = 0.95
 # (0.63-0.78 -> 0.79-0.96). Lost hits: prompts expecting two notes, notes whose pieces a
 # stronger one holds too, a note matched on one concept several notes share
 # (docs/decisions/0050). Hit bars: those figures less a margin; no silence bar was lowered.
-HELDOUT_HIT = 0.82
+# Then the relevance gate (decision 0070, fitted on the train split after the manners above):
+# tuned 74/90, 36/36, precision 74/85; held-out 75/90, 35/36, 75/85; blind 28/35, 15/15;
+# blind2 23/30, 12/12; blind3 36/50, 24/25; blind4 38/50, 22/25; blind5 31/50, 13/25; blind6
+# 41/50, 14/30; blind7 33/50, 20/30; blind8 35/50, 29/40; blind9 33/50, 32/40; blind10 35/50,
+# 26/40; older 30/42, 20/22, 31/39. Bars: those figures less a margin (silence bars raised).
+HELDOUT_HIT = 0.81
 HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 BLIND_BARS = {
-    "blind": (0.77, 0.95), "blind2": (0.73, 0.95), "blind3": (0.74, 0.92),
-    "blind4": (0.80, 0.84), "blind5": (0.64, 0.28), "blind6": (0.84, 0.26),
-    "blind7": (0.68, 0.46), "blind8": (0.76, 0.52), "blind9": (0.68, 0.50),
-    "blind10": (0.72, 0.50),
+    "blind": (0.77, 0.95), "blind2": (0.73, 0.95), "blind3": (0.70, 0.92),
+    "blind4": (0.74, 0.84), "blind5": (0.60, 0.48), "blind6": (0.80, 0.43),
+    "blind7": (0.64, 0.63), "blind8": (0.68, 0.70), "blind9": (0.64, 0.77),
+    "blind10": (0.68, 0.62),
 }  # fmt: skip
-OLDER_BARS = (0.69, 0.90, 0.72)  # tests/data/recall: hit, silence, precision with the gate
-# The prompts the table was first tuned on keep a higher bar (77/90, 36/36 today).
-TUNED_HIT = 0.84
+OLDER_BARS = (0.69, 0.90, 0.77)  # tests/data/recall: hit, silence, precision with the gate
+# The prompts the table was first tuned on keep a higher bar (74/90, 36/36 today).
+TUNED_HIT = 0.80
 TUNED_SILENCE = 0.95
 # Precision: the share of the expected notes among all notes recalled on related prompts (what
 # reaches the model besides the note it needs). Issue 12's fifth round left out notes scoring

@@ -60,7 +60,8 @@ def test_recall_through_the_registered_hook_is_the_gated_decision(
         assert shown == gated, prompt
         assert len(shown) <= MAX_SHOWN and set(shown) <= set(ranked)
         trimmed += len(shown) < len(ranked)
-    assert trimmed >= 3  # the gate, not the ranker, decided these
+    # show_less already keeps one note by default; the gate silenced or trimmed the rest here
+    assert trimmed >= 1
 
 
 def test_skill_suggestion_through_the_registered_hook_is_the_gated_decision(
