@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -55,7 +56,7 @@ def only_group(store: FailureStore) -> FailureGroup:
 
 
 def raw(store: FailureStore, sql: str) -> list[tuple[object, ...]]:
-    with sqlite3.connect(store.path) as conn:
+    with closing(sqlite3.connect(store.path)) as conn, conn:
         return conn.execute(sql).fetchall()
 
 
@@ -66,7 +67,7 @@ def raw(store: FailureStore, sql: str) -> list[tuple[object, ...]]:
 def test_a_new_store_is_private_wal_and_versioned(store: FailureStore) -> None:
     assert store.failure_groups() == []
     assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
-    with sqlite3.connect(store.path) as conn:
+    with closing(sqlite3.connect(store.path)) as conn, conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
@@ -84,7 +85,7 @@ def test_for_project_lives_in_the_project_state_folder(tmp_path: Path) -> None:
 
 def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / DB_NAME
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         conn.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
     with FailureStore(path) as store, pytest.raises(StoreError, match="newer than this"):
         store.failure_groups()

@@ -4,6 +4,7 @@ replay, a resumed or mocked session) is a failure of its own, and old stores mig
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from helpers.hooks import run_hook
@@ -55,7 +56,7 @@ def test_a_reused_id_in_another_session_is_recorded(tmp_path: Path) -> None:
 
 def test_a_version_1_store_migrates_without_losing_a_row(tmp_path: Path) -> None:
     path = tmp_path / DB_NAME
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         for statement in MIGRATIONS[0]:
             conn.execute(statement)
         conn.execute("PRAGMA user_version=1")
@@ -70,7 +71,7 @@ def test_a_version_1_store_migrates_without_losing_a_row(tmp_path: Path) -> None
         assert store.record_failure(failure("s2", T0 + 5), tool_use_id="toolu_01")
         assert not store.record_failure(failure("s2", T0 + 6), tool_use_id="toolu_01")
         assert [f.session_id for f in store.failures()] == ["s1", "s2"]
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         indexes = {
             row[1]: [col[2] for col in conn.execute(f"PRAGMA index_info({row[1]})")]

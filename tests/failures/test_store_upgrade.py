@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -170,7 +171,7 @@ def test_an_old_store_keeps_its_secrets_until_upgraded_outside_the_hooks(
             not Path(f"{path}{suffix}").exists()
             or SECRETS[0].encode() not in Path(f"{path}{suffix}").read_bytes()
         )
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # incremental
         assert conn.execute("SELECT count(*) FROM store_upgrades").fetchone()[0] == 0
         redacted = conn.execute("SELECT command FROM failures WHERE tool_use_id = 't1'").fetchone()
@@ -189,7 +190,7 @@ def test_groups_that_differed_only_by_a_secret_are_merged(project: Path) -> None
     [group] = merged  # two passwords, one mistake
     assert (group.occurrences, group.sessions) == (2, 2)
     assert "[redacted:" in group.signature
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         fix_paths = conn.execute(
             "SELECT count FROM group_paths WHERE signature = ? AND kind = 'fix'",
             (group.signature,),

@@ -14,6 +14,7 @@ import os
 import random
 import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -170,7 +171,7 @@ def test_the_cursor_is_written_with_the_rows(project: Path) -> None:
     ingest.ingest(where)
     with FailureStore.for_project(project) as store:
         path = store.path
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         [(key, segment, offset)] = conn.execute(
             "SELECT spool, segment, offset FROM spool_cursors"
         ).fetchall()
