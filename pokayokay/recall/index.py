@@ -84,7 +84,7 @@ from pokayokay.recall.concepts import (
 )
 from pokayokay.recall.documents import Document as Document
 from pokayokay.recall.documents import Hit as Hit
-from pokayokay.recall.evidence import rare, show_less, speaks
+from pokayokay.recall.evidence import SECOND_SHARE, rare, show_less, speaks
 from pokayokay.recall.symptoms import speaks_of
 from pokayokay.recall.terms import MAX_QUERY_CHARS, weak_terms
 
@@ -135,8 +135,12 @@ MAX_FIXES = 1
 MAX_CANDIDATES = 12
 # A note already injected in this session comes back only when the prompt is about it again.
 REPEAT_FLOOR = 0.6
-# A note under this share of the best one reads the prompt worse: left out (see recall()).
+# Ungated only (gate=False): a note under this share of the best one reads the prompt worse:
+# left out (see recall()). With the gate, the fitted model decides (decision 0075).
 RELATIVE_FLOOR = 0.5
+# With the gate, candidates from this score up reach it (FLOOR is the ungated floor): below
+# FLOOR the fitted model, not a hand constant, decides whether a note speaks (decision 0075).
+GATE_FLOOR = 0.2
 # A truncated entry keeps at least this many characters of text, else it is dropped.
 MIN_ENTRY_CHARS = 40
 # The mark Index.scores leaves in ``pieces`` for a document the evidence rule silenced.
@@ -509,7 +513,7 @@ def recall(
     index: Index,
     prompt: str,
     *,
-    floor: float = FLOOR,
+    floor: float | None = None,
     k: int = TOP_K,
     method: str = METHOD,
     near_misses: int = 0,
@@ -517,9 +521,16 @@ def recall(
     repeat_floor: float = REPEAT_FLOOR,
     semantic: Mapping[int, float] | None = None,
     gate: Gate | bool = True,
+    pool: bool | None = None,
 ) -> Result:
     """The top ``k`` documents at or above ``floor`` for ``prompt``; with ``near_misses``, also
     that many of the best below it (only those documents are read from the index).
+
+    ``pool``: whether the candidates are the gate's pool (the default when a gate is on;
+    ``gate=False, pool=True`` is what the fitting script reads): from :data:`GATE_FLOOR` up
+    (``floor`` when given), with no relative floor and a second note on other pieces of the
+    prompt at any score, the fitted gate deciding. Otherwise the hand floors: :data:`FLOOR`,
+    :data:`RELATIVE_FLOOR` and :data:`~pokayokay.recall.evidence.SECOND_SHARE`.
 
     Manners: a note scoring less than :data:`RELATIVE_FLOOR` of the best one is left out (an
     automatic fix's score never sets the bar for the user's notes); at most :data:`MAX_FIXES`
@@ -533,6 +544,9 @@ def recall(
     ``gate``: the decision to speak over the notes left (:mod:`pokayokay.recall.gating`):
     ``True`` the fitted one, ``False`` none.
     """
+    gated = gate is not False if pool is None else pool
+    if floor is None:
+        floor = GATE_FLOOR if gated else FLOOR
     above: list[Hit] = []
     near: list[Hit] = []
     seen: set[str] = set()
@@ -569,7 +583,7 @@ def recall(
     room = MAX_FIXES if any(h.doc.kind != "fix" for h in above) else k
     allowed = {id(h) for h in fixes[:room]}
     chosen = [h for h in above if h.doc.kind != "fix" or id(h) in allowed][:k]
-    if len(chosen) > 1:  # a note far below the best one reads the prompt worse: left out
+    if len(chosen) > 1 and not gated:  # a note far below the best one reads the prompt worse
         best = max(h.score for h in chosen)
         notes = max((h.score for h in chosen if h.doc.kind != "fix"), default=best)
         chosen = [
@@ -578,7 +592,8 @@ def recall(
             if h.score >= RELATIVE_FLOOR * (best if h.doc.kind == "fix" else notes)
         ]
     chosen.sort(key=lambda h: (-h.score, h.doc.kind == "fix"))
-    chosen = show_less(chosen, [masks[id(h)] for h in chosen], k, MIN_EVIDENCE)
+    share = 0.0 if gated else SECOND_SHARE  # with the gate, select() compares probabilities
+    chosen = show_less(chosen, [masks[id(h)] for h in chosen], k, MIN_EVIDENCE, share)
     if gate is not False and chosen:
         from pokayokay.recall.gating import speak
 
