@@ -91,7 +91,7 @@ def skill_cases(split: Sequence[str], catalog: Catalog) -> list[Case]:
     for name in split:
         for row in json.loads((splits.SKILLS_FOLDER / name).read_text("utf-8")):
             prompt = row["prompt"]
-            advice = suggest(prompt, catalog, gate=False)
+            advice = suggest(prompt, catalog, gate=False, pool=True)
             names = [s.name for s in advice.suggestions]
             scores = {s.name: score for s, score in relevance(prompt, catalog)}
             scores.update({s.name: s.score for s in advice.suggestions})

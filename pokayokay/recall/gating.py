@@ -127,7 +127,7 @@ def evidence(
             named.add(piece)
     holders = {t: set(index.posting(t)[::2]) for ts in pieces.values() for t in ts}
     frozen_rare, frozen_named = frozenset(rare), frozenset(named)
-    words = frozenset(tokenize(prompt[:MAX_QUERY_CHARS])) - weak
+    prompt_words = frozenset(tokenize(prompt[:MAX_QUERY_CHARS])) - weak
     out = []
     for hit in hits:
         matched = frozenset(
@@ -137,7 +137,7 @@ def evidence(
         # one of those): the runner-up is the best score strictly below
         runner = max((s for s in runners if s < hit.score), default=0.0)
         cosine = (semantic or {}).get(hit.at, 0.0)
-        share = sentence_share(index, words, hit.doc.text)
+        share = sentence_share(index, prompt_words, hit.doc.text)
         out.append(
             Evidence(
                 hit.score, runner, matched, frozen_rare, frozen_named, len(pieces), cosine, share
