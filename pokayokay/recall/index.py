@@ -55,10 +55,10 @@ advice applies. The fifth round (:data:`RELATIVE_FLOOR`) raised precision on rel
 tuned 0.61 → 0.71 and held-out 0.55 → 0.68, with no hit lost.
 ``tfidf``, the plain cosine over terms, stays available (skill suggestion ranks with it).
 
-Only scores at or above :data:`FLOOR` are candidates: one note by default, a second only when
-nearly as strong and about something else, an automatic past fix never on one piece
-(:func:`pokayokay.recall.evidence.show_less`); then the relevance gate (decision 0070,
-:mod:`pokayokay.relevance.gate`) decides whether each still speaks. Their lines together hold at
+With the relevance gate (:mod:`pokayokay.relevance.gate`), scores from :data:`GATE_FLOOR` are
+candidates and it decides (decisions 0070, 0075); without, scores from :data:`FLOOR` are: one
+note by default, a second only when nearly as strong and about something else, a past fix
+never on one piece (:func:`pokayokay.recall.evidence.show_less`). Their lines together hold at
 most :data:`BUDGET` characters: when they do not fit, the lowest-scoring entry is shortened
 first, at a word boundary, and dropped when too little of it would remain.
 
@@ -135,11 +135,9 @@ MAX_FIXES = 1
 MAX_CANDIDATES = 12
 # A note already injected in this session comes back only when the prompt is about it again.
 REPEAT_FLOOR = 0.6
-# Ungated only (gate=False): a note under this share of the best one reads the prompt worse:
-# left out (see recall()). With the gate, the fitted model decides (decision 0075).
+# Ungated: a note under this share of the best one reads the prompt worse (see recall()).
 RELATIVE_FLOOR = 0.5
-# With the gate, candidates from this score up reach it (FLOOR is the ungated floor): below
-# FLOOR the fitted model, not a hand constant, decides whether a note speaks (decision 0075).
+# With the gate, candidates from this score up: the fitted model decides (decision 0075).
 GATE_FLOOR = 0.2
 # A truncated entry keeps at least this many characters of text, else it is dropped.
 MIN_ENTRY_CHARS = 40
@@ -526,12 +524,9 @@ def recall(
     """The top ``k`` documents at or above ``floor`` for ``prompt``; with ``near_misses``, also
     that many of the best below it (only those documents are read from the index).
 
-    ``pool``: whether the candidates are the gate's pool (the default when a gate is on;
-    ``gate=False, pool=True`` is what the fitting script reads): from :data:`GATE_FLOOR` up
-    (``floor`` when given), with no relative floor and a second note on other pieces of the
-    prompt at any score, the fitted gate deciding. Otherwise the hand floors: :data:`FLOOR`,
-    :data:`RELATIVE_FLOOR` and :data:`~pokayokay.recall.evidence.SECOND_SHARE`.
-
+    ``pool``: the gate's candidates (the default with a gate; the fitting script reads
+    ``gate=False, pool=True``): from :data:`GATE_FLOOR` (or ``floor``), no relative floor, no
+    :data:`~pokayokay.recall.evidence.SECOND_SHARE`. Otherwise :data:`FLOOR` and those apply.
     Manners: a note scoring less than :data:`RELATIVE_FLOOR` of the best one is left out (an
     automatic fix's score never sets the bar for the user's notes); at most :data:`MAX_FIXES`
     automatic past fix among the hits unless nothing else clears the floor (a fix also scores
@@ -542,11 +537,9 @@ def recall(
     (:mod:`pokayokay.recall.asks`), comes back only when it scores ``repeat_floor``.
     ``semantic``: the semantic model's boosts (:meth:`Index.ranked`), when it is installed.
     ``gate``: the decision to speak over the notes left (:mod:`pokayokay.recall.gating`):
-    ``True`` the fitted one, ``False`` none.
-    """
+    ``True`` the fitted one, ``False`` none."""
     gated = gate is not False if pool is None else pool
-    if floor is None:
-        floor = GATE_FLOOR if gated else FLOOR
+    floor = (GATE_FLOOR if gated else FLOOR) if floor is None else floor
     above: list[Hit] = []
     near: list[Hit] = []
     seen: set[str] = set()

@@ -5,8 +5,10 @@ Pure: skills, prompt and memory signals in, an :class:`Advice` and its text out 
 
 Relevance: ``pokayokay.skills.match`` (each skill's name, description and ``when_to_use`` read
 into fields, trigger phrases, file extensions, bigrams and negative clauses; specificity over the
-catalog). A skill is suggested when it scores at least :data:`FLOOR` and at least
-:data:`RELATIVE` of the best score; at most :data:`MAX_SUGGESTIONS`. Its evidence follows the
+catalog). With the relevance gate (decision 0070), the skills scoring at least
+:data:`GATE_FLOOR` are its candidates and the fitted gate decides (decision 0075); without it,
+a skill is suggested when it scores at least :data:`FLOOR` and at least :data:`RELATIVE` of the
+best score; at most :data:`MAX_SUGGESTIONS`. Its evidence follows the
 rule recall follows too (:mod:`pokayokay.recall.evidence`: two plain words, or one rare over
 the catalog), and only a person's words are read (:mod:`pokayokay.recall.turns`: nothing for a
 slash command, a turn Claude Code wrote such as ``<task-notification>``, or pasted output).
