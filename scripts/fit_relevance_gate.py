@@ -77,7 +77,7 @@ def recall_cases(split: Sequence[tuple[str, str, str]]) -> list[Case]:
         rows = json.loads((splits.DATA / folder / name).read_text("utf-8"))[key]
         for row in rows:
             prompt = row["q"]
-            hits = recall_index.recall(index, prompt, gate=False, pool=True).hits
+            hits = recall_index.recall(index, prompt, gate=False).hits
             runners = [score for _d, score in index.ranked(prompt)]
             found = recall_evidence(index, query_features(prompt), prompt, hits, runners)
             cases.append(Case(list(row["expect"]), [h.doc.id for h in hits], found))
@@ -91,7 +91,7 @@ def skill_cases(split: Sequence[str], catalog: Catalog) -> list[Case]:
     for name in split:
         for row in json.loads((splits.SKILLS_FOLDER / name).read_text("utf-8")):
             prompt = row["prompt"]
-            advice = suggest(prompt, catalog, gate=False, pool=True)
+            advice = suggest(prompt, catalog, gate=False)
             names = [s.name for s in advice.suggestions]
             scores = {s.name: score for s, score in relevance(prompt, catalog)}
             scores.update({s.name: s.score for s in advice.suggestions})

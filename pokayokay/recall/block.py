@@ -9,7 +9,7 @@ is indented so that it stays in the finding's list item."""
 
 from __future__ import annotations
 
-from pokayokay.recall.index import KINDS, MIN_ENTRY_CHARS, Document, Hit, Index, recall
+from pokayokay.recall.index import FLOOR, KINDS, MIN_ENTRY_CHARS, Document, Hit, Index, recall
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
@@ -198,6 +198,6 @@ def block(hits: Sequence[Hit], budget: int = BUDGET, advisory: str = ADVISORY) -
     return render(findings(hits, budget), advisory)
 
 
-def recall_block(index: Index, prompt: str, *, floor: float | None = None) -> str:
+def recall_block(index: Index, prompt: str, *, floor: float = FLOOR) -> str:
     """The block to inject for ``prompt``, or ``""`` when nothing clears the floor."""
     return block(recall(index, prompt, floor=floor).hits)

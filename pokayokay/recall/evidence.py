@@ -80,18 +80,13 @@ def split_names(text: str) -> tuple[str, list[str]]:
 
 
 def show_less(
-    hits: Sequence[Hit],
-    masks: Sequence[int],
-    k: int = 2,
-    fix_pieces: int = MIN_PLAIN,
-    share: float = SECOND_SHARE,
+    hits: Sequence[Hit], masks: Sequence[int], k: int = 2, fix_pieces: int = MIN_PLAIN
 ) -> list[Hit]:
     """What is shown of ``hits`` (best first; ``masks``: each one's plain pieces of the prompt,
     a bit each): the first, then another only when it scores :data:`SECOND_SHARE` of the first
     (of the best note, for a note: a fix never sets the bar for the user's notes) and holds a
     piece none shown holds (about something else), at most ``k``. An automatic past fix needs
-    ``fix_pieces`` plain pieces to show at all: never on one word. ``share``: the bar's share
-    (:data:`SECOND_SHARE`; 0 when the relevance gate compares the candidates instead)."""
+    ``fix_pieces`` plain pieces to show at all: never on one word."""
     out: list[Hit] = []
     covered = 0
     # an automatic fix's score never sets the bar for the user's notes
@@ -103,7 +98,7 @@ def show_less(
             continue
         if out:
             best = out[0].score if hit.doc.kind == "fix" else min(out[0].score, best_note)
-            if hit.score < share * best or not mask & ~covered:
+            if hit.score < SECOND_SHARE * best or not mask & ~covered:
                 continue
         out.append(hit)
         covered |= mask

@@ -6,8 +6,7 @@ prompt's pieces of evidence (:class:`~pokayokay.recall.concepts.Query`: the word
 concept, the concept and those words matched as themselves are one piece; bigrams and weak
 words are none); a piece is rare when one of its words has an IDF above the index's median
 word-occurrence IDF (:func:`~pokayokay.relevance.gate.rare_idf`), and named when all its words
-were found only inside paths, file names or identifiers of the prompt. A note's ``sentence``
-feature is :func:`sentence_share` of its text (decision 0075).
+were found only inside paths, file names or identifiers of the prompt.
 """
 
 from __future__ import annotations
@@ -66,35 +65,6 @@ def index_rare_idf(index: Index) -> float:
     return value
 
 
-def sentences(text: str) -> list[str]:
-    """``text``'s sentences: its lines, each cut after ``.``, ``!`` or ``?`` and a space."""
-    return text.replace(". ", ".\n").replace("! ", "!\n").replace("? ", "?\n").splitlines()
-
-
-def sentence_share(index: Index, words: frozenset[str], text: str) -> float:
-    """How much of ``text``'s best-matching sentence the prompt's ``words`` (its terms, weak
-    ones left out) hold: the largest IDF-weighted share, over the sentences of ``text``, of a
-    sentence's distinct terms found in ``words`` (0 to 1). A long note about several things
-    is judged by the part the prompt is about, not diluted by the rest."""
-    if not words:
-        return 0.0
-    weak = weak_terms()
-    n = len(index)
-    best = 0.0
-    for line in sentences(text):
-        terms = set(tokenize(line)) - weak
-        if not terms & words:
-            continue
-        total = held = 0.0
-        for term in terms:
-            weight = math.log((n + 1) / (len(index.posting(term)) // 2 + 1)) + 1.0
-            total += weight
-            if term in words:
-                held += weight
-        best = max(best, held / total)
-    return best
-
-
 def evidence(
     index: Index,
     query: Query,
@@ -127,7 +97,6 @@ def evidence(
             named.add(piece)
     holders = {t: set(index.posting(t)[::2]) for ts in pieces.values() for t in ts}
     frozen_rare, frozen_named = frozenset(rare), frozenset(named)
-    prompt_words = frozenset(tokenize(prompt[:MAX_QUERY_CHARS])) - weak
     out = []
     for hit in hits:
         matched = frozenset(
@@ -137,11 +106,8 @@ def evidence(
         # one of those): the runner-up is the best score strictly below
         runner = max((s for s in runners if s < hit.score), default=0.0)
         cosine = (semantic or {}).get(hit.at, 0.0)
-        share = sentence_share(index, prompt_words, hit.doc.text)
         out.append(
-            Evidence(
-                hit.score, runner, matched, frozen_rare, frozen_named, len(pieces), cosine, share
-            )
+            Evidence(hit.score, runner, matched, frozen_rare, frozen_named, len(pieces), cosine)
         )
     return out
 

@@ -55,10 +55,10 @@ advice applies. The fifth round (:data:`RELATIVE_FLOOR`) raised precision on rel
 tuned 0.61 → 0.71 and held-out 0.55 → 0.68, with no hit lost.
 ``tfidf``, the plain cosine over terms, stays available (skill suggestion ranks with it).
 
-With the relevance gate (:mod:`pokayokay.relevance.gate`), scores from :data:`GATE_FLOOR` are
-candidates and it decides (decisions 0070, 0075); without, scores from :data:`FLOOR` are: one
-note by default, a second only when nearly as strong and about something else, a past fix
-never on one piece (:func:`pokayokay.recall.evidence.show_less`). Their lines together hold at
+Only scores at or above :data:`FLOOR` are candidates: one note by default, a second only when
+nearly as strong and about something else, an automatic past fix never on one piece
+(:func:`pokayokay.recall.evidence.show_less`); then the relevance gate (decision 0070,
+:mod:`pokayokay.relevance.gate`) decides whether each still speaks. Their lines together hold at
 most :data:`BUDGET` characters: when they do not fit, the lowest-scoring entry is shortened
 first, at a word boundary, and dropped when too little of it would remain.
 
@@ -84,7 +84,7 @@ from pokayokay.recall.concepts import (
 )
 from pokayokay.recall.documents import Document as Document
 from pokayokay.recall.documents import Hit as Hit
-from pokayokay.recall.evidence import SECOND_SHARE, rare, show_less, speaks
+from pokayokay.recall.evidence import rare, show_less, speaks
 from pokayokay.recall.symptoms import speaks_of
 from pokayokay.recall.terms import MAX_QUERY_CHARS, weak_terms
 
@@ -135,10 +135,8 @@ MAX_FIXES = 1
 MAX_CANDIDATES = 12
 # A note already injected in this session comes back only when the prompt is about it again.
 REPEAT_FLOOR = 0.6
-# Ungated: a note under this share of the best one reads the prompt worse (see recall()).
+# A note under this share of the best one reads the prompt worse: left out (see recall()).
 RELATIVE_FLOOR = 0.5
-# With the gate, candidates from this score up: the fitted model decides (decision 0075).
-GATE_FLOOR = 0.2
 # A truncated entry keeps at least this many characters of text, else it is dropped.
 MIN_ENTRY_CHARS = 40
 # The mark Index.scores leaves in ``pieces`` for a document the evidence rule silenced.
@@ -511,7 +509,7 @@ def recall(
     index: Index,
     prompt: str,
     *,
-    floor: float | None = None,
+    floor: float = FLOOR,
     k: int = TOP_K,
     method: str = METHOD,
     near_misses: int = 0,
@@ -519,14 +517,10 @@ def recall(
     repeat_floor: float = REPEAT_FLOOR,
     semantic: Mapping[int, float] | None = None,
     gate: Gate | bool = True,
-    pool: bool | None = None,
 ) -> Result:
     """The top ``k`` documents at or above ``floor`` for ``prompt``; with ``near_misses``, also
     that many of the best below it (only those documents are read from the index).
 
-    ``pool``: the gate's candidates (the default with a gate; the fitting script reads
-    ``gate=False, pool=True``): from :data:`GATE_FLOOR` (or ``floor``), no relative floor, no
-    :data:`~pokayokay.recall.evidence.SECOND_SHARE`. Otherwise :data:`FLOOR` and those apply.
     Manners: a note scoring less than :data:`RELATIVE_FLOOR` of the best one is left out (an
     automatic fix's score never sets the bar for the user's notes); at most :data:`MAX_FIXES`
     automatic past fix among the hits unless nothing else clears the floor (a fix also scores
@@ -537,9 +531,8 @@ def recall(
     (:mod:`pokayokay.recall.asks`), comes back only when it scores ``repeat_floor``.
     ``semantic``: the semantic model's boosts (:meth:`Index.ranked`), when it is installed.
     ``gate``: the decision to speak over the notes left (:mod:`pokayokay.recall.gating`):
-    ``True`` the fitted one, ``False`` none."""
-    gated = gate is not False if pool is None else pool
-    floor = (GATE_FLOOR if gated else FLOOR) if floor is None else floor
+    ``True`` the fitted one, ``False`` none.
+    """
     above: list[Hit] = []
     near: list[Hit] = []
     seen: set[str] = set()
@@ -576,7 +569,7 @@ def recall(
     room = MAX_FIXES if any(h.doc.kind != "fix" for h in above) else k
     allowed = {id(h) for h in fixes[:room]}
     chosen = [h for h in above if h.doc.kind != "fix" or id(h) in allowed][:k]
-    if len(chosen) > 1 and not gated:  # a note far below the best one reads the prompt worse
+    if len(chosen) > 1:  # a note far below the best one reads the prompt worse: left out
         best = max(h.score for h in chosen)
         notes = max((h.score for h in chosen if h.doc.kind != "fix"), default=best)
         chosen = [
@@ -585,8 +578,7 @@ def recall(
             if h.score >= RELATIVE_FLOOR * (best if h.doc.kind == "fix" else notes)
         ]
     chosen.sort(key=lambda h: (-h.score, h.doc.kind == "fix"))
-    share = 0.0 if gated else SECOND_SHARE  # with the gate, select() compares probabilities
-    chosen = show_less(chosen, [masks[id(h)] for h in chosen], k, MIN_EVIDENCE, share)
+    chosen = show_less(chosen, [masks[id(h)] for h in chosen], k, MIN_EVIDENCE)
     if gate is not False and chosen:
         from pokayokay.recall.gating import speak
 

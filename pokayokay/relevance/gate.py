@@ -22,10 +22,7 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
 * ``length`` — ``ln(1 + n)`` of the prompt's content words;
 * ``cosine`` — the semantic model's opinion of a note (its boost, from the cosine), when that
   extra is installed (0 otherwise). The shipped gates were fitted without the model, so its
-  weight is 0 until they are refitted with it;
-* ``sentence`` — how much of a note's best-matching sentence the prompt holds: the IDF-weighted
-  share of that sentence's words found in the prompt (decision 0075: a note is often about
-  several things, and one of them is what the prompt asks; 0 for a skill).
+  weight is 0 until they are refitted with it.
 
 Show less, better (:func:`select`): one candidate by default; a second only when it passes
 the gate too, its probability is at least :data:`NEARLY` of the first's, and it holds words
@@ -40,7 +37,7 @@ TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports t
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-FEATURES = ("score", "margin", "rare", "names_only", "coverage", "length", "cosine", "sentence")
+FEATURES = ("score", "margin", "rare", "names_only", "coverage", "length", "cosine")
 # A second candidate speaks only at this share of the first one's probability, or more.
 NEARLY = 0.9
 # At most this many terms are read to estimate the corpus's rare-word IDF (bounded work).
@@ -55,10 +52,9 @@ class Evidence:
 
     ``matched``: the prompt's content units (words, or pieces of evidence) the candidate holds;
     ``rare``: the prompt's units rare in the corpus; ``named``: those found only in paths,
-    file names or identifiers; ``units``: how many content units the prompt has;
-    ``sentence``: the share of the candidate's best-matching sentence the prompt holds."""
+    file names or identifiers; ``units``: how many content units the prompt has."""
 
-    __slots__ = ("score", "runner_up", "matched", "rare", "named", "units", "cosine", "sentence")
+    __slots__ = ("score", "runner_up", "matched", "rare", "named", "units", "cosine")
 
     def __init__(
         self,
@@ -69,7 +65,6 @@ class Evidence:
         named: frozenset[str],
         units: int,
         cosine: float = 0.0,
-        sentence: float = 0.0,
     ) -> None:
         self.score = score
         self.runner_up = runner_up
@@ -78,7 +73,6 @@ class Evidence:
         self.named = named
         self.units = units
         self.cosine = cosine
-        self.sentence = sentence
 
     def __repr__(self) -> str:
         shown = zip(FEATURES, self.values(), strict=True)
@@ -95,7 +89,6 @@ class Evidence:
             len(matched) / self.units if self.units else 0.0,
             math.log1p(self.units),
             self.cosine,
-            self.sentence,
         )
 
 

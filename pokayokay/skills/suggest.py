@@ -5,10 +5,8 @@ Pure: skills, prompt and memory signals in, an :class:`Advice` and its text out 
 
 Relevance: ``pokayokay.skills.match`` (each skill's name, description and ``when_to_use`` read
 into fields, trigger phrases, file extensions, bigrams and negative clauses; specificity over the
-catalog). With the relevance gate (decision 0070), the skills scoring at least
-:data:`GATE_FLOOR` are its candidates and the fitted gate decides (decision 0075); without it,
-a skill is suggested when it scores at least :data:`FLOOR` and at least :data:`RELATIVE` of the
-best score; at most :data:`MAX_SUGGESTIONS`. Its evidence follows the
+catalog). A skill is suggested when it scores at least :data:`FLOOR` and at least
+:data:`RELATIVE` of the best score; at most :data:`MAX_SUGGESTIONS`. Its evidence follows the
 rule recall follows too (:mod:`pokayokay.recall.evidence`: two plain words, or one rare over
 the catalog), and only a person's words are read (:mod:`pokayokay.recall.turns`: nothing for a
 slash command, a turn Claude Code wrote such as ``<task-notification>``, or pasted output).
@@ -64,12 +62,7 @@ if TYPE_CHECKING:
     from pokayokay.skills.match import Query, Stats
 
 FLOOR = 1.04
-# Ungated only (gate=False): a skill under this share of the best score is left out. With the
-# gate, the fitted model decides (decision 0075).
 RELATIVE = 0.6
-# With the gate, skills from this score up reach it (FLOOR stays the bar of a skill that speaks
-# without the gate: a recurring failure's or a named file format's); decision 0075.
-GATE_FLOOR = 0.7
 MAX_SUGGESTIONS = 3
 BOOST = 0.05
 MAX_CHARS = 600
@@ -323,18 +316,12 @@ def suggest(
     *,
     floor: float = FLOOR,
     gate: Gate | bool = True,
-    pool: bool | None = None,
 ) -> Advice:
     """At most :data:`MAX_SUGGESTIONS` skills for ``prompt`` with their reasons, the answered
     spike it repeats, the recurring failures and graduated rules of the project files it names
     (``signals.paths``), pure. ``gate``: the decision to speak over the skills chosen for the
     prompt's words (:mod:`pokayokay.skills.gating`): ``True`` the fitted one, ``False`` none; a
-    skill boosted by a recurring failure answers another signal and is not gated. ``pool``:
-    whether the skills the prompt's words choose are the gate's pool (the default when a gate is
-    on; ``gate=False, pool=True`` is what the fitting script reads): from :data:`GATE_FLOOR`
-    (or ``floor`` if lower) up, with no relative bar; otherwise ``floor`` and :data:`RELATIVE`.
-    A skill speaking without the gate (a recurring failure's, a named file format's) always
-    needs ``floor``."""
+    skill boosted by a recurring failure answers another signal and is not gated."""
     from pokayokay.recall.asks import explains_code
     from pokayokay.recall.turns import suggest_text
     from pokayokay.skills.match import EXT_WEIGHT, Query, evidence
@@ -380,12 +367,9 @@ def suggest(
             reasons.setdefault(found.skill, []).append(found.reason)
 
     top = max(scores.values(), default=0.0)
-    gated = gate is not False if pool is None else pool
-    # the gate's pool: from GATE_FLOOR up, no relative bar (the fitted gate decides)
-    low, share = (min(floor, GATE_FLOOR), 0.0) if gated else (floor, RELATIVE)
     chosen = sorted(
         # A boosted skill answers another signal than the prompt's words: no relative bar.
-        (n for n, sc in scores.items() if sc >= low and (sc >= top * share or n in reasons)),
+        (n for n, sc in scores.items() if sc >= floor and (sc >= top * RELATIVE or n in reasons)),
         key=lambda n: (-scores[n], n),
     )[:MAX_SUGGESTIONS]
     # A file of the skill's own format named in the prompt is evidence of its own, like a
@@ -396,7 +380,6 @@ def suggest(
         n
         for n in chosen
         if n not in reasons
-        and scores[n] >= floor
         and (prof := by_name[n].profile) is not None
         and names_format(query, prof)
     }

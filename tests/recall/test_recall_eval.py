@@ -84,24 +84,15 @@ ISSUE_SILENCE_GOAL = 0.95
 # blind2 23/30, 12/12; blind3 36/50, 24/25; blind4 38/50, 22/25; blind5 31/50, 13/25; blind6
 # 41/50, 14/30; blind7 33/50, 20/30; blind8 35/50, 29/40; blind9 33/50, 32/40; blind10 35/50,
 # 26/40; older 30/42, 20/22, 31/39. Bars: those figures less a margin (silence bars raised).
-# Then the gate's pool and its best-sentence feature (decision 0075: candidates from
-# index.GATE_FLOOR 0.2, no relative floor, no SECOND_SHARE under the gate), measured before ->
-# after: tuned 74 -> 76/90, 36/36, precision 74/85 -> 76/86; held-out 75 -> 76/90, 35/36,
-# 75/85 -> 76/86; blind 28 -> 27/35, 15/15; blind2 23/30, 12/12; blind3 36 -> 37/50, 24 ->
-# 25/25; blind4 38/50, 22 -> 24/25; blind5 31/50, 13/25; blind6 41 -> 40/50, 14 -> 15/30;
-# blind7 33/50, 20 -> 18/30; blind8 35 -> 34/50, 29 -> 28/40; blind9 33 -> 32/50, 32 -> 31/40;
-# blind10 35 -> 33/50, 26 -> 27/40; older 30 -> 29/42, 20/22, 31/39 -> 30/38. The train split
-# as the fitting script scores it (any expected note shown) gains 5 hits and 1 silence; the
-# bars of the sets that lost moved to the new figures less a margin.
 HELDOUT_HIT = 0.81
 HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 BLIND_BARS = {
-    "blind": (0.74, 0.95), "blind2": (0.73, 0.95), "blind3": (0.70, 0.92),
-    "blind4": (0.74, 0.84), "blind5": (0.60, 0.48), "blind6": (0.76, 0.43),
-    "blind7": (0.64, 0.57), "blind8": (0.64, 0.67), "blind9": (0.60, 0.75),
-    "blind10": (0.62, 0.62),
+    "blind": (0.77, 0.95), "blind2": (0.73, 0.95), "blind3": (0.70, 0.92),
+    "blind4": (0.74, 0.84), "blind5": (0.60, 0.48), "blind6": (0.80, 0.43),
+    "blind7": (0.64, 0.63), "blind8": (0.68, 0.70), "blind9": (0.64, 0.77),
+    "blind10": (0.68, 0.62),
 }  # fmt: skip
-OLDER_BARS = (0.66, 0.90, 0.77)  # tests/data/recall: hit, silence, precision with the gate
+OLDER_BARS = (0.69, 0.90, 0.77)  # tests/data/recall: hit, silence, precision with the gate
 # The prompts the table was first tuned on keep a higher bar (74/90, 36/36 today).
 TUNED_HIT = 0.80
 TUNED_SILENCE = 0.95
@@ -371,11 +362,7 @@ def test_a_past_fix_is_recalled_when_the_prompt_speaks_of_its_failure() -> None:
     # the same failure, in its words or in others
     assert "F03" in ids("TS2339: Property 'instructorBio' does not exist on type 'CourseOut'")
     assert "F03" in ids("ts says property doesnt exist on type after i changed the api")
-    # decision 0075: the user's note on the same failure (L01) speaks; the fix reaches the gate
-    # but lands just under NEARLY of the note's probability, so one note is shown
-    fix_words = "tests wont even start, it says it cant import our plugin module"
-    assert ids(fix_words) == ["L01"]
-    assert "F01" in [h.doc.id for h in recall.recall(index, fix_words, gate=False).hits]
+    assert "F01" in ids("tests wont even start, it says it cant import our plugin module")
     # near the fix's files or its kind of check, but another failure: no fix
     for prompt in [
         "typescript says 'Object is possibly undefined' on course.sections[0].title in Outline.tsx",

@@ -34,7 +34,6 @@ def evidence(draw: st.DrawFn) -> Evidence:
         draw(WORDS),
         draw(st.integers(0, 40)),
         draw(st.floats(0, 1, allow_nan=False)),
-        draw(st.floats(0, 1, allow_nan=False)),
     )
 
 
@@ -77,25 +76,19 @@ def test_more_of_a_feature_moves_the_probability_the_way_its_weight_says(
     gate: Gate, found: Evidence, more: float
 ) -> None:
     """The logistic model is monotone in each feature, in the sign of its weight: checked on
-    the cosine and the best sentence's share, the features that move alone."""
-    cosine = Evidence(
+    the cosine, the one feature that moves alone."""
+    higher = Evidence(
         found.score, found.runner_up, found.matched, found.rare, found.named, found.units,
-        found.cosine + more, found.sentence,
+        found.cosine + more,
     )  # fmt: skip
-    sentence = Evidence(
-        found.score, found.runner_up, found.matched, found.rare, found.named, found.units,
-        found.cosine, found.sentence + more,
-    )  # fmt: skip
-    for higher, name in ((cosine, "cosine"), (sentence, "sentence")):
-        delta = gate.probability(higher) - gate.probability(found)
-        assert delta * gate.weights[FEATURES.index(name)] >= -1e-12
+    delta = gate.probability(higher) - gate.probability(found)
+    weight = gate.weights[FEATURES.index("cosine")]
+    assert delta * weight >= -1e-12
 
 
 def test_the_features_are_computed_from_the_evidence() -> None:
     found = Evidence(0.9, 0.4, frozenset({"a", "b"}), frozenset({"b", "c"}), frozenset(), 4)
-    assert found.values() == pytest.approx((0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.0, 0.0))
-    shared = Evidence(0.9, 0.4, frozenset({"a"}), frozenset(), frozenset(), 4, 0.2, 0.75)
-    assert shared.values()[6:] == (0.2, 0.75)  # the cosine, then the best sentence's share
+    assert found.values() == pytest.approx((0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.0))
     names = Evidence(0.9, 1.2, frozenset({"x"}), frozenset(), frozenset({"x", "y"}), 3)
     assert names.values()[1] == 0.0  # behind the runner-up: no margin
     assert names.values()[3] == 1.0  # every matched word only inside paths or identifiers

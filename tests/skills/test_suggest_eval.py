@@ -89,9 +89,8 @@ def test_hit_rate_and_silence_meet_the_goals(catalog: Catalog) -> None:
 # Issue 23 item 2 (the relevance gate, fitted on the train split: prompts.json and blind3-7;
 # held_out.json is its dev split, tests/data/SPLITS.md) traded hits for precision and silence:
 # held-out 74/80 hits, 43/45 silences, precision 74/87 before; 69/80, 45/45, 69/72 after;
-# with the manners' evidence rule and the refitted gate 67/80, 45/45, 67/71; with the gate's
-# pool (decision 0075: candidates from GATE_FLOOR 0.7, no relative bar) 69/80, 45/45, 69/72.
-HELD_OUT_MIN_HIT = 0.84
+# with the manners' evidence rule and the refitted gate 67/80, 45/45, 67/71.
+HELD_OUT_MIN_HIT = 0.82
 HELD_OUT_MIN_SILENCE = MIN_SILENCE
 HELD_OUT_MIN_PRECISION = 0.90
 
@@ -164,16 +163,11 @@ def rates_of(
 # After the manners' evidence rule and the gate refitted on it (a file of a skill's own format
 # named in the prompt passing the gate): blind3 51/60, 27/30, 51/59; blind4 50/60, 27/30,
 # 50/59; blind5 53/60, 27/30, 53/60; blind6 43/60, 29/30, 43/54; blind7 44/60, 27/30, 44/52.
-# Then the gate's pool (decision 0075: skills from suggest.GATE_FLOOR 0.7 reach the refitted
-# gate, no relative bar), before -> after: blind3 51 -> 53/60, 27/30, 51/59 -> 53/62; blind4
-# 50/60, 27/30, 50/59 -> 50/61; blind5 53/60, 27/30, 53/60 -> 53/59; blind6 43 -> 44/60,
-# 29/30, 43/54 -> 44/56; blind7 44 -> 45/60, 27 -> 24/30, 44/52 -> 45/55 (the train split as a
-# whole: 422 -> 432/498 hits, 194 -> 191/209 silences, precision 0.894 -> 0.894).
 # Bars: hit, silence and precision after the gate, less a margin.
 BLIND_BARS = {
-    "blind3.json": (0.83, 0.87, 0.82), "blind4.json": (0.80, 0.87, 0.79),
+    "blind3.json": (0.83, 0.87, 0.84), "blind4.json": (0.80, 0.87, 0.82),
     "blind5.json": (0.86, 0.87, 0.84), "blind6.json": (0.70, 0.93, 0.76),
-    "blind7.json": (0.71, 0.77, 0.78),
+    "blind7.json": (0.71, 0.87, 0.82),
 }  # fmt: skip
 
 
