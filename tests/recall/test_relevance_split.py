@@ -34,12 +34,15 @@ def test_the_split_is_big_enough_to_measure() -> None:
     assert len(named) >= 30
 
 
-# The lower ends of the 95 % intervals of the figures measured on main when the split landed
-# (3365dfc + the web-address fix), its first run: recall hit 0.83 [0.74, 0.90], silence 0.58
-# [0.44, 0.70], precision 0.56 [0.48, 0.64]; skills hit 0.84 [0.76, 0.90], silence 0.66
-# [0.52, 0.78], precision 0.73 [0.64, 0.80]. Raised only with a later change's measured figures.
-RECALL_BARS = {"hit": 0.74, "silence": 0.44, "precision": 0.48}  # goals: 0.80 / 0.90 / 0.85
-SKILL_BARS = {"hit": 0.76, "silence": 0.52, "precision": 0.64}  # goals: 0.85 / 0.95 / 0.85
+# The lower ends of the 95 % intervals of the figures measured on main as the split landed
+# (its first run: recall hit 0.83 [0.74, 0.90], silence 0.58 [0.44, 0.70], precision 0.56
+# [0.48, 0.64]; skills 0.84 [0.76, 0.90], 0.66 [0.52, 0.78], 0.73 [0.64, 0.80]), then after the
+# manners (recall 0.80 / 0.77 / 0.79; skills 0.83 / 0.72 / 0.74) and the relevance gate: recall
+# hit 0.72 [0.62, 0.80], silence 0.85 [0.72, 0.92], precision 0.84 [0.74, 0.91]; skills hit 0.79
+# [0.70, 0.86], silence 0.91 [0.80, 0.97], precision 0.91 [0.83, 0.95]. Raised only with a later
+# change's measured figures.
+RECALL_BARS = {"hit": 0.62, "silence": 0.72, "precision": 0.74}  # goals: 0.80 / 0.90 / 0.85
+SKILL_BARS = {"hit": 0.70, "silence": 0.80, "precision": 0.83}  # goals: 0.85 / 0.95 / 0.85
 
 
 def _assert_bars(figures: split.Figures, bars: dict[str, float]) -> None:
