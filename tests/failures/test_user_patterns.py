@@ -59,9 +59,8 @@ def test_a_very_long_pattern_is_refused() -> None:
 # Nested repeats, generated: any atom repeated inside a group that is repeated again.
 ATOMS = st.sampled_from(["a", ".", r"\w", r"\d", r"\s", "[a-z]", "[^x]", "(?:ab|a)", "x"])
 # Possessive repeats ("++") exist from Python 3.11 on.
-VARYING = st.sampled_from(
-    ["*", "+", "?", "{1,}", "{0,3}", "{2,9}", "*?", *(["++"] if sys.version_info >= (3, 11) else [])]
-)
+POSSESSIVE = ["++"] if sys.version_info >= (3, 11) else []
+VARYING = st.sampled_from(["*", "+", "?", "{1,}", "{0,3}", "{2,9}", "*?", *POSSESSIVE])
 REPEATS = st.sampled_from(["*", "+", "{2,}", "{1,5}", "+?", "{3,}"])
 
 
