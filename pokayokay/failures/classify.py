@@ -237,9 +237,21 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     _builtin("permissions", error=r"\b(?:Permission denied|EACCES|EPERM|Operation not permitted"
         r"|PermissionError|Access is denied)\b",
         note="permission denied by the OS (chmod, sudo, read-only folders)"),
-    # 3. the file-editing tools
+    # 3. the file-editing tools, and edits made by a command that did not apply
     _builtin("edit", tool=r"Edit|MultiEdit|Write|NotebookEdit",
         note="Edit/Write validation errors such as 'String to replace not found in file.'"),
+    _builtin("edit", error=r"(?m): patch does not apply$|^Hunk #\d+ FAILED\b",
+        note="a patch that did not apply (git apply, patch)"),
+    _builtin("edit", command=r"(?<![^\s;&|(/])(?:sed|perl)(?: -[a-zA-Z]+){0,5} -[a-zA-Z]*i",
+        note="an in-place edit by sed -i / perl -pi that failed"),
+    # 3b. the command itself was mistyped: a missing directory, script, target or test path
+    _builtin("shell", error=r"(?m)^(?:\S+: )?(?:line \d+: )?cd: [^\n]*: No such file or directory"
+        r"|Missing script: |ERR_PNPM_NO_SCRIPT|No rule to make target '[^'\n]*'\.  Stop\."
+        r"|^ERROR: file or directory not found: "
+        r"|Failed to import test module: (\w+)\n(?:[^\n]*\n){0,12}?[\w.]*Error: "
+        r"No module named '(?:[\w.]+\.)?\1'",
+        note="cd into a missing folder, a typo'd npm/pnpm script, make target, test path or test"
+        " module"),
     # 4. git
     _builtin("git", command=_cmd(r"git"), note="any failing git command"),
     _builtin("git", error=r"CONFLICT \(|Automatic merge failed|! \[(?:remote )?rejected\]"
@@ -249,10 +261,17 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     _builtin("dependencies", error=r"ModuleNotFoundError|No module named |Cannot find module "
         r"|ERR_MODULE_NOT_FOUND|Could not find a version that satisfies|No matching distribution"
         r"|\bERESOLVE\b|npm ERR! code E404|npm error code E404|could not resolve dependenc"
-        r"|no required module provides package|cannot find package|unresolved import"
+        r"|no required module provides package|cannot find package"
+        r"|unresolved import(?! `(?:crate|self|super)::)|no matching package named"
+        r"|\[import-untyped\]|\[import-not-found\]|Library stubs not installed"
         r"|command not found|is not recognized as an internal or external command"
         r"|(?m:^(?:/(?:usr/)?bin/)?\w*sh: (?:line )?\d+: [^:\n]+: not found\s*$)",
         note="a module, package or program is missing"),
+    # 5b. a type error is types whatever ran it (tsc under `npm run build`, rustc under cargo
+    # build, test or clippy): the TypeScript diagnostics and rustc's type and borrow-check codes
+    _builtin("types", error=r"(?m)\berror TS[27]\d{3}\b|^error\[E0(?:061|069|277|282|308|369|373"
+        r"|381|382|384|499|502|503|505|506|507|596|597|599|609|614|615|716)\]",
+        note="type checker and compiler type errors"),
     # 6. the command names a known tool
     _builtin("dependencies", command=_cmd(
         r"pip3? install|python3? -m pip|uv (?:pip|add|sync|lock|remove)"
@@ -273,7 +292,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"ruff(?! format(?! --check))|flake8|pylint|pycodestyle|pydocstyle|black --check"
         r"|isort --check(?:-only)?|eslint|prettier --check|stylelint|biome (?:check|lint)"
         r"|golangci-lint|go vet|staticcheck|cargo clippy|clippy|shellcheck|hadolint|rubocop"
-        r"|markdownlint|yamllint|pre-commit|(?:npm|yarn|pnpm|bun)(?: run)? lint(?::\S+)?"),
+        r"|markdownlint|yamllint|pre-commit|xo|(?:npm|yarn|pnpm|bun)(?: run)? lint(?::\S+)?"),
         note="linters and formatters in check mode"),
     _builtin("build", command=_cmd(r"tsc (?:--build|-b)|vue-tsc (?:--build|-b)"),
         note="tsc --build is a build"),
@@ -291,8 +310,10 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     # Linear on any input: no `\s` run that can span lines after `^`, no two unbounded runs
     # on one line.
     _builtin("testing", error=r"(?m)^(?:FAILED|ERROR) \S+::|^--- FAIL: |^test result: FAILED"
-        r"|^Tests:[ \t]+\d+ failed|\bAssertionError\b|^[ \t]*● ",
-        note="test failure markers"),
+        r"|^Tests:[ \t]+\d+ failed|\bAssertionError\b|^[ \t]*● "
+        r"|^[A-Z]\w*Error: [^\n]*\n[ \t]+at \S",
+        note="test failure markers; an uncaught JavaScript error with its stack (project code"
+        " run as a check)"),
     _builtin("types", error=r"(?m)\berror TS\d+\b"
         r"|^[^\n:]+:\d+(?::\d+)?: error: [^\n]*  \[[a-z-]+\]$"
         r"|Found \d+ errors? in \d+ files? \(checked",
