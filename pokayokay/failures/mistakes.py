@@ -51,6 +51,7 @@ _COMMAND_TOOLS = {
     "flake8": "flake8",
     "pylint": "pylint",
     "mypy": "mypy",
+    "xo": "xo",
     "dmypy": "mypy",
     "pyright": "pyright",
     "basedpyright": "pyright",
@@ -85,6 +86,10 @@ def command_tool(command: str | None) -> str | None:
     return None
 
 
+# npm error codes that say only that the command was misused: the message after them is the key
+_GENERIC_NPM_CODES = frozenset({"EUSAGE"})
+
+
 class _P:
     def __init__(self) -> None:
         c = Lazy
@@ -93,6 +98,15 @@ class _P:
         self.rustc = c(r"^error\[(E\d{4})\]:")
         self.tsc = c(r"^(?:\S.*?(?:\(\d+,\d+\)|:\d+:\d+)\s*[:-]?\s*)?error\s+(TS\d{3,5})\b")
         self.mypy = c(r"^\S.*?:\d+(?::\d+)?: error: .*?\s\[([a-z][a-z0-9-]*)\]\s*$")
+        # mypy --pretty: the code closes the message, which wraps onto the next lines
+        self.mypy_head = c(r"^\S.*?:\d+(?::\d+)?: error: ")
+        self.mypy_code = c(r"\s\[([a-z][a-z0-9-]*)\]\s*$")
+        # GNU ld (through gcc, clang, cc or make): the symbol is the mistake, never collect2's
+        # or the compiler driver's "ld returned 1 exit status" summary
+        self.linker = c(r"(?:^|: )((?:undefined reference to|multiple definition of) `[^'\s]{1,200}')")
+        self.xo = c(r"^✖\s+\d+:\d+\s+\S.*?\s{2,}(@?[\w-]+(?:/[\w-]+)*)\s*$")
+        self.ruff_format = c(r"^([a-z][a-z-]{1,40}): File would be reformatted\s*$")
+        self.npm_message = c(r"^npm (?:ERR!|error) (\S.*)$")
         self.pyright = c(r"^\S.*?:\d+:\d+ - error: ")
         self.pyright_rule = c(r"\((report[A-Za-z]+)\)\s*$")
         self.concise = c(r"^\S.*?:\d+:\d+: ([A-Z]{1,4}\d{2,4})\b:?( \[\*\])?(?: |$)")
@@ -108,6 +122,8 @@ class _P:
         self.go_test = c(r"^\s*--- FAIL: (\S+)")
         self.cargo_test = c(r"^test (\S+) \.\.\. FAILED$")
         self.jest = c(r"^●\s+(.+?)\s*$")
+        self.ava = c(r"^✘ \[fail\]: (.+?)(?: Error thrown in test)?\s*$")
+        self.fixture = c(r"^E\s+(fixture '[^'\s]{1,100}' not found)")
         self.jest_file = c(r"^FAIL\s+(\S+\.\w+)\s*$")
         self.bun_file = c(r"^(\S+\.(?:test|spec)\.[cm]?[jt]sx?):$")
         self.bun_fail = c(r"^✗ (.+?)(?: \[[\d.]+m?s\])?$")
@@ -207,6 +223,17 @@ def _lint_tool(command_tool_name: str | None, fixable: bool, code: str) -> str:
     return "flake8"
 
 
+def _mypy_pretty(lines: list[str], i: int, p: _P) -> tuple[str, str] | None:
+    """mypy ``--pretty``: a ``file:N: error:`` line whose message wraps onto the next lines and
+    ends with the ``[code]``; the code and the whole message, else ``None``."""
+    for j, part in enumerate(lines[i + 1 : i + 5], start=1):
+        if not part.strip() or p.mypy_head.match(part):
+            return None
+        if code := p.mypy_code.search(part):
+            return code[1], " ".join(" ".join(lines[i : i + j + 1]).split())
+    return None
+
+
 def _diagnostics(lines: list[str], tool: str | None, out: _Collector, p: _P) -> None:
     eslint_file = ""
     eslint_errors = any(
@@ -228,6 +255,16 @@ def _diagnostics(lines: list[str], tool: str | None, out: _Collector, p: _P) -> 
             out.add(f"tsc:{m[1]}", line)
         elif m := p.mypy.match(line):
             out.add(f"mypy:{m[1]}", line)
+        elif p.mypy_head.match(line) and (pretty := _mypy_pretty(lines, i, p)):
+            out.add(f"mypy:{pretty[0]}", pretty[1])
+        elif m := p.linker.search(line):
+            out.add(f"ld:{m[1]}", line)
+        elif m := p.xo.match(line):
+            out.add(f"{'xo' if tool == 'xo' else 'eslint'}:{m[1]}", line, eslint_file)
+        elif (m := p.ruff_format.match(line)) and any(
+            p.arrow.match(nxt) for nxt in lines[i + 1 : i + 2]
+        ):
+            out.add(f"ruff:{m[1]}", line, lines[i + 1])
         elif p.pyright.match(line):
             # The rule closes the message, which may wrap onto indented lines.
             for j, part in enumerate(lines[i : i + 4]):
@@ -263,6 +300,15 @@ def _diagnostics(lines: list[str], tool: str | None, out: _Collector, p: _P) -> 
         elif p.prettier.match(line):
             out.add("prettier:format", line)
         elif m := p.npm_code.match(line):
+            if m[1] in _GENERIC_NPM_CODES:
+                # a usage error names nothing: its first message line is the mistake
+                message = next(
+                    (n[1] for nxt in lines[i + 1 : i + 6] if (n := p.npm_message.match(nxt))),
+                    "",
+                )
+                if message:
+                    out.add(f"npm:{message.split('. ', 1)[0]}", message)
+                    continue
             out.add(f"npm:{m[1]}", line)
         elif m := p.git_conflict.match(line):
             out.add("git:merge-conflict", line)
@@ -316,6 +362,8 @@ def _tests(lines: list[str], out: _Collector, p: _P) -> None:
             continue
         if m := p.rspec.match(line):
             out.add(f"test:{m[1]}", line)
+        elif m := p.ava.match(line):
+            out.add(f"test:{m[1]}", line)
         elif m := p.bun_fail.match(line):
             out.add(f"test:{test_file + ' > ' if test_file else ''}{m[1]}", line)
         elif m := p.pytest_failed.match(line):
@@ -324,7 +372,12 @@ def _tests(lines: list[str], out: _Collector, p: _P) -> None:
                 blocks = _pytest_blocks(lines, p)
             name = test_id.rsplit("::", 1)[-1]
             block = blocks.get(name) or blocks.get(m[2].rsplit("::", 1)[-1]) or []
-            out.add(f"test:{test_id}", line, *block)
+            fixture = next((f for b in block if (f := p.fixture.match(b.strip()))), None)
+            if m[1] == "ERROR" and fixture:
+                # a missing fixture is its own mistake, not the test's (nor an assertion's)
+                out.add(f"pytest:{fixture[1]}", line, *block)
+            else:
+                out.add(f"test:{test_id}", line, *block)
         elif m := p.unittest.match(line):
             dotted = m[2] if m[2].endswith("." + m[1]) else f"{m[2]}.{m[1]}"
             out.add(f"test:{dotted}", line)
