@@ -375,6 +375,21 @@ class WorkTree:
         return list(dict.fromkeys(out))
 
 
+def _manifests(error: str, project_root: str, cwd: str | None, files: ProjectFiles) -> set[str]:
+    """The manifests the output says the fix goes in (:mod:`pokayokay.failures.manifests`),
+    in the folder the command ran in, else at the project root, when they exist."""
+    from pokayokay.failures.manifests import manifest_names
+
+    kept: set[str] = set()
+    for name in manifest_names(error):
+        here = relative_path(name, project_root, cwd=cwd)
+        for rel in dict.fromkeys(r for r in (here, name) if r is not None):
+            if files.existing([rel]):
+                kept.add(rel)
+                break
+    return kept
+
+
 def extract_paths(
     tool: str,
     tool_input: Mapping[str, object] | None,
@@ -464,7 +479,7 @@ def extract_paths(
                 anywhere = [rel for rel in files.find(name, ["."]) if not _skipped(rel)]
                 hits = anywhere if len(anywhere) == 1 else []
             real.update(hits)
-    kept = explicit | real
+    kept = explicit | real | _manifests(error[:MAX_SCANNED], project_root, cwd, files)
     folders_kept = {rel for rel in kept if rel not in explicit and files.is_dir(rel)}
     for folder in folders_kept:
         if any(other.startswith(folder + "/") for other in kept):

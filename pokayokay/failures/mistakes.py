@@ -103,7 +103,9 @@ class _P:
         self.mypy_code = c(r"\s\[([a-z][a-z0-9-]*)\]\s*$")
         # GNU ld (through gcc, clang, cc or make): the symbol is the mistake, never collect2's
         # or the compiler driver's "ld returned 1 exit status" summary
-        self.linker = c(r"(?:^|: )((?:undefined reference to|multiple definition of) `[^'\s]{1,200}')")
+        self.linker = c(
+            r"(?:^|: )((?:undefined reference to|multiple definition of) `[^'\s]{1,200}')"
+        )
         self.xo = c(r"^✖\s+\d+:\d+\s+\S.*?\s{2,}(@?[\w-]+(?:/[\w-]+)*)\s*$")
         self.ruff_format = c(r"^([a-z][a-z-]{1,40}): File would be reformatted\s*$")
         self.npm_message = c(r"^npm (?:ERR!|error) (\S.*)$")
@@ -363,7 +365,7 @@ def _tests(lines: list[str], out: _Collector, p: _P) -> None:
         if m := p.rspec.match(line):
             out.add(f"test:{m[1]}", line)
         elif m := p.ava.match(line):
-            out.add(f"test:{m[1]}", line)
+            out.add(f"test:{m[1]}", line, *_ava_block(lines, i, m[1]))
         elif m := p.bun_fail.match(line):
             out.add(f"test:{test_file + ' > ' if test_file else ''}{m[1]}", line)
         elif m := p.pytest_failed.match(line):
@@ -384,9 +386,39 @@ def _tests(lines: list[str], out: _Collector, p: _P) -> None:
         elif (m := p.go_test.match(raw)) or (m := p.cargo_test.match(line)):
             out.add(f"test:{m[1]}", line)
         elif (m := p.jest.match(line)) and "Test suite failed to run" not in line:
-            out.add(f"test:{test_file + ' > ' if test_file else ''}{m[1]}", line)
+            out.add(
+                f"test:{test_file + ' > ' if test_file else ''}{m[1]}", line, *_jest_block(lines, i)
+            )
         elif m := p.vitest.match(line):
             out.add(f"test:{m[1]} > {m[2]}", line)
+
+
+_BLOCK_LINES = 80
+
+
+def _jest_block(lines: list[str], start: int) -> list[str]:
+    """The lines of a jest ``● title`` report (the diff, the code frame, the stack) up to the next
+    report, file or summary: each failing test keeps its own evidence."""
+    block: list[str] = []
+    for line in lines[start + 1 : start + 1 + _BLOCK_LINES]:
+        if line.lstrip().startswith(("●", "FAIL ", "PASS ", "Test Suites:", "Tests:")):
+            break
+        block.append(line)
+    return block
+
+
+def _ava_block(lines: list[str], start: int, title: str) -> list[str]:
+    """ava lists the ``✘ [fail]: title`` lines first and reports each test later under its bare
+    title, up to a ``─`` rule: that report."""
+    for j in range(start + 1, min(len(lines), start + MAX_SCANNED_LINES)):
+        if lines[j].strip() == title:
+            block: list[str] = []
+            for line in lines[j + 1 : j + 1 + _BLOCK_LINES]:
+                if line.strip() == "─":
+                    break
+                block.append(line)
+            return block
+    return []
 
 
 def _pythonic(output: str, command: str | None) -> bool:

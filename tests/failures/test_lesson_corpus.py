@@ -86,21 +86,23 @@ def test_identifies_is_strict() -> None:
     assert identifies("mypy:arg-type", "[arg-type]", root)
     assert identifies("rustc:E0308", "error[E0308]: mismatched types", root)
     assert identifies("test:tests/a.test.js > suite › case", "suite › case", root)
+    assert identifies("test:tests.test_money.T.test_x", "test_x (tests.test_money.T.test_x)", root)
     assert identifies(
-        "test:tests.test_money.T.test_x", "test_x (tests.test_money.T.test_x)", root
+        "cc:use-of-undeclared-identifier", "error: use of undeclared identifier 'X'", root
     )
-    assert identifies("cc:use-of-undeclared-identifier", "error: use of undeclared identifier 'X'", root)
     assert identifies(
         "main.c:(.text+0x<hex>): undefined reference to `parse_config'",
         "undefined reference to `parse_config'",
         root,
     )
     assert not identifies(
-        "collect2: error: ld returned <n> exit status", "undefined reference to `parse_config'", root
+        "collect2: error: ld returned <n> exit status",
+        "undefined reference to `parse_config'",
+        root,
     )
     assert not identifies("test:tests/test_a.py::test_b", "tests/test_a.py::test_c", root)
     assert not identifies("mypy:return-value", "[arg-type]", root)
-    assert not identifies("npm:ERR", "Missing script: \"lint\"", root)
+    assert not identifies("npm:ERR", 'Missing script: "lint"', root)
 
 
 def test_the_corpus_is_broad_and_well_formed() -> None:

@@ -9,7 +9,6 @@ from typing import Any
 
 from helpers.gitrepo import git
 from helpers.hooks import run_hook
-
 from pokayokay.failures.model import Failure
 from pokayokay.failures.store import FailureStore
 
