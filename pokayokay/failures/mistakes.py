@@ -347,6 +347,7 @@ def _mocha_title(lines: list[str], start: int, first: str) -> str | None:
 
 def _tests(lines: list[str], out: _Collector, p: _P) -> None:
     blocks: dict[str, list[str]] | None = None
+    ava_titles: set[str] | None = None
     test_file = ""
     failing_section = False
     for i, raw in enumerate(lines):
@@ -365,7 +366,9 @@ def _tests(lines: list[str], out: _Collector, p: _P) -> None:
         if m := p.rspec.match(line):
             out.add(f"test:{m[1]}", line)
         elif m := p.ava.match(line):
-            out.add(f"test:{m[1]}", line, *_ava_block(lines, i, m[1]))
+            if ava_titles is None:
+                ava_titles = {t[1] for t in map(p.ava.match, map(str.strip, lines)) if t}
+            out.add(f"test:{m[1]}", line, *_ava_block(lines, i, m[1], ava_titles))
         elif m := p.bun_fail.match(line):
             out.add(f"test:{test_file + ' > ' if test_file else ''}{m[1]}", line)
         elif m := p.pytest_failed.match(line):
@@ -407,14 +410,14 @@ def _jest_block(lines: list[str], start: int) -> list[str]:
     return block
 
 
-def _ava_block(lines: list[str], start: int, title: str) -> list[str]:
+def _ava_block(lines: list[str], start: int, title: str, titles: set[str]) -> list[str]:
     """ava lists the ``✘ [fail]: title`` lines first and reports each test later under its bare
-    title, up to a ``─`` rule: that report."""
-    for j in range(start + 1, min(len(lines), start + MAX_SCANNED_LINES)):
+    title, up to the next test's title or a ``─`` rule: that report."""
+    for j in range(start + 1, len(lines)):
         if lines[j].strip() == title:
             block: list[str] = []
             for line in lines[j + 1 : j + 1 + _BLOCK_LINES]:
-                if line.strip() == "─":
+                if line.strip() == "─" or line.strip() in titles:
                     break
                 block.append(line)
             return block
