@@ -17,6 +17,7 @@ from ruamel.yaml import YAML
 
 from pokayokay.failures.classify import classify
 from pokayokay.failures.manifests import manifest_names
+from pokayokay.failures.missing_paths import meant, missing_paths, to_create
 from pokayokay.failures.mistakes import find_mistakes
 
 CASES = DATA_DIR / "lesson_corpus" / "cases"
@@ -175,3 +176,44 @@ def test_mypy_pretty_finds_the_code_on_a_wrapped_line(code: str, words: list[str
     head, tail = message[: len(message) // 2], message[len(message) // 2 :]
     output = f"src/a.py:6: error: {head}\n{tail}  [{code}]\n        x = f(y)\n            ^\n"
     assert [m.key for m in find_mistakes(output, "mypy --pretty src")] == [f"mypy:{code}"]
+
+
+@pytest.mark.parametrize(
+    ("name", "missing"),
+    [
+        ("sed-inplace-missing-file", ["src/setings.py"]),
+        ("pytest-file-not-found", ["tests/test_carts.py"]),
+        ("unittest-module-not-found", ["tests/test_mony.py"]),
+        ("make-no-rule-tests-typo", []),
+    ],
+)
+def test_the_path_a_message_says_is_missing(name: str, missing: list[str]) -> None:
+    assert missing_paths(case(name)["output"]) == missing
+
+
+def test_the_file_a_fix_creates() -> None:
+    assert to_create(case("node-cannot-find-module")["output"]) == [f"{ROOT}/lib/config.js"]
+    assert to_create(case("pytest-missing-fixture")["output"]) == [f"{ROOT}/tests/conftest.py"]
+    assert to_create(case("node-uncaught-typeerror")["output"]) == []
+
+
+NAME = st.from_regex(r"[a-z]{4,12}", fullmatch=True)
+
+
+@given(name=st.from_regex(r"[a-z]{5,12}", fullmatch=True), data=st.data())
+def test_meant_is_the_one_name_a_typo_away(name: str, data: st.DataObject) -> None:
+    """One character dropped from a name of 5+ characters plus ``.py`` is meant as that name,
+    unless another name is as close; an exact name is never "meant" (it exists)."""
+    i = data.draw(st.integers(0, len(name) - 1))
+    typo = name[:i] + name[i + 1 :] + ".py"
+    others = data.draw(st.lists(NAME.map(lambda n: n + ".txt"), max_size=5))
+    names = [name + ".py", *others]
+    if typo in names:
+        return
+    assert meant("src/" + typo, names) == name + ".py"
+    assert meant("src/" + name + ".py", names) is None
+
+
+def test_meant_refuses_a_tie_and_a_stranger() -> None:
+    assert meant("src/cart.py", ["totally_different.py"]) is None
+    assert meant("a/ab.py", ["abc.py", "abd.py"]) is None
