@@ -25,11 +25,17 @@ How the built-in table is ordered, and why:
 2. Operating-system permission errors (``Permission denied``, ``EACCES``, ``EPERM``,
    ``PermissionError``) are ``permissions``, whatever ran (a test hitting one included).
 3. Any other failure of a file-editing tool (``Edit``, ``MultiEdit``, ``Write``,
-   ``NotebookEdit``) is ``edit`` — e.g. ``String to replace not found in file.``
+   ``NotebookEdit``) is ``edit`` — e.g. ``String to replace not found in file.``; so is a patch
+   that did not apply (``git apply``, ``patch``) and a failing ``sed -i``. A mistyped command
+   is ``shell``: ``cd`` into a missing folder, a missing npm/pnpm script, a make target that
+   does not exist, a pytest path or unittest module that does not exist.
 4. A ``git`` command, or git's conflict/rejection messages from anything else, is ``git``.
 5. A missing module, package or program (``ModuleNotFoundError``, ``Cannot find module``, pip's
    ``No matching distribution``, npm ``ERESOLVE``/``E404``, ``command not found``) is
    ``dependencies``, whatever ran: the remedy is an install or the right runner.
+   A type error is ``types`` whatever ran it (``error TS2xxx``/``TS7xxx``, rustc's type and
+   borrow-check codes such as ``E0308``, ``E0382``) — decision 0080; capture classifies the
+   first mistake's text when an output names several.
 6. The command names a known tool: package installs (``dependencies``); a test runner whose
    output shows it stopped at compiling (``error[E0308]`` under ``cargo test``, go's
    ``[build failed]``) is ``build``; test runners and test files run directly

@@ -6,16 +6,23 @@ A failure is grouped by what went wrong, not by the text around it: three files 
 command that produced it) and returns one :class:`Mistake` per distinct key, in output order:
 
 * diagnostics by tool and rule code — ``ruff:F401`` (concise and full output formats),
-  ``flake8:E501``, ``pylint:C0114``, ``mypy:arg-type``, ``pyright:reportAttributeAccessIssue``,
-  ``tsc:TS2322``, ``eslint:no-unused-vars``, ``rustc:E0308``, ``gcc:-Wunused-variable``,
+  ``ruff:unformatted`` (``ruff format --check``), ``flake8:E501``, ``pylint:C0114``,
+  ``mypy:arg-type`` (also ``--pretty``, the code on a wrapped line),
+  ``pyright:reportAttributeAccessIssue``, ``tsc:TS2322``, ``eslint:no-unused-vars`` (stylish),
+  ``xo:no-undef``, ``rustc:E0308``, ``gcc:-Wunused-variable``, the linker's symbol
+  (``ld:undefined reference to `parse_config'``, ``ld:multiple definition of `x'``; never
+  collect2's ``ld returned 1 exit status``),
   ``go:undefined``/``go vet:printf``, ``clippy:clone_on_copy``, ``shellcheck:SC2086``,
   ``pnpm:ERR_PNPM_OUTDATED_LOCKFILE``, ``black:would-reformat``, ``prettier:format``,
-  ``npm:ERESOLVE``, ``git:merge-conflict``/``git:rejected-non-fast-forward``;
+  ``npm:ERESOLVE`` (a generic ``EUSAGE`` gives way to its message),
+  ``git:merge-conflict``/``git:rejected-non-fast-forward``;
 * tests by test id — ``test:tests/test_cart.py::test_total`` (pytest; parameters dropped),
   ``test:tests.test_cart.CartTest.test_total`` (unittest), ``test:TestTotal`` (go test),
   ``test:cart::tests::total`` (cargo), ``test:src/cart.test.ts > Cart › total`` (jest, bun,
-  vitest: the file first), mocha titles, rspec ``file:line``, a test file run directly
-  (``test:tests/api/test_users.py``); the assertion kind stays in ``line``;
+  vitest: the file first), ava titles (``✘ [fail]: title``), mocha titles, rspec
+  ``file:line``, a test file run directly (``test:tests/api/test_users.py``); the assertion
+  kind stays in ``line``. A test pytest could not set up because a fixture is missing is that
+  fixture's mistake, ``pytest:fixture 'db_session' not found``, apart from any assertion;
 * a Python exception outside any test id — ``python:ModuleNotFoundError``.
 
 Paths, line numbers and identifiers never reach a key. Nothing recognised: ``[]``, and the
