@@ -246,18 +246,24 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     # 3. the file-editing tools, and edits made by a command that did not apply
     _builtin("edit", tool=r"Edit|MultiEdit|Write|NotebookEdit",
         note="Edit/Write validation errors such as 'String to replace not found in file.'"),
-    _builtin("edit", error=r"(?m): patch does not apply$|^Hunk #\d+ FAILED\b",
-        note="a patch that did not apply (git apply, patch)"),
+    # (one literal-led pattern per row: a search for a literal start skips ahead fast, an
+    # alternation or a `^` start tries every position of a 35 KB output)
+    _builtin("edit", error=r": patch does not apply", note="git apply: a patch that did not apply"),
+    _builtin("edit", error=r"Hunk #\d+ FAILED at ", note="patch: a hunk that did not apply"),
     _builtin("edit", command=r"(?<![^\s;&|(/])(?:sed|perl)(?: -[a-zA-Z]+){0,5} -[a-zA-Z]*i",
         note="an in-place edit by sed -i / perl -pi that failed"),
     # 3b. the command itself was mistyped: a missing directory, script, target or test path
-    _builtin("shell", error=r"(?m)^(?:\S+: )?(?:line \d+: )?cd: [^\n]*: No such file or directory"
-        r"|Missing script: |ERR_PNPM_NO_SCRIPT|No rule to make target '[^'\n]*'\.  Stop\."
-        r"|^ERROR: file or directory not found: "
-        r"|Failed to import test module: (\w+)\n(?:[^\n]*\n){0,12}?[\w.]*Error: "
-        r"No module named '(?:[\w.]+\.)?\1'",
-        note="cd into a missing folder, a typo'd npm/pnpm script, make target, test path or test"
-        " module"),
+    _builtin("shell", error=r"cd: [^\n]{1,300}: No such file or directory",
+        note="cd into a missing folder"),
+    _builtin("shell", error=r"Missing script: ", note="npm run of a script package.json lacks"),
+    _builtin("shell", error=r"ERR_PNPM_NO_SCRIPT", note="pnpm run of a missing script"),
+    _builtin("shell", error=r"No rule to make target '[^'\n]{1,200}'\.  Stop\.",
+        note="a make target that does not exist (not a missing prerequisite)"),
+    _builtin("shell", error=r"ERROR: file or directory not found: ",
+        note="pytest given a test path that does not exist"),
+    _builtin("shell", error=r"Failed to import test module: (\w+)\n(?:[^\n]*\n){0,12}?"
+        r"[\w.]*Error: No module named '(?:[\w.]+\.)?\1'",
+        note="unittest given a test module that does not exist"),
     # 4. git
     _builtin("git", command=_cmd(r"git"), note="any failing git command"),
     _builtin("git", error=r"CONFLICT \(|Automatic merge failed|! \[(?:remote )?rejected\]"
@@ -268,16 +274,21 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"|ERR_MODULE_NOT_FOUND|Could not find a version that satisfies|No matching distribution"
         r"|\bERESOLVE\b|npm ERR! code E404|npm error code E404|could not resolve dependenc"
         r"|no required module provides package|cannot find package"
-        r"|unresolved import(?! `(?:crate|self|super)::)|no matching package named"
-        r"|\[import-untyped\]|\[import-not-found\]|Library stubs not installed"
+        r"|unresolved import(?! `(?:crate|self|super)::)"
         r"|command not found|is not recognized as an internal or external command"
         r"|(?m:^(?:/(?:usr/)?bin/)?\w*sh: (?:line )?\d+: [^:\n]+: not found\s*$)",
         note="a module, package or program is missing"),
+    _builtin("dependencies", error=r"no matching package named `", note="cargo: a crate missing"),
+    _builtin("dependencies", error=r"Library stubs not installed for ",
+        note="mypy: a library without its stub package"),
+    _builtin("dependencies", error=r"  \[import-(?:untyped|not-found)\]",
+        note="mypy: an import without stubs or not installed"),
     # 5b. a type error is types whatever ran it (tsc under `npm run build`, rustc under cargo
     # build, test or clippy): the TypeScript diagnostics and rustc's type and borrow-check codes
-    _builtin("types", error=r"(?m)\berror TS[27]\d{3}\b|^error\[E0(?:061|069|277|282|308|369|373"
-        r"|381|382|384|499|502|503|505|506|507|596|597|599|609|614|615|716)\]",
-        note="type checker and compiler type errors"),
+    _builtin("types", error=r"error TS[27]\d{3}\b", note="TypeScript type errors"),
+    _builtin("types", error=r"error\[E0(?:061|069|277|282|308|369|373|381|382|384|499|502|503"
+        r"|505|506|507|596|597|599|609|614|615|716)\]",
+        note="rustc's type and borrow-check errors"),
     # 6. the command names a known tool
     _builtin("dependencies", command=_cmd(
         r"pip3? install|python3? -m pip|uv (?:pip|add|sync|lock|remove)"

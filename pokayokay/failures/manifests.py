@@ -12,27 +12,30 @@ from __future__ import annotations
 
 from pokayokay.infra.lazyre import Lazy
 
-# (message, manifest): every pattern is searched, each is linear (no nested repetition)
-_RULES: tuple[tuple[Lazy, str], ...] = (
+# (messages, manifest): each message a pattern led by a literal (a literal start is searched
+# fast; an alternation tries every position), each linear (no nested repetition)
+_RULES: tuple[tuple[tuple[Lazy, ...], str], ...] = (
     # npm / pnpm / yarn scripts and dependency resolution; tsc missing a package (not a path)
     (
-        Lazy(
-            r"Missing script: |ERR_PNPM_NO_SCRIPT\b|\bERESOLVE\b"
-            r"|error TS2307: Cannot find module '(?![./])"
+        (
+            Lazy(r"Missing script: "),
+            Lazy(r"ERR_PNPM_NO_SCRIPT"),
+            Lazy(r"ERESOLVE"),
+            Lazy(r"error TS2307: Cannot find module '(?![./])"),
         ),
         "package.json",
     ),
     # cargo: a crate not in the registry or cache
-    (Lazy(r"no matching package named `"), "Cargo.toml"),
+    ((Lazy(r"no matching package named `"),), "Cargo.toml"),
     # go: an import no module in go.mod provides
-    (Lazy(r"no required module provides package "), "go.mod"),
+    ((Lazy(r"no required module provides package "),), "go.mod"),
     # mypy: a third-party library without stubs (the stub package goes in the dev requirements)
-    (Lazy(r"Library stubs not installed for |  \[import-untyped\]"), "pyproject.toml"),
+    ((Lazy(r"Library stubs not installed for "), Lazy(r"  \[import-untyped\]")), "pyproject.toml"),
     # make: a target the Makefile does not have (not a prerequisite file it is missing)
-    (Lazy(r"No rule to make target '[^'\n]{1,200}'\.  Stop\."), "Makefile"),
+    ((Lazy(r"No rule to make target '[^'\n]{1,200}'\.  Stop\."),), "Makefile"),
 )
 
 
 def manifest_names(output: str) -> list[str]:
     """The manifests ``output`` says the fix goes in, in the order above, without repeats."""
-    return [name for pattern, name in _RULES if pattern.search(output)]
+    return [name for patterns, name in _RULES if any(p.search(output) for p in patterns)]
