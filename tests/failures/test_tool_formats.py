@@ -217,3 +217,19 @@ def test_meant_is_the_one_name_a_typo_away(name: str, data: st.DataObject) -> No
 def test_meant_refuses_a_tie_and_a_stranger() -> None:
     assert meant("src/cart.py", ["totally_different.py"]) is None
     assert meant("a/ab.py", ["abc.py", "abd.py"]) is None
+
+
+@pytest.mark.parametrize(
+    ("output", "category"),
+    [
+        ("error: patch failed: a.py:1\nerror: a.py: patch does not apply\nerror: b.py: done\n",
+         "edit"),
+        ("a.py:1: error: Library stubs not installed for \"yaml\"  [import-untyped]\n"
+         "a.py:1: note: Hint: \"python3 -m pip install types-PyYAML\"\nFound 1 error\n",
+         "dependencies"),
+        ("  --> src/a.rs:3:5\nerror[E0382]: borrow of moved value: `v`\nmore\n", "types"),
+    ],
+)  # fmt: skip
+def test_a_row_matches_mid_output(output: str, category: str) -> None:
+    """A row's message anywhere in the output, not only on its last line."""
+    assert classify("Bash", "./ci.sh", output) == category
