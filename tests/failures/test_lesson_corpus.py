@@ -152,7 +152,7 @@ def _score(tmp_path: Path) -> tuple[int, dict[str, list[str]], dict[str, Counter
             misses["key"].append(
                 f"{case['id']}: {[f.signature for f in failures]} (expected {case['key']!r})"
             )
-        if right["key"] and not right["first"]:
+        if not right["first"]:
             misses["first"].append(f"{case['id']}: {[f.signature for f in failures]}")
         if not right["paths"]:
             misses["paths"].append(f"{case['id']}: {sorted(paths)} (expected {case['paths']})")
