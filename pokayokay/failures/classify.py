@@ -25,11 +25,17 @@ How the built-in table is ordered, and why:
 2. Operating-system permission errors (``Permission denied``, ``EACCES``, ``EPERM``,
    ``PermissionError``) are ``permissions``, whatever ran (a test hitting one included).
 3. Any other failure of a file-editing tool (``Edit``, ``MultiEdit``, ``Write``,
-   ``NotebookEdit``) is ``edit`` — e.g. ``String to replace not found in file.``
+   ``NotebookEdit``) is ``edit`` — e.g. ``String to replace not found in file.``; so is a patch
+   that did not apply (``git apply``, ``patch``) and a failing ``sed -i``. A mistyped command
+   is ``shell``: ``cd`` into a missing folder, a missing npm/pnpm script, a make target that
+   does not exist, a pytest path or unittest module that does not exist.
 4. A ``git`` command, or git's conflict/rejection messages from anything else, is ``git``.
 5. A missing module, package or program (``ModuleNotFoundError``, ``Cannot find module``, pip's
    ``No matching distribution``, npm ``ERESOLVE``/``E404``, ``command not found``) is
    ``dependencies``, whatever ran: the remedy is an install or the right runner.
+   A type error is ``types`` whatever ran it (``error TS2xxx``/``TS7xxx``, rustc's type and
+   borrow-check codes such as ``E0308``, ``E0382``) — decision 0080; capture classifies the
+   first mistake's text when an output names several.
 6. The command names a known tool: package installs (``dependencies``); a test runner whose
    output shows it stopped at compiling (``error[E0308]`` under ``cargo test``, go's
    ``[build failed]``) is ``build``; test runners and test files run directly
@@ -237,9 +243,27 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     _builtin("permissions", error=r"\b(?:Permission denied|EACCES|EPERM|Operation not permitted"
         r"|PermissionError|Access is denied)\b",
         note="permission denied by the OS (chmod, sudo, read-only folders)"),
-    # 3. the file-editing tools
+    # 3. the file-editing tools, and edits made by a command that did not apply
     _builtin("edit", tool=r"Edit|MultiEdit|Write|NotebookEdit",
         note="Edit/Write validation errors such as 'String to replace not found in file.'"),
+    # (one literal-led pattern per row: a search for a literal start skips ahead fast, an
+    # alternation or a `^` start tries every position of a 35 KB output)
+    _builtin("edit", error=r": patch does not apply", note="git apply: a patch that did not apply"),
+    _builtin("edit", error=r"Hunk #\d+ FAILED at ", note="patch: a hunk that did not apply"),
+    _builtin("edit", command=r"(?<![^\s;&|(/])(?:sed|perl)(?: -[a-zA-Z]+){0,5} -[a-zA-Z]*i",
+        note="an in-place edit by sed -i / perl -pi that failed"),
+    # 3b. the command itself was mistyped: a missing directory, script, target or test path
+    _builtin("shell", error=r"cd: [^\n]{1,300}: No such file or directory",
+        note="cd into a missing folder"),
+    _builtin("shell", error=r"Missing script: ", note="npm run of a script package.json lacks"),
+    _builtin("shell", error=r"ERR_PNPM_NO_SCRIPT", note="pnpm run of a missing script"),
+    _builtin("shell", error=r"No rule to make target '[^'\n]{1,200}'\.  Stop\.",
+        note="a make target that does not exist (not a missing prerequisite)"),
+    _builtin("shell", error=r"ERROR: file or directory not found: ",
+        note="pytest given a test path that does not exist"),
+    _builtin("shell", error=r"Failed to import test module: (\w+)\n(?:[^\n]*\n){0,12}?"
+        r"[\w.]*Error: No module named '(?:[\w.]+\.)?\1'",
+        note="unittest given a test module that does not exist"),
     # 4. git
     _builtin("git", command=_cmd(r"git"), note="any failing git command"),
     _builtin("git", error=r"CONFLICT \(|Automatic merge failed|! \[(?:remote )?rejected\]"
@@ -249,10 +273,22 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     _builtin("dependencies", error=r"ModuleNotFoundError|No module named |Cannot find module "
         r"|ERR_MODULE_NOT_FOUND|Could not find a version that satisfies|No matching distribution"
         r"|\bERESOLVE\b|npm ERR! code E404|npm error code E404|could not resolve dependenc"
-        r"|no required module provides package|cannot find package|unresolved import"
+        r"|no required module provides package|cannot find package"
+        r"|unresolved import(?! `(?:crate|self|super)::)"
         r"|command not found|is not recognized as an internal or external command"
         r"|(?m:^(?:/(?:usr/)?bin/)?\w*sh: (?:line )?\d+: [^:\n]+: not found\s*$)",
         note="a module, package or program is missing"),
+    _builtin("dependencies", error=r"no matching package named `", note="cargo: a crate missing"),
+    _builtin("dependencies", error=r"Library stubs not installed for ",
+        note="mypy: a library without its stub package"),
+    _builtin("dependencies", error=r"  \[import-(?:untyped|not-found)\]",
+        note="mypy: an import without stubs or not installed"),
+    # 5b. a type error is types whatever ran it (tsc under `npm run build`, rustc under cargo
+    # build, test or clippy): the TypeScript diagnostics and rustc's type and borrow-check codes
+    _builtin("types", error=r"error TS[27]\d{3}\b", note="TypeScript type errors"),
+    _builtin("types", error=r"error\[E0(?:061|069|277|282|308|369|373|381|382|384|499|502|503"
+        r"|505|506|507|596|597|599|609|614|615|716)\]",
+        note="rustc's type and borrow-check errors"),
     # 6. the command names a known tool
     _builtin("dependencies", command=_cmd(
         r"pip3? install|python3? -m pip|uv (?:pip|add|sync|lock|remove)"
@@ -273,7 +309,7 @@ BUILTIN_RULES: tuple[Rule, ...] = (
         r"ruff(?! format(?! --check))|flake8|pylint|pycodestyle|pydocstyle|black --check"
         r"|isort --check(?:-only)?|eslint|prettier --check|stylelint|biome (?:check|lint)"
         r"|golangci-lint|go vet|staticcheck|cargo clippy|clippy|shellcheck|hadolint|rubocop"
-        r"|markdownlint|yamllint|pre-commit|(?:npm|yarn|pnpm|bun)(?: run)? lint(?::\S+)?"),
+        r"|markdownlint|yamllint|pre-commit|xo|(?:npm|yarn|pnpm|bun)(?: run)? lint(?::\S+)?"),
         note="linters and formatters in check mode"),
     _builtin("build", command=_cmd(r"tsc (?:--build|-b)|vue-tsc (?:--build|-b)"),
         note="tsc --build is a build"),
@@ -291,8 +327,10 @@ BUILTIN_RULES: tuple[Rule, ...] = (
     # Linear on any input: no `\s` run that can span lines after `^`, no two unbounded runs
     # on one line.
     _builtin("testing", error=r"(?m)^(?:FAILED|ERROR) \S+::|^--- FAIL: |^test result: FAILED"
-        r"|^Tests:[ \t]+\d+ failed|\bAssertionError\b|^[ \t]*● ",
-        note="test failure markers"),
+        r"|^Tests:[ \t]+\d+ failed|\bAssertionError\b|^[ \t]*● "
+        r"|^[A-Z]\w*Error: [^\n]*\n[ \t]+at \S",
+        note="test failure markers; an uncaught JavaScript error with its stack (project code"
+        " run as a check)"),
     _builtin("types", error=r"(?m)\berror TS\d+\b"
         r"|^[^\n:]+:\d+(?::\d+)?: error: [^\n]*  \[[a-z-]+\]$"
         r"|Found \d+ errors? in \d+ files? \(checked",

@@ -312,6 +312,10 @@ class ProjectFiles(Protocol):
         """Project-relative paths of files called ``name`` in or under ``folders``."""
         ...
 
+    def names(self, folder: str) -> list[str]:
+        """The names in the project-relative ``folder`` (``""``: the root)."""
+        ...
+
 
 class WorkTree:
     """The project's files as they are at capture time: the work tree, then git's index for
@@ -357,6 +361,19 @@ class WorkTree:
         listed = {name for name in done.stdout.decode("utf-8", "replace").split("\0") if name}
         return {rel for rel in rels if rel in listed}
 
+    def names(self, folder: str) -> list[str]:
+        """The names of the entries of ``folder`` (project-relative), at most MAX_WALKED."""
+        try:
+            with os.scandir(self._path(folder) if folder else self.root) as entries:
+                names: list[str] = []
+                for entry in entries:
+                    names.append(entry.name)
+                    if len(names) >= self.MAX_WALKED:
+                        break
+                return names
+        except OSError:
+            return []
+
     def find(self, name: str, folders: Sequence[str]) -> list[str]:
         out: list[str] = []
         walked = 0
@@ -373,6 +390,42 @@ class WorkTree:
                 if walked > self.MAX_WALKED:
                     return out
         return list(dict.fromkeys(out))
+
+
+def _manifests(error: str, project_root: str, cwd: str | None, files: ProjectFiles) -> set[str]:
+    """The manifests the output says the fix goes in (:mod:`pokayokay.failures.manifests`),
+    in the folder the command ran in, else at the project root, when they exist."""
+    from pokayokay.failures.manifests import manifest_names
+
+    kept: set[str] = set()
+    for name in manifest_names(error):
+        here = relative_path(name, project_root, cwd=cwd)
+        for rel in dict.fromkeys(r for r in (here, name) if r is not None):
+            if files.existing([rel]):
+                kept.add(rel)
+                break
+    return kept
+
+
+def _meant(error: str, project_root: str, cwd: str | None, files: ProjectFiles) -> set[str]:
+    """For each path the output says is missing (:mod:`pokayokay.failures.missing_paths`), the
+    file in its folder it was most likely meant to be."""
+    from pokayokay.failures.missing_paths import meant, missing_paths, to_create
+
+    kept: set[str] = set()
+    for raw in to_create(error):
+        rel = relative_path(raw, project_root, cwd=cwd)
+        if rel is not None and not _skipped(rel):
+            kept.add(rel)
+    for raw in missing_paths(error):
+        rel = relative_path(raw, project_root, cwd=cwd)
+        if rel is None or _skipped(rel) or files.existing([rel]):
+            continue
+        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        name = meant(rel, files.names(folder))
+        if name is not None:
+            kept.add(f"{folder}/{name}" if folder else name)
+    return kept
 
 
 def extract_paths(
@@ -464,7 +517,8 @@ def extract_paths(
                 anywhere = [rel for rel in files.find(name, ["."]) if not _skipped(rel)]
                 hits = anywhere if len(anywhere) == 1 else []
             real.update(hits)
-    kept = explicit | real
+    kept = explicit | real | _manifests(error[:MAX_SCANNED], project_root, cwd, files)
+    kept |= _meant(error[:MAX_SCANNED], project_root, cwd, files)
     folders_kept = {rel for rel in kept if rel not in explicit and files.is_dir(rel)}
     for folder in folders_kept:
         if any(other.startswith(folder + "/") for other in kept):

@@ -6,16 +6,23 @@ A failure is grouped by what went wrong, not by the text around it: three files 
 command that produced it) and returns one :class:`Mistake` per distinct key, in output order:
 
 * diagnostics by tool and rule code — ``ruff:F401`` (concise and full output formats),
-  ``flake8:E501``, ``pylint:C0114``, ``mypy:arg-type``, ``pyright:reportAttributeAccessIssue``,
-  ``tsc:TS2322``, ``eslint:no-unused-vars``, ``rustc:E0308``, ``gcc:-Wunused-variable``,
+  ``ruff:unformatted`` (``ruff format --check``), ``flake8:E501``, ``pylint:C0114``,
+  ``mypy:arg-type`` (also ``--pretty``, the code on a wrapped line),
+  ``pyright:reportAttributeAccessIssue``, ``tsc:TS2322``, ``eslint:no-unused-vars`` (stylish),
+  ``xo:no-undef``, ``rustc:E0308``, ``gcc:-Wunused-variable``, the linker's symbol
+  (``ld:undefined reference to `parse_config'``, ``ld:multiple definition of `x'``; never
+  collect2's ``ld returned 1 exit status``),
   ``go:undefined``/``go vet:printf``, ``clippy:clone_on_copy``, ``shellcheck:SC2086``,
   ``pnpm:ERR_PNPM_OUTDATED_LOCKFILE``, ``black:would-reformat``, ``prettier:format``,
-  ``npm:ERESOLVE``, ``git:merge-conflict``/``git:rejected-non-fast-forward``;
+  ``npm:ERESOLVE`` (a generic ``EUSAGE`` gives way to its message),
+  ``git:merge-conflict``/``git:rejected-non-fast-forward``;
 * tests by test id — ``test:tests/test_cart.py::test_total`` (pytest; parameters dropped),
   ``test:tests.test_cart.CartTest.test_total`` (unittest), ``test:TestTotal`` (go test),
   ``test:cart::tests::total`` (cargo), ``test:src/cart.test.ts > Cart › total`` (jest, bun,
-  vitest: the file first), mocha titles, rspec ``file:line``, a test file run directly
-  (``test:tests/api/test_users.py``); the assertion kind stays in ``line``;
+  vitest: the file first), ava titles (``✘ [fail]: title``), mocha titles, rspec
+  ``file:line``, a test file run directly (``test:tests/api/test_users.py``); the assertion
+  kind stays in ``line``. A test pytest could not set up because a fixture is missing is that
+  fixture's mistake, ``pytest:fixture 'db_session' not found``, apart from any assertion;
 * a Python exception outside any test id — ``python:ModuleNotFoundError``.
 
 Paths, line numbers and identifiers never reach a key. Nothing recognised: ``[]``, and the
@@ -51,6 +58,7 @@ _COMMAND_TOOLS = {
     "flake8": "flake8",
     "pylint": "pylint",
     "mypy": "mypy",
+    "xo": "xo",
     "dmypy": "mypy",
     "pyright": "pyright",
     "basedpyright": "pyright",
@@ -85,6 +93,10 @@ def command_tool(command: str | None) -> str | None:
     return None
 
 
+# npm error codes that say only that the command was misused: the message after them is the key
+_GENERIC_NPM_CODES = frozenset({"EUSAGE"})
+
+
 class _P:
     def __init__(self) -> None:
         c = Lazy
@@ -93,6 +105,17 @@ class _P:
         self.rustc = c(r"^error\[(E\d{4})\]:")
         self.tsc = c(r"^(?:\S.*?(?:\(\d+,\d+\)|:\d+:\d+)\s*[:-]?\s*)?error\s+(TS\d{3,5})\b")
         self.mypy = c(r"^\S.*?:\d+(?::\d+)?: error: .*?\s\[([a-z][a-z0-9-]*)\]\s*$")
+        # mypy --pretty: the code closes the message, which wraps onto the next lines
+        self.mypy_head = c(r"^\S.*?:\d+(?::\d+)?: error: ")
+        self.mypy_code = c(r"\s\[([a-z][a-z0-9-]*)\]\s*$")
+        # GNU ld (through gcc, clang, cc or make): the symbol is the mistake, never collect2's
+        # or the compiler driver's "ld returned 1 exit status" summary
+        self.linker = c(
+            r"(?:^|: )((?:undefined reference to|multiple definition of) `[^'\s]{1,200}')"
+        )
+        self.xo = c(r"^✖\s+\d+:\d+\s+\S.*?\s{2,}(@?[\w-]+(?:/[\w-]+)*)\s*$")
+        self.ruff_format = c(r"^([a-z][a-z-]{1,40}): File would be reformatted\s*$")
+        self.npm_message = c(r"^npm (?:ERR!|error) (\S.*)$")
         self.pyright = c(r"^\S.*?:\d+:\d+ - error: ")
         self.pyright_rule = c(r"\((report[A-Za-z]+)\)\s*$")
         self.concise = c(r"^\S.*?:\d+:\d+: ([A-Z]{1,4}\d{2,4})\b:?( \[\*\])?(?: |$)")
@@ -108,6 +131,8 @@ class _P:
         self.go_test = c(r"^\s*--- FAIL: (\S+)")
         self.cargo_test = c(r"^test (\S+) \.\.\. FAILED$")
         self.jest = c(r"^●\s+(.+?)\s*$")
+        self.ava = c(r"^✘ \[fail\]: (.+?)(?: Error thrown in test)?\s*$")
+        self.fixture = c(r"^E\s+(fixture '[^'\s]{1,100}' not found)")
         self.jest_file = c(r"^FAIL\s+(\S+\.\w+)\s*$")
         self.bun_file = c(r"^(\S+\.(?:test|spec)\.[cm]?[jt]sx?):$")
         self.bun_fail = c(r"^✗ (.+?)(?: \[[\d.]+m?s\])?$")
@@ -207,6 +232,17 @@ def _lint_tool(command_tool_name: str | None, fixable: bool, code: str) -> str:
     return "flake8"
 
 
+def _mypy_pretty(lines: list[str], i: int, p: _P) -> tuple[str, str] | None:
+    """mypy ``--pretty``: a ``file:N: error:`` line whose message wraps onto the next lines and
+    ends with the ``[code]``; the code and the whole message, else ``None``."""
+    for j, part in enumerate(lines[i + 1 : i + 5], start=1):
+        if not part.strip() or p.mypy_head.match(part):
+            return None
+        if code := p.mypy_code.search(part):
+            return code[1], " ".join(" ".join(lines[i : i + j + 1]).split())
+    return None
+
+
 def _diagnostics(lines: list[str], tool: str | None, out: _Collector, p: _P) -> None:
     eslint_file = ""
     eslint_errors = any(
@@ -228,6 +264,16 @@ def _diagnostics(lines: list[str], tool: str | None, out: _Collector, p: _P) -> 
             out.add(f"tsc:{m[1]}", line)
         elif m := p.mypy.match(line):
             out.add(f"mypy:{m[1]}", line)
+        elif p.mypy_head.match(line) and (pretty := _mypy_pretty(lines, i, p)):
+            out.add(f"mypy:{pretty[0]}", pretty[1])
+        elif m := p.linker.search(line):
+            out.add(f"ld:{m[1]}", line)
+        elif m := p.xo.match(line):
+            out.add(f"{'xo' if tool == 'xo' else 'eslint'}:{m[1]}", line, eslint_file)
+        elif (m := p.ruff_format.match(line)) and any(
+            p.arrow.match(nxt) for nxt in lines[i + 1 : i + 2]
+        ):
+            out.add(f"ruff:{m[1]}", line, lines[i + 1])
         elif p.pyright.match(line):
             # The rule closes the message, which may wrap onto indented lines.
             for j, part in enumerate(lines[i : i + 4]):
@@ -263,6 +309,15 @@ def _diagnostics(lines: list[str], tool: str | None, out: _Collector, p: _P) -> 
         elif p.prettier.match(line):
             out.add("prettier:format", line)
         elif m := p.npm_code.match(line):
+            if m[1] in _GENERIC_NPM_CODES:
+                # a usage error names nothing: its first message line is the mistake
+                message = next(
+                    (n[1] for nxt in lines[i + 1 : i + 6] if (n := p.npm_message.match(nxt))),
+                    "",
+                )
+                if message:
+                    out.add(f"npm:{message.split('. ', 1)[0]}", message)
+                    continue
             out.add(f"npm:{m[1]}", line)
         elif m := p.git_conflict.match(line):
             out.add("git:merge-conflict", line)
@@ -299,6 +354,7 @@ def _mocha_title(lines: list[str], start: int, first: str) -> str | None:
 
 def _tests(lines: list[str], out: _Collector, p: _P) -> None:
     blocks: dict[str, list[str]] | None = None
+    ava_titles: set[str] | None = None
     test_file = ""
     failing_section = False
     for i, raw in enumerate(lines):
@@ -316,6 +372,10 @@ def _tests(lines: list[str], out: _Collector, p: _P) -> None:
             continue
         if m := p.rspec.match(line):
             out.add(f"test:{m[1]}", line)
+        elif m := p.ava.match(line):
+            if ava_titles is None:
+                ava_titles = {t[1] for t in map(p.ava.match, map(str.strip, lines)) if t}
+            out.add(f"test:{m[1]}", line, *_ava_block(lines, i, m[1], ava_titles))
         elif m := p.bun_fail.match(line):
             out.add(f"test:{test_file + ' > ' if test_file else ''}{m[1]}", line)
         elif m := p.pytest_failed.match(line):
@@ -324,16 +384,51 @@ def _tests(lines: list[str], out: _Collector, p: _P) -> None:
                 blocks = _pytest_blocks(lines, p)
             name = test_id.rsplit("::", 1)[-1]
             block = blocks.get(name) or blocks.get(m[2].rsplit("::", 1)[-1]) or []
-            out.add(f"test:{test_id}", line, *block)
+            fixture = next((f for b in block if (f := p.fixture.match(b.strip()))), None)
+            if m[1] == "ERROR" and fixture:
+                # a missing fixture is its own mistake, not the test's (nor an assertion's)
+                out.add(f"pytest:{fixture[1]}", line, *block)
+            else:
+                out.add(f"test:{test_id}", line, *block)
         elif m := p.unittest.match(line):
             dotted = m[2] if m[2].endswith("." + m[1]) else f"{m[2]}.{m[1]}"
             out.add(f"test:{dotted}", line)
         elif (m := p.go_test.match(raw)) or (m := p.cargo_test.match(line)):
             out.add(f"test:{m[1]}", line)
         elif (m := p.jest.match(line)) and "Test suite failed to run" not in line:
-            out.add(f"test:{test_file + ' > ' if test_file else ''}{m[1]}", line)
+            out.add(
+                f"test:{test_file + ' > ' if test_file else ''}{m[1]}", line, *_jest_block(lines, i)
+            )
         elif m := p.vitest.match(line):
             out.add(f"test:{m[1]} > {m[2]}", line)
+
+
+_BLOCK_LINES = 80
+
+
+def _jest_block(lines: list[str], start: int) -> list[str]:
+    """The lines of a jest ``● title`` report (the diff, the code frame, the stack) up to the next
+    report, file or summary: each failing test keeps its own evidence."""
+    block: list[str] = []
+    for line in lines[start + 1 : start + 1 + _BLOCK_LINES]:
+        if line.lstrip().startswith(("●", "FAIL ", "PASS ", "Test Suites:", "Tests:")):
+            break
+        block.append(line)
+    return block
+
+
+def _ava_block(lines: list[str], start: int, title: str, titles: set[str]) -> list[str]:
+    """ava lists the ``✘ [fail]: title`` lines first and reports each test later under its bare
+    title, up to the next test's title or a ``─`` rule: that report."""
+    for j in range(start + 1, len(lines)):
+        if lines[j].strip() == title:
+            block: list[str] = []
+            for line in lines[j + 1 : j + 1 + _BLOCK_LINES]:
+                if line.strip() == "─" or line.strip() in titles:
+                    break
+                block.append(line)
+            return block
+    return []
 
 
 def _pythonic(output: str, command: str | None) -> bool:

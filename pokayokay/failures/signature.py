@@ -135,6 +135,8 @@ class _Patterns:
                   | .*\b(?:command\ not\ found|No\ such\ file\ or\ directory|Permission\ denied)\b
                   | make(?:\[\d+\])?:\ \*\*\*
                   | test\ result:\ FAILED
+                  | .*\bCannot\ connect\ to\ the\ \S+\ daemon\b        # docker
+                  | nothing\ (?:added\ )?to\ commit\b                    # git commit
                 )""",
                 re.X,
             ),

@@ -176,6 +176,7 @@ def _build_failures(
 ) -> list[Failure]:
     """One failure per mistake the output names (:func:`pokayokay.failures.mistakes.find_mistakes`:
     a ruff run with three codes is three failures), else one keyed by the normalised text."""
+    from pokayokay.failures.classify import FALLBACK as FALLBACK_CATEGORY
     from pokayokay.failures.classify import classify
     from pokayokay.failures.evidence_paths import WorkTree, extract_paths
     from pokayokay.failures.ingest_cursor import check_budget
@@ -193,7 +194,7 @@ def _build_failures(
         key: redact(cut_text(value)) if key == "command" and isinstance(value, str) else value
         for key, value in tool_input.items()
     }
-    check_budget("classifying")
+    check_budget("finding mistakes")
     exit_code = None
     body = error
     header = _EXIT_HEADER.match(error)
@@ -205,7 +206,17 @@ def _build_failures(
         command_key(raw_command) if tool in COMMAND_TOOLS and isinstance(raw_command, str) else None
     )
     roots = (project.root, *project.aliases)
-    category = classify(tool, command, body, project.user_rules())
+    mistakes = find_mistakes(body, command)
+    check_budget("classifying")
+    # The first mistake reported decides the kind (tsc's TS2345 before a TS2307 is a type
+    # error, not a missing dependency); the whole output when that says nothing.
+    user_rules = project.user_rules()
+    category = FALLBACK_CATEGORY
+    if len(mistakes) > 1:
+        category = classify(tool, command, mistakes[0].text, user_rules)
+    if category == FALLBACK_CATEGORY:
+        category = classify(tool, command, body, user_rules)
+    check_budget("finding paths")
     files = WorkTree(project.root)  # only files that exist now, in the work tree or git
 
     def failure(signature: str, text: str, shown: str) -> Failure:
@@ -230,8 +241,6 @@ def _build_failures(
             exit_code=exit_code,
         )
 
-    check_budget("finding mistakes")
-    mistakes = find_mistakes(body, command)
     check_budget("the signature")
     if len(mistakes) == 1:
         [mistake] = mistakes

@@ -55,7 +55,7 @@ CASES = [
         "Bash",
         "cargo build --release",
         "error[E0308]: mismatched types\n --> src/main.rs:3:5",
-        "build",
+        "types",  # a compiler's type error is types (decision 0080)
     ),
     (
         "Bash",

@@ -85,11 +85,12 @@ def test_a_script_that_is_not_a_test_stays_shell() -> None:
 @pytest.mark.parametrize(
     ("command", "output", "category"),
     [
-        ("cargo test", CARGO_E0308, "build"),
-        ("cargo test --package billing invoice", CARGO_E0308, "build"),
+        # rustc's type errors are types whatever ran them (decision 0080)
+        ("cargo test", CARGO_E0308, "types"),
+        ("cargo test --package billing invoice", CARGO_E0308, "types"),
         ("go test ./internal/...", GO_BUILD_FAILED, "build"),
         ("cargo test", CARGO_ASSERT, "testing"),
-        ("cargo build", CARGO_E0308, "build"),
+        ("cargo build", CARGO_E0308, "types"),
     ],
 )
 def test_compile_errors_under_a_test_runner_are_build(

@@ -30,6 +30,11 @@ SAMPLE_ROOT = "/home/dev/project"
 ISSUE_UNITS = [" ", "\t", ".", "/", ":", "[", "]", "(", ")", "{", "}", "<", ">", " \t"]
 FOUND_UNITS = ["|", ";", "&&", "a;", " | ", "> 1 ", "py -a/", "python -Xa ", "test_", "a_test",
                "a-://", "a:b@", "/tmp/", "_", "C:\\Users\\"]  # fmt: skip
+# Issue 24 item 4's formats: xo rows, mypy --pretty heads, ld symbols, ava and jest reports,
+# make targets, unittest imports, cd into a missing folder.
+FORMAT_UNITS = ["✖  1:1  a  ", "a.py:1: error: ", "undefined reference to `a", "✘ [fail]: a",
+                "● a", "No rule to make target 'a", "Failed to import test module: a\n",
+                "cd: a: ", "npm error code EUSAGE\n"]  # fmt: skip
 TOKENS = [" ", "\t", ".", "/", ":", "[", "]", "(", ")", "|", ";", "&", "-", "=", '"', "'", "`",
           "\\", "a", "1", "_", "@", "~", "*", "\n", "E", "py", "test_", ".py", "::", "-X", "File",
           "error", "FAIL", "file://", "C:", "0x", "line", "at "]  # fmt: skip
@@ -75,7 +80,7 @@ def assert_linear(project: Path, unit: str) -> None:
         )
 
 
-@pytest.mark.parametrize("unit", ISSUE_UNITS + FOUND_UNITS)
+@pytest.mark.parametrize("unit", ISSUE_UNITS + FOUND_UNITS + FORMAT_UNITS)
 def test_capture_is_linear_on_adversarial_lines(project: Path, unit: str) -> None:
     assert_linear(project, unit)
 
