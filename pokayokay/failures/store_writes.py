@@ -161,9 +161,10 @@ def close_episode(
     formatter wrote the files: closed, nothing learned). A substitute command
     (:func:`pokayokay.failures.corrections.substitutes`) after an edit is no correction: the
     episode stays open and False is returned. Each mistake's fix is credited to the edits
-    after the command's last failure with that mistake, reverts cancelled (:func:`pokayokay.failures.fix_edits.credited_edits`);
-    only a fix by edits (the command itself passing after them) is a bug fix (``fixes``, read for
-    Recent Bug Fixes); an environment correction credits no edit.
+    after the command's last failure with that mistake, reverts cancelled
+    (:func:`pokayokay.failures.fix_edits.credited_edits`); only a fix by edits (the command
+    itself passing after them) is a bug fix (``fixes``, read for Recent Bug Fixes); an
+    environment correction credits no edit.
     """
     from pokayokay.failures.corrections import ENVIRONMENT, substitutes
     from pokayokay.failures.fix_edits import credited_edits
