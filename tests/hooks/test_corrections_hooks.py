@@ -256,3 +256,28 @@ def test_an_interpreter_lesson_fires_for_any_run_of_the_tool(
     assert (decision.get("permissionDecision") == "deny") is (mode == "block")
     assert before(project, "s4", ".venv/bin/python -m pytest -q ./tests/test_cart.py") == ""
     assert "`.venv/bin/python -m pytest`" in fail(project, "s4", other, wrong["output"], 1)
+
+
+def test_report_and_graduate_agree(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``report`` said "ready: run pokayokay graduate" and ``graduate`` said "up to date"."""
+    missing, typo = case("npm-missing-script-lint"), case("gcc-expected-semicolon")
+    for session in ("s1", "s2", "s3"):
+        fail(project, session, missing["command"], missing["output"], missing["exit_code"])
+        succeed(project, session, "npx xo")
+        fail(project, session, "gcc -c /tmp/scratch.c", typo["output"].replace("src/", "/tmp/"))
+    capsys.readouterr()
+    assert cli.main(["report", "--project", str(project)]) == 0
+    near = capsys.readouterr().out.split("Near the graduation threshold", 1)[1]
+    states = [line.rsplit("(", 1)[1] for line in near.splitlines() if "of 3 sessions" in line]
+    ready = [s for s in states if s.startswith("ready")]
+    assert len(ready) == 1 and len(states) > 1, near
+    assert all(
+        s.startswith("no rule: the evidence names no file") for s in states if s not in ready
+    )
+    assert cli.main(["graduate", "--project", str(project)]) == 0
+    said = capsys.readouterr().out
+    assert "up to date" not in said
+    rules = list((project / ".claude" / "rules").rglob("*.md"))
+    assert any("`npx xo`" in rule.read_text("utf-8") for rule in rules)
+    assert cli.main(["report", "--project", str(project)]) == 0
+    assert "ready: run" not in capsys.readouterr().out
