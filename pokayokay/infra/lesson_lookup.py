@@ -10,7 +10,7 @@ folder the lessons belong to (the canonical git root, and the launch folder too 
 was launched elsewhere). A hook looks for its launch folder's file and then its parents' (a
 session launched in a subfolder finds the repository's lessons). The file holds::
 
-    {"version": 1,
+    {"version": 3,
      "commands": {"<command key>": {"sessions": 4, "guard": true,
                                     "failure": "<text for PostToolUseFailure>",
                                     "hint": "<text for PreToolUse>",
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-LOOKUP_VERSION = 2  # 2: texts quote commands exactly (code spans); older lookups are not read
+LOOKUP_VERSION = 3  # 2: commands quoted exactly; 3: invocations, mistakes. Older ones are not read
 LOOKUP_DIR = "lessons"
 _KEY_MAX = 120
 # A lookup is a few lessons; a larger file is not ours (or broken) and is not read.

@@ -63,7 +63,8 @@ def test_the_week_in_text(team_project: TeamProject) -> None:
     # Near the threshold: the migration failure, two sessions of three, its excerpt sanitised.
     near = text.split("Near the graduation threshold (3 sessions make a rule)\n", 1)[1]
     assert re.match(r"  [0-9a-f]{12}  shell +2 of 3 sessions, last 2026-11-20  "
-                    r"\(no rule: the evidence names no file in this project\)\n      sqlite3.OperationalError: no such table: "
+                    r"\(no rule: the evidence names no file in this project\)\n"
+                    r"      sqlite3.OperationalError: no such table: "
                     r"orders_v2\n", near), near
     # The one-session lint failure is not "near" anything.
     assert "F841" not in text
