@@ -11,9 +11,14 @@ command is such a variant of a failing one and of which kind:
   or a tool run from a folder path (``node_modules/.bin/eslint``);
 * ``"command"`` — the same tool and arguments with other flags (``pytest -p no:randomly``), or
   a package-manager script narrowed to a sibling (``npm test`` → ``npm run test:unit``);
+* ``"environment"`` too — another command for the same purpose when neither names a file
+  (:func:`substitutes`): ``npm run lint`` → ``npx xo``, ``make tests`` → ``make test``,
+  ``pytest`` → ``make test``; the store counts it only when no file was edited in between;
 * ``None`` — anything else: another tool, other files or tests (narrowing a run is not a fix),
-  the same command, or a dangerous one (see :func:`pokayokay.safety.commands.danger`): a force
-  push that "worked" is never a lesson.
+  a check followed by its formatter writing the files (:func:`formatter_run`: ``black --check``
+  → ``black``, ``prettier --check`` → ``prettier --write``, ``ruff check`` → ``ruff check
+  --fix``), the same command, or a dangerous one (see
+  :func:`pokayokay.safety.commands.danger`): a force push that "worked" is never a lesson.
 
 What is compared is the command after ``cd <dir> &&`` prefixes, output plumbing (``2>&1``,
 ``| tail -n 20``) and an ``env`` prefix are set aside.
@@ -60,6 +65,90 @@ _PAGER = re.compile(r"\s*(?:tail|head|less|more|cat|tee|grep)\b")
 _CD = re.compile(r"^\s*cd\s+\S+\s*&&\s*")
 _PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn", "bun"})
 _LIFECYCLE = frozenset({"test", "start", "stop", "restart"})
+# A check that only reports (``black --check``) and the flags that make a tool write the files.
+_CHECK_FLAGS = frozenset(
+    {"--check", "--diff", "--check-only", "--list-different", "-l", "--dry-run", "-n"}
+)
+_WRITE_FLAGS = frozenset(
+    {"--fix", "--write", "-w", "--in-place", "--fix-only", "--unsafe-fixes", "--apply"}
+)
+_FORMAT_TOOLS = frozenset(
+    {
+        "black",
+        "ruff",
+        "prettier",
+        "isort",
+        "gofmt",
+        "goimports",
+        "rustfmt",
+        "eslint",
+        "biome",
+        "autopep8",
+        "yapf",
+        "clang-format",
+        "shfmt",
+        "dprint",
+        "xo",
+        "standard",
+        "stylelint",
+        "rubocop",
+        "swiftformat",
+        "ktlint",
+        "terraform",
+        "cargo",
+        "dotnet",
+        "mix",
+        "deno",
+    }
+)
+# What a command is for, by the tool it runs or the script or target it names.
+_PURPOSE_OF_TOOL = {
+    **dict.fromkeys(
+        (
+            "pytest",
+            "py.test",
+            "jest",
+            "vitest",
+            "mocha",
+            "ava",
+            "tap",
+            "unittest",
+            "nose2",
+            "tox",
+            "nox",
+            "phpunit",
+            "rspec",
+        ),
+        "test",
+    ),
+    **dict.fromkeys(
+        (
+            "eslint",
+            "xo",
+            "standard",
+            "flake8",
+            "pylint",
+            "golangci-lint",
+            "rubocop",
+            "stylelint",
+            "ruff",
+            "biome",
+            "clippy",
+        ),
+        "lint",
+    ),
+    **dict.fromkeys(("mypy", "pyright", "tsc"), "typecheck"),
+}
+_PURPOSE_OF_NAME = {
+    **dict.fromkeys(("test", "tests", "check-tests", "unit", "spec", "specs"), "test"),
+    **dict.fromkeys(("lint", "lints", "linter", "eslint", "clippy"), "lint"),
+    **dict.fromkeys(("typecheck", "type-check", "types", "typing", "mypy", "tsc"), "typecheck"),
+    **dict.fromkeys(("build", "compile"), "build"),
+    **dict.fromkeys(("format", "fmt"), "format"),
+}
+_TASK_RUNNERS = frozenset({"make", "just", "task", "invoke", "rake", "gradle", "./gradlew"})
+_BUILD_TOOLS = frozenset({"go", "cargo", "dotnet", "mvn", "swift", "deno", "bun"})
+_FILE_LIKE = re.compile(r"[/\\]|::|\.[A-Za-z0-9]{1,5}$")
 
 
 class Parsed(NamedTuple):
@@ -145,15 +234,78 @@ def _script(parsed: Parsed) -> str | None:
     return parsed.args[0] if parsed.args[0] in _LIFECYCLE else None
 
 
+def purpose(parsed: Parsed) -> str | None:
+    """What a command is for — ``"test"``, ``"lint"``, ``"typecheck"``, ``"build"`` or
+    ``"format"`` — by its tool (``pytest``, ``xo``), its package-manager script (``npm run
+    lint``), its task-runner target (``make tests``) or its subcommand (``go test``, ``cargo
+    clippy``, ``ruff check``); ``None`` when it says nothing recognisable."""
+    name: str | None = None
+    if parsed.tool in _PACKAGE_MANAGERS:
+        if parsed.args and parsed.args[0] in ("run", "run-script") and len(parsed.args) > 1:
+            name = parsed.args[1]
+        elif parsed.args:
+            name = parsed.args[0]
+    elif parsed.tool in _TASK_RUNNERS or parsed.tool in _BUILD_TOOLS:
+        name = parsed.args[0] if parsed.args else ("build" if parsed.tool == "make" else None)
+    elif parsed.tool == "ruff":
+        return "format" if parsed.args[:1] == ("format",) else "lint"
+    else:
+        return _PURPOSE_OF_TOOL.get(parsed.tool)
+    if name is None:
+        return None
+    head = name.split(":", 1)[0]
+    return _PURPOSE_OF_NAME.get(name) or _PURPOSE_OF_NAME.get(head)
+
+
+def _names_a_file(parsed: Parsed) -> bool:
+    return any(_FILE_LIKE.search(arg) for arg in parsed.args)
+
+
+def substitutes(failing: str, succeeded: str) -> bool:
+    """Whether ``succeeded`` is another command for the same purpose as ``failing`` and neither
+    names a file: ``npm run lint`` → ``npx xo``, ``make tests`` → ``make test``, ``pytest`` →
+    ``make test``. Only a lesson when nothing was edited in between (the store checks)."""
+    bad, good = parse(failing), parse(succeeded)
+    if bad is None or good is None or (bad.tool, bad.args) == (good.tool, good.args):
+        return False
+    if bad.tool == good.tool and bad.tool not in _PACKAGE_MANAGERS | _TASK_RUNNERS:
+        return False  # `pytest -p no:randomly`: other options of one tool, not a substitute
+    if _names_a_file(bad) or _names_a_file(good):
+        return False
+    wanted = purpose(bad)
+    return wanted is not None and wanted == purpose(good)
+
+
+def formatter_run(failing: str, succeeded: str) -> bool:
+    """Whether ``succeeded`` is the formatter of the check ``failing`` writing the files: the
+    same formatting tool on the same arguments, without the check's report-only flag
+    (``black --check f`` → ``black -q f``) or with a flag that writes (``prettier --check`` →
+    ``prettier --write``, ``ruff check`` → ``ruff check --fix``)."""
+    bad, good = parse(failing), parse(succeeded)
+    if bad is None or good is None or bad.tool != good.tool or bad.tool not in _FORMAT_TOOLS:
+        return False
+    if bad.args != good.args:
+        return False
+    checked = any(flag.split("=", 1)[0] in _CHECK_FLAGS for flag in bad.flags)
+    still_checks = any(flag.split("=", 1)[0] in _CHECK_FLAGS for flag in good.flags)
+    writes = any(flag.split("=", 1)[0] in _WRITE_FLAGS for flag in good.flags)
+    wrote = any(flag.split("=", 1)[0] in _WRITE_FLAGS for flag in bad.flags)
+    return (checked and not still_checks) or (writes and not wrote)
+
+
 def correction_kind(failing: str, succeeded: str) -> str | None:
     """How ``succeeded`` corrects ``failing`` (see the module doc), or ``None``."""
     from pokayokay.safety.commands import danger
 
     if " ".join(failing.split()) == " ".join(succeeded.split()) or danger(succeeded):
         return None
-    bad, good = parse(failing), parse(succeeded)
-    if bad is None or good is None or bad.tool != good.tool:
+    if formatter_run(failing, succeeded):
         return None
+    bad, good = parse(failing), parse(succeeded)
+    if bad is None or good is None:
+        return None
+    if bad.tool != good.tool:
+        return ENVIRONMENT if substitutes(failing, succeeded) else None
     if bad.args == good.args:
         if bad.prefix != good.prefix:
             return ENVIRONMENT
@@ -166,7 +318,7 @@ def correction_kind(failing: str, succeeded: str) -> str | None:
         and good_script.split(":", 1)[0] == bad_script.split(":", 1)[0]
     ):
         return COMMAND
-    return None
+    return ENVIRONMENT if substitutes(failing, succeeded) else None
 
 
 def difference(failing: str, corrected: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:

@@ -14,7 +14,7 @@ Returned as one string, lines joined by ``\\n`` ("" when nothing readable change
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 MAX_LINES = 4
@@ -102,3 +102,38 @@ def edit_excerpt(tool: str, tool_input: dict[str, Any], tool_response: object) -
         if isinstance(content, str):
             lines = ["+" + line for line in content.splitlines()[:MAX_SCANNED]]
     return _shown(lines)
+
+
+def _inverse(excerpt: str) -> frozenset[str]:
+    """The lines of ``excerpt`` with ``+`` and ``-`` swapped: what undoing the change shows."""
+    swap = {"+": "-", "-": "+"}
+    return frozenset(swap[line[0]] + line[1:] for line in excerpt.split("\n") if line[:1] in swap)
+
+
+def credited_edits(
+    edits: Sequence[tuple[float, str, str]], last_failure: float | None
+) -> list[tuple[str, str]]:
+    """The edits a fix is credited to, as (path, excerpt), from a fix episode's edits as
+    (time, path, excerpt), oldest first (pure).
+
+    * Only the edits after the command's last failure: an edit before it did not make it pass.
+    * A revert is not a fix: an edit whose excerpt undoes an earlier edit of the same file (the
+      same lines with ``+`` and ``-`` swapped) cancels it, and neither is credited.
+    """
+    kept: list[tuple[str, str] | None] = []
+    for when, path, excerpt in edits:
+        if last_failure is not None and when < last_failure:
+            continue
+        undone = _inverse(excerpt) if excerpt else frozenset()
+        for at in range(len(kept) - 1, -1, -1):
+            earlier = kept[at]
+            if earlier is None or earlier[0] != path or not undone:
+                continue
+            lines = frozenset(line for line in earlier[1].split("\n") if line[:1] in "+-")
+            if lines and lines == undone:
+                kept[at] = None
+                break
+        else:
+            kept.append((path, excerpt))
+            continue
+    return list(dict.fromkeys(item for item in kept if item is not None))

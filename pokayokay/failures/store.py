@@ -43,7 +43,6 @@ Requires SQLite ≥ 3.24 (UPSERT).
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
@@ -322,8 +321,9 @@ class FailureStore:
 
     def _session_known(self, session_id: str) -> bool:
         row = self.read(
-            lambda c: c.execute("SELECT 1 FROM sessions WHERE session_id = ?", (session_id,))
-            .fetchone()
+            lambda c: c.execute(
+                "SELECT 1 FROM sessions WHERE session_id = ?", (session_id,)
+            ).fetchone()
         )
         return row is not None
 
@@ -357,71 +357,27 @@ class FailureStore:
         if not open_:
             self._ensure_session(session_id, ts)
             return 0
-        closing: list[tuple[int, float, str | None]] = []  # (episode, started, correction kind)
-        for episode_id, failing, started in open_:
-            if failing == key:
-                closing.append((episode_id, started, None))
-                continue
-            from pokayokay.failures.corrections import correction_kind
+        from pokayokay.failures.corrections import correction_kind, formatter_run
 
-            kind = correction_kind(failing, key)
-            if kind is not None:
-                closing.append((episode_id, started, kind))
+        closing: list[tuple[tuple[int, str, float], str | None]] = []  # (episode, kind)
+        for episode in open_:
+            failing = episode[1]
+            if failing == key:
+                closing.append((episode, None))
+            elif formatter_run(failing, key):
+                closing.append((episode, "formatter"))
+            elif (kind := correction_kind(failing, key)) is not None:
+                closing.append((episode, kind))
         if not closing:
             self._ensure_session(session_id, ts)
             return 0
-        failing_of = {episode_id: failing for episode_id, failing, _ in open_}
+        limits = (MAX_FIX_PATHS, MAX_FIX_EDITS)
 
         def work(conn: sqlite3.Connection) -> int:
-            for episode_id, started, kind in closing:
-                edits = conn.execute(
-                    "SELECT path, excerpt FROM edits WHERE session_id = ? AND ts >= ?"
-                    " AND ts <= ? ORDER BY ts, id",
-                    (session_id, started, ts),
-                ).fetchall()
-                if kind == "environment":
-                    edits = []  # running the command differently was the fix, not the edits
-                paths = sorted({row[0] for row in edits})
-                changes = list(dict.fromkeys((row[0], row[1]) for row in edits))
-                signatures = [
-                    row[0]
-                    for row in conn.execute(
-                        "SELECT signature FROM episode_signatures WHERE episode_id = ?",
-                        (episode_id,),
-                    )
-                ]
-                for signature in signatures:
-                    conn.execute(
-                        "INSERT INTO fixes (session_id, ts, signature, command, paths)"
-                        " VALUES (?, ?, ?, ?, ?)",
-                        (session_id, ts, signature, key, json.dumps(paths[:MAX_FIX_PATHS])),
-                    )
-                    for path in paths:
-                        store_writes.bump_path(conn, signature, "fix", path)
-                    for path, excerpt in changes:
-                        conn.execute(
-                            "INSERT INTO group_fix_edits (signature, path, excerpt, count,"
-                            " last_seen) VALUES (?, ?, ?, 1, ?) ON CONFLICT (signature, path,"
-                            " excerpt) DO UPDATE SET count = count + 1, last_seen = ?",
-                            (signature, path, excerpt or "", ts, ts),
-                        )
-                    conn.execute(
-                        "INSERT INTO group_fix_commands (signature, command, count)"
-                        " VALUES (?, ?, 1) ON CONFLICT (signature, command)"
-                        " DO UPDATE SET count = count + 1",
-                        (signature, key),
-                    )
-                    if kind is not None:
-                        conn.execute(
-                            "INSERT INTO group_corrections (signature, failing, corrected, kind,"
-                            " count, last_seen) VALUES (?, ?, ?, ?, 1, ?)"
-                            " ON CONFLICT (signature, failing, corrected)"
-                            " DO UPDATE SET count = count + 1, last_seen = ?",
-                            (signature, failing_of[episode_id], key, kind, ts, ts),
-                        )
-                    store_writes.trim_fix_edits(conn, signature, MAX_FIX_EDITS)
-                conn.execute("DELETE FROM episode_signatures WHERE episode_id = ?", (episode_id,))
-                conn.execute("DELETE FROM episodes WHERE id = ?", (episode_id,))
+            closed = sum(
+                store_writes.close_episode(conn, episode, session_id, ts, key, kind, limits)
+                for episode, kind in closing
+            )
             oldest_open = conn.execute(
                 "SELECT min(started) FROM episodes WHERE session_id = ?", (session_id,)
             ).fetchone()[0]
@@ -432,7 +388,7 @@ class FailureStore:
                     "DELETE FROM edits WHERE session_id = ? AND ts < ?", (session_id, oldest_open)
                 )
             store_writes.register_session(conn, session_id, ts)
-            return len(closing)
+            return closed
 
         return self._transaction(work)
 

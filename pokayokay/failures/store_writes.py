@@ -128,3 +128,101 @@ def register_session(conn: sqlite3.Connection, session_id: str, ts: float) -> No
         "INSERT OR IGNORE INTO sessions (session_id, first_seen) VALUES (?, ?)",
         (session_id, ts),
     )
+
+
+def last_failure(
+    conn: sqlite3.Connection, session_id: str, command: str, signature: str, since: float
+) -> float | None:
+    """When ``command`` last failed with ``signature`` in the session since ``since``, or None."""
+    latest: float | None = None
+    rows = conn.execute(
+        "SELECT ts, command FROM failures WHERE signature = ? AND ts >= ? AND session_id = ?",
+        (signature, since, session_id),
+    )
+    for ts, stored in rows:
+        if stored and command_key(stored) == command and (latest is None or ts > latest):
+            latest = float(ts)
+    return latest
+
+
+def close_episode(
+    conn: sqlite3.Connection,
+    episode: tuple[int, str, float],
+    session_id: str,
+    ts: float,
+    corrected: str,
+    kind: str | None,
+    limits: tuple[int, int],
+) -> bool:
+    """Close one fix episode (id, failing command, started) that ``corrected`` ended at ``ts``.
+
+    ``kind``: ``None`` when the failing command itself passed, a correction kind
+    (:func:`pokayokay.failures.corrections.correction_kind`), or ``"formatter"`` (the check's
+    formatter wrote the files: closed, nothing learned). A substitute command
+    (:func:`pokayokay.failures.corrections.substitutes`) after an edit is no correction: the
+    episode stays open and False is returned. Each mistake's fix is credited to the edits
+    after the command's last failure with that mistake, reverts cancelled
+    (:func:`pokayokay.failures.fix_edits.credited_edits`); only a fix by edits (the command
+    itself passing after them) is a bug fix (``fixes``, read for Recent Bug Fixes); an
+    environment correction credits no edit.
+    """
+    from pokayokay.failures.corrections import ENVIRONMENT, substitutes
+    from pokayokay.failures.fix_edits import credited_edits
+
+    episode_id, failing, started = episode
+    max_paths, max_edits = limits
+    rows = conn.execute(
+        "SELECT ts, path, excerpt FROM edits WHERE session_id = ? AND ts >= ?"
+        " AND ts <= ? ORDER BY ts, id",
+        (session_id, started, ts),
+    ).fetchall()
+    if kind == ENVIRONMENT and rows and substitutes(failing, corrected):
+        return False
+    signatures = [
+        row[0]
+        for row in conn.execute(
+            "SELECT signature FROM episode_signatures WHERE episode_id = ?", (episode_id,)
+        )
+    ]
+    conn.execute("DELETE FROM episode_signatures WHERE episode_id = ?", (episode_id,))
+    conn.execute("DELETE FROM episodes WHERE id = ?", (episode_id,))
+    if kind == "formatter":
+        return True
+    edits = [(float(r[0]), str(r[1]), str(r[2] or "")) for r in rows]
+    for signature in signatures:
+        changes: list[tuple[str, str]] = []
+        if kind != ENVIRONMENT:  # running the command differently was the fix, not the edits
+            since = last_failure(conn, session_id, failing, signature, started)
+            changes = credited_edits(edits, since)
+        paths = sorted({path for path, _ in changes})
+        if kind is None and paths:
+            conn.execute(
+                "INSERT INTO fixes (session_id, ts, signature, command, paths)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (session_id, ts, signature, corrected, json.dumps(paths[:max_paths])),
+            )
+        for path in paths:
+            bump_path(conn, signature, "fix", path)
+        for path, excerpt in changes:
+            conn.execute(
+                "INSERT INTO group_fix_edits (signature, path, excerpt, count,"
+                " last_seen) VALUES (?, ?, ?, 1, ?) ON CONFLICT (signature, path,"
+                " excerpt) DO UPDATE SET count = count + 1, last_seen = ?",
+                (signature, path, excerpt, ts, ts),
+            )
+        conn.execute(
+            "INSERT INTO group_fix_commands (signature, command, count)"
+            " VALUES (?, ?, 1) ON CONFLICT (signature, command)"
+            " DO UPDATE SET count = count + 1",
+            (signature, corrected),
+        )
+        if kind is not None:
+            conn.execute(
+                "INSERT INTO group_corrections (signature, failing, corrected, kind,"
+                " count, last_seen) VALUES (?, ?, ?, ?, 1, ?)"
+                " ON CONFLICT (signature, failing, corrected)"
+                " DO UPDATE SET count = count + 1, last_seen = ?",
+                (signature, failing, corrected, kind, ts, ts),
+            )
+        trim_fix_edits(conn, signature, max_edits)
+    return True

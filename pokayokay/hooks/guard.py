@@ -134,5 +134,9 @@ def failure_context(payload: dict[str, Any]) -> str:
 
         fail_open("PostToolUseFailure lesson", exc)
         return ""
-    text = entry.get("failure") if entry is not None else None
-    return context_output("PostToolUseFailure", text) if isinstance(text, str) and text else ""
+    if entry is None:
+        return ""
+    from pokayokay.infra.lesson_lookup import failure_text
+
+    text = failure_text(entry, payload.get("error"))  # chosen by the mistake, not the command
+    return context_output("PostToolUseFailure", text) if text else ""

@@ -10,12 +10,21 @@ folder the lessons belong to (the canonical git root, and the launch folder too 
 was launched elsewhere). A hook looks for its launch folder's file and then its parents' (a
 session launched in a subfolder finds the repository's lessons). The file holds::
 
-    {"version": 1,
+    {"version": 3,
      "commands": {"<command key>": {"sessions": 4, "guard": true,
                                     "failure": "<text for PostToolUseFailure>",
                                     "hint": "<text for PreToolUse>",
                                     "corrected": "<the command that passed>"}},
+     "invocations": {"<invocation key>": {... the same fields ...}},
      "always": ["<environment lesson line>", ...]}
+
+``commands`` is keyed by the whole command (:func:`command_key`); ``invocations`` by how a tool
+is run (:func:`invocation_key`: ``python -m pytest``) for the environment lessons whose mistake is
+that (the interpreter, a runner, a variable): such a lesson holds for any run of the tool, with
+any file or flag, so ``python -m pytest -q ./tests/other.py`` finds it too. An entry may carry
+``mistakes``: the literal fragments of the failure it was learned from (:func:`mistake_matches`);
+its ``failure`` text is then shown only next to a failure whose output has them, never for the
+command text alone.
 
 Every text in it was sanitised and redacted when it was written: the hooks print it as is.
 Standard library only (``os`` at import; ``_json``, through :mod:`pokayokay.infra.cjson`, when
@@ -32,7 +41,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-LOOKUP_VERSION = 2  # 2: texts quote commands exactly (code spans); older lookups are not read
+LOOKUP_VERSION = 3  # 2: commands quoted exactly; 3: invocations, mistakes. Older ones are not read
 LOOKUP_DIR = "lessons"
 _KEY_MAX = 120
 # A lookup is a few lessons; a larger file is not ours (or broken) and is not read.
@@ -187,15 +196,102 @@ def _without_plumbing(text: str) -> str:
     return end[:cut].rstrip(" \t\n\r\f\v")
 
 
+_CHAINS = ("&&", "||", ";", "|", "`", "$(")
+
+
+def _is_assignment(word: str) -> bool:
+    name, eq, _ = word.partition("=")
+    return bool(eq) and bool(name) and name.replace("_", "a").isalnum() and not name[0].isdigit()
+
+
+def _is_interpreter(word: str) -> bool:
+    base = word.rsplit("/", 1)[-1]
+    for name in ("python", "pypy", "node", "ruby", "perl", "php"):
+        if base.startswith(name):
+            rest = base[len(name) :]
+            return rest.replace(".", "").isdecimal() or not rest
+    return False
+
+
+def invocation_key(command: str) -> str:
+    """How a command runs its tool, the rest set aside: the variables set before it (names
+    only, ``PYTHONPATH=``), the program (a leading ``./`` dropped) and, for an interpreter run
+    with ``-m``, the module: ``python -m pytest -q ./tests/x.py`` → ``python -m pytest``,
+    ``PYTHONPATH=src pytest`` → ``PYTHONPATH= pytest``. "" for a chain or a pipeline (not one
+    tool run). String operations only (see :func:`command_key`)."""
+    text = command_key(command)
+    if not text or any(mark in text for mark in _CHAINS):
+        return ""
+    words = text.split(" ")
+    out: list[str] = []
+    at = 0
+    while at < len(words) and _is_assignment(words[at]):
+        out.append(words[at].split("=", 1)[0] + "=")
+        at += 1
+    if at >= len(words):
+        return ""
+    program = words[at][2:] if words[at].startswith("./") else words[at]
+    out.append(program)
+    if _is_interpreter(program) and words[at + 1 : at + 2] == ["-m"] and at + 2 < len(words):
+        out.extend(("-m", words[at + 2]))
+    return " ".join(out)
+
+
+def _shows(output: str, fragment: str) -> bool:
+    """Whether ``output`` holds ``fragment``, or its words where a key has dashes
+    (``black:would-reformat`` for "would reformat")."""
+    return fragment in output or ("-" in fragment and fragment.replace("-", " ") in output)
+
+
+def mistake_matches(entry: Mapping[str, Any], output: object) -> bool:
+    """Whether a failure's ``output`` shows the mistake an entry was learned from: every
+    fragment of one of its ``mistakes`` occurs in it. An entry without ``mistakes`` (a lesson
+    about how the command runs) matches any output."""
+    mistakes = entry.get("mistakes")
+    if mistakes is None:
+        return True
+    if not isinstance(mistakes, list) or not isinstance(output, str) or not output:
+        return False
+    for fragments in mistakes:
+        if (
+            isinstance(fragments, list)
+            and fragments
+            and all(isinstance(f, str) and _shows(output, f) for f in fragments)
+        ):
+            return True
+    return False
+
+
+def failure_text(entry: Mapping[str, Any], output: object) -> str:
+    """The text for a failure of the entry's command whose output is ``output``: the entry's,
+    or that of one of its ``others`` (the same command, other mistakes) whose mistake the
+    output shows; "" when none does."""
+    others = entry.get("others")
+    for candidate in [entry, *(others if isinstance(others, list) else [])]:
+        if isinstance(candidate, dict) and mistake_matches(candidate, output):
+            text = candidate.get("failure")
+            if isinstance(text, str) and text:
+                return text
+    return ""
+
+
 def command_entry(lookup: Mapping[str, Any], command: object) -> dict[str, Any] | None:
-    """The lesson for a Bash ``command`` in a loaded lookup, or None."""
+    """The lesson for a Bash ``command`` in a loaded lookup, or None: the whole command's,
+    else the lesson about how its tool is run (:func:`invocation_key`)."""
     if not isinstance(command, str) or not command.strip():
         return None
     commands = lookup.get("commands")
     if not isinstance(commands, dict):
         return None
     entry = commands.get(command_key(command))
-    return entry if isinstance(entry, dict) else None
+    if isinstance(entry, dict):
+        return entry
+    invocations = lookup.get("invocations")
+    if not isinstance(invocations, dict) or not invocations:
+        return None
+    key = invocation_key(command)
+    found = invocations.get(key) if key else None
+    return found if isinstance(found, dict) else None
 
 
 def write_lookup(

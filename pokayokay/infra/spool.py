@@ -272,7 +272,7 @@ def failure_lesson(data: bytes, environ: "Mapping[str, str] | None" = None) -> s
         return ""
     _package()
     from pokayokay.infra.cjson import dumps, loads  # json's C scanner: no json, no re import
-    from pokayokay.infra.lesson_lookup import command_entry, load_for
+    from pokayokay.infra.lesson_lookup import command_entry, failure_text, load_for
 
     lookup = load_for(launch_dir(env), env)
     if lookup is None:
@@ -288,8 +288,8 @@ def failure_lesson(data: bytes, environ: "Mapping[str, str] | None" = None) -> s
     tool_input = payload.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
     entry = command_entry(lookup, command)
-    text = entry.get("failure") if entry is not None else None
-    if not isinstance(text, str) or not text:
+    text = failure_text(entry, payload.get("error")) if entry is not None else ""
+    if not text:
         return ""
     out = {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": text}}
     return dumps(out) + "\n"

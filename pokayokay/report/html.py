@@ -183,8 +183,7 @@ def context(report: Report) -> dict[str, Any]:
                 "last": _day(near.group.last_seen),
                 "excerpt": near.group.excerpt,
                 "paths": ", ".join(near.group.paths[:3]),
-                "state": "ready: run pokayokay graduate" if near.waiting
-                else "one session short",
+                "state": near.state.replace("`", ""),
             }
             for near in report.near
         ],

@@ -17,6 +17,7 @@ from pokayokay.failures.model import Failure, FailureGroup
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.learnings.model import Learning
 from pokayokay.memory.measures import FileStat
+from pokayokay.rules.graduation import may_graduate
 from pokayokay.rules.rule_evidence import RuleEvidence, groups_of
 
 DEFAULT_SINCE = "7d"
@@ -109,11 +110,19 @@ class NearRow:
     group: FailureGroup
     id: str
     threshold: int
+    rule_possible: bool = True  # graduation.may_graduate: its evidence can make a rule
 
     @property
     def waiting(self) -> bool:
         """At or past the threshold but not graduated yet (`pokayokay graduate` would)."""
-        return self.group.sessions >= self.threshold
+        return self.group.sessions >= self.threshold and self.rule_possible
+
+    @property
+    def state(self) -> str:
+        """What ``pokayokay graduate`` would do with it, in the words of its own summary."""
+        if not self.rule_possible:
+            return "no rule: the evidence names no file in this project"
+        return "ready: run `pokayokay graduate`" if self.waiting else "one session short"
 
 
 @dataclass(frozen=True)
@@ -184,7 +193,7 @@ class Report:
             f"{plural(self.failure_sessions_in_period, 'session')} over {self.period.label}; "
             f"rules loaded {times(self.loads_in_period)}."
         )
-        near = [row for row in self.near if not row.waiting]
+        near = [row for row in self.near if not row.waiting and row.rule_possible]
         waiting = [row for row in self.near if row.waiting]
         if waiting:
             out.append(f"{plural(len(waiting), 'failure')} reached the threshold and await "
@@ -340,7 +349,7 @@ def build_report(
         if group.signature in graduated or sid in graduated:
             continue
         if group.sessions >= max(1, threshold - 1) and threshold > 1:
-            report.near.append(NearRow(group, sid, threshold))
+            report.near.append(NearRow(group, sid, threshold, may_graduate(group)))
     report.near.sort(key=lambda r: (-r.group.sessions, -r.group.last_seen, r.id))
     report.learnings_total = len(learnings)
     for learning in sorted(learnings, key=lambda item: item.last_seen or item.created,

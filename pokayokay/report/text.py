@@ -101,7 +101,7 @@ def render_text(report: Report) -> str:
     if not report.near:
         out.append("  nothing close")
     for near in report.near:
-        state = "ready: run `pokayokay graduate`" if near.waiting else "one session short"
+        state = near.state
         group = near.group
         out.append(
             f"  {near.id}  {group.category:<12} {group.sessions} of {report.threshold} sessions, "

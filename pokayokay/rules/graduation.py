@@ -259,6 +259,13 @@ def _free_id(wanted: str, taken: set[str]) -> str:
     return candidate
 
 
+def may_graduate(group: FailureGroup) -> bool:
+    """Only evidence naming a project file yields a rule, or an environment lesson (which
+    loads everywhere, in pokayokay's words around the corrected command). ``report`` asks the
+    same question, so that it never calls "ready" what ``graduate`` leaves alone."""
+    return group.category == ENVIRONMENT or environment_lesson(group) or bool(_evidence(group))
+
+
 class _Planner:
     def __init__(
         self,
@@ -325,9 +332,7 @@ class _Planner:
 
     @staticmethod
     def may_graduate(group: FailureGroup) -> bool:
-        """Only evidence naming a project file yields a rule, or an environment lesson (which
-        loads everywhere, in pokayokay's words around the corrected command)."""
-        return group.category == ENVIRONMENT or bool(_evidence(group))
+        return may_graduate(group)
 
     def is_retired(self, group: FailureGroup) -> bool:
         """Its rule was retired at moment R and it has not failed after R (old evidence): a

@@ -42,6 +42,37 @@ class CommandLesson(NamedTuple):
     kind: str | None = None  # "environment" or "command" for a correction
     fix_paths: tuple[str, ...] = ()  # files edited between the failure and the success
     fixed: int = 0  # how often the correction passed right after it (0: not counted)
+    # the literal fragments of each mistake an edit fixed (:func:`mistake_fragments`); empty for
+    # a correction, whose lesson is how the command runs, whatever it printed
+    mistakes: tuple[tuple[str, ...], ...] = ()
+
+
+MAX_OTHERS = 4  # entries for other mistakes of one command
+MIN_FRAGMENT = 4
+MAX_FRAGMENTS = 4
+
+
+def mistake_fragments(signature: str) -> tuple[str, ...]:
+    """The pieces of a failure group's key that the failing output shows as they are.
+
+    A mistake's key (:mod:`pokayokay.failures.mistakes`) is ``<tool>:<code>`` or
+    ``test:<test id>``: the code or the test id (each part of a ``file > title`` id) is in the
+    output (``F401``, ``tests/test_cart.py::test_total``, ``ModuleNotFoundError``). A key that
+    is a normalised output line instead keeps the text between the placeholders normalisation
+    put in (``<n>``, ``<tmp>``, ...). The longest :data:`MAX_FRAGMENTS` of at least
+    :data:`MIN_FRAGMENT` characters are kept; a failure whose output holds them all is that
+    mistake (:func:`pokayokay.infra.lesson_lookup.mistake_matches`)."""
+    import re
+
+    head, colon, rest = signature.partition(":")
+    if colon and rest and re.fullmatch(r"[a-z][a-z0-9 _-]{0,15}", head) and "<" not in rest:
+        pieces = [p.strip() for p in rest.split(" > ")]
+        minimum = 2  # a rule code: E1, F401
+    else:
+        pieces = [p.strip() for p in re.split(r"0x<hex>|<[a-z]+>", signature)]
+        minimum = MIN_FRAGMENT
+    kept = [p for p in pieces if len(p) >= minimum and "[redacted:" not in p]
+    return tuple(sorted(dict.fromkeys(kept), key=len, reverse=True)[:MAX_FRAGMENTS])
 
 
 def shown(command: str) -> str | None:
@@ -132,11 +163,33 @@ def command_entry(lesson: CommandLesson, threshold: int) -> dict[str, Any] | Non
     fitted = _fit(failure, FAILURE_BUDGET)
     if fitted is None:
         return None
+    mistakes = [list(f) for f in lesson.mistakes if f]
     return {
         "sessions": lesson.sessions,
         "failure": fitted,
         "guard": False,
+        "mistakes": mistakes,  # shown only next to the same mistake, never for the command alone
     }
+
+
+def invocation_lesson(lesson: CommandLesson) -> tuple[str, CommandLesson] | None:
+    """(invocation key, lesson) for an environment correction about how the tool runs
+    (``python -m pytest x`` → ``.venv/bin/python -m pytest x``: same tool, same arguments,
+    another interpreter, runner or variable), stated for any run of the tool; None otherwise."""
+    from pokayokay.failures.corrections import difference, parse
+    from pokayokay.infra.lesson_lookup import invocation_key
+
+    if lesson.kind != ENVIRONMENT or not lesson.corrected:
+        return None
+    bad, good = parse(lesson.failing), parse(lesson.corrected)
+    if bad is None or good is None or (bad.tool, bad.args) != (good.tool, good.args):
+        return None
+    if difference(lesson.failing, lesson.corrected) is None:
+        return None
+    failing, corrected = invocation_key(lesson.failing), invocation_key(lesson.corrected)
+    if not failing or not corrected or failing == corrected:
+        return None
+    return failing, lesson._replace(failing=failing, corrected=corrected)
 
 
 def environment_line(lesson: CommandLesson) -> str | None:
@@ -154,18 +207,34 @@ def lookup_content(lessons: Iterable[CommandLesson], threshold: int) -> dict[str
     """The lookup file's content for ``lessons``, or None when there is nothing to say (the
     lookup is then removed, so the hooks cost a ``stat``)."""
     commands: dict[str, dict[str, Any]] = {}
+    invocations: dict[str, dict[str, Any]] = {}
     always: list[tuple[int, str]] = []
     ordered = sorted(lessons, key=lambda x: (x.corrected is None, -x.sessions, x.failing))
     from pokayokay.safety.commands import redact_secrets
 
     for lesson in ordered:
         key = command_key(redact_secrets(lesson.failing))  # as capture stores commands
-        if not key or key in commands:
+        if not key:
             continue
         entry = command_entry(lesson, threshold)
         if entry is None:
             continue
+        if key in commands:
+            # The same command fixed by other edits for another mistake (a typo in main.c, a
+            # link error fixed in util.c): kept beside it, chosen by the mistake at failure time.
+            first = commands[key]
+            others = first.setdefault("others", [])
+            if "mistakes" in first and "mistakes" in entry and len(others) < MAX_OTHERS:
+                others.append(entry)
+            if not others:
+                del first["others"]
+            continue
         commands[key] = entry
+        general = invocation_lesson(lesson)
+        if general is not None and general[0] not in invocations:
+            general_entry = command_entry(general[1], threshold)
+            if general_entry is not None:
+                invocations[redact_secrets(general[0])] = general_entry
         line = environment_line(lesson)
         if line is not None and lesson.sessions >= threshold:
             always.append((lesson.sessions, line))
@@ -177,6 +246,7 @@ def lookup_content(lessons: Iterable[CommandLesson], threshold: int) -> dict[str
         "version": LOOKUP_VERSION,
         "threshold": threshold,
         "commands": commands,
+        "invocations": invocations,
         "always": [line for _, line in always[:MAX_ALWAYS]],
     }
 
@@ -222,5 +292,6 @@ def command_lessons(
             continue
         for (signature, command), sessions in sorted(failed_in.items()):
             if signature == group.signature and command not in corrected:
-                out.append(CommandLesson(command, sessions, fix_paths=paths))
+                mistake = (mistake_fragments(group.signature),)
+                out.append(CommandLesson(command, sessions, fix_paths=paths, mistakes=mistake))
     return out

@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from pokayokay.failures.corrections import COMMAND, ENVIRONMENT, correction_kind, difference
+from pokayokay.failures.corrections import (
+    COMMAND,
+    ENVIRONMENT,
+    correction_kind,
+    difference,
+    formatter_run,
+    parse,
+    purpose,
+    substitutes,
+)
+from pokayokay.failures.fix_edits import credited_edits
 
 ROWS = [
     ("python -m pytest tests/x.py", ".venv/bin/python -m pytest tests/x.py", ENVIRONMENT),
@@ -54,3 +66,113 @@ def test_difference_names_how_the_command_was_run(
     failing: str, passed: str, expected: tuple[tuple[str, ...], tuple[str, ...]] | None
 ) -> None:
     assert difference(failing, passed) == expected
+
+
+# --- issue 24 item 5: corrections that are corrections ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("failing", "passing"),
+    [
+        ("npm run lint", "npx xo"),
+        ("pnpm run lint", "pnpm exec eslint lib"),
+        ("make tests", "make test"),
+        ("pytest", "make test"),
+        ("yarn typecheck", "npx tsc --noEmit"),
+    ],
+)
+def test_another_command_for_the_same_purpose_is_an_environment_lesson(
+    failing: str, passing: str
+) -> None:
+    assert substitutes(failing, passing)
+    assert correction_kind(failing, passing) == ENVIRONMENT
+
+
+@pytest.mark.parametrize(
+    ("failing", "passing"),
+    [
+        ("npm run lint", "npm run build"),  # another purpose
+        ("pytest tests/test_a.py", "make test"),  # a file is involved: narrowing, not a lesson
+        ("make tests", "make build"),
+        ("pytest -x", "pytest -p no:randomly -x"),  # one tool's options: no substitute
+        ("npm run lint", "git status"),
+        ("make deploy", "make release"),  # nothing known about either
+    ],
+)
+def test_other_commands_are_no_substitutes(failing: str, passing: str) -> None:
+    assert not substitutes(failing, passing)
+
+
+@pytest.mark.parametrize(
+    ("failing", "passing"),
+    [
+        ("black --check f.py", "black -q f.py"),
+        (".venv/bin/black --check src tests", ".venv/bin/black src tests"),
+        ("prettier --check src", "prettier --write src"),
+        ("npx prettier --check lib src", "npx prettier --write lib src"),
+        ("ruff check f.py", "ruff check --fix f.py"),
+        ("ruff format --check .", "ruff format ."),
+        ("gofmt -l .", "gofmt -w ."),
+        ("cargo fmt --check", "cargo fmt"),
+    ],
+)
+def test_a_check_then_its_formatter_is_no_correction(failing: str, passing: str) -> None:
+    assert formatter_run(failing, passing)
+    assert correction_kind(failing, passing) is None
+
+
+def test_purpose_reads_tools_scripts_targets_and_subcommands() -> None:
+    def of(command: str) -> str | None:
+        parsed = parse(command)
+        assert parsed is not None
+        return purpose(parsed)
+
+    assert [of(c) for c in ("npm run lint", "npx xo", "make tests", "go test ./...")] == [
+        "lint",
+        "lint",
+        "test",
+        "test",
+    ]
+    assert [of(c) for c in ("ruff format .", "cargo clippy", "mypy", "make deploy")] == [
+        "format",
+        "lint",
+        "typecheck",
+        None,
+    ]
+
+
+_LINES = st.lists(st.text(alphabet="abcxyz =()", min_size=1, max_size=8), min_size=1, max_size=3)
+
+
+def _excerpt(old: list[str], new: list[str]) -> str:
+    return "\n".join([*(f"- {x}" for x in old), *(f"+ {x}" for x in new)])
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a.py", "b.py"]), _LINES, _LINES).filter(
+            lambda c: not set(c[1]) & set(c[2])  # an excerpt never shows a line as both
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.integers(min_value=0, max_value=5),
+)
+@settings(max_examples=150, deadline=None)
+def test_an_edit_undone_later_is_never_credited(
+    changes: list[tuple[str, list[str], list[str]]], undo: int
+) -> None:
+    """Property: appending the exact inverse of an edit removes that edit from the credit and
+    adds nothing; whatever is credited was really made, in order, after the last failure."""
+    edits = [(float(i), path, _excerpt(old, new)) for i, (path, old, new) in enumerate(changes)]
+    path, old, new = changes[undo % len(changes)]
+    reverted = [*edits, (float(len(edits)), path, _excerpt(new, old))]
+    credited = credited_edits(reverted, None)
+    assert set(credited) <= {(p, e) for _, p, e in edits}
+    assert len(credited) <= len(credited_edits(edits, None))
+    undone = (path, _excerpt(old, new))
+    if [(p, e) for _, p, e in edits].count(undone) == 1:
+        assert undone not in credited
+    cut = float(undo % len(changes))
+    later = credited_edits(edits, cut)
+    assert all((p, e) in {(q, f) for t, q, f in edits if t >= cut} for p, e in later)

@@ -232,9 +232,41 @@ def test_the_episode_starts_at_its_first_failure(store: FailureStore) -> None:
     store.record_failure(failure(ts=T0 + 2, signature="another error"))
     store.record_edit("s1", "src/b.py", T0 + 3)
     store.record_success("s1", "Bash", "pytest tests/test_cart.py", T0 + 4)
+    paths = {g.signature: g.fix_paths for g in store.failure_groups()}
+    # The first mistake changed after the edit to a.py: both edits are its fix. The second was
+    # still failing after a.py was edited: only the edit after its last failure fixed it.
+    assert paths == {failure().signature: ("src/a.py", "src/b.py"), "another error": ("src/b.py",)}
     for group in store.failure_groups():
-        assert group.fix_paths == ("src/a.py", "src/b.py")
         assert group.fix_commands == ("pytest tests/test_cart.py",)
+
+
+def test_only_the_edits_after_the_last_failure_are_the_fix(store: FailureStore) -> None:
+    store.record_failure(failure(ts=T0))
+    store.record_edit("s1", "src/wrong.py", T0 + 1, "- a = 1\n+ a = 2")
+    store.record_failure(failure(ts=T0 + 2))  # the same mistake, again
+    store.record_edit("s1", "src/right.py", T0 + 3, "- b = 1\n+ b = 2")
+    store.record_success("s1", "Bash", "pytest tests/test_cart.py", T0 + 4)
+    (group,) = store.failure_groups()
+    assert group.fix_paths == ("src/right.py",)
+    assert [e.path for e in group.fix_edits] == ["src/right.py"]
+    assert [f.paths for f in store.session_fixes("s1")] == [("src/right.py",)]
+
+
+def test_a_revert_is_not_a_fix(store: FailureStore) -> None:
+    store.record_failure(failure(ts=T0))
+    store.record_edit("s1", "src/cart.py", T0 + 1, "- total = 0\n+ total = 1")
+    store.record_edit("s1", "src/cart.py", T0 + 2, "- total = 1\n+ total = 0")  # undone
+    store.record_edit("s1", "src/db.py", T0 + 3, "- x = 1\n+ x = 2")
+    store.record_success("s1", "Bash", "pytest tests/test_cart.py", T0 + 4)
+    (group,) = store.failure_groups()
+    assert group.fix_paths == ("src/db.py",)
+    assert [(e.path, e.excerpt) for e in group.fix_edits] == [("src/db.py", "- x = 1\n+ x = 2")]
+
+
+def test_a_rerun_passing_with_no_edit_is_no_bug_fix(store: FailureStore) -> None:
+    store.record_failure(failure(ts=T0))
+    assert store.record_success("s1", "Bash", "pytest tests/test_cart.py", T0 + 1) == 1
+    assert store.session_fixes("s1") == []
 
 
 def test_a_success_of_another_command_or_session_closes_nothing(store: FailureStore) -> None:

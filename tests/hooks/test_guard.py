@@ -117,7 +117,6 @@ def test_the_same_command_dressed_differently_is_recognised(launched: Path) -> N
 @pytest.mark.parametrize(
     "command",
     [
-        "python -m pytest -q tests/test_other.py",  # other arguments: another command
         GOOD,  # the right one
         "echo about-to-fail; exit 1",  # the captured payload's own command
     ],
@@ -186,15 +185,55 @@ def test_a_known_failure_gets_what_worked_next_to_the_tool_result(launched: Path
 
 
 def test_a_failure_fixed_by_edits_names_the_files(launched: Path) -> None:
-    write_lessons(
-        launched, CommandLesson(BAD, 2, fix_paths=("src/cart/pricing.py", "src/cart/tax.py"))
+    fixed = CommandLesson(
+        BAD, 2, fix_paths=("src/cart/pricing.py", "src/cart/tax.py"), mistakes=(("pytest",),)
     )
+    write_lessons(launched, fixed)
     out = output(
         "PostToolUseFailure", sample("PostToolUseFailure.Bash.json", launched, BAD, error=ERROR)
     )
     assert out["additionalContext"].endswith(
         "it passed after edits to `src/cart/pricing.py`, `src/cart/tax.py`."
     )
+
+
+def test_edits_that_fixed_another_mistake_are_not_offered(launched: Path) -> None:
+    """Issue 24 item 6: the context is chosen by the mistake, never by the command text alone."""
+    other = CommandLesson(BAD, 2, fix_paths=("src/cart/pricing.py",), mistakes=(("F401",),))
+    unknown = CommandLesson("make", 3, fix_paths=("src/util.c",))  # no mistake known: silent
+    write_lessons(launched, other, unknown)
+    for command in (BAD, "make"):
+        failure = sample("PostToolUseFailure.Bash.json", launched, command, error=ERROR)
+        assert run_hook("PostToolUseFailure", failure)[:2] == (0, "")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python -m pytest -q tests/test_other.py",
+        "python -m pytest ./tests/test_cart.py",
+        "python -m pytest -q -x ./tests/test_cart.py 2>&1 | tail -5",
+        f"cd {SAMPLE_ROOT} && python -m pytest",
+    ],
+)
+@pytest.mark.parametrize("mode", ["hint", "block"])
+def test_a_lesson_about_the_interpreter_holds_for_any_run_of_the_tool(
+    launched: Path, command: str, mode: str
+) -> None:
+    """Issue 24 item 6: the lesson about ``python -m pytest`` without the venv fired for the exact
+    test file only, and ``guard: block`` was bypassed by adding ``-q`` or ``./``."""
+    write_lessons(launched, CommandLesson(BAD, 4, GOOD, "environment"))
+    settings(launched, f"guard: {mode}")
+    out = output("PreToolUse", sample("PreToolUse.Bash.json", launched, command))
+    said = out.get("additionalContext") or out.get("permissionDecisionReason")
+    assert "`python -m pytest`" in said and "`.venv/bin/python -m pytest`" in said
+    assert (out.get("permissionDecision") == "deny") is (mode == "block")
+    failure = sample("PostToolUseFailure.Bash.json", launched, command, error=ERROR)
+    assert "`.venv/bin/python -m pytest`" in output("PostToolUseFailure", failure)[
+        "additionalContext"
+    ]
+    for right in (".venv/bin/python -m pytest -q tests/test_other.py", "python3 -m pytest"):
+        assert run_hook("PreToolUse", sample("PreToolUse.Bash.json", launched, right))[1] == ""
 
 
 def test_the_failure_is_still_captured_when_a_lesson_is_given(launched: Path) -> None:

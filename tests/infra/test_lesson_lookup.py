@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pokayokay.infra import lesson_lookup as ll
@@ -145,3 +145,71 @@ def test_the_lookup_path_imports_neither_json_nor_re(tmp_path: Path) -> None:
         str(lookup),
     )
     assert out.strip() == "[]"
+
+
+# --- issue 24 item 6: a lesson about how a tool runs holds for any run of it ---------------------
+
+_WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_-.:/=", min_size=1, max_size=12)
+_RUNS = st.sampled_from(
+    [
+        "python -m pytest",
+        "python3.11 -m pytest",
+        "pytest",
+        ".venv/bin/python -m pytest",
+        "PYTHONPATH=src pytest",
+        "uv run pytest",
+        "node_modules/.bin/eslint",
+        "npx eslint",
+    ]
+)
+
+
+def _invocation_property(run: str, words: list[str], cd: bool, tail: bool) -> None:
+    arguments = [w if w.startswith("-") else "./" + w.lstrip("./") for w in words]
+    command = " ".join([run, *arguments])
+    if cd:
+        command = f"cd /some/where && {command}"
+    if tail:
+        command += " 2>&1 | tail -n 20"
+    assert ll.invocation_key(command) == ll.invocation_key(run)
+    assert ll.invocation_key(run) != ""
+
+
+@given(_RUNS, st.lists(_WORD, max_size=6), st.booleans(), st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_files_flags_and_dressing_never_change_the_invocation_key(
+    run: str, words: list[str], cd: bool, tail: bool
+) -> None:
+    _invocation_property(run, words, cd, tail)
+
+
+@pytest.mark.slow
+@given(_RUNS, st.lists(_WORD, max_size=12), st.booleans(), st.booleans())
+@settings(max_examples=4000, deadline=None)
+def test_files_flags_and_dressing_never_change_the_invocation_key_many(
+    run: str, words: list[str], cd: bool, tail: bool
+) -> None:
+    _invocation_property(run, words, cd, tail)
+
+
+def test_the_invocation_key_keeps_what_the_lesson_is_about() -> None:
+    key = ll.invocation_key
+    assert key("python -m pytest -q ./tests/x.py") == "python -m pytest"
+    assert key("PYTHONPATH=src pytest tests") == "PYTHONPATH= pytest"
+    assert key("./node_modules/.bin/eslint .") == "node_modules/.bin/eslint"
+    assert key("python -m pytest && rm -rf build") == ""  # a chain is not one tool run
+    assert key(".venv/bin/python -m pytest") != key("python -m pytest")
+
+
+def test_a_failure_text_is_chosen_by_the_mistake_the_output_shows() -> None:
+    link = {"failure": "link fix", "mistakes": [["undefined reference to `parse_config'"]]}
+    typo = {"failure": "typo fix", "mistakes": [["src/main.c:", "error: expected"]]}
+    entry = {**link, "others": [typo]}
+    out = "src/main.c:4:5: error: expected ';' before 'for'"
+    assert ll.failure_text(entry, out) == "typo fix"
+    assert (
+        ll.failure_text(entry, "main.c:(.text+0x20): undefined reference to `parse_config'")
+        == "link fix"
+    )
+    assert ll.failure_text(entry, "collect2: error: ld returned 1") == ""
+    assert ll.failure_text({"failure": "how it runs"}, "anything") == "how it runs"

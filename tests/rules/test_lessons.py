@@ -30,7 +30,9 @@ def test_content_for_a_correction_and_a_fix() -> None:
     content = lookup_content(
         [
             CommandLesson(BAD, 4, GOOD, "environment", fixed=4),
-            CommandLesson("npm run build", 2, fix_paths=("webpack.config.js",)),
+            CommandLesson(
+                "npm run build", 2, fix_paths=("webpack.config.js",), mistakes=(("TS2307",),)
+            ),
         ],
         threshold=3,
     )
@@ -44,6 +46,7 @@ def test_content_for_a_correction_and_a_fix() -> None:
         "guard": False,
         "failure": "pokayokay: `npm run build` failed in 2 earlier sessions of this project too; "
         "it passed after edits to `webpack.config.js`.",
+        "mistakes": [["TS2307"]],
     }
     assert content["always"] == [f"`{BAD}` failed here in 4 sessions; `{GOOD}` passed instead."]
 
@@ -152,7 +155,10 @@ def test_command_lessons_from_groups() -> None:
     assert lessons == [
         CommandLesson(BAD, 4, GOOD, "environment", (), 3),
         CommandLesson(
-            "pytest tests/test_cart.py", 2, fix_paths=("src/cart/pricing.py", "src/cart/tax.py")
+            "pytest tests/test_cart.py",
+            2,
+            fix_paths=("src/cart/pricing.py", "src/cart/tax.py"),
+            mistakes=(("tests/test_cart.py::test_total",),),
         ),
     ]
 
