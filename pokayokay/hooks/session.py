@@ -336,10 +336,16 @@ def _ingest_spool(payload: dict[str, Any]) -> None:
     """Ingest the session's spooled tool calls before graduation reads the store."""
     from pokayokay.hooks import ingest
 
-    ingest.ingest_quietly(
-        "SessionEnd",
-        lambda: ingest.ingest_project(project_dir(payload), budget=SESSION_END_INGEST_BUDGET),
+    launch = project_dir(payload)
+    result = ingest.ingest_quietly(
+        "SessionEnd", lambda: ingest.ingest_project(launch, budget=SESSION_END_INGEST_BUDGET)
     )
+    try:
+        ingest.enforce_cap(launch, result, "SessionEnd")
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("SessionEnd: handing a large spool to a background ingester", exc)
 
 
 def _observed(payload: dict[str, Any], project: Path, location: Any, settings: Any) -> Any:
