@@ -5,7 +5,7 @@ torn down) runs no SessionEnd at all: the session's tool calls stay in the spool
 graduation they make due never runs, so the next session touches the files with no rule
 loaded. SessionStart (10 s timeout) knows it from two things on disk:
 
-* the spool of its launch folder is not empty (:func:`pokayokay.hooks.ingest.pending`, two
+* the spool of its launch folder is not empty (:func:`pokayokay.infra.spool.pending`, two
   stats); SessionEnd and Stop empty it when they finish;
 * the failure store was written after graduation last compared its evidence: the stamp
   SessionEnd writes (:data:`pokayokay.hooks.session.GRADUATED_STAMP`) is given the mtime of
@@ -44,7 +44,6 @@ GRADUATE_IN_HOOK_MAX_BYTES = 4 << 20
 def catch_up(payload: dict[str, Any]) -> str:
     """Ingest and graduate what the previous session's SessionEnd left; returns what was done
     ("", "ingested", "graduated", "detached": for the log and the tests)."""
-    from pokayokay.hooks import ingest
     from pokayokay.hooks.runtime import memory_location, project_dir
     from pokayokay.infra import spool
 
@@ -52,7 +51,9 @@ def catch_up(payload: dict[str, Any]) -> str:
     location = memory_location(payload)
     folder = spool.spool_dir(launch)
     done = ""
-    if ingest.pending(folder):
+    if spool.pending(folder):  # two stats; the ingester is imported only when it has work
+        from pokayokay.hooks import ingest
+
         if ingest.spool_bytes(folder) > INGEST_IN_HOOK_MAX_BYTES:
             return _detach(launch, location, "the spool is large")
         result = ingest.ingest_quietly(

@@ -84,15 +84,8 @@ class IngestResult:
         )
 
 
-def pending(folder: str) -> bool:
-    """Whether the spool holds anything (two stats: the cheap check before ingesting)."""
-    for name in (spool.ACTIVE, spool.CLAIMED):
-        try:
-            if os.stat(os.path.join(folder, name)).st_size > 0:
-                return True
-        except OSError:
-            continue
-    return False
+# Whether the spool holds anything (two stats: the cheap check before ingesting).
+pending = spool.pending
 
 
 def spool_bytes(folder: str) -> int:

@@ -116,7 +116,7 @@ def _note_head(payload: dict[str, Any], location: Any) -> None:
         return
     try:
         from pokayokay.infra.state import project_state_dir
-        from pokayokay.learnings.observed import git_head, note_session_head
+        from pokayokay.learnings.session_heads import git_head, note_session_head
 
         head = git_head(Path(project_dir(payload)))
         if head is not None:
@@ -198,7 +198,7 @@ def _unmanaged_lines(project: Path, text: str) -> int:
 
         fail_open("SessionStart: reading the settings (default sections used)", exc)
         specs = DEFAULT_SECTIONS
-    doc = parse(text, specs)
+    doc = parse(text, specs, entries=False)  # where the sections are is all the count needs
     return sum(len(seg.lines) for seg in doc.segments if isinstance(seg, Text))
 
 
@@ -450,10 +450,11 @@ def _stamp_seen(stamp_file: Path, seen: int | None) -> None:
     (:func:`pokayokay.hooks.catch_up.graduation_may_be_due`)."""
     if seen is None:
         return
-    try:
+    import contextlib
+
+    # On failure the stamp's content still decides; SessionStart just compares it once more.
+    with contextlib.suppress(OSError):
         os.utime(stamp_file, ns=(seen, seen))
-    except OSError:
-        pass  # the stamp's content still decides; SessionStart just compares it once more
 
 
 def _retire_due(project: Path, location: Any, settings: Any) -> None:

@@ -219,7 +219,11 @@ def _is_boundary_heading(line: str) -> bool:
     return bool(match) and len(match[1] if match else "") <= 2
 
 
-def parse(text: str, specs: Sequence[SectionSpec]) -> Document:
+def parse(text: str, specs: Sequence[SectionSpec], *, entries: bool = True) -> Document:
+    """MEMORY.md as segments: Claude's text, and the managed sections. ``entries=False``
+    leaves each section's body as one :class:`Prose` unit instead of reading its entries
+    (CommonMark): the segments, the problems and the rendered text are the same, at a fraction
+    of the cost, for a reader that needs only where the sections are (SessionStart's note)."""
     lines = split_lines(text)
     fenced = _fence_states(lines)
     by_title = {normalise_title(spec.title): spec for spec in specs}
@@ -259,7 +263,7 @@ def parse(text: str, specs: Sequence[SectionSpec]) -> Document:
                             "its entries were merged into the first one"
                         )
                     seen.add(spec.id)
-                    section, i = _parse_section(lines, fenced, i, j, spec, doc)
+                    section, i = _parse_section(lines, fenced, i, j, spec, entries)
                     section.lead = flush_text(0)
                     doc.segments.append(section)
                     continue
@@ -298,7 +302,7 @@ def parse(text: str, specs: Sequence[SectionSpec]) -> Document:
 
 
 def _parse_section(
-    lines: list[str], fenced: list[bool], head: int, marker: int, spec: SectionSpec, doc: Document
+    lines: list[str], fenced: list[bool], head: int, marker: int, spec: SectionSpec, entries: bool
 ) -> tuple[Section, int]:
     i = marker + 1
     body: list[str] = []
@@ -325,7 +329,7 @@ def _parse_section(
         heading=lines[head],
         pre_marker=lines[head + 1 : marker],
         marker=lines[marker],
-        units=list(_units(body)),
+        units=list(_units(body)) if entries else ([Prose(body)] if body else []),
         end=end,
     )
     return section, i

@@ -73,7 +73,9 @@ def detached(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
 _launches = itertools.count()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     sizes=st.lists(st.integers(min_value=0, max_value=3000), min_size=1, max_size=12),
     taken=st.integers(min_value=0, max_value=12),
