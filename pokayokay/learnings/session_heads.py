@@ -2,14 +2,18 @@
 since in Completed Work, :mod:`pokayokay.learnings.observed`).
 
 Apart from ``observed`` because SessionStart runs on every launch: this module imports only
-``os``, ``json``, ``subprocess`` and ``time`` (no dataclasses, typing, datetime or pathlib), so
-noting the HEAD costs the git call and one small file, not observed's imports.
+``os``, ``json`` and ``time`` (no dataclasses, typing, datetime or pathlib), so noting the HEAD
+costs one small file, not observed's imports. In the usual work tree (a ``.git`` folder of the
+user's, ``HEAD`` on a branch with a loose ref, or detached, no ``GIT_DIR``-like variable)
+the commit is read from those two files, as git itself does; anything else (a linked worktree,
+packed or reftable refs, a launch folder below the root, a symbolic ref chain) asks
+``git rev-parse``, so the answer is git's in every case.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
+import os
 import time
 
 from pokayokay.names import SESSION_HEADS_FILE
@@ -26,6 +30,11 @@ GIT_TIMEOUT = 2.0
 
 def git_head(project: Path) -> str | None:
     """The commit checked out in ``project`` (None outside git or without a commit)."""
+    read = head_from_files(str(project))
+    if read is not None:
+        return read
+    import subprocess  # only when the files do not tell: a fork and git's start are the cost
+
     try:
         done = subprocess.run(
             ["git", "rev-parse", "--verify", "-q", "HEAD"],
@@ -40,6 +49,65 @@ def git_head(project: Path) -> str | None:
         return None
     head = done.stdout.strip()
     return head if done.returncode == 0 and len(head) >= 7 else None
+
+
+_HEX = frozenset("0123456789abcdef")
+# Variables that change which repository git opens or how it reads its refs and config.
+_STEERING = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+)
+_READ_AT_MOST = 512
+
+
+def _object_name(text: str) -> str | None:
+    """``text`` as a full object name (SHA-1 or SHA-256 hex), or None."""
+    name = text.strip()
+    return name if len(name) in (40, 64) and _HEX.issuperset(name) else None
+
+
+def _small_file(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(_READ_AT_MOST).decode("ascii")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def head_from_files(project: str) -> str | None:
+    """The commit ``project``'s ``HEAD`` names, read from ``.git/HEAD`` and the loose branch
+    ref; None whenever git would have to be asked (see the module's docstring)."""
+    import stat
+
+    if any(name in os.environ for name in _STEERING):
+        return None  # git decides which repository, or how it reads it
+    git_dir = os.path.join(project, ".git")
+    try:
+        info = os.lstat(git_dir)
+    except OSError:
+        return None
+    owner = getattr(os, "geteuid", None)
+    if not stat.S_ISDIR(info.st_mode) or (owner is not None and info.st_uid != owner()):
+        return None  # a gitlink file, or a folder git's safe.directory check may refuse
+    head = _small_file(os.path.join(git_dir, "HEAD"))
+    if head is None:
+        return None
+    detached = _object_name(head)
+    if detached is not None:
+        return detached
+    if not head.startswith("ref: refs/heads/") or not head.endswith("\n"):
+        return None
+    ref = head[len("ref: ") : -1]
+    parts = ref.split("/")
+    if any(part in ("", ".", "..") or part.startswith(".") for part in parts):
+        return None  # e.g. reftable's "refs/heads/.invalid": git knows where it points
+    loose = _small_file(os.path.join(git_dir, *parts))
+    return _object_name(loose) if loose is not None else None
 
 
 def _heads_path(state_dir: Path) -> Path:
