@@ -7,7 +7,9 @@ costs one small file, not observed's imports. In the usual work tree (a ``.git``
 user's, ``HEAD`` on a branch with a loose ref, or detached, no ``GIT_DIR``-like variable)
 the commit is read from those two files, as git itself does; anything else (a linked worktree,
 packed or reftable refs, a launch folder below the root, a symbolic ref chain) asks
-``git rev-parse``, so the answer is git's in every case.
+``git rev-parse``, so the answer is git's in every case. A branch with no commit yet (no loose
+ref, no ``packed-refs``) and a folder with no repository at or above it have no commit, as git
+would say, without asking it.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ GIT_TIMEOUT = 2.0
 
 def git_head(project: Path) -> str | None:
     """The commit checked out in ``project`` (None outside git or without a commit)."""
-    read = head_from_files(str(project))
-    if read is not None:
+    known, read = read_head(str(project))
+    if known:
         return read
     import subprocess  # only when the files do not tell: a fork and git's start are the cost
 
@@ -82,32 +84,63 @@ def _small_file(path: str) -> str | None:
 def head_from_files(project: str) -> str | None:
     """The commit ``project``'s ``HEAD`` names, read from ``.git/HEAD`` and the loose branch
     ref; None whenever git would have to be asked (see the module's docstring)."""
+    known, head = read_head(project)
+    return head if known else None
+
+
+def read_head(project: str) -> tuple[bool, str | None]:
+    """(True, the commit) or (True, None: no commit, as git would say: a branch with no commit
+    yet, or no repository in ``project`` or above it) when the files tell; (False, None) when
+    git must be asked."""
     import stat
 
     if any(name in os.environ for name in _STEERING):
-        return None  # git decides which repository, or how it reads it
+        return False, None  # git decides which repository, or how it reads it
     git_dir = os.path.join(project, ".git")
     try:
         info = os.lstat(git_dir)
+    except FileNotFoundError:
+        return (True, None) if _no_repository_above(project) else (False, None)
     except OSError:
-        return None
+        return False, None
     owner = getattr(os, "geteuid", None)
     if not stat.S_ISDIR(info.st_mode) or (owner is not None and info.st_uid != owner()):
-        return None  # a gitlink file, or a folder git's safe.directory check may refuse
+        return False, None  # a gitlink file, or a folder git's safe.directory check may refuse
     head = _small_file(os.path.join(git_dir, "HEAD"))
     if head is None:
-        return None
+        return False, None
     detached = _object_name(head)
     if detached is not None:
-        return detached
+        return True, detached
     if not head.startswith("ref: refs/heads/") or not head.endswith("\n"):
-        return None
-    ref = head[len("ref: ") : -1]
-    parts = ref.split("/")
+        return False, None
+    parts = head[len("ref: ") : -1].split("/")
     if any(part in ("", ".", "..") or part.startswith(".") for part in parts):
-        return None  # e.g. reftable's "refs/heads/.invalid": git knows where it points
+        return False, None  # e.g. reftable's "refs/heads/.invalid": git knows where it points
     loose = _small_file(os.path.join(git_dir, *parts))
-    return _object_name(loose) if loose is not None else None
+    if loose is not None:
+        name = _object_name(loose)
+        return (True, name) if name is not None else (False, None)
+    if os.path.lexists(os.path.join(git_dir, *parts)) or os.path.lexists(
+        os.path.join(git_dir, "packed-refs")
+    ):
+        return False, None  # unreadable, or perhaps packed
+    return True, None  # a branch with no commit yet
+
+
+def _no_repository_above(project: str) -> bool:
+    """No folder from ``project`` up holds ``.git``, nor looks like a bare repository (a
+    ``HEAD`` file): git would find no repository either. False when unsure."""
+    here = os.path.abspath(project)
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")) or os.path.lexists(
+            os.path.join(here, "HEAD")
+        ):
+            return False
+        parent = os.path.dirname(here)
+        if parent == here:
+            return True
+        here = parent
 
 
 def _heads_path(state_dir: Path) -> Path:

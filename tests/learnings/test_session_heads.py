@@ -3,6 +3,7 @@ the answer is ``git rev-parse --verify -q HEAD``'s in every state a work tree ca
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -93,3 +94,30 @@ def test_the_first_note_for_a_session_wins(tmp_path: Path) -> None:
     note_session_head(tmp_path, "s1", "a" * 40, now=1.0)
     note_session_head(tmp_path, "s1", "b" * 40, now=2.0)
     assert session_head(tmp_path, "s1") == "a" * 40
+
+
+def test_no_commit_is_known_without_git_where_git_would_find_none(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess as real_subprocess
+
+    from pokayokay.learnings.session_heads import read_head
+
+    plain = tmp_path / "plain" / "deep"
+    plain.mkdir(parents=True)
+    assert read_head(str(project)) == (True, None)  # unborn: no ref, no packed-refs
+    assert rev_parse(project) is None
+    if not any(
+        os.path.lexists(os.path.join(parent, name))
+        for parent in [str(plain), *map(str, plain.parents)]
+        for name in (".git", "HEAD")
+    ):
+        assert read_head(str(plain)) == (True, None)
+        assert rev_parse(plain) is None
+    calls: list[object] = []
+    monkeypatch.setattr(real_subprocess, "run", lambda *a, **k: calls.append(a))
+    assert git_head(project) is None
+    assert calls == []
+    monkeypatch.undo()
+    git(project, "pack-refs", "--all")  # a packed-refs file: the branch may be in it
+    assert read_head(str(project)) == (False, None)
