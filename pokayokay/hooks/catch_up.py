@@ -31,11 +31,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-# What SessionStart spends at most ingesting the previous sessions' spool (records take
-# milliseconds each: 150 tool calls, about 0.21 MB, take well under this).
-INGEST_BUDGET = 1.0
-# A spool larger than this is not worth starting in the hook: it goes detached at once.
-INGEST_IN_HOOK_MAX_BYTES = 1 << 20
+# What SessionStart spends at most ingesting the previous sessions' spool (of its 10 s
+# timeout). A record takes about 8 ms (decision 0021): a killed 150-call session, about
+# 0.21 MB, takes some 1.2 s.
+INGEST_BUDGET = 2.0
+# A spool larger than this (some 250 records) would not fit the budget: detached at once.
+INGEST_IN_HOOK_MAX_BYTES = 384 << 10
 # Above this failure-store size graduation in SessionStart is detached (planning reads every
 # group); SessionEnd's own limit is larger because it has nothing else to do.
 GRADUATE_IN_HOOK_MAX_BYTES = 4 << 20
