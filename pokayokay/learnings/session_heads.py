@@ -74,9 +74,12 @@ def _object_name(text: str) -> str | None:
 
 
 def _small_file(path: str) -> str | None:
+    """The text of a small regular file; None for anything else (a FIFO is never opened
+    blocking: :mod:`pokayokay.infra.regular`)."""
+    from pokayokay.infra.regular import read_regular
+
     try:
-        with open(path, "rb") as fh:
-            return fh.read(_READ_AT_MOST).decode("ascii")
+        return read_regular(path, _READ_AT_MOST).decode("ascii")
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -121,3 +121,11 @@ def test_no_commit_is_known_without_git_where_git_would_find_none(
     monkeypatch.undo()
     git(project, "pack-refs", "--all")  # a packed-refs file: the branch may be in it
     assert read_head(str(project)) == (False, None)
+
+
+def test_a_fifo_for_head_or_ref_is_never_opened_blocking(project: Path) -> None:
+    commit(project, "a.txt")
+    ref = project / ".git" / "refs" / "heads" / "main"
+    ref.unlink()
+    os.mkfifo(ref)
+    assert head_from_files(str(project)) is None  # returns: no read of the FIFO
