@@ -206,6 +206,8 @@ def is_structure(line: str) -> bool:
     body = strip_eol(line)
     if body.startswith("#"):
         return _is_boundary_heading(body)
+    if "<!--" not in body:  # what both marker patterns need: most lines stop here
+        return False
     return bool(MARKER_RE.match(body) or END_MARKER_RE.match(body))
 
 
@@ -310,12 +312,16 @@ def _parse_section(
     while i < len(lines):
         line = lines[i]
         if not fenced[i]:
-            if END_MARKER_RE.match(strip_eol(line)):
-                end = line
-                i += 1
-                break
-            if _is_boundary_heading(line) or MARKER_RE.match(strip_eol(line)):
-                break
+            text = strip_eol(line)
+            # A heading starts with "#" and both markers hold "<!--": most lines stop here.
+            if text.startswith("#") or "<!--" in text:
+                if END_MARKER_RE.match(text):
+                    end = line
+                    i += 1
+                    break
+                heading = HEADING_RE.match(text)
+                if (heading is not None and len(heading[1]) <= 2) or MARKER_RE.match(text):
+                    break
         body.append(line)
         i += 1
     if end is None:
