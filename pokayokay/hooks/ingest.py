@@ -31,7 +31,11 @@ stop the spool either: before handling a record the ingester marks it in progres
 rename), and the ingester that finds it was begun :data:`MAX_ATTEMPTS` times quarantines it
 instead of handling it again.
 
-Bounded: hooks give a time budget and the rest waits for the next ingester.
+Bounded: hooks give a time budget and the rest waits for the next ingester. The spool itself is
+bounded from this side too (writers never refuse a record): a hook ingester that leaves the spool
+above :data:`SPOOL_CAP_BYTES` starts a detached ingester with no hook timeout over it
+(:func:`enforce_cap`), so sessions killed one after the other (no Stop, no SessionEnd) cannot
+make it grow without end, and no record is dropped to keep it small.
 """
 
 from __future__ import annotations
@@ -56,10 +60,13 @@ RECORD_BUDGET = 3.0
 # may be a timeout that hit an innocent record, two in a row on the same record are not.
 MAX_ATTEMPTS = 2
 _READ_CHUNK = 1 << 20
+# Above this many unread bytes a hook ingester hands the rest to a detached one (issue 26: a
+# killed 150-call session leaves about 0.21 MB, so this is some ten such sessions).
+SPOOL_CAP_BYTES = 2 << 20
 
 
 class IngestResult:
-    __slots__ = ("done", "left", "quarantined", "replayed", "skipped")
+    __slots__ = ("busy", "done", "left", "quarantined", "replayed", "skipped")
 
     def __init__(self) -> None:
         self.done = 0  # records handed to their handler
@@ -67,23 +74,57 @@ class IngestResult:
         self.quarantined = 0  # items kept in the quarantine (those records, and torn bytes)
         self.replayed = 0  # records a crashed ingester had committed (nothing written again)
         self.left = False  # records left for the next ingester (budget, busy, lock taken)
+        self.busy = False  # another ingester held the lock: it is the one at work
 
     def __repr__(self) -> str:
         return (
             f"IngestResult(done={self.done}, skipped={self.skipped}, "
-            f"quarantined={self.quarantined}, replayed={self.replayed}, left={self.left})"
+            f"quarantined={self.quarantined}, replayed={self.replayed}, left={self.left}, "
+            f"busy={self.busy})"
         )
 
 
-def pending(folder: str) -> bool:
-    """Whether the spool holds anything (two stats: the cheap check before ingesting)."""
+# Whether the spool holds anything (two stats: the cheap check before ingesting).
+pending = spool.pending
+
+
+def spool_bytes(folder: str) -> int:
+    """The bytes the spool holds: the active spool, and what of the claimed segment is not
+    ingested yet (by its cursor)."""
+    total = 0
     for name in (spool.ACTIVE, spool.CLAIMED):
         try:
-            if os.stat(os.path.join(folder, name)).st_size > 0:
-                return True
+            total += os.stat(os.path.join(folder, name)).st_size
         except OSError:
             continue
-    return False
+    if total and os.path.exists(os.path.join(folder, spool.CLAIMED)):
+        try:
+            with open(os.path.join(folder, spool.CURSOR), "rb") as fh:
+                total -= int(fh.read(128).split()[-1])
+        except (OSError, ValueError, IndexError):
+            pass
+    return max(total, 0)
+
+
+def enforce_cap(project_dir: str, result: IngestResult | None, why: str) -> bool:
+    """After a hook's bounded ingest (``result``; None when it failed): when the spool still
+    holds more than :data:`SPOOL_CAP_BYTES`, start ``pokayokay graduate`` detached, which
+    ingests every spool first (no hook timeout over it) and then graduates what is due. Nothing
+    is started while another ingester holds the lock (it is already at work). True: started."""
+    if result is not None and result.busy:
+        return False
+    folder = spool.spool_dir(project_dir)
+    size = spool_bytes(folder)
+    if size <= SPOOL_CAP_BYTES:
+        return False
+    from pokayokay.infra.detach import detach_command
+
+    detach_command(
+        ["graduate", "--quiet", "--project", project_dir],
+        f"{why}: the spool of {project_dir} holds {size:,} bytes (cap {SPOOL_CAP_BYTES:,}); "
+        "ingesting it in the background",
+    )
+    return True
 
 
 def ingest_project(project_dir: str, *, budget: float | None = None) -> IngestResult:
@@ -115,6 +156,7 @@ def ingest_all(*, budget: float | None = None) -> IngestResult:
         total.replayed += part.replayed
         total.quarantined += part.quarantined
         total.left = total.left or part.left
+        total.busy = total.busy or part.busy
     return total
 
 
@@ -137,6 +179,7 @@ def ingest(folder: str, *, budget: float | None = None, wait: float = 0.0) -> In
     lock = _lock(folder, wait)
     if lock is None:
         result.left = pending(folder)
+        result.busy = True
         return result
     try:
         _expire_markers(folder)

@@ -1,5 +1,5 @@
-"""SessionStart (a factual note when MEMORY.md is past Claude Code's load limit), SessionEnd and
-PreCompact (curation)."""
+"""SessionStart (catching up on a SessionEnd that did not finish, a factual note when MEMORY.md
+is past Claude Code's load limit), SessionEnd and PreCompact (curation)."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ def session_start(payload: dict[str, Any], event: str) -> str:
     from pokayokay.names import SESSION_START_TIP
 
     project, location = _location(payload)
+    _catch_up(payload)
     parts = [] if has_learnings(location.memory_dir) else [SESSION_START_TIP]
     measured = _measure(location.memory_file)
     if measured is not None:
@@ -51,6 +52,19 @@ def session_start(payload: dict[str, Any], event: str) -> str:
     _note_head(payload, location)
     _check_skills(project)
     return session_start_output(note, location.memory_file)
+
+
+def _catch_up(payload: dict[str, Any]) -> None:
+    """What the previous session's SessionEnd did not finish (the spool, graduation), before
+    this session reads a file (:mod:`pokayokay.hooks.catch_up`); never costs the note."""
+    try:
+        from pokayokay.hooks.catch_up import catch_up
+
+        catch_up(payload)
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("SessionStart: catching up on the last SessionEnd", exc)
 
 
 def _check_skills(project: Path) -> None:
@@ -102,7 +116,7 @@ def _note_head(payload: dict[str, Any], location: Any) -> None:
         return
     try:
         from pokayokay.infra.state import project_state_dir
-        from pokayokay.learnings.observed import git_head, note_session_head
+        from pokayokay.learnings.session_heads import git_head, note_session_head
 
         head = git_head(Path(project_dir(payload)))
         if head is not None:
@@ -184,7 +198,7 @@ def _unmanaged_lines(project: Path, text: str) -> int:
 
         fail_open("SessionStart: reading the settings (default sections used)", exc)
         specs = DEFAULT_SECTIONS
-    doc = parse(text, specs)
+    doc = parse(text, specs, entries=False)  # where the sections are is all the count needs
     return sum(len(seg.lines) for seg in doc.segments if isinstance(seg, Text))
 
 
@@ -245,7 +259,7 @@ def session_end(payload: dict[str, Any], event: str) -> str:
     failed: list[str] = []
     for what, func in (
         ("SessionEnd curation", lambda p, loc, s: _curate_at_end(p, loc, s, payload)),
-        ("SessionEnd graduation", _graduate_if_new_evidence),
+        ("SessionEnd graduation", graduate_if_new_evidence),
         ("SessionEnd rule retirement", _retire_due),
         ("SessionEnd consolidation", _consolidate_if_due),
         ("SessionEnd store upgrade", _upgrade_store_if_due),
@@ -322,10 +336,16 @@ def _ingest_spool(payload: dict[str, Any]) -> None:
     """Ingest the session's spooled tool calls before graduation reads the store."""
     from pokayokay.hooks import ingest
 
-    ingest.ingest_quietly(
-        "SessionEnd",
-        lambda: ingest.ingest_project(project_dir(payload), budget=SESSION_END_INGEST_BUDGET),
+    launch = project_dir(payload)
+    result = ingest.ingest_quietly(
+        "SessionEnd", lambda: ingest.ingest_project(launch, budget=SESSION_END_INGEST_BUDGET)
     )
+    try:
+        ingest.enforce_cap(launch, result, "SessionEnd")
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("SessionEnd: handing a large spool to a background ingester", exc)
 
 
 def _observed(payload: dict[str, Any], project: Path, location: Any, settings: Any) -> Any:
@@ -357,10 +377,18 @@ def pre_compact(payload: dict[str, Any], event: str) -> str:
     return ""
 
 
-def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> None:
+# The file in the state folder holding the evidence stamp graduation last ran on.
+GRADUATED_STAMP = "graduated.stamp"
+
+
+def graduate_if_new_evidence(
+    project: Path, location: Any, settings: Any, *, when: str = "SessionEnd"
+) -> bool:
     """Run graduation when the failure store's evidence changed since the last run (a stamp in
     the state folder holds ``FailureStore.evidence_stamp``: the file's mtime moves on every
-    read and checkpoint, the evidence does not)."""
+    read and checkpoint, the evidence does not). ``when`` names the hook in the log (SessionEnd,
+    or SessionStart catching up on a SessionEnd that did not finish). True: graduation ran (or
+    was started in the background)."""
     from pokayokay.failures.store import FailureStore
     from pokayokay.infra.safe_write import write_atomic
     from pokayokay.infra.state import project_state_dir
@@ -368,18 +396,21 @@ def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> No
 
     folder = project_state_dir(str(location.project_key))
     db = folder / FAILURES_DB
-    stamp_file = folder / "graduated.stamp"
+    stamp_file = folder / GRADUATED_STAMP
     if not db.is_file():
-        return
+        return False
+    seen = written_mark(folder)  # before the evidence is read: a later write moves it
     with FailureStore(db) as store:
         stamp = store.evidence_stamp()
     try:
         if stamp_file.read_text() == stamp:
-            return
+            _stamp_seen(stamp_file, seen)
+            return False
     except OSError:
         pass
     if db.stat().st_size > DETACH_GRADUATION_ABOVE_BYTES:
         write_atomic(stamp_file, stamp.encode())  # the detached run logs its own failure
+        _stamp_seen(stamp_file, seen)
         _detach_command(
             [
                 "graduate",
@@ -389,15 +420,41 @@ def _graduate_if_new_evidence(project: Path, location: Any, settings: Any) -> No
                 "--memory-dir",
                 str(location.memory_dir),
             ],
-            "SessionEnd: new failure evidence in a large store; graduating in the background",
+            f"{when}: new failure evidence in a large store; graduating in the background",
         )
-        return
+        return True
     from pokayokay.infra import logs
     from pokayokay.rules.apply import graduate_project
 
     graduate_project(project, location, settings)
     write_atomic(stamp_file, stamp.encode())
-    logs.log(f"SessionEnd: graduation ran for {project}")
+    _stamp_seen(stamp_file, seen)
+    logs.log(f"{when}: graduation ran for {project}")
+    return True
+
+
+def written_mark(state_folder: Path) -> int | None:
+    """The mtime (ns) of the store's write mark (``failures.db.changed``, touched after every
+    write and only then; the store file's own mtime moves on reads too), None without one."""
+    from pokayokay.names import FAILURES_CHANGED
+
+    try:
+        return os.stat(state_folder / FAILURES_CHANGED).st_mtime_ns
+    except OSError:
+        return None
+
+
+def _stamp_seen(stamp_file: Path, seen: int | None) -> None:
+    """Give the stamp the write mark's mtime seen before the evidence was read: while the two
+    are equal no write came since, and SessionStart's check costs two stats
+    (:func:`pokayokay.hooks.catch_up.graduation_may_be_due`)."""
+    if seen is None:
+        return
+    import contextlib
+
+    # On failure the stamp's content still decides; SessionStart just compares it once more.
+    with contextlib.suppress(OSError):
+        os.utime(stamp_file, ns=(seen, seen))
 
 
 def _retire_due(project: Path, location: Any, settings: Any) -> None:

@@ -11,6 +11,9 @@ ingest for what is left when it can change the failure signals it reads (a turn 
 interrupted has no Stop: ``pokayokay.hooks.spool_gate``; a Stop still running when the prompt
 comes holds the ingest lock, and the prompt then reads the store as it is).
 
+A spool above its cap (sessions killed with no Stop left it large) is handed to a detached
+ingester after the bounded run, so no Stop spends its budget on it turn after turn.
+
 Says nothing to the model and never decides anything (no ``decision``, no output at all): a
 failure is logged with one stderr line and the hook exits 0. Exactly once holds against any
 other ingester (the prompt's, SessionEnd's, a CLI reader's): one lock per spool and a cursor the
@@ -24,8 +27,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 # What one Stop spends at most on the spool (it runs in the background, inside its 30 s
-# timeout); what is left waits for the next ingester.
-STOP_INGEST_BUDGET = 5.0
+# timeout); what is left waits for the next ingester. Small: a turn's calls take milliseconds
+# each, and a spool that killed sessions left large goes to a detached ingester instead
+# (``ingest.enforce_cap``), never to every Stop's whole budget (issue 26).
+STOP_INGEST_BUDGET = 1.5
 
 
 def stop(payload: dict[str, Any], event: str) -> str:
@@ -43,9 +48,22 @@ def stop(payload: dict[str, Any], event: str) -> str:
     result = ingest.ingest_quietly(
         event, lambda: ingest.ingest_project(project, budget=STOP_INGEST_BUDGET)
     )
+    _cap_quietly(project, result, event)
     if result is not None and result.done:
         _refresh_caches(payload, event)
     return ""
+
+
+def _cap_quietly(project: str, result: Any, event: str) -> None:
+    """The spool's cap (:func:`pokayokay.hooks.ingest.enforce_cap`); failing open."""
+    from pokayokay.hooks import ingest
+
+    try:
+        ingest.enforce_cap(project, result, event)
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open(f"{event}: handing a large spool to a background ingester", exc)
 
 
 def _refresh_caches(payload: dict[str, Any], event: str) -> None:

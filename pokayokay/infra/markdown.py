@@ -34,6 +34,8 @@ def _body(line: str) -> str:
 
 def fence_opening(line: str) -> str | None:
     """The fence run (``\\`\\`\\``, ``~~~~``…) this line opens, or None."""
+    if line[:4].lstrip(" ")[:1] not in ("`", "~"):
+        return None  # what the pattern needs first: at most 3 spaces, then a fence character
     match = _OPEN_RE.match(_body(line))
     if match is None:
         return None

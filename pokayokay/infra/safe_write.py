@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import os
 import re
@@ -29,13 +28,16 @@ import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
 
 from pokayokay.errors import ConcurrentChangeError, PokayokayError
 from pokayokay.infra.regular import NotARegularFile
 from pokayokay.infra.state import PRIVATE_FILE, in_state_home, private_folder
 
-_T = TypeVar("_T")
+TYPE_CHECKING = False  # typing is not imported at run time: SessionStart writes through here
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
 
 _RENAME_EXCHANGE = 2
 _F_SETLEASE = 1024
@@ -235,6 +237,8 @@ def _mode_of(path: Path) -> int:
 def _exchange(a: Path, b: Path) -> bool:
     """Atomically swap two paths (Linux renameat2). False when the platform cannot."""
     global _renameat2
+    import ctypes  # only here: most writers never swap, and ctypes costs a millisecond to load
+
     if _renameat2 is None:
         try:
             libc = ctypes.CDLL(None, use_errno=True)

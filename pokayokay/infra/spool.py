@@ -106,6 +106,18 @@ def spool_dir(project_dir: str, environ: "Mapping[str, str] | None" = None) -> s
     return os.path.join(spool_root(environ), spool_key(project_dir))
 
 
+def pending(folder: str) -> bool:
+    """Whether the spool folder holds anything to ingest (two stats; a hook checks this before
+    importing the ingester)."""
+    for name in (ACTIVE, CLAIMED):
+        try:
+            if os.stat(os.path.join(folder, name)).st_size > 0:
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def launch_dir(environ: "Mapping[str, str] | None" = None) -> str:
     """The launch folder a hook runs for: ``CLAUDE_PROJECT_DIR``, else the working folder."""
     env = os.environ if environ is None else environ

@@ -19,10 +19,8 @@ twice."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
@@ -30,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pokayokay.errors import InvariantViolation, PokayokayError
-from pokayokay.names import SESSION_HEADS_FILE
+from pokayokay.learnings.session_heads import GIT_TIMEOUT, session_head
 
 if TYPE_CHECKING:
     from pokayokay.failures.store_reads import SessionFix
@@ -43,8 +41,6 @@ KEY_DECISIONS = "key_decisions"
 
 ENTRY_CHARS = 220
 MAX_COMMITS = 10
-MAX_SESSIONS_KEPT = 100
-GIT_TIMEOUT = 2.0
 PATHS_SHOWN = 3
 
 
@@ -193,56 +189,6 @@ def write_entries(
 
 
 # -- the session's HEAD and its commits ----------------------------------------------------------
-
-
-def git_head(project: Path) -> str | None:
-    """The commit checked out in ``project`` (None outside git or without a commit)."""
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--verify", "-q", "HEAD"],
-            cwd=project,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    head = done.stdout.strip()
-    return head if done.returncode == 0 and len(head) >= 7 else None
-
-
-def _heads_path(state_dir: Path) -> Path:
-    return state_dir / SESSION_HEADS_FILE
-
-
-def _load_heads(state_dir: Path) -> dict[str, dict[str, object]]:
-    try:
-        data = json.loads(_heads_path(state_dir).read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
-
-
-def note_session_head(
-    state_dir: Path, session_id: str, head: str, now: float | None = None
-) -> None:
-    """Remember the HEAD a session started on (the first note for a session wins)."""
-    heads = _load_heads(state_dir)
-    if session_id in heads:
-        return
-    heads[session_id] = {"head": head, "t": time.time() if now is None else now}
-    kept = sorted(heads.items(), key=lambda kv: float(str(kv[1].get("t", 0))))[-MAX_SESSIONS_KEPT:]
-    from pokayokay.infra.safe_write import write_atomic
-
-    state_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(_heads_path(state_dir), json.dumps(dict(kept)).encode("utf-8"))
-
-
-def session_head(state_dir: Path, session_id: str) -> str | None:
-    found = _load_heads(state_dir).get(session_id, {}).get("head")
-    return found if isinstance(found, str) else None
 
 
 def session_commits(project: Path, since: str) -> list[tuple[str, str, str]]:

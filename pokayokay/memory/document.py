@@ -206,6 +206,8 @@ def is_structure(line: str) -> bool:
     body = strip_eol(line)
     if body.startswith("#"):
         return _is_boundary_heading(body)
+    if "<!--" not in body:  # what both marker patterns need: most lines stop here
+        return False
     return bool(MARKER_RE.match(body) or END_MARKER_RE.match(body))
 
 
@@ -219,7 +221,11 @@ def _is_boundary_heading(line: str) -> bool:
     return bool(match) and len(match[1] if match else "") <= 2
 
 
-def parse(text: str, specs: Sequence[SectionSpec]) -> Document:
+def parse(text: str, specs: Sequence[SectionSpec], *, entries: bool = True) -> Document:
+    """MEMORY.md as segments: Claude's text, and the managed sections. ``entries=False``
+    leaves each section's body as one :class:`Prose` unit instead of reading its entries
+    (CommonMark): the segments, the problems and the rendered text are the same, at a fraction
+    of the cost, for a reader that needs only where the sections are (SessionStart's note)."""
     lines = split_lines(text)
     fenced = _fence_states(lines)
     by_title = {normalise_title(spec.title): spec for spec in specs}
@@ -259,7 +265,7 @@ def parse(text: str, specs: Sequence[SectionSpec]) -> Document:
                             "its entries were merged into the first one"
                         )
                     seen.add(spec.id)
-                    section, i = _parse_section(lines, fenced, i, j, spec, doc)
+                    section, i = _parse_section(lines, fenced, i, j, spec, entries)
                     section.lead = flush_text(0)
                     doc.segments.append(section)
                     continue
@@ -298,7 +304,7 @@ def parse(text: str, specs: Sequence[SectionSpec]) -> Document:
 
 
 def _parse_section(
-    lines: list[str], fenced: list[bool], head: int, marker: int, spec: SectionSpec, doc: Document
+    lines: list[str], fenced: list[bool], head: int, marker: int, spec: SectionSpec, entries: bool
 ) -> tuple[Section, int]:
     i = marker + 1
     body: list[str] = []
@@ -306,12 +312,16 @@ def _parse_section(
     while i < len(lines):
         line = lines[i]
         if not fenced[i]:
-            if END_MARKER_RE.match(strip_eol(line)):
-                end = line
-                i += 1
-                break
-            if _is_boundary_heading(line) or MARKER_RE.match(strip_eol(line)):
-                break
+            text = strip_eol(line)
+            # A heading starts with "#" and both markers hold "<!--": most lines stop here.
+            if text.startswith("#") or "<!--" in text:
+                if END_MARKER_RE.match(text):
+                    end = line
+                    i += 1
+                    break
+                heading = HEADING_RE.match(text)
+                if (heading is not None and len(heading[1]) <= 2) or MARKER_RE.match(text):
+                    break
         body.append(line)
         i += 1
     if end is None:
@@ -325,7 +335,7 @@ def _parse_section(
         heading=lines[head],
         pre_marker=lines[head + 1 : marker],
         marker=lines[marker],
-        units=list(_units(body)),
+        units=list(_units(body)) if entries else ([Prose(body)] if body else []),
         end=end,
     )
     return section, i

@@ -55,7 +55,7 @@ def _session_end(project: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int
 
 def _record_steps(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     ran: list[str] = []
-    for name in ("_graduate_if_new_evidence", "_retire_due", "_consolidate_if_due"):
+    for name in ("graduate_if_new_evidence", "_retire_due", "_consolidate_if_due"):
 
         def fake(project: Path, location: Any, settings: Any, name: str = name) -> None:
             assert isinstance(settings, Settings)
@@ -75,7 +75,7 @@ def test_a_nul_byte_in_memory_md_costs_curation_only(
     assert code == 1  # failed open: a non-blocking error, the other steps ran
     assert len(err.splitlines()) == 1
     assert "SessionEnd curation skipped" in err and "looks binary (NUL byte" in err
-    assert ran == ["_graduate_if_new_evidence", "_retire_due", "_consolidate_if_due"]
+    assert ran == ["graduate_if_new_evidence", "_retire_due", "_consolidate_if_due"]
     assert memory.read_bytes() == NUL_MEMORY
     assert "SessionEnd curation skipped" in _log()
 

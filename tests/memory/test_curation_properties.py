@@ -14,6 +14,7 @@ from pokayokay.memory import invariants
 from pokayokay.memory.curation import curate
 from pokayokay.memory.document import (
     Document,
+    Section,
     Text,
     is_blank,
     parse,
@@ -188,3 +189,24 @@ def test_budgets_met_or_explained(text: str, config: Settings) -> None:
         # and archives nothing for the whole file (it would cost loaded entries for no gain).
         assert any("over Claude Code's load limit" in note for note in result.notes)
         assert not [m for m in result.moves if m.reason == "whole file"]
+
+
+@PROPS
+@given(memory_text())
+def test_parse_without_entries_finds_the_same_segments(text: str) -> None:
+    """SessionStart's note reads where the managed sections are without reading their entries:
+    the same segments (Claude's text line for line, the same sections), the same problems and
+    the same rendered text as the full parse."""
+    full = parse(text, DEFAULT_SECTIONS)
+    quick = parse(text, DEFAULT_SECTIONS, entries=False)
+    assert quick.render() == text
+    assert quick.problems == full.problems and quick.unmarked == full.unmarked
+    assert len(quick.segments) == len(full.segments)
+    for a, b in zip(quick.segments, full.segments, strict=True):
+        assert type(a) is type(b)
+        if isinstance(a, Text):
+            assert a.lines == b.lines  # type: ignore[union-attr]
+        else:
+            assert isinstance(b, Section)
+            assert (a.spec, a.lead, a.heading, a.end) == (b.spec, b.lead, b.heading, b.end)
+            assert [x for u in a.units for x in u.lines] == [x for u in b.units for x in u.lines]

@@ -7,6 +7,7 @@ alone (no fence tracking), and by a Hypothesis run over fence- and marker-bearin
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from datetime import date
 
@@ -15,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pokayokay.errors import InvariantViolation
+from pokayokay.infra.markdown import fence_opening
 from pokayokay.memory import invariants, oracle
 from pokayokay.memory.curation import curate
 from pokayokay.memory.document import parse
@@ -359,3 +361,25 @@ def test_fences_and_markers_property_ten_thousand(capsys: pytest.CaptureFixture[
     assert examples >= 10_000
     assert lost == 0
     assert refused <= examples // 100
+
+
+_REFERENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from([" ", "`", "~", "a", "\t", "\r", "\n", "#"]), max_size=12)
+)
+def test_fence_opening_quick_check_changes_no_answer(line: str) -> None:
+    """fence_opening skips the pattern for lines that cannot open a fence: the answer is the
+    pattern's alone, for any line."""
+    body = line
+    if line.endswith("\r\n"):
+        body = line[:-2]
+    elif line.endswith(("\n", "\r")):
+        body = line[:-1]
+    match = _REFERENCE_OPEN.match(body)
+    expected = None
+    if match is not None and not (match[1][0] == "`" and "`" in match[2]):
+        expected = match[1]
+    assert fence_opening(line) == expected

@@ -1,0 +1,178 @@
+"""The commit each session started on (SessionStart notes it; SessionEnd lists the commits made
+since in Completed Work, :mod:`pokayokay.learnings.observed`).
+
+Apart from ``observed`` because SessionStart runs on every launch: this module imports only
+``os``, ``json`` and ``time`` (no dataclasses, typing, datetime or pathlib), so noting the HEAD
+costs one small file, not observed's imports. In the usual work tree (a ``.git`` folder of the
+user's, ``HEAD`` on a branch with a loose ref, or detached, no ``GIT_DIR``-like variable)
+the commit is read from those two files, as git itself does; anything else (a linked worktree,
+packed or reftable refs, a launch folder below the root, a symbolic ref chain) asks
+``git rev-parse``, so the answer is git's in every case. A branch with no commit yet (no loose
+ref, no ``packed-refs``) and a folder with no repository at or above it have no commit, as git
+would say, without asking it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from pokayokay.names import SESSION_HEADS_FILE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# Sessions whose starting HEAD is kept (the oldest go first).
+MAX_SESSIONS_KEPT = 100
+# Seconds a git call of the session hooks may take.
+GIT_TIMEOUT = 2.0
+
+
+def git_head(project: Path) -> str | None:
+    """The commit checked out in ``project`` (None outside git or without a commit)."""
+    known, read = read_head(str(project))
+    if known:
+        return read
+    import subprocess  # only when the files do not tell: a fork and git's start are the cost
+
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--verify", "-q", "HEAD"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    head = done.stdout.strip()
+    return head if done.returncode == 0 and len(head) >= 7 else None
+
+
+_HEX = frozenset("0123456789abcdef")
+# Variables that change which repository git opens or how it reads its refs and config.
+_STEERING = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+)
+_READ_AT_MOST = 512
+
+
+def _object_name(text: str) -> str | None:
+    """``text`` as a full object name (SHA-1 or SHA-256 hex), or None."""
+    name = text.strip()
+    return name if len(name) in (40, 64) and _HEX.issuperset(name) else None
+
+
+def _small_file(path: str) -> str | None:
+    """The text of a small regular file; None for anything else (a FIFO is never opened
+    blocking: :mod:`pokayokay.infra.regular`)."""
+    from pokayokay.infra.regular import read_regular
+
+    try:
+        return read_regular(path, _READ_AT_MOST).decode("ascii")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def head_from_files(project: str) -> str | None:
+    """The commit ``project``'s ``HEAD`` names, read from ``.git/HEAD`` and the loose branch
+    ref; None whenever git would have to be asked (see the module's docstring)."""
+    known, head = read_head(project)
+    return head if known else None
+
+
+def read_head(project: str) -> tuple[bool, str | None]:
+    """(True, the commit) or (True, None: no commit, as git would say: a branch with no commit
+    yet, or no repository in ``project`` or above it) when the files tell; (False, None) when
+    git must be asked."""
+    import stat
+
+    if any(name in os.environ for name in _STEERING):
+        return False, None  # git decides which repository, or how it reads it
+    git_dir = os.path.join(project, ".git")
+    try:
+        info = os.lstat(git_dir)
+    except FileNotFoundError:
+        return (True, None) if _no_repository_above(project) else (False, None)
+    except OSError:
+        return False, None
+    owner = getattr(os, "geteuid", None)
+    if not stat.S_ISDIR(info.st_mode) or (owner is not None and info.st_uid != owner()):
+        return False, None  # a gitlink file, or a folder git's safe.directory check may refuse
+    head = _small_file(os.path.join(git_dir, "HEAD"))
+    if head is None:
+        return False, None
+    detached = _object_name(head)
+    if detached is not None:
+        return True, detached
+    if not head.startswith("ref: refs/heads/") or not head.endswith("\n"):
+        return False, None
+    parts = head[len("ref: ") : -1].split("/")
+    if any(part in ("", ".", "..") or part.startswith(".") for part in parts):
+        return False, None  # e.g. reftable's "refs/heads/.invalid": git knows where it points
+    loose = _small_file(os.path.join(git_dir, *parts))
+    if loose is not None:
+        name = _object_name(loose)
+        return (True, name) if name is not None else (False, None)
+    if os.path.lexists(os.path.join(git_dir, *parts)) or os.path.lexists(
+        os.path.join(git_dir, "packed-refs")
+    ):
+        return False, None  # unreadable, or perhaps packed
+    return True, None  # a branch with no commit yet
+
+
+def _no_repository_above(project: str) -> bool:
+    """No folder from ``project`` up holds ``.git``, nor looks like a bare repository (a
+    ``HEAD`` file): git would find no repository either. False when unsure."""
+    here = os.path.abspath(project)
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")) or os.path.lexists(
+            os.path.join(here, "HEAD")
+        ):
+            return False
+        parent = os.path.dirname(here)
+        if parent == here:
+            return True
+        here = parent
+
+
+def _heads_path(state_dir: Path) -> Path:
+    return state_dir / SESSION_HEADS_FILE
+
+
+def _load_heads(state_dir: Path) -> dict[str, dict[str, object]]:
+    try:
+        data = json.loads(_heads_path(state_dir).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
+
+
+def note_session_head(
+    state_dir: Path, session_id: str, head: str, now: float | None = None
+) -> None:
+    """Remember the HEAD a session started on (the first note for a session wins)."""
+    heads = _load_heads(state_dir)
+    if session_id in heads:
+        return
+    heads[session_id] = {"head": head, "t": time.time() if now is None else now}
+    kept = sorted(heads.items(), key=lambda kv: float(str(kv[1].get("t", 0))))[-MAX_SESSIONS_KEPT:]
+    from pokayokay.infra.safe_write import write_atomic
+
+    state_dir.mkdir(parents=True, exist_ok=True)
+    write_atomic(_heads_path(state_dir), json.dumps(dict(kept)).encode("utf-8"))
+
+
+def session_head(state_dir: Path, session_id: str) -> str | None:
+    found = _load_heads(state_dir).get(session_id, {}).get("head")
+    return found if isinstance(found, str) else None
