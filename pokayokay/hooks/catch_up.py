@@ -8,7 +8,7 @@ loaded. SessionStart (10 s timeout) knows it from two things on disk:
 * the spool of its launch folder is not empty (:func:`pokayokay.infra.spool.pending`, two
   stats); SessionEnd and Stop empty it when they finish;
 * the failure store was written after graduation last compared its evidence: the stamp
-  SessionEnd writes (:data:`pokayokay.hooks.session.GRADUATED_STAMP`) is given the mtime of
+  SessionEnd writes (:data:`pokayokay.hooks.graduation_check.GRADUATED_STAMP`) is given the mtime of
   the store's write mark (``failures.db.changed``, touched after every write) seen before
   that comparison, so two stats tell "nothing written since" (the store file's own mtime
   moves on every read), and only otherwise is the evidence stamp itself compared: a session
@@ -68,12 +68,12 @@ def catch_up(payload: dict[str, Any]) -> str:
     if not graduation_may_be_due(location.project_key):
         return done
     from pokayokay.config.settings import load_settings
-    from pokayokay.hooks import session
+    from pokayokay.hooks.graduation_check import graduate_if_new_evidence
 
     project = Path(launch)
     if _store_bytes(location.project_key) > GRADUATE_IN_HOOK_MAX_BYTES:
         return _detach(launch, location, "the failure store is large")
-    ran = session.graduate_if_new_evidence(
+    ran = graduate_if_new_evidence(
         project, location, load_settings(project), when="SessionStart"
     )
     return "graduated" if ran else done
@@ -83,7 +83,7 @@ def graduation_may_be_due(project_key: Any) -> bool:
     """False when there is no failure store, or no write came since graduation last compared
     the evidence (the store's write mark has the mtime the stamp was given then: stats only);
     True means "compare the evidence"."""
-    from pokayokay.hooks.session import GRADUATED_STAMP, written_mark
+    from pokayokay.hooks.graduation_check import GRADUATED_STAMP, written_mark
     from pokayokay.infra.state import project_state_dir
     from pokayokay.names import FAILURES_DB
 

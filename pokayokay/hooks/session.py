@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pokayokay.hooks.graduation_check import graduate_if_new_evidence
 from pokayokay.hooks.runtime import memory_location, project_dir
 
 TYPE_CHECKING = False
@@ -15,8 +16,6 @@ if TYPE_CHECKING:
 # Above this size SessionEnd hands curation to a detached process: Claude Code gives all
 # SessionEnd hooks 1.5 s together and kills what is still running.
 DETACH_ABOVE_BYTES = 1 << 20
-# Above this failure-store size graduation runs detached too (planning reads every group).
-DETACH_GRADUATION_ABOVE_BYTES = 16 << 20
 SESSION_END_LOCK_WAIT = 0.3
 
 
@@ -375,86 +374,6 @@ def pre_compact(payload: dict[str, Any], event: str) -> str:
     project, location = _location(payload)
     _curate(location, load_settings(project), 10.0)
     return ""
-
-
-# The file in the state folder holding the evidence stamp graduation last ran on.
-GRADUATED_STAMP = "graduated.stamp"
-
-
-def graduate_if_new_evidence(
-    project: Path, location: Any, settings: Any, *, when: str = "SessionEnd"
-) -> bool:
-    """Run graduation when the failure store's evidence changed since the last run (a stamp in
-    the state folder holds ``FailureStore.evidence_stamp``: the file's mtime moves on every
-    read and checkpoint, the evidence does not). ``when`` names the hook in the log (SessionEnd,
-    or SessionStart catching up on a SessionEnd that did not finish). True: graduation ran (or
-    was started in the background)."""
-    from pokayokay.failures.store import FailureStore
-    from pokayokay.infra.safe_write import write_atomic
-    from pokayokay.infra.state import project_state_dir
-    from pokayokay.names import FAILURES_DB
-
-    folder = project_state_dir(str(location.project_key))
-    db = folder / FAILURES_DB
-    stamp_file = folder / GRADUATED_STAMP
-    if not db.is_file():
-        return False
-    seen = written_mark(folder)  # before the evidence is read: a later write moves it
-    with FailureStore(db) as store:
-        stamp = store.evidence_stamp()
-    try:
-        if stamp_file.read_text() == stamp:
-            _stamp_seen(stamp_file, seen)
-            return False
-    except OSError:
-        pass
-    if db.stat().st_size > DETACH_GRADUATION_ABOVE_BYTES:
-        write_atomic(stamp_file, stamp.encode())  # the detached run logs its own failure
-        _stamp_seen(stamp_file, seen)
-        _detach_command(
-            [
-                "graduate",
-                "--quiet",
-                "--project",
-                str(project),
-                "--memory-dir",
-                str(location.memory_dir),
-            ],
-            f"{when}: new failure evidence in a large store; graduating in the background",
-        )
-        return True
-    from pokayokay.infra import logs
-    from pokayokay.rules.apply import graduate_project
-
-    graduate_project(project, location, settings)
-    write_atomic(stamp_file, stamp.encode())
-    _stamp_seen(stamp_file, seen)
-    logs.log(f"{when}: graduation ran for {project}")
-    return True
-
-
-def written_mark(state_folder: Path) -> int | None:
-    """The mtime (ns) of the store's write mark (``failures.db.changed``, touched after every
-    write and only then; the store file's own mtime moves on reads too), None without one."""
-    from pokayokay.names import FAILURES_CHANGED
-
-    try:
-        return os.stat(state_folder / FAILURES_CHANGED).st_mtime_ns
-    except OSError:
-        return None
-
-
-def _stamp_seen(stamp_file: Path, seen: int | None) -> None:
-    """Give the stamp the write mark's mtime seen before the evidence was read: while the two
-    are equal no write came since, and SessionStart's check costs two stats
-    (:func:`pokayokay.hooks.catch_up.graduation_may_be_due`)."""
-    if seen is None:
-        return
-    import contextlib
-
-    # On failure the stamp's content still decides; SessionStart just compares it once more.
-    with contextlib.suppress(OSError):
-        os.utime(stamp_file, ns=(seen, seen))
 
 
 def _retire_due(project: Path, location: Any, settings: Any) -> None:

@@ -18,7 +18,7 @@ from helpers.hooks import run_hook
 from helpers.paths import FIXTURE_SAMPLES_DIR, REPO_ROOT
 
 from pokayokay.failures.store import FailureStore
-from pokayokay.hooks import catch_up, ingest, session
+from pokayokay.hooks import catch_up, graduation_check, ingest
 from pokayokay.infra import spool
 from pokayokay.infra.state import project_state_dir
 from pokayokay.rules.claude_match import paths_match
@@ -234,7 +234,7 @@ def test_graduation_may_be_due_only_when_the_store_was_written_after_the_stamp(
     assert catch_up.graduation_may_be_due(project)  # no stamp yet
     payload = sample("SessionStart.startup.json", project)
     catch_up.catch_up(payload)  # one session: nothing graduates, the evidence is stamped
-    assert (folder / session.GRADUATED_STAMP).is_file()
+    assert (folder / graduation_check.GRADUATED_STAMP).is_file()
     assert not catch_up.graduation_may_be_due(project)
     with FailureStore.for_project(project) as store:  # a read is no write
         store.failures()

@@ -13,8 +13,8 @@ from helpers.paths import FIXTURE_SAMPLES_DIR
 
 from pokayokay.failures.model import Failure
 from pokayokay.failures.store import FailureStore
-from pokayokay.hooks import session
-from pokayokay.infra import spool
+from pokayokay.hooks import graduation_check, session
+from pokayokay.infra import detach, spool
 from pokayokay.infra.locate import resolve_memory_location
 from pokayokay.infra.state import project_state_dir
 
@@ -70,8 +70,10 @@ def test_graduation_over_a_large_store_is_detached(
         store.record_failure(Failure(1.0, "s", "Bash", "pytest", "FAILED <n>", "testing", (),
                                      "FAILED", 1), tool_use_id="t1")
     detached: list[list[str]] = []
-    monkeypatch.setattr(session, "DETACH_GRADUATION_ABOVE_BYTES", 0)
-    monkeypatch.setattr(session, "_detach_command", lambda args, why: detached.append(args))
+    monkeypatch.setattr(graduation_check, "DETACH_GRADUATION_ABOVE_BYTES", 0)
+    monkeypatch.setattr(
+        detach, "detach_command", lambda args, why: detached.append(args)
+    )
     session.session_end(payload(project, "SessionEnd.other.json"), "SessionEnd")
     assert [args[:2] for args in detached] == [["graduate", "--quiet"]]
     assert (project_state_dir(str(location.project_key)) / "graduated.stamp").is_file()
