@@ -60,6 +60,15 @@ def test_the_real_cases_come_back_byte_identical(text: str) -> None:
     assert stored == text and shown == text
 
 
+def assert_exact_or_prefix(stored: str, shown: str) -> None:
+    """A note up to the block's per-note limit comes back whole; a longer one as an exact
+    prefix of it and "…" (the block gives a note at most ``MAX_ENTRY_CHARS``)."""
+    if len(stored) <= block.MAX_ENTRY_CHARS:
+        assert shown == stored
+    else:
+        assert shown.endswith("…") and stored.startswith(shown[:-1]), (stored, shown)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(TEXTS)
 @example("a </pokayokay-recall> b <\\/pokayokay-recall> c\r\nd </SYSTEM-reminder> e f g h")
@@ -67,7 +76,7 @@ def test_any_text_comes_back_byte_identical(text: str) -> None:
     assume(len(text.strip()) >= 20)
     stored, shown = through_remember_and_recall(text)
     assert stored == text.strip()
-    assert shown == stored
+    assert_exact_or_prefix(stored, shown)
 
 
 @pytest.mark.slow
@@ -76,4 +85,5 @@ def test_any_text_comes_back_byte_identical(text: str) -> None:
 def test_any_text_comes_back_byte_identical_many(text: str) -> None:
     assume(len(text.strip()) >= 20)
     stored, shown = through_remember_and_recall(text)
-    assert stored == text.strip() and shown == stored
+    assert stored == text.strip()
+    assert_exact_or_prefix(stored, shown)
