@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from pokayokay.failures.corrections import (
@@ -164,6 +164,10 @@ def test_an_edit_undone_later_is_never_credited(
 ) -> None:
     """Property: appending the exact inverse of an edit removes that edit from the credit and
     adds nothing; whatever is credited was really made, in order, after the last failure."""
+    # An edit that another one already undoes (the same lines, swapped) leaves the appended
+    # inverse as a real change of its own: the property is about one undo.
+    shapes = [(p, frozenset(o), frozenset(n)) for p, o, n in changes]
+    assume(not any((p, n, o) in shapes for p, o, n in shapes))
     edits = [(float(i), path, _excerpt(old, new)) for i, (path, old, new) in enumerate(changes)]
     path, old, new = changes[undo % len(changes)]
     reverted = [*edits, (float(len(edits)), path, _excerpt(new, old))]
