@@ -28,3 +28,16 @@ def prompt_payload(project: Path, prompt: str) -> dict[str, Any]:
     data["cwd"] = str(project)
     data["prompt"] = prompt
     return data
+
+
+# The folder the captured payloads were recorded in (tests/data/claude-code-samples).
+SAMPLE_ROOT = "/home/dev/project"
+
+
+def sample_payload(name: str, project: Path, **changes: Any) -> dict[str, Any]:
+    """The captured payload ``name`` moved into ``project`` (every path under the recording's
+    folder follows it), with ``changes`` applied."""
+    text = (FIXTURE_SAMPLES_DIR / name).read_text(encoding="utf-8")
+    payload: dict[str, Any] = json.loads(text.replace(SAMPLE_ROOT, str(project)))
+    payload.update(changes)
+    return payload

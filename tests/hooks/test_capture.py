@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from helpers.hooks import run_hook
-from helpers.paths import FIXTURE_SAMPLES_DIR
+from helpers.hooks import sample_payload as sample
 
 from pokayokay.failures.model import FailureGroup
 from pokayokay.failures.store import FailureStore
@@ -23,16 +23,7 @@ from pokayokay.hooks import capture
 from pokayokay.infra.state import project_state_dir
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "pokayokay"
-SAMPLE_ROOT = "/home/dev/project"
 SESSION = "0ebb4b7c-7011-44b6-afdb-8302b6c943e8"
-
-
-def sample(name: str, project: Path, **changes: Any) -> dict[str, Any]:
-    """A captured payload moved into ``project`` (paths under the sample's cwd follow it)."""
-    text = (FIXTURE_SAMPLES_DIR / name).read_text(encoding="utf-8")
-    payload: dict[str, Any] = json.loads(text.replace(SAMPLE_ROOT, str(project)))
-    payload.update(changes)
-    return payload
 
 
 def files(project: Path, *names: str) -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.hooks import run_hook
-from helpers.paths import DATA_DIR, FIXTURE_SAMPLES_DIR
+from helpers.hooks import run_hook, sample_payload
+from helpers.paths import DATA_DIR
 from ruamel.yaml import YAML
 
 from pokayokay.cli import main as cli
@@ -20,7 +20,6 @@ from pokayokay.failures.model import FailureGroup
 from pokayokay.failures.store import FailureStore
 from pokayokay.hooks import runtime as hook
 
-SAMPLE_ROOT = "/home/dev/project"
 CASES = DATA_DIR / "lesson_corpus" / "cases"
 
 
@@ -37,13 +36,7 @@ def capture_handlers(monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
 
 
 def sample(name: str, project: Path, session: str, **changes: Any) -> dict[str, Any]:
-    text = (
-        (FIXTURE_SAMPLES_DIR / name).read_text(encoding="utf-8").replace(SAMPLE_ROOT, str(project))
-    )
-    payload: dict[str, Any] = json.loads(text)
-    payload["session_id"] = session
-    payload.update(changes)
-    return payload
+    return sample_payload(name, project, session_id=session, **changes)
 
 
 def send(event: str, payload: dict[str, Any]) -> str:

@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.paths import FIXTURE_SAMPLES_DIR, REPO_ROOT
+from helpers.hooks import sample_payload as sample
+from helpers.paths import REPO_ROOT
 
 from pokayokay.failures.store import FailureStore
 from pokayokay.hooks import capture, ingest
 from pokayokay.infra import spool
 
-SAMPLE_ROOT = "/home/dev/project"
 SPOOL_PY = REPO_ROOT / "pokayokay" / "infra" / "spool.py"
 
 
@@ -32,13 +32,6 @@ def project(project: Path) -> Path:
         (project / name).parent.mkdir(parents=True, exist_ok=True)
         (project / name).write_text("# placeholder\n")
     return project
-
-
-def sample(name: str, project: Path, **changes: Any) -> dict[str, Any]:
-    text = (FIXTURE_SAMPLES_DIR / name).read_text(encoding="utf-8")
-    payload: dict[str, Any] = json.loads(text.replace(SAMPLE_ROOT, str(project)))
-    payload.update(changes)
-    return payload
 
 
 def failure(project: Path, command: str, error: str, n: int = 1, **changes: Any) -> dict[str, Any]:

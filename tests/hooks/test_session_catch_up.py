@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 from helpers.hooks import run_hook
-from helpers.paths import FIXTURE_SAMPLES_DIR, REPO_ROOT
+from helpers.hooks import sample_payload as sample
+from helpers.paths import REPO_ROOT
 
 from pokayokay.failures.store import FailureStore
 from pokayokay.hooks import catch_up, graduation_check, ingest
@@ -24,7 +25,6 @@ from pokayokay.infra.state import project_state_dir
 from pokayokay.rules.claude_match import paths_match
 from pokayokay.rules.files import split_frontmatter
 
-SAMPLE_ROOT = "/home/dev/project"
 SPOOL_PY = REPO_ROOT / "pokayokay" / "infra" / "spool.py"
 TEST_FILE = "tests/test_cart.py"
 ERROR = (
@@ -40,13 +40,6 @@ def project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (project / TEST_FILE).write_text("def test_total():\n    assert 3 == 4\n")
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
     return project
-
-
-def sample(name: str, project: Path, **changes: Any) -> dict[str, Any]:
-    text = (FIXTURE_SAMPLES_DIR / name).read_text(encoding="utf-8")
-    payload: dict[str, Any] = json.loads(text.replace(SAMPLE_ROOT, str(project)))
-    payload.update(changes)
-    return payload
 
 
 def spooled(event: str, payload: dict[str, Any], project: Path) -> None:

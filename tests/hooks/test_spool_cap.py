@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from helpers.hooks import run_hook
-from helpers.paths import FIXTURE_SAMPLES_DIR
+from helpers.hooks import sample_payload as sample
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,20 +25,11 @@ from pokayokay.failures.store import FailureStore
 from pokayokay.hooks import ingest, turn_end
 from pokayokay.infra import spool
 
-SAMPLE_ROOT = "/home/dev/project"
-
 
 @pytest.fixture
 def project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
     return project
-
-
-def sample(name: str, project: Path, **changes: Any) -> dict[str, Any]:
-    text = (FIXTURE_SAMPLES_DIR / name).read_text(encoding="utf-8")
-    payload: dict[str, Any] = json.loads(text.replace(SAMPLE_ROOT, str(project)))
-    payload.update(changes)
-    return payload
 
 
 def spool_failures(project: Path, count: int, start: int = 0, pad: int = 0) -> None:

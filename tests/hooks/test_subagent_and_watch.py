@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from helpers.graduation import memory_text
 from helpers.hooks import run_hook
-from helpers.paths import FIXTURE_SAMPLES_DIR
+from helpers.hooks import sample_payload as sample
 
 from pokayokay.hooks import memory_watch
 from pokayokay.hooks.subagent import BUDGET, lessons_block
@@ -23,7 +23,6 @@ from pokayokay.infra.locate import memory_location_for
 from pokayokay.rules.lessons import CommandLesson, lookup_content
 from pokayokay.safety.exact import unescape
 
-SAMPLE_ROOT = "/home/dev/project"
 AP_LINE = (
     "- Failing test tests/test_cart.py::test_total: see .claude/rules/pokayokay/testing.md "
     "(4 sessions, since 2026-10-01)\n"
@@ -32,13 +31,6 @@ ENV_AP_LINE = (
     "- How commands run here: use `.venv/bin/python -m pytest`, not `python -m pytest` "
     "(4 times); see .claude/rules/pokayokay/environment.md (4 sessions, since 2026-11-02)\n"
 )
-
-
-def sample(name: str, project: Path, **changes: Any) -> dict[str, Any]:
-    text = (FIXTURE_SAMPLES_DIR / name).read_text(encoding="utf-8")
-    payload: dict[str, Any] = json.loads(text.replace(SAMPLE_ROOT, str(project)))
-    payload.update(changes)
-    return payload
 
 
 @pytest.fixture

@@ -6,17 +6,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from helpers.hooks import run_hook
-from helpers.paths import FIXTURE_SAMPLES_DIR
+from helpers.hooks import sample_payload as sample
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pokayokay.infra.private import PLACEHOLDER, has_private, strip_private, strip_private_value
 
-SAMPLE_ROOT = "/home/dev/project"
 SECRET = "ZEBRA-QUOKKA-7731"  # what must never appear in a file pokayokay wrote
 
 
@@ -66,13 +64,6 @@ def test_json_values_keys_included() -> None:
 
 
 # --- every store point ----------------------------------------------------------------------------
-
-
-def sample(name: str, project: Path, **changes: Any) -> dict[str, Any]:
-    text = (FIXTURE_SAMPLES_DIR / name).read_text(encoding="utf-8")
-    payload: dict[str, Any] = json.loads(text.replace(SAMPLE_ROOT, str(project)))
-    payload.update(changes)
-    return payload
 
 
 def files_holding(root: Path, needle: str) -> list[str]:
