@@ -236,12 +236,12 @@ def rotate_file(
         read_bytes,
         replace_if_unchanged,
     )
-    from pokayokay.learnings.spikes import _topic_lock
+    from pokayokay.learnings.spikes import topic_lock
     from pokayokay.memory.apply import checked_target
 
     target = checked_target(location, FILE_NAME)
     try:
-        with file_lock(_topic_lock(location, environ), ROTATE_WAIT):
+        with file_lock(topic_lock(location, environ), ROTATE_WAIT):
             old = read_bytes(target)
             if old is None:
                 return

@@ -36,7 +36,7 @@ from pokayokay.learnings.consolidation_report import (
     SplitInfo,
     render_report,
 )
-from pokayokay.learnings.consolidation_trigger import _setting, save_state
+from pokayokay.learnings.consolidation_trigger import consolidation_setting, save_state
 from pokayokay.names import CONSOLIDATION_REPORT_FILE
 
 # Nothing heavy at import time: SessionEnd imports this module for ``session_end_check``, which
@@ -78,7 +78,7 @@ def learnings_path(project_dir: Path, config: ConsolidationConfig) -> Path:
 def default_learnings_file(project_dir: Path, settings: object) -> Path:
     """The project's learnings staging file (``consolidation_learnings_file``, by default
     ``.claude/learnings.md``): what ``pokayokay ages`` dates when given no file."""
-    return project_dir / str(_setting(settings, "learnings_file"))
+    return project_dir / str(consolidation_setting(settings, "learnings_file"))
 
 
 def consolidation_lock(location: MemoryLocation, environ: Mapping[str, str] | None) -> Path:

@@ -64,7 +64,8 @@ SESSION_DEFAULTS: dict[str, object] = {
 }
 
 
-def _setting(settings: object, name: str) -> Any:
+def consolidation_setting(settings: object, name: str) -> Any:
+    """The ``consolidation_<name>`` setting, or its session default when it is not set."""
     value = getattr(settings, f"consolidation_{name}", None)
     return SESSION_DEFAULTS[name] if value is None else value
 
@@ -102,11 +103,11 @@ def session_end_check(
             from pokayokay.config.settings import load_settings
 
             settings = load_settings(project_dir)
-        if not _setting(settings, "session_end"):
+        if not consolidation_setting(settings, "session_end"):
             return None
-        name = str(_setting(settings, "learnings_file"))
-        size_trigger = int(_setting(settings, "size_trigger"))
-        staleness_trigger = int(_setting(settings, "staleness_trigger"))
+        name = str(consolidation_setting(settings, "learnings_file"))
+        size_trigger = int(consolidation_setting(settings, "size_trigger"))
+        staleness_trigger = int(consolidation_setting(settings, "staleness_trigger"))
         path = project_dir / name
         try:
             info = path.stat()

@@ -45,9 +45,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from pokayokay.errors import EXIT_CAPTURE_OFF, EXIT_OK, EXIT_PROPOSE, EXIT_USAGE, PokayokayError
-from pokayokay.learnings.capture_budget import _budget_paths, _environ, _read_counts, _write_counts
+from pokayokay.learnings.capture_budget import budget_paths, environ_copy, read_counts, write_counts
 from pokayokay.learnings.stored import StoredLearning, read_stored
-from pokayokay.learnings.topic_index import _update_index
+from pokayokay.learnings.topic_index import update_topic_index
 from pokayokay.names import SESSION_START_TIP
 
 # Only the standard library basics and pokayokay.errors are imported here: the SessionStart hook
@@ -345,9 +345,9 @@ def _remember(
 
     session = session_id or NO_SESSION
     budget = silent_budget(settings)
-    counts_file, lock = _budget_paths(location, environ)
+    counts_file, lock = budget_paths(location, environ)
     with file_lock(lock, LOCK_TIMEOUT):
-        counts = _read_counts(counts_file)
+        counts = read_counts(counts_file)
         used = counts.get(session, {}).get("count", 0)
         if not isinstance(used, int):
             used = 0
@@ -358,7 +358,7 @@ def _remember(
         )
         if result.saved:
             counts[session] = {"count": used + 1, "updated": _stamp(moment)}
-            _write_counts(counts_file, counts, moment)
+            write_counts(counts_file, counts, moment)
         return result
 
 
@@ -400,7 +400,7 @@ def _learnings_lock(location: MemoryLocation, environ: Mapping[str, str] | None)
     from pokayokay.infra.state import state_home
 
     return (
-        state_home(_environ(environ))
+        state_home(environ_copy(environ))
         / "locks"
         / f"{slugify(str(location.memory_dir))}.learnings.lock"
     )
@@ -459,7 +459,7 @@ def _save(
 
             logs.log(f"remember: the learnings index was not saved ({exc})")
         rows = [(name, e.created, e.line) for name, e in index.entries.items()]
-        notes += _update_index(location, settings, rows, result.path, environ)
+        notes += update_topic_index(location, settings, rows, result.path, environ)
         if result.status == "stored" and result.learning.category == "decision":
             notes += _key_decision(location, settings, result.learning.text, result.path)
     return RememberResult(

@@ -38,7 +38,8 @@ def _target(skills_dir: Path, root: Path | None) -> Path:
     return target
 
 
-def _ours(data: bytes) -> bool:
+def is_our_skill(data: bytes) -> bool:
+    """Whether a skill file's bytes are the one pokayokay installed (its marker and command)."""
     return SKILL_MARKER.encode("utf-8") in data and b"pokayokay remember" in data
 
 
@@ -56,7 +57,7 @@ def install_skill(skills_dir: Path, *, root: Path | None = None) -> str:
         current = read_bytes(target)
         if current == wanted:
             return f"skill {SKILL_NAME} already installed in {target.parent}"
-        if current is not None and not _ours(current):
+        if current is not None and not is_our_skill(current):
             return f"{target} exists and is not pokayokay's {SKILL_NAME} skill: left as it is"
         target.parent.mkdir(parents=True, exist_ok=True)
         replace_if_unchanged(target, current, wanted)
@@ -74,7 +75,7 @@ def uninstall_skill(skills_dir: Path, *, root: Path | None = None) -> str | None
 
     target = _target(skills_dir, root)
     current = read_bytes(target)
-    if current is None or not _ours(current):
+    if current is None or not is_our_skill(current):
         return None
     if current != skill_source().read_bytes():
         return (

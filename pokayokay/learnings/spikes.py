@@ -120,7 +120,8 @@ def read(memory_dir: Path) -> list[Spike]:
     return parse(data.decode("utf-8", "replace"))
 
 
-def _topic_lock(location: MemoryLocation, environ: Mapping[str, str] | None) -> Path:
+def topic_lock(location: MemoryLocation, environ: Mapping[str, str] | None) -> Path:
+    """The lock file serialising writes to a memory folder's topic files (in the state folder)."""
     from pokayokay.infra.locate import slugify
     from pokayokay.infra.state import state_home
 
@@ -152,7 +153,7 @@ def record(
     spike = Spike((today or date.today()).isoformat(), q, go, c)
     target = checked_target(location, FILE_NAME)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with file_lock(_topic_lock(location, environ), 10.0):
+    with file_lock(topic_lock(location, environ), 10.0):
         old = read_bytes(target)
         spikes = parse(old.decode("utf-8", "replace")) if old is not None else []
         new = render(with_spike(spikes, spike)).encode("utf-8")

@@ -57,13 +57,15 @@ def index_entries(
     return tuple(row[2] for row in chosen)
 
 
-def _update_index(
+def update_topic_index(
     location: MemoryLocation,
     settings: Settings,
     learnings: Sequence[IndexRow],
     touched: Path | None,
     environ: Mapping[str, str] | None,
 ) -> tuple[str, ...]:
+    """Write the Topic Index lines of ``learnings`` into MEMORY.md through curation; the paths
+    written, as strings."""
     from pokayokay.learnings.model import is_index_line
     from pokayokay.memory.apply import (
         SectionEdit,

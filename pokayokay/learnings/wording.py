@@ -38,7 +38,7 @@ _STOP_TEXT = """
 """
 
 
-_STOP_WORDS = frozenset(_STOP_TEXT.split())
+STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
 # Negations: kept out of the content words and counted for the polarity of a text.
@@ -52,7 +52,7 @@ _NEGATION_TEXT = """
 _NEGATIONS = frozenset(_NEGATION_TEXT.split())
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
     """Case folded, accents dropped, apostrophes unified."""
     text = unicodedata.normalize("NFKD", text.casefold().translate(_APOSTROPHES))
     return "".join(ch for ch in text if not unicodedata.combining(ch))
@@ -60,7 +60,7 @@ def _fold(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """The words of ``text`` (letters and digits), contractions joined: ``don't`` → ``dont``."""
-    return [w.replace("'", "") for w in _WORD.findall(_fold(text))]
+    return [w.replace("'", "") for w in _WORD.findall(fold(text))]
 
 
 def stem(word: str) -> str:
@@ -118,7 +118,7 @@ GENERIC_WEIGHT = 0.35
 
 
 def _content(tokens: Iterable[str]) -> list[str]:
-    return [stem(w) for w in tokens if w not in _STOP_WORDS and w not in _NEGATIONS]
+    return [stem(w) for w in tokens if w not in STOP_WORDS and w not in _NEGATIONS]
 
 
 _GENERIC = frozenset(stem(w) for w in _GENERIC_TEXT.split())

@@ -52,7 +52,7 @@ _DEFAULT_LESSON = {
 _KEY = re.compile(r"\A([a-z][\w-]*(?: [a-z]+)?):(\S.*)\Z")
 
 
-def _day(ts: float) -> date:
+def utc_day(ts: float) -> date:
     return datetime.fromtimestamp(ts, tz=timezone.utc).date()
 
 
@@ -106,11 +106,11 @@ def category_name(category: str) -> str:
     return match[0].strip() if match else ""
 
 
-def _title(category: str) -> str:
+def category_title(category: str) -> str:
     return category_name(category).replace("-", " ").replace("_", " ")
 
 
-def _slug(text: str, limit: int = 40) -> str:
+def rule_slug(text: str, limit: int = 40) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return slug[:limit].strip("-")
 
@@ -124,21 +124,21 @@ def _project_path(path: str) -> str | None:
     return normal if normal is not None and strip_links(normal) == normal else None
 
 
-def _evidence(group: FailureGroup) -> list[str]:
+def failure_paths(group: FailureGroup) -> list[str]:
     paths = (_project_path(p) for p in (*group.paths, *group.fix_paths))
     return sorted({p for p in paths if p is not None})
 
 
-def _keys(paths: Sequence[str]) -> set[str]:
+def top_folders(paths: Sequence[str]) -> set[str]:
     """Top-level folders (or top-level files) of ``paths``."""
     return {p.split("/")[0] for p in paths}
 
 
-def _order(group: FailureGroup) -> tuple[int, int, float, str]:
+def group_order(group: FailureGroup) -> tuple[int, int, float, str]:
     return (-group.sessions, -group.occurrences, -group.last_seen, group.signature)
 
 
-def _where(globs: Sequence[str], limit: int) -> str:
+def where_text(globs: Sequence[str], limit: int) -> str:
     if not globs:
         return "the whole project"
     shown = [f"`{g}`" for g in globs[:limit]]
@@ -147,7 +147,7 @@ def _where(globs: Sequence[str], limit: int) -> str:
     return text + (f" and {more} more" if more > 0 else "")
 
 
-def _excerpt(text: str, limit: int = sanitize.DEFAULT_LIMIT) -> str:
+def error_excerpt(text: str, limit: int = sanitize.DEFAULT_LIMIT) -> str:
     """The error line of a failure's output in a code span, or :data:`NO_ERROR_TEXT` when there
     is none, or when it speaks to the reader (:func:`pokayokay.safety.sanitize.tool_line`)."""
     from pokayokay.safety.commands import redact_secrets
@@ -174,9 +174,9 @@ def label(group: FailureGroup) -> str:
         if _PLAIN_CODE.match(code):
             return f"{tool} [{code}]" if tool == "mypy" else f"{tool} {code}"
         return f"{tool} {_code(sanitize.excerpt(code, 100))}"
-    shown = _excerpt(group.excerpt, 80)
+    shown = error_excerpt(group.excerpt, 80)
     if shown == NO_ERROR_TEXT:
-        return f"A {_title(group.category) or 'recurring'} failure"
+        return f"A {category_title(group.category) or 'recurring'} failure"
     return shown
 
 
@@ -305,7 +305,7 @@ def budgets(count: int) -> list[tuple[int, int]]:
 
 def mistake_section(group: FailureGroup, category: str, edit_lines: int) -> dict[str, object]:
     """One mistake's section of a rule."""
-    what = _excerpt(group.excerpt)
+    what = error_excerpt(group.excerpt)
     if group.sample_command:
         what = f"{command_evidence(group.sample_command)} failed: {what}"
     plural = "s" if group.sessions != 1 else ""
@@ -313,7 +313,7 @@ def mistake_section(group: FailureGroup, category: str, edit_lines: int) -> dict
         "heading": label(group),
         "what": what,
         "often": f"{group.sessions} session{plural}, {group.occurrences} time"
-        f"{'s' if group.occurrences != 1 else ''}, last {_day(group.last_seen).isoformat()}",
+        f"{'s' if group.occurrences != 1 else ''}, last {utc_day(group.last_seen).isoformat()}",
         "where": ", ".join(shown_paths(group.paths, MAX_PATHS)),
         "lessons": lesson_lines(group, category, edit_lines),
     }

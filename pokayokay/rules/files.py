@@ -46,7 +46,7 @@ RULES_DIR = Path(".claude") / "rules"
 POKAYOKAY_SUBDIR = "pokayokay"
 MAX_RULE_BYTES = 4 * 1024 * 1024  # Claude Code skips larger memory files
 
-_SPACE_CHARS = "".join(f"\\u{ord(char):04x}" for char in sorted(js_text._JS_SPACE))
+_SPACE_CHARS = "".join(f"\\u{ord(char):04x}" for char in sorted(js_text.JS_SPACE))
 _SPACE = f"[{_SPACE_CHARS}]"  # JavaScript's \s
 _NOT_SPACE = f"[^{_SPACE_CHARS}]"
 _FRONTMATTER = re.compile(rf"---{_SPACE}*\n([\s\S]*?)---{_SPACE}*\n?")
@@ -388,10 +388,10 @@ ERROR = "error"
 WARNING = "warning"
 
 
-_ALWAYS = "so Claude Code loads this rule at the start of every session"
+ALWAYS_LOADED = "so Claude Code loads this rule at the start of every session"
 
 
-_QUIRKS = (
+GLOB_QUIRKS = (
     (
         re.compile(r"\[[!^]"),
         "'[!…]' and '[^…]' are not negated by Claude Code: '!' and '^' are matched as "

@@ -194,3 +194,73 @@ def test_the_pure_core_does_no_io(module: str) -> None:
             assert node.func.id not in {"open", "print", "input"}, f"{module}:{node.lineno}"
         if isinstance(node, ast.Attribute) and node.attr in {"read_text", "write_text", "open"}:
             raise AssertionError(f"{module}:{node.lineno} does file I/O ({node.attr})")
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_uses(module: str, path: Path) -> Iterator[tuple[int, str, str]]:
+    """(line, defining module, name) for each private name ``module`` takes from another module:
+    ``from pokayokay.x import _y``, or ``x._y`` on a pokayokay module it imported."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    aliases: dict[str, str] = {}  # local name -> the pokayokay module it is bound to
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                source = ".".join(["pokayokay", *base, *([node.module] if node.module else [])])
+            else:
+                source = node.module or ""
+            if not source.startswith("pokayokay"):
+                continue
+            for alias in node.names:
+                inner = f"{source}.{alias.name}".removeprefix("pokayokay").lstrip(".")
+                if inner in MODULES:
+                    aliases[alias.asname or alias.name] = inner
+                if _private(alias.name):
+                    yield node.lineno, source.removeprefix("pokayokay").lstrip("."), alias.name
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("pokayokay.") and alias.asname:
+                    aliases[alias.asname] = alias.name.removeprefix("pokayokay.")
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or not _private(node.attr):
+            continue
+        target = node.value
+        if isinstance(target, ast.Name) and target.id in aliases:
+            yield node.lineno, aliases[target.id], node.attr
+        elif isinstance(target, ast.Attribute) and ast.unparse(target).startswith("pokayokay."):
+            yield node.lineno, ast.unparse(target).removeprefix("pokayokay."), node.attr
+
+
+def test_no_module_uses_another_modules_private_names() -> None:
+    """A name used outside its module is public (renamed at its definition and documented):
+    a leading underscore promises the module may change it without looking elsewhere."""
+    found = [
+        f"{module}:{line} uses {name!r} of {source}: make it public where it is defined"
+        for module, path in MODULES.items()
+        if module
+        for line, source, name in private_uses(module, path)
+        if source != module
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_private_name_check_sees_each_form_of_use(tmp_path: Path) -> None:
+    spikes = "learnings.spikes"
+    cases = {
+        "from pokayokay.learnings.spikes import _topic_lock\n": (spikes, "_topic_lock"),
+        "from .spikes import _topic_lock\n": (spikes, "_topic_lock"),
+        "from . import spikes\nspikes._topic_lock\n": (spikes, "_topic_lock"),
+        "from pokayokay.learnings import spikes as s\ns._topic_lock\n": (spikes, "_topic_lock"),
+        "import pokayokay.learnings.spikes as s\ns._lock\n": (spikes, "_lock"),
+        "import pokayokay.learnings.spikes\npokayokay.learnings.spikes._lock\n": (spikes, "_lock"),
+    }
+    for source, expected in cases.items():
+        path = tmp_path / "chain.py"
+        path.write_text(source, encoding="utf-8")
+        assert [use[1:] for use in private_uses("learnings.chain", path)] == [expected], source
+    path.write_text("from pokayokay.learnings.spikes import topic_lock, __all__\n", "utf-8")
+    assert list(private_uses("learnings.chain", path)) == []
