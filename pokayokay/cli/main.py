@@ -63,7 +63,7 @@ def _main(args: list[str]) -> int:
         if code not in _FILE_REFUSED:
             return _unexpected(ns.command, exc)
         return _file_refused(ns.command, exc, code)
-    except Exception as exc:
+    except Exception as exc:  # the CLI's error boundary: logged and reported by _unexpected
         return _unexpected(ns.command, exc)
 
 
@@ -78,7 +78,7 @@ def _broken_pipe() -> int:
         os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
         os.close(devnull)
     except (OSError, ValueError):
-        pass
+        pass  # stdout already gone: nothing left to protect
     return EXIT_BROKEN_PIPE
 
 

@@ -308,4 +308,4 @@ def short_id(signature: str) -> str:
     """A stable 12-hex-digit id for a signature (for file names and bookkeeping comments)."""
     import hashlib
 
-    return hashlib.sha256(signature.encode("utf-8")).hexdigest()[:12]
+    return hashlib.sha256(signature.encode("utf-8", "surrogateescape")).hexdigest()[:12]

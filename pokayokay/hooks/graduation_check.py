@@ -30,7 +30,7 @@ def graduate_if_new_evidence(
     was started in the background)."""
     from pokayokay.failures.store import FailureStore
     from pokayokay.infra.detach import detach_command
-    from pokayokay.infra.safe_write import write_atomic
+    from pokayokay.infra.safe_write import encode_text, write_atomic
     from pokayokay.infra.state import project_state_dir
     from pokayokay.names import FAILURES_DB
 
@@ -47,9 +47,9 @@ def graduate_if_new_evidence(
             _stamp_seen(stamp_file, seen)
             return False
     except OSError:
-        pass
+        pass  # no stamp yet: graduation decides
     if db.stat().st_size > DETACH_GRADUATION_ABOVE_BYTES:
-        write_atomic(stamp_file, stamp.encode())  # the detached run logs its own failure
+        write_atomic(stamp_file, encode_text(stamp))  # the detached run logs its own failure
         _stamp_seen(stamp_file, seen)
         detach_command(
             [
@@ -67,7 +67,7 @@ def graduate_if_new_evidence(
     from pokayokay.rules.apply import graduate_project
 
     graduate_project(project, location, settings)
-    write_atomic(stamp_file, stamp.encode())
+    write_atomic(stamp_file, encode_text(stamp))
     _stamp_seen(stamp_file, seen)
     logs.log(f"{when}: graduation ran for {project}")
     return True

@@ -88,13 +88,10 @@ def session_start_output(note: str, memory_file: Path) -> str:
     """The note as ``additionalContext`` (when there is one), and MEMORY.md in ``watchPaths`` so
     that FileChanged fires (and :mod:`pokayokay.hooks.memory_watch` curates) when Claude writes
     it mid-session."""
-    import json
+    from pokayokay.infra.hook_output import hook_output
 
-    specific: dict[str, object] = {"hookEventName": "SessionStart"}
-    if note:
-        specific["additionalContext"] = note
-    specific["watchPaths"] = [str(memory_file)]
-    return json.dumps({"hookSpecificOutput": specific}) + "\n"
+    context = {"additionalContext": note} if note else {}
+    return hook_output("SessionStart", **context, watchPaths=[str(memory_file)])
 
 
 def has_learnings(memory_dir: Path) -> bool:

@@ -177,11 +177,16 @@ def _give_back_original(
     try:
         same = json.loads(original) == json.loads(current)
     except ValueError:
-        return
+        return  # not JSON: keep what is there
     if same:
-        with contextlib.suppress(Exception):
+        try:
             replace_if_unchanged(target, current, original)
-    with contextlib.suppress(OSError):
+        except Exception as exc:  # changed again, or not writable: the copy stays for a retry
+            from pokayokay.infra.logs import fail_open
+
+            fail_open(f"uninstall: giving {target} back its original bytes", exc)
+            return
+    with contextlib.suppress(OSError):  # a copy left behind is compared again next time
         copy.unlink()
 
 
@@ -272,7 +277,7 @@ def _purge(
         shutil.rmtree(state)
         notes.append(f"removed pokayokay's state folder for this project, {state}")
     notes.extend(_forget_evidence(project_dir, location, environ))
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError):  # unreadable: no note
         kept = sorted(p.name for p in location.memory_dir.iterdir())
         if kept:
             notes.append(
@@ -311,7 +316,10 @@ def _other_installs(project_dir: Path, environ: Mapping[str, str] | None) -> lis
 
     try:
         manifest = read_manifest(manifest_path(project_dir, environ))
-    except Exception:
+    except Exception as exc:  # unknown: no other install is named, and the log says why
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("uninstall: reading the install manifest", exc)
         return []
     return [str(entry.get("scope")) for entry in manifest.get("installs", [])
             if entry.get("scope") in ("project", "local", "user")]
@@ -326,7 +334,7 @@ def _remove_empty(folder: Path, *, stop: Path | None) -> None:
         try:
             current.rmdir()
         except OSError:
-            return
+            return  # not empty, or not ours to remove
         if stop is None:
             return
         current = current.parent
@@ -411,14 +419,14 @@ def leftovers(
             "or delete the folder"
         )
     skill = _skills_dir(project_dir, scope, environ) / SKILL_NAME / SKILL_FILE
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError):  # unreadable: not listed
         if skill.is_file() and is_our_skill(skill.read_bytes()):
             items.append(
                 f"{_rel(skill.parent, project_dir)}/: the {SKILL_NAME} skill (tells Claude "
                 "when to offer /remember); `--purge` removes it, or delete the folder"
             )
     memory = location.memory_file
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError):  # unreadable: not listed
         if memory.is_file() and b"<!-- pokayokay:" in memory.read_bytes():
             items.append(
                 f"{memory}: pokayokay's section markers (HTML comments Claude Code strips before "

@@ -13,7 +13,7 @@ from typing import Any
 
 from pokayokay.errors import PokayokayError
 from pokayokay.infra.regular import read_regular
-from pokayokay.infra.safe_write import replace_if_unchanged, update
+from pokayokay.infra.safe_write import encode_text, replace_if_unchanged, update
 
 SCOPES: tuple[str, ...] = ("project", "local", "user")
 
@@ -117,7 +117,7 @@ def _json_kind(value: object) -> str:
 
 def dump_json(data: JsonObject) -> bytes:
     """``data`` as settings files are written: indented UTF-8 JSON ending in a newline."""
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    return encode_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def write_settings_atomic(path: Path, data: bytes, expected: bytes | None) -> None:
@@ -152,7 +152,7 @@ def manifest_entry(manifest: JsonObject, target: Path) -> JsonObject | None:
 def save_manifest(path: Path, manifest: JsonObject) -> None:
     """Write ``manifest`` to ``path`` (safely); remove the file when nothing is installed."""
     if not manifest["installs"]:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(FileNotFoundError):  # already gone
             path.unlink()
         return
     path.parent.mkdir(parents=True, exist_ok=True)

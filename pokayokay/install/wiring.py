@@ -438,7 +438,7 @@ def uninstall(
     removed = uninstall_slash_command(commands, root=root)
     if removed:
         report.notes.append(removed)
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # not empty: kept
             commands.rmdir()  # only if that left it empty
     manifest_file = manifest_path(project_dir, environ)
     manifest = read_manifest(manifest_file)
@@ -453,7 +453,7 @@ def uninstall(
 
         _update_settings_file(target, plan, report)
     if report.deleted_file and entry and entry.get("created_dir"):
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # not empty: kept
             Path(os.path.realpath(target)).parent.rmdir()  # only if empty
 
     if entry is not None:

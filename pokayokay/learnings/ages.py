@@ -87,7 +87,7 @@ def parse_dates(output: str) -> list[date]:
             try:
                 found.add(date.fromisoformat(text))
             except ValueError:
-                continue
+                continue  # not a date: ignored
     return sorted(found)
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-
     from pokayokay.infra.locate import MemoryLocation
 
 
@@ -60,14 +59,14 @@ def write_counts(path: Path, sessions: dict[str, dict[str, object]], now: dateti
     """Write the newest sessions' counts to ``path`` atomically, dropping those past retention."""
     import json
 
-    from pokayokay.infra.safe_write import write_atomic
+    from pokayokay.infra.safe_write import encode_text, write_atomic
 
     cutoff = (now - SESSION_RETENTION).strftime("%Y-%m-%dT%H:%M:%SZ")
     kept = {k: v for k, v in sessions.items() if str(v.get("updated", "")) >= cutoff}
     newest = sorted(kept.items(), key=lambda item: str(item[1].get("updated", "")), reverse=True)
     data = {"version": 1, "sessions": dict(newest[:SESSIONS_KEPT])}
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+    write_atomic(path, encode_text(json.dumps(data, indent=1, sort_keys=True) + "\n"))
 
 
 def silent_captures(

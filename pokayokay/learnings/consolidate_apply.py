@@ -348,7 +348,7 @@ def consolidate(
     tracked, git missing); everything else that goes wrong for one entry or one target is
     recorded in ``errors`` and in the report, and that entry stays in the staging file.
     """
-    from pokayokay.infra.safe_write import file_lock, write_atomic
+    from pokayokay.infra.safe_write import encode_text, file_lock, write_atomic
     from pokayokay.learnings.consolidation_config import ConsolidationConfig
     from pokayokay.memory.apply import checked_target
 
@@ -378,7 +378,9 @@ def consolidate(
             outcome.report_text = render_report(outcome)
             try:
                 outcome.report_path.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(checked_target(location, REPORT_NAME), outcome.report_text.encode())
+                write_atomic(
+                    checked_target(location, REPORT_NAME), encode_text(outcome.report_text)
+                )
             except (OSError, PokayokayError) as exc:
                 outcome.errors.append(f"could not write the report: {exc}")
                 outcome.report_path = None
@@ -586,5 +588,3 @@ def _write_staging(
 
 
 # -- SessionEnd --------------------------------------------------------------------------------
-
-

@@ -34,7 +34,7 @@ def save_state(
     location: MemoryLocation, report: AgesReport, environ: Mapping[str, str] | None = None
 ) -> None:
     """Remember the staleness just computed, so SessionEnd can skip git next time."""
-    from pokayokay.infra.safe_write import write_atomic
+    from pokayokay.infra.safe_write import encode_text, write_atomic
 
     try:
         info = report.path.stat()
@@ -49,7 +49,7 @@ def save_state(
         }
         target = state_path(location, environ)
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, (json.dumps(state, indent=1) + "\n").encode())
+        write_atomic(target, encode_text(json.dumps(state, indent=1) + "\n"))
     except OSError as exc:
         logs.log(f"consolidation: could not save state: {exc}")
 

@@ -516,7 +516,7 @@ def _reinforce(
     """Raises Conflict when Claude (or someone) edited the file meanwhile: read it again."""
     from dataclasses import replace
 
-    from pokayokay.infra.safe_write import replace_if_unchanged
+    from pokayokay.infra.safe_write import encode_text, replace_if_unchanged
     from pokayokay.learnings.topic_file import render
 
     base = stored.learning.reinforced(stamp, confidence)
@@ -528,7 +528,7 @@ def _reinforce(
         action=given.get("action", base.action),
         severity=given.get("severity", base.severity),
     )
-    replace_if_unchanged(stored.path, stored.data, render(learning).encode("utf-8"))
+    replace_if_unchanged(stored.path, stored.data, encode_text(render(learning)))
     message = (
         f"Reinforced: {learning.name} ({learning.category}) — seen {learning.observations} times"
     )
@@ -545,7 +545,7 @@ def _create(
     silent: bool,
 ) -> RememberResult:
     """Raises Conflict when the name was taken meanwhile: look again."""
-    from pokayokay.infra.safe_write import replace_if_unchanged
+    from pokayokay.infra.safe_write import encode_text, replace_if_unchanged
     from pokayokay.learnings.model import FILE_PREFIX, Learning, file_name_for, unique_name
     from pokayokay.learnings.topic_file import render
 
@@ -568,7 +568,7 @@ def _create(
         severity=draft.fields.get("severity", ""),
     )
     path = index.memory_dir / file_name_for(name)
-    replace_if_unchanged(path, None, render(learning).encode("utf-8"))
+    replace_if_unchanged(path, None, encode_text(render(learning)))
     verb = "Captured" if silent else "Stored"
     return RememberResult(
         "stored", f"{verb}: {name} ({learning.category})", EXIT_OK, learning, path

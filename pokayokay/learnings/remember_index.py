@@ -153,6 +153,8 @@ class LearningIndex:
         lines (what a run adds costs the same whatever the number of learnings); after a
         rescan found changes, or once the journal is long, the whole index is rewritten
         (atomically). A cache, so no fsync: a torn file is rebuilt on the next load."""
+        from pokayokay.infra.safe_write import encode_text
+
         if self.changed or (self.pending and self.journal + len(self.pending) > JOURNAL_MAX):
             self._rewrite()
         elif self.pending:
@@ -162,13 +164,15 @@ class LearningIndex:
             )
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
             try:
-                os.write(fd, lines.encode("utf-8"))
+                os.write(fd, encode_text(lines))
             finally:
                 os.close(fd)
             self.journal += len(self.pending)
         self.pending = []
 
     def _rewrite(self) -> None:
+        from pokayokay.infra.safe_write import encode_text
+
         document = {
             "version": INDEX_VERSION,
             "code": _code_stamp(),
@@ -176,7 +180,7 @@ class LearningIndex:
             "files": {name: list(self.entries[name]) for name in self.names()},
             "skipped": {name: list(stamp) for name, stamp in sorted(self.skipped.items())},
         }
-        data = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        data = encode_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")))
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -287,7 +291,7 @@ def load_index(memory_dir: Path, environ: Mapping[str, str] | None = None) -> Le
         try:
             st = item.stat(follow_symlinks=False)
         except OSError:
-            continue
+            continue  # vanished: not indexed
         if not stat_module.S_ISREG(st.st_mode):
             continue  # a symlink or anything odd: load_learnings skips it too
         stamp = stamp_of(st)

@@ -167,10 +167,10 @@ def note_session_head(
         return
     heads[session_id] = {"head": head, "t": time.time() if now is None else now}
     kept = sorted(heads.items(), key=lambda kv: float(str(kv[1].get("t", 0))))[-MAX_SESSIONS_KEPT:]
-    from pokayokay.infra.safe_write import write_atomic
+    from pokayokay.infra.safe_write import encode_text, write_atomic
 
     state_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(_heads_path(state_dir), json.dumps(dict(kept)).encode("utf-8"))
+    write_atomic(_heads_path(state_dir), encode_text(json.dumps(dict(kept))))
 
 
 def session_head(state_dir: Path, session_id: str) -> str | None:

@@ -40,7 +40,9 @@ def _target(skills_dir: Path, root: Path | None) -> Path:
 
 def is_our_skill(data: bytes) -> bool:
     """Whether a skill file's bytes are the one pokayokay installed (its marker and command)."""
-    return SKILL_MARKER.encode("utf-8") in data and b"pokayokay remember" in data
+    from pokayokay.infra.safe_write import encode_text
+
+    return encode_text(SKILL_MARKER) in data and b"pokayokay remember" in data
 
 
 def install_skill(skills_dir: Path, *, root: Path | None = None) -> str:
@@ -87,6 +89,6 @@ def uninstall_skill(skills_dir: Path, *, root: Path | None = None) -> str | None
 
     mark_skills_changed()
     for folder in (target.parent, skills_dir):
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # not empty: kept
             folder.rmdir()  # only when that left it empty
     return f"removed {target} (the {SKILL_NAME} skill)"

@@ -140,7 +140,7 @@ def record(
 ) -> Spike:
     """Record one conclusion in ``<memory_dir>/spike-results.md`` (locked, atomic)."""
     from pokayokay.errors import PokayokayError
-    from pokayokay.infra.safe_write import file_lock, read_bytes, replace_if_unchanged
+    from pokayokay.infra.safe_write import encode_text, file_lock, read_bytes, replace_if_unchanged
     from pokayokay.memory.apply import checked_target
     from pokayokay.safety.sanitize import excerpt
 
@@ -156,7 +156,7 @@ def record(
     with file_lock(topic_lock(location, environ), 10.0):
         old = read_bytes(target)
         spikes = parse(old.decode("utf-8", "replace")) if old is not None else []
-        new = render(with_spike(spikes, spike)).encode("utf-8")
+        new = encode_text(render(with_spike(spikes, spike)))
         replace_if_unchanged(target, old, new)
     return spike
 

@@ -43,7 +43,7 @@ def unlink_quietly(path: str) -> None:
     try:  # noqa: SIM105 - contextlib is one more import on the prompt path
         os.unlink(path)
     except OSError:
-        pass
+        pass  # the next rebuild replaces it
 
 
 def _load_packed(path: str) -> Any:

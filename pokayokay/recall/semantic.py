@@ -276,7 +276,7 @@ def _catch_up_later(state_dir: str, project_dir: str) -> None:
         if time.time() - os.stat(marker).st_mtime < CATCH_UP_INTERVAL:
             return
     except OSError:
-        pass
+        pass  # no marker: catch up now
     try:
         from pokayokay.infra.state import PRIVATE_FILE, private_folder
 

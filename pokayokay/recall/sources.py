@@ -127,7 +127,7 @@ def learning_files(
                             st = entry.stat()
                             archives.append((name, [st.st_mtime_ns, st.st_size]))
                     except OSError:
-                        pass
+                        pass  # vanished: not an archive
                     continue
                 if not (name.startswith(LEARNING_PREFIX) and name.endswith(".md")):
                     continue
@@ -136,7 +136,7 @@ def learning_files(
                         continue
                     st = entry.stat()
                 except OSError:
-                    continue
+                    continue  # vanished: not a source
                 found.append((name, [st.st_mtime_ns, st.st_size]))
     except (OSError, ValueError):
         return []
@@ -386,7 +386,7 @@ def build(
         try:
             doc, doc_counts = document_from_row(row)
         except (TypeError, ValueError, AttributeError):
-            continue
+            continue  # a damaged row: rebuilt later
         docs.append(doc)
         counts.append(doc_counts)
     save_json(os.path.join(inputs.state_dir, ENTRIES_FILE), cache)
@@ -467,7 +467,7 @@ def load(
                 meta["concepts"] = table_data()
                 save_index(index_path, meta, index, inputs.stamps())  # reads every row
         except (KeyError, TypeError, ValueError):
-            pass
+            pass  # a stale cache: rebuilt next time
         else:
             return Loaded(index)
     index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows))

@@ -209,5 +209,5 @@ def cached_signals(state_dir: str) -> FailureSignals:
         try:  # noqa: SIM105 - contextlib is one more import on the prompt path
             os.unlink(tmp)
         except OSError:
-            pass
+            pass  # the next writer sweeps the temp
     return signals

@@ -4,6 +4,7 @@ import cycles, small modules, and a pure core that does no I/O."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,7 +38,7 @@ PURE = {
     "safety.sanitize", "safety.redact", "safety.commands", "safety.exact", "safety.instructions",
     "safety.shown", "safety.redact_values", "safety.redact_flags", "safety.redact_blocks",
     "infra.markdown", "infra.lazyre", "infra.cjson", "infra.frontmatter", "infra.regex_safety",
-    "infra.regex_budget",
+    "infra.regex_budget", "infra.hook_output",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
     "memory.commonmark", "memory.measures",
     "memory.unmanage", "memory.archives", "memory.oracle", "memory.empty_sections",
@@ -264,3 +265,12 @@ def test_the_private_name_check_sees_each_form_of_use(tmp_path: Path) -> None:
         assert [use[1:] for use in private_uses("learnings.chain", path)] == [expected], source
     path.write_text("from pokayokay.learnings.spikes import topic_lock, __all__\n", "utf-8")
     assert list(private_uses("learnings.chain", path)) == []
+
+
+def test_the_documented_pure_core_is_the_checked_one() -> None:
+    """docs/architecture.md's list under "The pure core" names exactly the modules PURE checks."""
+    text = (REPO_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## The pure core", 1)[1].split("The modules named", 1)[0]
+    documented = {name.replace("/", ".") for name in re.findall(r"`([^`]+)`", section)}
+    assert documented - PURE == set(), "documented as pure, not checked: add them to PURE"
+    assert PURE - documented == set(), "checked as pure, not in docs/architecture.md's list"
