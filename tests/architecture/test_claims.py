@@ -257,3 +257,104 @@ def test_no_exception_is_swallowed_without_a_word() -> None:
 def test_the_silence_check_tells_a_reason_from_none(source: str, silent: bool) -> None:
     wrapped = "def g():\n" + "".join(f"    {line}\n" for line in source.splitlines())
     assert bool(list(silent_handlers(wrapped))) is silent
+
+
+# --- value types ---------------------------------------------------------------------------------
+
+def _module_name(relative: str) -> str:
+    parts = relative.removesuffix(".py").split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported(relative: str, tree: ast.Module, known: set[str]) -> set[str]:
+    """The pokayokay modules ``relative`` imports anywhere (lazy imports in functions too)."""
+    here = _module_name(relative).split(".")
+    package = here if relative.endswith("__init__.py") else here[:-1]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                source = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                source = (node.module or "").removeprefix("pokayokay").lstrip(".")
+                if not (node.module or "").startswith("pokayokay"):
+                    continue
+            for alias in node.names:
+                inner = f"{source}.{alias.name}".strip(".")
+                found.add(inner if inner in known else source)
+        elif isinstance(node, ast.Import):
+            found.update(
+                alias.name.removeprefix("pokayokay.")
+                for alias in node.names
+                if alias.name.startswith("pokayokay.")
+            )
+    return found & known
+
+
+def hook_reach() -> set[str]:
+    """Every module a hook can import: from ``hooks/`` and the spool, through every import."""
+    names = {_module_name(relative): relative for relative in SOURCES}
+    graph = {
+        name: _imported(relative, TREES[relative], set(names)) for name, relative in names.items()
+    }
+    stack = [name for name in graph if name.startswith("hooks")] + ["infra.spool"]
+    reached: set[str] = set()
+    while stack:
+        name = stack.pop()
+        if name not in reached:
+            reached.add(name)
+            stack.extend(graph[name])
+    return reached
+
+
+def hand_written_value_classes(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """Classes whose ``__init__`` only stores its arguments and that write ``__eq__``,
+    ``__repr__`` or ``__hash__`` themselves: what ``@dataclass`` writes."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef) or node.decorator_list:
+            continue
+        bases = {ast.unparse(base) for base in node.bases}
+        if bases & {"Exception", "BaseException", "Protocol", "NamedTuple"}:
+            continue
+        methods = {item.name: item for item in node.body if isinstance(item, ast.FunctionDef)}
+        init = methods.get("__init__")
+        if init is None or not {"__eq__", "__repr__", "__hash__"} & set(methods):
+            continue
+        if all(
+            isinstance(stmt, (ast.Assign, ast.AnnAssign))
+            or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
+            for stmt in init.body
+        ):
+            yield node.lineno, node.name
+
+
+def test_value_types_are_dataclasses_off_the_hook_paths() -> None:
+    """docs/decisions/0107: a value type is a frozen dataclass unless a hook imports its module
+    (``dataclasses`` costs a hook ~10 ms and 38 modules, and each class ~0.4 ms to build)."""
+    assert "docs/decisions/0107" in DOC
+    reached = hook_reach()
+    assert {"hooks.runtime", "infra.locate", "recall.documents"} <= reached
+    assert "cli.rules" not in reached and "report.model" not in reached
+    found = [
+        f"pokayokay/{relative}:{line} {name} writes by hand what @dataclass(frozen=True) writes, "
+        "and no hook imports its module: make it a dataclass"
+        for relative, tree in TREES.items()
+        if _module_name(relative) not in reached
+        for line, name in hand_written_value_classes(tree)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_value_class_check_sees_one() -> None:
+    source = (
+        "class Spot:\n"
+        "    def __init__(self, x: int) -> None:\n"
+        "        self.x = x\n"
+        "    def __eq__(self, other: object) -> bool:\n"
+        "        return isinstance(other, Spot) and other.x == self.x\n"
+    )
+    assert list(hand_written_value_classes(ast.parse(source))) == [(1, "Spot")]
+    behaviour = source.replace("        self.x = x\n", "        self.x = x\n        run(x)\n")
+    assert list(hand_written_value_classes(ast.parse(behaviour))) == []
+    assert list(hand_written_value_classes(ast.parse("@dataclass\n" + source))) == []
