@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from dataclasses import asdict
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -232,13 +233,7 @@ def _jsonable(value: object) -> Any:
 
 
 def _finding_dict(finding: LintFinding) -> dict[str, Any]:
-    return {
-        "rule": finding.rule,
-        "code": finding.code,
-        "severity": finding.severity,
-        "message": finding.message,
-        "pattern": finding.pattern,
-    }
+    return asdict(finding)  # rule, code, severity, message, pattern: the --json keys
 
 
 def cmd_rules_match(project_dir: Path | str, path: str, *, as_json: bool) -> tuple[int, str]:

@@ -467,6 +467,19 @@ def update(
 # --- text codec: pokayokay reads and writes markdown as UTF-8, undecodable bytes kept as they are
 
 
+def confined(target: Path, root: Path | None) -> Path:
+    """``target``, provided that once symlinks are resolved it stays inside ``root`` (no check
+    when ``root`` is None); a :class:`PokayokayError` naming where it leads otherwise, so that
+    pokayokay never writes outside the project through a link."""
+    if root is not None:
+        real = Path(os.path.realpath(target))
+        if not real.is_relative_to(Path(os.path.realpath(root))):
+            raise PokayokayError(
+                f"{target} leads to {real}, outside {root}; pokayokay does not write there"
+            )
+    return target
+
+
 def decode_text(data: bytes, path: Path) -> str:
     """``data`` as text; a NUL byte means a binary file, which pokayokay leaves alone."""
     nul = data.find(b"\0")

@@ -35,11 +35,19 @@ def git_head(project: Path) -> str | None:
     known, read = read_head(str(project))
     if known:
         return read
+    done = session_git(project, "rev-parse", "--verify", "-q", "HEAD")
+    head = "" if done is None else done.strip()
+    return head if len(head) >= 7 else None
+
+
+def session_git(project: Path, *args: str) -> str | None:
+    """What ``git <args>`` prints in ``project`` within :data:`GIT_TIMEOUT`; None when git is
+    missing, fails or takes longer (the session hooks' git calls, none of which may stall)."""
     import subprocess  # only when the files do not tell: a fork and git's start are the cost
 
     try:
         done = subprocess.run(
-            ["git", "rev-parse", "--verify", "-q", "HEAD"],
+            ["git", *args],
             cwd=project,
             capture_output=True,
             text=True,
@@ -49,8 +57,7 @@ def git_head(project: Path) -> str | None:
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    head = done.stdout.strip()
-    return head if done.returncode == 0 and len(head) >= 7 else None
+    return done.stdout if done.returncode == 0 else None
 
 
 _HEX = frozenset("0123456789abcdef")

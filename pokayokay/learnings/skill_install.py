@@ -5,10 +5,10 @@ exactly pokayokay's)."""
 from __future__ import annotations
 
 import contextlib
-import os
 from pathlib import Path
 
 from pokayokay.errors import PokayokayError
+from pokayokay.infra.safe_write import confined
 
 SKILL_NAME = "capturing-learnings"
 SKILL_FILE = "SKILL.md"
@@ -28,14 +28,7 @@ def skill_source() -> Path:
 
 
 def _target(skills_dir: Path, root: Path | None) -> Path:
-    target = skills_dir / SKILL_NAME / SKILL_FILE
-    if root is not None:
-        real = Path(os.path.realpath(target))
-        if not real.is_relative_to(Path(os.path.realpath(root))):
-            raise PokayokayError(
-                f"{target} leads to {real}, outside {root}; pokayokay does not write there"
-            )
-    return target
+    return confined(skills_dir / SKILL_NAME / SKILL_FILE, root)
 
 
 def is_our_skill(data: bytes) -> bool:

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from pokayokay.errors import PokayokayError
+from pokayokay.infra.safe_write import confined
 
 COMMAND_FILE = "remember.md"
 
@@ -32,14 +32,7 @@ def slash_command_text() -> str:
 
 
 def _command_target(commands_dir: Path, root: Path | None) -> Path:
-    target = commands_dir / COMMAND_FILE
-    if root is not None:
-        real = Path(os.path.realpath(target))
-        if not real.is_relative_to(Path(os.path.realpath(root))):
-            raise PokayokayError(
-                f"{target} leads to {real}, outside {root}; pokayokay does not write there"
-            )
-    return target
+    return confined(commands_dir / COMMAND_FILE, root)
 
 
 def install_slash_command(commands_dir: Path, *, root: Path | None = None) -> str:
