@@ -462,7 +462,7 @@ def cmd_suggest(ns: argparse.Namespace) -> int:
 
 
 def cmd_spike(ns: argparse.Namespace) -> int:
-    from pokayokay.learnings.spikes import spike_cli
+    from pokayokay.learnings.outcomes.spikes import spike_cli
 
     project, location, _ = _context(ns)
     code, text = spike_cli(ns.question, ns.go, ns.conclusion, project, location)
@@ -494,8 +494,8 @@ def cmd_ages(ns: argparse.Namespace) -> int:
     from pathlib import Path
 
     from pokayokay import status as report
-    from pokayokay.learnings.ages import ages
-    from pokayokay.learnings.consolidate_apply import default_learnings_file
+    from pokayokay.learnings.aging.ages import ages
+    from pokayokay.learnings.consolidate.consolidate_apply import default_learnings_file
 
     project, _, settings = _context(ns)
     file = Path(ns.file).resolve() if ns.file else default_learnings_file(project, settings)
@@ -515,8 +515,8 @@ def cmd_ages(ns: argparse.Namespace) -> int:
 
 def cmd_consolidate(ns: argparse.Namespace) -> int:
     from pokayokay import status as report
-    from pokayokay.learnings.consolidate_apply import consolidate
-    from pokayokay.learnings.consolidation_report import render_summary
+    from pokayokay.learnings.consolidate.consolidate_apply import consolidate
+    from pokayokay.learnings.consolidate.consolidation_report import render_summary
 
     project, location, settings = _context(ns)
     outcome = consolidate(project, location, settings, dry_run=ns.dry_run)

@@ -94,7 +94,7 @@ def init(
     settings: Settings | None = None,
 ) -> wiring.InstallReport:
     """:func:`wiring.init`, then the skill; with ``restore``, the rules a purge kept."""
-    from pokayokay.learnings.skill_install import install_skill
+    from pokayokay.learnings.capture.skill_install import install_skill
 
     _record_original(project_dir, scope, environ)
     report = wiring.init(
@@ -221,7 +221,7 @@ def _purge(
     location: MemoryLocation,
     environ: Mapping[str, str] | None,
 ) -> wiring.InstallReport:
-    from pokayokay.learnings.skill_install import uninstall_skill
+    from pokayokay.learnings.capture.skill_install import uninstall_skill
 
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     keep = purged_root(project_dir, environ) / stamp
@@ -405,8 +405,8 @@ def leftovers(
     environ: Mapping[str, str] | None = None,
 ) -> list[str]:
     """What a plain ``uninstall`` leaves, each with how to remove it."""
-    from pokayokay.learnings.skill_install import SKILL_FILE, SKILL_NAME, is_our_skill
-    from pokayokay.learnings.stored import learning_files
+    from pokayokay.learnings.capture.skill_install import SKILL_FILE, SKILL_NAME, is_our_skill
+    from pokayokay.learnings.topics.stored import learning_files
 
     items: list[str] = []
     rules = _rule_files(project_dir)

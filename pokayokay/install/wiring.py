@@ -379,7 +379,7 @@ def init(
                 f"{absolute_project(project_dir)}, not elsewhere in {top}; "
                 "the local or user scope covers every launch folder"
             )
-    from pokayokay.learnings.slash_command import install_slash_command
+    from pokayokay.learnings.capture.slash_command import install_slash_command
 
     commands, root = _commands_dir(project_dir, scope, environ)
     report.notes.append(install_slash_command(commands, root=root))
@@ -432,7 +432,7 @@ def uninstall(
     """Remove pokayokay's handlers from the ``scope`` settings file, and nothing else."""
     target = settings_file(project_dir, scope, environ)
     report = InstallReport("uninstall", scope, target)
-    from pokayokay.learnings.slash_command import uninstall_slash_command
+    from pokayokay.learnings.capture.slash_command import uninstall_slash_command
 
     commands, root = _commands_dir(project_dir, scope, environ)
     removed = uninstall_slash_command(commands, root=root)

@@ -350,7 +350,7 @@ def is_index_line(entry: str) -> bool:
 
 @dataclass(frozen=True)
 class EntryAge:
-    """How old one learning entry is, in git-active days (computed by learnings.ages)."""
+    """How old one learning entry is, in git-active days (computed by learnings.aging.ages)."""
 
     title: str
     line: int

@@ -90,10 +90,11 @@ class Settings:
     # (pokayokay.rules.effectiveness).
     graduation_threshold: int = 3
     retire_after_sessions: int = 10
-    # Learning capture (pokayokay.learnings.remember).
+    # Learning capture (pokayokay.learnings.capture.remember).
     capture_mode: str = "ask-first"
     silent_capture_budget: int = 5
-    # Learnings consolidation (pokayokay.learnings.consolidation); None means the module's default.
+    # Learnings consolidation (pokayokay.learnings.consolidate.consolidation); None means the
+    # module's default.
     consolidation_learnings_file: str | None = None
     consolidation_size_trigger: int | None = None
     consolidation_staleness_trigger: int | None = None

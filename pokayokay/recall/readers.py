@@ -122,7 +122,7 @@ def learning_document(learning: Learning, file_name: str) -> tuple[Document, dic
 
 def read_learning(path: str, file_name: str) -> tuple[Document, dict[str, int]] | None:
     from pokayokay.learnings.model import LearningFormatError
-    from pokayokay.learnings.topic_file import parse
+    from pokayokay.learnings.topics.topic_file import parse
 
     text = _read_text(path, MAX_FILE_BYTES)
     if text is None:
@@ -138,8 +138,8 @@ def read_learning(path: str, file_name: str) -> tuple[Document, dict[str, int]] 
 def read_archive(path: str, file_name: str) -> list[tuple[Document, dict[str, int]]]:
     """The consolidated learnings of an archive file: one document per H2 entry (title and
     body, without its ``Target:`` line and the note saying where it came from)."""
-    from pokayokay.learnings.entries import parse_entries
-    from pokayokay.learnings.similarity import entry_body
+    from pokayokay.learnings.aging.entries import parse_entries
+    from pokayokay.learnings.consolidate.similarity import entry_body
 
     text = _read_text(path, MAX_MEMORY_BYTES)
     if text is None:
@@ -206,7 +206,8 @@ def _section_specs(project_dir: str) -> tuple[SectionSpec, ...]:
     return DEFAULT_SECTIONS
 
 
-# A spike conclusion ``spike record`` wrote into Key Decisions (learnings.observed.spike_entry).
+# A spike conclusion ``spike record`` wrote into Key Decisions
+# (learnings.outcomes.observed.spike_entry).
 _SPIKE_DECISION = Lazy(r"^\d{4}-\d{2}-\d{2} Spike: ")
 
 

@@ -46,9 +46,10 @@ PURE = {
     "failures.mistakes", "failures.corrections", "failures.fix_edits", "failures.pairing",
     "rules.claude_match", "rules.js_regex", "rules.js_text", "rules.globs", "rules.rule_text",
     "rules.evidence", "rules.graduation", "rules.memory_edit", "rules.effectiveness",
-    "learnings.model", "learnings.wording", "learnings.entries", "learnings.topic_file",
-    "learnings.similarity", "learnings.routing", "learnings.splitting",
-    "learnings.consolidation", "learnings.consolidation_config",
+    "learnings.model", "learnings.wording", "learnings.aging.entries",
+    "learnings.topics.topic_file", "learnings.consolidate.similarity",
+    "learnings.consolidate.routing", "learnings.consolidate.splitting",
+    "learnings.consolidate.consolidation", "learnings.consolidate.consolidation_config",
     "recall.terms", "recall.concept_table", "recall.concepts", "recall.index", "recall.block",
     "recall.wordpiece", "recall.symptoms", "recall.asks", "recall.bm25", "recall.documents",
     "recall.evidence", "recall.turns", "recall.gating",
@@ -250,21 +251,25 @@ def test_no_module_uses_another_modules_private_names() -> None:
 
 
 def test_the_private_name_check_sees_each_form_of_use(tmp_path: Path) -> None:
-    spikes = "learnings.spikes"
+    spikes, chain = "learnings.outcomes.spikes", "learnings.outcomes.chain"
+    dotted = f"pokayokay.{spikes}"
     cases = {
-        "from pokayokay.learnings.spikes import _topic_lock\n": (spikes, "_topic_lock"),
+        f"from {dotted} import _topic_lock\n": (spikes, "_topic_lock"),
         "from .spikes import _topic_lock\n": (spikes, "_topic_lock"),
         "from . import spikes\nspikes._topic_lock\n": (spikes, "_topic_lock"),
-        "from pokayokay.learnings import spikes as s\ns._topic_lock\n": (spikes, "_topic_lock"),
-        "import pokayokay.learnings.spikes as s\ns._lock\n": (spikes, "_lock"),
-        "import pokayokay.learnings.spikes\npokayokay.learnings.spikes._lock\n": (spikes, "_lock"),
+        "from pokayokay.learnings.outcomes import spikes as s\ns._topic_lock\n": (
+            spikes,
+            "_topic_lock",
+        ),
+        f"import {dotted} as s\ns._lock\n": (spikes, "_lock"),
+        f"import {dotted}\n{dotted}._lock\n": (spikes, "_lock"),
     }
     for source, expected in cases.items():
         path = tmp_path / "chain.py"
         path.write_text(source, encoding="utf-8")
-        assert [use[1:] for use in private_uses("learnings.chain", path)] == [expected], source
-    path.write_text("from pokayokay.learnings.spikes import topic_lock, __all__\n", "utf-8")
-    assert list(private_uses("learnings.chain", path)) == []
+        assert [use[1:] for use in private_uses(chain, path)] == [expected], source
+    path.write_text(f"from {dotted} import topic_lock, __all__\n", "utf-8")
+    assert list(private_uses(chain, path)) == []
 
 
 def test_the_documented_pure_core_is_the_checked_one() -> None:

@@ -261,6 +261,7 @@ def test_the_silence_check_tells_a_reason_from_none(source: str, silent: bool) -
 
 # --- value types ---------------------------------------------------------------------------------
 
+
 def _module_name(relative: str) -> str:
     parts = relative.removesuffix(".py").split("/")
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)

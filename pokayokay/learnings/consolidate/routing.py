@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from datetime import date
 
 from pokayokay.infra.markdown import outside_fences
-from pokayokay.learnings.consolidation_config import (
+from pokayokay.learnings.aging.entries import LearningEntry, parse_entries
+from pokayokay.learnings.consolidate.consolidation_config import (
     BULLET_MAX,
     DEFAULT_CONFIG,
     ConsolidationConfig,
 )
-from pokayokay.learnings.entries import LearningEntry, parse_entries
-from pokayokay.learnings.similarity import (
+from pokayokay.learnings.consolidate.similarity import (
     TARGET_LINE,
     entry_body,
     wordset,

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pokayokay.errors import InvariantViolation, PokayokayError
-from pokayokay.learnings.session_heads import session_git, session_head
+from pokayokay.learnings.outcomes.session_heads import session_git, session_head
 
 if TYPE_CHECKING:
     from pokayokay.failures.store_reads import SessionFix

@@ -45,17 +45,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from pokayokay.errors import EXIT_CAPTURE_OFF, EXIT_OK, EXIT_PROPOSE, EXIT_USAGE, PokayokayError
-from pokayokay.learnings.capture_budget import budget_paths, environ_copy, read_counts, write_counts
-from pokayokay.learnings.stored import StoredLearning, read_stored
-from pokayokay.learnings.topic_index import update_topic_index
+from pokayokay.learnings.capture.capture_budget import (
+    budget_paths,
+    environ_copy,
+    read_counts,
+    write_counts,
+)
+from pokayokay.learnings.topics.stored import StoredLearning, read_stored
+from pokayokay.learnings.topics.topic_index import update_topic_index
 from pokayokay.names import SESSION_START_TIP
 
 # Only the standard library basics and pokayokay.errors are imported here: the SessionStart hook
 # imports this module for session_start_tip(). Everything else is imported where it is used.
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.learnings.capture.remember_index import LearningIndex
     from pokayokay.learnings.model import Learning
-    from pokayokay.learnings.remember_index import LearningIndex
     from pokayokay.memory.sections import Settings
 
 __all__ = [
@@ -224,7 +229,7 @@ def _match(draft: _Draft, index: LearningIndex) -> tuple[StoredLearning, float |
     """The stored learning ``draft`` repeats, read from its file: with None for the same text
     (identity hash), with its score for a near-verbatim rewording (the most similar, ties to
     the first by name), else None. Only the learnings with the draft's key-word signature can
-    be a rewording (:mod:`pokayokay.learnings.remember_index`), so only they are read."""
+    be a rewording (:mod:`pokayokay.learnings.capture.remember_index`), so only they are read."""
     from pokayokay.learnings.wording import key_signature, near_duplicate
 
     same = index.by_hash(draft.hash)
@@ -366,7 +371,7 @@ def _proposal(
     draft: _Draft, location: MemoryLocation, why: str, environ: Mapping[str, str] | None
 ) -> RememberResult:
     from pokayokay.infra.safe_write import Conflict, with_retries
-    from pokayokay.learnings.remember_index import load_index
+    from pokayokay.learnings.capture.remember_index import load_index
 
     def look(_attempt: int) -> StoredLearning | None:
         found = _match(draft, load_index(location.memory_dir, environ))
@@ -418,7 +423,7 @@ def _save(
     silent: bool,
 ) -> RememberResult:
     from pokayokay.infra.safe_write import file_lock, with_retries
-    from pokayokay.learnings.remember_index import entry_for, load_index, stamp_of
+    from pokayokay.learnings.capture.remember_index import entry_for, load_index, stamp_of
 
     with file_lock(_learnings_lock(location, environ), LOCK_TIMEOUT):
         stamp = _stamp(moment)
@@ -477,7 +482,12 @@ def _key_decision(
     location: MemoryLocation, settings: Settings, text: str, path: Path
 ) -> tuple[str, ...]:
     """A decision learning is also an entry of MEMORY.md's Key Decisions, linked to its file."""
-    from pokayokay.learnings.observed import KEY_DECISIONS, decision_entry, today, write_entries
+    from pokayokay.learnings.outcomes.observed import (
+        KEY_DECISIONS,
+        decision_entry,
+        today,
+        write_entries,
+    )
 
     if settings.section(KEY_DECISIONS) is None:
         return ()
@@ -490,8 +500,8 @@ def _key_decision(
 def _contradiction_notes(text: str, index: LearningIndex) -> tuple[str, ...]:
     """A note for each stored learning the new one contradicts: both are kept, flagged. Only
     the learnings that negate a word the text asserts, or assert one it negates, can clash
-    (:meth:`pokayokay.learnings.remember_index.LearningIndex.clash_candidates`)."""
-    from pokayokay.learnings.similarity import profile
+    (:meth:`pokayokay.learnings.capture.remember_index.LearningIndex.clash_candidates`)."""
+    from pokayokay.learnings.consolidate.similarity import profile
     from pokayokay.learnings.wording import profile_contradiction
 
     new = profile(text)
@@ -517,7 +527,7 @@ def _reinforce(
     from dataclasses import replace
 
     from pokayokay.infra.safe_write import encode_text, replace_if_unchanged
-    from pokayokay.learnings.topic_file import render
+    from pokayokay.learnings.topics.topic_file import render
 
     base = stored.learning.reinforced(stamp, confidence)
     given = fields or {}
@@ -547,7 +557,7 @@ def _create(
     """Raises Conflict when the name was taken meanwhile: look again."""
     from pokayokay.infra.safe_write import encode_text, replace_if_unchanged
     from pokayokay.learnings.model import FILE_PREFIX, Learning, file_name_for, unique_name
-    from pokayokay.learnings.topic_file import render
+    from pokayokay.learnings.topics.topic_file import render
 
     taken = {name.removeprefix(FILE_PREFIX).removesuffix(".md") for name in index.seen}
     name = unique_name(draft.name, taken)

@@ -42,7 +42,7 @@ from typing import Any
 from pokayokay.errors import PokayokayError
 from pokayokay.infra.git import GIT_TIMEOUT, Git, first_line
 from pokayokay.infra.regular import read_regular
-from pokayokay.learnings.entries import LearningEntry, h2_title, parse_entries
+from pokayokay.learnings.aging.entries import LearningEntry, h2_title, parse_entries
 from pokayokay.learnings.model import EntryAge
 from pokayokay.memory.document import count_lines
 

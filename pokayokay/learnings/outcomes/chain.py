@@ -237,7 +237,7 @@ def rotate_file(
         read_bytes,
         replace_if_unchanged,
     )
-    from pokayokay.learnings.spikes import topic_lock
+    from pokayokay.learnings.outcomes.spikes import topic_lock
     from pokayokay.memory.apply import checked_target
 
     target = checked_target(location, FILE_NAME)
@@ -482,7 +482,7 @@ def _session_end_chain(
         return
     append(location, outcome)
     from pokayokay.config.settings import load_settings
-    from pokayokay.learnings.spikes import index_topic_files
+    from pokayokay.learnings.outcomes.spikes import index_topic_files
 
     note = index_topic_files(location, load_settings(project_dir))
     if note:

@@ -214,7 +214,7 @@ def spike_cli(
     except PokayokayError as exc:
         note = f"MEMORY.md not linked ({exc.message})"
     else:
-        from pokayokay.learnings.observed import KEY_DECISIONS, spike_entry, write_entries
+        from pokayokay.learnings.outcomes.observed import KEY_DECISIONS, spike_entry, write_entries
 
         entry = spike_entry(spike.question, spike.verdict, spike.conclusion, spike.day)
         decided = write_entries(location, settings, {KEY_DECISIONS: [entry]})

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from pokayokay.errors import PokayokayError
 from pokayokay.infra.regular import read_regular_text
-from pokayokay.learnings.stored import StoredLearning
+from pokayokay.learnings.topics.stored import StoredLearning
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation

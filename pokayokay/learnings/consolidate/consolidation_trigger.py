@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
-    from pokayokay.learnings.ages import AgesReport
+    from pokayokay.learnings.aging.ages import AgesReport
     from pokayokay.memory.sections import Settings
 
 

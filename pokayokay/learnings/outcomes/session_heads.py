@@ -1,5 +1,5 @@
 """The commit each session started on (SessionStart notes it; SessionEnd lists the commits made
-since in Completed Work, :mod:`pokayokay.learnings.observed`).
+since in Completed Work, :mod:`pokayokay.learnings.outcomes.observed`).
 
 Apart from ``observed`` because SessionStart runs on every launch: this module imports only
 ``os``, ``json`` and ``time`` (no dataclasses, typing, datetime or pathlib), so noting the HEAD

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from pokayokay.infra.markdown import fence_states
-from pokayokay.learnings.entries import LearningEntry, parse_entries
+from pokayokay.learnings.aging.entries import LearningEntry, parse_entries
 from pokayokay.memory.document import split_lines
 
 # Containment needs at least this many words, so "Use ruff." is not "already there" everywhere.
