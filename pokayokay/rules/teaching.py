@@ -111,11 +111,21 @@ KINDS: tuple[Kind, ...] = (
     Kind(
         "undefined-name",
         "Define or import {name} before using it in {files}.",
-        _codes("F821", "no-undef", "E0425", "TS2304", "name-defined", "NameError",
-               "ReferenceError", "use-of-undeclared-identifier", "undefined"),  # fmt: skip
+        _codes(
+            "F821",
+            "no-undef",
+            "E0425",
+            "TS2304",
+            "name-defined",
+            "NameError",
+            "ReferenceError",
+            "use-of-undeclared-identifier",
+            "undefined",
+        ),
         r"NameError: name '([\w.]+)' is not defined|ReferenceError: ([\w$]+) is not defined"
         r"|'([\w$]+)' is not defined|\b([\w$]+) is not defined\.|\bundefined: (\w+)"
-        r"|undeclared identifier '(\w+)'|Undefined name `(\w+)`|implicit declaration of function [‘'](\w+)",
+        r"|undeclared identifier '(\w+)'|Undefined name `(\w+)`"
+        r"|implicit declaration of function [‘'](\w+)",
         bare="Define or import every name {files} uses.",
     ),
     Kind(
@@ -126,13 +136,23 @@ KINDS: tuple[Kind, ...] = (
     Kind(
         "unused",
         "Remove the unused imports and variables from {files}.",
-        _codes("F401", "F841", "no-unused-vars", "TS6133", "unused-import", "unused_imports",
-               "unused_variables"),  # fmt: skip
+        _codes(
+            "F401",
+            "F841",
+            "no-unused-vars",
+            "TS6133",
+            "unused-import",
+            "unused_imports",
+            "unused_variables",
+        ),
         r"imported and not used|declared and not used|is defined but never used"
         r"|assigned a value but never used",
     ),
-    Kind("line-length", "Keep the lines of {files} within the configured length.",
-         _codes("E501", "line-too-long", "max-len")),  # fmt: skip
+    Kind(
+        "line-length",
+        "Keep the lines of {files} within the configured length.",
+        _codes("E501", "line-too-long", "max-len"),
+    ),
     Kind("import-order", "Sort the imports of {files}.", _codes("I001", "import-order")),
     Kind(
         "format",
@@ -142,8 +162,9 @@ KINDS: tuple[Kind, ...] = (
     Kind(
         "missing-module",
         "Make {name} resolve where {files} import it.",
-        _codes("ModuleNotFoundError", "TS2307", "import-untyped", "import-not-found", "E0432",
-               "E0433"),  # fmt: skip
+        _codes(
+            "ModuleNotFoundError", "TS2307", "import-untyped", "import-not-found", "E0432", "E0433"
+        ),
         r"No module named '([\w.]+)'|Cannot find module '([^']+)'"
         r"|no required module provides package (\S+)|Library stubs not installed for \"([^\"]+)\""
         r"|no matching package named `([^`]+)`|unresolved import `([^`]+)`"
@@ -182,10 +203,21 @@ GENERIC_BARE = "Fix {files}."
 
 _KEY = re.compile(r"\A([a-z][\w-]*(?: [a-z]+)?):(\S.*)\Z")
 _CODE = re.compile(r"\A[A-Za-z0-9][\w.\[\]-]{0,39}\Z")
-_NAME = re.compile(r"\A[\w$./@-]{1,%d}\Z" % MAX_NAME)
+_NAME = re.compile(r"\A[\w$./@-]{1," + str(MAX_NAME) + r"}\Z")
 _BIN = re.compile(r"\A(.+?)/(?:bin|Scripts)/[^/]+\Z")
-_RUNNERS = ("uv run", "poetry run", "pipenv run", "pdm run", "hatch run", "npx", "pnpm exec",
-            "yarn exec", "bundle exec", "nix develop -c", "direnv exec")  # fmt: skip
+_RUNNERS = (
+    "uv run",
+    "poetry run",
+    "pipenv run",
+    "pdm run",
+    "hatch run",
+    "npx",
+    "pnpm exec",
+    "yarn exec",
+    "bundle exec",
+    "nix develop -c",
+    "direnv exec",
+)
 
 
 # --- exact quoting ------------------------------------------------------------------------
@@ -307,7 +339,7 @@ def _reason(failing: str, corrected: str) -> str:
 
 
 def correction_sentence(failing: str, corrected: str, kind: str | None) -> str | None:
-    """"Run `good`, not `bad`: <why>." for an environment correction, "Use `good`, not `bad`."
+    """ "Run `good`, not `bad`: <why>." for an environment correction, "Use `good`, not `bad`."
     for another; None when either command cannot be shown."""
     good, bad = command_span(corrected), command_span(failing)
     if good is None or bad is None or good == bad:
@@ -371,7 +403,7 @@ def _when(mistake: Mistake) -> str:
 
 
 def evidence_line(mistake: Mistake, fix: str) -> str:
-    """"Failed in 3 sessions (last 2026-11-20) with `error`; <fix>." (one line)."""
+    """ "Failed in 3 sessions (last 2026-11-20) with `error`; <fix>." (one line)."""
     error = error_span(mistake.error_line)
     with_error = f" with {error}" if error else ""
     return f"{_when(mistake)}{with_error}; {fix}."
