@@ -43,6 +43,7 @@ MAX_COMMAND = 120
 MAX_PATH = 80
 MAX_NAME = 60
 ERROR_LIMIT = 160
+SEPARATOR = " | "  # pokayokay.failures.signature.SEPARATOR
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ class Kind:
     pattern: str = ""
     categories: frozenset[str] = frozenset()
     bare: str = ""
+    manifest: str = ""  # the template when every fixed file is a dependency manifest
 
 
 def _codes(*codes: str) -> frozenset[str]:
@@ -166,10 +168,12 @@ KINDS: tuple[Kind, ...] = (
             "ModuleNotFoundError", "TS2307", "import-untyped", "import-not-found", "E0432", "E0433"
         ),
         r"No module named '([\w.]+)'|Cannot find module '([^']+)'"
-        r"|no required module provides package (\S+)|Library stubs not installed for \"([^\"]+)\""
+        r"|no required module provides package ([\w./-]+)"
+        r"|Library stubs not installed for \"([^\"]+)\""
         r"|no matching package named `([^`]+)`|unresolved import `([^`]+)`"
         r"|cannot import name '(\w+)'",
         bare="Make the imports of {files} resolve.",
+        manifest="Declare {name} in {files} before importing it.",
     ),
     Kind(
         "conflict",
@@ -197,6 +201,10 @@ ADVICE = {
     "edit": "Re-read {files} right before editing it: the text to replace had changed.",
     "permissions": "Check what is allowed before calling it again: calls here were refused.",
 }
+# Files that declare a project's dependencies: a missing module fixed there was undeclared.
+MANIFESTS = frozenset({"pyproject.toml", "setup.cfg", "setup.py", "Pipfile", "package.json",
+                       "Cargo.toml", "go.mod", "go.sum", "Gemfile", "environment.yml",
+                       "pom.xml", "build.gradle"})  # fmt: skip
 GENERIC = "Fix {code} in {files}."
 GENERIC_PLAIN = "Edit {files} so that {command} passes."
 GENERIC_BARE = "Fix {files}."
@@ -258,7 +266,8 @@ def error_span(line: str) -> str | None:
     from pokayokay.safety import sanitize
     from pokayokay.safety.commands import redact_secrets
 
-    shown = sanitize.tool_line(redact_secrets(line), ERROR_LIMIT) if line else None
+    first = line.split(SEPARATOR, 1)[0]  # a stored excerpt joins its lines with " | "
+    shown = sanitize.tool_line(redact_secrets(first), ERROR_LIMIT) if first else None
     return span(shown) if shown else None
 
 
@@ -378,7 +387,15 @@ def edit_sentence(mistake: Mistake) -> tuple[str, str] | None:
     if not fields["files"]:
         return None
     if kind is not None:
-        text = _fill(kind.template, fields) or (_fill(kind.bare, fields) if kind.bare else None)
+        template = kind.template
+        names = [p.rsplit("/", 1)[-1] for p in mistake.fix_paths]
+        if (
+            kind.manifest
+            and names
+            and all(n in MANIFESTS or re.fullmatch(r"requirements.*\.txt", n) for n in names)
+        ):
+            template = kind.manifest
+        text = _fill(template, fields) or (_fill(kind.bare, fields) if kind.bare else None)
         if text is None and kind.name == "types":
             text = f"Make the types in {fields['files']} agree."
         if text is not None:
@@ -426,7 +443,8 @@ def _fixed_by(mistake: Mistake) -> str:
     files = files_text(mistake.fix_paths)
     commit = _word(mistake.fix_commit) if mistake.fix_commit else None
     where = f" in commit {commit}" if commit else ""
-    return f"fixed by the edit to {files}{where}" if files else f"fixed{where}"
+    edits = "edits" if len(set(mistake.fix_paths)) > 1 else "edit"
+    return f"fixed by the {edits} to {files}{where}" if files else f"fixed{where}"
 
 
 def teach(mistake: Mistake) -> Lesson:
