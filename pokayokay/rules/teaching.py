@@ -358,15 +358,36 @@ def correction_sentence(failing: str, corrected: str, kind: str | None) -> str |
     return f"Use {good}, not {bad}."
 
 
-def _fields(mistake: Mistake, name: str) -> dict[str, str]:
+def test_name(mistake: Mistake) -> str:
+    """The failing test as the output names it: a pytest or unittest id as it is; of a title
+    path pokayokay joined (``file > suite › case``), the part after the file when the id
+    itself is not in the error line; "" for another key."""
     tool, code = key_parts(mistake.key)
+    if tool != "test" or not code:
+        return ""
+    if code in mistake.error_line or " > " not in code:
+        return code
+    return code.split(" > ", 1)[1]
+
+
+def _code_of(mistake: Mistake) -> str:
+    """The key's code when the error line shows it as it is (``F401``, ``TS2345``); a code
+    pokayokay made up from a message (``cc:use-of-undeclared-identifier``) is not quoted."""
+    tool, code = key_parts(mistake.key)
+    if not tool or tool == "test" or not _CODE.match(code) or code not in mistake.error_line:
+        return ""
+    return code
+
+
+def _fields(mistake: Mistake, name: str) -> dict[str, str]:
     files = files_text(mistake.fix_paths) or files_text(mistake.paths)
-    test = _word(code) if tool == "test" else None
+    test = test_name(mistake)
+    code = _code_of(mistake)
     return {
         "files": files,
-        "name": _word(name) or "" if name else "",
-        "code": (_word(code) or "") if tool and tool != "test" and _CODE.match(code) else "",
-        "test": test or "",
+        "name": (_word(name) or "") if name else "",
+        "code": (_word(code) or "") if code else "",
+        "test": (_word(test) or "") if test else "",
         "command": command_span(mistake.failing) or "",
     }
 
@@ -428,8 +449,8 @@ def evidence_line(mistake: Mistake, fix: str) -> str:
 
 def known_line(mistake: Mistake) -> str:
     """The one line said where no fix was seen: what failed, since when, with which error."""
-    tool, code = key_parts(mistake.key)
-    subject = (_word(code) if tool == "test" else None) or command_span(mistake.failing)
+    test = test_name(mistake)
+    subject = (_word(test) if test else None) or command_span(mistake.failing)
     subject = subject or (files_text(mistake.paths) if mistake.paths else None)
     since = f" since {mistake.first_seen.isoformat()}" if mistake.first_seen else ""
     error = error_span(mistake.error_line)

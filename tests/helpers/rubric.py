@@ -76,6 +76,7 @@ def vocabulary() -> frozenset[str]:
 
 def _verbs() -> set[str]:
     templates = [k.template for k in KINDS] + [k.bare for k in KINDS if k.bare]
+    templates += [k.manifest for k in KINDS if k.manifest]
     templates += [*ADVICE.values(), GENERIC, GENERIC_PLAIN, GENERIC_BARE, "Run", "Use"]
     return {t.split()[0] for t in templates}
 
