@@ -205,6 +205,14 @@ ADVICE = {
 MANIFESTS = frozenset({"pyproject.toml", "setup.cfg", "setup.py", "Pipfile", "package.json",
                        "Cargo.toml", "go.mod", "go.sum", "Gemfile", "environment.yml",
                        "pom.xml", "build.gradle"})  # fmt: skip
+
+
+def is_manifest(path: str) -> bool:
+    """Whether ``path`` is a file that declares the project's dependencies."""
+    name = path.rsplit("/", 1)[-1]
+    return name in MANIFESTS or re.fullmatch(r"requirements.*\.(?:txt|in)", name) is not None
+
+
 GENERIC = "Fix {code} in {files}."
 GENERIC_PLAIN = "Edit {files} so that {command} passes."
 GENERIC_BARE = "Fix {files}."
@@ -409,13 +417,11 @@ def edit_sentence(mistake: Mistake) -> tuple[str, str] | None:
         return None
     if kind is not None:
         template = kind.template
-        names = [p.rsplit("/", 1)[-1] for p in mistake.fix_paths]
-        if (
-            kind.manifest
-            and names
-            and all(n in MANIFESTS or re.fullmatch(r"requirements.*\.txt", n) for n in names)
-        ):
+        manifests = [p for p in mistake.fix_paths if is_manifest(p)]
+        if kind.manifest and manifests:
+            # the dependency was declared: that is the lesson, whatever else was edited
             template = kind.manifest
+            fields = {**fields, "files": files_text(manifests)}
         text = _fill(template, fields) or (_fill(kind.bare, fields) if kind.bare else None)
         if text is None and kind.name == "types":
             text = f"Make the types in {fields['files']} agree."
