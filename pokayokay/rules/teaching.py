@@ -220,6 +220,7 @@ GENERIC_BARE = "Fix {files}."
 _KEY = re.compile(r"\A([a-z][\w-]*(?: [a-z]+)?):(\S.*)\Z")
 _CODE = re.compile(r"\A[A-Za-z0-9][\w.\[\]-]{0,39}\Z")
 _NAME = re.compile(r"\A[\w$./@-]{1," + str(MAX_NAME) + r"}\Z")
+_ERRORISH = re.compile(r"(?i)error|assert|exception|panic|expected|not found|denied|failed")
 _BIN = re.compile(r"\A(.+?)/(?:bin|Scripts)/[^/]+\Z")
 _RUNNERS = (
     "uv run",
@@ -269,12 +270,30 @@ def path_span(path: str) -> str | None:
     return span(path)
 
 
-def error_span(line: str) -> str | None:
+def error_line(excerpt: str, key: str = "") -> str:
+    """The one line of a stored excerpt (whose lines are joined by " | ") that identifies the
+    mistake: the one showing the key's code (``ModuleNotFoundError``), else the first that
+    reads as an error or assertion, else the first."""
+    lines = [ln for ln in excerpt.split(SEPARATOR) if ln.strip()]
+    if not lines:
+        return ""
+    tool, code = key_parts(key)
+    if tool and tool != "test" and code:
+        for line in lines:
+            if code in line:
+                return line
+    for line in lines:
+        if _ERRORISH.search(line):
+            return line
+    return lines[0]
+
+
+def error_span(line: str, key: str = "") -> str | None:
     """The error line in a code span (:func:`pokayokay.safety.sanitize.tool_line`), or None."""
     from pokayokay.safety import sanitize
     from pokayokay.safety.commands import redact_secrets
 
-    first = line.split(SEPARATOR, 1)[0]  # a stored excerpt joins its lines with " | "
+    first = error_line(line, key)
     shown = sanitize.tool_line(redact_secrets(first), ERROR_LIMIT) if first else None
     return span(shown) if shown else None
 
@@ -448,7 +467,7 @@ def _when(mistake: Mistake) -> str:
 
 def evidence_line(mistake: Mistake, fix: str) -> str:
     """ "Failed in 3 sessions (last 2026-11-20) with `error`; <fix>." (one line)."""
-    error = error_span(mistake.error_line)
+    error = error_span(mistake.error_line, mistake.key)
     with_error = f" with {error}" if error else ""
     return f"{_when(mistake)}{with_error}; {fix}."
 
@@ -459,7 +478,7 @@ def known_line(mistake: Mistake) -> str:
     subject = (_word(test) if test else None) or command_span(mistake.failing)
     subject = subject or (files_text(mistake.paths) if mistake.paths else None)
     since = f" since {mistake.first_seen.isoformat()}" if mistake.first_seen else ""
-    error = error_span(mistake.error_line)
+    error = error_span(mistake.error_line, mistake.key)
     with_error = f" with {error}" if error else ""
     verb = "have" if subject and " and " in subject else "has"
     who = f"{subject} {verb} failed" if subject else "It failed"

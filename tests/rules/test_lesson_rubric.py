@@ -205,15 +205,13 @@ def test_the_quick_cases_pass_the_rubric(tmp_path: Path) -> None:
 
 
 # Cases whose stored error line is not the tool's text, so quoting it breaks "code exact": the
-# capture (pokayokay.failures, pokayokay.hooks.capture.key_lines) rewrites it before any lesson
-# is worded — the project path cut from make's "Entering directory" line, the spaces of
-# vitest's "FAIL  file > title" line collapsed, mypy --pretty's wrapped message joined onto one
-# line. Lessons quote what the store holds; the fix belongs to the capture. Nothing else may
-# fail.
+# capture rewrites it before any lesson is worded — the project path cut from make's "Entering
+# directory" line (pokayokay.failures.signature, paths made relative), mypy --pretty's wrapped
+# message joined onto one line (pokayokay.failures.mistakes). Lessons quote what the store
+# holds; the fix belongs to the capture. Nothing else may fail.
 CAPTURE_REWRITES = frozenset(
-    {"make-missing-separator", "vitest-assertion-failure", "mypy-pretty-arg-type",
-     "mypy-pretty-return-value"}
-)  # fmt: skip
+    {"make-missing-separator", "mypy-pretty-arg-type", "mypy-pretty-return-value"}
+)
 
 
 @pytest.mark.slow
