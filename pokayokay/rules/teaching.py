@@ -111,6 +111,11 @@ def _codes(*codes: str) -> frozenset[str]:
 # First match wins; the order puts the specific kinds before the general ones.
 KINDS: tuple[Kind, ...] = (
     Kind(
+        "fixture",
+        "Define the fixture {name} in {files} before a test asks for it.",
+        pattern=r"fixture '(\w+)' not found",
+    ),
+    Kind(
         "undefined-name",
         "Define or import {name} before using it in {files}.",
         _codes(
