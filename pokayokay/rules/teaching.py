@@ -338,8 +338,10 @@ def kind_of(mistake: Mistake) -> tuple[Kind | None, str]:
     tool, code = key_parts(mistake.key)
     for kind in KINDS:
         found = None
-        if kind.pattern:
-            found = re.search(kind.pattern, mistake.error_line, re.MULTILINE)
+        if kind.pattern:  # the error line, then the key's code (a message the output shows)
+            found = re.search(kind.pattern, mistake.error_line, re.MULTILINE) or (
+                re.search(kind.pattern, code, re.MULTILINE) if tool and tool != "test" else None
+            )
         if found is not None:
             name = next((g for g in found.groups() if g), "")
             return kind, name if _NAME.match(name) else ""
