@@ -24,12 +24,12 @@ never overwritten, and its name is not reused.
 **What a rule says** (``templates/rule.md.j2``): YAML frontmatter with ``paths:`` (a list of
 quoted root-anchored globs from :func:`pokayokay.rules.globs.derive_globs`), a title naming the
 mistake (``ruff F401 in src/shop/``, ``Failing test tests/x.py::test_y``), then per mistake (at
-most three, the rest named on one line): what goes wrong (the failing command as evidence — a
-dangerous one described, never quoted — and the error line), how often, where, and what fixed it:
-the correction ("use `X`, not `Y`"), the fixing edit (``was:``/``now:`` lines), the category's
-own advice (``edit``, ``permissions``) or "no fix has been observed yet". Never the failing
-command as the remedy (:mod:`pokayokay.rules.evidence`). At most :data:`MAX_RULE_LINES` lines:
-fewer mistakes and shorter excerpts are tried until it fits.
+most three, the rest named on one line): one sentence that teaches it
+(:mod:`pokayokay.rules.teaching`: the corrected command or the file to change, in pokayokay's
+words) and one evidence line (sessions, last day, the error line, the fixing edit), with the
+fixing edit's ``was:``/``now:`` lines; where no fix was seen, one line of what is known. Never
+the failing command as the remedy (:mod:`pokayokay.rules.evidence`). At most
+:data:`MAX_RULE_LINES` lines: fewer mistakes and shorter excerpts are tried until it fits.
 
 **Which evidence yields a rule.** Only evidence naming a file in the project; a group without one
 stays in ``recurring-failures.md``. The exception is an *environment lesson* (the group's main
@@ -64,17 +64,16 @@ from pokayokay.infra.templating import render
 from pokayokay.names import RECURRING_FAILURES_FILE, RULES_ARCHIVE_FILE
 from pokayokay.rules.evidence import (
     ENVIRONMENT,
-    MAX_FIX_FILES,
     budgets,
     category_title,
     command_evidence,
     correction_lines,
     environment_lesson,
     environment_lines,
-    error_excerpt,
     failure_paths,
     group_order,
     label,
+    lesson_of,
     mistake_section,
     rule_slug,
     rule_title,
@@ -480,12 +479,10 @@ class _Planner:
             else:
                 status = f"{group.sessions} of {self.threshold} sessions needed for a rule"
             paths = _shown_paths(group.paths, MAX_PATHS_SHOWN)
-            fixes = correction_lines(group)
-            fix_files = _shown_paths(group.fix_paths, MAX_FIX_FILES)
+            lesson = lesson_of(group)
             blocks.append(
                 {
                     "category": category_title(group.category) or "recurring",
-                    "title": error_excerpt(group.excerpt, 100),
                     "sessions": group.sessions,
                     "occurrences": group.occurrences,
                     "first": utc_day(group.first_seen).isoformat(),
@@ -495,8 +492,8 @@ class _Planner:
                     if group.sample_command
                     else None,
                     "paths": paths,
-                    "fixes": fixes,
-                    "fix_files": fix_files,
+                    "lesson": lesson.sentence,
+                    "evidence": lesson.evidence,
                     "status": status,
                     "signature": sid,
                 }
