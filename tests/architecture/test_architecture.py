@@ -45,7 +45,7 @@ PURE = {
     "failures.model", "failures.schema", "failures.signature", "failures.classify",
     "failures.mistakes", "failures.corrections", "failures.fix_edits", "failures.pairing",
     "rules.claude_match", "rules.js_regex", "rules.js_text", "rules.globs", "rules.rule_text",
-    "rules.evidence", "rules.graduation", "rules.memory_edit", "rules.effectiveness",
+    "rules.evidence", "rules.teaching", "rules.graduation", "rules.memory_edit", "rules.effectiveness",
     "learnings.model", "learnings.wording", "learnings.aging.entries",
     "learnings.topics.topic_file", "learnings.consolidate.similarity",
     "learnings.consolidate.routing", "learnings.consolidate.splitting",
