@@ -8,7 +8,9 @@ defined from the recorded data only:
   ``tsc:TS2322``): every file that tripped the same check is one family;
 * **the test module** for a failing test (``test:tests/test_cart.py::test_total`` and
   ``…::test_tax`` are the family ``tests/test_cart.py``; jest's ``file > title`` likewise; a
-  test id naming no file, Go's ``TestTotal``, takes its first failure path);
+  test id naming no file, Go's ``TestTotal``, takes its first failure path; a free-text
+  signature starting with a runner's ``FAILED tests/x.py::…`` or ``FAIL src/x.test.ts`` line
+  names its module too);
 * **the exception class** of a free-text failure whose error line starts with one
   (``KeyError: …``), within its category;
 * otherwise **the signature itself** (one mistake, one family);
@@ -33,7 +35,12 @@ from dataclasses import dataclass
 from pokayokay.failures.model import FailureGroup
 from pokayokay.failures.signature import command_key, short_id
 from pokayokay.names import ENVIRONMENT_RULE, RESERVED_RULE_STEMS
-from pokayokay.rules.evidence import ENVIRONMENT, environment_lesson, usable_corrections
+from pokayokay.rules.evidence import (
+    ENVIRONMENT,
+    category_name,
+    environment_lesson,
+    usable_corrections,
+)
 
 __all__ = [
     "MAX_STEM",
@@ -47,6 +54,9 @@ MAX_STEM = 48  # characters of a family's file stem, hash suffix included
 _HASH = 8
 _KEY = re.compile(r"\A([a-z][\w-]*(?: [a-z]+)?):(\S.*)\Z")  # evidence's group key
 _EXCEPTION = re.compile(r"\A([A-Z][A-Za-z0-9_]*(?:Error|Exception|Warning|Exit|Interrupt)):")
+# A test runner's summary line in a free-text signature: pytest ``FAILED tests/x.py::test_y``,
+# jest ``FAIL src/Cart.test.tsx``: the test module.
+_TEST_LINE = re.compile(r"\A(?:FAILED|ERROR|FAIL)\s+([\w./-]+?\.\w+)(?:::|\s|\Z)")
 _SLUG_RUN = re.compile(r"[^a-z0-9]+")
 
 
@@ -71,10 +81,15 @@ def family_key(group: FailureGroup) -> str:
             return f"test:{_test_module(code, group.paths)}"
         return f"{tool}:{code}"
     first = signature.split(" | ", 1)[0].strip()
+    test = _TEST_LINE.match(first)
+    if test:
+        return f"test:{test.group(1)}"
+    # The category as rule names show it: its first plain word (never configured free text).
+    category = category_name(group.category).lower() or "recurring"
     exception = _EXCEPTION.match(first)
     if exception:
-        return f"{group.category}:exception:{exception.group(1)}"
-    return f"{group.category}:mistake:{short_id(signature)}"
+        return f"{category}:exception:{exception.group(1)}"
+    return f"{category}:mistake:{short_id(signature)}"
 
 
 def _test_module(test_id: str, paths: Sequence[str]) -> str:

@@ -90,7 +90,7 @@ from pokayokay.rules.evidence import (
 )
 from pokayokay.rules.families import Family, group_families
 from pokayokay.rules.globs import derive_globs, listed_globs
-from pokayokay.rules.rule_text import RuleMeta, _user_tail, parse_bookkeeping
+from pokayokay.rules.rule_text import BOOKKEEPING_RE, RuleMeta, _user_tail, parse_bookkeeping
 from pokayokay.safety.redact import redact
 
 __all__ = [
@@ -488,7 +488,7 @@ class _Planner:
         # Secrets redacted in the finished texts (rules load into every session and are
         # committed): whatever the evidence or a hand-written note below the end marker held.
         built = [
-            replace(rule, text=redact(rule.text), entry=redact(rule.entry))
+            replace(rule, text=_redacted(rule.text), entry=redact(rule.entry))
             for rule in (self.build(r) for _, r in sorted(self.rules.items()) if r.groups)
         ]
         in_rules = {sid for rule in built for sid in rule.signatures}
@@ -511,6 +511,16 @@ class _Planner:
             notes=tuple(self.notes),
             recorded=sum(1 for g in self.groups if g.sessions > 0),
         )
+
+
+def _redacted(text: str) -> str:
+    """``text`` redacted, except pokayokay's own bookkeeping line: its id is a family's stem
+    (``[a-z0-9-]``, a slug and a hash suffix, which the high-entropy row would take for a
+    token) and its signatures are short hex ids; nothing there is quoted from anywhere."""
+    match = BOOKKEEPING_RE.search(text)
+    if match is None:
+        return redact(text)
+    return redact(text[: match.start()]) + match[0] + redact(text[match.end() :])
 
 
 def _globs(evidence: Sequence[str], project_files: Sequence[str]) -> tuple[str, ...]:
