@@ -73,7 +73,6 @@ from pokayokay.rules.evidence import (
     _excerpt,
     _keys,
     _order,
-    _slug,
     _title,
     _where,
     budgets,

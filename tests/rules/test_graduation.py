@@ -54,8 +54,8 @@ from pokayokay.memory import apply as curate_run
 from pokayokay.memory.apply import run_curation
 from pokayokay.memory.sections import Settings
 from pokayokay.rules import apply as graduation_run
-from pokayokay.rules.globs import claude_matches, pathspec_matches
 from pokayokay.rules.families import family_key, family_stem
+from pokayokay.rules.globs import claude_matches, pathspec_matches
 from pokayokay.rules.graduation import (
     MAX_RULE_FILES,
     RULES_DIR,
