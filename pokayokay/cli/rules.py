@@ -28,7 +28,7 @@ from pokayokay.rules.files import (
     normalise_rel_path,
 )
 from pokayokay.rules.lint import LintFinding, lint_rule
-from pokayokay.rules.load_stats import _Stats, _stats
+from pokayokay.rules.load_stats import RuleStats, _stats
 from pokayokay.rules.retirement import _retire_one, retire_due_rules
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def _rule_dict(rule: RuleFile, stats: _Stats) -> dict[str, Any]:
+def _rule_dict(rule: RuleFile, stats: RuleStats) -> dict[str, Any]:
     data: dict[str, Any] = {
         "id": rule.id,
         "path": rule.rel_path,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pokayokay.rules.effectiveness import DEFAULT_RETIRE_AFTER_SESSIONS, RuleEffectiveness
@@ -15,11 +15,12 @@ SHORT_ID_LENGTH = 12  # pokayokay.failures.signature.short_id
 
 
 @dataclass(frozen=True)
-class _Stats:
+class RuleStats:
     available: bool
     by_rule: dict[str, RuleEffectiveness]
     retire_after: int
     store_path: Path | None
+    streaks: dict[str, int] = field(default_factory=dict)  # rel_path -> rules.staleness
 
 
 def _work_tree(project_dir: Path) -> Path:
@@ -54,7 +55,7 @@ def _stats(
     retire_after: int | None = None,
     *,
     exact: bool = True,
-) -> _Stats:
+) -> RuleStats:
     """Every rule's effectiveness; ``exact=False`` answers only whether each is due for
     retirement (see ``FailureStore.rule_effect``): SessionEnd's check over a full store."""
     if retire_after is None:
@@ -64,12 +65,13 @@ def _stats(
         from pokayokay.failures.store import FailureStore
         from pokayokay.infra.locate import find_git_root
     except ImportError:
-        return _Stats(False, {}, retire_after, None)
+        return RuleStats(False, {}, retire_after, None)
     key = find_git_root(project_dir) or Path(os.path.realpath(project_dir))
     store = FailureStore.for_project(key)
     if not store.path.exists():
-        return _Stats(False, {}, retire_after, store.path)
+        return RuleStats(False, {}, retire_after, store.path)
     by_rule: dict[str, RuleEffectiveness] = {}
+    streaks: dict[str, int] = {}
     with store:
         # Rules name signatures in full or by short id: resolve both to the stored ones (one
         # column of the signatures table, hashed only when a rule names a short id).
@@ -87,9 +89,10 @@ def _stats(
             effect = store.rule_effect(
                 store_rule_path(project_dir, rule), mine, exact=exact, min_sessions=retire_after
             )
+            streaks[rule.rel_path] = store.clean_streak(store_rule_path(project_dir, rule), mine)
             by_rule[rule.rel_path] = RuleEffectiveness(
                 rule_path=store_rule_path(project_dir, rule),
                 signatures=tuple(rule.signatures),
                 **effect._asdict(),
             )
-    return _Stats(True, by_rule, retire_after, store.path)
+    return RuleStats(True, by_rule, retire_after, store.path, streaks)
