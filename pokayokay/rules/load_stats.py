@@ -49,6 +49,23 @@ def _retire_after(project_dir: Path) -> int:
     return value if isinstance(value, int) and value >= 1 else DEFAULT_RETIRE_AFTER_SESSIONS
 
 
+def stale_after_sessions(project_dir: Path) -> int:
+    """``graduation.stale_after_sessions`` of the project's settings (the default when they
+    cannot be read: logged, never raised)."""
+    from pokayokay.rules.staleness import DEFAULT_STALE_AFTER_SESSIONS
+
+    try:
+        from pokayokay.config.settings import load_settings
+
+        value = load_settings(project_dir).stale_after_sessions
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("reading stale_after_sessions (the default is used)", exc)
+        return DEFAULT_STALE_AFTER_SESSIONS
+    return value if isinstance(value, int) and value >= 1 else DEFAULT_STALE_AFTER_SESSIONS
+
+
 def _stats(
     project_dir: Path,
     rules: Sequence[RuleFile],
