@@ -342,7 +342,9 @@ def cmd_rules_retire(
         if not lines:
             return EXIT_OK, (
                 "No rule is due for retirement (due: loaded in at least "
-                f"{settings.retire_after_sessions} sessions with no recurrence of its failure)."
+                f"{settings.retire_after_sessions} sessions with no recurrence of its failure, "
+                "or stale: its files all gone, or its mistake absent from the last "
+                f"{settings.stale_after_sessions} sessions in a row that loaded it)."
             )
         return EXIT_OK, "\n".join(lines)
     managed = [found for found in discover(project) if found.is_pokayokay]
