@@ -320,40 +320,32 @@ class _Planner:
                 rule.category = min(counts, key=lambda c: (-counts[c], c))
 
     def homes(self, families: Sequence[Family]) -> dict[str, _Rule]:
-        """The existing rule each family stays in. A rule keeps one family: that of its
-        strongest listed mistake; a family listed in several rules stays in the one listing
-        its strongest mistake (the lowest id on a tie)."""
+        """The existing rule each family stays in: every (rule, family it lists) pair, by the
+        strength of the rule's strongest mistake of that family (then rule id), taken while
+        neither is placed yet. So a rule keeps one family, that of its strongest mistake when
+        no stronger listing claimed it first, else its next one; the environment rule holds
+        environment lessons only, and only it."""
         family_of = {short_id(g.signature): f for f in families for g in f.groups}
-        kept: dict[str, str] = {}  # rule id -> family key
+        pairs: list[tuple[tuple[int, int, float, str], str, Family]] = []
         for rule_id in sorted(self.rules):
-            rule = self.rules[rule_id]
-            assert rule.meta is not None
-            listed = sorted(
-                (g for sid in rule.meta.signatures if (f := family_of.get(sid))
-                 for g in f.groups if short_id(g.signature) == sid),
-                key=_order,
-            )
-            if not listed:
-                continue
-            family = family_of[short_id(listed[0].signature)]
-            environment = family.key == ENVIRONMENT
-            if environment != rule_id.startswith(ENVIRONMENT):
-                continue  # the environment rule holds environment lessons only, and only it
-            kept[rule_id] = family.key
+            meta = self.rules[rule_id].meta or _NO_META
+            best: dict[str, tuple[tuple[int, int, float, str], Family]] = {}
+            for sid in meta.signatures:
+                family = family_of.get(sid)
+                if family is None or (family.key == ENVIRONMENT) != rule_id.startswith(
+                    ENVIRONMENT
+                ):
+                    continue
+                strength = min(_order(g) for g in family.groups if short_id(g.signature) == sid)
+                if family.key not in best or strength < best[family.key][0]:
+                    best[family.key] = (strength, family)
+            pairs.extend((strength, rule_id, family) for strength, family in best.values())
         homes: dict[str, _Rule] = {}
-        for family in families:
-            candidates = [rid for rid, key in kept.items() if key == family.key]
-            if not candidates:
-                continue
-            strongest = {
-                rid: min(
-                    (_order(g) for g in family.groups
-                     if short_id(g.signature) in (self.rules[rid].meta or _NO_META).signatures),
-                    default=(0, 0, 0.0, "~"),
-                )
-                for rid in candidates
-            }
-            homes[family.key] = self.rules[min(candidates, key=lambda r: (strongest[r], r))]
+        placed: set[str] = set()
+        for _, rule_id, family in sorted(pairs, key=lambda p: (p[0], p[1], p[2].key)):
+            if rule_id not in placed and family.key not in homes:
+                homes[family.key] = self.rules[rule_id]
+                placed.add(rule_id)
         return homes
 
     @staticmethod

@@ -468,6 +468,29 @@ def test_a_per_category_rule_is_split_by_family_keeping_the_users_notes() -> Non
     assert [(r.id, r.changed) for r in again.rules] == [(r.id, False) for r in p.rules]
 
 
+def test_two_old_rules_holding_one_family_each_keep_a_family() -> None:
+    """Per-scope rules of one category (lint-src, lint-web) both led by ruff F401: one keeps
+    F401, the other its next family; no rule is left with nothing and no family is split."""
+    f401 = group("ruff:F401", "lint", sessions=6, paths=("src/cart/views.py",), fix_paths=())
+    e501 = group("ruff:E501", "lint", sessions=4, paths=("web/src/app.ts",), fix_paths=())
+    first = plan([f401])
+    (old,) = first.rules
+
+    def legacy(rule_id: str, members: list[FailureGroup]) -> str:
+        sids = ",".join(sorted(short_id(g.signature) for g in members))
+        text = old.text.replace(f"id={old.id}", f"id={rule_id}")
+        return re.sub(r"signatures=[^;]*", f"signatures={sids}", text)
+
+    existing = {
+        f"{RULES_DIR}/lint-src.md": legacy("lint-src", [f401]),
+        f"{RULES_DIR}/lint-web.md": legacy("lint-web", [f401, e501]),
+    }
+    p = plan([f401, e501], existing)
+    held = {r.id: [g.signature for g in r.groups] for r in p.rules}
+    assert held == {"lint-src": ["ruff:F401"], "lint-web": ["ruff:E501"]}
+    assert p.untouched == ()
+
+
 def test_the_count_of_rule_files_is_bounded() -> None:
     groups = [
         group(f"test:tests/t{i:03d}.py::test_x", paths=(f"tests/t{i:03d}.py",), fix_paths=(),
