@@ -20,7 +20,7 @@ from pokayokay.rules.files import (
     find_rule,
 )
 from pokayokay.rules.load_stats import RuleStats, _stats
-from pokayokay.rules.staleness import files_gone, staleness
+from pokayokay.rules.staleness import files_gone, literal_paths, staleness
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
@@ -185,20 +185,40 @@ def _retire_one(
     return line + ("; its Active Patterns entry removed" if dropped else "")
 
 
-def _project_files(project: Path, rules: list[RuleFile]) -> list[str]:
-    """The project's files, listed only when a rule has ``paths:`` to look them up with."""
-    if not any(rule.paths for rule in rules):
-        return []
-    from pokayokay.infra.git import list_project_files
+class ProjectFiles:
+    """The project's files, listed (``git ls-files``) at most once and only when a rule's
+    literal ``paths:`` are not simply there on disk (the usual family rule lists its files)."""
 
-    return list_project_files(project)
+    def __init__(self, project: Path) -> None:
+        self.project = project
+        self._files: list[str] | None = None
+
+    def on_disk(self, rule: RuleFile) -> bool:
+        files_or_folders, folders = literal_paths(rule.paths or ())
+        # Casefolded names: exact on a case-insensitive file system; elsewhere a miss only
+        # means the listing decides.
+        return any((self.project / p).exists() for p in files_or_folders) or any(
+            (self.project / p).is_dir() for p in folders
+        )
+
+    def listed(self) -> list[str]:
+        if self._files is None:
+            from pokayokay.infra.git import list_project_files
+
+            self._files = list_project_files(self.project)
+        return self._files
+
+    def gone(self, rule: RuleFile) -> bool:
+        if not rule.paths or self.on_disk(rule):
+            return False
+        return files_gone(rule.paths, self.listed())
 
 
 def due_reason(
     rule: RuleFile,
     stats: RuleStats,
     stale_after: int,
-    project_files: list[str],
+    files: ProjectFiles,
 ) -> str | None:
     """Why ``rule`` is due for retirement (the archive's reason line), or None: stale
     (:mod:`pokayokay.rules.staleness`: its files are gone, or its check passed in
@@ -207,7 +227,7 @@ def due_reason(
     stale = staleness(
         paths=rule.paths,
         signatures=rule.signatures,
-        gone=files_gone(rule.paths, project_files),
+        gone=files.gone(rule),
         streak=stats.streaks.get(rule.rel_path, 0),
         stale_after=stale_after,
     )
@@ -243,7 +263,7 @@ def retire_due_rules(
     if not rules:
         return []
     stats = _stats(project, rules, retire_after, exact=False)
-    files = _project_files(project, rules)
+    files = ProjectFiles(project)
     lines: list[str] = []
     for rule in rules:
         reason = due_reason(rule, stats, stale_after, files)

@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pokayokay.rules.claude_match import Matcher
 from pokayokay.rules.effectiveness import FailureEvent, LoadEvent, signature_matcher
 
 __all__ = [
@@ -34,6 +33,7 @@ __all__ = [
     "Staleness",
     "clean_streak",
     "files_gone",
+    "literal_paths",
     "staleness",
 ]
 
@@ -56,8 +56,46 @@ def files_gone(patterns: Sequence[str] | None, project_files: Iterable[str]) -> 
     every session start: its files are never "gone"."""
     if not patterns:
         return False
+    files = list(project_files)
+    if _a_literal_path_exists(patterns, files):
+        return False
+    from pokayokay.rules.claude_match import Matcher
+
     matcher = Matcher(patterns)
-    return not any(matcher.matches(path) for path in project_files)
+    return not any(matcher.matches(path) for path in files)
+
+
+_GLOB_CHARS = frozenset("*?[]{}!\\")
+
+
+def literal_paths(patterns: Sequence[str]) -> tuple[set[str], set[str]]:
+    """The patterns without glob syntax and with a slash before their end (anchored, in
+    gitignore semantics), casefolded, as (file or folder paths, folder-only paths: a trailing
+    ``/``). Such a pattern matches that path and everything under it."""
+    files_or_folders: set[str] = set()
+    folders: set[str] = set()
+    for pattern in patterns:
+        body = pattern.rstrip("/")
+        plain = body == body.strip() and not body.startswith(("!", "#"))
+        if plain and _GLOB_CHARS.isdisjoint(body) and "/" in body:
+            literal = body.lstrip("/").casefold()
+            (folders if pattern.endswith("/") else files_or_folders).add(literal)
+    return files_or_folders, folders
+
+
+def _a_literal_path_exists(patterns: Sequence[str], files: Sequence[str]) -> bool:
+    """The quick answer for the usual family rule (its ``paths:`` list files, see
+    :func:`literal_paths`), case-insensitively like Claude Code. Only a "yes" is trusted;
+    anything else goes to the matcher."""
+    files_or_folders, folders = literal_paths(patterns)
+    under = files_or_folders | folders
+    if not under:
+        return False
+    for path in files:
+        folded = path.casefold()
+        if folded in files_or_folders or any(folded.startswith(f"{lit}/") for lit in under):
+            return True
+    return False
 
 
 def clean_streak(

@@ -23,6 +23,7 @@ from pokayokay.failures.store import FailureStore
 from pokayokay.infra.locate import resolve_memory_location
 from pokayokay.report.collect import collect
 from pokayokay.report.text import render_text
+from pokayokay.rules.claude_match import Matcher, normalise_patterns
 from pokayokay.rules.staleness import (
     FILES_GONE,
     PASSED,
@@ -199,6 +200,24 @@ def test_files_gone_uses_claude_codes_matcher() -> None:
     assert not files_gone(["/docs/guide.md"], files)  # case-insensitive, like Claude Code
     assert files_gone(["/src/orders.py", "/tests/test_orders.py"], files)
     assert not files_gone(None, [])  # loads at every session start: never "gone"
+
+
+_NAME = st.sampled_from(["a", "A", "b", "src", "x.py", "X.PY", "#c", "!d", " e", "f "])
+_PATH = st.lists(_NAME, min_size=1, max_size=3).map("/".join)
+_PATTERN = st.one_of(
+    _PATH.map(lambda p: "/" + p), _PATH, _PATH.map(lambda p: p + "/"), _PATH.map(lambda p: p + "/*")
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PATTERN, min_size=1, max_size=3), st.lists(_PATH, max_size=6))
+def test_files_gone_agrees_with_the_matcher(patterns: list[str], files: list[str]) -> None:
+    """The quick literal-path answer never disagrees with Claude Code's matcher."""
+    normalised = normalise_patterns(patterns)
+    matcher = Matcher(normalised)
+    assert files_gone(normalised, files) == (
+        bool(normalised) and not any(matcher.matches(f) for f in files)
+    )
 
 
 def test_staleness_thresholds() -> None:
