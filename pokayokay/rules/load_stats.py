@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pokayokay.rules.effectiveness import DEFAULT_RETIRE_AFTER_SESSIONS, RuleEffectiveness
 from pokayokay.rules.files import RuleFile
+from pokayokay.rules.staleness import files_gone, literal_paths
 
 SHORT_ID_LENGTH = 12  # pokayokay.failures.signature.short_id
 
@@ -47,6 +48,35 @@ def _retire_after(project_dir: Path) -> int:
         return DEFAULT_RETIRE_AFTER_SESSIONS
     value = getattr(settings, "retire_after_sessions", DEFAULT_RETIRE_AFTER_SESSIONS)
     return value if isinstance(value, int) and value >= 1 else DEFAULT_RETIRE_AFTER_SESSIONS
+
+
+class ProjectFiles:
+    """The project's files, listed (``git ls-files``) at most once and only when a rule's
+    literal ``paths:`` are not simply there on disk (the usual family rule lists its files)."""
+
+    def __init__(self, project: Path) -> None:
+        self.project = project
+        self._files: list[str] | None = None
+
+    def on_disk(self, rule: RuleFile) -> bool:
+        files_or_folders, folders = literal_paths(rule.paths or ())
+        # Casefolded names: exact on a case-insensitive file system; elsewhere a miss only
+        # means the listing decides.
+        return any((self.project / p).exists() for p in files_or_folders) or any(
+            (self.project / p).is_dir() for p in folders
+        )
+
+    def listed(self) -> list[str]:
+        if self._files is None:
+            from pokayokay.infra.git import list_project_files
+
+            self._files = list_project_files(self.project)
+        return self._files
+
+    def gone(self, rule: RuleFile) -> bool:
+        if not rule.paths or self.on_disk(rule):
+            return False
+        return files_gone(rule.paths, self.listed())
 
 
 def stale_after_sessions(project_dir: Path) -> int:

@@ -19,8 +19,8 @@ from pokayokay.rules.files import (
     discover,
     find_rule,
 )
-from pokayokay.rules.load_stats import RuleStats, _stats
-from pokayokay.rules.staleness import files_gone, literal_paths, staleness
+from pokayokay.rules.load_stats import ProjectFiles, RuleStats, _stats
+from pokayokay.rules.staleness import staleness
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
@@ -183,35 +183,6 @@ def _retire_one(
     dropped = drop_active_pattern(location, settings, _rule_link_id(rule), today=today)
     line = f"retired {result.rule} (text kept in {result.archive})"
     return line + ("; its Active Patterns entry removed" if dropped else "")
-
-
-class ProjectFiles:
-    """The project's files, listed (``git ls-files``) at most once and only when a rule's
-    literal ``paths:`` are not simply there on disk (the usual family rule lists its files)."""
-
-    def __init__(self, project: Path) -> None:
-        self.project = project
-        self._files: list[str] | None = None
-
-    def on_disk(self, rule: RuleFile) -> bool:
-        files_or_folders, folders = literal_paths(rule.paths or ())
-        # Casefolded names: exact on a case-insensitive file system; elsewhere a miss only
-        # means the listing decides.
-        return any((self.project / p).exists() for p in files_or_folders) or any(
-            (self.project / p).is_dir() for p in folders
-        )
-
-    def listed(self) -> list[str]:
-        if self._files is None:
-            from pokayokay.infra.git import list_project_files
-
-            self._files = list_project_files(self.project)
-        return self._files
-
-    def gone(self, rule: RuleFile) -> bool:
-        if not rule.paths or self.on_disk(rule):
-            return False
-        return files_gone(rule.paths, self.listed())
 
 
 def due_reason(

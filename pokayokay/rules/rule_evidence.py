@@ -18,8 +18,8 @@ from pokayokay.failures.model import Failure, FailureGroup
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.rules.effectiveness import RuleEffectiveness, assess_all
 from pokayokay.rules.files import RuleFile
-from pokayokay.rules.load_stats import stale_after_sessions
-from pokayokay.rules.staleness import Staleness, clean_streak, files_gone, staleness
+from pokayokay.rules.load_stats import ProjectFiles, stale_after_sessions
+from pokayokay.rules.staleness import Staleness, clean_streak, staleness
 
 
 class StoreSnapshot(NamedTuple):
@@ -157,7 +157,7 @@ def stale_rules(
     rules: Sequence[RuleFile],
     snapshot: StoreSnapshot,
     store_paths: Mapping[str, str],
-    project_files: Sequence[str],
+    project_files: ProjectFiles,
     stale_after: int,
 ) -> dict[str, Staleness]:
     """The stale pokayokay rules among ``rules`` (by ``rel_path``), judged on ``snapshot``."""
@@ -169,7 +169,7 @@ def stale_rules(
         found = staleness(
             paths=rule.paths,
             signatures=rule.signatures,
-            gone=files_gone(rule.paths, project_files),
+            gone=project_files.gone(rule),
             streak=clean_streak(store_path, rule.signatures, snapshot.loads, snapshot.failures),
             stale_after=stale_after,
         )
@@ -198,11 +198,7 @@ def project_rule_evidence(
     )
     effects = {rule.rel_path: assessed[path] for path, rule in by_store_path.items()}
     names = {rule.rel_path: path for path, rule in by_store_path.items()}
-    files: list[str] = []
-    if any(rule.is_pokayokay and rule.paths for rule in rules):
-        from pokayokay.infra.git import list_project_files
-
-        files = list_project_files(project_dir)
+    files = ProjectFiles(Path(project_dir))
     stale = stale_rules(rules, snapshot, names, files, stale_after_sessions(project_dir))
     found = rule_evidence(
         rules, snapshot.groups, effects if snapshot.available else {}, names, stale
