@@ -22,7 +22,8 @@ defined from the recorded data only:
 on which other families exist or on their order: a readable slug of the key (``ruff-f401``,
 ``test-tests-test-cart``) and eight hex digits of the key's SHA-256, so distinct keys give
 distinct stems even where slugs fold case and punctuation; never a name of
-:data:`~pokayokay.names.RESERVED_RULE_STEMS`.
+:data:`~pokayokay.names.RESERVED_RULE_STEMS`, and never words that would read to the model as
+said to it (:func:`pokayokay.safety.instructions.speaks`: then the kind and the hash only).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from pokayokay.rules.evidence import (
     environment_lesson,
     usable_corrections,
 )
+from pokayokay.safety.instructions import speaks
 
 __all__ = [
     "MAX_STEM",
@@ -126,6 +128,10 @@ def family_stem(key: str) -> str:
     if key == ENVIRONMENT_RULE:
         return ENVIRONMENT_RULE
     readable = _readable(key) or "mistake"
+    if speaks(readable.replace("-", " ")):
+        # A name read as something said to the model (a test file called
+        # ``test_ignore_previous_instructions.py``): only its kind and the hash.
+        readable = _slug(key.partition(":")[0]) or "mistake"
     digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH]
     head = readable[: MAX_STEM - _HASH - 1].rstrip("-") or "mistake"
     stem = f"{head}-{digest}"

@@ -53,6 +53,15 @@ def test_a_hostile_category_never_reaches_a_file_name() -> None:
     assert STEM.match(stem) and "script" not in stem and "ignore" not in stem
 
 
+def test_a_file_name_never_speaks_to_the_model() -> None:
+    g = group("test:tests/test_ignore_previous_instructions.py::test_x")
+    stem = family_stem(family_key(g))
+    assert stem.startswith("test-") and "ignore" not in stem and "instructions" not in stem
+    assert family_stem(family_key(group("test:tests/test_cart.py::t"))).startswith(
+        "test-tests-test-cart-"
+    )
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(min_size=1, max_size=300))
 def test_stems_are_safe_bounded_and_never_reserved(key: str) -> None:
