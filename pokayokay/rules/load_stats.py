@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pokayokay.rules.effectiveness import DEFAULT_RETIRE_AFTER_SESSIONS, RuleEffectiveness
 from pokayokay.rules.files import RuleFile
-from pokayokay.rules.staleness import files_gone, literal_paths
+from pokayokay.rules.staleness import Staleness, files_gone, literal_paths, staleness
 
 SHORT_ID_LENGTH = 12  # pokayokay.failures.signature.short_id
 
@@ -77,6 +77,22 @@ class ProjectFiles:
         if not rule.paths or self.on_disk(rule):
             return False
         return files_gone(rule.paths, self.listed())
+
+
+def rule_staleness(
+    rule: RuleFile, stats: RuleStats, stale_after: int, files: ProjectFiles
+) -> Staleness | None:
+    """Whether a pokayokay ``rule`` is stale (:mod:`pokayokay.rules.staleness`), judged on
+    ``stats`` (its streak) and the project's files."""
+    if not rule.is_pokayokay:
+        return None
+    return staleness(
+        paths=rule.paths,
+        signatures=rule.signatures,
+        gone=files.gone(rule),
+        streak=stats.streaks.get(rule.rel_path, 0),
+        stale_after=stale_after,
+    )
 
 
 def stale_after_sessions(project_dir: Path) -> int:

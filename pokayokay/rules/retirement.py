@@ -19,8 +19,7 @@ from pokayokay.rules.files import (
     discover,
     find_rule,
 )
-from pokayokay.rules.load_stats import ProjectFiles, RuleStats, _stats
-from pokayokay.rules.staleness import staleness
+from pokayokay.rules.load_stats import ProjectFiles, RuleStats, _stats, rule_staleness
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
@@ -195,13 +194,7 @@ def due_reason(
     (:mod:`pokayokay.rules.staleness`: its files are gone, or its check passed in
     ``stale_after`` loaded sessions in a row), or loaded in ``stats.retire_after`` sessions
     with no recurrence since the first load."""
-    stale = staleness(
-        paths=rule.paths,
-        signatures=rule.signatures,
-        gone=files.gone(rule),
-        streak=stats.streaks.get(rule.rel_path, 0),
-        stale_after=stale_after,
-    )
+    stale = rule_staleness(rule, stats, stale_after, files)
     if stale is not None:
         return f"Stale ({stale.kind}): {stale.detail}."
     effect = stats.by_rule.get(rule.rel_path)

@@ -5,6 +5,7 @@ retirement policy. Real state: the hooks are driven with payloads captured from 
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import time
@@ -17,6 +18,7 @@ from helpers.hooks import sample_payload as sample
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pokayokay.cli.rules import cmd_rules_list, cmd_rules_show
 from pokayokay.config.settings import load_settings
 from pokayokay.failures.model import Failure
 from pokayokay.failures.store import FailureStore
@@ -178,6 +180,11 @@ def test_a_rule_whose_files_are_all_gone_is_flagged_then_retired(project: Path) 
     assert seen.status_rule["stale_kind"] == FILES_GONE
     assert "no file of the project matches its paths" in seen.status_text
     assert f"[stale] {RULES / rule.name}" in seen.report_text
+    # `rules list` and `rules show` say so too.
+    listed = json.loads(cmd_rules_list(project, as_json=True)[1])
+    (row,) = [r for r in listed["rules"] if r["managed"]]
+    assert row["stale"] == seen.status_rule["stale"] and row["retire_due"] is True
+    assert "stale: no file of the project" in cmd_rules_show(project, rule.stem, as_json=False)[1]
     text = rule.read_text(encoding="utf-8")
     hook("SessionEnd", sample("SessionEnd.other.json", project, session_id="after-rename"))
     assert not rule.exists()
