@@ -71,7 +71,6 @@ from pokayokay.rules.evidence import (
     _day,
     _evidence,
     _excerpt,
-    _keys,
     _order,
     _title,
     _where,
@@ -188,15 +187,6 @@ class _Rule:
     groups: list[FailureGroup] = field(default_factory=list)
     meta: RuleMeta | None = None
     old_text: str | None = None
-
-    @property
-    def keys(self) -> set[str]:
-        return _keys([p for g in self.groups for p in _evidence(g)])
-
-    @property
-    def pathless(self) -> bool:
-        """Holds a signature without any path: the rule is project-wide."""
-        return any(not _evidence(g) for g in self.groups)
 
 
 def _common_folder(paths: Sequence[str]) -> str:
