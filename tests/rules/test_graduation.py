@@ -758,6 +758,51 @@ def test_more_evidence_updates_the_same_file(where: tuple[Path, MemoryLocation])
     }
 
 
+def test_a_per_category_rule_on_disk_migrates_to_family_files(
+    where: tuple[Path, MemoryLocation],
+) -> None:
+    """The old `testing.md` (two families, a teammate's note below its end line, its Active
+    Patterns entry) becomes: `testing.md` with the strongest family and the note byte for byte,
+    one new file for the other family, and an Active Patterns entry for each."""
+    project, location = where
+    cart = group("test:tests/test_cart.py::test_total", sessions=5)
+    orders = group("test:tests/test_orders.py::test_sum", sessions=3,
+                   paths=("tests/test_orders.py",), fix_paths=("src/orders/models.py",))
+    (only,) = plan([cart]).rules
+    sids = ",".join(sorted(short_id(g.signature) for g in (cart, orders)))
+    legacy = re.sub(r"signatures=[^;]*", f"signatures={sids}",
+                    only.text.replace(f"id={only.id}", "id=testing"))
+    note = "Team note: run the cart tests with the fake clock.\r\n"
+    rules = project / RULES_DIR
+    rules.mkdir(parents=True)
+    (rules / "testing.md").write_bytes((legacy + note).encode())
+    entry = f"- Testing mistakes: see {RULES_DIR}/testing.md (5 sessions, since 2026-10-01)\n"
+    location.memory_file.write_text(memory_text(CLAUDE_AP + entry))
+    _, outcome = graduation_run.graduate(
+        [cart, orders], project_dir=project, location=location, settings=Settings(),
+        today=TODAY, project_files=FILES,
+    )
+    assert outcome.written and not outcome.conflicts
+    orders_id = family_stem("test:tests/test_orders.py")
+    assert sorted(x.name for x in rules.iterdir()) == sorted(["testing.md", f"{orders_id}.md"])
+    kept = (rules / "testing.md").read_bytes().decode()
+    assert kept.endswith("-->\n" + note)  # the note, byte for byte
+    assert "test_orders" not in kept.split("pokayokay-rule-end")[0]
+    moved = (rules / f"{orders_id}.md").read_text()
+    assert "tests/test_orders.py::test_sum" in moved
+    assert frontmatter(moved) == {"paths": ["/src/orders/models.py", "/tests/test_orders.py"]}
+    memory = location.memory_file.read_text()
+    assert memory.count(f"{RULES_DIR}/testing.md") == 1
+    assert memory.count(f"{RULES_DIR}/{orders_id}.md") == 1
+    assert memory.startswith(CLAUDE_TOP) and memory.endswith(CLAUDE_BOTTOM)
+    # Graduating again from the files changes nothing.
+    _, again = graduation_run.graduate(
+        [cart, orders], project_dir=project, location=location, settings=Settings(),
+        today=TODAY, project_files=FILES,
+    )
+    assert again.changes == []
+
+
 def test_dry_run_writes_nothing_and_reports_what_apply_writes(
     where: tuple[Path, MemoryLocation],
 ) -> None:
