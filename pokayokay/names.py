@@ -98,3 +98,13 @@ SESSION_START_TIP = "Tip: Use `/remember <learning>` to capture insights."
 RECALL_SHOWN_FILE = "recall-shown.json"
 # The HEAD each session started on (Completed Work lists the commits made since).
 SESSION_HEADS_FILE = "session-heads.json"
+
+# --- rule file names (.claude/rules/pokayokay/<stem>.md)
+ENVIRONMENT_RULE = "environment"  # the one project-wide rule: how commands are run here
+# Stems no mistake family's rule file may take: the environment rule's, and the device names
+# Windows refuses as file names whatever their extension (a checkout there would fail).
+RESERVED_RULE_STEMS = frozenset(
+    {ENVIRONMENT_RULE, "con", "prn", "aux", "nul"}
+    | {f"com{n}" for n in range(10)}
+    | {f"lpt{n}" for n in range(10)}
+)

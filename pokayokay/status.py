@@ -241,6 +241,11 @@ def _rule_lines(rule: dict[str, Any]) -> list[str]:
         elif rule["verdict"] == "holding":
             loads += "; no recurrence since"
         lines.append(f"  {loads}")
+    if rule.get("stale"):
+        lines.append(
+            f"  stale: {rule['stale']}; retired at the next session end "
+            "(or now: `pokayokay rules retire --due`)"
+        )
     return lines
 
 

@@ -29,8 +29,15 @@ from pokayokay.rules.files import (
     normalise_rel_path,
 )
 from pokayokay.rules.lint import LintFinding, lint_rule
-from pokayokay.rules.load_stats import LoadStats, rule_load_stats
+from pokayokay.rules.load_stats import (
+    LoadStats,
+    ProjectFiles,
+    rule_load_stats,
+    rule_staleness,
+    stale_after_sessions,
+)
 from pokayokay.rules.retirement import retire_due_rules, retire_one
+from pokayokay.rules.staleness import Staleness
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
@@ -74,7 +81,9 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def _rule_dict(rule: RuleFile, stats: LoadStats) -> dict[str, Any]:
+def _rule_dict(
+    rule: RuleFile, stats: LoadStats, stale: Staleness | None = None
+) -> dict[str, Any]:
     data: dict[str, Any] = {
         "id": rule.id,
         "path": rule.rel_path,
@@ -97,9 +106,20 @@ def _rule_dict(rule: RuleFile, stats: LoadStats) -> dict[str, Any]:
             last_load=_iso(effect.last_load),
             recurred=effect.recurred if rule.signatures else None,
             recurrences=effect.recurrences,
-            retire_due=rule.is_pokayokay and should_retire(effect, stats.retire_after),
+            retire_due=rule.is_pokayokay
+            and (stale is not None or should_retire(effect, stats.retire_after)),
         )
+    if rule.is_pokayokay:
+        data["stale"] = stale.detail if stale is not None else None
     return data
+
+
+def _stale(project: Path, rules: list[RuleFile], stats: LoadStats) -> dict[str, Staleness]:
+    """The stale pokayokay rules among ``rules`` (by ``rel_path``)."""
+    files = ProjectFiles(project)
+    after = stale_after_sessions(project)
+    found = {rule.rel_path: rule_staleness(rule, stats, after, files) for rule in rules}
+    return {path: stale for path, stale in found.items() if stale is not None}
 
 
 def _dump(data: object) -> str:
@@ -118,13 +138,14 @@ def cmd_rules_list(project_dir: Path | str, *, as_json: bool) -> tuple[int, str]
     project = Path(project_dir)
     rules = discover(project)
     stats = rule_load_stats(project, rules)
+    stale = _stale(project, rules, stats)
     if as_json:
         return EXIT_OK, _dump(
             {
                 "rules_dir": str(project / ".claude" / "rules"),
                 "load_counts": stats.available,
                 "retire_after_sessions": stats.retire_after,
-                "rules": [_rule_dict(rule, stats) for rule in rules],
+                "rules": [_rule_dict(rule, stats, stale.get(rule.rel_path)) for rule in rules],
             }
         )
     if not rules:
@@ -170,9 +191,10 @@ def cmd_rules_show(project_dir: Path | str, rule: str, *, as_json: bool) -> tupl
     rules = discover(project)
     found = find_rule(rules, rule)
     stats = rule_load_stats(project, [found])
+    stale = _stale(project, [found], stats).get(found.rel_path)
     findings = lint_rule(found, None)
     if as_json:
-        data = _rule_dict(found, stats)
+        data = _rule_dict(found, stats, stale)
         data.update(
             paths_as_written=_jsonable(found.frontmatter.get("paths")),
             frontmatter=_jsonable(dict(found.frontmatter)),
@@ -219,6 +241,8 @@ def cmd_rules_show(project_dir: Path | str, rule: str, *, as_json: bool) -> tupl
                 lines.append(
                     f"retire: due (loaded in ≥ {stats.retire_after} sessions, no recurrence)"
                 )
+    if stale is not None:
+        lines.append(f"stale: {stale.detail} (retired at the next session end)")
     if findings:
         lines.append("problems:")
         lines += [f"  {f.severity}: {f.message}" for f in findings]
@@ -337,7 +361,9 @@ def cmd_rules_retire(
         if not lines:
             return EXIT_OK, (
                 "No rule is due for retirement (due: loaded in at least "
-                f"{settings.retire_after_sessions} sessions with no recurrence of its failure)."
+                f"{settings.retire_after_sessions} sessions with no recurrence of its failure, "
+                "or stale: its files all gone, or its mistake absent from the last "
+                f"{settings.stale_after_sessions} sessions in a row that loaded it)."
             )
         return EXIT_OK, "\n".join(lines)
     managed = [found for found in discover(project) if found.is_pokayokay]

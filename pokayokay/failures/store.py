@@ -540,6 +540,10 @@ class FailureStore:
             store_reads.rule_effect, rule_path, signatures, exact=exact, min_sessions=min_sessions
         )
 
+    def clean_streak(self, rule_path: str, signatures: Sequence[str]) -> int:
+        """Loaded sessions in a row with no recurrence (see store_reads.clean_streak)."""
+        return self.read(store_reads.clean_streak, rule_path, signatures)
+
     def evidence_stamp(self) -> str:
         """A value that changes whenever graduation's evidence does (new failures, closed fix
         episodes), and only then: unlike the file's mtime, reads and checkpoints leave it."""

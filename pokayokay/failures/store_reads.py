@@ -222,6 +222,23 @@ def signatures(conn: sqlite3.Connection) -> list[str]:
     return [row[0] for row in conn.execute("SELECT signature FROM signatures")]
 
 
+def clean_streak(conn: sqlite3.Connection, rule_path: str, signatures: Sequence[str]) -> int:
+    """:func:`pokayokay.rules.staleness.clean_streak` in SQL: the rule's loaded sessions whose
+    first load came after the last failure of one of ``signatures`` (full signatures)."""
+    if not signatures:
+        return 0
+    marks = ", ".join("?" * len(signatures))
+    (last,) = conn.execute(
+        f"SELECT max(ts) FROM failures WHERE signature IN ({marks})", tuple(signatures)
+    ).fetchone()
+    (streak,) = conn.execute(
+        "SELECT count(*) FROM (SELECT min(ts) AS t FROM rule_loads WHERE rule_path = ?"
+        " GROUP BY session_id) WHERE t > ?",
+        (rule_path, last if last is not None else float("-inf")),
+    ).fetchone()
+    return int(streak)
+
+
 def rule_effect(
     conn: sqlite3.Connection,
     rule_path: str,

@@ -90,6 +90,9 @@ class Settings:
     # (pokayokay.rules.effectiveness).
     graduation_threshold: int = 3
     retire_after_sessions: int = 10
+    # A rule whose mistake did not happen in this many loaded sessions in a row is stale
+    # (pokayokay.rules.staleness): flagged in status and report, retired at SessionEnd.
+    stale_after_sessions: int = 10
     # Learning capture (pokayokay.learnings.capture.remember).
     capture_mode: str = "ask-first"
     silent_capture_budget: int = 5

@@ -176,7 +176,8 @@ class Report:
         if rules:
             counts = self.verdict_counts()
             parts = [f"{counts[k]} {k}" for k in
-                     ("holding", "recurred", "not loaded yet", "always loaded", "no evidence")
+                     ("holding", "recurred", "stale", "not loaded yet", "always loaded",
+                      "no evidence")
                      if counts.get(k)]
             out.append(f"{plural(len(rules), 'graduated rule')}: " + ", ".join(parts) + ".")
             recurred = [row.evidence.id for row in rules if row.evidence.verdict() == "recurred"]
@@ -185,6 +186,14 @@ class Report:
                 why = ("its failure came back after Claude Code loaded it" if len(recurred) == 1
                        else "their failures came back after Claude Code loaded them")
                 out.append(f"Worth a look: {shown} ({why}).")
+            stale = [row.evidence for row in rules if row.evidence.stale is not None]
+            if stale:
+                named = "; ".join(f"{ev.id}: {ev.stale.detail}" for ev in stale[:3] if ev.stale)
+                out.append(
+                    f"Stale: {named}. The retirement policy retires "
+                    f"{'it' if len(stale) == 1 else 'them'} at the next session end "
+                    "(`pokayokay rules retire --due` does it now)."
+                )
         else:
             out.append("No rule graduated yet: a failure becomes a rule once it recurs in "
                        f"{plural(self.threshold, 'session')}.")

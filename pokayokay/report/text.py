@@ -83,6 +83,8 @@ def render_text(report: Report) -> str:
         out.append(f"      where: {row.where}")
         out.append(f"      evidence: {evidence_text(row)}")
         out.append(f"      effect: {effect_text(row)}")
+        if ev.stale is not None:
+            out.append(f"      stale: {ev.stale.detail}")
     others = [row for row in report.rules if not row.evidence.is_pokayokay]
     if others:
         out.append(f"  other rules in .claude/rules/: {len(others)}")

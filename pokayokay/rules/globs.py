@@ -64,6 +64,7 @@ __all__ = [
     "claude_matches",
     "derive_globs",
     "escape_name",
+    "listed_globs",
     "normalise_path",
     "pathspec_matches",
 ]
@@ -324,3 +325,15 @@ def derive_globs(evidence: Sequence[str], project_files: Sequence[str]) -> tuple
     globs out of unrelated folders and to judge whether a glob is too broad.
     """
     return _Deriver(evidence, project_files).derive()
+
+
+def listed_globs(evidence: Sequence[str], project_files: Sequence[str]) -> tuple[str, ...]:
+    """One root-anchored glob per evidence file, so a rule loads for exactly the files its
+    mistakes touched and the files their fixes edited; checked like :func:`derive_globs`'
+    (both engines match every evidence path). Beyond :data:`MAX_GLOBS` files, or when a file
+    cannot be expressed as its own glob, :func:`derive_globs` groups them."""
+    deriver = _Deriver(evidence, project_files)
+    if not deriver.evidence or len(deriver.evidence) > MAX_GLOBS:
+        return derive_globs(evidence, project_files)
+    globs = tuple(sorted({"/" + _escape_path(p) for p in deriver.evidence}))
+    return globs if deriver.covers(globs) else derive_globs(evidence, project_files)

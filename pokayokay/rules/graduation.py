@@ -10,16 +10,19 @@ session short of graduating. :func:`edit_memory` applies the plan's entries to M
 ``threshold`` distinct sessions. Once listed in a rule it stays there (re-graduation keeps it up to
 date even if the threshold is later raised) until the rule is retired.
 
-**Which file.** Rules are per category: ``.claude/rules/pokayokay/<category>.md``. When one
-category's evidence falls into unrelated parts of the project, each part gets its own file,
-``<category>-<scope>.md``, the scope being a short slug of the part's common folder. Two groups are
-in the same part when their evidence (failure and fix paths) shares a top-level folder (or a
-top-level file); the environment rule is the one project-wide rule (see below). The rule id is the
-file stem and never changes: a signature already listed in a rule's bookkeeping comment stays in
-that rule, and a new signature joins the existing rule of its category whose evidence shares most
-top-level folders with it, so re-graduation updates files in place and never creates a
-duplicate. A file under ``.claude/rules/pokayokay/`` without pokayokay's bookkeeping comment is
-never overwritten, and its name is not reused.
+**Which file.** One rule file per mistake family (:mod:`pokayokay.rules.families`: the same
+tool and code, the same test module, the same exception class, or the same correction), named
+from the family (``.claude/rules/pokayokay/ruff-f401-e36ad870.md``), so unrelated mistakes never
+share a file; its ``paths:`` list the family's failure and fix files one by one
+(:func:`pokayokay.rules.globs.listed_globs`). The rule id is the file stem and never changes: a
+signature already listed in a rule's bookkeeping comment stays in that rule as long as the rule
+keeps its family, so re-graduation updates files in place and never creates a duplicate. A rule
+written before families (one per category, several families in one file) keeps its name and the
+family of its strongest mistake; its other families move to their own files, and the user's
+notes below its end line stay where they are. At most :data:`MAX_RULE_FILES` rule files: a
+family beyond that stays in ``recurring-failures.md`` (said so there and in the plan's notes)
+until a rule is retired. A file under ``.claude/rules/pokayokay/`` without pokayokay's
+bookkeeping comment is never overwritten, and its name is not reused.
 
 **What a rule says** (``templates/rule.md.j2``): YAML frontmatter with ``paths:`` (a list of
 quoted root-anchored globs from :func:`pokayokay.rules.globs.derive_globs`), a title naming the
@@ -75,16 +78,16 @@ from pokayokay.rules.evidence import (
     label,
     lesson_of,
     mistake_section,
-    rule_slug,
     rule_title,
     shown_folder,
+    shown_path,
     shown_paths,
-    top_folders,
     utc_day,
     where_text,
 )
-from pokayokay.rules.globs import derive_globs
-from pokayokay.rules.rule_text import RuleMeta, parse_bookkeeping, user_tail
+from pokayokay.rules.families import Family, group_families
+from pokayokay.rules.globs import derive_globs, listed_globs
+from pokayokay.rules.rule_text import BOOKKEEPING_RE, RuleMeta, parse_bookkeeping, user_tail
 from pokayokay.safety.redact import redact
 
 __all__ = [
@@ -104,7 +107,7 @@ ACTIVE_PATTERNS_ID = "active_patterns"
 DEFAULT_THRESHOLD = 3
 RECURRING_TOP = 50
 MAX_PATHS_SHOWN = 5
-MAX_SCOPE = 30
+MAX_RULE_FILES = 30  # pokayokay rule files in a project (see docs/decisions/0101)
 MAX_RULE_LINES = 40  # a rule's text above its end marker, frontmatter included
 
 TOPIC_LINK_LINE = (
@@ -184,46 +187,6 @@ class _Rule:
     meta: RuleMeta | None = None
     old_text: str | None = None
 
-    @property
-    def keys(self) -> set[str]:
-        return top_folders([p for g in self.groups for p in failure_paths(g)])
-
-    @property
-    def pathless(self) -> bool:
-        """Holds a signature without any path: the rule is project-wide."""
-        return any(not failure_paths(g) for g in self.groups)
-
-
-def _union_find(groups: Sequence[FailureGroup]) -> list[list[FailureGroup]]:
-    """Groups clustered by shared top-level folders (path-less groups form one cluster)."""
-    parent = list(range(len(groups)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    owner: dict[str, int] = {}
-    pathless: int | None = None
-    for i, group in enumerate(groups):
-        keys = top_folders(failure_paths(group))
-        if not keys:
-            if pathless is None:
-                pathless = i
-            else:
-                parent[find(i)] = find(pathless)
-            continue
-        for key in sorted(keys):
-            if key in owner:
-                parent[find(i)] = find(owner[key])
-            else:
-                owner[key] = i
-    clusters: dict[int, list[FailureGroup]] = {}
-    for i, group in enumerate(groups):
-        clusters.setdefault(find(i), []).append(group)
-    return sorted(clusters.values(), key=lambda c: min(g.signature for g in c))
-
 
 def _common_folder(paths: Sequence[str]) -> str:
     """The deepest folder holding every path ("" when that is the project root)."""
@@ -238,14 +201,7 @@ def _common_folder(paths: Sequence[str]) -> str:
     return "/".join(common)
 
 
-def _scope(groups: Sequence[FailureGroup]) -> str:
-    paths = sorted({p for g in groups for p in failure_paths(g)})
-    common = _common_folder(paths)
-    if common:
-        slug = rule_slug("-".join(common.split("/")[-2:]), MAX_SCOPE)
-    else:
-        slug = rule_slug("-".join(sorted(top_folders(paths))[:3]), MAX_SCOPE)
-    return slug or "project"
+_NO_META = RuleMeta("", (), None)
 
 
 def _free_id(wanted: str, taken: set[str]) -> str:
@@ -301,6 +257,7 @@ class _Planner:
                 self.notes.append(f"{path}: not a rule name pokayokay writes; left alone")
                 continue
             self.rules[stem] = _Rule(stem, "", meta=meta, old_text=text)
+        self.capped: set[str] = set()  # short ids of families beyond MAX_RULE_FILES
         self.owner: dict[str, str] = {}
         for rule_id in sorted(self.rules):
             meta = self.rules[rule_id].meta
@@ -309,25 +266,78 @@ class _Planner:
                 self.owner.setdefault(sid, rule_id)
 
     def assign(self) -> None:
-        fresh: dict[str, list[FailureGroup]] = {}
-        for group in self.groups:
-            if not self.may_graduate(group):
-                continue
-            owner = self.owner.get(short_id(group.signature))
-            if owner is not None and group.category == ENVIRONMENT:
-                owner = owner if owner.startswith(ENVIRONMENT) else None
-            if owner is not None:
-                self.rules[owner].groups.append(group)
-            elif self.is_retired(group):
-                continue
-            elif group.sessions >= self.threshold:
-                fresh.setdefault(group.category, []).append(group)
+        """Each family's qualifying groups (listed in a rule already, or failed in enough
+        sessions and not retired) into the family's rule: an existing one, else a new file."""
+        eligible = [g for g in self.groups if self.may_graduate(g)]
+        families = []
+        for family in group_families(eligible):
+            qualifying = tuple(
+                g
+                for g in family.groups
+                if short_id(g.signature) in self.owner
+                or (not self.is_retired(g) and g.sessions >= self.threshold)
+            )
+            if qualifying:
+                families.append(Family(family.key, family.stem, qualifying))
+        homes = self.homes(families)
+        # New files in order of strength, while the count of rule files stays bounded.
+        count = sum(1 for r in self.rules.values() if r.meta is not None)
+        for family in sorted(families, key=lambda f: group_order(f.groups[0])):
+            rule = homes.get(family.key)
+            if rule is None:
+                dormant = self.rules.get(family.stem)
+                if dormant is not None and not dormant.groups:
+                    rule = dormant
+                elif count >= MAX_RULE_FILES and not any(
+                    short_id(g.signature) in self.owner for g in family.groups
+                ):  # a family graduated before (a migrated one) always keeps a rule
+                    self.capped.update(short_id(g.signature) for g in family.groups)
+                    continue
+                else:
+                    rule = _Rule(_free_id(family.stem, self.taken), family.groups[0].category)
+                    self.rules[rule.id] = rule
+                    count += 1
+            rule.groups.extend(family.groups)
+        if self.capped:
+            self.notes.append(
+                f"{len(self.capped)} mistake(s) wait in {RECURRING_FILE}: pokayokay keeps at "
+                f"most {MAX_RULE_FILES} rule files (retiring one makes room)"
+            )
         for rule in self.rules.values():
             if rule.groups:
                 counts = Counter(g.category for g in rule.groups)
                 rule.category = min(counts, key=lambda c: (-counts[c], c))
-        for category in sorted(fresh):
-            self.assign_category(category, fresh[category])
+
+    def homes(self, families: Sequence[Family]) -> dict[str, _Rule]:
+        """The existing rule each family stays in: every (rule, family it lists) pair, by the
+        strength of the rule's strongest mistake of that family (then rule id), taken while
+        neither is placed yet. So a rule keeps one family, that of its strongest mistake when
+        no stronger listing claimed it first, else its next one; the environment rule holds
+        environment lessons only, and only it."""
+        family_of = {short_id(g.signature): f for f in families for g in f.groups}
+        pairs: list[tuple[tuple[int, int, float, str], str, Family]] = []
+        for rule_id in sorted(self.rules):
+            meta = self.rules[rule_id].meta or _NO_META
+            best: dict[str, tuple[tuple[int, int, float, str], Family]] = {}
+            for sid in meta.signatures:
+                family = family_of.get(sid)
+                if family is None or (family.key == ENVIRONMENT) != rule_id.startswith(
+                    ENVIRONMENT
+                ):
+                    continue
+                strength = min(
+                    group_order(g) for g in family.groups if short_id(g.signature) == sid
+                )
+                if family.key not in best or strength < best[family.key][0]:
+                    best[family.key] = (strength, family)
+            pairs.extend((strength, rule_id, family) for strength, family in best.values())
+        homes: dict[str, _Rule] = {}
+        placed: set[str] = set()
+        for _, rule_id, family in sorted(pairs, key=lambda p: (p[0], p[1], p[2].key)):
+            if rule_id not in placed and family.key not in homes:
+                homes[family.key] = self.rules[rule_id]
+                placed.add(rule_id)
+        return homes
 
     @staticmethod
     def may_graduate(group: FailureGroup) -> bool:
@@ -339,66 +349,11 @@ class _Planner:
         at = self.retired.get(short_id(group.signature), self.retired.get(group.signature))
         return at is not None and group.last_seen <= at
 
-    def assign_category(self, category: str, groups: list[FailureGroup]) -> None:
-        existing = sorted(
-            (r for r in self.rules.values() if r.category == category and r.groups),
-            key=lambda r: r.id,
-        )
-        unplaced: list[FailureGroup] = []
-        if category == ENVIRONMENT:
-            target = next(iter(existing), None)
-            if target is None:
-                dormant = self.rules.get(ENVIRONMENT)
-                if dormant is not None and not dormant.groups:
-                    target = dormant
-                    target.category = ENVIRONMENT
-                else:
-                    target = _Rule(_free_id(ENVIRONMENT, self.taken), ENVIRONMENT)
-                    self.rules[target.id] = target
-            target.groups.extend(groups)
-            return
-        for group in groups:
-            keys = top_folders(failure_paths(group))
-            best: _Rule | None = None
-            if keys:
-                scored = [(len(keys & r.keys), r) for r in existing if not r.pathless]
-                scored = [(n, r) for n, r in scored if n > 0]
-                if scored:
-                    best = min(scored, key=lambda item: (-item[0], item[1].id))[1]
-            else:
-                best = next((r for r in existing if r.pathless), None)
-            if best is not None:
-                best.groups.append(group)
-            else:
-                unplaced.append(group)
-        clusters = _union_find(unplaced)
-        base = rule_slug(category_title(category)) or "failures"
-        alone = not existing and len(clusters) == 1
-        for cluster in clusters:
-            pathless = not any(failure_paths(g) for g in cluster)
-            if alone or (pathless and base not in self.taken):
-                wanted = base
-            elif pathless:
-                wanted = f"{base}-project-wide"
-            else:
-                wanted = f"{base}-{_scope(cluster)}"
-            dormant = self.rules.get(wanted)
-            if dormant is not None and not dormant.groups:
-                # A rule of that name with no evidence left (the store was reset, say): it is
-                # updated in place rather than shadowed by a second file.
-                dormant.category = category
-                dormant.groups = list(cluster)
-                existing.append(dormant)
-                continue
-            rule = _Rule(_free_id(wanted, self.taken), category, list(cluster))
-            self.rules[rule.id] = rule
-            existing.append(rule)
-
     def build(self, rule: _Rule) -> RuleFile:
         groups = sorted(rule.groups, key=group_order)
         environment = rule.category == ENVIRONMENT
         evidence = sorted({p for g in groups for p in failure_paths(g)})
-        globs = () if environment or not evidence else derive_globs(evidence, self.project_files)
+        globs = () if environment or not evidence else _globs(evidence, self.project_files)
         sessions = max(g.sessions for g in groups)
         occurrences = sum(g.occurrences for g in groups)
         first = utc_day(min(g.first_seen for g in groups))
@@ -472,6 +427,8 @@ class _Planner:
             sid = short_id(group.signature)
             if sid in rule_of:
                 status = f"graduated into {rule_of[sid]}"
+            elif sid in self.capped:
+                status = f"waiting: pokayokay keeps at most {MAX_RULE_FILES} rule files"
             elif not self.may_graduate(group):
                 status = "no rule: the evidence names no file in this project"
             elif group.sessions == self.threshold - 1:
@@ -511,7 +468,7 @@ class _Planner:
         # Secrets redacted in the finished texts (rules load into every session and are
         # committed): whatever the evidence or a hand-written note below the end marker held.
         built = [
-            replace(rule, text=redact(rule.text), entry=redact(rule.entry))
+            replace(rule, text=_redacted(rule.text), entry=redact(rule.entry))
             for rule in (self.build(r) for _, r in sorted(self.rules.items()) if r.groups)
         ]
         in_rules = {sid for rule in built for sid in rule.signatures}
@@ -534,6 +491,24 @@ class _Planner:
             notes=tuple(self.notes),
             recorded=sum(1 for g in self.groups if g.sessions > 0),
         )
+
+
+def _redacted(text: str) -> str:
+    """``text`` redacted, except pokayokay's own bookkeeping line: its id is a family's stem
+    (``[a-z0-9-]``, a slug and a hash suffix, which the high-entropy row would take for a
+    token) and its signatures are short hex ids; nothing there is quoted from anywhere."""
+    match = BOOKKEEPING_RE.search(text)
+    if match is None:
+        return redact(text)
+    return redact(text[: match.start()]) + match[0] + redact(text[match.end() :])
+
+
+def _globs(evidence: Sequence[str], project_files: Sequence[str]) -> tuple[str, ...]:
+    """The family's files one by one; grouped (:func:`derive_globs`) when a file name could
+    not be shown in the rule's text (it speaks to the reader: ``evidence.shown_path``)."""
+    if all(shown_path(path) is not None for path in evidence):
+        return listed_globs(evidence, project_files)
+    return derive_globs(evidence, project_files)
 
 
 def _shown_paths(paths: Sequence[str], limit: int) -> list[str]:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pokayokay.rules.effectiveness import DEFAULT_RETIRE_AFTER_SESSIONS, RuleEffectiveness
 from pokayokay.rules.files import RuleFile
+from pokayokay.rules.staleness import Staleness, files_gone, literal_paths, staleness
 
 SHORT_ID_LENGTH = 12  # pokayokay.failures.signature.short_id
 
@@ -20,6 +21,7 @@ class LoadStats:
     by_rule: dict[str, RuleEffectiveness]
     retire_after: int
     store_path: Path | None
+    streaks: dict[str, int] = field(default_factory=dict)  # rel_path -> rules.staleness
 
 
 def _work_tree(project_dir: Path) -> Path:
@@ -48,6 +50,68 @@ def _retire_after(project_dir: Path) -> int:
     return value if isinstance(value, int) and value >= 1 else DEFAULT_RETIRE_AFTER_SESSIONS
 
 
+class ProjectFiles:
+    """The project's files, listed (``git ls-files``) at most once and only when a rule's
+    literal ``paths:`` are not simply there on disk (the usual family rule lists its files)."""
+
+    def __init__(self, project: Path) -> None:
+        self.project = project
+        self._files: list[str] | None = None
+
+    def on_disk(self, rule: RuleFile) -> bool:
+        files_or_folders, folders = literal_paths(rule.paths or ())
+        # Casefolded names: exact on a case-insensitive file system; elsewhere a miss only
+        # means the listing decides.
+        return any((self.project / p).exists() for p in files_or_folders) or any(
+            (self.project / p).is_dir() for p in folders
+        )
+
+    def listed(self) -> list[str]:
+        if self._files is None:
+            from pokayokay.infra.git import list_project_files
+
+            self._files = list_project_files(self.project)
+        return self._files
+
+    def gone(self, rule: RuleFile) -> bool:
+        if not rule.paths or self.on_disk(rule):
+            return False
+        return files_gone(rule.paths, self.listed())
+
+
+def rule_staleness(
+    rule: RuleFile, stats: LoadStats, stale_after: int, files: ProjectFiles
+) -> Staleness | None:
+    """Whether a pokayokay ``rule`` is stale (:mod:`pokayokay.rules.staleness`), judged on
+    ``stats`` (its streak) and the project's files."""
+    if not rule.is_pokayokay:
+        return None
+    return staleness(
+        paths=rule.paths,
+        signatures=rule.signatures,
+        gone=files.gone(rule),
+        streak=stats.streaks.get(rule.rel_path, 0),
+        stale_after=stale_after,
+    )
+
+
+def stale_after_sessions(project_dir: Path) -> int:
+    """``graduation.stale_after_sessions`` of the project's settings (the default when they
+    cannot be read: logged, never raised)."""
+    from pokayokay.rules.staleness import DEFAULT_STALE_AFTER_SESSIONS
+
+    try:
+        from pokayokay.config.settings import load_settings
+
+        value = load_settings(project_dir).stale_after_sessions
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("reading stale_after_sessions (the default is used)", exc)
+        return DEFAULT_STALE_AFTER_SESSIONS
+    return value if isinstance(value, int) and value >= 1 else DEFAULT_STALE_AFTER_SESSIONS
+
+
 def rule_load_stats(
     project_dir: Path,
     rules: Sequence[RuleFile],
@@ -70,6 +134,7 @@ def rule_load_stats(
     if not store.path.exists():
         return LoadStats(False, {}, retire_after, store.path)
     by_rule: dict[str, RuleEffectiveness] = {}
+    streaks: dict[str, int] = {}
     with store:
         # Rules name signatures in full or by short id: resolve both to the stored ones (one
         # column of the signatures table, hashed only when a rule names a short id).
@@ -87,9 +152,10 @@ def rule_load_stats(
             effect = store.rule_effect(
                 store_rule_path(project_dir, rule), mine, exact=exact, min_sessions=retire_after
             )
+            streaks[rule.rel_path] = store.clean_streak(store_rule_path(project_dir, rule), mine)
             by_rule[rule.rel_path] = RuleEffectiveness(
                 rule_path=store_rule_path(project_dir, rule),
                 signatures=tuple(rule.signatures),
                 **effect._asdict(),
             )
-    return LoadStats(True, by_rule, retire_after, store.path)
+    return LoadStats(True, by_rule, retire_after, store.path, streaks)

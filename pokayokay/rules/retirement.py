@@ -19,7 +19,7 @@ from pokayokay.rules.files import (
     discover,
     find_rule,
 )
-from pokayokay.rules.load_stats import rule_load_stats
+from pokayokay.rules.load_stats import LoadStats, ProjectFiles, rule_load_stats, rule_staleness
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
@@ -184,6 +184,29 @@ def retire_one(
     return line + ("; its Active Patterns entry removed" if dropped else "")
 
 
+def due_reason(
+    rule: RuleFile,
+    stats: LoadStats,
+    stale_after: int,
+    files: ProjectFiles,
+) -> str | None:
+    """Why ``rule`` is due for retirement (the archive's reason line), or None: stale
+    (:mod:`pokayokay.rules.staleness`: its files are gone, or its check passed in
+    ``stale_after`` loaded sessions in a row), or loaded in ``stats.retire_after`` sessions
+    with no recurrence since the first load."""
+    stale = rule_staleness(rule, stats, stale_after, files)
+    if stale is not None:
+        return f"Stale ({stale.kind}): {stale.detail}."
+    effect = stats.by_rule.get(rule.rel_path)
+    if effect is None or not should_retire(effect, stats.retire_after):
+        return None
+    first = datetime.fromtimestamp(effect.first_load or 0, timezone.utc).date()
+    return (
+        f"Loaded in {effect.sessions} session{'' if effect.sessions == 1 else 's'} since "
+        f"{first.isoformat()}; the failure did not recur after the first load."
+    )
+
+
 def retire_due_rules(
     project_dir: Path | str,
     location: MemoryLocation,
@@ -191,28 +214,25 @@ def retire_due_rules(
     *,
     today: date | None = None,
 ) -> list[str]:
-    """Retire every pokayokay rule :func:`should_retire` says is due (loaded in at least
-    ``settings.retire_after_sessions`` sessions, its failure not recurring since the first
-    load — the statistics of ``rules list``): archive its text, delete the file, remove its
-    Active Patterns entry. One line per rule retired (or kept because of an error)."""
+    """Retire every pokayokay rule that is due (:func:`due_reason`): a stale one, or one
+    :func:`should_retire` says is due (loaded in at least ``settings.retire_after_sessions``
+    sessions, its failure not recurring since the first load — the statistics of ``rules
+    list``): archive its text, delete the file, remove its Active Patterns entry. One line per
+    rule retired (or kept because of an error)."""
     project = Path(project_dir)
     day = today or date.today()
     retire_after = max(1, int(settings.retire_after_sessions))
+    stale_after = max(1, int(settings.stale_after_sessions))
     rules = [rule for rule in discover(project) if rule.is_pokayokay]
-    stats = rule_load_stats(project, rules, retire_after, exact=False)
-    if not stats.available:
+    if not rules:
         return []
+    stats = rule_load_stats(project, rules, retire_after, exact=False)
+    files = ProjectFiles(project)
     lines: list[str] = []
     for rule in rules:
-        effect = stats.by_rule.get(rule.rel_path)
-        if effect is None or not should_retire(effect, retire_after):
+        reason = due_reason(rule, stats, stale_after, files)
+        if reason is None:
             continue
-        first = datetime.fromtimestamp(effect.first_load or 0, timezone.utc).date()
-        reason = (
-            f"Loaded in {effect.sessions} session{'' if effect.sessions == 1 else 's'} since "
-            f"{first.isoformat()}; the failure did "
-            "not recur after the first load."
-        )
         try:
             lines.append(retire_one(project, location, settings, rule, today=day, reason=reason))
         except PokayokayError as exc:

@@ -18,6 +18,8 @@ from pokayokay.failures.model import Failure, FailureGroup
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.rules.effectiveness import RuleEffectiveness, assess_all
 from pokayokay.rules.files import RuleFile
+from pokayokay.rules.load_stats import ProjectFiles, stale_after_sessions
+from pokayokay.rules.staleness import Staleness, clean_streak, staleness
 
 
 class StoreSnapshot(NamedTuple):
@@ -48,6 +50,7 @@ class RuleEvidence:
     last_seen: float | None
     effect: RuleEffectiveness | None  # None: no store, or a rule loaded at every session start
     store_path: str = ""  # how the load log names it (relative to the work tree)
+    stale: Staleness | None = None  # pokayokay.rules.staleness: its files gone, or check passed
 
     @property
     def loads(self) -> int:
@@ -58,8 +61,10 @@ class RuleEvidence:
         return self.effect.recurrences if self.effect else 0
 
     def verdict(self) -> str:
-        """One word a reader can sort by: ``recurred``, ``holding``, ``not loaded yet``,
-        ``always loaded`` or ``no evidence``."""
+        """One word a reader can sort by: ``stale``, ``recurred``, ``holding``, ``not loaded
+        yet``, ``always loaded`` or ``no evidence``."""
+        if self.stale is not None:
+            return "stale"
         if self.paths is None:
             return "always loaded"
         if not self.signatures:
@@ -85,6 +90,8 @@ class RuleEvidence:
             "recurrences_after_loading": self.recurrences,
             "recurred_while_loaded": self.effect.recurred_while_loaded if self.effect else 0,
             "verdict": self.verdict(),
+            "stale": self.stale.detail if self.stale else None,
+            "stale_kind": self.stale.kind if self.stale else None,
         }
 
 
@@ -101,9 +108,10 @@ def rule_evidence(
     groups: Sequence[FailureGroup],
     effects: Mapping[str, RuleEffectiveness],
     store_paths: Mapping[str, str] | None = None,
+    stale: Mapping[str, Staleness] | None = None,
 ) -> list[RuleEvidence]:
-    """One :class:`RuleEvidence` per rule, in the order given (``effects`` and ``store_paths``
-    by ``rel_path``)."""
+    """One :class:`RuleEvidence` per rule, in the order given (``effects``, ``store_paths``
+    and ``stale`` by ``rel_path``)."""
     out: list[RuleEvidence] = []
     for rule in rules:
         mine = groups_of(rule.signatures, groups)
@@ -122,6 +130,7 @@ def rule_evidence(
                 last_seen=max((g.last_seen for g in mine), default=None),
                 effect=effects.get(rule.rel_path) if rule.paths is not None else None,
                 store_path=(store_paths or {}).get(rule.rel_path, rule.rel_path),
+                stale=(stale or {}).get(rule.rel_path) if rule.is_pokayokay else None,
             )
         )
     return out
@@ -144,10 +153,36 @@ def read_store(project_key: Path) -> StoreSnapshot:
         )
 
 
+def stale_rules(
+    rules: Sequence[RuleFile],
+    snapshot: StoreSnapshot,
+    store_paths: Mapping[str, str],
+    project_files: ProjectFiles,
+    stale_after: int,
+) -> dict[str, Staleness]:
+    """The stale pokayokay rules among ``rules`` (by ``rel_path``), judged on ``snapshot``."""
+    out: dict[str, Staleness] = {}
+    for rule in rules:
+        if not rule.is_pokayokay:
+            continue
+        store_path = store_paths.get(rule.rel_path, rule.rel_path)
+        found = staleness(
+            paths=rule.paths,
+            signatures=rule.signatures,
+            gone=project_files.gone(rule),
+            streak=clean_streak(store_path, rule.signatures, snapshot.loads, snapshot.failures),
+            stale_after=stale_after,
+        )
+        if found is not None:
+            out[rule.rel_path] = found
+    return out
+
+
 def project_rule_evidence(
     project_dir: Path, project_key: Path | None = None
 ) -> tuple[list[RuleEvidence], StoreSnapshot]:
-    """Every rule of the project with its evidence, and the store snapshot it was read from."""
+    """Every rule of the project with its evidence (stale ones flagged), and the store
+    snapshot it was read from."""
     from pokayokay.infra.locate import find_git_root
     from pokayokay.rules.files import discover
     from pokayokay.rules.load_stats import store_rule_path
@@ -163,5 +198,9 @@ def project_rule_evidence(
     )
     effects = {rule.rel_path: assessed[path] for path, rule in by_store_path.items()}
     names = {rule.rel_path: path for path, rule in by_store_path.items()}
-    found = rule_evidence(rules, snapshot.groups, effects if snapshot.available else {}, names)
+    files = ProjectFiles(Path(project_dir))
+    stale = stale_rules(rules, snapshot, names, files, stale_after_sessions(project_dir))
+    found = rule_evidence(
+        rules, snapshot.groups, effects if snapshot.available else {}, names, stale
+    )
     return found, snapshot

@@ -26,6 +26,8 @@ from typing import Any
 
 import pytest
 
+from pokayokay.rules.families import family_stem
+
 from .conftest import E2E, RunResult
 from .mock_api import Turn, text, tool_use
 
@@ -257,7 +259,10 @@ def test_failure_in_three_sessions_graduates_into_a_rule_loaded_for_its_files(
 
     # The rule: scoped to the files involved, saying what failed, how often and what fixed it.
     rules = rule_files(project)
-    assert [r.name for r in rules] == ["testing.md"], diagnosis(e2e)
+    # One file for the family of the failing test: its module, tests/test_cart.py.
+    assert [r.name for r in rules] == [f"{family_stem('test:tests/test_cart.py')}.md"], diagnosis(
+        e2e
+    )
     rule = rules[0]
     rel_rule = f"{RULES_DIR}/{rule.name}"
     rule_text = rule.read_text(encoding="utf-8")

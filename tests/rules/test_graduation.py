@@ -46,6 +46,7 @@ from ruamel.yaml import YAML
 
 from pokayokay.errors import InvariantViolation, PokayokayError
 from pokayokay.failures.model import Correction, FailureGroup, FixEdit
+from pokayokay.failures.signature import short_id
 from pokayokay.infra import safe_write
 from pokayokay.infra.git import list_project_files
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
@@ -53,12 +54,23 @@ from pokayokay.memory import apply as curate_run
 from pokayokay.memory.apply import run_curation
 from pokayokay.memory.sections import Settings
 from pokayokay.rules import apply as graduation_run
+from pokayokay.rules.families import family_key, family_stem
 from pokayokay.rules.globs import claude_matches, pathspec_matches
-from pokayokay.rules.graduation import RULES_DIR, TOPIC_LINK_LINE, GraduationPlan, plan_graduation
+from pokayokay.rules.graduation import (
+    MAX_RULE_FILES,
+    RULES_DIR,
+    TOPIC_LINK_LINE,
+    GraduationPlan,
+    plan_graduation,
+)
 from pokayokay.rules.memory_edit import check_memory_edit, edit_memory
 from pokayokay.rules.rule_text import parse_bookkeeping
 
 GOLDEN = GOLDEN_RULES_DIR
+# The rule files of the helper's default group (a free-text signature: its own family) and of
+# pytest's failing tests in tests/test_cart.py (the test module is the family).
+TESTING = family_stem(family_key(group()))
+CART_TESTS = family_stem("test:tests/test_cart.py")
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir())
 
 
@@ -260,14 +272,15 @@ def test_a_dangerous_correction_is_never_taught() -> None:
     assert "\nFix `src/cart/models.py`.\n" in rule.text
 
 
-def test_scoped_evidence_gets_root_anchored_paths_matching_it() -> None:
+def test_paths_list_only_the_mistakes_files_and_the_files_the_fix_edited() -> None:
     g = group(fix_paths=("src/cart/models.py", "src/cart/views.py"))
     (rule,) = plan([g]).rules
     meta = frontmatter(rule.text)
-    assert meta == {"paths": ["/src/cart/*.py", "/tests/test_cart.py"]}
-    for path in (*g.paths, *g.fix_paths):
-        assert claude_matches(meta["paths"], path) and pathspec_matches(meta["paths"], path)
-    assert not claude_matches(meta["paths"], "src/orders/models.py")
+    assert meta == {"paths": ["/src/cart/models.py", "/src/cart/views.py", "/tests/test_cart.py"]}
+    for path in FILES:
+        evidence = path in (*g.paths, *g.fix_paths)
+        assert claude_matches(meta["paths"], path) == evidence, path
+        assert pathspec_matches(meta["paths"], path) == evidence, path
 
 
 def test_rule_text_reads_as_designed() -> None:
@@ -280,7 +293,7 @@ def test_rule_text_reads_as_designed() -> None:
         fix_edits=(FixEdit("src/cart/models.py", "- return a + b\n+ return a * b", 3),),
     )
     (rule,) = plan([g]).rules
-    assert rule.id == "testing" and rule.path == ".claude/rules/pokayokay/testing.md"
+    assert rule.id == CART_TESTS and rule.path == f".claude/rules/pokayokay/{CART_TESTS}.md"
     assert "\n# Failing test `tests/test_cart.py::test_total`\n" in rule.text
     assert (
         "\n## Failing test `tests/test_cart.py::test_total`\n"
@@ -294,7 +307,7 @@ def test_rule_text_reads_as_designed() -> None:
     assert meta is not None and meta.graduated == TODAY and len(meta.signatures) == 1
     assert rule.entry == (
         "- Failing test `tests/test_cart.py::test_total`: see "
-        ".claude/rules/pokayokay/testing.md (4 sessions, since 2026-10-01)"
+        f".claude/rules/pokayokay/{CART_TESTS}.md (4 sessions, since 2026-10-01)"
     )
 
 
@@ -365,7 +378,7 @@ def test_threshold_must_be_positive() -> None:
 def test_a_graduated_signature_stays_when_the_threshold_rises() -> None:
     first = plan([group(sessions=3)])
     again = plan([group(sessions=3)], as_existing(first), threshold=5)
-    assert [r.id for r in again.rules] == ["testing"]
+    assert [r.id for r in again.rules] == [TESTING]
     assert not again.rules[0].changed
 
 
@@ -376,7 +389,7 @@ def test_regraduation_is_idempotent_and_updates_in_place() -> None:
     g = group(sessions=3)
     first = plan([g])
     same = plan([g], as_existing(first), today=date(2027, 3, 1))
-    assert [(r.id, r.changed) for r in same.rules] == [("testing", False)]
+    assert [(r.id, r.changed) for r in same.rules] == [(TESTING, False)]
     more = g._replace(
         sessions=5,
         occurrences=11,
@@ -385,63 +398,144 @@ def test_regraduation_is_idempotent_and_updates_in_place() -> None:
     )
     later = plan([more], as_existing(first), today=date(2027, 3, 1))
     (rule,) = later.rules
-    assert rule.id == "testing" and rule.changed and rule.old_text == first.rules[0].text
+    assert rule.id == TESTING and rule.changed and rule.old_text == first.rules[0].text
     assert "5 sessions, 11 times" in rule.text
     assert rule.graduated == TODAY  # the first graduation date is kept
-    assert rule.globs == ("/src/cart/*.py", "/tests/test_cart.py")
+    assert rule.globs == ("/src/cart/models.py", "/src/cart/views.py", "/tests/test_cart.py")
 
 
-def test_a_new_signature_joins_the_rule_of_its_area() -> None:
-    first = plan([group()])
-    other = group("FAILED tests/test_cart.py::test_tax", sessions=3)
-    later = plan([group(), other], as_existing(first))
-    assert [r.id for r in later.rules] == ["testing"]
+def test_a_new_mistake_of_the_same_family_joins_its_rule() -> None:
+    first = plan([group("test:tests/test_cart.py::test_total")])
+    other = group("test:tests/test_cart.py::test_tax", sessions=3)
+    later = plan([group("test:tests/test_cart.py::test_total"), other], as_existing(first))
+    assert [r.id for r in later.rules] == [CART_TESTS]
     assert len(later.rules[0].signatures) == 2
 
 
-def test_a_signature_in_an_unrelated_area_gets_its_own_scoped_file() -> None:
-    first = plan([group()])
-    web = group(
-        "FAIL web/src/app.test.ts",
-        paths=("web/src/app.test.ts",),
-        fix_paths=("web/src/app.ts",),
-        fix_commands=("npm test",),
+def test_unrelated_mistakes_never_share_a_file() -> None:
+    cart = group("test:tests/test_cart.py::test_total")
+    orders = group("test:tests/test_orders.py::test_total", paths=("tests/test_orders.py",),
+                   fix_paths=("src/orders/models.py",))
+    f401 = group("ruff:F401", "lint", paths=("src/cart/views.py",), fix_paths=())
+    f401_web = group("ruff:F401", "lint", paths=("web/src/app.ts",), fix_paths=())._replace(
+        signature="ruff:F401"
     )
-    later = plan([group(), web], as_existing(first))
-    assert [r.id for r in later.rules] == ["testing", "testing-web-src"]
-    assert not later.rules[0].changed
-    assert later.rules[1].globs == ("/web/src/*.ts",)
+    typed = group("mypy:arg-type", "lint", paths=("src/cart/views.py",), fix_paths=())
+    p = plan([cart, orders, f401, typed])
+    assert len(p.rules) == 4 and all(len(r.groups) == 1 for r in p.rules)
+    assert len({r.id for r in p.rules}) == 4
+    by_sig = {r.groups[0].signature: r for r in p.rules}
+    assert by_sig["ruff:F401"].globs == ("/src/cart/views.py",)
+    assert by_sig["test:tests/test_orders.py::test_total"].globs == (
+        "/src/orders/models.py",
+        "/tests/test_orders.py",
+    )
+    assert f401_web.signature == f401.signature  # one signature is one group in the store
 
 
-def test_one_category_in_unrelated_folders_splits_by_scope() -> None:
-    api = group("api fails", paths=("tests/test_cart.py",), fix_paths=("src/cart/models.py",))
-    web = group("web fails", paths=("web/src/app.test.ts",), fix_paths=("web/src/app.ts",))
-    p = plan([api, web])
-    assert [r.id for r in p.rules] == ["testing-src-tests", "testing-web-src"]
+def test_the_same_correction_makes_one_family() -> None:
+    fix = Correction("make test", "make check", "command", 2)
+    a = group("build:mistake one", "build", corrections=(fix,))
+    b = group("build:mistake two", "build", corrections=(fix,), paths=("src/auth/login.py",))
+    c = group("build:mistake three", "build", paths=("src/auth/login.py",))
+    p = plan([a, b, c])
+    assert sorted(len(r.groups) for r in p.rules) == [1, 2]
+
+
+def test_a_per_category_rule_is_split_by_family_keeping_the_users_notes() -> None:
+    old = plan([group("test:tests/test_cart.py::test_total", sessions=5)])
+    (legacy,) = old.rules
+    # A rule written before families: named after its category, four unrelated mistakes.
+    mistakes = [
+        group("test:tests/test_cart.py::test_total", sessions=5),
+        group("test:tests/test_cart.py::test_tax", sessions=4),
+        group("ruff:F401", "lint", paths=("src/auth/login.py",), fix_paths=()),
+        group("test:tests/test_orders.py::test_sum", paths=("tests/test_orders.py",),
+              fix_paths=("src/orders/models.py",)),
+    ]
+    sids = ",".join(sorted(short_id(g.signature) for g in mistakes))
+    text = legacy.text.replace(f"id={CART_TESTS}", "id=testing")
+    text = re.sub(r"signatures=[^;]*", f"signatures={sids}", text)
+    text += "Team note: the cart tests need the fake clock.\n"
+    existing = {f"{RULES_DIR}/testing.md": text}
+    p = plan(mistakes, existing)
+    by_id = {r.id: r for r in p.rules}
+    # The old file keeps its name, its strongest family (the cart tests) and the note below
+    # its end line; each other family gets its own file.
+    assert by_id["testing"].signatures == tuple(
+        sorted(short_id(g.signature) for g in mistakes[:2])
+    )
+    assert by_id["testing"].text.endswith("-->\nTeam note: the cart tests need the fake clock.\n")
+    assert by_id["testing"].globs == ("/src/cart/models.py", "/tests/test_cart.py")
+    assert len(p.rules) == 3
+    assert {s for r in p.rules for s in r.signatures} == set(sids.split(","))
+    # Re-planning from the migrated files changes nothing.
+    again = plan(mistakes, as_existing(p, existing))
+    assert [(r.id, r.changed) for r in again.rules] == [(r.id, False) for r in p.rules]
+
+
+def test_two_old_rules_holding_one_family_each_keep_a_family() -> None:
+    """Per-scope rules of one category (lint-src, lint-web) both led by ruff F401: one keeps
+    F401, the other its next family; no rule is left with nothing and no family is split."""
+    f401 = group("ruff:F401", "lint", sessions=6, paths=("src/cart/views.py",), fix_paths=())
+    e501 = group("ruff:E501", "lint", sessions=4, paths=("web/src/app.ts",), fix_paths=())
+    first = plan([f401])
+    (old,) = first.rules
+
+    def legacy(rule_id: str, members: list[FailureGroup]) -> str:
+        sids = ",".join(sorted(short_id(g.signature) for g in members))
+        text = old.text.replace(f"id={old.id}", f"id={rule_id}")
+        return re.sub(r"signatures=[^;]*", f"signatures={sids}", text)
+
+    existing = {
+        f"{RULES_DIR}/lint-src.md": legacy("lint-src", [f401]),
+        f"{RULES_DIR}/lint-web.md": legacy("lint-web", [f401, e501]),
+    }
+    p = plan([f401, e501], existing)
+    held = {r.id: [g.signature for g in r.groups] for r in p.rules}
+    assert held == {"lint-src": ["ruff:F401"], "lint-web": ["ruff:E501"]}
+    assert p.untouched == ()
+
+
+def test_the_count_of_rule_files_is_bounded() -> None:
+    groups = [
+        group(f"test:tests/t{i:03d}.py::test_x", paths=(f"tests/t{i:03d}.py",), fix_paths=(),
+              sessions=3 + i % 5)
+        for i in range(MAX_RULE_FILES + 7)
+    ]
+    p = plan(groups)
+    assert len(p.rules) == MAX_RULE_FILES
+    strongest = sorted(groups, key=lambda g: (-g.sessions, g.signature))[:MAX_RULE_FILES]
+    assert {g.signature for r in p.rules for g in r.groups} == {g.signature for g in strongest}
+    assert p.recurring_failures.count("pokayokay keeps at most") == 7
+    assert any("at most" in note for note in p.notes)
+    # A rule already written is never dropped for the bound.
+    again = plan(groups, as_existing(p))
+    assert [r.id for r in again.rules] == [r.id for r in p.rules]
 
 
 def test_path_less_failures_stay_out_of_scoped_rules() -> None:
     scoped = group("scoped")
     anywhere = group("anywhere", paths=(), fix_paths=(), sample_command="pytest")
     p = plan([scoped, anywhere])
-    by_id = {r.id: r for r in p.rules}
-    assert set(by_id) == {"testing"}
-    assert by_id["testing"].globs and len(by_id["testing"].groups) == 1
+    (rule,) = p.rules
+    assert rule.globs and [g.signature for g in rule.groups] == ["scoped"]
 
 
 def test_a_rule_without_evidence_is_left_alone_and_its_name_reused_in_place() -> None:
     first = plan([group("old")])
+    (old,) = first.rules
     kept = plan([], as_existing(first))
-    assert kept.rules == () and kept.untouched == ("testing",)
-    fresh = plan([group("new")], as_existing(first))
-    assert [r.id for r in fresh.rules] == ["testing"]  # updated in place, no testing-2.md
+    assert kept.rules == () and kept.untouched == (old.id,)
+    fresh = plan([group("old", sessions=4)], as_existing(first))
+    assert [r.id for r in fresh.rules] == [old.id]  # updated in place, no second file
     assert fresh.rules[0].old_text == first.rules[0].text
 
 
 def test_hand_written_files_are_never_taken_over() -> None:
-    mine = {f"{RULES_DIR}/testing.md": "# Testing\n\nOur own rule.\n"}
+    mine = {f"{RULES_DIR}/{TESTING}.md": "# Testing\n\nOur own rule.\n"}
     p = plan([group()], mine)
-    assert [r.id for r in p.rules] == ["testing-2"]
+    assert [r.id for r in p.rules] == [f"{TESTING}-2"]
     assert any("no pokayokay bookkeeping" in note for note in p.notes)
 
 
@@ -518,15 +612,15 @@ def test_injections_never_reach_a_rule_file(nasty: str) -> None:
 
 def test_edit_memory_replaces_own_entries_and_keeps_claude_text_byte_for_byte() -> None:
     p = plan([group()])
-    stale = "- Testing failures under x: see .claude/rules/pokayokay/testing.md (3 sessions)\n"
+    stale = f"- Testing failures under x: see .claude/rules/pokayokay/{TESTING}.md (3 sessions)\n"
     other = "- Lint failures under y: see .claude/rules/pokayokay/lint.md (9 sessions)\n"
     text = memory_text(CLAUDE_AP + stale + other + stale)
     edit = edit_memory(text, p, Settings())
-    assert edit.replaced == ("testing",) and edit.added == () and edit.linked_topic
+    assert edit.replaced == (TESTING,) and edit.added == () and edit.linked_topic
     new = edit.text
     assert new.startswith(CLAUDE_TOP) and new.endswith(CLAUDE_BOTTOM)
     assert CLAUDE_AP + p.rules[0].entry + "\n" + other in new
-    assert new.count(".claude/rules/pokayokay/testing.md") == 1
+    assert new.count(f".claude/rules/pokayokay/{TESTING}.md") == 1
     assert TOPIC_LINK_LINE + "\n" in new
     check_memory_edit(text, new, p, Settings())
     assert edit_memory(new, p, Settings()).text == new
@@ -536,9 +630,10 @@ def test_edit_memory_appends_after_claude_entries_and_respects_the_budget() -> N
     groups = [group(f"g{i}", paths=(f"tests/test_{i}.py",), fix_paths=()) for i in range(3)]
     groups += [group("lint", "lint", sessions=9, paths=("web/app.ts",), fix_paths=())]
     p = plan(groups)
-    assert len(p.rules) == 2
     edit = edit_memory(memory_text(CLAUDE_AP), p, Settings())
-    assert edit.added == ("lint", "testing")  # most sessions first
+    lint = next(r.id for r in p.rules if r.category == "lint")
+    assert len(p.rules) == 4  # one file per mistake family
+    assert edit.added[0] == lint and len(edit.added) == 4  # most sessions first
     tight = Settings(
         sections=tuple(
             dataclasses.replace(s, budget=3) if s.id == "active_patterns" else s
@@ -546,7 +641,7 @@ def test_edit_memory_appends_after_claude_entries_and_respects_the_budget() -> N
         )
     )
     edit = edit_memory(memory_text(CLAUDE_AP), p, tight)
-    assert edit.added == ("lint",) and edit.skipped == ("testing",)
+    assert edit.added == (lint,) and len(edit.skipped) == 3
     assert any("line budget" in note for note in edit.notes)
 
 
@@ -624,15 +719,15 @@ def test_apply_writes_rules_topic_file_and_active_patterns(
     outcome = apply(p, project, location)
     assert outcome.written and outcome.memory_attempts == 1
     rules = project / RULES_DIR
-    assert sorted(x.name for x in rules.iterdir()) == ["environment.md", "testing.md"]
-    assert (rules / "testing.md").read_text() == p.rules[1].text
+    assert sorted(x.name for x in rules.iterdir()) == sorted(["environment.md", f"{TESTING}.md"])
+    assert (rules / f"{TESTING}.md").read_text() == p.rules[1].text
     assert (location.memory_dir / "recurring-failures.md").read_text() == p.recurring_failures
     memory = location.memory_file.read_text()
     assert memory.startswith(CLAUDE_TOP) and memory.endswith(CLAUDE_BOTTOM)
     assert CLAUDE_AP in memory and all(rule.entry in memory for rule in p.rules)
     assert outcome.backup is not None and outcome.backup.read_text() == text
     assert {c.path.name for c in outcome.changes} == {
-        "testing.md",
+        f"{TESTING}.md",
         "environment.md",
         "recurring-failures.md",
         "MEMORY.md",
@@ -658,15 +753,60 @@ def test_more_evidence_updates_the_same_file(where: tuple[Path, MemoryLocation])
     existing = graduation_run.read_existing_rules(project)
     later = plan([group(sessions=7)], existing)
     outcome = apply(later, project, location)
-    assert sorted(x.name for x in (project / RULES_DIR).iterdir()) == ["testing.md"]
-    assert "7 sessions" in (project / RULES_DIR / "testing.md").read_text()
+    assert sorted(x.name for x in (project / RULES_DIR).iterdir()) == [f"{TESTING}.md"]
+    assert "7 sessions" in (project / RULES_DIR / f"{TESTING}.md").read_text()
     memory = location.memory_file.read_text()
-    assert memory.count("pokayokay/testing.md") == 1 and "(7 sessions," in memory
+    assert memory.count(f"pokayokay/{TESTING}.md") == 1 and "(7 sessions," in memory
     assert {c.path.name for c in outcome.changes} == {
-        "testing.md",
+        f"{TESTING}.md",
         "recurring-failures.md",
         "MEMORY.md",
     }
+
+
+def test_a_per_category_rule_on_disk_migrates_to_family_files(
+    where: tuple[Path, MemoryLocation],
+) -> None:
+    """The old `testing.md` (two families, a teammate's note below its end line, its Active
+    Patterns entry) becomes: `testing.md` with the strongest family and the note byte for byte,
+    one new file for the other family, and an Active Patterns entry for each."""
+    project, location = where
+    cart = group("test:tests/test_cart.py::test_total", sessions=5)
+    orders = group("test:tests/test_orders.py::test_sum", sessions=3,
+                   paths=("tests/test_orders.py",), fix_paths=("src/orders/models.py",))
+    (only,) = plan([cart]).rules
+    sids = ",".join(sorted(short_id(g.signature) for g in (cart, orders)))
+    legacy = re.sub(r"signatures=[^;]*", f"signatures={sids}",
+                    only.text.replace(f"id={only.id}", "id=testing"))
+    note = "Team note: run the cart tests with the fake clock.\r\n"
+    rules = project / RULES_DIR
+    rules.mkdir(parents=True)
+    (rules / "testing.md").write_bytes((legacy + note).encode())
+    entry = f"- Testing mistakes: see {RULES_DIR}/testing.md (5 sessions, since 2026-10-01)\n"
+    location.memory_file.write_text(memory_text(CLAUDE_AP + entry))
+    _, outcome = graduation_run.graduate(
+        [cart, orders], project_dir=project, location=location, settings=Settings(),
+        today=TODAY, project_files=FILES,
+    )
+    assert outcome.written and not outcome.conflicts
+    orders_id = family_stem("test:tests/test_orders.py")
+    assert sorted(x.name for x in rules.iterdir()) == sorted(["testing.md", f"{orders_id}.md"])
+    kept = (rules / "testing.md").read_bytes().decode()
+    assert kept.endswith("-->\n" + note)  # the note, byte for byte
+    assert "test_orders" not in kept.split("pokayokay-rule-end")[0]
+    moved = (rules / f"{orders_id}.md").read_text()
+    assert "tests/test_orders.py::test_sum" in moved
+    assert frontmatter(moved) == {"paths": ["/src/orders/models.py", "/tests/test_orders.py"]}
+    memory = location.memory_file.read_text()
+    assert memory.count(f"{RULES_DIR}/testing.md") == 1
+    assert memory.count(f"{RULES_DIR}/{orders_id}.md") == 1
+    assert memory.startswith(CLAUDE_TOP) and memory.endswith(CLAUDE_BOTTOM)
+    # Graduating again from the files changes nothing.
+    _, again = graduation_run.graduate(
+        [cart, orders], project_dir=project, location=location, settings=Settings(),
+        today=TODAY, project_files=FILES,
+    )
+    assert again.changes == []
 
 
 def test_dry_run_writes_nothing_and_reports_what_apply_writes(
@@ -706,7 +846,7 @@ def test_a_rule_file_edited_after_planning_is_left_alone(
     first = plan([group()])
     apply(first, project, location)
     later = plan([group(sessions=5)], graduation_run.read_existing_rules(project))
-    target = project / RULES_DIR / "testing.md"
+    target = project / RULES_DIR / f"{TESTING}.md"
     target.write_text(target.read_text() + "edited by a teammate\n")
     outcome = apply(later, project, location)
     assert outcome.conflicts == [target]
@@ -744,7 +884,7 @@ def test_claude_writing_memory_meanwhile_is_kept(
     monkeypatch.setattr(curate_run, "replace_if_unchanged", claude_first)
     outcome = apply(plan([group()]), project, location)
     memory = location.memory_file.read_text()
-    assert "- [New](new.md) — Claude\n" in memory and "pokayokay/testing.md" in memory
+    assert "- [New](new.md) — Claude\n" in memory and f"pokayokay/{TESTING}.md" in memory
     assert outcome.memory_attempts == 2
 
 
@@ -823,7 +963,7 @@ def test_graduate_runs_plan_and_apply(where: tuple[Path, MemoryLocation]) -> Non
         today=TODAY,
         project_files=FILES,
     )
-    assert [r.id for r in p.rules] == ["testing"] and outcome.written
+    assert [r.id for r in p.rules] == [TESTING] and outcome.written
     p2, outcome2 = graduation_run.graduate(
         [group()], project_dir=project, location=location, settings=Settings(), today=TODAY
     )

@@ -37,6 +37,9 @@ SETTINGS = dataclasses.replace(Settings(), retire_after_sessions=N)
 def where(tmp_path: Path) -> tuple[Path, MemoryLocation]:
     project = tmp_path / "project"
     (project / ".claude").mkdir(parents=True)
+    for name in FILES:  # the rules' files exist (a rule whose files are all gone is stale)
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("x\n", encoding="utf-8")
     memory = tmp_path / "memory"
     memory.mkdir()
     location = resolve_memory_location(project, memory_dir=memory)
