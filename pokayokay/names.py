@@ -67,6 +67,8 @@ RECALL_ENTRIES_FILE = "recall-entries.json"
 RECALL_FIXES_FILE = "recall-fixes.json"
 SKILLS_CACHE_FILE = "skills-catalog.marshal"  # infra.packed
 RULE_SCOPES_FILE = "rule-scopes.marshal"  # infra.packed: rules.scopes
+# SubagentStart's lessons block, keyed by the stat of every file it is made from.
+SUBAGENT_LESSONS_FILE = "subagent-lessons.marshal"  # infra.packed: hooks.subagent
 # The failure groups the skill suggestion reads, keyed by the store's change marker.
 SUGGEST_FAILURES_FILE = "suggest-failures.json"
 # Touched whenever pokayokay writes a file recall reads (learnings, MEMORY.md, archives): the
