@@ -83,8 +83,6 @@ FAILURE_CATEGORIES_CACHE = "failure-categories.json"  # settings' failure_catego
 MODELS_DIR = "models"
 SEMANTIC_MODEL_DIR = "all-MiniLM-L6-v2"
 SEMANTIC_VECTORS_FILE = "semantic-vectors.bin"
-# When a prompt last started the background embedding of notes without a vector.
-SEMANTIC_CATCH_UP_FILE = "semantic-catch-up.started"
 SEMANTIC_MODE_FILE = "semantic-mode.json"
 
 # --- files in the project
