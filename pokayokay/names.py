@@ -69,6 +69,8 @@ SKILLS_CACHE_FILE = "skills-catalog.marshal"  # infra.packed
 RULE_SCOPES_FILE = "rule-scopes.marshal"  # infra.packed: rules.scopes
 # SubagentStart's lessons block, keyed by the stat of every file it is made from.
 SUBAGENT_LESSONS_FILE = "subagent-lessons.marshal"  # infra.packed: hooks.subagent
+# SessionStart's note on a MEMORY.md past the load limit, keyed by the files it is made from.
+OVERFLOW_NOTE_FILE = "overflow-note.marshal"  # infra.packed: hooks.session
 # The failure groups the skill suggestion reads, keyed by the store's change marker.
 SUGGEST_FAILURES_FILE = "suggest-failures.json"
 # Touched whenever pokayokay writes a file recall reads (learnings, MEMORY.md, archives): the

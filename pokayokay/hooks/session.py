@@ -44,8 +44,7 @@ def session_start(payload: dict[str, Any], event: str) -> str:
     if measured is not None:
         lines, size, head = measured
         if lines > _MAX_LINES or size > _MAX_BYTES:
-            text = head.decode("utf-8", "surrogateescape") if size <= _PARSE_AT_MOST else None
-            parts.insert(0, overflow_note(project, text, lines, size))
+            parts.insert(0, _kept_overflow_note(project, location, lines, size, head))
     note = "\n".join(parts) + _recalled(payload)
     note = note.lstrip("\n")
     _note_head(payload, location)
@@ -164,6 +163,27 @@ def _measure(path: Path) -> tuple[int, int, bytes] | None:
     finally:
         os.close(fd)
     return lines + (0 if not size or last == b"\n" else 1), size, head
+
+
+def _kept_overflow_note(project: Path, location: Any, lines: int, size: int, head: bytes) -> str:
+    """:func:`overflow_note`, kept in the state folder until MEMORY.md or a settings file
+    changes (``pokayokay.infra.stamped``): telling Claude's notes from pokayokay's sections
+    parses the whole file, which cost SessionStart several interpreter starts (issue 26)."""
+    from pokayokay.infra.stamped import kept
+    from pokayokay.infra.state import project_state_path
+    from pokayokay.names import LOCAL_SETTINGS_FILE, OVERFLOW_NOTE_FILE, TEAM_SETTINGS_FILE
+
+    def make() -> str:
+        text = head.decode("utf-8", "surrogateescape") if size <= _PARSE_AT_MOST else None
+        return overflow_note(project, text, lines, size)
+
+    inputs = (
+        str(location.memory_file),
+        os.path.join(project, TEAM_SETTINGS_FILE),
+        os.path.join(project, LOCAL_SETTINGS_FILE),
+    )
+    cache = os.path.join(project_state_path(str(location.project_key)), OVERFLOW_NOTE_FILE)
+    return kept(cache, f"overflow {lines} {size}", inputs, make)
 
 
 def overflow_note(project: Path, text: str | None, lines: int, size: int) -> str:

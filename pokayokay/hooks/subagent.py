@@ -6,9 +6,8 @@ fenced, factual block of at most :data:`BUDGET` characters — or nothing when t
 The block is made from three things on disk: the lesson lookup, MEMORY.md and the settings
 files (which sections are whose). It is kept in the project's state folder
 (``subagent-lessons.marshal``) with the size and modification time of each, and made again only
-when one of them changed (issue 26: parsing MEMORY.md's sections and the safety checks of every
-line cost a subagent start five interpreter starts). As for the rule scopes, nothing modified in
-the last two seconds is trusted to have settled, so the block is then made and not kept.
+when one of them changed (``pokayokay.infra.stamped``; issue 26: parsing MEMORY.md's sections
+and the safety checks of every line cost a subagent start five interpreter starts).
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ MAX_LINE = 300
 # MEMORY.md is read up to Claude Code's own load limit: what is past it is not "always loaded".
 _READ_AT_MOST = 25_000
 CACHE_VERSION = 1
-RACY_SECONDS = 2.0
 
 
 def _safe(text: str) -> str:
@@ -97,19 +95,6 @@ def _memory_text(path: Any) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def _stamp(path: str | None, now: float) -> tuple[list[object], bool]:
-    """``path`` and its size and modification time (None: missing), and whether it settled."""
-    import os
-
-    if path is None:
-        return [None], True
-    try:
-        st = os.stat(path)
-    except OSError:
-        return [path, None], True
-    return [path, st.st_size, st.st_mtime_ns], now - st.st_mtime >= RACY_SECONDS
-
-
 def _make_block(project: str, lookup_path: str | None, memory_file: str) -> str:
     """The block, from the files themselves (see the module)."""
     from pokayokay.infra.lesson_lookup import read_lookup
@@ -140,12 +125,10 @@ def _make_block(project: str, lookup_path: str | None, memory_file: str) -> str:
 
 def subagent_start(payload: dict[str, Any], event: str) -> str:
     import os
-    import time
 
-    from pokayokay import __version__
     from pokayokay.hooks.runtime import memory_paths
-    from pokayokay.infra import packed
     from pokayokay.infra.lesson_lookup import find_lookup
+    from pokayokay.infra.stamped import kept
     from pokayokay.infra.state import project_state_path
     from pokayokay.names import (
         LOCAL_SETTINGS_FILE,
@@ -158,28 +141,15 @@ def subagent_start(payload: dict[str, Any], event: str) -> str:
     location = memory_paths(payload)
     lookup_path = find_lookup(project)
     memory_file = os.path.join(location.memory_dir, MEMORY_FILE)
-    now = time.time()
-    key: list[object] = [CACHE_VERSION, __version__]
-    settled = True
-    for path in (
+    inputs = (
         lookup_path,
         memory_file,
         os.path.join(project, TEAM_SETTINGS_FILE),
         os.path.join(project, LOCAL_SETTINGS_FILE),
-    ):
-        stamp, ok = _stamp(path, now)
-        key.append(stamp)
-        settled = settled and ok
+    )
     cache = os.path.join(project_state_path(str(location.project_key)), SUBAGENT_LESSONS_FILE)
-    cached = packed.load(cache)
-    if (
-        isinstance(cached, dict)
-        and cached.get("key") == key
-        and isinstance(cached.get("block"), str)
-    ):
-        block: str = cached["block"]
-    else:
-        block = _make_block(project, lookup_path, memory_file)
-        if settled:
-            packed.save(cache, {"key": key, "block": block})
+    block = kept(
+        cache, f"lessons {CACHE_VERSION}", inputs,
+        lambda: _make_block(project, lookup_path, memory_file),
+    )  # fmt: skip
     return context_output("SubagentStart", block) if block else ""

@@ -1,13 +1,15 @@
-"""SubagentStart's lessons block, kept in the project's state folder by the stat of the files it
-is made from (issue 26): a warm start neither parses MEMORY.md nor reads the lesson lookup, and
-a change to any of those files is followed on the next start. Driven through the hook runtime
-with Claude Code's real SubagentStart payload."""
+"""Values a hook keeps in the project's state folder by the stat of the files they are made
+from (``pokayokay.infra.stamped``, issue 26): SubagentStart's lessons block and SessionStart's
+note on an over-limit MEMORY.md. A warm start neither parses MEMORY.md nor reads the lesson
+lookup, and a change to any of those files is followed on the next start. Driven through the
+hook runtime with Claude Code's real payloads."""
 
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.graduation import memory_text
@@ -125,3 +127,55 @@ def test_files_written_just_now_are_read_every_time(launched: Path, made: list[s
     os.utime(memory, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # and the same time
     assert "test_cars.py" in lessons(launched)
     assert len(made) == 2
+
+
+def session_note(project: Path) -> str:
+    code, out, err = run_hook("SessionStart", sample("SessionStart.startup.json", project))
+    assert (code, err) == (0, "")
+    text: str = json.loads(out)["hookSpecificOutput"].get("additionalContext", "")
+    return text
+
+
+def test_the_overflow_note_is_kept_until_memory_or_the_settings_change(
+    launched: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = memory_location_for(launched).memory_file
+    memory.parent.mkdir(parents=True, exist_ok=True)
+    claude_notes = "".join(f"- note {i}\n" for i in range(250))
+    memory.write_text(memory_text(ap_body=AP) + claude_notes, "utf-8")
+    age(memory, 60)
+    first = session_note(launched)
+    assert "MEMORY.md is" in first and "of its lines are notes outside" in first
+
+    from pokayokay.memory import document
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("MEMORY.md parsed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(document, "parse", refuse)
+        assert session_note(launched) == first
+
+    memory.write_text(memory_text(ap_body=AP) + claude_notes + "- one more note\n", "utf-8")
+    age(memory, 30)
+    second = session_note(launched)
+    assert second != first
+    lines = len(memory.read_text("utf-8").splitlines())
+    assert f"{lines} lines" in second
+
+    settings = launched / ".claude" / "pokayokay.md"  # the sections may be someone else's now
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text("---\nmemory:\n  max_lines: 180\n---\n", "utf-8")
+    age(settings, 30)
+    parsed: list[str] = []
+    real = document.parse
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        parsed.append("MEMORY.md")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(document, "parse", counting)
+    assert session_note(launched) == second  # made again (the same for the same files)
+    assert parsed == ["MEMORY.md"]
+    assert session_note(launched) == second
+    assert parsed == ["MEMORY.md"]
