@@ -48,7 +48,6 @@ def session_start(payload: dict[str, Any], event: str) -> str:
     note = "\n".join(parts) + _recalled(payload)
     note = note.lstrip("\n")
     _note_head(payload, location)
-    _check_skills(project)
     return session_start_output(note, location.memory_file)
 
 
@@ -65,22 +64,25 @@ def _catch_up(payload: dict[str, Any]) -> None:
         fail_open("SessionStart: catching up on the last SessionEnd", exc)
 
 
-def _check_skills(project: Path) -> None:
-    """The skill catalog's full freshness check (every ``SKILL.md`` stat-ed), so that a skill
-    edited in place since is seen by this session's prompts (their check is quick)."""
-    try:
-        from pokayokay.infra.state import project_state_dir
-        from pokayokay.names import SKILLS_CACHE_FILE
+# Seconds SessionEnd's full freshness check may spend re-reading changed learnings (of the
+# 1.5 s all SessionEnd hooks share); the next prompt continues what is left.
+FRESHNESS_BUDGET = 0.3
 
-        if not (project_state_dir(os.path.abspath(project)) / SKILLS_CACHE_FILE).exists():
-            return  # no catalog cached yet: the first prompt checks every file anyway
+
+def _full_freshness_checks(project: Path, location: Any, settings: Any) -> None:
+    """The recall index's and the skill catalog's full freshness checks (every learning and
+    every ``SKILL.md`` stat-ed), so that a learning or a skill edited in place since is seen by
+    the next session's prompts and SessionStart, whose checks are quick (docs/decisions/0105:
+    SessionStart did them, at about one interpreter start per 2,000 learnings, issue 26)."""
+    from pokayokay.hooks.recall import full_freshness_check
+    from pokayokay.infra.state import project_state_dir
+    from pokayokay.names import SKILLS_CACHE_FILE
+
+    full_freshness_check(location, FRESHNESS_BUDGET)
+    if (project_state_dir(os.path.abspath(project)) / SKILLS_CACHE_FILE).exists():
         from pokayokay.skills.catalog import load_catalog
 
-        load_catalog(project)
-    except Exception as exc:
-        from pokayokay.infra.logs import fail_open
-
-        fail_open("SessionStart: checking the skill catalog", exc)
+        load_catalog(project)  # no catalog cached yet: the first prompt checks every file
 
 
 def session_start_output(note: str, memory_file: Path) -> str:
@@ -282,6 +284,7 @@ def session_end(payload: dict[str, Any], event: str) -> str:
         ("SessionEnd rule retirement", _retire_due),
         ("SessionEnd consolidation", _consolidate_if_due),
         ("SessionEnd store upgrade", _upgrade_store_if_due),
+        ("SessionEnd freshness checks", _full_freshness_checks),
     ):
         failed += _step(what, func, project, location, settings)
     if failed:
