@@ -68,11 +68,12 @@ def realistic_project(
     rules: int | None = None,
     memory_lines: int = MEMORY_LINES,
     events: int = EVENTS,
+    tag: str = "",
 ) -> Project:
     """The project of the table (see the module). ``rules`` None: the rules ``graduate`` writes
     from the store; a number: that many rules as graduation writes them (and no others), each
-    loaded in 30 sessions. Built once per shape, untimed, its caches warm."""
-    key = f"budget project ({learnings} learnings, rules {rules}, {memory_lines} lines)"
+    loaded in 30 sessions. Built once per shape (and ``tag``), untimed, its caches warm."""
+    key = f"budget project ({learnings} learnings, rules {rules}, {memory_lines} lines{tag})"
 
     def make() -> Project:
         project = initialised(lab, key)
@@ -184,7 +185,8 @@ def after_capture_row() -> Spec:
     name = "budget: prompt naming a file right after a capture in a new session"
 
     def build(lab: Lab, n: int) -> Measurable:
-        project = realistic_project(lab)
+        # A project of its own: the captures move its store, which the other rows' must not.
+        project = realistic_project(lab, tag=", captures")
         failure_argv = registered_argv(project, "PostToolUseFailure")
         counter = [0]
         payload = moved_payload("UserPromptSubmit.json", project.path, prompt=PATH_PROMPT)
