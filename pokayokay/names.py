@@ -68,6 +68,10 @@ RECALL_ENTRIES_FILE = "recall-entries.json"
 RECALL_FIXES_FILE = "recall-fixes.json"
 SKILLS_CACHE_FILE = "skills-catalog.marshal"  # infra.packed
 RULE_SCOPES_FILE = "rule-scopes.marshal"  # infra.packed: rules.scopes
+# SubagentStart's lessons block, keyed by the stat of every file it is made from.
+SUBAGENT_LESSONS_FILE = "subagent-lessons.marshal"  # infra.packed: hooks.subagent
+# SessionStart's note on a MEMORY.md past the load limit, keyed by the files it is made from.
+OVERFLOW_NOTE_FILE = "overflow-note.marshal"  # infra.packed: hooks.session
 # The failure groups the skill suggestion reads, keyed by the store's change marker.
 SUGGEST_FAILURES_FILE = "suggest-failures.json"
 # Touched whenever pokayokay writes a file recall reads (learnings, MEMORY.md, archives): the
@@ -82,8 +86,6 @@ FAILURE_CATEGORIES_CACHE = "failure-categories.json"  # settings' failure_catego
 MODELS_DIR = "models"
 SEMANTIC_MODEL_DIR = "all-MiniLM-L6-v2"
 SEMANTIC_VECTORS_FILE = "semantic-vectors.bin"
-# When a prompt last started the background embedding of notes without a vector.
-SEMANTIC_CATCH_UP_FILE = "semantic-catch-up.started"
 SEMANTIC_MODE_FILE = "semantic-mode.json"
 
 # --- files in the project

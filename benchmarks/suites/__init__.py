@@ -6,6 +6,7 @@ from __future__ import annotations
 from benchmarks.fixtures.lab import Lab
 from benchmarks.harness import Spec
 from benchmarks.suites import (
+    budgets,
     capture,
     commands,
     learnings,
@@ -35,4 +36,5 @@ def all_specs(lab: Lab) -> list[Spec]:
         *commands.specs(),
         *learnings.specs(),
         *realistic.specs(),
+        *budgets.specs(),
     ]

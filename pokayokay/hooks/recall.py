@@ -149,26 +149,34 @@ def branch_query(project: Path) -> str:
 def session_start_context(payload: dict[str, Any]) -> str:
     """The recall block for a new session, matched on the branch name ("" when none).
 
-    Either way the recall index gets the full freshness check here (every learning file
-    stat-ed, changed ones re-read): what the prompts' quick check cannot see (a learning edited
-    in place) is picked up at the start of the next session at the latest."""
+    It takes the prompts' quick freshness check (a note about to be shown that changed is read
+    again first). The full check (every learning file stat-ed, changed ones re-read), which
+    sees a learning edited in place that is no hit, is SessionEnd's
+    (:func:`full_freshness_check`, docs/decisions/0105): every learning stat-ed cost a
+    session start about one interpreter start per 2,000 learnings (issue 26)."""
     from pathlib import Path
 
-    from pokayokay.hooks.runtime import memory_location, project_dir
+    from pokayokay.hooks.runtime import project_dir
     from pokayokay.recall.block import ADVISORY_BRANCH
 
     query = branch_query(Path(project_dir(payload)))
     if len(query) < MIN_PROMPT_CHARS:
-        from pokayokay.infra.state import project_state_dir
-        from pokayokay.names import RECALL_INDEX_FILE
-
-        location = memory_location(payload)
-        if (project_state_dir(str(location.project_key)) / RECALL_INDEX_FILE).exists():
-            from pokayokay.recall.sources import index_for  # no cache: no quick key to renew
-
-            index_for(location, budget=PARSE_BUDGET)
         return ""
-    return _block(payload, query, ADVISORY_BRANCH)  # the full check (quick=False)
+    return _block(payload, query, ADVISORY_BRANCH, quick=True)
+
+
+def full_freshness_check(location: MemoryLocation, budget: float) -> None:
+    """The recall index checked against every source (every learning file stat-ed, changed
+    ones re-read within ``budget`` seconds, the cache and its quick key renewed): SessionEnd's,
+    so that what the quick check cannot see (a learning edited in place) is seen from the
+    next session on. Nothing when no index was cached yet (the first prompt builds it)."""
+    from pokayokay.infra.state import project_state_dir
+    from pokayokay.names import RECALL_INDEX_FILE
+
+    if (project_state_dir(str(location.project_key)) / RECALL_INDEX_FILE).exists():
+        from pokayokay.recall.sources import index_for
+
+        index_for(location, budget=budget)
 
 
 def session_start(payload: dict[str, Any], event: str) -> str:

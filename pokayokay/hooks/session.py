@@ -44,12 +44,10 @@ def session_start(payload: dict[str, Any], event: str) -> str:
     if measured is not None:
         lines, size, head = measured
         if lines > _MAX_LINES or size > _MAX_BYTES:
-            text = head.decode("utf-8", "surrogateescape") if size <= _PARSE_AT_MOST else None
-            parts.insert(0, overflow_note(project, text, lines, size))
+            parts.insert(0, _kept_overflow_note(project, location, lines, size, head))
     note = "\n".join(parts) + _recalled(payload)
     note = note.lstrip("\n")
     _note_head(payload, location)
-    _check_skills(project)
     return session_start_output(note, location.memory_file)
 
 
@@ -66,22 +64,25 @@ def _catch_up(payload: dict[str, Any]) -> None:
         fail_open("SessionStart: catching up on the last SessionEnd", exc)
 
 
-def _check_skills(project: Path) -> None:
-    """The skill catalog's full freshness check (every ``SKILL.md`` stat-ed), so that a skill
-    edited in place since is seen by this session's prompts (their check is quick)."""
-    try:
-        from pokayokay.infra.state import project_state_dir
-        from pokayokay.names import SKILLS_CACHE_FILE
+# Seconds SessionEnd's full freshness check may spend re-reading changed learnings (of the
+# 1.5 s all SessionEnd hooks share); the next prompt continues what is left.
+FRESHNESS_BUDGET = 0.3
 
-        if not (project_state_dir(os.path.abspath(project)) / SKILLS_CACHE_FILE).exists():
-            return  # no catalog cached yet: the first prompt checks every file anyway
+
+def _full_freshness_checks(project: Path, location: Any, settings: Any) -> None:
+    """The recall index's and the skill catalog's full freshness checks (every learning and
+    every ``SKILL.md`` stat-ed), so that a learning or a skill edited in place since is seen by
+    the next session's prompts and SessionStart, whose checks are quick (docs/decisions/0105:
+    SessionStart did them, at about one interpreter start per 2,000 learnings, issue 26)."""
+    from pokayokay.hooks.recall import full_freshness_check
+    from pokayokay.infra.state import project_state_dir
+    from pokayokay.names import SKILLS_CACHE_FILE
+
+    full_freshness_check(location, FRESHNESS_BUDGET)
+    if (project_state_dir(os.path.abspath(project)) / SKILLS_CACHE_FILE).exists():
         from pokayokay.skills.catalog import load_catalog
 
-        load_catalog(project)
-    except Exception as exc:
-        from pokayokay.infra.logs import fail_open
-
-        fail_open("SessionStart: checking the skill catalog", exc)
+        load_catalog(project)  # no catalog cached yet: the first prompt checks every file
 
 
 def session_start_output(note: str, memory_file: Path) -> str:
@@ -161,6 +162,27 @@ def _measure(path: Path) -> tuple[int, int, bytes] | None:
     finally:
         os.close(fd)
     return lines + (0 if not size or last == b"\n" else 1), size, head
+
+
+def _kept_overflow_note(project: Path, location: Any, lines: int, size: int, head: bytes) -> str:
+    """:func:`overflow_note`, kept in the state folder until MEMORY.md or a settings file
+    changes (``pokayokay.infra.stamped``): telling Claude's notes from pokayokay's sections
+    parses the whole file, which cost SessionStart several interpreter starts (issue 26)."""
+    from pokayokay.infra.stamped import kept
+    from pokayokay.infra.state import project_state_path
+    from pokayokay.names import LOCAL_SETTINGS_FILE, OVERFLOW_NOTE_FILE, TEAM_SETTINGS_FILE
+
+    def make() -> str:
+        text = head.decode("utf-8", "surrogateescape") if size <= _PARSE_AT_MOST else None
+        return overflow_note(project, text, lines, size)
+
+    inputs = (
+        str(location.memory_file),
+        os.path.join(project, TEAM_SETTINGS_FILE),
+        os.path.join(project, LOCAL_SETTINGS_FILE),
+    )
+    cache = os.path.join(project_state_path(str(location.project_key)), OVERFLOW_NOTE_FILE)
+    return kept(cache, f"overflow {lines} {size}", inputs, make)
 
 
 def overflow_note(project: Path, text: str | None, lines: int, size: int) -> str:
@@ -259,6 +281,7 @@ def session_end(payload: dict[str, Any], event: str) -> str:
         ("SessionEnd rule retirement", _retire_due),
         ("SessionEnd consolidation", _consolidate_if_due),
         ("SessionEnd store upgrade", _upgrade_store_if_due),
+        ("SessionEnd freshness checks", _full_freshness_checks),
     ):
         failed += _step(what, func, project, location, settings)
     if failed:

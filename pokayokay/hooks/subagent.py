@@ -2,11 +2,17 @@
 session is warned about. It gets the always-loaded lessons instead: the environment lessons of
 the lesson lookup (how commands run here) and the entries of MEMORY.md's Active Patterns, in one
 fenced, factual block of at most :data:`BUDGET` characters — or nothing when there are none.
+
+The block is made from three things on disk: the lesson lookup, MEMORY.md and the settings
+files (which sections are whose). It is kept in the project's state folder
+(``subagent-lessons.marshal``) with the size and modification time of each, and made again only
+when one of them changed (``pokayokay.infra.stamped``; issue 26: parsing MEMORY.md's sections
+and the safety checks of every line cost a subagent start five interpreter starts).
 """
 
 from __future__ import annotations
 
-from pokayokay.hooks.runtime import context_output, memory_location, project_dir
+from pokayokay.hooks.runtime import context_output, project_dir
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,6 +27,7 @@ ACTIVE_PATTERNS_ID = "active_patterns"  # pokayokay.rules.graduation.ACTIVE_PATT
 MAX_LINE = 300
 # MEMORY.md is read up to Claude Code's own load limit: what is past it is not "always loaded".
 _READ_AT_MOST = 25_000
+CACHE_VERSION = 1
 
 
 def _safe(text: str) -> str:
@@ -88,20 +95,20 @@ def _memory_text(path: Any) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def subagent_start(payload: dict[str, Any], event: str) -> str:
-    from pathlib import Path
+def _make_block(project: str, lookup_path: str | None, memory_file: str) -> str:
+    """The block, from the files themselves (see the module)."""
+    from pokayokay.infra.lesson_lookup import read_lookup
 
-    from pokayokay.infra.lesson_lookup import load_for
-
-    project = project_dir(payload)
-    lookup = load_for(project)
+    lookup = read_lookup(lookup_path) if lookup_path is not None else None
     environment = lookup.get("always") if lookup is not None else None
     env_lines = (
         [x for x in environment if isinstance(x, str)] if isinstance(environment, list) else []
     )
     patterns: list[str] = []
-    text = _memory_text(memory_location(payload).memory_file)
+    text = _memory_text(memory_file)
     if text:
+        from pathlib import Path
+
         from pokayokay.config.settings import load_settings
         from pokayokay.memory.sections import DEFAULT_SECTIONS
 
@@ -113,5 +120,36 @@ def subagent_start(payload: dict[str, Any], event: str) -> str:
             fail_open("SubagentStart: reading the settings (default sections used)", exc)
             specs = DEFAULT_SECTIONS
         patterns = active_patterns(text, specs)
-    block = lessons_block(env_lines, patterns)
+    return lessons_block(env_lines, patterns)
+
+
+def subagent_start(payload: dict[str, Any], event: str) -> str:
+    import os
+
+    from pokayokay.hooks.runtime import memory_paths
+    from pokayokay.infra.lesson_lookup import find_lookup
+    from pokayokay.infra.stamped import kept
+    from pokayokay.infra.state import project_state_path
+    from pokayokay.names import (
+        LOCAL_SETTINGS_FILE,
+        MEMORY_FILE,
+        SUBAGENT_LESSONS_FILE,
+        TEAM_SETTINGS_FILE,
+    )
+
+    project = project_dir(payload)
+    location = memory_paths(payload)
+    lookup_path = find_lookup(project)
+    memory_file = os.path.join(location.memory_dir, MEMORY_FILE)
+    inputs = (
+        lookup_path,
+        memory_file,
+        os.path.join(project, TEAM_SETTINGS_FILE),
+        os.path.join(project, LOCAL_SETTINGS_FILE),
+    )
+    cache = os.path.join(project_state_path(str(location.project_key)), SUBAGENT_LESSONS_FILE)
+    block = kept(
+        cache, f"lessons {CACHE_VERSION}", inputs,
+        lambda: _make_block(project, lookup_path, memory_file),
+    )  # fmt: skip
     return context_output("SubagentStart", block) if block else ""

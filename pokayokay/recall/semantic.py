@@ -4,13 +4,14 @@ opinion added to the lexical score.
 When numpy is installed and ``pokayokay semantic fetch`` has put the model in pokayokay's state
 folder (:mod:`pokayokay.recall.model_fetch`), every recallable note has a vector
 (:mod:`pokayokay.recall.encoder`), cached in the project's state folder keyed by a digest of its
-text: they are computed when a learning is stored (``pokayokay remember``, ``consolidate``,
-``semantic fetch`` call :func:`refresh`, through ``pokayokay.cli.semantic``), so a prompt
-embeds only itself — plus at most
-:data:`MAX_PROMPT_EMBEDS` notes that appeared some other way (a file edited by hand, a fix
-episode), which are then cached too; when more are missing (the model just fetched for another
-project full of notes), ``pokayokay semantic refresh`` embeds the rest in the background, started
-at most once per :data:`CATCH_UP_INTERVAL`.
+text: they are computed when a learning is stored, in the project that stores it
+(``pokayokay remember``, ``consolidate``, ``semantic fetch`` and ``semantic refresh`` call
+:func:`refresh`, through ``pokayokay.cli.semantic``). A prompt embeds only itself, and only when
+the project has vectors cached: a note without one (a file edited by hand, notes stored before
+the model was fetched) gets no boost until the project stores a note or runs ``semantic
+refresh``. A prompt never embeds notes and never starts a background job (issue 26: after
+``semantic fetch`` in one project, the next prompt in any other project started a re-embed of
+all its notes; docs/decisions/0106).
 
 The one place the two opinions meet is :func:`boosts`, whose result
 :func:`pokayokay.recall.index.recall` adds to the lexical score: a note whose cosine with the
@@ -45,7 +46,6 @@ import os
 
 from pokayokay.names import (
     MODELS_DIR,
-    SEMANTIC_CATCH_UP_FILE,
     SEMANTIC_MODE_FILE,
     SEMANTIC_MODEL_DIR,
     SEMANTIC_VECTORS_FILE,
@@ -64,11 +64,6 @@ UNEMBEDDED = frozenset({"fix"})
 ENV_MODE = "POKAYOKAY_SEMANTIC"
 BOOST = 0.3
 BASELINE = 0.2
-# Notes without a cached vector that a prompt embeds itself (10-20 ms each); when more are
-# missing, the prompt starts `pokayokay semantic refresh` in the background for the rest.
-MAX_PROMPT_EMBEDS = 4
-# A background catch-up is started at most this often per project (seconds).
-CATCH_UP_INTERVAL = 600
 # The prompt is embedded up to this many characters (the model reads 256 tokens at most).
 MAX_QUERY_CHARS = 2000
 MAGIC = b"pokayokay-vectors 1\n"
@@ -205,6 +200,16 @@ def load_vectors(path: str) -> tuple[list[str], Any]:
     return [str(k) for k in keys], np.frombuffer(body, dtype="<f4").reshape(len(keys), dims)
 
 
+def _has_vectors(path: str) -> bool:
+    """Whether the vector cache holds anything (its header read, not its rows: no numpy)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(MAGIC) + 64)
+    except OSError:
+        return False
+    return head.startswith(MAGIC) and b'"keys":["' in head
+
+
 def save_vectors(path: str, keys: list[str], matrix: Any) -> None:
     """Atomically replace the cache (a cache that cannot be written is only a slower prompt)."""
     import json
@@ -242,8 +247,7 @@ def _vectors_for(
         if k not in where and k not in queued:
             queued.add(k)
             missing.append((d, k))
-    if limit is not None and len(missing) > limit:
-        _catch_up_later(state_dir, project_dir)
+    if limit is not None:
         missing = missing[:limit]
     if missing:
         fresh = model.embed([index.doc(d).text for d, _ in missing])
@@ -265,37 +269,6 @@ def _vectors_for(
     return matrix[rows], covered
 
 
-def _catch_up_later(state_dir: str, project_dir: str) -> None:
-    """More notes lack a vector than a prompt may embed (the model was just fetched for a
-    project with many notes, or notes arrived by hand): ``pokayokay semantic refresh`` embeds
-    them in the background, started at most once per :data:`CATCH_UP_INTERVAL` per project."""
-    import time
-
-    marker = os.path.join(state_dir, SEMANTIC_CATCH_UP_FILE)
-    try:
-        if time.time() - os.stat(marker).st_mtime < CATCH_UP_INTERVAL:
-            return
-    except OSError:
-        pass  # no marker: catch up now
-    try:
-        from pokayokay.infra.state import PRIVATE_FILE, private_folder
-
-        private_folder(state_dir)
-        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(f"{time.time():.0f}\n")
-    except OSError:
-        return  # no marker, no start: a storm of background processes is worse than a slow catch-up
-    _detach_refresh(project_dir)
-
-
-def _detach_refresh(project_dir: str) -> None:
-    from pokayokay.infra.detach import detach_command
-
-    args = ["semantic", "refresh", "--quiet", "--project", project_dir]
-    detach_command(args, "semantic recall: notes without a vector, embedded in the background")
-
-
 # --------------------------------------------------------------------------------------------
 # The two entry points: at prompt time, and when notes are stored
 
@@ -306,14 +279,17 @@ def boosts(
     state_dir: str,
     project_dir: str,
     *,
-    embed_limit: int | None = MAX_PROMPT_EMBEDS,
+    embed_limit: int | None = 0,
 ) -> dict[int, float] | None:
     """What semantic similarity adds to each note's lexical score for ``prompt`` (document
-    index → boost, before the note's prior); None when semantic recall is off or unavailable.
-    At most ``embed_limit`` notes missing from the cache are embedded (None: all of them; a
-    command can wait, a prompt cannot)."""
+    index → boost, before the note's prior); None when semantic recall is off or unavailable,
+    or when the project has no vector cached (the model is not even loaded). At most
+    ``embed_limit`` notes missing from the cache are embedded: none for a prompt (the
+    default; see the module), all of them with None (a command can wait)."""
     if not len(index) or not active(project_dir, state_dir):
         return None
+    if embed_limit == 0 and not _has_vectors(os.path.join(state_dir, SEMANTIC_VECTORS_FILE)):
+        return None  # nothing stored here was embedded: lexical, without numpy or the model
     # One BLAS thread: a prompt is a few small matrix products, and OpenBLAS starting its
     # thread pool when numpy loads costs more than they do (numpy's import, measured: about
     # 140 ms → 80 ms on a 2-core machine). Read once, when numpy is first imported.

@@ -35,10 +35,10 @@ When it matches, the cached index answers; then the learning files *about to be 
 stat-ed against the stamps they were indexed with, and if one changed the whole check runs and
 the answer is computed again: nothing stale is ever injected. What the quick key cannot see is a
 learning edited in place (same name, no rename) that is not among the hits; it is picked up at
-the latest by the next SessionStart, which runs the full check (as do ``pokayokay recall`` and
-every other caller, ``quick=False`` being the default). A memory folder or marker whose mtime is
-under :data:`SETTLE_NS` old is not trusted (a coarse file-system clock could hide a file added in
-the same tick): the full check runs until it has settled.
+the latest by the session's SessionEnd, which runs the full check (docs/decisions/0105; as do
+``pokayokay recall`` and every other caller, ``quick=False`` being the default). A memory
+folder or marker whose mtime is under :data:`SETTLE_NS` old is not trusted (a coarse file-system
+clock could hide a file added in the same tick): the full check runs until it has settled.
 
 Work is capped: at most :data:`MAX_LEARNING_FILES` learning files, :data:`MAX_FILE_BYTES` of any
 of them, :data:`MAX_MEMORY_BYTES` of MEMORY.md or the archive, :data:`MAX_FIX_GROUPS` failure

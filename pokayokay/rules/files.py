@@ -41,6 +41,7 @@ from pokayokay.infra import frontmatter
 from pokayokay.infra.regular import read_regular
 from pokayokay.rules import js_text
 from pokayokay.rules.claude_match import Matcher, normalise_patterns
+from pokayokay.rules.walk import walk_rule_paths
 
 RULES_DIR = Path(".claude") / "rules"
 POKAYOKAY_SUBDIR = "pokayokay"
@@ -286,25 +287,8 @@ def rules_dir(project_dir: Path) -> Path:
 
 
 def walk_rule_files(folder: Path, prefix: str, seen: set[str]) -> Iterable[tuple[Path, str]]:
-    try:
-        real = os.path.realpath(folder)
-        if real in seen:
-            return  # a symlink loop
-        seen.add(real)
-        entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-    except OSError:
-        return  # unreadable folder: no rules
-    for entry in entries:
-        rel = f"{prefix}{entry.name}"
-        try:
-            is_dir = entry.is_dir()
-            is_file = entry.is_file()
-        except OSError:
-            continue  # vanished entry: skipped
-        if is_dir:
-            yield from walk_rule_files(Path(entry.path), rel + "/", seen)
-        elif is_file and entry.name.endswith(".md"):
-            yield Path(entry.path), rel
+    for path, rel in walk_rule_paths(str(folder), prefix, seen):
+        yield Path(path), rel
 
 
 def read_rule(project_dir: Path, path: Path, rule_path: str) -> RuleFile:

@@ -6,56 +6,139 @@ rules costs a walk and a stat per rule, not a hundred parses.
 An entry is cached only when its file's modification time is two seconds old or more: a file
 rewritten with the same size within the file system's timestamp resolution could otherwise keep
 its old scope (the "racy" case git guards against the same way).
+
+Which rules load for a path the prompt names is cached in the same file (:func:`rules_for_paths`),
+for as long as no rule file changed: Claude Code's matcher (``rules.claude_match``, which
+translates each pattern to a regular expression) and the rule parser are imported only when a
+rule changed or a path is named for the first time (issue 26: they were a floor of every prompt
+naming a file).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 from pokayokay.infra import packed
-from pokayokay.rules.files import RULES_DIR, read_rule, rules_dir, walk_rule_files
+from pokayokay.rules.walk import walk_rule_paths
 
-VERSION = 1
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from pokayokay.rules.files import RuleFile
+
+VERSION = 2
 RACY_SECONDS = 2.0
+MAX_CACHED_PATHS = 256  # named paths whose loading rules are kept (the oldest go first)
+RULES_PREFIX = ".claude/rules/"  # pokayokay.rules.files.RULES_DIR, as the posix text it is
 
 Scope = tuple[str, tuple[str, ...]]  # (the rule's project-relative path, its patterns)
 
 
-def _scope_of(project: Path, path: Path, rule_path: str) -> list[str] | None:
-    rule = read_rule(project, path, rule_path)
+def read_rule(project_dir: Path, path: Path, rule_path: str) -> RuleFile:
+    """:func:`pokayokay.rules.files.read_rule`, imported only for a rule file that changed."""
+    from pokayokay.rules.files import read_rule as read
+
+    return read(project_dir, path, rule_path)
+
+
+def _scope_of(project: str, path: str, rule_path: str) -> list[str] | None:
+    from pathlib import Path
+
+    rule = read_rule(Path(project), Path(path), rule_path)
     if rule.is_pokayokay and rule.conditional and rule.paths:
         return list(rule.paths)
     return None
 
 
+class _Scan:
+    """One walk of the rules folder against the cache: the scopes, and whether the cache's
+    answers for named paths still hold (no rule file added, removed or changed)."""
+
+    def __init__(self, project_dir: Path | str, cache_path: str | None) -> None:
+        project = os.path.abspath(project_dir)
+        cached = packed.load(cache_path) if cache_path else None
+        known: dict[str, list[object]] = {}
+        loads: dict[str, list[str]] = {}
+        if isinstance(cached, dict) and cached.get("version") == VERSION:
+            files = cached.get("files")
+            known = files if isinstance(files, dict) else {}
+            found = cached.get("loads")
+            loads = found if isinstance(found, dict) else {}
+        fresh: dict[str, list[object]] = {}
+        now = time.time()
+        settled = True
+        self.scopes: list[Scope] = []
+        for path, rule_path in walk_rule_paths(os.path.join(project, ".claude", "rules")):
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            entry = known.get(rule_path)
+            if isinstance(entry, list) and entry[:2] == [st.st_size, st.st_mtime_ns]:
+                patterns = entry[2]
+            else:
+                patterns = _scope_of(project, path, rule_path)
+            if now - st.st_mtime >= RACY_SECONDS:
+                fresh[rule_path] = [st.st_size, st.st_mtime_ns, patterns]
+            else:
+                settled = False
+            if isinstance(patterns, list) and patterns:
+                self.scopes.append((RULES_PREFIX + rule_path, tuple(str(p) for p in patterns)))
+        self.cache_path = cache_path
+        self.known, self.fresh = known, fresh
+        # Answers for named paths hold only while every rule file is the one they were found
+        # for, and is settled (a racy file may still change under the same size and time).
+        self.loads: dict[str, list[str]] = loads if settled and fresh == known else {}
+        self.settled = settled
+        self.loads_changed = False
+
+    def loading(self, path: str) -> list[str]:
+        """The rules (``.claude/rules/…``) that load when Claude reads ``path``."""
+        found = self.loads.get(path)
+        if isinstance(found, list):
+            return found
+        from pokayokay.rules.claude_match import matches
+
+        found = [rule for rule, patterns in self.scopes if patterns and matches(patterns, path)]
+        if self.settled:
+            self.loads[path] = found
+            while len(self.loads) > MAX_CACHED_PATHS:
+                del self.loads[next(iter(self.loads))]
+            self.loads_changed = True
+        return found
+
+    def save(self) -> None:
+        if self.cache_path and (self.fresh != self.known or self.loads_changed):
+            packed.save(
+                self.cache_path, {"version": VERSION, "files": self.fresh, "loads": self.loads}
+            )
+
+
 def conditional_scopes(project_dir: Path | str, cache_path: str | None) -> list[Scope]:
     """(rel_path, patterns) of every pokayokay rule that loads by path, in path order, as
     :func:`pokayokay.rules.files.discover` reads them; ``cache_path`` None reads every file."""
-    project = Path(os.path.abspath(project_dir))
-    cached = packed.load(cache_path) if cache_path else None
-    known: dict[str, list[object]] = {}
-    if isinstance(cached, dict) and cached.get("version") == VERSION:
-        files = cached.get("files")
-        known = files if isinstance(files, dict) else {}
-    fresh: dict[str, list[object]] = {}
-    now = time.time()
-    out: list[Scope] = []
-    for path, rule_path in walk_rule_files(rules_dir(project), "", set()):
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue  # vanished: no scope
-        entry = known.get(rule_path)
-        if isinstance(entry, list) and entry[:2] == [st.st_size, st.st_mtime_ns]:
-            patterns = entry[2]
-        else:
-            patterns = _scope_of(project, path, rule_path)
-        if now - st.st_mtime >= RACY_SECONDS:
-            fresh[rule_path] = [st.st_size, st.st_mtime_ns, patterns]
-        if isinstance(patterns, list) and patterns:
-            out.append(((RULES_DIR / rule_path).as_posix(), tuple(str(p) for p in patterns)))
-    if cache_path and fresh != known:
-        packed.save(cache_path, {"version": VERSION, "files": fresh})
-    return out
+    scan = _Scan(project_dir, cache_path)
+    scan.save()
+    return scan.scopes
+
+
+def rules_for_paths(
+    project_dir: Path | str, cache_path: str | None, paths: Sequence[str]
+) -> tuple[list[Scope], list[tuple[str, str]]]:
+    """The scopes (:func:`conditional_scopes`) and, for each of them in order, the first of
+    ``paths`` it loads for (a folder ``src/api/`` is matched as ``src/api``): (rule, path)
+    pairs, as ``skills.suggest`` names them."""
+    scan = _Scan(project_dir, cache_path)
+    pairs: list[tuple[str, str]] = []
+    if scan.scopes and paths:
+        loading = {path: set(scan.loading(path.rstrip("/"))) for path in dict.fromkeys(paths)}
+        for rule, _patterns in scan.scopes:
+            for path in paths:
+                if rule in loading[path]:
+                    pairs.append((rule, path))
+                    break
+    scan.save()
+    return scan.scopes, pairs

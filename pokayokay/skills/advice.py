@@ -89,6 +89,7 @@ def gather_signals(
     groups: list[Any] = []
     known: list[str] = []
     rules: list[tuple[str, tuple[str, ...]]] = []
+    rules_cache: str | None = None
     memory_dir = location.memory_dir
     if os.path.exists(os.path.join(memory_dir, SPIKES_FILE)):
         from pathlib import Path
@@ -117,12 +118,19 @@ def gather_signals(
         if os.path.isdir(rules_dir):
             from pokayokay.infra.state import project_state_path
             from pokayokay.names import RULE_SCOPES_FILE
-            from pokayokay.rules.scopes import conditional_scopes
 
             state = project_state_path(str(location.project_key))
-            rules = conditional_scopes(project, os.path.join(state, RULE_SCOPES_FILE))
+            rules_cache = os.path.join(state, RULE_SCOPES_FILE)
     paths = project_paths(project, named_paths, known) if named_paths else []
-    return Signals(spikes=spikes, failure_groups=groups, rules=rules, chain=chain, paths=paths)
+    matched: list[tuple[str, str]] | None = None
+    if rules_cache is not None:
+        from pokayokay.rules.scopes import rules_for_paths
+
+        rules, matched = rules_for_paths(project, rules_cache, paths)
+    return Signals(
+        spikes=spikes, failure_groups=groups, rules=rules, chain=chain, paths=paths,
+        matched_rules=matched,
+    )  # fmt: skip
 
 
 def advice_for(

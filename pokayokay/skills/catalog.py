@@ -20,8 +20,9 @@ a skill added, removed or renamed moves one of them. The cached catalog is taken
 are as the last full check saw them; the caller then stats the ``SKILL.md`` of each skill it is
 about to suggest (:func:`unchanged_since_cached`) and runs the full check when one changed. A
 ``SKILL.md`` rewritten in place (or replaced inside its own folder) that is not suggested is
-picked up by the next full check: SessionStart runs one, as do ``pokayokay suggest`` and every
-caller that does not ask for ``quick``. Folder mtimes under three seconds old are not trusted.
+picked up by the next full check: SessionEnd runs one (docs/decisions/0105), as do
+``pokayokay suggest`` and every caller that does not ask for ``quick``. Folder mtimes under
+three seconds old are not trusted.
 
 Hot path: standard library only at import time.
 """

@@ -88,7 +88,7 @@ _WORDS = Lazy(r"[^\W_]+")
 class Signals:
     """The memory signals for one prompt."""
 
-    __slots__ = ("chain", "failure_groups", "paths", "rules", "spikes")
+    __slots__ = ("chain", "failure_groups", "matched_rules", "paths", "rules", "spikes")
 
     def __init__(
         self,
@@ -97,12 +97,16 @@ class Signals:
         rules: Sequence[tuple[str, tuple[str, ...]]] = (),  # (rule file, its paths: patterns)
         chain: Sequence[SessionOutcome] = (),
         paths: Sequence[str] = (),  # the project files and folders (``src/api/``) it names
+        # (rule, path) for each rule that loads for one of ``paths``, when the reader found
+        # them already (``rules.scopes.rules_for_paths``, cached); None: matched here.
+        matched_rules: Sequence[tuple[str, str]] | None = None,
     ) -> None:
         self.spikes = spikes
         self.failure_groups = failure_groups
         self.rules = rules
         self.chain = chain
         self.paths = paths
+        self.matched_rules = matched_rules
 
 
 class Suggestion:
@@ -423,7 +427,9 @@ def suggest(
             break  # only the latest session on this task counts
 
     matched_rules: list[tuple[str, str]] = []
-    if named and signals.rules:
+    if signals.matched_rules is not None:
+        matched_rules = list(signals.matched_rules) if named else []
+    elif named and signals.rules:
         from pokayokay.rules.claude_match import matches
 
         for rule, patterns in signals.rules:

@@ -4,7 +4,8 @@ A prompt does not stat every learning: it checks the memory folder's mtime, the 
 the ``memory.changed`` marker and the fix digest, then stats only the learnings it is about to
 inject. So: a learning added, removed or replaced (an editor's write-and-rename) by hand, or
 written by pokayokay, is seen by the next prompt; a learning edited in place is re-read before it
-is injected, and when it is not a hit it is seen after the next SessionStart (the full check).
+is injected, and when it is not a hit it is seen after the session's SessionEnd (the full check,
+docs/decisions/0105).
 Nothing stale is ever injected.
 """
 
@@ -163,18 +164,26 @@ def test_an_injected_learning_edited_in_place_is_read_again_first(
     assert "make migrate" not in block
 
 
-def test_a_learning_edited_in_place_that_is_no_hit_waits_for_the_next_session(
+def test_a_learning_edited_in_place_that_is_no_hit_waits_for_the_session_end(
     location: MemoryLocation, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The documented limit of the quick check, and where it ends: SessionStart."""
+    """The documented limit of the quick check, and where it ends: SessionEnd (SessionStart
+    takes the quick check too, decision 0105)."""
+    from helpers.hooks import run_hook
+
     from pokayokay.hooks.recall import session_start_context
 
     path = location.memory_dir / learnings.file_name_for("flaky")
     rewrite_in_place(path, CELERY)
     assert "Celery" not in quick_block(location, CELERY_PROMPT)  # not seen yet (the rule)
-    payload = {"session_id": "s-2", "cwd": str(project), "hook_event_name": "SessionStart"}
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
-    assert session_start_context(payload) == ""  # branch main: no block, but the full check
+    start = {"session_id": "s-2", "cwd": str(project), "hook_event_name": "SessionStart"}
+    assert session_start_context(start) == ""  # branch main: no block, and the quick check
+    assert "Celery" not in quick_block(location, CELERY_PROMPT)
+    end = {"session_id": "s-2", "cwd": str(project), "hook_event_name": "SessionEnd",
+           "reason": "other", "transcript_path": str(project / "t.jsonl")}  # fmt: skip
+    code, _out, err = run_hook("SessionEnd", end)
+    assert (code, err) == (0, "")
     assert "Celery workers must be restarted" in quick_block(location, CELERY_PROMPT)
 
 

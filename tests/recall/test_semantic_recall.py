@@ -143,6 +143,7 @@ def test_a_broken_model_fails_open_to_lexical_recall(
     store_files(project, LEARNING_NOTES)
     folder = Path(semantic.model_dir())
     write_tiny_model(folder)
+    assert cli.main(["semantic", "refresh", "--quiet", "--project", str(project)]) == 0
     (folder / "model.safetensors").write_bytes(b"\x00" * 16)  # damaged after the fetch
     code, out, _ = run_hook("UserPromptSubmit", payload(project, "How do I run the test suite?"))
     assert code == 0 and "Run the test suite with" in out
@@ -241,14 +242,19 @@ def test_notes_are_embedded_when_stored_and_a_prompt_embeds_only_itself(
     injected(project, PARAPHRASE)  # under the relevance gate the model no longer lifts NEEDLE
     assert calls == [1]  # the prompt, nothing else
 
-    # A note that arrived some other way (a file written by hand) is embedded once, then cached.
+    # A note that arrived some other way (a file written by hand) is not embedded by a prompt
+    # (issue 26: a prompt embeds only itself); the project's next store embeds it.
     extra = {"text": "Feature flags live in flags.yaml and are read through flags.enabled().",
              "category": "patterns"}  # fmt: skip
     store_files(project, [extra])
     calls.clear()
     injected(project, "where do we toggle an experimental option for some customers?")
     injected(project, "where do we toggle an experimental option for some customers?")
-    assert calls == [1, 1, 1]
+    assert calls == [1, 1]
+    assert cli.main(["semantic", "refresh", "--quiet", "--project", str(project)]) == 0
+    assert calls == [1, 1, 1]  # the one note without a vector
+    keys, _ = semantic.load_vectors(str(state_of(project) / SEMANTIC_VECTORS_FILE))
+    assert len(keys) == len(LEARNING_NOTES) + 1
 
     # Off in the settings: the same prompt gets lexical recall, which misses the paraphrase.
     settings = project / ".claude" / "pokayokay.md"
@@ -337,48 +343,41 @@ def test_a_prompt_keeps_the_vectors_of_notes_its_index_does_not_hold(
     assert semantic.load_vectors(path)[0] == [semantic.key(texts[0])]
 
 
-def test_a_prompt_embeds_a_few_notes_and_leaves_the_rest_to_one_background_refresh(
+def test_a_prompt_embeds_no_note_and_starts_nothing_the_store_embeds_them(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The model fetched for a project full of notes without vectors: a prompt embeds at most
-    MAX_PROMPT_EMBEDS of them and starts `semantic refresh` once, not at every prompt (a
-    benchmark found each prompt embedding 16 notes, about 0.5 s, on 2,000 learnings)."""
+    """The model fetched (for another project) and a project full of notes without vectors: a
+    prompt there embeds no note, loads no model and starts no background job (issue 26: it used
+    to start `semantic refresh` of every note); the project's own store (`refresh`, as
+    `remember` and `semantic refresh` run it) embeds them, and prompts are boosted from then on."""
     pytest.importorskip("numpy")
     write_tiny_model(Path(semantic.model_dir()))
     from pokayokay.infra import detach
+    from pokayokay.recall import encoder
 
     started: list[list[str]] = []
     monkeypatch.setattr(detach, "detach_command", lambda args, why: started.append(args))
+    loads: list[str] = []
+    real_load = encoder.load
+    monkeypatch.setattr(encoder, "load", lambda folder: loads.append(folder) or real_load(folder))
     state = str(tmp_path / "state")
-    texts = [
-        f"note {i}: run the {word} checks before a release"
-        for i, word in enumerate(
-            [
-                "lint",
-                "type",
-                "unit",
-                "smoke",
-                "load",
-                "fuzz",
-                "docs",
-                "license",
-                "security",
-                "format",
-            ]
-        )
-    ]
+    words = ["lint", "type", "unit", "smoke", "load", "fuzz", "docs", "license"]
+    texts = [f"note {i}: run the {word} checks before a release" for i, word in enumerate(words)]
     index = Index.build([Document(f"n{i}", "learning", t) for i, t in enumerate(texts)])
     path = str(tmp_path / "state" / SEMANTIC_VECTORS_FILE)
+    for _ in range(3):
+        assert semantic.boosts(index, "which checks run before a release", state, str(project)) \
+            is None
+    assert (started, loads, semantic.load_vectors(path)[0]) == ([], [], [])
+    assert semantic.refresh(index, state, str(project)) == len(texts)  # the store's job
     assert semantic.boosts(index, "which checks run before a release", state, str(project))
-    assert len(semantic.load_vectors(path)[0]) == semantic.MAX_PROMPT_EMBEDS
-    assert started == [["semantic", "refresh", "--quiet", "--project", str(project)]]
-    semantic.boosts(index, "which checks run before a release", state, str(project))
-    assert len(semantic.load_vectors(path)[0]) == 2 * semantic.MAX_PROMPT_EMBEDS
-    assert len(started) == 1  # within CATCH_UP_INTERVAL: no second background process
-    left = len(texts) - 2 * semantic.MAX_PROMPT_EMBEDS
-    assert semantic.refresh(index, state, str(project)) == left
-    semantic.boosts(index, "which checks run before a release", state, str(project))
-    assert len(started) == 1  # nothing missing: nothing started
+    assert len(loads) == 2  # refresh, then the prompt (the query only)
+    # A note added by hand later: no vector, no boost for it, still nothing started.
+    more = Index.build([*(Document(f"n{i}", "learning", t) for i, t in enumerate(texts)),
+                        Document("n8", "learning", "note 8: run the release checks twice")])
+    found = semantic.boosts(more, "which checks run before a release", state, str(project))
+    assert found is not None and 8 not in found
+    assert started == [] and len(semantic.load_vectors(path)[0]) == len(texts)
 
 
 def test_semantic_refresh_embeds_the_notes_of_the_project(

@@ -170,7 +170,7 @@ def test_a_warm_catalog_neither_analyses_nor_counts(
 
 # --------------------------------------------------------------------------------------------
 # The prompt's quick check (module docstring): the skill folders' mtimes, then a stat of each
-# suggested SKILL.md; the full check at SessionStart and for every other caller.
+# suggested SKILL.md; the full check at SessionEnd and for every other caller.
 
 EVAL_SKILLS = DATA_DIR / "skills_eval" / "skills"
 MIGRATION_PROMPT = "add a tenant_id column to the orders table and backfill it without locking"
@@ -241,19 +241,21 @@ def test_a_suggested_skill_edited_in_place_is_read_again(skilled: Path) -> None:
     assert "db-migrations" not in _suggested(skilled, MIGRATION_PROMPT)
 
 
-def test_a_skill_edited_in_place_that_is_not_suggested_waits_for_the_next_session(
+def test_a_skill_edited_in_place_that_is_not_suggested_waits_for_the_session_end(
     skilled: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pokayokay.hooks.session import session_start
+    """SessionEnd runs the full check (decision 0105: SessionStart's check is quick)."""
+    from helpers.hooks import run_hook
 
     path = skilled / ".claude" / "skills" / "docker" / "SKILL.md"
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(f"---\nname: docker\ndescription: {CELERY_SKILL}\n---\n\n# Celery\n")
     assert "docker" not in _suggested(skilled, CELERY_PROMPT)  # the rule: not seen yet
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(skilled))
-    payload = {"session_id": "s-2", "cwd": str(skilled), "hook_event_name": "SessionStart",
-               "source": "startup"}  # fmt: skip
-    assert session_start(payload, "SessionStart")  # the hook runs the full check
+    payload = {"session_id": "s-2", "cwd": str(skilled), "hook_event_name": "SessionEnd",
+               "reason": "other", "transcript_path": str(skilled / "t.jsonl")}  # fmt: skip
+    code, _out, err = run_hook("SessionEnd", payload)  # the hook runs the full check
+    assert (code, err) == (0, "")
     assert _suggested(skilled, CELERY_PROMPT) == ["docker"]
 
 

@@ -1,0 +1,289 @@
+"""Issue 26's budget table, one row per line, each through the command ``init`` registered for
+its event, on the state of a project in use: graduated rules and a store of 20,000 failure
+events, 2,000 learnings, 200 skills and a 500-line MEMORY.md (``realistic_project``). The
+scaling rows change one of those and keep the rest: learnings 100 -> 5,000, rules 10 -> 100,
+MEMORY.md 50 -> 5,000 lines; the issue asks them to be flat to within one floor.
+
+The rows are named ``budget: …`` so that ``run.py --only budget:`` runs the table alone.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+from benchmarks.fixtures.failures import fill_store
+from benchmarks.fixtures.lab import Lab, Project, wait_until_settled
+from benchmarks.fixtures.learnings import (
+    SUGGEST_SKILLS,
+    generate_learnings,
+    write_learnings,
+    write_skills,
+)
+from benchmarks.fixtures.memory import encode_payload, memory_text, moved_payload
+from benchmarks.harness import Measurable, Spec
+from benchmarks.suites.common import no_output
+from benchmarks.suites.realistic import (
+    failure_payload,
+    initialised,
+    pytest_output,
+    registered_argv,
+    registered_case,
+)
+
+EVENTS = 20_000
+LEARNINGS = 2_000
+MEMORY_LINES = 500
+# Names two files the failure kinds live in (benchmarks.fixtures.failures) and a failing test.
+PATH_PROMPT = (
+    "the checkout totals test fails again in tests/test_checkout.py, fix src/app/checkout.py"
+)
+WARM_PROMPT = "why does the checkout total round the discount the wrong way for some carts"
+
+
+def _rule_text(i: int) -> str:
+    """A rule as graduation writes one (frontmatter, marker, sections), scoped to a module of
+    its own; every tenth one also loads for the files the path prompt names."""
+    paths = [f"/src/app/mod{i:03d}/*.py", f"/tests/test_mod{i:03d}.py"]
+    if i % 10 == 0:
+        paths.append("/src/app/*.py")
+    listed = "".join(f'  - "{p}"\n' for p in paths)
+    return (
+        f"---\npaths:\n{listed}---\n# Testing mistakes: `FAILED tests/test_mod{i:03d}.py::"
+        f"test_total - assert 4 == 3`\n\n<!-- pokayokay-rule: id=testing-mod{i:03d}; "
+        f"signatures={i:012x}; graduated=2026-11-20 -->\nRecorded by pokayokay from mistakes in "
+        f"earlier sessions of this project (12 sessions, 40 times), for files matching "
+        f"`{paths[0]}`.\n\n## `FAILED tests/test_mod{i:03d}.py::test_total - assert 4 == 3`\n"
+        f"- What goes wrong: `pytest tests/test_mod{i:03d}.py -q` failed.\n- How often: 12 "
+        f"sessions, 40 times, last 2026-11-19.\n- What fixed it: edits to "
+        f"`src/app/mod{i:03d}/total.py` made it pass.\n\n<!-- pokayokay-rule-end: pokayokay "
+        f"rewrites everything above on its next graduation; notes below this line are kept -->\n"
+    )
+
+
+def realistic_project(
+    lab: Lab,
+    *,
+    learnings: int = LEARNINGS,
+    rules: int | None = None,
+    memory_lines: int = MEMORY_LINES,
+    events: int = EVENTS,
+    tag: str = "",
+) -> Project:
+    """The project of the table (see the module). ``rules`` None: the rules ``graduate`` writes
+    from the store; a number: that many rules as graduation writes them (and no others), each
+    loaded in 30 sessions. Built once per shape (and ``tag``), untimed, its caches warm."""
+    key = f"budget project ({learnings} learnings, rules {rules}, {memory_lines} lines{tag})"
+
+    def make() -> Project:
+        project = initialised(lab, key)
+        write_learnings(project.memory_dir, generate_learnings(learnings))
+        project.memory_file.write_text(memory_text(memory_lines), "utf-8")
+        write_skills(project.path, SUGGEST_SKILLS)
+        with project.store() as store:
+            fill_store(store, project.path, events, sessions=200)
+        folder = project.path / ".claude" / "rules" / "pokayokay"
+        if rules is None:
+            subprocess.run(
+                [lab.console_script(), "graduate", "--project", str(project.path)],
+                env=project.env,
+                cwd=project.path,
+                check=True,
+                capture_output=True,
+            )
+            if not list(folder.glob("*.md")):
+                raise SystemExit("graduation wrote no rule for the budget rows")
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+            for i in range(rules):
+                (folder / f"testing-mod{i:03d}.md").write_text(_rule_text(i), "utf-8")
+            now = time.time()
+            with project.store() as store:
+                for i in range(rules):
+                    for s in range(30):
+                        store.record_rule_load(
+                            f"load-{s}",
+                            f".claude/rules/pokayokay/testing-mod{i:03d}.md",
+                            f"src/app/mod{i:03d}/total.py",
+                            now - 86400 * 20 + s * 600,
+                        )
+        warm(lab, project, memory_text(memory_lines))
+        return project
+
+    return lab.shared(key, make)
+
+
+def warm(lab: Lab, project: Project, memory: str) -> None:
+    """The state a project is in between two sessions: the last session ended (its SessionEnd
+    ran, as registered: curation, the graduation stamp), Claude then wrote MEMORY.md back to
+    ``memory``, and a session built every cache the hooks keep (a SessionStart, a path prompt,
+    a subagent); then the folders are left to settle (all untimed)."""
+    from pokayokay.recall.sources import load_index
+
+    location = project.location
+    load_index(location.memory_dir, location.project_dir, project.state_dir, budget=float("inf"))
+    run_registered(project, "SessionEnd", moved_payload("SessionEnd.other.json", project.path))
+    project.memory_file.write_text(memory, "utf-8")
+    for _ in range(2):
+        wait_until_settled(location.memory_dir, project.path / ".claude", project.state_dir)
+        run_registered(
+            project, "SessionStart", moved_payload("SessionStart.startup.json", project.path)
+        )
+        run_registered(
+            project,
+            "UserPromptSubmit",
+            moved_payload("UserPromptSubmit.json", project.path, prompt=PATH_PROMPT),
+        )
+        run_registered(project, "SubagentStart", moved_payload("SubagentStart.json", project.path))
+    wait_until_settled(location.memory_dir, project.path / ".claude", project.state_dir)
+
+
+def run_registered(project: Project, event: str, payload: dict[str, object]) -> None:
+    subprocess.run(
+        registered_argv(project, event),
+        input=encode_payload(payload),
+        env=project.env,
+        cwd=project.path,
+        check=True,
+        capture_output=True,
+    )
+
+
+def _prompt_row(name: str, prompt: str, **shape: int | None) -> Spec:
+    def build(lab: Lab, n: int) -> Measurable:
+        project = realistic_project(lab, **shape)  # type: ignore[arg-type]
+        payload = encode_payload(
+            moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
+        )
+        return registered_case(lab, name, "UserPromptSubmit", project, n, stdin=payload)
+
+    return Spec(name, build)
+
+
+def _event_row(name: str, event: str, sample: str, **shape: int | None) -> Spec:
+    def build(lab: Lab, n: int) -> Measurable:
+        project = realistic_project(lab, **shape)  # type: ignore[arg-type]
+        payload = encode_payload(moved_payload(sample, project.path))
+        check = no_output if event == "SessionEnd" else None
+        return registered_case(lab, name, event, project, n, stdin=payload, check_each=check)
+
+    return Spec(name, build)
+
+
+def bare_session_start() -> Spec:
+    name = "budget: SessionStart (bare project)"
+
+    def build(lab: Lab, n: int) -> Measurable:
+        project = initialised(lab, "budget bare project")
+        payload = encode_payload(moved_payload("SessionStart.startup.json", project.path))
+        return registered_case(lab, name, "SessionStart", project, n, stdin=payload)
+
+    return Spec(name, build)
+
+
+def after_capture_row() -> Spec:
+    name = "budget: prompt naming a file right after a capture in a new session"
+
+    def build(lab: Lab, n: int) -> Measurable:
+        # A project of its own: the captures move its store, which the other rows' must not.
+        project = realistic_project(lab, tag=", captures")
+        failure_argv = registered_argv(project, "PostToolUseFailure")
+        counter = [0]
+        payload = moved_payload("UserPromptSubmit.json", project.path, prompt=PATH_PROMPT)
+
+        def session() -> str:
+            return f"budget-new-session-{counter[0]:04d}"
+
+        def before() -> None:  # a new session's first failing call, its turn interrupted
+            counter[0] += 1
+            data = failure_payload(
+                project,
+                800_000 + counter[0],
+                pytest_output(3_000),
+                "pytest tests/test_checkout.py",
+                session=session(),
+            )
+            subprocess.run(
+                failure_argv,
+                input=data,
+                env=project.env,
+                cwd=project.path,
+                check=True,
+                capture_output=True,
+            )
+
+        def each(run: int) -> bytes:
+            return encode_payload(dict(payload, session_id=session()))
+
+        return registered_case(
+            lab, name, "UserPromptSubmit", project, n, stdin_each=each, before_each=before
+        )
+
+    return Spec(name, build)
+
+
+def memory_rewritten_row(lines: int) -> Spec:
+    name = f"budget: prompt right after MEMORY.md was rewritten ({lines:,} lines)"
+
+    def build(lab: Lab, n: int) -> Measurable:
+        project = realistic_project(lab, memory_lines=lines)
+        text = memory_text(lines)
+        counter = [0]
+
+        def before() -> None:  # Claude rewrote it: one entry's wording changes, same length
+            counter[0] += 1
+            project.memory_file.write_text(
+                text.replace("Memory", f"Mem{counter[0] % 10:02d}", 1), "utf-8"
+            )
+
+        payload = encode_payload(
+            moved_payload("UserPromptSubmit.json", project.path, prompt=WARM_PROMPT)
+        )
+        return registered_case(
+            lab, name, "UserPromptSubmit", project, n, stdin=payload, before_each=before
+        )
+
+    return Spec(name, build)
+
+
+def session_start_memory_row(lines: int) -> Spec:
+    name = f"budget: SessionStart, MEMORY.md of {lines:,} lines"
+
+    def build(lab: Lab, n: int) -> Measurable:
+        project = realistic_project(lab, memory_lines=lines)
+        text = memory_text(lines)
+
+        def before() -> None:  # the file as the session finds it (a catch-up may curate it)
+            if project.memory_file.read_text("utf-8") != text:
+                project.memory_file.write_text(text, "utf-8")
+
+        payload = encode_payload(moved_payload("SessionStart.startup.json", project.path))
+        return registered_case(
+            lab, name, "SessionStart", project, n, stdin=payload, before_each=before
+        )
+
+    return Spec(name, build)
+
+
+def specs() -> list[Spec]:
+    state = "graduated rules, 20k events, 2,000 learnings, 200 skills, 500-line MEMORY.md"
+    return [
+        _prompt_row(f"budget: prompt naming a project file ({state})", PATH_PROMPT),
+        after_capture_row(),
+        bare_session_start(),
+        _event_row(f"budget: SessionStart ({state})", "SessionStart", "SessionStart.startup.json"),
+        _event_row(f"budget: SubagentStart ({state})", "SubagentStart", "SubagentStart.json"),
+        *(
+            _prompt_row(f"budget: warm prompt, {n:,} learnings", WARM_PROMPT, learnings=n)
+            for n in (100, 500, 2_000, 5_000)
+        ),
+        *(_prompt_row(f"budget: path prompt, {n} rules", PATH_PROMPT, rules=n) for n in (10, 100)),
+        *(
+            _event_row(
+                f"budget: SessionEnd, {n} rules", "SessionEnd", "SessionEnd.other.json", rules=n
+            )
+            for n in (10, 100)
+        ),
+        *(session_start_memory_row(n) for n in (50, 500, 5_000)),
+        *(memory_rewritten_row(n) for n in (50, 5_000)),
+    ]
