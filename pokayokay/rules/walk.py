@@ -23,14 +23,14 @@ def walk_rule_paths(
         seen.add(real)
         entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
     except OSError:
-        return
+        return  # unreadable folder: no rules
     for entry in entries:
         rel = f"{prefix}{entry.name}"
         try:
             is_dir = entry.is_dir()
             is_file = entry.is_file()
         except OSError:
-            continue
+            continue  # vanished entry: skipped
         if is_dir:
             yield from walk_rule_paths(entry.path, rel + "/", seen)
         elif is_file and entry.name.endswith(".md"):
