@@ -159,9 +159,12 @@ def rates(
     """(paraphrases whose notes are all recalled, unrelated prompts that get nothing)."""
     hits = silent = 0
     for prompt in prompts:
-        boosts = semantic.boosts(index, prompt["q"], str(state), str(project))
-        assert (boosts is not None) == with_model
-        ids = {h.doc.id for h in recall.recall(index, prompt["q"], semantic=boosts).hits}
+        dense = semantic.opinion(index, prompt["q"], str(state), str(project))
+        assert (dense is not None) == with_model
+        boosts = None if dense is None else dense.boosts
+        cosines = None if dense is None else dense.cosines
+        found = recall.recall(index, prompt["q"], semantic=boosts, cosines=cosines).hits
+        ids = {h.doc.id for h in found}
         if prompt["expect"]:
             hits += set(prompt["expect"]) <= ids
         else:
