@@ -1,7 +1,16 @@
 """Fit the relevance gates (issue 23, item 2) and write ``pokayokay/relevance/gate_*.json``.
 
-    .venv/bin/python scripts/fit_relevance_gate.py            # both gates
+    .venv/bin/python scripts/fit_relevance_gate.py            # every gate
     .venv/bin/python scripts/fit_relevance_gate.py --check    # print, write nothing
+    .venv/bin/python scripts/fit_relevance_gate.py --lexical  # without the semantic model
+
+Two coefficient sets per kind are fitted: the lexical one (the model's three features at 0) and
+the dense one, with the semantic model's opinion (all-MiniLM-L6-v2, looked for where the tests
+look: ``$POKAYOKAY_SEMANTIC_MODEL`` or ``~/.cache/pokayokay-semantic/models``): the notes get
+the boost the prompt hook adds (:class:`pokayokay.recall.semantic.Opinion`) and every candidate
+its cosine, its cosine's lead over the best other one, and whether the model ranks it first.
+The dense gate is written for the kinds of :data:`pokayokay.relevance.fitted.DENSE_KINDS`
+(recall); for skills it is measured and printed only (decision 0097).
 
 For every (prompt, candidate) pair of the TRAIN split (``tests/helpers/splits.py``) it builds
 the gate's features (:class:`pokayokay.relevance.gate.Evidence`: the existing scorers' own
@@ -39,7 +48,8 @@ from helpers.relevance_split import Figures, Rate, figures  # noqa: E402
 from pokayokay.recall import index as recall_index  # noqa: E402
 from pokayokay.recall.concepts import query_features  # noqa: E402
 from pokayokay.recall.gating import evidence as recall_evidence  # noqa: E402
-from pokayokay.relevance.fitted import RECALL, SKILLS, gate_path  # noqa: E402
+from pokayokay.recall.semantic import MAX_QUERY_CHARS, UNEMBEDDED, Opinion  # noqa: E402
+from pokayokay.relevance.fitted import DENSE_KINDS, RECALL, SKILLS, gate_path  # noqa: E402
 from pokayokay.relevance.gate import FEATURES, Evidence, Gate, select  # noqa: E402
 from pokayokay.skills.catalog import Catalog, catalog_from_folder  # noqa: E402
 from pokayokay.skills.gating import evidence as skill_evidence  # noqa: E402
@@ -63,10 +73,53 @@ class Case:
         self.evidence = found
 
 
+# -- the semantic model's opinion -------------------------------------------------------------
+
+
+class Embedder:
+    """The semantic model the tests use (``tests/helpers/semantic.py``), each text embedded
+    once per run."""
+
+    def __init__(self, folder: Path) -> None:
+        from pokayokay.recall.encoder import load
+
+        self.model = load(str(folder))
+        self.memo: dict[str, Any] = {}
+
+    def vectors(self, texts: Sequence[str]) -> np.ndarray:
+        missing = sorted({t for t in texts if t not in self.memo})
+        if missing:
+            for text, row in zip(missing, self.model.embed(missing), strict=True):
+                self.memo[text] = row
+        return np.array([self.memo[t] for t in texts]) if texts else np.zeros((0, 0))
+
+
+def embedder() -> Embedder | None:
+    """The real model, or None (with a line saying so) when it is not there."""
+    from helpers.semantic import REAL_MODEL, real_model_available
+
+    if not real_model_available():
+        print(f"no semantic model at {REAL_MODEL}: the dense gates are not fitted")
+        return None
+    return Embedder(REAL_MODEL)
+
+
+def note_opinion(index: recall_index.Index, model: Embedder, prompt: str) -> Opinion:
+    """What the prompt hook's :func:`pokayokay.recall.semantic.opinion` computes, from the
+    notes' texts and the prompt directly (no state folder, no cache)."""
+    covered = [d for d in range(len(index)) if index.doc(d).kind not in UNEMBEDDED]
+    matrix = model.vectors([index.doc(d).text for d in covered])
+    query = model.vectors([prompt[:MAX_QUERY_CHARS]])[0]
+    sims = (matrix @ query).tolist() if covered else []
+    return Opinion({d: float(s) for d, s in zip(covered, sims, strict=True)})
+
+
 # -- the cases ------------------------------------------------------------------------------
 
 
-def recall_cases(split: Sequence[tuple[str, str, str]]) -> list[Case]:
+def recall_cases(
+    split: Sequence[tuple[str, str, str]], model: Embedder | None = None
+) -> list[Case]:
     cases: list[Case] = []
     indexes: dict[str, recall_index.Index] = {}
     for folder, name, key in split:
@@ -75,28 +128,52 @@ def recall_cases(split: Sequence[tuple[str, str, str]]) -> list[Case]:
             indexes[folder] = recall_eval.build(notes["notes"])
         index = indexes[folder]
         rows = json.loads((splits.DATA / folder / name).read_text("utf-8"))[key]
+        if model is not None:
+            model.vectors([row["q"][:MAX_QUERY_CHARS] for row in rows])  # one batch
         for row in rows:
             prompt = row["q"]
-            hits = recall_index.recall(index, prompt, gate=False).hits
-            runners = [score for _d, score in index.ranked(prompt)]
-            found = recall_evidence(index, query_features(prompt), prompt, hits, runners)
+            dense = note_opinion(index, model, prompt) if model is not None else None
+            boosts = None if dense is None else dense.boosts
+            cosines = None if dense is None else dense.cosines
+            hits = recall_index.recall(
+                index, prompt, gate=False, semantic=boosts, cosines=cosines
+            ).hits
+            runners = [score for _d, score in index.ranked(prompt, semantic=boosts)]
+            found = recall_evidence(index, query_features(prompt), prompt, hits, runners, cosines)
             cases.append(Case(list(row["expect"]), [h.doc.id for h in hits], found))
     return cases
 
 
-def skill_cases(split: Sequence[str], catalog: Catalog) -> list[Case]:
+def skill_text(skill: Any) -> str:
+    """What the model reads of a skill: its name and its description (with ``when_to_use``)."""
+    return f"{skill.name}: {skill.description}"
+
+
+def skill_cases(
+    split: Sequence[str], catalog: Catalog, model: Embedder | None = None
+) -> list[Case]:
     cases: list[Case] = []
     stats = catalog.statistics()
     by_name = {s.name: s for s in catalog}
+    skills = [s for s in catalog if s.profile is not None]
+    matrix = model.vectors([skill_text(s) for s in skills]) if model is not None else None
     for name in split:
-        for row in json.loads((splits.SKILLS_FOLDER / name).read_text("utf-8")):
+        rows = json.loads((splits.SKILLS_FOLDER / name).read_text("utf-8"))
+        if model is not None:
+            model.vectors([row["prompt"][:MAX_QUERY_CHARS] for row in rows])
+        for row in rows:
             prompt = row["prompt"]
             advice = suggest(prompt, catalog, gate=False)
             names = [s.name for s in advice.suggestions]
             scores = {s.name: score for s, score in relevance(prompt, catalog)}
             scores.update({s.name: s.score for s in advice.suggestions})
             query = SkillQuery(prompt, stats)
-            found = skill_evidence(query, stats, [by_name[n] for n in names], scores)
+            cosines = None
+            if model is not None and matrix is not None:
+                sims = (matrix @ model.vectors([prompt[:MAX_QUERY_CHARS]])[0]).tolist()
+                cosines = {s.name: float(c) for s, c in zip(skills, sims, strict=True)}
+            chosen = [by_name[n] for n in names]
+            found = skill_evidence(query, stats, chosen, scores, cosines)
             expected = [row["expected"]] if row["expected"] else []
             cases.append(Case(expected, names, found))
     return cases
@@ -189,7 +266,9 @@ def figures_data(result: Figures) -> dict[str, Any]:
     }
 
 
-def fit_one(kind: str, train: list[Case], dev: list[Case], sets: dict[str, list[str]]) -> Gate:
+def fit_one(
+    kind: str, train: list[Case], dev: list[Case], sets: dict[str, list[str]], dense: bool = False
+) -> Gate:
     x, y = design(train)
     weights, bias = fit(x, y)
 
@@ -203,7 +282,9 @@ def fit_one(kind: str, train: list[Case], dev: list[Case], sets: dict[str, list[
     gate = gate_at(threshold)
     before_train, before_dev = outcome(train, None), outcome(dev, None)
     after_train, after_dev = outcome(train, gate), outcome(dev, gate)
-    print(f"{kind}: {len(x)} candidates ({int(y.sum())} expected) from {len(train)} prompts")
+    opinion = "lexical + dense (all-MiniLM-L6-v2)" if dense else "lexical only"
+    counts = f"{len(x)} candidates ({int(y.sum())} expected) from {len(train)} prompts"
+    print(f"{kind}, {opinion}: {counts}")
     for name, w in zip(FEATURES, weights, strict=True):
         print(f"  weight {name:11} {w:+.4f}")
     print(f"  bias {bias:+.4f}  threshold {threshold:.4f}")
@@ -218,6 +299,7 @@ def fit_one(kind: str, train: list[Case], dev: list[Case], sets: dict[str, list[
         f"threshold: best train silence + precision keeping {HIT_KEEP} of the hits",
         "train": sets["train"],
         "dev": sets["dev"],
+        "opinion": opinion,
         "candidates": len(x),
         "figures": {
             "train": figures_data(after_train),
@@ -229,29 +311,52 @@ def fit_one(kind: str, train: list[Case], dev: list[Case], sets: dict[str, list[
     return Gate(gate.weights, bias, threshold, provenance)
 
 
+Work = dict[str, tuple[list[Case], list[Case], dict[str, list[str]]]]
+
+
+def work(catalog: Catalog, model: Embedder | None) -> Work:
+    """Each kind's train cases, dev cases and the names of their sets."""
+    recall_sets = {
+        "train": splits.names(splits.RECALL_TRAIN),
+        "dev": splits.names(splits.RECALL_DEV),
+    }
+    skill_sets = {
+        "train": splits.names(splits.SKILLS_TRAIN),
+        "dev": splits.names(splits.SKILLS_DEV),
+    }
+    return {
+        RECALL: (
+            recall_cases(splits.RECALL_TRAIN, model),
+            recall_cases(splits.RECALL_DEV, model),
+            recall_sets,
+        ),
+        SKILLS: (
+            skill_cases(splits.SKILLS_TRAIN, catalog, model),
+            skill_cases(splits.SKILLS_DEV, catalog, model),
+            skill_sets,
+        ),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="print the figures, write nothing")
+    parser.add_argument(
+        "--lexical", action="store_true", help="fit the lexical gates only (no semantic model)"
+    )
     args = parser.parse_args(argv)
     catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
-    work: dict[str, tuple[Callable[[], list[Case]], Callable[[], list[Case]], dict[str, list[str]]]]
-    work = {
-        RECALL: (
-            lambda: recall_cases(splits.RECALL_TRAIN),
-            lambda: recall_cases(splits.RECALL_DEV),
-            {"train": splits.names(splits.RECALL_TRAIN), "dev": splits.names(splits.RECALL_DEV)},
-        ),
-        SKILLS: (
-            lambda: skill_cases(splits.SKILLS_TRAIN, catalog),
-            lambda: skill_cases(splits.SKILLS_DEV, catalog),
-            {"train": splits.names(splits.SKILLS_TRAIN), "dev": splits.names(splits.SKILLS_DEV)},
-        ),
-    }
-    for kind, (train, dev, sets) in work.items():
-        gate = fit_one(kind, train(), dev(), sets)
-        if not args.check:
+    models: list[Embedder | None] = [None]
+    if not args.lexical and (found := embedder()) is not None:
+        models.append(found)
+    for model in models:
+        dense = model is not None
+        for kind, (train, dev, sets) in work(catalog, model).items():
+            gate = fit_one(kind, train, dev, sets, dense)
+            if args.check or (dense and kind not in DENSE_KINDS):
+                continue
             text = json.dumps(gate.to_data(), indent=1, ensure_ascii=False) + "\n"
-            target = Path(gate_path(kind))
+            target = Path(gate_path(kind, dense))
             target.write_text(text, encoding="utf-8")
             print(f"  wrote {target.relative_to(REPO)}")
     return 0

@@ -16,7 +16,7 @@ from itertools import islice, pairwise
 
 from pokayokay.recall.concepts import BIGRAM_JOIN, CONCEPT_PREFIX
 from pokayokay.recall.terms import MAX_QUERY_CHARS, tokenize, weak_terms
-from pokayokay.relevance.gate import RARE_SAMPLE, Evidence, rare_idf
+from pokayokay.relevance.gate import RARE_SAMPLE, Evidence, dense_view, rare_idf
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,11 +71,13 @@ def evidence(
     prompt: str,
     hits: Sequence[Hit],
     runners: Sequence[float],
-    semantic: Mapping[int, float] | None = None,
+    cosines: Mapping[int, float] | None = None,
 ) -> list[Evidence]:
     """The evidence of each of ``hits`` (ranked notes, each with its document position
     ``Hit.at``); ``runners``: the scores of every candidate the ranking looked at, best first
-    (the runner-up of a note is the best score below its own)."""
+    (the runner-up of a note is the best score below its own); ``cosines``: the semantic
+    model's cosine with the prompt of every note it embedded (document position → cosine),
+    when that extra is on."""
     weak = weak_terms()
     pieces: dict[str, list[str]] = {}  # piece -> the prompt's features standing for it
     for term in query.counts:
@@ -105,9 +107,19 @@ def evidence(
         # a score equal to the note's own is the note itself or a copy of its text (recall shows
         # one of those): the runner-up is the best score strictly below
         runner = max((s for s in runners if s < hit.score), default=0.0)
-        cosine = (semantic or {}).get(hit.at, 0.0)
+        own, other, top = dense_view(cosines, hit.at) if cosines else (0.0, 0.0, False)
         out.append(
-            Evidence(hit.score, runner, matched, frozen_rare, frozen_named, len(pieces), cosine)
+            Evidence(
+                hit.score,
+                runner,
+                matched,
+                frozen_rare,
+                frozen_named,
+                len(pieces),
+                own,
+                other,
+                top,
+            )
         )
     return out
 
@@ -119,10 +131,11 @@ def speak(
     prompt: str,
     hits: Sequence[Hit],
     runners: Sequence[float],
-    semantic: Mapping[int, float] | None = None,
+    cosines: Mapping[int, float] | None = None,
 ) -> list[Hit]:
     """The notes of ``hits`` (best first) the gate lets speak: one by default, a second only
-    when nearly as probable and about something else (:func:`~pokayokay.relevance.gate.select`)."""
+    when nearly as probable and about something else (:func:`~pokayokay.relevance.gate.select`).
+    With ``cosines`` (the semantic model's opinion) the fitted gate is the dense one."""
     from pokayokay.relevance.gate import select
 
     if not hits or gate is False:
@@ -130,6 +143,6 @@ def speak(
     if gate is True:
         from pokayokay.relevance.fitted import RECALL, fitted
 
-        gate = fitted(RECALL)
-    found = evidence(index, query, prompt, hits, runners, semantic)
+        gate = fitted(RECALL, dense=cosines is not None)
+    found = evidence(index, query, prompt, hits, runners, cosines)
     return [hits[i] for i in select(gate, found)]

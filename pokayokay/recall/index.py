@@ -516,6 +516,7 @@ def recall(
     shown: Collection[str] = (),
     repeat_floor: float = REPEAT_FLOOR,
     semantic: Mapping[int, float] | None = None,
+    cosines: Mapping[int, float] | None = None,
     gate: Gate | bool = True,
 ) -> Result:
     """The top ``k`` documents at or above ``floor`` for ``prompt``; with ``near_misses``, also
@@ -529,9 +530,10 @@ def recall(
     (:mod:`pokayokay.recall.symptoms`); a document in ``shown`` (already injected in this
     session), or any note for a prompt explaining the code at hand or editing documentation
     (:mod:`pokayokay.recall.asks`), comes back only when it scores ``repeat_floor``.
-    ``semantic``: the semantic model's boosts (:meth:`Index.ranked`), when it is installed.
+    ``semantic``: the semantic model's boosts (:meth:`Index.ranked`), when it is installed;
+    ``cosines``: its cosine of every note it embedded, the dense gate's opinion.
     ``gate``: the decision to speak over the notes left (:mod:`pokayokay.recall.gating`):
-    ``True`` the fitted one, ``False`` none.
+    ``True`` the fitted one (the dense one when ``cosines`` are given), ``False`` none.
     """
     above: list[Hit] = []
     near: list[Hit] = []
@@ -582,7 +584,7 @@ def recall(
     if gate is not False and chosen:
         from pokayokay.recall.gating import speak
 
-        chosen = speak(gate, index, query, prompt, chosen, runners, semantic)
+        chosen = speak(gate, index, query, prompt, chosen, runners, cosines)
     return Result(chosen, near, floor)
 
 

@@ -57,10 +57,14 @@ def recall_cli(
     index = load_index(location.memory_dir, location.project_dir, state_dir, budget=60.0)
     if index is None:
         index = Index.build([])
-    from pokayokay.recall.semantic import boosts
+    from pokayokay.recall.semantic import opinion
 
-    semantic = boosts(index, query, str(state_dir), str(location.project_dir), embed_limit=None)
-    result = core.recall(index, query, near_misses=core.NEAR_MISSES, semantic=semantic)
+    dense = opinion(index, query, str(state_dir), str(location.project_dir), embed_limit=None)
+    semantic = None if dense is None else dense.boosts
+    cosines = None if dense is None else dense.cosines
+    result = core.recall(
+        index, query, near_misses=core.NEAR_MISSES, semantic=semantic, cosines=cosines
+    )
     block = recall_block.block(result.hits)
     if as_json:
         data = {

@@ -140,22 +140,29 @@ def mode(project_dir: str, state_dir: str, environ: dict[str, str] | None = None
 
 def describe(project_dir: str, state_dir: str) -> tuple[bool, str]:
     """For ``doctor`` and ``status``: (is it a problem, one line saying what semantic recall
-    does here). A problem only when the settings ask for ``on`` and something is missing."""
+    does here and which fitted relevance gate recall uses). A problem only when the settings
+    ask for ``on`` and something is missing."""
+    from pokayokay.relevance.fitted import RECALL, gate_name
+
+    lexical = f"; relevance gate {gate_name(RECALL)}"
     chosen = mode(project_dir, state_dir)
     if chosen == "off":
-        return False, "semantic recall: off (recall.semantic); recall is lexical"
+        return False, f"semantic recall: off (recall.semantic); recall is lexical{lexical}"
     problem = chosen == "on"
     if not numpy_installed():
         return problem, (
             "semantic recall: not installed (lexical only); "
-            "pip install 'pokayokay[semantic]', then pokayokay semantic fetch"
+            f"pip install 'pokayokay[semantic]', then pokayokay semantic fetch{lexical}"
         )
     if not model_fetched():
         return problem, (
-            "semantic recall: model not fetched (lexical only); pokayokay semantic fetch"
+            f"semantic recall: model not fetched (lexical only); pokayokay semantic fetch{lexical}"
         )
     keys, _ = load_vectors(os.path.join(state_dir, SEMANTIC_VECTORS_FILE))
-    return False, f"semantic recall: on (all-MiniLM-L6-v2; {len(keys)} note vectors cached)"
+    return False, (
+        f"semantic recall: on (all-MiniLM-L6-v2; {len(keys)} note vectors cached); "
+        f"relevance gate {gate_name(RECALL, dense=True)}"
+    )
 
 
 def active(project_dir: str, state_dir: str) -> bool:
@@ -273,19 +280,31 @@ def _vectors_for(
 # The two entry points: at prompt time, and when notes are stored
 
 
-def boosts(
+class Opinion:
+    """The semantic model's opinion of a prompt: ``cosines``, every embedded note's cosine with
+    it (document index → cosine), which the dense relevance gate reads; and ``boosts``, what
+    :func:`pokayokay.recall.index.recall` adds to a note's lexical score (:data:`BOOST` times
+    the cosine's excess over :data:`BASELINE`)."""
+
+    __slots__ = ("cosines", "boosts")
+
+    def __init__(self, cosines: dict[int, float]) -> None:
+        self.cosines = cosines
+        self.boosts = {d: BOOST * (c - BASELINE) for d, c in cosines.items() if c > BASELINE}
+
+
+def opinion(
     index: Index,
     prompt: str,
     state_dir: str,
     project_dir: str,
     *,
     embed_limit: int | None = 0,
-) -> dict[int, float] | None:
-    """What semantic similarity adds to each note's lexical score for ``prompt`` (document
-    index → boost, before the note's prior); None when semantic recall is off or unavailable,
-    or when the project has no vector cached (the model is not even loaded). At most
-    ``embed_limit`` notes missing from the cache are embedded: none for a prompt (the
-    default; see the module), all of them with None (a command can wait)."""
+) -> Opinion | None:
+    """The model's :class:`Opinion` of ``prompt`` over the index's notes; None when semantic
+    recall is off or unavailable, or when the project has no vector cached (the model is not
+    even loaded). At most ``embed_limit`` notes missing from the cache are embedded: none for a
+    prompt (the default; see the module), all of them with None (a command can wait)."""
     if not len(index) or not active(project_dir, state_dir):
         return None
     if embed_limit == 0 and not _has_vectors(os.path.join(state_dir, SEMANTIC_VECTORS_FILE)):
@@ -309,11 +328,22 @@ def boosts(
 
         fail_open("semantic recall (lexical used)", exc)
         return None
-    return {
-        d: BOOST * (float(s) - BASELINE)
-        for d, s in zip(covered, sims.tolist(), strict=True)
-        if s > BASELINE
-    }
+    return Opinion(dict(zip(covered, (float(s) for s in sims.tolist()), strict=True)))
+
+
+def boosts(
+    index: Index,
+    prompt: str,
+    state_dir: str,
+    project_dir: str,
+    *,
+    embed_limit: int | None = 0,
+) -> dict[int, float] | None:
+    """What semantic similarity adds to each note's lexical score for ``prompt`` (document
+    index → boost, before the note's prior); None when semantic recall is off or unavailable
+    (:func:`opinion`'s ``boosts``)."""
+    found = opinion(index, prompt, state_dir, project_dir, embed_limit=embed_limit)
+    return None if found is None else found.boosts
 
 
 def refresh(index: Index | None, state_dir: str, project_dir: str) -> int:

@@ -147,9 +147,7 @@ def learning_files(
 def _is_archive(name: str) -> bool:
     """The consolidation archive (``learnings-archive.md``) or one of its split parts."""
     stem = LEARNINGS_ARCHIVE.removesuffix(".md")
-    return name == LEARNINGS_ARCHIVE or (
-        name.startswith(f"{stem}-part-") and name.endswith(".md")
-    )
+    return name == LEARNINGS_ARCHIVE or (name.startswith(f"{stem}-part-") and name.endswith(".md"))
 
 
 class Inputs:
@@ -550,13 +548,15 @@ def block_for(
     if index is None or not len(index):
         return ""
     before = shown_notes.shown(str(state_dir), session) if session else frozenset()
-    semantic = None
+    semantic = cosines = None
     if _model_folder_exists():  # else semantic recall has nothing to add: not even imported
-        from pokayokay.recall.semantic import boosts
+        from pokayokay.recall.semantic import opinion
 
-        semantic = boosts(index, prompt, str(state_dir), str(location.project_dir))
+        dense = opinion(index, prompt, str(state_dir), str(location.project_dir))
+        if dense is not None:
+            semantic, cosines = dense.boosts, dense.cosines
     try:
-        hits = recall(index, prompt, shown=before, semantic=semantic).hits
+        hits = recall(index, prompt, shown=before, semantic=semantic, cosines=cosines).hits
     except (ValueError, TypeError, KeyError, IndexError):
         unlink_quietly(os.path.join(state_dir, INDEX_FILE))
         index = load_index(*dirs, budget=budget)

@@ -1,5 +1,7 @@
 """The fitted gates shipped beside this module: ``gate_recall.json`` and ``gate_skills.json``
-(written by ``scripts/fit_relevance_gate.py``; never edited by hand).
+(the lexical opinion alone) and ``gate_recall_dense.json`` (fitted with the semantic model's
+opinion, used when that extra is installed and on), written by
+``scripts/fit_relevance_gate.py``; never edited by hand.
 
 Reads package data only, as rendering a bundled template does, so the pure core may call it;
 each file is read once per process, through :mod:`pokayokay.infra.cjson` (no ``json`` import
@@ -21,17 +23,31 @@ SKILLS = "skills"
 _loaded: dict[str, Gate] = {}
 
 
-def gate_path(kind: str) -> str:
-    """The file of the ``kind`` gate (:data:`RECALL` or :data:`SKILLS`)."""
+# The kinds with a gate fitted on the semantic model's opinion too (decision 0097).
+DENSE_KINDS = (RECALL,)
+
+
+def gate_name(kind: str, dense: bool = False) -> str:
+    """The file name of the ``kind`` gate (:data:`RECALL` or :data:`SKILLS`); ``dense``: the
+    one fitted with the semantic model's opinion (only for :data:`DENSE_KINDS`)."""
     if kind not in (RECALL, SKILLS):
         raise ValueError(f"no relevance gate for {kind!r}")
-    return os.path.join(HERE, f"gate_{kind}.json")
+    if dense and kind not in DENSE_KINDS:
+        raise ValueError(f"no dense relevance gate for {kind!r}")
+    return f"gate_{kind}_dense.json" if dense else f"gate_{kind}.json"
 
 
-def fitted(kind: str) -> Gate:
-    """The shipped ``kind`` gate, read once."""
-    found = _loaded.get(kind)
+def gate_path(kind: str, dense: bool = False) -> str:
+    """The file of the ``kind`` gate (:func:`gate_name`)."""
+    return os.path.join(HERE, gate_name(kind, dense))
+
+
+def fitted(kind: str, dense: bool = False) -> Gate:
+    """The shipped ``kind`` gate (``dense``: the one fitted with the model's opinion), read
+    once."""
+    name = gate_name(kind, dense)
+    found = _loaded.get(name)
     if found is None:
-        with open(gate_path(kind), encoding="utf-8") as file:
-            found = _loaded[kind] = Gate.from_data(loads(file.read()))
+        with open(gate_path(kind, dense), encoding="utf-8") as file:
+            found = _loaded[name] = Gate.from_data(loads(file.read()))
     return found

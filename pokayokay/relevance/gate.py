@@ -20,9 +20,17 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
   or an identifier (where a word says where, not what);
 * ``coverage`` — the share of the prompt's content words (or pieces of evidence) it holds;
 * ``length`` — ``ln(1 + n)`` of the prompt's content words;
-* ``cosine`` — the semantic model's opinion of a note (its boost, from the cosine), when that
-  extra is installed (0 otherwise). The shipped gates were fitted without the model, so its
-  weight is 0 until they are refitted with it.
+* ``cosine`` — the dense opinion: the semantic model's cosine between the prompt and the
+  candidate, when that extra is installed (0 otherwise);
+* ``cosine_margin`` — that cosine's lead over the best cosine of any other candidate of the
+  corpus (negative when the model prefers another one; 0 without the model);
+* ``agree`` — 1 when the candidate is also the model's first choice (the lexical and the dense
+  opinions agree on it), else 0.
+
+Two coefficient sets per kind are shipped: the lexical one (``gate_<kind>.json``, fitted with
+the three dense features at 0, so their weights are 0) and the dense one
+(``gate_<kind>_dense.json``, fitted with the model's opinion), used when the semantic extra is
+installed and on (:mod:`pokayokay.relevance.fitted`).
 
 Show less, better (:func:`select`): one candidate by default; a second only when it passes
 the gate too, its probability is at least :data:`NEARLY` of the first's, and it holds words
@@ -36,8 +44,12 @@ import math
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
 
-FEATURES = ("score", "margin", "rare", "names_only", "coverage", "length", "cosine")
+FEATURES = (
+    "score", "margin", "rare", "names_only", "coverage", "length",
+    "cosine", "cosine_margin", "agree",
+)  # fmt: skip
 # A second candidate speaks only at this share of the first one's probability, or more.
 NEARLY = 0.9
 # At most this many terms are read to estimate the corpus's rare-word IDF (bounded work).
@@ -52,9 +64,14 @@ class Evidence:
 
     ``matched``: the prompt's content units (words, or pieces of evidence) the candidate holds;
     ``rare``: the prompt's units rare in the corpus; ``named``: those found only in paths,
-    file names or identifiers; ``units``: how many content units the prompt has."""
+    file names or identifiers; ``units``: how many content units the prompt has; ``cosine``:
+    the dense opinion of the candidate, ``cosine_other`` the best cosine of any other
+    candidate, ``dense_top`` whether the model ranks it first (all 0 without the model)."""
 
-    __slots__ = ("score", "runner_up", "matched", "rare", "named", "units", "cosine")
+    __slots__ = (
+        "score", "runner_up", "matched", "rare", "named", "units",
+        "cosine", "cosine_other", "dense_top",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -65,6 +82,8 @@ class Evidence:
         named: frozenset[str],
         units: int,
         cosine: float = 0.0,
+        cosine_other: float = 0.0,
+        dense_top: bool = False,
     ) -> None:
         self.score = score
         self.runner_up = runner_up
@@ -73,6 +92,8 @@ class Evidence:
         self.named = named
         self.units = units
         self.cosine = cosine
+        self.cosine_other = cosine_other
+        self.dense_top = dense_top
 
     def __repr__(self) -> str:
         shown = zip(FEATURES, self.values(), strict=True)
@@ -89,6 +110,8 @@ class Evidence:
             len(matched) / self.units if self.units else 0.0,
             math.log1p(self.units),
             self.cosine,
+            self.cosine - self.cosine_other,
+            1.0 if self.dense_top else 0.0,
         )
 
 
@@ -188,3 +211,18 @@ def rare_idf(dfs: Iterable[int], n: int) -> float:
             median = df
             break
     return math.log((n + 1) / (median + 1)) + 1.0
+
+
+def dense_view(cosines: Mapping[Any, float], key: object) -> tuple[float, float, bool]:
+    """The dense features' inputs for the candidate ``key`` among ``cosines`` (every embedded
+    candidate's cosine with the prompt): its cosine (0 when it has none), the best cosine of
+    any other candidate, and whether it is the model's first choice (the first on a tie)."""
+    own = cosines.get(key, 0.0)
+    other, first, best = 0.0, None, -math.inf
+    seen_other = False
+    for k, c in cosines.items():
+        if c > best:
+            best, first = c, k
+        if k != key and (not seen_other or c > other):
+            other, seen_other = c, True
+    return own, other, key in cosines and first == key

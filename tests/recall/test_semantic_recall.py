@@ -88,6 +88,7 @@ def test_without_the_model_recall_is_lexical_and_nothing_is_created(project: Pat
     assert not (state_of(project) / SEMANTIC_VECTORS_FILE).exists()
     problem, line = semantic.describe(str(project), str(state_of(project)))
     assert not problem and "lexical only" in line
+    assert line.endswith("relevance gate gate_recall.json")  # doctor/status name the gate file
 
 
 def test_the_settings_choose_the_mode_and_their_answer_is_cached(
@@ -102,6 +103,7 @@ def test_the_settings_choose_the_mode_and_their_answer_is_cached(
     assert json.loads((state / "semantic-mode.json").read_text("utf-8"))["mode"] == "off"
     problem, line = semantic.describe(str(project), str(state))
     assert not problem and line.startswith("semantic recall: off")
+    assert line.endswith("relevance gate gate_recall.json")
     settings.write_text("---\nrecall:\n  semantic: on\n---\nTeam settings, longer.\n", "utf-8")
     assert semantic.mode(str(project), str(state)) == "on"
     problem, line = semantic.describe(str(project), str(state))
@@ -160,9 +162,12 @@ def rates(
     """(paraphrases whose notes are all recalled, unrelated prompts that get nothing)."""
     hits = silent = 0
     for prompt in prompts:
-        boosts = semantic.boosts(index, prompt["q"], str(state), str(project))
-        assert (boosts is not None) == with_model
-        ids = {h.doc.id for h in recall.recall(index, prompt["q"], semantic=boosts).hits}
+        dense = semantic.opinion(index, prompt["q"], str(state), str(project))
+        assert (dense is not None) == with_model
+        boosts = None if dense is None else dense.boosts
+        cosines = None if dense is None else dense.cosines
+        found = recall.recall(index, prompt["q"], semantic=boosts, cosines=cosines).hits
+        ids = {h.doc.id for h in found}
         if prompt["expect"]:
             hits += set(prompt["expect"]) <= ids
         else:
@@ -200,16 +205,42 @@ def test_semantic_recall_finds_more_paraphrases_and_costs_no_set_any_silence(
         for name, prompts in sets.items():
             hits, silent = rates(index, prompts, state, project, with_model=True)
             print(f"\n{name}: lexical {lexical[name]}, with the model {(hits, silent)}")
-            assert hits >= lexical[name][0] - 1, name
+            # under the dense gate blind6 loses two hits (41 -> 39), no other set more than one
+            assert hits >= lexical[name][0] - 2, name
             gained += hits - lexical[name][0]
             lost += max(0, lexical[name][1] - silent)
     print(f"\nwith the model: {gained} more hits, {lost} fewer silences")
-    # Under the relevance gate (fitted without the model: its cosine weight is 0) the model's
-    # boosts trade worse than before: 8 more hits for 14 fewer silences (blind6 and blind9 lose
-    # a hit each), against 6 for 4 before the gate. Refitting the gate with the model, or the
-    # extra off by default, is issue 23's next step; these bars hold the trade as measured.
-    assert gained >= 6
-    assert lost <= 16
+    # Under the dense relevance gate (gate_recall_dense.json, fitted with the model: decision
+    # 0097) the extra trades 3 more hits for 6 fewer silences (blind5 +3, blind10 +2; blind6
+    # loses two hits, blind8 and blind9 two silences each), against 8 for 14 under the lexical
+    # gate it used to read. These bars hold the trade as measured.
+    assert gained >= 2
+    assert lost <= 8
+
+
+@needs_real_model
+def test_with_the_model_recall_decides_with_the_dense_gate_and_says_so(project: Path) -> None:
+    install_model()
+    state = state_of(project)
+    problem, line = semantic.describe(str(project), str(state))
+    assert not problem and line.startswith("semantic recall: on")
+    assert line.endswith("relevance gate gate_recall_dense.json")
+    from pokayokay.relevance.fitted import RECALL, fitted
+
+    index = recall_eval.build(LEARNING_NOTES)
+    state.mkdir(parents=True, exist_ok=True)
+    dense = fitted(RECALL, dense=True)
+    for prompt in ("How do I run the test suite?", PARAPHRASE, "write a haiku about autumn"):
+        found = semantic.opinion(index, prompt, str(state), str(project), embed_limit=None)
+        assert found is not None and set(found.cosines) == set(range(len(index)))
+        assert found.boosts == {
+            d: semantic.BOOST * (c - semantic.BASELINE)
+            for d, c in found.cosines.items()
+            if c > semantic.BASELINE
+        }
+        kwargs: dict[str, Any] = {"semantic": found.boosts, "cosines": found.cosines}
+        chosen = [h.doc.id for h in recall.recall(index, prompt, **kwargs).hits]
+        assert chosen == [h.doc.id for h in recall.recall(index, prompt, gate=dense, **kwargs).hits]
 
 
 @needs_real_model

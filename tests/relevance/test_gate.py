@@ -16,7 +16,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pokayokay.relevance import fitted
-from pokayokay.relevance.gate import FEATURES, MAX_SHOWN, NEARLY, Evidence, Gate, rare_idf, select
+from pokayokay.relevance.gate import (
+    FEATURES,
+    MAX_SHOWN,
+    NEARLY,
+    Evidence,
+    Gate,
+    dense_view,
+    rare_idf,
+    select,
+)
 from pokayokay.skills.catalog import catalog_from_folder
 
 WORDS = st.frozensets(st.sampled_from("abcdefgh"), max_size=6)
@@ -34,6 +43,8 @@ def evidence(draw: st.DrawFn) -> Evidence:
         draw(WORDS),
         draw(st.integers(0, 40)),
         draw(st.floats(0, 1, allow_nan=False)),
+        draw(st.floats(0, 1, allow_nan=False)),
+        draw(st.booleans()),
     )
 
 
@@ -76,10 +87,11 @@ def test_more_of_a_feature_moves_the_probability_the_way_its_weight_says(
     gate: Gate, found: Evidence, more: float
 ) -> None:
     """The logistic model is monotone in each feature, in the sign of its weight: checked on
-    the cosine, the one feature that moves alone."""
+    the cosine, the one feature that moves alone (its rival's cosine moves with it, so its
+    margin stays)."""
     higher = Evidence(
         found.score, found.runner_up, found.matched, found.rare, found.named, found.units,
-        found.cosine + more,
+        found.cosine + more, found.cosine_other + more, found.dense_top,
     )  # fmt: skip
     delta = gate.probability(higher) - gate.probability(found)
     weight = gate.weights[FEATURES.index("cosine")]
@@ -88,7 +100,7 @@ def test_more_of_a_feature_moves_the_probability_the_way_its_weight_says(
 
 def test_the_features_are_computed_from_the_evidence() -> None:
     found = Evidence(0.9, 0.4, frozenset({"a", "b"}), frozenset({"b", "c"}), frozenset(), 4)
-    assert found.values() == pytest.approx((0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.0))
+    assert found.values() == pytest.approx((0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.0, 0.0, 0.0))
     names = Evidence(0.9, 1.2, frozenset({"x"}), frozenset(), frozenset({"x", "y"}), 3)
     assert names.values()[1] == 0.0  # behind the runner-up: no margin
     assert names.values()[3] == 1.0  # every matched word only inside paths or identifiers
@@ -215,3 +227,91 @@ def test_the_fitting_script_is_one_command() -> None:
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert proc.returncode == 0 and "--check" in proc.stdout
+
+
+# -- the dense opinion's features ------------------------------------------------------------
+
+COSINES = st.dictionaries(st.integers(0, 12), st.floats(-1, 1, allow_nan=False), max_size=8)
+
+
+@given(COSINES, st.integers(0, 14))
+def test_the_dense_view_is_the_candidates_cosine_its_best_rival_and_the_models_first(
+    cosines: dict[int, float], key: int
+) -> None:
+    own, other, top = dense_view(cosines, key)
+    assert own == cosines.get(key, 0.0)
+    rivals = [c for k, c in cosines.items() if k != key]
+    assert other == (max(rivals) if rivals else 0.0)
+    # the model's first choice: the best cosine, the first such candidate on a tie
+    first = max(cosines, key=lambda k: (cosines[k], -list(cosines).index(k)), default=None)
+    assert top == (key == first)
+    values = Evidence(1.0, 0.0, frozenset(), frozenset(), frozenset(), 3, own, other, top)
+    features = dict(zip(FEATURES, values.values(), strict=True))
+    assert features["cosine"] == own
+    assert features["cosine_margin"] == pytest.approx(own - other)
+    assert features["agree"] == (1.0 if top else 0.0)
+
+
+def test_without_the_model_the_dense_features_are_zero() -> None:
+    found = Evidence(1.0, 0.5, frozenset("a"), frozenset(), frozenset(), 2)
+    features = dict(zip(FEATURES, found.values(), strict=True))
+    assert (features["cosine"], features["cosine_margin"], features["agree"]) == (0, 0, 0)
+
+
+def test_the_lexical_gates_give_the_dense_features_no_weight_and_the_dense_one_does() -> None:
+    dense_features = [FEATURES.index(f) for f in ("cosine", "cosine_margin", "agree")]
+    for kind in (fitted.RECALL, fitted.SKILLS):
+        lexical = fitted.fitted(kind)
+        assert [lexical.weights[i] for i in dense_features] == [0.0, 0.0, 0.0]
+        assert lexical.provenance["opinion"] == "lexical only"
+    dense = fitted.fitted(fitted.RECALL, dense=True)
+    assert dense is not fitted.fitted(fitted.RECALL)
+    assert any(dense.weights[i] != 0.0 for i in dense_features)
+    assert str(dense.provenance["opinion"]).startswith("lexical + dense")
+    assert fitted.gate_name(fitted.RECALL, dense=True) == "gate_recall_dense.json"
+    with pytest.raises(ValueError, match="dense"):
+        fitted.gate_path(fitted.SKILLS, dense=True)  # measured, not shipped (decision 0097)
+
+
+def test_the_dense_gate_says_how_it_was_fitted() -> None:
+    gate = fitted.fitted(fitted.RECALL, dense=True)
+    assert 0.0 < gate.threshold < 1.0
+    assert gate.weights[FEATURES.index("score")] > 0
+    provenance = gate.provenance
+    assert provenance["fitted_by"] == "python scripts/fit_relevance_gate.py"
+    assert provenance["train"] == splits.names(splits.RECALL_TRAIN)
+    assert provenance["dev"] == splits.names(splits.RECALL_DEV)
+    assert "relevance_test" not in str(provenance)
+
+
+def test_recall_given_the_models_cosines_decides_with_the_dense_gate() -> None:
+    """The prompt hook passes the model's cosines when the extra is on: recall's decision is
+    then the dense gate's, not the lexical one's (the cosines here are made up: what is tested
+    is which coefficient set decides)."""
+    from helpers import recall_eval
+
+    from pokayokay.recall import index as recall
+
+    notes = [n for n in recall_eval.eval_notes() if n["kind"] == "learning"][:14]
+    index = recall_eval.build(notes)
+    prompts = [
+        "the background job that charges renewals ran two times for one user",
+        "some users got charged twice for one renewal",
+        "test for certificate expiry is flaky depending on what day it runs",
+        "instructors complain uploads of their long recordings fail halfway",
+        "certificates show the wrong date for students in new zealand",
+        "Sentry groups two unrelated KeyErrors from the grading worker into one issue",
+        "write a haiku about autumn leaves",
+    ]
+    dense, lexical = fitted.fitted(fitted.RECALL, dense=True), fitted.fitted(fitted.RECALL)
+    differ = 0
+    for prompt in prompts:
+        for cosines in ({d: 0.05 * (d % 7) for d in range(len(index))}, {}):
+            chosen = [h.doc.id for h in recall.recall(index, prompt, cosines=cosines).hits]
+            by_dense = recall.recall(index, prompt, cosines=cosines, gate=dense).hits
+            by_lexical = recall.recall(index, prompt, cosines=cosines, gate=lexical).hits
+            assert chosen == [h.doc.id for h in by_dense], prompt
+            differ += chosen != [h.doc.id for h in by_lexical]
+        without = [h.doc.id for h in recall.recall(index, prompt).hits]
+        assert without == [h.doc.id for h in recall.recall(index, prompt, gate=lexical).hits]
+    assert differ  # the two sets disagree somewhere: the choice of file is what decided
