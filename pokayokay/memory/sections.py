@@ -90,6 +90,10 @@ class Settings:
     # (pokayokay.rules.effectiveness).
     graduation_threshold: int = 3
     retire_after_sessions: int = 10
+    # Team memory (pokayokay.team): evidence shared through .claude/pokayokay/team/, and the
+    # number of distinct teammates whose hits graduate a mistake whatever its session count.
+    team: bool = False
+    graduation_teammates: int = 2
     # Learning capture (pokayokay.learnings.remember).
     capture_mode: str = "ask-first"
     silent_capture_budget: int = 5

@@ -22,7 +22,7 @@ LAYERS: dict[str, int] = {
     "config": 4,
     "failures": 5,
     "rules": 6,
-    "learnings": 7, "relevance": 7,
+    "learnings": 7, "relevance": 7, "team": 7,
     "recall": 8,
     "skills": 9,
     "hooks": 10,

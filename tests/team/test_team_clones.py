@@ -1,0 +1,76 @@
+"""Team memory over git, through the registered hooks: a bare remote, several clones with
+separate homes, sessions captured by the hooks, commits, ``git pull --no-rebase`` and pushes."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from helpers.team_clones import Clone, make_clones, make_remote, pytest_failure
+
+
+def test_a_mistake_hit_once_by_three_teammates_graduates_in_a_fourth_clone(
+    tmp_path: Path,
+) -> None:
+    remote = make_remote(tmp_path)
+    a, b, c, d = make_clones(tmp_path, remote, 4)
+    for clone in (a, b, c):
+        clone.session([pytest_failure("test_add")])
+        assert clone.rules() == {}  # one session of one teammate graduates nothing
+        clone.sync()
+    assert d.pull()
+    assert d.rules() == {}  # pulled, not yet read
+    d.session([])  # SessionStart reads the pulled evidence (the team folder changed)
+    rules = d.rules()
+    assert len(rules) == 1
+    text = next(iter(rules.values())).decode()
+    assert "test_add" in text
+    assert "3 teammates, 3 sessions" in text
+    # The fourth teammate's own file holds nothing: it never failed.
+    assert all(clone.conflicts == [] for clone in (a, b, c, d))
+
+
+def _simulate(tmp_path: Path, clones: int, sessions: int, seed: int) -> list[Clone]:
+    rng = random.Random(seed)
+    remote = make_remote(tmp_path)
+    team = make_clones(tmp_path, remote, clones)
+    tests = ["test_add", "test_total", "test_tax", "test_discount", "test_empty"]
+    pending: set[str] = set()
+    for _ in range(sessions):
+        clone = rng.choice(team)
+        hits = [pytest_failure(t) for t in rng.sample(tests, rng.randint(0, 2))]
+        clone.session(hits)
+        clone.commit()
+        pending.add(clone.name)
+        # Clones sync in a random order, some sessions later: histories diverge and merge.
+        if rng.random() < 0.5:
+            syncing = next(c for c in team if c.name == rng.choice(sorted(pending)))
+            syncing.sync()
+            pending.discard(syncing.name)
+    for clone in team:
+        clone.sync()
+    for clone in team:  # everyone pulls the last pushes and reads them
+        assert clone.pull()
+        clone.session([])
+    return team
+
+
+def _check_team(team: list[Clone]) -> None:
+    assert [c for clone in team for c in clone.conflicts] == []
+    files = team[0].team_files()
+    assert len(files) == sum(1 for clone in team if clone.sessions)
+    rules = team[0].rules()
+    assert rules  # the recurring mistakes graduated
+    for clone in team[1:]:
+        assert clone.team_files() == files
+        assert clone.rules() == rules  # byte-identical on every clone
+
+
+def test_concurrent_sessions_never_conflict_and_rules_are_identical(tmp_path: Path) -> None:
+    _check_team(_simulate(tmp_path, clones=3, sessions=24, seed=7))
+
+
+@pytest.mark.slow
+def test_two_hundred_sessions_of_five_teammates_never_conflict(tmp_path: Path) -> None:
+    _check_team(_simulate(tmp_path, clones=5, sessions=200, seed=28))
