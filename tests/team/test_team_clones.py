@@ -45,7 +45,8 @@ def _simulate(tmp_path: Path, clones: int, sessions: int, seed: int) -> list[Clo
         pending.add(clone.name)
         # Clones sync in a random order, some sessions later: histories diverge and merge.
         if rng.random() < 0.5:
-            syncing = next(c for c in team if c.name == rng.choice(sorted(pending)))
+            chosen = rng.choice(sorted(pending))
+            syncing = next(c for c in team if c.name == chosen)
             syncing.sync()
             pending.discard(syncing.name)
     for clone in team:
