@@ -192,7 +192,7 @@ def _path_list(value: object, what: str) -> tuple[str, ...]:
     for item in value:
         text = _text(item, what)
         if not safe_path(text):
-            raise _Bad(f"{what} names a path outside the project")
+            raise _Bad(f"{what} leaves the project")
         out.append(text)
     return tuple(sorted(set(out)))
 
