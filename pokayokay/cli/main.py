@@ -116,7 +116,9 @@ def _unexpected(command: str, exc: BaseException) -> int:
 
 
 # Commands that read the failure store: the spooled tool calls are ingested first.
-_READS_FAILURES = frozenset({"failures", "graduate", "rules", "status", "doctor", "report"})
+_READS_FAILURES = frozenset(
+    {"failures", "graduate", "rules", "status", "doctor", "report", "team"}
+)
 _CLI_INGEST_BUDGET = 60.0
 
 
@@ -233,6 +235,10 @@ def _parser() -> argparse.ArgumentParser:
     from pokayokay.cli.semantic import add_parser as add_semantic
 
     add_semantic(sub, common, _context)
+
+    from pokayokay.cli.team import add_parser as add_team
+
+    add_team(sub, common, _context)
 
     p = sub.add_parser("recall", parents=[common], help="what recall would inject for a prompt")
     p.add_argument("query", help="the prompt text to match")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from helpers.hooks import run_hook, sample_payload
 
 SETTINGS = "---\nteam: true\n---\n\nTeam memory is on for this project.\n"

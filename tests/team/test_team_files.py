@@ -53,10 +53,14 @@ def test_hostile_teammate_files_are_skipped_with_a_line(project: Path) -> None:
         "test:tests/test_cart.py::test_add"
     ]
     shown = "\n".join(team.problems)
-    for expected in ("Evil Name.jsonl: not a writer's file name", "bbbbbbbbbbbbbbbb.jsonl: a symlink",
-                     "cccccccccccccccc.jsonl: unreadable", "dddddddddddddddd.jsonl: larger than",
-                     "aaaaaaaaaaaaaaaa.jsonl:1: refused: not a JSON line",
-                     "aaaaaaaaaaaaaaaa.jsonl:3: refused: a path leaves the project"):
+    for expected in (
+        "Evil Name.jsonl: not a writer's file name",
+        "bbbbbbbbbbbbbbbb.jsonl: a symlink",
+        "cccccccccccccccc.jsonl: unreadable",
+        "dddddddddddddddd.jsonl: larger than",
+        "aaaaaaaaaaaaaaaa.jsonl:1: refused: not a JSON line",
+        "aaaaaaaaaaaaaaaa.jsonl:3: refused: a path leaves the project",
+    ):
         assert expected in shown
 
 
