@@ -7,7 +7,13 @@ import random
 from pathlib import Path
 
 import pytest
-from helpers.team_clones import Clone, make_clones, make_remote, pytest_failure
+from helpers.team_clones import Clone, git, make_clones, make_remote, pytest_failure
+
+
+def git_files(root: Path) -> dict[str, str]:
+    """Every file committed at HEAD under ``.claude/``, by path."""
+    names = git(root, "ls-files", "-z", ".claude").stdout.split("\0")
+    return {n: git(root, "show", f"HEAD:{n}").stdout for n in names if n}
 
 
 def test_a_mistake_hit_once_by_three_teammates_graduates_in_a_fourth_clone(
@@ -75,3 +81,30 @@ def test_concurrent_sessions_never_conflict_and_rules_are_identical(tmp_path: Pa
 @pytest.mark.slow
 def test_two_hundred_sessions_of_five_teammates_never_conflict(tmp_path: Path) -> None:
     _check_team(_simulate(tmp_path, clones=5, sessions=200, seed=28))
+
+
+def test_no_secret_reaches_the_committed_folder(tmp_path: Path) -> None:
+    """Every secret of the redaction corpus, in a failing command and in its error output,
+    through the hooks of two teammates: none is in any committed file, nor any committed
+    record's text redaction would change."""
+    from helpers.secrets import SECRETS
+
+    from pokayokay.safety.redact import contains_secret
+
+    a, b = make_clones(tmp_path, make_remote(tmp_path), 2)
+    for n, secret in enumerate(SECRETS):
+        clone = (a, b)[n % 2]
+        command = secret.command or f"pytest tests/test_cart.py  # {secret.text}"
+        error = f"Exit code 1\n{secret.text}\nFAILED tests/test_cart.py::test_{n} - assert 3 == 4"
+        clone.session([(command, error), (command, error)])
+    a.sync()
+    b.sync()
+    assert a.pull()
+    committed = git_files(a.root)
+    records = "".join(t for n, t in committed.items() if n.startswith(".claude/pokayokay/team/"))
+    assert records.count('"command":') == len(SECRETS)  # every command shared, redacted
+    for name, text in committed.items():
+        for secret in SECRETS:
+            assert secret.secret not in text, (name, secret.kind)
+        if name.startswith(".claude/pokayokay/team/"):
+            assert not contains_secret(text), name
