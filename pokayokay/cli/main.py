@@ -116,9 +116,7 @@ def _unexpected(command: str, exc: BaseException) -> int:
 
 
 # Commands that read the failure store: the spooled tool calls are ingested first.
-_READS_FAILURES = frozenset(
-    {"failures", "graduate", "rules", "status", "doctor", "report", "team"}
-)
+_READS_FAILURES = frozenset({"failures", "graduate", "rules", "status", "doctor", "report", "team"})
 _CLI_INGEST_BUDGET = 60.0
 
 
@@ -233,11 +231,9 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_spike)
 
     from pokayokay.cli.semantic import add_parser as add_semantic
-
-    add_semantic(sub, common, _context)
-
     from pokayokay.cli.team import add_parser as add_team
 
+    add_semantic(sub, common, _context)
     add_team(sub, common, _context)
 
     p = sub.add_parser("recall", parents=[common], help="what recall would inject for a prompt")
