@@ -38,7 +38,7 @@ def figures(project: Path, location: MemoryLocation, settings: Any) -> Any:
     from pokayokay.team.files import read_team, writer_id
     from pokayokay.team.status import team_figures
 
-    files = read_team(project)
+    files = read_team(project, str(location.project_key))
     return team_figures(
         team_evidence(files.records),
         writer=writer_id(str(location.project_key)),

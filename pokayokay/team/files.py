@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import secrets
@@ -37,6 +38,7 @@ __all__ = [
 
 TEAM_DIR = ".claude/pokayokay/team"
 WRITER_FILE = "team-writer-id"
+CHECKED_FILE = "team-checked-lines"  # digests of team lines that passed every check
 MAX_FILE_BYTES = 1 << 20  # one writer's file; a larger one is skipped, never half-read
 COMPACT_SLACK = 16  # superseded lines tolerated before a writer compacts its own file
 _WRITER = re.compile(r"[0-9a-f]{16}")
@@ -74,8 +76,37 @@ def _inside(folder: Path, project: Path) -> bool:
     return claude in real.parents and Path(os.path.realpath(project)) == claude.parent
 
 
-def read_team(project: Path) -> TeamFiles:
-    """Every writer's records (none when there is no team folder)."""
+def _checked_digests(project_key: str | None) -> tuple[Path | None, set[str]]:
+    if project_key is None:
+        return None, set()
+    path = project_state_dir(project_key) / CHECKED_FILE
+    try:
+        return path, set(path.read_text("ascii").split())
+    except (OSError, UnicodeDecodeError):
+        return path, set()
+
+
+def _digest(line: bytes) -> str:
+    return hashlib.blake2b(line, digest_size=12).hexdigest()
+
+
+def read_team(project: Path, project_key: str | None = None) -> TeamFiles:
+    """Every writer's records (none when there is no team folder). With ``project_key``, the
+    digests of lines that passed every check are kept in the project's state folder, and such
+    a line is only parsed on the next read (redaction of every field is what a read costs)."""
+    cache, checked = _checked_digests(project_key)
+    passed: set[str] = set()
+    files = _read_team(project, checked, passed)
+    if cache is not None and passed != checked:
+        import contextlib
+
+        with contextlib.suppress(OSError):  # a cache: without it the next read checks again
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(cache, "\n".join(sorted(passed)).encode("ascii") + b"\n")
+    return files
+
+
+def _read_team(project: Path, checked: set[str], passed: set[str]) -> TeamFiles:
     folder = team_folder(project)
     records: dict[str, tuple[TeamRecord, ...]] = {}
     problems: list[str] = []
@@ -108,17 +139,19 @@ def read_team(project: Path) -> TeamFiles:
         for number, raw in enumerate(data.split(b"\n"), 1):
             if not raw.strip():
                 continue
+            digest = _digest(raw)
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
                 result: TeamRecord | Refused = Refused("not UTF-8")
             else:
-                result = decode_line(line)
+                result = decode_line(line, known=digest in checked)
             if isinstance(result, Refused):
                 refused += 1
                 if refused <= 20:
                     problems.append(f"{shown}:{number}: refused: {result.reason}")
                 continue
+            passed.add(digest)
             taken.append(result)
         records[writer] = tuple(taken)
     if refused > 20:
@@ -126,12 +159,15 @@ def read_team(project: Path) -> TeamFiles:
     return TeamFiles(records, tuple(problems), refused)
 
 
-def _own_text(current: bytes | None, wanted: tuple[TeamRecord, ...]) -> bytes | None:
+def _own_text(
+    current: bytes | None, wanted: tuple[TeamRecord, ...], checked: set[str]
+) -> bytes | None:
     """The writer's file after adding what changed (None: nothing to add)."""
     old: list[TeamRecord] = []
     if current:
         for raw in current.decode("utf-8", "replace").splitlines():
-            result = decode_line(raw) if raw.strip() else None
+            known = _digest(raw.encode("utf-8")) in checked
+            result = decode_line(raw, known=known) if raw.strip() else None
             if isinstance(result, TeamRecord):
                 old.append(result)
     known = {(r.kind, r.mistake): r for r in latest(old)}
@@ -145,15 +181,19 @@ def _own_text(current: bytes | None, wanted: tuple[TeamRecord, ...]) -> bytes | 
     return ("\n".join(lines) + "\n").encode("utf-8") if lines else b""
 
 
-def write_own(project: Path, writer: str, wanted: tuple[TeamRecord, ...]) -> bool:
-    """Bring this writer's file up to ``wanted`` (its current records); True when written."""
+def write_own(
+    project: Path, writer: str, wanted: tuple[TeamRecord, ...], project_key: str | None = None
+) -> bool:
+    """Bring this writer's file up to ``wanted`` (its current records); True when written.
+    ``project_key``: lines already checked (:func:`read_team`'s digests) are not checked again."""
+    checked = _checked_digests(project_key)[1]
     folder = team_folder(project)
     folder.mkdir(parents=True, exist_ok=True)
     if not _inside(folder, project):
         raise OSError(f"{TEAM_DIR} leads outside the project; not written")
     path = folder / f"{writer}.jsonl"
     before = read_bytes(path)
-    after = update(path, lambda current: _own_text(current, wanted))
+    after = update(path, lambda current: _own_text(current, wanted, checked))
     return after != before
 
 

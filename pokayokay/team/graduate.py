@@ -63,8 +63,8 @@ def team_inputs(
     team's evidence and the problems met reading it."""
     writer = writer_id(str(location.project_key))
     if write:
-        write_own(project, writer, own_records(location))
-    files = read_team(project)
+        write_own(project, writer, own_records(location), str(location.project_key))
+    files = read_team(project, str(location.project_key))
     if files.problems:
         from pokayokay.infra import logs
 

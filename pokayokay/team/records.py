@@ -161,11 +161,13 @@ def encode_line(record: TeamRecord) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
-def _text(value: object, what: str) -> str:
+def _text(value: object, what: str, known: bool = False) -> str:
     if not isinstance(value, str) or not value or len(value) > MAX_TEXT:
         raise _Bad(f"{what} is not a short text")
     if _CONTROL.search(value):
         raise _Bad(f"{what} holds a control character")
+    if known:  # these exact bytes passed the checks below before
+        return value
     if has_private(value):
         raise _Bad(f"{what} holds a <private> span")
     if redact(value) != value:
@@ -185,12 +187,12 @@ def _moment(value: object, what: str) -> int:
     return value
 
 
-def _path_list(value: object, what: str) -> tuple[str, ...]:
+def _path_list(value: object, what: str, known: bool) -> tuple[str, ...]:
     if not isinstance(value, list) or len(value) > MAX_PATHS:
         raise _Bad(f"{what} is not a short list")
     out = []
     for item in value:
-        text = _text(item, what)
+        text = _text(item, what, known)
         if not safe_path(text):
             raise _Bad(f"{what} leaves the project")
         out.append(text)
@@ -201,8 +203,10 @@ class _Bad(Exception):
     pass
 
 
-def decode_line(line: str) -> TeamRecord | Refused:
-    """A line of any writer's file checked and read, or the reason it is refused."""
+def decode_line(line: str, *, known: bool = False) -> TeamRecord | Refused:
+    """A line of any writer's file checked and read, or the reason it is refused. ``known``:
+    this exact line passed every check before (the caller keeps digests of checked lines), so
+    only its shape is checked, not redaction again (the costly part)."""
     if len(line.encode("utf-8", "surrogateescape")) > MAX_LINE:
         return Refused("the line is too long")
     try:
@@ -212,16 +216,16 @@ def decode_line(line: str) -> TeamRecord | Refused:
     if not isinstance(data, dict):
         return Refused("not a JSON object")
     try:
-        return _decode(data)
+        return _decode(data, known)
     except _Bad as exc:
         return Refused(str(exc))
 
 
-def _decode(data: dict[str, Any]) -> TeamRecord:
+def _decode(data: dict[str, Any], known: bool) -> TeamRecord:
     if data.get("v") != FORMAT:
         raise _Bad("an unknown record format")
     kind = data.get("kind")
-    mistake = _text(data.get("mistake"), "the mistake key")
+    mistake = _text(data.get("mistake"), "the mistake key", known)
     if kind == TOMBSTONE:
         return tombstone(mistake, _moment(data.get("at"), "the retirement time"))
     if kind != EVIDENCE:
@@ -243,8 +247,8 @@ def _decode(data: dict[str, Any]) -> TeamRecord:
             raise _Bad("a correction has the wrong shape")
         corrections.append(
             Correction(
-                _text(item[0], "a correction"),
-                _text(item[1], "a correction"),
+                _text(item[0], "a correction", known),
+                _text(item[1], "a correction", known),
                 item[2],
                 _count(item[3], "a correction's count"),
             )
@@ -257,8 +261,8 @@ def _decode(data: dict[str, Any]) -> TeamRecord:
         occurrences=_count(data.get("occurrences"), "the failure count"),
         first=first,
         last=last,
-        paths=_path_list(data.get("paths", []), "a path"),
-        fix_paths=_path_list(data.get("fix_paths", []), "a fix path"),
-        command=None if command is None else _text(command, "the command"),
+        paths=_path_list(data.get("paths", []), "a path", known),
+        fix_paths=_path_list(data.get("fix_paths", []), "a fix path", known),
+        command=None if command is None else _text(command, "the command", known),
         corrections=tuple(corrections),
     )

@@ -77,3 +77,24 @@ def test_a_session_graduates_past_a_hostile_teammate_file(tmp_path: Path) -> Non
     b.session([pytest_failure("test_add")])  # exit 0 asserted by the helper
     (text,) = b.rules().values()
     assert b"2 teammates, 2 sessions" in text
+
+
+def test_checked_lines_are_not_checked_again_but_changed_bytes_are(
+    project: Path, monkeypatch: object
+) -> None:
+    import pokayokay.team.records as records
+
+    key = str(project)
+    write_own(project, WRITER, (rec("a", 1), rec("b", 2)), key)
+    first = read_team(project, key)
+    calls: list[str] = []
+    real = records.redact
+    monkeypatch.setattr(records, "redact", lambda text: calls.append(text) or real(text))  # type: ignore[attr-defined]
+    assert read_team(project, key) == first
+    assert calls == []  # every line's digest was kept: parsed, not redacted again
+    path = team_folder(project) / f"{WRITER}.jsonl"
+    path.write_text(path.read_text().replace('"a"', '"ghp_' + "x1" * 18 + '"'))
+    again = read_team(project, key)
+    assert calls  # the changed line was checked in full
+    assert [r.mistake for r in again.records[WRITER]] == ["b"]
+    assert again.refused == 1
