@@ -60,7 +60,7 @@ def _kind(n: int) -> tuple[str, str, tuple[str, ...], str, Correction | None]:
     folder = ["src/shop", "src/api", "src/auth", "tests", "web/app", "scripts"][n % 6]
     if n % 4 == 0:
         key, category = f"test:tests/test_mod{n}.py::test_case_{n}", "testing"
-        paths = (f"tests/test_mod{n}.py", f"{folder}/mod{n}.py")
+        paths: tuple[str, ...] = (f"tests/test_mod{n}.py", f"{folder}/mod{n}.py")
         command = f"pytest tests/test_mod{n}.py -q"
     elif n % 4 == 1:
         key, category = f"ruff:F{400 + n % 90}", "lint"
