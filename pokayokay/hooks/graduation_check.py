@@ -47,10 +47,10 @@ def graduate_if_new_evidence(
     if db.is_file():
         with FailureStore(db) as store:
             stamp = store.evidence_stamp()
-    if team:  # pulled evidence counts as new evidence (the folder's sizes and mtimes)
+    if team:  # pulled evidence, and a rule retired here (a tombstone to share), are new
         from pokayokay.team.files import folder_stamp
 
-        stamp += "\n" + folder_stamp(project)
+        stamp += _archive_stamp(location) + "\n" + folder_stamp(project)
     try:
         if stamp_file.read_text() == stamp:
             _stamp_seen(stamp_file, seen)
@@ -85,6 +85,17 @@ def graduate_if_new_evidence(
     _stamp_seen(stamp_file, seen)
     logs.log(f"{when}: graduation ran for {project}")
     return True
+
+
+def _archive_stamp(location: Any) -> str:
+    """The size and mtime of ``rules-archive.md``: a retirement moves them."""
+    from pokayokay.names import RULES_ARCHIVE_FILE
+
+    try:
+        st = os.stat(location.memory_dir / RULES_ARCHIVE_FILE)
+    except OSError:
+        return " archive:-"
+    return f" archive:{st.st_size}:{st.st_mtime_ns}"
 
 
 def written_mark(state_folder: Path) -> int | None:

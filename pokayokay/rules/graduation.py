@@ -320,8 +320,8 @@ class _Planner:
             owner = self.owner.get(short_id(group.signature))
             if owner is not None and group.category == ENVIRONMENT:
                 owner = owner if owner.startswith(ENVIRONMENT) else None
-            if owner is not None:
-                self.rules[owner].groups.append(group)
+            if owner is not None and not (self.team is not None and self.is_retired(group)):
+                self.rules[owner].groups.append(group)  # (a teammate's tombstone retires it)
             elif self.is_retired(group):
                 continue
             elif group.sessions >= self.threshold or (

@@ -166,8 +166,8 @@ def _own_text(
     old: list[TeamRecord] = []
     if current:
         for raw in current.decode("utf-8", "replace").splitlines():
-            known = _digest(raw.encode("utf-8")) in checked
-            result = decode_line(raw, known=known) if raw.strip() else None
+            seen = _digest(raw.encode("utf-8")) in checked
+            result = decode_line(raw, known=seen) if raw.strip() else None
             if isinstance(result, TeamRecord):
                 old.append(result)
     known = {(r.kind, r.mistake): r for r in latest(old)}

@@ -111,5 +111,29 @@ def graduate_project(
         tombstones=tombstones,
     )
     if not dry_run:
+        _retire_tombstoned(project, location, settings, result[0], set(tombstones))
         refresh_lessons(project, location, settings, load_groups(location))
     return result
+
+
+def _retire_tombstoned(
+    project: Path, location: Any, settings: Any, plan: GraduationPlan, tombstoned: set[str]
+) -> None:
+    """A rule left without evidence because teammates retired every mistake it lists is retired
+    here too, the way ``rules retire`` does it: its text kept in ``rules-archive.md``."""
+    from pokayokay.infra import logs
+    from pokayokay.rules.retirement import retire
+    from pokayokay.rules.rule_text import parse_bookkeeping
+
+    for rule_id in plan.untouched:
+        path = project / RULES_DIR / f"{rule_id}.md"
+        data = read_bytes(path)
+        meta = parse_bookkeeping(data.decode("utf-8", "surrogateescape")) if data else None
+        if meta is None or not meta.signatures or not set(meta.signatures) <= tombstoned:
+            continue
+        try:
+            done = retire(project, location, rule_id, reason="retired by a teammate")
+        except Exception as exc:  # the rule stays; the next graduation tries again
+            logs.fail_open(f"team: retiring {rule_id}", exc)
+            continue
+        logs.log(f"team: retired {done.rule} (a teammate retired its mistakes)")

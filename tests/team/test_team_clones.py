@@ -4,6 +4,7 @@ separate homes, sessions captured by the hooks, commits, ``git pull --no-rebase`
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,31 @@ def test_no_secret_reaches_the_committed_folder(tmp_path: Path) -> None:
             assert secret.secret not in text, (name, secret.kind)
         if name.startswith(".claude/pokayokay/team/"):
             assert not contains_secret(text), name
+
+
+def test_a_rule_one_teammate_retires_is_retired_on_every_clone(tmp_path: Path) -> None:
+    from pokayokay.cli import main as cli
+
+    a, b = make_clones(tmp_path, make_remote(tmp_path), 2)
+    a.session([pytest_failure("test_add")])
+    a.sync()
+    b.session([pytest_failure("test_add")])
+    b.sync()
+    assert a.pull()
+    a.session([])
+    b.session([])  # b pulled a's evidence when it synced
+    assert a.rules() == b.rules() != {}
+    (name,) = a.rules()
+    with a.active():
+        assert cli.main(["rules", "retire", name.removesuffix(".md"), "--project",
+                         str(a.root)]) == 0
+    a.session([])  # the retirement becomes a tombstone in a's own file
+    a.sync()
+    assert b.pull()
+    b.session([])  # b reads the tombstone: its copy is retired (kept in its archive)
+    assert a.rules() == b.rules() == {}
+    b.session([pytest_failure("test_tax")])  # other evidence revives nothing
+    assert b.rules() == {}
+    time.sleep(1.1)  # retirements are recorded to the second: a later second is "after"
+    b.session([pytest_failure("test_add")])  # a failure after the retirement does
+    assert len(b.rules()) == 1

@@ -8,6 +8,7 @@ from datetime import date, datetime, timezone
 
 from helpers.graduation import DAY, FILES, T0
 
+from pokayokay.failures.signature import short_id
 from pokayokay.rules.graduation import plan_graduation
 from pokayokay.rules.team_view import TeamView
 from pokayokay.team.aggregate import TeamEvidence, graduating, team_evidence
@@ -67,3 +68,14 @@ def test_a_tombstone_retires_for_everyone_and_only_new_evidence_revives() -> Non
     # A failure after the retirement, from any teammate, brings the rule back.
     old["cccc"] = [rec(2, retired_at + DAY)]
     assert len(plan(team_evidence(old), date(2030, 1, 1)).rules) == 1  # type: ignore[attr-defined]
+
+
+def test_a_teammates_tombstone_empties_an_existing_rule() -> None:
+    files: dict[str, list[TeamRecord]] = {
+        "aaaa": [rec(2, T0 + 5 * DAY)], "bbbb": [rec(2, T0 + 6 * DAY)]
+    }
+    (rule,) = plan(team_evidence(files), date(2030, 1, 1)).rules  # type: ignore[attr-defined]
+    files["aaaa"].append(tombstone(short_id(MISTAKE), T0 + 7 * DAY))
+    after = plan(team_evidence(files), date(2030, 1, 1), {rule.path: rule.text})
+    assert after.rules == ()  # type: ignore[attr-defined]
+    assert after.untouched == (rule.id,)  # type: ignore[attr-defined]
