@@ -66,6 +66,11 @@ def _simulate(tmp_path: Path, clones: int, sessions: int, seed: int) -> list[Clo
 
 def _check_team(team: list[Clone]) -> None:
     assert [c for clone in team for c in clone.conflicts] == []
+    merges = int(git(team[0].root, "rev-list", "--merges", "--count", "HEAD").stdout)
+    assert merges >= 3  # histories diverged and were merged, not only fast-forwarded
+    # Every clone graduated the same rules on its own; none is committed (derived, decision 0113).
+    tracked = git(team[0].root, "ls-files", ".claude/rules").stdout.split()
+    assert tracked == [".claude/rules/pokayokay/.gitignore"]
     files = team[0].team_files()
     assert len(files) == sum(1 for clone in team if clone.sessions)
     rules = team[0].rules()
