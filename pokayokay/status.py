@@ -445,7 +445,8 @@ def _check_store(checks: list[dict[str, Any]], location: MemoryLocation) -> None
 
 def _check_team(checks: list[dict[str, Any]], project: Path, settings: Settings) -> None:
     """Team memory: the writers' files read, each skipped file or refused line one warning."""
-    from pokayokay.team.files import TEAM_DIR, read_team
+    from pokayokay.team.files import read_team
+    from pokayokay.team.stamp import TEAM_DIR
 
     if not settings.team:
         return

@@ -108,7 +108,7 @@ def team_changed(launch: str, project_key: Any) -> bool:
 
     if not os.path.isdir(os.path.join(launch, ".claude", "pokayokay", "team")):
         return False
-    from pokayokay.team.files import folder_stamp
+    from pokayokay.team.stamp import folder_stamp
 
     try:
         seen = (project_state_dir(str(project_key)) / TEAM_STAMP).read_text("utf-8")

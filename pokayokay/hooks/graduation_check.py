@@ -48,7 +48,7 @@ def graduate_if_new_evidence(
         with FailureStore(db) as store:
             stamp = store.evidence_stamp()
     if team:  # pulled evidence, and a rule retired here (a tombstone to share), are new
-        from pokayokay.team.files import folder_stamp
+        from pokayokay.team.stamp import folder_stamp
 
         stamp += _archive_stamp(location) + "\n" + folder_stamp(project)
     try:
@@ -77,7 +77,7 @@ def graduate_if_new_evidence(
 
     graduate_project(project, location, settings)
     if team:  # this writer's own file just moved: stamped as it is now, not as it was
-        from pokayokay.team.files import folder_stamp
+        from pokayokay.team.stamp import folder_stamp
 
         stamp = stamp.rpartition("\n")[0] + "\n" + folder_stamp(project)
         write_atomic(folder / TEAM_STAMP, folder_stamp(project).encode())

@@ -25,18 +25,16 @@ from pokayokay.infra.safe_write import read_bytes, update, write_atomic
 from pokayokay.infra.state import project_state_dir
 from pokayokay.team.aggregate import latest
 from pokayokay.team.records import Refused, TeamRecord, decode_line, encode_line
+from pokayokay.team.stamp import TEAM_DIR
 
 __all__ = [
-    "TEAM_DIR",
     "TeamFiles",
-    "folder_stamp",
     "read_team",
     "team_folder",
     "write_own",
     "writer_id",
 ]
 
-TEAM_DIR = ".claude/pokayokay/team"
 WRITER_FILE = "team-writer-id"
 CHECKED_FILE = "team-checked-lines"  # digests of team lines that passed every check
 MAX_FILE_BYTES = 1 << 20  # one writer's file; a larger one is skipped, never half-read
@@ -195,19 +193,3 @@ def write_own(
     before = read_bytes(path)
     after = update(path, lambda current: _own_text(current, wanted, checked))
     return after != before
-
-
-def folder_stamp(project: Path) -> str:
-    """A cheap stamp of the team folder (names, sizes, mtimes): it moves when a pull or a
-    writer changes a file. "" when there is no folder."""
-    folder = team_folder(project)
-    parts: list[str] = []
-    try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.name.endswith(".jsonl"):
-                    st = entry.stat(follow_symlinks=False)
-                    parts.append(f"{entry.name}:{st.st_size}:{st.st_mtime_ns}")
-    except OSError:
-        return ""
-    return "team " + ";".join(sorted(parts))
