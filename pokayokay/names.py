@@ -18,7 +18,8 @@ CHAIN_LEARNINGS_FILE = "chain-learnings.md"
 LEARNINGS_ARCHIVE_FILE = "learnings-archive.md"
 LEARNINGS_DROPPED_FILE = "learnings-dropped.md"
 RULES_ARCHIVE_FILE = "rules-archive.md"
-CHAIN_LEARNINGS_ARCHIVE_FILE = "chain-learnings-archive.md"  # rewritten whole by learnings.chain
+# Rewritten whole by learnings.outcomes.chain.
+CHAIN_LEARNINGS_ARCHIVE_FILE = "chain-learnings-archive.md"
 CONSOLIDATION_REPORT_FILE = "consolidation-report.md"  # rewritten by every consolidation
 LEARNING_FILE_PREFIX = "learning-"  # topic files: learning-<topic>.md
 ARCHIVE_PART_INFIX = "-part-"  # a split archive's parts: <stem>-part-<n>.md

@@ -72,7 +72,7 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
         out["store_problem"] = f"{type(exc).__name__}: {exc}"
     out["learnings"] = sum(1 for _ in location.memory_dir.glob("learning-*.md"))
     try:
-        from pokayokay.learnings.stored import contradicting_learnings
+        from pokayokay.learnings.topics.stored import contradicting_learnings
 
         out["contradictions"] = contradicting_learnings(location.memory_dir)
     except Exception as exc:  # a damaged learning file is doctor's business, not status's
@@ -80,8 +80,8 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
     try:
         from datetime import datetime, timezone
 
-        from pokayokay.learnings.capture_metrics import capture_metrics
-        from pokayokay.learnings.stored import load_learnings
+        from pokayokay.learnings.capture.capture_metrics import capture_metrics
+        from pokayokay.learnings.topics.stored import load_learnings
 
         stored, _ = load_learnings(location.memory_dir)
         now = datetime.now(timezone.utc)

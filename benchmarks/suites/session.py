@@ -22,7 +22,7 @@ def session_start_note(proc: subprocess.CompletedProcess[bytes]) -> str | None:
 
 def tip_only(proc: subprocess.CompletedProcess[bytes]) -> str | None:
     """SessionStart within limits prints the /remember tip and never the overflow note."""
-    from pokayokay.learnings.remember import session_start_tip
+    from pokayokay.learnings.capture.remember import session_start_tip
 
     note = session_start_note(proc)
     if note is None:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.memory.sections import Settings
-from pokayokay.learnings.remember import MODES, remember
+from pokayokay.learnings.capture.remember import MODES, remember
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

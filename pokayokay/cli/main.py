@@ -63,7 +63,7 @@ def _main(args: list[str]) -> int:
         if code not in _FILE_REFUSED:
             return _unexpected(ns.command, exc)
         return _file_refused(ns.command, exc, code)
-    except Exception as exc:
+    except Exception as exc:  # the CLI's error boundary: logged and reported by _unexpected
         return _unexpected(ns.command, exc)
 
 
@@ -78,7 +78,7 @@ def _broken_pipe() -> int:
         os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
         os.close(devnull)
     except (OSError, ValueError):
-        pass
+        pass  # stdout already gone: nothing left to protect
     return EXIT_BROKEN_PIPE
 
 
@@ -464,7 +464,7 @@ def cmd_suggest(ns: argparse.Namespace) -> int:
 
 
 def cmd_spike(ns: argparse.Namespace) -> int:
-    from pokayokay.learnings.spikes import spike_cli
+    from pokayokay.learnings.outcomes.spikes import spike_cli
 
     project, location, _ = _context(ns)
     code, text = spike_cli(ns.question, ns.go, ns.conclusion, project, location)
@@ -496,8 +496,8 @@ def cmd_ages(ns: argparse.Namespace) -> int:
     from pathlib import Path
 
     from pokayokay import status as report
-    from pokayokay.learnings.ages import ages
-    from pokayokay.learnings.consolidate_apply import default_learnings_file
+    from pokayokay.learnings.aging.ages import ages
+    from pokayokay.learnings.consolidate.consolidate_apply import default_learnings_file
 
     project, _, settings = _context(ns)
     file = Path(ns.file).resolve() if ns.file else default_learnings_file(project, settings)
@@ -517,8 +517,8 @@ def cmd_ages(ns: argparse.Namespace) -> int:
 
 def cmd_consolidate(ns: argparse.Namespace) -> int:
     from pokayokay import status as report
-    from pokayokay.learnings.consolidate_apply import consolidate
-    from pokayokay.learnings.consolidation_report import render_summary
+    from pokayokay.learnings.consolidate.consolidate_apply import consolidate
+    from pokayokay.learnings.consolidate.consolidation_report import render_summary
 
     project, location, settings = _context(ns)
     outcome = consolidate(project, location, settings, dry_run=ns.dry_run)

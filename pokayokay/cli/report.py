@@ -72,13 +72,13 @@ def run_report(
     report = collect(project, location, settings, since=since)
     if html is not None:
         from pokayokay.errors import PokayokayError
-        from pokayokay.infra.safe_write import write_atomic
+        from pokayokay.infra.safe_write import encode_text, write_atomic
         from pokayokay.report.html import render_html
 
         target = Path(html).expanduser().resolve()
         if not target.parent.is_dir():
             raise PokayokayError(f"--html {html}: the folder {target.parent} does not exist")
-        write_atomic(target, render_html(report).encode("utf-8"))
+        write_atomic(target, encode_text(render_html(report)))
         return 0, f"wrote {target} (open it in a browser; it needs no network)"
     if not settings.team:
         return 0, _json(report) if as_json else render_text(report).rstrip("\n")

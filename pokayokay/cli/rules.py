@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
+from dataclasses import asdict
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,8 +29,8 @@ from pokayokay.rules.files import (
     normalise_rel_path,
 )
 from pokayokay.rules.lint import LintFinding, lint_rule
-from pokayokay.rules.load_stats import _Stats, _stats
-from pokayokay.rules.retirement import _retire_one, retire_due_rules
+from pokayokay.rules.load_stats import LoadStats, rule_load_stats
+from pokayokay.rules.retirement import retire_due_rules, retire_one
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
@@ -73,7 +74,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def _rule_dict(rule: RuleFile, stats: _Stats) -> dict[str, Any]:
+def _rule_dict(rule: RuleFile, stats: LoadStats) -> dict[str, Any]:
     data: dict[str, Any] = {
         "id": rule.id,
         "path": rule.rel_path,
@@ -116,7 +117,7 @@ def cmd_rules_list(project_dir: Path | str, *, as_json: bool) -> tuple[int, str]
     and, when the failure store exists, how often and when Claude Code last loaded it."""
     project = Path(project_dir)
     rules = discover(project)
-    stats = _stats(project, rules)
+    stats = rule_load_stats(project, rules)
     if as_json:
         return EXIT_OK, _dump(
             {
@@ -168,7 +169,7 @@ def cmd_rules_show(project_dir: Path | str, rule: str, *, as_json: bool) -> tupl
     project = Path(project_dir)
     rules = discover(project)
     found = find_rule(rules, rule)
-    stats = _stats(project, [found])
+    stats = rule_load_stats(project, [found])
     findings = lint_rule(found, None)
     if as_json:
         data = _rule_dict(found, stats)
@@ -232,13 +233,7 @@ def _jsonable(value: object) -> Any:
 
 
 def _finding_dict(finding: LintFinding) -> dict[str, Any]:
-    return {
-        "rule": finding.rule,
-        "code": finding.code,
-        "severity": finding.severity,
-        "message": finding.message,
-        "pattern": finding.pattern,
-    }
+    return asdict(finding)  # rule, code, severity, message, pattern: the --json keys
 
 
 def cmd_rules_match(project_dir: Path | str, path: str, *, as_json: bool) -> tuple[int, str]:
@@ -349,6 +344,6 @@ def cmd_rules_retire(
     if not managed:
         raise PokayokayError("there is no pokayokay rule in .claude/rules/pokayokay/")
     found = find_rule(managed, rule)
-    return EXIT_OK, _retire_one(
+    return EXIT_OK, retire_one(
         project, location, settings, found, today=day, reason="Retired by hand."
     )

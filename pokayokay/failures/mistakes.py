@@ -199,7 +199,7 @@ class _Collector:
         if key not in self.found:
             if len(self.found) >= MAX_MISTAKES:
                 return
-            self.found[key] = (" ".join(line.split()), [])
+            self.found[key] = (line.strip(), [])  # exact: the error line as the tool wrote it
         self.found[key][1].extend([line, *context])
 
     def result(self, output: str) -> list[Mistake]:

@@ -271,7 +271,7 @@ def _pick(
         norm = _normalise_line(line, temp_dirs, p)
         if norm and norm not in seen:
             seen.add(norm)
-            picked.append((p.space.sub(" ", line), norm))
+            picked.append((line.strip(), norm))  # the raw line exact, for excerpts
             if len(picked) >= limit:
                 break
     return picked
@@ -297,7 +297,7 @@ def normalise(
 def key_lines(
     error: str, *, project_roots: Sequence[str] = (), limit: int = MAX_LINES
 ) -> list[str]:
-    """The raw lines ``normalise`` keeps (project paths made relative, whitespace collapsed).
+    """The raw lines ``normalise`` keeps (project paths made relative, otherwise as written).
 
     For a human-readable excerpt: same lines as the signature, real values left in.
     """
@@ -308,4 +308,4 @@ def short_id(signature: str) -> str:
     """A stable 12-hex-digit id for a signature (for file names and bookkeeping comments)."""
     import hashlib
 
-    return hashlib.sha256(signature.encode("utf-8")).hexdigest()[:12]
+    return hashlib.sha256(signature.encode("utf-8", "surrogateescape")).hexdigest()[:12]

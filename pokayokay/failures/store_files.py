@@ -125,14 +125,14 @@ def move_aside(path: Path, identity: tuple[int, int] | None, why: str) -> Path |
         # lock (create_private), so the -wal/-shm moved here are never the fresh store's.
         os.replace(path, aside)
         for suffix in ("-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(FileNotFoundError):  # no WAL: nothing to move
                 os.replace(f"{path}{suffix}", f"{aside}{suffix}")
     message = (
         f"THE FAILURE STORE WAS CORRUPT ({why}): {path} was moved aside to {aside} and a fresh "
         "store started; the failures recorded before are only in that file"
     )
     log = logs.log(message)
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(OSError, ValueError):  # no stderr: the log has it
         sys.stderr.write(f"pokayokay: {message} (details: {log})\n")
         sys.stderr.flush()
     return aside

@@ -289,7 +289,7 @@ def drop_derived_caches(folder: Path) -> None:
         try:
             os.remove(folder / name)
         except OSError:
-            continue
+            continue  # absent: nothing to drop
 
 
 def _recount_sessions(conn: sqlite3.Connection) -> None:

@@ -66,17 +66,17 @@ def cached_rows(project_root: str, state_dir: Path) -> list[dict[str, str]]:
             if isinstance(rows, list):
                 return [r for r in rows if isinstance(r, dict)]
     except (OSError, ValueError, AttributeError):
-        pass
+        pass  # no valid cache: rebuilt below
     rows, error = _compile(project_root)
     from pokayokay.infra import logs
-    from pokayokay.infra.safe_write import write_atomic
+    from pokayokay.infra.safe_write import encode_text, write_atomic
 
     if error is not None:
         logs.log(f"failure_categories: settings not loaded, built-in categories only ({error})")
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
         payload = {"version": _VERSION, "stamp": stamp, "rows": rows, "error": error}
-        write_atomic(cache, json.dumps(payload, indent=1).encode("utf-8"))
+        write_atomic(cache, encode_text(json.dumps(payload, indent=1)))
     except OSError as exc:
         logs.log(f"failure_categories: cannot write {cache} ({exc}); compiled again next time")
     return rows

@@ -127,7 +127,7 @@ def _store_bytes(project_key: Any) -> int:
         try:
             total += os.stat(path).st_size
         except OSError:
-            continue
+            continue  # absent: counts as empty
     return total
 
 

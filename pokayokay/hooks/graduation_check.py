@@ -32,7 +32,7 @@ def graduate_if_new_evidence(
     was started in the background)."""
     from pokayokay.failures.store import FailureStore
     from pokayokay.infra.detach import detach_command
-    from pokayokay.infra.safe_write import write_atomic
+    from pokayokay.infra.safe_write import encode_text, write_atomic
     from pokayokay.infra.state import project_state_dir
     from pokayokay.names import FAILURES_DB
 
@@ -56,9 +56,9 @@ def graduate_if_new_evidence(
             _stamp_seen(stamp_file, seen)
             return False
     except OSError:
-        pass
+        pass  # no stamp yet: graduation decides
     if db.is_file() and db.stat().st_size > DETACH_GRADUATION_ABOVE_BYTES:
-        write_atomic(stamp_file, stamp.encode())  # the detached run logs its own failure
+        write_atomic(stamp_file, encode_text(stamp))  # the detached run logs its own failure
         _stamp_seen(stamp_file, seen)
         detach_command(
             [
@@ -80,8 +80,8 @@ def graduate_if_new_evidence(
         from pokayokay.team.stamp import folder_stamp
 
         stamp = stamp.rpartition("\n")[0] + "\n" + folder_stamp(project)
-        write_atomic(folder / TEAM_STAMP, folder_stamp(project).encode())
-    write_atomic(stamp_file, stamp.encode())
+        write_atomic(folder / TEAM_STAMP, encode_text(folder_stamp(project)))
+    write_atomic(stamp_file, encode_text(stamp))
     _stamp_seen(stamp_file, seen)
     logs.log(f"{when}: graduation ran for {project}")
     return True

@@ -94,16 +94,9 @@ def _mentions_guard(project: str) -> bool:
 
 
 def deny_output(reason: str) -> str:
-    from pokayokay.infra.cjson import dumps
+    from pokayokay.infra.hook_output import hook_output
 
-    out = {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": reason,
-        }
-    }
-    return dumps(out) + "\n"
+    return hook_output("PreToolUse", permissionDecision="deny", permissionDecisionReason=reason)
 
 
 def pre_tool_use(payload: dict[str, Any], event: str) -> str:

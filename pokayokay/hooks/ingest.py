@@ -96,13 +96,13 @@ def spool_bytes(folder: str) -> int:
         try:
             total += os.stat(os.path.join(folder, name)).st_size
         except OSError:
-            continue
+            continue  # absent: counts as empty
     if total and os.path.exists(os.path.join(folder, spool.CLAIMED)):
         try:
             with open(os.path.join(folder, spool.CURSOR), "rb") as fh:
                 total -= int(fh.read(128).split()[-1])
         except (OSError, ValueError, IndexError):
-            pass
+            pass  # no cursor: the whole claim counts
     return max(total, 0)
 
 
@@ -405,7 +405,7 @@ def _expire_markers(folder: str) -> None:
     try:
         names = os.listdir(marks)
     except OSError:
-        return
+        return  # no marks folder: nothing expires
     cutoff = time.time() - MARKER_MAX_AGE
     for name in names:
         path = os.path.join(marks, name)
@@ -413,4 +413,4 @@ def _expire_markers(folder: str) -> None:
             if os.stat(path).st_mtime < cutoff:
                 os.unlink(path)
         except OSError:
-            continue
+            continue  # gone or kept: the next sweep sees it

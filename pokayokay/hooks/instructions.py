@@ -55,7 +55,7 @@ def _link_to(target: str, root: str) -> str | None:
         try:
             entries = list(os.scandir(folder))
         except OSError:
-            continue
+            continue  # unreadable folder: not searched
         for entry in entries:
             scanned += 1
             if scanned > _MAX_LINK_SCAN:
@@ -66,7 +66,7 @@ def _link_to(target: str, root: str) -> str | None:
                 elif entry.name.endswith(".md") and os.path.realpath(entry.path) == target:
                     return _inside(entry.path, root)
             except OSError:
-                continue
+                continue  # vanished entry: skipped
     return None
 
 

@@ -108,7 +108,7 @@ def file_changed(payload: dict[str, Any], event: str) -> str:
         if digest is not None and settled.read_text() == digest:
             return ""  # what pokayokay itself left there: nothing new to curate
     except OSError:
-        pass
+        pass  # no settled copy: curate
     from pokayokay.config.settings import load_settings
     from pokayokay.infra import logs
     from pokayokay.infra.safe_write import LockTimeout

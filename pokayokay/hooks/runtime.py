@@ -165,8 +165,8 @@ def memory_paths(payload: dict[str, Any]) -> MemoryPaths:
 
 
 def context_output(event: str, context: str) -> str:
-    """The JSON line that hands ``context`` to the model as the event's ``additionalContext``."""
-    from pokayokay.infra.cjson import dumps
+    """The JSON line that hands ``context`` to the model as the event's ``additionalContext``
+    (:func:`pokayokay.infra.hook_output.context_output`, the one builder)."""
+    from pokayokay.infra.hook_output import context_output as build
 
-    out = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
-    return dumps(out) + "\n"
+    return build(event, context)

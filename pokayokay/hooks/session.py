@@ -88,13 +88,10 @@ def session_start_output(note: str, memory_file: Path) -> str:
     """The note as ``additionalContext`` (when there is one), and MEMORY.md in ``watchPaths`` so
     that FileChanged fires (and :mod:`pokayokay.hooks.memory_watch` curates) when Claude writes
     it mid-session."""
-    import json
+    from pokayokay.infra.hook_output import hook_output
 
-    specific: dict[str, object] = {"hookEventName": "SessionStart"}
-    if note:
-        specific["additionalContext"] = note
-    specific["watchPaths"] = [str(memory_file)]
-    return json.dumps({"hookSpecificOutput": specific}) + "\n"
+    context = {"additionalContext": note} if note else {}
+    return hook_output("SessionStart", **context, watchPaths=[str(memory_file)])
 
 
 def has_learnings(memory_dir: Path) -> bool:
@@ -115,7 +112,7 @@ def _note_head(payload: dict[str, Any], location: Any) -> None:
         return
     try:
         from pokayokay.infra.state import project_state_dir
-        from pokayokay.learnings.session_heads import git_head, note_session_head
+        from pokayokay.learnings.outcomes.session_heads import git_head, note_session_head
 
         head = git_head(Path(project_dir(payload)))
         if head is not None:
@@ -239,7 +236,7 @@ def session_end(payload: dict[str, Any], event: str) -> str:
 
     project, location = _location(payload)
     _ingest_spool(payload)  # quiet, bounded: fails open on its own
-    from pokayokay.learnings.chain import session_end_chain
+    from pokayokay.learnings.outcomes.chain import session_end_chain
 
     session_end_chain(payload, project, location)  # fail-safe: logs, never raises
     loaded: list[Any] = []
@@ -311,7 +308,7 @@ def _curate_at_end(project: Path, location: Any, settings: Any, payload: dict[st
         size = None
     observed = _observed(payload, project, location, settings)
     if observed is not None and size is None:
-        from pokayokay.learnings.observed import write_entries
+        from pokayokay.learnings.outcomes.observed import write_entries
 
         note = write_entries(
             location, settings, observed.entries, lock_timeout=SESSION_END_LOCK_WAIT
@@ -355,7 +352,7 @@ def _observed(payload: dict[str, Any], project: Path, location: Any, settings: A
         return None
     try:
         from pokayokay.infra.state import project_state_dir
-        from pokayokay.learnings.observed import SectionsEdit, session_end_entries
+        from pokayokay.learnings.outcomes.observed import SectionsEdit, session_end_entries
 
         state = project_state_dir(str(location.project_key))
         entries = session_end_entries(session, project, location, state)
@@ -390,7 +387,7 @@ def _retire_due(project: Path, location: Any, settings: Any) -> None:
 def _consolidate_if_due(project: Path, location: Any, settings: Any) -> None:
     if not settings.consolidation_session_end:
         return
-    from pokayokay.learnings.consolidation_trigger import session_end_check
+    from pokayokay.learnings.consolidate.consolidation_trigger import session_end_check
 
     reason = session_end_check(project, location, settings)
     if reason:

@@ -57,7 +57,7 @@ def pending_failures(folder: str) -> list[tuple[str, bytes]] | None:
                 fh.seek(start)
                 data = fh.read(SCAN_MAX - total + 1)
         except FileNotFoundError:
-            continue
+            continue  # ingested meanwhile: nothing to scan
         total += len(data)
         if total > SCAN_MAX or not _failures_in(data, found):
             return None
@@ -113,7 +113,7 @@ def could_change(
         if not path or os.path.exists(os.path.join(project, path)):
             continue
         base = path.rsplit("/", 1)[-1]
-        if not base.isascii() or any(base.encode() in data for _session, data in records):
+        if not base.isascii() or any(base.encode("ascii") in data for _session, data in records):
             return True  # a record may be what resolves the name to a project file
     resolved = project_paths(project, named, signals.known)
     near = tuple(path for path, owner in signals.near if owner not in sessions)

@@ -77,7 +77,7 @@ class Git:
     def output(self, *args: str, stdin: bytes | None = None) -> str:
         done = self.run(*args, stdin=stdin)
         if done.returncode != 0:
-            raise PokayokayError(f"git {args[0]} failed in {self.cwd}: {_first_line(done.stderr)}")
+            raise PokayokayError(f"git {args[0]} failed in {self.cwd}: {first_line(done.stderr)}")
         return done.stdout.decode("utf-8", "surrogateescape")
 
     def stream(self, *args: str) -> Generator[str, None, None]:
@@ -121,10 +121,11 @@ class Git:
         if expired.is_set():
             raise PokayokayError(f"git {args[0]} took longer than {self.timeout:g} s; gave up")
         if code != 0:
-            raise PokayokayError(f"git {args[0]} failed in {self.cwd}: {_first_line(err)}")
+            raise PokayokayError(f"git {args[0]} failed in {self.cwd}: {first_line(err)}")
 
 
-def _first_line(data: bytes) -> str:
+def first_line(data: bytes) -> str:
+    """The first non-blank line of a git command's output ("no message" when there is none)."""
     text = data.decode("utf-8", "replace").strip()
     lines = [line for line in text.splitlines() if line.strip()]
     return lines[0] if lines else "no message"

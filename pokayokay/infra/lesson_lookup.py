@@ -309,11 +309,11 @@ def write_lookup(
                 os.unlink(path)
                 done.append(path)
             except FileNotFoundError:
-                pass
+                pass  # already gone: the same outcome
             continue
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         data = json.dumps(dict(content), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-        _replace_private(path, data.encode("utf-8"))
+        _replace_private(path, data.encode("utf-8", "surrogateescape"))
         done.append(path)
     return done
 
@@ -334,5 +334,5 @@ def _replace_private(path: str, data: bytes) -> None:
         try:  # noqa: SIM105 - contextlib is one more import on the per-command path
             os.unlink(tmp)
         except OSError:
-            pass
+            pass  # the next writer sweeps the temp
         raise

@@ -26,7 +26,7 @@ from pokayokay.infra import location_rules as rules
 from pokayokay.infra.location_rules import (
     MEMORY_FILE_NAME,
     SLUG_MAX_LENGTH,
-    _base36,
+    base36,
     js_string_hash,
     slugify,
 )
@@ -36,7 +36,7 @@ __all__ = [
     "SLUG_MAX_LENGTH",
     "Candidate",
     "MemoryLocation",
-    "_base36",
+    "base36",
     "claude_config_dir",
     "find_git_root",
     "find_git_toplevel",

@@ -77,7 +77,8 @@ def js_string_hash(text: str) -> int:
     return value - 0x1_0000_0000 if value & 0x8000_0000 else value
 
 
-def _base36(number: int) -> str:
+def base36(number: int) -> str:
+    """``number`` in base 36 (digits then lower-case letters), as the suffix of a long slug."""
     if number < 0:
         raise ValueError("base36 of a negative number")
     digits: list[str] = []
@@ -103,7 +104,7 @@ def slugify(path: str | os.PathLike[str]) -> str:
     slug = _NOT_SLUG_SAFE.sub(_slug_replacement, text)
     if len(slug) <= SLUG_MAX_LENGTH:
         return slug
-    return f"{slug[:SLUG_MAX_LENGTH]}-{_base36(abs(js_string_hash(text)))}"
+    return f"{slug[:SLUG_MAX_LENGTH]}-{base36(abs(js_string_hash(text)))}"
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ def log(message: str, *, traceback_text: str | None = None) -> Path:
             if path.stat().st_size > MAX_BYTES:
                 os.replace(path, path.with_name(path.name + ".1"))
         except FileNotFoundError:
-            pass
+            pass  # no log yet: nothing to rotate
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         record = f"{stamp} pid={os.getpid()} {message}\n"
         if traceback_text:
@@ -55,7 +55,7 @@ def fail_open(what: str, exc: BaseException, *, stderr: TextIO | None = None) ->
         stream.write(f"pokayokay: {what} skipped: {first_line} (details: {path})\n")
         stream.flush()
     except (OSError, ValueError):
-        pass
+        pass  # no stderr: the log has it
     return path
 
 

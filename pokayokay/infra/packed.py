@@ -29,7 +29,7 @@ MAGIC = b"pokayokay-marshal-1 "
 
 def header() -> bytes:
     version = f"{sys.version_info[0]}.{sys.version_info[1]}:{marshal.version}"
-    return MAGIC + f"{version}\n".encode()
+    return MAGIC + f"{version}\n".encode("ascii")
 
 
 def load(path: str | os.PathLike[str]) -> Any:
@@ -148,4 +148,4 @@ def write_private(path: str, payload: bytes) -> None:
         try:  # noqa: SIM105 - contextlib is one more import on the prompt path
             os.unlink(tmp)
         except OSError:
-            pass
+            pass  # the next writer sweeps the temp

@@ -139,7 +139,7 @@ def settled(path: Path) -> None:
         try:
             age = time.time() - os.stat(path).st_mtime
         except FileNotFoundError:
-            return
+            return  # gone: nothing is writing it
         if age < SETTLE_SECONDS:
             raise Busy(str(path))
 
@@ -170,9 +170,9 @@ def remove_stale_temps(folder: Path) -> list[Path]:
         try:
             old = time.time() - os.lstat(path).st_mtime > STALE_TEMP_SECONDS
         except OSError:
-            continue
+            continue  # gone meanwhile: nothing to sweep
         if pid != os.getpid() and (old or not _alive(pid)):
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError):  # gone or not ours: kept
                 path.unlink()
                 removed.append(path)
     return removed
@@ -215,7 +215,7 @@ def _write_temp(path: Path, data: bytes, mode: int) -> Path:
         os.fsync(fd)
     except BaseException:
         os.close(fd)
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # the next writer sweeps it
             os.unlink(tmp)
         raise
     os.close(fd)
@@ -266,7 +266,7 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError):  # no directory fsync here
         fd = os.open(path, os.O_RDONLY)
         try:
             os.fsync(fd)
@@ -335,7 +335,7 @@ def replace_if_unchanged(
         _fsync_dir(path.parent)
         return swapped_out
     finally:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(FileNotFoundError):  # already swapped in
             os.unlink(tmp)
 
 
@@ -408,7 +408,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     try:
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # the next writer sweeps it
             os.unlink(tmp)
         raise
     _fsync_dir(path.parent)
@@ -432,7 +432,7 @@ def with_retries(step: Callable[[int], _T], *, what: str, attempts: int = ATTEMP
             if attempt < attempts:
                 time.sleep(BUSY_BACKOFF * attempt)  # a writer holds the file: let it finish
         except Conflict:
-            continue
+            continue  # re-read and try again
     raise ConcurrentChangeError(
         f"{what} kept changing while pokayokay tried to write it ({attempts} attempts); "
         "nothing was lost, try again"
@@ -465,6 +465,19 @@ def update(
 
 
 # --- text codec: pokayokay reads and writes markdown as UTF-8, undecodable bytes kept as they are
+
+
+def confined(target: Path, root: Path | None) -> Path:
+    """``target``, provided that once symlinks are resolved it stays inside ``root`` (no check
+    when ``root`` is None); a :class:`PokayokayError` naming where it leads otherwise, so that
+    pokayokay never writes outside the project through a link."""
+    if root is not None:
+        real = Path(os.path.realpath(target))
+        if not real.is_relative_to(Path(os.path.realpath(root))):
+            raise PokayokayError(
+                f"{target} leads to {real}, outside {root}; pokayokay does not write there"
+            )
+    return target
 
 
 def decode_text(data: bytes, path: Path) -> str:

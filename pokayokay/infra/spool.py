@@ -114,7 +114,7 @@ def pending(folder: str) -> bool:
             if os.stat(os.path.join(folder, name)).st_size > 0:
                 return True
         except OSError:
-            continue
+            continue  # absent: nothing spooled there
     return False
 
 
@@ -189,7 +189,7 @@ def check_value(fields: bytes, payload: bytes) -> int:
 
 def encode_record(event: str, project_dir: str, ts_ns: int, payload: bytes) -> bytes:
     where = project_dir.encode("utf-8", "surrogatepass").hex()
-    fields = b"%s %d %s %d" % (event.encode("ascii"), ts_ns, where.encode(), len(payload))
+    fields = b"%s %d %s %d" % (event.encode("ascii"), ts_ns, where.encode("ascii"), len(payload))
     return b"%s%s %08x\n%s\n" % (MAGIC, fields, check_value(fields, payload), payload)
 
 
@@ -283,7 +283,8 @@ def failure_lesson(data: bytes, environ: "Mapping[str, str] | None" = None) -> s
     if not os.path.isdir(os.path.join(state_home(env), "lessons")):
         return ""
     _package()
-    from pokayokay.infra.cjson import dumps, loads  # json's C scanner: no json, no re import
+    from pokayokay.infra.cjson import loads  # json's C scanner: no json, no re import
+    from pokayokay.infra.hook_output import context_output
     from pokayokay.infra.lesson_lookup import command_entry, failure_text, load_for
 
     lookup = load_for(launch_dir(env), env)
@@ -303,8 +304,7 @@ def failure_lesson(data: bytes, environ: "Mapping[str, str] | None" = None) -> s
     text = failure_text(entry, payload.get("error")) if entry is not None else ""
     if not text:
         return ""
-    out = {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": text}}
-    return dumps(out) + "\n"
+    return context_output("PostToolUseFailure", text)
 
 
 def makedirs_private(folder: str) -> None:
@@ -316,7 +316,7 @@ def makedirs_private(folder: str) -> None:
     try:  # noqa: SIM105 - contextlib is one more import on the per-tool-call path
         os.mkdir(folder, 0o700)
     except FileExistsError:
-        pass
+        pass  # made by a concurrent hook
 
 
 def _log(message: str) -> str:

@@ -76,7 +76,7 @@ def _bound(where: str) -> None:
         try:
             os.unlink(oldest.path)
         except OSError:
-            continue
+            continue  # gone or kept: the next trim sees it
         total -= oldest.size
         from pokayokay.infra import logs
 
@@ -97,7 +97,7 @@ def _items(where: str, key: str) -> list[Quarantined]:
         try:
             info = os.stat(path)
         except OSError:
-            continue
+            continue  # gone meanwhile: not listed
         found.append(Quarantined(path, key, reason, info.st_size, info.st_mtime))
     return found
 

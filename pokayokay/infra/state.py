@@ -51,7 +51,7 @@ def private_folder(folder: str | os.PathLike[str], environ: dict[str, str] | Non
         try:
             os.mkdir(place, PRIVATE_FOLDER)
         except FileExistsError:
-            pass
+            pass  # made by a concurrent process
         except FileNotFoundError:
             os.makedirs(place, PRIVATE_FOLDER, exist_ok=True)
         tighten(place, PRIVATE_FOLDER)
@@ -133,7 +133,7 @@ def _touch(marker: Path) -> None:
         os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, PRIVATE_FILE))
         os.utime(marker)
     except OSError:
-        pass
+        pass  # a hint only: the next run marks it
 
 
 def log_file(environ: dict[str, str] | None = None) -> Path:

@@ -60,7 +60,7 @@ def _basename(command: str) -> str:
     return name[: -len(".exe")] if name.endswith(".exe") else name
 
 
-def _argv(handler: Mapping[str, Any]) -> list[str] | None:
+def handler_argv(handler: Mapping[str, Any]) -> list[str] | None:
     """The handler's argv: exec form as given, shell form only when it is a plain word list or
     a guarded ``…; exec <words>`` as init writes it."""
     command = handler.get("command")
@@ -107,7 +107,7 @@ def handler_form(handler: object) -> str | None:
     """
     if not isinstance(handler, Mapping) or handler.get("type") != "command":
         return None
-    argv = _argv(handler)
+    argv = handler_argv(handler)
     if not argv:
         return None
     name = _basename(argv[0])
@@ -171,7 +171,8 @@ def event_handler(
     """
     absolute = lead[:1] == ["-m"]
     spooled = spec.event in SPOOLED_EVENTS and (
-        absolute or shutil.which(SPOOL_COMMAND, path=_env(environ).get("PATH")) is not None
+        absolute
+        or shutil.which(SPOOL_COMMAND, path=effective_environ(environ).get("PATH")) is not None
     )
     if spooled:
         if absolute:
@@ -181,7 +182,7 @@ def event_handler(
         else:
             words = [SPOOL_COMMAND, spec.event]
             guard = f"command -v {SPOOL_COMMAND} >/dev/null 2>&1"
-    elif not absolute and shutil.which(EVENT_COMMAND, path=_env(environ).get("PATH")):
+    elif not absolute and shutil.which(EVENT_COMMAND, path=effective_environ(environ).get("PATH")):
         words = [EVENT_COMMAND, spec.event]
         guard = f"command -v {EVENT_COMMAND} >/dev/null 2>&1"
     else:
@@ -199,7 +200,8 @@ def event_handler(
     return _timed({"type": "command", "command": line}, spec)
 
 
-def _group(spec: HookSpec, handler: JsonObject) -> JsonObject:
+def hook_group(spec: HookSpec, handler: JsonObject) -> JsonObject:
+    """A settings-file hook group holding ``handler``, with the spec's matcher when it has one."""
     group: JsonObject = {}
     if spec.matcher is not None:
         group["matcher"] = spec.matcher
@@ -207,7 +209,8 @@ def _group(spec: HookSpec, handler: JsonObject) -> JsonObject:
     return group
 
 
-def _env(environ: Mapping[str, str] | None) -> Mapping[str, str]:
+def effective_environ(environ: Mapping[str, str] | None) -> Mapping[str, str]:
+    """``environ``, or the process's environment when None."""
     return os.environ if environ is None else environ
 
 
@@ -219,7 +222,7 @@ def hook_command(
     ``pokayokay`` by name when it is on PATH (portable: fine in a committed settings file),
     else this interpreter's absolute path with ``-m pokayokay``.
     """
-    if not absolute and shutil.which(COMMAND, path=_env(environ).get("PATH")):
+    if not absolute and shutil.which(COMMAND, path=effective_environ(environ).get("PATH")):
         return COMMAND, ["hook"], "path"
     if not sys.executable:
         raise PokayokayError(
@@ -234,7 +237,7 @@ def plugin_hooks_json() -> JsonObject:
     hooks: JsonObject = {}
     for spec in HOOKED_EVENTS:
         handler = _handler(PLUGIN_COMMAND, [spec.event], spec)
-        hooks.setdefault(spec.event, []).append(_group(spec, handler))
+        hooks.setdefault(spec.event, []).append(hook_group(spec, handler))
     return {"description": PLUGIN_HOOKS_DESCRIPTION, "hooks": hooks}
 
 
@@ -243,15 +246,18 @@ def render_plugin_hooks_json() -> str:
     return json.dumps(plugin_hooks_json(), indent=2) + "\n"
 
 
-def _show(handler: Mapping[str, Any]) -> str:
-    argv = _argv(handler) or [str(handler.get("command"))]
+def shown_command(handler: Mapping[str, Any]) -> str:
+    """A handler's command as one shell-quoted line, for the messages of init and doctor."""
+    argv = handler_argv(handler) or [str(handler.get("command"))]
     return " ".join(shlex.quote(word) if word else "''" for word in argv)
 
 
-def _is_group(group: object) -> bool:
+def is_hook_group(group: object) -> bool:
+    """Whether ``group`` has the shape of a settings-file hook group (a ``hooks`` list)."""
     return isinstance(group, dict) and isinstance(group.get("hooks"), list)
 
 
-def _matcher(group: Mapping[str, Any]) -> str | None:
+def group_matcher(group: Mapping[str, Any]) -> str | None:
+    """A hook group's matcher; None when it matches every tool (missing, empty or ``*``)."""
     value = group.get("matcher")
     return None if value in (None, "", "*") else str(value)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pokayokay.install import wiring
-from pokayokay.install.settings_files import _project, _project_key, settings_file
+from pokayokay.install.settings_files import absolute_project, manifest_project_key, settings_file
 from pokayokay.names import BACKUPS_DIR, MEMORY_FILE, RULES_SUBDIR
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def _env(environ: Mapping[str, str] | None) -> dict[str, str] | None:
 def project_state(project_dir: Path, environ: Mapping[str, str] | None = None) -> Path:
     from pokayokay.infra.state import project_state_dir
 
-    return project_state_dir(_project_key(project_dir), _env(environ))
+    return project_state_dir(manifest_project_key(project_dir), _env(environ))
 
 
 def purged_root(project_dir: Path, environ: Mapping[str, str] | None = None) -> Path:
@@ -63,7 +63,7 @@ def _skills_dir(project_dir: Path, scope: str, environ: Mapping[str, str] | None
 
 
 def _rules_dir(project_dir: Path) -> Path:
-    return _project(project_dir) / ".claude" / Path(*RULES_SUBDIR)
+    return absolute_project(project_dir) / ".claude" / Path(*RULES_SUBDIR)
 
 
 def _rule_files(project_dir: Path) -> list[Path]:
@@ -75,7 +75,7 @@ def _rule_files(project_dir: Path) -> list[Path]:
 
 def _rel(path: Path, project_dir: Path) -> str:
     try:
-        return path.relative_to(_project(project_dir)).as_posix()
+        return path.relative_to(absolute_project(project_dir)).as_posix()
     except ValueError:
         return str(path)
 
@@ -94,14 +94,14 @@ def init(
     settings: Settings | None = None,
 ) -> wiring.InstallReport:
     """:func:`wiring.init`, then the skill; with ``restore``, the rules a purge kept."""
-    from pokayokay.learnings.skill_install import install_skill
+    from pokayokay.learnings.capture.skill_install import install_skill
 
     _record_original(project_dir, scope, environ)
     report = wiring.init(
         project_dir, scope=scope, absolute=absolute, environ=environ, location=location,
         settings=settings,
     )
-    root = None if scope == "user" else _project(project_dir)
+    root = None if scope == "user" else absolute_project(project_dir)
     report.notes.append(install_skill(_skills_dir(project_dir, scope, environ), root=root))
     if restore:
         report.notes.extend(restore_rules(project_dir, environ))
@@ -124,7 +124,7 @@ def restore_rules(project_dir: Path, environ: Mapping[str, str] | None = None) -
     source = kept / RULES_COPY if kept is not None else None
     if source is None or not source.is_dir():
         return ["--restore: no purged rules to bring back for this project"]
-    target = _project(project_dir) / ".claude" / "rules"
+    target = absolute_project(project_dir) / ".claude" / "rules"
     out: list[str] = []
     for path in sorted(p for p in source.rglob("*") if p.is_file()):
         rel = path.relative_to(source)
@@ -177,11 +177,16 @@ def _give_back_original(
     try:
         same = json.loads(original) == json.loads(current)
     except ValueError:
-        return
+        return  # not JSON: keep what is there
     if same:
-        with contextlib.suppress(Exception):
+        try:
             replace_if_unchanged(target, current, original)
-    with contextlib.suppress(OSError):
+        except Exception as exc:  # changed again, or not writable: the copy stays for a retry
+            from pokayokay.infra.logs import fail_open
+
+            fail_open(f"uninstall: giving {target} back its original bytes", exc)
+            return
+    with contextlib.suppress(OSError):  # a copy left behind is compared again next time
         copy.unlink()
 
 
@@ -201,7 +206,7 @@ def uninstall(
     if location is None:
         from pokayokay.infra.locate import resolve_memory_location
 
-        location = resolve_memory_location(_project(project_dir), environ=environ)
+        location = resolve_memory_location(absolute_project(project_dir), environ=environ)
     if not purge:
         report = wiring.uninstall(project_dir, scope=scope, environ=environ)
         _give_back_original(project_dir, scope, environ)
@@ -216,7 +221,7 @@ def _purge(
     location: MemoryLocation,
     environ: Mapping[str, str] | None,
 ) -> wiring.InstallReport:
-    from pokayokay.learnings.skill_install import uninstall_skill
+    from pokayokay.learnings.capture.skill_install import uninstall_skill
 
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     keep = purged_root(project_dir, environ) / stamp
@@ -224,7 +229,7 @@ def _purge(
 
     rules = _rule_files(project_dir)
     if rules:
-        rules_root = _project(project_dir) / ".claude" / "rules"
+        rules_root = absolute_project(project_dir) / ".claude" / "rules"
         for path in rules:
             dest = keep / RULES_COPY / path.relative_to(rules_root)
             dest.parent.mkdir(parents=True, exist_ok=True)
@@ -252,7 +257,7 @@ def _purge(
             continue
         skill = uninstall_skill(
             _skills_dir(project_dir, each, environ),
-            root=None if each == "user" else _project(project_dir),
+            root=None if each == "user" else absolute_project(project_dir),
         )
         done = wiring.uninstall(project_dir, scope=each, environ=environ)
         _give_back_original(project_dir, each, environ)
@@ -272,7 +277,7 @@ def _purge(
         shutil.rmtree(state)
         notes.append(f"removed pokayokay's state folder for this project, {state}")
     notes.extend(_forget_evidence(project_dir, location, environ))
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError):  # unreadable: no note
         kept = sorted(p.name for p in location.memory_dir.iterdir())
         if kept:
             notes.append(
@@ -296,9 +301,9 @@ def _forget_evidence(
     from pokayokay.rules.lessons import lookup_folders
 
     env = _env(environ)
-    folders = lookup_folders(str(location.project_key), [str(_project(project_dir))])
+    folders = lookup_folders(str(location.project_key), [str(absolute_project(project_dir))])
     out = [f"removed the lesson lookup {path}" for path in write_lookup(folders, None, env)]
-    for folder in dict.fromkeys([str(_project(project_dir)), str(location.project_key)]):
+    for folder in dict.fromkeys([str(absolute_project(project_dir)), str(location.project_key)]):
         spool = Path(spool_dir(folder, env))
         if spool.is_dir() and not spool.is_symlink():
             shutil.rmtree(spool)
@@ -307,11 +312,14 @@ def _forget_evidence(
 
 
 def _other_installs(project_dir: Path, environ: Mapping[str, str] | None) -> list[str]:
-    from pokayokay.install.settings_files import _read_manifest, manifest_path
+    from pokayokay.install.settings_files import manifest_path, read_manifest
 
     try:
-        manifest = _read_manifest(manifest_path(project_dir, environ))
-    except Exception:
+        manifest = read_manifest(manifest_path(project_dir, environ))
+    except Exception as exc:  # unknown: no other install is named, and the log says why
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("uninstall: reading the install manifest", exc)
         return []
     return [str(entry.get("scope")) for entry in manifest.get("installs", [])
             if entry.get("scope") in ("project", "local", "user")]
@@ -326,7 +334,7 @@ def _remove_empty(folder: Path, *, stop: Path | None) -> None:
         try:
             current.rmdir()
         except OSError:
-            return
+            return  # not empty, or not ours to remove
         if stop is None:
             return
         current = current.parent
@@ -397,8 +405,8 @@ def leftovers(
     environ: Mapping[str, str] | None = None,
 ) -> list[str]:
     """What a plain ``uninstall`` leaves, each with how to remove it."""
-    from pokayokay.learnings.skill_install import SKILL_FILE, SKILL_NAME, _ours
-    from pokayokay.learnings.stored import learning_files
+    from pokayokay.learnings.capture.skill_install import SKILL_FILE, SKILL_NAME, is_our_skill
+    from pokayokay.learnings.topics.stored import learning_files
 
     items: list[str] = []
     rules = _rule_files(project_dir)
@@ -411,14 +419,14 @@ def leftovers(
             "or delete the folder"
         )
     skill = _skills_dir(project_dir, scope, environ) / SKILL_NAME / SKILL_FILE
-    with contextlib.suppress(OSError):
-        if skill.is_file() and _ours(skill.read_bytes()):
+    with contextlib.suppress(OSError):  # unreadable: not listed
+        if skill.is_file() and is_our_skill(skill.read_bytes()):
             items.append(
                 f"{_rel(skill.parent, project_dir)}/: the {SKILL_NAME} skill (tells Claude "
                 "when to offer /remember); `--purge` removes it, or delete the folder"
             )
     memory = location.memory_file
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError):  # unreadable: not listed
         if memory.is_file() and b"<!-- pokayokay:" in memory.read_bytes():
             items.append(
                 f"{memory}: pokayokay's section markers (HTML comments Claude Code strips before "

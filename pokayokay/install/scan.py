@@ -11,8 +11,15 @@ from pathlib import Path
 
 from pokayokay.errors import PokayokayError
 from pokayokay.hooks.events import HOOKED_EVENTS
-from pokayokay.install.handlers import COMMAND, _argv, _env, _is_group, _matcher, handler_form
-from pokayokay.install.settings_files import _project, _read_json, settings_file
+from pokayokay.install.handlers import (
+    COMMAND,
+    effective_environ,
+    group_matcher,
+    handler_argv,
+    handler_form,
+    is_hook_group,
+)
+from pokayokay.install.settings_files import absolute_project, read_json_file, settings_file
 
 
 @dataclass(frozen=True)
@@ -79,7 +86,7 @@ def _scan(scope: str, path: Path, project: Path, environ: Mapping[str, str]) -> 
     if not path.exists():
         return SettingsFileHooks(scope, path, exists=False)
     try:
-        _, data = _read_json(path)
+        _, data = read_json_file(path)
     except PokayokayError as exc:
         return SettingsFileHooks(scope, path, exists=True, error=exc.message)
     found: list[RegisteredHook] = []
@@ -89,18 +96,18 @@ def _scan(scope: str, path: Path, project: Path, environ: Mapping[str, str]) -> 
             if not isinstance(groups, list):
                 continue
             for group in groups:
-                if not _is_group(group):
+                if not is_hook_group(group):
                     continue
                 for handler in group["hooks"]:
                     form = handler_form(handler)
                     if form is None:
                         continue
-                    argv = _argv(handler) or []
+                    argv = handler_argv(handler) or []
                     resolves, resolved = _resolve(argv[0], project, environ)
                     found.append(
                         RegisteredHook(
                             event,
-                            _matcher(group),
+                            group_matcher(group),
                             argv[0],
                             tuple(argv[1:]),
                             form,
@@ -130,8 +137,8 @@ def find_installed_hooks(
     ``managed_settings`` replaces the platform's managed settings path (for tests)."""
     from pokayokay.infra.locate import managed_settings_path
 
-    env = _env(environ)
-    project = _project(project_dir)
+    env = effective_environ(environ)
+    project = absolute_project(project_dir)
     found = [
         _scan(scope, settings_file(project, scope, env), project, env)
         for scope in ("user", "project", "local")

@@ -13,7 +13,7 @@ from typing import Any
 
 from pokayokay.errors import PokayokayError
 from pokayokay.infra.regular import read_regular
-from pokayokay.infra.safe_write import replace_if_unchanged, update
+from pokayokay.infra.safe_write import encode_text, replace_if_unchanged, update
 
 SCOPES: tuple[str, ...] = ("project", "local", "user")
 
@@ -27,7 +27,8 @@ MANIFEST_VERSION = 1
 JsonObject = dict[str, Any]
 
 
-def _project(project_dir: Path) -> Path:
+def absolute_project(project_dir: Path) -> Path:
+    """``project_dir`` made absolute, symbolic links kept (the folder Claude Code runs in)."""
     return Path(os.path.abspath(project_dir))
 
 
@@ -37,7 +38,7 @@ def settings_file(
     """The Claude Code settings file of ``scope`` for a project launched in ``project_dir``."""
     from pokayokay.infra.locate import claude_config_dir, find_git_toplevel
 
-    project = _project(project_dir)
+    project = absolute_project(project_dir)
     if scope == "project":
         return project / ".claude" / "settings.json"
     if scope == "local":
@@ -49,7 +50,8 @@ def settings_file(
     raise PokayokayError(f"unknown scope {scope!r}: use one of {', '.join(SCOPES)}")
 
 
-def _project_key(project_dir: Path) -> str:
+def manifest_project_key(project_dir: Path) -> str:
+    """The key of a project's state folder: its git root, or the real path when it has none."""
     from pokayokay.infra.locate import find_git_root
 
     project = Path(os.path.realpath(project_dir))
@@ -61,7 +63,7 @@ def manifest_path(project_dir: Path, environ: Mapping[str, str] | None = None) -
     from pokayokay.infra.state import project_state_dir
 
     env = None if environ is None else dict(environ)
-    return project_state_dir(_project_key(project_dir), env) / MANIFEST_NAME
+    return project_state_dir(manifest_project_key(project_dir), env) / MANIFEST_NAME
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> JsonObject:
@@ -73,7 +75,7 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> JsonObject:
     return result
 
 
-def _read_json(path: Path, *, what: str = "settings file") -> tuple[bytes | None, JsonObject]:
+def read_json_file(path: Path, *, what: str = "settings file") -> tuple[bytes | None, JsonObject]:
     """The raw bytes (None if missing) and the parsed object of a JSON file."""
     try:
         raw = read_regular(path)
@@ -113,19 +115,21 @@ def _json_kind(value: object) -> str:
     return "an array" if isinstance(value, list) else "a string"
 
 
-def _dump(data: JsonObject) -> bytes:
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+def dump_json(data: JsonObject) -> bytes:
+    """``data`` as settings files are written: indented UTF-8 JSON ending in a newline."""
+    return encode_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def _write_atomic(path: Path, data: bytes, expected: bytes | None) -> None:
+def write_settings_atomic(path: Path, data: bytes, expected: bytes | None) -> None:
     """Replace ``path`` by ``data`` atomically, provided it still holds ``expected`` (None: must
     not exist). Raises ``Conflict`` if it does not."""
     replace_if_unchanged(path, expected, data)
 
 
-def _read_manifest(path: Path) -> JsonObject:
+def read_manifest(path: Path) -> JsonObject:
+    """The install manifest at ``path``, normalised; an empty one when missing or unreadable."""
     try:
-        _, data = _read_json(path, what="install manifest")
+        _, data = read_json_file(path, what="install manifest")
     except PokayokayError:
         return {"version": MANIFEST_VERSION, "installs": []}  # unreadable: start afresh
     installs = data.get("installs")
@@ -137,18 +141,20 @@ def _read_manifest(path: Path) -> JsonObject:
     }
 
 
-def _manifest_entry(manifest: JsonObject, target: Path) -> JsonObject | None:
+def manifest_entry(manifest: JsonObject, target: Path) -> JsonObject | None:
+    """The install manifest's entry for the settings file ``target``, or None."""
     for entry in manifest["installs"]:
         if entry.get("settings_file") == str(target):
             return entry  # type: ignore[no-any-return]
     return None
 
 
-def _save_manifest(path: Path, manifest: JsonObject) -> None:
+def save_manifest(path: Path, manifest: JsonObject) -> None:
+    """Write ``manifest`` to ``path`` (safely); remove the file when nothing is installed."""
     if not manifest["installs"]:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(FileNotFoundError):  # already gone
             path.unlink()
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = _dump(manifest)
+    data = dump_json(manifest)
     update(path, lambda _current: data)

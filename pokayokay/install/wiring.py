@@ -38,25 +38,25 @@ from pokayokay.errors import PokayokayError
 from pokayokay.hooks.events import HOOKED_EVENTS
 from pokayokay.infra.safe_write import Conflict, with_retries
 from pokayokay.install.handlers import (
-    _group,
-    _is_group,
-    _matcher,
-    _show,
     event_handler,
+    group_matcher,
     hook_command,
+    hook_group,
+    is_hook_group,
     is_pokayokay_handler,
+    shown_command,
 )
 from pokayokay.install.settings_files import (
     JsonObject,
-    _dump,
-    _manifest_entry,
-    _project,
-    _read_json,
-    _read_manifest,
-    _save_manifest,
-    _write_atomic,
+    absolute_project,
+    dump_json,
+    manifest_entry,
     manifest_path,
+    read_json_file,
+    read_manifest,
+    save_manifest,
     settings_file,
+    write_settings_atomic,
 )
 
 if TYPE_CHECKING:
@@ -117,15 +117,16 @@ class InstallReport:
             out.append(f"created {target}")
         for change in self.added:
             assert change.handler is not None
-            out.append(f"{change.event}: added `{_show(change.handler)}`")
+            out.append(f"{change.event}: added `{shown_command(change.handler)}`")
         for change in self.replaced:
             assert change.handler is not None and change.old is not None
             out.append(
-                f"{change.event}: replaced `{_show(change.old)}` by `{_show(change.handler)}`"
+                f"{change.event}: replaced `{shown_command(change.old)}` "
+                f"by `{shown_command(change.handler)}`"
             )
         for change in self.removed:
             assert change.old is not None
-            out.append(f"{change.event}: removed `{_show(change.old)}`")
+            out.append(f"{change.event}: removed `{shown_command(change.old)}`")
         if self.deleted_file:
             out.append(f"deleted {target} (init had created it and it is empty now)")
         if not self.changed:
@@ -167,20 +168,20 @@ def _strip_ours(
     changes: list[HookChange] = []
     placed = False
     for group in groups:
-        if not _is_group(group) or not any(is_pokayokay_handler(h) for h in group["hooks"]):
+        if not is_hook_group(group) or not any(is_pokayokay_handler(h) for h in group["hooks"]):
             new_groups.append(group)
             continue
         entries: list[Any] = []
         for handler in group["hooks"]:
             if not is_pokayokay_handler(handler):
                 entries.append(handler)
-            elif keep is not None and not placed and _matcher(group) == keep[0]:
+            elif keep is not None and not placed and group_matcher(group) == keep[0]:
                 entries.append(keep[1])
                 placed = True
                 if handler != keep[1]:
                     changes.append(HookChange(event, keep[0], keep[1], handler))
             else:
-                changes.append(HookChange(event, _matcher(group), None, handler))
+                changes.append(HookChange(event, group_matcher(group), None, handler))
         if entries:
             group["hooks"] = entries
             new_groups.append(group)
@@ -215,7 +216,7 @@ def _plan_init(
             )
         new_groups, changes, placed = _strip_ours(groups, spec.event, (spec.matcher, desired))
         if not placed:
-            new_groups.append(_group(spec, desired))
+            new_groups.append(hook_group(spec, desired))
             report.added.append(HookChange(spec.event, spec.matcher, desired))
         for change in changes:
             (report.replaced if change.handler is not None else report.removed).append(change)
@@ -266,7 +267,7 @@ def _update_settings_file(
     real = Path(os.path.realpath(target))
 
     def step(_attempt: int) -> bytes | None:
-        raw, data = _read_json(target)
+        raw, data = read_json_file(target)
         new = copy.deepcopy(data)
         delete = plan(new)
         report.changed = delete or new != data or (raw is None and bool(new))
@@ -279,7 +280,7 @@ def _update_settings_file(
             report.deleted_file = True
         else:
             real.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomic(real, _dump(new), raw)
+            write_settings_atomic(real, dump_json(new), raw)
         return raw
 
     return with_retries(step, what=str(target))
@@ -304,14 +305,14 @@ def init(
     if settings is None:
         from pokayokay.config.settings import load_settings
 
-        settings = load_settings(_project(project_dir))
+        settings = load_settings(absolute_project(project_dir))
     if location is None:
         from pokayokay.infra.locate import resolve_memory_location
 
-        location = resolve_memory_location(_project(project_dir), environ=environ)
+        location = resolve_memory_location(absolute_project(project_dir), environ=environ)
     command, lead, form = hook_command(absolute=absolute, environ=environ)
     report.form = form
-    _, current = _read_json(target)
+    _, current = read_json_file(target)
     _plan_init(
         copy.deepcopy(current), target, command, lead, InstallReport("init", scope, target), environ
     )
@@ -334,8 +335,8 @@ def init(
     report.created_file = raw is None and report.changed
 
     manifest_file = manifest_path(project_dir, environ)
-    manifest = _read_manifest(manifest_file)
-    entry = _manifest_entry(manifest, target)
+    manifest = read_manifest(manifest_file)
+    entry = manifest_entry(manifest, target)
     previous_keys = list(entry.get("created_keys", [])) if entry else []
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     new_entry: JsonObject = {
@@ -354,7 +355,7 @@ def init(
         manifest["installs"][manifest["installs"].index(entry)] = new_entry
     else:
         manifest["installs"].append(new_entry)
-    _save_manifest(manifest_file, manifest)
+    save_manifest(manifest_file, manifest)
     report.manifest = manifest_file
 
     if form == "absolute" and not absolute:
@@ -371,13 +372,14 @@ def init(
     if scope == "project":
         from pokayokay.infra.locate import find_git_toplevel
 
-        top = find_git_toplevel(_project(project_dir))
+        top = find_git_toplevel(absolute_project(project_dir))
         if top is not None and top != Path(os.path.realpath(project_dir)):
             report.notes.append(
-                f"project hooks run only when Claude Code is launched in {_project(project_dir)}"
-                f", not elsewhere in {top}; the local or user scope covers every launch folder"
+                "project hooks run only when Claude Code is launched in "
+                f"{absolute_project(project_dir)}, not elsewhere in {top}; "
+                "the local or user scope covers every launch folder"
             )
-    from pokayokay.learnings.slash_command import install_slash_command
+    from pokayokay.learnings.capture.slash_command import install_slash_command
 
     commands, root = _commands_dir(project_dir, scope, environ)
     report.notes.append(install_slash_command(commands, root=root))
@@ -430,17 +432,17 @@ def uninstall(
     """Remove pokayokay's handlers from the ``scope`` settings file, and nothing else."""
     target = settings_file(project_dir, scope, environ)
     report = InstallReport("uninstall", scope, target)
-    from pokayokay.learnings.slash_command import uninstall_slash_command
+    from pokayokay.learnings.capture.slash_command import uninstall_slash_command
 
     commands, root = _commands_dir(project_dir, scope, environ)
     removed = uninstall_slash_command(commands, root=root)
     if removed:
         report.notes.append(removed)
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # not empty: kept
             commands.rmdir()  # only if that left it empty
     manifest_file = manifest_path(project_dir, environ)
-    manifest = _read_manifest(manifest_file)
-    entry = _manifest_entry(manifest, target)
+    manifest = read_manifest(manifest_file)
+    entry = manifest_entry(manifest, target)
 
     if target.exists():
         _check_target(target, scope)
@@ -451,12 +453,12 @@ def uninstall(
 
         _update_settings_file(target, plan, report)
     if report.deleted_file and entry and entry.get("created_dir"):
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # not empty: kept
             Path(os.path.realpath(target)).parent.rmdir()  # only if empty
 
     if entry is not None:
         manifest["installs"].remove(entry)
-        _save_manifest(manifest_file, manifest)
+        save_manifest(manifest_file, manifest)
         report.manifest = manifest_file
     return report
 

@@ -87,7 +87,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
-from pokayokay.learnings.wording import _STOP_WORDS, _fold, words
+from pokayokay.learnings.wording import STOP_WORDS, fold, words
 from pokayokay.names import LEARNING_FILE_PREFIX
 
 __all__ = [
@@ -263,7 +263,7 @@ def _first(patterns: Iterable[re.Pattern[str]], text: str) -> int | None:
 def infer_category(text: str) -> str:
     """``anti-patterns`` for what not to do, ``patterns`` for a recommended approach, else
     ``heuristics``; the earliest cue wins ("never X; use Y instead" is an anti-pattern)."""
-    folded = " ".join(_fold(text).split())
+    folded = " ".join(fold(text).split())
     folded = folded.lstrip(" -*•>\"'(")
     anti = _first(_ANTI, folded)
     pattern = _first(_PATTERN, folded)
@@ -276,7 +276,7 @@ def infer_category(text: str) -> str:
 
 # --- names ------------------------------------------------------------------------------------
 
-_NAME_STOP = _STOP_WORDS - {"all", "no", "only", "more", "less", "up", "down", "out", "off"}
+_NAME_STOP = STOP_WORDS - {"all", "no", "only", "more", "less", "up", "down", "out", "off"}
 
 
 def make_name(text: str, limit: int = NAME_TARGET) -> str:
@@ -350,7 +350,7 @@ def is_index_line(entry: str) -> bool:
 
 @dataclass(frozen=True)
 class EntryAge:
-    """How old one learning entry is, in git-active days (computed by learnings.ages)."""
+    """How old one learning entry is, in git-active days (computed by learnings.aging.ages)."""
 
     title: str
     line: int

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pokayokay.learnings.similarity import Profile
+    from pokayokay.learnings.consolidate.similarity import Profile
 
 NEAR_DUPLICATE_THRESHOLD = 0.70
 
@@ -38,7 +38,7 @@ _STOP_TEXT = """
 """
 
 
-_STOP_WORDS = frozenset(_STOP_TEXT.split())
+STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
 # Negations: kept out of the content words and counted for the polarity of a text.
@@ -52,7 +52,7 @@ _NEGATION_TEXT = """
 _NEGATIONS = frozenset(_NEGATION_TEXT.split())
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
     """Case folded, accents dropped, apostrophes unified."""
     text = unicodedata.normalize("NFKD", text.casefold().translate(_APOSTROPHES))
     return "".join(ch for ch in text if not unicodedata.combining(ch))
@@ -60,7 +60,7 @@ def _fold(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """The words of ``text`` (letters and digits), contractions joined: ``don't`` → ``dont``."""
-    return [w.replace("'", "") for w in _WORD.findall(_fold(text))]
+    return [w.replace("'", "") for w in _WORD.findall(fold(text))]
 
 
 def stem(word: str) -> str:
@@ -118,7 +118,7 @@ GENERIC_WEIGHT = 0.35
 
 
 def _content(tokens: Iterable[str]) -> list[str]:
-    return [stem(w) for w in tokens if w not in _STOP_WORDS and w not in _NEGATIONS]
+    return [stem(w) for w in tokens if w not in STOP_WORDS and w not in _NEGATIONS]
 
 
 _GENERIC = frozenset(stem(w) for w in _GENERIC_TEXT.split())
@@ -259,7 +259,7 @@ def distinct_because(a: str, b: str) -> str | None:
     things against each other (``instead``, ``over``, ``not``…), the advice words must also come
     in the same order (``prefer X over Y`` / ``prefer Y over X``).
     """
-    from pokayokay.learnings.similarity import clash, profile
+    from pokayokay.learnings.consolidate.similarity import clash, profile
 
     ka, kb = _key_words(a), _key_words(b)
     only_a, only_b = set(ka) - set(kb), set(kb) - set(ka)
@@ -285,7 +285,7 @@ def distinct_because(a: str, b: str) -> str | None:
 def contradiction(a: str, b: str) -> frozenset[str]:
     """Words one text negates and the other asserts, when the two are on the same topic (at
     least half of the smaller one's content words shared); empty otherwise."""
-    from pokayokay.learnings.similarity import profile
+    from pokayokay.learnings.consolidate.similarity import profile
 
     return profile_contradiction(profile(a), profile(b))
 
@@ -293,7 +293,7 @@ def contradiction(a: str, b: str) -> frozenset[str]:
 def profile_contradiction(pa: Profile, pb: Profile) -> frozenset[str]:
     """:func:`contradiction` of two texts given their profiles (only their content words and
     polarity are read)."""
-    from pokayokay.learnings.similarity import clash, topic_score
+    from pokayokay.learnings.consolidate.similarity import clash, topic_score
 
     words_clashing = clash(pa, pb)
     if not words_clashing or topic_score(pa, pb) < CONTRADICTION_TOPIC:
@@ -301,8 +301,8 @@ def profile_contradiction(pa: Profile, pb: Profile) -> frozenset[str]:
     return words_clashing
 
 
-# Same-topic score (pokayokay.learnings.similarity.topic_score) from which a clash of polarity
-# is reported as a contradiction between two stored learnings.
+# Same-topic score (pokayokay.learnings.consolidate.similarity.topic_score) from which a clash
+# of polarity is reported as a contradiction between two stored learnings.
 CONTRADICTION_TOPIC = 0.5
 
 
@@ -314,7 +314,7 @@ def contradictions(items: Sequence[tuple[str, str]]) -> list[tuple[str, str, fro
     compared (an index by word): a clash is needed for a contradiction, so the result is the
     same as comparing every pair, at a cost that grows with the clashes, not with n².
     """
-    from pokayokay.learnings.similarity import profile
+    from pokayokay.learnings.consolidate.similarity import profile
 
     profiles = [profile(text) for _key, text in items]
     asserting: dict[str, list[int]] = {}

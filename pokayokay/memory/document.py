@@ -93,7 +93,7 @@ class Entry:
                 try:
                     return date(int(match[1]), int(match[2]), int(match[3]))
                 except ValueError:
-                    continue
+                    continue  # not a real date: try the next
         return None
 
     @property

@@ -94,10 +94,11 @@ class Settings:
     # number of distinct teammates whose hits graduate a mistake whatever its session count.
     team: bool = False
     graduation_teammates: int = 2
-    # Learning capture (pokayokay.learnings.remember).
+    # Learning capture (pokayokay.learnings.capture.remember).
     capture_mode: str = "ask-first"
     silent_capture_budget: int = 5
-    # Learnings consolidation (pokayokay.learnings.consolidation); None means the module's default.
+    # Learnings consolidation (pokayokay.learnings.consolidate.consolidation); None means the
+    # module's default.
     consolidation_learnings_file: str | None = None
     consolidation_size_trigger: int | None = None
     consolidation_staleness_trigger: int | None = None

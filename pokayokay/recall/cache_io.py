@@ -15,18 +15,20 @@ if TYPE_CHECKING:
 MAX_TEXT_CHARS = 2000
 
 
-def _shown(text: str) -> str:
+def shown_text(text: str) -> str:
     """The text a finding will show, cleaned now (on read) and clipped for the block."""
     from pokayokay.recall.block import safe_text
 
     return safe_text(text[: MAX_TEXT_CHARS * 4])
 
 
-def _row(doc: Document, counts: dict[str, int]) -> list[Any]:
+def document_row(doc: Document, counts: dict[str, int]) -> list[Any]:
+    """A document and its term counts as the list row a cache file stores."""
     return [doc.id, doc.kind, doc.label, doc.text, doc.weight, doc.clean, counts]
 
 
-def _load_json(path: str) -> Any:
+def load_json(path: str) -> Any:
+    """The JSON value of a cache file; None when it is missing or damaged."""
     from pokayokay.infra.cjson import loads  # json's import costs a prompt more than the read
 
     try:
@@ -36,11 +38,12 @@ def _load_json(path: str) -> Any:
         return None
 
 
-def _unlink(path: str) -> None:
+def unlink_quietly(path: str) -> None:
+    """Remove a cache file; a file already gone or not removable is left to the next rebuild."""
     try:  # noqa: SIM105 - contextlib is one more import on the prompt path
         os.unlink(path)
     except OSError:
-        pass
+        pass  # the next rebuild replaces it
 
 
 def _load_packed(path: str) -> Any:
@@ -57,7 +60,7 @@ def _save_packed(path: str, data: dict[str, Any]) -> None:
     packed.save(path, data)
 
 
-def _save_json(path: str, data: object) -> None:
+def save_json(path: str, data: object) -> None:
     """Atomically replace ``path``; a cache that cannot be written is only a slower prompt.
 
     ASCII JSON (file names may carry surrogate escapes), private to the user like the rest of
@@ -76,7 +79,7 @@ def _save_json(path: str, data: object) -> None:
 # stamps in the tail (``pokayokay.infra.packed``), read only for the notes a prompt looks at.
 
 
-def _save_index(path: str, meta: dict[str, Any], index: Index, stamps: str) -> None:
+def save_index(path: str, meta: dict[str, Any], index: Index, stamps: str) -> None:
     """Save ``index`` with ``meta`` (fingerprint, quick key ...) and the stamps text: the
     documents' rows and the stamps go to the file's tail, the rows' offsets with the values."""
     import array
@@ -85,7 +88,7 @@ def _save_index(path: str, meta: dict[str, Any], index: Index, stamps: str) -> N
 
     text = stamps.encode("utf-8", "surrogatepass")
     read = index._rows
-    if isinstance(read, _Rows):  # read from such a file: its rows copied, not parsed again
+    if isinstance(read, IndexRows):  # read from such a file: its rows copied, not parsed again
         columns = Index([], index.lengths, index.norms, index.postings, index.weights, None,
                         index.cnorms)  # fmt: skip
         data, offsets, blob = columns.to_data(), read._offsets, read.blob()
@@ -101,7 +104,7 @@ def _save_index(path: str, meta: dict[str, Any], index: Index, stamps: str) -> N
     packed.save(path, head, blob + text)
 
 
-class _Rows:
+class IndexRows:
     """The documents' rows of an index file, each read from the file when asked for."""
 
     __slots__ = ("_offsets", "_tail")
@@ -124,7 +127,7 @@ class _Rows:
         return self._tail.read(start, end - start).decode("utf-8", "surrogatepass")
 
 
-class _Stamps:
+class IndexStamps:
     """The stamps text of an index file, read from the file once, when first asked for ("" when
     it cannot be: every hit then counts as changed, and the full check runs)."""
 
@@ -146,7 +149,7 @@ class _Stamps:
         return text
 
 
-def _load_index(path: str) -> tuple[dict[str, Any], _Rows, _Stamps] | None:
+def read_index_file(path: str) -> tuple[dict[str, Any], IndexRows, IndexStamps] | None:
     """The values of an index file, its rows and its stamps (both read lazily); None when the
     file is missing, damaged or of another layout (the caller rebuilds it)."""
     from pokayokay.infra import packed
@@ -168,4 +171,4 @@ def _load_index(path: str) -> tuple[dict[str, Any], _Rows, _Stamps] | None:
     column = memoryview(offsets).cast("I")
     if column[0] != 0 or column[-1] != at[0] or at[0] + at[1] != tail.size:
         return None
-    return data, _Rows(tail, column), _Stamps(tail, at)
+    return data, IndexRows(tail, column), IndexStamps(tail, at)

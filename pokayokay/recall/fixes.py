@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from pokayokay.names import RECALL_FIXES_FILE
-from pokayokay.recall.cache_io import _load_json, _row, _save_json
+from pokayokay.recall.cache_io import document_row, load_json, save_json
 from pokayokay.recall.readers import fix_documents, fix_inputs, fixed_groups, read_fixes
 
 TYPE_CHECKING = False  # the prompt hook imports this module
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 def fix_rows(state_dir: str) -> list[Any]:
     """The fix documents as cache rows; [] (logged) when the store cannot be read."""
     try:
-        return [_row(*found) for found in read_fixes(state_dir)]
+        return [document_row(*found) for found in read_fixes(state_dir)]
     except Exception as exc:  # an unreadable or newer store: recall goes on without fixes
         _logged(exc)
         return []
@@ -57,7 +57,7 @@ def fixes_state(state_dir: str, db_key: list[Any]) -> tuple[str, list[Any] | Non
     if not db_key[0]:  # no failure store yet (a fresh project): no fix, nothing to digest
         return NO_FIXES, []
     path = os.path.join(state_dir, RECALL_FIXES_FILE)
-    stamp = _load_json(path)
+    stamp = load_json(path)
     known = stamp.get("digest") if isinstance(stamp, dict) else None
     if isinstance(known, str) and stamp.get("db") == db_key:
         return known, None
@@ -71,9 +71,9 @@ def fixes_state(state_dir: str, db_key: list[Any]) -> tuple[str, list[Any] | Non
     if isinstance(known, str) and stamp.get("raw") == raw:
         rows = None  # the same groups: the same texts
     else:
-        rows = [_row(*found) for found in fix_documents(groups)]
+        rows = [document_row(*found) for found in fix_documents(groups)]
     digest = known if rows is None and isinstance(known, str) else None
     if digest is None:
         digest = f"{len(rows or [])}-{_digest(rows or [])}"
-    _save_json(path, {"db": db_key, "raw": raw, "digest": digest})
+    save_json(path, {"db": db_key, "raw": raw, "digest": digest})
     return digest, rows

@@ -10,7 +10,7 @@ import os
 from pokayokay.infra.lazyre import Lazy
 from pokayokay.infra.private import strip_private  # <private> text never reaches the cache
 from pokayokay.names import FAILURES_DB, LEARNINGS_ARCHIVE_FILE
-from pokayokay.recall.cache_io import MAX_TEXT_CHARS, _shown
+from pokayokay.recall.cache_io import MAX_TEXT_CHARS, shown_text
 from pokayokay.recall.concepts import features as term_counts
 from pokayokay.recall.index import Document
 
@@ -91,7 +91,8 @@ def _read_text(path: str, limit: int) -> str | None:
     return strip_private(b"".join(chunks).decode("utf-8", "replace"))
 
 
-def _from_row(row: list[Any]) -> tuple[Document, dict[str, int]]:
+def document_from_row(row: list[Any]) -> tuple[Document, dict[str, int]]:
+    """A document and its term counts from a cache file's row (the inverse of ``document_row``)."""
     counts = row[6]
     return Document.from_row(row), {str(k): int(v) for k, v in counts.items()}
 
@@ -111,7 +112,7 @@ def learning_document(learning: Learning, file_name: str) -> tuple[Document, dic
     doc = Document(
         f"learning:{file_name.removeprefix(LEARNING_PREFIX).removesuffix('.md')}",
         "learning",
-        _shown(learning.text),
+        shown_text(learning.text),
         label=learning.category,
         weight=CONFIDENCE_WEIGHT.get(learning.confidence, 1.0),
         clean=True,
@@ -121,7 +122,7 @@ def learning_document(learning: Learning, file_name: str) -> tuple[Document, dic
 
 def read_learning(path: str, file_name: str) -> tuple[Document, dict[str, int]] | None:
     from pokayokay.learnings.model import LearningFormatError
-    from pokayokay.learnings.topic_file import parse
+    from pokayokay.learnings.topics.topic_file import parse
 
     text = _read_text(path, MAX_FILE_BYTES)
     if text is None:
@@ -137,8 +138,8 @@ def read_learning(path: str, file_name: str) -> tuple[Document, dict[str, int]] 
 def read_archive(path: str, file_name: str) -> list[tuple[Document, dict[str, int]]]:
     """The consolidated learnings of an archive file: one document per H2 entry (title and
     body, without its ``Target:`` line and the note saying where it came from)."""
-    from pokayokay.learnings.entries import parse_entries
-    from pokayokay.learnings.similarity import entry_body
+    from pokayokay.learnings.aging.entries import parse_entries
+    from pokayokay.learnings.consolidate.similarity import entry_body
 
     text = _read_text(path, MAX_MEMORY_BYTES)
     if text is None:
@@ -148,7 +149,7 @@ def read_archive(path: str, file_name: str) -> list[tuple[Document, dict[str, in
     for entry in entries[:MAX_DECISIONS]:
         body = " ".join(entry_body(entry).split())
         whole = f"{entry.title.strip().rstrip('.')}: {body}" if body else entry.title
-        shown = _shown(whole)
+        shown = shown_text(whole)
         counts = term_counts(whole[:MAX_TEXT_CHARS])
         if not shown or not counts:
             continue
@@ -179,7 +180,7 @@ def _bullets(lines: Iterable[str]) -> list[str]:
 
 
 def decision_document(text: str) -> tuple[Document, dict[str, int]] | None:
-    shown = _shown(text)
+    shown = shown_text(text)
     counts = term_counts(text[:MAX_TEXT_CHARS])
     if not shown or not counts:
         return None
@@ -205,7 +206,8 @@ def _section_specs(project_dir: str) -> tuple[SectionSpec, ...]:
     return DEFAULT_SECTIONS
 
 
-# A spike conclusion ``spike record`` wrote into Key Decisions (learnings.observed.spike_entry).
+# A spike conclusion ``spike record`` wrote into Key Decisions
+# (learnings.outcomes.observed.spike_entry).
 _SPIKE_DECISION = Lazy(r"^\d{4}-\d{2}-\d{2} Spike: ")
 
 
@@ -298,7 +300,7 @@ def fix_documents(groups: Iterable[FailureGroup]) -> list[tuple[Document, dict[s
     for group in groups:
         commands = shown_commands(c.corrected for c in group.corrections)  # never a re-run
         paths = [p[:120] for p in group.fix_paths]
-        shown = _shown(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
+        shown = shown_text(fix_text(group.category, group.sessions, group.excerpt, commands, paths))
         search = " ".join([group.excerpt, group.category, *commands, *paths])
         key = _crc32(group.signature)
         doc = Document(f"fix:{key:08x}", "fix", shown, clean=True, weight=FIX_WEIGHT)

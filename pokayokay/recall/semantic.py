@@ -122,10 +122,10 @@ def mode(project_dir: str, state_dir: str, environ: dict[str, str] | None = None
     stats = _settings_stats(project_dir)
     if not any(stats):
         return "auto"
-    from pokayokay.recall.cache_io import _load_json, _save_json
+    from pokayokay.recall.cache_io import load_json, save_json
 
     path = os.path.join(state_dir, SEMANTIC_MODE_FILE)
-    cached = _load_json(path)
+    cached = load_json(path)
     if isinstance(cached, dict) and cached.get("stats") == stats and cached.get("mode") in MODES:
         return str(cached["mode"])
     try:
@@ -139,7 +139,7 @@ def mode(project_dir: str, state_dir: str, environ: dict[str, str] | None = None
 
         fail_open("semantic recall: reading the settings (auto used)", exc)
         return "auto"
-    _save_json(path, {"stats": stats, "mode": found})
+    save_json(path, {"stats": stats, "mode": found})
     return found
 
 
@@ -276,7 +276,7 @@ def _catch_up_later(state_dir: str, project_dir: str) -> None:
         if time.time() - os.stat(marker).st_mtime < CATCH_UP_INTERVAL:
             return
     except OSError:
-        pass
+        pass  # no marker: catch up now
     try:
         from pokayokay.infra.state import PRIVATE_FILE, private_folder
 

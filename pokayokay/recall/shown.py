@@ -67,7 +67,7 @@ def record(state_dir: str, session: str, ids: list[str], now: float | None = Non
         try:  # noqa: SIM105 - contextlib is one more import on the prompt path
             os.unlink(tmp)
         except OSError:
-            pass
+            pass  # the next writer sweeps the temp
 
 
 def _stamp(entry: dict[str, object]) -> float:

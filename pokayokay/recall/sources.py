@@ -60,12 +60,12 @@ from pokayokay.names import (
     RECALL_INDEX_FILE,
 )
 from pokayokay.recall.cache_io import (
-    _load_index,
-    _load_json,
-    _row,
-    _save_index,
-    _save_json,
-    _unlink,
+    document_row,
+    load_json,
+    read_index_file,
+    save_index,
+    save_json,
+    unlink_quietly,
 )
 from pokayokay.recall.concepts import table_data, use_table_data
 from pokayokay.recall.index import Document, Index
@@ -75,7 +75,7 @@ from pokayokay.recall.readers import (
     LEARNINGS_ARCHIVE,
     MEMORY_FILE,
     SETTINGS_FILES,
-    _from_row,
+    document_from_row,
     read_archive,
     read_decisions,
     read_learning,
@@ -90,7 +90,7 @@ if TYPE_CHECKING:
 
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.infra.location_rules import MemoryPaths
-    from pokayokay.recall.cache_io import _Rows, _Stamps
+    from pokayokay.recall.cache_io import IndexRows, IndexStamps
 
     Where = str | Path  # a folder, as either (the prompt hook passes strings)
 
@@ -127,7 +127,7 @@ def learning_files(
                             st = entry.stat()
                             archives.append((name, [st.st_mtime_ns, st.st_size]))
                     except OSError:
-                        pass
+                        pass  # vanished: not an archive
                     continue
                 if not (name.startswith(LEARNING_PREFIX) and name.endswith(".md")):
                     continue
@@ -136,7 +136,7 @@ def learning_files(
                         continue
                     st = entry.stat()
                 except OSError:
-                    continue
+                    continue  # vanished: not a source
                 found.append((name, [st.st_mtime_ns, st.st_size]))
     except (OSError, ValueError):
         return []
@@ -309,7 +309,7 @@ def unchanged_since_indexed(memory_dir: str, stamps: str, doc_ids: list[str]) ->
 
 
 def _entries_cache(inputs: Inputs) -> dict[str, Any]:
-    data = _load_json(os.path.join(inputs.state_dir, ENTRIES_FILE))
+    data = load_json(os.path.join(inputs.state_dir, ENTRIES_FILE))
     if (
         isinstance(data, dict)
         and data.get("version") == CACHE_VERSION
@@ -350,21 +350,21 @@ def build(
             complete = False
             continue
         made = read_learning(os.path.join(inputs.memory_dir, name), name)
-        learnings[name] = [stat, _row(*made) if made else None]
+        learnings[name] = [stat, document_row(*made) if made else None]
     cache["learnings"] = learnings
 
     decisions_key = [inputs.files["memory"], inputs.files["archive"]]
     decisions_key += [inputs.files[rel] for rel in SETTINGS_FILES]
     cached = cache.get("decisions")
     if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == decisions_key):
-        rows = [_row(*d) for d in read_decisions(inputs.memory_dir, inputs.project_dir)]
+        rows = [document_row(*d) for d in read_decisions(inputs.memory_dir, inputs.project_dir)]
         cache["decisions"] = [decisions_key, rows]
 
     archive_key = [list(a) for a in inputs.archives]
     cached = cache.get("archives")
     if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == archive_key):
         rows = [
-            _row(*d)
+            document_row(*d)
             for name, _stat in inputs.archives
             for d in read_archive(os.path.join(inputs.memory_dir, name), name)
         ]
@@ -384,12 +384,12 @@ def build(
     rows_all += cache["decisions"][1] + cache["archives"][1] + cache["fixes"][1]
     for row in rows_all:
         try:
-            doc, doc_counts = _from_row(row)
+            doc, doc_counts = document_from_row(row)
         except (TypeError, ValueError, AttributeError):
-            continue
+            continue  # a damaged row: rebuilt later
         docs.append(doc)
         counts.append(doc_counts)
-    _save_json(os.path.join(inputs.state_dir, ENTRIES_FILE), cache)
+    save_json(os.path.join(inputs.state_dir, ENTRIES_FILE), cache)
     return Index.build(docs, counts), complete
 
 
@@ -400,7 +400,7 @@ class Loaded:
 
     __slots__ = ("_stamps", "index")
 
-    def __init__(self, index: Index | None, stamps: _Stamps | str | None = None) -> None:
+    def __init__(self, index: Index | None, stamps: IndexStamps | str | None = None) -> None:
         self.index = index
         self._stamps = stamps
 
@@ -439,7 +439,7 @@ def load(
     """:func:`load_index`; with ``quick``, the cached index is taken on the quick key alone
     when it matches (the caller checks its hits with :func:`unchanged_since_indexed`)."""
     index_path = os.path.join(str(state_dir), INDEX_FILE)
-    cached = _load_index(index_path) if use_cache else None
+    cached = read_index_file(index_path) if use_cache else None
     data = rows = None
     if cached is not None:
         data, rows, stamps = cached
@@ -465,28 +465,29 @@ def load(
                 meta: dict[str, Any] = {"fingerprint": fingerprint, "quick": stamp}
                 meta["archives"] = [name for name, _st in inputs.archives]
                 meta["concepts"] = table_data()
-                _save_index(index_path, meta, index, inputs.stamps())  # reads every row
+                save_index(index_path, meta, index, inputs.stamps())  # reads every row
         except (KeyError, TypeError, ValueError):
-            pass
+            pass  # a stale cache: rebuilt next time
         else:
             return Loaded(index)
     index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows))
     if use_cache:
-        _unlink(os.path.join(str(state_dir), LEGACY_INDEX_FILE))  # the JSON of earlier versions
+        # the JSON of earlier versions
+        unlink_quietly(os.path.join(str(state_dir), LEGACY_INDEX_FILE))
         meta = {
             "fingerprint": fingerprint if complete else f"incomplete-{fingerprint}",
             "quick": f"{quick_key}-{digest}" if complete and quick_key else None,
             "archives": [name for name, _st in inputs.archives],
             "concepts": table_data(),
         }
-        _save_index(index_path, meta, index, inputs.stamps())
+        save_index(index_path, meta, index, inputs.stamps())
     return Loaded(index)
 
 
 def _quick_hit(
     data: dict[str, Any],
-    rows: _Rows,
-    stamps: _Stamps,
+    rows: IndexRows,
+    stamps: IndexStamps,
     memory_dir: str,
     project_dir: str,
     state_dir: str,
@@ -557,7 +558,7 @@ def block_for(
     try:
         hits = recall(index, prompt, shown=before, semantic=semantic).hits
     except (ValueError, TypeError, KeyError, IndexError):
-        _unlink(os.path.join(state_dir, INDEX_FILE))
+        unlink_quietly(os.path.join(state_dir, INDEX_FILE))
         index = load_index(*dirs, budget=budget)
         hits = recall(index, prompt, shown=before).hits if index is not None else []
     else:

@@ -9,8 +9,8 @@ from pokayokay.infra.lazyre import Lazy
 MAX_QUERY_CHARS = 4000
 MAX_QUERY_TERMS = 300
 
-_CHUNK = Lazy(r"[^\W_]+")
-_CAMEL = Lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+WORD_CHUNK = Lazy(r"[^\W_]+")
+CAMEL_PIECE = Lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 STOPWORDS = frozenset(
     """
@@ -204,7 +204,7 @@ def _chunk_terms(chunk: str) -> tuple[str, ...]:
     has_digit = any(c.isdigit() for c in chunk)
     if has_digit and len(chunk) <= 5 and not chunk.isdigit():
         return (lower,)  # s3, k8s, e2e, ec2, i18n, utf8
-    parts = _CAMEL.findall(chunk)
+    parts = CAMEL_PIECE.findall(chunk)
     terms = [lower] if len(parts) > 1 and not has_digit and len(lower) <= 40 else []
     for part in parts:  # besides the identifier as a whole, its words
         term = _term(part)
@@ -224,7 +224,7 @@ def tokenize(text: str) -> list[str]:
     """The terms of ``text``, in order, repeats kept."""
     cache = _CHUNK_CACHE
     terms: list[str] = []
-    for chunk in _CHUNK.findall(text):
+    for chunk in WORD_CHUNK.findall(text):
         found = cache.get(chunk)
         if found is None:
             found = _chunk_terms(chunk)

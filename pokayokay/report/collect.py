@@ -20,7 +20,7 @@ def collect(
     now: datetime | None = None,
 ) -> Report:
     """The report of ``project`` over ``since`` (``7d``, ``2w``, ``2026-11-01``)."""
-    from pokayokay.learnings.stored import load_learnings
+    from pokayokay.learnings.topics.stored import load_learnings
     from pokayokay.memory.apply import run_curation
     from pokayokay.rules.rule_evidence import project_rule_evidence
 

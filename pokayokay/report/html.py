@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pokayokay.report.model import Budget, Report, RuleRow, plural
-from pokayokay.report.text import _effect, _evidence
+from pokayokay.report.text import effect_text, evidence_text
 
 TEMPLATE = "report.html.j2"
 
@@ -169,8 +169,8 @@ def context(report: Report) -> dict[str, Any]:
                 "verdict": row.evidence.verdict(),
                 "where": row.where,
                 "graduated": row.evidence.graduated or "-",
-                "evidence": _evidence(row),
-                "effect": _effect(row),
+                "evidence": evidence_text(row),
+                "effect": effect_text(row),
             }
             for row in report.graduated_rules
         ],

@@ -22,7 +22,8 @@ def bar(ratio: float, width: int = BAR_WIDTH) -> str:
     return "█" * filled + "·" * (width - filled) + ("!" if ratio > 1 else " ")
 
 
-def _evidence(row: RuleRow) -> str:
+def evidence_text(row: RuleRow) -> str:
+    """The failures a rule was graduated from, in words."""
     ev = row.evidence
     if not ev.signatures:
         return "no failure named"
@@ -31,7 +32,8 @@ def _evidence(row: RuleRow) -> str:
     return f"seen in {plural(ev.failure_sessions, 'session')}, last {_day(ev.last_seen)}"
 
 
-def _effect(row: RuleRow) -> str:
+def effect_text(row: RuleRow) -> str:
+    """What a rule did, in words: its loads and the recurrences after it."""
     ev = row.evidence
     if ev.paths is None:
         return "loaded at every session start (no load count)"
@@ -79,8 +81,8 @@ def render_text(report: Report) -> str:
         when = f", graduated {ev.graduated}" if ev.graduated else ""
         out.append(f"  [{ev.verdict()}] {ev.rel_path}{when}")
         out.append(f"      where: {row.where}")
-        out.append(f"      evidence: {_evidence(row)}")
-        out.append(f"      effect: {_effect(row)}")
+        out.append(f"      evidence: {evidence_text(row)}")
+        out.append(f"      effect: {effect_text(row)}")
     others = [row for row in report.rules if not row.evidence.is_pokayokay]
     if others:
         out.append(f"  other rules in .claude/rules/: {len(others)}")

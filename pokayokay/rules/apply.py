@@ -132,7 +132,7 @@ def read_existing_rules(project_dir: Path) -> dict[str, str]:
                 continue
             data = read_regular(path)
         except OSError:
-            continue
+            continue  # unreadable: not a rule of ours
         out[f"{RULES_DIR}/{path.name}"] = data.decode("utf-8", "surrogateescape")
     return out
 
@@ -156,7 +156,7 @@ def read_retired(location: MemoryLocation) -> dict[str, datetime]:
 
 def _sweep_temps(folder: Path) -> None:
     """Remove temporary files a killed pokayokay process left in ``folder``."""
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError):  # best effort: the next run sweeps
         for path in folder.iterdir():
             match = _TEMP_NAME.match(path.name)
             if match is None:
@@ -169,7 +169,7 @@ def _sweep_temps(folder: Path) -> None:
             except ProcessLookupError:
                 path.unlink(missing_ok=True)
             except OSError:
-                continue
+                continue  # alive or not ours: kept
 
 
 def _write_rule(rule: RuleFile, folder: Path, outcome: ApplyOutcome, *, dry_run: bool) -> None:

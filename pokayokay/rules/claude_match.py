@@ -62,12 +62,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from pokayokay.rules.js_regex import _Unsupported, canonical_units, python_regex
+from pokayokay.rules.js_regex import UnsupportedPattern, canonical_units, python_regex
 from pokayokay.rules.js_text import (
-    _BOM,
-    _JS_LINE_TERMINATORS,
-    _JS_NOT_LINE_TERMINATOR,
-    _JS_SPACE,
+    BOM,
+    JS_LINE_TERMINATORS,
+    JS_NOT_LINE_TERMINATOR,
+    JS_SPACE,
     PatternError,
     js_trim,
     js_trim_end,
@@ -97,7 +97,7 @@ class BraceBudget:
     exceeded: list[str] = field(default_factory=list)  # patterns kept unexpanded
 
 
-_BRACE_GROUP = re.compile(r"([^{]*)\{([^}]+)\}(" + _JS_NOT_LINE_TERMINATOR + r"*)")
+_BRACE_GROUP = re.compile(r"([^{]*)\{([^}]+)\}(" + JS_NOT_LINE_TERMINATOR + r"*)")
 
 
 def expand_braces(pattern: str, budget: BraceBudget | None = None) -> list[str]:
@@ -228,7 +228,7 @@ def _tokens(text: str) -> Iterable[tuple[str | None, str, str, int, int]]:
             run_end = pos
             while run_end < size and text[run_end] == "*":
                 run_end += 1
-            if run_end < size and text[run_end] not in _JS_LINE_TERMINATORS:
+            if run_end < size and text[run_end] not in JS_LINE_TERMINATORS:
                 stars_end = run_end
             else:
                 stars_end = run_end - 1  # the last star is the character that follows
@@ -268,7 +268,7 @@ def claude_regex_source(expression: str) -> str:
     ``expression`` is the pattern after :func:`_split_negation` (no leading ``!``), in UTF-16
     code units. The result is JavaScript syntax; :func:`_JsRegex` turns it into Python's.
     """
-    raw = expression[1:] if expression.startswith(_BOM) else expression
+    raw = expression[1:] if expression.startswith(BOM) else expression
     trimmed = js_trim_end(raw)
     if not trimmed:
         return ""
@@ -319,7 +319,7 @@ def claude_regex_source(expression: str) -> str:
             in_bracket, saved = False, ""
         elif token == "*" and at_end:
             out += slashes[1:] + "[^/]" + ("+" if previous == "/" and len(slashes) < 2 else "*")
-        elif slashes and len(token) == 1 and token in _JS_SPACE:
+        elif slashes and len(token) == 1 and token in JS_SPACE:
             out += slashes if at_end and kept == slashes else kept + " "
         else:
             escape = "\\" if token and token in _REGEX_SPECIALS else ""
@@ -340,7 +340,7 @@ def _skipped(pattern: str) -> str | None:
     """Why Claude Code's matcher ignores ``pattern`` outright, or None."""
     if pattern.startswith("#"):
         return "a comment (starts with #)"
-    if not any(char not in _JS_SPACE for char in pattern):
+    if not any(char not in JS_SPACE for char in pattern):
         return "blank"
     if pattern.endswith("\\") and not pattern.endswith("\\\\"):
         return "ends with a single backslash"
@@ -381,7 +381,7 @@ def compile_pattern(pattern: str) -> CompiledPattern:
     try:
         source = claude_regex_source(to_utf16_units(body))
         regex = python_regex(source)
-    except _Unsupported as exc:
+    except UnsupportedPattern as exc:
         return CompiledPattern(pattern, negative, None, error=f"not supported by pokayokay: {exc}")
     except PatternError as exc:
         return CompiledPattern(pattern, negative, None, error=str(exc))

@@ -8,19 +8,22 @@ is described in pokayokay's own words and never quoted. Of a failure's output, o
 error line that identifies the mistake is shown, in a code span, and only when it does not speak
 to the reader (:func:`pokayokay.safety.sanitize.tool_line`). A file name is a code span, or left
 out when it carries a heading or an imperative. The failing command is never offered as the
-remedy: a mistake's lesson is its correction ("use `X`, not `Y`"), the edits that fixed it (a
-few exact lines each), the category's own advice (``edit``, ``permissions``), or the
-statement that no fix has been observed yet."""
+remedy: a mistake's lesson is the one sentence :mod:`pokayokay.rules.teaching` builds from the
+mistake and its fix, its evidence line, and the edit that fixed it (a few exact lines); where
+no fix was seen, one line of what is known."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date, datetime, timezone
 
 from pokayokay.failures.model import Correction, FailureGroup
+from pokayokay.rules import teaching
 from pokayokay.rules.globs import normalise_path
+from pokayokay.rules.teaching import Lesson
 from pokayokay.safety import sanitize
 from pokayokay.safety.commands import danger
 from pokayokay.safety.exact import quoted
@@ -36,23 +39,13 @@ MAX_COMMAND = 120
 MAX_MISTAKES_SHOWN = 3  # mistakes detailed in one rule; the rest are named on one line
 ENVIRONMENT = "environment"  # corrections.ENVIRONMENT: the category of environment lessons
 
-NO_FIX = "no fix has been observed yet."
 NO_ERROR_TEXT = "(its error text is not shown)"
-
-# The category's own advice, when no fix was observed (the call was refused, or the edit
-# misfired: there is nothing to re-run).
-_DEFAULT_LESSON = {
-    "edit": "re-read a file right before editing it here; edits failed because the text to "
-    "replace was missing or had changed.",
-    "permissions": "calls here were refused (a permission rule, a hook or the user); check "
-    "what is allowed before trying again.",
-}
 
 # How a group key's tool is named in a heading.
 _KEY = re.compile(r"\A([a-z][\w-]*(?: [a-z]+)?):(\S.*)\Z")
 
 
-def _day(ts: float) -> date:
+def utc_day(ts: float) -> date:
     return datetime.fromtimestamp(ts, tz=timezone.utc).date()
 
 
@@ -106,11 +99,11 @@ def category_name(category: str) -> str:
     return match[0].strip() if match else ""
 
 
-def _title(category: str) -> str:
+def category_title(category: str) -> str:
     return category_name(category).replace("-", " ").replace("_", " ")
 
 
-def _slug(text: str, limit: int = 40) -> str:
+def rule_slug(text: str, limit: int = 40) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return slug[:limit].strip("-")
 
@@ -124,21 +117,21 @@ def _project_path(path: str) -> str | None:
     return normal if normal is not None and strip_links(normal) == normal else None
 
 
-def _evidence(group: FailureGroup) -> list[str]:
+def failure_paths(group: FailureGroup) -> list[str]:
     paths = (_project_path(p) for p in (*group.paths, *group.fix_paths))
     return sorted({p for p in paths if p is not None})
 
 
-def _keys(paths: Sequence[str]) -> set[str]:
+def top_folders(paths: Sequence[str]) -> set[str]:
     """Top-level folders (or top-level files) of ``paths``."""
     return {p.split("/")[0] for p in paths}
 
 
-def _order(group: FailureGroup) -> tuple[int, int, float, str]:
+def group_order(group: FailureGroup) -> tuple[int, int, float, str]:
     return (-group.sessions, -group.occurrences, -group.last_seen, group.signature)
 
 
-def _where(globs: Sequence[str], limit: int) -> str:
+def where_text(globs: Sequence[str], limit: int) -> str:
     if not globs:
         return "the whole project"
     shown = [f"`{g}`" for g in globs[:limit]]
@@ -147,7 +140,7 @@ def _where(globs: Sequence[str], limit: int) -> str:
     return text + (f" and {more} more" if more > 0 else "")
 
 
-def _excerpt(text: str, limit: int = sanitize.DEFAULT_LIMIT) -> str:
+def error_excerpt(text: str, limit: int = sanitize.DEFAULT_LIMIT) -> str:
     """The error line of a failure's output in a code span, or :data:`NO_ERROR_TEXT` when there
     is none, or when it speaks to the reader (:func:`pokayokay.safety.sanitize.tool_line`)."""
     from pokayokay.safety.commands import redact_secrets
@@ -174,9 +167,9 @@ def label(group: FailureGroup) -> str:
         if _PLAIN_CODE.match(code):
             return f"{tool} [{code}]" if tool == "mypy" else f"{tool} {code}"
         return f"{tool} {_code(sanitize.excerpt(code, 100))}"
-    shown = _excerpt(group.excerpt, 80)
+    shown = error_excerpt(group.excerpt, 80)
     if shown == NO_ERROR_TEXT:
-        return f"A {_title(group.category) or 'recurring'} failure"
+        return f"A {category_title(group.category) or 'recurring'} failure"
     return shown
 
 
@@ -261,21 +254,35 @@ def edit_lines(
     return out
 
 
+def fix_files(group: FailureGroup) -> list[str]:
+    """The project files the fixing edits touched, most edited first (links dropped)."""
+    counts: Counter[str] = Counter()
+    for edit in group.fix_edits:
+        counts[edit.path] += edit.times
+    for path in group.fix_paths:
+        counts.setdefault(path, 0)
+    kept = [p for p in counts if _project_path(p) is not None]
+    return sorted(kept, key=lambda p: (-counts[p], p))
+
+
+def lesson_of(group: FailureGroup) -> Lesson:
+    """The group's lesson (:mod:`pokayokay.rules.teaching`): the teaching sentence, built from
+    the mistake and its fix, and the evidence line."""
+    return teaching.lesson_of(group, fix_files(group))
+
+
 def lesson_lines(
     group: FailureGroup, category: str, max_edit_lines: int = MAX_EDIT_LINES
 ) -> list[str]:
-    """Markdown list lines: what fixed the mistake (corrections, then the fixing edits with
-    ``was:``/``now:`` sub-items), or the category's advice, or :data:`NO_FIX`."""
-    lines = [f"- What fixed it: {text}" for text in correction_lines(group)]
-    edits = edit_lines(group, max_lines=max_edit_lines)
-    if edits:
-        lines.append(f"- What fixed it: {edits[0]}")
-        lines.extend(edits[1:])
-    if lines:
-        return lines
-    if category in _DEFAULT_LESSON:
-        return [f"- What to do: {_DEFAULT_LESSON[category]}"]
-    return [f"- What fixed it: {NO_FIX}"]
+    """Markdown lines: the teaching sentence, its evidence as a list item, and, when an edit
+    fixed it, that edit's ``was:``/``now:`` lines (exact code spans) under the evidence."""
+    lesson = lesson_of(group)
+    lines = [lesson.sentence]
+    if lesson.evidence:
+        lines.append(f"- {lesson.evidence}")
+    if lesson.fixed and lesson.kind not in ("environment", "command"):
+        lines.extend(edit_lines(group, max_lines=max_edit_lines)[1:])
+    return lines
 
 
 # Sections of a rule (laid out by templates/rule.md.j2)
@@ -304,54 +311,25 @@ def budgets(count: int) -> list[tuple[int, int]]:
 
 
 def mistake_section(group: FailureGroup, category: str, edit_lines: int) -> dict[str, object]:
-    """One mistake's section of a rule."""
-    what = _excerpt(group.excerpt)
-    if group.sample_command:
-        what = f"{command_evidence(group.sample_command)} failed: {what}"
-    plural = "s" if group.sessions != 1 else ""
-    return {
-        "heading": label(group),
-        "what": what,
-        "often": f"{group.sessions} session{plural}, {group.occurrences} time"
-        f"{'s' if group.occurrences != 1 else ''}, last {_day(group.last_seen).isoformat()}",
-        "where": ", ".join(shown_paths(group.paths, MAX_PATHS)),
-        "lessons": lesson_lines(group, category, edit_lines),
-    }
+    """One mistake's section of a rule: its name, then its lesson (:func:`lesson_lines`)."""
+    return {"heading": label(group), "lessons": lesson_lines(group, category, edit_lines)}
 
 
 def environment_lines(group: FailureGroup) -> list[str]:
-    """An environment lesson: pokayokay's words around the corrected command."""
-    plural = "s" if group.sessions != 1 else ""
-    failed = f"failed with {label(group)}" if keyed(group) else "failed"
+    """An environment lesson: for each usable correction, the teaching sentence around the
+    corrected command as a list item, and its evidence line under it."""
+    mistake = teaching.from_group(group, fix_files(group))
     out = []
-    for correction, text in zip(usable_corrections(group), correction_lines(group), strict=False):
-        line = f"- {text[0].upper()}{text[1:-1]}: in {group.sessions} session{plural} the other "
-        line += f"form {failed}."
-        if (changed := _prefix_change(correction)) is not None:
-            line += f" The difference: {changed}."
-        out.append(line)
+    for correction in usable_corrections(group)[:MAX_CORRECTIONS]:
+        lesson = teaching.teach(
+            replace(
+                mistake,
+                failing=correction.failing,
+                corrected=correction.corrected,
+                correction_kind=correction.kind,
+            )
+        )
+        out.append(f"- {lesson.sentence}")
+        if lesson.evidence:
+            out.append(f"  - {lesson.evidence}")
     return out
-
-
-def _prefix_change(correction: Correction) -> str | None:
-    """How the corrected command is run differently, in pokayokay's words around quoted words:
-    `.venv/bin/python` instead of `python`, run through `uv run`, setting `PYTHONPATH`."""
-    from pokayokay.failures.corrections import difference
-
-    found = difference(correction.failing, correction.corrected)
-    if found is None:
-        return None
-    removed, added = found
-    names = [w[:-1] for w in added if w.endswith("=")]
-    words = [w for w in added if not w.endswith("=")]
-    parts = []
-    if words:
-        shown_added = _command(" ".join(words))
-        shown_removed = _command(" ".join(removed)) if removed else None
-        if shown_added and shown_removed:
-            parts.append(f"{shown_added} instead of {shown_removed}")
-        elif shown_added:
-            parts.append(f"run through {shown_added}")
-    if names and (shown_names := _command(" ".join(names))):
-        parts.append(f"setting {shown_names}")
-    return "; ".join(parts) or None

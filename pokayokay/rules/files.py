@@ -46,7 +46,7 @@ RULES_DIR = Path(".claude") / "rules"
 POKAYOKAY_SUBDIR = "pokayokay"
 MAX_RULE_BYTES = 4 * 1024 * 1024  # Claude Code skips larger memory files
 
-_SPACE_CHARS = "".join(f"\\u{ord(char):04x}" for char in sorted(js_text._JS_SPACE))
+_SPACE_CHARS = "".join(f"\\u{ord(char):04x}" for char in sorted(js_text.JS_SPACE))
 _SPACE = f"[{_SPACE_CHARS}]"  # JavaScript's \s
 _NOT_SPACE = f"[^{_SPACE_CHARS}]"
 _FRONTMATTER = re.compile(rf"---{_SPACE}*\n([\s\S]*?)---{_SPACE}*\n?")
@@ -168,7 +168,7 @@ def quote_fallback(text: str) -> str:
             if not quoted and value.startswith("[") and value.endswith("]"):
                 try:
                     quoted = isinstance(_yaml_load(value), list)
-                except Exception:
+                except Exception:  # not YAML: a glob list only as written
                     quoted = False
             if not quoted and _YAML_INDICATOR.search(value):
                 escaped = value.replace("\\", "\\\\").replace('"', '\\"')
@@ -205,11 +205,11 @@ def split_frontmatter(text: str) -> Frontmatter:
     if value is frontmatter.UNSUPPORTED:
         try:
             value = _yaml_load(yaml_text)
-        except Exception:
+        except Exception:  # any YAML error: try the quoted fallback, then report it
             try:
                 value = _yaml_load(quote_fallback(yaml_text))
                 used_fallback = True
-            except Exception as exc:
+            except Exception as exc:  # reported to the user as the rule's yaml_error
                 return Frontmatter(True, yaml_text, close, {}, body, yaml_error=_yaml_error(exc))
     if value is None:
         return Frontmatter(True, yaml_text, close, {}, body, used_fallback=used_fallback)
@@ -293,14 +293,14 @@ def walk_rule_files(folder: Path, prefix: str, seen: set[str]) -> Iterable[tuple
         seen.add(real)
         entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
     except OSError:
-        return
+        return  # unreadable folder: no rules
     for entry in entries:
         rel = f"{prefix}{entry.name}"
         try:
             is_dir = entry.is_dir()
             is_file = entry.is_file()
         except OSError:
-            continue
+            continue  # vanished entry: skipped
         if is_dir:
             yield from walk_rule_files(Path(entry.path), rel + "/", seen)
         elif is_file and entry.name.endswith(".md"):
@@ -388,10 +388,10 @@ ERROR = "error"
 WARNING = "warning"
 
 
-_ALWAYS = "so Claude Code loads this rule at the start of every session"
+ALWAYS_LOADED = "so Claude Code loads this rule at the start of every session"
 
 
-_QUIRKS = (
+GLOB_QUIRKS = (
     (
         re.compile(r"\[[!^]"),
         "'[!…]' and '[^…]' are not negated by Claude Code: '!' and '^' are matched as "

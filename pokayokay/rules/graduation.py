@@ -24,12 +24,12 @@ never overwritten, and its name is not reused.
 **What a rule says** (``templates/rule.md.j2``): YAML frontmatter with ``paths:`` (a list of
 quoted root-anchored globs from :func:`pokayokay.rules.globs.derive_globs`), a title naming the
 mistake (``ruff F401 in src/shop/``, ``Failing test tests/x.py::test_y``), then per mistake (at
-most three, the rest named on one line): what goes wrong (the failing command as evidence — a
-dangerous one described, never quoted — and the error line), how often, where, and what fixed it:
-the correction ("use `X`, not `Y`"), the fixing edit (``was:``/``now:`` lines), the category's
-own advice (``edit``, ``permissions``) or "no fix has been observed yet". Never the failing
-command as the remedy (:mod:`pokayokay.rules.evidence`). At most :data:`MAX_RULE_LINES` lines:
-fewer mistakes and shorter excerpts are tried until it fits.
+most three, the rest named on one line): one sentence that teaches it
+(:mod:`pokayokay.rules.teaching`: the corrected command or the file to change, in pokayokay's
+words) and one evidence line (sessions, last day, the error line, the fixing edit), with the
+fixing edit's ``was:``/``now:`` lines; where no fix was seen, one line of what is known. Never
+the failing command as the remedy (:mod:`pokayokay.rules.evidence`). At most
+:data:`MAX_RULE_LINES` lines: fewer mistakes and shorter excerpts are tried until it fits.
 
 **Which evidence yields a rule.** Only evidence naming a file in the project; a group without one
 stays in ``recurring-failures.md``. The exception is an *environment lesson* (the group's main
@@ -64,28 +64,27 @@ from pokayokay.infra.templating import render
 from pokayokay.names import RECURRING_FAILURES_FILE, RULES_ARCHIVE_FILE
 from pokayokay.rules.evidence import (
     ENVIRONMENT,
-    MAX_FIX_FILES,
-    _day,
-    _evidence,
-    _excerpt,
-    _keys,
-    _order,
-    _slug,
-    _title,
-    _where,
     budgets,
+    category_title,
     command_evidence,
     correction_lines,
     environment_lesson,
     environment_lines,
+    failure_paths,
+    group_order,
     label,
+    lesson_of,
     mistake_section,
+    rule_slug,
     rule_title,
     shown_folder,
     shown_paths,
+    top_folders,
+    utc_day,
+    where_text,
 )
 from pokayokay.rules.globs import derive_globs
-from pokayokay.rules.rule_text import RuleMeta, _user_tail, parse_bookkeeping
+from pokayokay.rules.rule_text import RuleMeta, parse_bookkeeping, user_tail
 from pokayokay.rules.team_view import TeamView
 from pokayokay.safety.redact import redact
 
@@ -188,12 +187,12 @@ class _Rule:
 
     @property
     def keys(self) -> set[str]:
-        return _keys([p for g in self.groups for p in _evidence(g)])
+        return top_folders([p for g in self.groups for p in failure_paths(g)])
 
     @property
     def pathless(self) -> bool:
         """Holds a signature without any path: the rule is project-wide."""
-        return any(not _evidence(g) for g in self.groups)
+        return any(not failure_paths(g) for g in self.groups)
 
 
 def _union_find(groups: Sequence[FailureGroup]) -> list[list[FailureGroup]]:
@@ -209,7 +208,7 @@ def _union_find(groups: Sequence[FailureGroup]) -> list[list[FailureGroup]]:
     owner: dict[str, int] = {}
     pathless: int | None = None
     for i, group in enumerate(groups):
-        keys = _keys(_evidence(group))
+        keys = top_folders(failure_paths(group))
         if not keys:
             if pathless is None:
                 pathless = i
@@ -241,12 +240,12 @@ def _common_folder(paths: Sequence[str]) -> str:
 
 
 def _scope(groups: Sequence[FailureGroup]) -> str:
-    paths = sorted({p for g in groups for p in _evidence(g)})
+    paths = sorted({p for g in groups for p in failure_paths(g)})
     common = _common_folder(paths)
     if common:
-        slug = _slug("-".join(common.split("/")[-2:]), MAX_SCOPE)
+        slug = rule_slug("-".join(common.split("/")[-2:]), MAX_SCOPE)
     else:
-        slug = _slug("-".join(sorted(_keys(paths))[:3]), MAX_SCOPE)
+        slug = rule_slug("-".join(sorted(top_folders(paths))[:3]), MAX_SCOPE)
     return slug or "project"
 
 
@@ -264,7 +263,7 @@ def may_graduate(group: FailureGroup) -> bool:
     """Only evidence naming a project file yields a rule, or an environment lesson (which
     loads everywhere, in pokayokay's words around the corrected command). ``report`` asks the
     same question, so that it never calls "ready" what ``graduate`` leaves alone."""
-    return group.category == ENVIRONMENT or environment_lesson(group) or bool(_evidence(group))
+    return group.category == ENVIRONMENT or environment_lesson(group) or bool(failure_paths(group))
 
 
 class _Planner:
@@ -364,7 +363,7 @@ class _Planner:
             target.groups.extend(groups)
             return
         for group in groups:
-            keys = _keys(_evidence(group))
+            keys = top_folders(failure_paths(group))
             best: _Rule | None = None
             if keys:
                 scored = [(len(keys & r.keys), r) for r in existing if not r.pathless]
@@ -378,10 +377,10 @@ class _Planner:
             else:
                 unplaced.append(group)
         clusters = _union_find(unplaced)
-        base = _slug(_title(category)) or "failures"
+        base = rule_slug(category_title(category)) or "failures"
         alone = not existing and len(clusters) == 1
         for cluster in clusters:
-            pathless = not any(_evidence(g) for g in cluster)
+            pathless = not any(failure_paths(g) for g in cluster)
             if alone or (pathless and base not in self.taken):
                 wanted = base
             elif pathless:
@@ -401,21 +400,21 @@ class _Planner:
             existing.append(rule)
 
     def build(self, rule: _Rule) -> RuleFile:
-        groups = sorted(rule.groups, key=_order)
+        groups = sorted(rule.groups, key=group_order)
         environment = rule.category == ENVIRONMENT
-        evidence = sorted({p for g in groups for p in _evidence(g)})
+        evidence = sorted({p for g in groups for p in failure_paths(g)})
         globs = () if environment or not evidence else derive_globs(evidence, self.project_files)
         sessions = max(g.sessions for g in groups)
         occurrences = sum(g.occurrences for g in groups)
-        first = _day(min(g.first_seen for g in groups))
-        last = _day(max(g.last_seen for g in groups))
+        first = utc_day(min(g.first_seen for g in groups))
+        last = utc_day(max(g.last_seen for g in groups))
         graduated = (rule.meta.graduated if rule.meta else None) or self.today
         teammates = 0
         if self.team is not None:  # the same evidence dates the rule the same on every clone
             graduated = last
             teammates = max(self.team.teammates.get(g.signature, 0) for g in groups)
         signatures = tuple(sorted({short_id(g.signature) for g in groups}))
-        category = _title(rule.category) or "recurring"
+        category = category_title(rule.category) or "recurring"
         folder = _common_folder(evidence) if globs else ""
         title = rule_title(groups, category, shown_folder(folder), environment)
         text = ""
@@ -437,12 +436,12 @@ class _Planner:
                 occurrences=occurrences,
                 first=first.isoformat(),
                 last=last.isoformat(),
-                where=_where(globs, 12),
+                where=where_text(globs, 12),
             )
             if text.count("\n") <= MAX_RULE_LINES:
                 break
         if rule.old_text is not None:
-            text += _user_tail(rule.old_text)
+            text += user_tail(rule.old_text)
         path = f"{RULES_DIR}/{rule.id}.md"
         plural = "s" if sessions != 1 else ""
         if environment:
@@ -477,7 +476,7 @@ class _Planner:
 
     def recurring(self, built: Sequence[RuleFile]) -> str:
         rule_of = {sid: rule.path for rule in built for sid in rule.signatures}
-        ranked = sorted((g for g in self.groups if g.sessions > 0), key=_order)
+        ranked = sorted((g for g in self.groups if g.sessions > 0), key=group_order)
         blocks = []
         for group in ranked[:RECURRING_TOP]:
             sid = short_id(group.signature)
@@ -490,23 +489,21 @@ class _Planner:
             else:
                 status = f"{group.sessions} of {self.threshold} sessions needed for a rule"
             paths = _shown_paths(group.paths, MAX_PATHS_SHOWN)
-            fixes = correction_lines(group)
-            fix_files = _shown_paths(group.fix_paths, MAX_FIX_FILES)
+            lesson = lesson_of(group)
             blocks.append(
                 {
-                    "category": _title(group.category) or "recurring",
-                    "title": _excerpt(group.excerpt, 100),
+                    "category": category_title(group.category) or "recurring",
                     "sessions": group.sessions,
                     "occurrences": group.occurrences,
-                    "first": _day(group.first_seen).isoformat(),
-                    "last": _day(group.last_seen).isoformat(),
+                    "first": utc_day(group.first_seen).isoformat(),
+                    "last": utc_day(group.last_seen).isoformat(),
                     "mistake": label(group),
                     "command": command_evidence(group.sample_command)
                     if group.sample_command
                     else None,
                     "paths": paths,
-                    "fixes": fixes,
-                    "fix_files": fix_files,
+                    "lesson": lesson.sentence,
+                    "evidence": lesson.evidence,
                     "status": status,
                     "signature": sid,
                 }
@@ -530,7 +527,7 @@ class _Planner:
         in_rules = {sid for rule in built for sid in rule.signatures}
         near = tuple(
             g
-            for g in sorted(self.groups, key=_order)
+            for g in sorted(self.groups, key=group_order)
             if g.sessions == self.threshold - 1
             and self.may_graduate(g)
             and short_id(g.signature) not in in_rules

@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from functools import cache, lru_cache
 
 from pokayokay.rules.js_text import (
-    _JS_NOT_LINE_TERMINATOR,
-    _JS_SPACE,
+    JS_NOT_LINE_TERMINATOR,
+    JS_SPACE,
     PatternError,
     to_utf16_units,
 )
@@ -49,7 +49,7 @@ _DIGITS: _Ranges = ((0x30, 0x39),)
 _WORD: _Ranges = ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))
 
 
-_SPACE: _Ranges = tuple((ord(c), ord(c)) for c in sorted(_JS_SPACE))
+_SPACE: _Ranges = tuple((ord(c), ord(c)) for c in sorted(JS_SPACE))
 
 
 def _merge(ranges: Iterable[tuple[int, int]]) -> _Ranges:
@@ -128,7 +128,7 @@ def _class_escape_ranges(letter: str) -> _Ranges:
     return _complement(ranges) if negated else ranges
 
 
-class _Unsupported(PatternError):
+class UnsupportedPattern(PatternError):
     """Valid JavaScript that this converter does not reproduce (never produced by real globs)."""
 
 
@@ -207,7 +207,7 @@ class _JsRegex:
             atom = self._class()
         elif char == ".":
             self.pos += 1
-            atom = _JS_NOT_LINE_TERMINATOR
+            atom = JS_NOT_LINE_TERMINATOR
         elif char == "\\":
             atom = self._atom_escape()
         else:
@@ -237,7 +237,7 @@ class _JsRegex:
             if high is not None and low > high:
                 raise PatternError("Invalid regular expression: numbers out of order")
             if low > _MAX_REPEAT or (high is not None and high > _MAX_REPEAT):
-                raise _Unsupported("repeat count too large")
+                raise UnsupportedPattern("repeat count too large")
             self.pos = found.end()
             text = found.group(0)
         else:
@@ -254,7 +254,7 @@ class _JsRegex:
         elif src.startswith("(?=", self.pos) or src.startswith("(?!", self.pos):
             opener, quantifiable = src[self.pos : self.pos + 3], True
         elif src.startswith("(?", self.pos):
-            raise _Unsupported("lookbehind or named group")
+            raise UnsupportedPattern("lookbehind or named group")
         else:
             opener, quantifiable = "(", False
         self.pos += len(opener)
@@ -281,7 +281,7 @@ class _JsRegex:
             while number_end < len(self.src) and self.src[number_end] in "0123456789":
                 number_end += 1
             if int(self.src[self.pos : number_end]) <= self.groups:
-                raise _Unsupported("backreference")
+                raise UnsupportedPattern("backreference")
         unit = self._character_escape(in_class=False)
         return self._literal(unit)
 
@@ -382,4 +382,4 @@ def python_regex(source: str) -> re.Pattern[str]:
     try:
         return re.compile(_JsRegex(source).convert(), re.ASCII)
     except re.error as exc:  # pragma: no cover - the converter emits valid Python
-        raise _Unsupported(f"cannot reproduce in Python: {exc}") from None
+        raise UnsupportedPattern(f"cannot reproduce in Python: {exc}") from None

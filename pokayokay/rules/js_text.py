@@ -4,19 +4,19 @@ line terminators, UTF-16 code units, and the error a pattern that cannot be comp
 from __future__ import annotations
 
 # JavaScript's WhiteSpace and LineTerminator code points (what `trim` and `\s` use).
-_JS_SPACE = frozenset(
+JS_SPACE = frozenset(
     "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
     "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 
 
-_JS_LINE_TERMINATORS = frozenset("\n\r\u2028\u2029")
+JS_LINE_TERMINATORS = frozenset("\n\r\u2028\u2029")
 
 
-_JS_NOT_LINE_TERMINATOR = r"[^\n\r\u2028\u2029]"
+JS_NOT_LINE_TERMINATOR = r"[^\n\r\u2028\u2029]"
 
 
-_BOM = "\ufeff"
+BOM = "\ufeff"
 
 
 def js_trim(text: str) -> str:
@@ -26,14 +26,14 @@ def js_trim(text: str) -> str:
 
 def js_trim_start(text: str) -> str:
     start = 0
-    while start < len(text) and text[start] in _JS_SPACE:
+    while start < len(text) and text[start] in JS_SPACE:
         start += 1
     return text[start:]
 
 
 def js_trim_end(text: str) -> str:
     end = len(text)
-    while end > 0 and text[end - 1] in _JS_SPACE:
+    while end > 0 and text[end - 1] in JS_SPACE:
         end -= 1
     return text[:end]
 

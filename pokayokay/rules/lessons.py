@@ -15,7 +15,9 @@ Every command is quoted only as evidence, exactly as it ran (secrets redacted) i
 code span (:func:`shown`); a dangerous one — a download piped to a shell, a loader or path
 variable pointed outside the project — or one with a link or an instruction phrase is never
 quoted, so it yields no lesson, hint, guard reason or environment line. Texts are facts in
-pokayokay's words, never instructions, and each fits its budget.
+pokayokay's words, never instructions, and each fits its budget. Each text opens with the
+lesson's teaching sentence (:mod:`pokayokay.rules.teaching`: "Use `make test`, not
+`make tests`."), then its evidence.
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ class CommandLesson(NamedTuple):
     # the literal fragments of each mistake an edit fixed (:func:`mistake_fragments`); empty for
     # a correction, whose lesson is how the command runs, whatever it printed
     mistakes: tuple[tuple[str, ...], ...] = ()
+    key: str = ""  # the mistake's group key, category and error line, for the teaching sentence
+    category: str = ""
+    error_line: str = ""
 
 
 MAX_OTHERS = 4  # entries for other mistakes of one command
@@ -102,10 +107,30 @@ def _times(n: int) -> str:
     return "1 earlier session" if n == 1 else f"{n} earlier sessions"
 
 
-def _fit(text: str, budget: int) -> str | None:
-    """``text`` when it fits ``budget``; None otherwise (never cut: a cut could split a code
-    span, and the commands are already at most :data:`MAX_COMMAND` characters)."""
-    return text if len(text) <= budget else None
+def _first_fit(texts: Sequence[str], budget: int) -> str | None:
+    """The first of ``texts`` that fits ``budget`` (the fullest is tried first)."""
+    return next((t for t in texts if len(t) <= budget), None)
+
+
+def teaching_sentence(lesson: CommandLesson) -> str | None:
+    """The sentence that opens the lesson's texts (:mod:`pokayokay.rules.teaching`): the
+    corrected command ("Use `make test`, not `make tests`."), or the file the fixing edit
+    changed, worded by the kind of mistake; None when nothing can be named."""
+    from pokayokay.rules import teaching
+
+    if lesson.corrected:
+        return teaching.correction_sentence(lesson.failing, lesson.corrected, lesson.kind)
+    found = teaching.edit_sentence(
+        teaching.Mistake(
+            key=lesson.key,
+            category=lesson.category,
+            error_line=lesson.error_line,
+            failing=lesson.failing,
+            fix_paths=lesson.fix_paths,
+            sessions=lesson.sessions,
+        )
+    )
+    return found[1] if found else None
 
 
 def command_entry(lesson: CommandLesson, threshold: int) -> dict[str, Any] | None:
@@ -118,30 +143,45 @@ def command_entry(lesson: CommandLesson, threshold: int) -> dict[str, Any] | Non
         return None  # the variant that passed cannot be quoted safely: say nothing
     where = "of this project"
     failing_span = _span(failing)
+    sentence = teaching_sentence(lesson)
+    if sentence is None:
+        return None
     if corrected is not None:
         corrected_span = _span(corrected)
         count = f" ({lesson.fixed} times)" if lesson.fixed > 1 else ""
-        failure = (
-            f"pokayokay: {failing_span} failed in {_times(lesson.sessions)} {where} too; "
-            f"{corrected_span} passed after it{count}."
+        short = f"pokayokay: {sentence} It failed in {_times(lesson.sessions)} {where}."
+        failure = _first_fit(
+            [
+                f"pokayokay: {sentence} {failing_span} failed in {_times(lesson.sessions)} "
+                f"{where} too; {corrected_span} passed after it{count}.",
+                short,
+            ],
+            FAILURE_BUDGET,
         )
-        fitted = _fit(failure, FAILURE_BUDGET)
-        if fitted is None:
+        if failure is None:
             return None
         entry: dict[str, Any] = {
             "sessions": lesson.sessions,
             "corrected": corrected,
-            "failure": fitted,
+            "failure": failure,
             "guard": lesson.sessions >= threshold,
         }
-        hint = _fit(
-            f"pokayokay: {failing_span} failed in {_times(lesson.sessions)} {where}; "
-            f"{corrected_span} is the form that passed.",
+        hint = _first_fit(
+            [
+                f"pokayokay: {sentence} {failing_span} failed in {_times(lesson.sessions)} "
+                f"{where}; {corrected_span} is the form that passed.",
+                short,
+            ],
             HINT_BUDGET,
         )
-        block = _fit(
-            f"pokayokay guard: {failing_span} failed in {_times(lesson.sessions)} {where}, "
-            f"and {corrected_span} passed instead. This call was not run (guard: block).",
+        block = _first_fit(
+            [
+                f"pokayokay guard: {sentence} {failing_span} failed in "
+                f"{_times(lesson.sessions)} {where}, and {corrected_span} passed instead. "
+                "This call was not run (guard: block).",
+                f"pokayokay guard: {sentence} It failed in {_times(lesson.sessions)} {where}. "
+                "This call was not run (guard: block).",
+            ],
             HINT_BUDGET,
         )
         if entry["guard"] and hint is not None and block is not None:
@@ -156,11 +196,14 @@ def command_entry(lesson: CommandLesson, threshold: int) -> dict[str, Any] | Non
     more = len(lesson.fix_paths) - len(paths)
     if more > 0:
         files += f" and {more} more"
-    failure = (
-        f"pokayokay: {failing_span} failed in {_times(lesson.sessions)} {where} too; "
-        f"it passed after edits to {files}."
+    fitted = _first_fit(
+        [
+            f"pokayokay: {sentence} {failing_span} failed in {_times(lesson.sessions)} {where} "
+            f"too; it passed after edits to {files}.",
+            f"pokayokay: {sentence} It failed in {_times(lesson.sessions)} {where} too.",
+        ],
+        FAILURE_BUDGET,
     )
-    fitted = _fit(failure, FAILURE_BUDGET)
     if fitted is None:
         return None
     mistakes = [list(f) for f in lesson.mistakes if f]
@@ -199,8 +242,12 @@ def environment_line(lesson: CommandLesson) -> str | None:
     failing, corrected = shown(lesson.failing), shown(lesson.corrected)
     if failing is None or corrected is None:
         return None
+    sentence = teaching_sentence(lesson)
+    if sentence is None:
+        return None
     sessions = "1 session" if lesson.sessions == 1 else f"{lesson.sessions} sessions"
-    return f"{_span(failing)} failed here in {sessions}; {_span(corrected)} passed instead."
+    evidence = f"{_span(failing)} failed here in {sessions}; {_span(corrected)} passed instead."
+    return f"{sentence} {evidence}"
 
 
 def lookup_content(lessons: Iterable[CommandLesson], threshold: int) -> dict[str, Any] | None:
@@ -293,5 +340,15 @@ def command_lessons(
         for (signature, command), sessions in sorted(failed_in.items()):
             if signature == group.signature and command not in corrected:
                 mistake = (mistake_fragments(group.signature),)
-                out.append(CommandLesson(command, sessions, fix_paths=paths, mistakes=mistake))
+                out.append(
+                    CommandLesson(
+                        command,
+                        sessions,
+                        fix_paths=paths,
+                        mistakes=mistake,
+                        key=group.signature,
+                        category=group.category,
+                        error_line=group.excerpt,
+                    )
+                )
     return out

@@ -12,9 +12,9 @@ from pokayokay.infra.git import list_project_files
 from pokayokay.rules import claude_match as rule_match
 from pokayokay.rules.claude_match import Matcher, pattern_problem
 from pokayokay.rules.files import (
-    _ALWAYS,
-    _QUIRKS,
+    ALWAYS_LOADED,
     ERROR,
+    GLOB_QUIRKS,
     WARNING,
     RuleFile,
     discover,
@@ -54,7 +54,7 @@ def _lint_frontmatter(rule: RuleFile, out: _Findings) -> None:
                 "frontmatter-unclosed",
                 ERROR,
                 "the file opens a frontmatter block with '---' that is never closed: Claude "
-                f"Code sees no frontmatter, {_ALWAYS}, 'paths:' line included in its text",
+                f"Code sees no frontmatter, {ALWAYS_LOADED}, 'paths:' line included in its text",
             )
         return
     offset, strict_close = len(lines[0]) + 1, None
@@ -82,7 +82,7 @@ def _lint_frontmatter(rule: RuleFile, out: _Findings) -> None:
             "yaml-invalid",
             ERROR,
             f"the frontmatter is not valid YAML: {parsed.yaml_error}{hint}. Claude Code then "
-            f"ignores all of it, 'paths:' included, {_ALWAYS}",
+            f"ignores all of it, 'paths:' included, {ALWAYS_LOADED}",
         )
         return
     if parsed.not_mapping is not None:
@@ -90,7 +90,7 @@ def _lint_frontmatter(rule: RuleFile, out: _Findings) -> None:
             "frontmatter-not-mapping",
             ERROR,
             f"the frontmatter is {parsed.not_mapping}, not 'key: value' pairs: Claude Code "
-            f"ignores it, {_ALWAYS}",
+            f"ignores it, {ALWAYS_LOADED}",
         )
         return
     for key in parsed.duplicate_keys:
@@ -117,8 +117,8 @@ def _lint_paths(rule: RuleFile, out: _Findings, files: Sequence[str] | None) -> 
             out.add(
                 "globs-key",
                 ERROR,
-                f"'globs:' is not read by Claude Code (it is Cursor's key), {_ALWAYS}; rename "
-                "it to 'paths:'",
+                f"'globs:' is not read by Claude Code (it is Cursor's key), {ALWAYS_LOADED}; "
+                "rename it to 'paths:'",
             )
     if not has_paths:
         return
@@ -129,10 +129,10 @@ def _lint_paths(rule: RuleFile, out: _Findings, files: Sequence[str] | None) -> 
                 "paths-type",
                 ERROR,
                 f"'paths:' must be a string or a list of strings, not {type(value).__name__} "
-                f"({value!r}): Claude Code ignores it, {_ALWAYS}",
+                f"({value!r}): Claude Code ignores it, {ALWAYS_LOADED}",
             )
         else:
-            out.add("paths-empty", WARNING, f"'paths:' is empty, {_ALWAYS}")
+            out.add("paths-empty", WARNING, f"'paths:' is empty, {ALWAYS_LOADED}")
         return
     if isinstance(value, list):
         bad = [item for item in _flatten(value) if not isinstance(item, str)]
@@ -145,14 +145,14 @@ def _lint_paths(rule: RuleFile, out: _Findings, files: Sequence[str] | None) -> 
             )
     raw = rule_match.split_paths_value(value)
     if not raw:
-        out.add("paths-empty", WARNING, f"'paths:' holds no pattern, {_ALWAYS}")
+        out.add("paths-empty", WARNING, f"'paths:' holds no pattern, {ALWAYS_LOADED}")
         return
     if rule.paths is None:
         out.add(
             "matches-everything",
             WARNING,
             "every pattern in 'paths:' is '**' (a trailing '/**' is dropped, so '/**' counts "
-            f"too): the rule is unconditional in disguise, {_ALWAYS}. Remove 'paths:' or "
+            f"too): the rule is unconditional in disguise, {ALWAYS_LOADED}. Remove 'paths:' or "
             "scope it",
         )
         return
@@ -193,7 +193,7 @@ def _lint_patterns(rule: RuleFile, out: _Findings, files: Sequence[str] | None) 
         if problem is not None:
             out.add("pattern-invalid", ERROR, f"pattern {pattern!r} is {problem}", pattern)
             continue
-        for regex, message in _QUIRKS:
+        for regex, message in GLOB_QUIRKS:
             if regex.search(pattern):
                 out.add("pattern-quirk", WARNING, f"pattern {pattern!r}: {message}", pattern)
         if pattern in ("*", "**") and len(rule.paths) > 1:
@@ -233,7 +233,7 @@ def _lint_bookkeeping(rule: RuleFile, out: _Findings) -> None:
             "scoped-without-paths",
             ERROR,
             f"pokayokay graduated this rule for specific paths{named}, but it has no usable "
-            f"'paths:', {_ALWAYS}",
+            f"'paths:', {ALWAYS_LOADED}",
         )
 
 

@@ -15,7 +15,7 @@ SHORT_ID_LENGTH = 12  # pokayokay.failures.signature.short_id
 
 
 @dataclass(frozen=True)
-class _Stats:
+class LoadStats:
     available: bool
     by_rule: dict[str, RuleEffectiveness]
     retire_after: int
@@ -48,13 +48,13 @@ def _retire_after(project_dir: Path) -> int:
     return value if isinstance(value, int) and value >= 1 else DEFAULT_RETIRE_AFTER_SESSIONS
 
 
-def _stats(
+def rule_load_stats(
     project_dir: Path,
     rules: Sequence[RuleFile],
     retire_after: int | None = None,
     *,
     exact: bool = True,
-) -> _Stats:
+) -> LoadStats:
     """Every rule's effectiveness; ``exact=False`` answers only whether each is due for
     retirement (see ``FailureStore.rule_effect``): SessionEnd's check over a full store."""
     if retire_after is None:
@@ -64,11 +64,11 @@ def _stats(
         from pokayokay.failures.store import FailureStore
         from pokayokay.infra.locate import find_git_root
     except ImportError:
-        return _Stats(False, {}, retire_after, None)
+        return LoadStats(False, {}, retire_after, None)
     key = find_git_root(project_dir) or Path(os.path.realpath(project_dir))
     store = FailureStore.for_project(key)
     if not store.path.exists():
-        return _Stats(False, {}, retire_after, store.path)
+        return LoadStats(False, {}, retire_after, store.path)
     by_rule: dict[str, RuleEffectiveness] = {}
     with store:
         # Rules name signatures in full or by short id: resolve both to the stored ones (one
@@ -92,4 +92,4 @@ def _stats(
                 signatures=tuple(rule.signatures),
                 **effect._asdict(),
             )
-    return _Stats(True, by_rule, retire_after, store.path)
+    return LoadStats(True, by_rule, retire_after, store.path)

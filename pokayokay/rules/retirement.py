@@ -19,7 +19,7 @@ from pokayokay.rules.files import (
     discover,
     find_rule,
 )
-from pokayokay.rules.load_stats import _stats
+from pokayokay.rules.load_stats import rule_load_stats
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
@@ -169,7 +169,7 @@ def drop_active_pattern(
     return outcome.written
 
 
-def _retire_one(
+def retire_one(
     project: Path,
     location: MemoryLocation,
     settings: Settings,
@@ -199,7 +199,7 @@ def retire_due_rules(
     day = today or date.today()
     retire_after = max(1, int(settings.retire_after_sessions))
     rules = [rule for rule in discover(project) if rule.is_pokayokay]
-    stats = _stats(project, rules, retire_after, exact=False)
+    stats = rule_load_stats(project, rules, retire_after, exact=False)
     if not stats.available:
         return []
     lines: list[str] = []
@@ -214,7 +214,7 @@ def retire_due_rules(
             "not recur after the first load."
         )
         try:
-            lines.append(_retire_one(project, location, settings, rule, today=day, reason=reason))
+            lines.append(retire_one(project, location, settings, rule, today=day, reason=reason))
         except PokayokayError as exc:
             lines.append(f"kept {rule.rel_path}: {exc}")
     return lines

@@ -51,7 +51,7 @@ def parse_bookkeeping(text: str) -> RuleMeta | None:
     return RuleMeta(fields.get("id", ""), signatures, graduated)
 
 
-def _user_tail(text: str) -> str:
+def user_tail(text: str) -> str:
     """What a user wrote below the end line of a rule file (kept on every update)."""
     lines = text.splitlines(keepends=True)
     for i, line in enumerate(lines):

@@ -46,7 +46,7 @@ def conditional_scopes(project_dir: Path | str, cache_path: str | None) -> list[
         try:
             st = os.stat(path)
         except OSError:
-            continue
+            continue  # vanished: no scope
         entry = known.get(rule_path)
         if isinstance(entry, list) and entry[:2] == [st.st_size, st.st_mtime_ns]:
             patterns = entry[2]

@@ -93,13 +93,13 @@ def gather_signals(
     if os.path.exists(os.path.join(memory_dir, SPIKES_FILE)):
         from pathlib import Path
 
-        from pokayokay.learnings.spikes import read as read_spikes
+        from pokayokay.learnings.outcomes.spikes import read as read_spikes
 
         spikes = list(read_spikes(Path(memory_dir)))
     if os.path.exists(os.path.join(memory_dir, CHAIN_LEARNINGS_FILE)):
         from pathlib import Path
 
-        from pokayokay.learnings.chain import read as read_chain
+        from pokayokay.learnings.outcomes.chain import read as read_chain
 
         chain = list(read_chain(Path(memory_dir)))
     if needs_failure_signals(project, named_paths):
@@ -209,5 +209,5 @@ def cached_signals(state_dir: str) -> FailureSignals:
         try:  # noqa: SIM105 - contextlib is one more import on the prompt path
             os.unlink(tmp)
         except OSError:
-            pass
+            pass  # the next writer sweeps the temp
     return signals

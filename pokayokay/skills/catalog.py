@@ -234,7 +234,7 @@ def _skill_dirs(folder: str) -> list[tuple[str, str]]:
             if not entry.is_dir():
                 continue
         except OSError:
-            continue
+            continue  # vanished entry: skipped
         skill_md = os.path.join(entry.path, "SKILL.md")
         if os.path.isfile(skill_md):
             out.append((entry.name, skill_md))
@@ -252,7 +252,7 @@ def _plugin_name(root: str) -> str:
         if isinstance(name, str) and name.strip():
             return name.strip()
     except (OSError, ValueError):
-        pass
+        pass  # no usable manifest: no name
     base = os.path.basename(root)
     if _VERSION_FOLDER.fullmatch(base):  # a version folder: use its parent
         return os.path.basename(os.path.dirname(root))
@@ -272,13 +272,13 @@ def _plugin_roots(cache_dir: str, walked: list[str] | None = None) -> list[str]:
             try:
                 entries = sorted(os.scandir(folder), key=lambda e: e.name)
             except OSError:
-                continue
+                continue  # unreadable folder: no skills
             for entry in entries:
                 try:
                     if not entry.is_dir() or entry.name.startswith("."):
                         continue
                 except OSError:
-                    continue
+                    continue  # vanished entry: skipped
                 if os.path.isdir(os.path.join(entry.path, "skills")):
                     roots.append(entry.path)
                 else:
@@ -497,7 +497,7 @@ def load_catalog(
             try:
                 text = _read_head(path)
             except OSError:
-                continue
+                continue  # vanished: not in the catalog
             skill = analysed(skill_from_text(text, dir_name, path, source, plugin))
             skill.stamp = stamp
             fresh[path] = {

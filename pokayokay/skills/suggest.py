@@ -54,8 +54,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from pokayokay.learnings.chain import SessionOutcome
-    from pokayokay.learnings.spikes import Spike
+    from pokayokay.learnings.outcomes.chain import SessionOutcome
+    from pokayokay.learnings.outcomes.spikes import Spike
     from pokayokay.relevance.gate import Gate
     from pokayokay.skills.catalog import Skill
     from pokayokay.skills.failure_boost import FailureGroup

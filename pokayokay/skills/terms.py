@@ -21,8 +21,8 @@ from __future__ import annotations
 from itertools import pairwise
 
 from pokayokay.infra.lazyre import IGNORECASE, Lazy
-from pokayokay.recall.terms import _CAMEL, stem_with
-from pokayokay.recall.terms import _CHUNK as _WORD
+from pokayokay.recall.terms import CAMEL_PIECE, stem_with
+from pokayokay.recall.terms import WORD_CHUNK as _WORD
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -215,7 +215,7 @@ def _chunk_terms(chunk: str) -> tuple[str, ...]:
     if any(c.isdigit() for c in chunk) and len(chunk) <= 5 and not chunk.isdigit():
         return (lower,)  # s3, k8s, e2e, ec2, utf8
     out = []
-    for part in _CAMEL.findall(chunk):
+    for part in CAMEL_PIECE.findall(chunk):
         term = _term(part)
         if term:
             out.append(term)

@@ -54,7 +54,7 @@ def writer_id(project_key: str) -> str:
         if _WRITER.fullmatch(text):
             return text
     except (OSError, UnicodeDecodeError):
-        pass
+        pass  # no id yet, or an unreadable one: a new id (a new file; the old one still counts)
     new = secrets.token_hex(8)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, new.encode("ascii") + b"\n")
@@ -163,9 +163,14 @@ def _own_text(
     """The writer's file after adding what changed (None: nothing to add)."""
     old: list[TeamRecord] = []
     if current:
-        for raw in current.decode("utf-8", "replace").splitlines():
-            seen = _digest(raw.encode("utf-8")) in checked
-            result = decode_line(raw, known=seen) if raw.strip() else None
+        for raw in current.split(b"\n"):
+            if not raw.strip():
+                continue
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                continue  # a broken line: the count below differs, so this write compacts it away
+            result = decode_line(line, known=_digest(raw) in checked)
             if isinstance(result, TeamRecord):
                 old.append(result)
     known = {(r.kind, r.mistake): r for r in latest(old)}
@@ -176,7 +181,7 @@ def _own_text(
     lines = [*(encode_line(r) for r in old), *(encode_line(r) for r in new)]
     if len(lines) > len(kept) + COMPACT_SLACK or (current or b"").count(b"\n") != len(old):
         lines = [encode_line(r) for r in kept]  # compaction: one line per mistake, sorted
-    return ("\n".join(lines) + "\n").encode("utf-8") if lines else b""
+    return ("\n".join(lines) + "\n").encode("ascii") if lines else b""  # JSON, ASCII only
 
 
 def write_own(

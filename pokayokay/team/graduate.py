@@ -77,7 +77,7 @@ def _ensure_gitignore(project: Path) -> None:
     path = project / RULES_DIR / ".gitignore"
     if read_bytes(path) is None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, GITIGNORE.encode("utf-8"))
+        write_atomic(path, GITIGNORE.encode("ascii"))
 
 
 def graduate_project(

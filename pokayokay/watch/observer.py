@@ -325,7 +325,7 @@ def run_watch(
             if not watches.in_line():
                 watches.sync()
     except KeyboardInterrupt:
-        pass
+        pass  # Ctrl-C: a normal stop
     except _Terminated as exc:
         why = f"stopped by {signal.Signals(exc.signum).name}"
     except BaseException as exc:
@@ -334,7 +334,7 @@ def run_watch(
         from pokayokay.infra.logs import log_exception
 
         path = log_exception(f"watch of {project} stopped", exc)
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError):  # no terminal: the log has it
             say(f"stopped: {type(exc).__name__}: {exc} (details: {path})")
         raise
     finally:

@@ -4,6 +4,7 @@ import cycles, small modules, and a pure core that does no I/O."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,7 +38,7 @@ PURE = {
     "safety.sanitize", "safety.redact", "safety.commands", "safety.exact", "safety.instructions",
     "safety.shown", "safety.redact_values", "safety.redact_flags", "safety.redact_blocks",
     "infra.markdown", "infra.lazyre", "infra.cjson", "infra.frontmatter", "infra.regex_safety",
-    "infra.regex_budget", "infra.private",
+    "infra.regex_budget", "infra.hook_output", "infra.private",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
     "memory.commonmark", "memory.measures",
     "memory.unmanage", "memory.archives", "memory.oracle", "memory.empty_sections",
@@ -45,15 +46,16 @@ PURE = {
     "failures.mistakes", "failures.corrections", "failures.fix_edits", "failures.pairing",
     "rules.claude_match", "rules.js_regex", "rules.js_text", "rules.globs", "rules.rule_text",
     "rules.evidence", "rules.graduation", "rules.memory_edit", "rules.effectiveness",
-    "learnings.model", "learnings.wording", "learnings.entries", "learnings.topic_file",
-    "learnings.similarity", "learnings.routing", "learnings.splitting",
-    "learnings.consolidation", "learnings.consolidation_config",
+    "learnings.model", "learnings.wording", "learnings.aging.entries",
+    "learnings.topics.topic_file", "learnings.consolidate.similarity",
+    "learnings.consolidate.routing", "learnings.consolidate.splitting",
+    "learnings.consolidate.consolidation", "learnings.consolidate.consolidation_config",
     "recall.terms", "recall.concept_table", "recall.concepts", "recall.index", "recall.block",
     "recall.wordpiece", "recall.symptoms", "recall.asks", "recall.bm25", "recall.documents",
     "recall.evidence", "recall.turns", "recall.gating",
     "skills.terms", "skills.match", "skills.failure_boost", "skills.suggest", "skills.gating",
     "relevance.gate",
-    "rules.team_view", "team.records", "team.aggregate", "team.status",
+    "rules.teaching", "rules.team_view", "team.records", "team.aggregate", "team.status",
     "hooks.events",
 }  # fmt: skip
 IO_MODULES = {"os", "subprocess", "sqlite3", "shutil", "tempfile", "fcntl", "socket", "glob"}
@@ -195,3 +197,86 @@ def test_the_pure_core_does_no_io(module: str) -> None:
             assert node.func.id not in {"open", "print", "input"}, f"{module}:{node.lineno}"
         if isinstance(node, ast.Attribute) and node.attr in {"read_text", "write_text", "open"}:
             raise AssertionError(f"{module}:{node.lineno} does file I/O ({node.attr})")
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_uses(module: str, path: Path) -> Iterator[tuple[int, str, str]]:
+    """(line, defining module, name) for each private name ``module`` takes from another module:
+    ``from pokayokay.x import _y``, or ``x._y`` on a pokayokay module it imported."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    aliases: dict[str, str] = {}  # local name -> the pokayokay module it is bound to
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                source = ".".join(["pokayokay", *base, *([node.module] if node.module else [])])
+            else:
+                source = node.module or ""
+            if not source.startswith("pokayokay"):
+                continue
+            for alias in node.names:
+                inner = f"{source}.{alias.name}".removeprefix("pokayokay").lstrip(".")
+                if inner in MODULES:
+                    aliases[alias.asname or alias.name] = inner
+                if _private(alias.name):
+                    yield node.lineno, source.removeprefix("pokayokay").lstrip("."), alias.name
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("pokayokay.") and alias.asname:
+                    aliases[alias.asname] = alias.name.removeprefix("pokayokay.")
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or not _private(node.attr):
+            continue
+        target = node.value
+        if isinstance(target, ast.Name) and target.id in aliases:
+            yield node.lineno, aliases[target.id], node.attr
+        elif isinstance(target, ast.Attribute) and ast.unparse(target).startswith("pokayokay."):
+            yield node.lineno, ast.unparse(target).removeprefix("pokayokay."), node.attr
+
+
+def test_no_module_uses_another_modules_private_names() -> None:
+    """A name used outside its module is public (renamed at its definition and documented):
+    a leading underscore promises the module may change it without looking elsewhere."""
+    found = [
+        f"{module}:{line} uses {name!r} of {source}: make it public where it is defined"
+        for module, path in MODULES.items()
+        if module
+        for line, source, name in private_uses(module, path)
+        if source != module
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_private_name_check_sees_each_form_of_use(tmp_path: Path) -> None:
+    spikes, chain = "learnings.outcomes.spikes", "learnings.outcomes.chain"
+    dotted = f"pokayokay.{spikes}"
+    cases = {
+        f"from {dotted} import _topic_lock\n": (spikes, "_topic_lock"),
+        "from .spikes import _topic_lock\n": (spikes, "_topic_lock"),
+        "from . import spikes\nspikes._topic_lock\n": (spikes, "_topic_lock"),
+        "from pokayokay.learnings.outcomes import spikes as s\ns._topic_lock\n": (
+            spikes,
+            "_topic_lock",
+        ),
+        f"import {dotted} as s\ns._lock\n": (spikes, "_lock"),
+        f"import {dotted}\n{dotted}._lock\n": (spikes, "_lock"),
+    }
+    for source, expected in cases.items():
+        path = tmp_path / "chain.py"
+        path.write_text(source, encoding="utf-8")
+        assert [use[1:] for use in private_uses(chain, path)] == [expected], source
+    path.write_text(f"from {dotted} import topic_lock, __all__\n", "utf-8")
+    assert list(private_uses(chain, path)) == []
+
+
+def test_the_documented_pure_core_is_the_checked_one() -> None:
+    """docs/architecture.md's list under "The pure core" names exactly the modules PURE checks."""
+    text = (REPO_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## The pure core", 1)[1].split("The modules named", 1)[0]
+    documented = {name.replace("/", ".") for name in re.findall(r"`([^`]+)`", section)}
+    assert documented - PURE == set(), "documented as pure, not checked: add them to PURE"
+    assert PURE - documented == set(), "checked as pure, not in docs/architecture.md's list"

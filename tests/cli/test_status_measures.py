@@ -12,7 +12,7 @@ from helpers.graduation import memory_text
 
 from pokayokay.cli.main import main as cli
 from pokayokay.infra.locate import memory_location_for
-from pokayokay.learnings.capture_metrics import capture_metrics
+from pokayokay.learnings.capture.capture_metrics import capture_metrics
 from pokayokay.learnings.model import Learning
 from pokayokay.memory.document import FreeText, free_text_in_sections, parse
 from pokayokay.memory.sections import Settings

@@ -446,7 +446,9 @@ def test_schema_table_covers_settings_and_section_fields() -> None:
 def test_every_file_pokayokay_writes_in_the_memory_folder_is_reserved() -> None:
     """The names the writers use, taken from the writers themselves: none may be an archive."""
     from pokayokay import names
-    from pokayokay.learnings import chain, consolidate_apply, model, splitting
+    from pokayokay.learnings import model
+    from pokayokay.learnings.consolidate import consolidate_apply, splitting
+    from pokayokay.learnings.outcomes import chain
 
     written = [
         chain.FILE_NAME,

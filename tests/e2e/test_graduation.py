@@ -264,12 +264,16 @@ def test_failure_in_three_sessions_graduates_into_a_rule_loaded_for_its_files(
     globs = frontmatter_paths(rule_text)
     assert f"/{CART}" in globs, globs
     assert all(g.startswith("/") and "docs" not in g for g in globs), globs
-    assert f"- What goes wrong: `{TEST_COMMAND}` failed: " in rule_text, rule_text
+    # One sentence that teaches (the test and the file the fix edited), then one evidence line.
+    teach = (
+        "Keep `tests/test_cart.py::test_total_multiplies_by_quantity` passing when you change "
+        f"`{CART}`.\n- Failed in {THRESHOLD} sessions (last "
+    )
+    assert teach in rule_text, rule_text
     assert "assert 3.5 == 8.0" in rule_text
-    assert f"- How often: {THRESHOLD} sessions, {THRESHOLD} times" in rule_text, rule_text
     # What fixed it is the edit seen between red and green, never "re-run the tests".
     remedy = (
-        f"- What fixed it: edits to `{CART}` made it pass:\n"
+        f"fixed by the edit to `{CART}`.\n"
         "  - was: `return sum(price for price, quantity in items)`\n"
         "  - now: `return sum(price * quantity for price, quantity in items)`"
     )

@@ -127,7 +127,9 @@ def test_the_fourth_session_gets_the_correction_next_to_the_failure(e2e: E2E) ->
     results = after_failure.tool_results()
     assert results and results[0].get("is_error") is True
     lesson = (
-        f"pokayokay: `{BAD}` failed in 3 earlier sessions of this project too; "
+        "pokayokay: "
+        f"Run `{GOOD}`, not `{BAD}`: its dependencies live in `.venv`. "
+        f"`{BAD}` failed in 3 earlier sessions of this project too; "
         f"`{GOOD}` passed after it (3 times)."
     )
     assert lesson in after_failure.full_text, after_failure.full_text[-3000:]

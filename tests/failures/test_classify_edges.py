@@ -17,7 +17,7 @@ from pokayokay.failures import user_categories
 from pokayokay.failures.classify import classify, own_answer
 from pokayokay.failures.store import FailureStore
 from pokayokay.infra.state import project_state_dir
-from pokayokay.learnings.chain import read_transcript
+from pokayokay.learnings.outcomes.chain import read_transcript
 from pokayokay.names import FAILURE_CATEGORIES_CACHE
 
 USERS_TRACEBACK = """Traceback (most recent call last):

@@ -171,7 +171,7 @@ def build_team_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TeamP
 
     from pokayokay.config.settings import load_settings
     from pokayokay.infra.locate import resolve_memory_location
-    from pokayokay.learnings.remember import remember
+    from pokayokay.learnings.capture.remember import remember
 
     location = resolve_memory_location(root)
     settings = load_settings(root)

@@ -65,7 +65,9 @@ def test_hint_names_the_correction_and_lets_the_command_run(launched: Path) -> N
     out = output("PreToolUse", sample("PreToolUse.Bash.json", launched, BAD))
     assert set(out) == {"hookEventName", "additionalContext"}  # no decision, no updatedInput
     assert out["additionalContext"] == (
-        f"pokayokay: `{BAD}` failed in 4 earlier sessions of this project; "
+        "pokayokay: "
+        f"Run `{GOOD}`, not `{BAD}`: its dependencies live in `.venv`. "
+        f"`{BAD}` failed in 4 earlier sessions of this project; "
         f"`{GOOD}` is the form that passed."
     )
 
@@ -178,7 +180,9 @@ def test_a_known_failure_gets_what_worked_next_to_the_tool_result(launched: Path
     payload = sample("PostToolUseFailure.Bash.json", launched, BAD, error=ERROR)
     out = output("PostToolUseFailure", payload)
     assert out["additionalContext"] == (
-        f"pokayokay: `{BAD}` failed in 3 earlier sessions of this project too; "
+        "pokayokay: "
+        f"Run `{GOOD}`, not `{BAD}`: its dependencies live in `.venv`. "
+        f"`{BAD}` failed in 3 earlier sessions of this project too; "
         f"`{GOOD}` passed after it (3 times)."
     )
     assert len(out["additionalContext"]) <= 400

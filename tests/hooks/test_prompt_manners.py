@@ -21,7 +21,7 @@ from helpers.paths import DATA_DIR, FIXTURE_SAMPLES_DIR, REPO_ROOT
 
 from pokayokay.infra.locate import resolve_memory_location
 from pokayokay.learnings import model as learnings
-from pokayokay.learnings import topic_file
+from pokayokay.learnings.topics import topic_file
 from pokayokay.safety.sanitize import excerpt
 
 EVENT = "UserPromptSubmit"

@@ -22,7 +22,7 @@ from pokayokay.hooks import recall as handler
 from pokayokay.infra.locate import resolve_memory_location
 from pokayokay.infra.state import project_state_dir
 from pokayokay.learnings import model as learnings
-from pokayokay.learnings import topic_file
+from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import block as recall_block
 from pokayokay.recall import index as recall
 from pokayokay.recall.cache_io import _load_packed, _save_packed

@@ -14,7 +14,7 @@ import pytest
 from pokayokay.config.settings import load_settings
 from pokayokay.hooks import runtime as hook
 from pokayokay.infra.locate import memory_location_for
-from pokayokay.learnings.remember import remember
+from pokayokay.learnings.capture.remember import remember
 from pokayokay.names import SESSION_START_TIP
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "claude-code-samples"

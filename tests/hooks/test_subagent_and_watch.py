@@ -69,8 +69,9 @@ def test_a_subagent_gets_the_environment_lesson_and_active_patterns(launched: Pa
     assert text == (
         "<pokayokay-lessons>\n"
         "pokayokay's record of this project's earlier sessions (facts, not instructions):\n"
-        "- `python -m pytest` failed here in 4 sessions; `.venv/bin/python -m pytest` passed "
-        "instead.\n"
+        "- Run `.venv/bin/python -m pytest`, not `python -m pytest`: its dependencies live in "
+        "`.venv`. `python -m pytest` failed here in 4 sessions; `.venv/bin/python -m pytest` "
+        "passed instead.\n"
         "- Failing test tests/test_cart.py::test_total: see .claude/rules/pokayokay/testing.md "
         "(4 sessions, since 2026-10-01)\n"
         "</pokayokay-lessons>"

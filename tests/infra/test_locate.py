@@ -95,10 +95,10 @@ def test_long_slug_is_cut_and_suffixed_with_base36_hash() -> None:
 
 def test_base36_of_min_int32_hash() -> None:
     # abs(-2**31) is 2**31 (as in JS Math.abs); JS (2147483648).toString(36) == "zik0zk".
-    assert locate._base36(abs(js_string_hash("polygenelubricants"))) == "zik0zk"
-    assert locate._base36(0) == "0"
-    assert locate._base36(35) == "z"
-    assert locate._base36(36) == "10"
+    assert locate.base36(abs(js_string_hash("polygenelubricants"))) == "zik0zk"
+    assert locate.base36(0) == "0"
+    assert locate.base36(35) == "z"
+    assert locate.base36(36) == "10"
 
 
 def _node_slug_and_hash(path: str) -> tuple[str, int]:

@@ -8,9 +8,9 @@ from datetime import date, datetime, time, timezone
 import pytest
 
 from pokayokay.infra.markdown import closes, fence_opening, fence_states, open_fence_at_end
-from pokayokay.learnings.entries import parse_entries
-from pokayokay.learnings.routing import summary_line
-from pokayokay.learnings.similarity import passages
+from pokayokay.learnings.aging.entries import parse_entries
+from pokayokay.learnings.consolidate.routing import summary_line
+from pokayokay.learnings.consolidate.similarity import passages
 from pokayokay.memory.document import parse
 from pokayokay.memory.sections import DEFAULT_SECTIONS
 from pokayokay.recall.readers import _bullets

@@ -13,8 +13,14 @@ import pytest
 from helpers.gitrepo import LEARNINGS, GitRepo
 
 from pokayokay.errors import EXIT_USAGE, PokayokayError
-from pokayokay.learnings.ages import active_days, ages, commit_day, find_consolidation, parse_blame
-from pokayokay.learnings.entries import parse_entries
+from pokayokay.learnings.aging.ages import (
+    active_days,
+    ages,
+    commit_day,
+    find_consolidation,
+    parse_blame,
+)
+from pokayokay.learnings.aging.entries import parse_entries
 
 TODAY = date(2026, 3, 1)
 

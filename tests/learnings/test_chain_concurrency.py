@@ -19,7 +19,7 @@ import pytest
 from helpers.paths import FIXTURE_SAMPLES_DIR
 
 from pokayokay.infra.locate import resolve_memory_location
-from pokayokay.learnings.chain import ARCHIVE_NAME, FILE_NAME, SessionOutcome, append
+from pokayokay.learnings.outcomes.chain import ARCHIVE_NAME, FILE_NAME, SessionOutcome, append
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "pokayokay"
 HEADING = re.compile(r"(?m)^## \d{4}-\d{2}-\d{2} session (\S+)\s*$")
@@ -65,7 +65,7 @@ APPENDER = textwrap.dedent(
     from datetime import date
     from pathlib import Path
     from pokayokay.infra.locate import resolve_memory_location
-    from pokayokay.learnings.chain import SessionOutcome, append
+    from pokayokay.learnings.outcomes.chain import SessionOutcome, append
 
     memory, session = Path(sys.argv[1]), sys.argv[2]
     location = resolve_memory_location(memory.parent, memory_dir=memory)

@@ -11,7 +11,7 @@ import pytest
 
 from pokayokay.failures.model import Failure
 from pokayokay.infra.locate import resolve_memory_location
-from pokayokay.learnings.chain import (
+from pokayokay.learnings.outcomes.chain import (
     ARCHIVE_NAME,
     FILE_NAME,
     MAX_ENTRIES,
@@ -25,7 +25,7 @@ from pokayokay.learnings.chain import (
     rotate,
     session_end_chain,
 )
-from pokayokay.learnings.spikes import CHAIN_LINK
+from pokayokay.learnings.outcomes.spikes import CHAIN_LINK
 
 
 def _line(record: dict[str, object]) -> str:

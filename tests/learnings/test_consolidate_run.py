@@ -19,12 +19,16 @@ from pokayokay.infra import safe_write
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
 from pokayokay.infra.safe_write import file_lock
 from pokayokay.infra.state import log_file, state_home
-from pokayokay.learnings import consolidate_apply as consolidate_run
-from pokayokay.learnings import consolidation
-from pokayokay.learnings.ages import ages
-from pokayokay.learnings.consolidate_apply import REPORT_NAME, consolidate, consolidation_lock
-from pokayokay.learnings.consolidation_report import render_summary
-from pokayokay.learnings.consolidation_trigger import (
+from pokayokay.learnings.aging.ages import ages
+from pokayokay.learnings.consolidate import consolidate_apply as consolidate_run
+from pokayokay.learnings.consolidate import consolidation
+from pokayokay.learnings.consolidate.consolidate_apply import (
+    REPORT_NAME,
+    consolidate,
+    consolidation_lock,
+)
+from pokayokay.learnings.consolidate.consolidation_report import render_summary
+from pokayokay.learnings.consolidate.consolidation_trigger import (
     SESSION_DEFAULTS,
     session_end_check,
     state_path,
@@ -542,8 +546,10 @@ def test_session_defaults_match_the_config() -> None:
 
 def test_session_end_check_imports_nothing_heavy() -> None:
     code = (
-        "import sys; from pokayokay.learnings.consolidation_trigger import session_end_check; "
-        "heavy = {'pokayokay.learnings.ages', 'pokayokay.learnings.consolidation', "
+        "import sys; "
+        "from pokayokay.learnings.consolidate.consolidation_trigger import session_end_check; "
+        "heavy = {'pokayokay.learnings.aging.ages', "
+        "'pokayokay.learnings.consolidate.consolidation', "
         "'pokayokay.memory.curation', "
         "'subprocess', 'jinja2', 'pokayokay.infra.safe_write'}; "
         "print(sorted(heavy & set(sys.modules)))"

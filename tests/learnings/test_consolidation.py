@@ -11,11 +11,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokayokay.learnings.consolidation import batch_problem, plan_batch, qualifying, should_trigger
-from pokayokay.learnings.consolidation_config import BULLET_MAX, DEFAULT_CONFIG, ConsolidationConfig
-from pokayokay.learnings.entries import LearningEntry, parse_entries
-from pokayokay.learnings.model import EntryAge
-from pokayokay.learnings.routing import (
+from pokayokay.learnings.aging.entries import LearningEntry, parse_entries
+from pokayokay.learnings.consolidate.consolidation import (
+    batch_problem,
+    plan_batch,
+    qualifying,
+    should_trigger,
+)
+from pokayokay.learnings.consolidate.consolidation_config import (
+    BULLET_MAX,
+    DEFAULT_CONFIG,
+    ConsolidationConfig,
+)
+from pokayokay.learnings.consolidate.routing import (
     Route,
     SectionInfo,
     append_blocks,
@@ -25,8 +33,14 @@ from pokayokay.learnings.routing import (
     route,
     section_bullet,
 )
-from pokayokay.learnings.similarity import stem
-from pokayokay.learnings.splitting import INDEX_END, INDEX_START, part_numbers, split_file
+from pokayokay.learnings.consolidate.similarity import stem
+from pokayokay.learnings.consolidate.splitting import (
+    INDEX_END,
+    INDEX_START,
+    part_numbers,
+    split_file,
+)
+from pokayokay.learnings.model import EntryAge
 from pokayokay.memory.document import count_lines
 from pokayokay.memory.sections import DEFAULT_SECTIONS
 
@@ -316,7 +330,7 @@ def test_contradiction_with_a_target_the_entry_is_not_routed_to() -> None:
 
 
 def test_default_routes_are_every_keyword_target() -> None:
-    from pokayokay.learnings.routing import default_routes
+    from pokayokay.learnings.consolidate.routing import default_routes
 
     keys = [found.key for found in default_routes(SECTIONS)]
     assert keys == [

@@ -11,7 +11,7 @@ import pytest
 from helpers.gitrepo import git
 
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
-from pokayokay.learnings.consolidate_apply import consolidate
+from pokayokay.learnings.consolidate.consolidate_apply import consolidate
 from pokayokay.memory.apply import ensure_memory_template
 from pokayokay.memory.document import parse
 from pokayokay.memory.sections import DEFAULT_SECTIONS, TOPIC_INDEX_ID, Settings

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
-from pokayokay.learnings.remember import remember
-from pokayokay.learnings.stored import contradicting_learnings, load_learnings
+from pokayokay.learnings.capture.remember import remember
+from pokayokay.learnings.topics.stored import contradicting_learnings, load_learnings
 from pokayokay.learnings.wording import distinct_because, near_duplicate, similarity
 from pokayokay.memory.sections import Settings
 
@@ -109,8 +109,8 @@ def test_no_false_merge_on_the_labelled_pairs() -> None:
 
 
 def test_status_and_consolidate_list_contradictions(location: MemoryLocation) -> None:
-    from pokayokay.learnings.consolidate_apply import consolidate
-    from pokayokay.learnings.consolidation_report import render_summary
+    from pokayokay.learnings.consolidate.consolidate_apply import consolidate
+    from pokayokay.learnings.consolidate.consolidation_report import render_summary
     from pokayokay.status import render_status, status
 
     store(location, "Use requests for HTTP calls in the sync workers, never httpx.")

@@ -26,7 +26,7 @@ from pokayokay.learnings.model import (
     normalise,
     unique_name,
 )
-from pokayokay.learnings.topic_file import parse, quote, render
+from pokayokay.learnings.topics.topic_file import parse, quote, render
 from pokayokay.learnings.wording import NEAR_DUPLICATE_THRESHOLD, near_duplicate, similarity
 
 PARAPHRASES = DATA_DIR / "learnings" / "paraphrases.json"

@@ -21,9 +21,9 @@ from pokayokay.failures.store_reads import SessionFix
 from pokayokay.hooks import runtime as hook
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
 from pokayokay.infra.state import project_state_dir
-from pokayokay.learnings.observed import commit_entry, fix_entry, spike_entry
-from pokayokay.learnings.remember import remember
-from pokayokay.learnings.spikes import spike_cli
+from pokayokay.learnings.capture.remember import remember
+from pokayokay.learnings.outcomes.observed import commit_entry, fix_entry, spike_entry
+from pokayokay.learnings.outcomes.spikes import spike_cli
 from pokayokay.memory.document import parse
 from pokayokay.memory.sections import DEFAULT_SECTIONS, Settings
 

@@ -1,5 +1,6 @@
-"""pokayokay.learnings.remember: storing and reinforcing learnings, model-initiated capture and its
-per-session budget, the Topic Index, the injection corpus, the CLI and the slash command."""
+"""pokayokay.learnings.capture.remember: storing and reinforcing learnings, model-initiated
+capture and its per-session budget, the Topic Index, the injection corpus, the CLI and the slash
+command."""
 
 from __future__ import annotations
 
@@ -20,9 +21,8 @@ from ruamel.yaml import YAML
 
 from pokayokay.cli import learnings
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
-from pokayokay.learnings import capture_budget, slash_command
-from pokayokay.learnings.model import NAME_MAX, identity
-from pokayokay.learnings.remember import (
+from pokayokay.learnings.capture import capture_budget, slash_command
+from pokayokay.learnings.capture.remember import (
     BUDGET_REACHED,
     EXIT_CAPTURE_OFF,
     EXIT_PROPOSE,
@@ -31,9 +31,10 @@ from pokayokay.learnings.remember import (
     remember,
     session_start_tip,
 )
-from pokayokay.learnings.stored import load_learnings
-from pokayokay.learnings.topic_file import parse
-from pokayokay.learnings.topic_index import index_entries, index_rows
+from pokayokay.learnings.model import NAME_MAX, identity
+from pokayokay.learnings.topics.stored import load_learnings
+from pokayokay.learnings.topics.topic_file import parse
+from pokayokay.learnings.topics.topic_index import index_entries, index_rows
 from pokayokay.learnings.wording import NEAR_DUPLICATE_THRESHOLD
 from pokayokay.memory.sections import DEFAULT_SECTIONS, Settings
 

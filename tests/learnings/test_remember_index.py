@@ -1,4 +1,5 @@
-"""pokayokay.learnings.remember_index: the index that keeps ``remember`` flat as learnings grow.
+"""pokayokay.learnings.capture.remember_index: the index that keeps ``remember`` flat as
+learnings grow.
 
 It must pick exactly what the full scan of every topic file picked (the same learning to
 reinforce, the same contradictions), follow the folder when files are edited, added or
@@ -18,10 +19,18 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
-from pokayokay.learnings import model, remember_index, topic_file
-from pokayokay.learnings.remember import _contradiction_notes, _Draft, _draft, _match, remember
-from pokayokay.learnings.remember_index import index_path, load_index
-from pokayokay.learnings.stored import load_learnings
+from pokayokay.learnings import model
+from pokayokay.learnings.capture import remember_index
+from pokayokay.learnings.capture.remember import (
+    _contradiction_notes,
+    _Draft,
+    _draft,
+    _match,
+    remember,
+)
+from pokayokay.learnings.capture.remember_index import index_path, load_index
+from pokayokay.learnings.topics import topic_file
+from pokayokay.learnings.topics.stored import load_learnings
 from pokayokay.learnings.wording import contradiction, near_duplicate
 from pokayokay.memory.sections import Settings
 

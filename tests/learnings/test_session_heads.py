@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers.gitrepo import git
 
-from pokayokay.learnings.session_heads import git_head, head_from_files, note_session_head
+from pokayokay.learnings.outcomes.session_heads import git_head, head_from_files, note_session_head
 
 
 def rev_parse(where: Path) -> str | None:
@@ -89,7 +89,7 @@ def test_a_ref_that_is_no_object_name_is_asked_of_git(project: Path) -> None:
 
 
 def test_the_first_note_for_a_session_wins(tmp_path: Path) -> None:
-    from pokayokay.learnings.session_heads import session_head
+    from pokayokay.learnings.outcomes.session_heads import session_head
 
     note_session_head(tmp_path, "s1", "a" * 40, now=1.0)
     note_session_head(tmp_path, "s1", "b" * 40, now=2.0)
@@ -101,7 +101,7 @@ def test_no_commit_is_known_without_git_where_git_would_find_none(
 ) -> None:
     import subprocess as real_subprocess
 
-    from pokayokay.learnings.session_heads import read_head
+    from pokayokay.learnings.outcomes.session_heads import read_head
 
     plain = tmp_path / "plain" / "deep"
     plain.mkdir(parents=True)

@@ -7,7 +7,7 @@ from datetime import date
 from pathlib import Path
 
 from pokayokay.infra.locate import resolve_memory_location
-from pokayokay.learnings.spikes import (
+from pokayokay.learnings.outcomes.spikes import (
     CHAIN_LINK,
     SPIKE_LINK,
     Spike,

@@ -10,9 +10,9 @@ import pytest
 from pokayokay.cli.main import main as cli
 from pokayokay.errors import PokayokayError
 from pokayokay.infra.locate import memory_location_for
+from pokayokay.learnings.capture.remember import structured_fields
 from pokayokay.learnings.model import Learning, identity
-from pokayokay.learnings.remember import structured_fields
-from pokayokay.learnings.topic_file import parse, render
+from pokayokay.learnings.topics.topic_file import parse, render
 
 TEXT = (
     "Alembic migrations must run against the staging database before the integration tests, "

@@ -105,7 +105,7 @@ def test_observed_entries_are_not_written_into_a_section_past_the_cut(project: P
     """SessionEnd's observed entries (Key Decisions here) have no section yet: the section would
     start past line 200, so it is not added and the hook's note says why."""
     from pokayokay.infra.locate import memory_location_for
-    from pokayokay.learnings.observed import write_entries
+    from pokayokay.learnings.outcomes.observed import write_entries
 
     folder = _memory_dir(project)
     folder.mkdir(parents=True)

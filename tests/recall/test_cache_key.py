@@ -16,7 +16,7 @@ from pokayokay.failures.store import FailureStore
 from pokayokay.infra.locate import resolve_memory_location
 from pokayokay.infra.state import project_state_dir
 from pokayokay.learnings import model as learnings
-from pokayokay.learnings import topic_file
+from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import fixes, sources
 from pokayokay.safety.sanitize import excerpt
 

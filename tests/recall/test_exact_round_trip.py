@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from pokayokay.infra.locate import resolve_memory_location
-from pokayokay.learnings.remember import remember
+from pokayokay.learnings.capture.remember import remember
 from pokayokay.memory.sections import Settings
 from pokayokay.recall import block
 from pokayokay.recall.index import Hit

@@ -14,7 +14,7 @@ import pytest
 
 from pokayokay.infra import packed
 from pokayokay.learnings import model as learnings
-from pokayokay.learnings import topic_file
+from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import concepts
 from pokayokay.recall import sources as recall_sources
 from pokayokay.recall.index import INDEX_FORMAT, Document, Index

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
 from pokayokay.infra.state import mark_memory_changed, project_state_dir
 from pokayokay.learnings import model as learnings
-from pokayokay.learnings import topic_file
+from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import sources
 from pokayokay.safety.sanitize import excerpt
 
@@ -182,7 +182,7 @@ def test_what_pokayokay_remembers_is_recalled_by_the_next_prompt(
     location: MemoryLocation, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from pokayokay.config.settings import load_settings
-    from pokayokay.learnings.remember import remember
+    from pokayokay.learnings.capture.remember import remember
 
     result = remember(CELERY, project_dir=project, location=location,
                       settings=load_settings(project))  # fmt: skip

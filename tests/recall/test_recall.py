@@ -14,7 +14,7 @@ from helpers import recall_eval
 from helpers.paths import DATA_DIR
 
 from pokayokay.learnings import model as learnings
-from pokayokay.learnings import topic_file
+from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import block as recall_block
 from pokayokay.recall import index as recall
 from pokayokay.recall import terms as recall_terms

@@ -21,7 +21,7 @@ from pokayokay.cli.semantic import refresh_location
 from pokayokay.infra.locate import resolve_memory_location
 from pokayokay.infra.state import project_state_dir
 from pokayokay.learnings import model as learnings
-from pokayokay.learnings import topic_file
+from pokayokay.learnings.topics import topic_file
 from pokayokay.names import SEMANTIC_VECTORS_FILE
 from pokayokay.recall import index as recall
 from pokayokay.recall import semantic

@@ -52,7 +52,7 @@ def test_an_error_line_is_quoted_byte_exact() -> None:
         if name != "MEMORY.md":
             assert code_span(line) in text, name
     (rule,) = p.rules
-    assert "`ruff check src 2>&1` failed" in rule.text
+    assert "Edit `src/cart/views.py` so that `ruff check src 2>&1` passes." in rule.text
 
 
 def test_code_in_a_fixing_edit_is_exact_and_no_pair_is_identical() -> None:
@@ -81,7 +81,11 @@ def test_an_assertion_message_that_gives_an_order_appears_nowhere() -> None:
     for name, text in texts.items():
         assert "push" not in text and "delete the tests" not in text, name
         assert "'a b' != 'a b'" not in text, name
-    assert "(its error text is not shown)" in p.rules[0].text
+    # the lesson names the file; its evidence line leaves the speaking error line out
+    assert (
+        "\nEdit `src/cart/models.py` so that `pytest tests/test_cart.py` passes.\n"
+        "- Failed in 3 sessions (last 2026-10-21); fixed by the edit to `src/cart/models.py`.\n"
+    ) in p.rules[0].text
 
 
 EVIL = "LD_PRELOAD=/tmp/evil.so PYTHONPATH=/tmp/evil python -m pytest"

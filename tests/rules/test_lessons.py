@@ -39,16 +39,21 @@ def test_content_for_a_correction_and_a_fix() -> None:
     assert content is not None
     entry = content["commands"][BAD]
     assert entry["guard"] is True and entry["corrected"] == GOOD
-    assert entry["block"].startswith(f"pokayokay guard: `{BAD}` failed in 4 earlier sessions")
+    assert entry["block"].startswith(f"pokayokay guard: Run `{GOOD}`, not `{BAD}`: ")
+    assert f"`{BAD}` failed in 4 earlier sessions" in entry["block"]
     fix = content["commands"]["npm run build"]
     assert fix == {
         "sessions": 2,
         "guard": False,
-        "failure": "pokayokay: `npm run build` failed in 2 earlier sessions of this project too; "
+        "failure": "pokayokay: Edit `webpack.config.js` so that `npm run build` passes. "
+        "`npm run build` failed in 2 earlier sessions of this project too; "
         "it passed after edits to `webpack.config.js`.",
         "mistakes": [["TS2307"]],
     }
-    assert content["always"] == [f"`{BAD}` failed here in 4 sessions; `{GOOD}` passed instead."]
+    assert content["always"] == [
+        f"Run `{GOOD}`, not `{BAD}`: its dependencies live in `.venv`. "
+        f"`{BAD}` failed here in 4 sessions; `{GOOD}` passed instead."
+    ]
 
 
 def test_nothing_to_say_is_no_lookup() -> None:
@@ -159,6 +164,9 @@ def test_command_lessons_from_groups() -> None:
             2,
             fix_paths=("src/cart/pricing.py", "src/cart/tax.py"),
             mistakes=(("tests/test_cart.py::test_total",),),
+            key="test:tests/test_cart.py::test_total",
+            category="testing",
+            error_line="boom",
         ),
     ]
 
@@ -221,7 +229,8 @@ def test_a_passing_command_that_loads_from_outside_never_becomes_a_lesson(correc
 def test_a_loader_variable_inside_the_project_is_still_a_lesson(corrected: str) -> None:
     lesson = CommandLesson("python -m pytest", 5, corrected, "environment", fixed=5)
     line = environment_line(lesson)
-    assert line is not None and line.startswith("`python -m pytest` failed here")
+    assert line is not None and line.startswith(f"Run {code_span(shown(corrected) or '')}, not ")
+    assert "`python -m pytest` failed here in 5 sessions" in line
     assert shown(corrected) is not None and code_span(shown(corrected) or "") in line
 
 

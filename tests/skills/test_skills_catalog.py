@@ -262,7 +262,7 @@ def test_pokayokay_updating_its_skill_voids_every_quick_check(
 ) -> None:
     """An update of pokayokay's own skill is a rename inside the skill's folder, which no
     folder of the quick key sees: the skills.changed marker does."""
-    from pokayokay.learnings.skill_install import SKILL_FILE, SKILL_NAME, install_skill
+    from pokayokay.learnings.capture.skill_install import SKILL_FILE, SKILL_NAME, install_skill
 
     folder = skilled / ".claude" / "skills"
     install_skill(folder)

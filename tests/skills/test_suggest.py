@@ -12,8 +12,8 @@ from helpers.paths import DATA_DIR
 
 from pokayokay.cli.suggest import suggest_cli
 from pokayokay.failures.model import FailureGroup
-from pokayokay.learnings.chain import SessionOutcome
-from pokayokay.learnings.spikes import Spike
+from pokayokay.learnings.outcomes.chain import SessionOutcome
+from pokayokay.learnings.outcomes.spikes import Spike
 from pokayokay.skills.catalog import Skill, catalog_from_folder
 from pokayokay.skills.suggest import FLOOR, MAX_CHARS, Signals, prompt_paths, suggest
 

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from pokayokay.errors import PokayokayError
+from pokayokay.infra.safe_write import confined
 
 COMMAND_FILE = "remember.md"
 
@@ -32,14 +32,7 @@ def slash_command_text() -> str:
 
 
 def _command_target(commands_dir: Path, root: Path | None) -> Path:
-    target = commands_dir / COMMAND_FILE
-    if root is not None:
-        real = Path(os.path.realpath(target))
-        if not real.is_relative_to(Path(os.path.realpath(root))):
-            raise PokayokayError(
-                f"{target} leads to {real}, outside {root}; pokayokay does not write there"
-            )
-    return target
+    return confined(commands_dir / COMMAND_FILE, root)
 
 
 def install_slash_command(commands_dir: Path, *, root: Path | None = None) -> str:
@@ -47,16 +40,21 @@ def install_slash_command(commands_dir: Path, *, root: Path | None = None) -> st
     ``~/.claude/commands``). Idempotent; an older pokayokay version of the file is replaced, a
     file of someone else's at that place is left alone. ``root``: the folder the file must stay
     inside once symlinks are resolved (the project). Returns one line for the init report."""
-    from pokayokay.infra.safe_write import read_bytes, replace_if_unchanged, with_retries
+    from pokayokay.infra.safe_write import (
+        encode_text,
+        read_bytes,
+        replace_if_unchanged,
+        with_retries,
+    )
 
     target = _command_target(commands_dir, root)
-    wanted = slash_command_text().encode("utf-8")
+    wanted = encode_text(slash_command_text())
 
     def step(_attempt: int) -> str:
         current = read_bytes(target)
         if current == wanted:
             return f"/remember already installed in {target}"
-        if current is not None and COMMAND_MARKER.encode("utf-8") not in current:
+        if current is not None and encode_text(COMMAND_MARKER) not in current:
             return (
                 f"{target} exists and is not pokayokay's /remember: left as it is "
                 "(the plugin's /pokayokay:remember does the same)"
@@ -72,13 +70,13 @@ def uninstall_slash_command(commands_dir: Path, *, root: Path | None = None) -> 
     """Remove ``/remember`` from ``commands_dir`` if it is exactly what init installed (a copy
     someone edited is left alone). Returns one line for the uninstall report, None when there
     was nothing of pokayokay's there."""
-    from pokayokay.infra.safe_write import read_bytes
+    from pokayokay.infra.safe_write import encode_text, read_bytes
 
     target = _command_target(commands_dir, root)
     current = read_bytes(target)
-    if current is None or COMMAND_MARKER.encode("utf-8") not in current:
+    if current is None or encode_text(COMMAND_MARKER) not in current:
         return None
-    if current != slash_command_text().encode("utf-8"):
+    if current != encode_text(slash_command_text()):
         return (
             f"{target} differs from the /remember this pokayokay ships (edited, or from another "
             "version): left as it is"

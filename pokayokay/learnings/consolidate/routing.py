@@ -11,16 +11,16 @@ from dataclasses import dataclass
 from datetime import date
 
 from pokayokay.infra.markdown import outside_fences
-from pokayokay.learnings.consolidation_config import (
+from pokayokay.learnings.aging.entries import LearningEntry, parse_entries
+from pokayokay.learnings.consolidate.consolidation_config import (
     BULLET_MAX,
     DEFAULT_CONFIG,
     ConsolidationConfig,
 )
-from pokayokay.learnings.entries import LearningEntry, parse_entries
-from pokayokay.learnings.similarity import (
-    _TARGET_LINE,
-    _wordset,
+from pokayokay.learnings.consolidate.similarity import (
+    TARGET_LINE,
     entry_body,
+    wordset,
 )
 from pokayokay.memory.document import split_lines
 from pokayokay.names import MEMORY_FILE
@@ -31,7 +31,7 @@ DECISIONS_ID = "key_decisions"
 ARCHITECTURE_ID = "architecture_notes"
 
 
-_DECISION_WORDS = _wordset(
+_DECISION_WORDS = wordset(
     """
     decide decided decides deciding decision decisions chose choose chosen choosing agreed agree
     agreement policy policies convention conventions standardize standardise standardized
@@ -43,7 +43,7 @@ _DECISION_WORDS = _wordset(
 _DECISION_PHRASES = ("we will", "we'll", "from now on", "going forward", "settled on", "signed off")
 
 
-_ARCHITECTURE_WORDS = _wordset(
+_ARCHITECTURE_WORDS = wordset(
     """
     architecture architectural module modules component components layer layers layering
     service services structure structured schema schemas entrypoint entrypoints pipeline
@@ -97,7 +97,7 @@ class SectionInfo:
 def target_value(entry: LearningEntry) -> str | None:
     """The value of the entry's ``Target:`` line, if it has one."""
     for line in entry.body:
-        match = _TARGET_LINE.match(line.rstrip("\r\n"))
+        match = TARGET_LINE.match(line.rstrip("\r\n"))
         if match and match[1]:
             return match[1].strip().strip("`").strip()
     return None

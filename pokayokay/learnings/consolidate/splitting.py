@@ -7,11 +7,11 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pokayokay.learnings.consolidation_config import (
+from pokayokay.learnings.aging.entries import parse_entries
+from pokayokay.learnings.consolidate.consolidation_config import (
     DEFAULT_CONFIG,
     ConsolidationConfig,
 )
-from pokayokay.learnings.entries import parse_entries
 from pokayokay.memory.document import count_lines
 
 INDEX_START = "<!-- pokayokay parts -->"

@@ -20,7 +20,6 @@ twice."""
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pokayokay.errors import InvariantViolation, PokayokayError
-from pokayokay.learnings.session_heads import GIT_TIMEOUT, session_head
+from pokayokay.learnings.outcomes.session_heads import session_git, session_head
 
 if TYPE_CHECKING:
     from pokayokay.failures.store_reads import SessionFix
@@ -194,23 +193,11 @@ def write_entries(
 def session_commits(project: Path, since: str) -> list[tuple[str, str, str]]:
     """``(short sha, subject, day)`` of the commits from ``since`` (exclusive) to HEAD, oldest
     first, at most :data:`MAX_COMMITS` (the newest)."""
-    try:
-        done = subprocess.run(
-            ["git", "log", "--no-merges", f"-{MAX_COMMITS}", "--format=%h%x00%s%x00%cI",
-             f"{since}..HEAD"],
-            cwd=project,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    if done.returncode != 0:
-        return []
+    log_format = "--format=%h%x00%s%x00%cI"
+    since_head = f"{since}..HEAD"
+    log = session_git(project, "log", "--no-merges", f"-{MAX_COMMITS}", log_format, since_head)
     out = []
-    for line in done.stdout.splitlines():
+    for line in (log or "").splitlines():
         parts = line.split("\0")
         if len(parts) == 3 and parts[0]:
             out.append((parts[0], parts[1], parts[2][:10]))

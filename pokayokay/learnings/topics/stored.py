@@ -46,7 +46,7 @@ def load_learnings(memory_dir: Path) -> tuple[list[StoredLearning], list[str]]:
     """Every learning topic file in ``memory_dir`` that parses, and one problem line per file
     that was skipped (a symlink, too large, unreadable, or not in the learning format)."""
     from pokayokay.learnings.model import LearningFormatError
-    from pokayokay.learnings.topic_file import parse
+    from pokayokay.learnings.topics.topic_file import parse
 
     found: list[StoredLearning] = []
     problems: list[str] = []
@@ -78,7 +78,7 @@ def read_stored(path: Path) -> StoredLearning | None:
     """One learning file as :func:`load_learnings` reads it, or None when it is not one (any
     more): a symlink, too large, unreadable, not UTF-8 or not in the learning format."""
     from pokayokay.learnings.model import LearningFormatError
-    from pokayokay.learnings.topic_file import parse
+    from pokayokay.learnings.topics.topic_file import parse
 
     try:
         if path.is_symlink():

@@ -6,8 +6,8 @@ text with each one twice (near-duplicate, contradiction): 0.45 s at 2,000 learni
 one JSON file in pokayokay's state folder per memory folder, keeps for each topic file what those
 checks read: the identity hash, the *key-word signature* (the sorted advice words of
 :func:`pokayokay.learnings.wording.key_signature`), the content and polarity words of
-:func:`pokayokay.learnings.similarity.profile` and the Topic Index line. It is written by
-``remember`` itself (under the learnings lock) and rebuilt from the files when missing.
+:func:`pokayokay.learnings.consolidate.similarity.profile` and the Topic Index line. It is
+written by ``remember`` itself (under the learnings lock) and rebuilt from the files when missing.
 
 The index never decides alone:
 
@@ -16,7 +16,7 @@ The index never decides alone:
   dropped; the index is also rebuilt when pokayokay's matching code changes (its files' stamps
   are part of the index);
 * only the candidates it names are compared, and their texts are read from their files: what
-  is reinforced is what the file holds (:func:`pokayokay.learnings.remember._match`).
+  is reinforced is what the file holds (:func:`pokayokay.learnings.capture.remember._match`).
 
 The candidates are exactly those the full scan could pick: a near-verbatim rewording has the
 same advice words (:func:`~pokayokay.learnings.wording.distinct_because` answers "different
@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from pokayokay.learnings.consolidate.similarity import Profile
     from pokayokay.learnings.model import Learning
-    from pokayokay.learnings.similarity import Profile
 
 INDEX_VERSION = 1
 # Journal lines appended after the snapshot before the index is rewritten whole.
@@ -67,8 +67,8 @@ class IndexEntry(NamedTuple):
 
 def entry_for(learning: Learning, file_name: str, stamp: tuple[int, int, int]) -> IndexEntry:
     """The index entry of ``learning`` stored in ``file_name``."""
+    from pokayokay.learnings.consolidate.similarity import profile
     from pokayokay.learnings.model import index_line
-    from pokayokay.learnings.similarity import profile
     from pokayokay.learnings.wording import key_signature
 
     prof = profile(learning.text)
@@ -122,7 +122,7 @@ class LearningIndex:
         """``(file name, profile)``, by name, of the learnings that negate a word of ``pos`` or
         assert a word of ``neg``: the only ones a text with that polarity can contradict. The
         profile holds what :func:`pokayokay.learnings.wording.profile_contradiction` reads."""
-        from pokayokay.learnings.similarity import Profile
+        from pokayokay.learnings.consolidate.similarity import Profile
 
         for name in self.names():
             entry = self.entries[name]
@@ -153,6 +153,8 @@ class LearningIndex:
         lines (what a run adds costs the same whatever the number of learnings); after a
         rescan found changes, or once the journal is long, the whole index is rewritten
         (atomically). A cache, so no fsync: a torn file is rebuilt on the next load."""
+        from pokayokay.infra.safe_write import encode_text
+
         if self.changed or (self.pending and self.journal + len(self.pending) > JOURNAL_MAX):
             self._rewrite()
         elif self.pending:
@@ -162,13 +164,15 @@ class LearningIndex:
             )
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
             try:
-                os.write(fd, lines.encode("utf-8"))
+                os.write(fd, encode_text(lines))
             finally:
                 os.close(fd)
             self.journal += len(self.pending)
         self.pending = []
 
     def _rewrite(self) -> None:
+        from pokayokay.infra.safe_write import encode_text
+
         document = {
             "version": INDEX_VERSION,
             "code": _code_stamp(),
@@ -176,7 +180,7 @@ class LearningIndex:
             "files": {name: list(self.entries[name]) for name in self.names()},
             "skipped": {name: list(stamp) for name, stamp in sorted(self.skipped.items())},
         }
-        data = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        data = encode_text(json.dumps(document, ensure_ascii=False, separators=(",", ":")))
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -199,7 +203,9 @@ def index_path(memory_dir: Path, environ: Mapping[str, str] | None = None) -> Pa
 
 def _code_stamp() -> list[list[int]]:
     """The stamps of the modules whose output the index caches: a new pokayokay rebuilds it."""
-    from pokayokay.learnings import model, similarity, topic_file, wording
+    from pokayokay.learnings import model, wording
+    from pokayokay.learnings.consolidate import similarity
+    from pokayokay.learnings.topics import topic_file
 
     out = []
     for module in (model, similarity, topic_file, wording):
@@ -268,8 +274,9 @@ def _entry(row: object) -> IndexEntry:
 
 def load_index(memory_dir: Path, environ: Mapping[str, str] | None = None) -> LearningIndex:
     """The index of ``memory_dir``, brought up to date with the folder (see the module
-    docstring): every learning file that parses is in it, as :func:`pokayokay.learnings.stored.
-    load_learnings` would read it. Call :meth:`LearningIndex.save` to keep the update."""
+    docstring): every learning file that parses is in it, as
+    :func:`pokayokay.learnings.topics.stored.load_learnings` would read it. Call
+    :meth:`LearningIndex.save` to keep the update."""
     from pokayokay.learnings.model import FILE_PREFIX
 
     path = index_path(memory_dir, environ)
@@ -287,7 +294,7 @@ def load_index(memory_dir: Path, environ: Mapping[str, str] | None = None) -> Le
         try:
             st = item.stat(follow_symlinks=False)
         except OSError:
-            continue
+            continue  # vanished: not indexed
         if not stat_module.S_ISREG(st.st_mode):
             continue  # a symlink or anything odd: load_learnings skips it too
         stamp = stamp_of(st)
@@ -313,8 +320,8 @@ def _read_entry(path: Path, stamp: tuple[int, int, int]) -> IndexEntry | None:
     """The entry of one file (stamped before reading: a change meanwhile is seen next time)."""
     from pokayokay.infra.regular import read_regular
     from pokayokay.learnings.model import LearningFormatError
-    from pokayokay.learnings.stored import MAX_FILE_BYTES
-    from pokayokay.learnings.topic_file import parse
+    from pokayokay.learnings.topics.stored import MAX_FILE_BYTES
+    from pokayokay.learnings.topics.topic_file import parse
 
     if stamp[0] > MAX_FILE_BYTES:
         return None

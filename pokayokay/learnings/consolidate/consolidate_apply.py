@@ -30,13 +30,13 @@ from pathlib import Path
 
 from pokayokay.errors import PokayokayError
 from pokayokay.infra.state import state_home
-from pokayokay.learnings.consolidation_report import (
+from pokayokay.learnings.consolidate.consolidation_report import (
     ConsolidationOutcome,
     FileChange,
     SplitInfo,
     render_report,
 )
-from pokayokay.learnings.consolidation_trigger import _setting, save_state
+from pokayokay.learnings.consolidate.consolidation_trigger import consolidation_setting, save_state
 from pokayokay.names import CONSOLIDATION_REPORT_FILE
 
 # Nothing heavy at import time: SessionEnd imports this module for ``session_end_check``, which
@@ -47,10 +47,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
-    from pokayokay.learnings.ages import AgesReport
-    from pokayokay.learnings.consolidation_config import ConsolidationConfig
-    from pokayokay.learnings.routing import Route
-    from pokayokay.learnings.splitting import SplitResult
+    from pokayokay.learnings.aging.ages import AgesReport
+    from pokayokay.learnings.consolidate.consolidation_config import ConsolidationConfig
+    from pokayokay.learnings.consolidate.routing import Route
+    from pokayokay.learnings.consolidate.splitting import SplitResult
     from pokayokay.memory.sections import Settings
 
 REPORT_NAME = CONSOLIDATION_REPORT_FILE
@@ -78,7 +78,7 @@ def learnings_path(project_dir: Path, config: ConsolidationConfig) -> Path:
 def default_learnings_file(project_dir: Path, settings: object) -> Path:
     """The project's learnings staging file (``consolidation_learnings_file``, by default
     ``.claude/learnings.md``): what ``pokayokay ages`` dates when given no file."""
-    return project_dir / str(_setting(settings, "learnings_file"))
+    return project_dir / str(consolidation_setting(settings, "learnings_file"))
 
 
 def consolidation_lock(location: MemoryLocation, environ: Mapping[str, str] | None) -> Path:
@@ -142,8 +142,8 @@ def _file_target(
 def _planned_file(
     target: _FileTarget, blocks: Sequence[str], config: ConsolidationConfig, text: str
 ) -> tuple[str, SplitResult | None]:
-    from pokayokay.learnings.routing import append_blocks
-    from pokayokay.learnings.splitting import part_numbers, split_file
+    from pokayokay.learnings.consolidate.routing import append_blocks
+    from pokayokay.learnings.consolidate.splitting import part_numbers, split_file
 
     new = append_blocks(text, blocks, target.header)
     siblings = [p.name for p in target.path.parent.iterdir()] if target.path.parent.is_dir() else []
@@ -259,7 +259,7 @@ def _target_texts(
     """The text each route's entries are checked against, and the text of each ``context``
     target (read when it can be: contradictions are looked for there too); routes whose target
     cannot be read become problems."""
-    from pokayokay.learnings.routing import Route
+    from pokayokay.learnings.consolidate.routing import Route
     from pokayokay.memory.apply import checked_target
     from pokayokay.memory.document import parse
 
@@ -321,7 +321,7 @@ def _target_texts(
 
 def _contradictions(location: MemoryLocation) -> list[str]:
     from pokayokay.infra.logs import log_exception
-    from pokayokay.learnings.stored import contradicting_learnings
+    from pokayokay.learnings.topics.stored import contradicting_learnings
 
     try:
         return contradicting_learnings(location.memory_dir)
@@ -348,8 +348,8 @@ def consolidate(
     tracked, git missing); everything else that goes wrong for one entry or one target is
     recorded in ``errors`` and in the report, and that entry stays in the staging file.
     """
-    from pokayokay.infra.safe_write import file_lock, write_atomic
-    from pokayokay.learnings.consolidation_config import ConsolidationConfig
+    from pokayokay.infra.safe_write import encode_text, file_lock, write_atomic
+    from pokayokay.learnings.consolidate.consolidation_config import ConsolidationConfig
     from pokayokay.memory.apply import checked_target
 
     config = ConsolidationConfig.from_settings(settings)
@@ -378,7 +378,9 @@ def consolidate(
             outcome.report_text = render_report(outcome)
             try:
                 outcome.report_path.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(checked_target(location, REPORT_NAME), outcome.report_text.encode())
+                write_atomic(
+                    checked_target(location, REPORT_NAME), encode_text(outcome.report_text)
+                )
             except (OSError, PokayokayError) as exc:
                 outcome.errors.append(f"could not write the report: {exc}")
                 outcome.report_path = None
@@ -393,10 +395,14 @@ def _run(
     environ: Mapping[str, str] | None,
     git_timeout: float,
 ) -> None:
-    from pokayokay.learnings import consolidation
-    from pokayokay.learnings.ages import ages
-    from pokayokay.learnings.consolidation import batch_problem, qualifying, should_trigger
-    from pokayokay.learnings.routing import (
+    from pokayokay.learnings.aging.ages import ages
+    from pokayokay.learnings.consolidate import consolidation
+    from pokayokay.learnings.consolidate.consolidation import (
+        batch_problem,
+        qualifying,
+        should_trigger,
+    )
+    from pokayokay.learnings.consolidate.routing import (
         Route,
         SectionInfo,
         default_routes,
@@ -526,7 +532,7 @@ def _run(
             failed.update(live)
 
     # 2b. every memory-folder file written is linked from the Topic Index
-    from pokayokay.learnings.consolidation_links import link_written
+    from pokayokay.learnings.consolidate.consolidation_links import link_written
 
     link_written(outcome, location, settings, day, sim, _memory_plan)
 
@@ -555,7 +561,7 @@ def _write_staging(
         replace_if_unchanged,
         with_retries,
     )
-    from pokayokay.learnings.routing import remove_entries
+    from pokayokay.learnings.consolidate.routing import remove_entries
     from pokayokay.memory.document import count_lines
 
     first: list[bytes | None] = [report.data]
@@ -586,5 +592,3 @@ def _write_staging(
 
 
 # -- SessionEnd --------------------------------------------------------------------------------
-
-

@@ -12,9 +12,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from pokayokay.learnings.ages import AgesReport
-    from pokayokay.learnings.consolidation import Plan, Trigger
-    from pokayokay.learnings.consolidation_config import ConsolidationConfig
+    from pokayokay.learnings.aging.ages import AgesReport
+    from pokayokay.learnings.consolidate.consolidation import Plan, Trigger
+    from pokayokay.learnings.consolidate.consolidation_config import ConsolidationConfig
 
 
 @dataclass(frozen=True)

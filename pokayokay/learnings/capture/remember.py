@@ -45,17 +45,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, NoReturn
 
 from pokayokay.errors import EXIT_CAPTURE_OFF, EXIT_OK, EXIT_PROPOSE, EXIT_USAGE, PokayokayError
-from pokayokay.learnings.capture_budget import _budget_paths, _environ, _read_counts, _write_counts
-from pokayokay.learnings.stored import StoredLearning, read_stored
-from pokayokay.learnings.topic_index import _update_index
+from pokayokay.learnings.capture.capture_budget import (
+    budget_paths,
+    environ_copy,
+    read_counts,
+    write_counts,
+)
+from pokayokay.learnings.topics.stored import StoredLearning, read_stored
+from pokayokay.learnings.topics.topic_index import update_topic_index
 from pokayokay.names import SESSION_START_TIP
 
 # Only the standard library basics and pokayokay.errors are imported here: the SessionStart hook
 # imports this module for session_start_tip(). Everything else is imported where it is used.
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
+    from pokayokay.learnings.capture.remember_index import LearningIndex
     from pokayokay.learnings.model import Learning
-    from pokayokay.learnings.remember_index import LearningIndex
     from pokayokay.memory.sections import Settings
 
 __all__ = [
@@ -224,7 +229,7 @@ def _match(draft: _Draft, index: LearningIndex) -> tuple[StoredLearning, float |
     """The stored learning ``draft`` repeats, read from its file: with None for the same text
     (identity hash), with its score for a near-verbatim rewording (the most similar, ties to
     the first by name), else None. Only the learnings with the draft's key-word signature can
-    be a rewording (:mod:`pokayokay.learnings.remember_index`), so only they are read."""
+    be a rewording (:mod:`pokayokay.learnings.capture.remember_index`), so only they are read."""
     from pokayokay.learnings.wording import key_signature, near_duplicate
 
     same = index.by_hash(draft.hash)
@@ -345,9 +350,9 @@ def _remember(
 
     session = session_id or NO_SESSION
     budget = silent_budget(settings)
-    counts_file, lock = _budget_paths(location, environ)
+    counts_file, lock = budget_paths(location, environ)
     with file_lock(lock, LOCK_TIMEOUT):
-        counts = _read_counts(counts_file)
+        counts = read_counts(counts_file)
         used = counts.get(session, {}).get("count", 0)
         if not isinstance(used, int):
             used = 0
@@ -358,7 +363,7 @@ def _remember(
         )
         if result.saved:
             counts[session] = {"count": used + 1, "updated": _stamp(moment)}
-            _write_counts(counts_file, counts, moment)
+            write_counts(counts_file, counts, moment)
         return result
 
 
@@ -366,7 +371,7 @@ def _proposal(
     draft: _Draft, location: MemoryLocation, why: str, environ: Mapping[str, str] | None
 ) -> RememberResult:
     from pokayokay.infra.safe_write import Conflict, with_retries
-    from pokayokay.learnings.remember_index import load_index
+    from pokayokay.learnings.capture.remember_index import load_index
 
     def look(_attempt: int) -> StoredLearning | None:
         found = _match(draft, load_index(location.memory_dir, environ))
@@ -400,7 +405,7 @@ def _learnings_lock(location: MemoryLocation, environ: Mapping[str, str] | None)
     from pokayokay.infra.state import state_home
 
     return (
-        state_home(_environ(environ))
+        state_home(environ_copy(environ))
         / "locks"
         / f"{slugify(str(location.memory_dir))}.learnings.lock"
     )
@@ -418,7 +423,7 @@ def _save(
     silent: bool,
 ) -> RememberResult:
     from pokayokay.infra.safe_write import file_lock, with_retries
-    from pokayokay.learnings.remember_index import entry_for, load_index, stamp_of
+    from pokayokay.learnings.capture.remember_index import entry_for, load_index, stamp_of
 
     with file_lock(_learnings_lock(location, environ), LOCK_TIMEOUT):
         stamp = _stamp(moment)
@@ -459,7 +464,7 @@ def _save(
 
             logs.log(f"remember: the learnings index was not saved ({exc})")
         rows = [(name, e.created, e.line) for name, e in index.entries.items()]
-        notes += _update_index(location, settings, rows, result.path, environ)
+        notes += update_topic_index(location, settings, rows, result.path, environ)
         if result.status == "stored" and result.learning.category == "decision":
             notes += _key_decision(location, settings, result.learning.text, result.path)
     return RememberResult(
@@ -477,7 +482,12 @@ def _key_decision(
     location: MemoryLocation, settings: Settings, text: str, path: Path
 ) -> tuple[str, ...]:
     """A decision learning is also an entry of MEMORY.md's Key Decisions, linked to its file."""
-    from pokayokay.learnings.observed import KEY_DECISIONS, decision_entry, today, write_entries
+    from pokayokay.learnings.outcomes.observed import (
+        KEY_DECISIONS,
+        decision_entry,
+        today,
+        write_entries,
+    )
 
     if settings.section(KEY_DECISIONS) is None:
         return ()
@@ -490,8 +500,8 @@ def _key_decision(
 def _contradiction_notes(text: str, index: LearningIndex) -> tuple[str, ...]:
     """A note for each stored learning the new one contradicts: both are kept, flagged. Only
     the learnings that negate a word the text asserts, or assert one it negates, can clash
-    (:meth:`pokayokay.learnings.remember_index.LearningIndex.clash_candidates`)."""
-    from pokayokay.learnings.similarity import profile
+    (:meth:`pokayokay.learnings.capture.remember_index.LearningIndex.clash_candidates`)."""
+    from pokayokay.learnings.consolidate.similarity import profile
     from pokayokay.learnings.wording import profile_contradiction
 
     new = profile(text)
@@ -516,8 +526,8 @@ def _reinforce(
     """Raises Conflict when Claude (or someone) edited the file meanwhile: read it again."""
     from dataclasses import replace
 
-    from pokayokay.infra.safe_write import replace_if_unchanged
-    from pokayokay.learnings.topic_file import render
+    from pokayokay.infra.safe_write import encode_text, replace_if_unchanged
+    from pokayokay.learnings.topics.topic_file import render
 
     base = stored.learning.reinforced(stamp, confidence)
     given = fields or {}
@@ -528,7 +538,7 @@ def _reinforce(
         action=given.get("action", base.action),
         severity=given.get("severity", base.severity),
     )
-    replace_if_unchanged(stored.path, stored.data, render(learning).encode("utf-8"))
+    replace_if_unchanged(stored.path, stored.data, encode_text(render(learning)))
     message = (
         f"Reinforced: {learning.name} ({learning.category}) — seen {learning.observations} times"
     )
@@ -545,9 +555,9 @@ def _create(
     silent: bool,
 ) -> RememberResult:
     """Raises Conflict when the name was taken meanwhile: look again."""
-    from pokayokay.infra.safe_write import replace_if_unchanged
+    from pokayokay.infra.safe_write import encode_text, replace_if_unchanged
     from pokayokay.learnings.model import FILE_PREFIX, Learning, file_name_for, unique_name
-    from pokayokay.learnings.topic_file import render
+    from pokayokay.learnings.topics.topic_file import render
 
     taken = {name.removeprefix(FILE_PREFIX).removesuffix(".md") for name in index.seen}
     name = unique_name(draft.name, taken)
@@ -568,7 +578,7 @@ def _create(
         severity=draft.fields.get("severity", ""),
     )
     path = index.memory_dir / file_name_for(name)
-    replace_if_unchanged(path, None, render(learning).encode("utf-8"))
+    replace_if_unchanged(path, None, encode_text(render(learning)))
     verb = "Captured" if silent else "Stored"
     return RememberResult(
         "stored", f"{verb}: {name} ({learning.category})", EXIT_OK, learning, path

@@ -40,9 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from pokayokay.errors import PokayokayError
-from pokayokay.infra.git import GIT_TIMEOUT, Git, _first_line
+from pokayokay.infra.git import GIT_TIMEOUT, Git, first_line
 from pokayokay.infra.regular import read_regular
-from pokayokay.learnings.entries import LearningEntry, h2_title, parse_entries
+from pokayokay.learnings.aging.entries import LearningEntry, h2_title, parse_entries
 from pokayokay.learnings.model import EntryAge
 from pokayokay.memory.document import count_lines
 
@@ -87,7 +87,7 @@ def parse_dates(output: str) -> list[date]:
             try:
                 found.add(date.fromisoformat(text))
             except ValueError:
-                continue
+                continue  # not a date: ignored
     return sorted(found)
 
 
@@ -292,7 +292,7 @@ def locate(file: Path, repo_root: Path | None, git: Git) -> tuple[Path, str]:
     real = Path(os.path.realpath(file))
     done = git.run("rev-parse", "--show-toplevel")
     if done.returncode != 0:
-        message = _first_line(done.stderr)
+        message = first_line(done.stderr)
         if "not a git repository" in message:
             where = repo_root if repo_root is not None else real.parent
             raise PokayokayError(
@@ -308,7 +308,7 @@ def locate(file: Path, repo_root: Path | None, git: Git) -> tuple[Path, str]:
     git.cwd = top
     listed = git.run("ls-files", "-z", "--", rel)
     if listed.returncode != 0:
-        raise PokayokayError(f"git ls-files failed in {top}: {_first_line(listed.stderr)}")
+        raise PokayokayError(f"git ls-files failed in {top}: {first_line(listed.stderr)}")
     names = listed.stdout.decode("utf-8", "surrogateescape").split("\0")
     if rel not in names:
         raise PokayokayError(

@@ -205,12 +205,12 @@ def append_entry(target: Path, entry: str) -> None:
     import stat
 
     from pokayokay.infra.regular import NotARegularFile
-    from pokayokay.infra.safe_write import Conflict, replace_if_unchanged
+    from pokayokay.infra.safe_write import Conflict, encode_text, replace_if_unchanged
 
     if not os.path.lexists(target):
         with contextlib.suppress(Conflict):  # another SessionEnd created it first
-            replace_if_unchanged(target, None, HEADER.encode("utf-8"))
-    data = ("\n" + entry.strip("\n") + "\n").encode("utf-8")
+            replace_if_unchanged(target, None, encode_text(HEADER))
+    data = encode_text("\n" + entry.strip("\n") + "\n")
     fd = os.open(target, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NONBLOCK", 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -232,16 +232,17 @@ def rotate_file(
     from pokayokay.infra.safe_write import (
         Conflict,
         LockTimeout,
+        encode_text,
         file_lock,
         read_bytes,
         replace_if_unchanged,
     )
-    from pokayokay.learnings.spikes import _topic_lock
+    from pokayokay.learnings.outcomes.spikes import topic_lock
     from pokayokay.memory.apply import checked_target
 
     target = checked_target(location, FILE_NAME)
     try:
-        with file_lock(_topic_lock(location, environ), ROTATE_WAIT):
+        with file_lock(topic_lock(location, environ), ROTATE_WAIT):
             old = read_bytes(target)
             if old is None:
                 return
@@ -257,8 +258,8 @@ def rotate_file(
             if fresh:
                 added = "".join("\n" + m.strip("\n") + "\n" for m in fresh)
                 base = base.rstrip("\n") + "\n" + added
-                replace_if_unchanged(archive, old_archive, base.encode("utf-8"))
-            replace_if_unchanged(target, old, new_text.encode("utf-8"), keep_appends=True)
+                replace_if_unchanged(archive, old_archive, encode_text(base))
+            replace_if_unchanged(target, old, encode_text(new_text), keep_appends=True)
     except (LockTimeout, Conflict) as exc:
         logs.log(f"chain learnings: rotation left to the next session end ({exc!r})")
 
@@ -340,7 +341,7 @@ def read_transcript(lines: Iterable[bytes | str], project_dir: str) -> Transcrip
         try:
             record = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
-            continue
+            continue  # a torn or foreign line: skipped
         if not isinstance(record, dict) or record.get("isSidechain") is True:
             continue
         message = record.get("message")
@@ -481,7 +482,7 @@ def _session_end_chain(
         return
     append(location, outcome)
     from pokayokay.config.settings import load_settings
-    from pokayokay.learnings.spikes import index_topic_files
+    from pokayokay.learnings.outcomes.spikes import index_topic_files
 
     note = index_topic_files(location, load_settings(project_dir))
     if note:

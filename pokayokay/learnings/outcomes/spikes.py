@@ -120,7 +120,8 @@ def read(memory_dir: Path) -> list[Spike]:
     return parse(data.decode("utf-8", "replace"))
 
 
-def _topic_lock(location: MemoryLocation, environ: Mapping[str, str] | None) -> Path:
+def topic_lock(location: MemoryLocation, environ: Mapping[str, str] | None) -> Path:
+    """The lock file serialising writes to a memory folder's topic files (in the state folder)."""
     from pokayokay.infra.locate import slugify
     from pokayokay.infra.state import state_home
 
@@ -139,7 +140,7 @@ def record(
 ) -> Spike:
     """Record one conclusion in ``<memory_dir>/spike-results.md`` (locked, atomic)."""
     from pokayokay.errors import PokayokayError
-    from pokayokay.infra.safe_write import file_lock, read_bytes, replace_if_unchanged
+    from pokayokay.infra.safe_write import encode_text, file_lock, read_bytes, replace_if_unchanged
     from pokayokay.memory.apply import checked_target
     from pokayokay.safety.sanitize import excerpt
 
@@ -152,10 +153,10 @@ def record(
     spike = Spike((today or date.today()).isoformat(), q, go, c)
     target = checked_target(location, FILE_NAME)
     target.parent.mkdir(parents=True, exist_ok=True)
-    with file_lock(_topic_lock(location, environ), 10.0):
+    with file_lock(topic_lock(location, environ), 10.0):
         old = read_bytes(target)
         spikes = parse(old.decode("utf-8", "replace")) if old is not None else []
-        new = render(with_spike(spikes, spike)).encode("utf-8")
+        new = encode_text(render(with_spike(spikes, spike)))
         replace_if_unchanged(target, old, new)
     return spike
 
@@ -213,7 +214,7 @@ def spike_cli(
     except PokayokayError as exc:
         note = f"MEMORY.md not linked ({exc.message})"
     else:
-        from pokayokay.learnings.observed import KEY_DECISIONS, spike_entry, write_entries
+        from pokayokay.learnings.outcomes.observed import KEY_DECISIONS, spike_entry, write_entries
 
         entry = spike_entry(spike.question, spike.verdict, spike.conclusion, spike.day)
         decided = write_entries(location, settings, {KEY_DECISIONS: [entry]})

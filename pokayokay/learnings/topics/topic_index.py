@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from pokayokay.errors import PokayokayError
 from pokayokay.infra.regular import read_regular_text
-from pokayokay.learnings.stored import StoredLearning
+from pokayokay.learnings.topics.stored import StoredLearning
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
@@ -57,13 +57,15 @@ def index_entries(
     return tuple(row[2] for row in chosen)
 
 
-def _update_index(
+def update_topic_index(
     location: MemoryLocation,
     settings: Settings,
     learnings: Sequence[IndexRow],
     touched: Path | None,
     environ: Mapping[str, str] | None,
 ) -> tuple[str, ...]:
+    """Write the Topic Index lines of ``learnings`` into MEMORY.md through curation; the paths
+    written, as strings."""
     from pokayokay.learnings.model import is_index_line
     from pokayokay.memory.apply import (
         SectionEdit,

@@ -5,10 +5,10 @@ exactly pokayokay's)."""
 from __future__ import annotations
 
 import contextlib
-import os
 from pathlib import Path
 
 from pokayokay.errors import PokayokayError
+from pokayokay.infra.safe_write import confined
 
 SKILL_NAME = "capturing-learnings"
 SKILL_FILE = "SKILL.md"
@@ -28,18 +28,14 @@ def skill_source() -> Path:
 
 
 def _target(skills_dir: Path, root: Path | None) -> Path:
-    target = skills_dir / SKILL_NAME / SKILL_FILE
-    if root is not None:
-        real = Path(os.path.realpath(target))
-        if not real.is_relative_to(Path(os.path.realpath(root))):
-            raise PokayokayError(
-                f"{target} leads to {real}, outside {root}; pokayokay does not write there"
-            )
-    return target
+    return confined(skills_dir / SKILL_NAME / SKILL_FILE, root)
 
 
-def _ours(data: bytes) -> bool:
-    return SKILL_MARKER.encode("utf-8") in data and b"pokayokay remember" in data
+def is_our_skill(data: bytes) -> bool:
+    """Whether a skill file's bytes are the one pokayokay installed (its marker and command)."""
+    from pokayokay.infra.safe_write import encode_text
+
+    return encode_text(SKILL_MARKER) in data and b"pokayokay remember" in data
 
 
 def install_skill(skills_dir: Path, *, root: Path | None = None) -> str:
@@ -56,7 +52,7 @@ def install_skill(skills_dir: Path, *, root: Path | None = None) -> str:
         current = read_bytes(target)
         if current == wanted:
             return f"skill {SKILL_NAME} already installed in {target.parent}"
-        if current is not None and not _ours(current):
+        if current is not None and not is_our_skill(current):
             return f"{target} exists and is not pokayokay's {SKILL_NAME} skill: left as it is"
         target.parent.mkdir(parents=True, exist_ok=True)
         replace_if_unchanged(target, current, wanted)
@@ -74,7 +70,7 @@ def uninstall_skill(skills_dir: Path, *, root: Path | None = None) -> str | None
 
     target = _target(skills_dir, root)
     current = read_bytes(target)
-    if current is None or not _ours(current):
+    if current is None or not is_our_skill(current):
         return None
     if current != skill_source().read_bytes():
         return (
@@ -86,6 +82,6 @@ def uninstall_skill(skills_dir: Path, *, root: Path | None = None) -> str | None
 
     mark_skills_changed()
     for folder in (target.parent, skills_dir):
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # not empty: kept
             folder.rmdir()  # only when that left it empty
     return f"removed {target} (the {SKILL_NAME} skill)"

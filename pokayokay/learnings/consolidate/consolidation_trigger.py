@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
-    from pokayokay.learnings.ages import AgesReport
+    from pokayokay.learnings.aging.ages import AgesReport
     from pokayokay.memory.sections import Settings
 
 
@@ -34,7 +34,7 @@ def save_state(
     location: MemoryLocation, report: AgesReport, environ: Mapping[str, str] | None = None
 ) -> None:
     """Remember the staleness just computed, so SessionEnd can skip git next time."""
-    from pokayokay.infra.safe_write import write_atomic
+    from pokayokay.infra.safe_write import encode_text, write_atomic
 
     try:
         info = report.path.stat()
@@ -49,7 +49,7 @@ def save_state(
         }
         target = state_path(location, environ)
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, (json.dumps(state, indent=1) + "\n").encode())
+        write_atomic(target, encode_text(json.dumps(state, indent=1) + "\n"))
     except OSError as exc:
         logs.log(f"consolidation: could not save state: {exc}")
 
@@ -64,7 +64,8 @@ SESSION_DEFAULTS: dict[str, object] = {
 }
 
 
-def _setting(settings: object, name: str) -> Any:
+def consolidation_setting(settings: object, name: str) -> Any:
+    """The ``consolidation_<name>`` setting, or its session default when it is not set."""
     value = getattr(settings, f"consolidation_{name}", None)
     return SESSION_DEFAULTS[name] if value is None else value
 
@@ -102,11 +103,11 @@ def session_end_check(
             from pokayokay.config.settings import load_settings
 
             settings = load_settings(project_dir)
-        if not _setting(settings, "session_end"):
+        if not consolidation_setting(settings, "session_end"):
             return None
-        name = str(_setting(settings, "learnings_file"))
-        size_trigger = int(_setting(settings, "size_trigger"))
-        staleness_trigger = int(_setting(settings, "staleness_trigger"))
+        name = str(consolidation_setting(settings, "learnings_file"))
+        size_trigger = int(consolidation_setting(settings, "size_trigger"))
+        staleness_trigger = int(consolidation_setting(settings, "staleness_trigger"))
         path = project_dir / name
         try:
             info = path.stat()

@@ -10,7 +10,7 @@ from typing import Any
 
 from pokayokay.learnings.model import Learning
 
-SESSION_CAPTURE_SOURCE = "session-capture"  # as pokayokay.learnings.remember stores it
+SESSION_CAPTURE_SOURCE = "session-capture"  # as pokayokay.learnings.capture.remember stores it
 SHARE_GOAL = 40.0  # SC-4: at most this percentage
 WEEKLY_GOAL = 3  # SC-5: at least this many a week
 WEEK = timedelta(days=7)

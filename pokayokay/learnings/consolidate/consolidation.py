@@ -1,7 +1,7 @@
 """Consolidation of the learnings staging file (pure: no git, no file system, no model).
 
-The steps, each a function here; :mod:`pokayokay.learnings.consolidate_apply` does the I/O around
-them.
+The steps, each a function here; :mod:`pokayokay.learnings.consolidate.consolidate_apply` does
+the I/O around them.
 
 1. **Trigger** (:func:`should_trigger`): the file has more than 150 lines, or at least 14
    git-active days passed since the last consolidation. When history shows no consolidation at
@@ -48,7 +48,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from pokayokay.learnings.consolidation_config import (
+from pokayokay.learnings.aging.entries import LearningEntry
+from pokayokay.learnings.consolidate.consolidation_config import (
     DEFAULT_CONFIG,
     GREY_REDUNDANT,
     GREY_TOPIC,
@@ -56,10 +57,8 @@ from pokayokay.learnings.consolidation_config import (
     SAME_TOPIC,
     ConsolidationConfig,
 )
-from pokayokay.learnings.entries import LearningEntry
-from pokayokay.learnings.model import EntryAge
-from pokayokay.learnings.routing import Route, moved_block, section_bullet
-from pokayokay.learnings.similarity import (
+from pokayokay.learnings.consolidate.routing import Route, moved_block, section_bullet
+from pokayokay.learnings.consolidate.similarity import (
     Passage,
     Profile,
     clash,
@@ -71,6 +70,7 @@ from pokayokay.learnings.similarity import (
     quote,
     topic_score,
 )
+from pokayokay.learnings.model import EntryAge
 
 # -- configuration -----------------------------------------------------------------------------
 

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-
     from pokayokay.infra.locate import MemoryLocation
 
 
@@ -25,18 +24,21 @@ SESSIONS_KEPT = 500
 BUDGET_FILE = "silent-captures.json"
 
 
-def _environ(environ: Mapping[str, str] | None) -> dict[str, str]:
+def environ_copy(environ: Mapping[str, str] | None) -> dict[str, str]:
+    """A copy of ``environ``, or of the process's environment when None."""
     return dict(os.environ if environ is None else environ)
 
 
-def _budget_paths(location: MemoryLocation, environ: Mapping[str, str] | None) -> tuple[Path, Path]:
+def budget_paths(location: MemoryLocation, environ: Mapping[str, str] | None) -> tuple[Path, Path]:
+    """The silent-capture budget file of a memory location and the lock guarding it."""
     from pokayokay.infra.state import project_state_dir
 
-    folder = project_state_dir(str(location.project_key), _environ(environ))
+    folder = project_state_dir(str(location.project_key), environ_copy(environ))
     return folder / BUDGET_FILE, folder / "silent-captures.lock"
 
 
-def _read_counts(path: Path) -> dict[str, dict[str, object]]:
+def read_counts(path: Path) -> dict[str, dict[str, object]]:
+    """The per-session capture counts kept at ``path``; empty when missing or damaged."""
     import json
 
     try:
@@ -53,24 +55,25 @@ def _read_counts(path: Path) -> dict[str, dict[str, object]]:
     }
 
 
-def _write_counts(path: Path, sessions: dict[str, dict[str, object]], now: datetime) -> None:
+def write_counts(path: Path, sessions: dict[str, dict[str, object]], now: datetime) -> None:
+    """Write the newest sessions' counts to ``path`` atomically, dropping those past retention."""
     import json
 
-    from pokayokay.infra.safe_write import write_atomic
+    from pokayokay.infra.safe_write import encode_text, write_atomic
 
     cutoff = (now - SESSION_RETENTION).strftime("%Y-%m-%dT%H:%M:%SZ")
     kept = {k: v for k, v in sessions.items() if str(v.get("updated", "")) >= cutoff}
     newest = sorted(kept.items(), key=lambda item: str(item[1].get("updated", "")), reverse=True)
     data = {"version": 1, "sessions": dict(newest[:SESSIONS_KEPT])}
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+    write_atomic(path, encode_text(json.dumps(data, indent=1, sort_keys=True) + "\n"))
 
 
 def silent_captures(
     location: MemoryLocation, session_id: str, environ: Mapping[str, str] | None = None
 ) -> int:
     """How many silent captures ``session_id`` has made in this project."""
-    path, _ = _budget_paths(location, environ)
-    entry = _read_counts(path).get(session_id, {})
+    path, _ = budget_paths(location, environ)
+    entry = read_counts(path).get(session_id, {})
     count = entry.get("count", 0)
     return count if isinstance(count, int) else 0

@@ -1,5 +1,5 @@
 """The commit each session started on (SessionStart notes it; SessionEnd lists the commits made
-since in Completed Work, :mod:`pokayokay.learnings.observed`).
+since in Completed Work, :mod:`pokayokay.learnings.outcomes.observed`).
 
 Apart from ``observed`` because SessionStart runs on every launch: this module imports only
 ``os``, ``json`` and ``time`` (no dataclasses, typing, datetime or pathlib), so noting the HEAD
@@ -35,11 +35,19 @@ def git_head(project: Path) -> str | None:
     known, read = read_head(str(project))
     if known:
         return read
+    done = session_git(project, "rev-parse", "--verify", "-q", "HEAD")
+    head = "" if done is None else done.strip()
+    return head if len(head) >= 7 else None
+
+
+def session_git(project: Path, *args: str) -> str | None:
+    """What ``git <args>`` prints in ``project`` within :data:`GIT_TIMEOUT`; None when git is
+    missing, fails or takes longer (the session hooks' git calls, none of which may stall)."""
     import subprocess  # only when the files do not tell: a fork and git's start are the cost
 
     try:
         done = subprocess.run(
-            ["git", "rev-parse", "--verify", "-q", "HEAD"],
+            ["git", *args],
             cwd=project,
             capture_output=True,
             text=True,
@@ -49,8 +57,7 @@ def git_head(project: Path) -> str | None:
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
-    head = done.stdout.strip()
-    return head if done.returncode == 0 and len(head) >= 7 else None
+    return done.stdout if done.returncode == 0 else None
 
 
 _HEX = frozenset("0123456789abcdef")
@@ -167,10 +174,10 @@ def note_session_head(
         return
     heads[session_id] = {"head": head, "t": time.time() if now is None else now}
     kept = sorted(heads.items(), key=lambda kv: float(str(kv[1].get("t", 0))))[-MAX_SESSIONS_KEPT:]
-    from pokayokay.infra.safe_write import write_atomic
+    from pokayokay.infra.safe_write import encode_text, write_atomic
 
     state_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(_heads_path(state_dir), json.dumps(dict(kept)).encode("utf-8"))
+    write_atomic(_heads_path(state_dir), encode_text(json.dumps(dict(kept))))
 
 
 def session_head(state_dir: Path, session_id: str) -> str | None:

@@ -8,18 +8,19 @@ import re
 from dataclasses import dataclass
 
 from pokayokay.infra.markdown import fence_states
-from pokayokay.learnings.entries import LearningEntry, parse_entries
+from pokayokay.learnings.aging.entries import LearningEntry, parse_entries
 from pokayokay.memory.document import split_lines
 
 # Containment needs at least this many words, so "Use ruff." is not "already there" everywhere.
 MIN_CONTAINED_WORDS = 4
 
 
-def _wordset(text: str) -> frozenset[str]:
+def wordset(text: str) -> frozenset[str]:
+    """The set of a normalised text's words."""
     return frozenset(text.split())
 
 
-_STOPWORDS = _wordset(
+_STOPWORDS = wordset(
     """
     a about above after again all also am an and any are as at be been before being below
     between both but by can could did do does doing done down during each else even ever every
@@ -35,7 +36,7 @@ _STOPWORDS = _wordset(
 )
 
 
-_NEGATORS = _wordset(
+_NEGATORS = wordset(
     """
     not no never nor without avoid avoids avoided avoiding stop stops stopped stopping disable
     disables disabled disabling forbid forbids forbidden ban banned skip skips skipped skipping
@@ -58,7 +59,7 @@ _REPLACEMENT = re.compile(
 _SCOPE = 6
 
 
-_SCOPE_STOPS = _wordset(
+_SCOPE_STOPS = wordset(
     """
     for in on at with when if because since as by from into after before during unless until
     so while where which that but however although though whereas except
@@ -75,7 +76,7 @@ _TOKEN = re.compile(r"(?<![a-z0-9_])\.?[a-z0-9_]+(?:[.+/-][a-z0-9_]+)*|[.,;:!?\n
 _CONTRACTION = re.compile(r"n['’]t\b")
 
 
-_TARGET_LINE = re.compile(
+TARGET_LINE = re.compile(
     r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?target(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.*?)\s*$",
     re.IGNORECASE,
 )
@@ -211,7 +212,7 @@ def entry_body(entry: LearningEntry) -> str:
     keep = [
         line
         for line in entry.body
-        if not _TARGET_LINE.match(line.rstrip("\r\n")) and not _COMMENT.match(line)
+        if not TARGET_LINE.match(line.rstrip("\r\n")) and not _COMMENT.match(line)
     ]
     return "".join(keep)
 

@@ -15,8 +15,11 @@ from pokayokay.infra.regular import read_regular_text
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
-    from pokayokay.learnings.consolidation_config import ConsolidationConfig
-    from pokayokay.learnings.consolidation_report import ConsolidationOutcome, FileChange
+    from pokayokay.learnings.consolidate.consolidation_config import ConsolidationConfig
+    from pokayokay.learnings.consolidate.consolidation_report import (
+        ConsolidationOutcome,
+        FileChange,
+    )
     from pokayokay.memory.sections import Settings
 
 # consolidate_apply._memory_plan: (location, settings, section id, bullets, day, sim) → lines
@@ -71,7 +74,7 @@ def link_written_files(
 ) -> tuple[FileChange | None, str | None]:
     """Add the Topic Index lines: the change to MEMORY.md, and an error message when MEMORY.md
     could not take them."""
-    from pokayokay.learnings.consolidation_report import FileChange
+    from pokayokay.learnings.consolidate.consolidation_report import FileChange
     from pokayokay.memory.apply import SectionEdit, checked_target, run_curation
     from pokayokay.memory.document import count_lines
     from pokayokay.memory.sections import TOPIC_INDEX_ID
@@ -112,7 +115,7 @@ def link_written(
 ) -> None:
     """Topic Index lines for the memory-folder files consolidation wrote (planned with
     ``plan_memory`` on a dry run); the change and any problem go into ``outcome``."""
-    from pokayokay.learnings.consolidation_report import FileChange
+    from pokayokay.learnings.consolidate.consolidation_report import FileChange
     from pokayokay.memory.sections import TOPIC_INDEX_ID
 
     if outcome.dry_run:

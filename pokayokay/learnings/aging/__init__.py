@@ -1,0 +1,1 @@
+"""The learnings staging file's entries and their ages (from git history)."""
