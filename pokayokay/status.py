@@ -391,6 +391,7 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
             _check(checks, "ok", "rules", "no frontmatter Claude Code would mis-load")
     _check_store(checks, location)
     _check_quarantine(checks)
+    _check_team(checks, project, settings)
 
     from pokayokay.infra.state import private_folder
 
@@ -445,6 +446,21 @@ def _check_store(checks: list[dict[str, Any]], location: MemoryLocation) -> None
         return
     level = "ok" if verdict == "ok" else "problem"
     _check(checks, level, "failure store", f"{db}: integrity {verdict}")
+
+
+def _check_team(checks: list[dict[str, Any]], project: Path, settings: Settings) -> None:
+    """Team memory: the writers' files read, each skipped file or refused line one warning."""
+    from pokayokay.team.files import read_team
+    from pokayokay.team.stamp import TEAM_DIR
+
+    if not settings.team:
+        return
+    files = read_team(project)
+    for line in files.problems:
+        _check(checks, "warn", "team", line)
+    taken = sum(len(r) for r in files.records.values())
+    _check(checks, "ok", "team", f"{TEAM_DIR}: {_count(len(files.records), 'writer')}, "
+           f"{_count(taken, 'record')} read, {_count(files.refused, 'line')} refused")
 
 
 def _check_quarantine(checks: list[dict[str, Any]]) -> None:

@@ -88,7 +88,7 @@ def _count(n: int, word: str) -> str:
 def cmd_graduate(
     project: Path, location: MemoryLocation, settings: Settings, *, dry_run: bool, quiet: bool
 ) -> tuple[int, str]:
-    from pokayokay.rules.apply import graduate_project
+    from pokayokay.team.graduate import graduate_project
 
     plan, outcome = graduate_project(project, location, settings, dry_run=dry_run)
     if quiet:

@@ -116,7 +116,7 @@ def _unexpected(command: str, exc: BaseException) -> int:
 
 
 # Commands that read the failure store: the spooled tool calls are ingested first.
-_READS_FAILURES = frozenset({"failures", "graduate", "rules", "status", "doctor", "report"})
+_READS_FAILURES = frozenset({"failures", "graduate", "rules", "status", "doctor", "report", "team"})
 _CLI_INGEST_BUDGET = 60.0
 
 
@@ -231,8 +231,10 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_spike)
 
     from pokayokay.cli.semantic import add_parser as add_semantic
+    from pokayokay.cli.team import add_parser as add_team
 
     add_semantic(sub, common, _context)
+    add_team(sub, common, _context)
 
     p = sub.add_parser("recall", parents=[common], help="what recall would inject for a prompt")
     p.add_argument("query", help="the prompt text to match")

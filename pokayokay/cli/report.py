@@ -80,4 +80,15 @@ def run_report(
             raise PokayokayError(f"--html {html}: the folder {target.parent} does not exist")
         write_atomic(target, encode_text(render_html(report)))
         return 0, f"wrote {target} (open it in a browser; it needs no network)"
-    return 0, _json(report) if as_json else render_text(report).rstrip("\n")
+    if not settings.team:
+        return 0, _json(report) if as_json else render_text(report).rstrip("\n")
+    from pokayokay.cli.team import figures
+    from pokayokay.team.status import render_status
+
+    team = figures(project, location, settings)
+    if as_json:
+        data = json.loads(_json(report))
+        data["team"] = team.to_dict()
+        return 0, json.dumps(data, indent=2, default=str, ensure_ascii=False)
+    lines = render_status(team, enabled=True, limit=10)
+    return 0, render_text(report).rstrip("\n") + "\n\nTeam memory\n" + lines

@@ -249,6 +249,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("graduation.threshold", int_at_least(1), "graduation_threshold"),
     Option("graduation.retire_after_sessions", int_at_least(1), "retire_after_sessions"),
     Option("graduation.stale_after_sessions", int_at_least(1), "stale_after_sessions"),
+    Option("graduation.teammates", int_at_least(1), "graduation_teammates"),
+    Option("team", boolean, "team"),
     Option("capture_mode", one_of("ask-first", "silent", "off"), "capture_mode"),
     Option("silent_capture_budget", int_at_least(0), "silent_capture_budget"),
     Option("failure_categories", _check_failure_categories, "failure_categories"),

@@ -65,7 +65,9 @@ def catch_up(payload: dict[str, Any]) -> str:
         if result.left and not result.busy:
             return _detach(launch, location, "the spool is more than the budget takes")
         done = "ingested" if result.done else ""
-    if not graduation_may_be_due(location.project_key):
+    if not graduation_may_be_due(location.project_key) and not team_changed(
+        launch, location.project_key
+    ):
         return done
     from pokayokay.config.settings import load_settings
     from pokayokay.hooks.graduation_check import graduate_if_new_evidence
@@ -96,6 +98,23 @@ def graduation_may_be_due(project_key: Any) -> bool:
     except OSError:
         return True
     return mark is None or mark != stamped
+
+
+def team_changed(launch: str, project_key: Any) -> bool:
+    """The team folder (``.claude/pokayokay/team``) differs from what graduation last read: a
+    pull brought teammates' evidence. One stat without a folder; a scan of its entries with."""
+    from pokayokay.hooks.graduation_check import TEAM_STAMP
+    from pokayokay.infra.state import project_state_dir
+
+    if not os.path.isdir(os.path.join(launch, ".claude", "pokayokay", "team")):
+        return False
+    from pokayokay.team.stamp import folder_stamp
+
+    try:
+        seen = (project_state_dir(str(project_key)) / TEAM_STAMP).read_text("utf-8")
+    except OSError:
+        seen = None
+    return seen != folder_stamp(Path(launch))
 
 
 def _store_bytes(project_key: Any) -> int:

@@ -18,6 +18,8 @@ DETACH_GRADUATION_ABOVE_BYTES = 16 << 20
 
 # The file in the state folder holding the evidence stamp graduation last ran on.
 GRADUATED_STAMP = "graduated.stamp"
+# The team folder's stamp (:func:`pokayokay.team.files.folder_stamp`) graduation last read.
+TEAM_STAMP = "team.stamp"
 
 
 def graduate_if_new_evidence(
@@ -37,18 +39,25 @@ def graduate_if_new_evidence(
     folder = project_state_dir(str(location.project_key))
     db = folder / FAILURES_DB
     stamp_file = folder / GRADUATED_STAMP
-    if not db.is_file():
+    team = bool(getattr(settings, "team", False))
+    if not db.is_file() and not team:
         return False
     seen = written_mark(folder)  # before the evidence is read: a later write moves it
-    with FailureStore(db) as store:
-        stamp = store.evidence_stamp()
+    stamp = ""
+    if db.is_file():
+        with FailureStore(db) as store:
+            stamp = store.evidence_stamp()
+    if team:  # pulled evidence, and a rule retired here (a tombstone to share), are new
+        from pokayokay.team.stamp import folder_stamp
+
+        stamp += _archive_stamp(location) + "\n" + folder_stamp(project)
     try:
         if stamp_file.read_text() == stamp:
             _stamp_seen(stamp_file, seen)
             return False
     except OSError:
         pass  # no stamp yet: graduation decides
-    if db.stat().st_size > DETACH_GRADUATION_ABOVE_BYTES:
+    if db.is_file() and db.stat().st_size > DETACH_GRADUATION_ABOVE_BYTES:
         write_atomic(stamp_file, encode_text(stamp))  # the detached run logs its own failure
         _stamp_seen(stamp_file, seen)
         detach_command(
@@ -64,13 +73,29 @@ def graduate_if_new_evidence(
         )
         return True
     from pokayokay.infra import logs
-    from pokayokay.rules.apply import graduate_project
+    from pokayokay.team.graduate import graduate_project
 
     graduate_project(project, location, settings)
+    if team:  # this writer's own file just moved: stamped as it is now, not as it was
+        from pokayokay.team.stamp import folder_stamp
+
+        stamp = stamp.rpartition("\n")[0] + "\n" + folder_stamp(project)
+        write_atomic(folder / TEAM_STAMP, encode_text(folder_stamp(project)))
     write_atomic(stamp_file, encode_text(stamp))
     _stamp_seen(stamp_file, seen)
     logs.log(f"{when}: graduation ran for {project}")
     return True
+
+
+def _archive_stamp(location: Any) -> str:
+    """The size and mtime of ``rules-archive.md``: a retirement moves them."""
+    from pokayokay.names import RULES_ARCHIVE_FILE
+
+    try:
+        st = os.stat(location.memory_dir / RULES_ARCHIVE_FILE)
+    except OSError:
+        return " archive:-"
+    return f" archive:{st.st_size}:{st.st_mtime_ns}"
 
 
 def written_mark(state_folder: Path) -> int | None:

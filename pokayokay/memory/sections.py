@@ -93,6 +93,10 @@ class Settings:
     # A rule whose mistake did not happen in this many loaded sessions in a row is stale
     # (pokayokay.rules.staleness): flagged in status and report, retired at SessionEnd.
     stale_after_sessions: int = 10
+    # Team memory (pokayokay.team): evidence shared through .claude/pokayokay/team/, and the
+    # number of distinct teammates whose hits graduate a mistake whatever its session count.
+    team: bool = False
+    graduation_teammates: int = 2
     # Learning capture (pokayokay.learnings.capture.remember).
     capture_mode: str = "ask-first"
     silent_capture_budget: int = 5

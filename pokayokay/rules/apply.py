@@ -62,6 +62,7 @@ from pokayokay.rules.graduation import (
 )
 from pokayokay.rules.memory_edit import check_memory_edit, edit_memory
 from pokayokay.rules.rule_text import parse_retired
+from pokayokay.rules.team_view import TeamView
 
 __all__ = [
     "ApplyOutcome",
@@ -382,18 +383,25 @@ def current_plan(
     threshold: int = DEFAULT_THRESHOLD,
     today: date | None = None,
     project_files: Sequence[str] | None = None,
+    team: TeamView | None = None,
+    tombstones: Mapping[str, datetime] | None = None,
 ) -> GraduationPlan:
     """THE graduation plan of a project. Every caller (``graduate``, SessionEnd, ``failures``,
     ``status``) builds it here, so all of them see the same rules and the same retired set: a
-    retired rule's signatures are never reported as graduated."""
+    retired rule's signatures are never reported as graduated. ``team`` and ``tombstones``
+    (teammates' retirements) come from team memory (:mod:`pokayokay.team.graduate`)."""
     files = list_project_files(project_dir) if project_files is None else project_files
+    retired = read_retired(location)
+    for key, when in (tombstones or {}).items():
+        retired[key] = max(when, retired.get(key, when))
     return plan_graduation(
         groups,
         threshold=threshold,
         project_files=files,
         existing_rules=read_existing_rules(project_dir),
         today=today or date.today(),
-        retired=read_retired(location),
+        retired=retired,
+        team=team,
     )
 
 
@@ -408,6 +416,8 @@ def graduate(
     dry_run: bool = False,
     project_files: Sequence[str] | None = None,
     environ: Mapping[str, str] | None = None,
+    team: TeamView | None = None,
+    tombstones: Mapping[str, datetime] | None = None,
 ) -> tuple[GraduationPlan, ApplyOutcome]:
     """Plan and apply graduation for ``groups`` (what ``pokayokay graduate`` runs)."""
     plan = current_plan(
@@ -417,6 +427,8 @@ def graduate(
         threshold=threshold,
         today=today,
         project_files=project_files,
+        team=team,
+        tombstones=tombstones,
     )
     outcome = apply(
         plan,

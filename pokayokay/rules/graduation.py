@@ -88,6 +88,7 @@ from pokayokay.rules.evidence import (
 from pokayokay.rules.families import Family, group_families
 from pokayokay.rules.globs import derive_globs, listed_globs
 from pokayokay.rules.rule_text import BOOKKEEPING_RE, RuleMeta, parse_bookkeeping, user_tail
+from pokayokay.rules.team_view import TeamView
 from pokayokay.safety.redact import redact
 
 __all__ = [
@@ -230,7 +231,9 @@ class _Planner:
         existing_rules: Mapping[str, str],
         today: date,
         retired: Mapping[str, date | datetime] | None = None,
+        team: TeamView | None = None,
     ) -> None:
+        self.team = team
         # An environment lesson (the mistake is how a command is run) is its own category.
         self.groups = sorted(
             (g._replace(category=ENVIRONMENT) if environment_lesson(g) else g for g in groups),
@@ -274,8 +277,18 @@ class _Planner:
             qualifying = tuple(
                 g
                 for g in family.groups
-                if short_id(g.signature) in self.owner
-                or (not self.is_retired(g) and g.sessions >= self.threshold)
+                if (
+                    short_id(g.signature) in self.owner
+                    # a teammate's tombstone retires an existing rule too
+                    and not (self.team is not None and self.is_retired(g))
+                )
+                or (
+                    not self.is_retired(g)
+                    and (
+                        g.sessions >= self.threshold
+                        or (self.team is not None and g.signature in self.team.graduating)
+                    )
+                )
             )
             if qualifying:
                 families.append(Family(family.key, family.stem, qualifying))
@@ -359,6 +372,10 @@ class _Planner:
         first = utc_day(min(g.first_seen for g in groups))
         last = utc_day(max(g.last_seen for g in groups))
         graduated = (rule.meta.graduated if rule.meta else None) or self.today
+        teammates = 0
+        if self.team is not None:  # the same evidence dates the rule the same on every clone
+            graduated = last
+            teammates = max(self.team.teammates.get(g.signature, 0) for g in groups)
         signatures = tuple(sorted({short_id(g.signature) for g in groups}))
         category = category_title(rule.category) or "recurring"
         folder = _common_folder(evidence) if globs else ""
@@ -378,6 +395,7 @@ class _Planner:
                 more_count=max(0, len(groups) - shown),
                 lessons=[line for g in groups for line in environment_lines(g)][:shown * 2],
                 sessions=sessions,
+                teammates=teammates,
                 occurrences=occurrences,
                 first=first.isoformat(),
                 last=last.isoformat(),
@@ -530,6 +548,7 @@ def plan_graduation(
     existing_rules: Mapping[str, str],
     today: date,
     retired: Mapping[str, date | datetime] | None = None,
+    team: TeamView | None = None,
 ) -> GraduationPlan:
     """Plan the rule files, Active Patterns entries and topic file for ``groups``.
 
@@ -539,11 +558,14 @@ def plan_graduation(
     rules to the moment they were retired (:func:`parse_retired`; a bare date counts as the
     end of that day): such a signature graduates again only when it failed after that moment,
     so old evidence never resurrects a retired rule; a signature an existing rule lists stays
-    in it regardless. Pure and deterministic.
+    in it regardless. ``team`` (team memory) adds the team's graduation rule, the teammates
+    in the evidence line, and dates taken from the evidence. Pure and deterministic.
     """
     if threshold < 1:
         raise ValueError("the graduation threshold must be at least 1")
-    return _Planner(groups, threshold, project_files, existing_rules, today, retired).plan()
+    return _Planner(
+        groups, threshold, project_files, existing_rules, today, retired, team
+    ).plan()
 
 
 # --------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ LAYERS: dict[str, int] = {
     "config": 4,
     "failures": 5,
     "rules": 6,
-    "learnings": 7, "relevance": 7,
+    "learnings": 7, "relevance": 7, "team": 7,
     "recall": 8,
     "skills": 9,
     "hooks": 10,
@@ -38,7 +38,7 @@ PURE = {
     "safety.sanitize", "safety.redact", "safety.commands", "safety.exact", "safety.instructions",
     "safety.shown", "safety.redact_values", "safety.redact_flags", "safety.redact_blocks",
     "infra.markdown", "infra.lazyre", "infra.cjson", "infra.frontmatter", "infra.regex_safety",
-    "infra.regex_budget", "infra.hook_output",
+    "infra.regex_budget", "infra.hook_output", "infra.private",
     "memory.document", "memory.sections", "memory.curation", "memory.invariants",
     "memory.commonmark", "memory.measures",
     "memory.unmanage", "memory.archives", "memory.oracle", "memory.empty_sections",
@@ -56,6 +56,7 @@ PURE = {
     "recall.evidence", "recall.turns", "recall.gating",
     "skills.terms", "skills.match", "skills.failure_boost", "skills.suggest", "skills.gating",
     "relevance.gate",
+    "rules.team_view", "team.records", "team.aggregate", "team.status",
     "hooks.events",
 }  # fmt: skip
 IO_MODULES = {"os", "subprocess", "sqlite3", "shutil", "tempfile", "fcntl", "socket", "glob"}
