@@ -45,6 +45,7 @@ GITIGNORE = (
     "# Written by pokayokay (team: true): these rules are derived on every clone from the\n"
     "# evidence in .claude/pokayokay/team/, so they are not committed (docs/team.md).\n"
     "*.md\n"
+    ".gitignore\n"  # itself too: an untracked copy must never block a teammate's pull
 )
 
 
