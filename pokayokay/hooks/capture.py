@@ -236,6 +236,7 @@ def _build_failures(
                 cwd=project.cwd,
                 aliases=project.aliases,
                 files=files,
+                test_run=signature.startswith("test:"),
             ),
             excerpt=excerpt(shown),
             exit_code=exit_code,
