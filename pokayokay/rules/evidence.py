@@ -9,8 +9,9 @@ error line that identifies the mistake is shown, in a code span, and only when i
 to the reader (:func:`pokayokay.safety.sanitize.tool_line`). A file name is a code span, or left
 out when it carries a heading or an imperative. The failing command is never offered as the
 remedy: a mistake's lesson is its correction ("use `X`, not `Y`"), the edits that fixed it (a
-few exact lines each), the category's own advice (``edit``, ``permissions``), or the
-statement that no fix has been observed yet."""
+few exact lines each), the formatter that wrote the files (a check's episode its formatter
+ended), the category's own advice (``edit``, ``permissions``), or the statement that no fix has
+been observed yet."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 from datetime import date, datetime, timezone
 
+from pokayokay.failures.corrections import formatter_fix
 from pokayokay.failures.model import Correction, FailureGroup
 from pokayokay.rules.globs import normalise_path
 from pokayokay.safety import sanitize
@@ -273,6 +275,9 @@ def lesson_lines(
         lines.extend(edits[1:])
     if lines:
         return lines
+    formatter = formatter_fix(group.sample_command, group.fix_commands)
+    if formatter is not None and (shown := _command(formatter)) is not None:
+        return [f"- What fixed it: the formatter wrote the files ({shown})."]
     if category in _DEFAULT_LESSON:
         return [f"- What to do: {_DEFAULT_LESSON[category]}"]
     return [f"- What fixed it: {NO_FIX}"]
