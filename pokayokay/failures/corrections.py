@@ -9,8 +9,12 @@ command is such a variant of a failing one and of which kind:
   ``poetry run``, ``pipenv run``, ``pdm run``, ``hatch run``, ``npx``, ``pnpm exec``,
   ``bunx``, ``python -m``), an environment variable set before it (``PYTHONPATH=src pytest``),
   or a tool run from a folder path (``node_modules/.bin/eslint``);
-* ``"command"`` — the same tool and arguments with other flags (``pytest -p no:randomly``), or
-  a package-manager script narrowed to a sibling (``npm test`` → ``npm run test:unit``);
+* ``"command"`` — the same tool and arguments with other flags (``pytest -p no:randomly``) or
+  another value of a flag (``ruff check --select E501 .`` → ``ruff check --select E5 .``), a
+  package-manager script narrowed to a sibling (``npm test`` → ``npm run test:unit``), or a
+  file name corrected: the failing command named a file that does not exist and the passing
+  one a like-named file that does (``pytest tests/test_usr.py`` → ``pytest
+  tests/test_users.py``; only when the caller says which files exist);
 * ``"environment"`` too — another command for the same purpose when neither names a file
   (:func:`substitutes`): ``npm run lint`` → ``npx xo``, ``make tests`` → ``make test``,
   ``pytest`` → ``make test``; the store counts it only when no file was edited in between;
@@ -21,13 +25,17 @@ command is such a variant of a failing one and of which kind:
   :func:`pokayokay.safety.commands.danger`): a force push that "worked" is never a lesson.
 
 What is compared is the command after ``cd <dir> &&`` prefixes, output plumbing (``2>&1``,
-``| tail -n 20``) and an ``env`` prefix are set aside.
+``| tail -n 20``) and an ``env`` prefix are set aside. Two chains of as many commands
+(``npm ci && npm test`` → ``npm ci && npm run test:unit``) are compared by the one command that
+differs; chains that differ in more than one are not a correction.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 ENVIRONMENT = "environment"
@@ -63,6 +71,15 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _PLUMBING = re.compile(r"(?<!\s)\s*(?:\d?>&\d|&>\s*\S+|\d?>\s*/dev/null)")
 _PAGER = re.compile(r"\s*(?:tail|head|less|more|cat|tee|grep)\b")
 _CD = re.compile(r"^\s*cd\s+\S+\s*&&\s*")
+# a chain's links: `&&`, `||` and `;` outside quotes (a quoted one makes the chain unsplit)
+_LINK = re.compile(r"(?<!\s)\s*(?:&&|\|\||;)\s*")
+# flags that choose which tests run: another value runs other tests (narrowing, not a fix)
+_SELECT_FLAGS = frozenset(
+    {"-k", "-m", "-t", "--testNamePattern", "--grep", "-g", "--filter", "-run", "--run", "--only"}
+)
+# a corrected file name is this like the failing one (difflib's ratio of the two names)
+_TYPO_RATIO = 0.6
+_TEST_MARK = re.compile(r"\Atest_|_test\Z")
 _PACKAGE_MANAGERS = frozenset({"npm", "pnpm", "yarn", "bun"})
 _LIFECYCLE = frozenset({"test", "start", "stop", "restart"})
 # A check that only reports (``black --check``) and the flags that make a tool write the files.
@@ -156,6 +173,7 @@ class Parsed(NamedTuple):
     args: tuple[str, ...]  # positional arguments after the tool
     flags: tuple[str, ...]  # options after the tool, in order
     prefix: tuple[str, ...]  # how it was run: runner words, interpreter, assignments, folders
+    words: tuple[str, ...] = ()  # every word after the tool, in order
 
 
 def _words(command: str) -> list[str] | None:
@@ -221,7 +239,7 @@ def parse(command: str) -> Parsed | None:
         rest = words[i + 1 :]
         args = tuple(w for w in rest if not w.startswith("-"))
         flags = tuple(w for w in rest if w.startswith("-"))
-        return Parsed(tool, args, flags, tuple(prefix))
+        return Parsed(tool, args, flags, tuple(prefix), tuple(rest))
     return None
 
 
@@ -280,7 +298,11 @@ def formatter_run(failing: str, succeeded: str) -> bool:
     """Whether ``succeeded`` is the formatter of the check ``failing`` writing the files: the
     same formatting tool on the same arguments, without the check's report-only flag
     (``black --check f`` → ``black -q f``) or with a flag that writes (``prettier --check`` →
-    ``prettier --write``, ``ruff check`` → ``ruff check --fix``)."""
+    ``prettier --write``, ``ruff check`` → ``ruff check --fix``), alone or as the one changed
+    link of a chain (``black --check . && pytest`` → ``black . && pytest``)."""
+    link = changed_link(failing, succeeded)
+    if link is not None:
+        failing, succeeded, _ = link
     bad, good = parse(failing), parse(succeeded)
     if bad is None or good is None or bad.tool != good.tool or bad.tool not in _FORMAT_TOOLS:
         return False
@@ -293,14 +315,115 @@ def formatter_run(failing: str, succeeded: str) -> bool:
     return (checked and not still_checks) or (writes and not wrote)
 
 
-def correction_kind(failing: str, succeeded: str) -> str | None:
-    """How ``succeeded`` corrects ``failing`` (see the module doc), or ``None``."""
+def changed_link(failing: str, succeeded: str) -> tuple[str, str, str] | None:
+    """For two chains of as many commands that differ in one (``npm ci && npm test`` →
+    ``npm ci && npm run test:unit``): (failing command, passing command, the folder the
+    ``cd`` links before it moved to, ``""`` for none). ``None`` for anything else."""
+    if "'" in failing + succeeded or '"' in failing + succeeded:
+        return None  # a quoted `&&` or `;` is not a link
+    bad, good = _LINK.split(failing.strip()), _LINK.split(succeeded.strip())
+    if len(bad) < 2 or len(bad) != len(good):
+        return None
+    changed = [i for i, (b, g) in enumerate(zip(bad, good, strict=True)) if b.split() != g.split()]
+    if len(changed) != 1:
+        return None
+    [at] = changed
+    folder = ""
+    for link in bad[:at]:
+        words = link.split()
+        if len(words) == 2 and words[0] == "cd":
+            folder = os.path.normpath(os.path.join(folder, words[1]))
+    return bad[at], good[at], folder
+
+
+def _one_step(failing: str, succeeded: str) -> tuple[str, str, str]:
+    """The commands to compare, and the folder they ran in relative to the call's: the one
+    link of a chain that changed, else the commands themselves (``cd`` prefixes are
+    :func:`parse`'s to drop)."""
+    link = changed_link(failing, succeeded)
+    if link is not None:
+        return link
+    bad_cd, good_cd = _CD.match(failing), _CD.match(succeeded)
+    if bad_cd and good_cd and bad_cd.group().split() == good_cd.group().split():
+        return failing, succeeded, bad_cd.group().split()[1]
+    return failing, succeeded, ""
+
+
+def _flag_values_differ(bad: Parsed, good: Parsed) -> bool:
+    """The same words but for values given to a long flag (``--select E501`` → ``--select
+    E5``); a value that looks like a file is an argument (another file: no correction)."""
+    if len(bad.words) != len(good.words) or len(bad.words) < 2:
+        return False
+    changed = [i for i, (b, g) in enumerate(zip(bad.words, good.words, strict=True)) if b != g]
+    return bool(changed) and all(
+        i > 0
+        and bad.words[i - 1] == good.words[i - 1]
+        and bad.words[i - 1].startswith("--")  # a short flag is often a switch (-q, -x)
+        and "=" not in bad.words[i - 1]
+        and bad.words[i - 1] not in _SELECT_FLAGS
+        and not any(
+            w[i].startswith("-") or _FILE_LIKE.search(w[i]) for w in (bad.words, good.words)
+        )
+        for i in changed
+    )
+
+
+def _stem(path: str) -> str:
+    """A file's name without its extension and its test marks (``test_users.py``: ``users``),
+    so that two test files are alike by what they test."""
+    name = os.path.basename(path.rstrip("/")).split(".", 1)[0]
+    return _TEST_MARK.sub("", name) or name
+
+
+def _file_corrected(
+    bad: Parsed, good: Parsed, exists: Callable[[str], bool] | None, folder: str
+) -> bool:
+    """The failing command named a file that does not exist, the passing one, otherwise the
+    same, a like-named file that does (``tests/test_usr.py`` → ``tests/test_users.py``)."""
+    if exists is None or bad.prefix != good.prefix or bad.flags != good.flags:
+        return False
+    if len(bad.args) != len(good.args):
+        return False
+    changed = [(b, g) for b, g in zip(bad.args, good.args, strict=True) if b != g]
+    if len(changed) != 1:
+        return False
+    [(was, now)] = changed
+    if not (_FILE_LIKE.search(was) and _FILE_LIKE.search(now)):
+        return False
+    was_file, now_file = was.split("::", 1)[0], now.split("::", 1)[0]
+    if was_file == now_file:
+        return False  # another test of one file: narrowing, not a correction
+    from difflib import SequenceMatcher
+
+    like = SequenceMatcher(None, _stem(was_file), _stem(now_file)).ratio()
+    if like < _TYPO_RATIO:
+        return False
+    return not exists(os.path.join(folder, was_file)) and exists(os.path.join(folder, now_file))
+
+
+def formatter_fix(failing: str | None, fix_commands: Sequence[str]) -> str | None:
+    """The formatter run among the commands that ended a group's episodes, for its failing
+    check ``failing`` (``black -q f`` for ``black --check f``), or ``None``."""
+    if not failing:
+        return None
+    return next((c for c in fix_commands if formatter_run(failing, c)), None)
+
+
+def correction_kind(
+    failing: str, succeeded: str, exists: Callable[[str], bool] | None = None
+) -> str | None:
+    """How ``succeeded`` corrects ``failing`` (see the module doc), or ``None``.
+
+    ``exists``: whether a path (relative to the folder the commands ran in) names a file now;
+    without it a changed file name is never a correction.
+    """
     from pokayokay.safety.commands import danger
 
     if " ".join(failing.split()) == " ".join(succeeded.split()) or danger(succeeded):
         return None
     if formatter_run(failing, succeeded):
         return None
+    failing, succeeded, folder = _one_step(failing, succeeded)
     bad, good = parse(failing), parse(succeeded)
     if bad is None or good is None:
         return None
@@ -310,6 +433,10 @@ def correction_kind(failing: str, succeeded: str) -> str | None:
         if bad.prefix != good.prefix:
             return ENVIRONMENT
         return COMMAND if bad.flags != good.flags else None
+    if bad.prefix == good.prefix and _flag_values_differ(bad, good):
+        return COMMAND
+    if _file_corrected(bad, good, exists, folder):
+        return COMMAND
     bad_script, good_script = _script(bad), _script(good)
     if (
         bad_script

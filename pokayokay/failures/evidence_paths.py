@@ -437,15 +437,30 @@ def extract_paths(
     cwd: str | None = None,
     aliases: Sequence[str] = (),
     files: ProjectFiles | None = None,
+    test_run: bool = False,
 ) -> tuple[str, ...]:
     """Project-relative POSIX paths involved in a failure: deduplicated, sorted, at most 50.
 
     ``files``: check the candidates against the project (module docstring); ``None`` keeps
     every candidate inside the project and touches nothing. ``tool`` is accepted for symmetry
     with the other core functions (every tool's input is read the same way today).
+    ``test_run``: the failure is a failing test, so a test file named alone brings the module
+    it tests (:func:`pokayokay.failures.fix_paths.modules_under_test`).
+
+    Summary lines name nothing, and a mistake the output shows to be the command's (the
+    interpreter, a missing output folder) keeps only the files the tool was given
+    (:mod:`pokayokay.failures.fix_paths`).
     """
+    from pokayokay.failures.fix_paths import (
+        fixed_by_the_command,
+        fixed_in_the_config,
+        modules_under_test,
+        without_summaries,
+    )
+
     del tool
     p = _patterns()
+    error = without_summaries(error)
     explicit: set[str] = set()
     found: set[str] = set()
     bare: set[str] = set()  # file names without a folder, for the package lookup
@@ -472,6 +487,11 @@ def extract_paths(
     command = command if isinstance(command, str) else ""
     for word in _command_paths(command, p):
         keep(word, given=False)
+    if files is not None and error and fixed_by_the_command(error[:MAX_SCANNED], files):
+        return tuple(sorted(explicit)[:MAX_PATHS])
+    if files is not None and error and fixed_in_the_config(error[:MAX_SCANNED]):
+        config = _manifests(error[:MAX_SCANNED], project_root, cwd, files)
+        return tuple(sorted(explicit | config)[:MAX_PATHS])
     if error:
         for raw in _error_paths(error, (project_root, *aliases), p):
             keep(raw, given=False)
@@ -519,6 +539,8 @@ def extract_paths(
             real.update(hits)
     kept = explicit | real | _manifests(error[:MAX_SCANNED], project_root, cwd, files)
     kept |= _meant(error[:MAX_SCANNED], project_root, cwd, files)
+    if test_run:
+        kept |= modules_under_test(kept, files)
     folders_kept = {rel for rel in kept if rel not in explicit and files.is_dir(rel)}
     for folder in folders_kept:
         if any(other.startswith(folder + "/") for other in kept):

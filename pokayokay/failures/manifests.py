@@ -3,15 +3,17 @@
 A missing script, an unresolvable package or crate, a module no requirement provides, stubs that
 are not installed, a make target that does not exist: the fix is in the file that declares them,
 which the output rarely names. :func:`manifest_names` reads the output and returns those files'
-names (``package.json``, ``Cargo.toml``, ``go.mod``, ``pyproject.toml``, ``Makefile``), by the
-documented message of each tool; :func:`pokayokay.failures.evidence_paths.extract_paths` keeps
-the ones that exist in the folder the command ran in (else at the project root).
+names (``package.json``, ``Cargo.toml``, ``go.mod``, ``pyproject.toml``, ``Makefile``, eslint's
+``eslint.config.js``), by the documented message of each tool;
+:func:`pokayokay.failures.evidence_paths.extract_paths` keeps the ones that exist in the folder
+the command ran in (else at the project root).
 """
 
 from __future__ import annotations
 
 from pokayokay.infra.lazyre import Lazy
 
+ESLINT_CONFIGS = tuple(f"eslint.config.{ext}" for ext in ("js", "mjs", "cjs", "ts", "mts", "cts"))
 # (messages, manifest): each message a pattern led by a literal (a literal start is searched
 # fast; an alternation tries every position), each linear (no nested repetition)
 _RULES: tuple[tuple[tuple[Lazy, ...], str], ...] = (
@@ -33,6 +35,12 @@ _RULES: tuple[tuple[tuple[Lazy, ...], str], ...] = (
     ((Lazy(r"Library stubs not installed for "), Lazy(r"  \[import-untyped\]")), "pyproject.toml"),
     # make: a target the Makefile does not have (not a prerequisite file it is missing)
     ((Lazy(r"No rule to make target '[^'\n]{1,200}'\.  Stop\."),), "Makefile"),
+    # eslint (flat config): a file no configuration object covers; the config is whichever of
+    # its names the project has
+    *(
+        ((Lazy(r"File ignored because no matching configuration was supplied"),), name)
+        for name in ESLINT_CONFIGS
+    ),
 )
 
 

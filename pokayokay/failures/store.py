@@ -342,14 +342,20 @@ class FailureStore:
         return [(int(row[0]), str(row[1]), float(row[2])) for row in rows]
 
     def record_success(
-        self, session_id: str, tool: str, command: str | None, ts: float | None = None
+        self,
+        session_id: str,
+        tool: str,
+        command: str | None,
+        ts: float | None = None,
+        exists: Callable[[str], bool] | None = None,
     ) -> int:
         """A tool call succeeded; for a command, close the session's fix episodes it ends.
 
         An episode ends when the same command passes, or a correction of it
-        (:func:`pokayokay.failures.corrections.correction_kind`): then the pair is recorded
-        as a correction of every signature the episode saw. Returns the number of episodes
-        closed. A session with no open episode costs one indexed read.
+        (:func:`pokayokay.failures.corrections.correction_kind`, given ``exists``: whether a
+        path relative to the folder the command ran in names a file now): then the pair is
+        recorded as a correction of every signature the episode saw. Returns the number of
+        episodes closed. A session with no open episode costs one indexed read.
         """
         ts = time.time() if ts is None else ts
         key = store_writes.command_key(command) if command else ""
@@ -366,7 +372,7 @@ class FailureStore:
                 closing.append((episode, None))
             elif formatter_run(failing, key):
                 closing.append((episode, "formatter"))
-            elif (kind := correction_kind(failing, key)) is not None:
+            elif (kind := correction_kind(failing, key, exists)) is not None:
                 closing.append((episode, kind))
         if not closing:
             self._ensure_session(session_id, ts)

@@ -158,7 +158,8 @@ def close_episode(
 
     ``kind``: ``None`` when the failing command itself passed, a correction kind
     (:func:`pokayokay.failures.corrections.correction_kind`), or ``"formatter"`` (the check's
-    formatter wrote the files: closed, nothing learned). A substitute command
+    formatter wrote the files: closed, nothing learned but the formatter's command, kept as
+    the group's fix command so that no rule says no fix was seen). A substitute command
     (:func:`pokayokay.failures.corrections.substitutes`) after an edit is no correction: the
     episode stays open and False is returned. Each mistake's fix is credited to the edits
     after the command's last failure with that mistake, reverts cancelled
@@ -187,6 +188,14 @@ def close_episode(
     conn.execute("DELETE FROM episode_signatures WHERE episode_id = ?", (episode_id,))
     conn.execute("DELETE FROM episodes WHERE id = ?", (episode_id,))
     if kind == "formatter":
+        # nothing to learn (decision 0085), but what ended it is known: the formatter's run
+        for signature in signatures:
+            conn.execute(
+                "INSERT INTO group_fix_commands (signature, command, count)"
+                " VALUES (?, ?, 1) ON CONFLICT (signature, command)"
+                " DO UPDATE SET count = count + 1",
+                (signature, corrected),
+            )
         return True
     edits = [(float(r[0]), str(r[1]), str(r[2] or "")) for r in rows]
     for signature in signatures:

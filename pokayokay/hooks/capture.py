@@ -236,6 +236,7 @@ def _build_failures(
                 cwd=project.cwd,
                 aliases=project.aliases,
                 files=files,
+                test_run=signature.startswith("test:"),
             ),
             excerpt=excerpt(shown),
             exit_code=exit_code,
@@ -346,8 +347,13 @@ def post_tool_use(payload: dict[str, Any], event: str) -> str:
         response = payload.get("tool_response")
         if isinstance(response, dict) and response.get("interrupted") is True:
             return ""
-        with _Project(payload).store() as store:
-            store.record_success(_session(payload), tool, command, _when(payload))
+        project = _Project(payload)
+
+        def exists(rel: str) -> bool:  # a file the command names, from where it ran
+            return os.path.exists(os.path.join(project.cwd, rel))
+
+        with project.store() as store:
+            store.record_success(_session(payload), tool, command, _when(payload), exists)
         return ""
     if tool in EDIT_TOOLS:
         path = tool_input.get("file_path") or tool_input.get("notebook_path")

@@ -62,6 +62,9 @@ class Mistake:
     correction_kind: str | None = None  # ENVIRONMENT or COMMAND when ``corrected`` is set
     fix_paths: tuple[str, ...] = ()
     fix_commit: str | None = None
+    # the formatter run that ended an episode of a check (``black -q f`` after
+    # ``black --check f``): not a correction (decision 0085), but what made the check pass
+    formatter: str | None = None
     sessions: int = 1
     first_seen: date | None = None
     last_seen: date | None = None
@@ -508,6 +511,12 @@ def teach(mistake: Mistake) -> Lesson:
             passed = command_span(mistake.corrected)
             kind = "environment" if mistake.correction_kind == ENVIRONMENT else "command"
             return Lesson(sentence, evidence_line(mistake, f"{passed} passed after it"), kind, True)
+    formatter = command_span(mistake.formatter)
+    check = command_span(mistake.failing)
+    if formatter and check:
+        sentence = f"Run {formatter} before {check}: the formatter writes what the check rejects."
+        fix = f"{formatter} wrote the files, then the check passed"
+        return Lesson(sentence, evidence_line(mistake, fix), "formatter", True)
     if mistake.fix_paths or mistake.fix_commit:
         found = edit_sentence(mistake)
         if found is not None:
@@ -531,6 +540,8 @@ def from_group(group: FailureGroup, fix_paths: Sequence[str] | None = None) -> M
     def day(ts: float) -> date:
         return datetime.fromtimestamp(ts, tz=timezone.utc).date()
 
+    from pokayokay.failures.corrections import formatter_fix
+
     correction = next((c for c in group.corrections if command_span(c.corrected)), None)
     if fix_paths is None:
         counts: Counter[str] = Counter()
@@ -548,6 +559,7 @@ def from_group(group: FailureGroup, fix_paths: Sequence[str] | None = None) -> M
         corrected=correction.corrected if correction else None,
         correction_kind=correction.kind if correction else None,
         fix_paths=tuple(fix_paths),
+        formatter=None if correction else formatter_fix(group.sample_command, group.fix_commands),
         sessions=group.sessions,
         first_seen=day(group.first_seen),
         last_seen=day(group.last_seen),

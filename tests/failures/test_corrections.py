@@ -30,6 +30,11 @@ ROWS = [
     ("npm test", "npm run test:unit", COMMAND),
     ("cd web && npm test 2>&1 | tail -20", "cd web && npm run test:unit", COMMAND),
     ("pytest tests/x.py", "pytest --import-mode=importlib tests/x.py", COMMAND),
+    ("ruff check --select E501 .", "ruff check --select E5 .", COMMAND),  # a flag's value
+    ("flake8 --max-line-length 88 src", "flake8 --max-line-length 100 src", COMMAND),
+    ("npm ci && npm test", "npm ci && npm run test:unit", COMMAND),  # one link of a chain
+    ("cd web && npm test", "cd web && npm run test", ENVIRONMENT),
+    ("make build && pytest", "make build && .venv/bin/python -m pytest", ENVIRONMENT),
     # not corrections
     ("pytest tests/a.py", "pytest tests/b.py", None),  # other tests: narrowing is no fix
     ("pytest", "pytest tests/a.py", None),
@@ -40,6 +45,12 @@ ROWS = [
     ("./install.sh", "sudo ./install.sh", None),
     ("ruff check . && pytest", "uv run ruff check . && uv run pytest", None),  # chains
     ("pytest", "ruff check .", None),
+    ("pytest -k cart tests", "pytest -k user tests", None),  # selects other tests
+    ("pytest -q tests/test_cart.py", "pytest -q tests/test_other.py", None),  # -q is a switch
+    ("pytest --lf tests/unit", "pytest --lf tests/api", None),  # a folder is an argument
+    ("npx jest -t totalOf", "npx jest -t describeOrder", None),
+    ("npm ci && npm test", "npm i && npm run test:unit", None),  # two links changed
+    ("pytest tests/test_usr.py", "pytest tests/test_users.py", None),  # files unknown
 ]
 
 
@@ -114,11 +125,56 @@ def test_other_commands_are_no_substitutes(failing: str, passing: str) -> None:
         ("ruff format --check .", "ruff format ."),
         ("gofmt -l .", "gofmt -w ."),
         ("cargo fmt --check", "cargo fmt"),
+        ("black --check . && pytest", "black . && pytest"),  # the one link that changed
     ],
 )
 def test_a_check_then_its_formatter_is_no_correction(failing: str, passing: str) -> None:
     assert formatter_run(failing, passing)
     assert correction_kind(failing, passing) is None
+
+
+FILES = {"tests/test_users.py", "tests/test_cart.py", "web/tests/test_users.py", "src"}
+
+
+def exists(rel: str) -> bool:
+    import os
+
+    return os.path.normpath(rel) in FILES
+
+
+@pytest.mark.parametrize(
+    ("failing", "passed", "kind"),
+    [
+        ("pytest tests/test_usr.py", "pytest tests/test_users.py", COMMAND),
+        ("pytest tests/test_usr.py -q", "pytest tests/test_users.py::test_add -q", COMMAND),
+        ("cd web && pytest tests/test_usr.py", "cd web && pytest tests/test_users.py", COMMAND),
+        ("pytest tests/test_users.py", "pytest tests/test_cart.py", None),  # both exist
+        ("pytest tests/test_usr.py", "pytest tests/test_cart.py", None),  # not alike
+        ("pytest tests/test_usr.py", "pytest -x tests/test_users.py", None),  # flags too
+        ("cd app && pytest tests/test_usr.py", "cd app && pytest tests/test_users.py", None),
+    ],
+)
+def test_a_file_name_corrected_is_a_command_correction(
+    failing: str, passed: str, kind: str | None
+) -> None:
+    assert correction_kind(failing, passed, exists) == kind
+
+
+_NAME = st.from_regex(r"[a-z]{1,12}", fullmatch=True)
+
+
+@given(_NAME, _NAME)
+def test_running_another_existing_file_is_never_a_correction(one: str, other: str) -> None:
+    assume(one != other)
+    failing, passed = f"pytest tests/test_{one}.py", f"pytest tests/test_{other}.py"
+    assert correction_kind(failing, passed, lambda rel: True) is None
+    assert correction_kind(failing, passed, lambda rel: False) is None
+    # only a missing failing file and an existing passing one, alike, make a correction
+    from difflib import SequenceMatcher
+
+    made = correction_kind(failing, passed, lambda rel: rel.endswith(f"test_{other}.py"))
+    alike = SequenceMatcher(None, one, other).ratio() >= 0.6
+    assert made == (COMMAND if alike else None)
 
 
 def test_purpose_reads_tools_scripts_targets_and_subcommands() -> None:

@@ -182,6 +182,79 @@ def test_a_check_then_its_formatter_is_no_correction(project: Path) -> None:
     assert formatter not in fail(project, "s4", check["command"], check["output"], 1)
 
 
+def test_a_file_name_typo_then_the_real_file_is_a_command_correction(project: Path) -> None:
+    """``pytest tests/test_carts.py`` (no such file) then the file that exists; the same
+    command on another existing file is a narrowing, never a correction."""
+    typo = case("pytest-file-not-found")
+    (project / "tests").mkdir()
+    (project / "tests" / "test_cart.py").write_text("def test_add_item():\n    pass\n")
+    (project / "tests" / "test_carts_old.py").write_text("def test_x():\n    pass\n")
+    for session in ("s1", "s2"):
+        fail(project, session, typo["command"], typo["output"], typo["exit_code"])
+        succeed(project, session, typo["fix"]["command"])
+    corrections = [c for g in groups(project) for c in g.corrections]
+    assert [(c.failing, c.corrected, c.kind, c.times) for c in corrections] == [
+        (typo["command"], typo["fix"]["command"], "command", 2)
+    ]
+    # a test file that exists, failing, then another that passes: no correction
+    assertion = case("pytest-assertion-count")
+    fail(project, "s3", assertion["command"], assertion["output"], assertion["exit_code"])
+    succeed(project, "s3", ".venv/bin/python -m pytest tests/test_carts_old.py")
+    assert [c for g in groups(project) for c in g.corrections] == corrections
+
+
+def test_a_changed_flag_value_and_a_changed_link_of_a_chain_are_corrections(
+    project: Path,
+) -> None:
+    """``flake8 --max-line-length 88`` then ``--max-line-length 100``; ``cd web && npm test``
+    then ``cd web && npm run test:unit``, and ``npm ci && npm test`` where only the second
+    link changed."""
+    long_lines = case("flake8-e501-line-too-long")
+    jest = case("npm-test-jest-failures")
+    wider = long_lines["command"].replace("88", "100")
+    chains = [
+        ("cd web && npm test", "cd web && npm run test:unit"),
+        ("npm ci && npm test", "npm ci && npm run test:unit"),
+    ]
+    fail(project, "s1", long_lines["command"], long_lines["output"], long_lines["exit_code"])
+    succeed(project, "s1", wider)
+    for n, (failing, passing) in enumerate(chains, start=2):
+        fail(project, f"s{n}", failing, jest["output"], jest["exit_code"])
+        succeed(project, f"s{n}", passing)
+    found = {(c.failing, c.corrected, c.kind) for g in groups(project) for c in g.corrections}
+    assert found == {
+        (long_lines["command"], wider, "command"),
+        *((failing, passing, "command") for failing, passing in chains),
+    }
+    # two links changed: not one correction
+    fail(project, "s9", "npm ci && npm test", jest["output"], jest["exit_code"])
+    succeed(project, "s9", "npm install && npm run test:unit")
+    assert {
+        (c.failing, c.corrected, c.kind) for g in groups(project) for c in g.corrections
+    } == found
+
+
+def test_a_formatter_rule_never_says_no_fix_was_observed(project: Path) -> None:
+    """The check's formatter wrote the files in every session: no correction (decision 0085),
+    and the rule names the formatter's run as what ended it, not "no fix observed"."""
+    check = case("black-check-would-reformat")
+    formatter = check["fix"]["command"]
+    for name in check["files"]:
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        if not name.endswith("tests"):
+            (project / name).write_text("x = 1\n")
+    for session in ("s1", "s2", "s3"):
+        fail(project, session, check["command"], check["output"], check["exit_code"])
+        succeed(project, session, f"cd . && {formatter}")  # a chain: its one link is the run
+    assert [c for g in groups(project) for c in g.corrections] == []
+    graduate(project)
+    rules = list((project / ".claude" / "rules").rglob("*.md"))
+    assert rules
+    text = "\n".join(rule.read_text("utf-8") for rule in rules)
+    assert "no fix has been observed" not in text
+    assert formatter in text
+
+
 # --- items 5 and 9: the fix credited is the edit after which the check passed ------------------
 
 
