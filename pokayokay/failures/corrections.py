@@ -32,7 +32,7 @@ differs; chains that differ in more than one are not a correction.
 
 from __future__ import annotations
 
-import os
+import posixpath
 import re
 import shlex
 from collections.abc import Callable, Sequence
@@ -332,7 +332,7 @@ def changed_link(failing: str, succeeded: str) -> tuple[str, str, str] | None:
     for link in bad[:at]:
         words = link.split()
         if len(words) == 2 and words[0] == "cd":
-            folder = os.path.normpath(os.path.join(folder, words[1]))
+            folder = posixpath.normpath(posixpath.join(folder, words[1]))
     return bad[at], good[at], folder
 
 
@@ -371,7 +371,7 @@ def _flag_values_differ(bad: Parsed, good: Parsed) -> bool:
 def _stem(path: str) -> str:
     """A file's name without its extension and its test marks (``test_users.py``: ``users``),
     so that two test files are alike by what they test."""
-    name = os.path.basename(path.rstrip("/")).split(".", 1)[0]
+    name = posixpath.basename(path.rstrip("/")).split(".", 1)[0]
     return _TEST_MARK.sub("", name) or name
 
 
@@ -398,7 +398,7 @@ def _file_corrected(
     like = SequenceMatcher(None, _stem(was_file), _stem(now_file)).ratio()
     if like < _TYPO_RATIO:
         return False
-    return not exists(os.path.join(folder, was_file)) and exists(os.path.join(folder, now_file))
+    return not exists(posixpath.join(folder, was_file)) and exists(posixpath.join(folder, now_file))
 
 
 def formatter_fix(failing: str | None, fix_commands: Sequence[str]) -> str | None:

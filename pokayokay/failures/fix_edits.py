@@ -104,10 +104,13 @@ def edit_excerpt(tool: str, tool_input: dict[str, Any], tool_response: object) -
     return _shown(lines)
 
 
-def _inverse(excerpt: str) -> frozenset[str]:
-    """The lines of ``excerpt`` with ``+`` and ``-`` swapped: what undoing the change shows."""
+def _inverse(excerpt: str) -> tuple[str, ...]:
+    """The lines of ``excerpt`` with ``+`` and ``-`` swapped, sorted: what undoing the change
+    shows. Compared as a multiset, so a line removed twice is not undone by adding it once."""
     swap = {"+": "-", "-": "+"}
-    return frozenset(swap[line[0]] + line[1:] for line in excerpt.split("\n") if line[:1] in swap)
+    return tuple(
+        sorted(swap[line[0]] + line[1:] for line in excerpt.split("\n") if line[:1] in swap)
+    )
 
 
 def credited_edits(
@@ -124,12 +127,12 @@ def credited_edits(
     for when, path, excerpt in edits:
         if last_failure is not None and when < last_failure:
             continue
-        undone = _inverse(excerpt) if excerpt else frozenset()
+        undone = _inverse(excerpt) if excerpt else ()
         for at in range(len(kept) - 1, -1, -1):
             earlier = kept[at]
             if earlier is None or earlier[0] != path or not undone:
                 continue
-            lines = frozenset(line for line in earlier[1].split("\n") if line[:1] in "+-")
+            lines = tuple(sorted(line for line in earlier[1].split("\n") if line[:1] in "+-"))
             if lines and lines == undone:
                 kept[at] = None
                 break

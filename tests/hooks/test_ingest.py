@@ -86,7 +86,7 @@ def test_a_fix_episode_spooled_then_ingested(project: Path) -> None:
     assert (result.done, result.skipped, result.left) == (3, 0, False)
     with FailureStore.for_project(project) as store:
         [group] = store.failure_groups()
-    assert group.paths == ("tests/test_cart.py",)
+    assert group.paths == ("src/cart.py", "tests/test_cart.py")  # the module the test tests too
     assert group.fix_paths == ("src/cart.py",)
     assert group.fix_commands == (command,)
     assert not ingest.pending(folder(project))

@@ -68,9 +68,10 @@ def _check_team(team: list[Clone]) -> None:
     assert [c for clone in team for c in clone.conflicts] == []
     merges = int(git(team[0].root, "rev-list", "--merges", "--count", "HEAD").stdout)
     assert merges >= 3  # histories diverged and were merged, not only fast-forwarded
-    # Every clone graduated the same rules on its own; none is committed (derived, decision 0113).
+    # Every clone graduated the same rules on its own; none is committed (derived, decision 0113),
+    # nor the folder's .gitignore, which ignores itself so an untracked copy never blocks a pull.
     tracked = git(team[0].root, "ls-files", ".claude/rules").stdout.split()
-    assert tracked == [".claude/rules/pokayokay/.gitignore"]
+    assert tracked == []
     files = team[0].team_files()
     assert len(files) == sum(1 for clone in team if clone.sessions)
     rules = team[0].rules()
@@ -142,3 +143,18 @@ def test_a_rule_one_teammate_retires_is_retired_on_every_clone(tmp_path: Path) -
     time.sleep(1.1)  # retirements are recorded to the second: a later second is "after"
     b.session([pytest_failure("test_add")])  # a failure after the retirement does
     assert len(b.rules()) == 1
+
+
+def test_a_teammate_who_ran_sessions_before_pulling_still_pulls(tmp_path: Path) -> None:
+    """A graduates and pushes; B ran sessions (its own rules folder, its own ``.gitignore``)
+    without committing, then pulls: the pull succeeds and B derives the same rule."""
+    remote = make_remote(tmp_path)
+    a, b = make_clones(tmp_path, remote, 2)
+    for _ in range(3):
+        a.session([pytest_failure("test_add")])
+    b.session([pytest_failure("test_total")])  # nothing committed: B's files are untracked
+    a.sync()
+    assert b.pull()  # an untracked .gitignore in B's rules folder must not block the merge
+    b.session([])
+    assert a.rules() and b.rules() == a.rules()
+    assert b.conflicts == []
