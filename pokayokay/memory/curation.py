@@ -38,6 +38,7 @@ from pokayokay.memory.document import (
     parse,
     split_lines,
     to_lf,
+    units_lines,
 )
 from pokayokay.memory.measures import FileStat, file_stat, nbytes
 from pokayokay.memory.sections import END_MARKER, TOPIC_INDEX_ID, SectionSpec, Settings
@@ -300,7 +301,7 @@ class _Curator:
             if k == 0:
                 return sec.size <= spec.budget
             gone = {id(e) for e in order[:k]}
-            return _size(_tidied([u for u in sec.units if id(u) not in gone])) <= spec.budget
+            return units_lines(_tidied([u for u in sec.units if id(u) not in gone])) <= spec.budget
 
         k = _smallest(len(order), fits)
         if k == 0:
@@ -578,11 +579,3 @@ def _tidied(units: list[Unit]) -> list[Unit]:
     while out and isinstance(out[-1], Prose) and all(is_blank(x) for x in out[-1].lines):
         out.pop()
     return out
-
-
-def _size(units: list[Unit]) -> int:
-    lines = [line for unit in units for line in unit.lines]
-    n = len(lines)
-    while n and is_blank(lines[n - 1]):
-        n -= 1
-    return n

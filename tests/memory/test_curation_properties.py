@@ -21,6 +21,7 @@ from pokayokay.memory.document import (
     same_unmanaged,
     split_lines,
     strip_eol,
+    units_lines,
 )
 from pokayokay.memory.sections import DEFAULT_SECTIONS, END_MARKER, Settings
 
@@ -210,3 +211,17 @@ def test_parse_without_entries_finds_the_same_segments(text: str) -> None:
             assert isinstance(b, Section)
             assert (a.spec, a.lead, a.heading, a.end) == (b.spec, b.lead, b.heading, b.end)
             assert [x for u in a.units for x in u.lines] == [x for u in b.units for x in u.lines]
+
+
+@PROPS
+@given(memory_text())
+def test_units_lines_counts_up_to_the_last_written_line(text: str) -> None:
+    """A section's size (what its budget measures, for curation and graduation alike) is its
+    units' lines up to the last line that is not blank: trailing blank lines never count, and a
+    line anywhere before the last written one always does."""
+    for section in parse(text, DEFAULT_SECTIONS).sections():
+        lines = [line for unit in section.units for line in unit.lines]
+        size = units_lines(section.units)
+        assert 0 <= size <= len(lines)
+        assert all(is_blank(line) for line in lines[size:])
+        assert size == 0 or not is_blank(lines[size - 1])
