@@ -142,13 +142,13 @@ def run_curation(
         added: list[str] = []  # sections the structure pass added for the edit
         if edit is not None:
             fixed = curate(text, settings, archive_text, day, evict=False, keep_empty=True)
-            invariants.check(fixed, settings, archive_text, day, evict=False, keep_empty=True)
+            invariants.check(fixed, settings, archive_text, day)
             added = [s.id for s in settings.sections if s.title in fixed.added_sections]
             base = edit.apply(fixed.text, settings)
             edit.check(fixed.text, base, settings)
         result = curate(base, settings, archive_text, day, evict=evict, droppable=added)
         try:
-            invariants.check(result, settings, archive_text, day, evict=evict, droppable=added)
+            invariants.check(result, settings, archive_text, day)
         except InvariantViolation as exc:
             logs.log(f"curation of {target} refused, nothing written: {exc.message}")
             raise

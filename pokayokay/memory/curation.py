@@ -38,6 +38,7 @@ from pokayokay.memory.document import (
     parse,
     split_lines,
     to_lf,
+    units_lines,
 )
 from pokayokay.memory.measures import FileStat, file_stat, nbytes
 from pokayokay.memory.sections import END_MARKER, TOPIC_INDEX_ID, SectionSpec, Settings
@@ -72,6 +73,11 @@ class CurationResult:
     after: FileStat
     archive_before: dict[str, str] = field(default_factory=dict)
     dropped_sections: list[str] = field(default_factory=list)
+    # The options ``curate`` was called with, so that ``invariants.check`` curates again with
+    # exactly these (a caller cannot check with other options than it curated with).
+    evict: bool = True
+    keep_empty: bool = False
+    droppable: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -300,7 +306,7 @@ class _Curator:
             if k == 0:
                 return sec.size <= spec.budget
             gone = {id(e) for e in order[:k]}
-            return _size(_tidied([u for u in sec.units if id(u) not in gone])) <= spec.budget
+            return units_lines(_tidied([u for u in sec.units if id(u) not in gone])) <= spec.budget
 
         k = _smallest(len(order), fits)
         if k == 0:
@@ -482,7 +488,9 @@ def curate(
     carriage returns (archives it creates too).
     """
     if cr_only(text):
-        return _curate_cr_only(text, settings, archives, today, evict=evict)
+        return _curate_cr_only(
+            text, settings, archives, today, evict=evict, keep_empty=keep_empty, droppable=droppable
+        )
     curator = _Curator(text, settings, archives, today)
     before = file_stat(curator.doc, text, settings)
     curator.merge_duplicates()
@@ -525,11 +533,21 @@ def curate(
         before=before,
         after=after,
         archive_before={k: v for k, v in archives.items() if k in new_archives},
+        evict=evict,
+        keep_empty=keep_empty,
+        droppable=tuple(droppable),
     )
 
 
 def _curate_cr_only(
-    text: str, settings: Settings, archives: Mapping[str, str], today: date, *, evict: bool
+    text: str,
+    settings: Settings,
+    archives: Mapping[str, str],
+    today: date,
+    *,
+    evict: bool,
+    keep_empty: bool,
+    droppable: Collection[str],
 ) -> CurationResult:
     def back(new: str, old: str | None) -> str:
         # An archive that already uses line feeds keeps them; a new one follows MEMORY.md.
@@ -543,6 +561,8 @@ def _curate_cr_only(
         {name: to_lf(old) for name, old in archives.items()},
         today,
         evict=evict,
+        keep_empty=keep_empty,
+        droppable=droppable,
     )
     inner.original = text
     inner.text = back(inner.text, None)
@@ -578,11 +598,3 @@ def _tidied(units: list[Unit]) -> list[Unit]:
     while out and isinstance(out[-1], Prose) and all(is_blank(x) for x in out[-1].lines):
         out.pop()
     return out
-
-
-def _size(units: list[Unit]) -> int:
-    lines = [line for unit in units for line in unit.lines]
-    n = len(lines)
-    while n and is_blank(lines[n - 1]):
-        n -= 1
-    return n

@@ -415,6 +415,15 @@ def new_section(spec: SectionSpec, newline: str, lead_blank: bool) -> Section:
     )
 
 
+def units_lines(units: Sequence[Unit]) -> int:
+    """Lines the units take, trailing blank lines not counted (what a section's budget measures)."""
+    lines = [line for unit in units for line in unit.lines]
+    n = len(lines)
+    while n and is_blank(lines[n - 1]):
+        n -= 1
+    return n
+
+
 def count_lines(text: str) -> int:
     """Lines as Claude Code counts them: a final line without a terminator still counts."""
     if not text:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from datetime import date
 
 from pokayokay.errors import InvariantViolation
@@ -41,12 +41,11 @@ def check(
     settings: Settings,
     archives_before: Mapping[str, str],
     today: date,
-    *,
-    evict: bool = True,
-    keep_empty: bool = False,
-    droppable: Collection[str] = (),
 ) -> None:
-    """Raise InvariantViolation (with a diff in its message) if curation broke a promise."""
+    """Raise InvariantViolation (with a diff in its message) if curation broke a promise.
+
+    Idempotence is checked by curating the result again with the options it was curated with
+    (``result.evict``, ``result.keep_empty``, ``result.droppable``)."""
     archives_after = {**archives_before, **result.archives}
     titles = [spec.title for spec in settings.sections]
     broken = oracle.problems(result.original, result.text, archives_before, archives_after, titles)
@@ -88,9 +87,9 @@ def check(
         settings,
         archives_after,
         today,
-        evict=evict,
-        keep_empty=keep_empty,
-        droppable=droppable,
+        evict=result.evict,
+        keep_empty=result.keep_empty,
+        droppable=result.droppable,
     )
     if again.changed:
         diff = "".join(

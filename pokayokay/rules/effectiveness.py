@@ -26,24 +26,25 @@ from typing import Protocol
 DEFAULT_RETIRE_AFTER_SESSIONS = 10
 
 
-class LoadEvent(Protocol):
-    """What a rule load needs to have (``failure_store.RuleLoad`` has it)."""
+class SessionEvent(Protocol):
+    """What every event measured here has: when it happened and in which session."""
 
     @property
     def ts(self) -> float: ...
     @property
     def session_id(self) -> str: ...
+
+
+class LoadEvent(SessionEvent, Protocol):
+    """What a rule load needs to have (``failure_store.RuleLoad`` has it)."""
+
     @property
     def rule_path(self) -> str: ...
 
 
-class FailureEvent(Protocol):
+class FailureEvent(SessionEvent, Protocol):
     """What a failure needs to have (``failures.Failure`` has it)."""
 
-    @property
-    def ts(self) -> float: ...
-    @property
-    def session_id(self) -> str: ...
     @property
     def signature(self) -> str: ...
 

@@ -18,6 +18,7 @@ from pokayokay.memory.document import (
     parse,
     same_unmanaged,
     strip_eol,
+    units_lines,
 )
 from pokayokay.memory.sections import TOPIC_INDEX_ID, Settings
 from pokayokay.rules.graduation import (
@@ -51,14 +52,6 @@ def _rule_entry_id(entry: Entry) -> str | None:
     return ids.pop() if len(ids) == 1 else None
 
 
-def _size(units: Sequence[Unit]) -> int:
-    lines = [line for unit in units for line in unit.lines]
-    n = len(lines)
-    while n and is_blank(lines[n - 1]):
-        n -= 1
-    return n
-
-
 def _append(section: Section, entries: Sequence[str], newline: str) -> None:
     """Append entries after the last non-blank unit of ``section``."""
     units = section.units
@@ -77,7 +70,7 @@ def _room(section: Section, settings: Settings, section_id: str) -> int:
     spec = settings.section(section_id)
     if spec is None:
         return 0
-    room = spec.budget - _size(section.units)
+    room = spec.budget - units_lines(section.units)
     if spec.max_entries is not None:
         room = min(room, spec.max_entries - len(section.entries))
     return max(0, room)

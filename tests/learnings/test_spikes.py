@@ -7,6 +7,7 @@ from datetime import date
 from pathlib import Path
 
 from pokayokay.infra.locate import resolve_memory_location
+from pokayokay.learnings.outcomes import chain
 from pokayokay.learnings.outcomes.spikes import (
     CHAIN_LINK,
     SPIKE_LINK,
@@ -14,6 +15,7 @@ from pokayokay.learnings.outcomes.spikes import (
     owns_link,
     parse,
     read,
+    read_topic_text,
     record,
     render,
     spike_cli,
@@ -74,3 +76,27 @@ def test_owns_only_its_links() -> None:
     assert owns_link(SPIKE_LINK) and owns_link(CHAIN_LINK)
     assert not owns_link("- [x](learning-x.md) — mentions spike-results.md")
     assert not owns_link("- See `memory/chain-learnings.md` for my own notes")
+
+
+def test_topic_files_read_alike_missing_undecodable_or_not_a_file(tmp_path: Path) -> None:
+    """``spike-results.md`` and ``chain-learnings.md`` are read by one helper: a missing topic
+    file (or a folder in its place) is no entry, and bytes that are not UTF-8 read as U+FFFD
+    instead of failing the parse, in both files."""
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    assert read_topic_text(memory, "spike-results.md") == ""
+    assert read(memory) == [] and chain.read(memory) == []
+    spike = Spike("2025-01-02", "Can we use FTS5?", True, "Yes, caf\ufffd is fine.")
+    (memory / "spike-results.md").write_bytes(
+        render([spike]).replace("\ufffd", "\x00").encode().replace(b"\x00", b"\xe9")
+    )
+    assert read_topic_text(memory, "spike-results.md").count("\ufffd") == 1
+    assert read(memory) == [spike]
+    (memory / "chain-learnings.md").write_bytes(
+        b"# Chain\n\n## 2025-01-02 session s1\n- Task: fix caf\xe9\n- Result: clean\n"
+    )
+    (outcome,) = chain.read(memory)
+    assert (outcome.session_id, outcome.task) == ("s1", "fix caf\ufffd")
+    (memory / "chain-learnings.md").unlink()
+    (memory / "chain-learnings.md").mkdir()
+    assert chain.read(memory) == []

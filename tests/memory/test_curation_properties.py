@@ -21,6 +21,7 @@ from pokayokay.memory.document import (
     same_unmanaged,
     split_lines,
     strip_eol,
+    units_lines,
 )
 from pokayokay.memory.sections import DEFAULT_SECTIONS, END_MARKER, Settings
 
@@ -210,3 +211,46 @@ def test_parse_without_entries_finds_the_same_segments(text: str) -> None:
             assert isinstance(b, Section)
             assert (a.spec, a.lead, a.heading, a.end) == (b.spec, b.lead, b.heading, b.end)
             assert [x for u in a.units for x in u.lines] == [x for u in b.units for x in u.lines]
+
+
+@PROPS
+@given(memory_text())
+def test_units_lines_counts_up_to_the_last_written_line(text: str) -> None:
+    """A section's size (what its budget measures, for curation and graduation alike) is its
+    units' lines up to the last line that is not blank: trailing blank lines never count, and a
+    line anywhere before the last written one always does."""
+    for section in parse(text, DEFAULT_SECTIONS).sections():
+        lines = [line for unit in section.units for line in unit.lines]
+        size = units_lines(section.units)
+        assert 0 <= size <= len(lines)
+        assert all(is_blank(line) for line in lines[size:])
+        assert size == 0 or not is_blank(lines[size - 1])
+
+
+@PROPS
+@given(memory_text(), small_budgets(), st.booleans(), st.booleans())
+def test_a_result_is_checked_with_the_options_it_was_curated_with(
+    text: str, config: Settings, evict: bool, keep_empty: bool
+) -> None:
+    """``init``'s structure pass (``evict=False, keep_empty=True``) and every other call: the
+    result carries its options and the invariant check curates again with exactly those, so a
+    structure-only result is never held to a full curation's idempotence (and the reverse)."""
+    result = curate(text, config, {}, TODAY, evict=evict, keep_empty=keep_empty)
+    assert (result.evict, result.keep_empty, result.droppable) == (evict, keep_empty, ())
+    invariants.check(result, config, {}, TODAY)
+
+
+def test_a_cr_only_file_is_curated_with_the_options_given() -> None:
+    """A MEMORY.md with CR-only line endings is curated like its line-feed twin, ``keep_empty``
+    included (it used to be dropped, so the structure pass took new sections out again)."""
+    text = "# Project\n\nnotes Claude wrote\n"
+    for keep_empty in (False, True):
+        lf = curate(text, Settings(), {}, TODAY, evict=False, keep_empty=keep_empty)
+        cr = curate(
+            text.replace("\n", "\r"), Settings(), {}, TODAY, evict=False, keep_empty=keep_empty
+        )
+        assert cr.text == lf.text.replace("\n", "\r")
+        assert (cr.evict, cr.keep_empty) == (False, keep_empty)
+        assert len(lf.added_sections) == len(cr.added_sections)
+        invariants.check(cr, Settings(), {}, TODAY)
+    assert curate(text, Settings(), {}, TODAY, evict=False, keep_empty=True).added_sections

@@ -233,13 +233,13 @@ def _memory_plan(
         sim["archives"] = {name: decode_text(raw, path) for name, (path, raw) in archives.items()}
     text, archive_text = str(sim["text"]), dict(sim["archives"])
     fixed = curate(text, settings, archive_text, day, evict=False, keep_empty=True)
-    invariants.check(fixed, settings, archive_text, day, evict=False, keep_empty=True)
+    invariants.check(fixed, settings, archive_text, day)
     edit = SectionEdit(section_id, tuple(bullets), owns=_owns_nothing)
     base = edit.apply(fixed.text, settings)
     invariants.check_edit(fixed.text, base, settings, section_id)
     added = [s.id for s in settings.sections if s.title in fixed.added_sections]
     result = curate(base, settings, archive_text, day, droppable=added)
-    invariants.check(result, settings, archive_text, day, droppable=added)
+    invariants.check(result, settings, archive_text, day)
     sim["text"], sim["archives"] = result.text, {**archive_text, **result.archives}
     return count_lines(text), count_lines(result.text)
 

@@ -44,7 +44,7 @@ the dropped file.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
 
@@ -176,17 +176,8 @@ class Decision:
     related: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "title": self.title,
-            "line": self.line,
-            "age": self.age,
-            "added": self.added,
-            "action": self.action,
-            "kind": self.kind,
-            "reason": self.reason,
-            "target": self.target,
-            "related": self.related,
-        }
+        """Every field, in field order (all of them plain JSON values)."""
+        return asdict(self)
 
 
 @dataclass
@@ -248,9 +239,13 @@ def plan_batch(
             reason: str,
             target: str | None = None,
             related: str | None = None,
+            *,
+            dropped: str | None = None,
             entry: LearningEntry = entry,
             age: EntryAge = age,
         ) -> Decision:
+            """Record the decision on this entry. ``dropped``: the entry is dropped, moved to the
+            dropped-learnings file with a note saying why (``dropped``)."""
             made = Decision(
                 entry.title,
                 entry.line,
@@ -263,6 +258,8 @@ def plan_batch(
                 related,
             )
             plan.decisions.append(made)
+            if dropped is not None:
+                _drop(plan, entry, len(plan.decisions) - 1, today, source, dropped, config)
             return made
 
         # 1. supersession by a newer entry of the staging file
@@ -276,15 +273,7 @@ def plan_batch(
                     kind,
                     f"superseded by the newer entry {other!r} (same topic, score {score:.2f})",
                     related=other,
-                )
-                _drop(
-                    plan,
-                    entry,
-                    len(plan.decisions) - 1,
-                    today,
-                    source,
-                    f"superseded by {other!r}",
-                    config,
+                    dropped=f"superseded by {other!r}",
                 )
             elif kind == "superseded-by-younger":
                 decide(
@@ -354,15 +343,7 @@ def plan_batch(
                 f"already in {found.label}" + (f": {where!r}" if where else ""),
                 target=found.label,
                 related=where or None,
-            )
-            _drop(
-                plan,
-                entry,
-                len(plan.decisions) - 1,
-                today,
-                source,
-                f"redundant with {found.label}",
-                config,
+                dropped=f"redundant with {found.label}",
             )
             continue
         if cover is not None and prof.size >= 3 and cover[0] >= GREY_REDUNDANT:

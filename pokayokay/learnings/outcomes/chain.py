@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from pokayokay.infra.regular import read_regular
 from pokayokay.names import CHAIN_LEARNINGS_ARCHIVE_FILE, CHAIN_LEARNINGS_FILE
 
 TYPE_CHECKING = False
@@ -162,11 +161,9 @@ def trim(text: str, keep: int = MAX_ENTRIES) -> tuple[str, list[str]]:
 
 
 def read(memory_dir: Path) -> list[SessionOutcome]:
-    try:
-        data = read_regular(memory_dir / FILE_NAME)
-    except OSError:
-        return []
-    return parse(data.decode("utf-8", "replace"))
+    from pokayokay.learnings.outcomes.spikes import read_topic_text
+
+    return parse(read_topic_text(memory_dir, FILE_NAME))
 
 
 # How long a SessionEnd waits for another one's rotation before leaving it to the next.

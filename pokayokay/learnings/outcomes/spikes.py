@@ -112,12 +112,19 @@ def with_spike(spikes: list[Spike], spike: Spike) -> list[Spike]:
     return [*kept, spike][-MAX_ENTRIES:]
 
 
-def read(memory_dir: Path) -> list[Spike]:
+def read_topic_text(memory_dir: Path, name: str) -> str:
+    """The text of the topic file ``name`` in ``memory_dir`` ("" when it is missing or cannot be
+    read: a topic file is optional). Bytes that are not UTF-8 read as U+FFFD, so the parsers of
+    ``spike-results.md`` and ``chain-learnings.md`` always get text."""
     try:
-        data = read_regular(memory_dir / FILE_NAME)
+        data = read_regular(memory_dir / name)
     except OSError:
-        return []
-    return parse(data.decode("utf-8", "replace"))
+        return ""
+    return data.decode("utf-8", "replace")
+
+
+def read(memory_dir: Path) -> list[Spike]:
+    return parse(read_topic_text(memory_dir, FILE_NAME))
 
 
 def topic_lock(location: MemoryLocation, environ: Mapping[str, str] | None) -> Path:
