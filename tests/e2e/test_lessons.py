@@ -131,8 +131,10 @@ def test_the_corrected_command_reaches_the_next_session_and_the_failing_one_is_n
     assert rule.is_file(), diagnosis(e2e)
     rule_text = rule.read_text(encoding="utf-8")
     assert not rule_text.startswith("---"), rule_text  # no paths: loaded in every session
-    lesson = f"Use `{CORRECTED}`, not `{FAILING}` ({SESSIONS} times)"
+    # The teaching sentence first, then its evidence line (pokayokay/rules/teaching.py).
+    lesson = f"Run `{CORRECTED}`, not `{FAILING}`: its dependencies live in `.venv`."
     assert lesson in rule_text, rule_text
+    assert f"Failed in {SESSIONS} sessions" in rule_text, rule_text
     memory = e2e.memory_file().read_text(encoding="utf-8")
     assert f"use `{CORRECTED}`, not `{FAILING}`" in memory, memory
 
