@@ -259,18 +259,23 @@ def combined(parts: Sequence[Figures]) -> Figures:
     )
 
 
-def main() -> int:
-    problems = check_hashes()
+def main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Score a relevance test split through the hook.")
+    parser.add_argument("--split", type=Path, default=SPLIT, help="the split's folder")
+    root = parser.parse_args(argv).split.resolve()
+    problems = check_hashes(root)
     if problems:
         print("the split differs from SHA256SUMS: " + ", ".join(problems))
     rows: list[tuple[str, Figures]] = []
     recall_parts = []
-    for path in recall_sets():
+    for path in recall_sets(root / "recall"):
         result = score_recall(path)
         recall_parts.append(result)
         rows.append((f"recall {path.stem}", result))
     rows.append(("recall, all", combined(recall_parts)))
-    rows.append(("skills", score_skills()))
+    rows.append(("skills", score_skills(root / "skills")))
     for name, result in rows:
         print(f"{name:24} hit {result.hit}  silence {result.silence}  "
               f"precision {result.precision}")  # fmt: skip

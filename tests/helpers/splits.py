@@ -1,8 +1,9 @@
 """The train / dev / test splits of the labelled relevance sets, declared once
 (``tests/data/SPLITS.md`` explains them): ``scripts/fit_relevance_gate.py`` fits on TRAIN and
-reports DEV; the tests hold their bars per split. TEST (``tests/data/relevance_test/``) is
+reports DEV; the tests hold their bars per split. TEST (``tests/data/relevance_test2/``) is
 scored only through the registered hook, by the lead: neither the fitting script nor these
-lists ever read it."""
+lists ever read it. ``tests/data/relevance_test/`` was the test split until 2026-11-28; it is
+now a dev set (:data:`DEV_UNSEEN_FOLDER`), read to find what fails on unseen prompts."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ SKILLS_FOLDER = DATA / "skills_eval"
 
 # the notes each recall folder's prompts are about
 RECALL_NOTES = {"recall_eval": "learnings.json", "recall": "learnings.json"}
-TEST_FOLDER = DATA / "relevance_test"  # never read here: the lead scores it through the hook
+TEST_FOLDER = DATA / "relevance_test2"  # never read here: the lead scores it through the hook
+DEV_UNSEEN_FOLDER = DATA / "relevance_test"  # the first unseen split, now dev (see SPLITS.md)
 
 
 def names(split: tuple[tuple[str, str, str], ...] | tuple[str, ...]) -> list[str]:
