@@ -21,7 +21,9 @@ those keeping at least :data:`HIT_KEEP` of the hits the selection has with no th
 lowest such threshold on a tie; docs/decisions/0070) — and writes the coefficients in raw
 feature units with their provenance. It prints TRAIN and DEV hit / silence / precision, with
 95 % Wilson intervals, without the gate and with it. DEV is measured, never fitted on; the TEST
-split (``tests/data/relevance_test``) is never read here.
+split (``tests/data/relevance_test2``) is never read here. The first unseen split
+(``tests/data/relevance_test``), read to learn what fails (decision 0115), is part of TRAIN; its
+own figures are printed and recorded as ``read``.
 
 A dev tool: numpy (the dev extra) is used here only, never on the prompt path.
 """
@@ -117,17 +119,34 @@ def note_opinion(index: recall_index.Index, model: Embedder, prompt: str) -> Opi
 # -- the cases ------------------------------------------------------------------------------
 
 
+def recall_sources(
+    split: Sequence[tuple[str, str, str]],
+) -> list[tuple[str, list[dict[str, Any]], list[dict[str, Any]]]]:
+    """Each set of ``split`` as (corpus name, its notes, its prompts). Two formats: a file of
+    prompts whose notes are the folder's :data:`helpers.splits.RECALL_NOTES` file, and (the
+    unseen splits' format, ``splits.PROJECT``) one project file holding its own ``notes`` and
+    ``prompts`` (notes without a kind are learnings, as ``pokayokay remember`` stores them)."""
+    out = []
+    for folder, name, key in split:
+        data = json.loads((splits.DATA / folder / name).read_text("utf-8"))
+        if key == splits.PROJECT:
+            notes = [{"kind": "learning", **note} for note in data["notes"]]
+            out.append((f"{folder}/{name}", notes, data["prompts"]))
+            continue
+        shared = json.loads((splits.DATA / folder / splits.RECALL_NOTES[folder]).read_text())
+        out.append((folder, shared["notes"], data[key]))
+    return out
+
+
 def recall_cases(
     split: Sequence[tuple[str, str, str]], model: Embedder | None = None
 ) -> list[Case]:
     cases: list[Case] = []
     indexes: dict[str, recall_index.Index] = {}
-    for folder, name, key in split:
-        if folder not in indexes:
-            notes = json.loads((splits.DATA / folder / splits.RECALL_NOTES[folder]).read_text())
-            indexes[folder] = recall_eval.build(notes["notes"])
-        index = indexes[folder]
-        rows = json.loads((splits.DATA / folder / name).read_text("utf-8"))[key]
+    for corpus, notes, rows in recall_sources(split):
+        if corpus not in indexes:
+            indexes[corpus] = recall_eval.build(notes)
+        index = indexes[corpus]
         if model is not None:
             model.vectors([row["q"][:MAX_QUERY_CHARS] for row in rows])  # one batch
         for row in rows:
@@ -149,16 +168,30 @@ def skill_text(skill: Any) -> str:
     return f"{skill.name}: {skill.description}"
 
 
+def skill_rows(path: Path) -> list[dict[str, Any]]:
+    """A skill prompt file's rows as ``{"prompt", "expected"}``: the labelled sets' own format
+    (a list of those) or the unseen splits' (``{"prompts": [{"q", "expect": [...]}]}``)."""
+    data = json.loads(path.read_text("utf-8"))
+    if isinstance(data, list):
+        return data
+    return [
+        {"prompt": row["q"], "expected": row["expect"][0] if row["expect"] else None}
+        for row in data["prompts"]
+    ]
+
+
 def skill_cases(
-    split: Sequence[str], catalog: Catalog, model: Embedder | None = None
+    split: Sequence[str], catalog: Catalog, model: Embedder | None = None, folder: Path | None = None
 ) -> list[Case]:
+    """The cases of the prompt files ``split`` (under ``folder``, the skills_eval folder by
+    default) against ``catalog``."""
     cases: list[Case] = []
     stats = catalog.statistics()
     by_name = {s.name: s for s in catalog}
     skills = [s for s in catalog if s.profile is not None]
     matrix = model.vectors([skill_text(s) for s in skills]) if model is not None else None
     for name in split:
-        rows = json.loads((splits.SKILLS_FOLDER / name).read_text("utf-8"))
+        rows = skill_rows((folder or splits.SKILLS_FOLDER) / name)
         if model is not None:
             model.vectors([row["prompt"][:MAX_QUERY_CHARS] for row in rows])
         for row in rows:
@@ -267,8 +300,16 @@ def figures_data(result: Figures) -> dict[str, Any]:
 
 
 def fit_one(
-    kind: str, train: list[Case], dev: list[Case], sets: dict[str, list[str]], dense: bool = False
+    kind: str,
+    train: list[Case],
+    dev: list[Case],
+    sets: dict[str, list[str]],
+    dense: bool = False,
+    read: list[Case] | None = None,
 ) -> Gate:
+    """Fit ``kind``'s gate on ``train`` and report it on ``dev``; ``read``: the part of
+    ``train`` that was an unseen split until it was read (its figures are printed and recorded
+    on their own, as the trace of what fitting on it did)."""
     x, y = design(train)
     weights, bias = fit(x, y)
 
@@ -280,18 +321,20 @@ def fit_one(
 
     threshold = choose_threshold(train, gate_at)
     gate = gate_at(threshold)
-    before_train, before_dev = outcome(train, None), outcome(dev, None)
-    after_train, after_dev = outcome(train, gate), outcome(dev, gate)
+    reported = {"train": train, "dev": dev, **({"read": read} if read else {})}
+    results: dict[str, Figures] = {}
+    for name, cases in reported.items():
+        results[f"{name}_without_gate"] = outcome(cases, None)
+        results[name] = outcome(cases, gate)
     opinion = "lexical + dense (all-MiniLM-L6-v2)" if dense else "lexical only"
     counts = f"{len(x)} candidates ({int(y.sum())} expected) from {len(train)} prompts"
     print(f"{kind}, {opinion}: {counts}")
     for name, w in zip(FEATURES, weights, strict=True):
         print(f"  weight {name:11} {w:+.4f}")
     print(f"  bias {bias:+.4f}  threshold {threshold:.4f}")
-    print(line("train, no gate", before_train))
-    print(line("train, gate", after_train))
-    print(line("dev, no gate", before_dev))
-    print(line("dev, gate", after_dev))
+    for name in reported:
+        print(line(f"{name}, no gate", results[f"{name}_without_gate"]))
+        print(line(f"{name}, gate", results[name]))
     provenance = {
         "fitted_by": COMMAND,
         "date": datetime.date.today().isoformat(),
@@ -301,39 +344,43 @@ def fit_one(
         "dev": sets["dev"],
         "opinion": opinion,
         "candidates": len(x),
-        "figures": {
-            "train": figures_data(after_train),
-            "dev": figures_data(after_dev),
-            "train_without_gate": figures_data(before_train),
-            "dev_without_gate": figures_data(before_dev),
-        },
+        "figures": {name: figures_data(result) for name, result in results.items()},
     }
     return Gate(gate.weights, bias, threshold, provenance)
 
 
-Work = dict[str, tuple[list[Case], list[Case], dict[str, list[str]]]]
+Work = dict[str, tuple[list[Case], list[Case], dict[str, list[str]], list[Case]]]
 
 
 def work(catalog: Catalog, model: Embedder | None) -> Work:
-    """Each kind's train cases, dev cases and the names of their sets."""
+    """Each kind's train cases, dev cases, the names of their sets, and the train cases of the
+    read unseen split (:data:`helpers.splits.RECALL_TRAIN_READ`, ``SKILLS_TRAIN_READ``)."""
     recall_sets = {
-        "train": splits.names(splits.RECALL_TRAIN),
+        "train": splits.names(splits.RECALL_TRAIN) + splits.names(splits.RECALL_TRAIN_READ),
         "dev": splits.names(splits.RECALL_DEV),
     }
+    read_folder = splits.SKILLS_TRAIN_READ_FOLDER
     skill_sets = {
-        "train": splits.names(splits.SKILLS_TRAIN),
+        "train": splits.names(splits.SKILLS_TRAIN)
+        + [f"{read_folder.relative_to(REPO).as_posix()}/{n}" for n in splits.SKILLS_TRAIN_READ],
         "dev": splits.names(splits.SKILLS_DEV),
     }
+    recall_read = recall_cases(splits.RECALL_TRAIN_READ, model)
+    skills_read = skill_cases(
+        splits.SKILLS_TRAIN_READ, catalog_from_folder(read_folder), model, read_folder
+    )
     return {
         RECALL: (
-            recall_cases(splits.RECALL_TRAIN, model),
+            recall_cases(splits.RECALL_TRAIN, model) + recall_read,
             recall_cases(splits.RECALL_DEV, model),
             recall_sets,
+            recall_read,
         ),
         SKILLS: (
-            skill_cases(splits.SKILLS_TRAIN, catalog, model),
+            skill_cases(splits.SKILLS_TRAIN, catalog, model) + skills_read,
             skill_cases(splits.SKILLS_DEV, catalog, model),
             skill_sets,
+            skills_read,
         ),
     }
 
@@ -351,8 +398,8 @@ def main(argv: list[str] | None = None) -> int:
         models.append(found)
     for model in models:
         dense = model is not None
-        for kind, (train, dev, sets) in work(catalog, model).items():
-            gate = fit_one(kind, train, dev, sets, dense)
+        for kind, (train, dev, sets, read) in work(catalog, model).items():
+            gate = fit_one(kind, train, dev, sets, dense, read)
             if args.check or (dense and kind not in DENSE_KINDS):
                 continue
             text = json.dumps(gate.to_data(), indent=1, ensure_ascii=False) + "\n"

@@ -32,6 +32,19 @@ TEST_FOLDER = DATA / "relevance_test2"  # never read here: the lead scores it th
 DEV_UNSEEN_FOLDER = DATA / "relevance_test"  # the first unseen split, now dev (see SPLITS.md)
 
 
+# The key of a recall set in the unseen splits' format: one project file holding its own
+# ``notes`` and ``prompts`` (``relevance_test/recall/*.json``).
+PROJECT = "project"
+# The first unseen split, read on 2026-11-28 to learn what fails (decision 0115): a read set
+# moves to train (SPLITS.md), so the gate is fitted on it too; heldout / held_out stay dev.
+RECALL_TRAIN_READ: tuple[tuple[str, str, str], ...] = tuple(
+    ("relevance_test/recall", name, PROJECT)
+    for name in ("fleetline.json", "gridcast.json", "shiftly.json")
+)
+SKILLS_TRAIN_READ_FOLDER = DEV_UNSEEN_FOLDER / "skills"  # its SKILL.md folders and prompts.json
+SKILLS_TRAIN_READ: tuple[str, ...] = ("prompts.json",)
+
+
 def names(split: tuple[tuple[str, str, str], ...] | tuple[str, ...]) -> list[str]:
     """The split's files as paths under tests/data (for provenance)."""
     out = []
