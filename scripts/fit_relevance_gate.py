@@ -306,11 +306,15 @@ def fit_one(
     sets: dict[str, list[str]],
     dense: bool = False,
     read: list[Case] | None = None,
+    without: Sequence[str] = (),
 ) -> Gate:
     """Fit ``kind``'s gate on ``train`` and report it on ``dev``; ``read``: the part of
     ``train`` that was an unseen split until it was read (its figures are printed and recorded
-    on their own, as the trace of what fitting on it did)."""
+    on their own, as the trace of what fitting on it did); ``without``: features held at weight 0
+    (a variant, compared on dev)."""
     x, y = design(train)
+    for name in without:
+        x[:, FEATURES.index(name)] = 0.0  # a constant column: fit() gives it weight 0
     weights, bias = fit(x, y)
 
     rounded = tuple(round(float(w), 12) for w in weights)  # stable files; far below any effect
@@ -344,6 +348,7 @@ def fit_one(
         "dev": sets["dev"],
         "opinion": opinion,
         "candidates": len(x),
+        **({"without": sorted(without)} if without else {}),
         "figures": {name: figures_data(result) for name, result in results.items()},
     }
     return Gate(gate.weights, bias, threshold, provenance)
@@ -391,6 +396,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--lexical", action="store_true", help="fit the lexical gates only (no semantic model)"
     )
+    parser.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        choices=FEATURES,
+        metavar="FEATURE",
+        help="fit a variant with this feature held at weight 0 (repeatable)",
+    )
     args = parser.parse_args(argv)
     catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
     models: list[Embedder | None] = [None]
@@ -399,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     for model in models:
         dense = model is not None
         for kind, (train, dev, sets, read) in work(catalog, model).items():
-            gate = fit_one(kind, train, dev, sets, dense, read)
+            gate = fit_one(kind, train, dev, sets, dense, read, args.without)
             if args.check or (dense and kind not in DENSE_KINDS):
                 continue
             text = json.dumps(gate.to_data(), indent=1, ensure_ascii=False) + "\n"

@@ -25,7 +25,9 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
 * ``cosine_margin`` — that cosine's lead over the best cosine of any other candidate of the
   corpus (negative when the model prefers another one; 0 without the model);
 * ``agree`` — 1 when the candidate is also the model's first choice (the lexical and the dense
-  opinions agree on it), else 0.
+  opinions agree on it), else 0;
+* ``rare_share`` — the share of the prompt's rare units it holds (``rare`` counts them, which
+  grows with the prompt's length; this does not; decision 0116).
 
 Two coefficient sets per kind are shipped: the lexical one (``gate_<kind>.json``, fitted with
 the three dense features at 0, so their weights are 0) and the dense one
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
 
 FEATURES = (
     "score", "margin", "rare", "names_only", "coverage", "length",
-    "cosine", "cosine_margin", "agree",
+    "cosine", "cosine_margin", "agree", "rare_share",
 )  # fmt: skip
 # A second candidate speaks only at this share of the first one's probability, or more.
 NEARLY = 0.9
@@ -101,7 +103,7 @@ class Evidence:
 
     def values(self) -> tuple[float, ...]:
         """The feature vector, in :data:`FEATURES` order."""
-        matched = self.matched
+        matched, rare = self.matched, self.rare
         return (
             self.score,
             max(0.0, self.score - self.runner_up),
@@ -112,6 +114,7 @@ class Evidence:
             self.cosine,
             self.cosine - self.cosine_other,
             1.0 if self.dense_top else 0.0,
+            len(matched & rare) / len(rare) if rare else 0.0,
         )
 
 

@@ -100,11 +100,33 @@ def test_more_of_a_feature_moves_the_probability_the_way_its_weight_says(
 
 def test_the_features_are_computed_from_the_evidence() -> None:
     found = Evidence(0.9, 0.4, frozenset({"a", "b"}), frozenset({"b", "c"}), frozenset(), 4)
-    assert found.values() == pytest.approx((0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.0, 0.0, 0.0))
+    assert found.values() == pytest.approx(
+        (0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.0, 0.0, 0.0, 0.5)
+    )
     names = Evidence(0.9, 1.2, frozenset({"x"}), frozenset(), frozenset({"x", "y"}), 3)
     assert names.values()[1] == 0.0  # behind the runner-up: no margin
     assert names.values()[3] == 1.0  # every matched word only inside paths or identifiers
     assert Evidence(0.5, 0.0, frozenset(), frozenset(), frozenset(), 0).values()[3:5] == (0, 0)
+    assert names.values()[FEATURES.index("rare_share")] == 0.0  # a prompt with no rare word
+
+
+WORDS = st.frozensets(st.sampled_from("abcdefgh"), max_size=8)
+
+
+@given(WORDS, WORDS, st.integers(1, 6))
+def test_the_rare_share_is_the_share_of_the_prompts_rare_words_held_whatever_its_length(
+    matched: frozenset[str], rare: frozenset[str], repeat: int
+) -> None:
+    """``rare`` counts the rare words held, which grows with the prompt; ``rare_share`` is
+    their share of the prompt's rare words, bounded and unchanged by more plain words."""
+    short = Evidence(1.0, 0.0, matched, rare, frozenset(), 8)
+    longer = Evidence(1.0, 0.0, matched, rare, frozenset(), 8 * repeat)
+    at = FEATURES.index("rare_share")
+    share = short.values()[at]
+    assert 0.0 <= share <= 1.0
+    assert share == (len(matched & rare) / len(rare) if rare else 0.0)
+    assert longer.values()[at] == share
+    assert short.values()[FEATURES.index("rare")] == len(matched & rare)
 
 
 def test_a_copy_of_the_same_subject_never_speaks_second() -> None:
@@ -186,10 +208,16 @@ def test_the_shipped_gates_say_how_they_were_fitted(kind: str, train: tuple, dev
     assert gate.weights[FEATURES.index("score")] > 0  # a better score is more relevant
     provenance = gate.provenance
     assert provenance["fitted_by"] == "python scripts/fit_relevance_gate.py"
-    assert provenance["train"] == splits.names(train)
+    read = "tests/data/relevance_test/"  # the first unseen split, read, so now train
+    assert provenance["train"][: len(splits.names(train))] == splits.names(train)
+    assert [n for n in provenance["train"] if n.startswith(read)] == provenance["train"][
+        len(splits.names(train)) :
+    ]
+    assert any(n.startswith(read) for n in provenance["train"])  # fitted on the read split
     assert provenance["dev"] == splits.names(dev)
     everything = str(provenance)
-    assert "relevance_test" not in everything  # the test split is never fitted on
+    assert "relevance_test2" not in everything  # the test split is never fitted on
+    assert "read" in provenance["figures"]  # the read split's figures are recorded apart
     figures = provenance["figures"]
     assert isinstance(figures, dict)
     assert set(figures) >= {"train", "dev", "train_without_gate", "dev_without_gate"}
@@ -210,9 +238,14 @@ def test_the_fitting_script_reproduces_the_shipped_gates() -> None:
     finally:
         sys.path.remove(str(REPO_ROOT / "scripts"))
     catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
+    read = splits.SKILLS_TRAIN_READ_FOLDER
     for kind, train in (
-        (fitted.RECALL, script.recall_cases(splits.RECALL_TRAIN)),
-        (fitted.SKILLS, script.skill_cases(splits.SKILLS_TRAIN, catalog)),
+        (fitted.RECALL, script.recall_cases(splits.RECALL_TRAIN + splits.RECALL_TRAIN_READ)),
+        (
+            fitted.SKILLS,
+            script.skill_cases(splits.SKILLS_TRAIN, catalog)
+            + script.skill_cases(splits.SKILLS_TRAIN_READ, catalog_from_folder(read), None, read),
+        ),
     ):
         again = script.fit_one(kind, train, [], {"train": [], "dev": []})
         shipped = fitted.fitted(kind)
@@ -279,9 +312,9 @@ def test_the_dense_gate_says_how_it_was_fitted() -> None:
     assert gate.weights[FEATURES.index("score")] > 0
     provenance = gate.provenance
     assert provenance["fitted_by"] == "python scripts/fit_relevance_gate.py"
-    assert provenance["train"] == splits.names(splits.RECALL_TRAIN)
+    assert provenance["train"] == splits.names(splits.RECALL_TRAIN + splits.RECALL_TRAIN_READ)
     assert provenance["dev"] == splits.names(splits.RECALL_DEV)
-    assert "relevance_test" not in str(provenance)
+    assert "relevance_test2" not in str(provenance)
 
 
 def test_recall_given_the_models_cosines_decides_with_the_dense_gate() -> None:
@@ -306,7 +339,8 @@ def test_recall_given_the_models_cosines_decides_with_the_dense_gate() -> None:
     dense, lexical = fitted.fitted(fitted.RECALL, dense=True), fitted.fitted(fitted.RECALL)
     differ = 0
     for prompt in prompts:
-        for cosines in ({d: 0.05 * (d % 7) for d in range(len(index))}, {}):
+        # a made-up model that disagrees with the words: it prefers every other note strongly
+        for cosines in ({d: 0.9 if d % 2 else -0.9 for d in range(len(index))}, {}):
             chosen = [h.doc.id for h in recall.recall(index, prompt, cosines=cosines).hits]
             by_dense = recall.recall(index, prompt, cosines=cosines, gate=dense).hits
             by_lexical = recall.recall(index, prompt, cosines=cosines, gate=lexical).hits
