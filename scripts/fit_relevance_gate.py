@@ -61,6 +61,9 @@ from pokayokay.skills.suggest import relevance, suggest  # noqa: E402
 HIT_KEEP = 0.95  # the share of the ungated hits a threshold must keep
 L2 = 1.0  # the penalty on the standardised weights (not on the bias)
 COMMAND = "python scripts/fit_relevance_gate.py"
+# The variant each kind ships: the features held at weight 0, chosen on DEV by the criterion the
+# threshold uses, silence + precision (decision 0116): for skills, ``rare_share`` did not win.
+WITHOUT: dict[str, tuple[str, ...]] = {RECALL: (), SKILLS: ("rare_share",)}
 
 
 class Case:
@@ -260,13 +263,15 @@ def outcome(cases: Sequence[Case], gate: Gate | None) -> Figures:
     return figures(pairs)
 
 
-def choose_threshold(cases: Sequence[Case], gate_at: Callable[[float], Gate]) -> float:
+def choose_threshold(
+    cases: Sequence[Case], gate_at: Callable[[float], Gate], keep: float = HIT_KEEP
+) -> float:
     """Among the thresholds keeping HIT_KEEP of the hits at threshold 0, the one with the best
     silence + precision on TRAIN (the lowest on a tie). Each threshold tried lies halfway
     between two successive probabilities of the train candidates (every threshold in between
     decides the same), so rounding in the file or at prompt time cannot flip a candidate."""
     probabilities = sorted({gate_at(0.0).probability(f) for c in cases for f in c.evidence})
-    floor = HIT_KEEP * outcome(cases, gate_at(0.0)).hit.value
+    floor = keep * outcome(cases, gate_at(0.0)).hit.value
     best = (-1.0, 0.0)
     halfway = [(a + b) / 2 for a, b in pairwise(probabilities)]
     for t in [0.0, *halfway]:
@@ -307,6 +312,7 @@ def fit_one(
     dense: bool = False,
     read: list[Case] | None = None,
     without: Sequence[str] = (),
+    keep: float = HIT_KEEP,
 ) -> Gate:
     """Fit ``kind``'s gate on ``train`` and report it on ``dev``; ``read``: the part of
     ``train`` that was an unseen split until it was read (its figures are printed and recorded
@@ -323,7 +329,7 @@ def fit_one(
     def gate_at(threshold: float) -> Gate:
         return Gate(rounded, bias, threshold, {})
 
-    threshold = choose_threshold(train, gate_at)
+    threshold = choose_threshold(train, gate_at, keep)
     gate = gate_at(threshold)
     reported = {"train": train, "dev": dev, **({"read": read} if read else {})}
     results: dict[str, Figures] = {}
@@ -343,7 +349,7 @@ def fit_one(
         "fitted_by": COMMAND,
         "date": datetime.date.today().isoformat(),
         "method": f"L2 logistic regression (lambda {L2}, standardised features, Newton/IRLS); "
-        f"threshold: best train silence + precision keeping {HIT_KEEP} of the hits",
+        f"threshold: best train silence + precision keeping {keep} of the hits",
         "train": sets["train"],
         "dev": sets["dev"],
         "opinion": opinion,
@@ -399,10 +405,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--without",
         action="append",
-        default=[],
+        default=None,
         choices=FEATURES,
         metavar="FEATURE",
-        help="fit a variant with this feature held at weight 0 (repeatable)",
+        help="fit a variant with this feature held at weight 0 (repeatable; default: the "
+        "shipped variant of each kind, WITHOUT)",
+    )
+    parser.add_argument(
+        "--hit-keep",
+        type=float,
+        default=HIT_KEEP,
+        help=f"the share of the ungated train hits the threshold keeps (default {HIT_KEEP})",
     )
     args = parser.parse_args(argv)
     catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
@@ -412,7 +425,8 @@ def main(argv: list[str] | None = None) -> int:
     for model in models:
         dense = model is not None
         for kind, (train, dev, sets, read) in work(catalog, model).items():
-            gate = fit_one(kind, train, dev, sets, dense, read, args.without)
+            without = WITHOUT[kind] if args.without is None else args.without
+            gate = fit_one(kind, train, dev, sets, dense, read, without, args.hit_keep)
             if args.check or (dense and kind not in DENSE_KINDS):
                 continue
             text = json.dumps(gate.to_data(), indent=1, ensure_ascii=False) + "\n"
