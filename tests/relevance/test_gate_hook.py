@@ -37,6 +37,7 @@ SKILL_PROMPTS = [
     "tests/test_sync.py::test_retry passes on my machine but fails maybe 1 run in 5 on CI",
     "rename the variable total to subtotal in cart.py",
     "write a haiku about autumn leaves",
+    "what's the average order value per region in this csv",  # the second, weaker one is cut
 ]
 
 

@@ -165,7 +165,9 @@ def rates_of(
 # 50/59; blind5 53/60, 27/30, 53/60; blind6 43/60, 29/30, 43/54; blind7 44/60, 27/30, 44/52.
 # Bars: hit, silence and precision after the gate, less a margin.
 BLIND_BARS = {
-    "blind3.json": (0.83, 0.87, 0.84), "blind4.json": (0.80, 0.87, 0.82),
+    # blind4's precision bar was 0.82 (50/61) until the gate was refit with the read unseen
+    # split in its training data (decision 0116): one more shown item, 50/62
+    "blind3.json": (0.83, 0.87, 0.84), "blind4.json": (0.80, 0.87, 0.80),
     "blind5.json": (0.86, 0.87, 0.84), "blind6.json": (0.70, 0.93, 0.76),
     "blind7.json": (0.71, 0.87, 0.82),
 }  # fmt: skip
