@@ -184,7 +184,10 @@ def skill_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def skill_cases(
-    split: Sequence[str], catalog: Catalog, model: Embedder | None = None, folder: Path | None = None
+    split: Sequence[str],
+    catalog: Catalog,
+    model: Embedder | None = None,
+    folder: Path | None = None,
 ) -> list[Case]:
     """The cases of the prompt files ``split`` (under ``folder``, the skills_eval folder by
     default) against ``catalog``."""
