@@ -3,6 +3,8 @@
     .venv/bin/python scripts/fit_relevance_gate.py            # every gate
     .venv/bin/python scripts/fit_relevance_gate.py --check    # print, write nothing
     .venv/bin/python scripts/fit_relevance_gate.py --lexical  # without the semantic model
+    .venv/bin/python scripts/fit_relevance_gate.py --check --without rare_share  # a variant
+    .venv/bin/python scripts/fit_relevance_gate.py --check --hit-keep 0.9        # another
 
 Two coefficient sets per kind are fitted: the lexical one (the model's three features at 0) and
 the dense one, with the semantic model's opinion (all-MiniLM-L6-v2, looked for where the tests
