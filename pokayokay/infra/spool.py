@@ -71,8 +71,7 @@ _KEY_MAX = 120
 
 
 def state_home(environ: "Mapping[str, str] | None" = None) -> str:
-    """pokayokay's state folder as a string (``pokayokay.infra.state.state_home`` and
-    :mod:`pokayokay.infra.lesson_lookup` use this: the one copy of the rule)."""
+    """pokayokay's state folder as a string (``pokayokay.infra.state.state_home`` uses this)."""
     env = os.environ if environ is None else environ
     explicit = env.get("POKAYOKAY_HOME")
     if explicit:
@@ -89,8 +88,7 @@ def state_home(environ: "Mapping[str, str] | None" = None) -> str:
 
 def spool_key(project_dir: str) -> str:
     """A file-name-safe key for a launch folder: ``[A-Za-z0-9]`` kept, anything else ``-``;
-    a long one is cut and given a hash of the whole path. The lesson lookup keys its files by
-    this too (:func:`pokayokay.infra.lesson_lookup.lookup_key`)."""
+    a long one is cut and given a hash of the whole path."""
     key = "".join(c if c.isascii() and c.isalnum() else "-" for c in project_dir)
     if len(key) <= _KEY_MAX:
         return key or "-"
