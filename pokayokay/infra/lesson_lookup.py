@@ -27,22 +27,14 @@ its ``failure`` text is then shown only next to a failure whose output has them,
 command text alone.
 
 Every text in it was sanitised and redacted when it was written: the hooks print it as is.
-Standard library only (``os`` and :mod:`pokayokay.infra.spool`, itself standard library only, at
-import; ``_json``, through :mod:`pokayokay.infra.cjson`, when
+Standard library only (``os`` at import; ``_json``, through :mod:`pokayokay.infra.cjson`, when
 a file exists: never ``json`` or ``re``).
 """
 
 from __future__ import annotations
 
 import os
-
-# The state folder and the folder key are the spool's rules, imported rather than copied so the
-# two cannot drift (a lookup and a spool of the same launch folder share its key). The spool
-# imports this module only lazily, inside a function, so the two never import each other while
-# loading; when the spool runs as a script (``__main__``) and a project has lessons, this loads a
-# second copy of it as ``pokayokay.infra.spool`` (standard library only: about 0.2 ms).
-from pokayokay.infra.spool import spool_key as lookup_key
-from pokayokay.infra.spool import state_home
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,8 +43,39 @@ if TYPE_CHECKING:
 
 LOOKUP_VERSION = 3  # 2: commands quoted exactly; 3: invocations, mistakes. Older ones are not read
 LOOKUP_DIR = "lessons"
+_KEY_MAX = 120
 # A lookup is a few lessons; a larger file is not ours (or broken) and is not read.
 MAX_LOOKUP_BYTES = 256 << 10
+
+
+def state_home(environ: Mapping[str, str] | None = None) -> str:
+    """pokayokay's state folder as a string, as :func:`pokayokay.infra.spool.state_home`. A
+    copy on purpose: the spool entry imports this module lazily, so importing the spool from
+    here would make the two import each other."""
+    env = os.environ if environ is None else environ
+    explicit = env.get("POKAYOKAY_HOME")
+    if explicit:
+        return os.path.expanduser(explicit)
+    home = env.get("HOME") or os.path.expanduser("~")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Application Support", "pokayokay")
+    if sys.platform == "win32":
+        local = env.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+        return os.path.join(local, "pokayokay")
+    xdg = env.get("XDG_STATE_HOME") or os.path.join(home, ".local", "state")
+    return os.path.join(xdg, "pokayokay")
+
+
+def lookup_key(folder: str) -> str:
+    """A file-name-safe key for a folder: ``[A-Za-z0-9]`` kept, anything else ``-``; a long one
+    is cut and given a hash of the whole path (FNV-1a, so no hashlib import)."""
+    key = "".join(c if c.isascii() and c.isalnum() else "-" for c in folder)
+    if len(key) <= _KEY_MAX:
+        return key
+    value = 0xCBF29CE484222325
+    for byte in folder.encode("utf-8", "surrogatepass"):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{key[:_KEY_MAX]}-{value:016x}"
 
 
 def lookup_path(folder: str, environ: Mapping[str, str] | None = None) -> str:

@@ -73,13 +73,29 @@ def test_command_entry_tolerates_odd_shapes() -> None:
     assert ll.command_entry({"commands": []}, "make") is None
 
 
-def test_the_lookup_uses_the_spools_state_home_and_folder_key() -> None:
-    """``lesson_lookup`` has no copy of the spool's state-home rule or folder key: it imports
-    them, so a lookup and a spool of the same launch folder can never disagree."""
+@given(st.text(min_size=1, max_size=300) | st.text(min_size=121, max_size=300))
+@example("/home/dev/" + "ü" * 200)  # long: cut and hashed
+def test_the_lookup_keys_folders_as_the_spool_does(folder: str) -> None:
+    """``lesson_lookup`` keeps its own copy of the spool's folder key and state-home rule (the
+    spool entry imports it lazily, so it cannot import the spool): the two must not drift."""
     from pokayokay.infra import spool
 
-    assert ll.state_home is spool.state_home
-    assert ll.lookup_key is spool.spool_key
+    assert ll.lookup_key(folder) == spool.spool_key(folder)
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"POKAYOKAY_HOME": "~/state"},
+        {"HOME": "/home/dev"},
+        {"HOME": "/home/dev", "XDG_STATE_HOME": "/var/state"},
+        {"HOME": "/home/dev", "LOCALAPPDATA": "/appdata"},
+    ],
+)
+def test_the_lookup_finds_the_state_home_as_the_spool_does(env: dict[str, str]) -> None:
+    from pokayokay.infra import spool
+
+    assert ll.state_home(env) == spool.state_home(env)
 
 
 def _command_key_by_patterns(command: str) -> str:
