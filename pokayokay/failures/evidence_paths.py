@@ -40,7 +40,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
-from pokayokay.infra.lazyre import Lazy
+from pokayokay.infra.lazyre import Lazy, built_once
 
 MAX_PATHS = 50
 # Error texts are at most ~10k characters (Claude Code middle-truncates); be safe anyway.
@@ -119,14 +119,7 @@ class _Patterns:
         self.go_package = c(r"(?m)^(?:FAIL|ok|---|#)\s+(\S+?)(?:\s|\[|$)")
 
 
-_compiled: _Patterns | None = None
-
-
-def _patterns() -> _Patterns:
-    global _compiled
-    if _compiled is None:
-        _compiled = _Patterns()
-    return _compiled
+_patterns = built_once(_Patterns)
 
 
 def root_aliases(root: str, dirs: Iterable[str]) -> tuple[str, ...]:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from pokayokay.infra.lazyre import Lazy
+from pokayokay.infra.lazyre import Lazy, built_once
 
 MAX_MISTAKES = 8
 MAX_KEY = 200
@@ -160,14 +160,7 @@ class _P:
         self.non_word = c(r"[^a-z0-9]+")
 
 
-_compiled: _P | None = None
-
-
-def _p() -> _P:
-    global _compiled
-    if _compiled is None:
-        _compiled = _P()
-    return _compiled
+_p = built_once(_P)
 
 
 def _lines(output: str, p: _P) -> list[str]:

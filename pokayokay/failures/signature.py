@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pokayokay.infra.lazyre import Lazy
+from pokayokay.infra.lazyre import Lazy, built_once
 
 MAX_LINES = 3
 MAX_LINE = 200
@@ -178,14 +178,7 @@ class _Patterns:
         self.space = c(r"\s+")
 
 
-_compiled: _Patterns | None = None
-
-
-def _patterns() -> _Patterns:
-    global _compiled
-    if _compiled is None:
-        _compiled = _Patterns()
-    return _compiled
+_patterns = built_once(_Patterns)
 
 
 def _special(text: str, p: _Patterns) -> str | None:

@@ -16,6 +16,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from collections.abc import Callable, Iterator
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 # re's flag values (tests hold them equal), so that modules need not import re for a flag.
 IGNORECASE = 2
@@ -94,3 +97,17 @@ class Lazy:
         self, repl: str | Callable[[re.Match[str]], str], text: str, count: int = 0
     ) -> tuple[str, int]:
         return self.regex.subn(repl, text, count)
+
+
+def built_once(make: Callable[[], T]) -> Callable[[], T]:
+    """A function that returns ``make()``, called on its first call and kept for every later
+    one: a module's table of :class:`Lazy` patterns (the capture pipeline's) is then built when
+    an output first needs it, never at import."""
+    made: list[T] = []
+
+    def get() -> T:
+        if not made:
+            made.append(make())
+        return made[0]
+
+    return get

@@ -51,7 +51,11 @@ MAX_LOOKUP_BYTES = 256 << 10
 def state_home(environ: Mapping[str, str] | None = None) -> str:
     """pokayokay's state folder as a string, as :func:`pokayokay.infra.spool.state_home`. A
     copy on purpose: the spool entry imports this module lazily, so importing the spool from
-    here would make the two import each other."""
+    here would make the two import each other. No third module can hold the one copy either:
+    the spool runs as a standalone file that imports no pokayokay module before it writes, and
+    the architecture test forbids an import cycle even through a lazy import. The copies are
+    held equal by ``tests/infra/test_lesson_lookup.py`` (the rule, and the folder key below).
+    ``duplicates`` lists this pair; it is the one kept on purpose."""
     env = os.environ if environ is None else environ
     explicit = env.get("POKAYOKAY_HOME")
     if explicit:

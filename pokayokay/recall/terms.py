@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from pokayokay.infra.lazyre import Lazy
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
 # Work caps: only the start of a long prompt is read, and only this many distinct terms of it.
 MAX_QUERY_CHARS = 4000
 MAX_QUERY_TERMS = 300
@@ -222,28 +226,63 @@ _CHUNK_CACHE_MAX = 50_000
 
 def tokenize(text: str) -> list[str]:
     """The terms of ``text``, in order, repeats kept."""
-    cache = _CHUNK_CACHE
+    return cached_terms(WORD_CHUNK.findall(text), _chunk_terms, _CHUNK_CACHE, _CHUNK_CACHE_MAX)
+
+
+def cached_terms(
+    chunks: Iterable[str],
+    analyse: Callable[[str], tuple[str, ...]],
+    cache: dict[str, tuple[str, ...]],
+    most: int,
+) -> list[str]:
+    """The terms of ``chunks``, in order, repeats kept, each distinct chunk analysed once by
+    ``analyse``: ``cache`` keeps chunk → terms across calls and is emptied when it holds
+    ``most`` (recall's and the skills' tokenisers each keep their own)."""
     terms: list[str] = []
-    for chunk in WORD_CHUNK.findall(text):
+    for chunk in chunks:
         found = cache.get(chunk)
         if found is None:
-            found = _chunk_terms(chunk)
-            if len(cache) >= _CHUNK_CACHE_MAX:
+            found = analyse(chunk)
+            if len(cache) >= most:
                 cache.clear()
             cache[chunk] = found
         terms.extend(found)
     return terms
 
 
-_weak: frozenset[str] | None = None
+class LazyTerms:
+    """The terms of a fixed list of words, analysed on the first call and kept after it, so no
+    module pays the analysis at import. ``term`` gives a word's term, or None for a word the
+    analysis drops (recall's weak words, the skills' generic words)."""
+
+    __slots__ = ("_term", "_terms", "_words")
+
+    def __init__(self, words: Iterable[str], term: Callable[[str], str | None]) -> None:
+        self._words = words
+        self._term = term
+        self._terms: frozenset[str] | None = None
+
+    def __call__(self) -> frozenset[str]:
+        if self._terms is None:
+            self._terms = frozenset(t for t in map(self._term, self._words) if t)
+        return self._terms
+
+    def known(self) -> frozenset[str] | None:
+        """The terms if they are analysed (or taken) already, else None; analyses nothing."""
+        return self._terms
+
+    def take(self, terms: frozenset[str]) -> None:
+        """Keep ``terms`` as the analysis (a cache's copy of it) unless there is one already."""
+        if self._terms is None:
+            self._terms = terms
+
+
+_WEAK = LazyTerms(WEAK_WORDS, _term)
 
 
 def weak_terms() -> frozenset[str]:
     """The terms (after analysis) of :data:`WEAK_WORDS`."""
-    global _weak
-    if _weak is None:
-        _weak = frozenset(t for t in map(_term, WEAK_WORDS) if t)
-    return _weak
+    return _WEAK()
 
 
 def term_counts(text: str) -> dict[str, int]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 from pokayokay.infra.lazyre import IGNORECASE, Lazy
-from pokayokay.recall.terms import CAMEL_PIECE, stem_with
+from pokayokay.recall.terms import CAMEL_PIECE, LazyTerms, cached_terms, stem_with
 from pokayokay.recall.terms import WORD_CHUNK as _WORD
 
 TYPE_CHECKING = False
@@ -183,17 +183,6 @@ def stem(word: str) -> str:
     return stem_with(word, _SUFFIXES)
 
 
-_generic_terms: frozenset[str] | None = None
-
-
-def generic_terms() -> frozenset[str]:
-    """The terms (after analysis) of :data:`GENERIC`."""
-    global _generic_terms
-    if _generic_terms is None:
-        _generic_terms = frozenset(t for t in map(_term, GENERIC) if t)
-    return _generic_terms
-
-
 def _term(word: str) -> str | None:
     lower = word.lower()
     if lower in STOPWORDS or len(lower) < 2 or lower.isdigit():
@@ -201,6 +190,14 @@ def _term(word: str) -> str | None:
     if lower in UNSTEMMED:
         return lower
     return stem(SYNONYMS.get(lower, lower))
+
+
+_GENERIC = LazyTerms(GENERIC, _term)
+
+
+def generic_terms() -> frozenset[str]:
+    """The terms (after analysis) of :data:`GENERIC`."""
+    return _GENERIC()
 
 
 _CACHE: dict[str, tuple[str, ...]] = {}
@@ -237,17 +234,7 @@ def fold_phrases(text: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """The terms of ``text`` in order (repeats kept)."""
-    cache = _CACHE
-    out: list[str] = []
-    for chunk in _WORD.findall(fold_phrases(text)):
-        found = cache.get(chunk)
-        if found is None:
-            found = _chunk_terms(chunk)
-            if len(cache) >= _CACHE_MAX:
-                cache.clear()
-            cache[chunk] = found
-        out.extend(found)
-    return out
+    return cached_terms(_WORD.findall(fold_phrases(text)), _chunk_terms, _CACHE, _CACHE_MAX)
 
 
 # Words and phrases of a prompt that evoke the words skill descriptions use for the same subject:
@@ -387,7 +374,7 @@ def table_data() -> tuple[str, Any, frozenset[str]]:
 def use_table_data(data: object) -> None:
     """Take what :func:`table_data` gave, if it was parsed from this very text (shape checked,
     not every item: the data comes from pokayokay's own private cache)."""
-    global _evokes, _generic_terms
+    global _evokes
     if not (isinstance(data, (tuple, list)) and len(data) == 3 and data[0] == EVOKES):
         return
     _text, table, generic = data
@@ -395,8 +382,8 @@ def use_table_data(data: object) -> None:
         phrases, words = table
         if isinstance(phrases, list) and isinstance(words, dict):
             _evokes = (phrases, words)
-    if _generic_terms is None and isinstance(generic, frozenset):
-        _generic_terms = generic
+    if isinstance(generic, frozenset):
+        _GENERIC.take(generic)
 
 
 def evoked_terms(text: str) -> set[str]:

@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokayokay.infra.lazyre import Lazy
+from pokayokay.infra.lazyre import Lazy, built_once
 from pokayokay.skills import terms
 from pokayokay.skills.match import profile
 
@@ -115,3 +115,27 @@ def test_lazy_compiles_once_on_first_use() -> None:
     assert lazy.split("a-1,b-2", 1) == ["", "a", "1", ",b-2"]
     assert lazy.sub("<\\g<word>>", "a-1 b-2") == "<a> <b>"
     assert lazy.regex is first
+
+
+def test_built_once_makes_its_value_on_the_first_call_only() -> None:
+    made: list[object] = []
+
+    def make() -> object:
+        made.append(object())
+        return made[-1]
+
+    get = built_once(make)
+    assert made == []  # nothing built until asked
+    first = get()
+    assert get() is first and get() is first
+    assert made == [first]
+
+
+def test_the_capture_pattern_tables_are_built_once_and_shared() -> None:
+    """The failures modules build their Lazy pattern tables through :func:`built_once`."""
+    from pokayokay.failures import evidence_paths, mistakes, signature
+
+    for table in (evidence_paths._patterns, mistakes._p, signature._patterns):
+        patterns = table()
+        assert table() is patterns
+        assert any(isinstance(v, Lazy) for v in vars(patterns).values())

@@ -302,6 +302,7 @@ def test_the_term_tables_travel_in_the_cache(
     takes them as analysed (never from a cache of another table text), and a cache written
     before it kept them is rewritten by one full check."""
     from pokayokay.infra import packed
+    from pokayokay.recall.terms import LazyTerms
     from pokayokay.skills import terms
 
     folder = tmp_path / ".claude" / "skills"
@@ -314,17 +315,17 @@ def test_the_term_tables_travel_in_the_cache(
 
     def fresh_process() -> None:
         monkeypatch.setattr(terms, "_evokes", None)
-        monkeypatch.setattr(terms, "_generic_terms", None)
+        monkeypatch.setattr(terms, "_GENERIC", LazyTerms(terms.GENERIC, terms._term))
 
     fresh_process()
     load_catalog(tmp_path, quick=True)
-    assert (terms._evokes, terms._generic_terms) == expected  # taken from the cache
+    assert (terms._evokes, terms._GENERIC.known()) == expected  # taken from the cache
 
     fresh_process()
     with monkeypatch.context() as changed:
         changed.setattr(terms, "EVOKES", terms.EVOKES + "extra subject: wordy\n")
         load_catalog(tmp_path, quick=True)
-        assert terms._evokes is None and terms._generic_terms is None  # another text: not taken
+        assert terms._evokes is None and terms._GENERIC.known() is None  # another text: not taken
 
     data = packed.load(cache)
     del data["tables"]
