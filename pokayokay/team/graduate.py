@@ -21,7 +21,6 @@ With it:
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +33,7 @@ from pokayokay.rules.apply import (
     refresh_lessons,
 )
 from pokayokay.rules.graduation import RULES_DIR, GraduationPlan
-from pokayokay.rules.team_view import TeamView
-from pokayokay.team.aggregate import TeamEvidence, graduating, team_evidence
+from pokayokay.team.aggregate import TeamEvidence, team_evidence
 from pokayokay.team.files import read_team, write_own, writer_id
 from pokayokay.team.records import TeamRecord, from_group, tombstone
 
@@ -89,16 +87,10 @@ def graduate_project(
 
     if not getattr(settings, "team", False):
         return apply.graduate_project(project, location, settings, dry_run=dry_run)
+    from pokayokay.team.plan import team_view
+
     evidence, _problems = team_inputs(project, location, write=not dry_run)
-    view = TeamView(
-        graduating=graduating(
-            evidence, settings.graduation_threshold, settings.graduation_teammates
-        ),
-        teammates=evidence.teammates,
-    )
-    tombstones = {
-        key: datetime.fromtimestamp(at, timezone.utc) for key, at in evidence.retired.items()
-    }
+    view, tombstones = team_view(evidence, settings)
     if not dry_run:
         _ensure_gitignore(project)
     result = graduate(
