@@ -21,6 +21,7 @@ With it:
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +34,12 @@ from pokayokay.rules.apply import (
     refresh_lessons,
 )
 from pokayokay.rules.graduation import RULES_DIR, GraduationPlan
-from pokayokay.team.aggregate import TeamEvidence, team_evidence
+from pokayokay.rules.team_view import TeamView
+from pokayokay.team.aggregate import TeamEvidence, graduating, team_evidence
 from pokayokay.team.files import read_team, write_own, writer_id
 from pokayokay.team.records import TeamRecord, from_group, tombstone
 
-__all__ = ["GITIGNORE", "graduate_project", "own_records", "team_inputs"]
+__all__ = ["GITIGNORE", "graduate_project", "own_records", "team_inputs", "team_view"]
 
 GITIGNORE = (
     "# Written by pokayokay (team: true): these rules are derived on every clone from the\n"
@@ -72,6 +74,21 @@ def team_inputs(
     return team_evidence(files.records), files.problems
 
 
+def team_view(evidence: TeamEvidence, settings: Any) -> tuple[TeamView, dict[str, datetime]]:
+    """What the planner takes from the team's evidence: the team rule's graduating mistakes
+    with their teammate counts, and the teammates' retirements as moments."""
+    view = TeamView(
+        graduating=graduating(
+            evidence, settings.graduation_threshold, settings.graduation_teammates
+        ),
+        teammates=evidence.teammates,
+    )
+    tombstones = {
+        key: datetime.fromtimestamp(at, timezone.utc) for key, at in evidence.retired.items()
+    }
+    return view, tombstones
+
+
 def _ensure_gitignore(project: Path) -> None:
     path = project / RULES_DIR / ".gitignore"
     if read_bytes(path) is None:
@@ -87,8 +104,6 @@ def graduate_project(
 
     if not getattr(settings, "team", False):
         return apply.graduate_project(project, location, settings, dry_run=dry_run)
-    from pokayokay.team.plan import team_view
-
     evidence, _problems = team_inputs(project, location, write=not dry_run)
     view, tombstones = team_view(evidence, settings)
     if not dry_run:

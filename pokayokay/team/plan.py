@@ -13,16 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from pokayokay.failures.model import FailureGroup
 from pokayokay.rules.graduation import GraduationPlan
-from pokayokay.rules.team_view import TeamView
-from pokayokay.team.aggregate import TeamEvidence, graduating
+from pokayokay.team.aggregate import TeamEvidence
 
-__all__ = ["ProjectPlan", "project_plan", "team_view"]
+__all__ = ["ProjectPlan", "project_plan"]
 
 
 @dataclass(frozen=True)
@@ -52,21 +50,6 @@ class ProjectPlan:
         return frozenset(g.signature for g in self.groups if self.has_graduated(g))
 
 
-def team_view(evidence: TeamEvidence, settings: Any) -> tuple[TeamView, dict[str, datetime]]:
-    """What the planner takes from the team's evidence: the team rule's graduating mistakes
-    with their teammate counts, and the teammates' retirements as moments."""
-    view = TeamView(
-        graduating=graduating(
-            evidence, settings.graduation_threshold, settings.graduation_teammates
-        ),
-        teammates=evidence.teammates,
-    )
-    tombstones = {
-        key: datetime.fromtimestamp(at, timezone.utc) for key, at in evidence.retired.items()
-    }
-    return view, tombstones
-
-
 def project_plan(project: Path, location: Any, settings: Any) -> ProjectPlan:
     """The project's graduation plan, read only (see the module's docstring)."""
     from pokayokay.rules.apply import current_plan, load_groups
@@ -76,7 +59,7 @@ def project_plan(project: Path, location: Any, settings: Any) -> ProjectPlan:
         groups = tuple(load_groups(location))
         plan = current_plan(groups, project_dir=project, location=location, threshold=threshold)
         return ProjectPlan(groups, plan)
-    from pokayokay.team.graduate import team_inputs
+    from pokayokay.team.graduate import team_inputs, team_view
 
     evidence, problems = team_inputs(project, location, write=False)
     view, tombstones = team_view(evidence, settings)
