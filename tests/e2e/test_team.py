@@ -18,6 +18,9 @@ scripted mock Messages API:
 The rule files of A, B and C are byte-identical (they are derived on every clone and never
 committed), and nothing of the failing run's output, nor of the fixing edit, is in the committed
 team folder.
+
+This is the one team-memory e2e test (it took in the assertions of the former
+``test_team_memory.py``, whose teammates ran through the hooks rather than the client).
 """
 
 from __future__ import annotations
@@ -228,6 +231,9 @@ def test_a_lesson_earned_by_two_teammates_loads_in_a_third_clone_after_it_pulls(
     assert loaded in with_cart, with_cart[-3000:]
     assert heading in with_cart, with_cart[-3000:]
     assert "2 teammates, 2 sessions" in with_cart, with_cart[-3000:]
+    # The rule C derived is nothing to commit (folded in from the former test_team_memory.py):
+    # git sees no rule file of C's, its .gitignore included.
+    assert [p for p in c.changed() if p.startswith(RULES_DIR)] == [], c.changed()
 
     # 4. Teammate A pulls B's evidence: A's clone derives the same rule and loads it.
     a.pull()
