@@ -49,9 +49,22 @@ GITIGNORE = (
 )
 
 
-def own_records(location: Any) -> tuple[TeamRecord, ...]:
-    """This writer's records: one per mistake in its store, one per retired rule."""
-    records = [r for r in (from_group(g) for g in load_groups(location)) if r is not None]
+def own_records(location: Any, project: Path | None = None) -> tuple[TeamRecord, ...]:
+    """This writer's records: one per mistake in its store (with its fixing commit's short SHA
+    when ``project``'s git history shows it: :mod:`pokayokay.team.commits`), one per retired
+    rule."""
+    from pokayokay.team.commits import fixing_commit, recent_commits
+
+    groups = load_groups(location)
+    fixed = [g for g in groups if g.fix_paths]
+    commits = (
+        recent_commits(project, min(g.last_seen for g in fixed)) if project and fixed else ()
+    )
+    records = [
+        r
+        for r in (from_group(g, fixing_commit(g.last_seen, g.fix_paths, commits)) for g in groups)
+        if r is not None
+    ]
     for key, when in sorted(read_retired(location).items()):
         records.append(tombstone(key, when.timestamp()))
     return tuple(records)
@@ -64,7 +77,7 @@ def team_inputs(
     team's evidence and the problems met reading it."""
     writer = writer_id(str(location.project_key))
     if write:
-        write_own(project, writer, own_records(location), str(location.project_key))
+        write_own(project, writer, own_records(location, project), str(location.project_key))
     files = read_team(project, str(location.project_key))
     if files.problems:
         from pokayokay.infra import logs

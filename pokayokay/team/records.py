@@ -50,6 +50,7 @@ MAX_LINE = 8192  # bytes of one JSON line
 _CATEGORY = re.compile(r"[a-z0-9][a-z0-9_-]{0,40}")
 _KINDS = frozenset({"environment", "command"})
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_SHA = re.compile(r"[0-9a-f]{7,12}")
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class TeamRecord:
     fix_paths: tuple[str, ...] = ()
     command: str | None = None  # a failing command (redacted)
     corrections: tuple[Correction, ...] = ()
+    fix_commit: str | None = None  # the fixing commit's short SHA (team/commits.py), if known
 
 
 @dataclass(frozen=True)
@@ -102,9 +104,10 @@ def _paths(paths: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(kept[:MAX_PATHS])
 
 
-def from_group(group: FailureGroup) -> TeamRecord | None:
+def from_group(group: FailureGroup, fix_commit: str | None = None) -> TeamRecord | None:
     """This writer's evidence of one mistake, redacted (None when nothing shareable is left: a
-    key that redaction or the private filter would change is not shared at all)."""
+    key that redaction or the private filter would change is not shared at all), with the
+    fixing commit's short SHA when known (kept only when it is one)."""
     if _clean(group.signature) != group.signature or not group.signature:
         return None
     if _CONTROL.search(group.signature):
@@ -130,6 +133,7 @@ def from_group(group: FailureGroup) -> TeamRecord | None:
         fix_paths=_paths(group.fix_paths),
         command=command,
         corrections=corrections,
+        fix_commit=fix_commit if fix_commit and _SHA.fullmatch(fix_commit) else None,
     )
 
 
@@ -158,6 +162,8 @@ def encode_line(record: TeamRecord) -> str:
             data["command"] = record.command
         if record.corrections:
             data["corrections"] = [list(c) for c in record.corrections]
+        if record.fix_commit is not None:
+            data["commit"] = record.fix_commit  # optional: a v1 line without it stays valid
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
@@ -238,6 +244,9 @@ def _decode(data: dict[str, Any], known: bool) -> TeamRecord:
     if first > last:
         raise _Bad("the first failure is after the last")
     command = data.get("command")
+    commit = data.get("commit")
+    if commit is not None and not (isinstance(commit, str) and _SHA.fullmatch(commit)):
+        raise _Bad("the commit is not a short SHA")
     corrections: list[Correction] = []
     raw = data.get("corrections", [])
     if not isinstance(raw, list) or len(raw) > MAX_CORRECTIONS:
@@ -265,4 +274,5 @@ def _decode(data: dict[str, Any], known: bool) -> TeamRecord:
         fix_paths=_path_list(data.get("fix_paths", []), "a fix path", known),
         command=None if command is None else _text(command, "the command", known),
         corrections=tuple(corrections),
+        fix_commit=commit,
     )
