@@ -11,6 +11,7 @@ import pytest
 from helpers.team_clones import Clone, make_clones, make_remote, pytest_failure
 
 from pokayokay.cli import main as cli
+from pokayokay.infra.locate import resolve_memory_location
 
 ADD = "test:tests/test_cart.py::test_add"
 TAX = "test:tests/test_cart.py::test_tax"
@@ -73,6 +74,12 @@ def test_every_reader_plans_from_the_teams_evidence(
     status = json.loads(_cli(c, capsys, "status", "--json"))
     (shown,) = [r for r in status["rules"] if r["pokayokay"]]
     assert shown["failure_sessions"] == 2  # the team's sessions, not the local store's 0
+    with c.active():  # status prints its evidence once MEMORY.md exists
+        memory = resolve_memory_location(c.root).memory_file
+    memory.parent.mkdir(parents=True, exist_ok=True)
+    memory.write_text("# Memory\n")
+    text = _cli(c, capsys, "status")
+    assert f"failure seen by 1 teammate in 2 sessions — {TAX}" in text, text
 
 
 def test_a_teammates_retirement_is_seen_by_every_reader(
