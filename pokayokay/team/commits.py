@@ -15,9 +15,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["MAX_COMMITS", "Commit", "fixing_commit", "parse_log", "recent_commits"]
+__all__ = ["MAX_COMMITS", "MAX_PATHSPECS", "Commit", "fixing_commit", "parse_log", "recent_commits"]
 
 MAX_COMMITS = 500  # commits one SessionEnd looks through
+MAX_PATHSPECS = 64  # fix paths handed to git (more: the rest are not looked for)
 SHORT = 7  # the short SHA's length, fixed: every clone writes the same record
 _HEAD = re.compile(r"([0-9a-f]{40}) (\d{1,12})")
 
@@ -61,12 +62,18 @@ def fixing_commit(
     return min(found, key=lambda c: (c.time, c.sha)).short
 
 
-def recent_commits(project: Path, since: float) -> tuple[Commit, ...]:
-    """The project's commits since ``since`` (at most :data:`MAX_COMMITS`); () when unknown."""
+def recent_commits(
+    project: Path, since: float, paths: Iterable[str] = ()
+) -> tuple[Commit, ...]:
+    """The project's commits since ``since`` that touch one of ``paths`` (every commit when
+    none are given), at most :data:`MAX_COMMITS`; () when unknown. Limiting git to the fix
+    paths keeps the walk cheap on a busy history."""
     from pokayokay.learnings.outcomes.session_heads import session_git
 
+    wanted = sorted({p.lstrip("/") for p in paths if p})[:MAX_PATHSPECS]
     text = session_git(
         project, "log", f"--max-count={MAX_COMMITS}", f"--since=@{int(since)}",
         "--no-renames", "--format=%x00%H %ct", "--name-only", "HEAD", "--",
+        *(f":(literal){p}" for p in wanted),
     )  # fmt: skip
     return parse_log(text) if text else ()

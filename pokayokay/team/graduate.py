@@ -58,7 +58,11 @@ def own_records(location: Any, project: Path | None = None) -> tuple[TeamRecord,
     groups = load_groups(location)
     fixed = [g for g in groups if g.fix_paths]
     commits = (
-        recent_commits(project, min(g.last_seen for g in fixed)) if project and fixed else ()
+        recent_commits(
+            project, min(g.last_seen for g in fixed), (p for g in fixed for p in g.fix_paths)
+        )
+        if project and fixed
+        else ()
     )
     records = [
         r
