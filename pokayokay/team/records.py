@@ -5,8 +5,9 @@ record is either *evidence* (one mistake's counts in this writer's own sessions,
 later line for the same mistake supersedes an earlier one) or a *tombstone* (the writer retired
 the rule holding that mistake, at a moment). What a record holds (docs/decisions/0111): the
 mistake key, its category, project-relative paths (failure and fix), the failing command and
-its corrections (both redacted), counts and timestamps. Never tool output, never a fixing edit's
-lines, never a name, host or absolute path.
+its corrections (both redacted), counts and timestamps, and the fixing commit's short SHA
+when git shows one (optional: :mod:`pokayokay.team.commits`, docs/decisions/0114). Never tool
+output, never a fixing edit's lines, never a name, host or absolute path.
 
 Redaction runs twice: :func:`from_group` redacts and strips ``<private>`` spans before a record
 is written, and :func:`decode_line` *refuses* (rather than repairs) a line read back from any
