@@ -48,8 +48,14 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
 
     out: dict[str, Any] = {"rules": [], "near_threshold": [], "learnings": 0}
     project = location.project_dir
+    found = None
     try:
-        evidence, _ = project_rule_evidence(project, location.project_key)
+        from pokayokay.team.plan import project_plan
+
+        # the one plan `failures`, `report` and `team status` read too (the team's in team mode)
+        found = project_plan(project, location, settings)
+        team_groups = found.groups if found.team else None
+        evidence, _ = project_rule_evidence(project, location.project_key, team_groups)
     except Exception as exc:  # a damaged store is doctor's business, not status's
         from pokayokay.rules.files import discover
         from pokayokay.rules.rule_evidence import rule_evidence
@@ -58,18 +64,21 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
         out["store_problem"] = f"{type(exc).__name__}: {exc}"
         evidence = rule_evidence(discover(project), [], {})
     out["rules"] = [item.as_dict() for item in evidence]
-    try:
-        from pokayokay.rules.apply import load_groups
-
+    if found is not None:
         threshold = settings.graduation_threshold
+        k = settings.graduation_teammates
         out["near_threshold"] = [
-            {"category": g.category, "sessions": g.sessions, "excerpt": g.excerpt}
-            for g in load_groups(location)
-            if g.sessions == threshold - 1
+            {"category": g.category, "sessions": g.sessions, "excerpt": g.excerpt or g.signature}
+            | ({"teammates": found.teammates.get(g.signature, 0)} if found.team else {})
+            for g in found.groups
+            if not found.has_graduated(g)
+            and (
+                g.sessions == threshold - 1
+                or (found.team and found.teammates.get(g.signature, 0) == k - 1)
+            )
         ]
-    except Exception as exc:  # a damaged store is doctor's business, not status's
-        logs.log_exception("status: reading the failure store", exc)
-        out["store_problem"] = f"{type(exc).__name__}: {exc}"
+        if found.team:
+            out["team"] = True
     out["learnings"] = sum(1 for _ in location.memory_dir.glob("learning-*.md"))
     try:
         from pokayokay.learnings.topics.stored import contradicting_learnings
@@ -181,8 +190,10 @@ def render_status(data: dict[str, Any]) -> str:
             out.extend(f"    {line}" for line in _rule_lines(rule))
     for group in data.get("near_threshold", []):
         sessions = group["sessions"]
+        who = group.get("teammates")
+        by = "" if who is None else f" by {who} teammate{'' if who == 1 else 's'}"
         out.append(
-            f"  near the graduation threshold: {group['category']} failure seen in "
+            f"  near the graduation threshold: {group['category']} failure seen{by} in "
             f"{sessions} session{'' if sessions == 1 else 's'} — {group['excerpt']}"
         )
     if data.get("store_problem"):

@@ -11,7 +11,6 @@ from typing import Any
 from pokayokay.failures.model import FailureGroup
 from pokayokay.infra.locate import MemoryLocation
 from pokayokay.memory.sections import Settings
-from pokayokay.rules.apply import load_groups
 from pokayokay.safety.redact import redact, redact_tree
 
 
@@ -19,12 +18,20 @@ def _day(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).date().isoformat()
 
 
-def _group_dict(group: FailureGroup, threshold: int, graduated: set[str]) -> dict[str, Any]:
+def _group_dict(
+    group: FailureGroup,
+    threshold: int,
+    graduated: frozenset[str],
+    teammates: int | None = None,
+    k: int = 0,
+) -> dict[str, Any]:
     from pokayokay.failures.signature import short_id
     from pokayokay.rules.evidence import keyed
 
     sid = short_id(group.signature)
-    return {
+    done = sid in graduated
+    near = group.sessions == threshold - 1 or (teammates is not None and teammates == k - 1)
+    row: dict[str, Any] = {
         "id": sid,
         "category": group.category,
         "sessions": group.sessions,
@@ -39,45 +46,69 @@ def _group_dict(group: FailureGroup, threshold: int, graduated: set[str]) -> dic
         "group": group.signature if keyed(group) else None,
         "corrections": [c._asdict() for c in group.corrections],
         "fix_edits": [e._asdict() for e in group.fix_edits],
-        "graduated": sid in graduated,
-        "near_threshold": group.sessions == threshold - 1 and sid not in graduated,
+        "graduated": done,
+        "near_threshold": near and not done,
     }
+    if teammates is not None:
+        row["teammates"] = teammates
+    return row
 
 
 def cmd_failures(
     project: Path, location: MemoryLocation, settings: Settings, *, as_json: bool
 ) -> tuple[int, str]:
-    from pokayokay.rules.apply import current_plan
+    from pokayokay.team.plan import project_plan
 
     threshold = settings.graduation_threshold
-    groups = load_groups(location)
-    plan = current_plan(groups, project_dir=project, location=location, threshold=threshold)
-    graduated = {sig for rule in plan.rules for sig in rule.signatures}
-    rows = [_group_dict(g, threshold, graduated) for g in groups]
+    k = settings.graduation_teammates
+    found = project_plan(project, location, settings)
+    rows = [
+        _group_dict(
+            g,
+            threshold,
+            found.graduated,
+            found.teammates.get(g.signature, 0) if found.team else None,
+            k,
+        )
+        for g in found.groups
+    ]
     rows.sort(key=lambda r: (-r["sessions"], r["category"], r["id"]))
     if as_json:
-        data = redact_tree({"threshold": threshold, "failures": rows})
-        return 0, json.dumps(data, indent=2)
+        data: dict[str, Any] = {"threshold": threshold, "failures": rows}
+        if found.team:
+            data.update(team=True, teammates=k)
+        return 0, json.dumps(redact_tree(data), indent=2)
     if not rows:
+        if found.team:
+            return 0, "no team evidence yet (each teammate's SessionEnd shares theirs)"
         return 0, "no failures recorded yet (the PostToolUseFailure hook records them)"
     recurring = sum(1 for row in rows if row["sessions"] > 1)
+    needs = _count(threshold, "session")
+    if found.team:
+        needs = f"{needs} across the team, or {_count(k, 'teammate')}"
     out = [
-        f"{_count(len(rows), 'failure signature')} recorded, {recurring} recurring (seen in more "
-        f"than one session); a rule needs {_count(threshold, 'session')}"
+        f"{_count(len(rows), 'failure signature')} recorded{' by the team' if found.team else ''}"
+        f", {recurring} recurring (seen in more than one session); a rule needs {needs}"
     ]
     for row in rows:
         flag = "  RULE" if row["graduated"] else "  NEAR" if row["near_threshold"] else "      "
         where = ", ".join(row["paths"][:3]) or "-"
         sessions = "session " if row["sessions"] == 1 else "sessions"
+        who = f"{_count(row['teammates'], 'teammate')}, " if found.team else ""
         out.append(
-            f"{flag} {row['sessions']:>3} {sessions}  {row['category']:<12} {row['id']}  {where}"
+            f"{flag} {who}{row['sessions']:>3} {sessions}  {row['category']:<12} {row['id']}  "
+            f"{where}"
         )
         if row["group"]:
             out.append(f"         {row['group']}")
         if row["excerpt"]:
             out.append(f"         {row['excerpt']}")
     out.append("")
-    out.append("RULE: graduated into .claude/rules/pokayokay/; NEAR: one session short of it")
+    out.append(
+        "RULE: graduated into .claude/rules/pokayokay/; NEAR: one session"
+        + (" or one teammate" if found.team else "")
+        + " short of it"
+    )
     return 0, redact("\n".join(out))
 
 

@@ -33,19 +33,29 @@ def add_parser(sub: Any, common: argparse.ArgumentParser, context: Context) -> N
 
 
 def figures(project: Path, location: MemoryLocation, settings: Any) -> Any:
-    """The team's figures as this clone reads its team folder now (nothing written)."""
+    """The team's figures as this clone reads its team folder now (nothing written). With
+    ``team: true`` what has graduated is the project's one plan
+    (:func:`pokayokay.team.plan.project_plan`), the one ``failures``, ``status`` and ``report``
+    read; with it off, the team rule's verdict on the folder as it stands."""
     from pokayokay.team.aggregate import team_evidence
     from pokayokay.team.files import read_team, writer_id
+    from pokayokay.team.plan import project_plan
     from pokayokay.team.status import team_figures
 
     files = read_team(project, str(location.project_key))
+    evidence, graduated = team_evidence(files.records), None
+    if settings.team:
+        found = project_plan(project, location, settings)
+        if found.evidence is not None:
+            evidence, graduated = found.evidence, found.graduated_mistakes()
     return team_figures(
-        team_evidence(files.records),
+        evidence,
         writer=writer_id(str(location.project_key)),
         writers=tuple(files.records),
         threshold=settings.graduation_threshold,
         teammates=settings.graduation_teammates,
         problems=files.problems,
+        graduated=graduated,
     )
 
 

@@ -53,3 +53,6 @@ class FailureGroup(NamedTuple):  # what graduation reads: one signature's eviden
     excerpt: str
     corrections: tuple[Correction, ...] = ()  # most frequent first
     fix_edits: tuple[FixEdit, ...] = ()  # most frequent, then most recent, first
+    # the fixing commit's short SHA: known from team records (pokayokay.team.commits), None
+    # from the local store; the teaching module's evidence line says "in commit abc1234"
+    fix_commit: str | None = None

@@ -30,8 +30,14 @@ def collect(
     memory = outcome.result.before if outcome.result is not None else None
     curated = outcome.result.after if outcome.result is not None and outcome.changed else None
     problem = None
+    team_groups = None
     try:
-        rules, snapshot = project_rule_evidence(project, location.project_key)
+        from pokayokay.team.plan import project_plan
+
+        # the one plan `failures`, `status` and `team status` read (the team's in team mode)
+        found = project_plan(project, location, settings)
+        team_groups = found.groups if found.team else None
+        rules, snapshot = project_rule_evidence(project, location.project_key, team_groups)
     except Exception as exc:  # a damaged store is doctor's business: report what can be read
         from pokayokay.infra import logs
         from pokayokay.rules.files import discover
@@ -49,7 +55,7 @@ def collect(
         memory_file=str(location.memory_file),
         memory=memory,
         rules=rules,
-        groups=snapshot.groups,
+        groups=snapshot.groups if team_groups is None else team_groups,
         failures=snapshot.failures,
         loads=snapshot.loads,
         learnings=[item.learning for item in stored],

@@ -179,10 +179,13 @@ def stale_rules(
 
 
 def project_rule_evidence(
-    project_dir: Path, project_key: Path | None = None
+    project_dir: Path,
+    project_key: Path | None = None,
+    groups: Sequence[FailureGroup] | None = None,
 ) -> tuple[list[RuleEvidence], StoreSnapshot]:
     """Every rule of the project with its evidence (stale ones flagged), and the store
-    snapshot it was read from."""
+    snapshot it was read from. ``groups`` replaces the store's as the rules' failure evidence
+    (team memory: the team's groups, :func:`pokayokay.team.plan.project_plan`)."""
     from pokayokay.infra.locate import find_git_root
     from pokayokay.rules.files import discover
     from pokayokay.rules.load_stats import store_rule_path
@@ -200,7 +203,8 @@ def project_rule_evidence(
     names = {rule.rel_path: path for path, rule in by_store_path.items()}
     files = ProjectFiles(Path(project_dir))
     stale = stale_rules(rules, snapshot, names, files, stale_after_sessions(project_dir))
+    evidence = snapshot.groups if groups is None else groups
     found = rule_evidence(
-        rules, snapshot.groups, effects if snapshot.available else {}, names, stale
+        rules, evidence, effects if snapshot.available else {}, names, stale
     )
     return found, snapshot

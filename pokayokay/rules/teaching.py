@@ -559,6 +559,7 @@ def from_group(group: FailureGroup, fix_paths: Sequence[str] | None = None) -> M
         corrected=correction.corrected if correction else None,
         correction_kind=correction.kind if correction else None,
         fix_paths=tuple(fix_paths),
+        fix_commit=group.fix_commit,
         formatter=None if correction else formatter_fix(group.sample_command, group.fix_commands),
         sessions=group.sessions,
         first_seen=day(group.first_seen),

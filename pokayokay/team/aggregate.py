@@ -63,6 +63,9 @@ def _group(mistake: str, by_writer: Sequence[tuple[str, TeamRecord]]) -> Failure
         key=lambda pair: (-pair[1].sessions, pair[0]),
         default=None,
     )
+    fixed = max(
+        ((r.last, r.fix_commit) for r in records if r.fix_commit), default=(0, None)
+    )[1]  # the latest fix any writer committed; the same on every clone
     return FailureGroup(
         signature=mistake,
         category=category,
@@ -77,6 +80,7 @@ def _group(mistake: str, by_writer: Sequence[tuple[str, TeamRecord]]) -> Failure
         excerpt="",
         corrections=_merge_corrections(records),
         fix_edits=(),
+        fix_commit=fixed,
     )
 
 

@@ -39,7 +39,7 @@ from pokayokay.team.aggregate import TeamEvidence, graduating, team_evidence
 from pokayokay.team.files import read_team, write_own, writer_id
 from pokayokay.team.records import TeamRecord, from_group, tombstone
 
-__all__ = ["GITIGNORE", "graduate_project", "own_records", "team_inputs"]
+__all__ = ["GITIGNORE", "graduate_project", "own_records", "team_inputs", "team_view"]
 
 GITIGNORE = (
     "# Written by pokayokay (team: true): these rules are derived on every clone from the\n"
@@ -49,9 +49,26 @@ GITIGNORE = (
 )
 
 
-def own_records(location: Any) -> tuple[TeamRecord, ...]:
-    """This writer's records: one per mistake in its store, one per retired rule."""
-    records = [r for r in (from_group(g) for g in load_groups(location)) if r is not None]
+def own_records(location: Any, project: Path | None = None) -> tuple[TeamRecord, ...]:
+    """This writer's records: one per mistake in its store (with its fixing commit's short SHA
+    when ``project``'s git history shows it: :mod:`pokayokay.team.commits`), one per retired
+    rule."""
+    from pokayokay.team.commits import fixing_commit, recent_commits
+
+    groups = load_groups(location)
+    fixed = [g for g in groups if g.fix_paths]
+    commits = (
+        recent_commits(
+            project, min(g.last_seen for g in fixed), (p for g in fixed for p in g.fix_paths)
+        )
+        if project and fixed
+        else ()
+    )
+    records = [
+        r
+        for r in (from_group(g, fixing_commit(g.last_seen, g.fix_paths, commits)) for g in groups)
+        if r is not None
+    ]
     for key, when in sorted(read_retired(location).items()):
         records.append(tombstone(key, when.timestamp()))
     return tuple(records)
@@ -64,7 +81,7 @@ def team_inputs(
     team's evidence and the problems met reading it."""
     writer = writer_id(str(location.project_key))
     if write:
-        write_own(project, writer, own_records(location), str(location.project_key))
+        write_own(project, writer, own_records(location, project), str(location.project_key))
     files = read_team(project, str(location.project_key))
     if files.problems:
         from pokayokay.infra import logs
@@ -72,6 +89,21 @@ def team_inputs(
         for line in files.problems:
             logs.log(f"team: {line}")
     return team_evidence(files.records), files.problems
+
+
+def team_view(evidence: TeamEvidence, settings: Any) -> tuple[TeamView, dict[str, datetime]]:
+    """What the planner takes from the team's evidence: the team rule's graduating mistakes
+    with their teammate counts, and the teammates' retirements as moments."""
+    view = TeamView(
+        graduating=graduating(
+            evidence, settings.graduation_threshold, settings.graduation_teammates
+        ),
+        teammates=evidence.teammates,
+    )
+    tombstones = {
+        key: datetime.fromtimestamp(at, timezone.utc) for key, at in evidence.retired.items()
+    }
+    return view, tombstones
 
 
 def _ensure_gitignore(project: Path) -> None:
@@ -90,15 +122,7 @@ def graduate_project(
     if not getattr(settings, "team", False):
         return apply.graduate_project(project, location, settings, dry_run=dry_run)
     evidence, _problems = team_inputs(project, location, write=not dry_run)
-    view = TeamView(
-        graduating=graduating(
-            evidence, settings.graduation_threshold, settings.graduation_teammates
-        ),
-        teammates=evidence.teammates,
-    )
-    tombstones = {
-        key: datetime.fromtimestamp(at, timezone.utc) for key, at in evidence.retired.items()
-    }
+    view, tombstones = team_view(evidence, settings)
     if not dry_run:
         _ensure_gitignore(project)
     result = graduate(

@@ -5,8 +5,9 @@ record is either *evidence* (one mistake's counts in this writer's own sessions,
 later line for the same mistake supersedes an earlier one) or a *tombstone* (the writer retired
 the rule holding that mistake, at a moment). What a record holds (docs/decisions/0111): the
 mistake key, its category, project-relative paths (failure and fix), the failing command and
-its corrections (both redacted), counts and timestamps. Never tool output, never a fixing edit's
-lines, never a name, host or absolute path.
+its corrections (both redacted), counts and timestamps, and the fixing commit's short SHA
+when git shows one (optional: :mod:`pokayokay.team.commits`, docs/decisions/0114). Never tool
+output, never a fixing edit's lines, never a name, host or absolute path.
 
 Redaction runs twice: :func:`from_group` redacts and strips ``<private>`` spans before a record
 is written, and :func:`decode_line` *refuses* (rather than repairs) a line read back from any
@@ -50,6 +51,7 @@ MAX_LINE = 8192  # bytes of one JSON line
 _CATEGORY = re.compile(r"[a-z0-9][a-z0-9_-]{0,40}")
 _KINDS = frozenset({"environment", "command"})
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_SHA = re.compile(r"[0-9a-f]{7,12}")
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ class TeamRecord:
     fix_paths: tuple[str, ...] = ()
     command: str | None = None  # a failing command (redacted)
     corrections: tuple[Correction, ...] = ()
+    fix_commit: str | None = None  # the fixing commit's short SHA (team/commits.py), if known
 
 
 @dataclass(frozen=True)
@@ -102,9 +105,10 @@ def _paths(paths: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(kept[:MAX_PATHS])
 
 
-def from_group(group: FailureGroup) -> TeamRecord | None:
+def from_group(group: FailureGroup, fix_commit: str | None = None) -> TeamRecord | None:
     """This writer's evidence of one mistake, redacted (None when nothing shareable is left: a
-    key that redaction or the private filter would change is not shared at all)."""
+    key that redaction or the private filter would change is not shared at all), with the
+    fixing commit's short SHA when known (kept only when it is one)."""
     if _clean(group.signature) != group.signature or not group.signature:
         return None
     if _CONTROL.search(group.signature):
@@ -130,6 +134,7 @@ def from_group(group: FailureGroup) -> TeamRecord | None:
         fix_paths=_paths(group.fix_paths),
         command=command,
         corrections=corrections,
+        fix_commit=fix_commit if fix_commit and _SHA.fullmatch(fix_commit) else None,
     )
 
 
@@ -158,6 +163,8 @@ def encode_line(record: TeamRecord) -> str:
             data["command"] = record.command
         if record.corrections:
             data["corrections"] = [list(c) for c in record.corrections]
+        if record.fix_commit is not None:
+            data["commit"] = record.fix_commit  # optional: a v1 line without it stays valid
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
@@ -238,6 +245,9 @@ def _decode(data: dict[str, Any], known: bool) -> TeamRecord:
     if first > last:
         raise _Bad("the first failure is after the last")
     command = data.get("command")
+    commit = data.get("commit")
+    if commit is not None and not (isinstance(commit, str) and _SHA.fullmatch(commit)):
+        raise _Bad("the commit is not a short SHA")
     corrections: list[Correction] = []
     raw = data.get("corrections", [])
     if not isinstance(raw, list) or len(raw) > MAX_CORRECTIONS:
@@ -265,4 +275,5 @@ def _decode(data: dict[str, Any], known: bool) -> TeamRecord:
         fix_paths=_path_list(data.get("fix_paths", []), "a fix path", known),
         command=None if command is None else _text(command, "the command", known),
         corrections=tuple(corrections),
+        fix_commit=commit,
     )

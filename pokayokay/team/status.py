@@ -54,8 +54,12 @@ def team_figures(
     threshold: int,
     teammates: int,
     problems: tuple[str, ...] = (),
+    graduated: frozenset[str] | None = None,
 ) -> TeamFigures:
-    now = graduating(evidence, threshold, teammates)
+    """``graduated``: the mistakes the project's plan carries in rules
+    (:func:`pokayokay.team.plan.project_plan`, which also honours retirements); without it,
+    the team rule's verdict alone."""
+    now = graduating(evidence, threshold, teammates) if graduated is None else graduated
     rows = []
     for group in evidence.groups:
         who = evidence.teammates.get(group.signature, 0)

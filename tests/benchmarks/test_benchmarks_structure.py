@@ -89,3 +89,16 @@ def test_only_hook_case_builds_a_case_that_runs_a_hook() -> None:
             if "hook" in strings:
                 offenders.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert offenders == []
+
+
+def test_every_benchmark_script_is_documented() -> None:
+    """A script next to run.py (a wrapper, or a simulation such as team_size.py) is reachable
+    only if benchmarks/README.md says how to run it."""
+    readme = (BENCHMARKS / "README.md").read_text(encoding="utf-8")
+    scripts = [
+        p.name
+        for p in sorted(BENCHMARKS.glob("*.py"))
+        if '__name__ == "__main__"' in p.read_text(encoding="utf-8")
+    ]
+    assert "team_size.py" in scripts and "run.py" in scripts
+    assert [name for name in scripts if f"`{name}`" not in readme] == []
