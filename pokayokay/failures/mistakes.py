@@ -44,6 +44,7 @@ MAX_MISTAKES = 8
 MAX_KEY = 200
 MAX_SCANNED_LINE = 1000
 MAX_SCANNED_LINES = 4000
+_STYLISTIC = ":@stylistic/"  # eslint's formatting-only rule namespace (xo, eslint)
 
 
 class Mistake(NamedTuple):
@@ -198,7 +199,12 @@ class _Collector:
         key = " ".join(key.split())[:MAX_KEY]
         if key not in self.found:
             if len(self.found) >= MAX_MISTAKES:
-                return
+                # full: a real finding outranks pure formatting (xo's default config reports
+                # eight @stylistic rules before ``no-undef`` on a 14-line file)
+                styled = [k for k in self.found if _STYLISTIC in k]
+                if _STYLISTIC in key or not styled:
+                    return
+                del self.found[styled[-1]]
             self.found[key] = (line.strip(), [])  # exact: the error line as the tool wrote it
         self.found[key][1].extend([line, *context])
 

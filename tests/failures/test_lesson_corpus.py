@@ -46,7 +46,9 @@ from pokayokay.failures.classify import CATEGORIES
 from pokayokay.failures.signature import normalise
 
 CORPUS = DATA_DIR / "lesson_corpus" / "cases"
-REQUIRED = {"category": 0.95, "key": 0.95, "paths": 0.95}
+REQUIRED = {"category": 0.98, "key": 0.98, "paths": 0.95}
+# category and key: 90/90 (decision 0117: `command not found` is dependencies; a real finding
+# outranks @stylistic ones when a run reports more than MAX_MISTAKES rules).
 # paths: 86/90. The four misses need the code, not the output: the source a jest assertion's bug
 # is in when the test file's name does not say (totals.test.js testing lib/orders.js), the
 # header declaring a symbol the linker cannot find or finds twice.
