@@ -240,12 +240,16 @@ def _lint_tool(command_tool_name: str | None, fixable: bool, code: str) -> str:
 
 def _mypy_pretty(lines: list[str], i: int, p: _P) -> tuple[str, str] | None:
     """mypy ``--pretty``: a ``file:N: error:`` line whose message wraps onto the next lines and
-    ends with the ``[code]``; the code and the whole message, else ``None``."""
+    ends with the ``[code]``; the code and the whole message, else ``None``.
+
+    The message is mypy's own logical line, exactly as mypy prints it without ``--pretty``:
+    the wrap only broke it at a space, so the physical lines are joined with one space and
+    nothing else changes (the two spaces before ``[arg-type]`` stay) — decision 0117."""
     for j, part in enumerate(lines[i + 1 : i + 5], start=1):
         if not part.strip() or p.mypy_head.match(part):
             return None
         if code := p.mypy_code.search(part):
-            return code[1], " ".join(" ".join(lines[i : i + j + 1]).split())
+            return code[1], " ".join(line.strip() for line in lines[i : i + j + 1])
     return None
 
 
