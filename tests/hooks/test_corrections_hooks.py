@@ -139,6 +139,25 @@ def test_a_make_target_typo_then_the_right_target_is_an_environment_lesson(proje
     assert "`make test`" in before(project, "s4", "make tests")
 
 
+@pytest.mark.parametrize(
+    ("failing", "rehearsed"),
+    [("make tests", "make -n test"), ("make tests", "make --dry-run test")],
+)
+def test_a_dry_run_that_passes_is_no_correction(
+    project: Path, failing: str, rehearsed: str
+) -> None:
+    """``make tests`` then ``make -n test`` (the lab's real pair): the dry run passing proves
+    nothing about ``make test``, so nothing is learned from it (decision 0117)."""
+    typo = case("make-no-rule-tests-typo")
+    for session in ("s1", "s2", "s3"):
+        fail(project, session, failing, typo["output"], typo["exit_code"])
+        succeed(project, session, rehearsed)
+    assert [c for g in groups(project) for c in g.corrections] == []
+    graduate(project)
+    assert rehearsed not in fail(project, "s4", failing, typo["output"], typo["exit_code"])
+    assert rehearsed not in before(project, "s4", failing)
+
+
 @pytest.mark.parametrize("name", ["npm-missing-script-lint", "pnpm-missing-script-lint"])
 def test_a_missing_lint_script_then_the_linter_itself_is_learned(project: Path, name: str) -> None:
     """``npm run lint`` (Missing script) then ``npx xo``: failed in 4 sessions and never learned,
