@@ -195,19 +195,6 @@ def environment_lesson(group: FailureGroup) -> bool:
     return bool(usable) and usable[0].kind == ENVIRONMENT
 
 
-def correction_lines(group: FailureGroup, limit: int = MAX_CORRECTIONS) -> list[str]:
-    """``use `X`, not `Y` (N times)`` for the group's corrections (dangerous ones left out)."""
-    out = []
-    for correction in usable_corrections(group)[:limit]:
-        good = _command(correction.corrected)
-        if good is None:
-            continue
-        bad = command_evidence(correction.failing)
-        times = f" ({correction.times} times)" if correction.times != 1 else ""
-        out.append(f"use {good}, not {bad}{times}.")
-    return out
-
-
 def edit_lines(
     group: FailureGroup, examples: int = MAX_EDIT_EXAMPLES, max_lines: int = MAX_EDIT_LINES
 ) -> list[str]:
