@@ -167,7 +167,8 @@ def label(group: FailureGroup) -> str:
         if _PLAIN_CODE.match(code):
             return f"{tool} [{code}]" if tool == "mypy" else f"{tool} {code}"
         return f"{tool} {_code(sanitize.excerpt(code, 100))}"
-    shown = error_excerpt(group.excerpt, 80)
+    # the one line that names the mistake, never the stored lines run together
+    shown = error_excerpt(teaching.error_line(group.excerpt, group.signature), 80)
     if shown == NO_ERROR_TEXT:
         return f"A {category_title(group.category) or 'recurring'} failure"
     return shown
