@@ -19,6 +19,9 @@ command is such a variant of a failing one and of which kind:
   (:func:`substitutes`): ``npm run lint`` → ``npx xo``, ``make tests`` → ``make test``,
   ``pytest`` → ``make test``; the store counts it only when no file was edited in between;
 * ``None`` — anything else: another tool, other files or tests (narrowing a run is not a fix),
+  a rehearsal of a real run (:func:`rehearsal`: ``make tests`` → ``make -n test``, ``git push``
+  → ``git push --dry-run``, ``terraform apply`` → ``terraform plan``: a dry run that passes
+  proves nothing about the real one — decision 0117),
   a check followed by its formatter writing the files (:func:`formatter_run`: ``black --check``
   → ``black``, ``prettier --check`` → ``prettier --write``, ``ruff check`` → ``ruff check
   --fix``), the same command, or a dangerous one (see
@@ -294,6 +297,45 @@ def substitutes(failing: str, succeeded: str) -> bool:
     return wanted is not None and wanted == purpose(good)
 
 
+# Flags that make a run a rehearsal: it reports what it would do and does nothing.
+_DRY_RUN_FLAGS = frozenset({"--dry-run", "--dryrun", "--what-if", "--simulate", "--no-act"})
+# short or tool-specific spellings: `-n` is a dry run only for these (pytest's `-n 2` is
+# xdist, `git commit -n` skips hooks, `head -n` counts lines)
+_DRY_RUN_OF_TOOL = {
+    "make": frozenset({"-n", "--just-print", "--recon"}),
+    "rsync": frozenset({"-n"}),
+    "git push": frozenset({"-n"}),
+    "git clean": frozenset({"-n"}),
+    "git add": frozenset({"-n"}),
+    "git rm": frozenset({"-n"}),
+    "git mv": frozenset({"-n"}),
+    "ansible-playbook": frozenset({"-C", "--check"}),
+}
+# subcommands that only show what the real one would do
+_REHEARSALS = frozenset({("terraform", "plan"), ("tofu", "plan"), ("pulumi", "preview")})
+
+
+def rehearsal(command: str) -> bool:
+    """Whether ``command`` only rehearses: a dry-run flag (``--dry-run``, ``make -n``, ``git
+    push -n``, ``rsync -n``) or a plan subcommand (``terraform plan``, ``pulumi preview``)."""
+    parsed = parse(command)
+    if parsed is None:
+        return False
+    if (parsed.tool, *parsed.args[:1]) in _REHEARSALS:
+        return True
+    tool = parsed.tool
+    if tool == "git" and parsed.args:
+        tool = f"git {parsed.args[0]}"
+    own = _DRY_RUN_OF_TOOL.get(tool, frozenset())
+    for flag in parsed.flags:
+        name = flag.split("=", 1)[0]
+        if (name in _DRY_RUN_FLAGS and flag != "--dry-run=none") or name in own:
+            return True
+        if tool in ("make", "rsync") and re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", flag):
+            return True  # `make -ns`, `rsync -an`: a cluster of switches holding -n
+    return False
+
+
 def formatter_run(failing: str, succeeded: str) -> bool:
     """Whether ``succeeded`` is the formatter of the check ``failing`` writing the files: the
     same formatting tool on the same arguments, without the check's report-only flag
@@ -424,6 +466,8 @@ def correction_kind(
     if formatter_run(failing, succeeded):
         return None
     failing, succeeded, folder = _one_step(failing, succeeded)
+    if rehearsal(succeeded) and not rehearsal(failing):
+        return None  # a dry run that passed proves nothing about the real run
     bad, good = parse(failing), parse(succeeded)
     if bad is None or good is None:
         return None

@@ -44,6 +44,7 @@ MAX_MISTAKES = 8
 MAX_KEY = 200
 MAX_SCANNED_LINE = 1000
 MAX_SCANNED_LINES = 4000
+_STYLISTIC = ":@stylistic/"  # eslint's formatting-only rule namespace (xo, eslint)
 
 
 class Mistake(NamedTuple):
@@ -191,7 +192,12 @@ class _Collector:
         key = " ".join(key.split())[:MAX_KEY]
         if key not in self.found:
             if len(self.found) >= MAX_MISTAKES:
-                return
+                # full: a real finding outranks pure formatting (xo's default config reports
+                # eight @stylistic rules before ``no-undef`` on a 14-line file)
+                styled = [k for k in self.found if _STYLISTIC in k]
+                if _STYLISTIC in key or not styled:
+                    return
+                del self.found[styled[-1]]
             self.found[key] = (line.strip(), [])  # exact: the error line as the tool wrote it
         self.found[key][1].extend([line, *context])
 
@@ -227,12 +233,16 @@ def _lint_tool(command_tool_name: str | None, fixable: bool, code: str) -> str:
 
 def _mypy_pretty(lines: list[str], i: int, p: _P) -> tuple[str, str] | None:
     """mypy ``--pretty``: a ``file:N: error:`` line whose message wraps onto the next lines and
-    ends with the ``[code]``; the code and the whole message, else ``None``."""
+    ends with the ``[code]``; the code and the whole message, else ``None``.
+
+    The message is mypy's own logical line, exactly as mypy prints it without ``--pretty``:
+    the wrap only broke it at a space, so the physical lines are joined with one space and
+    nothing else changes (the two spaces before ``[arg-type]`` stay) — decision 0117."""
     for j, part in enumerate(lines[i + 1 : i + 5], start=1):
         if not part.strip() or p.mypy_head.match(part):
             return None
         if code := p.mypy_code.search(part):
-            return code[1], " ".join(" ".join(lines[i : i + j + 1]).split())
+            return code[1], " ".join(line.strip() for line in lines[i : i + j + 1])
     return None
 
 

@@ -79,6 +79,7 @@ class _Patterns:
               | [\^~\s]+\Z                                          # caret markers
               | npm\ (?:ERR!|error)\s*(?:\Z|A\ complete\ log|Log\ files\ were|/\S*\Z)
               | \d+\ (?:passed|failed|skipped|error)                # bare counts
+              | make(?:\[\d+\])?:\ (?:Entering|Leaving)\ directory\b   # make -C progress
             )""",
             re.X,
         )
@@ -133,7 +134,7 @@ class _Patterns:
                     E\s{2,}\S                                         # pytest detail
                   | \S+:\d+:\ \S*(?:Error|Exception|Failed)\b
                   | .*\b(?:command\ not\ found|No\ such\ file\ or\ directory|Permission\ denied)\b
-                  | make(?:\[\d+\])?:\ \*\*\*
+                  | (?:make(?:\[\d+\])?|\S+:\d+):\ \*\*\*              # make (Makefile:N: ***)
                   | test\ result:\ FAILED
                   | .*\bCannot\ connect\ to\ the\ \S+\ daemon\b        # docker
                   | nothing\ (?:added\ )?to\ commit\b                    # git commit
@@ -200,7 +201,7 @@ def _special(text: str, p: _Patterns) -> str | None:
     return None
 
 
-def _relativise(text: str, roots: Sequence[str]) -> str:
+def relativise(text: str, roots: Sequence[str]) -> str:
     """Paths under any of ``roots`` made relative; the root itself becomes ``.``."""
     cleaned = {r.rstrip("/") for r in roots if r and r.strip("/")}
     for root in sorted(cleaned, key=len, reverse=True):
@@ -218,7 +219,7 @@ def _clean_lines(error: str, roots: Sequence[str], p: _Patterns) -> list[str]:
     if special is not None:
         text = special
     if roots:
-        text = _relativise(p.file_url.sub("", text), roots)
+        text = relativise(p.file_url.sub("", text), roots)
     return [line[:MAX_SCANNED_LINE].strip() for line in text.split("\n")]
 
 

@@ -182,7 +182,7 @@ def _build_failures(
     from pokayokay.failures.ingest_cursor import check_budget
     from pokayokay.failures.mistakes import find_mistakes
     from pokayokay.failures.model import Failure
-    from pokayokay.failures.signature import command_key, key_lines, normalise
+    from pokayokay.failures.signature import command_key, key_lines, normalise, relativise
     from pokayokay.infra.spool import cut_text
     from pokayokay.safety.redact import redact
     from pokayokay.safety.sanitize import excerpt
@@ -238,7 +238,7 @@ def _build_failures(
                 files=files,
                 test_run=signature.startswith("test:"),
             ),
-            excerpt=excerpt(shown),
+            excerpt=excerpt(relativise(shown, roots)),  # the root cut where the tool printed it
             exit_code=exit_code,
         )
 
@@ -248,6 +248,8 @@ def _build_failures(
         # A diagnostic's own line names it; a test or an exception reads better with the
         # lines around it (the assertion, the exception message).
         lines = key_lines(body, project_roots=roots)
+        if lines and mistake.key.startswith("python:") and mistake.line not in lines:
+            lines = [mistake.line, *lines]  # the exception's own line, never only a summary
         if lines and mistake.key.startswith(("test:", "python:")):
             return [failure(mistake.key, body, " | ".join(lines))]
         return [failure(mistake.key, body, mistake.line)]

@@ -167,7 +167,8 @@ def label(group: FailureGroup) -> str:
         if _PLAIN_CODE.match(code):
             return f"{tool} [{code}]" if tool == "mypy" else f"{tool} {code}"
         return f"{tool} {_code(sanitize.excerpt(code, 100))}"
-    shown = error_excerpt(group.excerpt, 80)
+    # the one line that names the mistake, never the stored lines run together
+    shown = error_excerpt(teaching.error_line(group.excerpt, group.signature), 80)
     if shown == NO_ERROR_TEXT:
         return f"A {category_title(group.category) or 'recurring'} failure"
     return shown
@@ -193,19 +194,6 @@ def environment_lesson(group: FailureGroup) -> bool:
     environment one."""
     usable = usable_corrections(group)
     return bool(usable) and usable[0].kind == ENVIRONMENT
-
-
-def correction_lines(group: FailureGroup, limit: int = MAX_CORRECTIONS) -> list[str]:
-    """``use `X`, not `Y` (N times)`` for the group's corrections (dangerous ones left out)."""
-    out = []
-    for correction in usable_corrections(group)[:limit]:
-        good = _command(correction.corrected)
-        if good is None:
-            continue
-        bad = command_evidence(correction.failing)
-        times = f" ({correction.times} times)" if correction.times != 1 else ""
-        out.append(f"use {good}, not {bad}{times}.")
-    return out
 
 
 def edit_lines(

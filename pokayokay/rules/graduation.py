@@ -70,7 +70,6 @@ from pokayokay.rules.evidence import (
     budgets,
     category_title,
     command_evidence,
-    correction_lines,
     environment_lesson,
     environment_lines,
     failure_paths,
@@ -408,11 +407,18 @@ class _Planner:
         path = f"{RULES_DIR}/{rule.id}.md"
         plural = "s" if sessions != 1 else ""
         if environment:
-            first_lesson = next(
-                (line for g in groups for line in correction_lines(g, 1)), "see the rule."
+            # the teaching sentence itself, on one line (its evidence stays in the rule)
+            sentence = next(
+                (
+                    line[2:].rstrip(".")
+                    for g in groups
+                    for line in environment_lines(g)
+                    if line.startswith("- ")
+                ),
+                "How commands run here",
             )
             entry = (
-                f"- How commands run here: {first_lesson[:-1]}; see {path} "
+                f"- {sentence}; see {path} "
                 f"({sessions} session{plural}, since {first.isoformat()})"
             )
         else:

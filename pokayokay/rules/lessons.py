@@ -112,6 +112,11 @@ def _first_fit(texts: Sequence[str], budget: int) -> str | None:
     return next((t for t in texts if len(t) <= budget), None)
 
 
+def _names_both(sentence: str, failing_span: str, corrected_span: str) -> bool:
+    """Whether the teaching sentence already quotes both commands ("Run `X`, not `Y`: …")."""
+    return failing_span in sentence and corrected_span in sentence
+
+
 def teaching_sentence(lesson: CommandLesson) -> str | None:
     """The sentence that opens the lesson's texts (:mod:`pokayokay.rules.teaching`): the
     corrected command ("Use `make test`, not `make tests`."), or the file the fixing edit
@@ -150,6 +155,11 @@ def command_entry(lesson: CommandLesson, threshold: int) -> dict[str, Any] | Non
         corrected_span = _span(corrected)
         count = f" ({lesson.fixed} times)" if lesson.fixed > 1 else ""
         short = f"pokayokay: {sentence} It failed in {_times(lesson.sessions)} {where}."
+        # a sentence naming both commands is not followed by both again (issue 24 item 6)
+        passed = f"{corrected_span} is the form that passed"
+        if _names_both(sentence, failing_span, corrected_span):
+            failing_span, corrected_span = "It", "the corrected form"
+            passed = "the corrected form passed"
         failure = _first_fit(
             [
                 f"pokayokay: {sentence} {failing_span} failed in {_times(lesson.sessions)} "
@@ -169,7 +179,7 @@ def command_entry(lesson: CommandLesson, threshold: int) -> dict[str, Any] | Non
         hint = _first_fit(
             [
                 f"pokayokay: {sentence} {failing_span} failed in {_times(lesson.sessions)} "
-                f"{where}; {corrected_span} is the form that passed.",
+                f"{where}; {passed}.",
                 short,
             ],
             HINT_BUDGET,
@@ -246,7 +256,10 @@ def environment_line(lesson: CommandLesson) -> str | None:
     if sentence is None:
         return None
     sessions = "1 session" if lesson.sessions == 1 else f"{lesson.sessions} sessions"
-    evidence = f"{_span(failing)} failed here in {sessions}; {_span(corrected)} passed instead."
+    failing_span, corrected_span = _span(failing), _span(corrected)
+    if _names_both(sentence, failing_span, corrected_span):
+        failing_span, corrected_span = "It", "the corrected form"
+    evidence = f"{failing_span} failed here in {sessions}; {corrected_span} passed instead."
     return f"{sentence} {evidence}"
 
 

@@ -70,8 +70,10 @@ def one_line(text: str) -> str:
 
 
 def _cut(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters, the last one "…", at a word boundary when
-    one is in the second half (a prefix of ``text`` plus "…")."""
+    """``text`` cut to at most ``limit`` characters, the last one "…", at the last word boundary
+    that fits (a prefix of ``text`` plus "…"; never ``AssertionEr…``), a separator left
+    dangling there (`` - ``, `` | ``, ``:``) dropped too. Mid-word only when the first word
+    alone is longer than ``limit``."""
     if len(text) <= limit:
         return text
     if limit <= 1:
@@ -79,9 +81,9 @@ def _cut(text: str, limit: int) -> str:
     head = text[: limit - 1]
     if text[limit - 1] != " ":
         space = head.rfind(" ")
-        if space >= (limit - 1) // 2:
+        if space > 0:
             head = head[:space]
-    return (head.rstrip() or text[: limit - 1]) + ELLIPSIS
+    return (head.rstrip().rstrip(" -|:,;") or text[: limit - 1]) + ELLIPSIS
 
 
 def excerpt(text: str, limit: int = DEFAULT_LIMIT) -> str:

@@ -129,12 +129,14 @@ def test_the_fourth_session_gets_the_correction_next_to_the_failure(e2e: E2E) ->
     lesson = (
         "pokayokay: "
         f"Run `{GOOD}`, not `{BAD}`: its dependencies live in `.venv`. "
-        f"`{BAD}` failed in 3 earlier sessions of this project too; "
-        f"`{GOOD}` passed after it (3 times)."
+        "It failed in 3 earlier sessions of this project too; "
+        "the corrected form passed after it (3 times)."
     )
     assert lesson in after_failure.full_text, after_failure.full_text[-3000:]
     # The guard's default (hint) named the correction before the command ran, too.
-    assert f"`{GOOD}` is the form that passed." in after_failure.full_text
+    assert "It failed in 3 earlier sessions of this project; the corrected form passed." in (
+        after_failure.full_text
+    )
 
 
 def test_guard_block_denies_the_known_bad_command_with_the_correction(e2e: E2E) -> None:

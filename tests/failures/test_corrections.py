@@ -14,6 +14,7 @@ from pokayokay.failures.corrections import (
     formatter_run,
     parse,
     purpose,
+    rehearsal,
     substitutes,
 )
 from pokayokay.failures.fix_edits import credited_edits
@@ -237,3 +238,62 @@ def test_an_edit_undone_later_is_never_credited(
     cut = float(undo % len(changes))
     later = credited_edits(edits, cut)
     assert all((p, e) in {(q, f) for t, q, f in edits if t >= cut} for p, e in later)
+
+
+# Real pairs (a failing command, then a dry run of it or of its correction that passed): the
+# dry run proves nothing about the real run, so none is a correction (decision 0117).
+REHEARSALS = [
+    ("make tests", "make -n test"),  # the lesson corpus's lab ran exactly this
+    ("make tests", "make --dry-run test"),
+    ("make tests", "make --just-print test"),
+    ("make tests", "make -ns test"),
+    ("make", "make -n"),
+    ("git push origin main", "git push --dry-run origin main"),
+    ("git push origin main", "git push -n origin main"),
+    ("npm publish", "npm publish --dry-run"),
+    ("pnpm publish", "pnpm publish --dry-run"),
+    ("cargo publish", "cargo publish --dry-run"),
+    ("pip install -r requirements.txt", "pip install --dry-run -r requirements.txt"),
+    ("terraform apply", "terraform plan"),
+    ("pulumi up", "pulumi preview"),
+    ("rsync -a build/ host:/srv", "rsync -an build/ host:/srv"),
+    ("kubectl apply -f k8s.yaml", "kubectl apply --dry-run=client -f k8s.yaml"),
+]
+
+
+@pytest.mark.parametrize(("failing", "rehearsed"), REHEARSALS)
+def test_a_dry_run_that_passes_is_no_correction(failing: str, rehearsed: str) -> None:
+    assert rehearsal(rehearsed) and not rehearsal(failing)
+    assert correction_kind(failing, rehearsed) is None
+
+
+@pytest.mark.parametrize(
+    ("failing", "passed", "kind"),
+    [
+        ("make -n tests", "make -n test", ENVIRONMENT),  # both rehearse: the target is the fix
+        ("git commit -m x", "git commit -n -m x", COMMAND),  # -n skips hooks: it commits
+        ("kubectl apply -f k.yaml", "kubectl apply --dry-run=none -f k.yaml", COMMAND),
+        ("terraform plan", "terraform validate", None),
+    ],
+)
+def test_a_real_run_is_not_a_rehearsal(failing: str, passed: str, kind: str | None) -> None:
+    assert correction_kind(failing, passed) == kind
+    for command in ("pytest -n 2 tests", "head -n 5 log", "grep -n x f", "git commit -n"):
+        assert not rehearsal(command), command  # -n is a dry run only for some tools
+
+
+_DRY_FLAGS = st.sampled_from(["--dry-run", "--dryrun", "--dry-run=client", "--simulate"])
+
+
+@given(row=st.sampled_from([r for r in ROWS if r[2] is not None]), flag=_DRY_FLAGS)
+def test_adding_a_dry_run_flag_to_a_correction_undoes_it(
+    row: tuple[str, str, str | None], flag: str
+) -> None:
+    """Any correction in the table stops being one when the passing command only rehearses."""
+    failing, passed, _ = row
+    if "&&" in passed:  # a chain: the flag goes on the link that changed
+        head, _, tail = passed.rpartition(" && ")
+        passed = f"{head} && {tail} {flag}"
+    else:
+        passed = f"{passed} {flag}"
+    assert correction_kind(failing, passed) is None

@@ -46,7 +46,9 @@ from pokayokay.failures.classify import CATEGORIES
 from pokayokay.failures.signature import normalise
 
 CORPUS = DATA_DIR / "lesson_corpus" / "cases"
-REQUIRED = {"category": 0.95, "key": 0.95, "paths": 0.95}
+REQUIRED = {"category": 0.98, "key": 0.98, "paths": 0.95}
+# category and key: 90/90 (decision 0117: `command not found` is dependencies; a real finding
+# outranks @stylistic ones when a run reports more than MAX_MISTAKES rules).
 # paths: 86/90. The four misses need the code, not the output: the source a jest assertion's bug
 # is in when the test file's name does not say (totals.test.js testing lib/orders.js), the
 # header declaring a symbol the linker cannot find or finds twice.
@@ -174,3 +176,53 @@ def test_category_key_and_paths_are_right_for_95_percent(tmp_path: Path) -> None
             print(f"  miss {what}:", line)
     for what, required in REQUIRED.items():  # "first" is shown, not required (module doc)
         assert rates[what] >= required, (what, misses[what])
+
+
+def _case(case_id: str) -> dict[str, Any]:
+    return next(case for case in load_corpus() if case["id"] == case_id)
+
+
+def _lines(case: dict[str, Any], root: Path) -> set[str]:
+    return {line.strip() for line in fill(case["output"], root).split("\n")}
+
+
+def test_the_stored_error_line_is_a_line_the_tool_printed(tmp_path: Path) -> None:
+    """Through the capture hook, on real outputs (decision 0117): the stored line that names the
+    mistake is a line of the output as printed, with only the project root cut where the tool
+    printed it; make's ``Entering directory`` is progress, never the error line; the wrong
+    interpreter's line is the ``ModuleNotFoundError``, not pytest's ``ERROR <file>`` summary."""
+    expected = {
+        "make-missing-separator": "Makefile:6: *** missing separator.  Stop.",
+        "pytest-wrong-interpreter-python3-m": "E   ModuleNotFoundError: No module named 'shopcart'",
+        "pyright-argument-type": (
+            'src/shopcart/checkout.py:6:19 - error: Argument of type "str" cannot be assigned'
+            ' to parameter "price_cents" of type "int" in function "add"'
+        ),
+    }
+    for n, (case_id, line) in enumerate(expected.items()):
+        case = _case(case_id)
+        root = project(tmp_path, case)
+        first = captured(case, root, n)[0]
+        assert first.excerpt.split(" | ")[0] == line, case_id
+        printed = _lines(case, root)
+        assert line in printed or f"{root}/{line}" in printed, case_id
+        assert str(root) not in first.excerpt, case_id
+
+
+def test_mypy_pretty_is_stored_as_mypy_prints_it_plain(tmp_path: Path) -> None:
+    """The same mistake run with and without ``--pretty`` (real mypy 2.4.1 outputs) stores the
+    same line: the wrapped message joined where mypy broke it, exactly the plain line."""
+    for n, (pretty, plain) in enumerate([("mypy-pretty-arg-type", "mypy-plain-arg-type")]):
+        got = []
+        for m, case_id in enumerate((pretty, plain)):
+            case = _case(case_id)
+            root = project(tmp_path / case_id, case)
+            got.append(captured(case, root, n * 2 + m)[0].excerpt)
+        assert got[0] == got[1]
+        assert got[1] in _lines(_case(plain), tmp_path)
+    case = _case("mypy-pretty-return-value")
+    root = project(tmp_path, case)
+    assert captured(case, root, 9)[0].excerpt == (
+        'src/shopcart/money.py:3: error: Incompatible return value type (got "str", expected'
+        ' "int")  [return-value]'
+    )

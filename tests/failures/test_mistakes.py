@@ -12,6 +12,7 @@ import pytest
 from helpers.paths import DATA_DIR
 from hypothesis import given
 from hypothesis import strategies as st
+from ruamel.yaml import YAML
 
 from pokayokay.failures.mistakes import MAX_MISTAKES, command_tool, find_mistakes
 from pokayokay.failures.signature import normalise
@@ -419,8 +420,6 @@ def test_any_text_gives_bounded_well_formed_keys(text: str) -> None:
 
 
 def _corpus() -> list[dict[str, object]]:
-    from ruamel.yaml import YAML
-
     cases = YAML(typ="safe").load((DATA_DIR / "failure_corpus.yaml").read_text(encoding="utf-8"))
     assert isinstance(cases, list) and len(cases) >= 40
     return cases
@@ -449,3 +448,20 @@ def test_the_labelled_corpus_gets_its_group_keys() -> None:
             misses.append(f"{case['id']}: {found} (expected {expected})")
     print(f"\ngroup keys: {labelled - wrong}/{labelled} labelled cases right")
     assert labelled >= 30 and not misses, misses
+
+
+def test_a_real_finding_outranks_formatting_past_the_bound() -> None:
+    """Real xo 2.0.2 output (tests/data/lesson_corpus): nine rules, eight of them before the
+    undefined variable; the bug is kept and one @stylistic rule gives way."""
+    from ruamel.yaml import YAML
+
+    case = YAML(typ="safe").load(
+        (DATA_DIR / "lesson_corpus" / "cases" / "xo-lint-errors.yaml").read_text("utf-8")
+    )
+    keys = [m.key for m in find_mistakes(case["output"], case["command"])]
+    assert len(keys) == MAX_MISTAKES
+    assert "xo:no-undef" in keys and "xo:no-unused-vars" in keys
+    assert keys[0] == "xo:@stylistic/object-curly-spacing"  # output order is kept
+    # only formatting gave way: every non-stylistic rule xo reported is kept
+    reported = {f"xo:{line.split()[-1]}" for line in case["output"].splitlines() if "✖" in line}
+    assert {k for k in reported if "@stylistic/" not in k} <= set(keys)

@@ -84,6 +84,27 @@ def _verbs() -> set[str]:
 VERBS = frozenset(_verbs())
 
 
+_MYPY_HEAD = re.compile(r"^\S.*?:\d+(?::\d+)?: error: ")
+_MYPY_END = re.compile(r"\s\[[a-z][a-z0-9-]*\]$")
+
+
+def mypy_messages(output: str) -> list[str]:
+    """mypy's own one-line messages where ``--pretty`` wrapped them: a ``file:N: error:`` line
+    and the lines up to the one ending in ``[code]``, joined with one space (mypy wraps only at
+    a space; its plain output is exactly this line — decision 0117)."""
+    lines = output.split("\n")
+    found = []
+    for i, line in enumerate(lines):
+        if _MYPY_HEAD.match(line) and not _MYPY_END.search(line.rstrip()):
+            for j in range(i + 1, min(i + 5, len(lines))):
+                if not lines[j].strip() or _MYPY_HEAD.match(lines[j]):
+                    break
+                if _MYPY_END.search(lines[j].rstrip()):
+                    found.append(" ".join(x.strip() for x in lines[i : j + 1]))
+                    break
+    return found
+
+
 @dataclass(frozen=True)
 class Source:
     """What a lesson may quote: the tool output, the commands, the file names, the edits."""
@@ -93,9 +114,14 @@ class Source:
     files: tuple[str, ...]
     edits: tuple[str, ...] = ()
     keys: tuple[str, ...] = ()  # the mistakes' keys: a test id or a code is no free text
+    root: str = ""  # the project root: quoted lines cut it where the tool printed it (0117)
 
     def holds(self, text: str) -> bool:
-        return any(text in part for part in (self.output, *self.commands, *self.files, *self.edits))
+        outputs = [self.output, *mypy_messages(self.output)]
+        if self.root:
+            outputs += [o.replace(self.root.rstrip("/") + "/", "") for o in outputs]
+        parts = (*outputs, *self.commands, *self.files, *self.edits)
+        return any(text in part for part in parts)
 
     def identifier(self, text: str) -> bool:
         return (

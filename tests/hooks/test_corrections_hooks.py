@@ -135,8 +135,27 @@ def test_a_make_target_typo_then_the_right_target_is_an_environment_lesson(proje
     assert bug_fixes(project, "s1") == []  # an invocation mistake is no bug fix (item 9)
     graduate(project)
     told = fail(project, "s4", "make tests", typo["output"], typo["exit_code"])
-    assert "`make test` passed after it" in told
+    assert told.count("`make test`") == 1 and "the corrected form passed after it" in told
     assert "`make test`" in before(project, "s4", "make tests")
+
+
+@pytest.mark.parametrize(
+    ("failing", "rehearsed"),
+    [("make tests", "make -n test"), ("make tests", "make --dry-run test")],
+)
+def test_a_dry_run_that_passes_is_no_correction(
+    project: Path, failing: str, rehearsed: str
+) -> None:
+    """``make tests`` then ``make -n test`` (the lab's real pair): the dry run passing proves
+    nothing about ``make test``, so nothing is learned from it (decision 0117)."""
+    typo = case("make-no-rule-tests-typo")
+    for session in ("s1", "s2", "s3"):
+        fail(project, session, failing, typo["output"], typo["exit_code"])
+        succeed(project, session, rehearsed)
+    assert [c for g in groups(project) for c in g.corrections] == []
+    graduate(project)
+    assert rehearsed not in fail(project, "s4", failing, typo["output"], typo["exit_code"])
+    assert rehearsed not in before(project, "s4", failing)
 
 
 @pytest.mark.parametrize("name", ["npm-missing-script-lint", "pnpm-missing-script-lint"])

@@ -67,8 +67,7 @@ def test_hint_names_the_correction_and_lets_the_command_run(launched: Path) -> N
     assert out["additionalContext"] == (
         "pokayokay: "
         f"Run `{GOOD}`, not `{BAD}`: its dependencies live in `.venv`. "
-        f"`{BAD}` failed in 4 earlier sessions of this project; "
-        f"`{GOOD}` is the form that passed."
+        "It failed in 4 earlier sessions of this project; the corrected form passed."
     )
 
 
@@ -86,7 +85,7 @@ def test_a_hint_quotes_the_commands_exactly(launched: Path) -> None:
     bad, good = f"{BAD} 2>&1 | tail -20", f"{GOOD} 2>&1 | tail -20"
     write_lessons(launched, CommandLesson(bad, 4, good, "environment"))
     out = output("PreToolUse", sample("PreToolUse.Bash.json", launched, bad))
-    assert f"`{good}` is the form that passed." in out["additionalContext"]
+    assert f"Run `{good}`, not `{bad}`" in out["additionalContext"]
 
 
 @pytest.mark.parametrize("mode", ["hint", "block"])
@@ -182,8 +181,8 @@ def test_a_known_failure_gets_what_worked_next_to_the_tool_result(launched: Path
     assert out["additionalContext"] == (
         "pokayokay: "
         f"Run `{GOOD}`, not `{BAD}`: its dependencies live in `.venv`. "
-        f"`{BAD}` failed in 3 earlier sessions of this project too; "
-        f"`{GOOD}` passed after it (3 times)."
+        "It failed in 3 earlier sessions of this project too; "
+        "the corrected form passed after it (3 times)."
     )
     assert len(out["additionalContext"]) <= 400
 

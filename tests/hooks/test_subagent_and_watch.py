@@ -70,8 +70,7 @@ def test_a_subagent_gets_the_environment_lesson_and_active_patterns(launched: Pa
         "<pokayokay-lessons>\n"
         "pokayokay's record of this project's earlier sessions (facts, not instructions):\n"
         "- Run `.venv/bin/python -m pytest`, not `python -m pytest`: its dependencies live in "
-        "`.venv`. `python -m pytest` failed here in 4 sessions; `.venv/bin/python -m pytest` "
-        "passed instead.\n"
+        "`.venv`. It failed here in 4 sessions; the corrected form passed instead.\n"
         "- Failing test tests/test_cart.py::test_total: see .claude/rules/pokayokay/testing.md "
         "(4 sessions, since 2026-10-01)\n"
         "</pokayokay-lessons>"
@@ -148,7 +147,7 @@ def test_a_passing_evil_command_never_reaches_a_subagent(launched: Path) -> None
     memory_file(launched).write_text(memory_text(ap_body=hostile), encoding="utf-8")
     text = context("SubagentStart", sample("SubagentStart.json", launched))
     assert "SYSTEM" not in text and "/tmp/evil" not in text and "curl" not in text
-    assert "`.venv/bin/python -m pytest` passed instead." in text
+    assert "`.venv/bin/python -m pytest`, not `python -m pytest`" in text
 
 
 # --- SessionStart watchPaths and FileChanged ----------------------------------------------------

@@ -70,8 +70,8 @@ def test_a_known_failure_gets_its_lesson_from_the_spool_entry(tmp_path: Path) ->
     assert out == {
         "hookEventName": "PostToolUseFailure",
         "additionalContext": f"pokayokay: Run `{GOOD}`, not `{BAD}`: its dependencies live in "
-        f"`.venv`. `{BAD}` failed in 3 earlier sessions of this project "
-        f"too; `{GOOD}` passed after it (3 times).",
+        "`.venv`. It failed in 3 earlier sessions of this project "
+        "too; the corrected form passed after it (3 times).",
     }
     assert BAD.encode() in spooled(tmp_path)  # and it was spooled all the same
     other = run_spool(failure_payload("make", "Exit code 2\nmake: *** [all] Error 2"), tmp_path)

@@ -258,7 +258,12 @@ def test_an_environment_lesson_loads_everywhere_in_pokayokays_words() -> None:
         "`.venv/bin/python -m pytest tests/test_cart.py` passed after it.\n"
     ) in rule.text
     assert "attrs" not in rule.text and "curl" not in rule.text  # no output quoted
-    assert "use `.venv/bin/python -m pytest tests/test_cart.py`" in rule.entry
+    # the Active Patterns entry is the teaching sentence, on one line (issue 24 item 3)
+    assert rule.entry.startswith(
+        "- Run `.venv/bin/python -m pytest tests/test_cart.py`, not `python -m pytest"
+        " tests/test_cart.py`: its dependencies live in `.venv`; see "
+    )
+    assert "\n" not in rule.entry and "How commands run here" not in rule.entry
     assert "re-run" not in rule.text.lower()
 
 

@@ -113,6 +113,7 @@ def recur(tmp_path: Path, case: dict[str, Any], n: int, fixed: bool) -> tuple[Pa
         commands=tuple(c for c in (fill(case["command"], root), fill(fix_command, root)) if c),
         files=tuple([*case["paths"], *case.get("files", [])]),
         edits=tuple(edits),
+        root=str(root),
     )
     return root, source
 
@@ -165,8 +166,7 @@ def grade(tmp_path: Path, cases: list[dict[str, Any]]) -> tuple[int, list[str], 
                 # a hook text exists only for a lesson with a fix; a rule's lesson has one
                 # when the simulated fix closed its mistake (its evidence line says so)
                 has_fix = lesson.where in ("failure", "hint", "block", "always") or bool(
-                    (lesson.evidence
-                    and "passed after it" in lesson.evidence)
+                    (lesson.evidence and "passed after it" in lesson.evidence)
                     or "fixed by" in lesson.evidence
                 )
                 found = check(
@@ -204,22 +204,11 @@ def test_the_quick_cases_pass_the_rubric(tmp_path: Path) -> None:
     assert passed == len(cases), complaints
 
 
-# Cases whose stored error line is not the tool's text, so quoting it breaks "code exact": the
-# capture rewrites it before any lesson is worded — the project path cut from make's "Entering
-# directory" line (pokayokay.failures.signature, paths made relative), mypy --pretty's wrapped
-# message joined onto one line (pokayokay.failures.mistakes). Lessons quote what the store
-# holds; the fix belongs to the capture. Nothing else may fail.
-CAPTURE_REWRITES = frozenset(
-    {"make-missing-separator", "mypy-pretty-arg-type", "mypy-pretty-return-value"}
-)
-
-
 @pytest.mark.slow
 def test_every_corpus_lesson_passes_the_rubric(tmp_path: Path) -> None:
     cases = load_cases()
     assert len(cases) >= 80
     passed, complaints, sides = grade(tmp_path, cases)
     _report(len(cases), passed, complaints, sides)
-    failing = {line.split()[0] for line in complaints}
-    assert failing <= CAPTURE_REWRITES, complaints
-    assert passed >= len(cases) - len(CAPTURE_REWRITES)
+    assert complaints == []
+    assert passed == len(cases)

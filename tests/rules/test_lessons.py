@@ -40,7 +40,8 @@ def test_content_for_a_correction_and_a_fix() -> None:
     entry = content["commands"][BAD]
     assert entry["guard"] is True and entry["corrected"] == GOOD
     assert entry["block"].startswith(f"pokayokay guard: Run `{GOOD}`, not `{BAD}`: ")
-    assert f"`{BAD}` failed in 4 earlier sessions" in entry["block"]
+    assert "It failed in 4 earlier sessions" in entry["block"]
+    assert entry["block"].count(f"`{BAD}`") == 1  # the sentence names it; nothing repeats it
     fix = content["commands"]["npm run build"]
     assert fix == {
         "sessions": 2,
@@ -52,7 +53,7 @@ def test_content_for_a_correction_and_a_fix() -> None:
     }
     assert content["always"] == [
         f"Run `{GOOD}`, not `{BAD}`: its dependencies live in `.venv`. "
-        f"`{BAD}` failed here in 4 sessions; `{GOOD}` passed instead."
+        "It failed here in 4 sessions; the corrected form passed instead."
     ]
 
 
@@ -230,7 +231,8 @@ def test_a_loader_variable_inside_the_project_is_still_a_lesson(corrected: str) 
     lesson = CommandLesson("python -m pytest", 5, corrected, "environment", fixed=5)
     line = environment_line(lesson)
     assert line is not None and line.startswith(f"Run {code_span(shown(corrected) or '')}, not ")
-    assert "`python -m pytest` failed here in 5 sessions" in line
+    assert line.endswith(" It failed here in 5 sessions; the corrected form passed instead.")
+    assert line.count("`python -m pytest`") == 1  # named once, by the sentence
     assert shown(corrected) is not None and code_span(shown(corrected) or "") in line
 
 

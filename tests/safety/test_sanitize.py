@@ -135,3 +135,38 @@ def test_a_tool_line_is_a_clean_prefix_that_does_not_speak(text: str, limit: int
     assert "\n" not in line and "\r" not in line and len(line) <= limit
     assert not speaks(line)
     assert line.removesuffix("…") in clean(text[: max(4096, limit * 24)])
+
+
+# A real pytest summary line (tests/data/lesson_corpus: pytest-assertion-count's kind of line).
+LONG_FAILED = (
+    "FAILED tests/test_orders.py::test_total_with_discount_applied_to_each_line - "
+    "AssertionError: assert 1299 == 1300"
+)
+
+
+@pytest.mark.parametrize("limit", range(20, len(LONG_FAILED)))
+def test_a_cut_line_ends_on_a_whole_word(limit: int) -> None:
+    """Issue 24 item 5: ``… - AssertionEr…`` no more; what is kept is a prefix ending on a whole
+    word, with no dangling `` -`` separator."""
+    shown = excerpt(LONG_FAILED, limit)
+    assert len(shown) <= limit and shown.endswith("…")
+    head = shown[:-1]
+    assert LONG_FAILED.startswith(head)
+    assert LONG_FAILED[len(head)] in " :"  # the next character ends a word
+    assert not head.endswith((" -", "AssertionEr"))
+
+
+@given(st.lists(st.from_regex(r"[A-Za-z0-9_:./-]{1,12}", fullmatch=True), min_size=1, max_size=30),
+       st.integers(2, 120))  # fmt: skip
+def test_a_cut_is_at_a_word_boundary_unless_one_word_is_too_long(
+    words: list[str], limit: int
+) -> None:
+    text = " ".join(words)
+    shown = excerpt(text, limit)
+    assert len(shown) <= limit
+    if shown == text:
+        return
+    head = shown[:-1]
+    assert text.startswith(head)
+    if len(words[0]) < limit:  # a whole first word fits: the cut is after a whole word
+        assert text[len(head)] in " -|:,;"

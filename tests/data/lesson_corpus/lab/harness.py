@@ -76,7 +76,7 @@ def case(id, tool, project, command, category, key, paths, lesson, files=None, c
             if frc != 0:
                 print(f"!! {id}: edit fix exit {frc}\n{fout[-800:]}", file=sys.stderr)
             fix = fix[:2]
-        if kind in ("correction", "formatter"):
+        if kind in ("correction", "formatter", "rehearsal"):
             frc, fout = run(fcmd, root / cwd if cwd else root, env)
             fixd["exit_code"] = frc
             if frc != 0:

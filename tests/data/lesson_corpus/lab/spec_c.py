@@ -11,7 +11,7 @@ case("clang-output-dir-missing", "clang", C, "clang -Wall -Iinclude -c src/util.
 case("make-no-rule-tests-typo", "make", C, "make tests", "shell",
      "No rule to make target 'tests'", ["Makefile"],
      "Run `make test`; the Makefile defines `test`, not `tests`.",
-     version_cmd="make --version", fix=("make -n test", "correction", "dry run: the real `make test` stops at the link error in make-ld-undefined-reference"))
+     version_cmd="make --version", fix=("make -n test", "rehearsal", "dry run: the real `make test` stops at the link error in make-ld-undefined-reference"))
 case("make-ld-undefined-reference", "ld", C, "make", "build",
      "undefined reference to `parse_config'", ["src/config.c", "include/config.h"],
      "Rename `parse_cfg` in src/config.c to `parse_config`, the name include/config.h declares and src/main.c calls.",

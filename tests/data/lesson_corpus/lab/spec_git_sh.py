@@ -68,7 +68,7 @@ case("make-recipe-permission-denied", "make", S, "make release", "permissions",
      "./scripts/deploy.sh: Permission denied", ["scripts/deploy.sh"],
      "Make scripts/deploy.sh executable (`chmod +x scripts/deploy.sh`, and commit the mode) or call it as `bash scripts/deploy.sh` in the Makefile.",
      files=["scripts/deploy.sh", "Makefile"], version_cmd="make --version")
-case("shfmt-command-not-found", "bash", S, "shfmt -d scripts", "shell",
+case("shfmt-command-not-found", "bash", S, "shfmt -d scripts", "dependencies",
      "shfmt: command not found", [],
      "Check that a tool is installed (`command -v shfmt`) before relying on it; use `shellcheck scripts/*.sh`, which is available here.",
      files=["scripts/deploy.sh"], version_cmd="bash --version")

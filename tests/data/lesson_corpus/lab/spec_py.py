@@ -104,7 +104,7 @@ case("pip-version-not-found", "pip", P, ".venv/bin/pip install 'pytest==99.0.0'"
      "ERROR: Could not find a version that satisfies the requirement pytest==99.0.0", [],
      "Pin only versions that exist: check `pip index versions pytest` before writing `pytest==99.0.0`.",
      files=["pyproject.toml"], version_cmd=".venv/bin/pip --version")
-case("ruff-command-not-found", "bash", P, "ruff check src", "shell",
+case("ruff-command-not-found", "bash", P, "ruff check src", "dependencies",
      "ruff: command not found", [],
      "Run ruff from the project virtualenv, `.venv/bin/ruff check src`; it is not installed system-wide.",
      files=["pyproject.toml"], version_cmd="bash --version",

@@ -23,7 +23,7 @@ case("npm-ci-lock-out-of-sync", "npm", "npmci", "npm ci", "dependencies",
      "`npm ci` can only install packages when your package.json and package-lock.json or npm-shrinkwrap.json are in sync.", ["package.json", "package-lock.json"],
      "Run `npm install` after adding a dependency to package.json and commit the updated package-lock.json, so `npm ci` finds them in sync.",
      version_cmd="npm --version")
-case("tsc-command-not-found", "bash", T, "tsc --noEmit", "shell",
+case("tsc-command-not-found", "bash", T, "tsc --noEmit", "dependencies",
      "tsc: command not found", [],
      "Run the project-local compiler with `npx tsc --noEmit`; TypeScript is a devDependency, not a global install.",
      files=["package.json", "tsconfig.json"], version_cmd="bash --version")

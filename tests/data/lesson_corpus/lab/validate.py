@@ -10,7 +10,7 @@ HERE = Path(__file__).resolve().parent.parent
 CATEGORIES = {"testing", "lint", "types", "build", "dependencies", "git", "edit", "permissions", "shell"}
 REQUIRED = ["id", "tool", "tool_version", "command", "cwd", "exit_code", "output", "files",
             "category", "key", "paths", "lesson"]
-FIX_KINDS = {"correction", "formatter", "edit"}
+FIX_KINDS = {"correction", "formatter", "rehearsal", "edit"}
 
 
 def main() -> int:
