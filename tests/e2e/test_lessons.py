@@ -136,13 +136,13 @@ def test_the_corrected_command_reaches_the_next_session_and_the_failing_one_is_n
     assert lesson in rule_text, rule_text
     assert f"Failed in {SESSIONS} sessions" in rule_text, rule_text
     memory = e2e.memory_file().read_text(encoding="utf-8")
-    assert f"use `{CORRECTED}`, not `{FAILING}`" in memory, memory
+    assert f"- Run `{CORRECTED}`, not `{FAILING}`" in memory, memory  # the teaching sentence
 
     fourth = e2e.run_claude(e2e.project, "session 4: anything", [[text("ENV4-DONE")]])
     assert fourth.exit_code == 0, fourth.describe()
     seen = fourth.first_request.full_text
     assert f"Contents of {rule.resolve()}" in seen, seen[-4000:]
-    assert lesson in seen and f"use `{CORRECTED}`, not `{FAILING}`" in seen
+    assert lesson in seen and f"- Run `{CORRECTED}`, not `{FAILING}`" in seen  # rule and MEMORY.md
     lowered = seen.lower()
     assert "re-run" not in lowered and "rerun" not in lowered
     assert f"run `{FAILING}`" not in seen and "Remedy" not in seen

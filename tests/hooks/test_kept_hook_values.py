@@ -78,7 +78,7 @@ def test_a_warm_start_reads_nothing_and_every_change_is_followed(
     age(lookup, 60)
     age(memory, 60)
     first = lessons(launched)
-    assert "`.venv/bin/python -m pytest` passed" in first and "test_cart.py" in first
+    assert "`.venv/bin/python -m pytest`" in first and "test_cart.py" in first
     assert len(made) == 1
 
     from pokayokay.memory import document
@@ -101,7 +101,7 @@ def test_a_warm_start_reads_nothing_and_every_change_is_followed(
     write_lookup(launched, "npm test", "pnpm test")  # the lookup changed
     age(lookup, 30)
     third = lessons(launched)
-    assert "`pnpm test` passed" in third and "`.venv/bin/python" not in third
+    assert "`pnpm test`" in third and "`.venv/bin/python" not in third
     assert len(made) == 3
 
     settings = launched / ".claude" / "pokayokay.md"  # a settings file appears
@@ -113,7 +113,7 @@ def test_a_warm_start_reads_nothing_and_every_change_is_followed(
 
     memory.unlink()  # MEMORY.md removed: its lines go
     fourth = lessons(launched)
-    assert "test_cart.py" not in fourth and "`pnpm test` passed" in fourth
+    assert "test_cart.py" not in fourth and "`pnpm test`" in fourth
 
 
 def test_files_written_just_now_are_read_every_time(launched: Path, made: list[str]) -> None:
