@@ -56,7 +56,6 @@ AMBIGUOUS_MARK = "?"
 BIGRAM_JOIN = "+"
 
 
-
 _WORD = Lazy(r"[a-z0-9][a-z0-9_.+@:-]*[a-z0-9+]|[a-z0-9]")
 
 

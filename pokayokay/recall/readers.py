@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pokayokay.learnings.model import Learning
     from pokayokay.memory.sections import SectionSpec
 
+
 def _crc32(text: str) -> int:
     """A short stable id for a text (zlib imported when a file is read, not on every prompt)."""
     import zlib
@@ -48,7 +49,6 @@ CONFIDENCE_WEIGHT = {"high": 1.0, "medium": 1.0, "low": 0.9}
 FIX_WEIGHT = 0.85
 
 
-
 def stat_key(path: str) -> list[int] | None:
     """``[mtime_ns, size]`` of ``path``, or None when it cannot be stat-ed (a cache key part)."""
     try:
@@ -56,8 +56,6 @@ def stat_key(path: str) -> list[int] | None:
     except (OSError, ValueError):
         return None
     return [st.st_mtime_ns, st.st_size]
-
-
 
 
 def _read_text(path: str, limit: int) -> str | None:
@@ -213,6 +211,12 @@ _SPIKE_DECISION = Lazy(r"^\d{4}-\d{2}-\d{2} Spike: ")
 
 def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, dict[str, int]]]:
     """Key Decisions entries from MEMORY.md, then from the section's archive file."""
+    return decision_documents(decision_texts(memory_dir, project_dir))
+
+
+def decision_texts(memory_dir: str, project_dir: str) -> list[str]:
+    """The Key Decisions entries' texts (MEMORY.md's, then its archive file's), before they are
+    cleaned and analysed: :func:`decision_documents` of equal texts are equal documents."""
     from pokayokay.memory.document import parse
 
     specs = _section_specs(project_dir)
@@ -228,6 +232,11 @@ def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, di
     archived = _read_text(os.path.join(memory_dir, archive), MAX_MEMORY_BYTES)
     if archived:
         texts += _bullets(archived.splitlines())
+    return texts
+
+
+def decision_documents(texts: list[str]) -> list[tuple[Document, dict[str, int]]]:
+    """The documents of :func:`decision_texts` (a function of the texts alone)."""
     out = []
     seen: set[str] = set()
     for text in texts[:MAX_DECISIONS]:

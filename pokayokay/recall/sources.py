@@ -56,29 +56,28 @@ from pokayokay.names import (
     FAILURES_CHANGED,
     FAILURES_DB,
     MEMORY_CHANGED,
-    RECALL_ENTRIES_FILE,
     RECALL_INDEX_FILE,
 )
 from pokayokay.recall.cache_io import (
-    document_row,
-    load_json,
     read_index_file,
     save_index,
-    save_json,
     unlink_quietly,
 )
 from pokayokay.recall.concepts import table_data, use_table_data
-from pokayokay.recall.index import Document, Index
+from pokayokay.recall.entries import (
+    CACHE_VERSION,
+    DEFAULT_PARSE_BUDGET,
+    Cached,
+    build,
+)
+from pokayokay.recall.entries import ENTRIES_FILE as ENTRIES_FILE  # (where callers found it)
+from pokayokay.recall.index import Index
 from pokayokay.recall.readers import (
     DEFAULT_DECISIONS_ARCHIVE,
     LEARNING_PREFIX,
     LEARNINGS_ARCHIVE,
     MEMORY_FILE,
     SETTINGS_FILES,
-    document_from_row,
-    read_archive,
-    read_decisions,
-    read_learning,
     stat_key,
 )
 
@@ -94,17 +93,13 @@ if TYPE_CHECKING:
 
     Where = str | Path  # a folder, as either (the prompt hook passes strings)
 
-CACHE_VERSION = 6  # 6: notes held exactly (issue 24), not sanitised
 # How old (ns) the memory folder's and the marker's mtimes must be before the quick key may
 # stand for them (file systems with 1-2 s clocks).
 SETTLE_NS = 3_000_000_000
 _STORE_KEYS = ("db", "db-changed")
 MAX_LEARNING_FILES = 5000
-# Seconds of parsing per call before the rest is left to the next one.
-DEFAULT_PARSE_BUDGET = 2.0
 INDEX_FILE = RECALL_INDEX_FILE
 LEGACY_INDEX_FILE = "recall-index.json"
-ENTRIES_FILE = RECALL_ENTRIES_FILE
 
 
 # --------------------------------------------------------------------------------------------
@@ -302,95 +297,6 @@ def unchanged_since_indexed(memory_dir: str, stamps: str, doc_ids: list[str]) ->
     return True
 
 
-# --------------------------------------------------------------------------------------------
-# The cache
-
-
-def _entries_cache(inputs: Inputs) -> dict[str, Any]:
-    data = load_json(os.path.join(inputs.state_dir, ENTRIES_FILE))
-    if (
-        isinstance(data, dict)
-        and data.get("version") == CACHE_VERSION
-        and data.get("memory_dir") == inputs.memory_dir
-    ):
-        return data
-    return {"version": CACHE_VERSION, "memory_dir": inputs.memory_dir}
-
-
-def build(
-    inputs: Inputs,
-    *,
-    budget: float = DEFAULT_PARSE_BUDGET,
-    fixes: tuple[str, list[Any] | None] | None = None,
-) -> tuple[Index, bool]:
-    """The index over every source, re-reading only what changed since the entries cache.
-
-    Returns the index and whether it is complete (the parse budget may leave files for later).
-    """
-    from pokayokay.recall.index import ANALYSIS_VERSION
-
-    deadline = time.monotonic() + budget
-    cache = _entries_cache(inputs)
-    if cache.get("analysis") != ANALYSIS_VERSION:
-        cache = {"version": CACHE_VERSION, "memory_dir": inputs.memory_dir}
-    cache["analysis"] = ANALYSIS_VERSION
-    complete = True
-
-    old_learnings = cache.get("learnings")
-    old: dict[str, Any] = old_learnings if isinstance(old_learnings, dict) else {}
-    learnings: dict[str, Any] = {}
-    for name, stat in inputs.learnings:
-        entry = old.get(name)
-        if isinstance(entry, list) and len(entry) == 2 and entry[0] == stat:
-            learnings[name] = entry
-            continue
-        if time.monotonic() > deadline:
-            complete = False
-            continue
-        made = read_learning(os.path.join(inputs.memory_dir, name), name)
-        learnings[name] = [stat, document_row(*made) if made else None]
-    cache["learnings"] = learnings
-
-    decisions_key = [inputs.files["memory"], inputs.files["archive"]]
-    decisions_key += [inputs.files[rel] for rel in SETTINGS_FILES]
-    cached = cache.get("decisions")
-    if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == decisions_key):
-        rows = [document_row(*d) for d in read_decisions(inputs.memory_dir, inputs.project_dir)]
-        cache["decisions"] = [decisions_key, rows]
-
-    archive_key = [list(a) for a in inputs.archives]
-    cached = cache.get("archives")
-    if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == archive_key):
-        rows = [
-            document_row(*d)
-            for name, _stat in inputs.archives
-            for d in read_archive(os.path.join(inputs.memory_dir, name), name)
-        ]
-        cache["archives"] = [archive_key, rows]
-
-    from pokayokay.recall import fixes as fix_source
-
-    digest, fix_rows = fixes if fixes is not None else inputs.fixes_state()
-    cached = cache.get("fixes")
-    if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == digest):
-        rows = fix_rows if fix_rows is not None else fix_source.fix_rows(inputs.state_dir)
-        cache["fixes"] = [digest, rows]
-
-    docs: list[Document] = []
-    counts: list[dict[str, int]] = []
-    rows_all = [entry[1] for entry in learnings.values() if entry[1]]
-    rows_all += cache["decisions"][1] + cache["archives"][1] + cache["fixes"][1]
-    for row in rows_all:
-        try:
-            doc, doc_counts = document_from_row(row)
-        except (TypeError, ValueError, AttributeError):
-            continue  # a damaged row: rebuilt later
-        docs.append(doc)
-        counts.append(doc_counts)
-    save_json(os.path.join(inputs.state_dir, ENTRIES_FILE), cache)
-    return Index.build(docs, counts), complete
-
-
 class Loaded:
     """An index and how it was validated: ``quick`` when only the quick key vouched for it; then
     :meth:`stamps` gives the learning files' stamps, for the hit check (read from the cache file
@@ -468,7 +374,8 @@ def load(
             pass  # a stale cache: rebuilt next time
         else:
             return Loaded(index)
-    index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows))
+    previous = _cached_index(data, rows) if use_cache else None
+    index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows), cached=previous)
     if use_cache:
         # the JSON of earlier versions
         unlink_quietly(os.path.join(str(state_dir), LEGACY_INDEX_FILE))
@@ -477,9 +384,22 @@ def load(
             "quick": f"{quick_key}-{digest}" if complete and quick_key else None,
             "archives": [name for name, _st in inputs.archives],
             "concepts": table_data(),
+            "content": previous.content if previous is not None else None,
         }
         save_index(index_path, meta, index, inputs.stamps())
     return Loaded(index)
+
+
+def _cached_index(data: dict[str, Any] | None, rows: IndexRows | None) -> Cached:
+    """The index file's index and its content token (no index when it has none or is not one:
+    :func:`build` then builds, and records the token of what it built here)."""
+    content = data.get("content") if data is not None else None
+    if data is not None and isinstance(content, str):
+        try:
+            return Cached(Index.from_data(data["index"], rows), content)
+        except (KeyError, TypeError, ValueError):
+            pass  # not an index: rebuilt
+    return Cached(None, None)
 
 
 def _quick_hit(
