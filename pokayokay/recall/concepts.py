@@ -56,6 +56,7 @@ AMBIGUOUS_MARK = "?"
 BIGRAM_JOIN = "+"
 
 
+
 _WORD = Lazy(r"[a-z0-9][a-z0-9_.+@:-]*[a-z0-9+]|[a-z0-9]")
 
 

@@ -21,7 +21,6 @@ TYPE_CHECKING = False  # the prompt hook imports this module
 if TYPE_CHECKING:
     from typing import Any
 
-
 def fix_rows(state_dir: str) -> list[Any]:
     """The fix documents as cache rows; [] (logged) when the store cannot be read."""
     try:

@@ -100,7 +100,6 @@ if TYPE_CHECKING:
         def __len__(self) -> int: ...
         def __getitem__(self, i: int, /) -> str: ...
 
-
 METHOD = "concepts"
 # Bumped whenever tokenisation, weights or document scores change: cached indexes are rebuilt.
 ANALYSIS_VERSION = 7
@@ -239,7 +238,6 @@ class Index:
         if found is None:
             assert self._rows is not None
             from pokayokay.infra.cjson import loads  # json's import costs a prompt more
-
             row = loads(self._rows[i])  # a row read from the cache file may fail: ValueError
             if not (isinstance(row, list) and len(row) == 6):
                 raise ValueError("inconsistent recall index (document)")
@@ -261,7 +259,6 @@ class Index:
         them natively, nothing to parse), documents and postings packed into strings (parsed
         only when a query needs them)."""
         import json
-
         return {
             "format": INDEX_FORMAT,
             "docs": [
@@ -465,7 +462,9 @@ class Index:
         brings back. ``pieces``: as :meth:`scores` fills it."""
         query = query or query_features(prompt)
         marks = pieces if pieces is not None else {}
-        scored = self.scores(query.counts, method, query.groups, query.strength, query.names, marks)
+        scored = self.scores(
+            query.counts, method, query.groups, query.strength, query.names, marks
+        )
         for d, boost in (semantic or {}).items():
             if 0 <= d < len(self.weights) and boost > 0 and marks.get(d) != SILENCED:
                 scored[d] = min(1.0, scored.get(d, 0.0) + boost * self.weights[d])
