@@ -21,8 +21,8 @@ from pokayokay.recall.cache_io import document_row, load_json, save_json
 from pokayokay.recall.index import Document, Index
 from pokayokay.recall.readers import (
     SETTINGS_FILES,
+    DecisionSource,
     decision_documents,
-    decision_texts,
     document_from_row,
     read_archive,
     read_learning,
@@ -34,10 +34,13 @@ if TYPE_CHECKING:
 
     from pokayokay.recall.sources import Inputs
 
-CACHE_VERSION = 6  # 6: notes held exactly (issue 24), not sanitised
+# 6: notes held exactly (issue 24), not sanitised; 7: Key Decisions kept with their source
+CACHE_VERSION = 7
 # Seconds of parsing per call before the rest is left to the next one.
 DEFAULT_PARSE_BUDGET = 2.0
 ENTRIES_FILE = RECALL_ENTRIES_FILE
+# Key Decisions' source kept in the index file (read by every prompt) up to this many characters.
+MAX_KEPT_DECISIONS_CHARS = 64 * 1024
 
 
 def _entries_cache(inputs: Inputs) -> dict[str, Any]:
@@ -74,7 +77,7 @@ def build(
         cache = {"version": CACHE_VERSION, "memory_dir": inputs.memory_dir}
     cache["analysis"] = ANALYSIS_VERSION
     complete = True
-    restamped = False  # a learning re-read with the same document: its new stamp is worth saving
+    restamped = False  # a file re-read with the same documents: its new stamp is worth saving
     token = cache.get("content")
     changed = not isinstance(token, str)
 
@@ -100,16 +103,18 @@ def build(
 
     decisions_key = [inputs.files["memory"], inputs.files["archive"]]
     decisions_key += [inputs.files[rel] for rel in SETTINGS_FILES]
-    found = cache.get("decisions")
-    if not (isinstance(found, list) and len(found) == 3 and found[0] == decisions_key):
-        texts = decision_texts(inputs.memory_dir, inputs.project_dir)
-        if isinstance(found, list) and len(found) == 3 and found[2] == texts:
-            found[0] = decisions_key  # the same entries: the same documents
+    stored = cache.get("decisions")
+    known = isinstance(stored, list) and len(stored) == 3
+    decided: list[Any] = stored if isinstance(stored, list) and known else [None, None, None]
+    if not (known and decided[0] == decisions_key):
+        source = DecisionSource(inputs.memory_dir, inputs.project_dir)
+        if known and decided[2] == source.key:
+            decided[0] = decisions_key  # the same entries: the same documents
         else:
-            rows = [document_row(*d) for d in decision_documents(texts)]
-            changed = changed or not (isinstance(found, list) and len(found) == 3
-                                      and found[1] == rows)  # fmt: skip
-            cache["decisions"] = [decisions_key, rows, texts]
+            rows = [document_row(*d) for d in decision_documents(source.texts())]
+            changed = changed or not (known and decided[1] == rows)
+            restamped = True  # (saved even when the documents are the same: read once)
+            cache["decisions"] = [decisions_key, rows, source.key]
 
     archive_key = [list(a) for a in inputs.archives]
     found = cache.get("archives")
@@ -132,6 +137,11 @@ def build(
         cache["fixes"] = [digest, rows]
 
     entries_file = os.path.join(inputs.state_dir, ENTRIES_FILE)
+    if cached is not None:
+        source = cache["decisions"][2]
+        body, archived = source if isinstance(source, list) else (None, None)
+        size = sum(map(len, body or ())) + sum(map(len, archived or ()))
+        cached.decisions = source if size <= MAX_KEPT_DECISIONS_CHARS else None
     if not changed and cached is not None and cached.index is not None and cached.content == token:
         if restamped:  # saved, or every later check would read those files again
             save_json(entries_file, cache)
@@ -173,8 +183,11 @@ class Cached:
     they were answers with it. After :func:`build`, ``content`` is the token to save with
     the index it returned."""
 
-    __slots__ = ("content", "index")
+    __slots__ = ("content", "decisions", "index")
 
     def __init__(self, index: Index | None, content: str | None) -> None:
         self.index = index
         self.content = content
+        # After build: the Key Decisions' source (``DecisionSource.key``) the entries hold,
+        # when small enough to keep beside the index (None: not kept).
+        self.decisions: list[Any] | None = None

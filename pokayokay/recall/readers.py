@@ -217,22 +217,49 @@ def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, di
 def decision_texts(memory_dir: str, project_dir: str) -> list[str]:
     """The Key Decisions entries' texts (MEMORY.md's, then its archive file's), before they are
     cleaned and analysed: :func:`decision_documents` of equal texts are equal documents."""
-    from pokayokay.memory.document import parse
+    return DecisionSource(memory_dir, project_dir).texts()
 
-    specs = _section_specs(project_dir)
-    spec = next((s for s in specs if s.id == "key_decisions"), None)
-    archive = spec.archive if spec is not None else DEFAULT_DECISIONS_ARCHIVE
-    bullet = Lazy(r"^\s*[-*+]\s+")
-    texts: list[str] = []
-    memory = _read_text(os.path.join(memory_dir, MEMORY_FILE), MAX_MEMORY_BYTES)
-    if memory and spec is not None:
-        section = parse(memory, specs).section("key_decisions")
-        if section is not None:
-            texts += [bullet.sub("", " ".join(e.text.split())) for e in section.entries]
-    archived = _read_text(os.path.join(memory_dir, archive), MAX_MEMORY_BYTES)
-    if archived:
-        texts += _bullets(archived.splitlines())
-    return texts
+
+class DecisionSource:
+    """What the Key Decisions texts are made of, read without CommonMark.
+
+    ``key``: the Key Decisions section's body lines in MEMORY.md as the structure scan finds
+    them (``memory.document.parse`` without entries: headings, markers and fences only; None
+    without the section) and the archive file's entry texts. :meth:`texts` reads the section's
+    entries (CommonMark, imported when a body needs it). The entries of a section are a
+    function of its body lines, so equal keys give equal texts, and a MEMORY.md rewritten
+    outside Key Decisions is told apart from a changed decision at the cost of the scan.
+    """
+
+    __slots__ = ("_memory", "_specs", "key")
+
+    def __init__(self, memory_dir: str, project_dir: str) -> None:
+        from pokayokay.memory.document import parse
+
+        self._specs = specs = _section_specs(project_dir)
+        spec = next((s for s in specs if s.id == "key_decisions"), None)
+        archive = spec.archive if spec is not None else DEFAULT_DECISIONS_ARCHIVE
+        memory = _read_text(os.path.join(memory_dir, MEMORY_FILE), MAX_MEMORY_BYTES)
+        self._memory = memory if spec is not None else None
+        body: list[str] | None = None
+        if self._memory:
+            section = parse(self._memory, specs, entries=False).section("key_decisions")
+            body = section.body_lines if section is not None else None
+        archived = _read_text(os.path.join(memory_dir, archive), MAX_MEMORY_BYTES)
+        self.key: list[Any] = [body, _bullets(archived.splitlines()) if archived else []]
+
+    def texts(self) -> list[str]:
+        body, archived = self.key
+        texts: list[str] = []
+        archived_texts: list[str] = archived
+        if body is not None and self._memory:
+            from pokayokay.memory.document import parse
+
+            section = parse(self._memory, self._specs).section("key_decisions")
+            if section is not None:
+                bullet = Lazy(r"^\s*[-*+]\s+")
+                texts += [bullet.sub("", " ".join(e.text.split())) for e in section.entries]
+        return texts + archived_texts
 
 
 def decision_documents(texts: list[str]) -> list[tuple[Document, dict[str, int]]]:

@@ -78,6 +78,7 @@ from pokayokay.recall.readers import (
     LEARNINGS_ARCHIVE,
     MEMORY_FILE,
     SETTINGS_FILES,
+    DecisionSource,
     stat_key,
 )
 
@@ -97,6 +98,8 @@ if TYPE_CHECKING:
 # stand for them (file systems with 1-2 s clocks).
 SETTLE_NS = 3_000_000_000
 _STORE_KEYS = ("db", "db-changed")
+# The files Key Decisions are read from (MEMORY.md, the archive, the settings naming it).
+DECISION_FILES = ("memory", "archive", *SETTINGS_FILES)
 MAX_LEARNING_FILES = 5000
 INDEX_FILE = RECALL_INDEX_FILE
 LEGACY_INDEX_FILE = "recall-index.json"
@@ -210,15 +213,17 @@ class Inputs:
             if "\n" not in name and "\t" not in name
         )
 
-    def fingerprint(self) -> str:
-        """A short digest of every path, mtime and size involved (and of the analysis)."""
+    def fingerprint(self, *, decisions: bool = True) -> str:
+        """A short digest of every path, mtime and size involved (and of the analysis);
+        without ``decisions``, of all but the files Key Decisions are read from."""
         from pokayokay.recall.index import ANALYSIS_VERSION
 
-        parts = [f"{CACHE_VERSION}:{ANALYSIS_VERSION}", self.memory_dir]
+        left_out = _STORE_KEYS if decisions else (*_STORE_KEYS, *DECISION_FILES)
+        parts = [f"{CACHE_VERSION}:{ANALYSIS_VERSION}:{decisions}", self.memory_dir]
         parts += [f"{name}:{stat[0]}:{stat[1]}" for name, stat in self.learnings]
         parts += [f"{name}:{stat[0]}:{stat[1]}" for name, stat in self.archives]
         # The failure store is not part of it: recall reads only its fix texts (fixes.py).
-        parts += [f"{key}:{stat}" for key, stat in self.files.items() if key not in _STORE_KEYS]
+        parts += [f"{key}:{stat}" for key, stat in self.files.items() if key not in left_out]
         data = "\n".join(parts).encode("utf-8", "surrogateescape")
         import zlib  # not at the top: a prompt whose quick key matches never needs it
 
@@ -361,33 +366,57 @@ def load(
     digest, fix_rows = inputs.fixes_state()
     fingerprint = f"{inputs.fingerprint()}-{digest}"
     quick_key = inputs.quick_key()
+    stamp = f"{quick_key}-{digest}" if quick_key else None
+    rest = f"{inputs.fingerprint(decisions=False)}-{digest}"
     if data is not None and data.get("fingerprint") == fingerprint:
         try:
             index = Index.from_data(data["index"], rows)
-            stamp = f"{quick_key}-{digest}" if quick_key else None
             if data.get("quick") != stamp:  # the full check vouched for it again: note that
-                meta: dict[str, Any] = {"fingerprint": fingerprint, "quick": stamp}
+                meta = dict(data, fingerprint=fingerprint, quick=stamp)
                 meta["archives"] = [name for name, _st in inputs.archives]
                 meta["concepts"] = table_data()
-                save_index(index_path, meta, index, inputs.stamps())  # reads every row
+                save_index(index_path, _meta(meta), index, inputs.stamps())  # reads every row
         except (KeyError, TypeError, ValueError):
             pass  # a stale cache: rebuilt next time
         else:
             return Loaded(index)
     previous = _cached_index(data, rows) if use_cache else None
+    if previous is not None and previous.index is not None and data is not None:
+        # Only the files Key Decisions are read from moved (Claude rewrote MEMORY.md): the
+        # index stands when its entries are as they were (docs/decisions/0118).
+        decided = data.get("decisions")
+        if (
+            data.get("rest") == rest
+            and isinstance(decided, list)
+            and DecisionSource(inputs.memory_dir, inputs.project_dir).key == decided
+        ):
+            meta = dict(data, fingerprint=fingerprint, quick=stamp)
+            save_index(index_path, _meta(meta), previous.index, inputs.stamps())
+            return Loaded(previous.index)
     index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows), cached=previous)
     if use_cache:
         # the JSON of earlier versions
         unlink_quietly(os.path.join(str(state_dir), LEGACY_INDEX_FILE))
+        assert previous is not None
         meta = {
             "fingerprint": fingerprint if complete else f"incomplete-{fingerprint}",
-            "quick": f"{quick_key}-{digest}" if complete and quick_key else None,
+            "quick": stamp if complete else None,
             "archives": [name for name, _st in inputs.archives],
             "concepts": table_data(),
-            "content": previous.content if previous is not None else None,
+            "content": previous.content,
+            "rest": rest if complete else None,
+            "decisions": previous.decisions,
         }
         save_index(index_path, meta, index, inputs.stamps())
     return Loaded(index)
+
+
+_META_KEYS = ("fingerprint", "quick", "archives", "concepts", "content", "rest", "decisions")
+
+
+def _meta(data: dict[str, Any]) -> dict[str, Any]:
+    """The index file's own values of ``data`` (what :func:`load` saves beside the index)."""
+    return {key: data.get(key) for key in _META_KEYS}
 
 
 def _cached_index(data: dict[str, Any] | None, rows: IndexRows | None) -> Cached:

@@ -183,7 +183,7 @@ def test_second_prompt_uses_the_cache(project: Path, monkeypatch: pytest.MonkeyP
         raise AssertionError("a file was re-read although nothing changed")
 
     monkeypatch.setattr(recall_entries, "read_learning", no_parsing)
-    monkeypatch.setattr(recall_entries, "decision_texts", no_parsing)
+    monkeypatch.setattr(recall_entries, "DecisionSource", no_parsing)
     assert run(payload(project, RELATED)) == first
 
 
