@@ -36,6 +36,9 @@ LEARNING_PREFIX = "learning-"
 # name; a project that renames it in its settings keeps it linked from the Topic Index).
 LEARNINGS_ARCHIVE = LEARNINGS_ARCHIVE_FILE
 MEMORY_FILE = "MEMORY.md"
+# Key Decisions' title and archive by default (``memory.sections.DEFAULT_SECTIONS``, which a
+# prompt does not import: tests/recall/test_index_content.py holds them equal).
+DEFAULT_DECISIONS_TITLE = "Key Decisions"
 DEFAULT_DECISIONS_ARCHIVE = "decisions-archive.md"
 SETTINGS_FILES = (".claude/pokayokay.md", ".claude/pokayokay.local.md")
 
@@ -224,27 +227,27 @@ class DecisionSource:
     """What the Key Decisions texts are made of, read without CommonMark.
 
     ``key``: the Key Decisions section's body lines in MEMORY.md as the structure scan finds
-    them (``memory.document.parse`` without entries: headings, markers and fences only; None
-    without the section) and the archive file's entry texts. :meth:`texts` reads the section's
-    entries (CommonMark, imported when a body needs it). The entries of a section are a
-    function of its body lines, so equal keys give equal texts, and a MEMORY.md rewritten
+    them (``memory.structure.section_body``: headings, markers and fences only, no document
+    model; None without the section) and the archive file's entry texts. :meth:`texts` reads
+    the section's entries (CommonMark, imported when a body needs it). A section's entries are
+    a function of its body lines, so equal keys give equal texts, and a MEMORY.md rewritten
     outside Key Decisions is told apart from a changed decision at the cost of the scan.
     """
 
-    __slots__ = ("_memory", "_specs", "key")
+    __slots__ = ("_memory", "_project_dir", "key")
 
     def __init__(self, memory_dir: str, project_dir: str) -> None:
-        from pokayokay.memory.document import parse
+        from pokayokay.memory.structure import section_body
 
-        self._specs = specs = _section_specs(project_dir)
-        spec = next((s for s in specs if s.id == "key_decisions"), None)
-        archive = spec.archive if spec is not None else DEFAULT_DECISIONS_ARCHIVE
+        self._project_dir = project_dir
+        title: str | None = DEFAULT_DECISIONS_TITLE
+        archive = DEFAULT_DECISIONS_ARCHIVE
+        if any(stat_key(os.path.join(project_dir, rel)) for rel in SETTINGS_FILES):
+            spec = next((s for s in _section_specs(project_dir) if s.id == "key_decisions"), None)
+            title, archive = (spec.title, spec.archive) if spec else (None, archive)
         memory = _read_text(os.path.join(memory_dir, MEMORY_FILE), MAX_MEMORY_BYTES)
-        self._memory = memory if spec is not None else None
-        body: list[str] | None = None
-        if self._memory:
-            section = parse(self._memory, specs, entries=False).section("key_decisions")
-            body = section.body_lines if section is not None else None
+        self._memory = memory if title is not None else None
+        body = section_body(self._memory, title) if self._memory and title else None
         archived = _read_text(os.path.join(memory_dir, archive), MAX_MEMORY_BYTES)
         self.key: list[Any] = [body, _bullets(archived.splitlines()) if archived else []]
 
@@ -255,7 +258,8 @@ class DecisionSource:
         if body is not None and self._memory:
             from pokayokay.memory.document import parse
 
-            section = parse(self._memory, self._specs).section("key_decisions")
+            specs = _section_specs(self._project_dir)
+            section = parse(self._memory, specs).section("key_decisions")
             if section is not None:
                 bullet = Lazy(r"^\s*[-*+]\s+")
                 texts += [bullet.sub("", " ".join(e.text.split())) for e in section.entries]
