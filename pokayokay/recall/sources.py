@@ -194,16 +194,17 @@ class Inputs:
         changed, db = self.files.get("db-changed"), self.files.get("db")
         return fixes_state(self.state_dir, [db is not None, changed or db])
 
-    def quick_key(self) -> str | None:
+    def quick_key(self, decisions: bool = True) -> str | None:
         """The quick key of what was scanned (None while the folder or marker mtime has not
-        settled: the next prompt then runs the full check again)."""
+        settled: the next prompt then runs the full check again); without ``decisions``, of all
+        but the files Key Decisions are read from."""
         now = time.time_ns()
         if any(st is not None and now - st[0] < SETTLE_NS for st in self.folder):
             return None
         if self.folder[0] is None:
             return None
         files = {key: self.files[key] for key in _QUICK_FILES}
-        return _quick_key(self.memory_dir, self.folder, files, self.archives)
+        return _quick_key(self.memory_dir, self.folder, files, self.archives, decisions)
 
     def stamps(self) -> str:
         """``name\tmtime\tsize`` lines of the learning files (what a hit is checked against)."""
@@ -238,11 +239,15 @@ def _quick_key(
     folder: list[list[int] | None],
     files: dict[str, list[int] | None],
     archives: Sequence[tuple[str, list[int] | None]],
+    decisions: bool = True,
 ) -> str:
+    """The quick key; without ``decisions``, of all but the files Key Decisions are read from
+    (every one of them is one of those)."""
     from pokayokay.recall.index import ANALYSIS_VERSION
 
     parts = [f"{CACHE_VERSION}:{ANALYSIS_VERSION}", memory_dir, f"{folder}"]
-    parts += [f"{key}:{files.get(key)}" for key in _QUICK_FILES]
+    if decisions:
+        parts += [f"{key}:{files.get(key)}" for key in _QUICK_FILES]
     parts += [f"{name}:{stat}" for name, stat in archives]
     # The text itself, not a digest of it: a dozen short lines, and no zlib import per prompt.
     return "q" + "\n".join(parts)
@@ -250,8 +255,9 @@ def _quick_key(
 
 def _current_quick_key(
     memory_dir: str, project_dir: str, state_dir: str, archive_names: list[str]
-) -> str | None:
-    """The quick key from fresh stats (a dozen, whatever the number of learnings)."""
+) -> tuple[str, str] | None:
+    """The quick key from fresh stats (a dozen, whatever the number of learnings), with and
+    without the files Key Decisions are read from."""
     folder = [stat_key(memory_dir), stat_key(os.path.join(state_dir, MEMORY_CHANGED))]
     if folder[0] is None:
         return None
@@ -262,7 +268,10 @@ def _current_quick_key(
     for rel in SETTINGS_FILES:
         files[rel] = stat_key(os.path.join(project_dir, rel))
     archives = [(name, stat_key(os.path.join(memory_dir, name))) for name in archive_names]
-    return _quick_key(memory_dir, folder, files, archives)
+    return (
+        _quick_key(memory_dir, folder, files, archives),
+        _quick_key(memory_dir, folder, files, archives, decisions=False),
+    )
 
 
 def _fixes_digest(state_dir: str) -> tuple[str, list[Any] | None]:
@@ -367,12 +376,14 @@ def load(
     fingerprint = f"{inputs.fingerprint()}-{digest}"
     quick_key = inputs.quick_key()
     stamp = f"{quick_key}-{digest}" if quick_key else None
+    quick_rest = inputs.quick_key(decisions=False)
+    rest_stamp = f"{quick_rest}-{digest}" if quick_rest else None
     rest = f"{inputs.fingerprint(decisions=False)}-{digest}"
     if data is not None and data.get("fingerprint") == fingerprint:
         try:
             index = Index.from_data(data["index"], rows)
             if data.get("quick") != stamp:  # the full check vouched for it again: note that
-                meta = dict(data, fingerprint=fingerprint, quick=stamp)
+                meta = dict(data, fingerprint=fingerprint, quick=stamp, quick_rest=rest_stamp)
                 meta["archives"] = [name for name, _st in inputs.archives]
                 meta["concepts"] = table_data()
                 save_index(index_path, _meta(meta), index, inputs.stamps())  # reads every row
@@ -390,7 +401,7 @@ def load(
             and isinstance(decided, list)
             and DecisionSource(inputs.memory_dir, inputs.project_dir).key == decided
         ):
-            meta = dict(data, fingerprint=fingerprint, quick=stamp)
+            meta = dict(data, fingerprint=fingerprint, quick=stamp, quick_rest=rest_stamp)
             save_index(index_path, _meta(meta), previous.index, inputs.stamps())
             return Loaded(previous.index)
     index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows), cached=previous)
@@ -401,6 +412,7 @@ def load(
         meta = {
             "fingerprint": fingerprint if complete else f"incomplete-{fingerprint}",
             "quick": stamp if complete else None,
+            "quick_rest": rest_stamp if complete else None,
             "archives": [name for name, _st in inputs.archives],
             "concepts": table_data(),
             "content": previous.content,
@@ -411,7 +423,9 @@ def load(
     return Loaded(index)
 
 
-_META_KEYS = ("fingerprint", "quick", "archives", "concepts", "content", "rest", "decisions")
+_META_KEYS = (
+    "fingerprint", "quick", "quick_rest", "archives", "concepts", "content", "rest", "decisions",
+)  # fmt: skip
 
 
 def _meta(data: dict[str, Any]) -> dict[str, Any]:
@@ -447,16 +461,28 @@ def _quick_hit(
         and all(isinstance(a, str) for a in archives)
     ):
         return None
-    key = _current_quick_key(memory_dir, project_dir, state_dir, archives)
-    if key is None:
+    keys = _current_quick_key(memory_dir, project_dir, state_dir, archives)
+    if keys is None:
         return None
     digest, _rows = _fixes_digest(state_dir)
-    if stamp != f"{key}-{digest}":
-        return None
     try:
-        return Loaded(Index.from_data(data["index"], rows), stamps)
+        if stamp == f"{keys[0]}-{digest}":
+            return Loaded(Index.from_data(data["index"], rows), stamps)
+        # Only the files Key Decisions are read from moved (Claude rewrote MEMORY.md in place):
+        # the index stands when those entries are as they were (docs/decisions/0118).
+        decided = data.get("decisions")
+        if not (
+            data.get("quick_rest") == f"{keys[1]}-{digest}"
+            and isinstance(decided, list)
+            and DecisionSource(memory_dir, project_dir).key == decided
+        ):
+            return None
+        index = Index.from_data(data["index"], rows)
     except (KeyError, TypeError, ValueError):
         return None
+    meta = dict(data, quick=f"{keys[0]}-{digest}")
+    save_index(os.path.join(state_dir, INDEX_FILE), _meta(meta), index, stamps.text())
+    return Loaded(index, stamps)
 
 
 def index_for(location: MemoryLocation, *, budget: float = DEFAULT_PARSE_BUDGET) -> Index | None:

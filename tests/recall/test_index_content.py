@@ -235,3 +235,40 @@ def test_the_cached_index_is_a_fresh_build_after_any_edits_many(
     tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[str, int]]
 ) -> None:
     _check_edits(tmp_path_factory.mktemp("edits"), edits)
+
+
+def test_a_prompt_after_memory_md_was_rewritten_in_place_reads_no_learning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The quick key without MEMORY.md vouches for the learnings; Key Decisions as they were:
+    the prompt lists no folder and stats no learning, and answers what a fresh build would."""
+    from pokayokay.recall import sources
+
+    files = Files(tmp_path)
+    for note in NOTES:
+        files.learning(note)
+    files.write("MEMORY.md", memory_md("Memory", DECISIONS))
+    os.utime(files.memory, ns=(files.tick, files.tick))  # the folder has settled
+    files.cached()
+    assert load(files.memory, files.project, files.state, quick=True).quick
+
+    def no_scan(*args: object) -> None:
+        raise AssertionError("the full check ran")
+
+    monkeypatch.setattr(sources, "Inputs", no_scan)
+    files.write("MEMORY.md", memory_md("Mem02", DECISIONS, "Claude rewrote its own note."))
+    loaded = load(files.memory, files.project, files.state, quick=True)
+    assert loaded.quick
+    again = load(files.memory, files.project, files.state, quick=True)  # the key was saved
+    assert again.quick
+    monkeypatch.undo()
+    same(loaded.index, files.fresh())
+
+    files.write("MEMORY.md", memory_md("Mem03", DECISIONS[:1]))  # a decision removed
+    monkeypatch.setattr(sources, "Inputs", no_scan)
+    with pytest.raises(AssertionError, match="the full check ran"):
+        load(files.memory, files.project, files.state, quick=True)
+    monkeypatch.undo()
+    changed = load(files.memory, files.project, files.state, quick=True).index
+    same(changed, files.fresh())
+    assert changed is not None and len(changed) == len(NOTES) + 1
