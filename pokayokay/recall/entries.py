@@ -24,6 +24,7 @@ from pokayokay.recall.readers import (
     DecisionSource,
     decision_documents,
     document_from_row,
+    key_digest,
     read_archive,
     read_learning,
 )
@@ -39,8 +40,6 @@ CACHE_VERSION = 7
 # Seconds of parsing per call before the rest is left to the next one.
 DEFAULT_PARSE_BUDGET = 2.0
 ENTRIES_FILE = RECALL_ENTRIES_FILE
-# Key Decisions' source kept in the index file (read by every prompt) up to this many characters.
-MAX_KEPT_DECISIONS_CHARS = 64 * 1024
 
 
 def _entries_cache(inputs: Inputs) -> dict[str, Any]:
@@ -138,10 +137,7 @@ def build(
 
     entries_file = os.path.join(inputs.state_dir, ENTRIES_FILE)
     if cached is not None:
-        source = cache["decisions"][2]
-        body, archived = source if isinstance(source, list) else (None, None)
-        size = sum(map(len, body or ())) + sum(map(len, archived or ()))
-        cached.decisions = source if size <= MAX_KEPT_DECISIONS_CHARS else None
+        cached.decisions = key_digest(cache["decisions"][2])
     if not changed and cached is not None and cached.index is not None and cached.content == token:
         if restamped:  # saved, or every later check would read those files again
             save_json(entries_file, cache)
@@ -188,6 +184,6 @@ class Cached:
     def __init__(self, index: Index | None, content: str | None) -> None:
         self.index = index
         self.content = content
-        # After build: the Key Decisions' source (``DecisionSource.key``) the entries hold,
-        # when small enough to keep beside the index (None: not kept).
-        self.decisions: list[Any] | None = None
+        # After build: the digest of the Key Decisions' source the entries hold
+        # (``DecisionSource.digest``), kept beside the index.
+        self.decisions: str | None = None

@@ -223,6 +223,16 @@ def decision_texts(memory_dir: str, project_dir: str) -> list[str]:
     return DecisionSource(memory_dir, project_dir).texts()
 
 
+def key_digest(key: list[Any]) -> str:
+    """:meth:`DecisionSource.digest` of a key as the entries cache holds it."""
+    import zlib
+
+    body, archived = key
+    text = "\x00".join(body) if body is not None else "\x01"
+    data = f"{text}\x02{chr(0).join(archived)}".encode("utf-8", "surrogatepass")
+    return f"{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
+
+
 class DecisionSource:
     """What the Key Decisions texts are made of, read without CommonMark.
 
@@ -250,6 +260,11 @@ class DecisionSource:
         body = section_body(self._memory, title) if self._memory and title else None
         archived = _read_text(os.path.join(memory_dir, archive), MAX_MEMORY_BYTES)
         self.key: list[Any] = [body, _bullets(archived.splitlines()) if archived else []]
+
+    def digest(self) -> str:
+        """A short digest of :attr:`key` (what the index file keeps: Key Decisions may run to
+        thousands of lines, and every prompt reads that file's head)."""
+        return key_digest(self.key)
 
     def texts(self) -> list[str]:
         body, archived = self.key

@@ -398,8 +398,8 @@ def load(
         decided = data.get("decisions")
         if (
             data.get("rest") == rest
-            and isinstance(decided, list)
-            and DecisionSource(inputs.memory_dir, inputs.project_dir).key == decided
+            and isinstance(decided, str)
+            and DecisionSource(inputs.memory_dir, inputs.project_dir).digest() == decided
         ):
             meta = dict(data, fingerprint=fingerprint, quick=stamp, quick_rest=rest_stamp)
             save_index(index_path, _meta(meta), previous.index, inputs.stamps())
@@ -473,8 +473,8 @@ def _quick_hit(
         decided = data.get("decisions")
         if not (
             data.get("quick_rest") == f"{keys[1]}-{digest}"
-            and isinstance(decided, list)
-            and DecisionSource(memory_dir, project_dir).key == decided
+            and isinstance(decided, str)
+            and DecisionSource(memory_dir, project_dir).digest() == decided
         ):
             return None
         index = Index.from_data(data["index"], rows)
