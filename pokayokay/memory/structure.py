@@ -77,9 +77,19 @@ def body_span(
     marker line (None without one) and the index of the first line after the section. The body
     runs to the end marker, the next ``#``/``##`` heading or marker, or the end of the text;
     without an end marker its trailing blank lines go back to whatever follows."""
+    body, end, after, _ran_out = _scan_body(lines, fenced, marker)
+    return body, end, after
+
+
+def _scan_body(
+    lines: list[str], fenced: list[bool], marker: int
+) -> tuple[list[str], str | None, int, bool]:
+    """:func:`body_span`, and whether the body ran to the last line (no end marker, heading
+    or marker after it)."""
     i = marker + 1
     body: list[str] = []
     end: str | None = None
+    ran_out = True
     while i < len(lines):
         line = lines[i]
         if not fenced[i]:
@@ -89,9 +99,11 @@ def body_span(
                 if END_MARKER_RE.match(text):
                     end = line
                     i += 1
+                    ran_out = False
                     break
                 heading = HEADING_RE.match(text)
                 if (heading is not None and len(heading[1]) <= 2) or MARKER_RE.match(text):
+                    ran_out = False
                     break
         body.append(line)
         i += 1
@@ -99,17 +111,36 @@ def body_span(
         while body and is_blank(body[-1]):
             body.pop()
             i -= 1
-    return body, end, i
+    return body, end, i, ran_out
 
 
-def section_body(text: str, title: str) -> list[str] | None:
+# Lines scanned first for a section; the scan reads four times as many each time the section
+# may run further (fence states depend only on the lines before: a prefix's are the text's).
+SCAN_CHUNK = 512
+
+
+def section_body(text: str, title: str, *, chunk: int = SCAN_CHUNK) -> list[str] | None:
     """The body lines of the first managed section titled ``title`` (None when there is none):
     ``memory.document.parse(text, specs).section(id).body_lines`` for the spec of that title,
     whatever the other specs (a section's body never holds an unfenced ``##`` heading, so the
-    first ``## title`` line followed by a marker is where ``parse`` finds it)."""
+    first ``## title`` line followed by a marker is where ``parse`` finds it). Only the lines
+    up to the section's end are scanned, in prefixes of ``chunk`` lines and more."""
     lines = split_lines(text)
-    fenced = fenced_lines(lines)
     want = normalise_title(title)
+    n = len(lines)
+    k = min(n, max(1, chunk))
+    while True:
+        found = _body_in(lines[:k], want, k >= n)
+        if found is not _MORE:
+            return found  # type: ignore[return-value]
+        k = min(n, k * 4)
+
+
+_MORE = object()  # the prefix cannot tell: scan a longer one
+
+
+def _body_in(lines: list[str], want: str, complete: bool) -> list[str] | object | None:
+    fenced = fenced_lines(lines)
     n = len(lines)
     for i, line in enumerate(lines):
         if fenced[i] or not line.startswith("##"):
@@ -120,6 +151,9 @@ def section_body(text: str, title: str) -> list[str] | None:
         j = i + 1
         while j < n and is_blank(lines[j]):
             j += 1
+        if j == n and not complete:
+            return _MORE
         if j < n and not fenced[j] and MARKER_RE.match(strip_eol(lines[j])):
-            return body_span(lines, fenced, j)[0]
-    return None
+            body, _end, _after, ran_out = _scan_body(lines, fenced, j)
+            return _MORE if ran_out and not complete else body
+    return None if complete else _MORE

@@ -56,6 +56,8 @@ def _check(lines: list[str], crlf: bool, last_newline: bool) -> None:
         section = document.section(spec.id)
         expected = None if section is None else section.body_lines
         assert section_body(text, spec.title) == expected
+        for chunk in (1, 2, 3, 7):  # the prefixes the scan reads first
+            assert section_body(text, spec.title, chunk=chunk) == expected
 
 
 @given(lines=st.lists(LINES, max_size=40), crlf=st.booleans(), last_newline=st.booleans())
