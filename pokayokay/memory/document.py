@@ -21,30 +21,40 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import NamedTuple
 
-from pokayokay.infra.markdown import fence_states
 from pokayokay.memory.commonmark import fence_closing, read_blocks
 from pokayokay.memory.sections import END_MARKER, SectionSpec
+from pokayokay.memory.structure import (  # (the names other modules find here)
+    END_MARKER_RE as END_MARKER_RE,
+)
+from pokayokay.memory.structure import (
+    HEADING_RE as HEADING_RE,
+)
+from pokayokay.memory.structure import (
+    MARKER_RE as MARKER_RE,
+)
+from pokayokay.memory.structure import (
+    body_span,
+    fenced_lines,
+    is_boundary_heading,
+)
+from pokayokay.memory.structure import (
+    is_blank as is_blank,
+)
+from pokayokay.memory.structure import (
+    is_structure as is_structure,
+)
+from pokayokay.memory.structure import (
+    normalise_title as normalise_title,
+)
+from pokayokay.memory.structure import (
+    split_lines as split_lines,
+)
+from pokayokay.memory.structure import (
+    strip_eol as strip_eol,
+)
 
-MARKER_RE = re.compile(r"^\s*<!--\s*pokayokay:(.*?)-->\s*$")
-END_MARKER_RE = re.compile(r"^\s*<!--\s*/pokayokay\s*-->\s*$")
-HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 BULLET_RE = re.compile(r"^[-*+][ \t]")
 DATE_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines with their terminators (``\\n`` or ``\\r\\n``; none on an unterminated last line).
-
-    Only ``\\n`` ends a line, as in Claude Code (a JavaScript ``split("\\n")``): other Unicode
-    line separators are ordinary characters here.
-    """
-    if not text:
-        return []
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
 
 
 def cr_only(text: str) -> bool:
@@ -58,25 +68,9 @@ def to_lf(text: str) -> str:
     return text.replace("\r", "\n") if cr_only(text) else text
 
 
-def strip_eol(line: str) -> str:
-    if line.endswith("\r\n"):
-        return line[:-2]
-    if line.endswith("\n"):
-        return line[:-1]
-    return line
-
-
-def is_blank(line: str) -> bool:
-    return not line.strip()
-
-
 def detect_newline(text: str) -> str:
     crlf = text.count("\r\n")
     return "\r\n" if crlf and crlf * 2 >= text.count("\n") else "\n"
-
-
-def normalise_title(title: str) -> str:
-    return " ".join(title.split()).casefold()
 
 
 @dataclass
@@ -199,35 +193,13 @@ class Document:
         return "".join(out)
 
 
-def is_structure(line: str) -> bool:
-    """A pokayokay marker (start or end) or a ``#``/``## `` heading at column 0 (what ends a
-    managed section): MEMORY.md's structure, whatever code fences surround it. A fence never
-    crosses one (see ``infra.markdown``)."""
-    body = strip_eol(line)
-    if body.startswith("#"):
-        return _is_boundary_heading(body)
-    if "<!--" not in body:  # what both marker patterns need: most lines stop here
-        return False
-    return bool(MARKER_RE.match(body) or END_MARKER_RE.match(body))
-
-
-def _fence_states(lines: Sequence[str]) -> list[bool]:
-    """For each line: is it inside (or opening/closing) a fenced code block?"""
-    return fence_states(lines, is_structure)
-
-
-def _is_boundary_heading(line: str) -> bool:
-    match = HEADING_RE.match(strip_eol(line))
-    return bool(match) and len(match[1] if match else "") <= 2
-
-
 def parse(text: str, specs: Sequence[SectionSpec], *, entries: bool = True) -> Document:
     """MEMORY.md as segments: Claude's text, and the managed sections. ``entries=False``
     leaves each section's body as one :class:`Prose` unit instead of reading its entries
     (CommonMark): the segments, the problems and the rendered text are the same, at a fraction
     of the cost, for a reader that needs only where the sections are (SessionStart's note)."""
     lines = split_lines(text)
-    fenced = _fence_states(lines)
+    fenced = fenced_lines(lines)
     by_title = {normalise_title(spec.title): spec for spec in specs}
     doc = Document(segments=[], newline=detect_newline(text))
     seen: set[str] = set()
@@ -272,7 +244,7 @@ def parse(text: str, specs: Sequence[SectionSpec], *, entries: bool = True) -> D
                 if marker_ok:
                     quiet.add(j)
                     k = j + 1
-                    while k < n and not (not fenced[k] and _is_boundary_heading(lines[k])):
+                    while k < n and not (not fenced[k] and is_boundary_heading(lines[k])):
                         if not fenced[k] and END_MARKER_RE.match(strip_eol(lines[k])):
                             quiet.add(k)
                             break
@@ -306,29 +278,7 @@ def parse(text: str, specs: Sequence[SectionSpec], *, entries: bool = True) -> D
 def _parse_section(
     lines: list[str], fenced: list[bool], head: int, marker: int, spec: SectionSpec, entries: bool
 ) -> tuple[Section, int]:
-    i = marker + 1
-    body: list[str] = []
-    end: str | None = None
-    while i < len(lines):
-        line = lines[i]
-        if not fenced[i]:
-            text = strip_eol(line)
-            # A heading starts with "#" and both markers hold "<!--": most lines stop here.
-            if text.startswith("#") or "<!--" in text:
-                if END_MARKER_RE.match(text):
-                    end = line
-                    i += 1
-                    break
-                heading = HEADING_RE.match(text)
-                if (heading is not None and len(heading[1]) <= 2) or MARKER_RE.match(text):
-                    break
-        body.append(line)
-        i += 1
-    if end is None:
-        # Without an end marker the trailing blank lines go back to whatever follows.
-        while body and is_blank(body[-1]):
-            body.pop()
-            i -= 1
+    body, end, i = body_span(lines, fenced, marker)
     section = Section(
         spec=spec,
         lead=[],

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pokayokay.learnings.model import Learning
     from pokayokay.memory.sections import SectionSpec
 
+
 def _crc32(text: str) -> int:
     """A short stable id for a text (zlib imported when a file is read, not on every prompt)."""
     import zlib
@@ -35,6 +36,9 @@ LEARNING_PREFIX = "learning-"
 # name; a project that renames it in its settings keeps it linked from the Topic Index).
 LEARNINGS_ARCHIVE = LEARNINGS_ARCHIVE_FILE
 MEMORY_FILE = "MEMORY.md"
+# Key Decisions' title and archive by default (``memory.sections.DEFAULT_SECTIONS``, which a
+# prompt does not import: tests/recall/test_index_content.py holds them equal).
+DEFAULT_DECISIONS_TITLE = "Key Decisions"
 DEFAULT_DECISIONS_ARCHIVE = "decisions-archive.md"
 SETTINGS_FILES = (".claude/pokayokay.md", ".claude/pokayokay.local.md")
 
@@ -48,7 +52,6 @@ CONFIDENCE_WEIGHT = {"high": 1.0, "medium": 1.0, "low": 0.9}
 FIX_WEIGHT = 0.85
 
 
-
 def stat_key(path: str) -> list[int] | None:
     """``[mtime_ns, size]`` of ``path``, or None when it cannot be stat-ed (a cache key part)."""
     try:
@@ -56,8 +59,6 @@ def stat_key(path: str) -> list[int] | None:
     except (OSError, ValueError):
         return None
     return [st.st_mtime_ns, st.st_size]
-
-
 
 
 def _read_text(path: str, limit: int) -> str | None:
@@ -213,21 +214,75 @@ _SPIKE_DECISION = Lazy(r"^\d{4}-\d{2}-\d{2} Spike: ")
 
 def read_decisions(memory_dir: str, project_dir: str) -> list[tuple[Document, dict[str, int]]]:
     """Key Decisions entries from MEMORY.md, then from the section's archive file."""
-    from pokayokay.memory.document import parse
+    return decision_documents(decision_texts(memory_dir, project_dir))
 
-    specs = _section_specs(project_dir)
-    spec = next((s for s in specs if s.id == "key_decisions"), None)
-    archive = spec.archive if spec is not None else DEFAULT_DECISIONS_ARCHIVE
-    bullet = Lazy(r"^\s*[-*+]\s+")
-    texts: list[str] = []
-    memory = _read_text(os.path.join(memory_dir, MEMORY_FILE), MAX_MEMORY_BYTES)
-    if memory and spec is not None:
-        section = parse(memory, specs).section("key_decisions")
-        if section is not None:
-            texts += [bullet.sub("", " ".join(e.text.split())) for e in section.entries]
-    archived = _read_text(os.path.join(memory_dir, archive), MAX_MEMORY_BYTES)
-    if archived:
-        texts += _bullets(archived.splitlines())
+
+def decision_texts(memory_dir: str, project_dir: str) -> list[str]:
+    """The Key Decisions entries' texts (MEMORY.md's, then its archive file's), before they are
+    cleaned and analysed: :func:`decision_documents` of equal texts are equal documents."""
+    return DecisionSource(memory_dir, project_dir).texts()
+
+
+def key_digest(key: list[Any]) -> str:
+    """:meth:`DecisionSource.digest` of a key as the entries cache holds it."""
+    import zlib
+
+    body, archived = key
+    text = "\x00".join(body) if body is not None else "\x01"
+    data = f"{text}\x02{chr(0).join(archived)}".encode("utf-8", "surrogatepass")
+    return f"{len(data):x}-{zlib.crc32(data):08x}-{zlib.adler32(data):08x}"
+
+
+class DecisionSource:
+    """What the Key Decisions texts are made of, read without CommonMark.
+
+    ``key``: the Key Decisions section's body lines in MEMORY.md as the structure scan finds
+    them (``memory.structure.section_body``: headings, markers and fences only, no document
+    model; None without the section) and the archive file's entry texts. :meth:`texts` reads
+    the section's entries (CommonMark, imported when a body needs it). A section's entries are
+    a function of its body lines, so equal keys give equal texts, and a MEMORY.md rewritten
+    outside Key Decisions is told apart from a changed decision at the cost of the scan.
+    """
+
+    __slots__ = ("_memory", "_project_dir", "key")
+
+    def __init__(self, memory_dir: str, project_dir: str) -> None:
+        from pokayokay.memory.structure import section_body
+
+        self._project_dir = project_dir
+        title: str | None = DEFAULT_DECISIONS_TITLE
+        archive = DEFAULT_DECISIONS_ARCHIVE
+        if any(stat_key(os.path.join(project_dir, rel)) for rel in SETTINGS_FILES):
+            spec = next((s for s in _section_specs(project_dir) if s.id == "key_decisions"), None)
+            title, archive = (spec.title, spec.archive) if spec else (None, archive)
+        memory = _read_text(os.path.join(memory_dir, MEMORY_FILE), MAX_MEMORY_BYTES)
+        self._memory = memory if title is not None else None
+        body = section_body(self._memory, title) if self._memory and title else None
+        archived = _read_text(os.path.join(memory_dir, archive), MAX_MEMORY_BYTES)
+        self.key: list[Any] = [body, _bullets(archived.splitlines()) if archived else []]
+
+    def digest(self) -> str:
+        """A short digest of :attr:`key` (what the index file keeps: Key Decisions may run to
+        thousands of lines, and every prompt reads that file's head)."""
+        return key_digest(self.key)
+
+    def texts(self) -> list[str]:
+        body, archived = self.key
+        texts: list[str] = []
+        archived_texts: list[str] = archived
+        if body is not None and self._memory:
+            from pokayokay.memory.document import parse
+
+            specs = _section_specs(self._project_dir)
+            section = parse(self._memory, specs).section("key_decisions")
+            if section is not None:
+                bullet = Lazy(r"^\s*[-*+]\s+")
+                texts += [bullet.sub("", " ".join(e.text.split())) for e in section.entries]
+        return texts + archived_texts
+
+
+def decision_documents(texts: list[str]) -> list[tuple[Document, dict[str, int]]]:
+    """The documents of :func:`decision_texts` (a function of the texts alone)."""
     out = []
     seen: set[str] = set()
     for text in texts[:MAX_DECISIONS]:

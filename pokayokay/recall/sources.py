@@ -56,29 +56,29 @@ from pokayokay.names import (
     FAILURES_CHANGED,
     FAILURES_DB,
     MEMORY_CHANGED,
-    RECALL_ENTRIES_FILE,
     RECALL_INDEX_FILE,
 )
 from pokayokay.recall.cache_io import (
-    document_row,
-    load_json,
     read_index_file,
     save_index,
-    save_json,
     unlink_quietly,
 )
 from pokayokay.recall.concepts import table_data, use_table_data
-from pokayokay.recall.index import Document, Index
+from pokayokay.recall.entries import (
+    CACHE_VERSION,
+    DEFAULT_PARSE_BUDGET,
+    Cached,
+    build,
+)
+from pokayokay.recall.entries import ENTRIES_FILE as ENTRIES_FILE  # (where callers found it)
+from pokayokay.recall.index import Index
 from pokayokay.recall.readers import (
     DEFAULT_DECISIONS_ARCHIVE,
     LEARNING_PREFIX,
     LEARNINGS_ARCHIVE,
     MEMORY_FILE,
     SETTINGS_FILES,
-    document_from_row,
-    read_archive,
-    read_decisions,
-    read_learning,
+    DecisionSource,
     stat_key,
 )
 
@@ -94,17 +94,15 @@ if TYPE_CHECKING:
 
     Where = str | Path  # a folder, as either (the prompt hook passes strings)
 
-CACHE_VERSION = 6  # 6: notes held exactly (issue 24), not sanitised
 # How old (ns) the memory folder's and the marker's mtimes must be before the quick key may
 # stand for them (file systems with 1-2 s clocks).
 SETTLE_NS = 3_000_000_000
 _STORE_KEYS = ("db", "db-changed")
+# The files Key Decisions are read from (MEMORY.md, the archive, the settings naming it).
+DECISION_FILES = ("memory", "archive", *SETTINGS_FILES)
 MAX_LEARNING_FILES = 5000
-# Seconds of parsing per call before the rest is left to the next one.
-DEFAULT_PARSE_BUDGET = 2.0
 INDEX_FILE = RECALL_INDEX_FILE
 LEGACY_INDEX_FILE = "recall-index.json"
-ENTRIES_FILE = RECALL_ENTRIES_FILE
 
 
 # --------------------------------------------------------------------------------------------
@@ -196,16 +194,17 @@ class Inputs:
         changed, db = self.files.get("db-changed"), self.files.get("db")
         return fixes_state(self.state_dir, [db is not None, changed or db])
 
-    def quick_key(self) -> str | None:
+    def quick_key(self, decisions: bool = True) -> str | None:
         """The quick key of what was scanned (None while the folder or marker mtime has not
-        settled: the next prompt then runs the full check again)."""
+        settled: the next prompt then runs the full check again); without ``decisions``, of all
+        but the files Key Decisions are read from."""
         now = time.time_ns()
         if any(st is not None and now - st[0] < SETTLE_NS for st in self.folder):
             return None
         if self.folder[0] is None:
             return None
         files = {key: self.files[key] for key in _QUICK_FILES}
-        return _quick_key(self.memory_dir, self.folder, files, self.archives)
+        return _quick_key(self.memory_dir, self.folder, files, self.archives, decisions)
 
     def stamps(self) -> str:
         """``name\tmtime\tsize`` lines of the learning files (what a hit is checked against)."""
@@ -215,15 +214,17 @@ class Inputs:
             if "\n" not in name and "\t" not in name
         )
 
-    def fingerprint(self) -> str:
-        """A short digest of every path, mtime and size involved (and of the analysis)."""
+    def fingerprint(self, *, decisions: bool = True) -> str:
+        """A short digest of every path, mtime and size involved (and of the analysis);
+        without ``decisions``, of all but the files Key Decisions are read from."""
         from pokayokay.recall.index import ANALYSIS_VERSION
 
-        parts = [f"{CACHE_VERSION}:{ANALYSIS_VERSION}", self.memory_dir]
+        left_out = _STORE_KEYS if decisions else (*_STORE_KEYS, *DECISION_FILES)
+        parts = [f"{CACHE_VERSION}:{ANALYSIS_VERSION}:{decisions}", self.memory_dir]
         parts += [f"{name}:{stat[0]}:{stat[1]}" for name, stat in self.learnings]
         parts += [f"{name}:{stat[0]}:{stat[1]}" for name, stat in self.archives]
         # The failure store is not part of it: recall reads only its fix texts (fixes.py).
-        parts += [f"{key}:{stat}" for key, stat in self.files.items() if key not in _STORE_KEYS]
+        parts += [f"{key}:{stat}" for key, stat in self.files.items() if key not in left_out]
         data = "\n".join(parts).encode("utf-8", "surrogateescape")
         import zlib  # not at the top: a prompt whose quick key matches never needs it
 
@@ -238,11 +239,15 @@ def _quick_key(
     folder: list[list[int] | None],
     files: dict[str, list[int] | None],
     archives: Sequence[tuple[str, list[int] | None]],
+    decisions: bool = True,
 ) -> str:
+    """The quick key; without ``decisions``, of all but the files Key Decisions are read from
+    (every one of them is one of those)."""
     from pokayokay.recall.index import ANALYSIS_VERSION
 
     parts = [f"{CACHE_VERSION}:{ANALYSIS_VERSION}", memory_dir, f"{folder}"]
-    parts += [f"{key}:{files.get(key)}" for key in _QUICK_FILES]
+    if decisions:
+        parts += [f"{key}:{files.get(key)}" for key in _QUICK_FILES]
     parts += [f"{name}:{stat}" for name, stat in archives]
     # The text itself, not a digest of it: a dozen short lines, and no zlib import per prompt.
     return "q" + "\n".join(parts)
@@ -250,8 +255,9 @@ def _quick_key(
 
 def _current_quick_key(
     memory_dir: str, project_dir: str, state_dir: str, archive_names: list[str]
-) -> str | None:
-    """The quick key from fresh stats (a dozen, whatever the number of learnings)."""
+) -> tuple[str, str] | None:
+    """The quick key from fresh stats (a dozen, whatever the number of learnings), with and
+    without the files Key Decisions are read from."""
     folder = [stat_key(memory_dir), stat_key(os.path.join(state_dir, MEMORY_CHANGED))]
     if folder[0] is None:
         return None
@@ -262,7 +268,10 @@ def _current_quick_key(
     for rel in SETTINGS_FILES:
         files[rel] = stat_key(os.path.join(project_dir, rel))
     archives = [(name, stat_key(os.path.join(memory_dir, name))) for name in archive_names]
-    return _quick_key(memory_dir, folder, files, archives)
+    return (
+        _quick_key(memory_dir, folder, files, archives),
+        _quick_key(memory_dir, folder, files, archives, decisions=False),
+    )
 
 
 def _fixes_digest(state_dir: str) -> tuple[str, list[Any] | None]:
@@ -300,95 +309,6 @@ def unchanged_since_indexed(memory_dir: str, stamps: str, doc_ids: list[str]) ->
         if known is None or known != stat_key(os.path.join(memory_dir, name)):
             return False
     return True
-
-
-# --------------------------------------------------------------------------------------------
-# The cache
-
-
-def _entries_cache(inputs: Inputs) -> dict[str, Any]:
-    data = load_json(os.path.join(inputs.state_dir, ENTRIES_FILE))
-    if (
-        isinstance(data, dict)
-        and data.get("version") == CACHE_VERSION
-        and data.get("memory_dir") == inputs.memory_dir
-    ):
-        return data
-    return {"version": CACHE_VERSION, "memory_dir": inputs.memory_dir}
-
-
-def build(
-    inputs: Inputs,
-    *,
-    budget: float = DEFAULT_PARSE_BUDGET,
-    fixes: tuple[str, list[Any] | None] | None = None,
-) -> tuple[Index, bool]:
-    """The index over every source, re-reading only what changed since the entries cache.
-
-    Returns the index and whether it is complete (the parse budget may leave files for later).
-    """
-    from pokayokay.recall.index import ANALYSIS_VERSION
-
-    deadline = time.monotonic() + budget
-    cache = _entries_cache(inputs)
-    if cache.get("analysis") != ANALYSIS_VERSION:
-        cache = {"version": CACHE_VERSION, "memory_dir": inputs.memory_dir}
-    cache["analysis"] = ANALYSIS_VERSION
-    complete = True
-
-    old_learnings = cache.get("learnings")
-    old: dict[str, Any] = old_learnings if isinstance(old_learnings, dict) else {}
-    learnings: dict[str, Any] = {}
-    for name, stat in inputs.learnings:
-        entry = old.get(name)
-        if isinstance(entry, list) and len(entry) == 2 and entry[0] == stat:
-            learnings[name] = entry
-            continue
-        if time.monotonic() > deadline:
-            complete = False
-            continue
-        made = read_learning(os.path.join(inputs.memory_dir, name), name)
-        learnings[name] = [stat, document_row(*made) if made else None]
-    cache["learnings"] = learnings
-
-    decisions_key = [inputs.files["memory"], inputs.files["archive"]]
-    decisions_key += [inputs.files[rel] for rel in SETTINGS_FILES]
-    cached = cache.get("decisions")
-    if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == decisions_key):
-        rows = [document_row(*d) for d in read_decisions(inputs.memory_dir, inputs.project_dir)]
-        cache["decisions"] = [decisions_key, rows]
-
-    archive_key = [list(a) for a in inputs.archives]
-    cached = cache.get("archives")
-    if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == archive_key):
-        rows = [
-            document_row(*d)
-            for name, _stat in inputs.archives
-            for d in read_archive(os.path.join(inputs.memory_dir, name), name)
-        ]
-        cache["archives"] = [archive_key, rows]
-
-    from pokayokay.recall import fixes as fix_source
-
-    digest, fix_rows = fixes if fixes is not None else inputs.fixes_state()
-    cached = cache.get("fixes")
-    if not (isinstance(cached, list) and len(cached) == 2 and cached[0] == digest):
-        rows = fix_rows if fix_rows is not None else fix_source.fix_rows(inputs.state_dir)
-        cache["fixes"] = [digest, rows]
-
-    docs: list[Document] = []
-    counts: list[dict[str, int]] = []
-    rows_all = [entry[1] for entry in learnings.values() if entry[1]]
-    rows_all += cache["decisions"][1] + cache["archives"][1] + cache["fixes"][1]
-    for row in rows_all:
-        try:
-            doc, doc_counts = document_from_row(row)
-        except (TypeError, ValueError, AttributeError):
-            continue  # a damaged row: rebuilt later
-        docs.append(doc)
-        counts.append(doc_counts)
-    save_json(os.path.join(inputs.state_dir, ENTRIES_FILE), cache)
-    return Index.build(docs, counts), complete
 
 
 class Loaded:
@@ -455,31 +375,74 @@ def load(
     digest, fix_rows = inputs.fixes_state()
     fingerprint = f"{inputs.fingerprint()}-{digest}"
     quick_key = inputs.quick_key()
+    stamp = f"{quick_key}-{digest}" if quick_key else None
+    quick_rest = inputs.quick_key(decisions=False)
+    rest_stamp = f"{quick_rest}-{digest}" if quick_rest else None
+    rest = f"{inputs.fingerprint(decisions=False)}-{digest}"
     if data is not None and data.get("fingerprint") == fingerprint:
         try:
             index = Index.from_data(data["index"], rows)
-            stamp = f"{quick_key}-{digest}" if quick_key else None
             if data.get("quick") != stamp:  # the full check vouched for it again: note that
-                meta: dict[str, Any] = {"fingerprint": fingerprint, "quick": stamp}
+                meta = dict(data, fingerprint=fingerprint, quick=stamp, quick_rest=rest_stamp)
                 meta["archives"] = [name for name, _st in inputs.archives]
                 meta["concepts"] = table_data()
-                save_index(index_path, meta, index, inputs.stamps())  # reads every row
+                save_index(index_path, _meta(meta), index, inputs.stamps())  # reads every row
         except (KeyError, TypeError, ValueError):
             pass  # a stale cache: rebuilt next time
         else:
             return Loaded(index)
-    index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows))
+    previous = _cached_index(data, rows) if use_cache else None
+    if previous is not None and previous.index is not None and data is not None:
+        # Only the files Key Decisions are read from moved (Claude rewrote MEMORY.md): the
+        # index stands when its entries are as they were (docs/decisions/0118).
+        decided = data.get("decisions")
+        if (
+            data.get("rest") == rest
+            and isinstance(decided, str)
+            and DecisionSource(inputs.memory_dir, inputs.project_dir).digest() == decided
+        ):
+            meta = dict(data, fingerprint=fingerprint, quick=stamp, quick_rest=rest_stamp)
+            save_index(index_path, _meta(meta), previous.index, inputs.stamps())
+            return Loaded(previous.index)
+    index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows), cached=previous)
     if use_cache:
         # the JSON of earlier versions
         unlink_quietly(os.path.join(str(state_dir), LEGACY_INDEX_FILE))
+        assert previous is not None
         meta = {
             "fingerprint": fingerprint if complete else f"incomplete-{fingerprint}",
-            "quick": f"{quick_key}-{digest}" if complete and quick_key else None,
+            "quick": stamp if complete else None,
+            "quick_rest": rest_stamp if complete else None,
             "archives": [name for name, _st in inputs.archives],
             "concepts": table_data(),
+            "content": previous.content,
+            "rest": rest if complete else None,
+            "decisions": previous.decisions,
         }
         save_index(index_path, meta, index, inputs.stamps())
     return Loaded(index)
+
+
+_META_KEYS = (
+    "fingerprint", "quick", "quick_rest", "archives", "concepts", "content", "rest", "decisions",
+)  # fmt: skip
+
+
+def _meta(data: dict[str, Any]) -> dict[str, Any]:
+    """The index file's own values of ``data`` (what :func:`load` saves beside the index)."""
+    return {key: data.get(key) for key in _META_KEYS}
+
+
+def _cached_index(data: dict[str, Any] | None, rows: IndexRows | None) -> Cached:
+    """The index file's index and its content token (no index when it has none or is not one:
+    :func:`build` then builds, and records the token of what it built here)."""
+    content = data.get("content") if data is not None else None
+    if data is not None and isinstance(content, str):
+        try:
+            return Cached(Index.from_data(data["index"], rows), content)
+        except (KeyError, TypeError, ValueError):
+            pass  # not an index: rebuilt
+    return Cached(None, None)
 
 
 def _quick_hit(
@@ -498,16 +461,28 @@ def _quick_hit(
         and all(isinstance(a, str) for a in archives)
     ):
         return None
-    key = _current_quick_key(memory_dir, project_dir, state_dir, archives)
-    if key is None:
+    keys = _current_quick_key(memory_dir, project_dir, state_dir, archives)
+    if keys is None:
         return None
     digest, _rows = _fixes_digest(state_dir)
-    if stamp != f"{key}-{digest}":
-        return None
     try:
-        return Loaded(Index.from_data(data["index"], rows), stamps)
+        if stamp == f"{keys[0]}-{digest}":
+            return Loaded(Index.from_data(data["index"], rows), stamps)
+        # Only the files Key Decisions are read from moved (Claude rewrote MEMORY.md in place):
+        # the index stands when those entries are as they were (docs/decisions/0118).
+        decided = data.get("decisions")
+        if not (
+            data.get("quick_rest") == f"{keys[1]}-{digest}"
+            and isinstance(decided, str)
+            and DecisionSource(memory_dir, project_dir).digest() == decided
+        ):
+            return None
+        index = Index.from_data(data["index"], rows)
     except (KeyError, TypeError, ValueError):
         return None
+    meta = dict(data, quick=f"{keys[0]}-{digest}")
+    save_index(os.path.join(state_dir, INDEX_FILE), _meta(meta), index, stamps.text())
+    return Loaded(index, stamps)
 
 
 def index_for(location: MemoryLocation, *, budget: float = DEFAULT_PARSE_BUDGET) -> Index | None:

@@ -27,7 +27,9 @@ BUDGETS = {
     "SubagentStart": 52,  # (48: its block is kept by the stat of its files)
     "PreToolUse": 32,  # (28)
     "Stop": 38,  # (35)
-    "SessionEnd": 158,  # (151: SessionStart's full freshness checks are SessionEnd's now)
+    # (151: SessionStart's full freshness checks are SessionEnd's now; 147 on 2026-11-28 with
+    # decision 0118's Key Decisions scan)
+    "SessionEnd": 152,
 }
 NEVER = ("ruamel", "jinja2", "watchdog", "numpy", "markdown_it")
 # SessionEnd curates MEMORY.md and may write rules: it may need a parser the others must not.

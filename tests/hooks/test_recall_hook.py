@@ -174,7 +174,7 @@ def test_memory_dir_override(
 
 
 def test_second_prompt_uses_the_cache(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pokayokay.recall import sources as recall_sources
+    from pokayokay.recall import entries as recall_entries
 
     store(project)
     first = run(payload(project, RELATED))
@@ -182,8 +182,8 @@ def test_second_prompt_uses_the_cache(project: Path, monkeypatch: pytest.MonkeyP
     def no_parsing(*args: object) -> None:
         raise AssertionError("a file was re-read although nothing changed")
 
-    monkeypatch.setattr(recall_sources, "read_learning", no_parsing)
-    monkeypatch.setattr(recall_sources, "read_decisions", no_parsing)
+    monkeypatch.setattr(recall_entries, "read_learning", no_parsing)
+    monkeypatch.setattr(recall_entries, "DecisionSource", no_parsing)
     assert run(payload(project, RELATED)) == first
 
 

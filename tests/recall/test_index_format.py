@@ -16,6 +16,7 @@ from pokayokay.infra import packed
 from pokayokay.learnings import model as learnings
 from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import concepts
+from pokayokay.recall import entries as recall_entries
 from pokayokay.recall import sources as recall_sources
 from pokayokay.recall.index import INDEX_FORMAT, Document, Index
 from pokayokay.recall.sources import INDEX_FILE, load_index
@@ -110,13 +111,13 @@ def test_a_cache_of_the_earlier_format_is_rebuilt(
     )
     packed.save(path, data)
     parsed: list[str] = []
-    real = recall_sources.read_learning
+    real = recall_entries.read_learning
 
     def counting(file: str, name: str) -> Any:
         parsed.append(name)
         return real(file, name)
 
-    monkeypatch.setattr(recall_sources, "read_learning", counting)
+    monkeypatch.setattr(recall_entries, "read_learning", counting)
     again = load_index(memory, project, state)
     assert again is not None and sorted(d.text for d in again.docs) == sorted(
         d.text for d in fresh.docs
@@ -202,7 +203,7 @@ def test_an_index_vouched_again_is_saved_with_its_documents(
     assert packed.load(state / INDEX_FILE)["quick"] is None  # the folder is too fresh to trust
     os.utime(memory, ns=(1, 1))  # settled
     parsed: list[str] = []
-    monkeypatch.setattr(recall_sources, "read_learning", lambda *a: parsed.append(a[1]))
+    monkeypatch.setattr(recall_entries, "read_learning", lambda *a: parsed.append(a[1]))
     again = load_index(memory, project, state)
     assert parsed == [] and again is not None
     assert packed.load(state / INDEX_FILE)["quick"] is not None

@@ -471,7 +471,7 @@ def test_nothing_to_recall_from_writes_nothing(dirs: tuple[Path, Path, Path]) ->
 def test_cache_is_used_until_a_file_changes(
     dirs: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pokayokay.recall import sources as recall_sources
+    from pokayokay.recall import entries as recall_sources  # where the entries are read
 
     memory, project, state = dirs
     first = write_learning(memory, "Use make seed to load the demo tenant with sample invoices.")
@@ -508,7 +508,7 @@ def test_cache_is_used_until_a_file_changes(
 def test_an_undecodable_file_name_round_trips_through_the_cache(
     dirs: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pokayokay.recall import sources as recall_sources
+    from pokayokay.recall import entries as recall_sources  # where the entries are read
 
     memory, project, state = dirs
     good = write_learning(memory, "Use make seed to load the demo tenant with sample invoices.")
