@@ -4,10 +4,9 @@ teammates (the clones ran real sessions through the hooks)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from helpers.team_clones import Clone, make_clones, make_remote, pytest_failure
+from helpers.team_clones import Clone
 
 from pokayokay.cli import main as cli
 from pokayokay.team.files import team_folder
@@ -17,18 +16,6 @@ def _cli(clone: Clone, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[
     with clone.active():
         code = cli.main([*args, "--project", str(clone.root)])
     return code, capsys.readouterr().out
-
-
-@pytest.fixture
-def team(tmp_path: Path) -> list[Clone]:
-    a, b, c = make_clones(tmp_path, make_remote(tmp_path), 3)
-    a.session([pytest_failure("test_add"), pytest_failure("test_tax")])
-    a.session([pytest_failure("test_tax")])
-    a.sync()
-    b.session([pytest_failure("test_add")])
-    b.sync()
-    assert c.pull()
-    return [a, b, c]
 
 
 def test_team_status_lists_writers_mistakes_and_what_graduates_next(

@@ -40,18 +40,6 @@ def _readers(clone: Clone, capsys: pytest.CaptureFixture[str]) -> dict[str, set[
     }
 
 
-@pytest.fixture
-def team(tmp_path: Path) -> list[Clone]:
-    a, b, c = make_clones(tmp_path, make_remote(tmp_path), 3)
-    a.session([pytest_failure("test_add"), pytest_failure("test_tax")])
-    a.session([pytest_failure("test_tax")])
-    a.sync()
-    b.session([pytest_failure("test_add")])
-    b.sync()
-    assert c.pull()
-    return [a, b, c]
-
-
 def test_every_reader_plans_from_the_teams_evidence(
     team: list[Clone], capsys: pytest.CaptureFixture[str]
 ) -> None:
