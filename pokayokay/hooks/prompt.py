@@ -65,12 +65,13 @@ def _ingest_first(
 ) -> None:
     """Ingest this project's spooled tool calls (bounded; two stats when there are none) when
     they can change the failure signals read next (``pokayokay.hooks.spool_gate``)."""
-    from pokayokay.hooks import ingest
-    from pokayokay.infra.spool import spool_dir
+    from pokayokay.infra.spool import pending, spool_dir
 
     folder = spool_dir(project)
-    if not ingest.pending(folder):
-        return
+    if not pending(folder):
+        return  # the usual case: two stats, and the ingester not even imported
+    from pokayokay.hooks import ingest
+
     if location is not None:
         try:
             from pokayokay.hooks.spool_gate import could_change, pending_failures

@@ -104,6 +104,23 @@ def save_index(path: str, meta: dict[str, Any], index: Index, stamps: str) -> No
     packed.save(path, head, blob + text)
 
 
+def resave_head(path: str, data: dict[str, Any], rows: IndexRows, meta: dict[str, Any]) -> None:
+    """Replace the index file that :func:`read_index_file` read as ``data`` and ``rows`` with
+    the same file but ``meta`` (fingerprint, quick key ...) in its head: the index's values are
+    written back as they were read and the tail (rows and stamps) is copied byte for byte, so
+    nothing is serialised again (decision 0123). Call it before the index read from ``data``
+    answers a query (its postings are parsed in place then)."""
+    from pokayokay.infra import packed
+
+    tail = rows._tail
+    try:
+        blob = tail.read(0, tail.size)
+    except ValueError:
+        return  # the file went bad meanwhile: the next prompt rebuilds it
+    head = dict(meta, index=data["index"], rows=data["rows"], stamps=data["stamps"])
+    packed.save(path, head, blob)
+
+
 class IndexRows:
     """The documents' rows of an index file, each read from the file when asked for."""
 

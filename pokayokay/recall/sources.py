@@ -60,6 +60,7 @@ from pokayokay.names import (
 )
 from pokayokay.recall.cache_io import (
     read_index_file,
+    resave_head,
     save_index,
     unlink_quietly,
 )
@@ -481,7 +482,7 @@ def _quick_hit(
     except (KeyError, TypeError, ValueError):
         return None
     meta = dict(data, quick=f"{keys[0]}-{digest}")
-    save_index(os.path.join(state_dir, INDEX_FILE), _meta(meta), index, stamps.text())
+    resave_head(os.path.join(state_dir, INDEX_FILE), data, rows, _meta(meta))
     return Loaded(index, stamps)
 
 

@@ -23,7 +23,7 @@ from helpers.paths import FIXTURE_SAMPLES_DIR
 # files settled as a project's are.
 BUDGETS = {
     "SessionStart": 80,  # (75: the full freshness checks are SessionEnd's, decision 0105)
-    "UserPromptSubmit": 115,  # (109)
+    "UserPromptSubmit": 113,  # (111: the ingester is imported only when something is spooled)
     "SubagentStart": 52,  # (48: its block is kept by the stat of its files)
     "PreToolUse": 32,  # (28)
     "Stop": 38,  # (35)

@@ -13,7 +13,13 @@ from helpers.hooks import sample_payload as sample
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pokayokay.infra.private import PLACEHOLDER, has_private, strip_private, strip_private_value
+from pokayokay.infra.private import (
+    PLACEHOLDER,
+    has_private,
+    may_hold_private,
+    strip_private,
+    strip_private_value,
+)
 
 SECRET = "ZEBRA-QUOKKA-7731"  # what must never appear in a file pokayokay wrote
 
@@ -56,6 +62,25 @@ def test_idempotent_and_leaves_untagged_text_alone(text: str) -> None:
     assert strip_private(once) == once
     if "private" not in text.lower():
         assert once == text
+
+
+# Text built around the tag in any case, with the characters whose lower case is not theirs
+# alone (Kelvin sign, dotted capital I, final sigma) and bytes that are not UTF-8.
+_TAGGY = st.lists(
+    st.sampled_from(["<", ">", "/", "private", "PRIVATE", "PrİVATE", "prıvate", "\u212a", "ς", "x"])
+    | st.text(max_size=5),
+    max_size=12,
+).map("".join)
+
+
+@given(_TAGGY, st.binary(max_size=8))
+def test_bytes_without_the_word_hold_no_private_text(text: str, junk: bytes) -> None:
+    """What readers rely on to skip the text's scan (``recall.readers``): no "private" in the
+    bytes' ASCII lower case means ``strip_private`` leaves their decoded text alone."""
+    for data in (text.encode("utf-8"), text.encode("utf-8") + junk, junk + text.encode("utf-8")):
+        if not may_hold_private(data):
+            decoded = data.decode("utf-8", "replace")
+            assert strip_private(decoded) == decoded
 
 
 def test_json_values_keys_included() -> None:

@@ -17,7 +17,7 @@ from pokayokay.learnings import model as learnings
 from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import index as index_module
 from pokayokay.recall.index import Index
-from pokayokay.recall.sources import ENTRIES_FILE, load, load_index
+from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE, load, load_index
 from pokayokay.safety.sanitize import excerpt
 
 NOTES = [
@@ -272,3 +272,47 @@ def test_a_prompt_after_memory_md_was_rewritten_in_place_reads_no_learning(
     changed = load(files.memory, files.project, files.state, quick=True).index
     same(changed, files.fresh())
     assert changed is not None and len(changed) == len(NOTES) + 1
+
+
+def _index_file(state: Path) -> tuple[dict[str, Any], bytes]:
+    """The index file's head values and its tail (rows and stamps) as bytes."""
+    from pokayokay.recall.cache_io import read_index_file
+
+    found = read_index_file(str(state / INDEX_FILE))
+    assert found is not None
+    data, rows, stamps = found
+    tail = rows.blob() + stamps.text().encode("utf-8", "surrogatepass")
+    return data, tail
+
+
+def test_a_prompt_after_memory_md_was_rewritten_rewrites_only_the_head(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Decision 0123: the quick key is brought up to date without serialising the index again;
+    the file keeps its values and its tail byte for byte, only the key moves, and the next
+    prompt takes the quick path to the index a fresh build gives."""
+    files = Files(tmp_path)
+    for note in NOTES:
+        files.learning(note)
+    files.write("MEMORY.md", memory_md("Memory", DECISIONS))
+    os.utime(files.memory, ns=(files.tick, files.tick))  # the folder has settled
+    files.cached()
+    assert load(files.memory, files.project, files.state, quick=True).quick
+    before, before_tail = _index_file(files.state)
+
+    def no_serialising(*args: object) -> None:
+        raise AssertionError("the index was serialised again")
+
+    monkeypatch.setattr(index_module.Index, "to_data", no_serialising)
+    files.write("MEMORY.md", memory_md("Mem04", DECISIONS, "Claude rewrote its own note."))
+    assert load(files.memory, files.project, files.state, quick=True).quick
+    after, after_tail = _index_file(files.state)
+    assert after_tail == before_tail
+    assert after["quick"] != before["quick"]
+    assert {k: v for k, v in after.items() if k != "quick"} == {
+        k: v for k, v in before.items() if k != "quick"
+    }
+    again = load(files.memory, files.project, files.state, quick=True)
+    assert again.quick
+    monkeypatch.undo()
+    same(again.index, files.fresh())
