@@ -43,6 +43,20 @@ def read_regular(path: str | os.PathLike[str], limit: int | None = None) -> byte
         return handle.read() if limit is None else handle.read(limit + 1)
 
 
+def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes | str:
+    """The bytes of the regular file ``path`` when it holds at most ``limit`` of them; otherwise
+    why it was not read, in a few words a caller puts in its problem line (``unreadable: <the
+    OS's reason>`` or ``larger than <limit> bytes``). The one bounded read of the folders
+    pokayokay lists and reads defensively (learning topic files, team members' files)."""
+    try:
+        data = read_regular(path, limit)
+    except OSError as exc:
+        return f"unreadable: {exc.strerror or exc}"
+    if len(data) > limit:
+        return f"larger than {limit} bytes"
+    return data
+
+
 def read_regular_text(path: str | os.PathLike[str], limit: int | None = None) -> str:
     """:func:`read_regular` decoded as UTF-8, undecodable bytes kept (``surrogateescape``)."""
     return read_regular(path, limit).decode("utf-8", "surrogateescape")

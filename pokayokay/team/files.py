@@ -20,7 +20,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from pokayokay.infra.regular import read_regular
+from pokayokay.infra.regular import read_bounded
 from pokayokay.infra.safe_write import read_bytes, update, write_atomic
 from pokayokay.infra.state import project_state_dir
 from pokayokay.team.aggregate import latest
@@ -125,13 +125,9 @@ def _read_team(project: Path, checked: set[str], passed: set[str]) -> TeamFiles:
         if path.is_symlink():
             problems.append(f"{shown}: a symlink; skipped")
             continue
-        try:
-            data = read_regular(path, MAX_FILE_BYTES)
-        except OSError as exc:
-            problems.append(f"{shown}: unreadable ({exc.strerror or exc}); skipped")
-            continue
-        if len(data) > MAX_FILE_BYTES:
-            problems.append(f"{shown}: larger than {MAX_FILE_BYTES} bytes; skipped")
+        data = read_bounded(path, MAX_FILE_BYTES)
+        if isinstance(data, str):
+            problems.append(f"{shown}: {data}; skipped")
             continue
         taken: list[TeamRecord] = []
         for number, raw in enumerate(data.split(b"\n"), 1):

@@ -347,6 +347,27 @@ def test_value_types_are_dataclasses_off_the_hook_paths() -> None:
     assert not found, "\n".join(found)
 
 
+def test_hand_written_value_classes_are_the_listed_ones() -> None:
+    """docs/decisions/0126: the hand-written value classes are named on the architecture page,
+    and no other is written (a new one on a hook path is a choice the page records)."""
+    claim = _claim("Value types")
+    assert "docs/decisions/0126" in claim
+    listed = set(re.findall(r"`(\w+/\w+\.[A-Z]\w*)`", claim))
+    found = {
+        f"{relative.removesuffix('.py')}.{name}"
+        for relative, tree in TREES.items()
+        for _, name in hand_written_value_classes(tree)
+    }
+    assert found - listed == set(), (
+        f"hand-written value classes not on the Value types list: {sorted(found - listed)}; "
+        "make them frozen dataclasses, or list them in docs/architecture.md and say why"
+    )
+    assert listed - found == set(), (
+        f"listed as hand-written but no longer found: {sorted(listed - found)}; "
+        "take them off the Value types list in docs/architecture.md"
+    )
+
+
 def test_the_value_class_check_sees_one() -> None:
     source = (
         "class Spot:\n"

@@ -41,3 +41,28 @@ def sample_payload(name: str, project: Path, **changes: Any) -> dict[str, Any]:
     payload: dict[str, Any] = json.loads(text.replace(SAMPLE_ROOT, str(project)))
     payload.update(changes)
     return payload
+
+
+def edit_payload(project: Path, rel: str, old: str, new: str, **changes: Any) -> dict[str, Any]:
+    """The captured PostToolUse payload of an Edit, moved into ``project``, that replaced ``old``
+    by ``new`` in ``project / rel`` (the file held the line ``old`` before), with ``changes``
+    applied (``session_id``, ``tool_use_id``)."""
+    payload = sample_payload("PostToolUse.Edit.json", project, **changes)
+    path = str(project / rel)
+    payload["tool_input"] = {"file_path": path, "old_string": old, "new_string": new}
+    payload["tool_response"].update(
+        filePath=path,
+        oldString=old,
+        newString=new,
+        originalFile=f"{old}\n",
+        structuredPatch=[
+            {
+                "oldStart": 1,
+                "oldLines": 1,
+                "newStart": 1,
+                "newLines": 1,
+                "lines": [f"-{old}", f"+{new}"],
+            }
+        ],
+    )
+    return payload

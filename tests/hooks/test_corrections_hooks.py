@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.hooks import run_hook, sample_payload
+from helpers.hooks import edit_payload, run_hook, sample_payload
 from helpers.paths import DATA_DIR
 from ruamel.yaml import YAML
 
@@ -72,23 +72,7 @@ def succeed(project: Path, session: str, command: str) -> None:
 
 
 def edit(project: Path, session: str, rel: str, old: str, new: str) -> None:
-    payload = sample("PostToolUse.Edit.json", project, session)
-    path = str(project / rel)
-    payload["tool_input"] = {"file_path": path, "old_string": old, "new_string": new}
-    payload["tool_response"].update(
-        filePath=path,
-        oldString=old,
-        newString=new,
-        structuredPatch=[
-            {
-                "oldStart": 1,
-                "oldLines": 1,
-                "newStart": 1,
-                "newLines": 1,
-                "lines": [f"-{old}", f"+{new}"],
-            }
-        ],
-    )
+    payload = edit_payload(project, rel, old, new, session_id=session)
     assert send("PostToolUse", payload) == ""
 
 

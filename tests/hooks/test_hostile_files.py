@@ -16,7 +16,7 @@ import pytest
 from helpers.gitrepo import git
 from helpers.paths import FIXTURE_SAMPLES_DIR
 
-from pokayokay.infra.regular import NotARegularFile, read_regular
+from pokayokay.infra.regular import NotARegularFile, read_bounded, read_regular
 
 CONSOLE_SCRIPT = Path(sys.executable).parent / "pokayokay"
 
@@ -59,6 +59,17 @@ def test_read_regular_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
     regular.write_bytes(b"- a note\n" * 10)
     assert read_regular(regular) == b"- a note\n" * 10
     assert read_regular(regular, 20) == (b"- a note\n" * 10)[:21]
+
+
+def test_read_bounded_gives_the_bytes_or_why_not(tmp_path: Path) -> None:
+    exact = tmp_path / "learning-exact.md"
+    exact.write_bytes(b"x" * 64)
+    assert read_bounded(exact, 64) == b"x" * 64
+    assert read_bounded(exact, 63) == "larger than 63 bytes"
+    fifo = tmp_path / "writer.jsonl"
+    os.mkfifo(fifo)
+    assert read_bounded(fifo, 64) == "unreadable: not a regular file"
+    assert read_bounded(tmp_path / "gone.md", 64) == "unreadable: No such file or directory"
 
 
 def test_session_end_with_a_fifo_transcript_finishes(project: Path, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from helpers.corpus import SESSION, fill, payload, project
-from helpers.hooks import run_hook, sample_payload
+from helpers.hooks import edit_payload, run_hook, sample_payload
 from helpers.paths import DATA_DIR
 from helpers.rubric import Source, Written, check, in_hook_text, in_markdown
 from ruamel.yaml import YAML
@@ -84,24 +84,7 @@ def recur(tmp_path: Path, case: dict[str, Any], n: int, fixed: bool) -> tuple[Pa
             for rel in case["paths"][:3]:
                 old, new = f"# {rel}", f"# {rel} (fixed)"
                 edits += [old, new]
-                edit = sample_payload("PostToolUse.Edit.json", root, session_id=sid)
-                path = str(root / rel)
-                edit["tool_input"] = {"file_path": path, "old_string": old, "new_string": new}
-                edit["tool_response"].update(
-                    filePath=path,
-                    oldString=old,
-                    newString=new,
-                    originalFile=f"{old}\n",
-                    structuredPatch=[
-                        {
-                            "oldStart": 1,
-                            "oldLines": 1,
-                            "newStart": 1,
-                            "newLines": 1,
-                            "lines": [f"-{old}", f"+{new}"],
-                        }
-                    ],
-                )
+                edit = edit_payload(root, rel, old, new, session_id=sid)
                 _send("PostToolUse", edit, case)
         success = sample_payload("PostToolUse.Bash.json", root, session_id=sid)
         success["cwd"] = data["cwd"]

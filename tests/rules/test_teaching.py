@@ -5,6 +5,7 @@ every code span exact, no free text, an imperative exactly when a fix was seen."
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -104,6 +105,34 @@ def test_the_kind_is_chosen_by_the_mistakes_data(
 ) -> None:
     found, _ = kind_of(Mistake(key, category, line))
     assert found is not None and found.name == kind
+
+
+def test_a_formatter_that_made_the_check_pass_is_taught_before_the_check() -> None:
+    mistake = Mistake(
+        "black:would reformat",
+        "lint",
+        "would reformat src/app/report.py",
+        failing="black --check src",
+        formatter="black -q src",
+        fix_paths=("src/app/report.py",),
+        sessions=2,
+        last_seen=DAY,
+    )
+    lesson = teach(mistake)
+    assert lesson.sentence == (
+        "Run `black -q src` before `black --check src`: "
+        "the formatter writes what the check rejects."
+    )
+    assert lesson.evidence == (
+        "Failed in 2 sessions (last 2026-11-24) with `would reformat src/app/report.py`; "
+        "`black -q src` wrote the files, then the check passed."
+    )
+    assert (lesson.kind, lesson.fixed) == ("formatter", True)
+    # A correction of the command itself is the stronger lesson; without the failing check
+    # there is no "before" to teach, and the edit that fixed it speaks instead.
+    corrected = replace(mistake, corrected="black --check src/app", correction_kind="command")
+    assert teach(corrected).kind != "formatter"
+    assert teach(replace(mistake, failing=None)).kind != "formatter"
 
 
 def test_output_that_speaks_never_becomes_the_lesson() -> None:

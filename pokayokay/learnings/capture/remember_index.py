@@ -22,7 +22,7 @@ The candidates are exactly those the full scan could pick: a near-verbatim rewor
 same advice words (:func:`~pokayokay.learnings.wording.distinct_because` answers "different
 words" otherwise), so only learnings with the same key-word signature are compared; a
 contradiction needs a word one text negates and the other asserts, so only learnings with such
-a word are. ``tests/learnings/test_remember_index.py`` holds the index to the full scan.
+a word are. ``tests/learnings/capture/test_remember_index.py`` holds the index to the full scan.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from pokayokay.infra.regular import read_regular
+from pokayokay.infra.regular import read_bounded, read_regular
 
 if TYPE_CHECKING:
 
@@ -54,13 +54,9 @@ def load_learnings(memory_dir: Path) -> tuple[list[StoredLearning], list[str]]:
         if path.is_symlink() or not path.is_file():
             problems.append(f"{path.name}: not a regular file (skipped)")
             continue
-        try:
-            data = read_regular(path, MAX_FILE_BYTES)
-        except OSError as exc:
-            problems.append(f"{path.name}: cannot read it ({exc.strerror or exc})")
-            continue
-        if len(data) > MAX_FILE_BYTES:
-            problems.append(f"{path.name}: larger than {MAX_FILE_BYTES} bytes (skipped)")
+        data = read_bounded(path, MAX_FILE_BYTES)
+        if isinstance(data, str):
+            problems.append(f"{path.name}: {data} (skipped)")
             continue
         try:
             learning = parse(data.decode("utf-8"))

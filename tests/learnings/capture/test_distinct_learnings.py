@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.paths import DATA_DIR
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +18,7 @@ from pokayokay.learnings.topics.stored import contradicting_learnings, load_lear
 from pokayokay.learnings.wording import distinct_because, near_duplicate, similarity
 from pokayokay.memory.sections import Settings
 
-PARAPHRASES = Path(__file__).resolve().parents[1] / "data" / "learnings" / "paraphrases.json"
+PARAPHRASES = DATA_DIR / "learnings" / "paraphrases.json"
 
 SUBSYSTEMS = [
     "auth", "billing", "search", "ingest", "export", "notify", "cache",
