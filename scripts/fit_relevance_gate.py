@@ -50,9 +50,9 @@ from helpers import recall_eval, splits  # noqa: E402
 from helpers.relevance_split import Figures, Rate, figures  # noqa: E402
 
 from pokayokay.recall import index as recall_index  # noqa: E402
-from pokayokay.recall.concepts import query_features  # noqa: E402
 from pokayokay.recall.gating import evidence as recall_evidence  # noqa: E402
 from pokayokay.recall.semantic import MAX_QUERY_CHARS, UNEMBEDDED, Opinion  # noqa: E402
+from pokayokay.relevance.concepts import query_features  # noqa: E402
 from pokayokay.relevance.fitted import DENSE_KINDS, RECALL, SKILLS, gate_path  # noqa: E402
 from pokayokay.relevance.gate import FEATURES, Evidence, Gate, select  # noqa: E402
 from pokayokay.skills.catalog import Catalog, catalog_from_folder  # noqa: E402
