@@ -152,6 +152,10 @@ def _chunk_terms(chunk: str) -> tuple[str, ...]:
         return (term,) if term else ()
     if not chunk.isascii():
         return (lower,) if len(lower) >= 2 else ()
+    if chunk.isdigit():
+        # a number is a term ("upgrade to Node 22", "go 1.23"): a version or a port a note
+        # names; one digit says nothing, and a long one is an id (decision 0119)
+        return (chunk,) if 2 <= len(chunk) <= 4 else ()
     has_digit = any(c.isdigit() for c in chunk)
     if has_digit and len(chunk) <= 5 and not chunk.isdigit():
         return (lower,)  # s3, k8s, e2e, ec2, i18n, utf8
