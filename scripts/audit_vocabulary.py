@@ -107,13 +107,25 @@ def sources() -> list[tuple[str, str]]:
     return out
 
 
-def prompts(recall: tuple[tuple[str, str, str], ...], skills: tuple[str, ...]) -> list[str]:
+def prompts(
+    recall: tuple[tuple[str, str, str], ...],
+    skills: tuple[str, ...],
+    skill_folders: tuple[tuple[Path, tuple[str, ...]], ...] = (),
+) -> list[str]:
+    """The prompts of the recall sets ``recall`` (either format: a prompt file, or a project
+    file of an unseen split), of the skills_eval files ``skills`` and of the prompt files under
+    each of ``skill_folders``."""
     out: list[str] = []
     for folder, name, key in recall:
-        rows = json.loads((splits.DATA / folder / name).read_text("utf-8"))[key]
+        data = json.loads((splits.DATA / folder / name).read_text("utf-8"))
+        rows = data["prompts"] if key == splits.PROJECT else data[key]
         out.extend(row["q"] for row in rows)
-    for name in skills:
-        out.extend(row["prompt"] for row in json.loads((splits.SKILLS_FOLDER / name).read_text()))
+    files = [splits.SKILLS_FOLDER / name for name in skills]
+    files += [folder / name for folder, names in skill_folders for name in names]
+    for path in files:
+        data = json.loads(path.read_text("utf-8"))
+        rows = data if isinstance(data, list) else data["prompts"]
+        out.extend(row["prompt"] if "prompt" in row else row["q"] for row in rows)
     return out
 
 
@@ -125,8 +137,12 @@ def snippet(text: str, match: re.Match[str]) -> str:
 
 def classify(found: list[Entry]) -> None:
     where = [(w, t, t.lower()) for w, t in sources()]
-    train = [(p, p.lower()) for p in prompts(splits.RECALL_TRAIN, splits.SKILLS_TRAIN)]
-    dev = [(p, p.lower()) for p in prompts(splits.RECALL_DEV, splits.SKILLS_DEV)]
+    train_read = ((splits.SKILLS_TRAIN_READ_FOLDER, splits.SKILLS_TRAIN_READ),)
+    dev_unseen = ((splits.SKILLS_DEV_UNSEEN_FOLDER, splits.SKILLS_DEV_UNSEEN),)
+    train = prompts(splits.RECALL_TRAIN + splits.RECALL_TRAIN_READ, splits.SKILLS_TRAIN, train_read)
+    dev = prompts(splits.RECALL_DEV, splits.SKILLS_DEV, dev_unseen)
+    train = [(p, p.lower()) for p in train]
+    dev = [(p, p.lower()) for p in dev]
     for entry in found:
         rx = pattern(entry.text)
         for name, text, lower in where:
