@@ -39,11 +39,6 @@ SECOND_SHARE = 0.85
 # A word is rare when its IDF is at least this share of the IDF of a word no entry holds.
 RARE_IDF = 0.7
 
-# Names in a prompt: paths (a slash inside), file names (a dotted name ending in letters),
-# snake_case, lower camelCase, dotted names and calls. PascalCase is often a subject or a
-# proper name (TypeError, GraphQL, PowerPoint): it stays a word.
-
-
 def idf(n: int, df: int) -> float:
     """The IDF both rooms use: ``ln((n + 1) / (df + 1)) + 1``."""
     return math.log((n + 1) / (df + 1)) + 1.0

@@ -54,8 +54,10 @@ WEAK_WORDS: tuple[str, ...] = vocabulary.words("weak_words")
 SYNONYMS: dict[str, str] = vocabulary.mapping("synonyms")
 
 
-# A path, a file name or an identifier in running text (``billing/refunds.py``, ``useCart()``,
-# ``refund_order``): recall weighs the words inside names apart from the plain words.
+# Names in a prompt: paths (a slash inside), file names (a dotted name ending in letters),
+# snake_case, lower camelCase, dotted names and calls. PascalCase is often a subject or a
+# proper name (TypeError, GraphQL, PowerPoint): it stays a word. Recall weighs the words inside
+# names apart from the plain words (a path alone never speaks).
 _NAME = Lazy(
     r"(?<![\w/.-])(?:"
     r"[\w.@~-]*/[\w./@~-]*"
@@ -152,10 +154,6 @@ def _chunk_terms(chunk: str) -> tuple[str, ...]:
         return (term,) if term else ()
     if not chunk.isascii():
         return (lower,) if len(lower) >= 2 else ()
-    if chunk.isdigit():
-        # a number is a term ("upgrade to Node 22", "go 1.23"): a version or a port a note
-        # names; one digit says nothing, and a long one is an id (decision 0119)
-        return (chunk,) if 2 <= len(chunk) <= 4 else ()
     has_digit = any(c.isdigit() for c in chunk)
     if has_digit and len(chunk) <= 5 and not chunk.isdigit():
         return (lower,)  # s3, k8s, e2e, ec2, i18n, utf8
