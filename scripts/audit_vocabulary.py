@@ -1,15 +1,14 @@
 """Audit the relevance vocabulary's entries for provenance (issue 23, item 5).
 
-    .venv/bin/python scripts/audit_vocabulary.py            # write docs/vocabulary-provenance.tsv
+    .venv/bin/python scripts/audit_vocabulary.py            # rewrite the files' provenance
     .venv/bin/python scripts/audit_vocabulary.py --check    # print the counts, write nothing
     .venv/bin/python scripts/audit_vocabulary.py --drop     # also drop the entries only
                                                             # evaluation prompts justify
 
-The tables audited are the two "subject: words | phrases" tables (recall's concept table,
-``pokayokay/recall/concept_table.CONCEPTS``, and skill suggestion's ``EVOKES`` in
-``pokayokay/skills/terms.py``), recall's ``SYNONYMS`` and ``WEAK_WORDS``, and skills'
-``GENERIC``. Every entry (a word, or a phrase) is looked up, whole-word and lower-cased, with
-or without a plural ``s`` (``#`` is any number), in:
+The tables audited are the vocabulary files of the relevance room
+(``pokayokay/relevance/vocabulary/*.tsv``: recall's concepts, synonyms and weak words, skill
+suggestion's evoked subjects and generic words). Every entry (a word, or a phrase) is looked
+up, whole-word and lower-cased, with or without a plural ``s`` (``#`` is any number), in:
 
 * the **sources** that are not evaluation prompts: the notes of the labelled recall sets
   (``tests/data/recall_eval/learnings.json``, ``tests/data/recall/learnings.json``: the
@@ -32,7 +31,8 @@ Each entry is then
 * ``unattested`` — nothing in the repository holds it: general vocabulary whose example is
   outside the repository; kept and listed, to be given a dictionary or tool-doc source.
 
-The provenance file has one line per entry: table, group, entry, class, source, example.
+Each file has one line per entry: group, kind, entry, class, source, example; the audit
+rewrites the last three (and, with ``--drop``, removes lines of the concept tables).
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ import json
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -50,57 +49,39 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from helpers import splits  # noqa: E402
 
-from pokayokay.recall import concept_table  # noqa: E402
-from pokayokay.recall import terms as recall_terms  # noqa: E402
-from pokayokay.skills import terms as skill_terms  # noqa: E402
+from pokayokay.relevance import vocabulary  # noqa: E402
 
-OUT = REPO / "docs" / "vocabulary-provenance.tsv"
-TABLES = {  # table name -> (source file, the string constant holding it)
-    "concepts": (REPO / "pokayokay/recall/concept_table.py", "CONCEPTS"),
-    "skill-evokes": (REPO / "pokayokay/skills/terms.py", "EVOKES"),
+FILES = {  # table name -> vocabulary file (pokayokay/relevance/vocabulary/<name>.tsv)
+    "concepts": "concepts",
+    "skill-evokes": "skill_evokes",
+    "synonyms": "synonyms",
+    "weak-words": "weak_words",
+    "skill-generic": "skill_generic",
 }
+DROPPABLE = ("concepts", "skill-evokes")  # the tables --drop edits
+HEADER = "group\tkind\tentry\tclass\tsource\texample"
 ONE, PROMPTS = "one prompt", "evaluation prompts"
 CLASSES = ("source", "train", PROMPTS, ONE, "unattested")
 EXAMPLE_CHARS = 90
 
 
 class Entry:
-    __slots__ = ("table", "group", "text", "kind", "source", "example")
+    __slots__ = ("table", "group", "form", "text", "kind", "source", "example")
 
-    def __init__(self, table: str, group: str, text: str) -> None:
-        self.table, self.group, self.text = table, group, text
+    def __init__(self, table: str, group: str, text: str, form: str = "word") -> None:
+        self.table, self.group, self.text, self.form = table, group, text, form
         self.kind = self.source = self.example = ""
 
 
 # -- the tables ------------------------------------------------------------------------------
 
 
-def table_lines(text: str) -> Iterator[tuple[str, list[str], list[str]]]:
-    """``(subject, words, phrases)`` per line of a "subject: words | phrases" table (a line
-    starting with a space continues the subject above)."""
-    subject = ""
-    for raw in text.splitlines():
-        if not raw.strip():
-            continue
-        line = raw
-        if not raw.startswith(" "):
-            subject, _, line = raw.partition(":")
-            subject = subject.strip()
-        parts = line.split("|")
-        words = parts[0].split()
-        phrases = [p.strip() for p in parts[1:] if p.strip()]
-        yield subject, words, phrases
-
-
 def entries() -> list[Entry]:
+    """Every entry of every vocabulary file, in file order."""
     found: list[Entry] = []
-    for table, text in (("concepts", concept_table.CONCEPTS), ("skill-evokes", skill_terms.EVOKES)):
-        for subject, words, phrases in table_lines(text):
-            found.extend(Entry(table, subject, w) for w in words)
-            found.extend(Entry(table, subject, p) for p in phrases)
-    found.extend(Entry("synonyms", to, word) for word, to in recall_terms.SYNONYMS.items())
-    found.extend(Entry("weak-words", "weak", w) for w in recall_terms.WEAK_WORDS)
-    found.extend(Entry("skill-generic", "generic", w) for w in sorted(skill_terms.GENERIC))
+    for table, name in FILES.items():
+        for entry in vocabulary.entries(name):
+            found.append(Entry(table, entry.group, entry.text, entry.kind))
     return found
 
 
@@ -126,13 +107,25 @@ def sources() -> list[tuple[str, str]]:
     return out
 
 
-def prompts(recall: tuple[tuple[str, str, str], ...], skills: tuple[str, ...]) -> list[str]:
+def prompts(
+    recall: tuple[tuple[str, str, str], ...],
+    skills: tuple[str, ...],
+    skill_folders: tuple[tuple[Path, tuple[str, ...]], ...] = (),
+) -> list[str]:
+    """The prompts of the recall sets ``recall`` (either format: a prompt file, or a project
+    file of an unseen split), of the skills_eval files ``skills`` and of the prompt files under
+    each of ``skill_folders``."""
     out: list[str] = []
     for folder, name, key in recall:
-        rows = json.loads((splits.DATA / folder / name).read_text("utf-8"))[key]
+        data = json.loads((splits.DATA / folder / name).read_text("utf-8"))
+        rows = data["prompts"] if key == splits.PROJECT else data[key]
         out.extend(row["q"] for row in rows)
-    for name in skills:
-        out.extend(row["prompt"] for row in json.loads((splits.SKILLS_FOLDER / name).read_text()))
+    files = [splits.SKILLS_FOLDER / name for name in skills]
+    files += [folder / name for folder, names in skill_folders for name in names]
+    for path in files:
+        data = json.loads(path.read_text("utf-8"))
+        rows = data if isinstance(data, list) else data["prompts"]
+        out.extend(row["prompt"] if "prompt" in row else row["q"] for row in rows)
     return out
 
 
@@ -144,8 +137,12 @@ def snippet(text: str, match: re.Match[str]) -> str:
 
 def classify(found: list[Entry]) -> None:
     where = [(w, t, t.lower()) for w, t in sources()]
-    train = [(p, p.lower()) for p in prompts(splits.RECALL_TRAIN, splits.SKILLS_TRAIN)]
-    dev = [(p, p.lower()) for p in prompts(splits.RECALL_DEV, splits.SKILLS_DEV)]
+    train_read = ((splits.SKILLS_TRAIN_READ_FOLDER, splits.SKILLS_TRAIN_READ),)
+    dev_unseen = ((splits.SKILLS_DEV_UNSEEN_FOLDER, splits.SKILLS_DEV_UNSEEN),)
+    train = prompts(splits.RECALL_TRAIN + splits.RECALL_TRAIN_READ, splits.SKILLS_TRAIN, train_read)
+    dev = prompts(splits.RECALL_DEV, splits.SKILLS_DEV, dev_unseen)
+    train = [(p, p.lower()) for p in train]
+    dev = [(p, p.lower()) for p in dev]
     for entry in found:
         rx = pattern(entry.text)
         for name, text, lower in where:
@@ -169,57 +166,19 @@ def classify(found: list[Entry]) -> None:
             entry.kind, entry.source = "unattested", "general vocabulary (no repository example)"
 
 
-# -- dropping --------------------------------------------------------------------------------
+# -- writing --------------------------------------------------------------------------------
 
 
-def rebuilt(text: str, table: str, dropped: set[tuple[str, str, str]]) -> str:
-    """``text`` (a "subject: words | phrases" table) without the ``dropped`` entries; a line
-    left empty goes, and a subject left with nothing goes."""
-    out: list[str] = []
-    subject = ""
-    pending: list[str] = []
-
-    def flush() -> None:
-        if pending and (pending[0].partition(":")[2].strip() or len(pending) > 1):
-            out.extend(pending)
-        pending.clear()
-
-    for raw in text.splitlines():
-        if not raw.strip():
-            flush()
-            out.append(raw)
-            continue
-        head = not raw.startswith(" ")
-        line = raw
-        if head:
-            flush()
-            subject, _, line = raw.partition(":")
-            subject = subject.strip()
-        parts = line.split("|")
-        words = [w for w in parts[0].split() if (table, subject, w) not in dropped]
-        phrases = [p.strip() for p in parts[1:] if p.strip()]
-        phrases = [p for p in phrases if (table, subject, p) not in dropped]
-        body = " ".join(words) + "".join(f" | {p}" for p in phrases)
-        body = body.strip()
-        if head:
-            pending.append(f"{subject}: {body}".rstrip())
-        elif body:
-            pending.append(f"  {body}")
-    flush()
-    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
-
-
-def drop(found: list[Entry], kinds: tuple[str, ...]) -> int:
-    """Remove the entries of the two tables whose class is one of ``kinds`` from their source
-    files."""
-    dropped = {(e.table, e.group, e.text) for e in found if e.kind in kinds and e.table in TABLES}
-    for table, (path, name) in TABLES.items():
-        source = path.read_text("utf-8")
-        start = source.index(f'{name} = """') + len(f'{name} = """')
-        end = source.index('"""', start)
-        source = source[:start] + rebuilt(source[start:end], table, dropped) + source[end:]
-        path.write_text(source, "utf-8")
-    return len(dropped)
+def write(found: list[Entry]) -> None:
+    """Rewrite every vocabulary file with ``found`` (its entries and their provenance)."""
+    for table, name in FILES.items():
+        lines = [HEADER]
+        lines += [
+            "\t".join((e.group, e.form, e.text, e.kind, e.source, e.example.replace("\t", " ")))
+            for e in found
+            if e.table == table
+        ]
+        Path(vocabulary.path(name)).write_text("\n".join(lines) + "\n", "utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -246,15 +205,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     kinds = (ONE, PROMPTS) if args.drop_all_evaluation else (ONE,) if args.drop else ()
     if kinds:
-        print(f"dropped {drop(found, kinds)} entries of the two tables")
-        found = [e for e in found if not (e.kind in kinds and e.table in TABLES)]
-    lines = ["table\tgroup\tentry\tclass\tsource\texample"]
-    lines += [
-        "\t".join((e.table, e.group, e.text, e.kind, e.source, e.example.replace("\t", " ")))
-        for e in found
-    ]
-    OUT.write_text("\n".join(lines) + "\n", "utf-8")
-    print(f"wrote {OUT.relative_to(REPO)}")
+        kept = [e for e in found if not (e.kind in kinds and e.table in DROPPABLE)]
+        print(f"dropped {len(found) - len(kept)} entries of {', '.join(DROPPABLE)}")
+        found = kept
+    write(found)
+    print("wrote the vocabulary files (pokayokay/relevance/vocabulary/*.tsv)")
     return 0
 
 

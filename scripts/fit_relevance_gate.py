@@ -5,6 +5,7 @@
     .venv/bin/python scripts/fit_relevance_gate.py --lexical  # without the semantic model
     .venv/bin/python scripts/fit_relevance_gate.py --check --without rare_share  # a variant
     .venv/bin/python scripts/fit_relevance_gate.py --check --hit-keep 0.9        # another
+    .venv/bin/python scripts/fit_relevance_gate.py --kind skills # one kind's gates only
 
 Two coefficient sets per kind are fitted: the lexical one (the model's three features at 0) and
 the dense one, with the semantic model's opinion (all-MiniLM-L6-v2, looked for where the tests
@@ -22,8 +23,9 @@ silence first within a bound on hits — the threshold with the best silence + p
 those keeping at least :data:`HIT_KEEP` of the hits the selection has with no threshold (the
 lowest such threshold on a tie; docs/decisions/0070) — and writes the coefficients in raw
 feature units with their provenance. It prints TRAIN and DEV hit / silence / precision, with
-95 % Wilson intervals, without the gate and with it. DEV is measured, never fitted on; the TEST
-split (``tests/data/relevance_test2``) is never read here. The first unseen split
+95 % Wilson intervals, without the gate and with it. DEV (the held-out prompts and the second
+unseen split, ``tests/data/relevance_test2``, dev since 2026-11-28) is measured, never fitted
+on; the TEST split (``tests/data/relevance_test3``) is never read here. The first unseen split
 (``tests/data/relevance_test``), read to learn what fails (decision 0115), is part of TRAIN; its
 own figures are printed and recorded as ``read``.
 
@@ -50,9 +52,9 @@ from helpers import recall_eval, splits  # noqa: E402
 from helpers.relevance_split import Figures, Rate, figures  # noqa: E402
 
 from pokayokay.recall import index as recall_index  # noqa: E402
-from pokayokay.recall.concepts import query_features  # noqa: E402
 from pokayokay.recall.gating import evidence as recall_evidence  # noqa: E402
 from pokayokay.recall.semantic import MAX_QUERY_CHARS, UNEMBEDDED, Opinion  # noqa: E402
+from pokayokay.relevance.concepts import query_features  # noqa: E402
 from pokayokay.relevance.fitted import DENSE_KINDS, RECALL, SKILLS, gate_path  # noqa: E402
 from pokayokay.relevance.gate import FEATURES, Evidence, Gate, select  # noqa: E402
 from pokayokay.skills.catalog import Catalog, catalog_from_folder  # noqa: E402
@@ -368,37 +370,50 @@ def fit_one(
 Work = dict[str, tuple[list[Case], list[Case], dict[str, list[str]], list[Case]]]
 
 
-def work(catalog: Catalog, model: Embedder | None) -> Work:
-    """Each kind's train cases, dev cases, the names of their sets, and the train cases of the
-    read unseen split (:data:`helpers.splits.RECALL_TRAIN_READ`, ``SKILLS_TRAIN_READ``)."""
-    recall_sets = {
-        "train": splits.names(splits.RECALL_TRAIN) + splits.names(splits.RECALL_TRAIN_READ),
-        "dev": splits.names(splits.RECALL_DEV),
-    }
-    read_folder = splits.SKILLS_TRAIN_READ_FOLDER
-    skill_sets = {
-        "train": splits.names(splits.SKILLS_TRAIN)
-        + [f"{read_folder.relative_to(REPO).as_posix()}/{n}" for n in splits.SKILLS_TRAIN_READ],
-        "dev": splits.names(splits.SKILLS_DEV),
-    }
-    recall_read = recall_cases(splits.RECALL_TRAIN_READ, model)
-    skills_read = skill_cases(
-        splits.SKILLS_TRAIN_READ, catalog_from_folder(read_folder), model, read_folder
-    )
-    return {
-        RECALL: (
+def work(catalog: Catalog, model: Embedder | None, kinds: Sequence[str] = (RECALL, SKILLS)) -> Work:
+    """Each of ``kinds``' train cases, dev cases, the names of their sets, and the train cases
+    of the read unseen split (:data:`helpers.splits.RECALL_TRAIN_READ`, ``SKILLS_TRAIN_READ``).
+    Skills' dev is the held-out prompts and the second unseen split's skill prompts, against
+    that split's own catalog (:data:`helpers.splits.SKILLS_DEV_UNSEEN_FOLDER`)."""
+    out: Work = {}
+    if RECALL in kinds:
+        recall_read = recall_cases(splits.RECALL_TRAIN_READ, model)
+        out[RECALL] = (
             recall_cases(splits.RECALL_TRAIN, model) + recall_read,
             recall_cases(splits.RECALL_DEV, model),
-            recall_sets,
+            {
+                "train": splits.names(splits.RECALL_TRAIN) + splits.names(splits.RECALL_TRAIN_READ),
+                "dev": splits.names(splits.RECALL_DEV),
+            },
             recall_read,
-        ),
-        SKILLS: (
+        )
+    if SKILLS in kinds:
+        read_folder = splits.SKILLS_TRAIN_READ_FOLDER
+        dev_folder = splits.SKILLS_DEV_UNSEEN_FOLDER
+        skills_read = skill_cases(
+            splits.SKILLS_TRAIN_READ, catalog_from_folder(read_folder), model, read_folder
+        )
+        out[SKILLS] = (
             skill_cases(splits.SKILLS_TRAIN, catalog, model) + skills_read,
-            skill_cases(splits.SKILLS_DEV, catalog, model),
-            skill_sets,
+            skill_cases(splits.SKILLS_DEV, catalog, model)
+            + skill_cases(
+                splits.SKILLS_DEV_UNSEEN, catalog_from_folder(dev_folder), model, dev_folder
+            ),
+            {
+                "train": splits.names(splits.SKILLS_TRAIN)
+                + [
+                    f"{read_folder.relative_to(REPO).as_posix()}/{n}"
+                    for n in splits.SKILLS_TRAIN_READ
+                ],
+                "dev": splits.names(splits.SKILLS_DEV)
+                + [
+                    f"{dev_folder.relative_to(REPO).as_posix()}/{n}"
+                    for n in splits.SKILLS_DEV_UNSEEN
+                ],
+            },
             skills_read,
-        ),
-    }
+        )
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -422,14 +437,22 @@ def main(argv: list[str] | None = None) -> int:
         default=HIT_KEEP,
         help=f"the share of the ungated train hits the threshold keeps (default {HIT_KEEP})",
     )
+    parser.add_argument(
+        "--kind",
+        action="append",
+        choices=(RECALL, SKILLS),
+        default=None,
+        help="fit (and write) only this kind's gates (repeatable; default: every kind)",
+    )
     args = parser.parse_args(argv)
+    kinds = tuple(args.kind or (RECALL, SKILLS))
     catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
     models: list[Embedder | None] = [None]
     if not args.lexical and (found := embedder()) is not None:
         models.append(found)
     for model in models:
         dense = model is not None
-        for kind, (train, dev, sets, read) in work(catalog, model).items():
+        for kind, (train, dev, sets, read) in work(catalog, model, kinds).items():
             without = WITHOUT[kind] if args.without is None else args.without
             gate = fit_one(kind, train, dev, sets, dense, read, without, args.hit_keep)
             if args.check or (dense and kind not in DENSE_KINDS):

@@ -65,7 +65,7 @@ def worth_recalling(prompt: str) -> bool:
     text = prompt.strip()
     if len(text) < MIN_PROMPT_CHARS or text.startswith("/"):
         return False
-    from pokayokay.recall.terms import tokenize, weak_terms
+    from pokayokay.relevance.analyser import tokenize, weak_terms
 
     terms = tokenize(text[:400])
     strong = [t for t in terms if t not in weak_terms()]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Protocol
 
-from pokayokay.recall.concepts import term_weight
-from pokayokay.recall.terms import weak_terms
+from pokayokay.relevance.analyser import weak_terms
+from pokayokay.relevance.concepts import term_weight
 
 
 class Index(Protocol):

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import math
 
-from pokayokay.infra.lazyre import Lazy
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -40,21 +38,6 @@ MIN_PLAIN = 2
 SECOND_SHARE = 0.85
 # A word is rare when its IDF is at least this share of the IDF of a word no entry holds.
 RARE_IDF = 0.7
-
-# Names in a prompt: paths (a slash inside), file names (a dotted name ending in letters),
-# snake_case, lower camelCase, dotted names and calls. PascalCase is often a subject or a
-# proper name (TypeError, GraphQL, PowerPoint): it stays a word.
-_NAME = Lazy(
-    r"(?<![\w/.-])(?:"
-    r"[\w.@~-]*/[\w./@~-]*"
-    r"|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5}(?![\w(])"
-    r"|[A-Za-z0-9]+_[\w]*"
-    r"|[a-z][a-z0-9]*[A-Z]\w*"
-    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"
-    r"|[A-Za-z_]\w*\(\)?"
-    r")"
-)
-
 
 def idf(n: int, df: int) -> float:
     """The IDF both rooms use: ``ln((n + 1) / (df + 1)) + 1``."""
@@ -70,13 +53,6 @@ def speaks(plain: float, any_rare: bool) -> bool:
     """Whether ``plain`` independent plain words (recall weighs an ambiguous word alone half,
     a phrase two), one of them rare or not, are evidence enough."""
     return plain >= MIN_PLAIN or (plain >= 1 and any_rare)
-
-
-def split_names(text: str) -> tuple[str, list[str]]:
-    """``text`` with its paths, file names and identifiers replaced by a comma, and those
-    names, in order."""
-    names = _NAME.findall(text)
-    return (_NAME.sub(" , ", text) if names else text), names
 
 
 def show_less(

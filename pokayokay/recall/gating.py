@@ -2,7 +2,7 @@
 :func:`pokayokay.recall.index.recall` ranked, and the ones the fitted gate lets through.
 
 Pure: an index and a prompt's features in, positions out. A note's content units are the
-prompt's pieces of evidence (:class:`~pokayokay.recall.concepts.Query`: the words evoking a
+prompt's pieces of evidence (:class:`~pokayokay.relevance.concepts.Query`: the words evoking a
 concept, the concept and those words matched as themselves are one piece; bigrams and weak
 words are none); a piece is rare when one of its words has an IDF above the index's median
 word-occurrence IDF (:func:`~pokayokay.relevance.gate.rare_idf`), and named when all its words
@@ -14,16 +14,16 @@ from __future__ import annotations
 import math
 from itertools import islice, pairwise
 
-from pokayokay.recall.concepts import BIGRAM_JOIN, CONCEPT_PREFIX
-from pokayokay.recall.terms import MAX_QUERY_CHARS, tokenize, weak_terms
+from pokayokay.relevance.analyser import MAX_QUERY_CHARS, tokenize, weak_terms
+from pokayokay.relevance.concepts import BIGRAM_JOIN, CONCEPT_PREFIX
 from pokayokay.relevance.gate import RARE_SAMPLE, Evidence, dense_view, rare_idf
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from pokayokay.recall.concepts import Query
     from pokayokay.recall.index import Hit, Index
+    from pokayokay.relevance.concepts import Query
     from pokayokay.relevance.gate import Gate
 
 _TRIM = "`'\"()[]{}<>,;:!?*"

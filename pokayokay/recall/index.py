@@ -75,25 +75,25 @@ import math
 from itertools import repeat
 
 from pokayokay.recall.asks import edits_docs, explains_code, message_content
-from pokayokay.recall.concepts import (
+from pokayokay.recall.documents import Document as Document
+from pokayokay.recall.documents import Hit as Hit
+from pokayokay.recall.evidence import rare, show_less, speaks
+from pokayokay.recall.symptoms import speaks_of
+from pokayokay.relevance.analyser import MAX_QUERY_CHARS, weak_terms
+from pokayokay.relevance.concepts import (
     BIGRAM_JOIN,
     CONCEPT_PREFIX,
     features,
     query_features,
     term_weight,
 )
-from pokayokay.recall.documents import Document as Document
-from pokayokay.recall.documents import Hit as Hit
-from pokayokay.recall.evidence import rare, show_less, speaks
-from pokayokay.recall.symptoms import speaks_of
-from pokayokay.recall.terms import MAX_QUERY_CHARS, weak_terms
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
     from typing import Any, Protocol
 
-    from pokayokay.recall.concepts import Query
+    from pokayokay.relevance.concepts import Query
     from pokayokay.relevance.gate import Gate
 
     class Rows(Protocol):  # the documents' rows: a list, or a reader of the cache file's tail

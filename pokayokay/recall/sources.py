@@ -64,7 +64,6 @@ from pokayokay.recall.cache_io import (
     save_index,
     unlink_quietly,
 )
-from pokayokay.recall.concepts import table_data, use_table_data
 from pokayokay.recall.entries import (
     CACHE_VERSION,
     DEFAULT_PARSE_BUDGET,
@@ -82,6 +81,7 @@ from pokayokay.recall.readers import (
     DecisionSource,
     stat_key,
 )
+from pokayokay.relevance.concepts import table_data, use_table_data
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:

@@ -19,8 +19,8 @@ on an unsupported ambiguous word half of one).
 
 from __future__ import annotations
 
-from pokayokay.recall.concepts import BIGRAM_JOIN, Query, features
-from pokayokay.recall.terms import weak_terms
+from pokayokay.relevance.analyser import weak_terms
+from pokayokay.relevance.concepts import BIGRAM_JOIN, Query, features
 
 MIN_SYMPTOM_EVIDENCE = 2.0
 _MARK = " failure, "
@@ -57,6 +57,6 @@ def symptom_evidence(text: str, query: Query) -> float:
 
 
 def speaks_of(text: str, query: Query) -> bool:
-    """Whether the prompt (its :class:`~pokayokay.recall.concepts.Query`) speaks of the failure
+    """Whether the prompt (its :class:`~pokayokay.relevance.concepts.Query`) speaks of the failure
     the fix document ``text`` resolved."""
     return symptom_evidence(text, query) >= MIN_SYMPTOM_EVIDENCE

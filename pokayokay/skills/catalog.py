@@ -409,7 +409,7 @@ def _load_cache(path: str) -> tuple[dict[str, Any], Any, Any]:
         or not isinstance(data.get("files"), dict)
     ):
         return {}, None, None
-    from pokayokay.skills.terms import use_table_data
+    from pokayokay.relevance.skill_terms import use_table_data
 
     use_table_data(data.get("tables"))  # the evoked-terms table and generic terms, analysed
     files: dict[str, Any] = data["files"]
@@ -419,8 +419,8 @@ def _load_cache(path: str) -> tuple[dict[str, Any], Any, Any]:
 
 def _save_cache(path: str, files: dict[str, Any], stats: Stats, quick: Any = None) -> None:
     from pokayokay.infra import packed
+    from pokayokay.relevance.skill_terms import table_data
     from pokayokay.skills.match import ANALYSIS_VERSION
-    from pokayokay.skills.terms import table_data
 
     data = {
         "format": CACHE_FORMAT,

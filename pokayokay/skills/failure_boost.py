@@ -98,7 +98,7 @@ def tool_of(group: FailureGroup) -> str | None:
 
 
 def _terms(words: Iterable[str]) -> frozenset[str]:
-    from pokayokay.skills.terms import tokenize
+    from pokayokay.relevance.skill_terms import tokenize
 
     return frozenset(t for w in words for t in tokenize(w))
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from pokayokay.relevance.gate import Evidence, dense_view, rare_idf
-from pokayokay.skills.terms import generic_terms
+from pokayokay.relevance.skill_terms import generic_terms
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

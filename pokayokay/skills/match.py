@@ -52,7 +52,7 @@ import math
 from pokayokay.infra.lazyre import IGNORECASE, Lazy
 from pokayokay.recall.asks import message_content
 from pokayokay.recall.evidence import rare, speaks
-from pokayokay.skills.terms import (
+from pokayokay.relevance.skill_terms import (
     GENERIC_FACTOR,
     MAX_PROMPT_CHARS,
     bigrams,

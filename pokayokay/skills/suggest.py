@@ -218,7 +218,7 @@ def _is_web_address(prompt: str, start: int) -> bool:
 
 
 def _terms(text: str) -> set[str]:
-    from pokayokay.recall.terms import term_counts, weak_terms
+    from pokayokay.relevance.analyser import term_counts, weak_terms
 
     weak = weak_terms()
     return {t for t in term_counts(text) if t not in weak}
@@ -229,14 +229,14 @@ def _skill_key(name: str) -> str:
 
 
 def _is_spike_skill(skill: Skill) -> bool:
-    from pokayokay.skills.terms import tokenize
+    from pokayokay.relevance.skill_terms import tokenize
 
     spike_terms = set(tokenize("spike spikes"))
     return skill.profile is not None and any(t in spike_terms for t in skill.profile.fields)
 
 
 def _matched_words(prompt: str, shared: set[str], limit: int = 3) -> list[str]:
-    from pokayokay.skills.terms import evoked_terms, tokenize
+    from pokayokay.relevance.skill_terms import evoked_terms, tokenize
 
     out: list[str] = []
     for word in _WORDS.findall(prompt[:4000]):
@@ -328,8 +328,8 @@ def suggest(
     skill boosted by a recurring failure answers another signal and is not gated."""
     from pokayokay.recall.asks import explains_code
     from pokayokay.recall.turns import suggest_text
+    from pokayokay.relevance.skill_terms import MAX_PROMPT_CHARS, generic_terms
     from pokayokay.skills.match import EXT_WEIGHT, Query, evidence
-    from pokayokay.skills.terms import MAX_PROMPT_CHARS, generic_terms
 
     if signals is None:
         signals = Signals()

@@ -52,18 +52,21 @@ PURE = {
     "learnings.topics.topic_file", "learnings.consolidate.similarity",
     "learnings.consolidate.routing", "learnings.consolidate.splitting",
     "learnings.consolidate.consolidation", "learnings.consolidate.consolidation_config",
-    "recall.terms", "recall.concept_table", "recall.concepts", "recall.index", "recall.block",
+    "recall.index", "recall.block",
     "recall.wordpiece", "recall.symptoms", "recall.asks", "recall.bm25", "recall.documents",
     "recall.evidence", "recall.turns", "recall.gating",
-    "skills.terms", "skills.match", "skills.failure_boost", "skills.suggest", "skills.gating",
-    "relevance.gate",
+    "skills.match", "skills.failure_boost", "skills.suggest", "skills.gating",
+    "relevance.gate", "relevance.analyser", "relevance.concepts", "relevance.skill_terms",
     "rules.team_view", "team.records", "team.aggregate", "team.status",
     "hooks.events",
 }  # fmt: skip
 IO_MODULES = {"os", "subprocess", "sqlite3", "shutil", "tempfile", "fcntl", "socket", "glob"}
 # Rendering a bundled template reads package data only: allowed in the pure core.
-# So does reading a fitted relevance gate shipped beside its module (relevance/fitted.py).
-PURE_COMPATIBLE = {"infra.templating", "infra.resources", "relevance.fitted"}
+# So does reading a fitted relevance gate shipped beside its module (relevance/fitted.py), and
+# the vocabulary files shipped beside theirs (relevance/vocabulary).
+PURE_COMPATIBLE = {
+    "infra.templating", "infra.resources", "relevance.fitted", "relevance.vocabulary",
+}  # fmt: skip
 
 
 def modules() -> dict[str, Path]:
@@ -155,7 +158,7 @@ def test_no_import_cycles() -> None:
             if dep == node or dep not in graph:
                 continue
             if state.get(dep) == 1:
-                cycle = [*stack[stack.index(dep):], dep]
+                cycle = [*stack[stack.index(dep) :], dep]
                 raise AssertionError("import cycle: " + " -> ".join(cycle))
             if dep not in state:
                 visit(dep)

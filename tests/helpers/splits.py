@@ -1,9 +1,10 @@
 """The train / dev / test splits of the labelled relevance sets, declared once
 (``tests/data/SPLITS.md`` explains them): ``scripts/fit_relevance_gate.py`` fits on TRAIN and
-reports DEV; the tests hold their bars per split. TEST (``tests/data/relevance_test2/``) is
+reports DEV; the tests hold their bars per split. TEST (``tests/data/relevance_test3/``) is
 scored only through the registered hook, by the lead: neither the fitting script nor these
-lists ever read it. ``tests/data/relevance_test/`` was the test split until 2026-11-28; it is
-now a dev set (:data:`DEV_UNSEEN_FOLDER`), read to find what fails on unseen prompts."""
+lists ever read it. ``tests/data/relevance_test/`` was the test split until 2026-11-28 and is
+train now (read, decision 0115); ``tests/data/relevance_test2/`` was the test split until
+2026-11-28, when split 3 was written, and is dev now (:data:`DEV_UNSEEN_FOLDER`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,17 @@ RECALL_TRAIN: tuple[tuple[str, str, str], ...] = (
     *(("recall_eval", f"blind{n}.json", "prompts") for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10)),
     ("recall", "queries.json", "queries"),
 )
-RECALL_DEV: tuple[tuple[str, str, str], ...] = (("recall_eval", "heldout.json", "prompts"),)
+# The key of a recall set in the unseen splits' format: one project file holding its own
+# ``notes`` and ``prompts`` (``relevance_test*/recall/*.json``).
+PROJECT = "project"
+# dev: the held-out prompts and the second unseen split (the test split until 2026-11-28)
+RECALL_DEV: tuple[tuple[str, str, str], ...] = (
+    ("recall_eval", "heldout.json", "prompts"),
+    *(
+        ("relevance_test2/recall", name, PROJECT)
+        for name in ("django-vet-clinic.json", "rn-hiking-app.json", "rust-soil-sensor.json")
+    ),
+)
 
 # skill suggestion: files of tests/data/skills_eval (the catalog is its skills/ folder)
 SKILLS_TRAIN: tuple[str, ...] = (
@@ -28,20 +39,19 @@ SKILLS_FOLDER = DATA / "skills_eval"
 
 # the notes each recall folder's prompts are about
 RECALL_NOTES = {"recall_eval": "learnings.json", "recall": "learnings.json"}
-TEST_FOLDER = DATA / "relevance_test2"  # never read here: the lead scores it through the hook
-DEV_UNSEEN_FOLDER = DATA / "relevance_test"  # the first unseen split, now dev (see SPLITS.md)
-
-
-# The key of a recall set in the unseen splits' format: one project file holding its own
-# ``notes`` and ``prompts`` (``relevance_test/recall/*.json``).
-PROJECT = "project"
+TEST_FOLDER = DATA / "relevance_test3"  # never read here: the lead scores it through the hook
+DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
+TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
+# the second unseen split's skills (its SKILL.md folders and prompts.json): skills dev too
+SKILLS_DEV_UNSEEN_FOLDER = DEV_UNSEEN_FOLDER / "skills"
+SKILLS_DEV_UNSEEN: tuple[str, ...] = ("prompts.json",)
 # The first unseen split, read on 2026-11-28 to learn what fails (decision 0115): a read set
 # moves to train (SPLITS.md), so the gate is fitted on it too; heldout / held_out stay dev.
 RECALL_TRAIN_READ: tuple[tuple[str, str, str], ...] = tuple(
     ("relevance_test/recall", name, PROJECT)
     for name in ("fleetline.json", "gridcast.json", "shiftly.json")
 )
-SKILLS_TRAIN_READ_FOLDER = DEV_UNSEEN_FOLDER / "skills"  # its SKILL.md folders and prompts.json
+SKILLS_TRAIN_READ_FOLDER = TRAIN_READ_FOLDER / "skills"  # its SKILL.md folders and prompts.json
 SKILLS_TRAIN_READ: tuple[str, ...] = ("prompts.json",)
 
 

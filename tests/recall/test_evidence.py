@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pokayokay.recall import index as recall
-from pokayokay.recall.evidence import MIN_PLAIN, idf, rare, show_less, speaks, split_names
+from pokayokay.recall.evidence import MIN_PLAIN, idf, rare, show_less, speaks
 from pokayokay.recall.index import Document, Hit, Index
+from pokayokay.relevance.analyser import split_names
 from pokayokay.skills.catalog import Catalog, catalog_from_folder
 from pokayokay.skills.suggest import suggest
 

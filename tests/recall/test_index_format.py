@@ -15,11 +15,11 @@ import pytest
 from pokayokay.infra import packed
 from pokayokay.learnings import model as learnings
 from pokayokay.learnings.topics import topic_file
-from pokayokay.recall import concepts
 from pokayokay.recall import entries as recall_entries
 from pokayokay.recall import sources as recall_sources
 from pokayokay.recall.index import INDEX_FORMAT, Document, Index
 from pokayokay.recall.sources import INDEX_FILE, load_index
+from pokayokay.relevance import concepts, vocabulary
 from pokayokay.safety.sanitize import excerpt
 
 NOTES = [
@@ -157,8 +157,8 @@ def test_the_concept_table_round_trips_through_marshal(monkeypatch: pytest.Monke
     [
         None,
         ["another version of the table", {}, {}],  # parsed from other text: refused
-        (concepts.CONCEPTS, [], {}),
-        (concepts.CONCEPTS, {}),
+        (vocabulary.table_text("concepts"), [], {}),
+        (vocabulary.table_text("concepts"), {}),
     ],
 )
 def test_a_table_from_other_text_or_damaged_is_not_used(

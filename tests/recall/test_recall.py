@@ -17,12 +17,12 @@ from pokayokay.learnings import model as learnings
 from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import block as recall_block
 from pokayokay.recall import index as recall
-from pokayokay.recall import terms as recall_terms
 from pokayokay.recall.cache_io import _load_packed
 from pokayokay.recall.index import Document, Hit, Index
 from pokayokay.recall.readers import fix_text
 from pokayokay.recall.report import recall_cli
 from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE, load_index
+from pokayokay.relevance import analyser as recall_terms
 from pokayokay.safety.sanitize import excerpt
 
 DATA = DATA_DIR / "recall"
@@ -30,7 +30,7 @@ CORPUS: list[dict[str, Any]] = json.loads((DATA / "learnings.json").read_text("u
 QUERIES: list[dict[str, Any]] = json.loads((DATA / "queries.json").read_text("utf-8"))["queries"]
 ATTACKS: list[dict[str, str]] = json.loads((DATA / "injection.json").read_text("utf-8"))["attacks"]
 
-# This set was written before the concept table (pokayokay.recall.concepts) and never used to
+# This set was written before the concept table (pokayokay.relevance.concepts) and never used to
 # tune it: what the default method reaches on it at the shipped floor, which is chosen on
 # tests/data/recall_eval (tests/recall/test_recall_eval.py). Ambiguous words ("mobile", "total",
 # "image") need a second word of their concept since issue 12's held-out round: recall@3 0.84 →
@@ -143,7 +143,7 @@ def test_stemmer_folds_inflections(a: str, b: str) -> None:
 
 @pytest.mark.parametrize("base", ["comment", "document", "segment", "argument", "payment"])
 def test_skill_and_recall_stems_agree_on_every_inflection(base: str) -> None:
-    from pokayokay.skills.terms import stem as skill_stem
+    from pokayokay.relevance.skill_terms import stem as skill_stem
 
     for stem in (recall_terms.stem, skill_stem):
         assert {stem(base + end) for end in ("", "s", "ed", "ing")} == {stem(base)}

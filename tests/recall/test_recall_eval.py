@@ -12,13 +12,13 @@ import pytest
 from helpers import recall_eval
 
 from pokayokay.hooks.recall import worth_recalling
-from pokayokay.recall import concepts
 from pokayokay.recall import index as recall
 from pokayokay.recall import shown as shown_notes
 from pokayokay.recall.asks import explains_code
 from pokayokay.recall.block import ADVISORY, ADVISORY_BRANCH
 from pokayokay.recall.index import Document, Index
 from pokayokay.recall.readers import FIX_WEIGHT
+from pokayokay.relevance import concepts
 
 NOTES: list[dict[str, Any]] = recall_eval.eval_notes()
 SETS = recall_eval.prompt_sets()
@@ -446,7 +446,7 @@ def test_a_number_in_a_table_phrase_is_any_number_and_page_alone_is_no_paginatio
 
 
 def test_contractions_leave_no_fragment() -> None:
-    from pokayokay.recall.terms import tokenize
+    from pokayokay.relevance.analyser import tokenize
 
     assert tokenize("we don't fire, it doesn't start, isn't there") == ["fir", "start"]
 

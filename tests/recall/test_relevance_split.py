@@ -1,6 +1,7 @@
-"""The relevance splits written unseen (``tests/data/relevance_test``, now dev, and
-``tests/data/relevance_test2``, the test split since 2026-11-28): unchanged since they were
-written, and scored through the registered prompt hook as a regression gate.
+"""The relevance splits written unseen (``tests/data/relevance_test``, now train, and
+``tests/data/relevance_test2``, dev since 2026-11-28 when ``relevance_test3`` became the test
+split): unchanged since they were written, and scored through the registered prompt hook as a
+regression gate.
 
 The split was written before the code it judges, by a writer who read only the README and the
 inputs; nobody tuning pokayokay reads its prompts (``tests/helpers/relevance_split.py``). The

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pokayokay.infra.lazyre import Lazy, built_once
-from pokayokay.skills import terms
+from pokayokay.relevance import skill_terms as terms
 from pokayokay.skills.match import profile
 
 

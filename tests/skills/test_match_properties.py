@@ -8,10 +8,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pokayokay.relevance.skill_terms import tokenize
 from pokayokay.skills.catalog import Catalog, catalog_from_folder
 from pokayokay.skills.match import Profile, Query, Stats, evidence, profile, score
 from pokayokay.skills.suggest import MAX_CHARS, MAX_SUGGESTIONS, suggest
-from pokayokay.skills.terms import tokenize
 
 EVAL_SKILLS = Path(__file__).resolve().parents[1] / "data" / "skills_eval" / "skills"
 CATALOG: Catalog = catalog_from_folder(EVAL_SKILLS)

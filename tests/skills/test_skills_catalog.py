@@ -302,8 +302,8 @@ def test_the_term_tables_travel_in_the_cache(
     takes them as analysed (never from a cache of another table text), and a cache written
     before it kept them is rewritten by one full check."""
     from pokayokay.infra import packed
-    from pokayokay.recall.terms import LazyTerms
-    from pokayokay.skills import terms
+    from pokayokay.relevance import skill_terms as terms
+    from pokayokay.relevance.analyser import LazyTerms
 
     folder = tmp_path / ".claude" / "skills"
     _skill(folder, "one", "first skill")

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from pokayokay.cli.suggest import suggest_cli
+from pokayokay.relevance.skill_terms import tokenize
 from pokayokay.skills.catalog import Catalog, catalog_from_folder, parse_frontmatter
 from pokayokay.skills.match import EXT_WEIGHT, NAME_PART_WEIGHT, profile
 from pokayokay.skills.suggest import FLOOR, suggest
-from pokayokay.skills.terms import tokenize
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 EVAL = DATA / "skills_eval"
@@ -101,10 +101,11 @@ def test_prompts_written_after_the_method_was_frozen_score_near_the_goals(
     """``held_out.json``: two batches written after the method was frozen and scored blind
     before any change. Batch 1 (40 + 20) scored 75 % / 100 %; its misses showed subjects a
     prompt names in other words (a vulnerable handler, French and German, requests per second),
-    which the evoked-terms table of ``skills.terms`` now covers (that table also lifted the tuned
-    set from 90.9 % to 95.5 % hits). Batch 2 (40 + 25), written after that, scored 82.5 % / 88 %
-    on first run (one phrase, "search results", was then dropped from the table: it spoke for
-    the SEO skill on a product search page). Thresholds are those figures less a margin."""
+    which the evoked-terms table of ``relevance.skill_terms`` now covers (that table also lifted
+    the tuned set from 90.9 % to 95.5 % hits). Batch 2 (40 + 25), written after that, scored
+    82.5 % / 88 % on first run (one phrase, "search results", was then dropped from the table: it
+    spoke for the SEO skill on a product search page). Thresholds are those figures less a
+    margin."""
     hit_rate, silence, precision = rates_of("held_out.json", catalog, labelled=80, unrelated=45)
     assert hit_rate >= HELD_OUT_MIN_HIT
     assert silence >= HELD_OUT_MIN_SILENCE

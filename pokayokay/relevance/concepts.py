@@ -2,9 +2,9 @@
 a note about CSS modules, and "let users upload a 2 GB video" one about presigned S3 uploads.
 
 A note and a prompt rarely share their words; they share what the words are about. Each line
-of :data:`CONCEPTS` (:mod:`pokayokay.recall.concept_table`) names a software concept and the
-words and phrases that evoke it. A text's features are its terms (``pokayokay.recall.terms``)
-plus:
+of the concept table (``pokayokay/relevance/vocabulary/concepts.tsv``) names a software
+concept and the words and phrases that evoke it. A text's features are its terms
+(``pokayokay.relevance.analyser``) plus:
 
 * one ``~concept`` feature per word or phrase of the text that evokes a concept (words are
   looked up as written, lower-cased, then without a plural ``s``: the table lists the forms it
@@ -32,12 +32,12 @@ buys on a labelled set and on prompts written after it was frozen.
 from __future__ import annotations
 
 from pokayokay.infra.lazyre import Lazy
-from pokayokay.recall.concept_table import CONCEPTS
-from pokayokay.recall.evidence import split_names
-from pokayokay.recall.terms import (
+from pokayokay.relevance import vocabulary
+from pokayokay.relevance.analyser import (
     MAX_QUERY_CHARS,
     MAX_QUERY_TERMS,
     WEAK_FACTOR,
+    split_names,
     stem,
     tokenize,
 )
@@ -54,7 +54,6 @@ CONCEPT_PREFIX = "~"
 # Marks an ambiguous word in the table ("?image": also a Docker image, "?total": also a count).
 AMBIGUOUS_MARK = "?"
 BIGRAM_JOIN = "+"
-
 
 
 _WORD = Lazy(r"[a-z0-9][a-z0-9_.+@:-]*[a-z0-9+]|[a-z0-9]")
@@ -92,7 +91,7 @@ def _load() -> _Table:
     words: dict[str, list[tuple[str, bool]]] = {}
     phrases: dict[tuple[str, ...], list[str]] = {}
     current = ""
-    for raw in CONCEPTS.splitlines():
+    for raw in vocabulary.table_text("concepts").splitlines():
         if not raw.strip():
             continue
         line = raw
@@ -136,7 +135,7 @@ def table_data() -> tuple[
     :func:`use_table_data` takes back (the recall index cache keeps it, so that a prompt does
     not parse the table again)."""
     table = _load()
-    return CONCEPTS, table.words, table.phrases
+    return vocabulary.table_text("concepts"), table.words, table.phrases
 
 
 def use_table_data(data: object) -> bool:
@@ -146,7 +145,9 @@ def use_table_data(data: object) -> bool:
     global _table
     if _table is not None:
         return True
-    if not (isinstance(data, (tuple, list)) and len(data) == 3 and data[0] == CONCEPTS):
+    if not (isinstance(data, (tuple, list)) and len(data) == 3):
+        return False
+    if data[0] != vocabulary.table_text("concepts"):
         return False
     _text, words, phrases = data
     if not (isinstance(words, dict) and isinstance(phrases, dict)):
@@ -379,5 +380,5 @@ def factor(term: str) -> float:
 
 def term_weight(term: str, weak: frozenset[str]) -> float:
     """How much of its IDF a feature weighs: :func:`factor`, times
-    :data:`~pokayokay.recall.terms.WEAK_FACTOR` for a weak word (``weak``)."""
+    :data:`~pokayokay.relevance.analyser.WEAK_FACTOR` for a weak word (``weak``)."""
     return (WEAK_FACTOR if term in weak else 1.0) * factor(term)

@@ -1,9 +1,12 @@
-"""Recall's terms (pure): tokenising with camelCase and snake_case split, stop words and weak
-words, light stemming, and the bounded term counts of a prompt."""
+"""The text analyser of the relevance room (pure), used by recall and by skill suggestion:
+tokenising with camelCase and snake_case split, stop words and weak words, light stemming, and
+the bounded term counts of a prompt. Its vocabulary is data
+(:mod:`pokayokay.relevance.vocabulary`)."""
 
 from __future__ import annotations
 
 from pokayokay.infra.lazyre import Lazy
+from pokayokay.relevance import vocabulary
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,90 +45,36 @@ STOPWORDS = frozenset(
 WEAK_FACTOR = 0.5
 
 
-WEAK_WORDS = """
-    add write change create update remove delete fix make run show give find check set get put
-    call move rename explain tell return start stop work break fail error issue problem time
-    way part file code function method class value data list number name line case result
-    version old first last two three four many different instead otherwise thing stuff kind
-    lot bit actually again wrong right good bad big small long short next back full empty
-    simple easy hard quick slow test cause happen now today yesterday
-    user users people someone message page thing python javascript typescript request
-    response
-""".split()  # noqa: SIM905
+# The weak words and the synonyms are data: ``vocabulary/weak_words.tsv`` and
+# ``vocabulary/synonyms.tsv`` (each entry with its provenance).
+WEAK_WORDS: tuple[str, ...] = vocabulary.words("weak_words")
 
 
 # Spellings and abbreviations folded onto one term (applied before stemming, on whole words).
-SYNONYMS: dict[str, str] = {
-    "db": "database",
-    "dbs": "database",
-    "databases": "database",
-    "postgresql": "postgres",
-    "psql": "postgres",
-    "pg": "postgres",
-    "js": "javascript",
-    "ts": "typescript",
-    "py": "python",
-    "k8s": "kubernetes",
-    "kube": "kubernetes",
-    "repo": "repository",
-    "repos": "repository",
-    "env": "environment",
-    "envs": "environment",
-    "cfg": "config",
-    "conf": "config",
-    "configuration": "config",
-    "configurations": "config",
-    "configure": "config",
-    "configured": "config",
-    "configuring": "config",
-    "configs": "config",
-    "authentication": "auth",
-    "authenticate": "auth",
-    "authenticated": "auth",
-    "authn": "auth",
-    "creds": "credential",
-    "deps": "dependency",
-    "dep": "dependency",
-    "pkg": "package",
-    "pkgs": "package",
-    "prod": "production",
-    "msg": "message",
-    "msgs": "message",
-    "err": "error",
-    "errs": "error",
-    "perf": "performance",
-    "doc": "documentation",
-    "docs": "documentation",
-    "dir": "directory",
-    "dirs": "directory",
-    "folder": "directory",
-    "folders": "directory",
-    "tz": "timezone",
-    "ssl": "tls",
-    "cert": "certificate",
-    "certs": "certificate",
-    "pr": "pullrequest",
-    "prs": "pullrequest",
-    "mr": "pullrequest",
-    "flakiness": "flaky",
-    "flake": "flaky",
-    "flakes": "flaky",
-    "tmp": "temporary",
-    "temp": "temporary",
-    "args": "argument",
-    "arg": "argument",
-    "params": "parameter",
-    "param": "parameter",
-    "impl": "implementation",
-    "func": "function",
-    "fn": "function",
-    "var": "variable",
-    "vars": "variable",
-    "ui": "frontend",
-    "deploys": "deploy",
-    "deployment": "deploy",
-    "deployments": "deploy",
-}
+SYNONYMS: dict[str, str] = vocabulary.mapping("synonyms")
+
+
+# Names in a prompt: paths (a slash inside), file names (a dotted name ending in letters),
+# snake_case, lower camelCase, dotted names and calls. PascalCase is often a subject or a
+# proper name (TypeError, GraphQL, PowerPoint): it stays a word. Recall weighs the words inside
+# names apart from the plain words (a path alone never speaks).
+_NAME = Lazy(
+    r"(?<![\w/.-])(?:"
+    r"[\w.@~-]*/[\w./@~-]*"
+    r"|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5}(?![\w(])"
+    r"|[A-Za-z0-9]+_[\w]*"
+    r"|[a-z][a-z0-9]*[A-Z]\w*"
+    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"
+    r"|[A-Za-z_]\w*\(\)?"
+    r")"
+)
+
+
+def split_names(text: str) -> tuple[str, list[str]]:
+    """``text`` with its paths, file names and identifiers replaced by a comma, and those
+    names, in order."""
+    names = _NAME.findall(text)
+    return (_NAME.sub(" , ", text) if names else text), names
 
 
 _SUFFIXES: tuple[tuple[str, str], ...] = (

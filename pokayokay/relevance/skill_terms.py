@@ -21,8 +21,9 @@ from __future__ import annotations
 from itertools import pairwise
 
 from pokayokay.infra.lazyre import IGNORECASE, Lazy
-from pokayokay.recall.terms import CAMEL_PIECE, LazyTerms, cached_terms, stem_with
-from pokayokay.recall.terms import WORD_CHUNK as _WORD
+from pokayokay.relevance import vocabulary
+from pokayokay.relevance.analyser import CAMEL_PIECE, LazyTerms, cached_terms, stem_with
+from pokayokay.relevance.analyser import WORD_CHUNK as _WORD
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,19 +55,7 @@ STOPWORDS = frozenset(
 )
 
 # Words common to most coding prompts: evidence of little weight.
-GENERIC = frozenset(
-    """
-    add write change create update remove delete fix make run show give find check set put
-    call move rename explain return start stop work break fail error issue problem time part
-    file code function method class value data list number name line case result version
-    new old first last two three many different thing stuff kind lot bit wrong right good bad
-    big small long short next back full empty simple easy hard quick slow now today yesterday
-    app application service project user users team step steps existing current support
-    handle build look way each every our page feature module script tool tools
-    text type field object item items string option options default read keep load loading
-    top fall fallback falls
-    """.split()  # noqa: SIM905
-)
+GENERIC = frozenset(vocabulary.words("skill_generic"))  # vocabulary/skill_generic.tsv
 
 # Names the stemmer would fold onto an everyday word ("Stripe" onto "strip accents").
 UNSTEMMED = frozenset({"stripe"})
@@ -245,85 +234,7 @@ def tokenize(text: str) -> list[str]:
 # "since v2.3", not in "since version"). The added terms only count for a skill that holds them
 # and never add to a prompt's mass (see ``skills.match.Query``). General vocabulary, not one
 # catalog's: ``tests/skills/test_suggest_eval.py`` measures it on prompts written after it.
-EVOKES = """
-security vulnerability: vulnerable vulnerabilities exploit exploits exploitable exploited
-  attacker attackers xss csrf ssrf owasp cve cves pentest vuln vulns | path traversal
-  | directory traversal
-  | sql injection | command injection | privilege escalation | is this safe | is it safe
-language locale translation: french german spanish italian portuguese japanese chinese korean
-  arabic hebrew dutch polish russian turkish hindi swedish multilingual translate translated
-  translating translations translator | right to left | right-to-left
-  germany japan france spain italy brazil mexico china korea | new markets | other countries
-  | hardcoded english | hard-coded english | english-only | english strings
-incremental pipeline warehouse: | only fetch what's new | only what's new | only new records
-  | only the new rows | since the last run | land them in | lands them in | into snowflake
-  | into bigquery | into redshift
-throughput load: rps qps throughput | requests per second | requests a second | concurrent users
-  | falls over | fall over | falling over | under load | under heavy load | traffic spike
-  | how much traffic | black friday
-changelog release: | what changed since | what's changed since | what has changed since
-  | changes since | since the last release | since the last tag | since v
-  | what changed between | what's changed between | changed between v | changes between v
-search seo: seo | google results | show up in google | shows up in google
-  | show up on google | rank on google | ranking on google | rank higher | organic traffic
-  | search ranking | search console
-docker container: | container image | docker image | image size | image is too big
-  | from python: | from node: | from ubuntu | from debian | from alpine | slim image
-  | build-essential | apt-get install
-http endpoint: | status code | status codes | http verb | http verbs
-statistics analysis: average averages median percentile percentiles correlation correlated
-  outlier outliers distribution histogram cohort cohorts | standard deviation
-keyboard accessibility: voiceover nvda jaws talkback | only a keyboard | only the keyboard
-  | keyboard only | keyboard-only | without a mouse | tab through | tabbing through
-  | screen readers | screenreader | keep focus inside | focus inside | trap focus
-flaky test: intermittent intermittently flakey nondeterministic | 1 in 5 | one in five
-  | 1 in 10 | one in ten | every few runs | fails sometimes | sometimes fails | randomly fails
-  | fails randomly | passes locally but fails | fails on ci but | fails in ci but
-  | run in 5 | runs in 5 | in 5 runs | passes on my machine but fails
-pytest mocking: | write tests for | write unit tests | add tests for | add unit tests
-  | tests covering | mock out | mock the
-pods limits autoscaling: oomkilled crashloopbackoff hpa | memory limits | cpu limits
-  | requests/limits | requests and limits | scale the number of
-subscription proration: | monthly to annual | annual to monthly | mid-cycle | mid cycle
-  | charge the difference | prorate | prorated | change their plan | switch plans
-correlation request: | request id | request ids | correlation id | follow one request
-  | follow a request | across the services | across services
-performance lighthouse: | lighthouse score | lighthouse gives | to show anything | first paint
-  | slow on mobile | slow to load | loads slowly
-tracing opentelemetry: otel spans | distributed tracing | which downstream | slow downstream
-latency monitoring: p99 p95 p999 | latency spike | latency went | response times went
-bisect commit regression: | which commit | what commit | the commit that | find the commit
-  | broke between | broken between | worked in v | last good | first bad
-design document: | write up | write-up | alternatives we rejected | rejected alternatives
-  | the alternatives | section by section | design review | for the architecture
-code splitting lazy loading: | break up the bundle | split the bundle | only load when
-  | load on demand | loaded on demand | lazy-load | lazy load | bundle is | js bundle
-review change diff: | go over the changes | go over my changes | look over | looking over
-  | before i ask for approvals | before merging | changes on my branch | my branch vs
-update announcement status: heads-up | all of engineering | all-hands
-  | update for leadership | update to leadership | for the leadership | team update
-  | this week's update | week's update | friday note | friday update | note to my team
-  | note to the team | message for #general | message to the team
-  | for the team channel | skip-level
-  | weekly update | status update | heads up | progress update | to the whole company
-streaming stream: | as it arrives | as they arrive | as it's generated | token by token
-  | word by word | while it generates | instead of waiting for the whole
-nplusone query: | queries per | queries on every | queries for each | queries each time
-  | queries for a single | queries for one | queries to render | queries to load
-  | a query per | one query per | hundreds of queries
-open graph preview: | link preview | link previews | share on slack | shares on slack
-  | shared on slack | share on twitter | social preview | social card | og image | og tags
-design restyle: | looks dated | looks generic | looks bland | make it look good | look nicer
-  | looks like every | looks like a template | bootstrap template | more polished
-overfitting training validation: epoch epochs overfit overfits | val loss | validation loss
-  | train loss | training loss | learning rate
-mcp server tools: | claude desktop | claude code tools | tool server | tools for claude
-incident postmortem: | after-action | after action | incident review | what went wrong
-  | root cause
-changelog release: | from the git log | from git log | catch up the changelog
-vulnerability security: | hardcoded keys | hardcoded secrets | hard-coded secrets
-  | built from user input | anything dangerous
-"""
+EVOKES = vocabulary.table_text("skill_evokes")  # vocabulary/skill_evokes.tsv
 
 # Upper-case HTTP methods name an endpoint ("PATCH or POST"); lower-case "post" and "put" do not.
 _HTTP_METHOD = Lazy(r"\b(?:GET|POST|PUT|PATCH|DELETE)\b")
