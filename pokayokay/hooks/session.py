@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+from pokayokay.hooks.graduation_check import graduate_if_new_evidence  # no pathlib at import
 from pokayokay.hooks.runtime import memory_location, memory_paths, project_dir
 
 # pathlib (with re, enum, fnmatch, urllib.parse and ipaddress behind it) is imported where a
@@ -263,7 +264,6 @@ def session_end(payload: dict[str, Any], event: str) -> str:
     step needs them: a broken settings file is reported once, and no step acts on guessed
     values."""
     from pokayokay.config.settings import load_settings
-    from pokayokay.hooks.graduation_check import graduate_if_new_evidence
 
     project, location = _location(payload)
     _ingest_spool(payload)  # quiet, bounded: fails open on its own
