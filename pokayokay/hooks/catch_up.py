@@ -25,9 +25,8 @@ stderr line); the session's note never depends on it.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # pathlib is imported only when graduation runs (docs/decisions/0124)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -45,11 +44,11 @@ GRADUATE_IN_HOOK_MAX_BYTES = 4 << 20
 def catch_up(payload: dict[str, Any]) -> str:
     """Ingest and graduate what the previous session's SessionEnd left; returns what was done
     ("", "ingested", "graduated", "detached": for the log and the tests)."""
-    from pokayokay.hooks.runtime import memory_location, project_dir
+    from pokayokay.hooks.runtime import memory_location, memory_paths, project_dir
     from pokayokay.infra import spool
 
     launch = project_dir(payload)
-    location = memory_location(payload)
+    location = memory_paths(payload)  # strings; the paths' MemoryLocation when graduating
     folder = spool.spool_dir(launch)
     done = ""
     if spool.pending(folder):  # two stats; the ingester is imported only when it has work
@@ -69,6 +68,8 @@ def catch_up(payload: dict[str, Any]) -> str:
         launch, location.project_key
     ):
         return done
+    from pathlib import Path
+
     from pokayokay.config.settings import load_settings
     from pokayokay.hooks.graduation_check import graduate_if_new_evidence
 
@@ -76,7 +77,7 @@ def catch_up(payload: dict[str, Any]) -> str:
     if _store_bytes(location.project_key) > GRADUATE_IN_HOOK_MAX_BYTES:
         return _detach(launch, location, "the failure store is large")
     ran = graduate_if_new_evidence(
-        project, location, load_settings(project), when="SessionStart"
+        project, memory_location(payload), load_settings(project), when="SessionStart"
     )
     return "graduated" if ran else done
 
@@ -86,15 +87,15 @@ def graduation_may_be_due(project_key: Any) -> bool:
     the evidence (the store's write mark has the mtime the stamp was given then: stats only);
     True means "compare the evidence"."""
     from pokayokay.hooks.graduation_check import GRADUATED_STAMP, written_mark
-    from pokayokay.infra.state import project_state_dir
+    from pokayokay.infra.state import project_state_path
     from pokayokay.names import FAILURES_DB
 
-    folder = project_state_dir(str(project_key))
-    if not (folder / FAILURES_DB).is_file():
+    folder = project_state_path(str(project_key))
+    if not os.path.isfile(os.path.join(folder, FAILURES_DB)):
         return False
     mark = written_mark(folder)
     try:
-        stamped = os.stat(folder / GRADUATED_STAMP).st_mtime_ns
+        stamped = os.stat(os.path.join(folder, GRADUATED_STAMP)).st_mtime_ns
     except OSError:
         return True
     return mark is None or mark != stamped
@@ -108,6 +109,8 @@ def team_changed(launch: str, project_key: Any) -> bool:
 
     if not os.path.isdir(os.path.join(launch, ".claude", "pokayokay", "team")):
         return False
+    from pathlib import Path
+
     from pokayokay.team.stamp import folder_stamp
 
     try:
@@ -118,10 +121,10 @@ def team_changed(launch: str, project_key: Any) -> bool:
 
 
 def _store_bytes(project_key: Any) -> int:
-    from pokayokay.infra.state import project_state_dir
+    from pokayokay.infra.state import project_state_path
     from pokayokay.names import FAILURES_DB
 
-    db = project_state_dir(str(project_key)) / FAILURES_DB
+    db = os.path.join(project_state_path(str(project_key)), FAILURES_DB)
     total = 0
     for path in (str(db), f"{db}-wal"):
         try:

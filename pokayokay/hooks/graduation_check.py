@@ -6,10 +6,10 @@ SessionEnd that did not finish (:mod:`pokayokay.hooks.catch_up`)."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # no pathlib at run time: SessionStart's check is two stats
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 # Above this failure-store size graduation runs detached (planning reads every group).
@@ -98,13 +98,13 @@ def _archive_stamp(location: Any) -> str:
     return f" archive:{st.st_size}:{st.st_mtime_ns}"
 
 
-def written_mark(state_folder: Path) -> int | None:
+def written_mark(state_folder: str | os.PathLike[str]) -> int | None:
     """The mtime (ns) of the store's write mark (``failures.db.changed``, touched after every
     write and only then; the store file's own mtime moves on reads too), None without one."""
     from pokayokay.names import FAILURES_CHANGED
 
     try:
-        return os.stat(state_folder / FAILURES_CHANGED).st_mtime_ns
+        return os.stat(os.path.join(state_folder, FAILURES_CHANGED)).st_mtime_ns
     except OSError:
         return None
 

@@ -18,7 +18,6 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
@@ -103,10 +102,10 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
 # SessionStart: there is no prompt yet; the branch name is the best hint of the work ahead.
 
 
-def _head_file(project: Path) -> str | None:
-    from pokayokay.infra.locate import find_git_toplevel
+def _head_file(project: str | os.PathLike[str]) -> str | None:
+    from pokayokay.infra.location_rules import git_toplevel  # strings: no pathlib
 
-    top = find_git_toplevel(project)
+    top = git_toplevel(project)
     if top is None:
         return None
     dot_git = os.path.join(top, ".git")
@@ -124,7 +123,7 @@ def _head_file(project: Path) -> str | None:
     return os.path.join(top, first[0][len("gitdir:") :].strip(), "HEAD")
 
 
-def branch_query(project: Path) -> str:
+def branch_query(project: str | os.PathLike[str]) -> str:
     """Words of the checked-out branch (``fix/stripe-webhook-retries`` → ``fix stripe webhook
     retries``); empty on a detached HEAD or a branch like ``main`` that names no topic."""
     head = _head_file(project)
@@ -154,14 +153,13 @@ def session_start_context(payload: dict[str, Any]) -> str:
     sees a learning edited in place that is no hit, is SessionEnd's
     (:func:`full_freshness_check`, docs/decisions/0105): every learning stat-ed cost a
     session start about one interpreter start per 2,000 learnings (issue 26)."""
-    from pathlib import Path
-
     from pokayokay.hooks.runtime import project_dir
+
+    query = branch_query(project_dir(payload))
+    if len(query) < MIN_PROMPT_CHARS:
+        return ""  # main, or a detached HEAD: the recall modules are not even imported
     from pokayokay.recall.block import ADVISORY_BRANCH
 
-    query = branch_query(Path(project_dir(payload)))
-    if len(query) < MIN_PROMPT_CHARS:
-        return ""
     return _block(payload, query, ADVISORY_BRANCH, quick=True)
 
 

@@ -4,13 +4,15 @@ is past Claude Code's load limit), SessionEnd and PreCompact (curation)."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
-from pokayokay.hooks.graduation_check import graduate_if_new_evidence
-from pokayokay.hooks.runtime import memory_location, project_dir
+from pokayokay.hooks.graduation_check import graduate_if_new_evidence  # no pathlib at import
+from pokayokay.hooks.runtime import memory_location, memory_paths, project_dir
 
+# pathlib (with re, enum, fnmatch, urllib.parse and ipaddress behind it) is imported where a
+# Path is made: SessionStart's path works on strings (docs/decisions/0124, issue 26).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 # Above this size SessionEnd hands curation to a detached process: Claude Code gives all
@@ -20,6 +22,8 @@ SESSION_END_LOCK_WAIT = 0.3
 
 
 def _location(payload: dict[str, Any]) -> tuple[Path, Any]:
+    from pathlib import Path
+
     return Path(project_dir(payload)), memory_location(payload)
 
 
@@ -35,20 +39,21 @@ _PARSE_AT_MOST = 4 << 20
 def session_start(payload: dict[str, Any], event: str) -> str:
     """The `/remember` tip until the project has a learning, and a factual note when MEMORY.md
     is past Claude Code's load limit."""
-    from pokayokay.names import SESSION_START_TIP
+    from pokayokay.names import MEMORY_FILE, SESSION_START_TIP
 
-    project, location = _location(payload)
+    project, location = project_dir(payload), memory_paths(payload)  # strings: no pathlib
+    memory_file = os.path.join(location.memory_dir, MEMORY_FILE)
     _catch_up(payload)
     parts = [] if has_learnings(location.memory_dir) else [SESSION_START_TIP]
-    measured = _measure(location.memory_file)
+    measured = _measure(memory_file)
     if measured is not None:
         lines, size, head = measured
         if lines > _MAX_LINES or size > _MAX_BYTES:
-            parts.insert(0, _kept_overflow_note(project, location, lines, size, head))
+            parts.insert(0, _kept_overflow_note(project, location, memory_file, lines, size, head))
     note = "\n".join(parts) + _recalled(payload)
     note = note.lstrip("\n")
     _note_head(payload, location)
-    return session_start_output(note, location.memory_file)
+    return session_start_output(note, memory_file)
 
 
 def _catch_up(payload: dict[str, Any]) -> None:
@@ -85,7 +90,7 @@ def _full_freshness_checks(project: Path, location: Any, settings: Any) -> None:
         load_catalog(project)  # no catalog cached yet: the first prompt checks every file
 
 
-def session_start_output(note: str, memory_file: Path) -> str:
+def session_start_output(note: str, memory_file: str | os.PathLike[str]) -> str:
     """The note as ``additionalContext`` (when there is one), and MEMORY.md in ``watchPaths`` so
     that FileChanged fires (and :mod:`pokayokay.hooks.memory_watch` curates) when Claude writes
     it mid-session."""
@@ -95,7 +100,7 @@ def session_start_output(note: str, memory_file: Path) -> str:
     return hook_output("SessionStart", **context, watchPaths=[str(memory_file)])
 
 
-def has_learnings(memory_dir: Path) -> bool:
+def has_learnings(memory_dir: str | os.PathLike[str]) -> bool:
     """Whether the memory folder holds a learning topic file (``learning-*.md``): once it does,
     the team knows `/remember` and the tip is no longer shown."""
     try:
@@ -112,12 +117,12 @@ def _note_head(payload: dict[str, Any], location: Any) -> None:
     if not isinstance(session, str) or not session:
         return
     try:
-        from pokayokay.infra.state import project_state_dir
+        from pokayokay.infra.state import project_state_path
         from pokayokay.learnings.outcomes.session_heads import git_head, note_session_head
 
-        head = git_head(Path(project_dir(payload)))
+        head = git_head(project_dir(payload))
         if head is not None:
-            note_session_head(project_state_dir(str(location.project_key)), session, head)
+            note_session_head(project_state_path(str(location.project_key)), session, head)
     except Exception as exc:
         from pokayokay.infra.logs import fail_open
 
@@ -138,7 +143,7 @@ def _recalled(payload: dict[str, Any]) -> str:
     return "\n" + recalled if recalled else ""
 
 
-def _measure(path: Path) -> tuple[int, int, bytes] | None:
+def _measure(path: str | os.PathLike[str]) -> tuple[int, int, bytes] | None:
     """Lines and bytes of MEMORY.md (and its head, for parsing); None if it is not a file."""
     import stat
 
@@ -164,7 +169,9 @@ def _measure(path: Path) -> tuple[int, int, bytes] | None:
     return lines + (0 if not size or last == b"\n" else 1), size, head
 
 
-def _kept_overflow_note(project: Path, location: Any, lines: int, size: int, head: bytes) -> str:
+def _kept_overflow_note(
+    project: str, location: Any, memory_file: str, lines: int, size: int, head: bytes
+) -> str:
     """:func:`overflow_note`, kept in the state folder until MEMORY.md or a settings file
     changes (``pokayokay.infra.stamped``): telling Claude's notes from pokayokay's sections
     parses the whole file, which cost SessionStart several interpreter starts (issue 26)."""
@@ -173,11 +180,13 @@ def _kept_overflow_note(project: Path, location: Any, lines: int, size: int, hea
     from pokayokay.names import LOCAL_SETTINGS_FILE, OVERFLOW_NOTE_FILE, TEAM_SETTINGS_FILE
 
     def make() -> str:
+        from pathlib import Path
+
         text = head.decode("utf-8", "surrogateescape") if size <= _PARSE_AT_MOST else None
-        return overflow_note(project, text, lines, size)
+        return overflow_note(Path(project), text, lines, size)
 
     inputs = (
-        str(location.memory_file),
+        memory_file,
         os.path.join(project, TEAM_SETTINGS_FILE),
         os.path.join(project, LOCAL_SETTINGS_FILE),
     )

@@ -21,13 +21,14 @@ from pokayokay.infra.lazyre import Lazy
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
-    import re
     from collections.abc import Iterator, Mapping
 
 SLUG_MAX_LENGTH = 200
 MEMORY_FILE_NAME = "MEMORY.md"
 
-_NOT_SLUG_SAFE = Lazy(r"[^A-Za-z0-9]")
+# What a slug keeps; the rest becomes "-" (a plain scan: every hook computes a slug, and the
+# pattern's compile imported re with enum behind it on SessionStart's path, issue 26).
+_SLUG_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _PROJECT_DIR_NAME = Lazy(r"[A-Za-z0-9_-]{1,64}")  # only when the variable is set
 _BASE36_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 # A `.git` file holds one short line; never read more than this from it or from `commondir`.
@@ -89,11 +90,6 @@ def base36(number: int) -> str:
             return "".join(reversed(digits))
 
 
-def _slug_replacement(match: re.Match[str]) -> str:
-    # JS regexes match UTF-16 code units, so a character outside the BMP yields two dashes.
-    return "--" if ord(match.group()) > 0xFFFF else "-"
-
-
 def slugify(path: str | os.PathLike[str]) -> str:
     """Claude Code's project folder name for ``path`` (an absolute path).
 
@@ -101,7 +97,8 @@ def slugify(path: str | os.PathLike[str]) -> str:
     to 200 and given ``-`` + base36(|JS string hash of the raw path|).
     """
     text = os.fspath(path)
-    slug = _NOT_SLUG_SAFE.sub(_slug_replacement, text)
+    # JS regexes match UTF-16 code units, so a character outside the BMP yields two dashes.
+    slug = "".join(c if c in _SLUG_SAFE else ("--" if ord(c) > 0xFFFF else "-") for c in text)
     if len(slug) <= SLUG_MAX_LENGTH:
         return slug
     return f"{slug[:SLUG_MAX_LENGTH]}-{base36(abs(js_string_hash(text)))}"

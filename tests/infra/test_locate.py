@@ -11,11 +11,14 @@ from pathlib import Path
 
 import pytest
 from helpers.gitrepo import git
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pokayokay.infra import locate
 from pokayokay.infra.locate import (
     Candidate,
     MemoryLocation,
+    base36,
     claude_config_dir,
     find_git_root,
     find_git_toplevel,
@@ -45,6 +48,20 @@ NODE = shutil.which("node")
 )
 def test_slugify_examples(path: str, expected: str) -> None:
     assert slugify(path) == expected
+
+
+@given(st.text(max_size=260))
+def test_slugify_is_the_rule_over_utf16_code_units(text: str) -> None:
+    """The rule as Claude Code's JS applies it, written independently: every UTF-16 code unit
+    outside [A-Za-z0-9] becomes one dash (the slug is a plain scan now, no regex)."""
+    raw = text.encode("utf-16-le", "surrogatepass")
+    units = [int.from_bytes(raw[i : i + 2], "little") for i in range(0, len(raw), 2)]
+    expected = "".join(chr(u) if chr(u).isascii() and chr(u).isalnum() else "-" for u in units)
+    slug = slugify(text)
+    if len(expected) <= 200:
+        assert slug == expected
+    else:
+        assert slug == f"{expected[:200]}-{base36(abs(js_string_hash(text)))}"
 
 
 def test_slugify_accepts_path_objects() -> None:

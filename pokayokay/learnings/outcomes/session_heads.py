@@ -1,20 +1,20 @@
 """The commit each session started on (SessionStart notes it; SessionEnd lists the commits made
 since in Completed Work, :mod:`pokayokay.learnings.outcomes.observed`).
 
-Apart from ``observed`` because SessionStart runs on every launch: this module imports only
-``os``, ``json`` and ``time`` (no dataclasses, typing, datetime or pathlib), so noting the HEAD
-costs one small file, not observed's imports. In the usual work tree (a ``.git`` folder of the
-user's, ``HEAD`` on a branch with a loose ref, or detached, no ``GIT_DIR``-like variable)
-the commit is read from those two files, as git itself does; anything else (a linked worktree,
-packed or reftable refs, a launch folder below the root, a symbolic ref chain) asks
-``git rev-parse``, so the answer is git's in every case. A branch with no commit yet (no loose
-ref, no ``packed-refs``) and a folder with no repository at or above it have no commit, as git
-would say, without asking it.
+Apart from ``observed`` because SessionStart runs on every launch: this module imports only ``os``
+and ``time`` (no dataclasses, typing, datetime, json or pathlib: the file is read with
+:mod:`pokayokay.infra.cjson`; json, pathlib and the atomic writer come only when a new session is
+noted), so noting the HEAD costs one small file, not observed's imports. In the usual work tree (a
+``.git`` folder of the user's, ``HEAD`` on a branch with a loose ref, or detached, no
+``GIT_DIR``-like variable) the commit is read from those two files, as git itself does; anything
+else (a linked worktree, packed or reftable refs, a launch folder below the root, a symbolic ref
+chain) asks ``git rev-parse``, so the answer is git's in every case. A branch with no commit yet
+(no loose ref, no ``packed-refs``) and a folder with no repository at or above it have no commit,
+as git would say, without asking it.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -22,7 +22,7 @@ from pokayokay.names import SESSION_HEADS_FILE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
+    pass
 
 # Sessions whose starting HEAD is kept (the oldest go first).
 MAX_SESSIONS_KEPT = 100
@@ -30,9 +30,9 @@ MAX_SESSIONS_KEPT = 100
 GIT_TIMEOUT = 2.0
 
 
-def git_head(project: Path) -> str | None:
+def git_head(project: str | os.PathLike[str]) -> str | None:
     """The commit checked out in ``project`` (None outside git or without a commit)."""
-    known, read = read_head(str(project))
+    known, read = read_head(os.fspath(project))
     if known:
         return read
     done = session_git(project, "rev-parse", "--verify", "-q", "HEAD")
@@ -40,7 +40,7 @@ def git_head(project: Path) -> str | None:
     return head if len(head) >= 7 else None
 
 
-def session_git(project: Path, *args: str) -> str | None:
+def session_git(project: str | os.PathLike[str], *args: str) -> str | None:
     """What ``git <args>`` prints in ``project`` within :data:`GIT_TIMEOUT`; None when git is
     missing, fails or takes longer (the session hooks' git calls, none of which may stall)."""
     import subprocess  # only when the files do not tell: a fork and git's start are the cost
@@ -153,20 +153,25 @@ def _no_repository_above(project: str) -> bool:
         here = parent
 
 
-def _heads_path(state_dir: Path) -> Path:
-    return state_dir / SESSION_HEADS_FILE
+def _heads_path(state_dir: str | os.PathLike[str]) -> str:
+    return os.path.join(state_dir, SESSION_HEADS_FILE)
 
 
-def _load_heads(state_dir: Path) -> dict[str, dict[str, object]]:
+def _load_heads(state_dir: str | os.PathLike[str]) -> dict[str, dict[str, object]]:
+    # Read without pathlib or json (json imports re): SessionStart reads this file on every
+    # launch, and writes it only for a session it has not noted yet.
+    from pokayokay.infra.cjson import loads
+
     try:
-        data = json.loads(_heads_path(state_dir).read_text("utf-8"))
+        with open(_heads_path(state_dir), encoding="utf-8") as fh:
+            data = loads(fh.read())
     except (OSError, ValueError):
         return {}
     return {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
 
 
 def note_session_head(
-    state_dir: Path, session_id: str, head: str, now: float | None = None
+    state_dir: str | os.PathLike[str], session_id: str, head: str, now: float | None = None
 ) -> None:
     """Remember the HEAD a session started on (the first note for a session wins)."""
     heads = _load_heads(state_dir)
@@ -174,12 +179,15 @@ def note_session_head(
         return
     heads[session_id] = {"head": head, "t": time.time() if now is None else now}
     kept = sorted(heads.items(), key=lambda kv: float(str(kv[1].get("t", 0))))[-MAX_SESSIONS_KEPT:]
+    import json
+    from pathlib import Path
+
     from pokayokay.infra.safe_write import encode_text, write_atomic
 
-    state_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(_heads_path(state_dir), encode_text(json.dumps(dict(kept))))
+    Path(state_dir).mkdir(parents=True, exist_ok=True)
+    write_atomic(Path(_heads_path(state_dir)), encode_text(json.dumps(dict(kept))))
 
 
-def session_head(state_dir: Path, session_id: str) -> str | None:
+def session_head(state_dir: str | os.PathLike[str], session_id: str) -> str | None:
     found = _load_heads(state_dir).get(session_id, {}).get("head")
     return found if isinstance(found, str) else None
