@@ -305,15 +305,20 @@ def _ranked(query: Query, usable: Sequence[Skill]) -> list[tuple[Skill, float]]:
     return [(skill, -neg) for neg, _i, skill in scored]
 
 
-def relevance(prompt: str, skills: Sequence[Skill]) -> list[tuple[Skill, float]]:
-    """Every model-invocable skill sharing a term with the prompt, best first."""
+def prompt_query(prompt: str, stats: Stats) -> Query:
+    """The prompt analysed for skills: its own words scored, code spans, fenced blocks and
+    pasted output only counted like identifiers (:mod:`pokayokay.skills.own_words`)."""
     from pokayokay.skills.match import Query
     from pokayokay.skills.own_words import own_words
 
-    usable = _usable(skills)
     own = own_words(prompt)
-    query = Query(own.text, _stats(skills), own.aside)
-    return _ranked(query, usable) if usable else []
+    return Query(own.text, stats, own.aside)
+
+
+def relevance(prompt: str, skills: Sequence[Skill]) -> list[tuple[Skill, float]]:
+    """Every model-invocable skill sharing a term with the prompt, best first."""
+    usable = _usable(skills)
+    return _ranked(prompt_query(prompt, _stats(skills)), usable) if usable else []
 
 
 def suggest(
@@ -331,7 +336,7 @@ def suggest(
     skill boosted by a recurring failure answers another signal and is not gated."""
     from pokayokay.recall.asks import explains_code
     from pokayokay.recall.turns import suggest_text
-    from pokayokay.skills.match import EXT_WEIGHT, Query, evidence
+    from pokayokay.skills.match import EXT_WEIGHT, evidence
     from pokayokay.skills.terms import MAX_PROMPT_CHARS, generic_terms
 
     if signals is None:
@@ -343,10 +348,9 @@ def suggest(
     from pokayokay.skills.own_words import own_words
 
     # code spans, fenced blocks and pasted output are set aside: names, not the task's words
-    own = own_words(prompt)
-    words = own.text
+    words = own_words(prompt).text
     usable = _usable(skills)
-    query = Query(words, _stats(skills), own.aside)
+    query = prompt_query(prompt, _stats(skills))
     # a question the code, the text or the model answers gets no skill for its words, unless
     # it names a file of a format a skill handles ("fix the typo in deck.pptx")
     asks = explains_code(words[:MAX_PROMPT_CHARS].lower()) and not any(
