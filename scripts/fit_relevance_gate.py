@@ -59,8 +59,7 @@ from pokayokay.relevance.fitted import DENSE_KINDS, RECALL, SKILLS, gate_path  #
 from pokayokay.relevance.gate import FEATURES, Evidence, Gate, select  # noqa: E402
 from pokayokay.skills.catalog import Catalog, catalog_from_folder  # noqa: E402
 from pokayokay.skills.gating import evidence as skill_evidence  # noqa: E402
-from pokayokay.skills.match import Query as SkillQuery  # noqa: E402
-from pokayokay.skills.suggest import relevance, suggest  # noqa: E402
+from pokayokay.skills.suggest import prompt_query, relevance, suggest  # noqa: E402
 
 HIT_KEEP = 0.95  # the share of the ungated hits a threshold must keep
 L2 = 1.0  # the penalty on the standardised weights (not on the bias)
@@ -210,7 +209,7 @@ def skill_cases(
             names = [s.name for s in advice.suggestions]
             scores = {s.name: score for s, score in relevance(prompt, catalog)}
             scores.update({s.name: s.score for s in advice.suggestions})
-            query = SkillQuery(prompt, stats)
+            query = prompt_query(prompt, stats)
             cosines = None
             if model is not None and matrix is not None:
                 sims = (matrix @ model.vectors([prompt[:MAX_QUERY_CHARS]])[0]).tolist()

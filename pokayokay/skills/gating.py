@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 
 _rare_of: list[tuple[Stats, float]] = []  # the last catalog's rare-word IDF
 
+# A second skill speaks only when its score is at least this share of the first's (issue 23
+# item 3: one by default). Chosen on the dev split (decision 0122): 0.85 keeps every dev hit.
+SECOND = 0.85
+
 
 def catalog_rare_idf(stats: Stats) -> float:
     for known, value in _rare_of:
@@ -101,4 +105,8 @@ def speak(
 
         gate = fitted(SKILLS)
     found = evidence(query, stats, chosen, scores)
-    return [chosen[i] for i in select(gate, found)]
+    kept = [chosen[i] for i in select(gate, found)]
+    if len(kept) > 1:
+        first = scores[kept[0].name]
+        kept = kept[:1] + [s for s in kept[1:] if scores[s.name] >= SECOND * first]
+    return kept

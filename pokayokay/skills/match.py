@@ -370,9 +370,9 @@ class Query:
 
     __slots__ = (
         "bigrams", "exts", "file_exts", "in_code", "mass", "rare", "spec", "terms", "unique"
-    )
+    )  # fmt: skip
 
-    def __init__(self, prompt: str, stats: Stats) -> None:
+    def __init__(self, prompt: str, stats: Stats, aside: str = "") -> None:
         text = prompt[:MAX_PROMPT_CHARS]
         exts: set[str] = set()
         in_paths: set[str] = set()
@@ -392,6 +392,8 @@ class Query:
             for found in _IDENTIFIER.finditer(words):
                 in_idents.update(tokenize(found[0]))
             words = _IDENTIFIER.sub(" , ", words)
+        if aside:  # code spans and pasted output (skills.own_words): like identifiers
+            in_idents.update(tokenize(aside[:MAX_PROMPT_CHARS]))
         content: set[str] = set()  # "write the update for my team: k8s migration 60% done"
         said = message_content(words)
         if said is not None:

@@ -305,12 +305,20 @@ def _ranked(query: Query, usable: Sequence[Skill]) -> list[tuple[Skill, float]]:
     return [(skill, -neg) for neg, _i, skill in scored]
 
 
+def prompt_query(prompt: str, stats: Stats) -> Query:
+    """The prompt analysed for skills: its own words scored, code spans, fenced blocks and
+    pasted output only counted like identifiers (:mod:`pokayokay.skills.own_words`)."""
+    from pokayokay.skills.match import Query
+    from pokayokay.skills.own_words import own_words
+
+    own = own_words(prompt)
+    return Query(own.text, stats, own.aside)
+
+
 def relevance(prompt: str, skills: Sequence[Skill]) -> list[tuple[Skill, float]]:
     """Every model-invocable skill sharing a term with the prompt, best first."""
-    from pokayokay.skills.match import Query
-
     usable = _usable(skills)
-    return _ranked(Query(prompt, _stats(skills)), usable) if usable else []
+    return _ranked(prompt_query(prompt, _stats(skills)), usable) if usable else []
 
 
 def suggest(
@@ -329,7 +337,7 @@ def suggest(
     from pokayokay.recall.asks import explains_code
     from pokayokay.recall.turns import suggest_text
     from pokayokay.relevance.skill_terms import MAX_PROMPT_CHARS, generic_terms
-    from pokayokay.skills.match import EXT_WEIGHT, Query, evidence
+    from pokayokay.skills.match import EXT_WEIGHT, evidence
 
     if signals is None:
         signals = Signals()
@@ -337,11 +345,15 @@ def suggest(
         # the user is invoking a skill or command already, or Claude Code wrote the turn
         # (``<task-notification>``), or it is pasted tool output (``pokayokay.recall.turns``)
         return Advice([])
+    from pokayokay.skills.own_words import own_words
+
+    # code spans, fenced blocks and pasted output are set aside: names, not the task's words
+    words = own_words(prompt).text
     usable = _usable(skills)
-    query = Query(prompt, _stats(skills))
+    query = prompt_query(prompt, _stats(skills))
     # a question the code, the text or the model answers gets no skill for its words, unless
     # it names a file of a format a skill handles ("fix the typo in deck.pptx")
-    asks = explains_code(prompt[:MAX_PROMPT_CHARS].lower()) and not any(
+    asks = explains_code(words[:MAX_PROMPT_CHARS].lower()) and not any(
         s.profile is not None and s.profile.fields.get(ext, 0.0) >= EXT_WEIGHT
         for ext in query.file_exts
         for s in usable
@@ -406,9 +418,9 @@ def suggest(
             strongest = sorted(
                 telling, key=lambda t: (-query.spec.get(t, 0.0) * fields.get(t, 1.0), t)
             )[:3]
-            words = _matched_words(prompt, set(strongest))
-            if words:
-                why.append("matches " + ", ".join(words))
+            matched = _matched_words(words, set(strongest))
+            if matched:
+                why.append("matches " + ", ".join(matched))
         suggestions.append(Suggestion(name, round(scores[name], 3), why))
 
     # Chain learnings: the latest session on a similar task used the skill and ended failing.

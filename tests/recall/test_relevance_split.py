@@ -55,7 +55,9 @@ SKILL_BARS = {"hit": 0.70, "silence": 0.80, "precision": 0.83}  # goals: 0.85 / 
 # 0.68 [0.57, 0.77], silence 0.80 [0.67, 0.88], precision 0.72 [0.61, 0.81]; skills hit 0.70
 # [0.60, 0.78], silence 0.80 [0.67, 0.88], precision 0.76 [0.67, 0.84].
 RECALL_BARS_2 = {"hit": 0.57, "silence": 0.67, "precision": 0.61}
-SKILL_BARS_2 = {"hit": 0.60, "silence": 0.67, "precision": 0.67}
+# Skills, dev since 2026-11-28 (read; decisions 0121, 0122): hit 0.73 [0.64, 0.81], silence
+# 0.81 [0.69, 0.90], precision 0.80 [0.70, 0.87]; bars at those lower ends.
+SKILL_BARS_2 = {"hit": 0.64, "silence": 0.69, "precision": 0.70}
 
 
 def _assert_bars(figures: split.Figures, bars: dict[str, float]) -> None:
