@@ -12,7 +12,7 @@ Method (``concepts``), entirely offline:
   (:mod:`pokayokay.recall.concepts`: "styles" and "CSS modules" both evoke ``~style``, "upload a
   2 GB video" evokes ``~upload``, ``~large`` and ``~video``).
 * Weights: ``(1 + ln tf) · idf`` with ``idf = ln((N + 1) / (df + 1)) + 1``; generic words
-  ("add", "test", "error" …) weigh :data:`~pokayokay.recall.terms.WEAK_FACTOR` of it, bigrams
+  ("add", "test", "error" …) weigh :data:`~pokayokay.relevance.analyser.WEAK_FACTOR` of it, bigrams
   :data:`~pokayokay.recall.concepts.BIGRAM_FACTOR`; a prompt term no note contains weighs
   :data:`UNKNOWN_FACTOR` of the rarest known term (a paraphrase says much the note does not).
 * Score: the better of two cosines — over words (terms and bigrams) and over concepts — plus
@@ -42,8 +42,8 @@ writer who never saw this code, before issue 12's third round). :data:`FLOOR` 0.
 ``tests/data/recall/`` (an invoicing team's 41 notes and 64 prompts): no set's silence below
 what it was before. The third round classified every miss of the first two blind sets by cause
 (mostly a concept's everyday word missing, then matching rules, thin evidence, notes
-outranked) and fixed general causes (:mod:`pokayokay.recall.concepts`,
-:mod:`pokayokay.recall.concept_table`), keeping a change only if no calibration set lost
+outranked) and fixed general causes (:mod:`pokayokay.relevance.concepts`, the vocabulary
+files in :mod:`pokayokay.relevance.vocabulary`), keeping a change only if no calibration set lost
 silence. The fourth round (a table phrase counts as two pieces, words in paths and identifiers
 as names, fixes held to their symptom, prompts explaining code at hand held to
 :data:`REPEAT_FLOOR`) was measured on ``blind4`` before and ``blind5`` (kept unread) after. At

@@ -3,8 +3,8 @@ the skills :func:`pokayokay.skills.suggest.suggest` ranked for their words, and 
 fitted gate lets through.
 
 Pure. A skill's content units are the prompt's terms that are not generic words
-(:func:`~pokayokay.skills.terms.generic_terms`), its file extensions included; a term is rare
-when its IDF over the catalog is above the catalog's median word-occurrence IDF
+(:func:`~pokayokay.relevance.skill_terms.generic_terms`), its file extensions included; a term
+is rare when its IDF over the catalog is above the catalog's median word-occurrence IDF
 (:func:`~pokayokay.relevance.gate.rare_idf`), and named when it was found only inside a path,
 a file name or an identifier (``Query.in_code``).
 """

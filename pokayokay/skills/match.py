@@ -21,7 +21,7 @@ boilerplate removed first):
   one that no other skill holds earns :data:`ANCHOR_BONUS` times its specificity.
 
 Scoring a prompt: each prompt term's *specificity* is its IDF over the catalog scaled to 0–1,
-times :data:`~pokayokay.skills.terms.GENERIC_FACTOR` for generic coding words, times
+times :data:`~pokayokay.relevance.skill_terms.GENERIC_FACTOR` for generic coding words, times
 :data:`PATH_FACTOR` for a word found only in one of the prompt's file names (``models`` in
 ``src/app/models.py``) unless it names a skill (a one-word name or a format anywhere:
 ``docker-compose.yml``; a longer name's words only as a whole folder or file name: ``ci.yml``,

@@ -36,14 +36,15 @@ blind before joining the set: 44 + 15 prompts at 79.5 % hit and 100 % silence (t
 then revised), 35 + 10 at 91.4 % hit and 80 % silence (final method; one "unrelated" prompt there
 asked for request-id logging, which the observability skill names, and was relabelled). With
 :data:`FLOOR` at 1.04 the expected skill is among the suggestions for 95.5 % of the prompts
-(189/198; 90.9 % before the evoked-terms table of ``skills.terms``) and 57 of the 59 unrelated
-prompts get nothing (96.6 %). ``held_out.json`` holds two more batches scored blind (80 + 45
-prompts, 88.8 % hits and 93.3 % silence together; see the eval test). Floors from 1.00 to
-1.10 keep the same silence; 0.98 and below start speaking on unrelated prompts. The older set in
-``tests/data/suggest`` (22 short skills, 60 prompts) gives 95.5 % hits, 100 % silence.
+(189/198; 90.9 % before the evoked-terms table, now in ``relevance/vocabulary``) and 57 of
+the 59 unrelated prompts get nothing (96.6 %). ``held_out.json`` holds two more batches scored
+blind (80 + 45 prompts, 88.8 % hits and 93.3 % silence together; see the eval test). Floors
+from 1.00 to 1.10 keep the same silence; 0.98 and below start speaking on unrelated prompts.
+The older set in ``tests/data/suggest`` (22 short skills, 60 prompts) gives 95.5 % hits,
+100 % silence.
 
 Hot path: standard library only at import time; ``pokayokay.skills.match`` and, for spikes and
-chain learnings, ``pokayokay.recall.terms`` are imported on use.
+chain learnings, ``pokayokay.relevance.analyser`` are imported on use.
 """
 
 from __future__ import annotations
