@@ -1,7 +1,6 @@
-"""The relevance splits written unseen (``tests/data/relevance_test``, now train, and
-``tests/data/relevance_test2``, dev since 2026-11-28 when ``relevance_test3`` became the test
-split): unchanged since they were written, and scored through the registered prompt hook as a
-regression gate.
+"""The relevance splits written unseen (``tests/data/relevance_test3``, the test split since
+2026-11-28, and ``tests/data/relevance_test2``, dev since then): unchanged since they were
+written, and scored through the registered prompt hook as a regression gate.
 
 The split was written before the code it judges, by a writer who read only the README and the
 inputs; nobody tuning pokayokay reads its prompts (``tests/helpers/relevance_split.py``). The
@@ -17,7 +16,8 @@ from pathlib import Path
 import pytest
 from helpers import relevance_split as split
 
-SPLITS = (split.SPLIT, split.REPO / "tests" / "data" / "relevance_test2")
+DATA = split.REPO / "tests" / "data"
+SPLITS = (DATA / "relevance_test3", DATA / "relevance_test2")
 
 
 @pytest.mark.parametrize("root", SPLITS, ids=lambda p: p.name)
@@ -42,15 +42,15 @@ def test_the_split_is_big_enough_to_measure(root: Path) -> None:
     assert len(named) >= 30
 
 
-# The lower ends of the 95 % intervals of the figures measured on main as the split landed
-# (its first run: recall hit 0.83 [0.74, 0.90], silence 0.58 [0.44, 0.70], precision 0.56
-# [0.48, 0.64]; skills 0.84 [0.76, 0.90], 0.66 [0.52, 0.78], 0.73 [0.64, 0.80]), then after the
-# manners (recall 0.80 / 0.77 / 0.79; skills 0.83 / 0.72 / 0.74) and the relevance gate: recall
-# hit 0.72 [0.62, 0.80], silence 0.85 [0.72, 0.92], precision 0.84 [0.74, 0.91]; skills hit 0.79
-# [0.70, 0.86], silence 0.91 [0.80, 0.97], precision 0.91 [0.83, 0.95]. Raised only with a later
-# change's measured figures.
-RECALL_BARS = {"hit": 0.62, "silence": 0.72, "precision": 0.74}  # goals: 0.80 / 0.90 / 0.85
-SKILL_BARS = {"hit": 0.70, "silence": 0.80, "precision": 0.83}  # goals: 0.85 / 0.95 / 0.85
+# relevance_test3, the test split since 2026-11-28 (written blind: 3 projects x 18 notes, 97 + 55
+# recall prompts; 38 real skills, 117 + 57 prompts), scored through the hook on main before the
+# session's relevance changes: recall hit 0.75 [0.66, 0.83], silence 0.85 [0.74, 0.92], precision
+# 0.80 [0.71, 0.87]; skills 0.70 [0.61, 0.78], 0.84 [0.73, 0.91], 0.88 [0.80, 0.93]; then once after
+# them (the first run of that code): recall unchanged; skills hit 0.70 [0.61, 0.78], silence 0.88
+# [0.77, 0.94], precision 0.91 [0.83, 0.95]. Bars at the lower ends of that run. (The first
+# unseen split, relevance_test, is train since 2026-11-28 and no longer gated here.)
+RECALL_BARS = {"hit": 0.66, "silence": 0.74, "precision": 0.71}  # goals: 0.80 / 0.90 / 0.85
+SKILL_BARS = {"hit": 0.61, "silence": 0.77, "precision": 0.83}  # goals: 0.85 / 0.95 / 0.85
 # relevance_test2, first run (2026-11-28, main after issue 23's dense gate and audit): recall hit
 # 0.68 [0.57, 0.77], silence 0.80 [0.67, 0.88], precision 0.72 [0.61, 0.81]; skills hit 0.70
 # [0.60, 0.78], silence 0.80 [0.67, 0.88], precision 0.76 [0.67, 0.84].
