@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.paths import DATA_DIR, FIXTURE_SAMPLES_DIR
+from helpers.hooks import edit_payload, sample_payload
+from helpers.paths import DATA_DIR
 
 from pokayokay.failures import schema
 from pokayokay.failures.model import FailureGroup
@@ -20,8 +21,6 @@ from pokayokay.failures.store import FailureStore
 from pokayokay.hooks import runtime as hook
 from pokayokay.infra.state import project_state_dir
 
-SAMPLES = FIXTURE_SAMPLES_DIR
-SAMPLE_ROOT = "/home/dev/project"
 OUTPUTS = DATA_DIR / "outputs"
 
 COLLECTION_ERROR = (
@@ -65,11 +64,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def sample(name: str, project: Path, session: str, **changes: Any) -> dict[str, Any]:
-    text = (SAMPLES / name).read_text(encoding="utf-8").replace(SAMPLE_ROOT, str(project))
-    payload: dict[str, Any] = json.loads(text)
-    payload["session_id"] = session
-    payload.update(changes)
-    return payload
+    return sample_payload(name, project, session_id=session, **changes)
 
 
 def send(event: str, payload: dict[str, Any]) -> None:
@@ -92,19 +87,7 @@ def succeed(project: Path, session: str, command: str) -> None:
 
 
 def edit(project: Path, session: str, rel: str, old: str, new: str) -> None:
-    payload = sample("PostToolUse.Edit.json", project, session)
-    path = str(project / rel)
-    payload["tool_input"] = {"file_path": path, "old_string": old, "new_string": new}
-    payload["tool_response"].update(
-        filePath=path,
-        oldString=old,
-        newString=new,
-        structuredPatch=[
-            {"oldStart": 2, "oldLines": 1, "newStart": 2, "newLines": 1,
-             "lines": [f"-{old}", f"+{new}"]}
-        ],
-    )
-    send("PostToolUse", payload)
+    send("PostToolUse", edit_payload(project, rel, old, new, session_id=session))
 
 
 def groups(project: Path) -> dict[str, FailureGroup]:
