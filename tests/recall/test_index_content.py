@@ -237,13 +237,8 @@ def test_the_cached_index_is_a_fresh_build_after_any_edits_many(
     _check_edits(tmp_path_factory.mktemp("edits"), edits)
 
 
-def test_a_prompt_after_memory_md_was_rewritten_in_place_reads_no_learning(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The quick key without MEMORY.md vouches for the learnings; Key Decisions as they were:
-    the prompt lists no folder and stats no learning, and answers what a fresh build would."""
-    from pokayokay.recall import sources
-
+def _settled(tmp_path: Path) -> Files:
+    """The notes and a MEMORY.md with Key Decisions, settled and cached: the quick path holds."""
     files = Files(tmp_path)
     for note in NOTES:
         files.learning(note)
@@ -251,6 +246,17 @@ def test_a_prompt_after_memory_md_was_rewritten_in_place_reads_no_learning(
     os.utime(files.memory, ns=(files.tick, files.tick))  # the folder has settled
     files.cached()
     assert load(files.memory, files.project, files.state, quick=True).quick
+    return files
+
+
+def test_a_prompt_after_memory_md_was_rewritten_in_place_reads_no_learning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The quick key without MEMORY.md vouches for the learnings; Key Decisions as they were:
+    the prompt lists no folder and stats no learning, and answers what a fresh build would."""
+    from pokayokay.recall import sources
+
+    files = _settled(tmp_path)
 
     def no_scan(*args: object) -> None:
         raise AssertionError("the full check ran")
@@ -291,13 +297,7 @@ def test_a_prompt_after_memory_md_was_rewritten_rewrites_only_the_head(
     """Decision 0123: the quick key is brought up to date without serialising the index again;
     the file keeps its values and its tail byte for byte, only the key moves, and the next
     prompt takes the quick path to the index a fresh build gives."""
-    files = Files(tmp_path)
-    for note in NOTES:
-        files.learning(note)
-    files.write("MEMORY.md", memory_md("Memory", DECISIONS))
-    os.utime(files.memory, ns=(files.tick, files.tick))  # the folder has settled
-    files.cached()
-    assert load(files.memory, files.project, files.state, quick=True).quick
+    files = _settled(tmp_path)
     before, before_tail = _index_file(files.state)
 
     def no_serialising(*args: object) -> None:
