@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from pokayokay.skills.catalog import Skill
     from pokayokay.skills.failure_boost import FailureGroup
     from pokayokay.skills.match import Query, Stats
+    from pokayokay.skills.own_words import OwnWords
 
 FLOOR = 1.04
 RELATIVE = 0.6
@@ -306,13 +307,16 @@ def _ranked(query: Query, usable: Sequence[Skill]) -> list[tuple[Skill, float]]:
     return [(skill, -neg) for neg, _i, skill in scored]
 
 
-def prompt_query(prompt: str, stats: Stats) -> Query:
+def prompt_query(prompt: str, stats: Stats, own: OwnWords | None = None) -> Query:
     """The prompt analysed for skills: its own words scored, code spans, fenced blocks and
-    pasted output only counted like identifiers (:mod:`pokayokay.skills.own_words`)."""
+    pasted output only counted like identifiers (:mod:`pokayokay.skills.own_words`; ``own``:
+    the prompt's own words when the caller has them already)."""
     from pokayokay.skills.match import Query
-    from pokayokay.skills.own_words import own_words
 
-    own = own_words(prompt)
+    if own is None:
+        from pokayokay.skills.own_words import own_words
+
+        own = own_words(prompt)
     return Query(own.text, stats, own.aside)
 
 
@@ -349,9 +353,10 @@ def suggest(
     from pokayokay.skills.own_words import own_words
 
     # code spans, fenced blocks and pasted output are set aside: names, not the task's words
-    words = own_words(prompt).text
+    own = own_words(prompt)
+    words = own.text
     usable = _usable(skills)
-    query = prompt_query(prompt, _stats(skills))
+    query = prompt_query(prompt, _stats(skills), own)
     # a question the code, the text or the model answers gets no skill for its words, unless
     # it names a file of a format a skill handles ("fix the typo in deck.pptx")
     asks = explains_code(words[:MAX_PROMPT_CHARS].lower()) and not any(
