@@ -61,14 +61,13 @@ class _Project:
     """Where one payload happened: the project root, its other spellings, the command's cwd."""
 
     def __init__(self, payload: dict[str, Any]) -> None:
-        from pathlib import Path
-
         from pokayokay.hooks.runtime import project_dir
-        from pokayokay.infra.locate import find_git_root
+        from pokayokay.infra.location_rules import canonical_root, git_toplevel
 
         launch = project_dir(payload)
-        git_root = find_git_root(Path(launch))
-        self.root = str(git_root) if git_root is not None else os.path.realpath(launch)
+        # locate.find_git_root's rule on strings (no pathlib: the prompt's spool gate runs this)
+        toplevel = git_toplevel(launch)
+        self.root = canonical_root(toplevel) if toplevel is not None else os.path.realpath(launch)
         cwd = payload.get("cwd")
         self.cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else launch
         self._launch = launch
@@ -87,9 +86,9 @@ class _Project:
         """The settings' ``failure_categories:`` rows, from their compiled JSON (no YAML)."""
         if self._rules is None:
             from pokayokay.failures.user_categories import user_rules
-            from pokayokay.infra.state import project_state_dir
+            from pokayokay.infra.state import project_state_path
 
-            self._rules = user_rules(self.root, project_state_dir(self.root))
+            self._rules = user_rules(self.root, project_state_path(self.root))
         return self._rules
 
     def store(self) -> FailureStore | _Borrowed:
@@ -170,7 +169,7 @@ class _Parsed:
     """What one failing call's output says before any path is looked for: the redacted
     command and output, the mistakes it names, its category (``_parse``)."""
 
-    __slots__ = ("body", "category", "command", "exit_code", "mistakes", "roots", "tool_input")
+    __slots__ = ("_project", "body", "category", "command", "exit_code", "mistakes", "tool_input")
 
     def __init__(self, project: _Project, tool: str, tool_input: dict[str, Any], error: str):
         from pokayokay.failures.classify import FALLBACK as FALLBACK_CATEGORY
@@ -201,7 +200,7 @@ class _Parsed:
             if tool in COMMAND_TOOLS and isinstance(raw_command, str)
             else None
         )
-        self.roots = (project.root, *project.aliases)
+        self._project = project
         self.mistakes = find_mistakes(self.body, self.command)
         check_budget("classifying")
         # The first mistake reported decides the kind (tsc's TS2345 before a TS2307 is a type
@@ -212,6 +211,12 @@ class _Parsed:
             self.category = classify(tool, self.command, self.mistakes[0].text, user_rules)
         if self.category == FALLBACK_CATEGORY:
             self.category = classify(tool, self.command, self.body, user_rules)
+
+    @property
+    def roots(self) -> tuple[str, ...]:
+        """The project root and its other spellings (looked for only when a text needs them:
+        the gate's keys of an output naming a mistake never do)."""
+        return (self._project.root, *self._project.aliases)
 
     def text_signature(self, tool: str) -> str:
         """The signature of an output that names no mistake: its normalised text, else the
