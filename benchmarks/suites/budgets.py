@@ -229,6 +229,14 @@ def wait_for_detached(project: Project, limit: float = 60.0) -> None:
         time.sleep(0.05)
 
 
+def settle(project: Project) -> None:
+    """Untimed: SessionStart's detached work done and the folders settled, as they are by the
+    time a person has typed the session's first prompt."""
+    wait_for_detached(project)
+    location = project.location
+    wait_until_settled(location.memory_dir, project.path / ".claude", project.state_dir)
+
+
 def after_capture_row() -> Spec:
     """Each run is one new session in Claude Code's real event order (docs/claude-code-
     interfaces.md: SessionStart runs before a session's first prompt; Stop runs at the end of
@@ -238,9 +246,12 @@ def after_capture_row() -> Spec:
     timed prompt. The previous run's session was killed (no SessionEnd): what it left (the
     store written since graduation last ran, or its capture still in the spool) is caught up on
     by the next session's SessionStart (``pokayokay.hooks.catch_up``: in the hook, or a
-    detached ``graduate`` on a store this large, which is waited for, untimed, as the seconds
-    a person takes to type the first prompt), so the prompt finds this session's capture
-    alone. What SessionStart pays for it is the row :func:`killed_session_start_row`."""
+    detached ``graduate`` on a store this large), so the prompt finds this session's capture
+    alone. Between SessionStart and the first prompt the folders are left to settle (untimed:
+    the seconds a person takes to type it, which the prompts' quick freshness checks rely on:
+    ``benchmarks.fixtures.lab.wait_until_settled``). What SessionStart pays for the catch-up is
+    the row :func:`killed_session_start_row`, and what the first prompt then pays (the signals
+    read again from the changed store) the row :func:`first_prompt_after_catch_up_row`."""
     name = "budget: prompt naming a file right after a capture in a new session"
 
     def build(lab: Lab, n: int) -> Measurable:
@@ -257,7 +268,7 @@ def after_capture_row() -> Spec:
         def before() -> None:  # untimed: the new session up to its interrupted first turn
             counter[0] += 1
             run_registered(project, "SessionStart", dict(start, session_id=session()))
-            wait_for_detached(project)
+            settle(project)
             run_registered(project, "UserPromptSubmit", dict(payload, session_id=session()))
             capture(session(), 800_000 + counter[0])
 
@@ -314,6 +325,39 @@ def killed_session_start_row() -> Spec:
     return Spec(name, build)
 
 
+def first_prompt_after_catch_up_row() -> Spec:
+    """The first prompt of a session whose SessionStart took in what a killed session left (a
+    failing call's capture: :func:`killed_session_start_row`): the store changed, so this
+    prompt reads the failure signals and recall's fix texts from it again. The folders settle
+    between SessionStart and the prompt (untimed), as in :func:`after_capture_row`."""
+    name = "budget: first prompt after SessionStart took in a killed session's capture"
+
+    def build(lab: Lab, n: int) -> Measurable:
+        project = realistic_project(lab, tag=", first prompts")
+        capture = _captures(project)
+        counter = [0]
+        payload = moved_payload("UserPromptSubmit.json", project.path, prompt=PATH_PROMPT)
+        start = moved_payload("SessionStart.startup.json", project.path)
+
+        def session() -> str:
+            return f"budget-after-killed-{counter[0]:04d}"
+
+        def before() -> None:  # untimed: the killed session's call, the next SessionStart
+            counter[0] += 1
+            capture(f"budget-killed-before-{counter[0]:04d}", 950_000 + counter[0])
+            run_registered(project, "SessionStart", dict(start, session_id=session()))
+            settle(project)
+
+        def each(run: int) -> bytes:
+            return encode_payload(dict(payload, session_id=session()))
+
+        return registered_case(
+            lab, name, "UserPromptSubmit", project, n, stdin_each=each, before_each=before
+        )
+
+    return Spec(name, build)
+
+
 def memory_rewritten_row(lines: int) -> Spec:
     name = f"budget: prompt right after MEMORY.md was rewritten ({lines:,} lines)"
 
@@ -365,6 +409,7 @@ def specs() -> list[Spec]:
         bare_session_start(),
         _event_row(f"budget: SessionStart ({state})", "SessionStart", "SessionStart.startup.json"),
         killed_session_start_row(),
+        first_prompt_after_catch_up_row(),
         _event_row(f"budget: SubagentStart ({state})", "SubagentStart", "SubagentStart.json"),
         *(
             _prompt_row(f"budget: warm prompt, {n:,} learnings", WARM_PROMPT, learnings=n)
