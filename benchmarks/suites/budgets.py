@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import subprocess
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 from benchmarks.fixtures.failures import fill_store
 from benchmarks.fixtures.lab import Lab, Project, backdate_settled, wait_until_settled
@@ -38,6 +40,7 @@ MEMORY_LINES = 500
 PATH_PROMPT = (
     "the checkout totals test fails again in tests/test_checkout.py, fix src/app/checkout.py"
 )
+STATE = "graduated rules, 20k events, 2,000 learnings, 200 skills, 500-line MEMORY.md"
 WARM_PROMPT = "why does the checkout total round the discount the wrong way for some carts"
 
 
@@ -194,36 +197,169 @@ def bare_session_start() -> Spec:
     return Spec(name, build)
 
 
+def _captures(project: Project) -> Callable[[str, int], None]:
+    """Run the registered PostToolUseFailure hook for a failing ``pytest`` call of a session."""
+    failure_argv = registered_argv(project, "PostToolUseFailure")
+
+    def capture(session: str, n: int) -> None:
+        data = failure_payload(
+            project, n, pytest_output(3_000), "pytest tests/test_checkout.py", session=session
+        )
+        subprocess.run(
+            failure_argv,
+            input=data,
+            env=project.env,
+            cwd=project.path,
+            check=True,
+            capture_output=True,
+        )
+
+    return capture
+
+
+def wait_for_detached(project: Project, limit: float = 60.0) -> None:
+    """Wait (untimed) until no detached ``pokayokay`` command for ``project`` runs (Linux: read
+    from /proc; elsewhere nothing is waited for), at most ``limit`` seconds."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return
+    mark = str(project.path).encode()
+    give_up = time.monotonic() + limit
+    while time.monotonic() < give_up:
+        running = False
+        for entry in proc.iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue  # ended meanwhile, or not ours to read
+            if b"pokayokay" in argv and mark in argv:
+                running = True
+                break
+        if not running:
+            return
+        time.sleep(0.05)
+
+
+def settle(project: Project) -> None:
+    """Untimed: SessionStart's detached work done and the folders settled, as they are by the
+    time a person has typed the session's first prompt."""
+    wait_for_detached(project)
+    location = project.location
+    wait_until_settled(location.memory_dir, project.path / ".claude", project.state_dir)
+
+
 def after_capture_row() -> Spec:
+    """Each run is one new session in Claude Code's real event order (docs/claude-code-
+    interfaces.md: SessionStart runs before a session's first prompt; Stop runs at the end of
+    each turn, so a turn the user interrupts has none; SessionEnd may never run when Claude is
+    killed): SessionStart (``startup``, the new session id), the session's first prompt, its
+    first tool call failing (captured into the spool), the turn interrupted (no Stop), then the
+    timed prompt. The previous run's session was killed (no SessionEnd): what it left (the
+    store written since graduation last ran, or its capture still in the spool) is caught up on
+    by the next session's SessionStart (``pokayokay.hooks.catch_up``: in the hook, or a
+    detached ``graduate`` on a store this large), so the prompt finds this session's capture
+    alone. Between SessionStart and the first prompt the folders are left to settle (untimed:
+    the seconds a person takes to type it, which the prompts' quick freshness checks rely on:
+    ``benchmarks.fixtures.lab.wait_until_settled``). What SessionStart pays for the catch-up is
+    the row :func:`killed_session_start_row`, and what the first prompt then pays (the signals
+    read again from the changed store) the row :func:`first_prompt_after_catch_up_row`."""
     name = "budget: prompt naming a file right after a capture in a new session"
 
     def build(lab: Lab, n: int) -> Measurable:
         # A project of its own: the captures move its store, which the other rows' must not.
         project = realistic_project(lab, tag=", captures")
-        failure_argv = registered_argv(project, "PostToolUseFailure")
+        capture = _captures(project)
         counter = [0]
         payload = moved_payload("UserPromptSubmit.json", project.path, prompt=PATH_PROMPT)
+        start = moved_payload("SessionStart.startup.json", project.path)
 
         def session() -> str:
             return f"budget-new-session-{counter[0]:04d}"
 
-        def before() -> None:  # a new session's first failing call, its turn interrupted
+        def before() -> None:  # untimed: the new session up to its interrupted first turn
             counter[0] += 1
-            data = failure_payload(
-                project,
-                800_000 + counter[0],
-                pytest_output(3_000),
-                "pytest tests/test_checkout.py",
-                session=session(),
-            )
-            subprocess.run(
-                failure_argv,
-                input=data,
-                env=project.env,
-                cwd=project.path,
-                check=True,
-                capture_output=True,
-            )
+            run_registered(project, "SessionStart", dict(start, session_id=session()))
+            settle(project)
+            run_registered(project, "UserPromptSubmit", dict(payload, session_id=session()))
+            capture(session(), 800_000 + counter[0])
+
+        def each(run: int) -> bytes:
+            return encode_payload(dict(payload, session_id=session()))
+
+        return registered_case(
+            lab, name, "UserPromptSubmit", project, n, stdin_each=each, before_each=before
+        )
+
+    return Spec(name, build)
+
+
+def killed_session_start_row() -> Spec:
+    """SessionStart of a new session when the previous one was killed right after a failing
+    tool call (no Stop, no SessionEnd: docs/claude-code-interfaces.md): its capture is in the
+    spool, and SessionStart ingests it and checks graduation (``pokayokay.hooks.catch_up``).
+    This is the ingest :func:`after_capture_row` does not time in its prompt."""
+    name = f"budget: SessionStart after a killed session left a capture ({STATE})"
+
+    def build(lab: Lab, n: int) -> Measurable:
+        project = realistic_project(lab, tag=", killed sessions")
+        capture = _captures(project)
+        counter = [0]
+        start = moved_payload("SessionStart.startup.json", project.path)
+
+        def before() -> None:  # untimed: the killed session's failing call
+            wait_for_detached(project)  # the last run's detached graduate, if any
+            counter[0] += 1
+            capture(f"budget-killed-session-{counter[0]:04d}", 900_000 + counter[0])
+
+        def each(run: int) -> bytes:
+            return encode_payload(dict(start, session_id=f"budget-next-session-{counter[0]:04d}"))
+
+        def ingested(runs: int) -> str | None:
+            from pokayokay.hooks.ingest import pending
+            from pokayokay.infra.spool import spool_dir
+
+            if pending(spool_dir(str(project.path), project.env)):
+                return "SessionStart left the killed session's capture in the spool"
+            return None
+
+        return registered_case(
+            lab,
+            name,
+            "SessionStart",
+            project,
+            n,
+            stdin_each=each,
+            before_each=before,
+            verify=ingested,
+        )
+
+    return Spec(name, build)
+
+
+def first_prompt_after_catch_up_row() -> Spec:
+    """The first prompt of a session whose SessionStart took in what a killed session left (a
+    failing call's capture: :func:`killed_session_start_row`): the store changed, so this
+    prompt reads the failure signals and recall's fix texts from it again. The folders settle
+    between SessionStart and the prompt (untimed), as in :func:`after_capture_row`."""
+    name = "budget: first prompt after SessionStart took in a killed session's capture"
+
+    def build(lab: Lab, n: int) -> Measurable:
+        project = realistic_project(lab, tag=", first prompts")
+        capture = _captures(project)
+        counter = [0]
+        payload = moved_payload("UserPromptSubmit.json", project.path, prompt=PATH_PROMPT)
+        start = moved_payload("SessionStart.startup.json", project.path)
+
+        def session() -> str:
+            return f"budget-after-killed-{counter[0]:04d}"
+
+        def before() -> None:  # untimed: the killed session's call, the next SessionStart
+            counter[0] += 1
+            capture(f"budget-killed-before-{counter[0]:04d}", 950_000 + counter[0])
+            run_registered(project, "SessionStart", dict(start, session_id=session()))
+            settle(project)
 
         def each(run: int) -> bytes:
             return encode_payload(dict(payload, session_id=session()))
@@ -279,12 +415,14 @@ def session_start_memory_row(lines: int) -> Spec:
 
 
 def specs() -> list[Spec]:
-    state = "graduated rules, 20k events, 2,000 learnings, 200 skills, 500-line MEMORY.md"
+    state = STATE
     return [
         _prompt_row(f"budget: prompt naming a project file ({state})", PATH_PROMPT),
         after_capture_row(),
         bare_session_start(),
         _event_row(f"budget: SessionStart ({state})", "SessionStart", "SessionStart.startup.json"),
+        killed_session_start_row(),
+        first_prompt_after_catch_up_row(),
         _event_row(f"budget: SubagentStart ({state})", "SubagentStart", "SubagentStart.json"),
         *(
             _prompt_row(f"budget: warm prompt, {n:,} learnings", WARM_PROMPT, learnings=n)

@@ -36,7 +36,6 @@ with a single mistake it is the whole output.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from pokayokay.infra.lazyre import Lazy, built_once
 
@@ -47,10 +46,28 @@ MAX_SCANNED_LINES = 4000
 _STYLISTIC = ":@stylistic/"  # eslint's formatting-only rule namespace (xo, eslint)
 
 
-class Mistake(NamedTuple):
-    key: str  # "<tool>:<code>" or "test:<test id>"
-    line: str  # the output line that names it (raw, whitespace collapsed)
-    text: str  # the lines of the output that belong to it
+class Mistake:
+    """One mistake an output names. A plain value class, not a ``NamedTuple`` or dataclass: the
+    spool's ingest and the prompt's spool gate import this module, and ``typing`` alone cost
+    them some 2.5 ms (as :class:`pokayokay.failures.classify.Rule`)."""
+
+    __slots__ = ("key", "line", "text")
+
+    def __init__(self, key: str, line: str, text: str) -> None:
+        self.key = key  # "<tool>:<code>" or "test:<test id>"
+        self.line = line  # the output line that names it (raw, whitespace collapsed)
+        self.text = text  # the lines of the output that belong to it
+
+    def __repr__(self) -> str:
+        return f"Mistake({self.key!r}, {self.line!r}, {self.text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Mistake):
+            return NotImplemented
+        return (self.key, self.line, self.text) == (other.key, other.line, other.text)
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.line, self.text))
 
 
 # Tools a command can name, mapped to the name used in keys.

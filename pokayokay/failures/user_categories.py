@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 from pokayokay.failures.classify import Rule, rules_from_settings
 from pokayokay.infra.regex_budget import Budgeted
@@ -42,6 +41,8 @@ def _stamp(project_root: str) -> list[list[int] | None]:
 
 def _compile(project_root: str) -> tuple[list[dict[str, str]], str | None]:
     """The rows the settings hold now (YAML parsed here), or none and the error."""
+    from pathlib import Path
+
     from pokayokay.config.settings import load_settings
     from pokayokay.errors import SettingsError
 
@@ -52,12 +53,13 @@ def _compile(project_root: str) -> tuple[list[dict[str, str]], str | None]:
     return [dict(row) for row in settings.failure_categories], None
 
 
-def cached_rows(project_root: str, state_dir: Path) -> list[dict[str, str]]:
-    """The user rows as plain mappings, from the JSON cache while the settings are unchanged."""
+def cached_rows(project_root: str, state_dir: str | os.PathLike[str]) -> list[dict[str, str]]:
+    """The user rows as plain mappings, from the JSON cache while the settings are unchanged.
+    (No pathlib on the way: capture and the prompt's spool gate read this on every failure.)"""
     stamp = _stamp(project_root)
     if stamp == [None, None]:
         return []
-    cache = state_dir / FAILURE_CATEGORIES_CACHE
+    cache = os.path.join(state_dir, FAILURE_CATEGORIES_CACHE)
     try:
         with open(cache, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -68,21 +70,23 @@ def cached_rows(project_root: str, state_dir: Path) -> list[dict[str, str]]:
     except (OSError, ValueError, AttributeError):
         pass  # no valid cache: rebuilt below
     rows, error = _compile(project_root)
+    from pathlib import Path
+
     from pokayokay.infra import logs
     from pokayokay.infra.safe_write import encode_text, write_atomic
 
     if error is not None:
         logs.log(f"failure_categories: settings not loaded, built-in categories only ({error})")
     try:
-        state_dir.mkdir(parents=True, exist_ok=True)
+        os.makedirs(state_dir, exist_ok=True)
         payload = {"version": _VERSION, "stamp": stamp, "rows": rows, "error": error}
-        write_atomic(cache, encode_text(json.dumps(payload, indent=1)))
+        write_atomic(Path(cache), encode_text(json.dumps(payload, indent=1)))
     except OSError as exc:
         logs.log(f"failure_categories: cannot write {cache} ({exc}); compiled again next time")
     return rows
 
 
-def user_rules(project_root: str, state_dir: Path) -> tuple[Rule, ...]:
+def user_rules(project_root: str, state_dir: str | os.PathLike[str]) -> tuple[Rule, ...]:
     """The user rows compiled for :func:`pokayokay.failures.classify.classify`; a row that no
     longer compiles (edited cache) is dropped with a log line rather than failing capture."""
     rows = cached_rows(project_root, state_dir)

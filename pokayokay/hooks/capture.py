@@ -61,14 +61,13 @@ class _Project:
     """Where one payload happened: the project root, its other spellings, the command's cwd."""
 
     def __init__(self, payload: dict[str, Any]) -> None:
-        from pathlib import Path
-
         from pokayokay.hooks.runtime import project_dir
-        from pokayokay.infra.locate import find_git_root
+        from pokayokay.infra.location_rules import canonical_root, git_toplevel
 
         launch = project_dir(payload)
-        git_root = find_git_root(Path(launch))
-        self.root = str(git_root) if git_root is not None else os.path.realpath(launch)
+        # locate.find_git_root's rule on strings (no pathlib: the prompt's spool gate runs this)
+        toplevel = git_toplevel(launch)
+        self.root = canonical_root(toplevel) if toplevel is not None else os.path.realpath(launch)
         cwd = payload.get("cwd")
         self.cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else launch
         self._launch = launch
@@ -87,9 +86,9 @@ class _Project:
         """The settings' ``failure_categories:`` rows, from their compiled JSON (no YAML)."""
         if self._rules is None:
             from pokayokay.failures.user_categories import user_rules
-            from pokayokay.infra.state import project_state_dir
+            from pokayokay.infra.state import project_state_path
 
-            self._rules = user_rules(self.root, project_state_dir(self.root))
+            self._rules = user_rules(self.root, project_state_path(self.root))
         return self._rules
 
     def store(self) -> FailureStore | _Borrowed:
@@ -166,6 +165,83 @@ def _tool_input(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+class _Parsed:
+    """What one failing call's output says before any path is looked for: the redacted
+    command and output, the mistakes it names, its category (``_parse``)."""
+
+    __slots__ = ("_project", "body", "category", "command", "exit_code", "mistakes", "tool_input")
+
+    def __init__(self, project: _Project, tool: str, tool_input: dict[str, Any], error: str):
+        from pokayokay.failures.classify import FALLBACK as FALLBACK_CATEGORY
+        from pokayokay.failures.classify import classify
+        from pokayokay.failures.ingest_cursor import check_budget
+        from pokayokay.failures.mistakes import find_mistakes
+        from pokayokay.failures.signature import command_key
+        from pokayokay.infra.spool import cut_text
+        from pokayokay.safety.redact import redact
+
+        # Bounded before any regex work (a 15 MiB output costs what its head and tail cost),
+        # then secrets go, before anything is derived from the text: nothing stored carries one.
+        error = redact(cut_text(error))
+        self.tool_input = {
+            key: redact(cut_text(value)) if key == "command" and isinstance(value, str) else value
+            for key, value in tool_input.items()
+        }
+        check_budget("finding mistakes")
+        self.exit_code = None
+        self.body = error
+        header = _EXIT_HEADER.match(error)
+        if header:
+            self.exit_code = int(header.group(1))
+            self.body = error[header.end() :]
+        raw_command = self.tool_input.get("command")
+        self.command = (
+            command_key(raw_command)
+            if tool in COMMAND_TOOLS and isinstance(raw_command, str)
+            else None
+        )
+        self._project = project
+        self.mistakes = find_mistakes(self.body, self.command)
+        check_budget("classifying")
+        # The first mistake reported decides the kind (tsc's TS2345 before a TS2307 is a type
+        # error, not a missing dependency); the whole output when that says nothing.
+        user_rules = project.user_rules()
+        self.category = FALLBACK_CATEGORY
+        if len(self.mistakes) > 1:
+            self.category = classify(tool, self.command, self.mistakes[0].text, user_rules)
+        if self.category == FALLBACK_CATEGORY:
+            self.category = classify(tool, self.command, self.body, user_rules)
+
+    @property
+    def roots(self) -> tuple[str, ...]:
+        """The project root and its other spellings (looked for only when a text needs them:
+        the gate's keys of an output naming a mistake never do)."""
+        return (self._project.root, *self._project.aliases)
+
+    def text_signature(self, tool: str) -> str:
+        """The signature of an output that names no mistake: its normalised text, else the
+        failing command (or tool)."""
+        from pokayokay.failures.signature import normalise
+
+        temp_dirs = tuple(d for d in (os.environ.get("TMPDIR"),) if d and len(d) > 1)
+        signature = normalise(self.body, project_roots=self.roots, temp_dirs=temp_dirs)
+        if not signature:
+            # Nothing meaningful in the output: the failing command (or tool) is the signature.
+            what = self.command or tool or "tool"
+            code = "" if self.exit_code is None else f" (exit code {self.exit_code})"
+            signature = normalise(
+                f"{what} failed with no output{code}", project_roots=self.roots,
+                temp_dirs=temp_dirs,
+            )  # fmt: skip
+        return signature
+
+    def signatures(self, tool: str) -> list[str]:
+        """The signature of each failure :func:`_build_failures` makes of this output."""
+        if self.mistakes:
+            return [m.key for m in self.mistakes]
+        return [self.text_signature(tool)]
+
+
 def _build_failures(
     project: _Project,
     session_id: str,
@@ -176,46 +252,14 @@ def _build_failures(
 ) -> list[Failure]:
     """One failure per mistake the output names (:func:`pokayokay.failures.mistakes.find_mistakes`:
     a ruff run with three codes is three failures), else one keyed by the normalised text."""
-    from pokayokay.failures.classify import FALLBACK as FALLBACK_CATEGORY
-    from pokayokay.failures.classify import classify
     from pokayokay.failures.evidence_paths import WorkTree, extract_paths
     from pokayokay.failures.ingest_cursor import check_budget
-    from pokayokay.failures.mistakes import find_mistakes
     from pokayokay.failures.model import Failure
-    from pokayokay.failures.signature import command_key, key_lines, normalise, relativise
-    from pokayokay.infra.spool import cut_text
-    from pokayokay.safety.redact import redact
+    from pokayokay.failures.signature import key_lines, relativise
     from pokayokay.safety.sanitize import excerpt
 
-    # Bounded before any regex work (a 15 MiB output costs what its head and tail cost), then
-    # secrets go, before anything is derived from the text: nothing stored carries one.
-    error = redact(cut_text(error))
-    tool_input = {
-        key: redact(cut_text(value)) if key == "command" and isinstance(value, str) else value
-        for key, value in tool_input.items()
-    }
-    check_budget("finding mistakes")
-    exit_code = None
-    body = error
-    header = _EXIT_HEADER.match(error)
-    if header:
-        exit_code = int(header.group(1))
-        body = error[header.end() :]
-    raw_command = tool_input.get("command")
-    command = (
-        command_key(raw_command) if tool in COMMAND_TOOLS and isinstance(raw_command, str) else None
-    )
-    roots = (project.root, *project.aliases)
-    mistakes = find_mistakes(body, command)
-    check_budget("classifying")
-    # The first mistake reported decides the kind (tsc's TS2345 before a TS2307 is a type
-    # error, not a missing dependency); the whole output when that says nothing.
-    user_rules = project.user_rules()
-    category = FALLBACK_CATEGORY
-    if len(mistakes) > 1:
-        category = classify(tool, command, mistakes[0].text, user_rules)
-    if category == FALLBACK_CATEGORY:
-        category = classify(tool, command, body, user_rules)
+    parsed = _Parsed(project, tool, tool_input, error)
+    body, roots, mistakes = parsed.body, parsed.roots, parsed.mistakes
     check_budget("finding paths")
     files = WorkTree(project.root)  # only files that exist now, in the work tree or git
 
@@ -225,12 +269,12 @@ def _build_failures(
             ts=ts,
             session_id=session_id,
             tool=tool,
-            command=command,
+            command=parsed.command,
             signature=signature,
-            category=category,
+            category=parsed.category,
             paths=extract_paths(
                 tool,
-                tool_input,
+                parsed.tool_input,
                 text,
                 project.root,
                 cwd=project.cwd,
@@ -239,7 +283,7 @@ def _build_failures(
                 test_run=signature.startswith("test:"),
             ),
             excerpt=excerpt(relativise(shown, roots)),  # the root cut where the tool printed it
-            exit_code=exit_code,
+            exit_code=parsed.exit_code,
         )
 
     check_budget("the signature")
@@ -255,28 +299,20 @@ def _build_failures(
         return [failure(mistake.key, body, mistake.line)]
     if mistakes:
         return [failure(m.key, m.text, m.line) for m in mistakes]
-    temp_dirs = tuple(d for d in (os.environ.get("TMPDIR"),) if d and len(d) > 1)
-    signature = normalise(body, project_roots=roots, temp_dirs=temp_dirs)
-    if not signature:
-        # Nothing meaningful in the output: the failing command (or tool) is the signature.
-        what = command or tool or "tool"
-        code = "" if exit_code is None else f" (exit code {exit_code})"
-        signature = normalise(
-            f"{what} failed with no output{code}", project_roots=roots, temp_dirs=temp_dirs
-        )
+    signature = parsed.text_signature(tool)
     lines = key_lines(body, project_roots=roots)
     return [failure(signature, body, " | ".join(lines) if lines else body)]
 
 
-def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
-    """A tool that started failed: record it (interrupts excepted), and answer with what worked
-    when the same command failed in earlier sessions (``guard.failure_context``)."""
+def _recorded_call(payload: dict[str, Any]) -> tuple[str, dict[str, Any], str] | None:
+    """(tool, tool input, error) of a PostToolUseFailure payload that records failures; None
+    for one that records nothing (an interrupt, no tool, pokayokay's own answer)."""
     if payload.get("is_interrupt") is True:
-        return ""
+        return None
     tool = payload.get("tool_name")
     error = payload.get("error")
     if not isinstance(tool, str) or not tool:
-        return ""
+        return None
     error = error if isinstance(error, str) else ""
     tool_input = _tool_input(payload.get("tool_input"))
     if tool in COMMAND_TOOLS and "pokayokay" in str(tool_input.get("command")):
@@ -285,7 +321,32 @@ def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
             from pokayokay.failures.classify import own_answer
 
             if own_answer(str(tool_input.get("command")), int(header.group(1))):
-                return ""  # pokayokay answered (e.g. "propose this learning"): not a mistake
+                return None  # pokayokay answered (e.g. "propose this learning"): not a mistake
+    return tool, tool_input, error
+
+
+def failure_keys(payload: dict[str, Any]) -> list[tuple[str, str]]:
+    """(signature as stored, category) of each failure :func:`post_tool_use_failure` records
+    for ``payload``, in the store's group terms, with none of its path search, excerpt or store
+    write (``pokayokay.hooks.spool_gate``): the same parse, so the same keys."""
+    from pokayokay.safety.redact import redact
+
+    call = _recorded_call(payload)
+    if call is None:
+        return []
+    tool, tool_input, error = call
+    parsed = _Parsed(_Project(payload), tool, tool_input, error)
+    # The store redacts a signature once more (pokayokay.failures.store_writes).
+    return [(redact(signature), parsed.category) for signature in parsed.signatures(tool)]
+
+
+def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
+    """A tool that started failed: record it (interrupts excepted), and answer with what worked
+    when the same command failed in earlier sessions (``guard.failure_context``)."""
+    call = _recorded_call(payload)
+    if call is None:
+        return ""
+    tool, tool_input, error = call
     from pokayokay.hooks.guard import failure_context
     from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
 

@@ -15,12 +15,13 @@ The spool of tool calls (``pokayokay.infra.spool``): usually the turn's Stop hoo
 (``pokayokay.hooks.turn_end``, in the background) has ingested it already. What is left (a turn
 the user interrupted has no Stop) is ingested here, bounded, only for a prompt that reads failure
 signals, and only when a spooled failure can change whether a recurring failure shows for the
-paths the prompt names (``pokayokay.hooks.spool_gate``: a second session for a group that failed
-in one other session there, two sessions at once, a bare file name only the record resolves). A
-boost needs two sessions, so anything else can change at most the wording of a boost that shows
-anyway (its session count, which recurring group of a category it names): it is left to the
-next Stop, SessionEnd and the CLI readers, and the prompt reads the store as it is (recall's fix
-texts too, which is consistent: the store did not change).
+paths the prompt names (``pokayokay.hooks.spool_gate``, from each spooled failure's own
+signature and category: a second session for a group that failed in one other session, a
+category change, a recurring group's paths that may grow to the named place, two sessions at
+once, a bare file name only the record resolves). Anything else can change at most the wording
+of a boost that shows anyway (its session count, which recurring group of a category it
+names): it is left to the next Stop, SessionEnd and the CLI readers, and the prompt reads the
+store as it is (recall's fix texts too, which is consistent: the store did not change).
 """
 
 from __future__ import annotations

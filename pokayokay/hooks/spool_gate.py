@@ -2,27 +2,31 @@
 
 UserPromptSubmit reads failure signals (``pokayokay.skills.failure_boost``) when the prompt names
 project paths. Tool calls still in the spool (a turn the user interrupted has no Stop) are not in
-the store yet, and ingesting them costs a classify, redact and store pass. They are ingested
-before the signals are read only when they can change whether a recurring failure shows for the
-named paths; otherwise the turn's Stop, SessionEnd or a CLI reader takes them in, and the prompt
-reads the store as it is.
+the store yet, and ingesting them costs a path search, a store write and a new read of the
+signals. They are ingested before the signals are read only when they can change whether a
+recurring failure shows for the named paths; otherwise the turn's Stop, SessionEnd or a CLI
+reader takes them in, and the prompt reads the store as it is.
 
 A failure boost needs a group that failed in :data:`RECURRING_SESSIONS` sessions, in a category
 the suggestion uses, placed where the prompt points (same file, same kind of file in the same
-folder, or under a named folder). One more failure can change that only by:
+folder, under a named folder, or the tests of a named source file). A failure joins the group of
+its signature (a new signature starts a group of one session), gives it its category (the
+category follows the newest failure) and its paths. The cached signals keep every group's
+signature (decision 0128), and each spooled failure's (signature, category) is computed by the
+capture's own parse (:func:`pokayokay.hooks.capture.failure_keys`: no path search, no store),
+so one failure more changes whether a boost shows only by (:func:`can_change`):
 
-* giving a second session to a group that failed in one other session (the store's groups with
-  one session are cached with that session: ``FailureSignals.near``), or turning the category
-  of a recurring group into one the suggestion uses (the category follows the newest failure);
+* joining a recurring group of a used category in another category, or one not placed where
+  the prompt points yet (its paths may grow to that place);
+* joining, in a used category, a group that failed in one other session (or in an unknown
+  one), or that recurred in a category the suggestion does not use;
 * starting a group in two sessions at once (spooled failures of two parallel sessions);
 * making a bare or partial file name in the prompt resolvable (``conftest.py`` →
   ``tests/conftest.py``: only paths a failure named resolve it), when the record holds that name.
 
-Any of these, or a spool too large to scan, means "ingest first". What can lag by one prompt
-otherwise is wording of a boost that shows anyway: its session count, and which of several
-recurring groups of one category at the named place is shown. The decision reads only the
-spooled bytes (record headers, the ``session_id``, the file name searched as bytes) and the
-cached signals: no JSON, no regex, no store.
+Any of these, a record that cannot be parsed, or a spool too large to scan, means "ingest
+first". What can lag by one prompt otherwise is wording of a boost that shows anyway: its session
+count, and which of several recurring groups of one category at the named place is shown.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from pokayokay.infra import spool, spool_frames
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
 
     from pokayokay.skills.failure_boost import FailureSignals
 
@@ -43,11 +47,11 @@ FAILURE_EVENTS = frozenset({"PostToolUseFailure", "PostToolBatch"})
 SCAN_MAX = 4 << 20
 
 
-def pending_failures(folder: str) -> list[tuple[str, bytes]] | None:
-    """(session id, payload bytes) of each spooled record not ingested yet that can record a
-    failure, oldest first; None when the pending bytes exceed :data:`SCAN_MAX` or hold
+def pending_failures(folder: str) -> list[tuple[str, bytes, str]] | None:
+    """(session id, payload bytes, launch folder) of each spooled record not ingested yet that
+    can record a failure, oldest first; None when the pending bytes exceed :data:`SCAN_MAX` or hold
     something that is no record (the ingester deals with that: the caller ingests)."""
-    found: list[tuple[str, bytes]] = []
+    found: list[tuple[str, bytes, str]] = []
     total = 0
     for name, start in ((spool.CLAIMED, _cursor(folder)), (spool.ACTIVE, 0)):
         try:
@@ -64,7 +68,7 @@ def pending_failures(folder: str) -> list[tuple[str, bytes]] | None:
     return found
 
 
-def _failures_in(data: bytes, found: list[tuple[str, bytes]]) -> bool:
+def _failures_in(data: bytes, found: list[tuple[str, bytes, str]]) -> bool:
     """Add the failure records of ``data`` (whole records, back to back) to ``found``; False
     when ``data`` is anything else (a torn or foreign tail included)."""
     at = 0
@@ -72,11 +76,11 @@ def _failures_in(data: bytes, found: list[tuple[str, bytes]]) -> bool:
         _kind, size, record = spool_frames.next_frame(data, at, True)
         if record is None:
             return False
-        event, _ts_ns, _where, payload = record
+        event, _ts_ns, where, payload = record
         if event in FAILURE_EVENTS and (
             event != "PostToolBatch" or any(h in payload for h in spool.BATCH_FAILURE_HINTS)
         ):
-            found.append((spool.session_of(payload), payload))
+            found.append((spool.session_of(payload), payload, where))
         at += size
     return True
 
@@ -92,20 +96,20 @@ def _cursor(folder: str) -> int:
 
 
 def could_change(
-    records: Sequence[tuple[str, bytes]],
+    records: Sequence[tuple[str, bytes, str]],
     project: str,
     named: Sequence[str],
     signals: FailureSignals,
 ) -> bool:
     """Whether ingesting ``records`` (from :func:`pending_failures`) can change whether a
-    recurring failure shows for the paths ``named`` in a prompt in ``project`` (stats only).
-    See the module docstring."""
+    recurring failure shows for the paths ``named`` in a prompt in ``project``. See the module
+    docstring."""
     if not records:
         return False
     from pokayokay.skills.advice import project_paths
-    from pokayokay.skills.failure_boost import RECURRING_SESSIONS, GroupSignal, place
+    from pokayokay.skills.failure_boost import RECURRING_SESSIONS
 
-    sessions = {session for session, _data in records}
+    sessions = {session for session, _data, _where in records}
     if len(sessions) >= RECURRING_SESSIONS or "" in sessions:
         return True
     for raw in named:
@@ -113,10 +117,63 @@ def could_change(
         if not path or os.path.exists(os.path.join(project, path)):
             continue
         base = path.rsplit("/", 1)[-1]
-        if not base.isascii() or any(base.encode("ascii") in data for _session, data in records):
+        if not base.isascii() or any(base.encode("ascii") in r[1] for r in records):
             return True  # a record may be what resolves the name to a project file
     resolved = project_paths(project, named, signals.known)
-    near = tuple(path for path, owner in signals.near if owner not in sessions)
-    if not resolved or not near:
+    if not resolved:
+        return False  # no path to place a boost at, whatever the store holds
+    keys = _keys(records)
+    return keys is None or can_change(keys, sessions, resolved, signals)
+
+
+def _keys(records: Sequence[tuple[str, bytes, str]]) -> list[tuple[str, str]] | None:
+    """(signature, category) of every failure the records hold, as their ingest stores them;
+    None when a record is not one :func:`pokayokay.hooks.capture.failure_keys` reads (a
+    PostToolBatch, a payload that does not parse)."""
+    import json
+
+    from pokayokay.hooks.capture import failure_keys
+    from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
+
+    keys: list[tuple[str, str]] = []
+    for _session, data, where in records:
+        try:
+            payload = json.loads(data.decode("utf-8", "surrogatepass"))
+        except ValueError:
+            return None
+        if not isinstance(payload, dict) or payload.get("hook_event_name") != "PostToolUseFailure":
+            return None
+        payload[SPOOLED_PROJECT_KEY] = where  # as the ingester hands it over
+        keys.extend(failure_keys(payload))
+    return keys
+
+
+def can_change(
+    keys: Sequence[tuple[str, str]],
+    sessions: Collection[str],
+    resolved: Sequence[str],
+    signals: FailureSignals,
+) -> bool:
+    """Whether failures with these (signature, category) ``keys``, of the one session in
+    ``sessions``, can change whether a boost shows for the project paths ``resolved``, given the
+    store's ``signals`` (pure; the list in the module docstring). False is exact: after they
+    are stored, :func:`pokayokay.skills.failure_boost.recurring` shows a boost for the same
+    categories."""
+    from pokayokay.skills.failure_boost import CATEGORY_WORDS, RECURRING_SESSIONS, place
+
+    if not resolved:
         return False
-    return place(GroupSignal("", RECURRING_SESSIONS, 0.0, near, None), resolved) is not None
+    kept = {group.signature: group for group in signals.groups}
+    near = {group.signature: group for group in signals.near}
+    for signature, category in keys:
+        group = kept.get(signature)
+        if group is not None:  # recurring in a used category already
+            if category != group.category or place(group, resolved) is None:
+                return True  # another category, or its paths may grow to the named place
+            continue
+        other = near.get(signature)
+        if other is None or category not in CATEGORY_WORDS:
+            continue  # a new group of one session, or a category the suggestion does not use
+        if other.sessions >= RECURRING_SESSIONS or other.owner not in sessions:
+            return True  # recurring, now in a used category; or a second session
+    return False

@@ -283,7 +283,7 @@ def recurring(
 # The cache of failure signals
 
 
-SIGNALS_FORMAT = 3
+SIGNALS_FORMAT = 4
 
 
 class GroupSignal:
@@ -307,20 +307,51 @@ class GroupSignal:
         self.last_seen = last_seen
         self.paths = paths
         self.sample_command = sample_command
-        self.signature = signature  # kept for failing tests (``test:<id>``) only
-        self.excerpt = excerpt  # ... with their stored key lines
+        self.signature = signature  # the group's key (what a new failure of it is stored under)
+        self.excerpt = excerpt  # kept for failing tests (``test:<id>``) only
 
     def __repr__(self) -> str:
         return f"GroupSignal({self.category!r}, {self.sessions}, {self.paths!r})"
 
 
+class NearGroup:
+    """A group :func:`recurring` cannot use yet, which one failure more can make count: one
+    session short of recurring, or recurring in a category the suggestion does not use (a slots
+    class like :class:`GroupSignal`: ``dataclasses`` is no import of the prompt's)."""
+
+    __slots__ = ("category", "owner", "paths", "sessions", "signature")
+
+    def __init__(
+        self, signature: str, category: str, sessions: int, owner: str, paths: tuple[str, ...]
+    ) -> None:
+        self.signature = signature
+        self.category = category
+        self.sessions = sessions
+        self.owner = owner  # the one session it failed in ("" when recurring, or not known)
+        self.paths = paths
+
+    def __repr__(self) -> str:
+        return (
+            f"NearGroup({self.signature!r}, {self.category!r}, {self.sessions}, "
+            f"{self.owner!r}, {self.paths!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, NearGroup) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def _fields(self) -> tuple[str, str, int, str, tuple[str, ...]]:
+        return (self.signature, self.category, self.sessions, self.owner, self.paths)
+
+
 class FailureSignals:
-    """The groups :func:`recurring` can use, every path a failure named (for resolving the
-    bare file names a prompt holds), and ``near``: the paths of the other groups, which one
-    failure more can make count (one session short of recurring, or recurring in a category
-    the suggestion does not use), each with the one session it failed in ("" when that is not
-    known or does not matter), for telling whether a failure not stored yet can change the
-    signals (``pokayokay.hooks.spool_gate``)."""
+    """The groups :func:`recurring` can use (each with its signature), every path a failure
+    named (for resolving the bare file names a prompt holds), and ``near``: the other groups
+    (:class:`NearGroup`), which one failure more can make count; with the signatures, whether
+    a failure not stored yet can change the signals is decided from its own key and category
+    (``pokayokay.hooks.spool_gate``)."""
 
     __slots__ = ("groups", "known", "near")
 
@@ -328,7 +359,7 @@ class FailureSignals:
         self,
         groups: Sequence[FailureGroup],
         known: Sequence[str],
-        near: Sequence[tuple[str, str]] = (),
+        near: Sequence[NearGroup] = (),
     ) -> None:
         self.groups = groups
         self.known = known
@@ -338,11 +369,12 @@ class FailureSignals:
 def signals_from_groups(
     groups: Iterable[FailureGroup], owners: dict[str, str] | None = None
 ) -> FailureSignals:
-    """The signals of a store's groups (pure): recurring groups of a known category only.
-    ``owners``: the one session of each group that failed in one session (by signature)."""
+    """The signals of a store's groups (pure): recurring groups of a known category, and the
+    others as :class:`NearGroup`. ``owners``: the one session of each group that failed in one
+    session (by signature)."""
     kept: list[FailureGroup] = []
     known: set[str] = set()
-    near: set[tuple[str, str]] = set()
+    near: list[NearGroup] = []
     for group in groups:
         known.update(group.paths)
         if group.sessions >= RECURRING_SESSIONS and group.category in CATEGORY_WORDS:
@@ -352,9 +384,11 @@ def signals_from_groups(
         # newest failure) a known category for a group that recurred in another one.
         owner = ""
         if group.sessions < RECURRING_SESSIONS:
-            owner = (owners or {}).get(getattr(group, "signature", ""), "")
-        near.update((path, owner) for path in group.paths)
-    return FailureSignals(kept, sorted(known), sorted(near))
+            owner = (owners or {}).get(group.signature, "")
+        near.append(
+            NearGroup(group.signature, group.category, group.sessions, owner, tuple(group.paths))
+        )
+    return FailureSignals(kept, sorted(known), near)
 
 
 def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
@@ -382,7 +416,11 @@ def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
                     str(excerpt),
                 )
             )
-        near = [(str(path), str(owner)) for path, owner in data["near"]]
+        near = [
+            NearGroup(str(signature), str(category), int(sessions), str(owner),
+                      tuple(str(p) for p in paths))
+            for signature, category, sessions, owner, paths in data["near"]
+        ]  # fmt: skip
     except (TypeError, ValueError):
         return None
     return FailureSignals(groups, [str(p) for p in data["known"]], near)
@@ -391,8 +429,8 @@ def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
 def signals_to_data(signals: FailureSignals, key: list[Any]) -> dict[str, Any]:
     rows = [
         [
-            g.category, g.sessions, g.last_seen, g.sample_command, list(g.paths),
-            *((g.signature, g.excerpt) if g.signature.startswith("test:") else ("", "")),
+            g.category, g.sessions, g.last_seen, g.sample_command, list(g.paths), g.signature,
+            g.excerpt if g.signature.startswith("test:") else "",
         ]
         for g in signals.groups
     ]  # fmt: skip
@@ -401,5 +439,7 @@ def signals_to_data(signals: FailureSignals, key: list[Any]) -> dict[str, Any]:
         "db": key,
         "groups": rows,
         "known": list(signals.known),
-        "near": [list(pair) for pair in signals.near],
+        "near": [
+            [n.signature, n.category, n.sessions, n.owner, list(n.paths)] for n in signals.near
+        ],
     }

@@ -416,7 +416,7 @@ def test_the_gate_reads_failure_records_only_and_gives_up_on_a_large_spool(
     assert spool_gate.pending_failures(folder(project)) == []
     spool_failure_now(project)
     found = spool_gate.pending_failures(folder(project))
-    assert [session for session, _data in found or []] == ["s-now"]
+    assert [(session, where) for session, _data, where in found or []] == [("s-now", str(project))]
     monkeypatch.setattr(spool_gate, "SCAN_MAX", 1000)
     assert spool_gate.pending_failures(folder(project)) is None
     monkeypatch.setattr(spool_gate, "SCAN_MAX", 4 << 20)

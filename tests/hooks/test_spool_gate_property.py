@@ -1,0 +1,174 @@
+"""The spool gate's verdict against the real store (decision 0128).
+
+``spool_gate.can_change`` says False only when storing the spooled failures cannot change
+which categories a failure boost shows for the named paths. The property: for any store
+(groups of a few signatures, categories, sessions and paths, written through ``FailureStore``)
+and any spooled failure of one session, when the gate says False, answering from the signals
+read before the ingest (through the cache's JSON form, as the prompt reads them) shows a boost
+for exactly the categories that answering after the ingest shows.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from helpers.paths import DATA_DIR
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pokayokay.failures.model import Failure
+from pokayokay.failures.store import FailureStore
+from pokayokay.hooks.spool_gate import can_change
+from pokayokay.skills.failure_boost import (
+    FailureSignals,
+    recurring,
+    signals_from_data,
+    signals_from_groups,
+    signals_to_data,
+)
+
+SIGNATURES = ("test:tests/test_cart.py::test_total", "ruff:E501", "ModuleNotFoundError: stripe")
+# Two categories the suggestion uses, two it does not.
+CATEGORIES = ("testing", "lint", "edit", "shell")
+SESSIONS = ("s-a", "s-b", "s-c")
+PATHS = ("src/cart.py", "src/app/checkout.py", "tests/test_cart.py", "README.md")
+NAMED = ("src/cart.py", "src/app/checkout.py", "tests/", "docs/guide.md")
+
+FAILURE = st.tuples(
+    st.sampled_from(SIGNATURES),
+    st.sampled_from(CATEGORIES),
+    st.sampled_from(SESSIONS),
+    st.lists(st.sampled_from(PATHS), max_size=2, unique=True),
+)
+
+
+def _failure(n: int, failure: tuple[str, str, str, list[str]]) -> Failure:
+    signature, category, session, paths = failure
+    return Failure(
+        ts=1_700_000_000.0 + n,
+        session_id=session,
+        tool="Bash",
+        command="pytest",
+        signature=signature,
+        category=category,
+        paths=tuple(sorted(paths)),
+        excerpt=signature,
+        exit_code=1,
+    )
+
+
+def _signals(store: FailureStore) -> FailureSignals:
+    return signals_from_groups(store.failure_groups(), store.single_session_owners())
+
+
+def _shown(signals: FailureSignals, named: list[str]) -> frozenset[str]:
+    return frozenset(r.category for r in recurring(signals.groups, named, []))
+
+
+def _check(
+    stored: list[tuple[str, str, str, list[str]]],
+    spooled: tuple[str, str, str, list[str]],
+    named: list[str],
+) -> None:
+    with tempfile.TemporaryDirectory() as folder, FailureStore(Path(folder) / "f.db") as store:
+        store.record_failures(_failure(n, f) for n, f in enumerate(stored))
+        signals = _signals(store)
+        key = ["stamp"]
+        before = signals_from_data(signals_to_data(signals, key), key)  # as the prompt reads it
+        assert before is not None
+        signature, category, session, _paths = spooled
+        verdict = can_change([(signature, category)], {session}, named, before)
+        store.record_failures([_failure(len(stored), spooled)])
+        after = _signals(store)
+    if not verdict:
+        assert _shown(before, named) == _shown(after, named)
+
+
+@given(
+    stored=st.lists(FAILURE, max_size=8),
+    spooled=FAILURE,
+    named=st.lists(st.sampled_from(NAMED), min_size=1, max_size=2, unique=True),
+)
+@settings(max_examples=60, deadline=None)
+def test_a_failure_the_gate_leaves_in_the_spool_cannot_change_a_boost(
+    stored: list[tuple[str, str, str, list[str]]],
+    spooled: tuple[str, str, str, list[str]],
+    named: list[str],
+) -> None:
+    _check(stored, spooled, named)
+
+
+@pytest.mark.slow
+@given(
+    stored=st.lists(FAILURE, max_size=14),
+    spooled=FAILURE,
+    named=st.lists(st.sampled_from(NAMED), min_size=1, max_size=3, unique=True),
+)
+@settings(max_examples=1500, deadline=None)
+def test_a_failure_the_gate_leaves_in_the_spool_cannot_change_a_boost_many(
+    stored: list[tuple[str, str, str, list[str]]],
+    spooled: tuple[str, str, str, list[str]],
+    named: list[str],
+) -> None:
+    _check(stored, spooled, named)
+
+
+def test_the_gate_leaves_a_failure_of_a_group_shown_there_already() -> None:
+    """The benchmark's case: the capture's group recurs in its category where the prompt
+    points; storing it changes a count, not whether the boost shows."""
+    test = "test:tests/test_cart.py::test_total"
+    stored = [(test, "testing", s, ["tests/test_cart.py"]) for s in ("s-a", "s-b")]
+    stored.append(("ruff:E501", "edit", "s-a", ["src/cart.py"]))
+    stored.append(("ruff:E501", "edit", "s-b", ["src/cart.py"]))
+    with tempfile.TemporaryDirectory() as folder, FailureStore(Path(folder) / "f.db") as store:
+        store.record_failures(_failure(n, f) for n, f in enumerate(stored))
+        signals = _signals(store)
+    named = ["src/cart.py", "tests/test_cart.py"]
+    assert not can_change([(test, "testing")], {"s-c"}, named, signals)
+    # The same failure classified in another category, or one turning the recurring edit
+    # group into a category the suggestion uses, can change it: ingested first.
+    assert can_change([(test, "lint")], {"s-c"}, named, signals)
+    assert can_change([("ruff:E501", "lint")], {"s-c"}, named, signals)
+    assert not can_change([("ruff:E501", "edit")], {"s-c"}, named, signals)
+
+
+def test_a_recurring_group_not_placed_yet_is_ingested_first() -> None:
+    """Its paths may grow to the named place (the gate before decision 0128 let it lag)."""
+    stored = [("ruff:E501", "lint", s, ["web/app.ts"]) for s in ("s-a", "s-b")]
+    with tempfile.TemporaryDirectory() as folder, FailureStore(Path(folder) / "f.db") as store:
+        store.record_failures(_failure(n, f) for n, f in enumerate(stored))
+        signals = _signals(store)
+        assert not _shown(signals, ["src/cart.py"])
+        assert can_change([("ruff:E501", "lint")], {"s-c"}, ["src/cart.py"], signals)
+        store.record_failures([_failure(9, ("ruff:E501", "lint", "s-c", ["src/cart.py"]))])
+        assert _shown(_signals(store), ["src/cart.py"]) == {"lint"}
+
+
+def test_the_gate_keys_are_what_the_ingest_stores_for_the_failure_corpus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``capture.failure_keys`` (the gate's parse of a spooled call) gives, for every
+    PostToolUseFailure of the labelled corpus, the (signature, category) pairs the real hook
+    then stores: the verdict is about the groups the ingest actually touches."""
+    from helpers.corpus import captured, payload, project
+    from ruamel.yaml import YAML
+
+    from pokayokay.hooks.capture import failure_keys
+    from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
+
+    corpus = YAML(typ="safe").load((DATA_DIR / "failure_corpus.yaml").read_text("utf-8"))
+    checked = 0
+    for n, case in enumerate(corpus):
+        if case.get("event") == "PostToolBatch":
+            continue
+        root = project(tmp_path, case)
+        tool = case.get("tool", "Bash")
+        _event, data = payload(case, root, n, tool)
+        monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
+        keys = failure_keys({**data, SPOOLED_PROJECT_KEY: str(root)})
+        stored = [(f.signature, f.category) for f in captured(case, root, n, tool)]
+        assert sorted(set(keys)) == sorted(set(stored)), case["id"]
+        checked += 1
+    assert checked >= 50
