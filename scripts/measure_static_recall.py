@@ -220,8 +220,8 @@ def report(name: str, embed: Embed, options: Options) -> dict[str, Any]:
         tr, dv = cases(train, add, use, inter), cases(dev, add, use, inter)
         gate = today if label.startswith("today") else refit(tr)
         a, b = outcome(tr, gate), outcome(dv, gate)
-        print(fitting.line(f"{label[:22]}, train", a))
-        print(fitting.line(f"{label[:22]}, dev", b))
+        print(fitting.line(f"{label}, train", a))
+        print(fitting.line(f"{label}, dev", b))
         if use:
             names = ("cosine", "cosine_margin", "agree")
             print("    weights " + ", ".join(
