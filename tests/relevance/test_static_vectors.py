@@ -8,13 +8,15 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 from helpers import splits
 from helpers.paths import REPO_ROOT
-from helpers.semantic import REAL_MODEL, needs_real_model
+from helpers.semantic import REAL_MODEL, needs_real_model, write_tiny_model
+from helpers.semantic import WORDS as TINY_WORDS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -110,6 +112,25 @@ def test_the_reduction_is_pca_then_sif(
     assert np.all(variances[:-1] >= variances[1:] - 1e-4)  # the main axes first
     weighted = distil.reduce(raw, 2, sif=True)
     assert np.allclose(weighted, full[:, :2] * distil.sif_weights(rows)[:, None], atol=1e-4)
+
+
+def test_distilling_runs_each_token_through_the_encoder_alone(
+    scripts: tuple[ModuleType, ModuleType], tmp_path: Path
+) -> None:
+    """On a tiny random BERT: a whole-word token's distilled row is the encoder's vector of
+    that word alone, and every vocabulary token gets a unit row (no token is skipped)."""
+    distil, _ = scripts
+    from pokayokay.recall.encoder import load
+
+    folder = write_tiny_model(tmp_path / "tiny")
+    model = load(str(folder))
+    words = [w for w in TINY_WORDS[:6] if model.token_ids(w)[1:-1] == [model.vocab[w]]]
+    assert words
+    rows = distil.distil_raw(folder, [model.vocab[w] for w in words])
+    assert np.allclose(rows, model.embed(words), atol=1e-6)
+    every = distil.distil_raw(folder)
+    assert every.shape == (len(model.vocab), model.hidden)
+    assert np.allclose(np.linalg.norm(every, axis=1), 1.0, atol=1e-5)
 
 
 @needs_real_model
