@@ -2,21 +2,26 @@
 item 2; docs/decisions/0133).
 
     .venv/bin/python scripts/distil_static_vectors.py      # once: build/static/raw.npy
-    .venv/bin/python scripts/measure_static_recall.py --dims 128 --dims 256
+    .venv/bin/python scripts/measure_static_recall.py --dims 128
+    .venv/bin/python scripts/measure_static_recall.py --dims 256 --centre --idf --minilm
 
 For every prompt of the TRAIN and DEV recall splits (``tests/helpers/splits.py``; the TEST split
 is never read) it takes recall as it ships (the lexical candidates and the fitted lexical gate)
-and the static vectors of the notes and the prompt (``scripts/distil_static_vectors.py``), and
-reports:
+and the static vectors of the notes and the prompt (``scripts/distil_static_vectors.py``;
+``--centre`` removes the corpus's mean note vector, ``--idf`` weighs tokens by their IDF over
+the notes, ``--no-sif`` drops the SIF weights; ``--minilm`` measures the full encoder the same
+way, for scale), and reports:
 
 (a) the DEV (and TRAIN) misses: prompts about a note where today's recall does not show it;
     how many of them never had the note as a lexical candidate, and how many of those the
-    static cosine ranks in its top 1 / 2 / 3 (the full MiniLM encoder beside it, for scale);
+    cosine ranks in its top 1 / 2 / 3;
 (b) the gate refitted on TRAIN (``scripts/fit_relevance_gate.py``'s fit and threshold) with the
-    static cosine, its margin over the runner-up and the agreement of both opinions as
-    features: on the lexical candidates only, and with the static top-1 note added as a
-    candidate when the words did not find it; DEV hit / silence / precision with 95 % Wilson
-    intervals against today's gate.
+    cosine, its margin over the runner-up and the agreement of both opinions as features: on
+    the lexical candidates only; with the cosine's top note added as a candidate when the words
+    did not find it; and that candidate with three weights of its own (:class:`Dense`). DEV
+    hit / silence / precision with 95 % Wilson intervals against today's gate, and for each
+    refit the most DEV hits any threshold reaches at today's DEV silence (:func:`oracle`: an
+    upper bound, chosen on dev, never a gate to ship).
 
 A dev tool: numpy is used here only.
 """
