@@ -217,6 +217,11 @@ class Model:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
 
+    def embed_ids(self, batch: list[list[int]]) -> Any:
+        """Unit vectors of already tokenised inputs (each ``[CLS] ids... [SEP]``), one row per
+        input: what ``scripts/distil_static_vectors.py`` runs each vocabulary token through."""
+        return self._forward(batch)
+
     def token_ids(self, text: str) -> list[int]:
         return wordpiece.encode(text, self.vocab, self.max_tokens)
 
