@@ -57,7 +57,7 @@ PURE = {
     "recall.evidence", "recall.turns", "recall.gating",
     "skills.match", "skills.failure_boost", "skills.own_words", "skills.suggest", "skills.gating",
     "relevance.gate", "relevance.analyser", "relevance.concepts", "relevance.skill_terms",
-    "rules.team_view", "team.records", "team.aggregate", "team.status",
+    "relevance.pasted", "rules.team_view", "team.records", "team.aggregate", "team.status",
     "hooks.events",
 }  # fmt: skip
 IO_MODULES = {"os", "subprocess", "sqlite3", "shutil", "tempfile", "fcntl", "socket", "glob"}
