@@ -27,11 +27,7 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
 * ``agree`` — 1 when the candidate is also the model's first choice (the lexical and the dense
   opinions agree on it), else 0;
 * ``rare_share`` — the share of the prompt's rare units it holds (``rare`` counts them, which
-  grows with the prompt's length; this does not; decision 0116);
-* ``trigger`` — where a skill's evidence came from: how well the prompt's situation fits one
-  of the skill's trigger clauses ("Use when encountering any bug, test failure, ..."), 0 to 1
-  (:mod:`pokayokay.skills.triggers`; 0 for recall). A gate file fitted before this feature
-  lists the ten before it and reads as weight 0 for it (decision 0134).
+  grows with the prompt's length; this does not; decision 0116).
 
 Two coefficient sets per kind are shipped: the lexical one (``gate_<kind>.json``, fitted with
 the three dense features at 0, so their weights are 0) and the dense one
@@ -54,7 +50,7 @@ if TYPE_CHECKING:
 
 FEATURES = (
     "score", "margin", "rare", "names_only", "coverage", "length",
-    "cosine", "cosine_margin", "agree", "rare_share", "trigger",
+    "cosine", "cosine_margin", "agree", "rare_share",
 )  # fmt: skip
 # A second candidate speaks only at this share of the first one's probability, or more.
 NEARLY = 0.9
@@ -76,7 +72,7 @@ class Evidence:
 
     __slots__ = (
         "score", "runner_up", "matched", "rare", "named", "units",
-        "cosine", "cosine_other", "dense_top", "trigger",
+        "cosine", "cosine_other", "dense_top",
     )  # fmt: skip
 
     def __init__(
@@ -90,7 +86,6 @@ class Evidence:
         cosine: float = 0.0,
         cosine_other: float = 0.0,
         dense_top: bool = False,
-        trigger: float = 0.0,
     ) -> None:
         self.score = score
         self.runner_up = runner_up
@@ -101,7 +96,6 @@ class Evidence:
         self.cosine = cosine
         self.cosine_other = cosine_other
         self.dense_top = dense_top
-        self.trigger = trigger
 
     def __repr__(self) -> str:
         shown = zip(FEATURES, self.values(), strict=True)
@@ -121,7 +115,6 @@ class Evidence:
             self.cosine - self.cosine_other,
             1.0 if self.dense_top else 0.0,
             len(matched & rare) / len(rare) if rare else 0.0,
-            self.trigger,
         )
 
 
@@ -150,19 +143,17 @@ class Gate:
             raise ValueError("a relevance gate is a JSON object")
         names, weights = data.get("features"), data.get("weights")
         bias, threshold = data.get("bias"), data.get("threshold")
-        names = list(names or ()) if isinstance(names, list) else []
-        if not names or names != list(FEATURES[: len(names)]) or not isinstance(weights, list):
-            raise ValueError(f"a relevance gate's features are {FEATURES} (or the first ones)")
+        if list(names or ()) != list(FEATURES) or not isinstance(weights, list):
+            raise ValueError(f"a relevance gate's features are {FEATURES}")
         numbers = [*weights, bias, threshold]
-        if len(weights) != len(names) or not all(
+        if len(weights) != len(FEATURES) or not all(
             isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
             for x in numbers
         ):
             raise ValueError("a relevance gate's weights, bias and threshold are numbers")
         provenance = data.get("provenance")
-        padding = (0.0,) * (len(FEATURES) - len(weights))  # a feature added since: weight 0
         return cls(
-            (*(float(w) for w in weights), *padding),
+            tuple(float(w) for w in weights),
             float(bias),  # type: ignore[arg-type]
             float(threshold),  # type: ignore[arg-type]
             provenance if isinstance(provenance, dict) else {},

@@ -48,14 +48,11 @@ def evidence(
     cosines: Mapping[str, float] | None = None,
 ) -> list[Evidence]:
     """The evidence of each of ``chosen`` (ranked, best first); ``scores``: every skill's score
-    for the prompt (the runner-up of a skill is the best other score not above its own; a skill
-    chosen for its trigger clauses alone may have none: 0); the ``trigger`` feature is its
-    trigger-clause fit (:func:`pokayokay.skills.match.trigger_fit`);
+    for the prompt (the runner-up of a skill is the best other score not above its own);
     ``cosines``: a semantic model's cosine of each skill's description with the prompt, by
     name (measured by ``scripts/fit_relevance_gate.py``; the shipped skill gate is lexical,
     decision 0097)."""
     from pokayokay.skills.match import evidence as shared_terms
-    from pokayokay.skills.match import trigger_fit
 
     generic = generic_terms()
     units = frozenset((query.terms | query.exts) - generic)
@@ -71,10 +68,9 @@ def evidence(
     for skill in chosen:
         assert skill.profile is not None  # suggest() ranks only skills with a profile
         _total, shared = shared_terms(query, skill.profile)
-        score = scores.get(skill.name, 0.0)
+        score = scores[skill.name]
         others = [s for name, s in scores.items() if name != skill.name and s <= score]
         own, other, top = dense_view(cosines, skill.name) if cosines else (0.0, 0.0, False)
-        trigger, _covering = trigger_fit(query, skill.profile, stats)
         out.append(
             Evidence(
                 score,
@@ -86,7 +82,6 @@ def evidence(
                 own,
                 other,
                 top,
-                trigger,
             )
         )
     return out

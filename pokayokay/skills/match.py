@@ -68,10 +68,9 @@ if TYPE_CHECKING:
     from typing import Any
 
     from pokayokay.skills.catalog import Skill
-    from pokayokay.skills.triggers import ClauseStats, Words
 
 # Bumped whenever the analysis or the profile layout changes: cached catalogs are rebuilt.
-ANALYSIS_VERSION = 7
+ANALYSIS_VERSION = 6
 NAME_WEIGHT = 2.5
 NAME_PART_WEIGHT = 1.75  # one word of a several-word name
 LEAD_WEIGHT = 1.6  # a word of the first sentence, where a description states its subject
@@ -113,7 +112,7 @@ class Profile:
     and ``anchors`` may be given as lists (the cache's): they become sets when first read, which
     most profiles never are on a prompt (a skill sharing no term with it is not looked into)."""
 
-    __slots__ = ("_anchors", "_bigrams", "_negative", "clauses", "fields", "phrases")
+    __slots__ = ("_anchors", "_bigrams", "_negative", "fields", "phrases")
 
     def __init__(
         self,
@@ -122,14 +121,12 @@ class Profile:
         bigrams: set[str] | list[str],
         negative: set[str] | list[str],
         anchors: set[str] | list[str] | None = None,
-        clauses: list[list[str]] | None = None,
     ) -> None:
         self.fields = fields
         self.phrases = phrases
         self._bigrams = bigrams
         self._negative = negative
         self._anchors = anchors if anchors is not None else set()
-        self.clauses = clauses if clauses is not None else []  # skills.triggers.clauses
 
     @property
     def bigrams(self) -> set[str]:
@@ -156,7 +153,6 @@ class Profile:
             "bigrams": sorted(self.bigrams),
             "negative": sorted(self.negative),
             "anchors": sorted(self.anchors),
-            "clauses": self.clauses,
         }
 
     @classmethod
@@ -165,9 +161,8 @@ class Profile:
         is read on every prompt)."""
         if not isinstance(data, dict):
             return None
-        fields, phrases, pairs, negative, anchors, clauses = (
-            data.get(k)
-            for k in ("fields", "phrases", "bigrams", "negative", "anchors", "clauses")
+        fields, phrases, pairs, negative, anchors = (
+            data.get(k) for k in ("fields", "phrases", "bigrams", "negative", "anchors")
         )
         if not (
             isinstance(fields, dict)
@@ -175,10 +170,9 @@ class Profile:
             and isinstance(pairs, list)
             and isinstance(negative, list)
             and isinstance(anchors, list)
-            and isinstance(clauses, list)
         ):
             return None
-        return cls(fields, phrases, pairs, negative, anchors, clauses)  # sets when first read
+        return cls(fields, phrases, pairs, negative, anchors)  # sets when first read
 
 
 def name_words(name: str) -> str:
@@ -239,11 +233,7 @@ def profile(name: str, description: str) -> Profile:
             parts = tokenize(word)
             if len(parts) == 1:  # CrashLoopBackOff names no one word
                 anchors.add(parts[0])
-    from pokayokay.skills.triggers import clauses
-
-    return Profile(
-        fields, phrases, bigrams(positive), negative, anchors & set(fields), clauses(positive_text)
-    )
+    return Profile(fields, phrases, bigrams(positive), negative, anchors & set(fields))
 
 
 # --------------------------------------------------------------------------------------------
@@ -254,7 +244,7 @@ class Stats:
     """Catalog-wide numbers: how many skills hold each term, the terms that name a skill on
     their own (a one-word name, a format a skill names) and the words of several-word names."""
 
-    __slots__ = ("_clauses", "clause_df", "df", "n", "names", "parts")
+    __slots__ = ("df", "n", "names", "parts")
 
     def __init__(
         self,
@@ -262,23 +252,11 @@ class Stats:
         df: dict[str, int],
         names: set[str] | None = None,
         parts: list[list[str]] | None = None,
-        clause_df: tuple[int, dict[str, int]] = (0, {}),
     ) -> None:
         self.n = n
         self.df = df
         self.names = names if names is not None else set()
         self.parts = parts if parts is not None else []
-        self.clause_df = clause_df  # (items, how many hold each term): skills.triggers
-        self._clauses: ClauseStats | None = None
-
-    @property
-    def clauses(self) -> ClauseStats:
-        """The catalog's trigger-clause statistics (:mod:`pokayokay.skills.triggers`)."""
-        if self._clauses is None:
-            from pokayokay.skills.triggers import ClauseStats
-
-            self._clauses = ClauseStats(*self.clause_df)
-        return self._clauses
 
     @classmethod
     def of(cls, skills: Iterable[Skill]) -> Stats:
@@ -288,13 +266,11 @@ class Stats:
         df: dict[str, int] = {}
         names: set[str] = set()
         parts: list[list[str]] = []
-        items: list[list[str]] = []
         n = 0
         for skill in skills:
             if skill.profile is None:
                 continue
             n += 1
-            items.extend(skill.profile.clauses)
             for term in skill.profile.fields:
                 df[term] = df.get(term, 0) + 1
             words = sorted(set(tokenize(name_words(skill.name))))
@@ -302,10 +278,7 @@ class Stats:
                 names.update(words)
             elif words:
                 parts.append(words)
-        from pokayokay.skills.triggers import ClauseStats
-
-        found = ClauseStats.of(items)
-        return cls(n, df, names, parts, (found.n, found.df))
+        return cls(n, df, names, parts)
 
     def named(self, segments: list[tuple[list[str], bool]]) -> set[str]:
         """The words of a prompt's file names that name a skill. ``segments``: the words of
@@ -330,31 +303,20 @@ class Stats:
         return out
 
     def to_data(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "df": self.df,
-            "names": sorted(self.names),
-            "parts": self.parts,
-            "clause_n": self.clause_df[0],
-            "clause_df": self.clause_df[1],
-        }
+        return {"n": self.n, "df": self.df, "names": sorted(self.names), "parts": self.parts}
 
     @classmethod
     def from_data(cls, data: Any) -> Stats | None:
         if not isinstance(data, dict) or not isinstance(data.get("n"), int):
             return None
         df, names, parts = data.get("df"), data.get("names"), data.get("parts")
-        clause_n, clause_df = data.get("clause_n"), data.get("clause_df")
         if not isinstance(df, dict) or not isinstance(names, list) or not isinstance(parts, list):
-            return None
-        if not isinstance(clause_n, int) or not isinstance(clause_df, dict):
             return None
         return cls(
             data["n"],
             {str(k): int(v) for k, v in df.items() if isinstance(v, int)},
             {str(t) for t in names},
             [[str(w) for w in name] for name in parts if isinstance(name, list)],
-            (clause_n, {str(k): int(v) for k, v in clause_df.items() if isinstance(v, int)}),
         )
 
 
@@ -407,8 +369,7 @@ class Query:
     """A prompt, analysed once for every skill."""
 
     __slots__ = (
-        "_words", "bigrams", "exts", "file_exts", "in_code", "mass", "plain", "rare", "spec",
-        "terms", "unique",
+        "bigrams", "exts", "file_exts", "in_code", "mass", "rare", "spec", "terms", "unique"
     )  # fmt: skip
 
     def __init__(self, prompt: str, stats: Stats, aside: str = "") -> None:
@@ -450,10 +411,6 @@ class Query:
         variants.update(evoked_terms(words))  # "vulnerable" → security (see skills.terms)
         variants -= self.terms
         self.terms |= variants
-        # the person's plain words (not in code, paths or a message's content), for the
-        # trigger clauses (skills.triggers)
-        self.plain = frozenset(ordered) | variants
-        self._words: Words | None = None
         self.file_exts = exts  # every extension of the prompt's file names
         self.exts = exts - self.terms
         self.bigrams = bigrams(ordered)
@@ -486,24 +443,6 @@ class Query:
         self.mass = mass
         self.unique = unique
         self.rare = rares
-
-    def words(self) -> Words:
-        """The plain words ready for the trigger clauses (built on first use)."""
-        if self._words is None:
-            from pokayokay.skills.triggers import Words
-
-            self._words = Words(self.plain)
-        return self._words
-
-
-def trigger_fit(query: Query, prof: Profile, stats: Stats) -> tuple[float, frozenset[str]]:
-    """How well the prompt's plain words fit the skill's best trigger-clause item, and the
-    prompt terms that fit it (:func:`pokayokay.skills.triggers.fit`)."""
-    if not prof.clauses:
-        return 0.0, frozenset()
-    from pokayokay.skills.triggers import fit
-
-    return fit(query.words(), prof.clauses, stats.clauses)
 
 
 def names_format(query: Query, prof: Profile) -> bool:

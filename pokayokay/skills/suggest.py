@@ -394,26 +394,6 @@ def suggest(
         (n for n, sc in scores.items() if sc >= floor and (sc >= top * RELATIVE or n in reasons)),
         key=lambda n: (-scores[n], n),
     )[:MAX_SUGGESTIONS]
-    # A skill whose trigger clause the prompt's situation fits is a candidate too, even under
-    # the floor: the gate judges it, its ``trigger`` feature saying where the evidence came
-    # from (skills.triggers, decision 0134).
-    triggered: dict[str, frozenset[str]] = {}
-    if len(chosen) < MAX_SUGGESTIONS and not asks and spike is None:
-        from pokayokay.skills.match import trigger_fit
-        from pokayokay.skills.triggers import CANDIDATE
-
-        stats = _stats(skills)
-        fits = []
-        for s in usable:
-            if s.name in chosen or s.profile is None or not s.profile.clauses:
-                continue
-            value, covering = trigger_fit(query, s.profile, stats)
-            if value >= CANDIDATE:
-                fits.append((-value, s.name))
-                triggered[s.name] = covering
-        for _value, name in sorted(fits)[: MAX_SUGGESTIONS - len(chosen)]:
-            chosen.append(name)
-            scores.setdefault(name, 0.0)
     # A file of the skill's own format named in the prompt is evidence of its own, like a
     # recurring failure: the gate judges only what the prompt's words say.
     from pokayokay.skills.match import names_format
@@ -444,7 +424,7 @@ def suggest(
             strongest = sorted(
                 telling, key=lambda t: (-query.spec.get(t, 0.0) * fields.get(t, 1.0), t)
             )[:3]
-            matched = _matched_words(words, set(strongest) or set(triggered.get(name, ())))
+            matched = _matched_words(words, set(strongest))
             if matched:
                 why.append("matches " + ", ".join(matched))
         suggestions.append(Suggestion(name, round(scores[name], 3), why))
