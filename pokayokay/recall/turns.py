@@ -18,7 +18,7 @@ note or a skill. Everything here is recognised by its *shape*, never by a list o
   is noise; ``remember`` itself compares it with the stored ones). A command with no
   arguments has nothing to read.
 * **Pasted tool output.** Nothing of the person's is left once the lines a program wrote are
-  set aside (:func:`pokayokay.relevance.pasted.only_output`, the one detector skill
+  set aside (:func:`pokayokay.relevance.own_words.only_output`, the one detector skill
   suggestion's own words use too: traceback frames, diagnostics, log lines, test runners'
   per-test and summary lines, fenced blocks, the indented block under an output line). A
   request above a paste, however short, is the person's and is read; a one-line prompt quoting
@@ -28,7 +28,7 @@ note or a skill. Everything here is recognised by its *shape*, never by a list o
 from __future__ import annotations
 
 from pokayokay.infra.lazyre import DOTALL, Lazy
-from pokayokay.relevance.pasted import only_output
+from pokayokay.relevance.own_words import only_output
 
 # The command whose arguments are a note being stored, not a task.
 REMEMBER = "remember"
@@ -46,7 +46,7 @@ def machine_wrapper(prompt: str) -> bool:
 
 def pasted_output(prompt: str) -> bool:
     """Whether nothing of the prompt is the person's: every line holding a word is a program's
-    output (:func:`pokayokay.relevance.pasted.only_output`)."""
+    output (:func:`pokayokay.relevance.own_words.only_output`)."""
     return only_output(prompt)
 
 

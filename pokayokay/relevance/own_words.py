@@ -1,11 +1,13 @@
-"""Which lines of a prompt a program wrote: the one pasted-output detector (pure).
+"""Which words of a prompt are the person's: the one pasted-output detector, and the own words
+skill suggestion scores (pure; decision 0134).
 
 A person pastes what a tool printed — a traceback, a test run, compiler diagnostics, a log —
-alone or under (or above) a request of their own. Recall and skill suggestion both need to
-know which lines those are: skill suggestion scores only the person's own words
-(:mod:`pokayokay.skills.own_words`), and a turn with no words of the person's left at all is
-pasted output and earns nothing (:func:`pokayokay.recall.turns.pasted_output`). Both read the
-lines set aside here, so the two can never disagree again (decision 0134).
+alone or under (or above) a request of their own, and quotes names in code spans. Recall and
+skill suggestion both need to know which lines a program wrote: skill suggestion scores only
+the person's own words (:func:`own_words`), and a turn with no words of the person's left at
+all is pasted output and earns nothing (:func:`only_output`, read by
+:func:`pokayokay.recall.turns.pasted_output`). Both read the lines set aside here
+(:func:`set_aside`), so the two can never disagree again.
 
 Everything is recognised by the *structure* of the text, never by a list of subject words:
 
@@ -29,6 +31,14 @@ Everything is recognised by the *structure* of the text, never by a list of subj
 A one-line prompt is a sentence: its line is never set aside (a question quoting an error is
 still the person's question). A request above a paste, or below it after a blank line, stays
 the person's words.
+
+Skill suggestion's own words (:func:`own_words`) also set aside **code spans**: one token
+between single or double backticks (```the `theme` prop```, ```make the `test` script```), a
+name in code. A span holding several words is a command or a message the person quotes
+(```kubectl get pods` shows 14 restarts``): it names the tool the task is about, and measured,
+keeping it wins (decision 0121). The prompt itself is never rewritten: the own words are
+*spans* of it, read in place, and what was set aside is kept as a fact of its own
+(:attr:`OwnWords.pasted`: an error or output was pasted).
 """
 
 from __future__ import annotations
@@ -42,6 +52,8 @@ if TYPE_CHECKING:
 # At most this many unindented lines between two output lines are output too.
 MAX_BETWEEN = 2
 
+# An inline code span holding one token: single or double backticks, no white space inside.
+_CODE_SPAN = Lazy(r"(``?)(?!`)([^`\s]+?)\1(?!`)")
 # A fence opens a line: three or more backticks or tildes.
 _FENCE = Lazy(r"[ \t]*(`{3,}|~{3,})")
 # Lines that read as a program's output rather than a sentence.
@@ -178,3 +190,58 @@ def only_output(prompt: str) -> bool:
         not skipped and any(c.isalnum() for c in prompt[a:b])
         for (a, b), skipped in zip(lines, aside, strict=True)
     )
+
+
+class OwnWords:
+    """The person's own words of a prompt: ``spans`` (start, end) into it, in order and
+    disjoint; ``pasted``: whether output lines or a fenced block were set aside; ``code``:
+    whether one-token code spans were."""
+
+    __slots__ = ("code", "pasted", "prompt", "spans")
+
+    def __init__(self, prompt: str, spans: list[tuple[int, int]], pasted: bool, code: bool) -> None:
+        self.prompt = prompt
+        self.spans = spans
+        self.pasted = pasted
+        self.code = code
+
+    @property
+    def text(self) -> str:
+        """The own words, each span as written, spans joined by a line break (a boundary no
+        phrase or word pair crosses)."""
+        return "\n".join(self.prompt[a:b] for a, b in self.spans)
+
+    @property
+    def aside(self) -> str:
+        """The rest of the prompt: what was set aside, each piece as written, joined by line
+        breaks (its words say where the work is, not what practice it calls for)."""
+        out = []
+        start = 0
+        for a, b in self.spans:
+            if self.prompt[start:a].strip():
+                out.append(self.prompt[start:a])
+            start = b
+        if self.prompt[start:].strip():
+            out.append(self.prompt[start:])
+        return "\n".join(out)
+
+
+def own_words(prompt: str) -> OwnWords:
+    """The person's own words of ``prompt`` (see the module docstring)."""
+    lines = line_spans(prompt)
+    aside = set_aside(prompt, lines)
+    spans: list[tuple[int, int]] = []
+    code = False
+    for (a, b), skipped in zip(lines, aside, strict=True):
+        if skipped:
+            continue
+        start = a
+        for found in _CODE_SPAN.finditer(prompt, a, b):
+            code = True
+            if found.start() > start:
+                spans.append((start, found.start()))
+            start = found.end()
+        if b > start:
+            spans.append((start, b))
+    spans = [(a, b) for a, b in spans if prompt[a:b].strip()]
+    return OwnWords(prompt, spans, any(aside), code)

@@ -1,4 +1,4 @@
-"""The one pasted-output detector (pokayokay/relevance/pasted.py, decision 0134), on what real
+"""The one pasted-output detector (pokayokay/relevance/own_words.py, decision 0134), on what real
 tools printed: pytest, jest, cargo test, go test -v, tsc and ruff runs captured from the tools
 themselves (tests/data/outputs/). A turn is pasted output only when no words of the person's
 remain; a request above a paste is the person's and is read; skill suggestion and recall set
@@ -16,8 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pokayokay.recall.turns import pasted_output, recall_text, suggest_text
-from pokayokay.relevance.pasted import line_spans, only_output, set_aside
-from pokayokay.skills.own_words import own_words
+from pokayokay.relevance.own_words import line_spans, only_output, own_words, set_aside
 
 OUTPUTS = DATA_DIR / "outputs"
 # Each produced by running the tool on a small project with failing tests or type errors.
