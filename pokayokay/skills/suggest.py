@@ -58,10 +58,10 @@ if TYPE_CHECKING:
     from pokayokay.learnings.outcomes.chain import SessionOutcome
     from pokayokay.learnings.outcomes.spikes import Spike
     from pokayokay.relevance.gate import Gate
+    from pokayokay.relevance.own_words import OwnWords
     from pokayokay.skills.catalog import Skill
     from pokayokay.skills.failure_boost import FailureGroup
     from pokayokay.skills.match import Query, Stats
-    from pokayokay.relevance.own_words import OwnWords
 
 FLOOR = 1.04
 RELATIVE = 0.6

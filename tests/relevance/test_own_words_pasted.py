@@ -106,9 +106,8 @@ def test_recall_and_skill_suggestion_set_aside_the_same_lines() -> None:
 def test_a_debugging_prompt_over_a_real_jest_failure_is_not_a_code_review() -> None:
     """The case of issue 23's brief: jest's indented ``expect(received)`` block under its ``●``
     header read as the person's words gave /receiving-code-review (matches received)."""
-    prompt = (
-        "the cart discount is wrong since yesterday, no idea why. here's the run:\n\n"
-        + _real("jest_two_failures.txt")
+    prompt = "the cart discount is wrong since yesterday, no idea why. here's the run:\n\n" + _real(
+        "jest_two_failures.txt"
     )
     assert "received" not in own_words(prompt).text
     with tempfile.TemporaryDirectory(prefix="pokayokay-pasted-") as folder:
