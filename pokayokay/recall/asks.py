@@ -22,10 +22,23 @@ _EXPLAINS = Lazy(
 )
 
 
+# A relative clause: "that", "which" or "who" and a verb in the present or past ("a tool that
+# finds broken links", "the script which explained the difference between …"), up to the end of
+# its clause. Its words describe a thing the prompt is about; they are not what it asks.
+_RELATIVE = Lazy(r"\b(?:that|which|who)\s+[a-z]+(?:s|ed)\b[^,.;:!?\n]*")
+
+
 def explains_code(lowered: str) -> bool:
     """Whether a prompt (lower-cased) asks to explain or document the code at hand, asks a
-    general question ("the difference between …") or fixes a typo or a link."""
-    return _EXPLAINS.search(lowered) is not None
+    general question ("the difference between …") or fixes a typo or a link. What a relative
+    clause says describes a thing, not the request ("a name for my dev tool that finds broken
+    links" asks for a name; decision 0134)."""
+    found = _EXPLAINS.search(lowered)
+    if found is None:
+        return False
+    if "th" not in lowered and "wh" not in lowered:
+        return True
+    return _EXPLAINS.search(_RELATIVE.sub(" , ", lowered)) is not None
 
 
 # The place of work is documentation (a README, a changelog, a Markdown file, the docs folder)

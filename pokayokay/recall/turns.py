@@ -17,24 +17,19 @@ note or a skill. Everything here is recognised by its *shape*, never by a list o
   ``/remember``, whose arguments are the note being stored (recalling notes like it beside it
   is noise; ``remember`` itself compares it with the stored ones). A command with no
   arguments has nothing to read.
-* **Pasted tool output.** Most non-blank lines look like output rather than prose: traceback
-  frames, ``file:line:col`` diagnostics, log lines opening on a timestamp or a bracketed
-  level, test-runner markers (``E   assert``, ``>   call()``), rules of ``=`` or ``-``. At
-  least :data:`MIN_OUTPUT_LINES` such lines and :data:`OUTPUT_SHARE` of the lines (an indented
-  line under an output line counting as one: a frame's source line): a question with one quoted
-  error line is still a question.
+* **Pasted tool output.** Nothing of the person's is left once the lines a program wrote are
+  set aside (:func:`pokayokay.relevance.own_words.only_output`, the one detector skill
+  suggestion's own words use too: traceback frames, diagnostics, log lines, test runners'
+  per-test and summary lines, fenced blocks, the indented block under an output line). A
+  request above a paste, however short, is the person's and is read; a one-line prompt quoting
+  an error is a question.
 """
 
 from __future__ import annotations
 
 from pokayokay.infra.lazyre import DOTALL, Lazy
+from pokayokay.relevance.own_words import only_output
 
-# A turn is pasted output when at least this many of its lines, and this share of its
-# non-blank lines, look like output.
-MIN_OUTPUT_LINES = 2
-OUTPUT_SHARE = 0.6
-# Lines looked at (a pasted log can be long; its head says what it is).
-MAX_LINES = 200
 # The command whose arguments are a note being stored, not a task.
 REMEMBER = "remember"
 
@@ -42,25 +37,6 @@ REMEMBER = "remember"
 _WRAPPED = Lazy(r"\s*(?:<([a-z]+(?:-[a-z]+)+)>.*?</\1>\s*)+", DOTALL)
 _ELEMENT = Lazy(r"<([a-z]+(?:-[a-z]+)+)>(.*?)</\1>", DOTALL)
 _TYPED_COMMAND = Lazy(r"/([A-Za-z0-9][\w:.-]*)(?:\s+(.*))?", DOTALL)
-# Lines that read as a program's output rather than a sentence.
-_OUTPUT_LINE = Lazy(
-    r"\s*(?:"
-    r"Traceback \(most recent call last\):"  # a Python traceback
-    r"|File \"[^\"]+\", line \d+"  # ... and its frames
-    r"|at \S+ \(?\S+:\d+(?::\d+)?\)?$"  # a JavaScript or Java stack frame
-    r"|[\w./\\-]+[:(]\d+(?:[:,]\d+)?\)?(?::|\s+-\s)"  # file:line[:col]: a diagnostic
-    r"|\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}"  # a log line's timestamp
-    r"|\[?\d{2}:\d{2}:\d{2}"  # ... or its time
-    r"|\[[A-Z]{3,8}\]"  # ... or its bracketed level
-    r"|[A-Z]{4,8}:[\w.]+:"  # ... or Python logging's "LEVEL:logger:" (not "TODO: ...")
-    r"|[EF>]\s{2,}\S"  # pytest's E and > lines
-    r"|[=_*-]{5,}"  # a rule
-    r"|[\w.]+(?:Error|Exception|Warning)(?::|$)"  # an exception's type line
-    r"|\^+\s*$"  # a caret under a column
-    r"|(?:Found\s+)?\d+\s+(?:passed|failed|errors?|warnings?|problems?)\b"  # a summary
-    r"|\$ \S"  # a shell prompt and its command (not "#" or ">": markdown)
-    r")"
-)
 
 
 def machine_wrapper(prompt: str) -> bool:
@@ -69,17 +45,9 @@ def machine_wrapper(prompt: str) -> bool:
 
 
 def pasted_output(prompt: str) -> bool:
-    """Whether most of the prompt's lines look like a program's output."""
-    if prompt.count("\n") < MIN_OUTPUT_LINES - 1:
-        return False
-    lines = [line for line in prompt.splitlines()[:MAX_LINES] if line.strip()]
-    output = 0
-    previous = False
-    for line in lines:
-        # an indented line under an output line belongs to it (a frame's source line)
-        previous = bool(_OUTPUT_LINE.match(line)) or (previous and line.startswith(("  ", "\t")))
-        output += previous
-    return output >= MIN_OUTPUT_LINES and output >= OUTPUT_SHARE * len(lines)
+    """Whether nothing of the prompt is the person's: every line holding a word is a program's
+    output (:func:`pokayokay.relevance.own_words.only_output`)."""
+    return only_output(prompt)
 
 
 def command(prompt: str) -> tuple[str, str] | None:

@@ -392,7 +392,7 @@ class Query:
             for found in _IDENTIFIER.finditer(words):
                 in_idents.update(tokenize(found[0]))
             words = _IDENTIFIER.sub(" , ", words)
-        if aside:  # code spans and pasted output (skills.own_words): like identifiers
+        if aside:  # code spans and pasted output (relevance.own_words): like identifiers
             in_idents.update(tokenize(aside[:MAX_PROMPT_CHARS]))
         content: set[str] = set()  # "write the update for my team: k8s migration 60% done"
         said = message_content(words)

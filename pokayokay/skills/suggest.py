@@ -58,10 +58,10 @@ if TYPE_CHECKING:
     from pokayokay.learnings.outcomes.chain import SessionOutcome
     from pokayokay.learnings.outcomes.spikes import Spike
     from pokayokay.relevance.gate import Gate
+    from pokayokay.relevance.own_words import OwnWords
     from pokayokay.skills.catalog import Skill
     from pokayokay.skills.failure_boost import FailureGroup
     from pokayokay.skills.match import Query, Stats
-    from pokayokay.skills.own_words import OwnWords
 
 FLOOR = 1.04
 RELATIVE = 0.6
@@ -309,12 +309,12 @@ def _ranked(query: Query, usable: Sequence[Skill]) -> list[tuple[Skill, float]]:
 
 def prompt_query(prompt: str, stats: Stats, own: OwnWords | None = None) -> Query:
     """The prompt analysed for skills: its own words scored, code spans, fenced blocks and
-    pasted output only counted like identifiers (:mod:`pokayokay.skills.own_words`; ``own``:
+    pasted output only counted like identifiers (:mod:`pokayokay.relevance.own_words`; ``own``:
     the prompt's own words when the caller has them already)."""
     from pokayokay.skills.match import Query
 
     if own is None:
-        from pokayokay.skills.own_words import own_words
+        from pokayokay.relevance.own_words import own_words
 
         own = own_words(prompt)
     return Query(own.text, stats, own.aside)
@@ -350,7 +350,7 @@ def suggest(
         # the user is invoking a skill or command already, or Claude Code wrote the turn
         # (``<task-notification>``), or it is pasted tool output (``pokayokay.recall.turns``)
         return Advice([])
-    from pokayokay.skills.own_words import own_words
+    from pokayokay.relevance.own_words import own_words
 
     # code spans, fenced blocks and pasted output are set aside: names, not the task's words
     own = own_words(prompt)

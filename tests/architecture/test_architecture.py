@@ -55,9 +55,9 @@ PURE = {
     "recall.index", "recall.block",
     "recall.wordpiece", "recall.symptoms", "recall.asks", "recall.bm25", "recall.documents",
     "recall.evidence", "recall.turns", "recall.gating",
-    "skills.match", "skills.failure_boost", "skills.own_words", "skills.suggest", "skills.gating",
+    "skills.match", "skills.failure_boost", "skills.suggest", "skills.gating",
     "relevance.gate", "relevance.analyser", "relevance.concepts", "relevance.skill_terms",
-    "rules.team_view", "team.records", "team.aggregate", "team.status",
+    "relevance.own_words", "rules.team_view", "team.records", "team.aggregate", "team.status",
     "hooks.events",
 }  # fmt: skip
 IO_MODULES = {"os", "subprocess", "sqlite3", "shutil", "tempfile", "fcntl", "socket", "glob"}

@@ -117,9 +117,10 @@ E        +  where 404 = <Response [404]>.status_code
 def test_pasted_tool_output_gets_nothing(pasted: str) -> None:
     assert pasted_output(pasted)
     assert recall_text(pasted) == "" and suggest_text(pasted) == ""
-    # ... with a short question on top it is still mostly output
+    # ... a request above it, however short, is the person's and is read (decision 0134)
     asked = "why?\n" + pasted
-    assert recall_text(asked) == "" and suggest_text(asked) == ""
+    assert not pasted_output(asked)
+    assert recall_text(asked) == asked == suggest_text(asked)
 
 
 def test_a_question_quoting_one_error_line_is_a_question() -> None:

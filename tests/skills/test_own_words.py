@@ -12,8 +12,8 @@ from helpers.relevance_split import Lab, suggested_skills
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pokayokay.relevance.own_words import own_words
 from pokayokay.skills.catalog import catalog_from_folder
-from pokayokay.skills.own_words import own_words
 from pokayokay.skills.suggest import suggest
 
 SKILLS = DATA_DIR / "relevance_test2" / "skills"  # a dev set's real skills (tests/data/SPLITS.md)
