@@ -335,23 +335,14 @@ class WorkTree:
         return found
 
     def _in_git(self, rels: Sequence[str]) -> set[str]:
-        import subprocess
+        from pokayokay.infra.git_quiet import git_output
 
         env = dict(os.environ, GIT_LITERAL_PATHSPECS="1", GIT_OPTIONAL_LOCKS="0")
-        try:
-            done = subprocess.run(
-                ["git", "ls-files", "-z", "--cached", "--full-name", "--", *rels],
-                cwd=self.root,
-                env=env,
-                capture_output=True,
-                timeout=self.GIT_TIMEOUT,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError):
+        args = ("ls-files", "-z", "--cached", "--full-name", "--", *rels)
+        out = git_output(self.root, *args, timeout=self.GIT_TIMEOUT, env=env)
+        if out is None:
             return set()
-        if done.returncode != 0:
-            return set()
-        listed = {name for name in done.stdout.decode("utf-8", "replace").split("\0") if name}
+        listed = {name for name in out.decode("utf-8", "replace").split("\0") if name}
         return {rel for rel in rels if rel in listed}
 
     def names(self, folder: str) -> list[str]:

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from pokayokay.infra.regular import folder_names
+
 _T = TypeVar("_T")
 
 __all__ = [
@@ -173,10 +175,7 @@ ASIDE_INFIX = ".unreadable-"  # failures.db.unreadable-<unix time>: a corrupt st
 
 def moved_aside(path: Path) -> list[Path]:
     """The corrupt stores moved aside next to ``path``, oldest first."""
-    try:
-        names = os.listdir(path.parent)
-    except OSError:
-        return []
+    names = folder_names(path.parent)
     prefix = path.name + ASIDE_INFIX
     # <name>.unreadable-<unix time>, not its -wal and -shm beside it.
     return sorted(

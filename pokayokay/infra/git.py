@@ -12,6 +12,7 @@ from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 
 from pokayokay.errors import PokayokayError
+from pokayokay.infra.git_quiet import git_output
 
 GIT_TIMEOUT = 60.0
 
@@ -145,22 +146,12 @@ def list_project_files(project_dir: Path | str) -> list[str]:
     """The project's files, relative, POSIX and sorted: ``git ls-files`` (tracked and untracked,
     not ignored) inside a git work tree, else a walk that skips :data:`SKIPPED_DIRS`. At most
     :data:`PROJECT_FILES_CAP` names."""
-    import subprocess
-
     project = Path(project_dir)
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(project), "ls-files", "-z", "--cached", "--others",
-             "--exclude-standard"],
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            timeout=30,
-            check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        done = None
-    if done is not None and done.returncode == 0:
-        names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    listed = git_output(
+        project, "ls-files", "-z", "--cached", "--others", "--exclude-standard", timeout=30
+    )
+    if listed is not None:
+        names = listed.decode("utf-8", "surrogateescape").split("\0")
         return sorted({name for name in names if name})[:PROJECT_FILES_CAP]
     out: list[str] = []
     for root, dirs, files in os.walk(project):

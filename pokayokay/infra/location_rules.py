@@ -4,7 +4,7 @@ Everything :mod:`pokayokay.infra.locate` decides is decided here: the slug, the 
 without git, the config folder, the ``autoMemoryDirectory`` settings,
 ``CLAUDE_CODE_PROJECT_DIR_NAME`` and the default folder. ``locate`` wraps the answer in
 ``pathlib`` records (with the candidate list ``pokayokay doctor`` prints); the prompt hook takes
-:func:`memory_paths` instead, which never imports ``pathlib`` (with ``urllib.parse`` and
+:attr:`Resolution.paths` instead, which never imports ``pathlib`` (with ``urllib.parse`` and
 ``ipaddress`` behind it, about a third of a bare interpreter start).
 
 Every path returned is written as ``str(pathlib.Path(...))`` would write it (:func:`as_path`),
@@ -434,6 +434,11 @@ class Resolution:
         assert found is not None
         return found
 
+    @property
+    def paths(self) -> MemoryPaths:
+        """:func:`pokayokay.infra.locate.resolve_memory_location`'s folders, as strings."""
+        return MemoryPaths(self.memory_dir, self.launch, self.project_key, self.config_dir)
+
 
 def resolve(
     project_dir: str | os.PathLike[str],
@@ -522,20 +527,6 @@ class MemoryPaths:
         )
 
 
-def memory_paths(
-    project_dir: str | os.PathLike[str],
-    *,
-    memory_dir: str | None = None,
-    environ: Mapping[str, str] | None = None,
-    managed_settings: str | None = None,
-) -> MemoryPaths:
-    """:func:`pokayokay.infra.locate.resolve_memory_location`'s folders, as strings."""
-    found = resolve(
-        project_dir, memory_dir=memory_dir, environ=environ, managed_settings=managed_settings
-    )
-    return MemoryPaths(found.memory_dir, found.launch, found.project_key, found.config_dir)
-
-
 def memory_dir_override() -> str | None:
     """``$POKAYOKAY_MEMORY_DIR`` when set (the one place that variable is read)."""
     from pokayokay.names import ENV_MEMORY_DIR
@@ -546,4 +537,4 @@ def memory_dir_override() -> str | None:
 def hook_memory_paths(project_dir: str | os.PathLike[str]) -> MemoryPaths:
     """:func:`pokayokay.infra.locate.memory_location_for` as strings: Claude Code's rule, or
     ``$POKAYOKAY_MEMORY_DIR`` when set."""
-    return memory_paths(project_dir, memory_dir=memory_dir_override())
+    return resolve(project_dir, memory_dir=memory_dir_override()).paths

@@ -4,7 +4,8 @@ settings, rules, learnings, SKILL.md, git's HEAD). Standard library only, no typ
 
 The file is opened with ``O_NONBLOCK`` (a FIFO opens at once instead of waiting for a writer)
 and ``fstat``-checked to be a regular file before any byte is read, on the very descriptor that
-is then read: no window between a check and the open for a swapped-in FIFO."""
+is then read: no window between a check and the open for a swapped-in FIFO. And the one
+listing of a folder whose absence is no error (:func:`folder_names`)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,17 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes | str:
     if len(data) > limit:
         return f"larger than {limit} bytes"
     return data
+
+
+def folder_names(folder: str | os.PathLike[str]) -> list[str]:
+    """The names in ``folder`` (``os.listdir``, in no order), none when it cannot be listed:
+    missing, not a folder, unreadable. For the folders pokayokay sweeps or looks through where
+    an absent folder means nothing to find (stale temp files, the spool's quarantine, a store's
+    corrupt copies moved aside)."""
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
 
 
 def read_regular_text(path: str | os.PathLike[str], limit: int | None = None) -> str:

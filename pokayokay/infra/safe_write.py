@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pokayokay.errors import ConcurrentChangeError, PokayokayError
-from pokayokay.infra.regular import NotARegularFile
+from pokayokay.infra.regular import NotARegularFile, folder_names
 from pokayokay.infra.state import PRIVATE_FILE, in_state_home, private_folder
 
 TYPE_CHECKING = False  # typing is not imported at run time: SessionStart writes through here
@@ -157,11 +157,7 @@ def remove_stale_temps(folder: Path) -> list[Path]:
         return []
     _swept.add(key)
     removed: list[Path] = []
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return removed
-    for name in names:
+    for name in folder_names(folder):
         match = _TEMP_RE.match(name)
         if match is None:
             continue

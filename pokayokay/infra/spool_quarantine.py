@@ -18,6 +18,7 @@ import os
 from dataclasses import dataclass
 
 from pokayokay.infra import spool
+from pokayokay.infra.regular import folder_names
 
 FOLDER = "quarantine"
 ITEM_MAX = 1 << 20
@@ -85,11 +86,7 @@ def _bound(where: str) -> None:
 
 def _items(where: str, key: str) -> list[Quarantined]:
     found: list[Quarantined] = []
-    try:
-        names = os.listdir(where)
-    except OSError:
-        return found
-    for name in names:
+    for name in folder_names(where):
         if not name.endswith(SUFFIX):
             continue
         reason = name[: -len(SUFFIX)].rsplit(".", 1)[-1]
@@ -105,10 +102,7 @@ def _items(where: str, key: str) -> list[Quarantined]:
 def listing() -> list[Quarantined]:
     """Every kept item of every spool, newest first."""
     root = spool.spool_root()
-    try:
-        keys = sorted(os.listdir(root))
-    except OSError:
-        return []
+    keys = sorted(folder_names(root))
     found = [item for key in keys for item in _items(folder_of(os.path.join(root, key)), key)]
     found.sort(key=lambda item: (-item.mtime, item.path))
     return found

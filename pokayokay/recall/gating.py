@@ -1,5 +1,7 @@
 """Recall's decision to speak: the :class:`~pokayokay.relevance.gate.Evidence` of the notes
-:func:`pokayokay.recall.index.recall` ranked, and the ones the fitted gate lets through.
+:func:`pokayokay.recall.index.recall` ranked, and the ones the fitted gate lets through (the
+one decision of :func:`pokayokay.relevance.fitted.speak`, which recall takes with the gate fitted
+on the semantic model's opinion when it has the model's cosines).
 
 Pure: an index and a prompt's features in, positions out. A note's content units are the
 prompt's pieces of evidence (:class:`~pokayokay.relevance.concepts.Query`: the words evoking a
@@ -24,7 +26,6 @@ if TYPE_CHECKING:
 
     from pokayokay.recall.index import Hit, Index
     from pokayokay.relevance.concepts import Query
-    from pokayokay.relevance.gate import Gate
 
 _TRIM = "`'\"()[]{}<>,;:!?*"
 _rare_of: list[tuple[Index, float]] = []  # the last index's rare-word IDF (a prompt has one)
@@ -122,27 +123,3 @@ def evidence(
             )
         )
     return out
-
-
-def speak(
-    gate: Gate | bool,
-    index: Index,
-    query: Query,
-    prompt: str,
-    hits: Sequence[Hit],
-    runners: Sequence[float],
-    cosines: Mapping[int, float] | None = None,
-) -> list[Hit]:
-    """The notes of ``hits`` (best first) the gate lets speak: one by default, a second only
-    when nearly as probable and about something else (:func:`~pokayokay.relevance.gate.select`).
-    With ``cosines`` (the semantic model's opinion) the fitted gate is the dense one."""
-    from pokayokay.relevance.gate import select
-
-    if not hits or gate is False:
-        return list(hits)
-    if gate is True:
-        from pokayokay.relevance.fitted import RECALL, fitted
-
-        gate = fitted(RECALL, dense=cosines is not None)
-    found = evidence(index, query, prompt, hits, runners, cosines)
-    return [hits[i] for i in select(gate, found)]

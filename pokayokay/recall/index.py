@@ -582,9 +582,14 @@ def recall(
     chosen.sort(key=lambda h: (-h.score, h.doc.kind == "fix"))
     chosen = show_less(chosen, [masks[id(h)] for h in chosen], k, MIN_EVIDENCE)
     if gate is not False and chosen:
-        from pokayokay.recall.gating import speak
+        from pokayokay.recall.gating import evidence
+        from pokayokay.relevance.fitted import RECALL, speak
 
-        chosen = speak(gate, index, query, prompt, chosen, runners, cosines)
+        ranked = chosen  # with ``cosines`` (the semantic model's opinion): the dense gate
+        chosen = speak(
+            gate, RECALL, ranked, lambda: evidence(index, query, prompt, ranked, runners, cosines),
+            dense=cosines is not None,
+        )  # fmt: skip
     return Result(chosen, near, floor)
 
 

@@ -77,7 +77,8 @@ def split_names(text: str) -> tuple[str, list[str]]:
     return (_NAME.sub(" , ", text) if names else text), names
 
 
-_SUFFIXES: tuple[tuple[str, str], ...] = (
+# (suffix, replacement), tried in order: the first that matches is replaced (:func:`stem_with`).
+SUFFIXES: tuple[tuple[str, str], ...] = (
     ("ational", "ate"),
     ("izations", "ize"),
     ("ization", "ize"),
@@ -103,7 +104,7 @@ _DERIVED = ("ment", "ation", "ization", "ational")
 
 def stem(word: str) -> str:
     """A light suffix stemmer: plural, -ing, -ed, -er, -ment, -ation; crude but predictable."""
-    return stem_with(word, _SUFFIXES)
+    return stem_with(word, SUFFIXES)
 
 
 def stem_with(word: str, suffixes: tuple[tuple[str, str], ...]) -> str:

@@ -15,7 +15,16 @@ from __future__ import annotations
 import os
 
 from pokayokay.infra.cjson import loads
-from pokayokay.relevance.gate import Gate
+from pokayokay.relevance.gate import Gate, select
+
+TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import TypeVar
+
+    from pokayokay.relevance.gate import Evidence
+
+    Candidate = TypeVar("Candidate")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECALL = "recall"
@@ -51,3 +60,26 @@ def fitted(kind: str, dense: bool = False) -> Gate:
         with open(gate_path(kind, dense), encoding="utf-8") as file:
             found = _loaded[name] = Gate.from_data(loads(file.read()))
     return found
+
+
+def speak(
+    gate: Gate | bool,
+    kind: str,
+    ranked: Sequence[Candidate],
+    evidence: Callable[[], Sequence[Evidence]],
+    *,
+    dense: bool = False,
+) -> list[Candidate]:
+    """The candidates of ``ranked`` (best first) the gate lets speak: one by default, a second
+    only when nearly as probable and about something else (:func:`~pokayokay.relevance.gate.
+    select`). ``gate`` True: the shipped ``kind`` gate (``dense``: the one fitted with the
+    semantic model's opinion, for a scorer that has it); False: every candidate speaks.
+    ``evidence``: the :class:`~pokayokay.relevance.gate.Evidence` of each of ``ranked``, in
+    order, computed only when a gate decides. The one decision recall
+    (:mod:`pokayokay.recall.gating`) and skill suggestion (:mod:`pokayokay.skills.gating`)
+    take."""
+    if not ranked or gate is False:
+        return list(ranked)
+    if gate is True:
+        gate = fitted(kind, dense=dense)
+    return [ranked[i] for i in select(gate, evidence())]

@@ -21,7 +21,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 from pokayokay.infra.lazyre import IGNORECASE, Lazy
-from pokayokay.relevance import vocabulary
+from pokayokay.relevance import analyser, vocabulary
 from pokayokay.relevance.analyser import CAMEL_PIECE, LazyTerms, cached_terms, stem_with
 from pokayokay.relevance.analyser import WORD_CHUNK as _WORD
 
@@ -145,31 +145,23 @@ SYNONYMS: dict[str, str] = {
     "otel": "opentelemetry",
 }
 
-_SUFFIXES: tuple[tuple[str, str], ...] = (
+# The prompt analyser's table with the British -ise forms, and without its -er rows (skill
+# matching never stemmed -er). The -ise rows go first: each ends in a row of that table (-isations
+# in -ations, -ising in -ing, -ised in -ed) and the first row that matches wins.
+_ISE_FORMS: tuple[tuple[str, str], ...] = (
     ("isations", "ize"),
-    ("izations", "ize"),
     ("isation", "ize"),
-    ("ization", "ize"),
-    ("ational", "ate"),
-    ("ations", "ate"),
-    ("ation", "ate"),
     ("ising", "ize"),
     ("ised", "ize"),
     ("ises", "ize"),
     ("ise", "ize"),
-    ("ments", ""),
-    ("ment", ""),
-    ("ings", ""),
-    ("ing", ""),
-    ("ies", "y"),
-    ("ied", "y"),
-    ("ed", ""),
 )
+SUFFIXES = _ISE_FORMS + tuple(row for row in analyser.SUFFIXES if row[0] not in ("ers", "er"))
 
 
 def stem(word: str) -> str:
     """A light suffix stemmer: plurals, -ing, -ed, -er, -ment, -ation, -ise/-ize."""
-    return stem_with(word, _SUFFIXES)
+    return stem_with(word, SUFFIXES)
 
 
 def _term(word: str) -> str | None:

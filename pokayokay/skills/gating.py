@@ -96,16 +96,10 @@ def speak(
 ) -> list[Skill]:
     """The skills of ``chosen`` the gate lets speak: one by default, a second only when nearly
     as probable and about something else (:func:`~pokayokay.relevance.gate.select`)."""
-    from pokayokay.relevance.gate import select
+    from pokayokay.relevance.fitted import SKILLS
+    from pokayokay.relevance.fitted import speak as fitted_speak
 
-    if not chosen or gate is False:
-        return list(chosen)
-    if gate is True:
-        from pokayokay.relevance.fitted import SKILLS, fitted
-
-        gate = fitted(SKILLS)
-    found = evidence(query, stats, chosen, scores)
-    kept = [chosen[i] for i in select(gate, found)]
+    kept = fitted_speak(gate, SKILLS, chosen, lambda: evidence(query, stats, chosen, scores))
     if len(kept) > 1:
         first = scores[kept[0].name]
         kept = kept[:1] + [s for s in kept[1:] if scores[s.name] >= SECOND * first]

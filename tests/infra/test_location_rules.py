@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pokayokay.infra.locate import memory_location_for, resolve_memory_location
-from pokayokay.infra.location_rules import as_path, hook_memory_paths, memory_paths
+from pokayokay.infra.location_rules import as_path, hook_memory_paths, resolve
 from pokayokay.infra.state import (
     project_state_dir,
     project_state_path,
@@ -104,12 +104,12 @@ def test_memory_paths_are_the_locations_folders(
                     environ=env,
                     managed_settings=managed_file,
                 )
-                found = memory_paths(
+                found = resolve(
                     str(folder),
                     memory_dir=memory_dir,
                     environ=env,
                     managed_settings=None if managed_file is None else str(managed_file),
-                )
+                ).paths
                 where = f"{name} {env_template} {memory_dir} {managed_file}"
                 assert found.memory_dir == str(expected.memory_dir), where
                 assert found.project_dir == str(expected.project_dir), where
@@ -126,7 +126,7 @@ def test_the_layouts_reach_every_kind_of_answer(tmp_path: Path) -> None:
     assert "default (project folder)" in sources
     assert any(s.endswith("settings.json") for s in sources)
     assert any(s.endswith("settings.local.json") for s in sources)
-    keys = {memory_paths(str(f), environ=env).project_key for f in folders.values()}
+    keys = {resolve(str(f), environ=env).paths.project_key for f in folders.values()}
     assert str(folders["repo"]) in keys
     assert str(folders["worktree"]) not in keys  # a worktree is keyed by its main repository
 

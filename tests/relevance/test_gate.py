@@ -357,3 +357,38 @@ def test_recall_given_the_models_cosines_decides_with_the_dense_gate() -> None:
         without = [h.doc.id for h in recall.recall(index, prompt).hits]
         assert without == [h.doc.id for h in recall.recall(index, prompt, gate=lexical).hits]
     assert differ  # the two sets disagree somewhere: the choice of file is what decided
+
+
+@given(gates(), st.lists(evidence(), max_size=6))
+def test_speaking_through_a_gate_keeps_the_candidates_select_chooses(
+    gate: Gate, found: list[Evidence]
+) -> None:
+    """The one decision recall and skill suggestion take (:func:`fitted.speak`): with a gate,
+    the candidates at the positions :func:`select` chooses, in order; the evidence is read
+    once, and never when no gate decides (gate False, or nothing ranked)."""
+    ranked = [f"candidate {i}" for i in range(len(found))]
+    reads: list[int] = []
+
+    def read() -> list[Evidence]:
+        reads.append(1)
+        return found
+
+    spoken = fitted.speak(gate, fitted.RECALL, ranked, read)
+    assert spoken == [ranked[i] for i in select(gate, found)]
+    assert len(reads) == (1 if ranked else 0)
+    assert fitted.speak(False, fitted.SKILLS, ranked, read) == ranked
+    assert len(reads) == (1 if ranked else 0)
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_speaking_through_the_shipped_gate_is_the_fitted_ones_choice(dense: bool) -> None:
+    """``gate`` True: the shipped gate of the kind (the dense one when asked) decides."""
+    found = [
+        Evidence(2.5, 0.1, frozenset("ab"), frozenset("a"), frozenset(), 2, 0.6, 0.1, True),
+        Evidence(0.2, 2.5, frozenset("c"), frozenset(), frozenset(), 2),
+    ]
+    shipped = fitted.fitted(fitted.RECALL, dense=dense)
+    expected = [("first", "second")[i] for i in select(shipped, found)]
+    assert fitted.speak(True, fitted.RECALL, ("first", "second"), lambda: found, dense=dense) == (
+        expected
+    )

@@ -42,22 +42,13 @@ def git_head(project: str | os.PathLike[str]) -> str | None:
 
 def session_git(project: str | os.PathLike[str], *args: str) -> str | None:
     """What ``git <args>`` prints in ``project`` within :data:`GIT_TIMEOUT`; None when git is
-    missing, fails or takes longer (the session hooks' git calls, none of which may stall)."""
-    import subprocess  # only when the files do not tell: a fork and git's start are the cost
+    missing, fails or takes longer (the session hooks' git calls, none of which may stall).
+    Decoded as UTF-8, an undecodable byte replaced."""
+    # only when the files do not tell: a fork and git's start are the cost
+    from pokayokay.infra.git_quiet import git_output
 
-    try:
-        done = subprocess.run(
-            ["git", *args],
-            cwd=project,
-            capture_output=True,
-            text=True,
-            timeout=GIT_TIMEOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout if done.returncode == 0 else None
+    out = git_output(project, *args, timeout=GIT_TIMEOUT)
+    return None if out is None else out.decode("utf-8", "replace")
 
 
 _HEX = frozenset("0123456789abcdef")
