@@ -218,8 +218,9 @@ def _captures(project: Project) -> Callable[[str, int], None]:
 
 
 def wait_for_detached(project: Project, limit: float = 60.0) -> None:
-    """Wait (untimed) until no detached ``pokayokay`` command for ``project`` runs (Linux: read
-    from /proc; elsewhere nothing is waited for), at most ``limit`` seconds."""
+    """Wait (untimed) until no detached ``pokayokay`` command or ``python -m pokayokay.…``
+    worker for ``project`` runs (Linux: read from /proc; elsewhere nothing is waited for), at
+    most ``limit`` seconds."""
     proc = Path("/proc")
     if not proc.is_dir():
         return
@@ -234,7 +235,8 @@ def wait_for_detached(project: Project, limit: float = 60.0) -> None:
                 argv = (entry / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue  # ended meanwhile, or not ours to read
-            if b"pokayokay" in argv and mark in argv:
+            ours = any(a == b"pokayokay" or a.startswith(b"pokayokay.") for a in argv)
+            if ours and mark in argv:
                 running = True
                 break
         if not running:
@@ -320,6 +322,7 @@ def killed_session_start_row() -> Spec:
             from pokayokay.hooks.ingest import pending
             from pokayokay.infra.spool import spool_dir
 
+            wait_for_detached(project)  # the catch-up of the last run (decision 0130)
             if pending(spool_dir(str(project.path), project.env)):
                 return "SessionStart left the killed session's capture in the spool"
             return None

@@ -1,0 +1,136 @@
+"""The detached half of SessionStart's catch-up (:mod:`pokayokay.hooks.catch_up`, decision 0130):
+what a killed session's missing Stop and SessionEnd would have done, run by
+``python -m pokayokay.hooks.catch_up_worker <launch folder>`` in its own session.
+
+1. the launch folder's whole spool ingested (no time budget: no hook timeout is over this
+   process; the ingest lock and the store's cursor keep every call counted once against any
+   other ingester, :mod:`pokayokay.hooks.ingest`);
+2. graduation when the store holds evidence it has not compared yet (or the team folder
+   changed): :func:`pokayokay.hooks.graduation_check.graduate_if_new_evidence`, which stamps it;
+3. when anything was stored or graduated, the two caches the prompt reads from the store (the
+   recall index and the failure signals) brought up to date, as Stop does
+   (:func:`pokayokay.hooks.turn_end.refresh_caches`), so the session's first prompt finds them
+   warm instead of rebuilding them.
+
+One worker per project at a time (``catch-up.lock`` in its state folder): a second SessionStart
+while one works leaves the work to it. Each step fails open, logged; the process exits 0.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# The lock one catch-up worker per project holds (in the project's state folder).
+LOCK_FILE = "catch-up.lock"
+# Seconds the worker waits for another ingester (a prompt's, a Stop's) to let the spool go.
+INGEST_LOCK_WAIT = 5.0
+
+
+def main(argv: list[str]) -> int:
+    """``<launch folder>``: catch up on it unless another worker already does."""
+    from pokayokay.infra import logs
+
+    if len(argv) != 1:
+        sys.stderr.write("usage: python -m pokayokay.hooks.catch_up_worker <launch folder>\n")
+        return 2
+    launch = argv[0]
+    try:
+        done = catch_up_now(launch)
+    except Exception as exc:  # the steps fail open each; this is what is left (locating)
+        logs.fail_open("SessionStart catch-up (background)", exc)
+        return 1
+    if done:
+        logs.log(f"SessionStart catch-up (background) for {launch}: {done}")
+    return 0
+
+
+def catch_up_now(launch: str) -> str:
+    """The catch-up, in this process; returns what was done (for the log and the tests): ""
+    (nothing, or another worker is at it), else "ingested N", "graduated", joined by ", "."""
+    from pathlib import Path
+
+    from pokayokay.infra.locate import memory_location_for
+    from pokayokay.infra.state import private_folder, project_state_path
+
+    location = memory_location_for(Path(launch))
+    state = project_state_path(str(location.project_key))
+    private_folder(state)
+    lock = _single(os.path.join(state, LOCK_FILE))
+    if lock is None:
+        return ""  # another worker holds it: it is the one at work
+    try:
+        return _steps(launch, location)
+    finally:
+        os.close(lock)
+
+
+def _steps(launch: str, location: Any) -> str:
+    from pokayokay.hooks import ingest
+    from pokayokay.hooks.catch_up import graduation_may_be_due, team_changed
+
+    done: list[str] = []
+    result = ingest.ingest_quietly("SessionStart catch-up", lambda: _ingest(launch))
+    if result is None:
+        return ""  # logged: graduation waits for a working ingest
+    if result.done:
+        done.append(f"ingested {result.done}")
+    due = graduation_may_be_due(location.project_key) or team_changed(launch, location.project_key)
+    if due and _graduate(launch, location):
+        done.append("graduated")
+    if done:
+        from pokayokay.hooks.turn_end import refresh_caches
+
+        refresh_caches(location, "SessionStart catch-up")
+    return ", ".join(done)
+
+
+def _ingest(launch: str) -> Any:
+    from pokayokay.hooks import ingest
+    from pokayokay.infra import spool
+
+    folder = spool.spool_dir(launch)
+    if not spool.pending(folder):
+        return ingest.IngestResult()
+    return ingest.ingest(folder, wait=INGEST_LOCK_WAIT)
+
+
+def _graduate(launch: str, location: Any) -> bool:
+    from pathlib import Path
+
+    from pokayokay.config.settings import load_settings
+    from pokayokay.hooks.graduation_check import graduate_if_new_evidence
+
+    project = Path(launch)
+    try:
+        return graduate_if_new_evidence(
+            project, location, load_settings(project), when="SessionStart catch-up"
+        )
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("SessionStart catch-up: graduation", exc)
+        return False
+
+
+def _single(path: str) -> int | None:
+    """The worker lock's descriptor, or None when another worker holds it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): one worker is assumed
+        return fd
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
