@@ -9,8 +9,9 @@ what a killed session's missing Stop and SessionEnd would have done, run by
    changed): :func:`pokayokay.hooks.graduation_check.graduate_if_new_evidence`, which stamps it;
 3. when anything was stored or graduated, the two caches the prompt reads from the store (the
    recall index and the failure signals) brought up to date, as Stop does
-   (:func:`pokayokay.hooks.turn_end.refresh_caches`), so the session's first prompt finds them
-   warm instead of rebuilding them.
+   (:func:`pokayokay.hooks.turn_end.refresh_caches`), and after graduation the rule scopes once
+   the rewritten rule files are settled (:func:`pokayokay.rules.scopes.refresh`), so the
+   session's first prompt finds them warm instead of rebuilding them.
 
 One worker per project at a time (``catch-up.lock`` in its state folder): a second SessionStart
 while one works leaves the work to it. Each step fails open, logged; the process exits 0.
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
 LOCK_FILE = "catch-up.lock"
 # Seconds the worker waits for another ingester (a prompt's, a Stop's) to let the spool go.
 INGEST_LOCK_WAIT = 5.0
+# Seconds at most the worker waits, each time, for rewritten rule files to settle before it
+# caches their scopes (:data:`pokayokay.rules.scopes.RACY_SECONDS` after their last write).
+RULE_SETTLE_WAIT = 2.5
 
 
 def main(argv: list[str]) -> int:
@@ -64,9 +68,12 @@ def catch_up_now(launch: str) -> str:
     if lock is None:
         return ""  # another worker holds it: it is the one at work
     try:
-        return _steps(launch, location)
+        done = _steps(launch, location)
     finally:
         os.close(lock)
+    if done.endswith("graduated"):
+        _refresh_rule_scopes(launch, state)
+    return done
 
 
 def _steps(launch: str, location: Any) -> str:
@@ -115,6 +122,30 @@ def _graduate(launch: str, location: Any) -> bool:
 
         fail_open("SessionStart catch-up: graduation", exc)
         return False
+
+
+def _refresh_rule_scopes(launch: str, state: str) -> None:
+    """The rule scopes a prompt naming files reads (:func:`pokayokay.rules.scopes.refresh`),
+    once the rules graduation may have rewritten are settled: else the session's first such
+    prompt parses them again (the rule parser's imports alone are about two floors). Outside
+    the worker lock: waiting for the files to settle holds no other worker up."""
+    import time
+
+    from pokayokay.names import RULE_SCOPES_FILE
+    from pokayokay.rules.scopes import refresh
+
+    if not os.path.isdir(os.path.join(launch, ".claude", "rules", "pokayokay")):
+        return
+    try:
+        for _ in range(3):
+            wait = refresh(launch, os.path.join(state, RULE_SCOPES_FILE))
+            if not wait:
+                return
+            time.sleep(min(wait + 0.05, RULE_SETTLE_WAIT))
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("SessionStart catch-up: refreshing the rule scopes", exc)
 
 
 def _single(path: str) -> int | None:
