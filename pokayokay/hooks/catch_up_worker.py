@@ -30,9 +30,9 @@ if TYPE_CHECKING:
 LOCK_FILE = "catch-up.lock"
 # Seconds the worker waits for another ingester (a prompt's, a Stop's) to let the spool go.
 INGEST_LOCK_WAIT = 5.0
-# Seconds at most the worker waits, each time, for rewritten rule files to settle before it
-# caches their scopes (:data:`pokayokay.rules.scopes.RACY_SECONDS` after their last write).
-RULE_SETTLE_WAIT = 2.5
+# Seconds at most the worker waits, after graduation, for the files it wrote to settle before it
+# refreshes the prompt's caches (they distrust a folder or rule changed in the last 3 s).
+SETTLE_WAIT = 3.5
 
 
 def main(argv: list[str]) -> int:
@@ -67,12 +67,21 @@ def catch_up_now(launch: str) -> str:
     lock = _single(os.path.join(state, LOCK_FILE))
     if lock is None:
         return ""  # another worker holds it: it is the one at work
+    before = _newest(location.memory_dir, launch)
     try:
         done = _steps(launch, location)
     finally:
         os.close(lock)
-    if done.endswith("graduated"):
+    if done.endswith("graduated") and _newest(location.memory_dir, launch) != before:
+        # Graduation rewrote rules or the memory folder's topic file: the prompt's caches trust
+        # neither until they are settled, so they are refreshed after that (outside the lock:
+        # the wait holds no other worker up).
+        _wait_until_settled(location.memory_dir, launch)
         _refresh_rule_scopes(launch, state)
+    if done:
+        from pokayokay.hooks.turn_end import refresh_caches
+
+        refresh_caches(location, "SessionStart catch-up")
     return done
 
 
@@ -89,11 +98,35 @@ def _steps(launch: str, location: Any) -> str:
     due = graduation_may_be_due(location.project_key) or team_changed(launch, location.project_key)
     if due and _graduate(launch, location):
         done.append("graduated")
-    if done:
-        from pokayokay.hooks.turn_end import refresh_caches
-
-        refresh_caches(location, "SessionStart catch-up")
     return ", ".join(done)
+
+
+def _newest(memory_dir: Any, launch: str) -> int:
+    """The newest mtime (ns) of the memory folder and the rule files: what graduation writes."""
+    from pokayokay.rules.walk import walk_rule_paths
+
+    newest = 0
+    places = [os.fspath(memory_dir)]
+    places += [p for p, _ in walk_rule_paths(os.path.join(launch, ".claude", "rules"))]
+    for place in places:
+        try:
+            newest = max(newest, os.stat(place).st_mtime_ns)
+        except OSError:
+            continue  # gone: nothing to wait for
+    return newest
+
+
+def _wait_until_settled(memory_dir: Any, launch: str) -> None:
+    """Sleep until the memory folder and the rule files are older than what the recall index
+    (:data:`pokayokay.recall.sources.SETTLE_NS`) and the rule scopes
+    (:data:`pokayokay.rules.scopes.RACY_SECONDS`) trust, at most :data:`SETTLE_WAIT`."""
+    import time
+
+    from pokayokay.recall.sources import SETTLE_NS
+
+    wait = (_newest(memory_dir, launch) + SETTLE_NS - time.time_ns()) / 1e9 + 0.05
+    if wait > 0:
+        time.sleep(min(wait, SETTLE_WAIT))
 
 
 def _ingest(launch: str) -> Any:
@@ -141,7 +174,7 @@ def _refresh_rule_scopes(launch: str, state: str) -> None:
             wait = refresh(launch, os.path.join(state, RULE_SCOPES_FILE))
             if not wait:
                 return
-            time.sleep(min(wait + 0.05, RULE_SETTLE_WAIT))
+            time.sleep(min(wait + 0.05, SETTLE_WAIT))
     except Exception as exc:
         from pokayokay.infra.logs import fail_open
 

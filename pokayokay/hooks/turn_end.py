@@ -93,15 +93,18 @@ def refresh_caches(location: Any, event: str) -> None:
     except Exception as exc:
         fail_open(f"{event}: locating the project's state", exc)
         return
-    try:
-        from pokayokay.recall.sources import load_index
-
-        load_index(location.memory_dir, location.project_dir, state_dir)
-    except Exception as exc:
-        fail_open(f"{event}: refreshing the recall index", exc)
+    # The signals first: reading the store can move its file's mtime (a checkpoint when the
+    # last connection closes), which the recall index's quick key holds; the signals are keyed
+    # by the write mark alone.
     try:
         from pokayokay.skills.advice import cached_signals
 
         cached_signals(str(state_dir))
     except Exception as exc:
         fail_open(f"{event}: refreshing the failure signals", exc)
+    try:
+        from pokayokay.recall.sources import load_index
+
+        load_index(location.memory_dir, location.project_dir, state_dir)
+    except Exception as exc:
+        fail_open(f"{event}: refreshing the recall index", exc)

@@ -37,6 +37,9 @@ ERROR = (
 
 @pytest.fixture
 def project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # The worker's wait for graduation's files to settle (before it refreshes the prompt's
+    # caches) is 0 in-process, but for the test of those caches.
+    monkeypatch.setattr(catch_up_worker, "SETTLE_WAIT", 0.0)
     (project / "tests").mkdir()
     (project / TEST_FILE).write_text("def test_total():\n    assert 3 == 4\n")
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
@@ -249,28 +252,53 @@ def test_one_worker_at_a_time_and_the_second_leaves_the_spool_to_the_first(
     assert not ingest.pending(spool.spool_dir(str(project)))
 
 
-def test_the_worker_leaves_the_first_prompt_warm_caches(project: Path) -> None:
-    """The store changed: the worker rewrites the failure signals' cache for the store as it
-    is now, so the session's first prompt reads it instead of the store (decision 0130; Stop
-    does the same after a turn)."""
+def test_the_worker_leaves_the_first_prompt_warm_caches(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store changed and graduation rewrote a rule: the worker rewrites the failure
+    signals' cache for the store as it is now, and, once the new rule file is settled, the
+    rule scopes with the answers for the paths prompts named before, so the session's first
+    prompt reads caches instead of the store and the rule (decision 0130; Stop does the same
+    for the signals after a turn)."""
+    from pokayokay.infra import packed
     from pokayokay.infra.cjson import loads
-    from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, SUGGEST_FAILURES_FILE
+    from pokayokay.names import (
+        FAILURES_CHANGED,
+        FAILURES_DB,
+        RULE_SCOPES_FILE,
+        SUGGEST_FAILURES_FILE,
+    )
     from pokayokay.recall.readers import stat_key
+    from pokayokay.rules import scopes
     from pokayokay.skills.failure_boost import signals_from_data
 
-    for n in range(2):
-        killed_session(project, n)
+    monkeypatch.setattr(catch_up_worker, "SETTLE_WAIT", 3.5)
     state = project_state_dir(str(project))
-    assert not (state / SUGGEST_FAILURES_FILE).exists()
-    assert catch_up_worker.catch_up_now(str(project)) == "ingested 2, graduated"
+    for n in range(3):
+        killed_session(project, n)
+    assert catch_up_worker.catch_up_now(str(project)) == "ingested 3, graduated"
+    [rule] = rule_files(project)
+    first = rule.read_bytes()
+    # A prompt named the test file: its answer (the rule loads there) is cached.
+    cache = str(state / RULE_SCOPES_FILE)
+    rel = rule.relative_to(project / ".claude" / "rules").as_posix()
+    assert scopes.rules_for_paths(project, cache, [TEST_FILE])[1] == [
+        (f".claude/rules/{rel}", TEST_FILE)
+    ]
+    killed_session(project, 3)  # a fourth session: graduation rewrites the rule's counts
+    assert catch_up_worker.catch_up_now(str(project)) == "ingested 1, graduated"
+    assert rule_files(project) == [rule] and rule.read_bytes() != first
     # The key the prompt's cached_signals checks: the store's change marker as it is now.
     key = [stat_key(str(state / FAILURES_CHANGED)) or stat_key(str(state / FAILURES_DB))]
     data = loads((state / SUGGEST_FAILURES_FILE).read_text("utf-8"))
     signals = signals_from_data(data, key)
     assert signals is not None, "the cache is not for the store as the worker left it"
-    assert [near.sessions for near in signals.near] == [2] or [
-        g.sessions for g in signals.groups
-    ] == [2]
+    assert [g.sessions for g in signals.groups] == [4]
+    # The rule's new scope is cached with its file's stats, and the named path answered again.
+    st = rule.stat()
+    cached = packed.load(cache)
+    assert cached["files"][rel][:2] == [st.st_size, st.st_mtime_ns]
+    assert cached["loads"] == {TEST_FILE: [f".claude/rules/{rel}"]}
 
 
 def test_the_registered_session_start_imports_no_ingester_store_or_subprocess(

@@ -73,7 +73,10 @@ _launches = itertools.count()
     after=st.lists(st.integers(min_value=0, max_value=3000), max_size=4),
 )
 def test_spool_bytes_is_exactly_what_no_ingester_has_taken(
-    isolated_home: Path, monkeypatch: pytest.MonkeyPatch, sizes: list[int], taken: int,
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    sizes: list[int],
+    taken: int,
     after: list[int],
 ) -> None:
     """Whatever records were spooled, however far an ingester got in the claimed segment, and
@@ -183,6 +186,8 @@ def test_killed_sessions_keep_the_spool_under_its_cap(
 
     started: list[str] = []
     monkeypatch.setattr(catch_up, "start_worker", started.append)
+    # The spool is at stake here, not the prompt's caches the worker refreshes once settled.
+    monkeypatch.setattr(catch_up_worker, "SETTLE_WAIT", 0.0)
     folder = spool.spool_dir(str(project))
     spool_failures(project, 20, pad=1000)
     one_session = ingest.spool_bytes(folder)
