@@ -23,7 +23,7 @@ from benchmarks.fixtures.learnings import (
     write_skills,
 )
 from benchmarks.fixtures.memory import encode_payload, memory_text, moved_payload
-from benchmarks.harness import Measurable, Spec
+from benchmarks.harness import Case, Measurable, Spec
 from benchmarks.suites.common import no_output
 from benchmarks.suites.realistic import (
     failure_payload,
@@ -341,6 +341,57 @@ def killed_session_start_row() -> Spec:
     return Spec(name, build)
 
 
+def catch_up_worker_row() -> Spec:
+    """What the SessionStart of :func:`killed_session_start_row` hands to its detached worker
+    (``python -m pokayokay.hooks.catch_up_worker``, decision 0130): the killed session's
+    capture ingested, graduation over the 20,000-event store, the prompt's caches refreshed.
+    No hook budget is over it (it runs in its own session while Claude starts); the row shows
+    what it costs the machine. Its wall time includes the wait for graduation's rewritten files
+    to settle before it refreshes the caches that distrust them (up to 3.5 s, asleep): read the
+    CPU ratio."""
+    name = (
+        "budget: catch-up worker after a killed session (detached, no hook budget; "
+        "wall includes its settle wait)"
+    )
+
+    def build(lab: Lab, n: int) -> Measurable:
+        import sys
+
+        from pokayokay.hooks.catch_up import WORKER_MODULE
+        from pokayokay.infra.detach import module_argv
+
+        project = realistic_project(lab, tag=", catch-up worker")
+        capture = _captures(project)
+        counter = [0]
+
+        def before() -> None:  # untimed: the killed session's failing call
+            counter[0] += 1
+            capture(f"budget-worker-killed-{counter[0]:04d}", 970_000 + counter[0])
+
+        def ingested(runs: int) -> str | None:
+            from pokayokay.hooks.ingest import pending
+            from pokayokay.infra.spool import spool_dir
+
+            if pending(spool_dir(str(project.path), project.env)):
+                return "the worker left the killed session's capture in the spool"
+            return None
+
+        argv = module_argv(WORKER_MODULE, [str(project.path)])
+        assert argv[0] == sys.executable
+        return Case(
+            name,
+            argv,
+            n,
+            project.path,
+            project.env,
+            before_each=before,
+            verify=ingested,
+            note="CPU ratio is the work; wall includes sleeping until files settle",
+        )
+
+    return Spec(name, build)
+
+
 def first_prompt_after_catch_up_row() -> Spec:
     """The first prompt of a session whose SessionStart took in what a killed session left (a
     failing call's capture: :func:`killed_session_start_row`): the store changed, so this
@@ -425,6 +476,7 @@ def specs() -> list[Spec]:
         bare_session_start(),
         _event_row(f"budget: SessionStart ({state})", "SessionStart", "SessionStart.startup.json"),
         killed_session_start_row(),
+        catch_up_worker_row(),
         first_prompt_after_catch_up_row(),
         _event_row(f"budget: SubagentStart ({state})", "SubagentStart", "SubagentStart.json"),
         *(
