@@ -40,10 +40,16 @@ def catch_up(payload: dict[str, Any]) -> str:
     """Start the detached catch-up when the previous session left work (see the module);
     returns "" (nothing to do) or "detached" (for the log and the tests)."""
     from pokayokay.hooks.runtime import memory_paths, project_dir
+    from pokayokay.infra import spool
 
     launch = project_dir(payload)
-    if not work_left(launch, memory_paths(payload).project_key):
+    folder = spool.spool_dir(launch)
+    spooled = spool.pending(folder)
+    key = memory_paths(payload).project_key
+    if not (spooled or graduation_may_be_due(key) or team_changed(launch, key)):
         return ""
+    if spooled:  # a hook's ingest that finds the worker at it waits for it (in its budget)
+        os.close(os.open(os.path.join(folder, spool.CATCH_UP), os.O_WRONLY | os.O_CREAT, 0o600))
     start_worker(launch)
     return "detached"
 

@@ -367,3 +367,49 @@ def test_graduation_may_be_due_only_when_the_store_was_written_after_the_stamp(
     later = mark.stat().st_mtime_ns + 10**9
     os.utime(mark, ns=(later, later))  # what every write to the store does
     assert catch_up.graduation_may_be_due(project)
+
+
+def test_a_hook_waits_within_its_budget_for_the_catch_up_at_work_and_only_for_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A prompt right after SessionStart (``claude -p``) whose ingest finds the worker holding
+    the spool's lock waits for it, within its budget, instead of reading the store without the
+    killed session's calls; any other holder (a Stop) it does not wait for."""
+    import fcntl
+    import threading
+    import time
+
+    killed_session(project, 0)
+    folder = spool.spool_dir(str(project))
+    monkeypatch.setattr(catch_up, "start_worker", lambda launch: None)
+    assert catch_up.catch_up(sample("SessionStart.startup.json", project)) == "detached"
+    assert os.path.exists(os.path.join(folder, spool.CATCH_UP))
+
+    def hold(seconds: float) -> threading.Thread:
+        fd = os.open(os.path.join(folder, spool.LOCK), os.O_RDWR | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+        def release() -> None:
+            time.sleep(seconds)
+            os.close(fd)
+
+        thread = threading.Thread(target=release)
+        thread.start()
+        return thread
+
+    holder = hold(0.2)
+    started = time.monotonic()
+    result = ingest.ingest_project(str(project), budget=2.0)
+    holder.join()
+    assert result.done == 1 and not result.busy
+    assert 0.15 <= time.monotonic() - started < 2.0
+    assert not os.path.exists(os.path.join(folder, spool.CATCH_UP))  # drained: moot
+    # Without the mark (no catch-up at work), a hook does not wait for the lock's holder.
+    killed_session(project, 1)
+    holder = hold(0.5)
+    started = time.monotonic()
+    result = ingest.ingest_project(str(project), budget=2.0)
+    assert result.busy and result.done == 0
+    assert time.monotonic() - started < 0.4
+    holder.join()
+    assert ingest.ingest_project(str(project)).done == 1
