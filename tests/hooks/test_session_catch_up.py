@@ -37,9 +37,6 @@ ERROR = (
 
 @pytest.fixture
 def project(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    # The worker's wait for graduation's files to settle (before it refreshes the prompt's
-    # caches) is 0 in-process, but for the test of those caches.
-    monkeypatch.setattr(catch_up_worker, "SETTLE_WAIT", 0.0)
     (project / "tests").mkdir()
     (project / TEST_FILE).write_text("def test_total():\n    assert 3 == 4\n")
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))

@@ -186,8 +186,6 @@ def test_killed_sessions_keep_the_spool_under_its_cap(
 
     started: list[str] = []
     monkeypatch.setattr(catch_up, "start_worker", started.append)
-    # The spool is at stake here, not the prompt's caches the worker refreshes once settled.
-    monkeypatch.setattr(catch_up_worker, "SETTLE_WAIT", 0.0)
     folder = spool.spool_dir(str(project))
     spool_failures(project, 20, pad=1000)
     one_session = ingest.spool_bytes(folder)
