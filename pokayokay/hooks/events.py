@@ -43,7 +43,9 @@ class HookSpec:
 
     def __repr__(self) -> str:
         tail = ", background=True" if self.background else ""
-        return f"HookSpec({self.event!r}, {self.matcher!r}, {self.timeout}, {self.handler!r}{tail})"
+        return (
+            f"HookSpec({self.event!r}, {self.matcher!r}, {self.timeout}, {self.handler!r}{tail})"
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, HookSpec) and self._key() == other._key()

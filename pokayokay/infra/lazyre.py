@@ -88,7 +88,9 @@ class Lazy:
     def split(self, text: str, maxsplit: int = 0) -> list[str]:
         return self.regex.split(text, maxsplit)
 
-    def sub(self, repl: str | Callable[[re.Match[str]], str], text: str, count: int = 0) -> str:
+    def sub(
+        self, repl: str | Callable[[re.Match[str]], str], text: str, count: int = 0
+    ) -> str:
         return self.regex.sub(repl, text, count)
 
     def subn(
