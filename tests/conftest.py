@@ -65,6 +65,21 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         patch.undo()
 
 
+@pytest.fixture(autouse=True)
+def catch_up_inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SessionStart's detached catch-up (decision 0130), when a test runs the hook in its own
+    process, runs at once in that process: a real detached worker would race the test's next
+    steps (its next hook, its git commits). Registered commands a test runs as subprocesses
+    start the real worker (tests/hooks/test_session_catch_up.py waits for it)."""
+    from pokayokay.hooks import catch_up, catch_up_worker
+
+    def inline(launch: str) -> None:
+        catch_up_worker.main([launch])
+
+    monkeypatch.setattr(catch_up_worker, "SETTLE_WAIT", 0.0)
+    monkeypatch.setattr(catch_up, "start_worker", inline)
+
+
 @pytest.fixture
 def samples_dir() -> Path:
     """Real hook payloads captured from Claude Code 2.1.330 (copied into tests/data)."""

@@ -23,7 +23,7 @@ from benchmarks.fixtures.learnings import (
     write_skills,
 )
 from benchmarks.fixtures.memory import encode_payload, memory_text, moved_payload
-from benchmarks.harness import Measurable, Spec
+from benchmarks.harness import Case, Measurable, Spec
 from benchmarks.suites.common import no_output
 from benchmarks.suites.realistic import (
     failure_payload,
@@ -218,8 +218,9 @@ def _captures(project: Project) -> Callable[[str, int], None]:
 
 
 def wait_for_detached(project: Project, limit: float = 60.0) -> None:
-    """Wait (untimed) until no detached ``pokayokay`` command for ``project`` runs (Linux: read
-    from /proc; elsewhere nothing is waited for), at most ``limit`` seconds."""
+    """Wait (untimed) until no detached ``pokayokay`` command or ``python -m pokayokay.…``
+    worker for ``project`` runs (Linux: read from /proc; elsewhere nothing is waited for), at
+    most ``limit`` seconds."""
     proc = Path("/proc")
     if not proc.is_dir():
         return
@@ -234,7 +235,8 @@ def wait_for_detached(project: Project, limit: float = 60.0) -> None:
                 argv = (entry / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue  # ended meanwhile, or not ours to read
-            if b"pokayokay" in argv and mark in argv:
+            ours = any(a == b"pokayokay" or a.startswith(b"pokayokay.") for a in argv)
+            if ours and mark in argv:
                 running = True
                 break
         if not running:
@@ -320,6 +322,7 @@ def killed_session_start_row() -> Spec:
             from pokayokay.hooks.ingest import pending
             from pokayokay.infra.spool import spool_dir
 
+            wait_for_detached(project)  # the catch-up of the last run (decision 0130)
             if pending(spool_dir(str(project.path), project.env)):
                 return "SessionStart left the killed session's capture in the spool"
             return None
@@ -333,6 +336,57 @@ def killed_session_start_row() -> Spec:
             stdin_each=each,
             before_each=before,
             verify=ingested,
+        )
+
+    return Spec(name, build)
+
+
+def catch_up_worker_row() -> Spec:
+    """What the SessionStart of :func:`killed_session_start_row` hands to its detached worker
+    (``python -m pokayokay.hooks.catch_up_worker``, decision 0130): the killed session's
+    capture ingested, graduation over the 20,000-event store, the prompt's caches refreshed.
+    No hook budget is over it (it runs in its own session while Claude starts); the row shows
+    what it costs the machine. Its wall time includes the wait for graduation's rewritten files
+    to settle before it refreshes the caches that distrust them (up to 3.5 s, asleep): read the
+    CPU ratio."""
+    name = (
+        "budget: catch-up worker after a killed session (detached, no hook budget; "
+        "wall includes its settle wait)"
+    )
+
+    def build(lab: Lab, n: int) -> Measurable:
+        import sys
+
+        from pokayokay.hooks.catch_up import WORKER_MODULE
+        from pokayokay.infra.detach import module_argv
+
+        project = realistic_project(lab, tag=", catch-up worker")
+        capture = _captures(project)
+        counter = [0]
+
+        def before() -> None:  # untimed: the killed session's failing call
+            counter[0] += 1
+            capture(f"budget-worker-killed-{counter[0]:04d}", 970_000 + counter[0])
+
+        def ingested(runs: int) -> str | None:
+            from pokayokay.hooks.ingest import pending
+            from pokayokay.infra.spool import spool_dir
+
+            if pending(spool_dir(str(project.path), project.env)):
+                return "the worker left the killed session's capture in the spool"
+            return None
+
+        argv = module_argv(WORKER_MODULE, [str(project.path)])
+        assert argv[0] == sys.executable
+        return Case(
+            name,
+            argv,
+            n,
+            project.path,
+            project.env,
+            before_each=before,
+            verify=ingested,
+            note="CPU ratio is the work; wall includes sleeping until files settle",
         )
 
     return Spec(name, build)
@@ -422,6 +476,7 @@ def specs() -> list[Spec]:
         bare_session_start(),
         _event_row(f"budget: SessionStart ({state})", "SessionStart", "SessionStart.startup.json"),
         killed_session_start_row(),
+        catch_up_worker_row(),
         first_prompt_after_catch_up_row(),
         _event_row(f"budget: SubagentStart ({state})", "SubagentStart", "SubagentStart.json"),
         *(

@@ -3,7 +3,7 @@
 Claude Code gives all SessionEnd hooks 1.5 s together, and a killed Claude (or ``claude -p``
 torn down) runs no SessionEnd at all: the session's tool calls stay in the spool and the
 graduation they make due never runs, so the next session touches the files with no rule
-loaded. SessionStart (10 s timeout) knows it from two things on disk:
+loaded. SessionStart knows it from a few stats:
 
 * the spool of its launch folder is not empty (:func:`pokayokay.infra.spool.pending`, two
   stats); SessionEnd and Stop empty it when they finish;
@@ -11,75 +11,66 @@ loaded. SessionStart (10 s timeout) knows it from two things on disk:
   SessionEnd writes (:data:`pokayokay.hooks.graduation_check.GRADUATED_STAMP`) is given the mtime of
   the store's write mark (``failures.db.changed``, touched after every write) seen before
   that comparison, so two stats tell "nothing written since" (the store file's own mtime
-  moves on every read), and only otherwise is the evidence stamp itself compared: a session
-  after a finished SessionEnd opens no store.
+  moves on every read): a session after a finished SessionEnd opens no store;
+* the team folder changed since graduation last read it (one stat without one).
 
-It then ingests within :data:`INGEST_BUDGET` and graduates in the hook, so the rules are on
-disk before the session's first tool call reads a file. When the spool is more than the budget
-can take (:data:`INGEST_IN_HOOK_MAX_BYTES`, or the budget ran out), or the store is large, a
-detached ``pokayokay graduate`` ingests everything and graduates instead: the rules come a
-moment later, and SessionStart stays within its budget. Every step fails open (logged, one
-stderr line); the session's note never depends on it.
+When any of them says there is work, the hook starts the catch-up detached
+(:mod:`pokayokay.hooks.catch_up_worker`: the whole spool ingested, graduation when due, the
+prompt's caches refreshed) and returns: ingesting even one record in the hook costs some seven
+interpreter starts of imports and store work against SessionStart's budget of 2.5
+(docs/decisions/0130). The worker is started with ``posix_spawn`` (no ``subprocess`` import)
+and is under way long before the session's first tool call reads a file; nothing is dropped
+meanwhile (the spool waits for it, and a prompt that needs a spooled failure still ingests it
+first). Every step fails open (logged, one stderr line); the session's note never depends on it.
 """
 
 from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False  # pathlib is imported only when graduation runs (docs/decisions/0124)
+TYPE_CHECKING = False  # no pathlib, json or subprocess on this path (docs/decisions/0124, 0130)
 if TYPE_CHECKING:
     from typing import Any
 
-# What SessionStart spends at most ingesting the previous sessions' spool (of its 10 s
-# timeout). A record takes about 8 ms (decision 0021): a killed 150-call session, about
-# 0.21 MB, takes some 1.2 s.
-INGEST_BUDGET = 2.0
-# A spool larger than this (some 250 records) would not fit the budget: detached at once.
-INGEST_IN_HOOK_MAX_BYTES = 384 << 10
-# Above this failure-store size graduation in SessionStart is detached (planning reads every
-# group); SessionEnd's own limit is larger because it has nothing else to do.
-GRADUATE_IN_HOOK_MAX_BYTES = 4 << 20
+# The module the detached catch-up runs (``python -m``).
+WORKER_MODULE = "pokayokay.hooks.catch_up_worker"
 
 
 def catch_up(payload: dict[str, Any]) -> str:
-    """Ingest and graduate what the previous session's SessionEnd left; returns what was done
-    ("", "ingested", "graduated", "detached": for the log and the tests)."""
-    from pokayokay.hooks.runtime import memory_location, memory_paths, project_dir
+    """Start the detached catch-up when the previous session left work (see the module);
+    returns "" (nothing to do) or "detached" (for the log and the tests)."""
+    from pokayokay.hooks.runtime import memory_paths, project_dir
     from pokayokay.infra import spool
 
     launch = project_dir(payload)
-    location = memory_paths(payload)  # strings; the paths' MemoryLocation when graduating
     folder = spool.spool_dir(launch)
-    done = ""
-    if spool.pending(folder):  # two stats; the ingester is imported only when it has work
-        from pokayokay.hooks import ingest
+    spooled = spool.pending(folder)
+    key = memory_paths(payload).project_key
+    if not (spooled or graduation_may_be_due(key) or team_changed(launch, key)):
+        return ""
+    if spooled:  # a hook's ingest that finds the worker at it waits for it (in its budget)
+        os.close(os.open(os.path.join(folder, spool.CATCH_UP), os.O_WRONLY | os.O_CREAT, 0o600))
+    start_worker(launch)
+    return "detached"
 
-        if ingest.spool_bytes(folder) > INGEST_IN_HOOK_MAX_BYTES:
-            return _detach(launch, location, "the spool is large")
-        result = ingest.ingest_quietly(
-            "SessionStart", lambda: ingest.ingest_project(launch, budget=INGEST_BUDGET)
-        )
-        if result is None:
-            return ""  # logged, one stderr line: graduation waits for a working ingest
-        if result.left and not result.busy:
-            return _detach(launch, location, "the spool is more than the budget takes")
-        done = "ingested" if result.done else ""
-    if not graduation_may_be_due(location.project_key) and not team_changed(
-        launch, location.project_key
-    ):
-        return done
-    from pathlib import Path
 
-    from pokayokay.config.settings import load_settings
-    from pokayokay.hooks.graduation_check import graduate_if_new_evidence
+def work_left(launch: str, project_key: Any) -> bool:
+    """Whether the spool holds calls, or graduation may be due (stats only)."""
+    from pokayokay.infra import spool
 
-    project = Path(launch)
-    if _store_bytes(location.project_key) > GRADUATE_IN_HOOK_MAX_BYTES:
-        return _detach(launch, location, "the failure store is large")
-    ran = graduate_if_new_evidence(
-        project, memory_location(payload), load_settings(project), when="SessionStart"
+    return (
+        spool.pending(spool.spool_dir(launch))
+        or graduation_may_be_due(project_key)
+        or team_changed(launch, project_key)
     )
-    return "graduated" if ran else done
+
+
+def start_worker(launch: str) -> int | None:
+    """``python -m pokayokay.hooks.catch_up_worker <launch>``, detached; its pid (None when it
+    was started another way: :func:`pokayokay.infra.detach.spawn_module`)."""
+    from pokayokay.infra.detach import spawn_module
+
+    return spawn_module(WORKER_MODULE, [launch])
 
 
 def graduation_may_be_due(project_key: Any) -> bool:
@@ -118,35 +109,3 @@ def team_changed(launch: str, project_key: Any) -> bool:
     except OSError:
         seen = None
     return seen != folder_stamp(Path(launch))
-
-
-def _store_bytes(project_key: Any) -> int:
-    from pokayokay.infra.state import project_state_path
-    from pokayokay.names import FAILURES_DB
-
-    db = os.path.join(project_state_path(str(project_key)), FAILURES_DB)
-    total = 0
-    for path in (str(db), f"{db}-wal"):
-        try:
-            total += os.stat(path).st_size
-        except OSError:
-            continue  # absent: counts as empty
-    return total
-
-
-def _detach(launch: str, location: Any, why: str) -> str:
-    from pokayokay.infra.detach import detach_command
-
-    detach_command(
-        [
-            "graduate",
-            "--quiet",
-            "--project",
-            launch,
-            "--memory-dir",
-            str(location.memory_dir),
-        ],
-        f"SessionStart: the last SessionEnd did not finish and {why}; ingesting and "
-        "graduating in the background",
-    )
-    return "detached"

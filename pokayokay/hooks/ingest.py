@@ -128,11 +128,18 @@ def enforce_cap(project_dir: str, result: IngestResult | None, why: str) -> bool
 
 
 def ingest_project(project_dir: str, *, budget: float | None = None) -> IngestResult:
-    """Ingest the spool of one launch folder (what a hook of that session wrote)."""
+    """Ingest the spool of one launch folder (what a hook of that session wrote). A hook
+    (``budget`` given) does not wait for another ingester's lock, except for SessionStart's
+    detached catch-up (its mark :data:`pokayokay.infra.spool.CATCH_UP` in the folder): that one
+    is storing a killed session's calls right now, and the hook waits for them within its
+    budget rather than read the store without them (decision 0130)."""
     folder = spool.spool_dir(project_dir)
     if not pending(folder):
         return IngestResult()
-    return ingest(folder, budget=budget, wait=0.0 if budget is not None else 5.0)
+    wait = 5.0
+    if budget is not None:
+        wait = budget if os.path.exists(os.path.join(folder, spool.CATCH_UP)) else 0.0
+    return ingest(folder, budget=budget, wait=wait)
 
 
 def ingest_all(*, budget: float | None = None) -> IngestResult:
@@ -186,6 +193,7 @@ def ingest(folder: str, *, budget: float | None = None, wait: float = 0.0) -> In
         while True:
             claimed = os.path.join(folder, spool.CLAIMED)
             if not os.path.exists(claimed) and not _claim(folder):
+                _caught_up(folder)
                 return result
             if not _drain(folder, result, deadline):
                 result.left = True
@@ -193,6 +201,14 @@ def ingest(folder: str, *, budget: float | None = None, wait: float = 0.0) -> In
             os.unlink(claimed)
     finally:
         os.close(lock)
+
+
+def _caught_up(folder: str) -> None:
+    """The spool is drained: a catch-up mark left in it is moot."""
+    try:
+        os.unlink(os.path.join(folder, spool.CATCH_UP))
+    except FileNotFoundError:
+        return  # none: the usual case
 
 
 def _lock(folder: str, wait: float) -> int | None:

@@ -174,7 +174,14 @@ def _kept_overflow_note(
 ) -> str:
     """:func:`overflow_note`, kept in the state folder until MEMORY.md or a settings file
     changes (``pokayokay.infra.stamped``): telling Claude's notes from pokayokay's sections
-    parses the whole file, which cost SessionStart several interpreter starts (issue 26)."""
+    parses the whole file, which cost SessionStart several interpreter starts (issue 26).
+
+    MEMORY.md is keyed by its content (the bytes :func:`_measure` read anyway: two checksums,
+    its lines and size), not by its mtime: a file written in the last two seconds is no "racy"
+    case then, and a SessionStart right after a curation (``/clear`` runs SessionEnd and then
+    SessionStart at once) reads the note kept instead of parsing the file each time."""
+    import zlib
+
     from pokayokay.infra.stamped import kept
     from pokayokay.infra.state import project_state_path
     from pokayokay.names import LOCAL_SETTINGS_FILE, OVERFLOW_NOTE_FILE, TEAM_SETTINGS_FILE
@@ -186,12 +193,13 @@ def _kept_overflow_note(
         return overflow_note(Path(project), text, lines, size)
 
     inputs = (
-        memory_file,
         os.path.join(project, TEAM_SETTINGS_FILE),
         os.path.join(project, LOCAL_SETTINGS_FILE),
     )
+    content = f"{zlib.crc32(head):08x}-{zlib.adler32(head):08x}"
+    what = f"overflow {memory_file} {lines} {size} {content}"
     cache = os.path.join(project_state_path(str(location.project_key)), OVERFLOW_NOTE_FILE)
-    return kept(cache, f"overflow {lines} {size}", inputs, make)
+    return kept(cache, what, inputs, make)
 
 
 def overflow_note(project: Path, text: str | None, lines: int, size: int) -> str:

@@ -67,28 +67,44 @@ def _cap_quietly(project: str, result: Any, event: str) -> None:
 
 
 def _refresh_caches(payload: dict[str, Any], event: str) -> None:
-    """What the next prompt would otherwise rebuild because the store changed: the recall
-    index (its full check) and the cached failure signals. Each fails open on its own."""
+    """:func:`refresh_caches` for the payload's project."""
     from pokayokay.infra.logs import fail_open
 
     try:
         from pokayokay.hooks.runtime import memory_location
-        from pokayokay.infra.state import project_state_dir
 
         location = memory_location(payload)
-        state_dir = project_state_dir(str(location.project_key))
     except Exception as exc:
         fail_open(f"{event}: locating the project's memory", exc)
         return
-    try:
-        from pokayokay.recall.sources import load_index
+    refresh_caches(location, event)
 
-        load_index(location.memory_dir, location.project_dir, state_dir)
+
+def refresh_caches(location: Any, event: str) -> None:
+    """What the next prompt would otherwise rebuild because the store changed: the recall
+    index (its full check) and the cached failure signals. Each fails open on its own (also
+    run by SessionStart's detached catch-up: :mod:`pokayokay.hooks.catch_up_worker`)."""
+    from pokayokay.infra.logs import fail_open
+
+    try:
+        from pokayokay.infra.state import project_state_dir
+
+        state_dir = project_state_dir(str(location.project_key))
     except Exception as exc:
-        fail_open(f"{event}: refreshing the recall index", exc)
+        fail_open(f"{event}: locating the project's state", exc)
+        return
+    # The signals first: reading the store can move its file's mtime (a checkpoint when the
+    # last connection closes), which the recall index's quick key holds; the signals are keyed
+    # by the write mark alone.
     try:
         from pokayokay.skills.advice import cached_signals
 
         cached_signals(str(state_dir))
     except Exception as exc:
         fail_open(f"{event}: refreshing the failure signals", exc)
+    try:
+        from pokayokay.recall.sources import load_index
+
+        load_index(location.memory_dir, location.project_dir, state_dir)
+    except Exception as exc:
+        fail_open(f"{event}: refreshing the recall index", exc)

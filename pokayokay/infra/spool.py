@@ -63,6 +63,11 @@ CURSOR = "claimed.cursor"
 INFLIGHT = "claimed.inflight"
 LOCK = "ingest.lock"
 OPEN_DIR = "open"
+# Left by SessionStart when it hands the spool to its detached catch-up (decision 0130): a
+# hook's bounded ingest that finds the lock taken waits for it (within its budget) instead of
+# reading the store without the records being stored; the ingester that drains the spool
+# removes it.
+CATCH_UP = "catch-up.pending"
 SPOOLED_EVENTS = ("PostToolUse", "PostToolUseFailure", "PostToolBatch", "InstructionsLoaded")
 # PostToolBatch results no other hook reports (pokayokay.hooks.capture decides exactly; this is
 # a cheap superset so that a batch with none of them marks no session).

@@ -138,4 +138,11 @@ def _touch(marker: Path) -> None:
 
 def log_file(environ: dict[str, str] | None = None) -> Path:
     """One log for every project: hooks run before we know which project is at stake."""
-    return state_home(environ) / "logs" / "pokayokay.log"
+    from pathlib import Path
+
+    return Path(log_file_path(environ))
+
+
+def log_file_path(environ: dict[str, str] | None = None) -> str:
+    """:func:`log_file` as a string, without pathlib."""
+    return os.path.join(state_home_path(environ), "logs", "pokayokay.log")

@@ -103,7 +103,8 @@ def handler_form(handler: object) -> str | None:
 
     pokayokay's handlers: ``pokayokay hook …`` (any path to the ``pokayokay`` command),
     ``pokayokay-spool <Event>`` and ``pokayokay-event <Event>``, any interpreter running ``-m
-    pokayokay hook …`` or ``-S -E …/spool.py``, and the plugin shim ``…/pokayokay-hook <Event>``.
+    pokayokay hook …``, ``…/pokayokay-event <Event>`` or ``-S -E …/spool.py``, and the plugin
+    shim ``…/pokayokay-hook <Event>``.
     """
     if not isinstance(handler, Mapping) or handler.get("type") != "command":
         return None
@@ -116,6 +117,8 @@ def handler_form(handler: object) -> str | None:
     if name in (SPOOL_COMMAND, EVENT_COMMAND) and len(argv) == 2:
         return "path"
     if argv[1:4] == ["-m", "pokayokay", "hook"]:
+        return "absolute"
+    if len(argv) == 3 and _basename(argv[1]) == EVENT_COMMAND:
         return "absolute"
     if argv[1:3] == ["-S", "-E"] and len(argv) == 5 and _is_spool_file(argv[3]):
         return "absolute"
@@ -153,6 +156,28 @@ def spool_file() -> str:
     return os.path.abspath(spool.__file__)
 
 
+def event_script() -> str | None:
+    """The absolute path of the ``pokayokay-event`` script installed with this interpreter's
+    pokayokay (beside the interpreter, or in its scripts folder), None when there is none."""
+    import sysconfig
+
+    places = [os.path.dirname(os.path.abspath(sys.executable))] if sys.executable else []
+    for scheme in (None, f"{os.name}_user"):
+        try:
+            places.append(
+                sysconfig.get_path("scripts")
+                if scheme is None
+                else sysconfig.get_path("scripts", scheme)
+            )
+        except KeyError:
+            continue  # no user scheme on this platform
+    for place in places:
+        script = os.path.join(place, EVENT_COMMAND)
+        if os.path.isfile(script):
+            return os.path.abspath(script)
+    return None
+
+
 def event_handler(
     spec: HookSpec,
     command: str,
@@ -164,10 +189,11 @@ def event_handler(
     Shell form, guarded: where pokayokay is not installed it exits 0 quietly, and SessionStart
     says so in one line (a ``systemMessage``). The per-tool-call events run the spool entry:
     ``pokayokay-spool <Event>`` by name, or this interpreter with ``-S -E`` on the spool file
-    when init registers absolute paths; the others ``pokayokay-event <Event>`` by name, or
-    ``command``/``lead`` (from :func:`hook_command`: ``pokayokay hook`` or ``python -m pokayokay
-    hook``). An older install without those scripts gets ``pokayokay hook <Event>`` for every
-    event. A background event (Stop) gets ``"async": true``.
+    when init registers absolute paths; the others ``pokayokay-event <Event>`` by name, or with
+    absolute paths this interpreter on the ``pokayokay-event`` script installed with it
+    (:func:`event_script`), else ``command``/``lead`` (from :func:`hook_command`: ``pokayokay
+    hook`` or ``python -m pokayokay hook``). An older install without those scripts gets
+    ``pokayokay hook <Event>`` for every event. A background event (Stop) gets ``"async": true``.
     """
     absolute = lead[:1] == ["-m"]
     spooled = spec.event in SPOOLED_EVENTS and (
@@ -185,6 +211,11 @@ def event_handler(
     elif not absolute and shutil.which(EVENT_COMMAND, path=effective_environ(environ).get("PATH")):
         words = [EVENT_COMMAND, spec.event]
         guard = f"command -v {EVENT_COMMAND} >/dev/null 2>&1"
+    elif absolute and (entry := event_script()) is not None:
+        # The interpreter on the event script, not ``-m pokayokay hook``: runpy and the CLI
+        # module are some 19 modules of every event (issue 26).
+        words = [command, entry, spec.event]
+        guard = f"[ -x {shlex.quote(command)} ] && [ -f {shlex.quote(entry)} ]"
     else:
         words = [command, *lead, spec.event]
         guard = (

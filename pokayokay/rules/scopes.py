@@ -142,3 +142,32 @@ def rules_for_paths(
                     break
     scan.save()
     return scan.scopes, pairs
+
+
+def refresh(project_dir: Path | str, cache_path: str) -> float:
+    """Bring the cache up to date for the rule files as they are now: changed ones parsed
+    again, and the named paths it answered before answered again, so that the next prompt
+    naming them parses and matches nothing (SessionStart's catch-up worker runs this after
+    graduation rewrote rules). Returns 0.0 when everything is cached, else the seconds until
+    the newest rule file is settled (a racy file is never cached: call again then)."""
+    cached = packed.load(cache_path)
+    named: list[str] = []
+    if isinstance(cached, dict) and cached.get("version") == VERSION:
+        found = cached.get("loads")
+        named = [p for p in found if isinstance(p, str)] if isinstance(found, dict) else []
+    scan = _Scan(project_dir, cache_path)
+    if scan.settled:
+        for path in named:
+            scan.loading(path)
+        scan.save()
+        return 0.0
+    # Not saved: the paths the cache answered are kept for the call once the files settle.
+    newest = 0.0
+    for path, _rule_path in walk_rule_paths(
+        os.path.join(os.path.abspath(project_dir), ".claude", "rules")
+    ):
+        try:
+            newest = max(newest, os.stat(path).st_mtime)
+        except OSError:
+            continue  # vanished: nothing to wait for
+    return max(0.0, newest + RACY_SECONDS - time.time())

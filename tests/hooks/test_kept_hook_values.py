@@ -179,3 +179,46 @@ def test_the_overflow_note_is_kept_until_memory_or_the_settings_change(
     assert parsed == ["MEMORY.md"]
     assert session_note(launched) == second
     assert parsed == ["MEMORY.md"]
+
+
+def test_a_memory_file_written_just_now_is_kept_by_its_content(
+    launched: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``/clear`` runs SessionEnd (which may curate MEMORY.md) and SessionStart at once: the
+    file is seconds old, too new for a stat to be trusted, and the note is kept by the file's
+    content instead; a rewrite of the same lines and size within the same instant that
+    changes the bytes is followed."""
+    memory = memory_location_for(launched).memory_file
+    memory.parent.mkdir(parents=True, exist_ok=True)
+    claude_notes = "".join(f"- note {i:03d}\n" for i in range(250))
+    memory.write_text(memory_text(ap_body=AP) + claude_notes, "utf-8")
+    first = session_note(launched)  # not aged: written just now
+    assert "of its lines are notes outside" in first
+
+    from pokayokay.memory import document
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("MEMORY.md parsed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(document, "parse", refuse)
+        assert session_note(launched) == first
+
+    # The same size and lines, its mtime put back (what a stat cannot tell apart): a note
+    # moved to the end of the file.
+    stat = memory.stat()
+    text = memory.read_text("utf-8")
+    moved = text.replace("- note 000\n", "", 1) + "- note 000\n"
+    assert len(moved) == len(text) and moved != text
+    memory.write_text(moved, "utf-8")
+    os.utime(memory, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    parsed: list[str] = []
+    real = document.parse
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        parsed.append("MEMORY.md")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(document, "parse", counting)
+    session_note(launched)
+    assert parsed == ["MEMORY.md"]  # the content moved: made again, not taken from the cache

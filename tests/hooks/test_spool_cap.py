@@ -73,7 +73,10 @@ _launches = itertools.count()
     after=st.lists(st.integers(min_value=0, max_value=3000), max_size=4),
 )
 def test_spool_bytes_is_exactly_what_no_ingester_has_taken(
-    isolated_home: Path, monkeypatch: pytest.MonkeyPatch, sizes: list[int], taken: int,
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    sizes: list[int],
+    taken: int,
     after: list[int],
 ) -> None:
     """Whatever records were spooled, however far an ingester got in the claimed segment, and
@@ -174,27 +177,28 @@ def test_a_spool_another_ingester_is_draining_starts_nothing(
 
 
 def test_killed_sessions_keep_the_spool_under_its_cap(
-    project: Path, monkeypatch: pytest.MonkeyPatch, detached: list[list[str]]
+    project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Session after killed session (no Stop, no SessionEnd: only SessionStart runs), the
-    spool stays within the cap plus one session's calls, and every call is stored."""
-    from pokayokay.cli.main import main
-    from pokayokay.hooks import catch_up
+    spool never holds more than one session's calls, and every call is stored: each
+    SessionStart hands the spool to its detached catch-up (decision 0130)."""
+    from pokayokay.hooks import catch_up, catch_up_worker
 
+    started: list[str] = []
+    monkeypatch.setattr(catch_up, "start_worker", started.append)
     folder = spool.spool_dir(str(project))
     spool_failures(project, 20, pad=1000)
     one_session = ingest.spool_bytes(folder)
-    monkeypatch.setattr(ingest, "SPOOL_CAP_BYTES", 2 * one_session)
-    monkeypatch.setattr(catch_up, "INGEST_IN_HOOK_MAX_BYTES", 2 * one_session)
-    monkeypatch.setattr(catch_up, "INGEST_BUDGET", 0.0)  # as if each start had no time left
     largest = 0
     for n in range(1, 8):
         assert run_hook("SessionStart", sample("SessionStart.startup.json", project))[0] == 0
-        while detached:  # the detached ingester runs (here: at once, in-process)
-            assert main(detached.pop()) == 0
+        assert started == [str(project)]
+        # the detached worker runs (here: at once, in-process)
+        assert catch_up_worker.main([started.pop()]) == 0
+        assert not ingest.pending(folder)
         spool_failures(project, 20, start=20 * n, pad=1000)  # the next killed session
         largest = max(largest, ingest.spool_bytes(folder))
-    assert largest <= 3 * one_session + 4096
+    assert largest <= one_session + 4096
     assert stored_count(project) == 140  # the last session's calls wait for the next start
     assert ingest.ingest_project(str(project)).done == 20
     assert stored_count(project) == 160

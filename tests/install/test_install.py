@@ -180,11 +180,15 @@ def test_absolute_form_when_not_on_path(project: Path, env_off_path: dict[str, s
     data = load(project / ".claude" / "settings.json")
     python = os.path.abspath(sys.executable)
     handler = data["hooks"]["SessionEnd"][0]["hooks"][0]
+    # The interpreter on the event script installed with it: no runpy, no CLI (issue 26).
+    script = os.path.join(os.path.dirname(python), "pokayokay-event")
     assert handler == {
         "type": "command",
-        "command": f"[ -x {python} ] || exit 0; exec {python} -m pokayokay hook SessionEnd",
+        "command": f"[ -x {python} ] && [ -f {script} ] || exit 0; "
+        f"exec {python} {script} SessionEnd",
         "timeout": TIMEOUTS["SessionEnd"],
     }
+    assert handler_form(handler) == "absolute"
     # The per-tool-call events run the spool file with no site and no PYTHON* variables.
     spool_py = str(REPO_ROOT / "pokayokay" / "infra" / "spool.py")
     assert data["hooks"]["PostToolUseFailure"][0]["hooks"][0]["command"] == (
@@ -201,11 +205,48 @@ def test_absolute_flag_forces_the_interpreter_path(
     report = init(project, environ=env_on_path, absolute=True)
     handler = load(project / ".claude" / "settings.json")["hooks"]["SessionStart"][0]["hooks"][0]
     python = os.path.abspath(sys.executable)
-    assert handler["command"].startswith(f"[ -x {python} ] || {{ printf ")
-    assert handler["command"].endswith(f"; exec {python} -m pokayokay hook SessionStart")
+    script = os.path.join(os.path.dirname(python), "pokayokay-event")
+    assert handler["command"].startswith(f"[ -x {python} ] && [ -f {script} ] || {{ printf ")
+    assert handler["command"].endswith(f"; exec {python} {script} SessionStart")
     assert handler_form(handler) == "absolute"
     assert report.form == "absolute"
     assert not any("not on PATH" in note for note in report.notes)
+
+
+def test_absolute_form_without_the_event_script_runs_the_module(
+    project: Path, env_on_path: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An interpreter whose pokayokay came without its scripts: ``-m pokayokay hook``."""
+    from pokayokay.install import handlers
+
+    monkeypatch.setattr(handlers, "event_script", lambda: None)
+    init(project, environ=env_on_path, absolute=True)
+    handler = load(project / ".claude" / "settings.json")["hooks"]["SessionStart"][0]["hooks"][0]
+    python = os.path.abspath(sys.executable)
+    assert handler["command"].endswith(f"; exec {python} -m pokayokay hook SessionStart")
+    assert handler_form(handler) == "absolute"
+
+
+def test_the_absolute_event_command_runs_the_hook_without_runpy_or_the_cli(
+    project: Path, env_on_path: dict[str, str]
+) -> None:
+    """The registered SessionStart, run as Claude Code runs it (``sh -c``, payload on stdin):
+    the hook's answer, and neither runpy nor the CLI module imported."""
+    init(project, environ=env_on_path, absolute=True)
+    handler = load(project / ".claude" / "settings.json")["hooks"]["SessionStart"][0]["hooks"][0]
+    payload = {"session_id": "s-1", "cwd": str(project), "hook_event_name": "SessionStart",
+               "source": "startup", "transcript_path": str(project / "t.jsonl")}  # fmt: skip
+    env = dict(env_on_path, CLAUDE_PROJECT_DIR=str(project), PYTHONPROFILEIMPORTTIME="1")
+    result = subprocess.run(
+        ["/bin/sh", "-c", handler["command"]], input=json.dumps(payload).encode(),
+        capture_output=True, env=env, cwd=project, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.decode().splitlines()
+                if line.startswith("import time:")}  # fmt: skip
+    assert "pokayokay.hooks.session" in imported
+    assert not imported & {"runpy", "pokayokay.cli.main", "pokayokay.__main__"}
 
 
 def test_manifest_records_what_init_added(project: Path, env_on_path: dict[str, str]) -> None:

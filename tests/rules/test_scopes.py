@@ -184,3 +184,51 @@ def test_answers_are_not_cached_while_a_rule_file_is_racy(tmp_path: Path) -> Non
 
 def test_the_prefix_is_the_rules_folder() -> None:
     assert files.RULES_DIR.as_posix() + "/" == scopes.RULES_PREFIX
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(st.sampled_from(PATHS), min_size=1, max_size=4),
+    st.lists(
+        st.tuples(st.sampled_from(["a.md", "b.md", "sub/c.md"]),
+                  st.lists(st.sampled_from(PATTERNS), max_size=3)),
+        min_size=1, max_size=4,
+    ),
+)  # fmt: skip
+def test_refresh_leaves_every_named_path_answered_as_matching_would(
+    tmp_path: Path, named: list[str], rewrites: list[tuple[str, list[str]]]
+) -> None:
+    """SessionStart's catch-up worker refreshes the cache after graduation rewrote rules: then
+    a prompt naming any path named before neither parses nor matches, and its answer is the
+    uncached one. While a rewritten file is racy, ``refresh`` says how long to wait and keeps
+    the paths to answer."""
+    import uuid
+
+    from pokayokay.rules import claude_match
+
+    root = tmp_path / uuid.uuid4().hex
+    project, cache = root / "p", str(root / "rule-scopes.marshal")
+    write(project, "pokayokay/base.md", rule(["src/**/*.py"]))
+    scopes.rules_for_paths(project, cache, named)  # the prompts before
+    for n, (name, patterns) in enumerate(rewrites):
+        text = rule(patterns, body=f"- rewrite {n}") if patterns else "# Always\n"
+        write(project, f"pokayokay/{name}", text, age=0.0)
+    assert 0.0 < scopes.refresh(project, cache) <= scopes.RACY_SECONDS
+    for n, (name, _patterns) in enumerate(rewrites):  # the files settle
+        path = project / ".claude" / "rules" / "pokayokay" / name
+        old = path.stat().st_mtime - 60 - n
+        os.utime(path, (old, old))
+    assert scopes.refresh(project, cache) == 0.0
+    want = uncached_pairs(project, named)
+
+    def refuse(*args: object) -> object:
+        raise AssertionError("parsed or matched after refresh")
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(scopes, "read_rule", refuse)
+        m.setattr(claude_match, "matches", refuse)
+        got_scopes, pairs = scopes.rules_for_paths(project, cache, named)
+    assert pairs == want
+    assert got_scopes == expected(project)
