@@ -112,7 +112,8 @@ def _set_aside_lines(prompt: str, lines: list[tuple[int, int]]) -> list[bool]:
     lines) shaped like output."""
     aside = [False] * len(lines)
     fence: str | None = None
-    for i, (a, b) in enumerate(lines):
+    fenced = "```" in prompt or "~~~" in prompt  # a fence line holds one (most prompts: none)
+    for i, (a, b) in enumerate(lines if fenced else ()):
         found = _FENCE.match(prompt, a, b)
         if fence is not None:
             aside[i] = True
@@ -150,7 +151,7 @@ def own_words(prompt: str) -> OwnWords:
         if skipped:
             continue
         start = a
-        for found in _CODE_SPAN.finditer(prompt, a, b):
+        for found in _CODE_SPAN.finditer(prompt, a, b) if "`" in prompt else ():
             code = True
             if found.start() > start:
                 spans.append((start, found.start()))
