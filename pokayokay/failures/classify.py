@@ -140,8 +140,8 @@ def row(
     def compiled(name: str, pattern: str | None) -> Pattern | None:
         if pattern is None:
             return None
-        if lazy:
-            return Lazy(pattern)
+        if lazy:  # a row tried on every failure and seldom matching: skipped by its words
+            return Lazy(pattern, literals=True)
         from pokayokay.infra.regex_safety import unsafe_reason
 
         try:

@@ -14,7 +14,6 @@ recorded with the built-in table, the problem is logged once per change of the f
 
 from __future__ import annotations
 
-import json
 import os
 
 from pokayokay.failures.classify import Rule, rules_from_settings
@@ -61,8 +60,10 @@ def cached_rows(project_root: str, state_dir: str | os.PathLike[str]) -> list[di
         return []
     cache = os.path.join(state_dir, FAILURE_CATEGORIES_CACHE)
     try:
+        from pokayokay.infra.cjson import loads  # json's import (and re's) not on this path
+
         with open(cache, encoding="utf-8") as fh:
-            data = json.load(fh)
+            data = loads(fh.read())
         if data.get("version") == _VERSION and data.get("stamp") == stamp:
             rows = data.get("rows")
             if isinstance(rows, list):
@@ -70,6 +71,7 @@ def cached_rows(project_root: str, state_dir: str | os.PathLike[str]) -> list[di
     except (OSError, ValueError, AttributeError):
         pass  # no valid cache: rebuilt below
     rows, error = _compile(project_root)
+    import json
     from pathlib import Path
 
     from pokayokay.infra import logs

@@ -130,15 +130,14 @@ def _keys(records: Sequence[tuple[str, bytes, str]]) -> list[tuple[str, str]] | 
     """(signature, category) of every failure the records hold, as their ingest stores them;
     None when a record is not one :func:`pokayokay.hooks.capture.failure_keys` reads (a
     PostToolBatch, a payload that does not parse)."""
-    import json
-
     from pokayokay.hooks.capture import failure_keys
     from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
+    from pokayokay.infra.cjson import loads  # json.loads without json's import
 
     keys: list[tuple[str, str]] = []
     for _session, data, where in records:
         try:
-            payload = json.loads(data.decode("utf-8", "surrogatepass"))
+            payload = loads(data.decode("utf-8", "surrogatepass"))
         except ValueError:
             return None
         if not isinstance(payload, dict) or payload.get("hook_event_name") != "PostToolUseFailure":

@@ -40,11 +40,16 @@ _METHODS = ("search", "match", "fullmatch", "finditer", "findall", "split", "sub
 
 
 class Lazy:
-    """``re.compile(pattern, flags)``, done on first use."""
+    """``re.compile(pattern, flags)``, done on first use. With ``literals``, ``search``,
+    ``match`` and ``fullmatch`` answer None without compiling for a text that holds none of
+    the strings every match contains (:func:`pokayokay.infra.literals.required_literals`, read
+    from the pattern on its first use): for a pattern tried on many texts that seldom match."""
 
-    def __init__(self, pattern: str, flags: int = 0) -> None:
+    def __init__(self, pattern: str, flags: int = 0, *, literals: bool = False) -> None:
         self._args = (pattern, flags)
         self._regex: re.Pattern[str] | None = None
+        # None: not read yet; (): no strings to look for (or not asked to)
+        self._needs: tuple[str, ...] | None = None if literals else ()
 
     def __repr__(self) -> str:
         return f"Lazy({self._args[0]!r}, {self._args[1]!r})"
@@ -70,13 +75,33 @@ class Lazy:
             self._regex = regex
         return self._regex
 
+    def _cannot_match(self, text: str, pos: int, endpos: int) -> bool:
+        """Whether ``text[pos:endpos]`` holds none of the strings every match contains."""
+        needs = self._needs
+        if needs is None:
+            from pokayokay.infra.literals import required_literals
+
+            needs = self._needs = required_literals(*self._args) or ()
+        if not needs:
+            return False
+        pos = max(pos, 0)
+        if pos or endpos < len(text):
+            text = text[pos:endpos]
+        return not any(need in text for need in needs)
+
     def search(self, text: str, pos: int = 0, endpos: int = _MAX) -> re.Match[str] | None:
+        if self._needs != () and self._cannot_match(text, pos, endpos):
+            return None
         return self.regex.search(text, pos, endpos)
 
     def match(self, text: str, pos: int = 0, endpos: int = _MAX) -> re.Match[str] | None:
+        if self._needs != () and self._cannot_match(text, pos, endpos):
+            return None
         return self.regex.match(text, pos, endpos)
 
     def fullmatch(self, text: str, pos: int = 0, endpos: int = _MAX) -> re.Match[str] | None:
+        if self._needs != () and self._cannot_match(text, pos, endpos):
+            return None
         return self.regex.fullmatch(text, pos, endpos)
 
     def finditer(self, text: str, pos: int = 0, endpos: int = _MAX) -> Iterator[re.Match[str]]:

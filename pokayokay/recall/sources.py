@@ -362,10 +362,11 @@ def load(
     data = rows = None
     if cached is not None:
         data, rows, stamps = cached
-        use_table_data(data.get("concepts"))  # the concept table as parsed for the cache
+        # the concept table as parsed for the cache (not current: another file, an older cache)
+        current = use_table_data(data.get("concepts"))
         if quick:
             dirs = (str(memory_dir), str(project_dir), str(state_dir))
-            found = _quick_hit(data, rows, stamps, *dirs)
+            found = _quick_hit(data, rows, stamps, *dirs, tables=current)
             if found is not None:
                 return found
     inputs = Inputs(memory_dir, project_dir, state_dir)
@@ -403,6 +404,7 @@ def load(
             and DecisionSource(inputs.memory_dir, inputs.project_dir).digest() == decided
         ):
             meta = dict(data, fingerprint=fingerprint, quick=stamp, quick_rest=rest_stamp)
+            meta["concepts"] = table_data()
             save_index(index_path, _meta(meta), previous.index, inputs.stamps())
             return Loaded(previous.index)
     index, complete = build(inputs, budget=budget, fixes=(digest, fix_rows), cached=previous)
@@ -453,8 +455,11 @@ def _quick_hit(
     memory_dir: str,
     project_dir: str,
     state_dir: str,
+    *,
+    tables: bool = True,
 ) -> Loaded | None:
-    """The cached index when its quick key still matches (None otherwise)."""
+    """The cached index when its quick key still matches (None otherwise). ``tables``: whether
+    the file's concept table is current (when not, the file's head is written again with it)."""
     stamp, archives = data.get("quick"), data.get("archives")
     if not (
         isinstance(stamp, str)
@@ -468,7 +473,11 @@ def _quick_hit(
     digest, _rows = _fixes_digest(state_dir)
     try:
         if stamp == f"{keys[0]}-{digest}":
-            return Loaded(Index.from_data(data["index"], rows), stamps)
+            index = Index.from_data(data["index"], rows)
+            if not tables:
+                meta = dict(data, concepts=table_data())
+                resave_head(os.path.join(state_dir, INDEX_FILE), data, rows, _meta(meta))
+            return Loaded(index, stamps)
         # Only the files Key Decisions are read from moved (Claude rewrote MEMORY.md in place):
         # the index stands when those entries are as they were (docs/decisions/0118).
         decided = data.get("decisions")
@@ -482,6 +491,8 @@ def _quick_hit(
     except (KeyError, TypeError, ValueError):
         return None
     meta = dict(data, quick=f"{keys[0]}-{digest}")
+    if not tables:
+        meta["concepts"] = table_data()
     resave_head(os.path.join(state_dir, INDEX_FILE), data, rows, _meta(meta))
     return Loaded(index, stamps)
 

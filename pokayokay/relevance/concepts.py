@@ -131,28 +131,28 @@ def _load() -> _Table:
 def table_data() -> tuple[
     str, dict[str, tuple[tuple[str, bool], ...]], dict[tuple[str, ...], tuple[str, ...]]
 ]:
-    """The parsed table as plain values, with the text it was parsed from: what
-    :func:`use_table_data` takes back (the recall index cache keeps it, so that a prompt does
-    not parse the table again)."""
+    """The parsed table as plain values, with the stamp of the file it was parsed from
+    (:func:`pokayokay.relevance.vocabulary.stamp`): what :func:`use_table_data` takes back (the
+    recall index cache keeps it, so that a prompt does not read or parse the table again)."""
     table = _load()
-    return vocabulary.table_text("concepts"), table.words, table.phrases
+    return vocabulary.stamp("concepts"), table.words, table.phrases
 
 
 def use_table_data(data: object) -> bool:
-    """Take the table :func:`table_data` gave, if it was parsed from this very text (else the
-    table is parsed as usual when first needed). Shape checked, not every item: the data
+    """Take the table :func:`table_data` gave, if it was parsed from the file as it is now
+    (same stamp; else the table is parsed as usual when first needed); whether it was (the
+    cache holding it is written again when not). Shape checked, not every item: the data
     comes from pokayokay's own private cache."""
     global _table
-    if _table is not None:
-        return True
     if not (isinstance(data, (tuple, list)) and len(data) == 3):
         return False
-    if data[0] != vocabulary.table_text("concepts"):
+    if not data[0] or data[0] != vocabulary.stamp("concepts"):
         return False
-    _text, words, phrases = data
+    _stamp, words, phrases = data
     if not (isinstance(words, dict) and isinstance(phrases, dict)):
         return False
-    _table = _Table(words, phrases)
+    if _table is None:
+        _table = _Table(words, phrases)
     return True
 
 

@@ -118,7 +118,8 @@ def line_spans(prompt: str) -> list[tuple[int, int]]:
 def _fenced(prompt: str, lines: Sequence[tuple[int, int]]) -> list[bool]:
     inside = [False] * len(lines)
     fence: str | None = None
-    for i, (a, b) in enumerate(lines):
+    fenced = "```" in prompt or "~~~" in prompt  # a fence line holds one (most prompts: none)
+    for i, (a, b) in enumerate(lines if fenced else ()):
         found = _FENCE.match(prompt, a, b)
         if fence is not None:
             inside[i] = True
@@ -236,7 +237,7 @@ def own_words(prompt: str) -> OwnWords:
         if skipped:
             continue
         start = a
-        for found in _CODE_SPAN.finditer(prompt, a, b):
+        for found in _CODE_SPAN.finditer(prompt, a, b) if "`" in prompt else ():
             code = True
             if found.start() > start:
                 spans.append((start, found.start()))

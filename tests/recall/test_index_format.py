@@ -186,6 +186,59 @@ def test_the_index_cache_hands_the_table_to_the_next_prompt(
     assert concepts._table.words == parsed.words and concepts._table.phrases == parsed.phrases
 
 
+def test_a_quick_prompt_reads_no_vocabulary_file_and_an_edited_table_is_parsed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cached table is keyed by the concept file's stamp (decision 0129): a quick prompt
+    reads no vocabulary file to check it; a table file edited since (another stamp) is parsed
+    again, and the index file's head is written again with it, the index left as it was."""
+    import os
+    import shutil
+
+    memory, project, state = tmp_path / "memory", tmp_path / "project", tmp_path / "state"
+    project.mkdir()
+    for text in NOTES:
+        write_learning(memory, text)
+    assert load_index(memory, project, state) is not None
+    os.utime(memory, ns=(1, 1))  # settled: the quick key is kept
+    assert load_index(memory, project, state) is not None
+    before = packed.load(state / INDEX_FILE)
+    assert before["quick"] is not None and before["concepts"][0] == vocabulary.stamp("concepts")
+
+    monkeypatch.setattr(concepts, "_table", None)
+    read: list[str] = []
+    real_entries = vocabulary.entries
+    with monkeypatch.context() as reading:
+        reading.setattr(vocabulary, "_read", {})
+        reading.setattr(vocabulary, "entries", lambda name: read.append(name) or real_entries(name))
+        loaded = recall_sources.load(memory, project, state, quick=True)
+        assert loaded.quick and loaded.index is not None
+        assert concepts.concepts("resize the image") == [("image", "resize"), ("image", "image")]
+    assert read == []  # the concept table taken from the cache, its file not even read
+
+    edited = tmp_path / "vocabulary"
+    shutil.copytree(os.path.dirname(vocabulary.path("concepts")), edited)
+    with (edited / "concepts.tsv").open("a", encoding="utf-8") as fh:
+        fh.write("zebra\tword\tquagga\tunattested\t\t\n")
+    monkeypatch.setattr(concepts, "_table", None)
+    with monkeypatch.context() as changed:
+        changed.setattr(vocabulary, "_FOLDER", str(edited))
+        changed.setattr(vocabulary, "_read", {})
+        changed.setattr(vocabulary, "_texts", {})
+        loaded = recall_sources.load(memory, project, state, quick=True)
+        assert loaded.quick and loaded.index is not None
+        assert concepts.concepts("a quagga") == [("zebra", "quagga")]  # parsed from the edit
+        after = packed.load(state / INDEX_FILE)
+        assert after["concepts"][0] == vocabulary.stamp("concepts") != before["concepts"][0]
+        assert "quagga" in after["concepts"][1]
+    assert {k: v for k, v in after.items() if k != "concepts"} == {
+        k: v for k, v in before.items() if k != "concepts"
+    }
+    monkeypatch.setattr(concepts, "_table", None)
+    assert recall_sources.load(memory, project, state, quick=True).quick  # own files again
+    assert packed.load(state / INDEX_FILE)["concepts"][0] == vocabulary.stamp("concepts")
+
+
 def test_an_index_vouched_again_is_saved_with_its_documents(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

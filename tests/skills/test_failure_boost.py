@@ -8,9 +8,11 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import git
+from helpers.paths import DATA_DIR
 
 from pokayokay.failures.model import Failure, FailureGroup
 from pokayokay.failures.store import FailureStore
@@ -345,3 +347,41 @@ def test_a_failing_tests_line_is_shown_as_code_never_as_markup() -> None:
     assert found.reason.startswith("test `tests/test_cart.py::test_total` (of src/cart.py)")
     assert place(group, ["src/cart.py"]) == "in the tests of src/cart.py"
     assert place(group, ["src/basket.py"]) is None
+
+
+def _concern_as_written(skill: Any, category: str, tool: str | None) -> float:
+    """concern() as first written, term by term in Python: the reference of the test below."""
+    from pokayokay.skills.failure_boost import CATEGORY_WORDS, MIN_CONCERN, _category_sets
+
+    prof = skill.profile
+    if prof is None or category not in CATEGORY_WORDS:
+        return 0.0
+    fields = prof.fields
+    tools, own, words = _category_sets(category, tool)
+    strength = sum(fields.get(t, 0.0) for t in words)
+    if own and any(t in fields for t in own):
+        return strength + 2.0 * max(fields[t] for t in own if t in fields)
+    if own and any(t in fields for t in tools - own):
+        return 0.0
+    return strength if strength >= MIN_CONCERN else 0.0
+
+
+def test_concern_is_the_term_by_term_sum_for_every_skill_category_and_tool() -> None:
+    """concern() sums a skill's weights in C (map over dict.get): the same floats, bit for bit,
+    as the term-by-term sum, for every skill of the realistic catalogs, category and tool."""
+    from pokayokay.skills.failure_boost import CATEGORY_TOOLS, CATEGORY_WORDS
+
+    skills = [
+        *catalog_from_folder(DATA_DIR / "skills_eval" / "skills"),
+        *catalog_from_folder(DATA_DIR / "relevance_test2" / "skills"),
+    ]
+    assert len(skills) > 40
+    checked = nonzero = 0
+    for category in (*CATEGORY_WORDS, "unknown"):
+        for tool in (None, *CATEGORY_TOOLS.get(category, ()), "make"):
+            for skill in skills:
+                got = concern(skill, category, tool)
+                assert got == _concern_as_written(skill, category, tool)
+                checked += 1
+                nonzero += got > 0
+    assert checked > 1000 and nonzero > 20  # the comparison covers skills that do concern one

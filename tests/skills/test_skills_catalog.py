@@ -299,10 +299,14 @@ def test_the_term_tables_travel_in_the_cache(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The evoked-terms table and the generic terms are kept in the skills cache: a warm prompt
-    takes them as analysed (never from a cache of another table text), and a cache written
-    before it kept them is rewritten by one full check."""
+    takes them as analysed, reading no vocabulary file (never from a cache of other table
+    files: one edited is parsed again and the cache rewritten by one full check), and a cache
+    written before it kept them is rewritten by one full check."""
+    import shutil
+
     from pokayokay.infra import packed
     from pokayokay.relevance import skill_terms as terms
+    from pokayokay.relevance import vocabulary
     from pokayokay.relevance.analyser import LazyTerms
 
     folder = tmp_path / ".claude" / "skills"
@@ -318,14 +322,32 @@ def test_the_term_tables_travel_in_the_cache(
         monkeypatch.setattr(terms, "_GENERIC", LazyTerms(terms.GENERIC, terms._term))
 
     fresh_process()
-    load_catalog(tmp_path, quick=True)
-    assert (terms._evokes, terms._GENERIC.known()) == expected  # taken from the cache
+    read: list[str] = []
+    real_entries = vocabulary.entries
+    with monkeypatch.context() as reading:
+        reading.setattr(vocabulary, "_read", {})  # nothing read yet in this "process"
+        reading.setattr(vocabulary, "entries", lambda name: read.append(name) or real_entries(name))
+        load_catalog(tmp_path, quick=True)
+        assert (terms._evokes, terms._GENERIC.known()) == expected  # taken from the cache
+        assert terms.generic_terms() == expected[1] and terms.evoked_terms("is it vulnerable")
+    assert read == []  # no table read, parsed or analysed
 
     fresh_process()
+    edited = tmp_path / "vocabulary"
+    shutil.copytree(os.path.dirname(vocabulary.path("skill_evokes")), edited)
+    with (edited / "skill_evokes.tsv").open("a", encoding="utf-8") as fh:
+        fh.write("extra subject\tword\twordy\tunattested\t\t\n")
     with monkeypatch.context() as changed:
-        changed.setattr(terms, "EVOKES", terms.EVOKES + "extra subject: wordy\n")
+        changed.setattr(vocabulary, "_FOLDER", str(edited))
+        changed.setattr(vocabulary, "_read", {})
+        changed.setattr(vocabulary, "_texts", {})
         load_catalog(tmp_path, quick=True)
-        assert terms._evokes is None and terms._GENERIC.known() is None  # another text: not taken
+        assert terms._evokes is not None  # another file: parsed again, not taken from the cache
+        assert "extra" in terms._evokes[1]["wordy"]
+        assert packed.load(cache)["tables"][0] == terms.stamp()  # and the cache rewritten
+    fresh_process()
+    load_catalog(tmp_path, quick=True)  # the package's own files again: parsed, cache rewritten
+    assert packed.load(cache)["tables"][0] == terms.stamp()
 
     data = packed.load(cache)
     del data["tables"]

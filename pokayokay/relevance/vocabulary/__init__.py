@@ -16,14 +16,21 @@ Each ``*.tsv`` file beside this module is one table, one entry a line, with a he
 The files ship in the wheel (they are inside the package) and are read with :mod:`os.path`
 (no ``pathlib`` import on the prompt path), as the fitted gates are. A table is read once per
 process and only when first needed; what is derived from it (parsed concepts, analysed terms)
-is kept by the recall and skills caches, which are keyed by :func:`table_text`.
+is kept by the recall and skills caches, which are keyed by :func:`stamp`: the file's size and
+modification time, one ``stat`` and nothing parsed, as CPython keys the bytecode cache of the
+modules themselves (docs/decisions/0129: parsing the tables to check the key cost a prompt
+about 3 ms).
 """
 
 from __future__ import annotations
 
 import os
 
-__all__ = ["Entry", "entries", "mapping", "table_text", "words"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = ["Entry", "LazyWords", "entries", "mapping", "stamp", "table_text", "words"]
 
 _FOLDER = os.path.dirname(os.path.abspath(__file__))
 _read: dict[str, tuple[Entry, ...]] = {}
@@ -53,6 +60,31 @@ def entries(name: str) -> tuple[Entry, ...]:
         found = tuple(Entry(*row.split("\t", 3)[:3]) for row in rows if row)
         _read[name] = found
     return found
+
+
+def stamp(name: str) -> str:
+    """What the caches of things derived from table ``name`` are keyed by: its file's size and
+    modification time (nanoseconds) with pokayokay's version; one ``stat``, nothing read.
+    ``""`` when the file cannot be stat-ed (no cache then matches: the table is read)."""
+    from pokayokay import __version__
+
+    try:
+        info = os.stat(path(name))
+    except OSError:
+        return ""
+    return f"{__version__} {name} {info.st_size} {info.st_mtime_ns}"
+
+
+class LazyWords:
+    """The entries of word list ``name``, read when first iterated (not when made)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(words(self.name))
 
 
 def words(name: str) -> tuple[str, ...]:
