@@ -17,6 +17,7 @@ from typing import Any
 
 from benchmarks.fixtures.failures import (
     failure_kinds,
+    fill_project_store,
     fill_store,
     write_project_files,
 )
@@ -186,8 +187,7 @@ def prompt_project(lab: Lab, *, events: int = 20_000) -> Project:
         write_learnings(project.memory_dir, generate_learnings(RECALL_LEARNINGS))
         write_skills(project.path, SUGGEST_SKILLS)
         if events:
-            with project.store() as store:
-                fill_store(store, project.path, events, sessions=200)
+            fill_project_store(lab, project, events, sessions=200)
         from pokayokay.recall.sources import load_index
 
         location = project.location
