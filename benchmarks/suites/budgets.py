@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.fixtures.failures import fill_store
+from benchmarks.fixtures.failures import fill_project_store
 from benchmarks.fixtures.lab import Lab, Project, backdate_settled, wait_until_settled
 from benchmarks.fixtures.learnings import (
     SUGGEST_SKILLS,
@@ -87,8 +87,7 @@ def realistic_project(
         write_learnings(project.memory_dir, generate_learnings(learnings))
         project.memory_file.write_text(memory_text(memory_lines), "utf-8")
         write_skills(project.path, SUGGEST_SKILLS)
-        with project.store() as store:
-            fill_store(store, project.path, events, sessions=200)
+        fill_project_store(lab, project, events, sessions=200)
         folder = project.path / ".claude" / "rules" / "pokayokay"
         if rules is None:
             subprocess.run(
