@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -211,10 +212,16 @@ Measurable = Case | InProcessCase
 
 @dataclass(frozen=True)
 class Spec:
-    """A named row; ``build(lab, repeat)`` makes its fixtures (untimed) and returns the case."""
+    """A named row; ``build(lab, repeat)`` makes its fixtures (untimed) and returns the case.
+
+    ``prepare(lab)``, when given, builds the row's shared fixtures (``Lab.shared``) and nothing
+    else: :func:`prebuild` runs the chosen rows' ``prepare`` in threads before anything is
+    timed, so one fixture's waits (the settle sleeps, subprocesses) overlap another's work.
+    ``build`` then finds them built."""
 
     name: str
     build: Callable[[Lab, int], Measurable]
+    prepare: Callable[[Lab], object] | None = None
 
 
 class UsageError(Exception):
@@ -248,8 +255,35 @@ class Outcome:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
+PREBUILD_THREADS = 4  # fixtures mostly wait (settle sleeps, subprocesses): more than the cores
+
+
+def prebuild(lab: Lab, chosen: Sequence[Spec], threads: int = PREBUILD_THREADS) -> float:
+    """Build the shared fixtures of ``chosen`` (their ``prepare``) in ``threads`` threads,
+    untimed, before the first timed run; returns the seconds it took. A fixture that cannot be
+    built here (no git, say) is left to its row, which reports it as before."""
+    jobs = [spec for spec in chosen if spec.prepare is not None]
+    if not jobs:
+        return 0.0
+    print(f"building the shared fixtures of {len(jobs)} rows, {threads} at a time (untimed) ...",
+          file=sys.stderr, flush=True)  # fmt: skip
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="prebuild") as pool:
+        futures = [pool.submit(spec.prepare, lab) for spec in jobs if spec.prepare is not None]
+        for future in futures:
+            try:
+                future.result()
+            except BenchmarkSkipped:
+                continue
+    elapsed = time.perf_counter() - started
+    print(f"      (shared fixtures built in {elapsed:.1f} s)", file=sys.stderr, flush=True)
+    return elapsed
+
+
 def run_plan(lab: Lab, all_specs: Sequence[Spec], chosen: Sequence[Spec], repeat: int) -> Outcome:
-    """Measure ``chosen`` between two runs of the floor (first and last), in this order."""
+    """Measure ``chosen`` between two runs of the floor (first and last), in this order, their
+    shared fixtures built first (:func:`prebuild`)."""
+    prebuild(lab, chosen)
     floors = [s for s in all_specs if s.name == FLOOR]
     plan = [*floors, *chosen, *floors]
     out = Outcome()

@@ -22,6 +22,9 @@ STORE_SIZES = ((10_000, "10k", 9), (100_000, "100k", 5))
 def graduate_spec(events: int, label: str, cap: int) -> Spec:
     name = f"graduate with {label} stored events"
 
+    def prepare(lab: Lab) -> object:
+        return store_fixture(lab, events, label)
+
     def build(lab: Lab, n: int) -> Measurable:
         g = store_fixture(lab, events, label)
         project = g.project
@@ -64,7 +67,7 @@ def graduate_spec(events: int, label: str, cap: int) -> Spec:
             "topic file and MEMORY.md reset (untimed) before each run",
         )
 
-    return Spec(name, build)
+    return Spec(name, build, prepare=prepare)
 
 
 FAILURES_CAP = 5
@@ -72,6 +75,9 @@ FAILURES_CAP = 5
 
 def failures_spec(events: int, label: str) -> Spec:
     name = f"pokayokay failures ({label} stored events)"
+
+    def prepare(lab: Lab) -> object:
+        return store_fixture(lab, events, label)
 
     def build(lab: Lab, n: int) -> Measurable:
         g = store_fixture(lab, events, label)
@@ -100,7 +106,7 @@ def failures_spec(events: int, label: str) -> Spec:
             note=f"lists the {g.signatures} signatures of the {events:,}-failure store",
         )
 
-    return Spec(name, build)
+    return Spec(name, build, prepare=prepare)
 
 
 def graduation_specs() -> list[Spec]:

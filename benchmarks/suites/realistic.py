@@ -209,7 +209,7 @@ def fresh_prompt_spec() -> Spec:
                                                prompt=PROMPT))
         return registered_case(lab, name, "UserPromptSubmit", project, n, stdin=payload)
 
-    return Spec(name, build)
+    return Spec(name, build, prepare=lambda lab: prompt_project(lab, events=0))
 
 
 def prompt_specs() -> list[Spec]:
@@ -261,7 +261,7 @@ def prompt_specs() -> list[Spec]:
                                    before_each=before if (capture or cold) else None,
                                    verify=ingested if recurs else None)
 
-        return Spec(name, build)
+        return Spec(name, build, prepare=prompt_project)
 
     return [
         row("warm"),
@@ -334,7 +334,7 @@ def session_end_specs() -> list[Spec]:
                                    before_each=before if spooled else None, check_each=no_output,
                                    note="p95 in the JSON (times_ms)")
 
-        return Spec(name, build)
+        return Spec(name, build, prepare=big_store_project)
 
     return [row(False), row(True)]
 
