@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from benchmarks.fixtures.lab import Lab
 
 DEFAULT_REPEAT = 21
-QUICK_REPEAT = 5
+QUICK_REPEAT = 3  # a smoke run of every row: three runs give a median, never a verdict
 
 FLOOR = "floor: python -c pass"
 FLOOR_ISOLATED = "floor: python -I -S -c pass"
@@ -217,11 +217,21 @@ class Spec:
     ``prepare(lab)``, when given, builds the row's shared fixtures (``Lab.shared``) and nothing
     else: :func:`prebuild` runs the chosen rows' ``prepare`` in threads before anything is
     timed, so one fixture's waits (the settle sleeps, subprocesses) overlap another's work.
-    ``build`` then finds them built."""
+    ``build`` then finds them built.
+
+    ``quick_runs``: the timed runs of the row in ``--quick`` mode, when fewer than the others'
+    (the largest scaling points, whose every run takes seconds, run once there)."""
 
     name: str
     build: Callable[[Lab, int], Measurable]
     prepare: Callable[[Lab], object] | None = None
+    quick_runs: int | None = None
+
+    def runs(self, repeat: int, quick: bool) -> int:
+        """The ``n`` its ``build`` gets: ``repeat``, capped by ``quick_runs`` in quick mode."""
+        if quick and self.quick_runs is not None:
+            return min(repeat, self.quick_runs)
+        return repeat
 
 
 class UsageError(Exception):
@@ -255,6 +265,18 @@ class Outcome:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
+def fewer_runs(chosen: Sequence[Spec], repeat: int, quick: bool) -> list[str]:
+    """The rows that run fewer times than ``repeat`` here (``Spec.quick_runs``)."""
+    return [spec.name for spec in chosen if spec.runs(repeat, quick) < repeat]
+
+
+def quick_note(names: Sequence[str]) -> str:
+    return (
+        f"quick mode: the largest scaling points run once ({len(names)} rows; a full run gives "
+        f"them {DEFAULT_REPEAT} runs or their cap): " + "; ".join(names)
+    )
+
+
 PREBUILD_THREADS = 4  # fixtures mostly wait (settle sleeps, subprocesses): more than the cores
 
 
@@ -280,9 +302,14 @@ def prebuild(lab: Lab, chosen: Sequence[Spec], threads: int = PREBUILD_THREADS) 
     return elapsed
 
 
-def run_plan(lab: Lab, all_specs: Sequence[Spec], chosen: Sequence[Spec], repeat: int) -> Outcome:
+def run_plan(
+    lab: Lab, all_specs: Sequence[Spec], chosen: Sequence[Spec], repeat: int, quick: bool = False
+) -> Outcome:
     """Measure ``chosen`` between two runs of the floor (first and last), in this order, their
     shared fixtures built first (:func:`prebuild`)."""
+    once = fewer_runs(chosen, repeat, quick)
+    if once:
+        print(quick_note(once), file=sys.stderr, flush=True)
     prebuild(lab, chosen)
     floors = [s for s in all_specs if s.name == FLOOR]
     plan = [*floors, *chosen, *floors]
@@ -291,7 +318,7 @@ def run_plan(lab: Lab, all_specs: Sequence[Spec], chosen: Sequence[Spec], repeat
         label = spec.name + (" (again, last)" if spec.name == FLOOR and index else "")
         print(f"[{index + 1}/{len(plan)}] {label} ...", file=sys.stderr, flush=True)
         try:
-            result = spec.build(lab, repeat).measure()
+            result = spec.build(lab, spec.runs(repeat, quick)).measure()
         except BenchmarkSkipped as exc:
             out.skipped.append((spec.name, str(exc)))
             print(f"SKIPPED: {spec.name}: {exc}", file=sys.stderr)
