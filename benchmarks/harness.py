@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from benchmarks.fixtures.lab import Lab
 
 DEFAULT_REPEAT = 21
-QUICK_REPEAT = 5
+QUICK_REPEAT = 3  # a smoke run of every row: three runs give a median, never a verdict
 
 FLOOR = "floor: python -c pass"
 FLOOR_ISOLATED = "floor: python -I -S -c pass"
@@ -211,10 +212,26 @@ Measurable = Case | InProcessCase
 
 @dataclass(frozen=True)
 class Spec:
-    """A named row; ``build(lab, repeat)`` makes its fixtures (untimed) and returns the case."""
+    """A named row; ``build(lab, repeat)`` makes its fixtures (untimed) and returns the case.
+
+    ``prepare(lab)``, when given, builds the row's shared fixtures (``Lab.shared``) and nothing
+    else: :func:`prebuild` runs the chosen rows' ``prepare`` in threads before anything is
+    timed, so one fixture's waits (the settle sleeps, subprocesses) overlap another's work.
+    ``build`` then finds them built.
+
+    ``quick_runs``: the timed runs of the row in ``--quick`` mode, when fewer than the others'
+    (the largest scaling points, whose every run takes seconds, run once there)."""
 
     name: str
     build: Callable[[Lab, int], Measurable]
+    prepare: Callable[[Lab], object] | None = None
+    quick_runs: int | None = None
+
+    def runs(self, repeat: int, quick: bool) -> int:
+        """The ``n`` its ``build`` gets: ``repeat``, capped by ``quick_runs`` in quick mode."""
+        if quick and self.quick_runs is not None:
+            return min(repeat, self.quick_runs)
+        return repeat
 
 
 class UsageError(Exception):
@@ -248,8 +265,57 @@ class Outcome:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
-def run_plan(lab: Lab, all_specs: Sequence[Spec], chosen: Sequence[Spec], repeat: int) -> Outcome:
-    """Measure ``chosen`` between two runs of the floor (first and last), in this order."""
+def fewer_runs(chosen: Sequence[Spec], repeat: int, quick: bool) -> list[str]:
+    """The rows that run fewer times than ``repeat`` here (``Spec.quick_runs``)."""
+    return [spec.name for spec in chosen if spec.runs(repeat, quick) < repeat]
+
+
+def quick_note(names: Sequence[str]) -> str:
+    return (
+        f"quick mode: the largest scaling points run once ({len(names)} rows; a full run gives "
+        f"them {DEFAULT_REPEAT} runs or their cap): " + "; ".join(names)
+    )
+
+
+# Fixtures mostly wait (settle sleeps, subprocesses), and rows sharing a fixture wait for the
+# one building it: with four, three long fills held three threads and the nine budget
+# projects were built one after another on the fourth.
+PREBUILD_THREADS = 12
+
+
+def prebuild(lab: Lab, chosen: Sequence[Spec], threads: int = PREBUILD_THREADS) -> float:
+    """Build the shared fixtures of ``chosen`` (their ``prepare``) in ``threads`` threads,
+    untimed, before the first timed run; returns the seconds it took. A fixture that cannot be
+    built here (no git, say) is left to its row, which reports it as before."""
+    jobs = [spec for spec in chosen if spec.prepare is not None]
+    if not jobs:
+        return 0.0
+    print(f"building the shared fixtures of {len(jobs)} rows, {threads} at a time (untimed) ...",
+          file=sys.stderr, flush=True)  # fmt: skip
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="prebuild") as pool:
+        # The table's last rows first: the largest fixtures (the 200k store, the budget
+        # projects) are there, and the longest chain should start first.
+        futures = [pool.submit(s.prepare, lab) for s in reversed(jobs) if s.prepare is not None]
+        for future in futures:
+            try:
+                future.result()
+            except BenchmarkSkipped:
+                continue
+    elapsed = time.perf_counter() - started
+    print(f"      (shared fixtures built in {elapsed:.1f} s)", file=sys.stderr, flush=True)
+    return elapsed
+
+
+def run_plan(
+    lab: Lab, all_specs: Sequence[Spec], chosen: Sequence[Spec], repeat: int, quick: bool = False
+) -> Outcome:
+    """Measure ``chosen`` between two runs of the floor (first and last), in this order, their
+    shared fixtures built first (:func:`prebuild`)."""
+    once = fewer_runs(chosen, repeat, quick)
+    if once:
+        print(quick_note(once), file=sys.stderr, flush=True)
+    prebuild(lab, chosen)
     floors = [s for s in all_specs if s.name == FLOOR]
     plan = [*floors, *chosen, *floors]
     out = Outcome()
@@ -257,7 +323,7 @@ def run_plan(lab: Lab, all_specs: Sequence[Spec], chosen: Sequence[Spec], repeat
         label = spec.name + (" (again, last)" if spec.name == FLOOR and index else "")
         print(f"[{index + 1}/{len(plan)}] {label} ...", file=sys.stderr, flush=True)
         try:
-            result = spec.build(lab, repeat).measure()
+            result = spec.build(lab, spec.runs(repeat, quick)).measure()
         except BenchmarkSkipped as exc:
             out.skipped.append((spec.name, str(exc)))
             print(f"SKIPPED: {spec.name}: {exc}", file=sys.stderr)

@@ -45,7 +45,9 @@ from benchmarks.harness import (
     QUICK_REPEAT,
     UsageError,
     compile_package,
+    fewer_runs,
     pick_floor,
+    quick_note,
     run_plan,
     select,
 )
@@ -107,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UsageError as exc:
             print(f"run.py: error: {exc}", file=sys.stderr)
             return 2
-        outcome = run_plan(lab, specs, chosen, repeat)
+        outcome = run_plan(lab, specs, chosen, repeat, quick=ns.quick)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -121,6 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         info["loadavg_start"] = load_start
         info["loadavg_end"] = list(os.getloadavg())
     report.print_report(outcome, floor, info, started, finished)
+    once = fewer_runs(chosen, repeat, ns.quick)
+    if once:
+        print("\n" + quick_note(once))
 
     data = report.document(
         outcome, floor, info, started, finished, repeat=repeat, quick=ns.quick, only=ns.only

@@ -17,10 +17,14 @@ from benchmarks.suites.common import curated
 SIZES = ((1_000, "1k", None), (10_000, "10k", 9), (100_000, "100k", 3))
 
 STORE_SIZES = ((10_000, "10k", 9), (100_000, "100k", 5))
+LARGEST = 100_000  # curate lines, stored events: in quick mode these rows run once
 
 
 def graduate_spec(events: int, label: str, cap: int) -> Spec:
     name = f"graduate with {label} stored events"
+
+    def prepare(lab: Lab) -> object:
+        return store_fixture(lab, events, label)
 
     def build(lab: Lab, n: int) -> Measurable:
         g = store_fixture(lab, events, label)
@@ -64,7 +68,7 @@ def graduate_spec(events: int, label: str, cap: int) -> Spec:
             "topic file and MEMORY.md reset (untimed) before each run",
         )
 
-    return Spec(name, build)
+    return Spec(name, build, prepare=prepare, quick_runs=1 if events >= LARGEST else None)
 
 
 FAILURES_CAP = 5
@@ -72,6 +76,9 @@ FAILURES_CAP = 5
 
 def failures_spec(events: int, label: str) -> Spec:
     name = f"pokayokay failures ({label} stored events)"
+
+    def prepare(lab: Lab) -> object:
+        return store_fixture(lab, events, label)
 
     def build(lab: Lab, n: int) -> Measurable:
         g = store_fixture(lab, events, label)
@@ -100,7 +107,7 @@ def failures_spec(events: int, label: str) -> Spec:
             note=f"lists the {g.signatures} signatures of the {events:,}-failure store",
         )
 
-    return Spec(name, build)
+    return Spec(name, build, prepare=prepare, quick_runs=1)  # the 100k store only
 
 
 def graduation_specs() -> list[Spec]:
@@ -180,7 +187,8 @@ def curate_specs(lines: int, label: str, cap: int | None) -> list[Spec]:
             note="pure curate() + invariants.check(), no subprocess, no I/O",
         )
 
-    return [Spec(name, sub), Spec(in_process, inproc)]
+    once = 1 if lines >= LARGEST else None  # quick mode: the largest size runs once
+    return [Spec(name, sub, quick_runs=once), Spec(in_process, inproc, quick_runs=once)]
 
 
 def specs() -> list[Spec]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from benchmarks.fixtures.failures import (
     failure_kinds,
-    fill_store,
+    fill_project_store,
     write_project_files,
 )
 from benchmarks.fixtures.lab import Lab, Project, slug, wait_until_settled
@@ -186,8 +186,7 @@ def prompt_project(lab: Lab, *, events: int = 20_000) -> Project:
         write_learnings(project.memory_dir, generate_learnings(RECALL_LEARNINGS))
         write_skills(project.path, SUGGEST_SKILLS)
         if events:
-            with project.store() as store:
-                fill_store(store, project.path, events, sessions=200)
+            fill_project_store(lab, project, events, sessions=200)
         from pokayokay.recall.sources import load_index
 
         location = project.location
@@ -209,7 +208,7 @@ def fresh_prompt_spec() -> Spec:
                                                prompt=PROMPT))
         return registered_case(lab, name, "UserPromptSubmit", project, n, stdin=payload)
 
-    return Spec(name, build)
+    return Spec(name, build, prepare=lambda lab: prompt_project(lab, events=0))
 
 
 def prompt_specs() -> list[Spec]:
@@ -261,7 +260,7 @@ def prompt_specs() -> list[Spec]:
                                    before_each=before if (capture or cold) else None,
                                    verify=ingested if recurs else None)
 
-        return Spec(name, build)
+        return Spec(name, build, prepare=prompt_project)
 
     return [
         row("warm"),
@@ -292,9 +291,7 @@ def big_store_project(lab: Lab) -> Project:
 
         project = initialised(lab, "session-end-200k")
         db = project.store().path
-        db.parent.mkdir(parents=True, exist_ok=True)
-        with FailureStore(db, max_events=BIG_STORE) as store:
-            fill_store(store, project.path, BIG_STORE, sessions=2_000)
+        fill_project_store(lab, project, BIG_STORE, sessions=2_000, max_events=BIG_STORE)
         subprocess.run([lab.console_script(), "graduate", "--project", str(project.path)],
                        env=project.env, cwd=project.path, check=True, capture_output=True)
         rules = sorted((project.path / ".claude" / "rules" / "pokayokay").glob("*.md"))
@@ -334,7 +331,7 @@ def session_end_specs() -> list[Spec]:
                                    before_each=before if spooled else None, check_each=no_output,
                                    note="p95 in the JSON (times_ms)")
 
-        return Spec(name, build)
+        return Spec(name, build, prepare=big_store_project, quick_runs=1)  # the largest store
 
     return [row(False), row(True)]
 

@@ -13,6 +13,7 @@ from benchmarks.fixtures.learnings import (
     RECALL_RELATED,
     RECALL_UNRELATED,
     SUGGEST_SKILLS,
+    RecallProject,
     recall_project,
     write_skills,
 )
@@ -39,7 +40,7 @@ def specs() -> list[Spec]:
         def build(lab: Lab, n: int) -> Measurable:
             from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE
 
-            recall = lab.shared(f"{RECALL_LEARNINGS:,} learnings", lambda: recall_project(lab))
+            recall = shared_learnings(lab)
             project = recall.project
             recall.settle()  # warm: whatever an earlier row changed is in the cache again
             payload = moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
@@ -92,7 +93,7 @@ def specs() -> list[Spec]:
                 note=note,
             )
 
-        return Spec(name, build)
+        return Spec(name, build, prepare=shared_learnings)
 
     return [
         spec(
@@ -131,6 +132,15 @@ SUGGEST_NAME = (
 )
 
 
+def shared_learnings(lab: Lab) -> RecallProject:
+    """The 2,000 learnings every recall row shares (and the large semantic row)."""
+    return lab.shared(f"{RECALL_LEARNINGS:,} learnings", lambda: recall_project(lab))
+
+
+def store_10k(lab: Lab) -> object:
+    return store_fixture(lab, 10_000, "10k")
+
+
 def suggest_spec() -> Spec:
     """Issue 5's goal: the UserPromptSubmit hook with 200 skills and 10k stored failure events
     (recall and suggestion both run; the prompt names a file with recorded failures)."""
@@ -159,7 +169,7 @@ def suggest_spec() -> Spec:
             note="catalog cached after the warm-up run; recall finds nothing, a skill fits",
         )
 
-    return Spec(SUGGEST_NAME, build)
+    return Spec(SUGGEST_NAME, build, prepare=store_10k)
 
 
 EVAL_SKILLS = REPO / "tests" / "data" / "skills_eval" / "skills"
@@ -202,4 +212,4 @@ def suggest_failing_spec() -> Spec:
             note="catalog cached after the warm-up run; the pytest failures of the file named",
         )
 
-    return Spec(SUGGEST_FAILING_NAME, build)
+    return Spec(SUGGEST_FAILING_NAME, build, prepare=store_10k)

@@ -59,8 +59,16 @@ def _install(lab: Lab, source: Path) -> None:
         target.symlink_to(source, target_is_directory=True)
 
 
+def _one_blas_thread() -> dict[str, str]:
+    from pokayokay.recall.semantic import BLAS_THREAD_VARIABLES
+
+    return {var: "1" for var in BLAS_THREAD_VARIABLES}
+
+
 def _embed_notes(project: Project) -> None:
-    """The notes' vectors, as `pokayokay remember` leaves them (untimed)."""
+    """The notes' vectors, as `pokayokay remember` leaves them (untimed). One BLAS thread, as
+    the hook loads numpy: the prebuild runs it beside other fixtures, and on a busy 2-core
+    machine a BLAS pool per core took 155 s where one thread takes about 15."""
     subprocess.run(
         [sys.executable, "-c", "import sys\n"
          "from pokayokay.cli.semantic import refresh_location\n"
@@ -68,7 +76,8 @@ def _embed_notes(project: Project) -> None:
          "from pathlib import Path\n"
          "print(refresh_location(resolve_memory_location(Path(sys.argv[1]))))",
          str(project.path)],
-        env=dict(project.env, POKAYOKAY_SEMANTIC="auto"), check=True, capture_output=True,
+        env=dict(project.env, POKAYOKAY_SEMANTIC="auto", **_one_blas_thread()), check=True,
+        capture_output=True,
     )  # fmt: skip
 
 
@@ -92,19 +101,26 @@ def specs() -> list[Spec]:
         env = dict(lab.env, **{var: "1" for var in BLAS_THREAD_VARIABLES})
         return Case(NUMPY_FLOOR, [sys.executable, "-c", "import numpy"], n, lab.root, env)
 
+    def ready(lab: Lab, large: bool) -> Project:
+        """The model linked in, the learnings written and their vectors computed (shared)."""
+        assert source is not None
+        lab.shared("the semantic model, linked", lambda: _install(lab, source))
+        if large:
+            project = lab.shared(
+                f"{RECALL_LEARNINGS:,} learnings", lambda: recall_project(lab)
+            ).project
+        else:
+            project = lab.shared("45 evaluation learnings", lambda: _eval_project(lab))
+        lab.shared(f"note vectors of {project.path.name}", lambda: _embed_notes(project))
+        return project
+
     def row(name: str, *, large: bool, semantic: bool) -> Spec:
         def build(lab: Lab, n: int) -> Measurable:
-            assert source is not None
-            _install(lab, source)
+            project = ready(lab, large)
             if large:
-                project = lab.shared(
-                    f"{RECALL_LEARNINGS:,} learnings", lambda: recall_project(lab)
-                ).project
                 prompt = "the nightly job that cleans expired sessions keeps timing out"
             else:
-                project = lab.shared("45 evaluation learnings", lambda: _eval_project(lab))
                 prompt = PARAPHRASE
-            lab.shared(f"note vectors of {project.path.name}", lambda: _embed_notes(project))
             payload = moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
 
             def payload_of(run: int) -> bytes:
@@ -134,7 +150,7 @@ def specs() -> list[Spec]:
                 else "POKAYOKAY_SEMANTIC=off: lexical recall, same prompt",
             )
 
-        return Spec(name, build)
+        return Spec(name, build, prepare=lambda lab: ready(lab, large))
 
     return [
         Spec(NUMPY_FLOOR, floor),

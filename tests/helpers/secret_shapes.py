@@ -41,14 +41,20 @@ class Leak(NamedTuple):
     secrets: tuple[str, ...]  # every string that must never be kept or shown
 
 
+# A random source Hypothesis seeds: one drawn integer (reproducible, derandomized in CI).
+_rngs = st.integers(0, 2**64 - 1).map(random.Random)
+
+
 def _mixed(value: str) -> bool:
     return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
 def _run(alphabet: str, size: int) -> st.SearchStrategy[str]:
     """``size`` characters of ``alphabet`` from a random source Hypothesis seeds: a generated
-    credential is random (a shrunk ``000…0a`` would equal text found anywhere)."""
-    return st.randoms(use_true_random=False).map(lambda rng: _random_run(rng, alphabet, size))
+    credential is random (a shrunk ``000…0a`` would equal text found anywhere). One drawn seed,
+    not one draw per character: Hypothesis's per-call random cost a draw for every character,
+    most of what generating a case took."""
+    return _rngs.map(lambda rng: _random_run(rng, alphabet, size))
 
 
 def _random_run(rng: random.Random, alphabet: str, size: int) -> str:
@@ -218,7 +224,7 @@ def json_cases(draw: st.DrawFn) -> Leak:
 
 
 def _pem_lines(draw: st.DrawFn, width: int, count: int) -> list[str]:
-    rng = draw(st.randoms(use_true_random=False))
+    rng = draw(_rngs)
     return [_random_run(rng, B64, width) for _ in range(count)]
 
 
@@ -292,42 +298,43 @@ def leaky_cases() -> st.SearchStrategy[Leak]:
 # --- public look-alikes -------------------------------------------------------------------------
 
 
-def _b64(draw: st.DrawFn, raw_size: int) -> str:
-    raw = draw(st.binary(min_size=raw_size, max_size=raw_size))
-    return base64.b64encode(raw).decode()
-
-
 @st.composite
 def public_lookalikes(draw: st.DrawFn) -> str:
-    """One line (or a few) of public text that has the look of a secret."""
-    hexes = lambda n: draw(st.text(alphabet=HEX, min_size=n, max_size=n))  # noqa: E731
+    """One line (or a few) of public text that has the look of a secret. Its hashes and
+    digests are random, as real ones are, from one drawn seed (not a draw per character)."""
+    rng = draw(_rngs)
+    hexes = lambda n: "".join(rng.choice(HEX) for _ in range(n))  # noqa: E731
     name = draw(st.sampled_from(["lodash", "react-dom", "@types/node", "left-pad", "zod"]))
     version = f"{draw(st.integers(0, 20))}.{draw(st.integers(0, 40))}.{draw(st.integers(0, 9))}"
     uuid = f"{hexes(8)}-{hexes(4)}-4{hexes(3)}-a{hexes(3)}-{hexes(12)}"
     kind = draw(st.integers(0, 17))
     shapes = [
         f'    "node_modules/{name}": {{\n      "version": "{version}",\n      "integrity": '
-        f'"sha512-{_b64(draw, 64)}"\n    }},',
-        f'{name}@^{version}:\n  version "{version}"\n  integrity sha512-{_b64(draw, 64)}',
-        f"  /{name}@{version}:\n    resolution: {{integrity: sha512-{_b64(draw, 64)}}}",
+        f'"sha512-{_b64(rng, 64)}"\n    }},',
+        f'{name}@^{version}:\n  version "{version}"\n  integrity sha512-{_b64(rng, 64)}',
+        f"  /{name}@{version}:\n    resolution: {{integrity: sha512-{_b64(rng, 64)}}}",
         f'{{file = "{name}-{version}-py3-none-any.whl", hash = "sha256:{hexes(64)}"}},',
         f"{name}=={version} \\\n    --hash=sha256:{hexes(64)}",
         f'[[package]]\nname = "{name}"\nversion = "{version}"\nchecksum = "{hexes(64)}"',
-        f"github.com/acme/{name} v{version} h1:{_b64(draw, 32)}",
-        f"github.com/acme/{name} v{version}/go.mod h1:{_b64(draw, 32)}",
-        f'"{name}/{version}": {{"type": "package", "contentHash": "{_b64(draw, 64)}"}}',
+        f"github.com/acme/{name} v{version} h1:{_b64(rng, 32)}",
+        f"github.com/acme/{name} v{version}/go.mod h1:{_b64(rng, 32)}",
+        f'"{name}/{version}": {{"type": "package", "contentHash": "{_b64(rng, 64)}"}}',
         f"commit {hexes(40)}\nAuthor: Jane Doe <jane@example.com>",
         f"HEAD is now at {hexes(7)} Fix the cart total",
         f'"sha": "{hexes(40)}", "tree": {{"sha": "{hexes(40)}"}}',
         f"request_id={uuid} status=500",
         f'{{"id": "{uuid}", "session_id": "{uuid}"}}',
         f"image: ghcr.io/acme/{name}@sha256:{hexes(64)}",
-        f'"narHash": "sha256-{_b64(draw, 32)}"',
+        f'"narHash": "sha256-{_b64(rng, 32)}"',
         f"    def total(self, items: list[Item], key: str = 'price') -> int:\n"
         f"        return sum(getattr(i, key) for i in items)  # {hexes(7)}",
         f"  - uses: actions/checkout@{hexes(40)} # v{version}",
     ]
     return shapes[kind]
+
+
+def _b64(rng: random.Random, raw_size: int) -> str:
+    return base64.b64encode(rng.randbytes(raw_size)).decode()
 
 
 def files_under(*roots: Path) -> list[Path]:

@@ -19,6 +19,7 @@ import pytest
 from helpers.gitrepo import git
 from helpers.secret_shapes import Leak, files_under, leaky_cases, public_lookalikes
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pokayokay.cli import main as cli
 from pokayokay.failures.fix_edits import edit_excerpt
@@ -178,6 +179,7 @@ def test_at_most_two_percent_of_thousands_of_public_lookalikes_are_touched() -> 
 SESSIONS = ("7d2e3c0a-0001-4e83-9f4c-9f3f5f2e0001", "7d2e3c0a-0002-4e83-9f4c-9f3f5f2e0002",
             "7d2e3c0a-0003-4e83-9f4c-9f3f5f2e0003")  # fmt: skip
 GROUPS = 40  # failing tests the generated cases are spread over (each recurs across sessions)
+BATCH = 10  # generated cases per Hypothesis example through the store
 
 
 def _payload(project: Path, n: int, case: Leak) -> dict[str, Any]:
@@ -206,14 +208,18 @@ def _leaks_through_the_store(
     cases: list[Leak] = []
     leaks: list[tuple[str, str]] = []
 
-    @settings(max_examples=examples, database=None, deadline=None,
+    # Cases come in batches of BATCH a Hypothesis example: the leaks are gathered, never
+    # asserted inside (nothing to shrink), so one example per case was engine work alone.
+    @settings(max_examples=-(-examples // BATCH), database=None, deadline=None,
               suppress_health_check=list(HealthCheck))  # fmt: skip
-    @given(leaky_cases())
-    def through(case: Leak) -> None:
-        leaks.extend((case.shape, secret) for secret in surviving(case))
-        # The handler ingest runs for each spooled failure: redaction, the store's row writes.
-        capture.post_tool_use_failure(_payload(project, len(cases), case), "PostToolUseFailure")
-        cases.append(case)
+    @given(st.lists(leaky_cases(), min_size=BATCH, max_size=BATCH))
+    def through(batch: list[Leak]) -> None:
+        for case in batch:
+            leaks.extend((case.shape, secret) for secret in surviving(case))
+            # The handler ingest runs for each spooled failure: redaction, the row writes.
+            payload = _payload(project, len(cases), case)
+            capture.post_tool_use_failure(payload, "PostToolUseFailure")
+            cases.append(case)
 
     old = os.environ.get("CLAUDE_PROJECT_DIR")
     os.environ["CLAUDE_PROJECT_DIR"] = str(project)
