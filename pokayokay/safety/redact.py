@@ -223,11 +223,12 @@ def _key_kind(key: str) -> str:
     return "api-key"
 
 
-def _value_check(value: str, key: str) -> bool:
+def _value_check(value: str, key: str, quoted: bool = False) -> bool:
     """A value in the position of a credential-named key: redacted unless it only refers to one.
 
     A bare ``*_key``/``key`` name is weaker evidence (``sort_key``, ``primary_key``): there the
-    value must look random.
+    value must look random. ``quoted``: the value stood between quotes, a string literal
+    (:func:`~pokayokay.safety.redact_values.secret_value`).
     """
     low = key.lower().strip("\"'")
     if low in ("pwd", "oldpwd"):  # the working folder, not a password
@@ -240,9 +241,9 @@ def _value_check(value: str, key: str) -> bool:
         return True
     named = re.search(r"passw|passwd|pwd|_pass$|secret|token|credential|auth", low)
     if named or re.search(r"api[_-]?key|apikey|access[_-]?key|private[_-]?key", low):
-        return secret_value(value)
+        return secret_value(value, quoted)
     if key.isupper() and low.endswith("key"):  # ANTHROPIC_API_KEY, SECRET_KEY, STRIPE_KEY
-        return secret_value(value)
+        return secret_value(value, quoted)
     return entropic_value(value)
 
 
@@ -463,7 +464,7 @@ def _replace(shape: Shape) -> Callable[[re.Match[str]], str]:
                     return whole
                 kind = "high-entropy"
             else:
-                if not _value_check(value, key):
+                if not _value_check(value, key, value_group != "bare"):
                     return whole
                 kind = _key_kind(key)
             start, end = match.span(value_group)

@@ -110,10 +110,16 @@ _IDENTIFIER = _Lazy(
 )
 
 
-def secret_value(value: str) -> bool:
+def secret_value(value: str, quoted: bool = False) -> bool:
+    """A value, not a reference to one. ``quoted``: the value stood between quotes, so it is a
+    string literal (JSON, a quoted YAML or shell value, a string in code): only the reference
+    shapes (``$VAR``, ``{{ template }}``, ``<your-token>``, ``os.environ[…]``…) spare it, never
+    its looking like an attribute chain (``"kgj5Sridv.nax"`` is a password, not code)."""
     value = value.strip()
     if not value or REFERENCE.match(value):
         return False
+    if quoted:
+        return True
     # A Python/JS identifier that is a call or attribute (get_token(), self.password) is code;
     # a dotted word whose parts are not identifiers as people write them is a password.
     if re.fullmatch(r"[A-Za-z_][\w.]*\(.*\)?", value):
