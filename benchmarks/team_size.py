@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import tempfile
@@ -144,7 +145,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="PATH")
     ns = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        result = simulate(ns.people, ns.days, ns.sessions_per_day, ns.kinds, ns.seed, Path(tmp))
+        # The readers keep their checked lines' digests in pokayokay's state folder: run by hand,
+        # the simulation keeps them in its own throwaway folder, never in the user's real state.
+        saved = os.environ.get("POKAYOKAY_HOME")
+        os.environ["POKAYOKAY_HOME"] = str(Path(tmp) / "state")
+        try:
+            result = simulate(ns.people, ns.days, ns.sessions_per_day, ns.kinds, ns.seed, Path(tmp))
+        finally:
+            if saved is None:
+                os.environ.pop("POKAYOKAY_HOME", None)
+            else:
+                os.environ["POKAYOKAY_HOME"] = saved
     print(
         f"{result.people} people, {result.sessions} sessions: team folder {result.final_bytes:,} B "
         f"at the end (largest {result.largest_bytes:,} B; limit {LIMIT:,} B), "
