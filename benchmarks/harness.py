@@ -112,6 +112,9 @@ class Case:
     stdin_each: Callable[[int], bytes] | None = None  # the payload of run i (warm-up is run 0)
     warmup: int = 1
     before_each: Callable[[], None] | None = None  # untimed, before every run
+    # Untimed, after every run and before its interleaved floor: a row whose hook leaves
+    # background work (a detached worker) waits for it here, so the floor is not run beside it.
+    after_each: Callable[[], None] | None = None
     check_each: Check | None = None  # returns a problem, or None
     verify: Callable[[int], str | None] | None = None  # after the last run; gets the run count
     note: str = ""
@@ -139,6 +142,8 @@ class Case:
             problem = self.check_each(proc) if self.check_each is not None else None
             if problem:
                 raise BenchmarkFailed(self.name, problem, self.stderr_and_log(proc))
+            if self.after_each is not None:
+                self.after_each()
             if i >= self.warmup:
                 times.append(elapsed_ms)
                 cpu.append(cpu_ms)
