@@ -286,7 +286,11 @@ def split_cases(draw: st.DrawFn) -> Leak:
     lead = draw(st.sampled_from(["Authorization failed for token ", "export GH_TOKEN=",
                                  "using credentials ", ""]))  # fmt: skip
     output = f"request failed\n{lead}{joiner.join(pieces)}\n401 Unauthorized"
-    return Leak("split", "gh release create v1.2.0", output, tuple(pieces))
+    # A piece is a leak on its own when it holds letters and digits: one Hypothesis shrank to
+    # zeros ("00000000") is found in any file that pads a number, and says nothing of the token.
+    # The whole token is always looked for.
+    return Leak("split", "gh release create v1.2.0", output,
+                (token, *(piece for piece in pieces if _mixed(piece))))  # fmt: skip
 
 
 def leaky_cases() -> st.SearchStrategy[Leak]:
