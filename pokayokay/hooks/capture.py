@@ -50,8 +50,9 @@ EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 
 _EXIT_HEADER = re.compile(r"\AExit code (-?\d+)[ \t]*(?:\r?\n|\Z)")
 # Results in a PostToolBatch that no other hook reports. An optional "Error: " prefix is the
-# transcript's form of the same text.
-_BATCH_FAILURE = re.compile(
+# transcript's form of the same text. A pattern string, compiled by ``re.match``'s cache on the
+# first batch: the failure hook and the prompt's spool gate import this module and read none.
+_BATCH_FAILURE = (
     r"\A\s*(?:Error: )?(?:<tool_use_error>|\w+:\S+ hook error\b|Permission to use \S"
     r"|The user doesn't want to)"
 )
@@ -372,7 +373,7 @@ def post_tool_batch(payload: dict[str, Any], event: str) -> str:
         if isinstance(call, dict)
         and isinstance(call.get("tool_response"), str)
         and isinstance(call.get("tool_name"), str)
-        and _BATCH_FAILURE.match(call["tool_response"])
+        and re.match(_BATCH_FAILURE, call["tool_response"])
     ]
     if not picked:
         return ""
