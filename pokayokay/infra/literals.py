@@ -9,11 +9,13 @@ every match contains, so :class:`pokayokay.infra.lazyre.Lazy` (with ``literals=T
 
 The reader is deliberately small and conservative: it follows alternations, groups (capturing,
 non-capturing, with ``m``/``s``/``a`` flags), character classes, escapes, quantifiers and
-look-arounds, and takes from each alternative its first mandatory run of literal characters, or
-the requirement of its first mandatory group. Anything else (case-insensitive or verbose
-patterns, backreferences, code-point escapes, conditionals, nested sets, a brace that is not a
-repeat) gives None: the pattern is then compiled as usual. ``tests/infra/test_literals.py``
-checks against :mod:`re` that a text holding none of the strings is never matched.
+look-arounds, and takes from each alternative the most selective of its mandatory runs of literal
+characters and its mandatory groups' requirements (the one whose shortest string is longest: a
+row whose first run is ``:`` is skipped by a longer word later in it). Anything else
+(case-insensitive or verbose patterns, backreferences, code-point escapes, conditionals, nested
+sets, a brace that is not a repeat) gives None: the pattern is then compiled as usual.
+``tests/infra/test_literals.py`` checks against :mod:`re` that a text holding none of the
+strings is never matched.
 """
 
 from __future__ import annotations
@@ -61,8 +63,10 @@ def _alternatives(p: str, at: int) -> tuple[list[str] | None, int]:
 
 
 def _sequence(p: str, at: int) -> tuple[list[str] | None, int]:
-    """The requirement of one alternative: its first mandatory run of literal characters, or
-    else the requirement of its first mandatory group that has one (None: neither)."""
+    """The requirement of one alternative: of its mandatory runs of literal characters and the
+    requirements of its mandatory groups (each is in every match), the most selective one: the
+    longest shortest string, the first on a tie (None: none of them)."""
+    best: list[str] | None = None
     run = ""
     n = len(p)
     while at < n and p[at] not in "|)":
@@ -78,13 +82,21 @@ def _sequence(p: str, at: int) -> tuple[list[str] | None, int]:
         if literal is not None and low >= 1:
             run += literal
             if quantified:  # "ab+c" holds "ab", not always "abc"
-                return [run], _rest(p, at)
+                best, run = _better(best, [run]), ""
             continue
         if run:
-            return [run], _rest(p, at)
+            best, run = _better(best, [run]), ""
         if group is not None and low >= 1:
-            return group, _rest(p, at)
-    return ([run] if run else None), at
+            best = _better(best, group)
+    return (_better(best, [run]) if run else best), at
+
+
+def _better(best: list[str] | None, need: list[str]) -> list[str]:
+    """Of two requirements, the one whose shortest string is longer (``best`` on a tie): a
+    colon or a dot is in almost any output, `` hook error`` is not."""
+    if best is None or min(map(len, need)) > min(map(len, best)):
+        return need
+    return best
 
 
 def _item(p: str, at: int) -> tuple[str | None, list[str] | None, int]:
@@ -125,19 +137,6 @@ def _quantifier(p: str, at: int) -> tuple[int, int, bool]:
     if at < len(p) and p[at] in "?+":
         at += 1  # lazy or possessive
     return low, at, True
-
-
-def _rest(p: str, at: int) -> int:
-    """The end of the alternative being read at ``at``, its items checked to be readable."""
-    n = len(p)
-    while at < n and p[at] not in "|)":
-        plain = _plain_end(p, at)
-        if plain > at:
-            at = plain  # plain characters; a quantifier after them is read below
-        else:
-            _literal, _group, at = _item(p, at)
-        _low, at, _quantified = _quantifier(p, at)
-    return at
 
 
 def _plain_end(p: str, at: int) -> int:
