@@ -12,9 +12,10 @@ non-capturing, with ``m``/``s``/``a`` flags), character classes, escapes, quanti
 look-arounds, and takes from each alternative the most selective of its mandatory runs of literal
 characters and its mandatory groups' requirements (the one whose shortest string is longest: a
 row whose first run is ``:`` is skipped by a longer word later in it). Anything else
-(case-insensitive or verbose patterns, backreferences, code-point escapes, conditionals, nested
-sets, a brace that is not a repeat) gives None: the pattern is then compiled as usual.
-``tests/infra/test_literals.py`` checks against :mod:`re` that a text holding none of the
+(case-insensitive or verbose patterns, code-point escapes, conditionals, nested sets, a brace
+that is not a repeat) gives None: the pattern is then compiled as usual. A group reference or an
+octal escape is read as some text (``Failed to import test module: (\\w+)…\\1`` needs its
+words). ``tests/infra/test_literals.py`` checks against :mod:`re` that a text holding none of the
 strings is never matched.
 """
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 _UNREAD_FLAGS = 2 | 4 | 64
 _SPECIAL = frozenset(".^$*+?{}[]\\|()")
 _ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v"}
-_UNREAD_ESCAPES = frozenset("xuUNgpP0123456789")
+_UNREAD_ESCAPES = frozenset("xuUNgpP")
 
 
 class _Unread(Exception):
@@ -107,6 +108,11 @@ def _item(p: str, at: int) -> tuple[str | None, list[str] | None, int]:
         if at + 1 >= len(p) or p[at + 1] in _UNREAD_ESCAPES:
             raise _Unread
         e = p[at + 1]
+        if e.isdigit():  # a group reference or an octal escape: some text, none read
+            end = at + 2
+            while end < len(p) and end < at + 4 and p[end].isdigit():
+                end += 1
+            return None, None, end
         if e in _ESCAPED:
             return _ESCAPED[e], None, at + 2
         if e.isascii() and not e.isalnum():
