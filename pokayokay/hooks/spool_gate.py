@@ -26,7 +26,8 @@ changes whether a boost shows only by (:func:`can_change`):
   ``tests/conftest.py``: only paths a failure named resolve it), when the record holds that name.
 
 Any of these, a record that cannot be parsed, or a spool too large to scan, means "ingest
-first". What can lag by one prompt otherwise is wording of a boost that shows anyway: its session
+first" (signals with no group a failure can join need no record parsed: the answer is no). What
+can lag by one prompt otherwise is wording of a boost that shows anyway: its session
 count, and which of several recurring groups of one category at the named place is shown.
 """
 
@@ -125,6 +126,8 @@ def could_change(
         return False  # no path to place a boost at, whatever the store holds
     known = {group.signature for group in signals.groups}
     known.update(group.signature for group in signals.near)
+    if not known:
+        return False  # no group a failure can join: can_change passes over every key, unparsed
     keys = _keys(records, known)
     return keys is None or can_change(keys, sessions, resolved, signals)
 

@@ -249,3 +249,20 @@ def test_an_output_whose_signature_the_signals_lack_is_not_classified(
             assert failure_keys(spooled, {"no such signature"}) == [], case["id"]
         checked += 1
     assert checked >= 50
+
+
+def test_a_store_with_no_group_a_failure_can_join_needs_no_parse(tmp_path: Path) -> None:
+    """With no kept or near group in the signals, every key is passed over: the gate answers
+    without parsing the record (one that does not parse, which is otherwise ingested first)."""
+    from pokayokay.hooks.spool_gate import could_change
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "cart.py").write_text("x = 1\n", "utf-8")
+    unparsed = [("s-a", b"{not json", str(tmp_path))]
+    empty = signals_from_groups([], {})
+    assert not could_change(unparsed, str(tmp_path), ["src/cart.py"], empty)
+    stored = [("ruff:E501", "lint", "s-b", ["src/cart.py"])]
+    with tempfile.TemporaryDirectory() as folder, FailureStore(Path(folder) / "f.db") as store:
+        store.record_failures(_failure(n, f) for n, f in enumerate(stored))
+        one = _signals(store)
+    assert could_change(unparsed, str(tmp_path), ["src/cart.py"], one)
