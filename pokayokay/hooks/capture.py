@@ -275,6 +275,7 @@ def _build_failures(
     from pokayokay.safety.sanitize import excerpt
 
     parsed = _Parsed(project, tool, tool_input, error)
+    category = parsed.category  # classified here, inside the record's time budget
     body, roots, mistakes = parsed.body, parsed.roots, parsed.mistakes
     check_budget("finding paths")
     files = WorkTree(project.root)  # only files that exist now, in the work tree or git
@@ -287,7 +288,7 @@ def _build_failures(
             tool=tool,
             command=parsed.command,
             signature=signature,
-            category=parsed.category,
+            category=category,
             paths=extract_paths(
                 tool,
                 parsed.tool_input,
