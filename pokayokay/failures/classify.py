@@ -348,7 +348,8 @@ BUILTIN_RULES: tuple[Rule, ...] = (
 
 
 # `pokayokay <sub>`, `/path/to/pokayokay <sub>`, `python -m pokayokay <sub>`, `uvx pokayokay <sub>`
-_OWN_COMMAND = re.compile(
+# (compiled on first use: only a command naming pokayokay needs it)
+_OWN_COMMAND = Lazy(
     r"(?<![^\s/])(?:pokayokay|python[\d.]*\s+-m\s+pokayokay)(?:\s+-\S+){0,20}\s+([a-z-]+)\b"
 )
 

@@ -38,6 +38,7 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Container
     from types import TracebackType
     from typing import Any
 
@@ -50,8 +51,9 @@ EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 
 _EXIT_HEADER = re.compile(r"\AExit code (-?\d+)[ \t]*(?:\r?\n|\Z)")
 # Results in a PostToolBatch that no other hook reports. An optional "Error: " prefix is the
-# transcript's form of the same text.
-_BATCH_FAILURE = re.compile(
+# transcript's form of the same text. A pattern string, compiled by ``re.match``'s cache on the
+# first batch: the failure hook and the prompt's spool gate import this module and read none.
+_BATCH_FAILURE = (
     r"\A\s*(?:Error: )?(?:<tool_use_error>|\w+:\S+ hook error\b|Permission to use \S"
     r"|The user doesn't want to)"
 )
@@ -169,11 +171,11 @@ class _Parsed:
     """What one failing call's output says before any path is looked for: the redacted
     command and output, the mistakes it names, its category (``_parse``)."""
 
-    __slots__ = ("_project", "body", "category", "command", "exit_code", "mistakes", "tool_input")
+    __slots__ = (
+        "_category", "_project", "_tool", "body", "command", "exit_code", "mistakes", "tool_input",
+    )  # fmt: skip
 
     def __init__(self, project: _Project, tool: str, tool_input: dict[str, Any], error: str):
-        from pokayokay.failures.classify import FALLBACK as FALLBACK_CATEGORY
-        from pokayokay.failures.classify import classify
         from pokayokay.failures.ingest_cursor import check_budget
         from pokayokay.failures.mistakes import find_mistakes
         from pokayokay.failures.signature import command_key
@@ -201,16 +203,30 @@ class _Parsed:
             else None
         )
         self._project = project
+        self._tool = tool
+        self._category: str | None = None
         self.mistakes = find_mistakes(self.body, self.command)
-        check_budget("classifying")
-        # The first mistake reported decides the kind (tsc's TS2345 before a TS2307 is a type
-        # error, not a missing dependency); the whole output when that says nothing.
-        user_rules = project.user_rules()
-        self.category = FALLBACK_CATEGORY
-        if len(self.mistakes) > 1:
-            self.category = classify(tool, self.command, self.mistakes[0].text, user_rules)
-        if self.category == FALLBACK_CATEGORY:
-            self.category = classify(tool, self.command, self.body, user_rules)
+
+    @property
+    def category(self) -> str:
+        """The failures' category, classified when first asked (the prompt's spool gate asks
+        only for a failure whose signature the store's signals hold)."""
+        if self._category is None:
+            from pokayokay.failures.classify import FALLBACK, classify
+            from pokayokay.failures.ingest_cursor import check_budget
+
+            check_budget("classifying")
+            # The first mistake reported decides the kind (tsc's TS2345 before a TS2307 is a
+            # type error, not a missing dependency); the whole output when that says nothing.
+            user_rules = self._project.user_rules()
+            tool, command = self._tool, self.command
+            category = FALLBACK
+            if len(self.mistakes) > 1:
+                category = classify(tool, command, self.mistakes[0].text, user_rules)
+            if category == FALLBACK:
+                category = classify(tool, command, self.body, user_rules)
+            self._category = category
+        return self._category
 
     @property
     def roots(self) -> tuple[str, ...]:
@@ -259,6 +275,7 @@ def _build_failures(
     from pokayokay.safety.sanitize import excerpt
 
     parsed = _Parsed(project, tool, tool_input, error)
+    category = parsed.category  # classified here, inside the record's time budget
     body, roots, mistakes = parsed.body, parsed.roots, parsed.mistakes
     check_budget("finding paths")
     files = WorkTree(project.root)  # only files that exist now, in the work tree or git
@@ -271,7 +288,7 @@ def _build_failures(
             tool=tool,
             command=parsed.command,
             signature=signature,
-            category=parsed.category,
+            category=category,
             paths=extract_paths(
                 tool,
                 parsed.tool_input,
@@ -325,10 +342,14 @@ def _recorded_call(payload: dict[str, Any]) -> tuple[str, dict[str, Any], str] |
     return tool, tool_input, error
 
 
-def failure_keys(payload: dict[str, Any]) -> list[tuple[str, str]]:
+def failure_keys(
+    payload: dict[str, Any], wanted: Container[str] | None = None
+) -> list[tuple[str, str]]:
     """(signature as stored, category) of each failure :func:`post_tool_use_failure` records
     for ``payload``, in the store's group terms, with none of its path search, excerpt or store
-    write (``pokayokay.hooks.spool_gate``): the same parse, so the same keys."""
+    write (``pokayokay.hooks.spool_gate``): the same parse, so the same keys. With ``wanted``,
+    only the failures whose signature it holds, and the output is classified only when one
+    does (the gate's question for any other signature does not depend on its category)."""
     from pokayokay.safety.redact import redact
 
     call = _recorded_call(payload)
@@ -337,7 +358,10 @@ def failure_keys(payload: dict[str, Any]) -> list[tuple[str, str]]:
     tool, tool_input, error = call
     parsed = _Parsed(_Project(payload), tool, tool_input, error)
     # The store redacts a signature once more (pokayokay.failures.store_writes).
-    return [(redact(signature), parsed.category) for signature in parsed.signatures(tool)]
+    signatures = [redact(signature) for signature in parsed.signatures(tool)]
+    if wanted is not None:
+        signatures = [signature for signature in signatures if signature in wanted]
+    return [(signature, parsed.category) for signature in signatures]
 
 
 def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
@@ -372,7 +396,7 @@ def post_tool_batch(payload: dict[str, Any], event: str) -> str:
         if isinstance(call, dict)
         and isinstance(call.get("tool_response"), str)
         and isinstance(call.get("tool_name"), str)
-        and _BATCH_FAILURE.match(call["tool_response"])
+        and re.match(_BATCH_FAILURE, call["tool_response"])
     ]
     if not picked:
         return ""

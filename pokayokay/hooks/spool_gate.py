@@ -13,8 +13,9 @@ folder, under a named folder, or the tests of a named source file). A failure jo
 its signature (a new signature starts a group of one session), gives it its category (the
 category follows the newest failure) and its paths. The cached signals keep every group's
 signature (decision 0128), and each spooled failure's (signature, category) is computed by the
-capture's own parse (:func:`pokayokay.hooks.capture.failure_keys`: no path search, no store),
-so one failure more changes whether a boost shows only by (:func:`can_change`):
+capture's own parse (:func:`pokayokay.hooks.capture.failure_keys`: no path search, no store;
+the output classified only when a signature is one of the signals' groups), so one failure more
+changes whether a boost shows only by (:func:`can_change`):
 
 * joining a recurring group of a used category in another category, or one not placed where
   the prompt points yet (its paths may grow to that place);
@@ -25,7 +26,8 @@ so one failure more changes whether a boost shows only by (:func:`can_change`):
   ``tests/conftest.py``: only paths a failure named resolve it), when the record holds that name.
 
 Any of these, a record that cannot be parsed, or a spool too large to scan, means "ingest
-first". What can lag by one prompt otherwise is wording of a boost that shows anyway: its session
+first" (signals with no group a failure can join need no record parsed: the answer is no). What
+can lag by one prompt otherwise is wording of a boost that shows anyway: its session
 count, and which of several recurring groups of one category at the named place is shown.
 """
 
@@ -122,13 +124,21 @@ def could_change(
     resolved = project_paths(project, named, signals.known)
     if not resolved:
         return False  # no path to place a boost at, whatever the store holds
-    keys = _keys(records)
+    known = {group.signature for group in signals.groups}
+    known.update(group.signature for group in signals.near)
+    if not known:
+        return False  # no group a failure can join: can_change passes over every key, unparsed
+    keys = _keys(records, known)
     return keys is None or can_change(keys, sessions, resolved, signals)
 
 
-def _keys(records: Sequence[tuple[str, bytes, str]]) -> list[tuple[str, str]] | None:
-    """(signature, category) of every failure the records hold, as their ingest stores them;
-    None when a record is not one :func:`pokayokay.hooks.capture.failure_keys` reads (a
+def _keys(
+    records: Sequence[tuple[str, bytes, str]], known: Collection[str]
+) -> list[tuple[str, str]] | None:
+    """(signature, category) of every failure the records hold whose signature is in
+    ``known`` (the store's groups the signals keep: :func:`can_change` passes over any other
+    whatever its category, so an output naming none is not classified), as their ingest stores
+    them; None when a record is not one :func:`pokayokay.hooks.capture.failure_keys` reads (a
     PostToolBatch, a payload that does not parse)."""
     from pokayokay.hooks.capture import failure_keys
     from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
@@ -143,7 +153,7 @@ def _keys(records: Sequence[tuple[str, bytes, str]]) -> list[tuple[str, str]] | 
         if not isinstance(payload, dict) or payload.get("hook_event_name") != "PostToolUseFailure":
             return None
         payload[SPOOLED_PROJECT_KEY] = where  # as the ingester hands it over
-        keys.extend(failure_keys(payload))
+        keys.extend(failure_keys(payload, known))
     return keys
 
 

@@ -9,11 +9,14 @@ every match contains, so :class:`pokayokay.infra.lazyre.Lazy` (with ``literals=T
 
 The reader is deliberately small and conservative: it follows alternations, groups (capturing,
 non-capturing, with ``m``/``s``/``a`` flags), character classes, escapes, quantifiers and
-look-arounds, and takes from each alternative its first mandatory run of literal characters, or
-the requirement of its first mandatory group. Anything else (case-insensitive or verbose
-patterns, backreferences, code-point escapes, conditionals, nested sets, a brace that is not a
-repeat) gives None: the pattern is then compiled as usual. ``tests/infra/test_literals.py``
-checks against :mod:`re` that a text holding none of the strings is never matched.
+look-arounds, and takes from each alternative the most selective of its mandatory runs of literal
+characters and its mandatory groups' requirements (the one whose shortest string is longest: a
+row whose first run is ``:`` is skipped by a longer word later in it). Anything else
+(case-insensitive or verbose patterns, code-point escapes, conditionals, nested sets, a brace
+that is not a repeat) gives None: the pattern is then compiled as usual. A group reference or an
+octal escape is read as some text (``Failed to import test module: (\\w+)…\\1`` needs its
+words). ``tests/infra/test_literals.py`` checks against :mod:`re` that a text holding none of the
+strings is never matched.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from __future__ import annotations
 _UNREAD_FLAGS = 2 | 4 | 64
 _SPECIAL = frozenset(".^$*+?{}[]\\|()")
 _ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v"}
-_UNREAD_ESCAPES = frozenset("xuUNgpP0123456789")
+_UNREAD_ESCAPES = frozenset("xuUNgpP")
 
 
 class _Unread(Exception):
@@ -61,22 +64,40 @@ def _alternatives(p: str, at: int) -> tuple[list[str] | None, int]:
 
 
 def _sequence(p: str, at: int) -> tuple[list[str] | None, int]:
-    """The requirement of one alternative: its first mandatory run of literal characters, or
-    else the requirement of its first mandatory group that has one (None: neither)."""
+    """The requirement of one alternative: of its mandatory runs of literal characters and the
+    requirements of its mandatory groups (each is in every match), the most selective one: the
+    longest shortest string, the first on a tie (None: none of them)."""
+    best: list[str] | None = None
     run = ""
-    while at < len(p) and p[at] not in "|)":
+    n = len(p)
+    while at < n and p[at] not in "|)":
+        plain = _plain_end(p, at)
+        if plain < n and p[plain] in "*+?{":
+            plain -= 1  # the quantifier applies to the last character: read it one by one
+        if plain > at:  # plain characters, none quantified: taken at once
+            run += p[at:plain]
+            at = plain
+            continue
         literal, group, at = _item(p, at)
         low, at, quantified = _quantifier(p, at)
         if literal is not None and low >= 1:
             run += literal
             if quantified:  # "ab+c" holds "ab", not always "abc"
-                return [run], _rest(p, at)
+                best, run = _better(best, [run]), ""
             continue
         if run:
-            return [run], _rest(p, at)
+            best, run = _better(best, [run]), ""
         if group is not None and low >= 1:
-            return group, _rest(p, at)
-    return ([run] if run else None), at
+            best = _better(best, group)
+    return (_better(best, [run]) if run else best), at
+
+
+def _better(best: list[str] | None, need: list[str]) -> list[str]:
+    """Of two requirements, the one whose shortest string is longer (``best`` on a tie): a
+    colon or a dot is in almost any output, `` hook error`` is not."""
+    if best is None or min(map(len, need)) > min(map(len, best)):
+        return need
+    return best
 
 
 def _item(p: str, at: int) -> tuple[str | None, list[str] | None, int]:
@@ -87,6 +108,11 @@ def _item(p: str, at: int) -> tuple[str | None, list[str] | None, int]:
         if at + 1 >= len(p) or p[at + 1] in _UNREAD_ESCAPES:
             raise _Unread
         e = p[at + 1]
+        if e.isdigit():  # a group reference or an octal escape: some text, none read
+            end = at + 2
+            while end < len(p) and end < at + 4 and p[end].isdigit():
+                end += 1
+            return None, None, end
         if e in _ESCAPED:
             return _ESCAPED[e], None, at + 2
         if e.isascii() and not e.isalnum():
@@ -119,11 +145,13 @@ def _quantifier(p: str, at: int) -> tuple[int, int, bool]:
     return low, at, True
 
 
-def _rest(p: str, at: int) -> int:
-    """The end of the alternative being read at ``at``, its items checked to be readable."""
-    while at < len(p) and p[at] not in "|)":
-        _literal, _group, at = _item(p, at)
-        _low, at, _quantified = _quantifier(p, at)
+def _plain_end(p: str, at: int) -> int:
+    """The index after the plain characters (no special character, no escape) from ``at``:
+    a pattern is mostly words, and one step per run instead of two calls per character is
+    most of the reader's time on the classifier's long alternations."""
+    n = len(p)
+    while at < n and p[at] not in _SPECIAL:
+        at += 1
     return at
 
 

@@ -172,3 +172,97 @@ def test_the_gate_keys_are_what_the_ingest_stores_for_the_failure_corpus(
         assert sorted(set(keys)) == sorted(set(stored)), case["id"]
         checked += 1
     assert checked >= 50
+
+
+def _known(signals: FailureSignals) -> set[str]:
+    """The signatures the gate asks the capture's parse for (``spool_gate.could_change``)."""
+    return {g.signature for g in signals.groups} | {g.signature for g in signals.near}
+
+
+KEYS = st.lists(
+    st.tuples(st.sampled_from((*SIGNATURES, "python:KeyError")), st.sampled_from(CATEGORIES)),
+    min_size=1,
+    max_size=3,
+)
+
+
+@given(
+    stored=st.lists(FAILURE, max_size=8),
+    keys=KEYS,
+    session=st.sampled_from(SESSIONS),
+    named=st.lists(st.sampled_from(NAMED), min_size=1, max_size=2, unique=True),
+)
+@settings(max_examples=80, deadline=None)
+def test_the_verdict_is_the_same_without_the_keys_of_signatures_the_signals_lack(
+    stored: list[tuple[str, str, str, list[str]]],
+    keys: list[tuple[str, str]],
+    session: str,
+    named: list[str],
+) -> None:
+    """The gate classifies only an output whose signature the signals hold: the keys of any
+    other signature, whatever their category, never change its verdict."""
+    with tempfile.TemporaryDirectory() as folder, FailureStore(Path(folder) / "f.db") as store:
+        store.record_failures(_failure(n, f) for n, f in enumerate(stored))
+        key = ["stamp"]
+        signals = signals_from_data(signals_to_data(_signals(store), key), key)
+    assert signals is not None
+    known = _known(signals)
+    kept = [k for k in keys if k[0] in known]
+    assert can_change(kept, {session}, named, signals) == can_change(
+        keys, {session}, named, signals
+    )
+
+
+def test_an_output_whose_signature_the_signals_lack_is_not_classified(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``failure_keys(payload, wanted)``: the corpus's keys restricted to ``wanted``, and the
+    classifier never runs when no signature is wanted (the gate's common case: a new
+    failure)."""
+    from helpers.corpus import payload, project
+    from ruamel.yaml import YAML
+
+    from pokayokay.failures import classify
+    from pokayokay.hooks.capture import failure_keys
+    from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
+
+    corpus = YAML(typ="safe").load((DATA_DIR / "failure_corpus.yaml").read_text("utf-8"))
+    checked = 0
+    for n, case in enumerate(corpus):
+        if case.get("event") == "PostToolBatch":
+            continue
+        root = project(tmp_path, case)
+        _event, data = payload(case, root, n, case.get("tool", "Bash"))
+        monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
+        spooled = {**data, SPOOLED_PROJECT_KEY: str(root)}
+        keys = failure_keys(spooled)
+        if not keys:
+            continue
+        first = keys[0][0]
+        assert failure_keys(spooled, {first}) == [k for k in keys if k[0] == first], case["id"]
+        with monkeypatch.context() as patched:
+
+            def refuse(*args: object) -> str:
+                raise AssertionError("classified an output no wanted signature names")
+
+            patched.setattr(classify, "classify", refuse)
+            assert failure_keys(spooled, {"no such signature"}) == [], case["id"]
+        checked += 1
+    assert checked >= 50
+
+
+def test_a_store_with_no_group_a_failure_can_join_needs_no_parse(tmp_path: Path) -> None:
+    """With no kept or near group in the signals, every key is passed over: the gate answers
+    without parsing the record (one that does not parse, which is otherwise ingested first)."""
+    from pokayokay.hooks.spool_gate import could_change
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "cart.py").write_text("x = 1\n", "utf-8")
+    unparsed = [("s-a", b"{not json", str(tmp_path))]
+    empty = signals_from_groups([], {})
+    assert not could_change(unparsed, str(tmp_path), ["src/cart.py"], empty)
+    stored = [("ruff:E501", "lint", "s-b", ["src/cart.py"])]
+    with tempfile.TemporaryDirectory() as folder, FailureStore(Path(folder) / "f.db") as store:
+        store.record_failures(_failure(n, f) for n, f in enumerate(stored))
+        one = _signals(store)
+    assert could_change(unparsed, str(tmp_path), ["src/cart.py"], one)

@@ -21,7 +21,7 @@ from pokayokay.infra.literals import required_literals
 _ATOMS = [
     "a", "b", "c", ":", "-", " ", "ab", "abc", r"\.", r"\(", r"\[", r"\n", r"\d", r"\w", r"\s",
     r"\S", r"\b", r"\A", "^", "$", ".", "[ab]", "[^a]", "[]a]", r"[\]b]", "(?=a)", "(?!b)",
-    "(?<=a)", "(?<!c)", "(?m)", "(?s)",
+    "(?<=a)", "(?<!c)", "(?m)", "(?s)", r"\1", r"\0",
 ]  # fmt: skip
 _QUANTIFIERS = ["", "", "", "?", "*", "+", "{0,2}", "{1,3}", "{2}", "??", "+?", "{2,}"]
 
@@ -57,6 +57,8 @@ _TEXTS = st.text(alphabet="abc:- .([]\n1", max_size=24)
 @given(_patterns(), st.lists(_TEXTS, min_size=1, max_size=8))
 @example("ab+c", ["abbc", "ac", "abc"])
 @example(r"\bfoo(?:bar|baz)?x", ["foox", "foobarx"])
+@example(r"a:\d+ (?:bc|b)c", ["a:1 bc", "a:12 bcc"])
+@example(r"(a|b):\1c", ["a:ac", "b:bc", "a:bc"])
 def test_a_text_without_the_strings_is_never_matched(pattern: str, texts: list[str]) -> None:
     _never_matched(pattern, texts)
 
@@ -89,12 +91,19 @@ def _never_matched(pattern: str, texts: list[str]) -> None:
 
 def test_what_the_reader_finds_and_what_it_leaves() -> None:
     assert required_literals(r"\b(?:Permission denied|EACCES)\b") == ("Permission denied", "EACCES")
-    assert required_literals(r"Hunk #\d+ FAILED at ") == ("Hunk #",)
-    assert required_literals(r"pip3? install|uv (?:pip|add)") == ("pip", "uv ")
+    # the most selective of an alternative's runs and groups: its shortest string the longest
+    assert required_literals(r"Hunk #\d+ FAILED at ") == (" FAILED at ",)
+    assert required_literals(r"pip3? install|uv (?:pip|add)") == (" install", "uv ")
+    assert required_literals(r"\w+:\S+ hook error\b|x\d") == (" hook error", "x")
+    assert required_literals(r"\w+:\S+ hook error\b") == (" hook error",)
+    assert required_literals(r"ab(?:cd|ef)") == ("ab",)  # a tie keeps the first
+    assert required_literals(r"a(?:bcd|efg)") == ("bcd", "efg")
     assert required_literals(r"(?:^|[\s;])(?:git)(?=$|\s)") == ("git",)
     assert required_literals(r"(?m)^FAILED \S+|^--- FAIL: ") == ("FAILED ", "--- FAIL: ")
     assert required_literals("ab+c") == ("ab",)
-    for unread in (r"(\w+) \1", "a|", "x?", r"\x41", "(?i)abc", "a{", "(?#c)a", "[[]a"):
+    assert required_literals(r"(\w+) \1:") == (" ",)  # a group reference is some text
+    assert required_literals(r"(a)\1\1xyz") == ("xyz",)
+    for unread in ("a|", "x?", r"\x41", "(?i)abc", "a{", "(?#c)a", "[[]a"):
         assert required_literals(unread) is None, unread
     assert required_literals("abc", IGNORECASE) is None
 
