@@ -201,7 +201,7 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
                     found.extend((concept, word, False) for concept in listed)
                     where.extend(at for _ in listed)
                     continue
-            for part in _PARTS.split(word):
+            for part in _parts(word):
                 for c, a in table.words.get(part, ()):
                     if name:
                         names.add(len(found))
@@ -347,7 +347,12 @@ def _next_version(old: str, new: str) -> bool:
     return a != b and int(a[0]) > 0 and int(b[0]) in (int(a[0]), int(a[0]) + 1)
 
 
-_PARTS = Lazy(r"[-._]")
+def _parts(word: str) -> list[str]:
+    """``re.split(r"[-._]", word)``: the pieces between each "-", "." and "_" (empty ones
+    too), without a pattern compiled for it."""
+    return word.replace("-", ".").replace("_", ".").split(".")
+
+
 _AT_HAND = frozenset({"this", "these"})
 
 

@@ -119,3 +119,9 @@ def test_words_of_a_prompt_evoke_what_they_did() -> None:
     found = concepts.concepts("bump lodash@4.17 to 3.4.0 before the 3am job, the dump is 4gb")
     evoked = {c for c, _w in found}
     assert {"pin", "release", "schedule", "large"} <= evoked
+
+
+@given(word=st.text(alphabet="ab-._٣ ", max_size=12))
+@settings(max_examples=300, deadline=None)
+def test_a_word_splits_into_the_parts_the_pattern_gave(word: str) -> None:
+    assert concepts._parts(word) == re.split(r"[-._]", word)
