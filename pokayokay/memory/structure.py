@@ -8,9 +8,10 @@ rewrote MEMORY.md tells a rewrite elsewhere from a changed decision at the cost 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
-from pokayokay.infra.markdown import fence_states
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 MARKER_RE = re.compile(r"^\s*<!--\s*pokayokay:(.*?)-->\s*$")
 END_MARKER_RE = re.compile(r"^\s*<!--\s*/pokayokay\s*-->\s*$")
@@ -67,7 +68,10 @@ def is_structure(line: str) -> bool:
 
 
 def fenced_lines(lines: list[str]) -> list[bool]:
-    """For each line: is it inside (or opening/closing) a fenced code block?"""
+    """For each line: is it inside (or opening/closing) a fenced code block? (The fence
+    scanner is imported here: :func:`section_body`, on the prompt, needs no fence state.)"""
+    from pokayokay.infra.markdown import fence_states
+
     return fence_states(lines, is_structure)
 
 
