@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-from pokayokay.infra.markdown import fence_states
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 MARKER_RE = re.compile(r"^\s*<!--\s*pokayokay:(.*?)-->\s*$")
 END_MARKER_RE = re.compile(r"^\s*<!--\s*/pokayokay\s*-->\s*$")
@@ -66,7 +68,10 @@ def is_structure(line: str) -> bool:
 
 
 def fenced_lines(lines: list[str]) -> list[bool]:
-    """For each line: is it inside (or opening/closing) a fenced code block?"""
+    """For each line: is it inside (or opening/closing) a fenced code block? (The fence
+    scanner is imported here: :func:`section_body`, on the prompt, needs no fence state.)"""
+    from pokayokay.infra.markdown import fence_states
+
     return fence_states(lines, is_structure)
 
 
@@ -114,46 +119,71 @@ def _scan_body(
     return body, end, i, ran_out
 
 
-# Lines scanned first for a section; the scan reads four times as many each time the section
-# may run further (fence states depend only on the lines before: a prefix's are the text's).
-SCAN_CHUNK = 512
-
-
-def section_body(text: str, title: str, *, chunk: int = SCAN_CHUNK) -> list[str] | None:
+def section_body(text: str, title: str) -> list[str] | None:
     """The body lines of the first managed section titled ``title`` (None when there is none):
     ``memory.document.parse(text, specs).section(id).body_lines`` for the spec of that title,
     whatever the other specs (a section's body never holds an unfenced ``##`` heading, so the
-    first ``## title`` line followed by a marker is where ``parse`` finds it). Only the lines
-    up to the section's end are scanned, in prefixes of ``chunk`` lines and more."""
-    lines = split_lines(text)
+    first ``## title`` line followed by a marker is where ``parse`` finds it).
+
+    No fence states are needed: the lines that decide (a ``## title`` heading, the marker after
+    it, the structure line that ends the body) are all structure lines, which are never fenced
+    (:func:`is_structure`). So the scan jumps from one line starting with ``##`` to the next
+    (``str.find``) and splits only the lines of the section it returns: one pass over the text,
+    up to the section's end, with no regex on any other line.
+    """
     want = normalise_title(title)
-    n = len(lines)
-    k = min(n, max(1, chunk))
-    while True:
-        found = _body_in(lines[:k], want, k >= n)
-        if found is not _MORE:
-            return found  # type: ignore[return-value]
-        k = min(n, k * 4)
+    n = len(text)
+    at = 0 if text.startswith("##") else _next_heading(text, 0)
+    while at >= 0:
+        eol = text.find("\n", at)
+        after = n if eol < 0 else eol + 1
+        heading = HEADING_RE.match(strip_eol(text[at:after]))
+        if heading is not None and len(heading[1]) == 2 and normalise_title(heading[2]) == want:
+            line, j = _first_filled(text, after)
+            if line is not None and MARKER_RE.match(strip_eol(line)):
+                return _body_after(text, j + len(line))
+        at = _next_heading(text, at)
+    return None
 
 
-_MORE = object()  # the prefix cannot tell: scan a longer one
+def _next_heading(text: str, at: int) -> int:
+    """Where the next line after the one at ``at`` that starts with ``##`` begins (-1: none)."""
+    found = text.find("\n##", at)
+    return found + 1 if found >= 0 else -1
 
 
-def _body_in(lines: list[str], want: str, complete: bool) -> list[str] | object | None:
-    fenced = fenced_lines(lines)
-    n = len(lines)
-    for i, line in enumerate(lines):
-        if fenced[i] or not line.startswith("##"):
-            continue
-        heading = HEADING_RE.match(strip_eol(line))
-        if heading is None or len(heading[1]) != 2 or normalise_title(heading[2]) != want:
-            continue
-        j = i + 1
-        while j < n and is_blank(lines[j]):
-            j += 1
-        if j == n and not complete:
-            return _MORE
-        if j < n and not fenced[j] and MARKER_RE.match(strip_eol(lines[j])):
-            body, _end, _after, ran_out = _scan_body(lines, fenced, j)
-            return _MORE if ran_out and not complete else body
-    return None if complete else _MORE
+def _lines_from(text: str, at: int) -> Iterator[tuple[int, str]]:
+    """The lines of ``text`` from offset ``at`` (a line's start), each with its offset."""
+    n = len(text)
+    while at < n:
+        eol = text.find("\n", at)
+        after = n if eol < 0 else eol + 1
+        yield at, text[at:after]
+        at = after
+
+
+def _first_filled(text: str, at: int) -> tuple[str | None, int]:
+    """The first line from offset ``at`` that is not blank, and its offset (None at the end)."""
+    for start, line in _lines_from(text, at):
+        if not is_blank(line):
+            return line, start
+    return None, len(text)
+
+
+def _body_after(text: str, at: int) -> list[str]:
+    """The body of the section whose marker line ends at offset ``at``: the lines up to the
+    first structure line (an end marker, a ``#``/``##`` heading, a marker) or the end of the
+    text; without an end marker its trailing blank lines are not part of it (as
+    :func:`body_span`)."""
+    body: list[str] = []
+    ended = False
+    for _start, line in _lines_from(text, at):
+        # A heading starts with "#" and both markers hold "<!--": most lines stop here.
+        if (line.startswith("#") or "<!--" in line) and is_structure(line):
+            ended = END_MARKER_RE.match(strip_eol(line)) is not None
+            break
+        body.append(line)
+    if not ended:
+        while body and is_blank(body[-1]):
+            body.pop()
+    return body

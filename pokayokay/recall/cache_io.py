@@ -101,7 +101,7 @@ def save_index(path: str, meta: dict[str, Any], index: Index, stamps: str) -> No
         offsets, blob = memoryview(sizes), b"".join(rows)
     data.pop("docs", None)
     head = dict(meta, index=data, rows=offsets.tobytes(), stamps=[len(blob), len(text)])
-    packed.save(path, head, blob + text)
+    packed.save(path, dict(head, token=_new_token()), blob + text)
 
 
 def resave_head(path: str, data: dict[str, Any], rows: IndexRows, meta: dict[str, Any]) -> None:
@@ -118,7 +118,57 @@ def resave_head(path: str, data: dict[str, Any], rows: IndexRows, meta: dict[str
     except ValueError:
         return  # the file went bad meanwhile: the next prompt rebuilds it
     head = dict(meta, index=data["index"], rows=data["rows"], stamps=data["stamps"])
-    packed.save(path, head, blob)
+    packed.save(path, dict(head, token=_new_token()), blob)
+
+
+# --------------------------------------------------------------------------------------------
+# The quick key file (decision 0135): a prompt after Claude rewrote MEMORY.md outside Key
+# Decisions only has a new quick key to record. It goes to a small file of its own, tied to the
+# index file it vouches for by the token every write of that file draws afresh, instead of a
+# rewrite of the whole index file (~1.3 MB at 2,000 learnings).
+
+
+def quick_file(path: str) -> str:
+    """The quick key file beside the index file ``path``."""
+    return f"{path}{QUICK_SUFFIX}"
+
+
+QUICK_SUFFIX = ".quick"
+
+
+def _new_token() -> str:
+    """A token no earlier write of the index file had (so no older quick key file matches)."""
+    return os.urandom(8).hex()
+
+
+def save_quick(path: str, data: dict[str, Any], quick: str) -> bool:
+    """Record ``quick`` as the quick key of the index file ``path`` read as ``data``; False when
+    that file has no token (written by an earlier version: the caller rewrites its head)."""
+    from pokayokay.infra import packed
+
+    token = data.get("token")
+    if not isinstance(token, str):
+        return False
+    packed.save(quick_file(path), {"token": token, "quick": quick})
+    return True
+
+
+def _with_quick(path: str, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the quick key its quick key file holds, when that file is for this very
+    write of the index file (same token); else ``data`` as read."""
+    from pokayokay.infra import packed
+
+    token = data.get("token")
+    if not isinstance(token, str):
+        return data
+    found = packed.load(quick_file(path))
+    if not (
+        isinstance(found, dict)
+        and found.get("token") == token
+        and isinstance(found.get("quick"), str)
+    ):
+        return data
+    return dict(data, quick=found["quick"])
 
 
 class IndexRows:
@@ -167,8 +217,10 @@ class IndexStamps:
 
 
 def read_index_file(path: str) -> tuple[dict[str, Any], IndexRows, IndexStamps] | None:
-    """The values of an index file, its rows and its stamps (both read lazily); None when the
-    file is missing, damaged or of another layout (the caller rebuilds it)."""
+    """The values of an index file (its quick key as its quick key file has it, when that file
+    is for this write of the index: :func:`save_quick`), its rows and its stamps (both read
+    lazily); None when the file is missing, damaged or of another layout (the caller rebuilds
+    it)."""
     from pokayokay.infra import packed
 
     found = packed.load_head(path)
@@ -188,4 +240,4 @@ def read_index_file(path: str) -> tuple[dict[str, Any], IndexRows, IndexStamps] 
     column = memoryview(offsets).cast("I")
     if column[0] != 0 or column[-1] != at[0] or at[0] + at[1] != tail.size:
         return None
-    return data, IndexRows(tail, column), IndexStamps(tail, at)
+    return _with_quick(path, data), IndexRows(tail, column), IndexStamps(tail, at)

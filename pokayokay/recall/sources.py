@@ -62,6 +62,7 @@ from pokayokay.recall.cache_io import (
     read_index_file,
     resave_head,
     save_index,
+    save_quick,
     unlink_quietly,
 )
 from pokayokay.recall.entries import (
@@ -490,10 +491,14 @@ def _quick_hit(
         index = Index.from_data(data["index"], rows)
     except (KeyError, TypeError, ValueError):
         return None
-    meta = dict(data, quick=f"{keys[0]}-{digest}")
-    if not tables:
-        meta["concepts"] = table_data()
-    resave_head(os.path.join(state_dir, INDEX_FILE), data, rows, _meta(meta))
+    quick = f"{keys[0]}-{digest}"
+    path = os.path.join(state_dir, INDEX_FILE)
+    # the usual case: only the quick key moved, and it goes to its own small file (0135)
+    if not tables or not save_quick(path, data, quick):
+        meta = dict(data, quick=quick)
+        if not tables:
+            meta["concepts"] = table_data()
+        resave_head(path, data, rows, _meta(meta))
     return Loaded(index, stamps)
 
 

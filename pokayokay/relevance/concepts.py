@@ -201,7 +201,7 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
                     found.extend((concept, word, False) for concept in listed)
                     where.extend(at for _ in listed)
                     continue
-            for part in _PARTS.split(word):
+            for part in _parts(word):
                 for c, a in table.words.get(part, ()):
                     if name:
                         names.add(len(found))
@@ -248,30 +248,92 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
     return out
 
 
-# x.y.z, vX.Y, or a major X.0 from 2.0 on ("1.0" and "0.5" are as often rates as versions).
-_VERSION = Lazy(r"v?[0-9]+(?:\.[0-9]+){2}|(?:[2-9]|[1-9][0-9]+)\.0|v[0-9]+\.[0-9]+")
-# What a literal evokes, as an ambiguous word: a version ("3.4.0", "2.0"). (A date does not:
-# "parse the date string 2025-03-01" is no topic; nor a quantity: "10k rows" in a note about
-# exports only blurred its topic.)
-# A dependency pinned by a version tag ("actions/checkout@v4", "lodash@4.17"): a pin.
-_AT_VERSION = Lazy(r"[a-z0-9][a-z0-9_.-]*@v?[0-9][0-9.]*")
-# A size written as one word ("4GB", "500mb"), as "4 GB" is two words of the table: large.
-_SIZE = Lazy(r"[0-9]+(?:\.[0-9]+)?(?:kb|mb|gb|tb|kib|mib|gib|tib)")
-# A time of day written as one word ("3am", "11pm", "7:30am"): something scheduled.
-_TIME_OF_DAY = Lazy(r"(?:1[0-2]|0?[0-9])(?::[0-5][0-9])?(?:am|pm)")
+# The literal words below are recognised by plain string tests, not regular expressions: a
+# prompt naming a file or a number would otherwise compile four patterns to read one word.
+# Each test answers exactly what ``re.fullmatch`` of the pattern in its comment does (the
+# property tests in tests/relevance/test_concept_literals.py hold them equal).
+_ASCII_DIGITS = frozenset("0123456789")
+
+
+def _number(text: str) -> bool:
+    """``[0-9]+`` (ASCII digits only, as the patterns mean)."""
+    return bool(text) and text.isascii() and text.isdigit()
+
+
+def _is_version(word: str) -> bool:
+    """``v?[0-9]+(?:\\.[0-9]+){2}|(?:[2-9]|[1-9][0-9]+)\\.0|v[0-9]+\\.[0-9]+``: x.y.z, vX.Y,
+    or a major X.0 from 2.0 on ("1.0" and "0.5" are as often rates as versions)."""
+    bare = word[1:] if word.startswith("v") else word
+    parts = bare.split(".")
+    if len(parts) == 3 and all(_number(p) for p in parts):
+        return True
+    if len(parts) != 2 or not all(_number(p) for p in parts):
+        return False
+    if bare is not word:  # vX.Y
+        return True
+    major = parts[0]
+    return parts[1] == "0" and (major[0] != "0" and (len(major) > 1 or major != "1"))
+
+
+_PIN_NAME = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+def _is_pin(word: str) -> bool:
+    """``[a-z0-9][a-z0-9_.-]*@v?[0-9][0-9.]*``: a dependency pinned by a version tag
+    ("actions/checkout@v4" reads "checkout@v4", "lodash@4.17")."""
+    name, at, tag = word.partition("@")
+    if not (at and name and name[0] not in "_.-" and all(c in _PIN_NAME for c in name)):
+        return False
+    tag = tag[1:] if tag.startswith("v") else tag
+    if not tag or tag[0] not in _ASCII_DIGITS:
+        return False
+    return all(c in _ASCII_DIGITS or c == "." for c in tag)
+
+
+_SIZE_UNITS = frozenset({"kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib"})
+
+
+def _is_size(word: str) -> bool:
+    """``[0-9]+(?:\\.[0-9]+)?(?:kb|mb|gb|tb|kib|mib|gib|tib)``: a size written as one word
+    ("4GB", "500mb"), as "4 GB" is two words of the table."""
+    cut = len(word) - (3 if word[-2:-1] == "i" else 2)
+    if word[cut:] not in _SIZE_UNITS:
+        return False
+    whole, dot, fraction = word[:cut].partition(".")
+    return _number(whole) and (not dot or _number(fraction))
+
+
+def _is_time_of_day(word: str) -> bool:
+    """``(?:1[0-2]|0?[0-9])(?::[0-5][0-9])?(?:am|pm)``: a time of day written as one word
+    ("3am", "11pm", "7:30am")."""
+    if word[-2:] not in ("am", "pm"):
+        return False
+    hour, colon, minutes = word[:-2].partition(":")
+    if colon and not (len(minutes) == 2 and minutes[0] in "012345" and _number(minutes[1])):
+        return False
+    if len(hour) == 1:
+        return _number(hour)
+    if len(hour) != 2:
+        return False
+    return hour in ("10", "11", "12") or (hour[0] == "0" and _number(hour))
+
+
 _LITERALS = (
-    (_VERSION, (("release", True),)),
-    (_AT_VERSION, (("pin", False),)),
-    (_SIZE, (("large", False),)),
-    (_TIME_OF_DAY, (("schedule", False),)),
+    (_is_version, (("release", True),)),
+    (_is_pin, (("pin", False),)),
+    (_is_size, (("large", False),)),
+    (_is_time_of_day, (("schedule", False),)),
 )
 
 
 def _literal(word: str) -> tuple[tuple[str, bool], ...] | None:
     """The concepts a literal word evokes (it starts with a digit, or a letter and a digit, or
-    holds an ``@``), if it is one."""
-    for pattern, evokes in _LITERALS:
-        if pattern.fullmatch(word):
+    holds an ``@``), if it is one. What it evokes, as an ambiguous word for a version: a
+    version ("3.4.0", "2.0") a release, a pin, a size, a time of day. (A date does not: "parse
+    the date string 2025-03-01" is no topic; nor a quantity: "10k rows" in a note about
+    exports only blurred its topic.)"""
+    for test, evokes in _LITERALS:
+        if test(word):
             return evokes
     return None
 
@@ -285,7 +347,12 @@ def _next_version(old: str, new: str) -> bool:
     return a != b and int(a[0]) > 0 and int(b[0]) in (int(a[0]), int(a[0]) + 1)
 
 
-_PARTS = Lazy(r"[-._]")
+def _parts(word: str) -> list[str]:
+    """``re.split(r"[-._]", word)``: the pieces between each "-", "." and "_" (empty ones
+    too), without a pattern compiled for it."""
+    return word.replace("-", ".").replace("_", ".").split(".")
+
+
 _AT_HAND = frozenset({"this", "these"})
 
 

@@ -13,9 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pokayokay.infra import packed
 from pokayokay.learnings import model as learnings
 from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import index as index_module
+from pokayokay.recall.cache_io import QUICK_SUFFIX, read_index_file
 from pokayokay.recall.index import Index
 from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE, load, load_index
 from pokayokay.safety.sanitize import excerpt
@@ -291,14 +293,19 @@ def _index_file(state: Path) -> tuple[dict[str, Any], bytes]:
     return data, tail
 
 
-def test_a_prompt_after_memory_md_was_rewritten_rewrites_only_the_head(
+def _file_bytes(state: Path) -> bytes:
+    return (state / INDEX_FILE).read_bytes()
+
+
+def test_a_prompt_after_memory_md_was_rewritten_writes_only_the_quick_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Decision 0123: the quick key is brought up to date without serialising the index again;
-    the file keeps its values and its tail byte for byte, only the key moves, and the next
-    prompt takes the quick path to the index a fresh build gives."""
+    """Decision 0135: the quick key is brought up to date in its own small file, without
+    serialising the index or rewriting the index file (byte for byte as it was); the next
+    prompt takes the quick path, through that key, to the index a fresh build gives."""
     files = _settled(tmp_path)
-    before, before_tail = _index_file(files.state)
+    before, _tail = _index_file(files.state)
+    before_bytes = _file_bytes(files.state)
 
     def no_serialising(*args: object) -> None:
         raise AssertionError("the index was serialised again")
@@ -306,13 +313,51 @@ def test_a_prompt_after_memory_md_was_rewritten_rewrites_only_the_head(
     monkeypatch.setattr(index_module.Index, "to_data", no_serialising)
     files.write("MEMORY.md", memory_md("Mem04", DECISIONS, "Claude rewrote its own note."))
     assert load(files.memory, files.project, files.state, quick=True).quick
-    after, after_tail = _index_file(files.state)
-    assert after_tail == before_tail
+    assert _file_bytes(files.state) == before_bytes
+    quick = files.state / (INDEX_FILE + QUICK_SUFFIX)
+    assert quick.stat().st_size < 1000
+    after, _tail = _index_file(files.state)  # read with its quick key file
     assert after["quick"] != before["quick"]
     assert {k: v for k, v in after.items() if k != "quick"} == {
         k: v for k, v in before.items() if k != "quick"
     }
     again = load(files.memory, files.project, files.state, quick=True)
     assert again.quick
+    assert _file_bytes(files.state) == before_bytes
     monkeypatch.undo()
     same(again.index, files.fresh())
+
+
+def test_a_quick_key_file_vouches_only_for_the_write_it_was_made_for(tmp_path: Path) -> None:
+    """Any later write of the index file draws a new token: the quick key file of the earlier
+    write is then ignored (the head's own key counts), and an index file of an earlier version
+    (no token) gets its head rewritten as before (decision 0123)."""
+    files = _settled(tmp_path)
+    files.write("MEMORY.md", memory_md("Mem04", DECISIONS, "Claude rewrote its own note."))
+    assert load(files.memory, files.project, files.state, quick=True).quick
+    quick = files.state / (INDEX_FILE + QUICK_SUFFIX)
+    kept = quick.read_bytes()
+    files.learning("a new note about invoices, rounded per line")
+    rebuilt = load(files.memory, files.project, files.state, quick=True)
+    assert not rebuilt.quick  # a learning changed: the full check ran and saved the index
+    head, _tail = _index_file(files.state)
+    quick.write_bytes(kept)  # the earlier write's key, vouching for what it saw then
+    assert _index_file(files.state)[0] == head  # not taken: another token
+    assert head["quick"] != packed.load(str(quick))["quick"]
+
+
+def test_an_index_file_of_an_earlier_version_gets_its_head_rewritten(tmp_path: Path) -> None:
+    """An index file without a token (written before decision 0135): no quick key file can
+    vouch for it, so the new key goes to its head as before (decision 0123), with a token."""
+    files = _settled(tmp_path)
+    quick = files.state / (INDEX_FILE + QUICK_SUFFIX)
+    data, rows, _stamps = read_index_file(str(files.state / INDEX_FILE)) or (None, None, None)
+    assert data is not None and rows is not None
+    old = {k: v for k, v in data.items() if k != "token"}
+    packed.save(str(files.state / INDEX_FILE), old, rows._tail.read(0, rows._tail.size))
+    files.write("MEMORY.md", memory_md("Mem05", DECISIONS, "Claude rewrote it again."))
+    assert load(files.memory, files.project, files.state, quick=True).quick
+    assert not quick.exists()
+    again = _index_file(files.state)[0]
+    assert isinstance(again.get("token"), str)
+    assert load(files.memory, files.project, files.state, quick=True).quick
