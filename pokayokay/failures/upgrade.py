@@ -32,6 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pokayokay.infra.flock import try_lock
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -122,7 +124,7 @@ def run(store: FailureStore, *, budget: float | None = None) -> UpgradeReport:
     names = due(store)
     if not names:
         return report
-    lock = _lock(store)
+    lock = try_lock(f"{store.path}{LOCK_SUFFIX}")
     if lock is None:
         report.busy, report.left = True, names
         return report
@@ -138,20 +140,6 @@ def run(store: FailureStore, *, budget: float | None = None) -> UpgradeReport:
         return report
     finally:
         os.close(lock)
-
-
-def _lock(store: FailureStore) -> int | None:
-    fd = os.open(f"{store.path}{LOCK_SUFFIX}", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        import fcntl
-    except ImportError:  # no flock (Windows): one upgrader is assumed
-        return fd
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    return fd
 
 
 def _progress(conn: sqlite3.Connection) -> tuple[int, list[object] | None]:

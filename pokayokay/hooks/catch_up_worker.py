@@ -64,7 +64,9 @@ def catch_up_now(launch: str) -> str:
     location = memory_location_for(Path(launch))
     state = project_state_path(str(location.project_key))
     private_folder(state)
-    lock = _single(os.path.join(state, LOCK_FILE))
+    from pokayokay.infra.flock import try_lock
+
+    lock = try_lock(os.path.join(state, LOCK_FILE))
     if lock is None:
         return ""  # another worker holds it: it is the one at work
     before = _newest(location.memory_dir, launch)
@@ -179,21 +181,6 @@ def _refresh_rule_scopes(launch: str, state: str) -> None:
         from pokayokay.infra.logs import fail_open
 
         fail_open("SessionStart catch-up: refreshing the rule scopes", exc)
-
-
-def _single(path: str) -> int | None:
-    """The worker lock's descriptor, or None when another worker holds it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        import fcntl
-    except ImportError:  # no flock (Windows): one worker is assumed
-        return fd
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    return fd
 
 
 if __name__ == "__main__":

@@ -212,25 +212,14 @@ def _caught_up(folder: str) -> None:
 
 
 def _lock(folder: str, wait: float) -> int | None:
-    """The ingest lock's descriptor, or None when another ingester holds it past ``wait``."""
+    """The ingest lock's descriptor, or None when another ingester holds it past ``wait`` (or
+    the spool folder is gone)."""
+    from pokayokay.infra.flock import try_lock
+
     try:
-        fd = os.open(os.path.join(folder, spool.LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+        return try_lock(os.path.join(folder, spool.LOCK), wait)
     except FileNotFoundError:
         return None
-    try:
-        import fcntl
-    except ImportError:  # no flock (Windows): one ingester is assumed
-        return fd
-    give_up = time.monotonic() + wait
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return fd
-        except BlockingIOError:
-            if time.monotonic() >= give_up:
-                os.close(fd)
-                return None
-            time.sleep(0.02)
 
 
 def _claim(folder: str) -> bool:
