@@ -29,13 +29,16 @@ def lab(tmp_path: Path) -> Lab:
 
 def rows(db: Path) -> Rows:
     """Every row of every table, its times left out (a fill dates events from the clock)."""
-    with sqlite3.connect(db) as conn:
+    conn = sqlite3.connect(db)  # closed below: ``with`` on a connection only commits
+    try:
         tables = [t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
         found = [
             (table, tuple(v for v in row if not isinstance(v, float)))
             for table in tables
             for row in conn.execute(f"SELECT * FROM {table}")
         ]
+    finally:
+        conn.close()
     return sorted(found, key=repr)
 
 

@@ -109,7 +109,7 @@ def test_on_any_text(word: str) -> None:
 
 @pytest.mark.slow
 @given(word=WORDS)
-@settings(max_examples=30_000, deadline=None)
+@settings(max_examples=10_000, deadline=None)
 def test_each_literal_test_answers_what_its_pattern_did_many(word: str) -> None:
     _check(word)
 
