@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +69,23 @@ def edit_payload(project: Path, rel: str, old: str, new: str, **changes: Any) ->
         ],
     )
     return payload
+
+
+def held_lock(folder: str, seconds: float) -> threading.Thread:
+    """The spool's ingest lock taken now (as an ingester or the catch-up worker at work holds
+    it), let go after ``seconds`` by a thread (join it)."""
+    import fcntl
+
+    from pokayokay.infra import spool
+
+    os.makedirs(folder, exist_ok=True)
+    fd = os.open(os.path.join(folder, spool.LOCK), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
+    def release() -> None:
+        time.sleep(seconds)
+        os.close(fd)
+
+    thread = threading.Thread(target=release)
+    thread.start()
+    return thread

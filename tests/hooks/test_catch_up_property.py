@@ -7,15 +7,13 @@ for no one else, and in the end every call is stored once."""
 
 from __future__ import annotations
 
-import fcntl
 import itertools
 import json
 import os
-import threading
-import time
 from pathlib import Path
 
 import pytest
+from helpers.hooks import held_lock
 from helpers.hooks import sample_payload as sample
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -33,22 +31,6 @@ def stored(project: Path) -> int:
         return 0
     with FailureStore.for_project(project) as store:
         return len(store.failures())
-
-
-def held_lock(folder: str, seconds: float) -> threading.Thread:
-    """The spool's ingest lock taken now (as a worker at work holds it), let go after
-    ``seconds`` by a thread."""
-    os.makedirs(folder, exist_ok=True)
-    fd = os.open(os.path.join(folder, spool.LOCK), os.O_RDWR | os.O_CREAT)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-
-    def release() -> None:
-        time.sleep(seconds)
-        os.close(fd)
-
-    thread = threading.Thread(target=release)
-    thread.start()
-    return thread
 
 
 def run_steps(home: Path, monkeypatch: pytest.MonkeyPatch, steps: list[str]) -> None:

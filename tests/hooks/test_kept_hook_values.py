@@ -68,6 +68,21 @@ def write_lookup(project: Path, command: str, fixed: str) -> str:
     return path
 
 
+def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """A list that gets "MEMORY.md" each time MEMORY.md is parsed from here on."""
+    from pokayokay.memory import document
+
+    parsed: list[str] = []
+    real = document.parse
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        parsed.append("MEMORY.md")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(document, "parse", counting)
+    return parsed
+
+
 def test_a_warm_start_reads_nothing_and_every_change_is_followed(
     launched: Path, made: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -167,14 +182,7 @@ def test_the_overflow_note_is_kept_until_memory_or_the_settings_change(
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text("---\nmemory:\n  max_lines: 180\n---\n", "utf-8")
     age(settings, 30)
-    parsed: list[str] = []
-    real = document.parse
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        parsed.append("MEMORY.md")
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(document, "parse", counting)
+    parsed = count_parses(monkeypatch)
     assert session_note(launched) == second  # made again (the same for the same files)
     assert parsed == ["MEMORY.md"]
     assert session_note(launched) == second
@@ -212,13 +220,6 @@ def test_a_memory_file_written_just_now_is_kept_by_its_content(
     assert len(moved) == len(text) and moved != text
     memory.write_text(moved, "utf-8")
     os.utime(memory, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    parsed: list[str] = []
-    real = document.parse
-
-    def counting(*args: Any, **kwargs: Any) -> Any:
-        parsed.append("MEMORY.md")
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(document, "parse", counting)
+    parsed = count_parses(monkeypatch)
     session_note(launched)
     assert parsed == ["MEMORY.md"]  # the content moved: made again, not taken from the cache

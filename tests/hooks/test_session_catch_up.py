@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.hooks import run_hook
+from helpers.hooks import held_lock, run_hook
 from helpers.hooks import sample_payload as sample
 from helpers.paths import REPO_ROOT
 
@@ -372,8 +372,6 @@ def test_a_hook_waits_within_its_budget_for_the_catch_up_at_work_and_only_for_it
     """A prompt right after SessionStart (``claude -p``) whose ingest finds the worker holding
     the spool's lock waits for it, within its budget, instead of reading the store without the
     killed session's calls; any other holder (a Stop) it does not wait for."""
-    import fcntl
-    import threading
     import time
 
     killed_session(project, 0)
@@ -382,19 +380,7 @@ def test_a_hook_waits_within_its_budget_for_the_catch_up_at_work_and_only_for_it
     assert catch_up.catch_up(sample("SessionStart.startup.json", project)) == "detached"
     assert os.path.exists(os.path.join(folder, spool.CATCH_UP))
 
-    def hold(seconds: float) -> threading.Thread:
-        fd = os.open(os.path.join(folder, spool.LOCK), os.O_RDWR | os.O_CREAT)
-        fcntl.flock(fd, fcntl.LOCK_EX)
-
-        def release() -> None:
-            time.sleep(seconds)
-            os.close(fd)
-
-        thread = threading.Thread(target=release)
-        thread.start()
-        return thread
-
-    holder = hold(0.2)
+    holder = held_lock(folder, 0.2)
     started = time.monotonic()
     result = ingest.ingest_project(str(project), budget=2.0)
     holder.join()
@@ -403,7 +389,7 @@ def test_a_hook_waits_within_its_budget_for_the_catch_up_at_work_and_only_for_it
     assert not os.path.exists(os.path.join(folder, spool.CATCH_UP))  # drained: moot
     # Without the mark (no catch-up at work), a hook does not wait for the lock's holder.
     killed_session(project, 1)
-    holder = hold(0.5)
+    holder = held_lock(folder, 0.5)
     started = time.monotonic()
     result = ingest.ingest_project(str(project), budget=2.0)
     assert result.busy and result.done == 0
