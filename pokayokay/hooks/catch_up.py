@@ -19,9 +19,12 @@ When any of them says there is work, the hook starts the catch-up detached
 prompt's caches refreshed) and returns: ingesting even one record in the hook costs some seven
 interpreter starts of imports and store work against SessionStart's budget of 2.5
 (docs/decisions/0130). The worker is started with ``posix_spawn`` (no ``subprocess`` import)
-and is under way long before the session's first tool call reads a file; nothing is dropped
-meanwhile (the spool waits for it, and a prompt that needs a spooled failure still ingests it
-first). Every step fails open (logged, one stderr line); the session's note never depends on it.
+and SessionStart leaves a mark naming it (:func:`mark_running`); the session's first prompt
+waits, bounded, until the worker has ingested and graduated (:func:`wait_for_worker`,
+docs/decisions/0140), because Claude Code looks for path-scoped rules when a file is read and
+``claude -p`` may read one a moment after the prompt. Nothing is dropped meanwhile (the spool
+waits for the worker, and a prompt that needs a spooled failure still ingests it first). Every
+step fails open (logged, one stderr line); the session's note never depends on it.
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ if TYPE_CHECKING:
 
 # The module the detached catch-up runs (``python -m``).
 WORKER_MODULE = "pokayokay.hooks.catch_up_worker"
+# Seconds the session's first prompt waits at most for the worker to have graduated (the
+# prompt's registered timeout is 10 s; a worker on an idle machine takes under one).
+PROMPT_WAIT = 5.0
 
 
 def catch_up(payload: dict[str, Any]) -> str:
@@ -50,8 +56,91 @@ def catch_up(payload: dict[str, Any]) -> str:
         return ""
     if spooled:  # a hook's ingest that finds the worker at it waits for it (in its budget)
         os.close(os.open(os.path.join(folder, spool.CATCH_UP), os.O_WRONLY | os.O_CREAT, 0o600))
-    start_worker(launch)
+    pid = start_worker(launch)
+    mark_running(folder, pid)
     return "detached"
+
+
+def mark_running(folder: str, pid: int | None) -> None:
+    """Leave :data:`pokayokay.infra.spool.CATCH_UP_RUNNING` in the spool folder with the
+    worker's pid ("0": started without one), for the session's first prompt to wait on
+    (:func:`wait_for_worker`). Written after the start: a worker done before it leaves a mark
+    naming a process that is gone, which the prompt removes."""
+    from pokayokay.infra import spool
+    from pokayokay.infra.state import PRIVATE_FILE, private_folder
+
+    private_folder(folder)
+    mark = os.path.join(folder, spool.CATCH_UP_RUNNING)
+    fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    try:
+        os.write(fd, str(pid or 0).encode("ascii"))
+    finally:
+        os.close(fd)
+
+
+def clear_running(launch: str, pid: int) -> None:
+    """The worker ``pid`` is past graduation: remove the running mark when it names this worker
+    (or none); a mark naming another worker is that one's to remove."""
+    from pokayokay.infra import spool
+
+    mark = os.path.join(spool.spool_dir(launch), spool.CATCH_UP_RUNNING)
+    try:
+        with open(mark, "rb") as handle:
+            named = handle.read(32).strip()
+        if named in (b"", b"0", str(pid).encode("ascii")):
+            os.unlink(mark)
+    except OSError:
+        return  # gone already: nobody waits
+
+
+def wait_for_worker(mark: str, limit: float = PROMPT_WAIT) -> float:
+    """Wait, at most ``limit`` seconds, while the catch-up worker named in ``mark`` (see
+    :data:`pokayokay.infra.spool.CATCH_UP_RUNNING`) ingests and graduates; returns the seconds
+    waited. A mark naming a process that is gone is removed (the worker died, or finished before
+    SessionStart wrote it); one without a pid is trusted for ``limit`` seconds after it was
+    written. Giving up is logged: the prompt then goes on without the rule."""
+    import time
+
+    started = time.monotonic()
+    while True:
+        try:
+            with open(mark, "rb") as handle:
+                named = handle.read(32).strip()
+            written = os.stat(mark).st_mtime
+        except OSError:
+            return time.monotonic() - started  # removed: the worker is past graduation
+        pid = int(named) if named.isdigit() else 0
+        if (pid and not _alive(pid)) or (not pid and time.time() - written > limit):
+            _remove(mark)
+            return time.monotonic() - started
+        waited = time.monotonic() - started
+        if waited >= limit:
+            from pokayokay.infra.logs import log
+
+            log(f"UserPromptSubmit: the SessionStart catch-up still at work after {waited:.1f} s; "
+                "going on without waiting for it")
+            return waited
+        time.sleep(0.02)
+
+
+def _remove(mark: str) -> None:
+    try:
+        os.unlink(mark)
+    except OSError:
+        return  # removed meanwhile
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (signal 0 on POSIX; elsewhere there is no pid here)."""
+    if os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, someone else's
+    return True
 
 
 def work_left(launch: str, project_key: Any) -> bool:

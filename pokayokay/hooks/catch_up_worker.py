@@ -74,6 +74,9 @@ def catch_up_now(launch: str) -> str:
         done = _steps(launch, location)
     finally:
         os.close(lock)
+        from pokayokay.hooks.catch_up import clear_running
+
+        clear_running(launch, os.getpid())  # the first prompt waits for this, not the rest
     if done.endswith("graduated") and _newest(location.memory_dir, launch) != before:
         # Graduation rewrote rules or the memory folder's topic file: the prompt's caches trust
         # neither until they are settled, so they are refreshed after that (outside the lock:

@@ -22,6 +22,10 @@ once, a bare file name only the record resolves). Anything else can change at mo
 of a boost that shows anyway (its session count, which recurring group of a category it
 names): it is left to the next Stop, SessionEnd and the CLI readers, and the prompt reads the
 store as it is (recall's fix texts too, which is consistent: the store did not change).
+
+The first prompt after a killed session waits (at most 5 s, one stat otherwise) for
+SessionStart's detached catch-up to graduate (``pokayokay.hooks.catch_up.wait_for_worker``), so
+that the rule it writes is on disk before Claude's first Read (docs/decisions/0140).
 """
 
 from __future__ import annotations
@@ -99,6 +103,27 @@ def _ingest_first(
     )
 
 
+def _wait_for_catch_up(project: str) -> None:
+    """The first prompt after a killed session: wait (bounded) for SessionStart's detached
+    catch-up to graduate, so that a rule it writes is on disk before Claude reads a file; one
+    stat when no catch-up runs."""
+    import os
+
+    from pokayokay.infra.spool import CATCH_UP_RUNNING, spool_dir
+
+    mark = os.path.join(spool_dir(project), CATCH_UP_RUNNING)
+    if not os.path.exists(mark):
+        return
+    try:
+        from pokayokay.hooks.catch_up import wait_for_worker
+
+        wait_for_worker(mark)
+    except Exception as exc:  # the prompt goes on; the rule comes with a later Read
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("UserPromptSubmit: waiting for the SessionStart catch-up", exc)
+
+
 def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
     """The hook: one ``additionalContext`` with the recall block and the suggestion, or
     nothing at all. A failure of one part does not lose the other (it is logged)."""
@@ -114,6 +139,7 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
     from pokayokay.skills.suggest import prompt_paths
 
     project = project_dir(payload)
+    _wait_for_catch_up(project)
     named = prompt_paths(suggest_text(prompt))
     location: MemoryPaths | None
     try:

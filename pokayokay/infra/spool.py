@@ -68,6 +68,12 @@ OPEN_DIR = "open"
 # reading the store without the records being stored; the ingester that drains the spool
 # removes it.
 CATCH_UP = "catch-up.pending"
+# Left by SessionStart beside it, holding the detached worker's pid, whenever it starts one; the
+# worker removes it once it has ingested and graduated (before it refreshes caches), and the
+# session's first prompt waits for that (pokayokay.hooks.catch_up.wait_for_worker): Claude Code
+# looks for path-scoped rules when it reads a file, so a rule the worker graduates is then on
+# disk before the first Read, however fast the model answers.
+CATCH_UP_RUNNING = "catch-up.running"
 SPOOLED_EVENTS = ("PostToolUse", "PostToolUseFailure", "PostToolBatch", "InstructionsLoaded")
 # PostToolBatch results no other hook reports (pokayokay.hooks.capture decides exactly; this is
 # a cheap superset so that a batch with none of them marks no session).

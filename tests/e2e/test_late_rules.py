@@ -1,8 +1,10 @@
 """The next session has the lesson (issue 24 item 8): three sessions fail the same way and
 none of them runs SessionEnd or Stop (as when Claude is killed, or ``claude -p`` is torn down
 first), and yet the rule they teach is on disk by session 4's first tool call: SessionStart's
-detached catch-up (decision 0130) ingests the spool and graduates while the session starts, so
-the client loads the rule next to session 4's first Read of the file."""
+detached catch-up (decision 0130) ingests the spool and graduates while the session starts, and
+the first prompt waits until it has (decision 0140: the mock answers at once, so without that
+wait the Read raced the worker and lost on a loaded CI machine), so the client loads the rule
+next to session 4's first Read of the file."""
 
 from __future__ import annotations
 

@@ -396,3 +396,96 @@ def test_a_hook_waits_within_its_budget_for_the_catch_up_at_work_and_only_for_it
     assert time.monotonic() - started < 0.4
     holder.join()
     assert ingest.ingest_project(str(project)).done == 1
+
+
+def registered_prompt(project: Path, prompt: str) -> subprocess.CompletedProcess[bytes]:
+    """The registered UserPromptSubmit command, as Claude Code runs it."""
+    payload = sample("UserPromptSubmit.json", project, prompt=prompt)
+    return subprocess.run(
+        [sys.executable, "-m", "pokayokay", "hook", "UserPromptSubmit"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=dict(os.environ, CLAUDE_PROJECT_DIR=str(project)),
+        cwd=project,
+        timeout=60,
+    )
+
+
+def test_the_first_prompt_after_the_catch_up_started_finds_the_rule_on_disk(
+    project: Path,
+) -> None:
+    """``claude -p``: the prompt comes right after SessionStart and the model may ask for a Read
+    at once. Claude Code looks for path-scoped rules when a file is read, so the rule must be
+    on disk before the prompt hook returns: the prompt waits for the worker's graduation."""
+    for n in range(3):
+        killed_session(project, n)
+    start = session_start(project, "session-4")
+    assert (start.returncode, start.stderr) == (0, b"")
+
+    prompt = registered_prompt(project, "look at the cart and tell me what it does")
+
+    assert (prompt.returncode, prompt.stderr) == (0, b"")
+    [rule] = rule_files(project)  # no waiting here: the prompt hook did
+    assert "test_cart.py" in rule.read_text(encoding="utf-8")
+    mark = os.path.join(spool.spool_dir(str(project)), spool.CATCH_UP_RUNNING)
+    assert not os.path.exists(mark)
+    wait_for_catch_up(project)  # the cache refresh, before the test's folder goes
+
+
+def test_the_running_mark_names_its_worker_which_alone_removes_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    killed_session(project, 0)
+    folder = spool.spool_dir(str(project))
+    mark = os.path.join(folder, spool.CATCH_UP_RUNNING)
+    monkeypatch.setattr(catch_up, "start_worker", lambda launch: 424242)
+    assert catch_up.catch_up(sample("SessionStart.startup.json", project)) == "detached"
+    with open(mark, encoding="ascii") as handle:
+        assert handle.read() == "424242"
+    catch_up.clear_running(str(project), 1234)  # another worker's mark: left
+    assert os.path.exists(mark)
+    catch_up.clear_running(str(project), 424242)
+    assert not os.path.exists(mark)
+    catch_up.clear_running(str(project), 424242)  # gone already: nothing to do
+
+
+def test_a_prompt_does_not_wait_on_a_mark_whose_worker_is_gone(project: Path) -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    folder = spool.spool_dir(str(project))
+    catch_up.mark_running(folder, gone.pid)
+    mark = os.path.join(folder, spool.CATCH_UP_RUNNING)
+    assert catch_up.wait_for_worker(mark, limit=30.0) < 10.0
+    assert not os.path.exists(mark)  # removed: the next prompt pays one stat
+    # A mark without a pid (started without posix_spawn) is trusted only for the limit.
+    catch_up.mark_running(folder, None)
+    old = os.stat(mark).st_mtime - 60
+    os.utime(mark, (old, old))
+    assert catch_up.wait_for_worker(mark, limit=30.0) < 10.0
+    assert not os.path.exists(mark)
+
+
+def test_a_prompt_waits_for_a_live_worker_until_it_clears_the_mark_or_the_limit(
+    project: Path,
+) -> None:
+    import threading
+
+    folder = spool.spool_dir(str(project))
+    mark = os.path.join(folder, spool.CATCH_UP_RUNNING)
+    catch_up.mark_running(folder, os.getpid())  # a live process: this one
+    cleared = threading.Event()
+
+    def worker_done() -> None:
+        cleared.wait(30)
+        catch_up.clear_running(str(project), os.getpid())
+
+    thread = threading.Thread(target=worker_done)
+    thread.start()
+    cleared.set()
+    catch_up.wait_for_worker(mark, limit=30.0)
+    thread.join()
+    assert not os.path.exists(mark)
+    # A worker still at work at the limit: the prompt goes on and leaves the mark to it.
+    catch_up.mark_running(folder, os.getpid())
+    assert catch_up.wait_for_worker(mark, limit=0.1) >= 0.1
+    assert os.path.exists(mark)
