@@ -74,8 +74,15 @@ def killed_session(project: Path, n: int) -> None:
 def session_start(project: Path, session_id: str) -> subprocess.CompletedProcess[bytes]:
     """The registered SessionStart command, as Claude Code runs it."""
     payload = sample("SessionStart.startup.json", project, session_id=session_id)
+    return registered("SessionStart", payload, project)
+
+
+def registered(
+    event: str, payload: dict[str, Any], project: Path
+) -> subprocess.CompletedProcess[bytes]:
+    """The registered command of ``event``, as Claude Code runs it."""
     return subprocess.run(
-        [sys.executable, "-m", "pokayokay", "hook", "SessionStart"],
+        [sys.executable, "-m", "pokayokay", "hook", event],
         input=json.dumps(payload).encode(),
         capture_output=True,
         env=dict(os.environ, CLAUDE_PROJECT_DIR=str(project)),
@@ -398,19 +405,6 @@ def test_a_hook_waits_within_its_budget_for_the_catch_up_at_work_and_only_for_it
     assert ingest.ingest_project(str(project)).done == 1
 
 
-def registered_prompt(project: Path, prompt: str) -> subprocess.CompletedProcess[bytes]:
-    """The registered UserPromptSubmit command, as Claude Code runs it."""
-    payload = sample("UserPromptSubmit.json", project, prompt=prompt)
-    return subprocess.run(
-        [sys.executable, "-m", "pokayokay", "hook", "UserPromptSubmit"],
-        input=json.dumps(payload).encode(),
-        capture_output=True,
-        env=dict(os.environ, CLAUDE_PROJECT_DIR=str(project)),
-        cwd=project,
-        timeout=60,
-    )
-
-
 def test_the_first_prompt_after_the_catch_up_started_finds_the_rule_on_disk(
     project: Path,
 ) -> None:
@@ -422,7 +416,11 @@ def test_the_first_prompt_after_the_catch_up_started_finds_the_rule_on_disk(
     start = session_start(project, "session-4")
     assert (start.returncode, start.stderr) == (0, b"")
 
-    prompt = registered_prompt(project, "look at the cart and tell me what it does")
+    prompt = registered(
+        "UserPromptSubmit",
+        sample("UserPromptSubmit.json", project, prompt="look at the cart, what does it do?"),
+        project,
+    )
 
     assert (prompt.returncode, prompt.stderr) == (0, b"")
     [rule] = rule_files(project)  # no waiting here: the prompt hook did
