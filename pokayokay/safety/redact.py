@@ -44,7 +44,9 @@ password, secret,      the value of a key that names a credential, in every key 
 token, api-key,        ``PASSWORD=…``, ``export DB_PASS=…``, ``PGPASSWORD=… psql`` (env prefix),
 credential             ``"password": "…"``, ``password: …`` (YAML), ``--token …``/``--token=…``,
                        JSON inside a JSON string (``\\"password\\": \\"…\\"``); docker's
-                       ``"auth"`` when it decodes to ``user:password`` or looks random
+                       ``"auth"`` when it decodes to ``user:password`` or looks random. A
+                       quoted value, or one on a YAML/env line, is a literal even when it
+                       reads like code (``password: kgj5Sridv.nax``)
 high-entropy           a random-looking value (letters and digits, 20+ characters, high
                        entropy) in any other key position: ``client_id=…``, ``"sig": "…"``;
                        32+ hex digits under a key or signature name (``sig=…``, ``hmac: …``)
@@ -423,7 +425,7 @@ SHAPES: list[Shape] = [
         "credential",
         r"(?i)(?<![A-Za-z0-9_.-])\\?[\"']?(?P<key>"
         + _SECRET_KEY
-        + r")\\?[\"']?[ \t]{0,8}(?::|=|:=)"
+        + r")\\?[\"']?[ \t]{0,8}(?::=|:|=)"
         r"[ \t]{0,8}" + _VALUE,
         _CREDENTIAL_HINTS,
         kind_from_key=True,
@@ -442,12 +444,34 @@ SHAPES: list[Shape] = [
         "high-entropy",
         r"(?<![A-Za-z0-9_.-])\\?[\"']?(?P<key>"
         + _ANY_KEY
-        + r")\\?[\"']?[ \t]{0,8}(?::|=|:=)[ \t]{0,8}"
+        + r")\\?[\"']?[ \t]{0,8}(?::=|:|=)[ \t]{0,8}"
         + _LONG_VALUE,
         ("=", ":"),
         kind_from_key=True,
     ),
 ]
+
+
+def _config_line(match: re.Match[str], value_group: str) -> bool:
+    """Whether an unquoted value stands on a configuration line, where it is a literal however
+    much it reads like code: a YAML mapping (``password: kgj5Sridv.nax``) or an env/properties
+    line (``DB_PASSWORD=kgj5Sridv.nax``, ``export …``) whose unquoted key starts the line (after
+    indentation, ``- `` or ``export ``) and whose value ends it (a ``#`` comment may follow).
+    ``password = self.password`` (spaces around ``=``), a call's ``password=creds.password``
+    and a dict's ``"password": creds.password,`` are code and stay as they are."""
+    text = match.string
+    key_start, key_end = match.span("key")
+    value_start, value_end = match.span(value_group)
+    line_start = text.rfind("\n", 0, key_start) + 1
+    before = text[line_start:key_start].strip()
+    if before not in ("", "-", "export"):
+        return False
+    between = text[key_end:value_start].lstrip(" \t")
+    if between[:2] == ":=" or (between[:1] != ":" and text[key_end : key_end + 1] != "="):
+        return False  # quoted keys, ``key = value`` and Go's ``:=`` are code, not such a line
+    line_end = text.find("\n", value_end)
+    after = text[value_end : len(text) if line_end < 0 else line_end].strip()
+    return after == "" or after.startswith("#")
 
 
 def _replace(shape: Shape) -> Callable[[re.Match[str]], str]:
@@ -464,7 +488,8 @@ def _replace(shape: Shape) -> Callable[[re.Match[str]], str]:
                     return whole
                 kind = "high-entropy"
             else:
-                if not _value_check(value, key, value_group != "bare"):
+                literal = value_group != "bare" or _config_line(match, value_group)
+                if not _value_check(value, key, literal):
                     return whole
                 kind = _key_kind(key)
             start, end = match.span(value_group)

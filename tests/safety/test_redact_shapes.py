@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -133,8 +134,37 @@ def test_a_quoted_credential_value_is_redacted_even_when_it_reads_like_code(
 
 
 def test_an_unquoted_attribute_chain_under_a_credential_key_stays_code() -> None:
-    for text in ("token = request.form.apiToken", "password = self.password"):
+    for text in (
+        "token = request.form.apiToken",
+        "password = self.password",
+        "login(password=creds.password)",
+        '  "password": creds.password,',
+        "password := cfg.Password",
+        "password: config.db_password",  # a reference, even on a YAML line
+    ):
         assert redact(text) == text
+
+
+# On a configuration line (YAML, an env or properties file) nothing is code: an unquoted value
+# that reads like an attribute chain is the password itself.
+_CONFIG_LINES = ["password: {v}", "db:\n  db_password: {v}  # prod\n", "export API_TOKEN={v}",
+                 "DB_PASSWORD={v}", "- client_secret: {v}\n- other: 1"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(_DOTTED, st.sampled_from(_CONFIG_LINES))
+def test_an_unquoted_credential_value_on_a_config_line_is_redacted(value: str, shape: str) -> None:
+    text = shape.format(v=value)
+    kept = re.escape(text).replace(re.escape(value), r"\[redacted:[a-z-]+\]")
+    assert re.fullmatch(kept, redact(text)), text  # the value alone, every other byte kept
+
+
+def test_go_short_declaration_keeps_its_operator_and_loses_its_secret() -> None:
+    """``:=`` was read as ``:`` followed by the value ``=``: the secret stayed and the operator
+    was rewritten."""
+    assert redact("password := hunter2") == "password := [redacted:password]"
+    assert redact('password := "hunter2"') == 'password := "[redacted:password]"'
+    assert redact('password := os.Getenv("DB")') == 'password := os.Getenv("DB")'
 
 
 @pytest.mark.parametrize("text", UNTOUCHED, ids=[t[:28] for t in UNTOUCHED])
