@@ -93,6 +93,7 @@ from pokayokay.safety.redact_values import (
     NUMBER,
     REFERENCE,
     basic_credential,
+    config_line,
     entropic_value,
     mixed,
     random_looking,
@@ -452,28 +453,6 @@ SHAPES: list[Shape] = [
 ]
 
 
-def _config_line(match: re.Match[str], value_group: str) -> bool:
-    """Whether an unquoted value stands on a configuration line, where it is a literal however
-    much it reads like code: a YAML mapping (``password: kgj5Sridv.nax``) or an env/properties
-    line (``DB_PASSWORD=kgj5Sridv.nax``, ``export …``) whose unquoted key starts the line (after
-    indentation, ``- `` or ``export ``) and whose value ends it (a ``#`` comment may follow).
-    ``password = self.password`` (spaces around ``=``), a call's ``password=creds.password``
-    and a dict's ``"password": creds.password,`` are code and stay as they are."""
-    text = match.string
-    key_start, key_end = match.span("key")
-    value_start, value_end = match.span(value_group)
-    line_start = text.rfind("\n", 0, key_start) + 1
-    before = text[line_start:key_start].strip()
-    if before not in ("", "-", "export"):
-        return False
-    between = text[key_end:value_start].lstrip(" \t")
-    if between[:2] == ":=" or (between[:1] != ":" and text[key_end : key_end + 1] != "="):
-        return False  # quoted keys, ``key = value`` and Go's ``:=`` are code, not such a line
-    line_end = text.find("\n", value_end)
-    after = text[value_end : len(text) if line_end < 0 else line_end].strip()
-    return after == "" or after.startswith("#")
-
-
 def _replace(shape: Shape) -> Callable[[re.Match[str]], str]:
     groups = shape.regex.groupindex
 
@@ -488,7 +467,7 @@ def _replace(shape: Shape) -> Callable[[re.Match[str]], str]:
                     return whole
                 kind = "high-entropy"
             else:
-                literal = value_group != "bare" or _config_line(match, value_group)
+                literal = value_group != "bare" or config_line(match, value_group)
                 if not _value_check(value, key, literal):
                     return whole
                 kind = _key_kind(key)

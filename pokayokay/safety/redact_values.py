@@ -3,7 +3,8 @@
 The checks :mod:`pokayokay.safety.redact`'s rows run on a value they found in a secret's
 position, before they replace it: :func:`random_looking` (a generated credential, not a word,
 path or digest), :func:`secret_value` (a value, not a reference to one such as ``$TOKEN`` or
-``<your-token>``, nor code), :func:`entropic_value`, :func:`basic_credential`.
+``<your-token>``, nor code), :func:`entropic_value`, :func:`basic_credential`, and
+:func:`config_line` (an unquoted value on a YAML or env line is a literal, never code).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ __all__ = [
     "NUMBER",
     "REFERENCE",
     "basic_credential",
+    "config_line",
     "entropic_value",
     "entropy",
     "mixed",
@@ -154,3 +156,25 @@ def basic_credential(value: str) -> bool:
     except (binascii.Error, ValueError):
         return False
     return b":" in raw or random_looking(value)
+
+
+def config_line(match: re.Match[str], value_group: str) -> bool:
+    """Whether an unquoted value stands on a configuration line, where it is a literal however
+    much it reads like code: a YAML mapping (``password: kgj5Sridv.nax``) or an env/properties
+    line (``DB_PASSWORD=kgj5Sridv.nax``, ``export …``) whose unquoted key starts the line (after
+    indentation, ``- `` or ``export ``) and whose value ends it (a ``#`` comment may follow).
+    ``password = self.password`` (spaces around ``=``), a call's ``password=creds.password``
+    and a dict's ``"password": creds.password,`` are code and stay as they are."""
+    text = match.string
+    key_start, key_end = match.span("key")
+    value_start, value_end = match.span(value_group)
+    line_start = text.rfind("\n", 0, key_start) + 1
+    before = text[line_start:key_start].strip()
+    if before not in ("", "-", "export"):
+        return False
+    between = text[key_end:value_start].lstrip(" \t")
+    if between[:2] == ":=" or (between[:1] != ":" and text[key_end : key_end + 1] != "="):
+        return False  # quoted keys, ``key = value`` and Go's ``:=`` are code, not such a line
+    line_end = text.find("\n", value_end)
+    after = text[value_end : len(text) if line_end < 0 else line_end].strip()
+    return after == "" or after.startswith("#")
