@@ -164,3 +164,20 @@ def replace_spans(text: str, spans: list[tuple[int, int]], by: str) -> str:
         at = end
     parts.append(text[at:])
     return "".join(parts)
+
+
+_LOWER_DIGITS = _LOWER | _DIGITS
+
+
+def has_inner_capital(text: str) -> bool:
+    """Whether an ASCII capital follows an ASCII lower-case letter or digit in ``text``
+    (``camelCase``, ``PdfIcon``): what every identifier shape of ``skills.match`` without an
+    underscore, dot or parenthesis holds."""
+    if text.islower():
+        return False
+    previous = ""
+    for c in text:
+        if c in _UPPER and previous in _LOWER_DIGITS:
+            return True
+        previous = c
+    return False

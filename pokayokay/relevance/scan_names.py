@@ -10,8 +10,6 @@ forced cut points, the last one that the closing look-ahead accepts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pokayokay.relevance.scan import is_word_char
 
 _ASCII_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
@@ -22,13 +20,26 @@ _LOWER_DIGITS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 _IDENT_START = _LETTERS | {"_"}
 
 
-@dataclass(frozen=True)
-class Found:
-    """One match: its span and its groups (``groups[0]`` is group 1)."""
+class Found(tuple[int, int, tuple[str, ...]]):
+    """One match: its span and its groups (``groups[0]`` is group 1); a tuple, immutable (a
+    dataclass would import ``re``, through ``dataclasses``, on every prompt)."""
 
-    start: int
-    end: int
-    groups: tuple[str, ...] = ()
+    __slots__ = ()
+
+    def __new__(cls, start: int, end: int, groups: tuple[str, ...] = ()) -> Found:
+        return tuple.__new__(cls, (start, end, groups))
+
+    @property
+    def start(self) -> int:
+        return self[0]
+
+    @property
+    def end(self) -> int:
+        return self[1]
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        return self[2]
 
 
 def _in(c: str, extra: str) -> bool:
