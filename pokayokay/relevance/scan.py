@@ -44,8 +44,14 @@ _LOWER_WORD_TABLE = _Keep(frozenset("abcdefghijklmnopqrstuvwxyz0123456789-"))
 _CONCEPT_TABLE = _Keep(frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.+@:-"))
 
 
+# ASCII text (most of it) through bytes.translate: about twice as fast as str.translate
+_ALNUM_BYTES = bytes(i if chr(i).isalnum() else 32 for i in range(256))
+
+
 def word_chunks(text: str) -> list[str]:
     """``re.findall(r"[^\\W_]+", text)``: the runs of letters and digits."""
+    if text.isascii():
+        return text.encode("ascii").translate(_ALNUM_BYTES).decode("ascii").split()
     return text.translate(_ALNUM_TABLE).split()
 
 
