@@ -17,11 +17,16 @@ CommonMark's rules, kept deliberately small:
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
+from pokayokay.infra.lazyre import Lazy
 
-_OPEN_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_CLOSE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+# Compiled on the first line that could be a fence (:func:`fence_opening` tries the cheap test
+# first): reading a MEMORY.md with no code fence imports no ``re``.
+_OPEN_RE = Lazy(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_CLOSE_RE = Lazy(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
 
 
 def _body(line: str) -> str:

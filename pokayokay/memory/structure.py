@@ -7,15 +7,69 @@ rewrote MEMORY.md tells a rewrite elsewhere from a changed decision at the cost 
 
 from __future__ import annotations
 
-import re
+from pokayokay.infra.lazyre import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-MARKER_RE = re.compile(r"^\s*<!--\s*pokayokay:(.*?)-->\s*$")
-END_MARKER_RE = re.compile(r"^\s*<!--\s*/pokayokay\s*-->\s*$")
-HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+# The patterns, for the document model (compiled on first use); this module's own scans are the
+# plain functions below, each property-tested against its pattern (a prompt right after Claude
+# rewrote MEMORY.md reads the Key Decisions body without importing ``re``).
+MARKER_RE = Lazy(r"^\s*<!--\s*pokayokay:(.*?)-->\s*$")
+END_MARKER_RE = Lazy(r"^\s*<!--\s*/pokayokay\s*-->\s*$")
+HEADING_RE = Lazy(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+
+
+def _to_end(rest: str) -> str | None:
+    """``rest`` without the one ``\n`` that ``$`` may stand before (None: a ``\n`` that
+    ``.`` cannot cross)."""
+    if rest.endswith("\n"):
+        rest = rest[:-1]
+    return None if "\n" in rest else rest
+
+
+def heading_parts(text: str) -> tuple[str, str] | None:
+    """``HEADING_RE.match(text)``'s groups (its ``#`` run and its title), or None."""
+    level = len(text) - len(text.lstrip("#"))
+    if not 1 <= level <= 6 or text[level : level + 1] not in (" ", "\t"):
+        return None
+    rest = _to_end(text[level:].lstrip(" \t"))
+    if rest is None:
+        return None
+    # the title is lazy: it stops where the longest tail of blanks, #s and blanks starts
+    cut = len(rest.rstrip(" \t"))
+    cut = len(rest[:cut].rstrip("#"))
+    cut = len(rest[:cut].rstrip(" \t"))
+    return text[:level], rest[:cut]
+
+
+def marker_text(text: str) -> str | None:
+    """``MARKER_RE.match(text)``'s group (what follows ``pokayokay:``), or None."""
+    rest = text.lstrip()
+    if not rest.startswith("<!--"):
+        return None
+    rest = rest[4:].lstrip()
+    if not rest.startswith("pokayokay:"):
+        return None
+    rest = rest[10:]
+    close = rest.rfind("-->")  # the group is lazy, but only the last one can end the line
+    if close < 0 or (rest[close + 3 :] and not rest[close + 3 :].isspace()):
+        return None
+    inside = rest[:close]
+    return None if "\n" in inside else inside
+
+
+def is_end_marker(text: str) -> bool:
+    """``END_MARKER_RE.match(text) is not None``."""
+    rest = text.lstrip()
+    if not rest.startswith("<!--"):
+        return False
+    rest = rest[4:].lstrip()
+    if not rest.startswith("/pokayokay"):
+        return False
+    rest = rest[10:].lstrip()
+    return rest.startswith("-->") and (not rest[3:] or rest[3:].isspace())
 
 
 def split_lines(text: str) -> list[str]:
@@ -51,8 +105,8 @@ def normalise_title(title: str) -> str:
 
 def is_boundary_heading(line: str) -> bool:
     """A ``#`` or ``##`` heading (what ends a managed section)."""
-    match = HEADING_RE.match(strip_eol(line))
-    return bool(match) and len(match[1] if match else "") <= 2
+    parts = heading_parts(strip_eol(line))
+    return parts is not None and len(parts[0]) <= 2
 
 
 def is_structure(line: str) -> bool:
@@ -64,7 +118,7 @@ def is_structure(line: str) -> bool:
         return is_boundary_heading(body)
     if "<!--" not in body:  # what both marker patterns need: most lines stop here
         return False
-    return bool(MARKER_RE.match(body) or END_MARKER_RE.match(body))
+    return marker_text(body) is not None or is_end_marker(body)
 
 
 def fenced_lines(lines: list[str]) -> list[bool]:
@@ -101,13 +155,13 @@ def _scan_body(
             text = strip_eol(line)
             # A heading starts with "#" and both markers hold "<!--": most lines stop here.
             if text.startswith("#") or "<!--" in text:
-                if END_MARKER_RE.match(text):
+                if is_end_marker(text):
                     end = line
                     i += 1
                     ran_out = False
                     break
-                heading = HEADING_RE.match(text)
-                if (heading is not None and len(heading[1]) <= 2) or MARKER_RE.match(text):
+                heading = heading_parts(text)
+                if (heading is not None and len(heading[0]) <= 2) or marker_text(text) is not None:
                     ran_out = False
                     break
         body.append(line)
@@ -137,10 +191,10 @@ def section_body(text: str, title: str) -> list[str] | None:
     while at >= 0:
         eol = text.find("\n", at)
         after = n if eol < 0 else eol + 1
-        heading = HEADING_RE.match(strip_eol(text[at:after]))
-        if heading is not None and len(heading[1]) == 2 and normalise_title(heading[2]) == want:
+        heading = heading_parts(strip_eol(text[at:after]))
+        if heading is not None and len(heading[0]) == 2 and normalise_title(heading[1]) == want:
             line, j = _first_filled(text, after)
-            if line is not None and MARKER_RE.match(strip_eol(line)):
+            if line is not None and marker_text(strip_eol(line)) is not None:
                 return _body_after(text, j + len(line))
         at = _next_heading(text, at)
     return None
@@ -180,7 +234,7 @@ def _body_after(text: str, at: int) -> list[str]:
     for _start, line in _lines_from(text, at):
         # A heading starts with "#" and both markers hold "<!--": most lines stop here.
         if (line.startswith("#") or "<!--" in line) and is_structure(line):
-            ended = END_MARKER_RE.match(strip_eol(line)) is not None
+            ended = is_end_marker(strip_eol(line))
             break
         body.append(line)
     if not ended:

@@ -5,8 +5,9 @@ the bounded term counts of a prompt. Its vocabulary is data
 
 from __future__ import annotations
 
-from pokayokay.infra.lazyre import Lazy
 from pokayokay.relevance import vocabulary
+from pokayokay.relevance.scan import camel_pieces, replace_spans, word_chunks
+from pokayokay.relevance.scan_names import name_spans
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -15,9 +16,6 @@ if TYPE_CHECKING:
 # Work caps: only the start of a long prompt is read, and only this many distinct terms of it.
 MAX_QUERY_CHARS = 4000
 MAX_QUERY_TERMS = 300
-
-WORD_CHUNK = Lazy(r"[^\W_]+")
-CAMEL_PIECE = Lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 STOPWORDS = frozenset(
     """
@@ -57,24 +55,19 @@ SYNONYMS: dict[str, str] = vocabulary.mapping("synonyms")
 # Names in a prompt: paths (a slash inside), file names (a dotted name ending in letters),
 # snake_case, lower camelCase, dotted names and calls. PascalCase is often a subject or a
 # proper name (TypeError, GraphQL, PowerPoint): it stays a word. Recall weighs the words inside
-# names apart from the plain words (a path alone never speaks).
-_NAME = Lazy(
-    r"(?<![\w/.-])(?:"
-    r"[\w.@~-]*/[\w./@~-]*"
-    r"|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5}(?![\w(])"
-    r"|[A-Za-z0-9]+_[\w]*"
-    r"|[a-z][a-z0-9]*[A-Z]\w*"
-    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"
-    r"|[A-Za-z_]\w*\(\)?"
-    r")"
-)
+# names apart from the plain words (a path alone never speaks). The pattern, read by a plain
+# scan (:func:`pokayokay.relevance.scan_names.name_spans`, property-tested against it):
+# (?<![\w/.-])(?:[\w.@~-]*/[\w./@~-]*|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5}(?![\w(])
+#   |[A-Za-z0-9]+_[\w]*|[a-z][a-z0-9]*[A-Z]\w*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?
+#   |[A-Za-z_]\w*\(\)?)
 
 
 def split_names(text: str) -> tuple[str, list[str]]:
     """``text`` with its paths, file names and identifiers replaced by a comma, and those
     names, in order."""
-    names = _NAME.findall(text)
-    return (_NAME.sub(" , ", text) if names else text), names
+    spans = name_spans(text)
+    names = [text[start:end] for start, end in spans]
+    return replace_spans(text, spans, " , "), names
 
 
 # (suffix, replacement), tried in order: the first that matches is replaced (:func:`stem_with`).
@@ -158,7 +151,7 @@ def _chunk_terms(chunk: str) -> tuple[str, ...]:
     has_digit = any(c.isdigit() for c in chunk)
     if has_digit and len(chunk) <= 5 and not chunk.isdigit():
         return (lower,)  # s3, k8s, e2e, ec2, i18n, utf8
-    parts = CAMEL_PIECE.findall(chunk)
+    parts = camel_pieces(chunk)
     terms = [lower] if len(parts) > 1 and not has_digit and len(lower) <= 40 else []
     for part in parts:  # besides the identifier as a whole, its words
         term = _term(part)
@@ -176,7 +169,7 @@ _CHUNK_CACHE_MAX = 50_000
 
 def tokenize(text: str) -> list[str]:
     """The terms of ``text``, in order, repeats kept."""
-    return cached_terms(WORD_CHUNK.findall(text), _chunk_terms, _CHUNK_CACHE, _CHUNK_CACHE_MAX)
+    return cached_terms(word_chunks(text), _chunk_terms, _CHUNK_CACHE, _CHUNK_CACHE_MAX)
 
 
 def cached_terms(

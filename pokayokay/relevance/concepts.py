@@ -31,7 +31,6 @@ buys on a labelled set and on prompts written after it was frozen.
 
 from __future__ import annotations
 
-from pokayokay.infra.lazyre import Lazy
 from pokayokay.relevance import vocabulary
 from pokayokay.relevance.analyser import (
     MAX_QUERY_CHARS,
@@ -41,6 +40,7 @@ from pokayokay.relevance.analyser import (
     stem,
     tokenize,
 )
+from pokayokay.relevance.scan import concept_word_spans
 
 CONCEPT_FACTOR = 1.0
 # What a piece of evidence resting on one unsupported ambiguous word weighs (a plain one: 1).
@@ -56,7 +56,12 @@ AMBIGUOUS_MARK = "?"
 BIGRAM_JOIN = "+"
 
 
-_WORD = Lazy(r"[a-z0-9][a-z0-9_.+@:-]*[a-z0-9+]|[a-z0-9]")
+# The words of the table and of a lowered prompt: ``[a-z0-9][a-z0-9_.+@:-]*[a-z0-9+]|[a-z0-9]``,
+# read by a plain scan (:func:`pokayokay.relevance.scan.concept_word_spans`).
+
+
+def _words(text: str) -> list[str]:
+    return [text[start:end] for start, end in concept_word_spans(text)]
 
 
 class _Table:
@@ -105,7 +110,7 @@ def _load() -> _Table:
             if i:  # after a "|": a phrase
                 # "#" is any number ("page #"): read as a digit, which the words skip
                 tokens = tuple(
-                    "#" if t.isdigit() else t for t in _WORD.findall(part.replace("#", "0"))
+                    "#" if t.isdigit() else t for t in _words(part.replace("#", "0"))
                 )
                 if len(tokens) > 1:
                     key = (*tokens[:-1], _singular(tokens[-1]))
@@ -176,12 +181,12 @@ def evoked(text: str) -> list[tuple[str, str, bool]]:
     phrase of the table is written ``#`` ("page #")."""
     table = _load()
     lowered = text.lower()
-    spans = list(_WORD.finditer(lowered))
-    tokens = [m.group() for m in spans]
+    spans = concept_word_spans(lowered)
+    tokens = [lowered[start:end] for start, end in spans]
     in_path = {  # "billing" in "billing/plans.py", "payouts" in "/api/payouts/"
         at
-        for at, m in enumerate(spans)
-        if (m.start() and lowered[m.start() - 1] == "/") or lowered[m.end() : m.end() + 1] == "/"
+        for at, (start, end) in enumerate(spans)
+        if (start and lowered[start - 1] == "/") or lowered[end : end + 1] == "/"
     }
     found: list[tuple[str, str, bool]] = []
     where: list[int] = []  # the token each entry of found comes from

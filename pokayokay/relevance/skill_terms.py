@@ -22,8 +22,8 @@ from itertools import pairwise
 
 from pokayokay.infra.lazyre import IGNORECASE, Lazy
 from pokayokay.relevance import analyser, vocabulary
-from pokayokay.relevance.analyser import CAMEL_PIECE, LazyTerms, cached_terms, stem_with
-from pokayokay.relevance.analyser import WORD_CHUNK as _WORD
+from pokayokay.relevance.analyser import LazyTerms, cached_terms, stem_with
+from pokayokay.relevance.scan import camel_pieces, lower_words, names_http_method, word_chunks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -195,7 +195,7 @@ def _chunk_terms(chunk: str) -> tuple[str, ...]:
     if any(c.isdigit() for c in chunk) and len(chunk) <= 5 and not chunk.isdigit():
         return (lower,)  # s3, k8s, e2e, ec2, utf8
     out = []
-    for part in CAMEL_PIECE.findall(chunk):
+    for part in camel_pieces(chunk):
         term = _term(part)
         if term:
             out.append(term)
@@ -217,7 +217,7 @@ def fold_phrases(text: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """The terms of ``text`` in order (repeats kept)."""
-    return cached_terms(_WORD.findall(fold_phrases(text)), _chunk_terms, _CACHE, _CACHE_MAX)
+    return cached_terms(word_chunks(fold_phrases(text)), _chunk_terms, _CACHE, _CACHE_MAX)
 
 
 # Words and phrases of a prompt that evoke the words skill descriptions use for the same subject:
@@ -230,10 +230,10 @@ def tokenize(text: str) -> list[str]:
 # catalog's: ``tests/skills/test_suggest_eval.py`` measures it on prompts written after it.
 # The table is vocabulary/skill_evokes.tsv (``EVOKES``, its text, read when first parsed).
 
-# Upper-case HTTP methods name an endpoint ("PATCH or POST"); lower-case "post" and "put" do not.
-_HTTP_METHOD = Lazy(r"\b(?:GET|POST|PUT|PATCH|DELETE)\b")
+# Upper-case HTTP methods name an endpoint ("PATCH or POST"); lower-case "post" and "put" do not
+# (:func:`pokayokay.relevance.scan.names_http_method`). The prompt's words are read by
+# :func:`pokayokay.relevance.scan.lower_words`.
 _EVOKES_BLOCK = Lazy(r"\n(?=\S)")
-_LOWER_WORD = Lazy(r"[a-z][a-z0-9-]*")
 
 _evokes: tuple[list[tuple[str, list[str]]], dict[str, list[str]]] | None = None
 
@@ -319,12 +319,12 @@ def evoked_terms(text: str) -> set[str]:
     phrases, words = _evoke_table()
     lower = text.lower()
     out: set[str] = set()
-    for word in _LOWER_WORD.findall(lower):
+    for word in lower_words(lower):
         out.update(words.get(word, ()))
     for phrase, added in phrases:
         if _holds_phrase(lower, phrase):
             out.update(added)
-    if _HTTP_METHOD.search(text):
+    if names_http_method(text):
         out.update(tokenize("http endpoint"))
     return out
 

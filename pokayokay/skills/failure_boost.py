@@ -33,6 +33,7 @@ from __future__ import annotations
 from itertools import repeat
 
 from pokayokay.infra.lazyre import Lazy
+from pokayokay.relevance.scan import shown_path_ok
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -144,8 +145,8 @@ def _suffix(path: str) -> str:
     return last.rsplit(".", 1)[-1].lower() if "." in last.lstrip(".") else ""
 
 
-# What a path shown to the model may hold: a path, nothing that reads as prose or markup.
-_SHOWN_PATH = Lazy(r"[\w./@+-]{1,160}")
+# What a path shown to the model may hold: a path, nothing that reads as prose or markup
+# (:func:`pokayokay.relevance.scan.shown_path_ok`: ``[\w./@+-]{1,160}``, whole).
 
 
 def place(group: FailureGroup, named: Sequence[str]) -> str | None:
@@ -156,7 +157,7 @@ def place(group: FailureGroup, named: Sequence[str]) -> str | None:
     if found is None:
         tested = failing_test(group, named)
         found = None if tested is None else f"in the tests of {tested[1]}"
-    if found is None or _SHOWN_PATH.fullmatch(found.split(" ", 1)[1].replace(" ", "_")):
+    if found is None or shown_path_ok(found.split(" ", 1)[1].replace(" ", "_")):
         return found
     return "in a file the prompt names"
 

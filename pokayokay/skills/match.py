@@ -52,6 +52,8 @@ import math
 from pokayokay.infra.lazyre import IGNORECASE, Lazy
 from pokayokay.recall.asks import message_content
 from pokayokay.recall.evidence import rare, speaks
+from pokayokay.relevance.scan import has_inner_capital, replace_spans
+from pokayokay.relevance.scan_names import file_name_matches
 from pokayokay.relevance.skill_terms import (
     GENERIC_FACTOR,
     MAX_PROMPT_CHARS,
@@ -330,7 +332,8 @@ CODE_EXTENSIONS = frozenset(
 # A file name in a prompt (``budget.xlsx``, ``src/app/models.py``, ``time.sleep``): its
 # extension counts only for skills that name that extension as a format they handle.
 _NAME_SEPARATORS = Lazy(r"[:_\-./]+")
-_FILE_NAME = Lazy(r"(?<![\w.])([\w./-]*\w)\.([A-Za-z][A-Za-z0-9]{0,6})(?![\w.])")
+# (?<![\w.])([\w./-]*\w)\.([A-Za-z][A-Za-z0-9]{0,6})(?![\w.]), read by a plain scan
+# (:func:`pokayokay.relevance.scan_names.file_name_matches`, property-tested against it).
 # An identifier of code: snake_case, lower camelCase, a dotted name, a call, PascalCase followed
 # by the kind of thing it names ("the ChangelogPage component") or ending in it (``PdfIcon``,
 # ``CsvExportButton``); other PascalCase is often a subject: GraphQL, JavaScript, PowerPoint.
@@ -377,18 +380,20 @@ class Query:
         exts: set[str] = set()
         in_paths: set[str] = set()
         segments: list[tuple[list[str], bool]] = []  # folders and file names, as words
-        for found in _FILE_NAME.finditer(text):
-            ext = found[2].lower()
+        file_names = file_name_matches(text)
+        for file_name in file_names:
+            ext = file_name.groups[1].lower()
             exts.update(tokenize(ext))
-            *folders, stem = found[1].split("/")
+            *folders, stem = file_name.groups[0].split("/")
             for i, segment in enumerate([*folders, stem]):
                 named = tokenize(segment)
                 if named:
                     segments.append((named, i == len(folders) and ext not in CODE_EXTENSIONS))
                     in_paths.update(named)
-        words = _FILE_NAME.sub(" , ", text)
+        words = replace_spans(text, [(f.start, f.end) for f in file_names], " , ")
         in_idents: set[str] = set()  # spreadsheet_id, export_csv(), client.messages.create
-        if "_" in words or "." in words or "(" in words or not words.islower():
+        # every identifier shape holds one of these (the pattern compiles only then)
+        if "_" in words or "." in words or "(" in words or has_inner_capital(words):
             for found in _IDENTIFIER.finditer(words):
                 in_idents.update(tokenize(found[0]))
             words = _IDENTIFIER.sub(" , ", words)

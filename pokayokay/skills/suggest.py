@@ -49,7 +49,8 @@ chain learnings, ``pokayokay.relevance.analyser`` are imported on use.
 
 from __future__ import annotations
 
-from pokayokay.infra.lazyre import Lazy
+from pokayokay.relevance.scan import looks_like_url, skill_name_ok, word_chunks
+from pokayokay.relevance.scan_names import prompt_path_matches
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -73,14 +74,11 @@ TASK_OVERLAP = 0.5  # share of the shorter task's terms two tasks must share
 CHAIN_LOOKBACK = 10
 PREFIX = "pokayokay: "
 
-_PATH = Lazy(
-    r"(?<![\w/.-])(?:\./)?((?:[\w.-]+/)+[\w.-]*|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5})"
-    r"(?![\w/-])"
-)
-_URLISH = Lazy(r"^(?:https?|ftp|www)\b|://")
-_NAME_OK = Lazy(r"[A-Za-z0-9][A-Za-z0-9:_.-]{0,80}")
-_LETTER = Lazy(r"[A-Za-z]")
-_WORDS = Lazy(r"[^\W_]+")
+# The paths of a prompt, the URL check and the skill-name check are plain scans, each
+# property-tested against the pattern it replaced (:mod:`pokayokay.relevance.scan_names`:
+# ``prompt_path_matches``; :mod:`pokayokay.relevance.scan`: ``looks_like_url``,
+# ``skill_name_ok``); a prompt imports no ``re``.
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 # Plain classes, not dataclasses: this module is on the prompt hook's path, and importing
@@ -178,16 +176,16 @@ def prompt_paths(prompt: str) -> list[str]:
     ``conftest.py``), in order, deduplicated; URLs (with or without a scheme:
     ``docs.python.org/3/``, ``git@github.com:org/repo``) and absolute paths are skipped."""
     out: list[str] = []
-    for match in _PATH.finditer(prompt[:4000]):
-        start = match.start()
+    for match in prompt_path_matches(prompt[:4000]):
+        start = match.start
         if start > 0 and prompt[start - 1] in ":/~@":
             continue
-        path = match[1].rstrip(".")
-        if not path or _URLISH.search(path) or path.startswith(("..", "/")):
+        path = match.groups[0].rstrip(".")
+        if not path or looks_like_url(path) or path.startswith(("..", "/")):
             continue
         if _is_web_address(prompt, start):
             continue  # example.com/docs/api, docs.example.dev:8080/x: no scheme
-        if "/" not in path and not _LETTER.search(path.rsplit(".", 1)[-1]):
+        if "/" not in path and not any(c in _LETTERS for c in path.rsplit(".", 1)[-1]):
             continue  # 1.2.3
         if path not in out:
             out.append(path)
@@ -241,7 +239,7 @@ def _matched_words(prompt: str, shared: set[str], limit: int = 3) -> list[str]:
     from pokayokay.relevance.skill_terms import evoked_terms, tokenize
 
     out: list[str] = []
-    for word in _WORDS.findall(prompt[:4000]):
+    for word in word_chunks(prompt[:4000]):
         if len(out) >= limit:
             break
         lower = word.lower()
@@ -281,7 +279,7 @@ def _usable(skills: Sequence[Skill]) -> list[Skill]:
     return [
         s
         for s in skills
-        if s.model_invocable and s.profile is not None and _NAME_OK.fullmatch(s.name)
+        if s.model_invocable and s.profile is not None and skill_name_ok(s.name)
     ]
 
 

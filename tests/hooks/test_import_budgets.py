@@ -25,7 +25,11 @@ BUDGETS = {
     # (44: strings, no pathlib/re/enum/json, recall's modules only on a topic branch, decision
     # 0124; 75 before, with the full freshness checks SessionEnd's, decision 0105)
     "SessionStart": 48,
-    "UserPromptSubmit": 113,  # (111: the ingester is imported only when something is spooled)
+    # (111: the ingester is imported only when something is spooled; 115 with relevance.scan and
+    # relevance.scan_names, the plain scans that replace the prompt's patterns, decision 0137:
+    # the registered command then imports no re, tests/architecture/test_prompt_imports_no_re;
+    # this lab's prompt still does, through learnings.outcomes.chain, read for its chain file)
+    "UserPromptSubmit": 116,
     "SubagentStart": 52,  # (48: its block is kept by the stat of its files)
     "PreToolUse": 32,  # (28)
     "Stop": 38,  # (35)

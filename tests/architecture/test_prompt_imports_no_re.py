@@ -1,0 +1,78 @@
+"""The warm prompt imports no ``re`` (issue 26): ``re`` with what it imports (enum, functools,
+collections) and a dozen compiled patterns were half an interpreter start of every prompt.
+
+The registered UserPromptSubmit command runs, as ``init`` wrote it into the project's
+settings, on the benchmarks' realistic project (graduated rules, a failure store, learnings,
+skills, a long MEMORY.md; ``benchmarks.suites.budgets.realistic_project``, smaller) for each
+prompt kind the budget rows time: a prompt naming project files, a plain prompt, and a plain
+prompt right after Claude rewrote MEMORY.md. ``PYTHONPROFILEIMPORTTIME`` lists every module the
+hook's interpreter imports."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from benchmarks.fixtures.lab import Lab, Project
+from benchmarks.fixtures.memory import encode_payload, moved_payload
+from benchmarks.suites.budgets import PATH_PROMPT, WARM_PROMPT, realistic_project
+from benchmarks.suites.realistic import registered_argv
+
+NEVER = ("re", "enum", "dataclasses", "typing")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    lab = Lab(tmp_path_factory.mktemp("lab"))
+    return realistic_project(lab, learnings=300, events=2_000, memory_lines=200)
+
+
+def _imported(project: Project, prompt: str, session: str) -> tuple[set[str], bytes]:
+    payload = moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
+    payload["session_id"] = session
+    proc = subprocess.run(
+        registered_argv(project, "UserPromptSubmit"),
+        input=encode_payload(payload),
+        env=dict(project.env, PYTHONPROFILEIMPORTTIME="1"),
+        cwd=project.path,
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    lines = proc.stderr.decode(errors="replace").splitlines()
+    modules = {
+        line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")
+    }
+    return modules, proc.stdout
+
+
+def _rewrite(project: Project, n: int) -> None:
+    """Claude rewrote MEMORY.md: one entry's wording changes, the length stays."""
+    text = project.memory_file.read_text("utf-8")
+    project.memory_file.write_text(text.replace("Memory", f"Mem{n:02d}", 1), "utf-8")
+
+
+@pytest.mark.parametrize("kind", ["path prompt", "plain prompt", "prompt after a rewrite"])
+def test_the_registered_prompt_hook_imports_no_re(project: Project, kind: str) -> None:
+    prompt = PATH_PROMPT if kind == "path prompt" else WARM_PROMPT
+    if kind == "prompt after a rewrite":
+        _rewrite(project, 1)
+    modules, out = _imported(project, prompt, f"no-re-{kind.replace(' ', '-')}")
+    # the hook ran through (the analysers and the recall index were imported), and spoke
+    assert "pokayokay.relevance.scan" in modules and "pokayokay.recall.sources" in modules
+    if kind == "path prompt":
+        assert b"hookSpecificOutput" in out
+    heavy = sorted(m for m in modules if m in NEVER)
+    assert not heavy, f"the {kind} imports {heavy}"
+
+
+def test_the_import_listing_sees_re_when_it_is_imported(project: Project) -> None:
+    """The check above can fail: a prompt that holds a quoted phrase reaches a pattern that
+    stays a regex (skills.match's quotes), and the listing shows ``re``."""
+    modules, _out = _imported(
+        project,
+        'the "checkout totals" test fails again; rename the CheckoutTotals class',
+        "no-re-control",
+    )
+    assert "re" in modules
