@@ -97,14 +97,15 @@ def test_each_scan_equals_its_regex_on_generated_text(name: str) -> None:
     _property(name, 500)()
 
 
-# the scans with look-arounds and backtracking to reproduce get the most examples (~20 s each)
-MANY = {"name_spans": 20_000, "prompt_path_matches": 20_000, "file_name_matches": 15_000}
+# the scans with look-arounds and backtracking to reproduce get the most examples (5-8 s each
+# on one core; the whole slow tier has to stay inside CI's 15 minutes)
+MANY = {"name_spans": 6_000, "prompt_path_matches": 6_000, "file_name_matches": 5_000}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_scan_equals_its_regex_on_many_generated_texts(name: str) -> None:
-    _property(name, MANY.get(name, 5_000))()
+    _property(name, MANY.get(name, 1_500))()
 
 
 def test_spans_replaced_as_sub_does() -> None:
