@@ -85,7 +85,6 @@ def gather_signals(
     from pokayokay.skills.suggest import Signals
 
     spikes: list[Any] = []
-    chain: list[Any] = []
     groups: list[Any] = []
     known: list[str] = []
     rules: list[tuple[str, tuple[str, ...]]] = []
@@ -97,12 +96,13 @@ def gather_signals(
         from pokayokay.learnings.outcomes.spikes import read as read_spikes
 
         spikes = list(read_spikes(Path(memory_dir)))
+    chain_reader = None
     if os.path.exists(os.path.join(memory_dir, CHAIN_LEARNINGS_FILE)):
-        from pathlib import Path
 
-        from pokayokay.learnings.outcomes.chain import read as read_chain
+        def chain_reader() -> list[Any]:  # only when a suggestion is shown (Signals)
+            from pokayokay.learnings.outcomes.chain_entries import read
 
-        chain = list(read_chain(Path(memory_dir)))
+            return read(str(memory_dir), CHAIN_LEARNINGS_FILE)
     if needs_failure_signals(project, named_paths):
         from pokayokay.infra.state import project_state_path
 
@@ -128,8 +128,8 @@ def gather_signals(
 
         rules, matched = rules_for_paths(project, rules_cache, paths)
     return Signals(
-        spikes=spikes, failure_groups=groups, rules=rules, chain=chain, paths=paths,
-        matched_rules=matched,
+        spikes=spikes, failure_groups=groups, rules=rules, paths=paths, matched_rules=matched,
+        chain_reader=chain_reader,
     )  # fmt: skip
 
 

@@ -54,9 +54,9 @@ from pokayokay.relevance.scan_names import prompt_path_matches
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
-    from pokayokay.learnings.outcomes.chain import SessionOutcome
+    from pokayokay.learnings.outcomes.chain_entries import SessionOutcome
     from pokayokay.learnings.outcomes.spikes import Spike
     from pokayokay.relevance.gate import Gate
     from pokayokay.relevance.own_words import OwnWords
@@ -88,7 +88,9 @@ _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 class Signals:
     """The memory signals for one prompt."""
 
-    __slots__ = ("chain", "failure_groups", "matched_rules", "paths", "rules", "spikes")
+    __slots__ = (
+        "chain", "chain_reader", "failure_groups", "matched_rules", "paths", "rules", "spikes",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -100,11 +102,16 @@ class Signals:
         # (rule, path) for each rule that loads for one of ``paths``, when the reader found
         # them already (``rules.scopes.rules_for_paths``, cached); None: matched here.
         matched_rules: Sequence[tuple[str, str]] | None = None,
+        # reads ``chain`` when a suggestion is shown (its only use: the risk note): every
+        # project past a few SessionEnds has the file, and parsing it imports re, json,
+        # dataclasses, pathlib and datetime, about a floor on a prompt that suggests nothing
+        chain_reader: Callable[[], Sequence[SessionOutcome]] | None = None,
     ) -> None:
         self.spikes = spikes
         self.failure_groups = failure_groups
         self.rules = rules
         self.chain = chain
+        self.chain_reader = chain_reader
         self.paths = paths
         self.matched_rules = matched_rules
 
@@ -428,8 +435,11 @@ def suggest(
         suggestions.append(Suggestion(name, round(scores[name], 3), why))
 
     # Chain learnings: the latest session on a similar task used the skill and ended failing.
-    if suggestions and signals.chain:
-        for entry in list(signals.chain)[::-1][:CHAIN_LOOKBACK]:
+    chain = signals.chain
+    if suggestions and not chain and signals.chain_reader is not None:
+        chain = signals.chain_reader()
+    if suggestions and chain:
+        for entry in list(chain)[::-1][:CHAIN_LOOKBACK]:
             if not entry.task or not _similar_task(prompt, entry.task):
                 continue
             if entry.result == "failed":

@@ -352,7 +352,7 @@ def test_hand_written_value_classes_are_the_listed_ones() -> None:
     and no other is written (a new one on a hook path is a choice the page records)."""
     claim = _claim("Value types")
     assert "docs/decisions/0126" in claim
-    listed = set(re.findall(r"`(\w+/\w+\.[A-Z]\w*)`", claim))
+    listed = set(re.findall(r"`(\w+(?:/\w+)+\.[A-Z]\w*)`", claim))
     found = {
         f"{relative.removesuffix('.py')}.{name}"
         for relative, tree in TREES.items()

@@ -12,7 +12,7 @@ from helpers.paths import DATA_DIR
 
 from pokayokay.cli.suggest import suggest_cli
 from pokayokay.failures.model import FailureGroup
-from pokayokay.learnings.outcomes.chain import SessionOutcome
+from pokayokay.learnings.outcomes.chain_entries import SessionOutcome
 from pokayokay.learnings.outcomes.spikes import Spike
 from pokayokay.skills.catalog import Skill, catalog_from_folder
 from pokayokay.skills.suggest import FLOOR, MAX_CHARS, Signals, prompt_paths, suggest

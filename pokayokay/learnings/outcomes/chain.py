@@ -29,6 +29,10 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from pokayokay.learnings.outcomes.chain_entries import (
+    SessionOutcome,
+)
+from pokayokay.learnings.outcomes.chain_entries import read as read_entries
 from pokayokay.names import CHAIN_LEARNINGS_ARCHIVE_FILE, CHAIN_LEARNINGS_FILE
 
 TYPE_CHECKING = False
@@ -43,8 +47,6 @@ FILE_NAME = CHAIN_LEARNINGS_FILE
 ARCHIVE_NAME = CHAIN_LEARNINGS_ARCHIVE_FILE
 MAX_ENTRIES = 50
 MAX_TRANSCRIPT_BYTES = 32 << 20
-MAX_FILES_SHOWN = 8
-MAX_SKILLS_SHOWN = 10
 TASK_CHARS = 160
 FAILURE_WINDOW = 7 * 24 * 3600.0
 HEADER = (
@@ -55,86 +57,11 @@ HEADER = (
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 RESULTS = ("clean", "recovered", "failed", "unknown")
 
-_HEADING = re.compile(r"^## (\d{4}-\d{2}-\d{2}) session (\S+)\s*$")
-_FIELD = re.compile(r"^- (Task|Skills|Failures|Files|Result): (.*?)\s*$")
 _NAME_OK = re.compile(r"[A-Za-z0-9][A-Za-z0-9:_.-]{0,80}")
-
-
-@dataclass(frozen=True)
-class SessionOutcome:
-    day: str
-    session_id: str
-    task: str
-    skills: tuple[str, ...]
-    failures: int
-    categories: tuple[tuple[str, int], ...]  # (category, count), most first
-    files: tuple[str, ...]
-    result: str  # clean | recovered | failed | unknown
-    result_note: str = ""
-
-    def render(self) -> str:
-        cats = ", ".join(f"{c} {n}" for c, n in self.categories)
-        failures = f"{self.failures} ({cats})" if cats else str(self.failures)
-        shown = list(self.files[:MAX_FILES_SHOWN])
-        if len(self.files) > MAX_FILES_SHOWN:
-            shown.append(f"+{len(self.files) - MAX_FILES_SHOWN} more")
-        result = f"{self.result} ({self.result_note})" if self.result_note else self.result
-        return (
-            f"## {self.day} session {self.session_id}\n"
-            f"- Task: {self.task or '-'}\n"
-            f"- Skills: {', '.join(self.skills[:MAX_SKILLS_SHOWN]) or '-'}\n"
-            f"- Failures: {failures}\n"
-            f"- Files: {', '.join(shown) or '-'}\n"
-            f"- Result: {result}\n"
-        )
 
 
 # --------------------------------------------------------------------------------------------
 # The file
-
-
-def parse(text: str) -> list[SessionOutcome]:
-    """The entries of ``chain-learnings.md``, in file order (malformed fields read as empty)."""
-    out: list[SessionOutcome] = []
-    current: dict[str, str] | None = None
-
-    def flush() -> None:
-        if current is None:
-            return
-        failures_text = current.get("Failures", "0")
-        count = re.match(r"\d+", failures_text)
-        cats = tuple((m[1], int(m[2])) for m in re.finditer(r"([a-z0-9-]+) (\d+)", failures_text))
-        result_text = current.get("Result", "")
-        result = result_text.split(" ", 1)[0] if result_text else ""
-        note = re.search(r"\((.*)\)", result_text)
-        skills = current.get("Skills", "-")
-        files = current.get("Files", "-")
-        task = current.get("Task", "-")
-        out.append(
-            SessionOutcome(
-                day=current["day"],
-                session_id=current["session"],
-                task="" if task == "-" else task,
-                skills=() if skills == "-" else tuple(s.strip() for s in skills.split(",")),
-                failures=int(count[0]) if count else 0,
-                categories=cats,
-                files=() if files == "-" else tuple(f.strip() for f in files.split(",")),
-                result=result,
-                result_note=note[1] if note else "",
-            )
-        )
-
-    for line in text.splitlines():
-        heading = _HEADING.match(line)
-        if heading:
-            flush()
-            current = {"day": heading[1], "session": heading[2]}
-            continue
-        field = _FIELD.match(line)
-        if field and current is not None:
-            current[field[1]] = field[2]
-    flush()
-    return out
 
 
 def split_entries(text: str) -> tuple[str, list[str]]:
@@ -161,9 +88,7 @@ def trim(text: str, keep: int = MAX_ENTRIES) -> tuple[str, list[str]]:
 
 
 def read(memory_dir: Path) -> list[SessionOutcome]:
-    from pokayokay.learnings.outcomes.spikes import read_topic_text
-
-    return parse(read_topic_text(memory_dir, FILE_NAME))
+    return read_entries(str(memory_dir), FILE_NAME)
 
 
 # How long a SessionEnd waits for another one's rotation before leaving it to the next.

@@ -19,12 +19,12 @@ from pokayokay.learnings.outcomes.chain import (
     TranscriptFacts,
     append,
     outcome_of,
-    parse,
     read,
     read_transcript,
     rotate,
     session_end_chain,
 )
+from pokayokay.learnings.outcomes.chain_entries import parse
 from pokayokay.learnings.outcomes.spikes import CHAIN_LINK
 
 
