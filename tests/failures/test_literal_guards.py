@@ -7,6 +7,7 @@ generated outputs built from their lines, the patterns' literal starts and near 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from helpers.paths import DATA_DIR
@@ -14,9 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from pokayokay.failures import mistakes, signature
+from pokayokay.failures import classify, mistakes, signature
 from pokayokay.failures.mistakes import find_mistakes
 from pokayokay.failures.signature import key_lines, normalise
+from pokayokay.hooks.capture import failure_keys
+from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
+from pokayokay.infra.lazyre import Lazy
+from pokayokay.safety import redact_blocks
 
 # --- the unguarded reading (the code before decision 0138) -----------------------------------
 
@@ -231,3 +236,75 @@ def test_a_pytest_report_compiles_only_the_patterns_it_reaches() -> None:
     compiled = {name for name, value in vars(p).items() if getattr(value, "_regex", None)}
     assert out.found
     assert compiled <= {"pytest_failed", "pytest_block", "fixture"}, compiled
+
+
+# --- the gate's keys, whole ----------------------------------------------------------------------
+
+
+def _reading_rules() -> tuple[classify.Rule, ...]:
+    """The built-in rows with their literals read on first use (before the table)."""
+
+    def reading(looks: classify.Pattern | None) -> Lazy | None:
+        return None if looks is None else Lazy(looks.pattern, literals=True)
+
+    return tuple(
+        classify.Rule(r.category, reading(r.tool), reading(r.command), reading(r.error), r.note)
+        for r in classify.BUILTIN_RULES
+    )
+
+
+def old_keys(payload: dict[str, object]) -> list[tuple[str, str]]:
+    """:func:`failure_keys` as it read before decision 0138: no guard, base64 for each encoded
+    run's head, the classifier's literals read on first use."""
+    import base64
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(mistakes, "_lines", _old_lines)
+        mp.setattr(mistakes, "_tests", _old_tests)
+        mp.setattr(signature, "_clean_lines", _old_clean_lines)
+        mp.setattr(redact_blocks, "head_bytes", lambda h: base64.b64decode(h, validate=True))
+        mp.setattr(classify, "BUILTIN_RULES", _reading_rules())
+        return failure_keys(payload)
+
+
+def _payload(output: str, command: str, root: str) -> dict[str, object]:
+    return {
+        "session_id": "s-1",
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "run it"},
+        "error": f"Exit code 1\n{output}",
+        "cwd": root,
+        SPOOLED_PROJECT_KEY: root,
+    }
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project folder (no git: the root is the folder itself) shared by the examples."""
+    return tmp_path_factory.mktemp("gate-project")
+
+
+COMMANDS = ["pytest tests/test_checkout.py", "ruff check .", "npx jest", "npm run build", "make"]
+
+
+def test_the_gate_keys_of_the_real_outputs_are_as_before(tmp_path: Path) -> None:
+    for output in REAL:
+        for command in COMMANDS[:2]:
+            payload = _payload(output, command, str(tmp_path))
+            assert failure_keys(payload) == old_keys(payload)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(output=output_strategy, command=st.sampled_from(COMMANDS))
+def test_the_gate_keys_are_as_before(root: Path, output: str, command: str) -> None:
+    payload = _payload(output, command, str(root))
+    assert failure_keys(payload) == old_keys(payload)
+
+
+@pytest.mark.slow
+@settings(max_examples=2_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(output=output_strategy, command=st.sampled_from(COMMANDS))
+def test_the_gate_keys_are_as_before_at_length(root: Path, output: str, command: str) -> None:
+    payload = _payload(output, command, str(root))
+    assert failure_keys(payload) == old_keys(payload)
