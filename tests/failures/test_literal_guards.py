@@ -7,6 +7,7 @@ generated outputs built from their lines, the patterns' literal starts and near 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -308,3 +309,11 @@ def test_the_gate_keys_are_as_before(root: Path, output: str, command: str) -> N
 def test_the_gate_keys_are_as_before_at_length(root: Path, output: str, command: str) -> None:
     payload = _payload(output, command, str(root))
     assert failure_keys(payload) == old_keys(payload)
+
+
+def test_a_regex_space_is_a_str_space() -> None:
+    """The guards read ``\\s`` of a pattern as :meth:`str.isspace` (``FAIL`` and a space): the
+    same characters, every code point."""
+    space = re.compile(r"\s")
+    differ = [i for i in range(sys.maxunicode + 1) if bool(space.match(chr(i))) != chr(i).isspace()]
+    assert differ == []
