@@ -360,7 +360,8 @@ def _decode(run: str) -> str | None:
             raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
         except (binascii.Error, ValueError):
             return None
-    return raw.decode("ascii") if _readable(raw) else None
+    # readable is 95% printable ASCII: the other bytes are replaced, never a decoding error
+    return raw.decode("ascii", "replace") if _readable(raw) else None
 
 
 def redact_encoded(text: str, find: Callable[[str], str | None]) -> str:

@@ -177,6 +177,7 @@ _RUN_PARTS = st.one_of(
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_RUN_PARTS, max_size=12).map("".join))
+@example("I000I000I000I000I000I000I000I00000")
 def test_encoded_runs_are_redacted_as_with_base64_reading_each_head(text: str) -> None:
     """The whole of :func:`redact_encoded` with the head read by ``base64`` (the code before
     decision 0138) and by :func:`head_bytes`: the same text out."""
@@ -192,3 +193,16 @@ def test_encoded_runs_are_redacted_as_with_base64_reading_each_head(text: str) -
     with patch.object(redact_blocks, "head_bytes", by_base64):
         expected = redact_blocks.redact_encoded(text, find)
     assert redact_blocks.redact_encoded(text, find) == expected
+
+
+def test_a_run_decoding_to_mostly_text_with_a_high_byte_is_no_error() -> None:
+    """Readable means 95% printable ASCII: a run decoding to 24 such bytes and one above 127
+    (base64 or hex) is read with the byte replaced; redaction never raises on it (it raised
+    UnicodeDecodeError, and the capture of that output was lost), and a secret in it still
+    goes."""
+    text = "I000I000I000I000I000I000I000I00000"
+    assert redact(text) == text
+    hex_run = (b"x" * 30 + b"\xd3").hex()
+    assert redact(hex_run) == hex_run
+    hidden = base64.b64encode(b"password=hunter2-Value9 " * 2 + b"\xd3").decode()
+    assert "[redacted:" in redact(f"blob {hidden}")
