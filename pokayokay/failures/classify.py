@@ -53,6 +53,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from pokayokay.failures.classify_literals import READ_AHEAD
 from pokayokay.infra.lazyre import Lazy
 from pokayokay.infra.regex_budget import Budgeted
 
@@ -141,7 +142,7 @@ def row(
         if pattern is None:
             return None
         if lazy:  # a row tried on every failure and seldom matching: skipped by its words
-            return Lazy(pattern, literals=True)
+            return Lazy(pattern, literals=READ_AHEAD.get(pattern, True))
         from pokayokay.infra.regex_safety import unsafe_reason
 
         try:

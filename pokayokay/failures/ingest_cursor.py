@@ -24,11 +24,11 @@ remembered in :attr:`SpoolPosition.recorded`).
 from __future__ import annotations
 
 import time
-from contextvars import ContextVar
 
 TYPE_CHECKING = False  # no typing, dataclasses or contextlib: every ingest imports this module
 if TYPE_CHECKING:
     import sqlite3
+    from contextvars import ContextVar
     from types import TracebackType
 
 # Cursors of spools not written for this long are dropped at maintenance.
@@ -67,11 +67,24 @@ class OverBudget(Exception):
     """The record being ingested ran past its time budget (nothing of it was written)."""
 
 
-_current: ContextVar[SpoolPosition | None] = ContextVar("pokayokay_spool_position", default=None)
+# The position, a context variable made by the first ingest of the process: a reader that only
+# checks the budget outside any ingest (the prompt's spool gate) imports no contextvars. One
+# dict entry, set with setdefault (atomic), so that two threads starting an ingest share it.
+_made: dict[str, ContextVar[SpoolPosition | None]] = {}
+
+
+def _position_var() -> ContextVar[SpoolPosition | None]:
+    var = _made.get("position")
+    if var is None:
+        from contextvars import ContextVar
+
+        var = _made.setdefault("position", ContextVar("pokayokay_spool_position", default=None))
+    return var
 
 
 def current() -> SpoolPosition | None:
-    return _current.get()
+    var = _made.get("position")
+    return None if var is None else var.get()
 
 
 class ingesting:  # named as the context manager it replaces
@@ -84,7 +97,7 @@ class ingesting:  # named as the context manager it replaces
         self._position = position
 
     def __enter__(self) -> SpoolPosition:
-        self._token = _current.set(self._position)
+        self._token = _position_var().set(self._position)
         return self._position
 
     def __exit__(
@@ -93,13 +106,13 @@ class ingesting:  # named as the context manager it replaces
         value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        _current.reset(self._token)
+        _position_var().reset(self._token)
 
 
 def check_budget(stage: str) -> None:
     """Between two stages of a record's handling: raise :class:`OverBudget` when the record
     being ingested is past its deadline (outside an ingest: nothing)."""
-    position = _current.get()
+    position = current()
     deadline = None if position is None else position.deadline
     if deadline is not None and time.monotonic() > deadline:
         raise OverBudget(f"over the per-record time budget before {stage}")
@@ -108,7 +121,7 @@ def check_budget(stage: str) -> None:
 def advance(conn: sqlite3.Connection, store: str) -> None:
     """Inside a write transaction of ``store``: record the current position, or raise
     :class:`AlreadyIngested` when this store committed it before. No position: nothing."""
-    position = _current.get()
+    position = current()
     if position is None:
         return
     if store not in position.recorded:
@@ -127,7 +140,7 @@ def advance(conn: sqlite3.Connection, store: str) -> None:
 
 def committed(store: str) -> None:
     """After the commit of a transaction that recorded the current position in ``store``."""
-    position = _current.get()
+    position = current()
     if position is not None:
         position.recorded.add(store)
 

@@ -182,9 +182,12 @@ _p = built_once(_P)
 
 
 def _lines(output: str, p: _P) -> list[str]:
-    text = p.ansi.sub("", output)
+    # Each pattern runs only on a text holding its leading literal (compiling one costs more
+    # than the scan: the prompt's spool gate reads an output once per process).
+    text = p.ansi.sub("", output) if "\x1b" in output else output
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = p.exit_header.sub("", text, count=1)
+    if "Exit code" in text:
+        text = p.exit_header.sub("", text, count=1)
     return [line[:MAX_SCANNED_LINE].rstrip() for line in text.split("\n")[:MAX_SCANNED_LINES]]
 
 
@@ -198,7 +201,7 @@ def _slug(message: str, p: _P, words: int = 6) -> str:
 
 def _test_id(raw: str) -> str:
     """A pytest node id without its parameters (``test_x[case-1]`` → ``test_x``)."""
-    return re.sub(r"\[.*\]$", "", raw)
+    return re.sub(r"\[.*\]$", "", raw) if "[" in raw else raw
 
 
 class _Collector:
@@ -350,7 +353,8 @@ def _pytest_blocks(lines: list[str], p: _P) -> dict[str, list[str]]:
     blocks: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in lines:
-        m = p.pytest_block.match(line.strip())
+        stripped = line.strip()
+        m = p.pytest_block.match(stripped) if stripped.startswith("___") else None
         if m:
             current = blocks.setdefault(m[1], [])
         elif line.startswith("=") and current is not None:
@@ -373,13 +377,18 @@ def _mocha_title(lines: list[str], start: int, first: str) -> str | None:
 
 
 def _tests(lines: list[str], out: _Collector, p: _P) -> None:
+    # Every pattern here is anchored at a literal start: a line without it is passed over with
+    # no regex (each compiled only when a line can match it; the prompt's spool gate reads one
+    # output per process, where the compiles cost more than the scan).
     blocks: dict[str, list[str]] | None = None
     ava_titles: set[str] | None = None
     test_file = ""
     failing_section = False
     for i, raw in enumerate(lines):
         line = raw.strip()
-        if (m := p.jest_file.match(line)) or (m := p.bun_file.match(line)):
+        if (line.startswith("FAIL") and line[4:5].isspace() and (m := p.jest_file.match(line))) or (
+            _bun_file(line) and (m := p.bun_file.match(line))
+        ):
             test_file = m[1]
             continue
         if line.endswith(" failing") and re.fullmatch(r"\d+ failing", line):
@@ -390,37 +399,61 @@ def _tests(lines: list[str], out: _Collector, p: _P) -> None:
             if title:
                 out.add(f"test:{title}", line)
             continue
-        if m := p.rspec.match(line):
+        if line.startswith("rspec ") and (m := p.rspec.match(line)):
             out.add(f"test:{m[1]}", line)
-        elif m := p.ava.match(line):
+        elif line.startswith("✘ [fail]: ") and (m := p.ava.match(line)):
             if ava_titles is None:
                 ava_titles = {t[1] for t in map(p.ava.match, map(str.strip, lines)) if t}
             out.add(f"test:{m[1]}", line, *_ava_block(lines, i, m[1], ava_titles))
-        elif m := p.bun_fail.match(line):
+        elif line.startswith("✗ ") and (m := p.bun_fail.match(line)):
             out.add(f"test:{test_file + ' > ' if test_file else ''}{m[1]}", line)
-        elif m := p.pytest_failed.match(line):
+        elif line.startswith(("FAILED ", "ERROR ")) and (m := p.pytest_failed.match(line)):
             test_id = _test_id(m[2])
             if blocks is None:
                 blocks = _pytest_blocks(lines, p)
             name = test_id.rsplit("::", 1)[-1]
             block = blocks.get(name) or blocks.get(m[2].rsplit("::", 1)[-1]) or []
-            fixture = next((f for b in block if (f := p.fixture.match(b.strip()))), None)
+            fixture = next((f for b in block if (f := _fixture(b.strip(), p))), None)
             if m[1] == "ERROR" and fixture:
                 # a missing fixture is its own mistake, not the test's (nor an assertion's)
                 out.add(f"pytest:{fixture[1]}", line, *block)
             else:
                 out.add(f"test:{test_id}", line, *block)
-        elif m := p.unittest.match(line):
+        elif line.startswith(("FAIL: ", "ERROR: ")) and (m := p.unittest.match(line)):
             dotted = m[2] if m[2].endswith("." + m[1]) else f"{m[2]}.{m[1]}"
             out.add(f"test:{dotted}", line)
-        elif (m := p.go_test.match(raw)) or (m := p.cargo_test.match(line)):
+        elif ("--- FAIL: " in raw and (m := p.go_test.match(raw))) or (
+            line.startswith("test ") and (m := p.cargo_test.match(line))
+        ):
             out.add(f"test:{m[1]}", line)
-        elif (m := p.jest.match(line)) and "Test suite failed to run" not in line:
+        elif (
+            line.startswith("●")
+            and (m := p.jest.match(line))
+            and "Test suite failed to run" not in line
+        ):
             out.add(
                 f"test:{test_file + ' > ' if test_file else ''}{m[1]}", line, *_jest_block(lines, i)
             )
-        elif m := p.vitest.match(line):
+        elif _vitest(line) and (m := p.vitest.match(line)):
             out.add(f"test:{m[1]} > {m[2]}", line)
+
+
+def _bun_file(line: str) -> bool:
+    """Whether a stripped line can be bun's ``path/x.test.ts:`` (its pattern's literals)."""
+    return line.endswith(("s:", "sx:")) and (".test." in line or ".spec." in line)
+
+
+def _vitest(line: str) -> bool:
+    """Whether a stripped line can start vitest's ``FAIL|×|✗|❯`` and a space (``\\s`` is
+    :meth:`str.isspace`)."""
+    if line.startswith("FAIL"):
+        return line[4:5].isspace()
+    return line.startswith(("×", "✗", "❯")) and line[1:2].isspace()
+
+
+def _fixture(line: str, p: _P) -> re.Match[str] | None:
+    """pytest's ``E   fixture 'x' not found`` (a stripped line)."""
+    return p.fixture.match(line) if line.startswith("E") else None
 
 
 _BLOCK_LINES = 80

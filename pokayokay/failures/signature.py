@@ -184,19 +184,19 @@ _patterns = built_once(_Patterns)
 
 def _special(text: str, p: _Patterns) -> str | None:
     """Claude Code's own refusal texts reduced to their stable part, else ``None``."""
-    match = p.tool_use_error.match(text)
+    match = p.tool_use_error.match(text) if "<tool_use_error>" in text else None
     if match:
         inner = match.group(1).strip()
         return inner.split("\n", 1)[0].strip()
     first = text.lstrip().split("\n", 1)[0]
     if first.startswith("Error: "):
         first = first[len("Error: ") :]
-    for pattern, replacement in (
-        (p.hook_error, r"\1: [<command>]: "),
-        (p.permission, r"\1\2"),
-        (p.user_rejected, r"\1"),
+    for literal, pattern, replacement in (
+        (" hook error: [", p.hook_error, r"\1: [<command>]: "),
+        ("Permission to use ", p.permission, r"\1\2"),
+        ("The user doesn't want to ", p.user_rejected, r"\1"),
     ):
-        if pattern.match(first):
+        if literal in first and pattern.match(first):
             return pattern.sub(replacement, first, count=1)
     return None
 
@@ -212,14 +212,16 @@ def relativise(text: str, roots: Sequence[str]) -> str:
 
 
 def _clean_lines(error: str, roots: Sequence[str], p: _Patterns) -> list[str]:
-    text = p.ansi.sub("", error)
+    # Each pattern runs only on a text holding its literal: a compile costs more than the scan.
+    text = p.ansi.sub("", error) if "\x1b" in error else error
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = p.exit_header.sub("", text, count=1)
+    if "Exit code" in text:
+        text = p.exit_header.sub("", text, count=1)
     special = _special(text, p)
     if special is not None:
         text = special
     if roots:
-        text = relativise(p.file_url.sub("", text), roots)
+        text = relativise(p.file_url.sub("", text) if "file://" in text else text, roots)
     return [line[:MAX_SCANNED_LINE].strip() for line in text.split("\n")]
 
 

@@ -43,13 +43,18 @@ class Lazy:
     """``re.compile(pattern, flags)``, done on first use. With ``literals``, ``search``,
     ``match`` and ``fullmatch`` answer None without compiling for a text that holds none of
     the strings every match contains (:func:`pokayokay.infra.literals.required_literals`, read
-    from the pattern on its first use): for a pattern tried on many texts that seldom match."""
+    from the pattern on its first use, or given: the tuple that function returns for it, read
+    ahead, ``()`` for none): for a pattern tried on many texts that seldom match."""
 
-    def __init__(self, pattern: str, flags: int = 0, *, literals: bool = False) -> None:
+    def __init__(
+        self, pattern: str, flags: int = 0, *, literals: bool | tuple[str, ...] = False
+    ) -> None:
         self._args = (pattern, flags)
         self._regex: re.Pattern[str] | None = None
         # None: not read yet; (): no strings to look for (or not asked to)
-        self._needs: tuple[str, ...] | None = None if literals else ()
+        self._needs: tuple[str, ...] | None = (
+            literals if isinstance(literals, tuple) else None if literals else ()
+        )
 
     def __repr__(self) -> str:
         return f"Lazy({self._args[0]!r}, {self._args[1]!r})"

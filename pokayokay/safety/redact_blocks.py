@@ -321,10 +321,23 @@ _ENCODED_RUN = Lazy(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,8192}={0,2}(?![A-Z
 _HEX_CHARS = frozenset("0123456789abcdefABCDEF")
 
 
-def _decode(run: str) -> str | None:
-    import base64
-    import binascii
+_B64_VALUE = {
+    ch: value
+    for value, ch in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+}
 
+
+def head_bytes(head: str) -> bytes:
+    """``base64.b64decode(head, validate=True)`` for 16 characters of the standard alphabet
+    (12 bytes, no padding): read here, so that an output whose runs are no base64 (most
+    identifiers of 24 characters or more) costs no import of base64, struct and binascii."""
+    n = 0
+    for ch in head:
+        n = n << 6 | _B64_VALUE[ch]
+    return n.to_bytes(12, "big")
+
+
+def _decode(run: str) -> str | None:
     if len(run) % 2 == 0 and _HEX_CHARS.issuperset(run):
         try:
             raw = bytes.fromhex(run)
@@ -336,17 +349,19 @@ def _decode(run: str) -> str | None:
         body = run.replace("-", "+").replace("_", "/").rstrip("=")
         if len(body) % 4 == 1:
             return None
-        head = body[:16]
-        try:  # the first twelve bytes first: most runs are binary, or no base64 at all
-            if not _readable(base64.b64decode(head, validate=True)):
-                return None
-        except (binascii.Error, ValueError):
+        # The first twelve bytes first: most runs are binary, or no base64 at all. The run's
+        # 24 characters or more (the pattern), all of the alphabet once "-" and "_" are mapped.
+        if not _readable(head_bytes(body[:16])):
             return None
+        import base64
+        import binascii
+
         try:
             raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
         except (binascii.Error, ValueError):
             return None
-    return raw.decode("ascii") if _readable(raw) else None
+    # readable is 95% printable ASCII: the other bytes are replaced, never a decoding error
+    return raw.decode("ascii", "replace") if _readable(raw) else None
 
 
 def redact_encoded(text: str, find: Callable[[str], str | None]) -> str:

@@ -9,7 +9,6 @@ path or digest), :func:`secret_value` (a value, not a reference to one such as `
 
 from __future__ import annotations
 
-import math
 import re
 
 from pokayokay.infra.lazyre import Lazy as _Lazy
@@ -34,7 +33,9 @@ def entropy(value: str) -> float:
     for ch in value:
         counts[ch] = counts.get(ch, 0) + 1
     size = len(value)
-    return -sum(n / size * math.log2(n / size) for n in counts.values())
+    from math import log2  # on the first value long enough to weigh: most outputs have none
+
+    return -sum(n / size * log2(n / size) for n in counts.values())
 
 
 HEX = _Lazy(r"[0-9a-fA-F]+")

@@ -5,6 +5,7 @@ same patterns give when every one of them runs on every text."""
 
 from __future__ import annotations
 
+import base64
 from unittest.mock import patch
 
 from helpers.hostile import INJECTIONS
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 
 from pokayokay.safety import instructions
 from pokayokay.safety import redact as redact_module
-from pokayokay.safety.redact import SHAPES, Shape, redact
+from pokayokay.safety.redact import SHAPES, Shape, redact, redacted_kinds
 
 
 def unfiltered_shapes() -> list[Shape]:
@@ -146,3 +147,62 @@ def test_a_text_without_the_words_runs_no_phrase_pattern() -> None:
     phrases = instructions._PHRASES
     runs = [p for needs, p in phrases if all(any(w in canon for w in g) for g in needs)]
     assert len(runs) < len(phrases) // 2
+
+
+# --- the encoded runs' first twelve bytes, read without base64 (decision 0138) ----------------
+
+_B64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=_B64_ALPHABET, min_size=16, max_size=16))
+@example("A" * 16)
+@example("/" * 16)
+@example("c2VjcmV0X2tleT1o")
+def test_the_head_of_a_run_reads_as_base64_reads_it(head: str) -> None:
+    from pokayokay.safety.redact_blocks import head_bytes
+
+    assert head_bytes(head) == base64.b64decode(head, validate=True)
+
+
+_RUN_PARTS = st.one_of(
+    st.text(alphabet=_B64_ALPHABET + "-_=", min_size=1, max_size=60),
+    st.binary(min_size=1, max_size=60).map(lambda b: base64.b64encode(b).decode()),
+    st.sampled_from(
+        ["password=hunter2-Value", "test_total_with_discount", "ghp_" + "a1B2" * 9, " ", "\n"]
+    ).map(lambda t: base64.urlsafe_b64encode(t.encode()).decode()),
+    st.sampled_from([" ", "\n", ", ", "=", "test_total_with_discount", "sku-00001"]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_RUN_PARTS, max_size=12).map("".join))
+@example("I000I000I000I000I000I000I000I00000")
+def test_encoded_runs_are_redacted_as_with_base64_reading_each_head(text: str) -> None:
+    """The whole of :func:`redact_encoded` with the head read by ``base64`` (the code before
+    decision 0138) and by :func:`head_bytes`: the same text out."""
+    from pokayokay.safety import redact_blocks
+
+    def by_base64(head: str) -> bytes:
+        return base64.b64decode(head, validate=True)
+
+    def find(decoded: str) -> str | None:  # as redact hands it over
+        kinds = redacted_kinds(decoded, encoded=True)
+        return kinds[0] if kinds else None
+
+    with patch.object(redact_blocks, "head_bytes", by_base64):
+        expected = redact_blocks.redact_encoded(text, find)
+    assert redact_blocks.redact_encoded(text, find) == expected
+
+
+def test_a_run_decoding_to_mostly_text_with_a_high_byte_is_no_error() -> None:
+    """Readable means 95% printable ASCII: a run decoding to 24 such bytes and one above 127
+    (base64 or hex) is read with the byte replaced; redaction never raises on it (it raised
+    UnicodeDecodeError, and the capture of that output was lost), and a secret in it still
+    goes."""
+    text = "I000I000I000I000I000I000I000I00000"
+    assert redact(text) == text
+    hex_run = (b"x" * 30 + b"\xd3").hex()
+    assert redact(hex_run) == hex_run
+    hidden = base64.b64encode(b"password=hunter2-Value9 " * 2 + b"\xd3").decode()
+    assert "[redacted:" in redact(f"blob {hidden}")
