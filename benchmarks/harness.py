@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 
 DEFAULT_REPEAT = 21
 QUICK_REPEAT = 3  # a smoke run of every row: three runs give a median, never a verdict
-# Quick mode: a row whose warm-up cycle (its untimed set-up and waits included) took longer
-# than this gets one timed run, not QUICK_REPEAT. The slowest cycles are mostly asleep (the
+# Quick mode: a row with a cycle (its untimed set-up and waits included) longer than this gets
+# one timed run, not QUICK_REPEAT (the row ends after its first timed run, or after the one
+# that followed a slow warm-up). The slowest cycles are mostly asleep (the
 # budget rows that let the folders settle for 3.5 s before every run, the catch-up worker's own
 # settle wait), the others are the seconds-long commands (curate 10k lines, the cold caches):
 # two more of them buy a median a smoke run does not need; the row still runs, checks and all.
@@ -126,8 +127,9 @@ class Case:
     note: str = ""
     hook_event: str | None = None
     interleave_floor: bool = True  # run the floor after each timed run (off for the floors)
-    # Quick mode (``run_plan`` sets it): a warm-up cycle slower than this many seconds leaves
-    # one timed run (QUICK_SLOW_CYCLE_S). None: always ``n``.
+    # Quick mode (``run_plan`` sets it): a cycle slower than this many seconds (set-up, run and
+    # waits) leaves one timed run, or ends the row after a timed one (QUICK_SLOW_CYCLE_S).
+    # None: always ``n``.
     quick_after_s: float | None = None
 
     def payload(self, run: int) -> bytes:
@@ -163,13 +165,16 @@ class Case:
                     floor_ms, floor_cpu_ms, _ = timed_run(FLOOR_ARGV, b"", self.cwd, self.env)
                     floor_times.append(floor_ms)
                     floor_cpu.append(floor_cpu_ms)
-            elif (
-                i == self.warmup - 1
-                and self.quick_after_s is not None
-                and self.n > 1
+            if (
+                self.quick_after_s is not None
+                and i >= self.warmup - 1
+                and runs > max(i + 1, self.warmup + 1)
                 and time.perf_counter() - cycle_started > self.quick_after_s
             ):
-                trimmed_from, runs = self.n, self.warmup + 1
+                # A slow cycle: the warm-up's leaves one timed run, a timed run's ends the row
+                # (a row whose waits begin with its first timed run: the settle of the folders
+                # that run changed).
+                trimmed_from, runs = self.n, max(i + 1, self.warmup + 1)
             i += 1
         problem = self.verify(runs) if self.verify is not None else None
         if problem:
@@ -305,14 +310,14 @@ def quick_note(names: Sequence[str]) -> str:
 
 
 def trimmed_note(results: Sequence[Result]) -> str | None:
-    """The rows quick mode gave one timed run because their warm-up cycle was slow
+    """The rows quick mode gave one timed run because a cycle of theirs was slow
     (``QUICK_SLOW_CYCLE_S``), or None."""
     names = [r.name for r in results if "quick_trimmed_from" in r.extra]
     if not names:
         return None
     return (
-        f"quick mode: one timed run for the rows whose warm-up cycle (set-up and waits "
-        f"included) took over {QUICK_SLOW_CYCLE_S:g} s ({len(names)} rows): " + "; ".join(names)
+        f"quick mode: one timed run for the rows with a cycle (set-up and waits included) "
+        f"over {QUICK_SLOW_CYCLE_S:g} s ({len(names)} rows): " + "; ".join(names)
     )
 
 

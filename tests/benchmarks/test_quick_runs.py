@@ -1,5 +1,5 @@
-"""Quick mode's run counts: a row whose warm-up cycle is slow (its untimed set-up and waits
-included) gets one timed run, every other row its N; the row still runs, its checks included,
+"""Quick mode's run counts: a row with a slow cycle (its untimed set-up and waits included)
+gets one timed run, every other row its N; the row still runs, its checks included,
 and the report names the rows that were cut. Full runs never cut."""
 
 from __future__ import annotations
@@ -38,6 +38,23 @@ def test_a_slow_warm_up_cycle_leaves_one_timed_run_in_quick_mode(tmp_path: Path)
     assert result.extra == {"quick_trimmed_from": 3}
     note = trimmed_note([result])
     assert note is not None and "row" in note
+
+
+def test_a_row_whose_waits_begin_with_its_first_timed_run_ends_after_it(tmp_path: Path) -> None:
+    """The budget rows' case: the warm-up finds the folders settled, the first timed run's
+    set-up waits for what the warm-up changed."""
+    runs: list[int] = []
+    case = _case(tmp_path, pause=0.0, runs=runs, quick_after=0.1)
+
+    def before() -> None:
+        runs.append(len(runs))
+        time.sleep(0.2 if len(runs) > 1 else 0.0)
+
+    case.before_each = before
+    result = case.measure()
+    assert len(runs) == 2  # the fast warm-up, the slow first timed run, and no more
+    assert len(result.times_ms) == 1
+    assert result.extra == {"quick_trimmed_from": 3}
 
 
 def test_a_fast_warm_up_cycle_keeps_every_run(tmp_path: Path) -> None:
