@@ -26,6 +26,13 @@ if TYPE_CHECKING:
 
 DEFAULT_REPEAT = 21
 QUICK_REPEAT = 3  # a smoke run of every row: three runs give a median, never a verdict
+# Quick mode: a row with a cycle (its untimed set-up and waits included) longer than this gets
+# one timed run, not QUICK_REPEAT (the row ends after its first timed run, or after the one
+# that followed a slow warm-up). The slowest cycles are mostly asleep (the
+# budget rows that let the folders settle for 3.5 s before every run, the catch-up worker's own
+# settle wait), the others are the seconds-long commands (curate 10k lines, the cold caches):
+# two more of them buy a median a smoke run does not need; the row still runs, checks and all.
+QUICK_SLOW_CYCLE_S = 1.0
 
 FLOOR = "floor: python -c pass"
 FLOOR_ISOLATED = "floor: python -I -S -c pass"
@@ -120,6 +127,10 @@ class Case:
     note: str = ""
     hook_event: str | None = None
     interleave_floor: bool = True  # run the floor after each timed run (off for the floors)
+    # Quick mode (``run_plan`` sets it): a cycle slower than this many seconds (set-up, run and
+    # waits) leaves one timed run, or ends the row after a timed one (QUICK_SLOW_CYCLE_S).
+    # None: always ``n``.
+    quick_after_s: float | None = None
 
     def payload(self, run: int) -> bytes:
         """What run ``run`` (0: the first, warm-up included) gets on stdin."""
@@ -131,7 +142,10 @@ class Case:
         floor_times: list[float] = []
         floor_cpu: list[float] = []
         runs = self.warmup + self.n
-        for i in range(runs):
+        trimmed_from: int | None = None
+        i = 0
+        while i < runs:
+            cycle_started = time.perf_counter()
             if self.before_each is not None:
                 self.before_each()
             data = self.payload(i)
@@ -151,12 +165,24 @@ class Case:
                     floor_ms, floor_cpu_ms, _ = timed_run(FLOOR_ARGV, b"", self.cwd, self.env)
                     floor_times.append(floor_ms)
                     floor_cpu.append(floor_cpu_ms)
+            if (
+                self.quick_after_s is not None
+                and i >= self.warmup - 1
+                and runs > max(i + 1, self.warmup + 1)
+                and time.perf_counter() - cycle_started > self.quick_after_s
+            ):
+                # A slow cycle: the warm-up's leaves one timed run, a timed run's ends the row
+                # (a row whose waits begin with its first timed run: the settle of the folders
+                # that run changed).
+                trimmed_from, runs = self.n, max(i + 1, self.warmup + 1)
+            i += 1
         problem = self.verify(runs) if self.verify is not None else None
         if problem:
             raise BenchmarkFailed(self.name, problem)
+        extra: dict[str, Any] = {} if trimmed_from is None else {"quick_trimmed_from": trimmed_from}
         return Result(
             self.name, "subprocess", times, command=self.argv, note=self.note, cpu_ms=cpu,
-            floor_times_ms=floor_times, floor_cpu_ms=floor_cpu,
+            floor_times_ms=floor_times, floor_cpu_ms=floor_cpu, extra=extra,
         )  # fmt: skip
 
     def stderr_and_log(self, proc: subprocess.CompletedProcess[bytes]) -> str:
@@ -180,6 +206,7 @@ class InProcessCase:
     project: Path
     of: str  # the subprocess benchmark on the same text
     note: str = ""
+    warmup: int = 1  # untimed first runs (0 where one run takes seconds: its row's cap <= 3)
 
     def measure(self) -> Result:
         from pokayokay.config.settings import load_settings
@@ -191,7 +218,7 @@ class InProcessCase:
         total: list[float] = []
         curate_ms: list[float] = []
         check_ms: list[float] = []
-        for i in range(self.n + 1):  # the first run warms up
+        for i in range(self.warmup + self.n):  # the first ``warmup`` runs warm up
             gc.collect()
             t0 = time.perf_counter()
             result = curate(self.text, settings, {}, today)
@@ -200,7 +227,7 @@ class InProcessCase:
             t2 = time.perf_counter()
             if not result.changed or not result.archives:
                 raise BenchmarkFailed(self.name, "curation changed nothing; the text is wrong")
-            if i:
+            if i >= self.warmup:
                 total.append((t2 - t0) * 1000)
                 curate_ms.append((t1 - t0) * 1000)
                 check_ms.append((t2 - t1) * 1000)
@@ -282,6 +309,18 @@ def quick_note(names: Sequence[str]) -> str:
     )
 
 
+def trimmed_note(results: Sequence[Result]) -> str | None:
+    """The rows quick mode gave one timed run because a cycle of theirs was slow
+    (``QUICK_SLOW_CYCLE_S``), or None."""
+    names = [r.name for r in results if "quick_trimmed_from" in r.extra]
+    if not names:
+        return None
+    return (
+        f"quick mode: one timed run for the rows with a cycle (set-up and waits included) "
+        f"over {QUICK_SLOW_CYCLE_S:g} s ({len(names)} rows): " + "; ".join(names)
+    )
+
+
 # Fixtures mostly wait (settle sleeps, subprocesses), and rows sharing a fixture wait for the
 # one building it: with four, three long fills held three threads and the nine budget
 # projects were built one after another on the fourth.
@@ -327,8 +366,12 @@ def run_plan(
     for index, spec in enumerate(plan):
         label = spec.name + (" (again, last)" if spec.name == FLOOR and index else "")
         print(f"[{index + 1}/{len(plan)}] {label} ...", file=sys.stderr, flush=True)
+        row_started = time.perf_counter()
         try:
-            result = spec.build(lab, spec.runs(repeat, quick)).measure()
+            case = spec.build(lab, spec.runs(repeat, quick))
+            if quick and isinstance(case, Case):
+                case.quick_after_s = QUICK_SLOW_CYCLE_S
+            result = case.measure()
         except BenchmarkSkipped as exc:
             out.skipped.append((spec.name, str(exc)))
             print(f"SKIPPED: {spec.name}: {exc}", file=sys.stderr)
@@ -340,6 +383,10 @@ def run_plan(
                 print(exc.stderr.rstrip(), file=sys.stderr)
             continue
         (out.floor_runs if spec.name == FLOOR else out.results).append(result)
+        # What the row cost the run (its build, untimed set-up and waits included), so a slow
+        # run says which row it spent its time on.
+        elapsed = time.perf_counter() - row_started
+        print(f"      ({elapsed:.1f} s, set-up and waits included)", file=sys.stderr, flush=True)
     return out
 
 

@@ -50,6 +50,7 @@ from benchmarks.harness import (
     quick_note,
     run_plan,
     select,
+    trimmed_note,
 )
 from benchmarks.suites import all_specs
 
@@ -126,6 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     once = fewer_runs(chosen, repeat, ns.quick)
     if once:
         print("\n" + quick_note(once))
+    trimmed = trimmed_note(outcome.results)
+    if trimmed:
+        print("\n" + trimmed)
 
     data = report.document(
         outcome, floor, info, started, finished, repeat=repeat, quick=ns.quick, only=ns.only

@@ -31,8 +31,16 @@ _WORDS = st.sampled_from(
      '"\\"', '"\\x4"', "'a' #c", '"b"#c']
 )  # fmt: skip
 _SCALAR = st.one_of(_RAW, _WORDS)
+# The plain keys are the language of ``[a-z_][a-z0-9_-]{0,8}``, built from two draws:
+# st.from_regex drew it through filtered draws, a third of the property's time.
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+_PLAIN_KEY = st.builds(
+    str.__add__,
+    st.sampled_from([*_LOWER, "_"]),
+    st.text(st.sampled_from([*_LOWER, *"0123456789_-"]), max_size=8),
+)
 _KEY = st.one_of(
-    st.from_regex(r"[a-z_][a-z0-9_-]{0,8}", fullmatch=True),
+    _PLAIN_KEY,
     st.sampled_from(["true", "null", "1a", "-k", "name", "paths", "k y", "é"]),
 )
 

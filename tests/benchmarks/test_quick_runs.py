@@ -1,0 +1,86 @@
+"""Quick mode's run counts: a row with a slow cycle (its untimed set-up and waits included)
+gets one timed run, every other row its N; the row still runs, its checks included,
+and the report names the rows that were cut. Full runs never cut."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.harness import Case, trimmed_note
+
+
+def _case(tmp_path: Path, *, pause: float, runs: list[int], quick_after: float | None) -> Case:
+    def before() -> None:  # the untimed set-up of each run; a slow one stands for a settle wait
+        runs.append(len(runs))
+        time.sleep(pause)
+
+    env = dict(os.environ, POKAYOKAY_HOME=str(tmp_path / "state"))
+    return Case(
+        "row",
+        [sys.executable, "-c", "pass"],
+        3,
+        tmp_path,
+        env,
+        before_each=before,
+        quick_after_s=quick_after,
+        interleave_floor=False,
+    )
+
+
+def test_a_slow_warm_up_cycle_leaves_one_timed_run_in_quick_mode(tmp_path: Path) -> None:
+    runs: list[int] = []
+    result = _case(tmp_path, pause=0.2, runs=runs, quick_after=0.1).measure()
+    assert len(runs) == 2  # the warm-up, then one timed run
+    assert len(result.times_ms) == 1
+    assert result.extra == {"quick_trimmed_from": 3}
+    note = trimmed_note([result])
+    assert note is not None and "row" in note
+
+
+def test_a_row_whose_waits_begin_with_its_first_timed_run_ends_after_it(tmp_path: Path) -> None:
+    """The budget rows' case: the warm-up finds the folders settled, the first timed run's
+    set-up waits for what the warm-up changed."""
+    runs: list[int] = []
+    case = _case(tmp_path, pause=0.0, runs=runs, quick_after=0.1)
+
+    def before() -> None:
+        runs.append(len(runs))
+        time.sleep(0.2 if len(runs) > 1 else 0.0)
+
+    case.before_each = before
+    result = case.measure()
+    assert len(runs) == 2  # the fast warm-up, the slow first timed run, and no more
+    assert len(result.times_ms) == 1
+    assert result.extra == {"quick_trimmed_from": 3}
+
+
+def test_a_fast_warm_up_cycle_keeps_every_run(tmp_path: Path) -> None:
+    runs: list[int] = []
+    result = _case(tmp_path, pause=0.0, runs=runs, quick_after=5.0).measure()
+    assert len(runs) == 4
+    assert len(result.times_ms) == 3
+    assert "quick_trimmed_from" not in result.extra
+    assert trimmed_note([result]) is None
+
+
+def test_without_quick_mode_a_slow_cycle_keeps_every_run(tmp_path: Path) -> None:
+    runs: list[int] = []
+    result = _case(tmp_path, pause=0.2, runs=runs, quick_after=None).measure()
+    assert len(runs) == 4
+    assert len(result.times_ms) == 3
+
+
+def test_the_checks_of_the_kept_run_still_run(tmp_path: Path) -> None:
+    seen: list[int] = []
+
+    def verify(count: int) -> str | None:
+        seen.append(count)
+        return None
+
+    case = _case(tmp_path, pause=0.2, runs=[], quick_after=0.1)
+    case.verify = verify
+    case.measure()
+    assert seen == [2]  # verify is told the runs that really happened
