@@ -1,6 +1,7 @@
 """Issue 26's budget table, one row per line, each through the command ``init`` registered for
 its event, on the state of a project in use: graduated rules and a store of 20,000 failure
-events, 2,000 learnings, 200 skills and a 500-line MEMORY.md (``realistic_project``). The
+events, 2,000 learnings, 200 skills, a 500-line MEMORY.md and the ``chain-learnings.md`` fifty
+SessionEnds leave (``realistic_project``). The
 scaling rows change one of those and keep the rest: learnings 100 -> 5,000, rules 10 -> 100,
 MEMORY.md 50 -> 5,000 lines; the issue asks them to be flat to within one floor.
 
@@ -32,6 +33,7 @@ from benchmarks.suites.realistic import (
     registered_argv,
     registered_case,
 )
+from pokayokay.names import CHAIN_LEARNINGS_FILE
 
 EVENTS = 20_000
 LEARNINGS = 2_000
@@ -87,6 +89,7 @@ def realistic_project(
         write_learnings(project.memory_dir, generate_learnings(learnings))
         project.memory_file.write_text(memory_text(memory_lines), "utf-8")
         write_skills(project.path, SUGGEST_SKILLS)
+        (project.memory_dir / CHAIN_LEARNINGS_FILE).write_text(chain_learnings(50), "utf-8")
         fill_project_store(lab, project, events, sessions=200)
         folder = project.path / ".claude" / "rules" / "pokayokay"
         if rules is None:
@@ -121,6 +124,27 @@ def realistic_project(
     if project.memory_file.read_text("utf-8") != text:
         warm(lab, project, text)
     return project
+
+
+def chain_learnings(entries: int) -> str:
+    """``chain-learnings.md`` as ``entries`` SessionEnds leave it (a third of them failed): the
+    prompt reads it when it shows a suggestion (the risk note)."""
+    from pokayokay.learnings.outcomes.chain_entries import SessionOutcome
+
+    outcomes = [
+        SessionOutcome(
+            day=f"2026-11-{1 + n % 28:02d}",
+            session_id=f"{n:08x}-bench",
+            task=f"fix the checkout totals in module {n}",
+            skills=("skill-000",),
+            failures=n % 3,
+            categories=(("testing", n % 3),) if n % 3 else (),
+            files=(f"src/app/mod{n:03d}/total.py",),
+            result=("clean", "recovered", "failed")[n % 3],
+        )
+        for n in range(entries)
+    ]
+    return "# Chain learnings\n\n" + "\n".join(o.render() for o in outcomes)
 
 
 def warm(lab: Lab, project: Project, memory: str) -> None:
@@ -397,7 +421,7 @@ def catch_up_worker_row() -> Spec:
             note="CPU ratio is the work; wall includes sleeping until files settle",
         )
 
-    return Spec(name, build)
+    return Spec(name, build, prepare=ahead(tag=", catch-up worker"))
 
 
 def first_prompt_after_catch_up_row() -> Spec:
