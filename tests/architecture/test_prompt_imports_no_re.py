@@ -11,7 +11,6 @@ hook's interpreter imports."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import pytest
@@ -20,7 +19,6 @@ from benchmarks.fixtures.lab import Lab, Project
 from benchmarks.fixtures.memory import encode_payload, moved_payload
 from benchmarks.suites.budgets import PATH_PROMPT, WARM_PROMPT, realistic_project
 from benchmarks.suites.realistic import registered_argv
-from pokayokay.learnings.outcomes.chain_entries import SessionOutcome
 from pokayokay.names import CHAIN_LEARNINGS_FILE
 
 NEVER = ("re", "enum", "dataclasses", "typing")
@@ -30,30 +28,8 @@ NEVER = ("re", "enum", "dataclasses", "typing")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
     lab = Lab(tmp_path_factory.mktemp("lab"))
     project = realistic_project(lab, learnings=300, events=2_000, memory_lines=200)
-    # what 50 SessionEnds leave in the memory folder: read only when a suggestion is shown
-    chain = [
-        SessionOutcome(
-            day=f"2026-11-{1 + n % 28:02d}",
-            session_id=f"{n:08x}-chain",
-            task=f"task {n}",
-            skills=("webapp-testing",),
-            failures=n % 3,
-            categories=(("test", n % 3),) if n % 3 else (),
-            files=("src/app.py",),
-            result=("clean", "recovered", "failed")[n % 3],
-        )
-        for n in range(50)
-    ]
-    chain_file = project.memory_file.parent / CHAIN_LEARNINGS_FILE
-    chain_file.write_text(
-        "".join(["# Chain learnings\n\n", *(entry.render() + "\n" for entry in chain)]), "utf-8"
-    )
-    # written at the last SessionEnd, a while ago; the prompt after that brought the caches
-    # up to date (what that first prompt costs is a budget row of its own)
-    for path in (chain_file, chain_file.parent):
-        then = path.stat().st_mtime - 60
-        os.utime(path, (then, then))
-    _imported(project, WARM_PROMPT, "no-re-warm-up")
+    # the chain-learnings.md fifty SessionEnds leave (read when a suggestion is shown)
+    assert (project.memory_file.parent / CHAIN_LEARNINGS_FILE).is_file()
     return project
 
 
