@@ -141,15 +141,19 @@ def _new_token() -> str:
     return os.urandom(8).hex()
 
 
-def save_quick(path: str, data: dict[str, Any], quick: str) -> bool:
-    """Record ``quick`` as the quick key of the index file ``path`` read as ``data``; False when
-    that file has no token (written by an earlier version: the caller rewrites its head)."""
+def save_quick(path: str, data: dict[str, Any], quick: str, rest: str | None = None) -> bool:
+    """Record ``quick`` (and ``rest``, the key without Key Decisions' files, when given) as the
+    quick keys of the index file ``path`` read as ``data``; False when that file has no token
+    (written by an earlier version: the caller rewrites its head)."""
     from pokayokay.infra import packed
 
     token = data.get("token")
     if not isinstance(token, str):
         return False
-    packed.save(quick_file(path), {"token": token, "quick": quick})
+    keys = {"token": token, "quick": quick}
+    if rest is not None:
+        keys["quick_rest"] = rest
+    packed.save(quick_file(path), keys)
     return True
 
 
@@ -168,7 +172,10 @@ def _with_quick(path: str, data: dict[str, Any]) -> dict[str, Any]:
         and isinstance(found.get("quick"), str)
     ):
         return data
-    return dict(data, quick=found["quick"])
+    kept = dict(data, quick=found["quick"])
+    if isinstance(found.get("quick_rest"), str):
+        kept["quick_rest"] = found["quick_rest"]
+    return kept
 
 
 class IndexRows:

@@ -386,10 +386,20 @@ def load(
         try:
             index = Index.from_data(data["index"], rows)
             if data.get("quick") != stamp:  # the full check vouched for it again: note that
-                meta = dict(data, fingerprint=fingerprint, quick=stamp, quick_rest=rest_stamp)
-                meta["archives"] = [name for name, _st in inputs.archives]
-                meta["concepts"] = table_data()
-                save_index(index_path, _meta(meta), index, inputs.stamps())  # reads every row
+                archives = [name for name, _st in inputs.archives]
+                # a folder that moved with no source changed (SessionEnd wrote MEMORY.md or
+                # chain-learnings.md there): only the quick key is new, and it goes to its own
+                # small file (0135) instead of a rewrite of the whole index file
+                if not (
+                    stamp is not None
+                    and current
+                    and data.get("archives") == archives
+                    and save_quick(index_path, data, stamp, rest_stamp)
+                ):
+                    meta = dict(data, fingerprint=fingerprint, quick=stamp, quick_rest=rest_stamp)
+                    meta["archives"] = archives
+                    meta["concepts"] = table_data()
+                    save_index(index_path, _meta(meta), index, inputs.stamps())  # every row
         except (KeyError, TypeError, ValueError):
             pass  # a stale cache: rebuilt next time
         else:
@@ -494,7 +504,8 @@ def _quick_hit(
     quick = f"{keys[0]}-{digest}"
     path = os.path.join(state_dir, INDEX_FILE)
     # the usual case: only the quick key moved, and it goes to its own small file (0135)
-    if not tables or not save_quick(path, data, quick):
+    rest = data.get("quick_rest")
+    if not tables or not save_quick(path, data, quick, rest if isinstance(rest, str) else None):
         meta = dict(data, quick=quick)
         if not tables:
             meta["concepts"] = table_data()

@@ -328,6 +328,36 @@ def test_a_prompt_after_memory_md_was_rewritten_writes_only_the_quick_key(
     same(again.index, files.fresh())
 
 
+def test_the_first_prompt_after_session_end_writes_only_the_quick_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SessionEnd writes ``chain-learnings.md`` (and curation MEMORY.md) into the memory
+    folder: the folder moved, no source changed. The full check that follows vouches for the
+    index again and records only its quick keys in the small file (decision 0135), instead of
+    serialising the index into a 1.3 MB file; the next prompt, and a rewrite of MEMORY.md after
+    it, take the quick path."""
+    files = _settled(tmp_path)
+    before_bytes = _file_bytes(files.state)
+
+    def no_serialising(*args: object) -> None:
+        raise AssertionError("the index was serialised again")
+
+    monkeypatch.setattr(index_module.Index, "to_data", no_serialising)
+    files.write("chain-learnings.md", "# Chain learnings\n\n## 2026-11-28 session abc\n")
+    tick = files.tick + 1_000_000_000
+    os.utime(files.memory, ns=(tick, tick))  # the folder moved, and has settled since
+    first = load(files.memory, files.project, files.state, quick=True)
+    assert not first.quick  # the folder moved: the full check ran
+    assert _file_bytes(files.state) == before_bytes
+    assert (files.state / (INDEX_FILE + QUICK_SUFFIX)).stat().st_size < 1000
+    assert load(files.memory, files.project, files.state, quick=True).quick
+    files.write("MEMORY.md", memory_md("Mem05", DECISIONS, "Claude rewrote its own note."))
+    assert load(files.memory, files.project, files.state, quick=True).quick  # its rest key too
+    assert _file_bytes(files.state) == before_bytes
+    monkeypatch.undo()
+    same(first.index, files.fresh())
+
+
 def test_a_quick_key_file_vouches_only_for_the_write_it_was_made_for(tmp_path: Path) -> None:
     """Any later write of the index file draws a new token: the quick key file of the earlier
     write is then ignored (the head's own key counts), and an index file of an earlier version

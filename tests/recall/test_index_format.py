@@ -17,6 +17,7 @@ from pokayokay.learnings import model as learnings
 from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import entries as recall_entries
 from pokayokay.recall import sources as recall_sources
+from pokayokay.recall.cache_io import read_index_file
 from pokayokay.recall.index import INDEX_FORMAT, Document, Index
 from pokayokay.recall.sources import INDEX_FILE, load_index
 from pokayokay.relevance import concepts, vocabulary
@@ -202,7 +203,7 @@ def test_a_quick_prompt_reads_no_vocabulary_file_and_an_edited_table_is_parsed_a
     assert load_index(memory, project, state) is not None
     os.utime(memory, ns=(1, 1))  # settled: the quick key is kept
     assert load_index(memory, project, state) is not None
-    before = packed.load(state / INDEX_FILE)
+    before = read_index_file(str(state / INDEX_FILE))[0]  # the quick key from its own file
     assert before["quick"] is not None and before["concepts"][0] == vocabulary.stamp("concepts")
 
     monkeypatch.setattr(concepts, "_table", None)
@@ -261,7 +262,9 @@ def test_an_index_vouched_again_is_saved_with_its_documents(
     monkeypatch.setattr(recall_entries, "read_learning", lambda *a: parsed.append(a[1]))
     again = load_index(memory, project, state)
     assert parsed == [] and again is not None
-    assert packed.load(state / INDEX_FILE)["quick"] is not None
+    # the quick key recorded in its own small file (0135), the index file as it was
+    assert packed.load(state / INDEX_FILE)["quick"] is None
+    assert read_index_file(str(state / INDEX_FILE))[0]["quick"] is not None
     loaded = recall_sources.load(memory, project, state, quick=True)
     assert loaded.quick and loaded.index is not None
     assert [d.text for d in loaded.index.docs] == [d.text for d in fresh.docs]
