@@ -28,13 +28,10 @@ DEFAULT_REPEAT = 21
 QUICK_REPEAT = 3  # a smoke run of every row: three runs give a median, never a verdict
 # Quick mode: a row with a cycle (its untimed set-up and waits included) longer than this gets
 # one timed run, not QUICK_REPEAT (the row ends after its first timed run, or after the one
-# that followed a slow warm-up). The slowest cycles are mostly asleep (the
-# budget rows that let the folders settle for 3.5 s before every run, the catch-up worker's own
-# settle wait), the others are the seconds-long commands (curate 10k lines, the cold caches):
-# two more of them buy a median a smoke run does not need; the row still runs, checks and all.
+# that followed a slow warm-up), unless its Spec says ``trim_slow_cycles=False``. The rows cut
+# are the seconds-long commands (curate 10k lines, the cold caches): two more of them buy a
+# median a smoke run does not need; the row still runs, checks and all.
 QUICK_SLOW_CYCLE_S = 1.0
-# The rows of issue 26's budget table: never trimmed in quick mode (their three runs stay).
-BUDGET_PREFIX = "budget:"
 
 FLOOR = "floor: python -c pass"
 FLOOR_ISOLATED = "floor: python -I -S -c pass"
@@ -254,12 +251,18 @@ class Spec:
     ``build`` then finds them built.
 
     ``quick_runs``: the timed runs of the row in ``--quick`` mode, when fewer than the others'
-    (the largest scaling points, whose every run takes seconds, run once there)."""
+    (the largest scaling points, whose every run takes seconds, run once there).
+
+    ``trim_slow_cycles``: whether ``--quick`` may end the row after a slow cycle
+    (:data:`QUICK_SLOW_CYCLE_S`). The budget rows say no: they are issue 26's table, read from
+    CI's quick run, and a single run is whichever came first (the after-capture row's first was
+    twice its median), although their cycles are the slowest (the folders' settle waits)."""
 
     name: str
     build: Callable[[Lab, int], Measurable]
     prepare: Callable[[Lab], object] | None = None
     quick_runs: int | None = None
+    trim_slow_cycles: bool = True
 
     def runs(self, repeat: int, quick: bool) -> int:
         """The ``n`` its ``build`` gets: ``repeat``, capped by ``quick_runs`` in quick mode."""
@@ -371,9 +374,7 @@ def run_plan(
         row_started = time.perf_counter()
         try:
             case = spec.build(lab, spec.runs(repeat, quick))
-            if quick and isinstance(case, Case) and not spec.name.startswith(BUDGET_PREFIX):
-                # the budget rows are issue 26's table, read from CI's quick run: one timed run
-                # is whichever run came first (the after-capture row's first was 2x its median)
+            if quick and isinstance(case, Case) and spec.trim_slow_cycles:
                 case.quick_after_s = QUICK_SLOW_CYCLE_S
             result = case.measure()
         except BenchmarkSkipped as exc:

@@ -11,7 +11,9 @@ for exactly the categories that answering after the ingest shows.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.paths import DATA_DIR
@@ -146,29 +148,44 @@ def test_a_recurring_group_not_placed_yet_is_ingested_first() -> None:
         assert _shown(_signals(store), ["src/cart.py"]) == {"lint"}
 
 
+def _tool(case: dict[str, Any]) -> str:
+    return str(case.get("tool", "Bash"))
+
+
+def _spooled_corpus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[int, dict[str, Any], Path, dict[str, Any]]]:
+    """Each PostToolUseFailure of the labelled corpus as the spool holds it, in a project of its
+    own (``CLAUDE_PROJECT_DIR`` set to it): its index, case, project and spooled payload."""
+    from helpers.corpus import payload, project
+    from ruamel.yaml import YAML
+
+    from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
+
+    corpus = YAML(typ="safe").load((DATA_DIR / "failure_corpus.yaml").read_text("utf-8"))
+    for n, case in enumerate(corpus):
+        if case.get("event") == "PostToolBatch":
+            continue
+        root = project(tmp_path, case)
+        _event, data = payload(case, root, n, _tool(case))
+        monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
+        yield n, case, root, {**data, SPOOLED_PROJECT_KEY: str(root)}
+
+
 def test_the_gate_keys_are_what_the_ingest_stores_for_the_failure_corpus(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``capture.failure_keys`` (the gate's parse of a spooled call) gives, for every
     PostToolUseFailure of the labelled corpus, the (signature, category) pairs the real hook
     then stores: the verdict is about the groups the ingest actually touches."""
-    from helpers.corpus import captured, payload, project
-    from ruamel.yaml import YAML
+    from helpers.corpus import captured
 
     from pokayokay.hooks.capture import failure_keys
-    from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
 
-    corpus = YAML(typ="safe").load((DATA_DIR / "failure_corpus.yaml").read_text("utf-8"))
     checked = 0
-    for n, case in enumerate(corpus):
-        if case.get("event") == "PostToolBatch":
-            continue
-        root = project(tmp_path, case)
-        tool = case.get("tool", "Bash")
-        _event, data = payload(case, root, n, tool)
-        monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
-        keys = failure_keys({**data, SPOOLED_PROJECT_KEY: str(root)})
-        stored = [(f.signature, f.category) for f in captured(case, root, n, tool)]
+    for n, case, root, spooled in _spooled_corpus(tmp_path, monkeypatch):
+        keys = failure_keys(spooled)
+        stored = [(f.signature, f.category) for f in captured(case, root, n, _tool(case))]
         assert sorted(set(keys)) == sorted(set(stored)), case["id"]
         checked += 1
     assert checked >= 50
@@ -219,22 +236,11 @@ def test_an_output_whose_signature_the_signals_lack_is_not_classified(
     """``failure_keys(payload, wanted)``: the corpus's keys restricted to ``wanted``, and the
     classifier never runs when no signature is wanted (the gate's common case: a new
     failure)."""
-    from helpers.corpus import payload, project
-    from ruamel.yaml import YAML
-
     from pokayokay.failures import classify
     from pokayokay.hooks.capture import failure_keys
-    from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
 
-    corpus = YAML(typ="safe").load((DATA_DIR / "failure_corpus.yaml").read_text("utf-8"))
     checked = 0
-    for n, case in enumerate(corpus):
-        if case.get("event") == "PostToolBatch":
-            continue
-        root = project(tmp_path, case)
-        _event, data = payload(case, root, n, case.get("tool", "Bash"))
-        monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))
-        spooled = {**data, SPOOLED_PROJECT_KEY: str(root)}
+    for _n, case, _root, spooled in _spooled_corpus(tmp_path, monkeypatch):
         keys = failure_keys(spooled)
         if not keys:
             continue
