@@ -127,6 +127,12 @@ def _wait_for_catch_up(project: str) -> None:
 def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
     """The hook: one ``additionalContext`` with the recall block and the suggestion, or
     nothing at all. A failure of one part does not lose the other (it is logged)."""
+    from pokayokay.hooks.runtime import memory_paths, project_dir
+
+    project = project_dir(payload)
+    # First, whatever the prompt: a slash command, "go" or a turn Claude Code wrote may also
+    # lead to a Read, and the rule must be on disk by then.
+    _wait_for_catch_up(project)
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or len(prompt.strip()) < MIN_PROMPT_CHARS:
         return ""
@@ -134,12 +140,9 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
 
     if not recall_text(prompt).strip() and not suggest_text(prompt).strip():
         return ""  # a turn Claude Code wrote, pasted output, ``/remember``: nothing to read
-    from pokayokay.hooks.runtime import memory_paths, project_dir
     from pokayokay.skills.advice import needs_failure_signals
     from pokayokay.skills.suggest import prompt_paths
 
-    project = project_dir(payload)
-    _wait_for_catch_up(project)
     named = prompt_paths(suggest_text(prompt))
     location: MemoryPaths | None
     try:

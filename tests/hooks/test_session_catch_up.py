@@ -405,12 +405,21 @@ def test_a_hook_waits_within_its_budget_for_the_catch_up_at_work_and_only_for_it
     assert ingest.ingest_project(str(project)).done == 1
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "look at the cart, what does it do?",
+        "go",  # too short to recall anything, but Claude may still read the cart
+        "/review",  # a slash command returns before recall, and may read files too
+    ],
+)
 def test_the_first_prompt_after_the_catch_up_started_finds_the_rule_on_disk(
-    project: Path,
+    project: Path, text: str
 ) -> None:
     """``claude -p``: the prompt comes right after SessionStart and the model may ask for a Read
     at once. Claude Code looks for path-scoped rules when a file is read, so the rule must be
-    on disk before the prompt hook returns: the prompt waits for the worker's graduation."""
+    on disk before the prompt hook returns: the prompt waits for the worker's graduation,
+    whatever the prompt is."""
     for n in range(3):
         killed_session(project, n)
     start = session_start(project, "session-4")
@@ -418,7 +427,7 @@ def test_the_first_prompt_after_the_catch_up_started_finds_the_rule_on_disk(
 
     prompt = registered(
         "UserPromptSubmit",
-        sample("UserPromptSubmit.json", project, prompt="look at the cart, what does it do?"),
+        sample("UserPromptSubmit.json", project, prompt=text),
         project,
     )
 
