@@ -59,3 +59,23 @@ def test_every_module_is_on_the_architecture_map() -> None:
             continue
         room = f"{rel.parts[0]}/" if len(rel.parts) > 1 else "pokayokay/"
         assert f"`{path.name}`" in _room_paragraph(room), f"{rel} is missing from the module map"
+
+
+CHANGELOG = (REPO_ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+CHANGELOG_SECTIONS = {
+    "Added", "Changed", "Deprecated", "Removed", "Fixed", "Security", "Performance"
+}
+
+
+def test_the_changelog_is_keep_a_changelog_with_short_entries() -> None:
+    """Keep a Changelog sections only, and every entry a bullet of one or two lines: the reasons
+    go to docs/decisions/, not into the changelog (issue 27)."""
+    sections = re.findall(r"^### (.+)$", CHANGELOG, re.M)
+    assert sections and set(sections) <= CHANGELOG_SECTIONS, sections
+    body = CHANGELOG[CHANGELOG.index("### ") :]
+    entries = re.findall(r"^- .*(?:\n  .*)*", body, re.M)
+    assert len(entries) > 100
+    for line in body.splitlines():
+        assert not line or line.startswith(("- ", "  ", "## ", "### ", "[")), line
+    long_entries = [entry for entry in entries if entry.count("\n") > 1]
+    assert not long_entries, long_entries[:3]
