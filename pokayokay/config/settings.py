@@ -342,7 +342,8 @@ class _FileResult:
 
 def _option_tree() -> dict[str, Any]:
     tree: dict[str, Any] = {}
-    for option in (*OPTIONS, *RETIRED):
+    keys: tuple[Option | Retired, ...] = (*OPTIONS, *RETIRED)
+    for option in keys:
         *parents, leaf = option.key.split(".")
         node = tree
         for part in parents:
