@@ -113,7 +113,7 @@ def recall_line() -> str:
     """What recall decides with, for ``status`` and ``doctor``: the shipped relevance gate."""
     from pokayokay.relevance.fitted import RECALL, gate_name
 
-    return f"recall: lexical; relevance gate {gate_name(RECALL)}"
+    return f"lexical; relevance gate {gate_name(RECALL)}"
 
 
 # ``doctor`` lists at most this many of the retired semantic recall's leftovers by name.
@@ -210,7 +210,7 @@ def render_status(data: dict[str, Any]) -> str:
         out.append(f"  failure store: {data['store_problem']}")
     out.append(f"  learnings: {data.get('learnings', 0)} (pokayokay remember / /remember)")
     if data.get("recall"):
-        out.append(f"  {data['recall']}")
+        out.append(f"  recall: {data['recall']}")
     if data.get("semantic_leftovers"):
         out.append(f"  {data['semantic_leftovers']['line']}")
     for line in data.get("contradictions", []):

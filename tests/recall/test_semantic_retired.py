@@ -278,7 +278,7 @@ def test_doctor_lists_each_leftover_with_its_size_and_the_command(
     assert any(SEMANTIC_VECTORS_FILE in d and "1.2 kB" in d for d in details)
     assert "`pokayokay semantic remove` deletes them" in details[-1]
     recall = [c["detail"] for c in data["checks"] if c["check"] == "recall"]
-    assert recall == ["recall: lexical; relevance gate gate_recall.json"]
+    assert recall == ["lexical; relevance gate gate_recall.json"]
     cli.main(["semantic", "remove"])
     capsys.readouterr()
     assert cli.main(["doctor", "--project", str(project), "--json"]) == code
