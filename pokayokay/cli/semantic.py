@@ -39,7 +39,7 @@ def cmd_semantic(ns: argparse.Namespace) -> int:
     from pokayokay.recall.semantic_leftovers import leftovers, retired_line
 
     found = leftovers()
-    if list(ns.words[:1]) != [REMOVE]:
+    if REMOVE not in ns.words:  # wherever options put it: `semantic --project . remove`
         print(retired_line(found))
         return 0
     return remove_leftovers(found)

@@ -236,7 +236,7 @@ def test_semantic_remove_prints_what_it_removes_then_removes_only_that(
     assert out[-1] == "semantic remove: 5 removed, 9.7 kB freed"
     assert not any(os.path.lexists(p) for p in expected)
     assert {p: p.read_bytes() for p in memory} == memory  # the learnings are untouched
-    assert cli.main(["semantic", "remove"]) == 0
+    assert cli.main(["semantic", "--project", str(project), "remove"]) == 0
     assert "nothing to remove" in capsys.readouterr().out
 
 
