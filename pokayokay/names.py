@@ -5,6 +5,7 @@ sentences. Standard library only and no imports at all, so the hook hot path may
 ENV_HOME = "POKAYOKAY_HOME"  # pokayokay's state folder
 ENV_MEMORY_DIR = "POKAYOKAY_MEMORY_DIR"  # overrides the auto-memory folder (tests, odd set-ups)
 ENV_PROJECT_DIR = "CLAUDE_PROJECT_DIR"  # set by Claude Code for hooks
+ENV_SEMANTIC = "POKAYOKAY_SEMANTIC"  # retired (decision 0142): a warning names it, nothing reads it
 
 # --- pokayokay's settings files in a project (team, then personal)
 TEAM_SETTINGS_FILE = ".claude/pokayokay.md"
@@ -81,8 +82,9 @@ MEMORY_CHANGED = "memory.changed"
 # quick freshness check, skills.catalog, includes its stat).
 SKILLS_CHANGED = "skills.changed"
 FAILURE_CATEGORIES_CACHE = "failure-categories.json"  # settings' failure_categories, compiled
-# The optional semantic recall (pokayokay[semantic]): the model, shared by every project, in
-# <state home>/models/<name>; each project's note vectors and its resolved mode.
+# The retired semantic recall (decision 0142) left these derived files: the model, shared by
+# every project, in <state home>/models/<name>; each project's note vectors and resolved mode.
+# Named only so that `doctor` finds them and `pokayokay semantic remove` deletes exactly them.
 MODELS_DIR = "models"
 SEMANTIC_MODEL_DIR = "all-MiniLM-L6-v2"
 SEMANTIC_VECTORS_FILE = "semantic-vectors.bin"

@@ -97,17 +97,27 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
         out["capture"] = capture_metrics((s.learning for s in stored), now)
     except Exception as exc:  # measures never cost the status
         logs.log_exception("status: capture measures", exc)
-    out["semantic"] = _semantic_line(location)[1]
+    out["recall"] = recall_line()
+    from pokayokay.recall.semantic_leftovers import leftover_line, leftovers
+
+    left = leftovers()
+    if left:
+        out["semantic_leftovers"] = {
+            "line": leftover_line(left),
+            "files": [{"path": f.path, "bytes": f.size, "what": f.what} for f in left],
+        }
     return out
 
 
-def _semantic_line(location: MemoryLocation) -> tuple[bool, str]:
-    """Whether semantic recall is a problem here, and the one line saying what it does."""
-    from pokayokay.infra.state import project_state_dir
-    from pokayokay.recall.semantic import describe
+def recall_line() -> str:
+    """What recall decides with, for ``status`` and ``doctor``: the shipped relevance gate."""
+    from pokayokay.relevance.fitted import RECALL, gate_name
 
-    state_dir = project_state_dir(str(location.project_key))
-    return describe(str(location.project_dir), str(state_dir))
+    return f"lexical; relevance gate {gate_name(RECALL)}"
+
+
+# ``doctor`` lists at most this many of the retired semantic recall's leftovers by name.
+LEFTOVERS_LISTED = 10
 
 
 def free_text(outcome: CurationOutcome, settings: Settings) -> list[dict[str, Any]]:
@@ -199,8 +209,10 @@ def render_status(data: dict[str, Any]) -> str:
     if data.get("store_problem"):
         out.append(f"  failure store: {data['store_problem']}")
     out.append(f"  learnings: {data.get('learnings', 0)} (pokayokay remember / /remember)")
-    if data.get("semantic"):
-        out.append(f"  {data['semantic']}")
+    if data.get("recall"):
+        out.append(f"  recall: {data['recall']}")
+    if data.get("semantic_leftovers"):
+        out.append(f"  {data['semantic_leftovers']['line']}")
     for line in data.get("contradictions", []):
         out.append(f"    contradiction, both kept: {line}")
     capture = data.get("capture")
@@ -384,8 +396,8 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
                         f"{sec['title']} {sec['lines']}/{sec['budget']} lines: {fixes}",
                     )
 
-    semantic_problem, semantic_line = _semantic_line(location)
-    _check(checks, "problem" if semantic_problem else "ok", "recall", semantic_line)
+    _check(checks, "ok", "recall", recall_line())
+    _check_leftovers(checks)
 
     from pokayokay.rules.lint import lint
 
@@ -480,6 +492,25 @@ def _check_quarantine(checks: list[dict[str, Any]]) -> None:
     lines = report_lines()
     for line in lines or ["no spooled tool call was kept aside"]:
         _check(checks, "warn" if lines else "ok", "spool", line)
+
+
+def _check_leftovers(checks: list[dict[str, Any]]) -> None:
+    """The retired semantic recall's derived files, each with its size, and the command that
+    deletes them: a warning, never a problem (decision 0142)."""
+    from pokayokay.recall.semantic_leftovers import leftover_line, leftovers, size_text
+
+    found = leftovers()
+    line = leftover_line(found)
+    if line is None:
+        return
+    for item in found[:LEFTOVERS_LISTED]:
+        _check(checks, "warn", "semantic leftovers", f"{item.path}: {item.what}, "
+               f"{size_text(item.size)}")  # fmt: skip
+    if len(found) > LEFTOVERS_LISTED:
+        more = found[LEFTOVERS_LISTED:]
+        size = size_text(sum(item.size for item in more))
+        _check(checks, "warn", "semantic leftovers", f"and {len(more)} more ({size})")
+    _check(checks, "warn", "semantic leftovers", line)
 
 
 def render_doctor(data: dict[str, Any]) -> str:

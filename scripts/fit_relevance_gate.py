@@ -2,18 +2,13 @@
 
     .venv/bin/python scripts/fit_relevance_gate.py            # every gate
     .venv/bin/python scripts/fit_relevance_gate.py --check    # print, write nothing
-    .venv/bin/python scripts/fit_relevance_gate.py --lexical  # without the semantic model
     .venv/bin/python scripts/fit_relevance_gate.py --check --without rare_share  # a variant
     .venv/bin/python scripts/fit_relevance_gate.py --check --hit-keep 0.9        # another
     .venv/bin/python scripts/fit_relevance_gate.py --kind skills # one kind's gates only
 
-Two coefficient sets per kind are fitted: the lexical one (the model's three features at 0) and
-the dense one, with the semantic model's opinion (all-MiniLM-L6-v2, looked for where the tests
-look: ``$POKAYOKAY_SEMANTIC_MODEL`` or ``~/.cache/pokayokay-semantic/models``): the notes get
-the boost the prompt hook adds (:class:`pokayokay.recall.semantic.Opinion`) and every candidate
-its cosine, its cosine's lead over the best other one, and whether the model ranks it first.
-The dense gate is written for the kinds of :data:`pokayokay.relevance.fitted.DENSE_KINDS`
-(recall); for skills it is measured and printed only (decision 0097).
+One coefficient set per kind is fitted, on the lexical opinion: the three dense features stay
+at 0 (the semantic extra that gave them values was retired: decision 0142), so their weights
+are 0.
 
 For every (prompt, candidate) pair of the TRAIN split (``tests/helpers/splits.py``) it builds
 the gate's features (:class:`pokayokay.relevance.gate.Evidence`: the existing scorers' own
@@ -53,9 +48,8 @@ from helpers.relevance_split import Figures, Rate, figures  # noqa: E402
 
 from pokayokay.recall import index as recall_index  # noqa: E402
 from pokayokay.recall.gating import evidence as recall_evidence  # noqa: E402
-from pokayokay.recall.semantic import MAX_QUERY_CHARS, UNEMBEDDED, Opinion  # noqa: E402
 from pokayokay.relevance.concepts import query_features  # noqa: E402
-from pokayokay.relevance.fitted import DENSE_KINDS, RECALL, SKILLS, gate_path  # noqa: E402
+from pokayokay.relevance.fitted import RECALL, SKILLS, gate_path  # noqa: E402
 from pokayokay.relevance.gate import FEATURES, Evidence, Gate, select  # noqa: E402
 from pokayokay.skills.catalog import Catalog, catalog_from_folder  # noqa: E402
 from pokayokay.skills.gating import evidence as skill_evidence  # noqa: E402
@@ -81,47 +75,6 @@ class Case:
         self.evidence = found
 
 
-# -- the semantic model's opinion -------------------------------------------------------------
-
-
-class Embedder:
-    """The semantic model the tests use (``tests/helpers/semantic.py``), each text embedded
-    once per run."""
-
-    def __init__(self, folder: Path) -> None:
-        from pokayokay.recall.encoder import load
-
-        self.model = load(str(folder))
-        self.memo: dict[str, Any] = {}
-
-    def vectors(self, texts: Sequence[str]) -> np.ndarray:
-        missing = sorted({t for t in texts if t not in self.memo})
-        if missing:
-            for text, row in zip(missing, self.model.embed(missing), strict=True):
-                self.memo[text] = row
-        return np.array([self.memo[t] for t in texts]) if texts else np.zeros((0, 0))
-
-
-def embedder() -> Embedder | None:
-    """The real model, or None (with a line saying so) when it is not there."""
-    from helpers.semantic import REAL_MODEL, real_model_available
-
-    if not real_model_available():
-        print(f"no semantic model at {REAL_MODEL}: the dense gates are not fitted")
-        return None
-    return Embedder(REAL_MODEL)
-
-
-def note_opinion(index: recall_index.Index, model: Embedder, prompt: str) -> Opinion:
-    """What the prompt hook's :func:`pokayokay.recall.semantic.opinion` computes, from the
-    notes' texts and the prompt directly (no state folder, no cache)."""
-    covered = [d for d in range(len(index)) if index.doc(d).kind not in UNEMBEDDED]
-    matrix = model.vectors([index.doc(d).text for d in covered])
-    query = model.vectors([prompt[:MAX_QUERY_CHARS]])[0]
-    sims = (matrix @ query).tolist() if covered else []
-    return Opinion({d: float(s) for d, s in zip(covered, sims, strict=True)})
-
-
 # -- the cases ------------------------------------------------------------------------------
 
 
@@ -144,34 +97,20 @@ def recall_sources(
     return out
 
 
-def recall_cases(
-    split: Sequence[tuple[str, str, str]], model: Embedder | None = None
-) -> list[Case]:
+def recall_cases(split: Sequence[tuple[str, str, str]]) -> list[Case]:
     cases: list[Case] = []
     indexes: dict[str, recall_index.Index] = {}
     for corpus, notes, rows in recall_sources(split):
         if corpus not in indexes:
             indexes[corpus] = recall_eval.build(notes)
         index = indexes[corpus]
-        if model is not None:
-            model.vectors([row["q"][:MAX_QUERY_CHARS] for row in rows])  # one batch
         for row in rows:
             prompt = row["q"]
-            dense = note_opinion(index, model, prompt) if model is not None else None
-            boosts = None if dense is None else dense.boosts
-            cosines = None if dense is None else dense.cosines
-            hits = recall_index.recall(
-                index, prompt, gate=False, semantic=boosts, cosines=cosines
-            ).hits
-            runners = [score for _d, score in index.ranked(prompt, semantic=boosts)]
-            found = recall_evidence(index, query_features(prompt), prompt, hits, runners, cosines)
+            hits = recall_index.recall(index, prompt, gate=False).hits
+            runners = [score for _d, score in index.ranked(prompt)]
+            found = recall_evidence(index, query_features(prompt), prompt, hits, runners)
             cases.append(Case(list(row["expect"]), [h.doc.id for h in hits], found))
     return cases
-
-
-def skill_text(skill: Any) -> str:
-    """What the model reads of a skill: its name and its description (with ``when_to_use``)."""
-    return f"{skill.name}: {skill.description}"
 
 
 def skill_rows(path: Path) -> list[dict[str, Any]]:
@@ -189,7 +128,6 @@ def skill_rows(path: Path) -> list[dict[str, Any]]:
 def skill_cases(
     split: Sequence[str],
     catalog: Catalog,
-    model: Embedder | None = None,
     folder: Path | None = None,
 ) -> list[Case]:
     """The cases of the prompt files ``split`` (under ``folder``, the skills_eval folder by
@@ -197,12 +135,8 @@ def skill_cases(
     cases: list[Case] = []
     stats = catalog.statistics()
     by_name = {s.name: s for s in catalog}
-    skills = [s for s in catalog if s.profile is not None]
-    matrix = model.vectors([skill_text(s) for s in skills]) if model is not None else None
     for name in split:
         rows = skill_rows((folder or splits.SKILLS_FOLDER) / name)
-        if model is not None:
-            model.vectors([row["prompt"][:MAX_QUERY_CHARS] for row in rows])
         for row in rows:
             prompt = row["prompt"]
             advice = suggest(prompt, catalog, gate=False)
@@ -210,12 +144,8 @@ def skill_cases(
             scores = {s.name: score for s, score in relevance(prompt, catalog)}
             scores.update({s.name: s.score for s in advice.suggestions})
             query = prompt_query(prompt, stats)
-            cosines = None
-            if model is not None and matrix is not None:
-                sims = (matrix @ model.vectors([prompt[:MAX_QUERY_CHARS]])[0]).tolist()
-                cosines = {s.name: float(c) for s, c in zip(skills, sims, strict=True)}
             chosen = [by_name[n] for n in names]
-            found = skill_evidence(query, stats, chosen, scores, cosines)
+            found = skill_evidence(query, stats, chosen, scores)
             expected = [row["expected"]] if row["expected"] else []
             cases.append(Case(expected, names, found))
     return cases
@@ -315,7 +245,6 @@ def fit_one(
     train: list[Case],
     dev: list[Case],
     sets: dict[str, list[str]],
-    dense: bool = False,
     read: list[Case] | None = None,
     without: Sequence[str] = (),
     keep: float = HIT_KEEP,
@@ -342,7 +271,7 @@ def fit_one(
     for name, cases in reported.items():
         results[f"{name}_without_gate"] = outcome(cases, None)
         results[name] = outcome(cases, gate)
-    opinion = "lexical + dense (all-MiniLM-L6-v2)" if dense else "lexical only"
+    opinion = "lexical only"
     counts = f"{len(x)} candidates ({int(y.sum())} expected) from {len(train)} prompts"
     print(f"{kind}, {opinion}: {counts}")
     for name, w in zip(FEATURES, weights, strict=True):
@@ -369,17 +298,17 @@ def fit_one(
 Work = dict[str, tuple[list[Case], list[Case], dict[str, list[str]], list[Case]]]
 
 
-def work(catalog: Catalog, model: Embedder | None, kinds: Sequence[str] = (RECALL, SKILLS)) -> Work:
+def work(catalog: Catalog, kinds: Sequence[str] = (RECALL, SKILLS)) -> Work:
     """Each of ``kinds``' train cases, dev cases, the names of their sets, and the train cases
     of the read unseen split (:data:`helpers.splits.RECALL_TRAIN_READ`, ``SKILLS_TRAIN_READ``).
     Skills' dev is the held-out prompts and the second unseen split's skill prompts, against
     that split's own catalog (:data:`helpers.splits.SKILLS_DEV_UNSEEN_FOLDER`)."""
     out: Work = {}
     if RECALL in kinds:
-        recall_read = recall_cases(splits.RECALL_TRAIN_READ, model)
+        recall_read = recall_cases(splits.RECALL_TRAIN_READ)
         out[RECALL] = (
-            recall_cases(splits.RECALL_TRAIN, model) + recall_read,
-            recall_cases(splits.RECALL_DEV, model),
+            recall_cases(splits.RECALL_TRAIN) + recall_read,
+            recall_cases(splits.RECALL_DEV),
             {
                 "train": splits.names(splits.RECALL_TRAIN) + splits.names(splits.RECALL_TRAIN_READ),
                 "dev": splits.names(splits.RECALL_DEV),
@@ -390,14 +319,12 @@ def work(catalog: Catalog, model: Embedder | None, kinds: Sequence[str] = (RECAL
         read_folder = splits.SKILLS_TRAIN_READ_FOLDER
         dev_folder = splits.SKILLS_DEV_UNSEEN_FOLDER
         skills_read = skill_cases(
-            splits.SKILLS_TRAIN_READ, catalog_from_folder(read_folder), model, read_folder
+            splits.SKILLS_TRAIN_READ, catalog_from_folder(read_folder), read_folder
         )
         out[SKILLS] = (
-            skill_cases(splits.SKILLS_TRAIN, catalog, model) + skills_read,
-            skill_cases(splits.SKILLS_DEV, catalog, model)
-            + skill_cases(
-                splits.SKILLS_DEV_UNSEEN, catalog_from_folder(dev_folder), model, dev_folder
-            ),
+            skill_cases(splits.SKILLS_TRAIN, catalog) + skills_read,
+            skill_cases(splits.SKILLS_DEV, catalog)
+            + skill_cases(splits.SKILLS_DEV_UNSEEN, catalog_from_folder(dev_folder), dev_folder),
             {
                 "train": splits.names(splits.SKILLS_TRAIN)
                 + [
@@ -418,9 +345,6 @@ def work(catalog: Catalog, model: Embedder | None, kinds: Sequence[str] = (RECAL
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="print the figures, write nothing")
-    parser.add_argument(
-        "--lexical", action="store_true", help="fit the lexical gates only (no semantic model)"
-    )
     parser.add_argument(
         "--without",
         action="append",
@@ -446,20 +370,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     kinds = tuple(args.kind or (RECALL, SKILLS))
     catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
-    models: list[Embedder | None] = [None]
-    if not args.lexical and (found := embedder()) is not None:
-        models.append(found)
-    for model in models:
-        dense = model is not None
-        for kind, (train, dev, sets, read) in work(catalog, model, kinds).items():
-            without = WITHOUT[kind] if args.without is None else args.without
-            gate = fit_one(kind, train, dev, sets, dense, read, without, args.hit_keep)
-            if args.check or (dense and kind not in DENSE_KINDS):
-                continue
-            text = json.dumps(gate.to_data(), indent=1, ensure_ascii=False) + "\n"
-            target = Path(gate_path(kind, dense))
-            target.write_text(text, encoding="utf-8")
-            print(f"  wrote {target.relative_to(REPO)}")
+    for kind, (train, dev, sets, read) in work(catalog, kinds).items():
+        without = WITHOUT[kind] if args.without is None else args.without
+        gate = fit_one(kind, train, dev, sets, read, without, args.hit_keep)
+        if args.check:
+            continue
+        text = json.dumps(gate.to_data(), indent=1, ensure_ascii=False) + "\n"
+        target = Path(gate_path(kind))
+        target.write_text(text, encoding="utf-8")
+        print(f"  wrote {target.relative_to(REPO)}")
     return 0
 
 

@@ -13,7 +13,6 @@ from benchmarks.suites import (
     lessons,
     realistic,
     recall,
-    semantic,
     session,
     startup,
 )
@@ -31,7 +30,6 @@ def all_specs(lab: Lab) -> list[Spec]:
         *recall.specs(),
         recall.suggest_spec(),
         recall.suggest_failing_spec(),
-        *semantic.specs(),
         *session.notification_specs(),
         *commands.specs(),
         *learnings.specs(),

@@ -133,7 +133,7 @@ SUGGEST_NAME = (
 
 
 def shared_learnings(lab: Lab) -> RecallProject:
-    """The 2,000 learnings every recall row shares (and the large semantic row)."""
+    """The 2,000 learnings every recall row shares."""
     return lab.shared(f"{RECALL_LEARNINGS:,} learnings", lambda: recall_project(lab))
 
 

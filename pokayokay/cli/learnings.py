@@ -100,12 +100,6 @@ def run_command(
     # slash command and the Bash tool hand to the model.
     lines = [result.message, *(f"Note: {note}" for note in result.notes)]
     refused = result.status in ("too_short", "too_long")
-    if not refused:
-        # The stored learning's vector for semantic recall (nothing when it is not installed),
-        # so that a prompt embeds only itself.
-        from pokayokay.cli.semantic import refresh_location
-
-        refresh_location(location)
     if ns.reply:
         # The slash command shows this output to the user through the model: a refusal is an
         # answer like any other, not a failing shell step.

@@ -35,7 +35,11 @@ def _main(args: list[str]) -> int:
     from pokayokay.errors import PokayokayError
 
     parser = _parser()
-    ns = parser.parse_args(args)
+    if args[:1] == ["semantic"]:  # retired: whatever followed it is answered, never refused
+        ns, rest = parser.parse_known_args(args)
+        ns.words = [*ns.words, *rest]
+    else:
+        ns = parser.parse_args(args)
     if ns.command is None:
         parser.print_help()
         return 0
@@ -233,7 +237,7 @@ def _parser() -> argparse.ArgumentParser:
     from pokayokay.cli.semantic import add_parser as add_semantic
     from pokayokay.cli.team import add_parser as add_team
 
-    add_semantic(sub, common, _context)
+    add_semantic(sub)
     add_team(sub, common, _context)
 
     p = sub.add_parser("recall", parents=[common], help="what recall would inject for a prompt")
@@ -522,10 +526,6 @@ def cmd_consolidate(ns: argparse.Namespace) -> int:
 
     project, location, settings = _context(ns)
     outcome = consolidate(project, location, settings, dry_run=ns.dry_run)
-    if not ns.dry_run:
-        from pokayokay.cli.semantic import refresh_location
-
-        refresh_location(location)  # what consolidation moved, embedded for semantic recall
     if ns.json:
         print(report.to_json(outcome.to_dict()))
     elif not ns.quiet:

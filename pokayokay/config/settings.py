@@ -7,12 +7,14 @@ is declared once, in ``OPTIONS`` (plain values) or ``SECTION_FIELDS`` (the per-s
 default, to :class:`pokayokay.memory.sections.Settings`.
 
 Bad values raise :class:`SettingsError` with one line naming the file and the dotted key. Unknown
-keys are only warnings, collected into ``Settings.warnings``.
+keys are only warnings, collected into ``Settings.warnings``; so is a retired key (``RETIRED``),
+whose warning says it is retired rather than unknown, whatever its value.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -30,6 +32,7 @@ from pokayokay.memory.sections import (
     Settings,
 )
 from pokayokay.names import (
+    ENV_SEMANTIC,
     LEARNINGS_ARCHIVE_FILE,
     LEARNINGS_DROPPED_FILE,
     LOCAL_SETTINGS_FILE,
@@ -272,8 +275,27 @@ OPTIONS: tuple[Option, ...] = (
     Option("consolidation.session_end", boolean, "consolidation_session_end"),
     Option("empty_sections", boolean, "empty_sections"),
     Option("guard", one_of("off", "hint", "block"), "guard"),
-    Option("recall.semantic", one_of("auto", "on", "off"), "recall_semantic"),
 )
+
+# What the retired semantic recall is, said by every warning about its keys (decision 0142).
+SEMANTIC_RETIRED = (
+    "semantic recall was retired (docs/decisions/0142-semantic-extra-retired.md); recall is "
+    "lexical, and `pokayokay semantic remove` deletes the files it left"
+)
+
+
+@dataclass(frozen=True)
+class Retired:
+    """A key that once meant something: accepted with any value, read by nothing, and named
+    in a warning that says why (``note``) instead of calling it unknown."""
+
+    key: str  # dotted, as in Option
+    note: str
+
+
+RETIRED: tuple[Retired, ...] = (Retired("recall.semantic", SEMANTIC_RETIRED),)
+# Retired environment variables, with what their warning says.
+RETIRED_ENVIRONMENT: tuple[tuple[str, str], ...] = ((ENV_SEMANTIC, SEMANTIC_RETIRED),)
 
 # The keys of one entry under "sections:"; each is a field of SectionSpec.
 SECTION_FIELDS: dict[str, Check] = {
@@ -320,7 +342,8 @@ class _FileResult:
 
 def _option_tree() -> dict[str, Any]:
     tree: dict[str, Any] = {}
-    for option in OPTIONS:
+    keys: tuple[Option | Retired, ...] = (*OPTIONS, *RETIRED)
+    for option in keys:
         *parents, leaf = option.key.split(".")
         node = tree
         for part in parents:
@@ -347,6 +370,8 @@ def _walk_options(
         node = tree.get(key) if isinstance(raw_key, str) else None
         if node is None:
             result.warnings.append(f"{result.label}: unknown key '{dotted}' (ignored)")
+        elif isinstance(node, Retired):
+            result.warnings.append(f"{result.label}: '{dotted}' is retired (ignored): {node.note}")
         elif isinstance(node, Option):
             try:
                 result.layer[parts] = node.check(value)
@@ -531,14 +556,28 @@ def settings_files(project_dir: Path) -> tuple[Path, Path]:
     return project_dir / TEAM_FILE, project_dir / LOCAL_FILE
 
 
+def retired_environment(environ: Mapping[str, str] | None = None) -> list[str]:
+    """A warning for each retired environment variable set in ``environ`` (the process's by
+    default), naming it."""
+    env = os.environ if environ is None else environ
+    return [
+        f"environment: {name} is retired (ignored): {note}"
+        for name, note in RETIRED_ENVIRONMENT
+        if name in env
+    ]
+
+
 def load_settings(project_dir: Path) -> Settings:
-    """Settings for ``project_dir``: defaults, then the team file, then the personal file."""
+    """Settings for ``project_dir``: defaults, then the team file, then the personal file;
+    with a warning for each retired environment variable set."""
     results: list[_FileResult] = []
     for path, label in zip(settings_files(project_dir), (TEAM_FILE, LOCAL_FILE), strict=True):
         if path.is_dir():
             raise SettingsError(f"{label}: is a folder, expected a markdown file")
         if path.exists():
             results.append(_load_file(path, label))
-    if not results:
-        return Settings()
-    return _merge(results)
+    settings = _merge(results) if results else Settings()
+    environment = retired_environment()
+    if environment:
+        settings = dataclasses.replace(settings, warnings=(*settings.warnings, *environment))
+    return settings

@@ -2,9 +2,10 @@
 
 A detached command runs in its own session (Claude Code cutting a hook short cannot kill it),
 with no input and its output appended to pokayokay's log, after a line saying why it was
-started. Used by SessionEnd (curation, the store's one-off upgrades), by a prompt that finds
-notes without a semantic vector, and by SessionStart catching up on a session that was killed
-(:func:`spawn_module`: no ``subprocess`` import on that path, decision 0130).
+started. Used by SessionEnd (curation, the store's one-off upgrades, graduation over a large
+store), by an ingest that finds a spool over its cap, and by SessionStart catching up on a
+session that was killed (:func:`spawn_module`: no ``subprocess`` import on that path, decision
+0130).
 """
 
 from __future__ import annotations

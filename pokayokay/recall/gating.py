@@ -1,7 +1,6 @@
 """Recall's decision to speak: the :class:`~pokayokay.relevance.gate.Evidence` of the notes
 :func:`pokayokay.recall.index.recall` ranked, and the ones the fitted gate lets through (the
-one decision of :func:`pokayokay.relevance.fitted.speak`, which recall takes with the gate fitted
-on the semantic model's opinion when it has the model's cosines).
+one decision of :func:`pokayokay.relevance.fitted.speak`).
 
 Pure: an index and a prompt's features in, positions out. A note's content units are the
 prompt's pieces of evidence (:class:`~pokayokay.relevance.concepts.Query`: the words evoking a
@@ -18,11 +17,11 @@ from itertools import islice, pairwise
 
 from pokayokay.relevance.analyser import MAX_QUERY_CHARS, tokenize, weak_terms
 from pokayokay.relevance.concepts import BIGRAM_JOIN, CONCEPT_PREFIX
-from pokayokay.relevance.gate import RARE_SAMPLE, Evidence, dense_view, rare_idf
+from pokayokay.relevance.gate import RARE_SAMPLE, Evidence, rare_idf
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
     from pokayokay.recall.index import Hit, Index
     from pokayokay.relevance.concepts import Query
@@ -72,13 +71,10 @@ def evidence(
     prompt: str,
     hits: Sequence[Hit],
     runners: Sequence[float],
-    cosines: Mapping[int, float] | None = None,
 ) -> list[Evidence]:
     """The evidence of each of ``hits`` (ranked notes, each with its document position
     ``Hit.at``); ``runners``: the scores of every candidate the ranking looked at, best first
-    (the runner-up of a note is the best score below its own); ``cosines``: the semantic
-    model's cosine with the prompt of every note it embedded (document position → cosine),
-    when that extra is on."""
+    (the runner-up of a note is the best score below its own)."""
     weak = weak_terms()
     pieces: dict[str, list[str]] = {}  # piece -> the prompt's features standing for it
     for term in query.counts:
@@ -108,18 +104,7 @@ def evidence(
         # a score equal to the note's own is the note itself or a copy of its text (recall shows
         # one of those): the runner-up is the best score strictly below
         runner = max((s for s in runners if s < hit.score), default=0.0)
-        own, other, top = dense_view(cosines, hit.at) if cosines else (0.0, 0.0, False)
         out.append(
-            Evidence(
-                hit.score,
-                runner,
-                matched,
-                frozen_rare,
-                frozen_named,
-                len(pieces),
-                own,
-                other,
-                top,
-            )
+            Evidence(hit.score, runner, matched, frozen_rare, frozen_named, len(pieces))
         )
     return out

@@ -450,24 +450,17 @@ class Index:
         prompt: str,
         *,
         method: str = METHOD,
-        semantic: Mapping[int, float] | None = None,
         query: Query | None = None,
         pieces: dict[int, int] | None = None,
     ) -> Iterator[tuple[int, float]]:
         """``(document index, score)`` of every document sharing a term with ``prompt``, best
-        first; equal scores keep document order. No document is read. ``semantic``: what the
-        optional semantic model adds to a document's score (:mod:`pokayokay.recall.semantic`,
-        times the document's prior, capped at 1): the one place both opinions meet, except for
-        a document the evidence rule silenced (a path alone, one common word), which no boost
-        brings back. ``pieces``: as :meth:`scores` fills it."""
+        first; equal scores keep document order. No document is read. ``pieces``: as
+        :meth:`scores` fills it."""
         query = query or query_features(prompt)
         marks = pieces if pieces is not None else {}
         scored = self.scores(
             query.counts, method, query.groups, query.strength, query.names, marks
         )
-        for d, boost in (semantic or {}).items():
-            if 0 <= d < len(self.weights) and boost > 0 and marks.get(d) != SILENCED:
-                scored[d] = min(1.0, scored.get(d, 0.0) + boost * self.weights[d])
         for d in sorted(scored, key=lambda d: (-scored[d], d)):
             yield d, scored[d]
 
@@ -515,8 +508,6 @@ def recall(
     near_misses: int = 0,
     shown: Collection[str] = (),
     repeat_floor: float = REPEAT_FLOOR,
-    semantic: Mapping[int, float] | None = None,
-    cosines: Mapping[int, float] | None = None,
     gate: Gate | bool = True,
 ) -> Result:
     """The top ``k`` documents at or above ``floor`` for ``prompt``; with ``near_misses``, also
@@ -530,10 +521,8 @@ def recall(
     (:mod:`pokayokay.recall.symptoms`); a document in ``shown`` (already injected in this
     session), or any note for a prompt explaining the code at hand or editing documentation
     (:mod:`pokayokay.recall.asks`), comes back only when it scores ``repeat_floor``.
-    ``semantic``: the semantic model's boosts (:meth:`Index.ranked`), when it is installed;
-    ``cosines``: its cosine of every note it embedded, the dense gate's opinion.
     ``gate``: the decision to speak over the notes left (:mod:`pokayokay.recall.gating`):
-    ``True`` the fitted one (the dense one when ``cosines`` are given), ``False`` none.
+    ``True`` the fitted one, ``False`` none.
     """
     above: list[Hit] = []
     near: list[Hit] = []
@@ -541,13 +530,11 @@ def recall(
     query = query_features(prompt)
     asks = prompt[:MAX_QUERY_CHARS].lower()
     if explains_code(asks) or edits_docs(asks) or message_content(asks) is not None:
-        floor, semantic = max(floor, repeat_floor), None  # the code or text answers: a clear match
+        floor = max(floor, repeat_floor)  # the code or text answers: a clear match
     pieces: dict[int, int] = {}  # each document's plain pieces of the prompt, a bit each
     masks: dict[int, int] = {}  # ... by hit
     runners: list[float] = []  # every score looked at: the gate's margins to the runner-up
-    for d, score in index.ranked(
-        prompt, method=method, semantic=semantic, query=query, pieces=pieces
-    ):
+    for d, score in index.ranked(prompt, method=method, query=query, pieces=pieces):
         runners.append(score)
         is_above = score >= floor
         if is_above and len(above) >= k + MAX_CANDIDATES:
@@ -585,11 +572,10 @@ def recall(
         from pokayokay.recall.gating import evidence
         from pokayokay.relevance.fitted import RECALL, speak
 
-        ranked = chosen  # with ``cosines`` (the semantic model's opinion): the dense gate
+        ranked = chosen
         chosen = speak(
-            gate, RECALL, ranked, lambda: evidence(index, query, prompt, ranked, runners, cosines),
-            dense=cosines is not None,
-        )  # fmt: skip
+            gate, RECALL, ranked, lambda: evidence(index, query, prompt, ranked, runners)
+        )
     return Result(chosen, near, floor)
 
 

@@ -57,21 +57,13 @@ def recall_cli(
     index = load_index(location.memory_dir, location.project_dir, state_dir, budget=60.0)
     if index is None:
         index = Index.build([])
-    from pokayokay.recall.semantic import opinion
-
-    dense = opinion(index, query, str(state_dir), str(location.project_dir), embed_limit=None)
-    semantic = None if dense is None else dense.boosts
-    cosines = None if dense is None else dense.cosines
-    result = core.recall(
-        index, query, near_misses=core.NEAR_MISSES, semantic=semantic, cosines=cosines
-    )
+    result = core.recall(index, query, near_misses=core.NEAR_MISSES)
     block = recall_block.block(result.hits)
     if as_json:
         data = {
             "query": query,
             "memory_dir": str(location.memory_dir),
             "method": core.METHOD,
-            "semantic": semantic is not None,
             "floor": core.FLOOR,
             "top_k": core.TOP_K,
             "budget": recall_block.BUDGET,

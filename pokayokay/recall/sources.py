@@ -551,15 +551,8 @@ def block_for(
     if index is None or not len(index):
         return ""
     before = shown_notes.shown(str(state_dir), session) if session else frozenset()
-    semantic = cosines = None
-    if _model_folder_exists():  # else semantic recall has nothing to add: not even imported
-        from pokayokay.recall.semantic import opinion
-
-        dense = opinion(index, prompt, str(state_dir), str(location.project_dir))
-        if dense is not None:
-            semantic, cosines = dense.boosts, dense.cosines
     try:
-        hits = recall(index, prompt, shown=before, semantic=semantic, cosines=cosines).hits
+        hits = recall(index, prompt, shown=before).hits
     except (ValueError, TypeError, KeyError, IndexError):
         unlink_quietly(os.path.join(state_dir, INDEX_FILE))
         index = load_index(*dirs, budget=budget)
@@ -578,15 +571,6 @@ def block_for(
     if text and session:
         shown_notes.record(str(state_dir), session, [h.doc.id for h in hits])
     return text
-
-
-def _model_folder_exists() -> bool:
-    """Whether the semantic model's folder (``pokayokay.recall.semantic.model_dir``) exists:
-    the model's files, which ``semantic.model_fetched`` checks first, are inside it."""
-    from pokayokay.infra.state import state_home_path
-    from pokayokay.names import MODELS_DIR, SEMANTIC_MODEL_DIR
-
-    return os.path.isdir(os.path.join(state_home_path(), MODELS_DIR, SEMANTIC_MODEL_DIR))
 
 
 def corpus_counts(index: Index) -> dict[str, int]:

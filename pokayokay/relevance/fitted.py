@@ -1,7 +1,5 @@
-"""The fitted gates shipped beside this module: ``gate_recall.json`` and ``gate_skills.json``
-(the lexical opinion alone) and ``gate_recall_dense.json`` (fitted with the semantic model's
-opinion, used when that extra is installed and on), written by
-``scripts/fit_relevance_gate.py``; never edited by hand.
+"""The fitted gates shipped beside this module: ``gate_recall.json`` and ``gate_skills.json``,
+written by ``scripts/fit_relevance_gate.py``; never edited by hand.
 
 Reads package data only, as rendering a bundled template does, so the pure core may call it;
 each file is read once per process, through :mod:`pokayokay.infra.cjson` (no ``json`` import
@@ -32,32 +30,24 @@ SKILLS = "skills"
 _loaded: dict[str, Gate] = {}
 
 
-# The kinds with a gate fitted on the semantic model's opinion too (decision 0097).
-DENSE_KINDS = (RECALL,)
-
-
-def gate_name(kind: str, dense: bool = False) -> str:
-    """The file name of the ``kind`` gate (:data:`RECALL` or :data:`SKILLS`); ``dense``: the
-    one fitted with the semantic model's opinion (only for :data:`DENSE_KINDS`)."""
+def gate_name(kind: str) -> str:
+    """The file name of the ``kind`` gate (:data:`RECALL` or :data:`SKILLS`)."""
     if kind not in (RECALL, SKILLS):
         raise ValueError(f"no relevance gate for {kind!r}")
-    if dense and kind not in DENSE_KINDS:
-        raise ValueError(f"no dense relevance gate for {kind!r}")
-    return f"gate_{kind}_dense.json" if dense else f"gate_{kind}.json"
+    return f"gate_{kind}.json"
 
 
-def gate_path(kind: str, dense: bool = False) -> str:
+def gate_path(kind: str) -> str:
     """The file of the ``kind`` gate (:func:`gate_name`)."""
-    return os.path.join(HERE, gate_name(kind, dense))
+    return os.path.join(HERE, gate_name(kind))
 
 
-def fitted(kind: str, dense: bool = False) -> Gate:
-    """The shipped ``kind`` gate (``dense``: the one fitted with the model's opinion), read
-    once."""
-    name = gate_name(kind, dense)
+def fitted(kind: str) -> Gate:
+    """The shipped ``kind`` gate, read once."""
+    name = gate_name(kind)
     found = _loaded.get(name)
     if found is None:
-        with open(gate_path(kind, dense), encoding="utf-8") as file:
+        with open(gate_path(kind), encoding="utf-8") as file:
             found = _loaded[name] = Gate.from_data(loads(file.read()))
     return found
 
@@ -67,13 +57,10 @@ def speak(
     kind: str,
     ranked: Sequence[Candidate],
     evidence: Callable[[], Sequence[Evidence]],
-    *,
-    dense: bool = False,
 ) -> list[Candidate]:
     """The candidates of ``ranked`` (best first) the gate lets speak: one by default, a second
     only when nearly as probable and about something else (:func:`~pokayokay.relevance.gate.
-    select`). ``gate`` True: the shipped ``kind`` gate (``dense``: the one fitted with the
-    semantic model's opinion, for a scorer that has it); False: every candidate speaks.
+    select`). ``gate`` True: the shipped ``kind`` gate; False: every candidate speaks.
     ``evidence``: the :class:`~pokayokay.relevance.gate.Evidence` of each of ``ranked``, in
     order, computed only when a gate decides. The one decision recall
     (:mod:`pokayokay.recall.gating`) and skill suggestion (:mod:`pokayokay.skills.gating`)
@@ -81,5 +68,5 @@ def speak(
     if not ranked or gate is False:
         return list(ranked)
     if gate is True:
-        gate = fitted(kind, dense=dense)
+        gate = fitted(kind)
     return [ranked[i] for i in select(gate, evidence())]

@@ -20,19 +20,13 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
   or an identifier (where a word says where, not what);
 * ``coverage`` — the share of the prompt's content words (or pieces of evidence) it holds;
 * ``length`` — ``ln(1 + n)`` of the prompt's content words;
-* ``cosine`` — the dense opinion: the semantic model's cosine between the prompt and the
-  candidate, when that extra is installed (0 otherwise);
-* ``cosine_margin`` — that cosine's lead over the best cosine of any other candidate of the
-  corpus (negative when the model prefers another one; 0 without the model);
-* ``agree`` — 1 when the candidate is also the model's first choice (the lexical and the dense
-  opinions agree on it), else 0;
+* ``cosine``, ``cosine_margin``, ``agree`` — a dense opinion's features (a model's cosine, its
+  lead over the best other cosine, whether the model ranks the candidate first): always 0 since
+  the semantic extra was retired (decision 0142), so the shipped gates give them weight 0;
 * ``rare_share`` — the share of the prompt's rare units it holds (``rare`` counts them, which
   grows with the prompt's length; this does not; decision 0116).
 
-Two coefficient sets per kind are shipped: the lexical one (``gate_<kind>.json``, fitted with
-the three dense features at 0, so their weights are 0) and the dense one
-(``gate_<kind>_dense.json``, fitted with the model's opinion), used when the semantic extra is
-installed and on (:mod:`pokayokay.relevance.fitted`).
+One coefficient set per kind is shipped, ``gate_<kind>.json`` (:mod:`pokayokay.relevance.fitted`).
 
 Show less, better (:func:`select`): one candidate by default; a second only when it passes
 the gate too, its probability is at least :data:`NEARLY` of the first's, and it holds words
@@ -46,7 +40,6 @@ import math
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
-    from typing import Any
 
 FEATURES = (
     "score", "margin", "rare", "names_only", "coverage", "length",
@@ -66,9 +59,8 @@ class Evidence:
 
     ``matched``: the prompt's content units (words, or pieces of evidence) the candidate holds;
     ``rare``: the prompt's units rare in the corpus; ``named``: those found only in paths,
-    file names or identifiers; ``units``: how many content units the prompt has; ``cosine``:
-    the dense opinion of the candidate, ``cosine_other`` the best cosine of any other
-    candidate, ``dense_top`` whether the model ranks it first (all 0 without the model)."""
+    file names or identifiers; ``units``: how many content units the prompt has; ``cosine``,
+    ``cosine_other``, ``dense_top``: a dense opinion's (0 since decision 0142)."""
 
     __slots__ = (
         "score", "runner_up", "matched", "rare", "named", "units",
@@ -215,17 +207,3 @@ def rare_idf(dfs: Iterable[int], n: int) -> float:
             break
     return math.log((n + 1) / (median + 1)) + 1.0
 
-
-def dense_view(cosines: Mapping[Any, float], key: object) -> tuple[float, float, bool]:
-    """The dense features' inputs for the candidate ``key`` among ``cosines`` (every embedded
-    candidate's cosine with the prompt): its cosine (0 when it has none), the best cosine of
-    any other candidate, and whether it is the model's first choice (the first on a tie)."""
-    own = cosines.get(key, 0.0)
-    other, first, best = 0.0, None, -math.inf
-    seen_other = False
-    for k, c in cosines.items():
-        if c > best:
-            best, first = c, k
-        if k != key and (not seen_other or c > other):
-            other, seen_other = c, True
-    return own, other, key in cosines and first == key

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from pokayokay.relevance.gate import Evidence, dense_view, rare_idf
+from pokayokay.relevance.gate import Evidence, rare_idf
 from pokayokay.relevance.skill_terms import generic_terms
 
 TYPE_CHECKING = False
@@ -45,13 +45,9 @@ def evidence(
     stats: Stats,
     chosen: Sequence[Skill],
     scores: Mapping[str, float],
-    cosines: Mapping[str, float] | None = None,
 ) -> list[Evidence]:
     """The evidence of each of ``chosen`` (ranked, best first); ``scores``: every skill's score
-    for the prompt (the runner-up of a skill is the best other score not above its own);
-    ``cosines``: a semantic model's cosine of each skill's description with the prompt, by
-    name (measured by ``scripts/fit_relevance_gate.py``; the shipped skill gate is lexical,
-    decision 0097)."""
+    for the prompt (the runner-up of a skill is the best other score not above its own)."""
     from pokayokay.skills.match import evidence as shared_terms
 
     generic = generic_terms()
@@ -70,7 +66,6 @@ def evidence(
         _total, shared = shared_terms(query, skill.profile)
         score = scores[skill.name]
         others = [s for name, s in scores.items() if name != skill.name and s <= score]
-        own, other, top = dense_view(cosines, skill.name) if cosines else (0.0, 0.0, False)
         out.append(
             Evidence(
                 score,
@@ -79,9 +74,6 @@ def evidence(
                 rare,
                 named,
                 len(units),
-                own,
-                other,
-                top,
             )
         )
     return out

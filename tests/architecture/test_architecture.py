@@ -54,7 +54,7 @@ PURE = {
     "learnings.consolidate.routing", "learnings.consolidate.splitting",
     "learnings.consolidate.consolidation", "learnings.consolidate.consolidation_config",
     "recall.index", "recall.block",
-    "recall.wordpiece", "recall.symptoms", "recall.asks", "recall.bm25", "recall.documents",
+    "recall.symptoms", "recall.asks", "recall.bm25", "recall.documents",
     "recall.evidence", "recall.turns", "recall.gating",
     "skills.match", "skills.failure_boost", "skills.suggest", "skills.gating",
     "relevance.gate", "relevance.analyser", "relevance.scan", "relevance.scan_names",

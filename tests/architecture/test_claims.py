@@ -150,7 +150,7 @@ def test_the_codec_check_sees_each_strict_form() -> None:
         't.encode("ascii")',
         't.encode("utf-8", "surrogateescape")',
         't.encode("utf-8", errors="replace")',
-        "wordpiece.encode(text, vocab, 3)",
+        "tokenizer.encode(text, vocab, 3)",
     ):
         assert list(strict_encodes(ast.parse(source))) == [], source
 

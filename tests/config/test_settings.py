@@ -463,3 +463,45 @@ def test_every_file_pokayokay_writes_in_the_memory_folder_is_reserved() -> None:
     assert not names.generated_memory_file("decisions-archive.md")
     assert not names.generated_memory_file("learnings-archive-part-x.md")
     assert not names.generated_memory_file("learnings-archive.md", (names.LEARNINGS_ARCHIVE_FILE,))
+
+
+# -- retired keys (decision 0142: the semantic extra) ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value", ["on", "off", "auto", "false", "banana", "3", "null", "{model: big}", "[a, b]"]
+)
+def test_a_retired_key_is_a_warning_naming_it_retired_whatever_its_value(
+    tmp_path: Path, value: str
+) -> None:
+    """``recall.semantic`` (the retired semantic extra): accepted with any value, never an
+    error and never "unknown key"; the other keys of the file still apply."""
+    write(tmp_path, TEAM, f"recall:\n  semantic: {value}\nmax_lines: 120\n")
+    settings = load_settings(tmp_path)
+    assert settings.max_lines == 120
+    (warning,) = settings.warnings
+    assert warning.startswith(f"{TEAM}: 'recall.semantic' is retired (ignored): semantic recall")
+    assert "unknown" not in warning and "pokayokay semantic remove" in warning
+    assert "recall.semantic" not in settings.sources
+
+
+def test_a_retired_key_beside_an_unknown_one_gets_each_its_own_warning(tmp_path: Path) -> None:
+    write(tmp_path, LOCAL, "recall:\n  semantic: on\n  semantik: on\n")
+    warnings = load_settings(tmp_path).warnings
+    assert len(warnings) == 2
+    assert "'recall.semantic' is retired" in warnings[0]
+    assert warnings[1] == f"{LOCAL}: unknown key 'recall.semantik' (ignored)"
+
+
+def test_the_retired_environment_variable_is_a_warning_with_or_without_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pokayokay.names import ENV_SEMANTIC
+
+    assert load_settings(tmp_path).warnings == ()
+    monkeypatch.setenv(ENV_SEMANTIC, "off")
+    (warning,) = load_settings(tmp_path).warnings
+    assert warning.startswith(f"environment: {ENV_SEMANTIC} is retired (ignored): ")
+    write(tmp_path, TEAM, "recall:\n  semantic: off\n")
+    warnings = load_settings(tmp_path).warnings
+    assert len(warnings) == 2 and warnings[1] == warning

@@ -23,7 +23,6 @@ from pokayokay.relevance.gate import (
     NEARLY,
     Evidence,
     Gate,
-    dense_view,
     rare_idf,
     select,
 )
@@ -279,7 +278,7 @@ def test_the_fitting_script_reproduces_the_shipped_gates() -> None:
         (
             fitted.SKILLS,
             script.skill_cases(splits.SKILLS_TRAIN, catalog)
-            + script.skill_cases(splits.SKILLS_TRAIN_READ, catalog_from_folder(read), None, read),
+            + script.skill_cases(splits.SKILLS_TRAIN_READ, catalog_from_folder(read), read),
         ),
     ):
         again = script.fit_one(
@@ -299,95 +298,27 @@ def test_the_fitting_script_is_one_command() -> None:
     assert proc.returncode == 0 and "--check" in proc.stdout
 
 
-# -- the dense opinion's features ------------------------------------------------------------
-
-COSINES = st.dictionaries(st.integers(0, 12), st.floats(-1, 1, allow_nan=False), max_size=8)
+# -- the dense opinion's features, retired (decision 0142) ---------------------------------
 
 
-@given(COSINES, st.integers(0, 14))
-def test_the_dense_view_is_the_candidates_cosine_its_best_rival_and_the_models_first(
-    cosines: dict[int, float], key: int
-) -> None:
-    own, other, top = dense_view(cosines, key)
-    assert own == cosines.get(key, 0.0)
-    rivals = [c for k, c in cosines.items() if k != key]
-    assert other == (max(rivals) if rivals else 0.0)
-    # the model's first choice: the best cosine, the first such candidate on a tie
-    first = max(cosines, key=lambda k: (cosines[k], -list(cosines).index(k)), default=None)
-    assert top == (key == first)
-    values = Evidence(1.0, 0.0, frozenset(), frozenset(), frozenset(), 3, own, other, top)
-    features = dict(zip(FEATURES, values.values(), strict=True))
-    assert features["cosine"] == own
-    assert features["cosine_margin"] == pytest.approx(own - other)
-    assert features["agree"] == (1.0 if top else 0.0)
-
-
-def test_without_the_model_the_dense_features_are_zero() -> None:
+def test_without_a_model_the_dense_features_are_zero() -> None:
     found = Evidence(1.0, 0.5, frozenset("a"), frozenset(), frozenset(), 2)
     features = dict(zip(FEATURES, found.values(), strict=True))
     assert (features["cosine"], features["cosine_margin"], features["agree"]) == (0, 0, 0)
 
 
-def test_the_lexical_gates_give_the_dense_features_no_weight_and_the_dense_one_does() -> None:
+def test_the_shipped_gates_are_lexical_and_give_the_dense_features_no_weight() -> None:
+    """The semantic extra was retired (decision 0142): one gate per kind ships, fitted on the
+    lexical opinion alone, and the dense gate's file is gone from the package."""
+    import os
+
     dense_features = [FEATURES.index(f) for f in ("cosine", "cosine_margin", "agree")]
     for kind in (fitted.RECALL, fitted.SKILLS):
         lexical = fitted.fitted(kind)
         assert [lexical.weights[i] for i in dense_features] == [0.0, 0.0, 0.0]
         assert lexical.provenance["opinion"] == "lexical only"
-    dense = fitted.fitted(fitted.RECALL, dense=True)
-    assert dense is not fitted.fitted(fitted.RECALL)
-    assert any(dense.weights[i] != 0.0 for i in dense_features)
-    assert str(dense.provenance["opinion"]).startswith("lexical + dense")
-    assert fitted.gate_name(fitted.RECALL, dense=True) == "gate_recall_dense.json"
-    with pytest.raises(ValueError, match="dense"):
-        fitted.gate_path(fitted.SKILLS, dense=True)  # measured, not shipped (decision 0097)
-
-
-def test_the_dense_gate_says_how_it_was_fitted() -> None:
-    gate = fitted.fitted(fitted.RECALL, dense=True)
-    assert 0.0 < gate.threshold < 1.0
-    assert gate.weights[FEATURES.index("score")] > 0
-    provenance = gate.provenance
-    assert provenance["fitted_by"] == "python scripts/fit_relevance_gate.py"
-    assert provenance["train"] == splits.names(splits.RECALL_TRAIN + splits.RECALL_TRAIN_READ)
-    assert provenance["dev"] == splits.names(splits.RECALL_DEV)
-    assert any(n.startswith("tests/data/relevance_test2/") for n in provenance["dev"])
-    assert not any("relevance_test2" in n for n in provenance["train"])  # dev: never fitted on
-    assert "relevance_test3" not in str(provenance)  # the test split is never read
-
-
-def test_recall_given_the_models_cosines_decides_with_the_dense_gate() -> None:
-    """The prompt hook passes the model's cosines when the extra is on: recall's decision is
-    then the dense gate's, not the lexical one's (the cosines here are made up: what is tested
-    is which coefficient set decides)."""
-    from helpers import recall_eval
-
-    from pokayokay.recall import index as recall
-
-    notes = [n for n in recall_eval.eval_notes() if n["kind"] == "learning"][:14]
-    index = recall_eval.build(notes)
-    prompts = [
-        "the background job that charges renewals ran two times for one user",
-        "some users got charged twice for one renewal",
-        "test for certificate expiry is flaky depending on what day it runs",
-        "instructors complain uploads of their long recordings fail halfway",
-        "certificates show the wrong date for students in new zealand",
-        "Sentry groups two unrelated KeyErrors from the grading worker into one issue",
-        "write a haiku about autumn leaves",
-    ]
-    dense, lexical = fitted.fitted(fitted.RECALL, dense=True), fitted.fitted(fitted.RECALL)
-    differ = 0
-    for prompt in prompts:
-        # a made-up model that disagrees with the words: it prefers every other note strongly
-        for cosines in ({d: 0.9 if d % 2 else -0.9 for d in range(len(index))}, {}):
-            chosen = [h.doc.id for h in recall.recall(index, prompt, cosines=cosines).hits]
-            by_dense = recall.recall(index, prompt, cosines=cosines, gate=dense).hits
-            by_lexical = recall.recall(index, prompt, cosines=cosines, gate=lexical).hits
-            assert chosen == [h.doc.id for h in by_dense], prompt
-            differ += chosen != [h.doc.id for h in by_lexical]
-        without = [h.doc.id for h in recall.recall(index, prompt).hits]
-        assert without == [h.doc.id for h in recall.recall(index, prompt, gate=lexical).hits]
-    assert differ  # the two sets disagree somewhere: the choice of file is what decided
+    shipped = sorted(n for n in os.listdir(fitted.HERE) if n.startswith("gate_"))
+    assert shipped == ["gate_recall.json", "gate_skills.json"]
 
 
 @given(gates(), st.lists(evidence(), max_size=6))
@@ -411,15 +342,12 @@ def test_speaking_through_a_gate_keeps_the_candidates_select_chooses(
     assert len(reads) == (1 if ranked else 0)
 
 
-@pytest.mark.parametrize("dense", [False, True])
-def test_speaking_through_the_shipped_gate_is_the_fitted_ones_choice(dense: bool) -> None:
-    """``gate`` True: the shipped gate of the kind (the dense one when asked) decides."""
+def test_speaking_through_the_shipped_gate_is_the_fitted_ones_choice() -> None:
+    """``gate`` True: the shipped gate of the kind decides."""
     found = [
         Evidence(2.5, 0.1, frozenset("ab"), frozenset("a"), frozenset(), 2, 0.6, 0.1, True),
         Evidence(0.2, 2.5, frozenset("c"), frozenset(), frozenset(), 2),
     ]
-    shipped = fitted.fitted(fitted.RECALL, dense=dense)
+    shipped = fitted.fitted(fitted.RECALL)
     expected = [("first", "second")[i] for i in select(shipped, found)]
-    assert fitted.speak(True, fitted.RECALL, ("first", "second"), lambda: found, dense=dense) == (
-        expected
-    )
+    assert fitted.speak(True, fitted.RECALL, ("first", "second"), lambda: found) == expected
