@@ -40,7 +40,7 @@ PURE = {
     "infra.markdown", "infra.lazyre", "infra.literals", "infra.cjson", "infra.frontmatter",
     "infra.regex_safety", "infra.regex_budget", "infra.hook_output", "infra.private",
     "memory.document", "memory.structure", "memory.sections", "memory.curation",
-    "memory.invariants",
+    "memory.eviction", "memory.invariants",
     "memory.commonmark", "memory.measures",
     "memory.unmanage", "memory.archives", "memory.oracle", "memory.empty_sections",
     "failures.model", "failures.schema", "failures.signature", "failures.classify",
