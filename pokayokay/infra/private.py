@@ -14,6 +14,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
     from typing import Any
 
 PLACEHOLDER = "[private]"
@@ -61,37 +62,56 @@ def strip_private(text: str) -> str:
     """``text`` with every ``<private>…</private>`` span replaced by :data:`PLACEHOLDER`."""
     if not text or _WORD not in text.lower():
         return text
-    lower = text.lower()
-    out: list[str] = []
+    return _drop_closing(_splice(text, _private_spans(_lowered(text)), PLACEHOLDER))
+
+
+def _private_spans(lower: str) -> Iterator[tuple[int, int]]:
+    """Each private span of ``lower``, from its opening tag to the end of its closing one (to
+    the end of the text when it is never closed: a cut-off paste hides the rest)."""
     pos = 0
     while True:
         begin, end = _find(lower, pos, False)
         if begin < 0:
-            break
-        out.append(text[pos:begin])
-        out.append(PLACEHOLDER)
+            return
         close_begin, close_end = _find(lower, end, True)
         if close_begin < 0:
-            return _drop_closing("".join(out))  # never closed: the rest is private
+            yield begin, len(lower)  # never closed: the rest is private
+            return
+        yield begin, close_end
         pos = close_end
-    out.append(text[pos:])
-    return _drop_closing("".join(out))
 
 
 def _drop_closing(text: str) -> str:
-    lower = text.lower()
+    """``text`` without its stray closing tags."""
+    lower = _lowered(text)
     if _WORD not in lower:
         return text
-    parts: list[str] = []
+    return _splice(text, _closing_tags(lower), "")
+
+
+def _closing_tags(lower: str) -> Iterator[tuple[int, int]]:
     pos = 0
     while True:
-        begin, end = _find(lower, pos, True)
+        begin, pos = _find(lower, pos, True)
         if begin < 0:
-            break
+            return
+        yield begin, pos
+
+
+def _splice(text: str, spans: Iterable[tuple[int, int]], filler: str) -> str:
+    """``text`` with each of ``spans`` (in order, not overlapping) replaced by ``filler``."""
+    parts: list[str] = []
+    pos = 0
+    for begin, end in spans:
         parts.append(text[pos:begin])
+        parts.append(filler)
         pos = end
     parts.append(text[pos:])
     return "".join(parts)
+
+
+def _lowered(text: str) -> str:
+    return text.lower()
 
 
 def strip_private_value(value: Any) -> Any:
