@@ -111,7 +111,15 @@ def _splice(text: str, spans: Iterable[tuple[int, int]], filler: str) -> str:
 
 
 def _lowered(text: str) -> str:
-    return text.lower()
+    """``text`` in lower case, one character for one, so that a tag found in it is at the same
+    place in ``text``. ``str.lower`` turns the dotted capital I (U+0130) into two characters,
+    and every span after it would be cut at the wrong place (a secret's first characters kept
+    before the placeholder); that letter is left as it is instead (it lowers to no letter of a
+    tag)."""
+    lower = text.lower()
+    if len(lower) == len(text):
+        return lower
+    return "".join(c if c == "\u0130" else c.lower() for c in text)
 
 
 def strip_private_value(value: Any) -> Any:
