@@ -7,14 +7,17 @@ text around it still reads. Tags are matched case-insensitively and may carry sp
 (``< private >``); an opening tag that is never closed hides everything after it (a cut-off
 paste must not leak its end), and a stray closing tag is dropped.
 
-No imports: the hook runtime and the spool may call it on every payload.
+No imports but :mod:`pokayokay.infra.spans` (itself import-free): the hook runtime and the
+spool may call it on every payload.
 """
 
 from __future__ import annotations
 
+from pokayokay.infra.spans import replace_spans
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterator
     from typing import Any
 
 PLACEHOLDER = "[private]"
@@ -62,7 +65,7 @@ def strip_private(text: str) -> str:
     """``text`` with every ``<private>…</private>`` span replaced by :data:`PLACEHOLDER`."""
     if not text or _WORD not in text.lower():
         return text
-    return _drop_closing(_splice(text, _private_spans(_lowered(text)), PLACEHOLDER))
+    return _drop_closing(replace_spans(text, _private_spans(_lowered(text)), PLACEHOLDER))
 
 
 def _private_spans(lower: str) -> Iterator[tuple[int, int]]:
@@ -86,7 +89,7 @@ def _drop_closing(text: str) -> str:
     lower = _lowered(text)
     if _WORD not in lower:
         return text
-    return _splice(text, _closing_tags(lower), "")
+    return replace_spans(text, _closing_tags(lower), "")
 
 
 def _closing_tags(lower: str) -> Iterator[tuple[int, int]]:
@@ -96,18 +99,6 @@ def _closing_tags(lower: str) -> Iterator[tuple[int, int]]:
         if begin < 0:
             return
         yield begin, pos
-
-
-def _splice(text: str, spans: Iterable[tuple[int, int]], filler: str) -> str:
-    """``text`` with each of ``spans`` (in order, not overlapping) replaced by ``filler``."""
-    parts: list[str] = []
-    pos = 0
-    for begin, end in spans:
-        parts.append(text[pos:begin])
-        parts.append(filler)
-        pos = end
-    parts.append(text[pos:])
-    return "".join(parts)
 
 
 def _lowered(text: str) -> str:
