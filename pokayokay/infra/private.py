@@ -13,7 +13,7 @@ spool may call it on every payload.
 
 from __future__ import annotations
 
-from pokayokay.infra.spans import replace_spans
+from pokayokay.infra.spans import lower_in_place, replace_spans
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def strip_private(text: str) -> str:
     """``text`` with every ``<private>…</private>`` span replaced by :data:`PLACEHOLDER`."""
     if not text or _WORD not in text.lower():
         return text
-    return _drop_closing(replace_spans(text, _private_spans(_lowered(text)), PLACEHOLDER))
+    return _drop_closing(replace_spans(text, _private_spans(lower_in_place(text)), PLACEHOLDER))
 
 
 def _private_spans(lower: str) -> Iterator[tuple[int, int]]:
@@ -86,7 +86,7 @@ def _private_spans(lower: str) -> Iterator[tuple[int, int]]:
 
 def _drop_closing(text: str) -> str:
     """``text`` without its stray closing tags."""
-    lower = _lowered(text)
+    lower = lower_in_place(text)
     if _WORD not in lower:
         return text
     return replace_spans(text, _closing_tags(lower), "")
@@ -99,18 +99,6 @@ def _closing_tags(lower: str) -> Iterator[tuple[int, int]]:
         if begin < 0:
             return
         yield begin, pos
-
-
-def _lowered(text: str) -> str:
-    """``text`` in lower case, one character for one, so that a tag found in it is at the same
-    place in ``text``. ``str.lower`` turns the dotted capital I (U+0130) into two characters,
-    and every span after it would be cut at the wrong place (a secret's first characters kept
-    before the placeholder); that letter is left as it is instead (it lowers to no letter of a
-    tag)."""
-    lower = text.lower()
-    if len(lower) == len(text):
-        return lower
-    return "".join(c if c == "\u0130" else c.lower() for c in text)
 
 
 def strip_private_value(value: Any) -> Any:
