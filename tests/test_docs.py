@@ -7,7 +7,7 @@ import re
 
 from helpers.paths import REPO_ROOT
 
-from pokayokay.cli.main import _parser
+from pokayokay.cli.parser import build_parser
 from pokayokay.errors import EXIT_CODES
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
@@ -28,7 +28,7 @@ def test_the_readme_exit_table_is_the_code_table() -> None:
 
 
 def _commands() -> set[str]:
-    parser = _parser()
+    parser = build_parser()
     found: set[str] = set()
     for action in parser._subparsers._group_actions:  # type: ignore[union-attr]
         found.update(getattr(action, "choices", {}) or {})

@@ -7,13 +7,17 @@ text around it still reads. Tags are matched case-insensitively and may carry sp
 (``< private >``); an opening tag that is never closed hides everything after it (a cut-off
 paste must not leak its end), and a stray closing tag is dropped.
 
-No imports: the hook runtime and the spool may call it on every payload.
+No imports but :mod:`pokayokay.infra.spans` (itself import-free): the hook runtime and the
+spool may call it on every payload.
 """
 
 from __future__ import annotations
 
+from pokayokay.infra.spans import lower_in_place, replace_spans
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 PLACEHOLDER = "[private]"
@@ -61,37 +65,40 @@ def strip_private(text: str) -> str:
     """``text`` with every ``<private>…</private>`` span replaced by :data:`PLACEHOLDER`."""
     if not text or _WORD not in text.lower():
         return text
-    lower = text.lower()
-    out: list[str] = []
+    return _drop_closing(replace_spans(text, _private_spans(lower_in_place(text)), PLACEHOLDER))
+
+
+def _private_spans(lower: str) -> Iterator[tuple[int, int]]:
+    """Each private span of ``lower``, from its opening tag to the end of its closing one (to
+    the end of the text when it is never closed: a cut-off paste hides the rest)."""
     pos = 0
     while True:
         begin, end = _find(lower, pos, False)
         if begin < 0:
-            break
-        out.append(text[pos:begin])
-        out.append(PLACEHOLDER)
+            return
         close_begin, close_end = _find(lower, end, True)
         if close_begin < 0:
-            return _drop_closing("".join(out))  # never closed: the rest is private
+            yield begin, len(lower)  # never closed: the rest is private
+            return
+        yield begin, close_end
         pos = close_end
-    out.append(text[pos:])
-    return _drop_closing("".join(out))
 
 
 def _drop_closing(text: str) -> str:
-    lower = text.lower()
+    """``text`` without its stray closing tags."""
+    lower = lower_in_place(text)
     if _WORD not in lower:
         return text
-    parts: list[str] = []
+    return replace_spans(text, _closing_tags(lower), "")
+
+
+def _closing_tags(lower: str) -> Iterator[tuple[int, int]]:
     pos = 0
     while True:
-        begin, end = _find(lower, pos, True)
+        begin, pos = _find(lower, pos, True)
         if begin < 0:
-            break
-        parts.append(text[pos:begin])
-        pos = end
-    parts.append(text[pos:])
-    return "".join(parts)
+            return
+        yield begin, pos
 
 
 def strip_private_value(value: Any) -> Any:

@@ -18,7 +18,7 @@ Entries are never dropped: whatever leaves MEMORY.md is appended to an archive.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -29,17 +29,15 @@ from pokayokay.memory.document import (
     Prose,
     Section,
     Text,
-    Unit,
     close_open_fences,
-    count_lines,
     cr_only,
     is_blank,
     new_section,
     parse,
     split_lines,
     to_lf,
-    units_lines,
 )
+from pokayokay.memory.eviction import section_cut, tidied, whole_file_cut
 from pokayokay.memory.measures import FileStat, file_stat, nbytes
 from pokayokay.memory.sections import END_MARKER, TOPIC_INDEX_ID, SectionSpec, Settings
 from pokayokay.names import LEARNINGS_ARCHIVE_FILE, RECURRING_FAILURES_FILE, RULES_ARCHIVE_FILE
@@ -270,23 +268,6 @@ class _Curator:
             if any(p.search(entry.text) for p in patterns):
                 entry.pinned = True
 
-    def evictable(self, sec: Section) -> list[Entry]:
-        """Unpinned entries, oldest first: by the entry's date, else by position in the section.
-
-        An undated entry counts as being as old as the nearest dated entry above it, so an
-        undated note appended below recent dated ones is not the first to go.
-        """
-        keyed: list[tuple[date, int, Entry]] = []
-        inherited = date.min
-        for pos, entry in enumerate(sec.entries):
-            when = entry.date
-            if when is not None:
-                inherited = when
-            if not entry.pinned:
-                keyed.append((when or inherited, pos, entry))
-        keyed.sort(key=lambda item: (item[0], item[1]))
-        return [entry for _, _, entry in keyed]
-
     def evict(self, sec: Section, entries: list[Entry], reason: str) -> None:
         if not entries:
             return
@@ -296,24 +277,11 @@ class _Curator:
             self.evicted.append(_Eviction(sec.spec, entry, self.order.get(id(entry), 0), reason))
 
     def enforce_budget(self, sec: Section) -> None:
-        spec = sec.spec
-        order = self.evictable(sec)
-        total = len(sec.entries)
-
-        def fits(k: int) -> bool:
-            if spec.max_entries is not None and total - k > spec.max_entries:
-                return False
-            if k == 0:
-                return sec.size <= spec.budget
-            gone = {id(e) for e in order[:k]}
-            return units_lines(_tidied([u for u in sec.units if id(u) not in gone])) <= spec.budget
-
-        k = _smallest(len(order), fits)
-        if k == 0:
+        entries, reason = section_cut(sec)
+        if not entries:
             return
-        by_cap = spec.max_entries is not None and total - (k - 1) > spec.max_entries
-        self.evict(sec, order[:k], "entry cap" if by_cap else "budget")
-        sec.units = _tidied(sec.units)
+        self.evict(sec, entries, reason)
+        sec.units = tidied(sec.units)
 
     def ensure_links(self) -> bool:
         index = self.doc.section(TOPIC_INDEX_ID)
@@ -338,53 +306,17 @@ class _Curator:
         return added
 
     def fit_whole_file(self) -> None:
-        """Archive the fewest managed entries that bring the file under the load limit (always
-        the oldest entry of the currently biggest section), and none when even archiving all
-        of them would not: Claude's own notes are then what is too long, and are never
-        touched."""
-        limit_lines, limit_bytes = self.settings.max_lines, self.settings.max_bytes
+        """Archive the fewest managed entries that bring the file under the load limit
+        (:func:`~pokayokay.memory.eviction.whole_file_cut`), counted on the file as it will
+        be written."""
         view, owners = self._as_written()
-        text = view.render()
-        lines, size = count_lines(text), nbytes(text)
-        if lines <= limit_lines and size <= limit_bytes:
-            return
-        sections = view.sections()
-        fixed_lines = lines - sum(len(s.body_lines) for s in sections)
-        fixed_bytes = size - sum(nbytes("".join(s.body_lines)) for s in sections)
-        queues = {id(s): self.evictable(s) for s in sections}
-        sizes = {id(s): s.size for s in sections}
-        rank = {id(s): i for i, s in enumerate(sections)}
-        plan: list[tuple[Section, Entry]] = []
-        while True:
-            candidates = [s for s in sections if queues[id(s)]]
-            if not candidates:
-                break
-            sec = max(candidates, key=lambda s: (sizes[id(s)], -rank[id(s)]))
-            entry = queues[id(sec)].pop(0)
-            plan.append((sec, entry))
-            sizes[id(sec)] -= len(entry.lines)
-
-        def fits(k: int) -> bool:
-            gone = {id(entry) for _, entry in plan[:k]}
-            n_lines, n_bytes = fixed_lines, fixed_bytes
-            for sec in sections:
-                units = [u for u in sec.units if id(u) not in gone]
-                if len(units) != len(sec.units):
-                    units = _tidied(units)
-                body = [line for u in units for line in u.lines]
-                n_lines += len(body)
-                n_bytes += nbytes("".join(body))
-            return n_lines <= limit_lines and n_bytes <= limit_bytes
-
-        if not fits(len(plan)):
-            return  # archiving would cost entries Claude Code loads and gain nothing
-        k = _smallest(len(plan), fits)
-        for sec in sections:
-            mine = [entry for owner, entry in plan[:k] if owner is sec]
+        cut = whole_file_cut(view, self.settings.max_lines, self.settings.max_bytes)
+        for sec in view.sections() if cut else []:
+            mine = [entry for owner, entry in cut if owner is sec]
             if mine:
                 real = owners[id(sec)]
                 self.evict(real, mine, "whole file")
-                real.units = _tidied(real.units)
+                real.units = tidied(real.units)
 
     def _as_written(self) -> tuple[Document, dict[int, Section]]:
         """The document as it will be written — the sections this run added that are still
@@ -569,32 +501,3 @@ def _curate_cr_only(
     inner.archives = {name: back(new, archives.get(name)) for name, new in inner.archives.items()}
     inner.archive_before = {k: v for k, v in archives.items() if k in inner.archives}
     return inner
-
-
-def _smallest(n: int, fits: Callable[[int], bool]) -> int:
-    """The smallest k in 0..n with fits(k), fits being monotone; n when none fits."""
-    if fits(0):
-        return 0
-    lo, hi = 1, n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if fits(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return hi
-
-
-def _tidied(units: list[Unit]) -> list[Unit]:
-    """A body after entries left it: no leading, doubled or trailing blank lines."""
-    out: list[Unit] = []
-    for unit in units:
-        if isinstance(unit, Prose) and all(is_blank(line) for line in unit.lines):
-            if not out or (isinstance(out[-1], Prose) and is_blank(out[-1].lines[-1])):
-                continue
-            out.append(Prose(unit.lines[:1]))
-        else:
-            out.append(unit)
-    while out and isinstance(out[-1], Prose) and all(is_blank(x) for x in out[-1].lines):
-        out.pop()
-    return out

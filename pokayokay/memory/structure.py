@@ -44,15 +44,23 @@ def heading_parts(text: str) -> tuple[str, str] | None:
     return text[:level], rest[:cut]
 
 
-def marker_text(text: str) -> str | None:
-    """``MARKER_RE.match(text)``'s group (what follows ``pokayokay:``), or None."""
+def _comment_after(text: str, word: str) -> str | None:
+    """What follows ``word`` in a line that opens with ``<!--`` and then ``word`` (white space
+    before and after ``<!--``, as the marker patterns' ``^\\s*<!--\\s*`` allow), or None."""
     rest = text.lstrip()
     if not rest.startswith("<!--"):
         return None
     rest = rest[4:].lstrip()
-    if not rest.startswith("pokayokay:"):
+    if not rest.startswith(word):
         return None
-    rest = rest[10:]
+    return rest[len(word) :]
+
+
+def marker_text(text: str) -> str | None:
+    """``MARKER_RE.match(text)``'s group (what follows ``pokayokay:``), or None."""
+    rest = _comment_after(text, "pokayokay:")
+    if rest is None:
+        return None
     close = rest.rfind("-->")  # the group is lazy, but only the last one can end the line
     if close < 0 or (rest[close + 3 :] and not rest[close + 3 :].isspace()):
         return None
@@ -62,13 +70,10 @@ def marker_text(text: str) -> str | None:
 
 def is_end_marker(text: str) -> bool:
     """``END_MARKER_RE.match(text) is not None``."""
-    rest = text.lstrip()
-    if not rest.startswith("<!--"):
+    rest = _comment_after(text, "/pokayokay")
+    if rest is None:
         return False
-    rest = rest[4:].lstrip()
-    if not rest.startswith("/pokayokay"):
-        return False
-    rest = rest[10:].lstrip()
+    rest = rest.lstrip()
     return rest.startswith("-->") and (not rest[3:] or rest[3:].isspace())
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers.hooks import run_hook
 from helpers.hooks import sample_payload as sample
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pokayokay.infra.private import (
@@ -81,6 +81,36 @@ def test_bytes_without_the_word_hold_no_private_text(text: str, junk: bytes) -> 
         if not may_hold_private(data):
             decoded = data.decode("utf-8", "replace")
             assert strip_private(decoded) == decoded
+
+
+# The dotted capital I is the one character whose lower case is two characters: a tag found in
+# the lower-cased text must still be cut at its place in the text itself.
+_DOTTED = st.text(alphabet=st.sampled_from("İıiIKk\u212aς x\n"), max_size=30)
+
+
+def _dotted_case(before: str, inside: str, after: str) -> None:
+    out = strip_private(f"{before}<private>{SECRET}{inside}</private>{after}")
+    assert out == f"{before}{PLACEHOLDER}{after}"
+    assert SECRET not in out
+
+
+@given(_DOTTED, _DOTTED, _DOTTED)
+def test_a_dotted_capital_i_moves_no_cut(before: str, inside: str, after: str) -> None:
+    _dotted_case(before, inside, after)
+
+
+@pytest.mark.slow
+@settings(max_examples=5000, deadline=None)
+@given(_DOTTED, _DOTTED, _DOTTED)
+def test_a_dotted_capital_i_moves_no_cut_many(before: str, inside: str, after: str) -> None:
+    _dotted_case(before, inside, after)
+
+
+def test_twelve_dotted_capitals_before_the_tag_keep_the_secret_out() -> None:
+    # str.lower() made the text 12 characters longer: the cut fell inside the span, and the
+    # first characters of the secret were kept before the placeholder.
+    text = "İ" * 12 + f"<private>{SECRET}</private> tail </private>"
+    assert strip_private(text) == "İ" * 12 + f"{PLACEHOLDER} tail "
 
 
 def test_json_values_keys_included() -> None:
@@ -197,3 +227,22 @@ def test_no_file_pokayokay_writes_holds_private_text(
     state = isolated_home / "pokayokay-state"
     assert files_holding(state, "psql -h db")
     assert files_holding(memory_dir, "make migrate")
+
+
+def test_a_failure_hook_keeps_private_text_after_dotted_capitals_off_the_disk(
+    project: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The registered PostToolUseFailure hook (the spool, then the ingest) on a payload whose
+    private span follows thirty dotted capital I's: no file holds the secret."""
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    dotted = "İ" * 30
+    failure = sample(
+        "PostToolUseFailure.Bash.json",
+        project,
+        tool_input={"command": f"psql {dotted} <private>{SECRET}</private>", "description": "q"},
+        error=f"Exit code 2\npsql: error: {dotted}<private>auth {SECRET}</private> rejected",
+    )
+    assert run_hook("PostToolUseFailure", failure)[0] == 0
+    assert run_hook("Stop", sample("Stop.json", project))[0] == 0
+    assert files_holding(isolated_home, SECRET) + files_holding(project, SECRET) == []
+    assert files_holding(isolated_home / "pokayokay-state", "psql")
