@@ -120,9 +120,6 @@ class Settings:
     # Before a command that failed in graduation_threshold sessions and has a known correction
     # (pokayokay.hooks.guard): "hint" (additionalContext), "block" (deny with the reason), "off".
     guard: str = "hint"
-    # Semantic recall (pokayokay.recall.semantic): "auto" (when the extra and the model are
-    # installed), "on" (the same; doctor reports their absence), "off".
-    recall_semantic: str = "auto"
     # Where each value came from ("default", or a settings file path), for doctor/status.
     sources: dict[str, str] = field(default_factory=dict)
     # Warnings collected while loading (unknown keys and the like), shown by the CLI.
