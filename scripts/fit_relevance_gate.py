@@ -13,8 +13,10 @@ are 0.
 For every (prompt, candidate) pair of the TRAIN split (``tests/helpers/splits.py``) it builds
 the gate's features (:class:`pokayokay.relevance.gate.Evidence`: the existing scorers' own
 candidates and scores, plus corpus statistics), fits L2-regularised logistic regression by
-Newton's method (IRLS) on standardised features, picks the threshold on TRAIN for precision and
-silence first within a bound on hits — the threshold with the best silence + precision among
+Newton's method (IRLS) on standardised features (for the kinds of :data:`BALANCED`, every
+project weighing the same however many prompts it has: decision 0145), picks the threshold on
+TRAIN for precision and silence first within a bound on hits — the threshold with the best
+silence + precision among
 those keeping at least :data:`HIT_KEEP` of the hits the selection has with no threshold (the
 lowest such threshold on a tie; docs/decisions/0070) — and writes the coefficients in raw
 feature units with their provenance. It prints TRAIN and DEV hit / silence / precision, with
@@ -61,18 +63,31 @@ COMMAND = "python scripts/fit_relevance_gate.py"
 # The variant each kind ships: the features held at weight 0, chosen on DEV by the criterion the
 # threshold uses, silence + precision (decision 0116): for skills, ``rare_share`` did not win.
 WITHOUT: dict[str, tuple[str, ...]] = {RECALL: (), SKILLS: ("rare_share",)}
+# Whether each project (a corpus of notes, or a skill catalog) weighs the same in the fit, however
+# many prompts it has, rather than each prompt (decision 0145): recall's train split is 893
+# prompts over the one project the vocabulary was written from and 205 over four others, and a
+# gate fitted prompt by prompt learns what evidence is worth on the first. Chosen on DEV: it
+# wins for recall, not for skill suggestion.
+BALANCED: dict[str, bool] = {RECALL: True, SKILLS: False}
 
 
 class Case:
     """One prompt: what is expected, and each candidate the scorer would show, with its
-    evidence, best first."""
+    evidence, best first; ``project``: the corpus of notes or the skill catalog it is about."""
 
-    __slots__ = ("expected", "candidates", "evidence")
+    __slots__ = ("expected", "candidates", "evidence", "project")
 
-    def __init__(self, expected: list[str], candidates: list[str], found: list[Evidence]) -> None:
+    def __init__(
+        self,
+        expected: list[str],
+        candidates: list[str],
+        found: list[Evidence],
+        project: str = "",
+    ) -> None:
         self.expected = expected
         self.candidates = candidates
         self.evidence = found
+        self.project = project
 
 
 # -- the cases ------------------------------------------------------------------------------
@@ -109,7 +124,7 @@ def recall_cases(split: Sequence[tuple[str, str, str]]) -> list[Case]:
             hits = recall_index.recall(index, prompt, gate=False).hits
             runners = [score for _d, score in index.ranked(prompt)]
             found = recall_evidence(index, query_features(prompt), prompt, hits, runners)
-            cases.append(Case(list(row["expect"]), [h.doc.id for h in hits], found))
+            cases.append(Case(list(row["expect"]), [h.doc.id for h in hits], found, corpus))
     return cases
 
 
@@ -147,7 +162,7 @@ def skill_cases(
             chosen = [by_name[n] for n in names]
             found = skill_evidence(query, stats, chosen, scores)
             expected = [row["expected"]] if row["expected"] else []
-            cases.append(Case(expected, names, found))
+            cases.append(Case(expected, names, found, str(folder or splits.SKILLS_FOLDER)))
     return cases
 
 
@@ -163,9 +178,26 @@ def design(cases: Sequence[Case]) -> tuple[np.ndarray, np.ndarray]:
     return np.array(rows, dtype=float), np.array(labels, dtype=float)
 
 
-def fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray, float]:
-    """L2-regularised logistic regression by Newton's method on standardised columns; the
-    weights and bias returned are in raw units (a constant column gets weight 0)."""
+def project_weights(cases: Sequence[Case]) -> np.ndarray:
+    """A weight for each row of :func:`design` (each candidate of each case) such that every
+    project's prompts weigh the same in all, whatever their number: a candidate weighs
+    ``1 / (prompts of its project)``, scaled so that the weights average 1 (the L2 penalty
+    keeps its strength against the data)."""
+    prompts: dict[str, int] = {}
+    for case in cases:
+        prompts[case.project] = prompts.get(case.project, 0) + 1
+    weights = [1.0 / prompts[case.project] for case in cases for _name in case.candidates]
+    out = np.array(weights, dtype=float)
+    return out / out.mean() if len(out) else out
+
+
+def fit(
+    x: np.ndarray, y: np.ndarray, l2: float = L2, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, float]:
+    """L2-regularised logistic regression by Newton's method on standardised columns, each row
+    weighing ``weights`` (1 without them); the weights and bias returned are in raw units (a
+    constant column gets weight 0)."""
+    rows = np.ones(len(y)) if weights is None else weights
     mean, std = x.mean(axis=0), x.std(axis=0)
     live = std > 1e-12
     z = np.zeros_like(x)
@@ -176,8 +208,9 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray, float
     beta = np.zeros(a.shape[1])
     for _ in range(100):
         p = 1.0 / (1.0 + np.exp(-(a @ beta)))
-        gradient = a.T @ (p - y) + penalty * beta
-        hessian = (a * (p * (1 - p))[:, None]).T @ a + np.diag(penalty) + 1e-9 * np.eye(len(beta))
+        gradient = a.T @ (rows * (p - y)) + penalty * beta
+        curvature = rows * p * (1 - p)
+        hessian = (a * curvature[:, None]).T @ a + np.diag(penalty) + 1e-9 * np.eye(len(beta))
         step = np.linalg.solve(hessian, gradient)
         beta -= step
         if np.max(np.abs(step)) < 1e-10:
@@ -256,7 +289,8 @@ def fit_one(
     x, y = design(train)
     for name in without:
         x[:, FEATURES.index(name)] = 0.0  # a constant column: fit() gives it weight 0
-    weights, bias = fit(x, y)
+    balanced = BALANCED[kind]
+    weights, bias = fit(x, y, weights=project_weights(train) if balanced else None)
 
     rounded = tuple(round(float(w), 12) for w in weights)  # stable files; far below any effect
     bias = round(bias, 12)
@@ -283,8 +317,9 @@ def fit_one(
     provenance = {
         "fitted_by": COMMAND,
         "date": datetime.date.today().isoformat(),
-        "method": f"L2 logistic regression (lambda {L2}, standardised features, Newton/IRLS); "
-        f"threshold: best train silence + precision keeping {keep} of the hits",
+        "method": f"L2 logistic regression (lambda {L2}, standardised features, Newton/IRLS"
+        + ("; every project weighing the same" if balanced else "")
+        + f"); threshold: best train silence + precision keeping {keep} of the hits",
         "train": sets["train"],
         "dev": sets["dev"],
         "opinion": opinion,

@@ -24,8 +24,10 @@ Scoring a prompt: each prompt term's *specificity* is its IDF over the catalog s
 times :data:`~pokayokay.relevance.skill_terms.GENERIC_FACTOR` for generic coding words, times
 :data:`PATH_FACTOR` for a word found only in one of the prompt's file names (``models`` in
 ``src/app/models.py``) unless it names a skill (a one-word name or a format anywhere:
-``docker-compose.yml``; a longer name's words only as a whole folder or file name: ``ci.yml``,
-``mcp_builder.py``, not ``report_builder.py``), or only in an identifier (``spreadsheet_id``,
+``docker-compose.yml``; a longer name's words as a whole folder or file name,
+``mcp_builder.py``, not ``report_builder.py``, and part of them only in the path of a document or
+of a test file: ``ci.yml``, ``docs/plans/x.md``, ``tests/test_sync.py``, not ``src/api/users.ts``:
+decision 0145), or only in an identifier (``spreadsheet_id``,
 ``export_csv()``, ``client.messages.create``, ``PdfIcon``, "the ChangelogPage component"), even
 one naming a skill, or only after the colon of a request to write a message ("write the friday
 note to my team: k8s migration 60% done": the message's content, not the task). A skill
@@ -282,21 +284,28 @@ class Stats:
                 parts.append(words)
         return cls(n, df, names, parts)
 
-    def named(self, segments: list[tuple[list[str], bool]]) -> set[str]:
+    def named(self, segments: Iterable[tuple[list[str], bool, bool]]) -> set[str]:
         """The words of a prompt's file names that name a skill. ``segments``: the words of
         each folder and file name, each with whether it is the name of a file that is not
-        source code. A segment names a skill when all its words are the skill's name
-        (``tests/``, ``ci.yml``, ``mcp_builder/``; not ``report_builder.py``, where "builder"
-        is part of another name); a file that is not code also when its name holds a one-word
-        skill name (``docker-compose.yml``). Code named after a format (``PdfIcon.tsx``,
-        ``export_to_excel.py``) names no skill: its extension says what the file is."""
+        source code, and whether its path is a document's or a test file's (not source code, or
+        a test by the project's conventions, :func:`pokayokay.failures.pairing.is_test`).
+
+        A segment names a skill when its words are a one-word skill name or the whole of a
+        longer one (``mcp_builder/``; not ``report_builder.py``, where "builder" is part of
+        another name). Part of a longer name names it only in the path of a document or a test
+        (``ci.yml``, ``docs/plans/x.md``, ``tests/test_sync.py``): in source code, a folder or
+        module named ``api``, ``domain`` or ``theme`` is a part of the program, which says where
+        the work is, not that it is the skill's (decision 0145). A file that is not code also
+        names a skill when its name holds a one-word skill name (``docker-compose.yml``). Code
+        named after a format (``PdfIcon.tsx``, ``export_to_excel.py``) names no skill: its
+        extension says what the file is."""
         out: set[str] = set()
-        for words, not_code in segments:
+        for words, not_code, in_document in segments:
             if len(words) == 1 and words[0] in self.names:
                 out.add(words[0])
                 continue
             for name in self.parts:
-                if all(w in name for w in words):
+                if set(words) == set(name) or (in_document and all(w in name for w in words)):
                     out.update(words)
                     break
             else:
@@ -379,16 +388,21 @@ class Query:
         text = prompt[:MAX_PROMPT_CHARS]
         exts: set[str] = set()
         in_paths: set[str] = set()
-        segments: list[tuple[list[str], bool]] = []  # folders and file names, as words
+        segments: list[tuple[list[str], bool, bool]] = []  # folders and file names, as words
         file_names = file_name_matches(text)
+        if file_names:  # imported only for a prompt naming a file
+            from pokayokay.failures.pairing import is_test
         for file_name in file_names:
             ext = file_name.groups[1].lower()
             exts.update(tokenize(ext))
             *folders, stem = file_name.groups[0].split("/")
+            code = ext in CODE_EXTENSIONS
+            # a document's or a test's path may name a skill by part of its name (Stats.named)
+            document = not code or is_test(f"{file_name.groups[0]}.{ext}")
             for i, segment in enumerate([*folders, stem]):
                 named = tokenize(segment)
                 if named:
-                    segments.append((named, i == len(folders) and ext not in CODE_EXTENSIONS))
+                    segments.append((named, i == len(folders) and not code, document))
                     in_paths.update(named)
         words = replace_spans(text, [(f.start, f.end) for f in file_names], " , ")
         in_idents: set[str] = set()  # spreadsheet_id, export_csv(), client.messages.create

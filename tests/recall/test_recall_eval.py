@@ -88,16 +88,27 @@ HELDOUT_HIT = 0.81
 HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 # blind3's hit bar was 0.70 until the gate was refit with the read unseen split in its training
 # data and the rare_share feature (decision 0116): 33/50 since (train hits overall unchanged,
-# 537/698; dev heldout 75/90, the read split 69/89 in-process)
+# 537/698; dev heldout 75/90, the read split 69/89 in-process).
+# The gate fitted with every project weighing the same (decision 0145: these sets are all one
+# project, the one the vocabulary was written from, and weighed 893 of the 1,098 train prompts)
+# moves this corpus's sets by one to three prompts each way, before -> after: tuned 74 -> 71/90
+# hits; held-out 75 -> 73/90 (precision 75/85 -> 73/82); blind 28 -> 25/35; blind2 22 -> 21/30;
+# blind3 33 -> 35/50, silence 24 -> 25/25; blind4 38 -> 39/50; blind5 silence 13 -> 12/25;
+# blind6 41 -> 40/50; blind7 33 -> 31/50, silence 19 -> 18/30; blind8 35 -> 37/50, silence
+# 30 -> 32/40; blind9 33 -> 35/50, silence 32 -> 29/40; blind10 34 -> 35/50, silence 27 ->
+# 26/40; older 32 -> 34/42, 20 -> 21/22. On dev's three unseen projects (relevance_test2,
+# through the hook) recall went 58 -> 63/81 hits, 44 -> 46/54 silences, precision 0.75 -> 0.79.
+# The bars that the move crossed are the new figures less a margin; the raised ones hold gains.
 BLIND_BARS = {
-    "blind": (0.77, 0.95), "blind2": (0.73, 0.95), "blind3": (0.66, 0.92),
+    "blind": (0.68, 0.95), "blind2": (0.68, 0.95), "blind3": (0.68, 0.96),
     "blind4": (0.74, 0.84), "blind5": (0.60, 0.48), "blind6": (0.80, 0.43),
-    "blind7": (0.64, 0.63), "blind8": (0.68, 0.70), "blind9": (0.64, 0.77),
+    "blind7": (0.60, 0.58), "blind8": (0.72, 0.78), "blind9": (0.68, 0.70),
     "blind10": (0.68, 0.62),
 }  # fmt: skip
 OLDER_BARS = (0.69, 0.90, 0.77)  # tests/data/recall: hit, silence, precision with the gate
-# The prompts the table was first tuned on keep a higher bar (74/90, 36/36 today).
-TUNED_HIT = 0.80
+# The prompts the table was first tuned on keep a higher bar (71/90, 36/36 today: 74/90 before
+# decision 0145).
+TUNED_HIT = 0.77
 TUNED_SILENCE = 0.95
 # Precision: the share of the expected notes among all notes recalled on related prompts (what
 # reaches the model besides the note it needs). Issue 12's fifth round left out notes scoring
