@@ -5,8 +5,9 @@ the bounded term counts of a prompt. Its vocabulary is data
 
 from __future__ import annotations
 
+from pokayokay.infra.spans import replace_spans
 from pokayokay.relevance import vocabulary
-from pokayokay.relevance.scan import camel_pieces, replace_spans, word_chunks
+from pokayokay.relevance.scan import camel_pieces, word_chunks
 from pokayokay.relevance.scan_names import name_spans
 
 TYPE_CHECKING = False

@@ -156,21 +156,6 @@ def names_http_method(text: str) -> bool:
     return False
 
 
-def replace_spans(text: str, spans: list[tuple[int, int]], by: str) -> str:
-    """``text`` with each of ``spans`` (in order, not overlapping) replaced by ``by``: what
-    ``pattern.sub(by, text)`` gives for the spans of ``pattern.finditer(text)``."""
-    if not spans:
-        return text
-    parts = []
-    at = 0
-    for start, end in spans:
-        parts.append(text[at:start])
-        parts.append(by)
-        at = end
-    parts.append(text[at:])
-    return "".join(parts)
-
-
 _LOWER_DIGITS = _LOWER | _DIGITS
 
 

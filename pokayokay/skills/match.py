@@ -52,9 +52,10 @@ from __future__ import annotations
 import math
 
 from pokayokay.infra.lazyre import IGNORECASE, Lazy
+from pokayokay.infra.spans import replace_spans
 from pokayokay.recall.asks import message_content
 from pokayokay.recall.evidence import rare, speaks
-from pokayokay.relevance.scan import has_inner_capital, replace_spans
+from pokayokay.relevance.scan import has_inner_capital
 from pokayokay.relevance.scan_names import file_name_matches
 from pokayokay.relevance.skill_terms import (
     GENERIC_FACTOR,
