@@ -28,12 +28,23 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 
+# What the standard library tries to import on other platforms (Jython, VMS, Windows' pywin32)
+# and takes a miss of in its stride: copy and pickle probe ``org`` on every import. Kept whole
+# by tests/install/test_start_without_site.py, which reads the running standard library.
+OTHER_PLATFORMS = frozenset(
+    {"org", "java", "_winreg", "vms_lib", "win32api", "win32con", "win32evtlog", "win32evtlogutil"}
+)
+
+
 class SiteOnDemand:
     """A meta path finder, last in ``sys.meta_path``: the first top-level import that no other
     finder found runs ``site.main()`` (the site-packages folders, the user site, the ``.pth``
     files) and is tried again through every other finder; after that it finds nothing.
 
-    A submodule is never its business: a package already found has its own path."""
+    A submodule is never its business (a package already found has its own path), nor is a
+    standard library name (the library probes for ``nt``, ``_winapi`` and optional modules, and
+    site-packages does not hold them), nor one of :data:`OTHER_PLATFORMS`: a hot path that
+    meets such a miss keeps starting without ``site``."""
 
     __slots__ = ("ran",)
 
@@ -46,7 +57,9 @@ class SiteOnDemand:
         path: "Sequence[str] | None" = None,
         target: "ModuleType | None" = None,
     ) -> "ModuleSpec | None":
-        if self.ran or path is not None or not sys.flags.no_site:
+        if self.ran or path is not None or name in sys.stdlib_module_names:
+            return None
+        if name in OTHER_PLATFORMS:
             return None
         self.ran = True  # first: site.main() itself imports (sitecustomize, .pth lines)
         import site
