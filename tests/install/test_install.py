@@ -20,6 +20,7 @@ from pokayokay.install import wiring as install
 from pokayokay.install.handlers import (
     NOT_INSTALLED_NOTE,
     handler_form,
+    no_site_start,
     plugin_hooks_json,
     render_plugin_hooks_json,
 )
@@ -121,17 +122,20 @@ def timed(handler: dict[str, Any], event: str) -> dict[str, Any]:
 def installed(event: str) -> dict[str, Any]:
     """What init registers with pokayokay on PATH: a guarded shell command (exit 0 without
     pokayokay; SessionStart says so once), the per-tool-call events through pokayokay-spool, the
-    others through pokayokay-event."""
+    others through pokayokay-event, tried first without site (decision 0141)."""
     guard = "command -v {} >/dev/null 2>&1 || "
     if event in SPOOLED:
         command = guard.format("pokayokay-spool") + f"exit 0; exec pokayokay-spool {event}"
     elif event == "SessionStart":
         note = json.dumps({"systemMessage": NOT_INSTALLED_NOTE}).replace("'", "'\"'\"'")
         command = guard.format("pokayokay-event") + (
-            "{ printf '%s\\n' '" + note + "'; exit 0; }; exec pokayokay-event SessionStart"
+            "{ printf '%s\\n' '" + note + "'; exit 0; }; "
+            f"{no_site_start(event)}; exec pokayokay-event SessionStart"
         )
     else:
-        command = guard.format("pokayokay-event") + f"exit 0; exec pokayokay-event {event}"
+        command = guard.format("pokayokay-event") + (
+            f"exit 0; {no_site_start(event)}; exec pokayokay-event {event}"
+        )
     return timed({"type": "command", "command": command}, event)
 
 

@@ -26,7 +26,14 @@ from benchmarks.fixtures.lab import Lab, Project
 from benchmarks.fixtures.memory import encode_payload, moved_payload
 from benchmarks.suites.budgets import PATH_PROMPT, WARM_PROMPT, realistic_project
 from benchmarks.suites.realistic import registered_argv
-from pokayokay.install.handlers import handler_argv, handler_form
+from pokayokay.hooks.events import HOOKED_EVENTS
+from pokayokay.install.handlers import (
+    NO_SITE_MARK,
+    event_handler,
+    handler_argv,
+    handler_form,
+    no_site_start,
+)
 from pokayokay.install.wiring import init
 
 SHIM = REPO_ROOT / "hooks" / "pokayokay-hook"
@@ -108,9 +115,7 @@ def layout(request: pytest.FixtureRequest, tmp_path: Path, project: Path) -> Pat
     return root
 
 
-def test_the_absolute_command_names_the_launcher_of_its_layout(
-    layout: Path, project: Path
-) -> None:
+def test_the_absolute_command_names_the_launcher_of_its_layout(layout: Path, project: Path) -> None:
     for event in SAMPLES:
         argv = handler_argv({"command": registered(project, event)})
         assert argv is not None
@@ -270,18 +275,32 @@ def logging_python(bin_dir: Path, log: Path) -> Path:
     return wrapper
 
 
-def run_shim(
-    event: str, payload: bytes, project: Path, path: str
+# The two entries that find `pokayokay-event` on PATH and may start it with -S -E: the plugin's
+# shim, and the handler init registers by name (pokayokay on PATH, decision 0141).
+ENTRIES = ["plugin shim", "name form"]
+
+
+def run_entry(
+    entry: str, event: str, payload: bytes, project: Path, path: str
 ) -> subprocess.CompletedProcess[str]:
+    """``event``'s hook as Claude Code starts it through ``entry`` with ``path`` as PATH."""
     env = dict(os.environ, CLAUDE_PROJECT_DIR=str(project), PATH=path)
-    return subprocess.run([str(SHIM), event], input=payload.decode(), env=env, cwd=project,
+    if entry == "plugin shim":
+        argv = [str(SHIM), event]
+    else:
+        spec = next(s for s in HOOKED_EVENTS if s.event == event)
+        handler = event_handler(spec, "pokayokay", ["hook"], {"PATH": path})
+        assert handler_argv(handler) == ["pokayokay-event", event]
+        argv = ["/bin/sh", "-c", handler["command"]]
+    return subprocess.run(argv, input=payload.decode(), env=env, cwd=project,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
 
 
+@pytest.mark.parametrize("entry", ENTRIES)
 @pytest.mark.parametrize("where", ["wheel", "editable"])
 @pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop"])
-def test_the_shim_starts_the_event_script_without_site(
-    tmp_path: Path, project: Path, where: str, event: str
+def test_the_event_script_on_path_starts_without_site(
+    tmp_path: Path, project: Path, entry: str, where: str, event: str
 ) -> None:
     """Wheel layout: the script finds pokayokay beside itself and site never runs. Editable
     layout (no package beside the script): the script runs site as before, still under -S."""
@@ -292,7 +311,7 @@ def test_the_shim_starts_the_event_script_without_site(
     script = install_event_script(prefix, f"#!{prefix / 'bin' / 'python3'}")
     logging_python(prefix / "bin", log)
     payload = encode_payload(sample_payload(SAMPLES[event], project))
-    result = run_shim(event, payload, project, f"{prefix / 'bin'}:/usr/bin:/bin")
+    result = run_entry(entry, event, payload, project, f"{prefix / 'bin'}:/usr/bin:/bin")
     assert result.returncode == 0, result.stderr
     assert not_importtime(result.stderr) == ""
     assert log.read_text().splitlines() == [f"-S -E {script} {event}"]
@@ -314,8 +333,9 @@ def test_the_shim_starts_the_event_script_without_site(
         ("#!{python}", ""),  # an older pokayokay-event, without the line that says it may
     ],
 )
-def test_the_shim_keeps_todays_start_for_a_script_it_must_not_touch(
-    tmp_path: Path, project: Path, first: str, second: str | None
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_a_script_that_must_not_be_touched_starts_as_today(
+    tmp_path: Path, project: Path, entry: str, first: str, second: str | None
 ) -> None:
     prefix = tmp_path / "prefix"
     site_packages(prefix)
@@ -327,7 +347,7 @@ def test_the_shim_keeps_todays_start_for_a_script_it_must_not_touch(
         lines = script.read_text("utf-8").split("\n")
         script.write_text("\n".join([lines[0], *lines[2:]]), "utf-8")
     payload = encode_payload(sample_payload(SAMPLES["SessionStart"], project))
-    result = run_shim("SessionStart", payload, project, f"{prefix / 'bin'}:/usr/bin:/bin")
+    result = run_entry(entry, "SessionStart", payload, project, f"{prefix / 'bin'}:/usr/bin:/bin")
     # exec pokayokay-event, as before: its interpreter gets the script alone (with site)
     started = log.read_text().splitlines()
     assert started == [f"{script} SessionStart"] or started == [f"-u {script} SessionStart"]
@@ -336,7 +356,10 @@ def test_the_shim_keeps_todays_start_for_a_script_it_must_not_touch(
     assert "site" in imported(result.stderr)
 
 
-def test_the_shim_takes_the_first_event_script_on_path(tmp_path: Path, project: Path) -> None:
+@pytest.mark.parametrize("entry", ENTRIES)
+def test_the_first_event_script_on_path_is_the_one_started(
+    tmp_path: Path, project: Path, entry: str
+) -> None:
     """As ``command -v`` would: a later one that could start without site is not taken."""
     first, later = tmp_path / "first", tmp_path / "later"
     first.mkdir()
@@ -347,9 +370,17 @@ def test_the_shim_takes_the_first_event_script_on_path(tmp_path: Path, project: 
     (later / "bin").mkdir()
     install_event_script(later, f"#!{logging_python(later / 'bin', log)}")
     path = f"{first}::{later / 'bin'}:/usr/bin:/bin"
-    result = run_shim("SessionEnd", b"{}", project, path)
+    result = run_entry(entry, "SessionEnd", b"{}", project, path)
     assert (result.returncode, result.stdout) == (0, "first:SessionEnd\n")
     assert not log.exists()
+
+
+def test_the_mark_is_the_scripts_second_line_and_the_shims_pattern() -> None:
+    """One mark in three places: the script says it, the shim and the registered handler look
+    for it (a mark changed in one place alone would send every start back to site)."""
+    assert EVENT_SCRIPT.read_text("utf-8").split("\n")[1].startswith(NO_SITE_MARK)
+    assert f"'{NO_SITE_MARK}'*)" in SHIM.read_text("utf-8")
+    assert f"'{NO_SITE_MARK}'*)" in no_site_start("Stop")
 
 
 # --- the benchmark's realistic project ---------------------------------------------------
