@@ -296,17 +296,30 @@ def run_entry(
                           capture_output=True, text=True, timeout=120)  # fmt: skip
 
 
+def editable_site_packages(prefix: Path) -> Path:
+    """``<prefix>/lib/pythonX.Y/site-packages`` of an editable install by hatchling: no package,
+    the ``.pth`` file naming this source tree (which site would append to sys.path)."""
+    folder = prefix / "lib" / PY / "site-packages"
+    folder.mkdir(parents=True)
+    (folder / "_editable_impl_pokayokay.pth").write_text(f"{REPO_ROOT}\n", "utf-8")
+    return folder
+
+
 @pytest.mark.parametrize("entry", ENTRIES)
-@pytest.mark.parametrize("where", ["wheel", "editable"])
+@pytest.mark.parametrize("where", ["wheel", "editable", "other"])
 @pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop"])
 def test_the_event_script_on_path_starts_without_site(
     tmp_path: Path, project: Path, entry: str, where: str, event: str
 ) -> None:
-    """Wheel layout: the script finds pokayokay beside itself and site never runs. Editable
-    layout (no package beside the script): the script runs site as before, still under -S."""
+    """Wheel layout (the package in the site-packages beside the script) and editable layout
+    (hatchling's ``.pth`` there naming the source tree): the script finds pokayokay without site,
+    which never runs. Any other layout: the script runs site itself, as before, still under
+    -S."""
     prefix = tmp_path / "prefix"
     if where == "wheel":
         site_packages(prefix)
+    elif where == "editable":
+        editable_site_packages(prefix)
     log = tmp_path / "argv.log"
     script = install_event_script(prefix, f"#!{prefix / 'bin' / 'python3'}")
     logging_python(prefix / "bin", log)
@@ -317,12 +330,33 @@ def test_the_event_script_on_path_starts_without_site(
     assert log.read_text().splitlines() == [f"-S -E {script} {event}"]
     modules = imported(result.stderr)
     assert "pokayokay.hooks.runtime" in modules
-    if where == "wheel":
-        assert not modules & SITE_MODULES
-    else:
+    if where == "other":
         assert "site" in modules
+    else:
+        assert not modules & SITE_MODULES
     if event == "SessionStart":
         assert json.loads(result.stdout)["hookSpecificOutput"]["hookEventName"] == event
+
+
+@pytest.mark.parametrize("where", ["wheel", "editable"])
+def test_the_event_script_reaches_ruamel_through_site_on_demand(
+    tmp_path: Path, project: Path, where: str
+) -> None:
+    """The script's cold path: SessionEnd with settings only ruamel.yaml reads, through the
+    plugin shim, in layouts where ruamel.yaml is reachable through site alone."""
+    prefix = tmp_path / "prefix"
+    (site_packages if where == "wheel" else editable_site_packages)(prefix)
+    (project / ".claude").mkdir()
+    (project / ".claude" / "pokayokay.md").write_text(YAML_SETTINGS, "utf-8")
+    log = tmp_path / "argv.log"
+    script = install_event_script(prefix, f"#!{prefix / 'bin' / 'python3'}")
+    logging_python(prefix / "bin", log)
+    payload = encode_payload(sample_payload(SAMPLES["SessionEnd"], project))
+    path = f"{prefix / 'bin'}:/usr/bin:/bin"
+    result = run_entry("plugin shim", "SessionEnd", payload, project, path)
+    assert result.returncode == 0 and not_importtime(result.stderr) == ""
+    assert log.read_text().splitlines() == [f"-S -E {script} SessionEnd"]
+    assert {"ruamel.yaml", "site"} <= imported(result.stderr)
 
 
 @pytest.mark.parametrize(
