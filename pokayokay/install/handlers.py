@@ -187,10 +187,10 @@ def spool_file() -> str:
 
 def launch_file() -> str:
     """The absolute path of the other events' entry (run as a file with ``python -S -E``:
-    :mod:`pokayokay.hooks.launch`, decision 0141)."""
-    from pokayokay.hooks import launch
+    ``pokayokay/hooks/launch.py``, decision 0141)."""
+    from pokayokay import hooks
 
-    return os.path.abspath(launch.__file__)
+    return os.path.join(os.path.dirname(os.path.abspath(hooks.__file__)), "launch.py")
 
 
 def event_handler(

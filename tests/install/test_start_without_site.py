@@ -170,7 +170,7 @@ def test_site_on_demand_runs_site_once_and_only_for_a_top_level_miss() -> None:
     code = """
 import sys
 sys.path.append(sys.argv[1])
-from pokayokay.hooks.launch import SiteOnDemand, site_on_demand
+from pokayokay.hooks.site_on_demand import SiteOnDemand, site_on_demand
 site_on_demand(); site_on_demand()
 assert sum(isinstance(f, SiteOnDemand) for f in sys.meta_path) == 1
 assert isinstance(sys.meta_path[-1], SiteOnDemand)
@@ -220,7 +220,7 @@ def test_every_other_platform_probe_of_the_standard_library_is_known() -> None:
     import ast
     import sysconfig
 
-    from pokayokay.hooks.launch import OTHER_PLATFORMS
+    from pokayokay.hooks.site_on_demand import OTHER_PLATFORMS
 
     lib = Path(sysconfig.get_paths()["stdlib"])
     skip = {"site-packages", "dist-packages", "test", "tests", "idlelib", "lib2to3", "__pycache__"}
