@@ -128,8 +128,9 @@ def handler_form(handler: object) -> str | None:
 
     pokayokay's handlers: ``pokayokay hook …`` (any path to the ``pokayokay`` command),
     ``pokayokay-spool <Event>`` and ``pokayokay-event <Event>``, any interpreter running ``-m
-    pokayokay hook …``, ``…/pokayokay-event <Event>``, ``-S -E …/infra/spool.py`` or ``-S -E
-    …/hooks/launch.py``, and the plugin shim ``…/pokayokay-hook <Event>``.
+    pokayokay hook …``, ``…/pokayokay-event <Event>``, ``-S -E …/infra/spool_launch.py`` (or
+    ``…/infra/spool.py``) or ``-S -E …/hooks/launch.py``, and the plugin shim
+    ``…/pokayokay-hook <Event>``.
     """
     if not isinstance(handler, Mapping) or handler.get("type") != "command":
         return None
@@ -156,8 +157,13 @@ def is_pokayokay_handler(handler: object) -> bool:
     return handler_form(handler) is not None
 
 
-# The files an absolute handler runs with ``python -S -E``, inside the package.
-_ENTRY_FILES = (["pokayokay", "infra", "spool.py"], ["pokayokay", "hooks", "launch.py"])
+# The files an absolute handler runs with ``python -S -E``, inside the package (spool.py
+# itself: what init registered before decision 0141).
+_ENTRY_FILES = (
+    ["pokayokay", "infra", "spool_launch.py"],
+    ["pokayokay", "infra", "spool.py"],
+    ["pokayokay", "hooks", "launch.py"],
+)
 
 
 def _is_entry_file(path: str) -> bool:
@@ -179,10 +185,11 @@ def _timed(handler: JsonObject, spec: HookSpec) -> JsonObject:
 
 
 def spool_file() -> str:
-    """The absolute path of the spool entry (run as a file with ``python -S -E``)."""
-    from pokayokay.infra import spool
+    """The absolute path of the spool entry (run as a file with ``python -S -E``): the few
+    lines of ``pokayokay/infra/spool_launch.py``, not spool.py, which a start would compile."""
+    from pokayokay import infra
 
-    return os.path.abspath(spool.__file__)
+    return os.path.join(os.path.dirname(os.path.abspath(infra.__file__)), "spool_launch.py")
 
 
 def launch_file() -> str:

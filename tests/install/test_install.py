@@ -194,8 +194,9 @@ def test_absolute_form_when_not_on_path(project: Path, env_off_path: dict[str, s
         "timeout": TIMEOUTS["SessionEnd"],
     }
     assert handler_form(handler) == "absolute"
-    # The per-tool-call events run the spool file the same way.
-    spool_py = str(REPO_ROOT / "pokayokay" / "infra" / "spool.py")
+    # The per-tool-call events run the spool's entry the same way (a few lines: spool.py's code
+    # comes from its .pyc).
+    spool_py = str(REPO_ROOT / "pokayokay" / "infra" / "spool_launch.py")
     assert data["hooks"]["PostToolUseFailure"][0]["hooks"][0]["command"] == (
         f"[ -x {python} ] && [ -f {spool_py} ] || exit 0; "
         f"exec {python} -S -E {spool_py} PostToolUseFailure"
@@ -711,6 +712,8 @@ def test_init_creates_the_memory_template(
           " || exit 0; exec /p/python -S -E /s/pokayokay/hooks/launch.py Stop"}, "absolute"),
         ({"type": "command", "command": "/p/python",
           "args": ["-S", "-E", "/s/pokayokay/infra/spool.py", "PostToolUse"]}, "absolute"),
+        ({"type": "command", "command": "/p/python",
+          "args": ["-S", "-E", "/s/pokayokay/infra/spool_launch.py", "PostToolUse"]}, "absolute"),
         ({"type": "command", "command": "/p/python",
           "args": ["-S", "-E", "/s/other/hooks/launch.py", "Stop"]}, None),
         ({"type": "command", "command": "/p/python",

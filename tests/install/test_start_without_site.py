@@ -143,6 +143,32 @@ def test_each_registered_hook_runs_without_site_on_a_real_payload(
         assert result.stdout == "" or json.loads(result.stdout)
 
 
+@pytest.mark.parametrize(
+    "event, sample",
+    [
+        ("PostToolUseFailure", "PostToolUseFailure.Bash.json"),
+        ("PostToolUse", "PostToolUse.Edit.json"),
+    ],
+)
+def test_the_registered_spool_entry_runs_from_the_cached_module(
+    layout: Path, project: Path, event: str, sample: str
+) -> None:
+    """The per-tool-call events' absolute command: spool_launch.py, a few lines, imports
+    pokayokay.infra.spool (its .pyc) and appends the payload; no site, no hook runtime."""
+    command = registered(project, event)
+    assert f"-S -E {layout / 'pokayokay' / 'infra' / 'spool_launch.py'} {event}" in command
+    payload = encode_payload(sample_payload(sample, project))
+    result = run_shell(with_importtime(command), payload, project)
+    assert result.returncode == 0 and not_importtime(result.stderr) == ""
+    modules = imported(result.stderr)
+    assert "pokayokay.infra.spool" in modules
+    assert not modules & (SITE_MODULES | {"pokayokay.hooks.runtime"})
+    spooled = list((Path(os.environ["POKAYOKAY_HOME"]) / "spool").glob("*/active.spool"))
+    if event == "PostToolUseFailure":  # a success is spooled only in a session with a failure
+        [spool] = spooled
+        assert spool.read_bytes().startswith(b"\x1epky2 " + event.encode())
+
+
 def test_a_cold_path_finds_ruamel_through_site_on_demand(layout: Path, project: Path) -> None:
     """SessionEnd with settings only ruamel.yaml reads: in the wheel layout ruamel.yaml is not
     beside the package, so the import that finds nothing runs ``site.main()`` and succeeds."""
