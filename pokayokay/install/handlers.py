@@ -41,22 +41,22 @@ NOT_INSTALLED_NOTE = (
 _GUARDS = ("command -v ", "[ -x ", "[ -f ")
 
 
-# The second line of a ``pokayokay-event`` script that may be started with ``-S -E`` (no site:
-# decision 0141). The plugin shim and the handler init registers by name look for it: an older
-# script, without it, would not find pokayokay without site.
-NO_SITE_MARK = "# pokayokay-event: runs with -S -E "
+# The second line of a ``pokayokay-event`` or ``pokayokay-spool`` script that may be started
+# with ``-S -E`` (no site: decision 0141). The plugin shim and the handler init registers by
+# name look for it: an older script, without it, would not find pokayokay without site.
+NO_SITE_MARK = "# pokayokay: runs with -S -E "
 
 
-def no_site_start(event: str) -> str:
-    """Shell (``sh -c``) that execs the first ``pokayokay-event`` on PATH, as ``command -v``
-    finds it, under its own interpreter with ``-S -E`` when its first line is
-    ``#!/absolute/python…`` with no arguments and its second is :data:`NO_SITE_MARK`; else it
-    does nothing and the command goes on to ``exec pokayokay-event <Event>`` as before.
+def no_site_start(event: str, script: str = EVENT_COMMAND) -> str:
+    """Shell (``sh -c``) that execs the first ``script`` on PATH, as ``command -v`` finds it,
+    under its own interpreter with ``-S -E`` when its first line is ``#!/absolute/python…``
+    with no arguments and its second is :data:`NO_SITE_MARK`; else it does nothing and the
+    command goes on to ``exec <script> <Event>`` as before.
 
     Builtins only (``read``, ``case``, parameter expansion): a ``$(…)`` would fork, and a fork
     costs what ``-S`` saves. The plugin shim, ``hooks/pokayokay-hook``, does the same."""
     return (
-        "p=$PATH; while :; do f=${p%%:*}; f=${f:-.}/" + EVENT_COMMAND + "; "
+        "p=$PATH; while :; do f=${p%%:*}; f=${f:-.}/" + script + "; "
         'if [ -f "$f" ] && [ -x "$f" ] && [ -r "$f" ]; then '
         '{ IFS= read -r a && IFS= read -r b; } 2>/dev/null <"$f"; '
         f"case $b in {shlex.quote(NO_SITE_MARK)}*) case $a in "
@@ -214,7 +214,7 @@ def event_handler(
     per-tool-call events the spool entry (:func:`spool_file`), the others the launcher
     (:func:`launch_file`, decision 0141), neither paying for ``site``. By name, the per-tool-call
     events run ``pokayokay-spool <Event>`` and the others (or those, without it)
-    ``pokayokay-event <Event>``, the others first trying it with ``-S -E``
+    ``pokayokay-event <Event>``, each script first tried with ``-S -E``
     (:func:`no_site_start`); an older install without those scripts gets
     ``command``/``lead`` (``pokayokay hook <Event>``). A background event (Stop) gets
     ``"async": true``.
@@ -232,8 +232,7 @@ def event_handler(
         if found:
             words = [found[0], spec.event]
             guard = f"command -v {found[0]} >/dev/null 2>&1"
-            if found[0] == EVENT_COMMAND and spec.event not in SPOOLED_EVENTS:
-                start = no_site_start(spec.event)
+            start = no_site_start(spec.event, found[0])
         else:
             words = [command, *lead, spec.event]
             guard = f"command -v {shlex.quote(command)} >/dev/null 2>&1"

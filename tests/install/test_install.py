@@ -122,10 +122,12 @@ def timed(handler: dict[str, Any], event: str) -> dict[str, Any]:
 def installed(event: str) -> dict[str, Any]:
     """What init registers with pokayokay on PATH: a guarded shell command (exit 0 without
     pokayokay; SessionStart says so once), the per-tool-call events through pokayokay-spool, the
-    others through pokayokay-event, tried first without site (decision 0141)."""
+    others through pokayokay-event, each tried first without site (decision 0141)."""
     guard = "command -v {} >/dev/null 2>&1 || "
     if event in SPOOLED:
-        command = guard.format("pokayokay-spool") + f"exit 0; exec pokayokay-spool {event}"
+        command = guard.format("pokayokay-spool") + (
+            f"exit 0; {no_site_start(event, 'pokayokay-spool')}; exec pokayokay-spool {event}"
+        )
     elif event == "SessionStart":
         note = json.dumps({"systemMessage": NOT_INSTALLED_NOTE}).replace("'", "'\"'\"'")
         command = guard.format("pokayokay-event") + (

@@ -27,6 +27,7 @@ from benchmarks.fixtures.memory import encode_payload, moved_payload
 from benchmarks.suites.budgets import PATH_PROMPT, WARM_PROMPT, realistic_project
 from benchmarks.suites.realistic import registered_argv
 from pokayokay.hooks.events import HOOKED_EVENTS
+from pokayokay.infra.spool import SPOOLED_EVENTS
 from pokayokay.install.handlers import (
     NO_SITE_MARK,
     event_handler,
@@ -37,7 +38,6 @@ from pokayokay.install.handlers import (
 from pokayokay.install.wiring import init
 
 SHIM = REPO_ROOT / "hooks" / "pokayokay-hook"
-EVENT_SCRIPT = REPO_ROOT / "scripts" / "pokayokay-event"
 SITE_MODULES = {"site", "_distutils_hack", "sitecustomize", "usercustomize"}
 # The non-spooled events, each with a real payload Claude Code sent.
 SAMPLES = {
@@ -279,13 +279,13 @@ def test_every_other_platform_probe_of_the_standard_library_is_known() -> None:
 # --- the plugin shim ---------------------------------------------------------------------
 
 
-def install_event_script(prefix: Path, shebang: str) -> Path:
-    """``<prefix>/bin/pokayokay-event``: this source tree's script, its first line replaced as
-    an installer would (pip writes ``#!<interpreter>``)."""
+def install_event_script(prefix: Path, shebang: str, name: str = "pokayokay-event") -> Path:
+    """``<prefix>/bin/<name>``: this source tree's script, its first line replaced as an
+    installer would (pip writes ``#!<interpreter>``)."""
     bin_dir = prefix / "bin"
     bin_dir.mkdir(parents=True, exist_ok=True)
-    body = EVENT_SCRIPT.read_text("utf-8").split("\n", 1)[1]
-    script = bin_dir / "pokayokay-event"
+    body = (REPO_ROOT / "scripts" / name).read_text("utf-8").split("\n", 1)[1]
+    script = bin_dir / name
     script.write_text(f"{shebang}\n{body}", "utf-8")
     script.chmod(0o755)
     return script
@@ -316,7 +316,8 @@ def run_entry(
     else:
         spec = next(s for s in HOOKED_EVENTS if s.event == event)
         handler = event_handler(spec, "pokayokay", ["hook"], {"PATH": path})
-        assert handler_argv(handler) == ["pokayokay-event", event]
+        script = "pokayokay-spool" if event in SPOOLED_EVENTS else "pokayokay-event"
+        assert handler_argv(handler) == [script, event]
         argv = ["/bin/sh", "-c", handler["command"]]
     return subprocess.run(argv, input=payload.decode(), env=env, cwd=project,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
@@ -362,6 +363,33 @@ def test_the_event_script_on_path_starts_without_site(
         assert not modules & SITE_MODULES
     if event == "SessionStart":
         assert json.loads(result.stdout)["hookSpecificOutput"]["hookEventName"] == event
+
+
+@pytest.mark.parametrize("entry", ENTRIES)
+@pytest.mark.parametrize("where", ["wheel", "editable", "other"])
+def test_the_spool_script_on_path_starts_without_site(
+    tmp_path: Path, project: Path, entry: str, where: str
+) -> None:
+    """``pokayokay-spool`` the same way: started with -S -E, it finds pokayokay beside itself
+    (or runs site itself, in any other layout) and appends the real payload to the spool."""
+    prefix = tmp_path / "prefix"
+    if where == "wheel":
+        site_packages(prefix)
+    elif where == "editable":
+        editable_site_packages(prefix)
+    log = tmp_path / "argv.log"
+    script = install_event_script(prefix, f"#!{prefix / 'bin' / 'python3'}", "pokayokay-spool")
+    logging_python(prefix / "bin", log)
+    payload = encode_payload(sample_payload("PostToolUseFailure.Bash.json", project))
+    path = f"{prefix / 'bin'}:/usr/bin:/bin"
+    result = run_entry(entry, "PostToolUseFailure", payload, project, path)
+    assert result.returncode == 0 and not_importtime(result.stderr) == ""
+    assert log.read_text().splitlines() == [f"-S -E {script} PostToolUseFailure"]
+    modules = imported(result.stderr)
+    assert "pokayokay.infra.spool" in modules and "pokayokay.hooks.runtime" not in modules
+    assert ("site" in modules) if where == "other" else not modules & SITE_MODULES
+    [spool] = (Path(os.environ["POKAYOKAY_HOME"]) / "spool").glob("*/active.spool")
+    assert spool.read_bytes().startswith(b"\x1epky2 PostToolUseFailure ")
 
 
 @pytest.mark.parametrize("where", ["wheel", "editable"])
@@ -438,9 +466,12 @@ def test_the_first_event_script_on_path_is_the_one_started(
 def test_the_mark_is_the_scripts_second_line_and_the_shims_pattern() -> None:
     """One mark in three places: the script says it, the shim and the registered handler look
     for it (a mark changed in one place alone would send every start back to site)."""
-    assert EVENT_SCRIPT.read_text("utf-8").split("\n")[1].startswith(NO_SITE_MARK)
+    for name in ("pokayokay-event", "pokayokay-spool"):
+        script = (REPO_ROOT / "scripts" / name).read_text("utf-8")
+        assert script.split("\n")[1].startswith(NO_SITE_MARK)
     assert f"'{NO_SITE_MARK}'*)" in SHIM.read_text("utf-8")
     assert f"'{NO_SITE_MARK}'*)" in no_site_start("Stop")
+    assert f"'{NO_SITE_MARK}'*)" in no_site_start("PostToolUse", "pokayokay-spool")
 
 
 # --- the benchmark's realistic project ---------------------------------------------------
