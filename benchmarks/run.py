@@ -84,6 +84,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="NAME",
         help="run the benchmarks whose name contains NAME (the floors always run)",
     )
+    parser.add_argument(
+        "--init-absolute",
+        action="store_true",
+        help="the projects' hooks registered by `init --absolute` (the interpreter by path, "
+        "started with -S -E) instead of the scripts on PATH",
+    )
     parser.add_argument("--list", action="store_true", help="list the benchmark names and exit")
     ns = parser.parse_args(argv)
     if ns.repeat is not None and ns.repeat < 1:
@@ -100,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     load_start = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     root = Path(tempfile.mkdtemp(prefix="pokayokay-bench-"))
     try:
-        lab = Lab(root)
+        lab = Lab(root, init_args=("--absolute",) if ns.init_absolute else ())
         specs = all_specs(lab)
         if ns.list:
             print("\n".join(s.name for s in specs))
@@ -120,6 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     floor = pick_floor(outcome.floor_runs)
     info = report.machine_info()
+    if ns.init_absolute:
+        info["init"] = "--absolute"
     if load_start is not None:
         info["loadavg_start"] = load_start
         info["loadavg_end"] = list(os.getloadavg())

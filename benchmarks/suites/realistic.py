@@ -85,7 +85,7 @@ def initialised(lab: Lab, name: str) -> Project:
     project.restore(memory_text(80).encode())
     write_project_files(project.path, failure_kinds())
     subprocess.run(
-        [lab.console_script(), "init", "--project", str(project.path)],
+        [lab.console_script(), "init", *lab.init_args, "--project", str(project.path)],
         env=project.env, cwd=project.path, check=True, capture_output=True,
     )
     return project

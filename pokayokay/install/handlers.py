@@ -41,6 +41,31 @@ NOT_INSTALLED_NOTE = (
 _GUARDS = ("command -v ", "[ -x ", "[ -f ")
 
 
+# The second line of a ``pokayokay-event`` or ``pokayokay-spool`` script that may be started
+# with ``-S -E`` (no site: decision 0141). The plugin shim and the handler init registers by
+# name look for it: an older script, without it, would not find pokayokay without site.
+NO_SITE_MARK = "# pokayokay: runs with -S -E "
+
+
+def no_site_start(event: str, script: str = EVENT_COMMAND) -> str:
+    """Shell (``sh -c``) that execs the first ``script`` on PATH, as ``command -v`` finds it,
+    under its own interpreter with ``-S -E`` when its first line is ``#!/absolute/python…``
+    with no arguments and its second is :data:`NO_SITE_MARK`; else it does nothing and the
+    command goes on to ``exec <script> <Event>`` as before.
+
+    Builtins only (``read``, ``case``, parameter expansion): a ``$(…)`` would fork, and a fork
+    costs what ``-S`` saves. The plugin shim, ``hooks/pokayokay-hook``, does the same."""
+    return (
+        "p=$PATH; while :; do f=${p%%:*}; f=${f:-.}/" + script + "; "
+        'if [ -f "$f" ] && [ -x "$f" ] && [ -r "$f" ]; then '
+        '{ IFS= read -r a && IFS= read -r b; } 2>/dev/null <"$f"; '
+        f"case $b in {shlex.quote(NO_SITE_MARK)}*) case $a in "
+        "'#!/'*[[:space:]]*) ;; '#!/'*/python|'#!/'*/python[0-9]*) "
+        f'[ -x "${{a#??}}" ] && exec "${{a#??}}" -S -E "$f" {shlex.quote(event)};; '
+        "esac;; esac; break; fi; case $p in *:*) p=${p#*:};; *) break;; esac; done"
+    )
+
+
 PLUGIN_SHIM_NAME = "pokayokay-hook"
 
 
@@ -103,8 +128,9 @@ def handler_form(handler: object) -> str | None:
 
     pokayokay's handlers: ``pokayokay hook …`` (any path to the ``pokayokay`` command),
     ``pokayokay-spool <Event>`` and ``pokayokay-event <Event>``, any interpreter running ``-m
-    pokayokay hook …``, ``…/pokayokay-event <Event>`` or ``-S -E …/spool.py``, and the plugin
-    shim ``…/pokayokay-hook <Event>``.
+    pokayokay hook …``, ``…/pokayokay-event <Event>``, ``-S -E …/infra/spool_launch.py`` (or
+    ``…/infra/spool.py``) or ``-S -E …/hooks/launch.py``, and the plugin shim
+    ``…/pokayokay-hook <Event>``.
     """
     if not isinstance(handler, Mapping) or handler.get("type") != "command":
         return None
@@ -120,7 +146,7 @@ def handler_form(handler: object) -> str | None:
         return "absolute"
     if len(argv) == 3 and _basename(argv[1]) == EVENT_COMMAND:
         return "absolute"
-    if argv[1:3] == ["-S", "-E"] and len(argv) == 5 and _is_spool_file(argv[3]):
+    if argv[1:3] == ["-S", "-E"] and len(argv) == 5 and _is_entry_file(argv[3]):
         return "absolute"
     if name == PLUGIN_SHIM_NAME:
         return "plugin"
@@ -131,9 +157,18 @@ def is_pokayokay_handler(handler: object) -> bool:
     return handler_form(handler) is not None
 
 
-def _is_spool_file(path: str) -> bool:
+# The files an absolute handler runs with ``python -S -E``, inside the package (spool.py
+# itself: what init registered before decision 0141).
+_ENTRY_FILES = (
+    ["pokayokay", "infra", "spool_launch.py"],
+    ["pokayokay", "infra", "spool.py"],
+    ["pokayokay", "hooks", "launch.py"],
+)
+
+
+def _is_entry_file(path: str) -> bool:
     parts = path.replace("\\", "/").rsplit("/", 3)
-    return parts[-3:] == ["pokayokay", "infra", "spool.py"]
+    return parts[-3:] in _ENTRY_FILES
 
 
 def _handler(command: str, args: Sequence[str], spec: HookSpec) -> JsonObject:
@@ -150,32 +185,19 @@ def _timed(handler: JsonObject, spec: HookSpec) -> JsonObject:
 
 
 def spool_file() -> str:
-    """The absolute path of the spool entry (run as a file with ``python -S -E``)."""
-    from pokayokay.infra import spool
+    """The absolute path of the spool entry (run as a file with ``python -S -E``): the few
+    lines of ``pokayokay/infra/spool_launch.py``, not spool.py, which a start would compile."""
+    from pokayokay import infra
 
-    return os.path.abspath(spool.__file__)
+    return os.path.join(os.path.dirname(os.path.abspath(infra.__file__)), "spool_launch.py")
 
 
-def event_script() -> str | None:
-    """The absolute path of the ``pokayokay-event`` script installed with this interpreter's
-    pokayokay (beside the interpreter, or in its scripts folder), None when there is none."""
-    import sysconfig
+def launch_file() -> str:
+    """The absolute path of the other events' entry (run as a file with ``python -S -E``:
+    ``pokayokay/hooks/launch.py``, decision 0141)."""
+    from pokayokay import hooks
 
-    places = [os.path.dirname(os.path.abspath(sys.executable))] if sys.executable else []
-    for scheme in (None, f"{os.name}_user"):
-        try:
-            places.append(
-                sysconfig.get_path("scripts")
-                if scheme is None
-                else sysconfig.get_path("scripts", scheme)
-            )
-        except KeyError:
-            continue  # no user scheme on this platform
-    for place in places:
-        script = os.path.join(place, EVENT_COMMAND)
-        if os.path.isfile(script):
-            return os.path.abspath(script)
-    return None
+    return os.path.join(os.path.dirname(os.path.abspath(hooks.__file__)), "launch.py")
 
 
 def event_handler(
@@ -187,46 +209,39 @@ def event_handler(
     """The handler init registers for ``spec``, safe in a shared repository.
 
     Shell form, guarded: where pokayokay is not installed it exits 0 quietly, and SessionStart
-    says so in one line (a ``systemMessage``). The per-tool-call events run the spool entry:
-    ``pokayokay-spool <Event>`` by name, or this interpreter with ``-S -E`` on the spool file
-    when init registers absolute paths; the others ``pokayokay-event <Event>`` by name, or with
-    absolute paths this interpreter on the ``pokayokay-event`` script installed with it
-    (:func:`event_script`), else ``command``/``lead`` (from :func:`hook_command`: ``pokayokay
-    hook`` or ``python -m pokayokay hook``). An older install without those scripts gets
-    ``pokayokay hook <Event>`` for every event. A background event (Stop) gets ``"async": true``.
+    says so in one line (a ``systemMessage``). With absolute paths (``lead`` is ``-m pokayokay
+    hook``) every event runs this interpreter with ``-S -E`` on a file of the package: the
+    per-tool-call events the spool entry (:func:`spool_file`), the others the launcher
+    (:func:`launch_file`, decision 0141), neither paying for ``site``. By name, the per-tool-call
+    events run ``pokayokay-spool <Event>`` and the others (or those, without it)
+    ``pokayokay-event <Event>``, each script first tried with ``-S -E``
+    (:func:`no_site_start`); an older install without those scripts gets
+    ``command``/``lead`` (``pokayokay hook <Event>``). A background event (Stop) gets
+    ``"async": true``.
     """
     absolute = lead[:1] == ["-m"]
-    spooled = spec.event in SPOOLED_EVENTS and (
-        absolute
-        or shutil.which(SPOOL_COMMAND, path=effective_environ(environ).get("PATH")) is not None
-    )
-    if spooled:
-        if absolute:
-            script = spool_file()
-            words = [command, "-S", "-E", script, spec.event]
-            guard = f"[ -x {shlex.quote(command)} ] && [ -f {shlex.quote(script)} ]"
-        else:
-            words = [SPOOL_COMMAND, spec.event]
-            guard = f"command -v {SPOOL_COMMAND} >/dev/null 2>&1"
-    elif not absolute and shutil.which(EVENT_COMMAND, path=effective_environ(environ).get("PATH")):
-        words = [EVENT_COMMAND, spec.event]
-        guard = f"command -v {EVENT_COMMAND} >/dev/null 2>&1"
-    elif absolute and (entry := event_script()) is not None:
-        # The interpreter on the event script, not ``-m pokayokay hook``: runpy and the CLI
-        # module are some 19 modules of every event (issue 26).
-        words = [command, entry, spec.event]
+    path = effective_environ(environ).get("PATH")
+    start = ""  # what runs between the guard and the exec
+    if absolute:
+        entry = spool_file() if spec.event in SPOOLED_EVENTS else launch_file()
+        words = [command, "-S", "-E", entry, spec.event]
         guard = f"[ -x {shlex.quote(command)} ] && [ -f {shlex.quote(entry)} ]"
     else:
-        words = [command, *lead, spec.event]
-        guard = (
-            f"[ -x {shlex.quote(command)} ]"
-            if absolute
-            else f"command -v {shlex.quote(command)} >/dev/null 2>&1"
-        )
+        scripts = (SPOOL_COMMAND,) if spec.event in SPOOLED_EVENTS else ()
+        found = [s for s in (*scripts, EVENT_COMMAND) if shutil.which(s, path=path) is not None]
+        if found:
+            words = [found[0], spec.event]
+            guard = f"command -v {found[0]} >/dev/null 2>&1"
+            start = no_site_start(spec.event, found[0])
+        else:
+            words = [command, *lead, spec.event]
+            guard = f"command -v {shlex.quote(command)} >/dev/null 2>&1"
     otherwise = "exit 0"
     if spec.event == "SessionStart":
         note = json.dumps({"systemMessage": NOT_INSTALLED_NOTE})
         otherwise = "{ printf '%s\\n' " + shlex.quote(note) + "; exit 0; }"
+    if start:
+        otherwise += f"; {start}"
     line = f"{guard} || {otherwise}; exec {' '.join(shlex.quote(word) for word in words)}"
     return _timed({"type": "command", "command": line}, spec)
 

@@ -6,8 +6,8 @@ settings, on the benchmarks' realistic project (graduated rules, a failure store
 skills, a long MEMORY.md; ``benchmarks.suites.budgets.realistic_project``, smaller, with the
 ``chain-learnings.md`` fifty SessionEnds leave) for each
 prompt kind the budget rows time: a prompt naming project files, a plain prompt, and a plain
-prompt right after Claude rewrote MEMORY.md. ``PYTHONPROFILEIMPORTTIME`` lists every module the
-hook's interpreter imports."""
+prompt right after Claude rewrote MEMORY.md. ``PYTHONPROFILEIMPORTTIME`` (or ``-X importtime``,
+for an interpreter started with ``-S -E``) lists every module the hook's interpreter imports."""
 
 from __future__ import annotations
 
@@ -36,8 +36,12 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
 def _imported(project: Project, prompt: str, session: str) -> tuple[set[str], bytes]:
     payload = moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
     payload["session_id"] = session
+    argv = registered_argv(project, "UserPromptSubmit")
+    if argv[:2] == ["/bin/sh", "-c"]:
+        # -E (the registered start without site, decision 0141) ignores the variable below
+        argv = [*argv[:2], argv[2].replace(" -S -E ", " -X importtime -S -E ")]
     proc = subprocess.run(
-        registered_argv(project, "UserPromptSubmit"),
+        argv,
         input=encode_payload(payload),
         env=dict(project.env, PYTHONPROFILEIMPORTTIME="1"),
         cwd=project.path,

@@ -20,6 +20,7 @@ from pokayokay.install import wiring as install
 from pokayokay.install.handlers import (
     NOT_INSTALLED_NOTE,
     handler_form,
+    no_site_start,
     plugin_hooks_json,
     render_plugin_hooks_json,
 )
@@ -121,17 +122,22 @@ def timed(handler: dict[str, Any], event: str) -> dict[str, Any]:
 def installed(event: str) -> dict[str, Any]:
     """What init registers with pokayokay on PATH: a guarded shell command (exit 0 without
     pokayokay; SessionStart says so once), the per-tool-call events through pokayokay-spool, the
-    others through pokayokay-event."""
+    others through pokayokay-event, each tried first without site (decision 0141)."""
     guard = "command -v {} >/dev/null 2>&1 || "
     if event in SPOOLED:
-        command = guard.format("pokayokay-spool") + f"exit 0; exec pokayokay-spool {event}"
+        command = guard.format("pokayokay-spool") + (
+            f"exit 0; {no_site_start(event, 'pokayokay-spool')}; exec pokayokay-spool {event}"
+        )
     elif event == "SessionStart":
         note = json.dumps({"systemMessage": NOT_INSTALLED_NOTE}).replace("'", "'\"'\"'")
         command = guard.format("pokayokay-event") + (
-            "{ printf '%s\\n' '" + note + "'; exit 0; }; exec pokayokay-event SessionStart"
+            "{ printf '%s\\n' '" + note + "'; exit 0; }; "
+            f"{no_site_start(event)}; exec pokayokay-event SessionStart"
         )
     else:
-        command = guard.format("pokayokay-event") + f"exit 0; exec pokayokay-event {event}"
+        command = guard.format("pokayokay-event") + (
+            f"exit 0; {no_site_start(event)}; exec pokayokay-event {event}"
+        )
     return timed({"type": "command", "command": command}, event)
 
 
@@ -180,17 +186,19 @@ def test_absolute_form_when_not_on_path(project: Path, env_off_path: dict[str, s
     data = load(project / ".claude" / "settings.json")
     python = os.path.abspath(sys.executable)
     handler = data["hooks"]["SessionEnd"][0]["hooks"][0]
-    # The interpreter on the event script installed with it: no runpy, no CLI (issue 26).
-    script = os.path.join(os.path.dirname(python), "pokayokay-event")
+    # The interpreter with no site and no PYTHON* variables on the package's launcher: no
+    # runpy, no CLI, no site (issue 26, decision 0141).
+    launcher = str(REPO_ROOT / "pokayokay" / "hooks" / "launch.py")
     assert handler == {
         "type": "command",
-        "command": f"[ -x {python} ] && [ -f {script} ] || exit 0; "
-        f"exec {python} {script} SessionEnd",
+        "command": f"[ -x {python} ] && [ -f {launcher} ] || exit 0; "
+        f"exec {python} -S -E {launcher} SessionEnd",
         "timeout": TIMEOUTS["SessionEnd"],
     }
     assert handler_form(handler) == "absolute"
-    # The per-tool-call events run the spool file with no site and no PYTHON* variables.
-    spool_py = str(REPO_ROOT / "pokayokay" / "infra" / "spool.py")
+    # The per-tool-call events run the spool's entry the same way (a few lines: spool.py's code
+    # comes from its .pyc).
+    spool_py = str(REPO_ROOT / "pokayokay" / "infra" / "spool_launch.py")
     assert data["hooks"]["PostToolUseFailure"][0]["hooks"][0]["command"] == (
         f"[ -x {python} ] && [ -f {spool_py} ] || exit 0; "
         f"exec {python} -S -E {spool_py} PostToolUseFailure"
@@ -205,48 +213,12 @@ def test_absolute_flag_forces_the_interpreter_path(
     report = init(project, environ=env_on_path, absolute=True)
     handler = load(project / ".claude" / "settings.json")["hooks"]["SessionStart"][0]["hooks"][0]
     python = os.path.abspath(sys.executable)
-    script = os.path.join(os.path.dirname(python), "pokayokay-event")
-    assert handler["command"].startswith(f"[ -x {python} ] && [ -f {script} ] || {{ printf ")
-    assert handler["command"].endswith(f"; exec {python} {script} SessionStart")
+    launcher = str(REPO_ROOT / "pokayokay" / "hooks" / "launch.py")
+    assert handler["command"].startswith(f"[ -x {python} ] && [ -f {launcher} ] || {{ printf ")
+    assert handler["command"].endswith(f"; exec {python} -S -E {launcher} SessionStart")
     assert handler_form(handler) == "absolute"
     assert report.form == "absolute"
     assert not any("not on PATH" in note for note in report.notes)
-
-
-def test_absolute_form_without_the_event_script_runs_the_module(
-    project: Path, env_on_path: dict[str, str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An interpreter whose pokayokay came without its scripts: ``-m pokayokay hook``."""
-    from pokayokay.install import handlers
-
-    monkeypatch.setattr(handlers, "event_script", lambda: None)
-    init(project, environ=env_on_path, absolute=True)
-    handler = load(project / ".claude" / "settings.json")["hooks"]["SessionStart"][0]["hooks"][0]
-    python = os.path.abspath(sys.executable)
-    assert handler["command"].endswith(f"; exec {python} -m pokayokay hook SessionStart")
-    assert handler_form(handler) == "absolute"
-
-
-def test_the_absolute_event_command_runs_the_hook_without_runpy_or_the_cli(
-    project: Path, env_on_path: dict[str, str]
-) -> None:
-    """The registered SessionStart, run as Claude Code runs it (``sh -c``, payload on stdin):
-    the hook's answer, and neither runpy nor the CLI module imported."""
-    init(project, environ=env_on_path, absolute=True)
-    handler = load(project / ".claude" / "settings.json")["hooks"]["SessionStart"][0]["hooks"][0]
-    payload = {"session_id": "s-1", "cwd": str(project), "hook_event_name": "SessionStart",
-               "source": "startup", "transcript_path": str(project / "t.jsonl")}  # fmt: skip
-    env = dict(env_on_path, CLAUDE_PROJECT_DIR=str(project), PYTHONPROFILEIMPORTTIME="1")
-    result = subprocess.run(
-        ["/bin/sh", "-c", handler["command"]], input=json.dumps(payload).encode(),
-        capture_output=True, env=env, cwd=project, timeout=60,
-    )  # fmt: skip
-    assert result.returncode == 0
-    assert json.loads(result.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    imported = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.decode().splitlines()
-                if line.startswith("import time:")}  # fmt: skip
-    assert "pokayokay.hooks.session" in imported
-    assert not imported & {"runpy", "pokayokay.cli.main", "pokayokay.__main__"}
 
 
 def test_manifest_records_what_init_added(project: Path, env_on_path: dict[str, str]) -> None:
@@ -737,6 +709,17 @@ def test_init_creates_the_memory_template(
         ({"type": "command", "command": "pokayokay-event SessionEnd"}, "path"),
         ({"type": "command", "command": "/opt/bin/pokayokay-event", "args": ["Stop"]}, "path"),
         ({"type": "command", "command": "pokayokay-event SessionEnd extra"}, None),
+        # The launcher (decision 0141) and the spool file, by absolute path, with -S -E.
+        ({"type": "command", "command": "[ -x /p/python ] && [ -f /s/pokayokay/hooks/launch.py ]"
+          " || exit 0; exec /p/python -S -E /s/pokayokay/hooks/launch.py Stop"}, "absolute"),
+        ({"type": "command", "command": "/p/python",
+          "args": ["-S", "-E", "/s/pokayokay/infra/spool.py", "PostToolUse"]}, "absolute"),
+        ({"type": "command", "command": "/p/python",
+          "args": ["-S", "-E", "/s/pokayokay/infra/spool_launch.py", "PostToolUse"]}, "absolute"),
+        ({"type": "command", "command": "/p/python",
+          "args": ["-S", "-E", "/s/other/hooks/launch.py", "Stop"]}, None),
+        ({"type": "command", "command": "/p/python",
+          "args": ["-S", "-E", "/s/pokayokay/hooks/runtime.py", "Stop"]}, None),
         ({"type": "command", "command": "pokayokay hook SessionEnd && rm -rf x"}, None),
         ({"type": "command", "command": "pokayokay", "args": ["curate"]}, None),
         ({"type": "command", "command": "pokayokay", "args": "hook SessionEnd"}, None),
