@@ -64,36 +64,36 @@ LONG_WORD = 64
 _SEPARATORS = ("/", "=")  # what stands before a joined piece in the output (root cut, -Werror=)
 # ASCII letters and digits kept, every other byte a space (non-ASCII became ``?`` first).
 _WORD_BYTES = bytes(c if (48 <= c <= 57 or 97 <= c <= 122) else 32 for c in range(256))
+_WORD_STARTS = frozenset(bytes((c,)) for c in range(256) if _WORD_BYTES[c] != 32)
 
 
 class CallText:
-    """What :func:`can_reach` reads of one failing call (:func:`call_text`): ``text``, its
-    texts lower-cased and :data:`WRITTEN`; ``tokens``, its runs of ASCII letters and digits;
-    ``after``, the runs of ASCII letters and digits
-    that stand right after a ``/`` or ``=`` in it (sorted, made when a join is first tried).
-    A plain class (the prompt's spool gate makes one; no ``dataclasses`` on a hook's path)."""
+    """What :func:`can_reach` reads of one failing call (:func:`call_text`): ``tokens``, the
+    runs of ASCII letters and digits of its texts (lower-cased) and :data:`WRITTEN`, as a set
+    and as one string (a word is part of the texts when it is part of that string: it holds no
+    separator); ``after``, every prefix of a run that stands right after a ``/`` or ``=`` (made
+    when a join is first tried). A plain class (the prompt's spool gate makes one; no
+    ``dataclasses`` on a hook's path)."""
 
-    __slots__ = ("_after", "text", "tokens")
+    __slots__ = ("_after", "_raw", "runs", "tokens")
 
     def __init__(self, text: str) -> None:
-        self.text = text
-        self.tokens = frozenset(_ascii_words(text))
-        self._after: list[str] | None = None
+        self._raw = text.encode("ascii", "replace")
+        self.tokens = frozenset(self._raw.translate(_WORD_BYTES).decode("ascii").split())
+        self.runs = " ".join(self.tokens)
+        self._after: frozenset[str] | None = None
 
     @property
-    def after(self) -> list[str]:
+    def after(self) -> frozenset[str]:
         if self._after is None:
             found: set[str] = set()
-            data = self.text.encode("ascii", "replace").translate(_WORD_BYTES)
-            raw = self.text.encode("ascii", "replace")
             for sep in _SEPARATORS:
-                at = raw.find(sep.encode("ascii"))
-                while at >= 0:
-                    head = data[at + 1 : at + 2 + LONG_WORD]
-                    if head[:1] not in (b" ", b""):
-                        found.add(head.split(b" ", 1)[0].decode("ascii"))
-                    at = raw.find(sep.encode("ascii"), at + 1)
-            self._after = sorted(found)
+                for piece in self._raw.split(sep.encode("ascii"))[1:]:
+                    if piece[:1] in _WORD_STARTS:
+                        run = piece[:LONG_WORD].translate(_WORD_BYTES).split(None, 1)[0]
+                        text = run.decode("ascii")
+                        found.update(text[:n] for n in range(1, len(text) + 1))
+            self._after = frozenset(found)
         return self._after
 
 
@@ -130,43 +130,27 @@ def _ascii_words(text: str) -> list[str]:
     return text.encode("ascii", "replace").translate(_WORD_BYTES).decode("ascii").split()
 
 
-def _piece_at(after: list[str], rest: str) -> int:
-    """The length of the longest prefix of ``rest`` that starts a run of ``after`` (sorted)."""
-    from bisect import bisect_left
-
-    at = bisect_left(after, rest)
-    best = 0
-    for run in after[max(0, at - 1) : at + 1]:  # the runs around rest in sorted order
-        n, top = 0, min(len(run), len(rest))
-        while n < top and run[n] == rest[n]:
-            n += 1
-        best = max(best, n)
-    return best
-
-
 def _joined(word: str, call: CallText) -> bool:
-    """Whether ``word`` is pieces of the call's text joined where the parse removes something:
+    """Whether ``word`` is pieces of the call's texts joined where the parse removes something:
     the first piece anywhere, each later one standing right after a ``/`` or ``=``."""
-    if len(word) > LONG_WORD:
-        return True
-    text, size = call.text, len(word)
-    low, high = 0, size  # the longest prefix of word in text (prefixes of a substring are too)
-    while low < high:
-        mid = (low + high + 1) // 2
-        if word[:mid] in text:
-            low = mid
-        else:
-            high = mid - 1
-    if low == size:
+    size = len(word)
+    if size > LONG_WORD:
         return True
     after = call.after
+    if not any(word[i:] in after for i in range(1, size)):
+        return False  # no last piece: the common answer, and the cheapest
+    runs = call.runs
     reach = [False] * (size + 1)  # reach[j]: word[:j] is such pieces
-    for j in range(1, low + 1):
+    j = 1
+    while j <= size and word[:j] in runs:  # the first piece (prefixes of a part are parts)
         reach[j] = True
+        j += 1
     for i in range(1, size):
         if reach[i]:
-            for j in range(i + 1, i + _piece_at(after, word[i:]) + 1):
+            j = i + 1
+            while j <= size and word[i:j] in after:  # after holds every prefix of its runs
                 reach[j] = True
+                j += 1
     return reach[size]
 
 
@@ -175,10 +159,10 @@ def can_reach(signature: str, call: CallText | None) -> bool:
     ``signature`` (as the store keeps it: redacted); True when it may."""
     if call is None:
         return True
-    text, tokens = call.text, call.tokens
+    tokens, runs = call.tokens, call.runs
     for word in words(signature):
-        # A whole word of the text is found in a set; a part of one in the text itself.
-        if word not in tokens and word not in text and not _joined(word, call):
+        # A whole word of the texts is found in a set; a part of one in their runs.
+        if word not in tokens and word not in runs and not _joined(word, call):
             return False  # one word that is in no form in the call rules the signature out
     return True
 
