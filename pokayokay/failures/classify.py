@@ -72,7 +72,8 @@ CATEGORIES = (
 )
 FALLBACK = "shell"
 
-_CATEGORY_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
+# Compiled on first use: only a user row is checked against it, never the built-in table.
+_CATEGORY_NAME = Lazy(r"[a-z0-9][a-z0-9-]{0,39}")
 
 
 class Rule:

@@ -453,7 +453,9 @@ def _vitest(line: str) -> bool:
 
 def _fixture(line: str, p: _P) -> re.Match[str] | None:
     """pytest's ``E   fixture 'x' not found`` (a stripped line)."""
-    return p.fixture.match(line) if line.startswith("E") else None
+    if not line.startswith("E") or "' not found" not in line or "fixture '" not in line:
+        return None  # the pattern's literals: it is compiled only for a line holding them
+    return p.fixture.match(line)
 
 
 _BLOCK_LINES = 80

@@ -37,7 +37,9 @@ def insert_failure(conn: sqlite3.Connection, f: Failure, tool_use_id: str | None
     """Insert one failure and bump its group; its row id, or None when this session already
     recorded this tool call for this mistake."""
     f = _redacted(f)
-    command = command_key(f.command) if f.command else None
+    # f.command is redacted now, and redaction is idempotent: only its key is left to make
+    # (command_key would redact it a second time).
+    command = signature_command_key(f.command) if f.command else None
     cursor = conn.execute(
         "INSERT OR IGNORE INTO failures (ts, session_id, tool, command, signature, category,"
         " paths, excerpt, exit_code, tool_use_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -34,7 +34,6 @@ relative to the payload's ``cwd``.
 from __future__ import annotations
 
 import os
-import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,7 +48,8 @@ if TYPE_CHECKING:
 COMMAND_TOOLS = frozenset({"Bash", "PowerShell"})
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 
-_EXIT_HEADER = re.compile(r"\AExit code (-?\d+)[ \t]*(?:\r?\n|\Z)")
+# Bash and PowerShell errors start "Exit code N" on a line of its own: read by exit_header.
+_EXIT_PREFIX = "Exit code "
 # Results in a PostToolBatch that no other hook reports. An optional "Error: " prefix is the
 # transcript's form of the same text. A pattern string, compiled by ``re.match``'s cache on the
 # first batch: the failure hook and the prompt's spool gate import this module and read none.
@@ -57,6 +57,34 @@ _BATCH_FAILURE = (
     r"\A\s*(?:Error: )?(?:<tool_use_error>|\w+:\S+ hook error\b|Permission to use \S"
     r"|The user doesn't want to)"
 )
+
+
+def exit_header(error: str) -> tuple[int, int] | None:
+    """(exit code, end of the header line) of an error starting ``Exit code N``, the line
+    ending there or at the text's end; None otherwise. A string scan equal to the pattern
+    ``\\AExit code (-?\\d+)[ \\t]*(?:\\r?\\n|\\Z)`` (``\\d`` is :meth:`str.isdecimal`;
+    ``tests/hooks/test_exit_header.py`` holds it to that pattern): the prompt's spool gate reads
+    a spooled failure without compiling it."""
+    if not error.startswith(_EXIT_PREFIX):
+        return None
+    start = at = len(_EXIT_PREFIX)
+    if error.startswith("-", at):
+        at += 1
+    digits = at
+    while at < len(error) and error[at].isdecimal():
+        at += 1
+    if at == digits:
+        return None
+    code = int(error[start:at])
+    while at < len(error) and error[at] in " \t":
+        at += 1
+    if at == len(error):
+        return code, at
+    if error.startswith("\n", at):
+        return code, at + 1
+    if error.startswith("\r\n", at):
+        return code, at + 2
+    return None
 
 
 class _Project:
@@ -192,10 +220,10 @@ class _Parsed:
         check_budget("finding mistakes")
         self.exit_code = None
         self.body = error
-        header = _EXIT_HEADER.match(error)
-        if header:
-            self.exit_code = int(header.group(1))
-            self.body = error[header.end() :]
+        header = exit_header(error)
+        if header is not None:
+            self.exit_code, end = header
+            self.body = error[end:]
         raw_command = self.tool_input.get("command")
         self.command = (
             command_key(raw_command)
@@ -333,11 +361,11 @@ def _recorded_call(payload: dict[str, Any]) -> tuple[str, dict[str, Any], str] |
     error = error if isinstance(error, str) else ""
     tool_input = _tool_input(payload.get("tool_input"))
     if tool in COMMAND_TOOLS and "pokayokay" in str(tool_input.get("command")):
-        header = _EXIT_HEADER.match(error)
-        if header:
+        header = exit_header(error)
+        if header is not None:
             from pokayokay.failures.classify import own_answer
 
-            if own_answer(str(tool_input.get("command")), int(header.group(1))):
+            if own_answer(str(tool_input.get("command")), header[0]):
                 return None  # pokayokay answered (e.g. "propose this learning"): not a mistake
     return tool, tool_input, error
 
@@ -390,6 +418,8 @@ def post_tool_batch(payload: dict[str, Any], event: str) -> str:
     calls = payload.get("tool_calls")
     if not isinstance(calls, list):
         return ""
+    import re
+
     picked = [
         call
         for call in calls

@@ -75,8 +75,6 @@ def _ingest_first(
     folder = spool_dir(project)
     if not pending(folder):
         return  # the usual case: two stats, and the ingester not even imported
-    from pokayokay.hooks import ingest
-
     if location is not None:
         try:
             from pokayokay.hooks.spool_gate import could_change, pending_failures
@@ -98,6 +96,8 @@ def _ingest_first(
             from pokayokay.infra.logs import fail_open
 
             fail_open("UserPromptSubmit: checking the spool", exc)
+    from pokayokay.hooks import ingest  # only when ingesting (the gate's "no" needs none)
+
     ingest.ingest_quietly(
         "UserPromptSubmit", lambda: ingest.ingest_project(project, budget=PROMPT_INGEST_BUDGET)
     )

@@ -40,6 +40,7 @@ from pokayokay.infra import spool, spool_frames
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
+    from typing import Any
 
     from pokayokay.skills.failure_boost import FailureSignals
 
@@ -128,23 +129,27 @@ def could_change(
     known.update(group.signature for group in signals.near)
     if not known:
         return False  # no group a failure can join: can_change passes over every key, unparsed
-    keys = _keys(records, known)
-    return keys is None or can_change(keys, sessions, resolved, signals)
+    payloads = _payloads(records)
+    if payloads is None:
+        return True  # a record failure_keys does not read: ingested first
+    # A failure whose texts cannot give any signature the signals hold joins no group:
+    # can_change passes over its keys whatever they are, so it is not parsed (decision 0143).
+    payloads = [payload for payload in payloads if _may_join(payload, known)]
+    if not payloads:
+        return False
+    keys = _keys(payloads, known)
+    return can_change(keys, sessions, resolved, signals)
 
 
-def _keys(
-    records: Sequence[tuple[str, bytes, str]], known: Collection[str]
-) -> list[tuple[str, str]] | None:
-    """(signature, category) of every failure the records hold whose signature is in
-    ``known`` (the store's groups the signals keep: :func:`can_change` passes over any other
-    whatever its category, so an output naming none is not classified), as their ingest stores
-    them; None when a record is not one :func:`pokayokay.hooks.capture.failure_keys` reads (a
-    PostToolBatch, a payload that does not parse)."""
-    from pokayokay.hooks.capture import failure_keys
+def _payloads(records: Sequence[tuple[str, bytes, str]]) -> list[dict[str, Any]] | None:
+    """Each record's payload as the ingester hands it over (its launch folder under
+    ``SPOOLED_PROJECT_KEY``); None when a record is not one
+    :func:`pokayokay.hooks.capture.failure_keys` reads (a PostToolBatch, a payload that does
+    not parse)."""
     from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
     from pokayokay.infra.cjson import loads  # json.loads without json's import
 
-    keys: list[tuple[str, str]] = []
+    payloads: list[dict[str, Any]] = []
     for _session, data, where in records:
         try:
             payload = loads(data.decode("utf-8", "surrogatepass"))
@@ -153,6 +158,39 @@ def _keys(
         if not isinstance(payload, dict) or payload.get("hook_event_name") != "PostToolUseFailure":
             return None
         payload[SPOOLED_PROJECT_KEY] = where  # as the ingester hands it over
+        payloads.append(payload)
+    return payloads
+
+
+def _may_join(payload: dict[str, Any], known: Collection[str]) -> bool:
+    """Whether the capture's parse of ``payload`` may give a signature in ``known``
+    (:mod:`pokayokay.failures.reach`: string scans, no parse). A call the capture records
+    nothing for (an interrupt, no tool) joins nothing."""
+    from pokayokay.failures.reach import call_text, reaches_any
+
+    tool = payload.get("tool_name")
+    if payload.get("is_interrupt") is True or not isinstance(tool, str) or not tool:
+        return False
+    error = payload.get("error")
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    text = call_text(
+        tool,
+        command if isinstance(command, str) else None,
+        error if isinstance(error, str) else "",
+    )
+    return reaches_any(known, text)
+
+
+def _keys(payloads: Sequence[dict[str, Any]], known: Collection[str]) -> list[tuple[str, str]]:
+    """(signature, category) of every failure the payloads hold whose signature is in
+    ``known`` (the store's groups the signals keep: :func:`can_change` passes over any other
+    whatever its category, so an output naming none is not classified), as their ingest stores
+    them."""
+    from pokayokay.hooks.capture import failure_keys
+
+    keys: list[tuple[str, str]] = []
+    for payload in payloads:
         keys.extend(failure_keys(payload, known))
     return keys
 

@@ -317,3 +317,16 @@ def test_a_regex_space_is_a_str_space() -> None:
     space = re.compile(r"\s")
     differ = [i for i in range(sys.maxunicode + 1) if bool(space.match(chr(i))) != chr(i).isspace()]
     assert differ == []
+
+
+def test_the_fixture_guard_is_the_patterns_literals() -> None:
+    """``_fixture`` compiles its pattern only for a line holding its literals (decision 0143):
+    the same answer as the pattern on the real lines, their near misses and the literals."""
+    p = mistakes._p()
+    lines = [*REAL_LINES, "E   fixture 'db' not found", "E fixture 'a b' not found",
+             "E   fixture 'db' not foun", "Efixture 'x' not found", "E\tfixture 'x' not found",
+             "E   fixture '' not found", "fixture 'db' not found"]  # fmt: skip
+    for line in lines:
+        got = mistakes._fixture(line.strip(), p)
+        want = p.fixture.match(line.strip()) if line.strip().startswith("E") else None
+        assert (got and got.group(0)) == (want and want.group(0)), line

@@ -6,6 +6,7 @@ same patterns give when every one of them runs on every text."""
 from __future__ import annotations
 
 import base64
+import re
 from unittest.mock import patch
 
 from helpers.hostile import INJECTIONS
@@ -206,3 +207,54 @@ def test_a_run_decoding_to_mostly_text_with_a_high_byte_is_no_error() -> None:
     assert redact(hex_run) == hex_run
     hidden = base64.b64encode(b"password=hunter2-Value9 " * 2 + b"\xd3").decode()
     assert "[redacted:" in redact(f"blob {hidden}")
+
+
+# --- the wide key lines' guard (decision 0143) --------------------------------------------------
+
+_WIDE_PARTS = st.one_of(
+    st.text(alphabet=_B64_ALPHABET, min_size=1, max_size=90),
+    st.sampled_from(
+        [
+            " ",
+            "\t",
+            " " * 8,
+            " " * 9,
+            "\n",
+            "\r",
+            "\r\n",
+            "=",
+            "-",
+            "é",
+            "A" * 59,
+            "A" * 60,
+            "A" * 77,
+        ]
+    ),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_WIDE_PARTS, max_size=10).map("".join))
+@example(" " * 8 + "A" * 60)
+@example(" " * 9 + "A" * 60)
+@example("x\n\t" + "+/" * 30 + " \r\ny")
+def test_the_wide_line_guard_never_hides_a_match(text: str) -> None:
+    """``may_be_wide`` is a necessary condition of the pattern it guards (a text it rules out
+    has no match), and redact_pem gives the same text with and without the guard."""
+    from pokayokay.safety import redact_blocks
+
+    pattern = re.compile(r"(?m)^[ \t]{0,8}[A-Za-z0-9+/]{60,76}[ \t]{0,8}\r?$")
+    if pattern.search(text) is not None:
+        assert redact_blocks.may_be_wide(text)
+    with patch.object(redact_blocks, "may_be_wide", lambda _text: True):
+        expected = redact_blocks.redact_pem(text)
+    assert redact_blocks.redact_pem(text) == expected
+
+
+def test_the_wide_line_guard_passes_over_the_benchmark_output() -> None:
+    """A pytest output (its ``===`` rules, its log lines) has no line the guard lets through."""
+    from pokayokay.safety.redact_blocks import may_be_wide
+
+    lines = ["=" * 80, "DEBUG    checkout.pricing:pricing.py:81 line 1: applied rule " * 2]
+    assert not may_be_wide("\n".join(lines))
+    assert may_be_wide("x\n  " + "QUJD" * 16 + "\n")
