@@ -79,3 +79,13 @@ def test_the_changelog_is_keep_a_changelog_with_short_entries() -> None:
         assert not line or line.startswith(("- ", "  ", "## ", "### ", "[")), line
     long_entries = [entry for entry in entries if entry.count("\n") > 1]
     assert not long_entries, long_entries[:3]
+
+
+def test_every_decision_file_has_its_row_in_the_index() -> None:
+    folder = REPO_ROOT / "docs" / "decisions"
+    index = (folder / "README.md").read_text(encoding="utf-8")
+    files = sorted(p.name for p in folder.glob("[0-9][0-9][0-9][0-9]-*.md"))
+    assert files
+    linked = re.findall(r"^\| \[\d{4}\]\(([^)]+)\)", index, re.M)
+    assert sorted(linked) == files
+    assert linked == sorted(linked)  # in number order
