@@ -37,6 +37,17 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 SPLIT = REPO / "tests" / "data" / "relevance_test"
 EVENT_SCRIPT = REPO / "scripts" / "pokayokay-event"
+
+
+def prompt_imports(payload: dict[str, Any], env: dict[str, str], cwd: Path) -> set[str]:
+    """The modules the prompt hook (the repository's ``pokayokay-event`` script) imports for
+    ``payload``, read from ``-X importtime``."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", str(EVENT_SCRIPT), "UserPromptSubmit"],
+        input=json.dumps(payload).encode("utf-8"), capture_output=True, env=env, cwd=cwd,
+        timeout=60, check=True,
+    )  # fmt: skip
+    return {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
 OPEN_TAG, CLOSE_TAG = "<pokayokay-recall>", "</pokayokay-recall>"
 SKILLS_LEAD = "skills that fit this prompt — "
 

@@ -332,6 +332,17 @@ def editable_site_packages(prefix: Path) -> Path:
     return folder
 
 
+def installed_prefix(tmp_path: Path, where: str) -> Path:
+    """A prefix whose site-packages holds pokayokay as a wheel (``"wheel"``) or hatchling's
+    editable ``.pth`` (``"editable"``) installs it, or nothing (any other layout)."""
+    prefix = tmp_path / "prefix"
+    if where == "wheel":
+        site_packages(prefix)
+    elif where == "editable":
+        editable_site_packages(prefix)
+    return prefix
+
+
 @pytest.mark.parametrize("entry", ENTRIES)
 @pytest.mark.parametrize("where", ["wheel", "editable", "other"])
 @pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop"])
@@ -342,11 +353,7 @@ def test_the_event_script_on_path_starts_without_site(
     (hatchling's ``.pth`` there naming the source tree): the script finds pokayokay without site,
     which never runs. Any other layout: the script runs site itself, as before, still under
     -S."""
-    prefix = tmp_path / "prefix"
-    if where == "wheel":
-        site_packages(prefix)
-    elif where == "editable":
-        editable_site_packages(prefix)
+    prefix = installed_prefix(tmp_path, where)
     log = tmp_path / "argv.log"
     script = install_event_script(prefix, f"#!{prefix / 'bin' / 'python3'}")
     logging_python(prefix / "bin", log)
@@ -372,11 +379,7 @@ def test_the_spool_script_on_path_starts_without_site(
 ) -> None:
     """``pokayokay-spool`` the same way: started with -S -E, it finds pokayokay beside itself
     (or runs site itself, in any other layout) and appends the real payload to the spool."""
-    prefix = tmp_path / "prefix"
-    if where == "wheel":
-        site_packages(prefix)
-    elif where == "editable":
-        editable_site_packages(prefix)
+    prefix = installed_prefix(tmp_path, where)
     log = tmp_path / "argv.log"
     script = install_event_script(prefix, f"#!{prefix / 'bin' / 'python3'}", "pokayokay-spool")
     logging_python(prefix / "bin", log)

@@ -368,19 +368,14 @@ def test_a_project_that_had_the_extra_on_gets_lexical_recall_and_loads_none_of_i
     before = snapshot(home / MODELS_DIR)
     lab.env[ENV_SEMANTIC] = "on"
     assert recalled_lines(lab.prompt(prompt)) == recalled_lines(plain)
-    from helpers.relevance_split import EVENT_SCRIPT
+    from helpers.relevance_split import prompt_imports
 
     payload = {
         "session_id": "5d0c4a0e-0000-4000-8000-000000000142", "cwd": str(lab.project),
         "transcript_path": str(lab.home / "t.jsonl"), "permission_mode": "default",
         "hook_event_name": "UserPromptSubmit", "prompt": prompt,
     }  # fmt: skip
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", str(EVENT_SCRIPT), "UserPromptSubmit"],
-        input=json.dumps(payload).encode("utf-8"), capture_output=True, env=lab.env,
-        cwd=lab.project, timeout=60, check=True,
-    )  # fmt: skip
-    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
+    imported = prompt_imports(payload, lab.env, lab.project)
     assert "pokayokay.relevance.gate" in imported  # the prompt was decided
     assert not {m for m in imported if m == "numpy" or "semantic" in m}
     assert snapshot(home / MODELS_DIR) == before

@@ -96,11 +96,9 @@ def test_the_gate_files_ship_as_package_data() -> None:
 def test_the_gated_prompt_imports_no_numpy_and_nothing_heavy(tmp_path: Path) -> None:
     """Issue 23's budget: no numpy on the prompt path; the gate adds neither dataclasses nor
     pathlib nor json (a dot product, an exp, one small file read through cjson)."""
-    import subprocess
-    import sys
     import uuid
 
-    from helpers.relevance_split import EVENT_SCRIPT
+    from helpers.relevance_split import prompt_imports
 
     lab = Lab(tmp_path)
     lab.remember("Never run alembic upgrade head against staging; use make migrate ENV=staging.")
@@ -112,11 +110,6 @@ def test_the_gated_prompt_imports_no_numpy_and_nothing_heavy(tmp_path: Path) -> 
         "cwd": str(lab.project), "prompt_id": str(uuid.uuid4()), "permission_mode": "default",
         "hook_event_name": "UserPromptSubmit", "prompt": prompt,
     }  # fmt: skip
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", str(EVENT_SCRIPT), "UserPromptSubmit"],
-        input=json.dumps(payload).encode("utf-8"), capture_output=True, env=lab.env,
-        cwd=lab.project, timeout=60, check=True,
-    )  # fmt: skip
-    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
+    imported = prompt_imports(payload, lab.env, lab.project)
     assert {"pokayokay.relevance.gate", "pokayokay.recall.gating"} <= imported  # the gate ran
     assert not imported & {"numpy", "dataclasses", "pathlib", "json", "typing"}
