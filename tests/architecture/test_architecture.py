@@ -58,6 +58,7 @@ PURE = {
     "recall.symptoms", "recall.asks", "recall.bm25", "recall.documents",
     "recall.evidence", "recall.turns", "recall.gating",
     "skills.match", "skills.failure_boost", "skills.suggest", "skills.gating",
+    "skills.skill_frontmatter",
     "relevance.gate", "relevance.analyser", "relevance.scan", "relevance.scan_names",
     "relevance.concepts", "relevance.skill_terms",
     "relevance.own_words", "rules.team_view", "team.records", "team.aggregate", "team.status",
