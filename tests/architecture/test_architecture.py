@@ -49,6 +49,7 @@ PURE = {
     "failures.mistakes", "failures.corrections", "failures.fix_edits", "failures.pairing",
     "rules.claude_match", "rules.js_regex", "rules.js_text", "rules.globs", "rules.rule_text",
     "rules.evidence", "rules.teaching", "rules.graduation", "rules.memory_edit",
+    "rules.mistake_kinds",
     "rules.effectiveness", "rules.families", "rules.staleness",
     "learnings.model", "learnings.wording", "learnings.aging.entries",
     "learnings.topics.topic_file", "learnings.consolidate.similarity",
