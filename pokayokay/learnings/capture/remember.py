@@ -61,8 +61,9 @@ from pokayokay.learnings.capture.remember_store import (
 from pokayokay.learnings.topics.stored import StoredLearning
 from pokayokay.names import SESSION_START_TIP
 
-# Only the standard library basics and pokayokay.errors are imported here: the SessionStart hook
-# imports this module for session_start_tip(). Everything else is imported where it is used.
+# Few imports at module level (the store, the silent budget's file, a stored learning's type);
+# everything else is imported where it is used. The SessionStart hook reads its /remember tip
+# from pokayokay.names.SESSION_START_TIP and does not import this module.
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.memory.sections import Settings

@@ -17,8 +17,9 @@ Order of writes, so that a kill at any moment loses nothing (at worst an entry i
 An entry whose target could not be written stays in the staging file. One consolidation runs at
 a time per project (a lock in the state folder). ``dry_run`` writes nothing at all.
 
-:func:`session_end_check` is the cheap test SessionEnd runs: no git, only a stat, a bounded
-read and a small JSON file in the state folder.
+:func:`~pokayokay.learnings.consolidate.consolidation_trigger.session_end_check` is the cheap
+test SessionEnd runs: no git, only a stat, a bounded read and a small JSON file in the state
+folder.
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ from pokayokay.learnings.consolidate.consolidation_targets import (
 from pokayokay.learnings.consolidate.consolidation_trigger import consolidation_setting, save_state
 from pokayokay.names import CONSOLIDATION_REPORT_FILE
 
-# Nothing heavy at import time: SessionEnd imports this module for ``session_end_check``, which
-# needs none of git, curation or the text analysis. Everything else imports what it uses.
+# Nothing heavy at import time: each function imports what it uses. (SessionEnd's
+# ``session_end_check``, which needs none of git, curation or the text analysis, lives in
+# consolidation_trigger; SessionEnd does not import this module.)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
