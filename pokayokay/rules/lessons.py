@@ -122,11 +122,12 @@ def teaching_sentence(lesson: CommandLesson) -> str | None:
     corrected command ("Use `make test`, not `make tests`."), or the file the fixing edit
     changed, worded by the kind of mistake; None when nothing can be named."""
     from pokayokay.rules import teaching
+    from pokayokay.rules.mistake_kinds import Mistake
 
     if lesson.corrected:
         return teaching.correction_sentence(lesson.failing, lesson.corrected, lesson.kind)
     found = teaching.edit_sentence(
-        teaching.Mistake(
+        Mistake(
             key=lesson.key,
             category=lesson.category,
             error_line=lesson.error_line,

@@ -32,7 +32,6 @@ from __future__ import annotations
 import os
 import time
 
-from pokayokay.infra.lazyre import MULTILINE, Lazy
 from pokayokay.infra.regular import open_regular
 from pokayokay.names import SKILLS_CACHE_FILE
 from pokayokay.skills.match import Catalog
@@ -51,14 +50,6 @@ LEGACY_CACHE_NAME = "skills-catalog.json"
 CACHE_FORMAT = 2
 MAX_SKILL_BYTES = 256 * 1024  # only the frontmatter is read; a larger head is not a skill
 MAX_TEXT_CHARS = 1536  # Claude Code cuts description + when_to_use here in its listing
-MAX_SKILLS = 2000
-PLUGIN_DEPTH = 4  # cache/<marketplace>/<plugin>/<version>/skills
-
-_KEYS = ("name", "description", "when_to_use", "disable-model-invocation")
-_KEY_LINE = Lazy(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ \t]+(.*))?$")
-_BLOCK = Lazy(r"[|>][+-]?[0-9]?[+-]?$")
-_FENCE_END = Lazy(r"^---[ \t]*$", MULTILINE)
-_VERSION_FOLDER = Lazy(r"v?[0-9][0-9A-Za-z.+-]*")
 _TRUTHY = frozenset({"true", "yes", "on", "1"})
 
 
@@ -92,93 +83,12 @@ class Skill:
 # Frontmatter
 
 
-def _unquote(value: str) -> str | None:
-    """A one-line scalar's text; None when the cheap parser cannot be sure of it."""
-    if not value:
-        return ""
-    first = value[0]
-    if first == "'":
-        if len(value) < 2 or not value.endswith("'"):
-            return None
-        return value[1:-1].replace("''", "'")
-    if first == '"':
-        if len(value) < 2 or not value.endswith('"'):
-            return None
-        import json  # a full check reads SKILL.md files: not the prompt's quick path
-
-        try:
-            out = json.loads(value)
-        except ValueError:
-            return None
-        return out if isinstance(out, str) else None
-    if first in "[{&*!|>%@`":
-        return None
-    # A plain scalar ends at " #" (a comment).
-    cut = value.find(" #")
-    return (value if cut < 0 else value[:cut]).rstrip()
-
-
-def parse_frontmatter_fast(head: str) -> dict[str, str] | None:
-    """The wanted keys of a frontmatter block (the text between the ``---`` lines), or None
-    when it needs the YAML parser."""
-    lines = head.splitlines()
-    out: dict[str, str] = {}
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        i += 1
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if line[0] in " \t":
-            continue  # a continuation of a key we skip
-        found = _KEY_LINE.match(line.rstrip())
-        if found is None:
-            return None
-        key, raw = found[1], (found[2] or "").strip()
-        # Collect the indented lines under this key.
-        block: list[str] = []
-        while i < len(lines) and (not lines[i].strip() or lines[i][0] in " \t"):
-            block.append(lines[i])
-            i += 1
-        if key not in _KEYS:
-            continue
-        if _BLOCK.match(raw):
-            parts = [b.strip() for b in block]
-            if raw.startswith("|"):
-                out[key] = "\n".join(parts).strip()
-            else:
-                out[key] = " ".join(p for p in parts if p)
-            continue
-        value = _unquote(raw)
-        if value is None:
-            return None
-        extra = [b.strip() for b in block if b.strip()]
-        if extra:
-            if raw[:1] in "'\"":
-                return None  # a multi-line quoted scalar: leave it to YAML
-            value = " ".join([value, *extra]).strip()
-        out[key] = value
-    return out
-
-
-def _frontmatter_text(text: str) -> str | None:
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if not text.startswith("---"):
-        return None
-    first_nl = text.find("\n")
-    if first_nl < 0 or text[:first_nl].strip() != "---":
-        return None
-    end = _FENCE_END.search(text[first_nl + 1 :])
-    if end is None:
-        return None
-    return text[first_nl + 1 : first_nl + 1 + end.start()]
-
-
 def parse_frontmatter(text: str) -> dict[str, str]:
     """``name``, ``description``, ``when_to_use`` and ``disable-model-invocation`` as text
     (absent keys missing). Cheap for well-formed files; YAML for the rest."""
-    head = _frontmatter_text(text)
+    from pokayokay.skills.skill_frontmatter import KEYS, frontmatter_text, parse_frontmatter_fast
+
+    head = frontmatter_text(text)
     if head is None:
         return {}
     fast = parse_frontmatter_fast(head)
@@ -188,7 +98,7 @@ def parse_frontmatter(text: str) -> dict[str, str]:
 
     data = split_frontmatter(text).data
     out: dict[str, str] = {}
-    for key in _KEYS:
+    for key in KEYS:
         value = data.get(key)
         if isinstance(value, (str, int, float, bool)):
             out[key] = str(value).lower() if isinstance(value, bool) else str(value)
@@ -218,124 +128,8 @@ def analysed(skill: Skill) -> Skill:
     return skill
 
 
-
 # --------------------------------------------------------------------------------------------
-# Discovery
-
-
-def _skill_dirs(folder: str) -> list[tuple[str, str]]:
-    """``(dir name, SKILL.md path)`` for each ``<folder>/<name>/SKILL.md``."""
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return []
-    out = []
-    for entry in entries:
-        try:
-            if not entry.is_dir():
-                continue
-        except OSError:
-            continue  # vanished entry: skipped
-        skill_md = os.path.join(entry.path, "SKILL.md")
-        if os.path.isfile(skill_md):
-            out.append((entry.name, skill_md))
-    return out
-
-
-def _plugin_name(root: str) -> str:
-    import json
-
-    manifest = os.path.join(root, ".claude-plugin", "plugin.json")
-    try:
-        with open(manifest, encoding="utf-8") as fh:
-            data = json.loads(fh.read(65536))
-        name = data.get("name") if isinstance(data, dict) else None
-        if isinstance(name, str) and name.strip():
-            return name.strip()
-    except (OSError, ValueError):
-        pass  # no usable manifest: no name
-    base = os.path.basename(root)
-    if _VERSION_FOLDER.fullmatch(base):  # a version folder: use its parent
-        return os.path.basename(os.path.dirname(root))
-    return base
-
-
-def _plugin_roots(cache_dir: str, walked: list[str] | None = None) -> list[str]:
-    """Folders under the plugin cache that hold a ``skills/`` folder (bounded depth);
-    ``walked`` collects every folder listed on the way (the quick key stats them)."""
-    roots: list[str] = []
-    frontier = [cache_dir]
-    for _ in range(PLUGIN_DEPTH):
-        nxt: list[str] = []
-        for folder in frontier:
-            if walked is not None:
-                walked.append(folder)
-            try:
-                entries = sorted(os.scandir(folder), key=lambda e: e.name)
-            except OSError:
-                continue  # unreadable folder: no skills
-            for entry in entries:
-                try:
-                    if not entry.is_dir() or entry.name.startswith("."):
-                        continue
-                except OSError:
-                    continue  # vanished entry: skipped
-                if os.path.isdir(os.path.join(entry.path, "skills")):
-                    roots.append(entry.path)
-                else:
-                    nxt.append(entry.path)
-        frontier = nxt
-    return roots
-
-
-def _project_folders(launch: str) -> list[str]:
-    """The launch folder and its ancestors up to the repository root (just the launch folder
-    outside a repository)."""
-    from pokayokay.infra.location_rules import git_toplevel
-
-    top = git_toplevel(launch)
-    folders = [launch]
-    if top is None:
-        return folders
-    stop = os.path.abspath(str(top))
-    current = launch
-    while os.path.abspath(current) != stop:
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        current = parent
-        folders.append(current)
-    return folders
-
-
-def skill_files(
-    project_dir: str | os.PathLike[str],
-    environ: Mapping[str, str] | None = None,
-    folders: list[str] | None = None,
-) -> list[tuple[str, str, str, str]]:
-    """``(source, plugin, dir name, path)`` of every ``SKILL.md``, in precedence order:
-    personal first, then project folders from the launch folder up, then plugins.
-    ``folders`` collects every folder whose listing decided the answer (the quick key)."""
-    from pokayokay.infra.location_rules import config_dir
-
-    config = config_dir(environ)
-    launch = os.path.abspath(os.fspath(project_dir))
-    seen = folders if folders is not None else []
-    found: list[tuple[str, str, str, str]] = []
-    seen.append(os.path.join(config, "skills"))
-    for name, path in _skill_dirs(seen[-1]):
-        found.append(("personal", "", name, path))
-    for folder in _project_folders(launch):
-        seen.append(os.path.join(folder, ".claude", "skills"))
-        for name, path in _skill_dirs(seen[-1]):
-            found.append(("project", "", name, path))
-    seen.append(os.path.join(config, "plugins"))
-    for root in _plugin_roots(os.path.join(config, "plugins", "cache"), seen):
-        plugin = _plugin_name(root)
-        seen.append(os.path.join(root, "skills"))
-        for name, path in _skill_dirs(seen[-1]):
-            found.append(("plugin", plugin, name, path))
-    return found[:MAX_SKILLS]
+# The cache and the prompt's quick check (where skills live: pokayokay.skills.discovery)
 
 
 # How old (ns) a folder's mtime must be before the quick key may stand for its listing.
@@ -483,7 +277,9 @@ def load_catalog(
     skills = Catalog()
     seen: set[str] = set()
     folders: list[str] = []
-    files = skill_files(launch, environ, folders)
+    from pokayokay.skills import discovery
+
+    files = discovery.skill_files(launch, environ, folders)
     # Stat-ed after the listing, safely: a folder changed during it is too recent to trust.
     quick_key = _quick_key(folders, environ)
     for source, plugin, dir_name, path in files:
@@ -561,8 +357,10 @@ def _quick_catalog(
 
 def catalog_from_folder(folder: str | os.PathLike[str], source: str = "project") -> Catalog:
     """The skills of one ``skills/`` folder, uncached (tests, the labelled data)."""
+    from pokayokay.skills.discovery import skill_dirs
+
     out = Catalog()
-    for name, path in _skill_dirs(os.fspath(folder)):
+    for name, path in skill_dirs(os.fspath(folder)):
         out.append(analysed(skill_from_text(_read_head(path), name, path, source)))
     return out
 

@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pokayokay.rules.lessons as lessons_module
+import pokayokay.rules.mistake_kinds as kinds_module
 import pokayokay.rules.teaching as teaching_module
-from pokayokay.rules.teaching import ADVICE, GENERIC, GENERIC_BARE, GENERIC_PLAIN, KINDS
+from pokayokay.rules.mistake_kinds import KINDS
+from pokayokay.rules.teaching import ADVICE, GENERIC, GENERIC_BARE, GENERIC_PLAIN
 
 _BACKTICKS = re.compile(r"`+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -71,7 +73,8 @@ def _literal_words(module: object) -> set[str]:
 @functools.cache
 def vocabulary() -> frozenset[str]:
     """Every word pokayokay's lesson texts may use outside code spans."""
-    return frozenset(_literal_words(teaching_module) | _literal_words(lessons_module) | {"s"})
+    words = _literal_words(teaching_module) | _literal_words(kinds_module)
+    return frozenset(words | _literal_words(lessons_module) | {"s"})
 
 
 def _verbs() -> set[str]:

@@ -13,7 +13,8 @@ from helpers.rubric import Source, check, code_spans, vocabulary
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokayokay.rules.teaching import Mistake, correction_sentence, kind_of, teach
+from pokayokay.rules.mistake_kinds import Mistake, kind_of
+from pokayokay.rules.teaching import correction_sentence, teach
 
 DAY = date(2026, 11, 24)
 

@@ -11,12 +11,13 @@ from helpers.gitrepo import git
 from helpers.paths import DATA_DIR
 
 from pokayokay.skills import catalog as skills_catalog
+from pokayokay.skills import discovery
 from pokayokay.skills.catalog import (
     load_catalog,
     parse_frontmatter,
-    parse_frontmatter_fast,
     skill_from_text,
 )
+from pokayokay.skills.skill_frontmatter import parse_frontmatter_fast
 
 
 def _skill(folder: Path, name: str, description: str, extra: str = "") -> Path:
@@ -216,7 +217,7 @@ def test_a_quick_catalog_lists_no_skill_folder(
     def refuse(folder: str) -> object:
         raise AssertionError(f"listed {folder}")
 
-    monkeypatch.setattr(skills_catalog, "_skill_dirs", refuse)
+    monkeypatch.setattr(discovery, "skill_dirs", refuse)
     assert [s.name for s in load_catalog(skilled, quick=True)] == full
     assert _suggested(skilled, MIGRATION_PROMPT) == ["db-migrations"]
 
@@ -277,8 +278,8 @@ def test_pokayokay_updating_its_skill_voids_every_quick_check(
     install_skill(folder)  # pokayokay's own update
     _settle(folder, folder / SKILL_NAME)  # the folders look untouched
     listed: list[str] = []
-    real = skills_catalog._skill_dirs
-    monkeypatch.setattr(skills_catalog, "_skill_dirs", lambda f: listed.append(f) or real(f))
+    real = discovery.skill_dirs
+    monkeypatch.setattr(discovery, "skill_dirs", lambda f: listed.append(f) or real(f))
     load_catalog(skilled, quick=True)
     assert listed  # the marker brought the full check
 
@@ -289,8 +290,8 @@ def test_a_skill_folder_changed_seconds_ago_is_not_trusted(
     _skill(skilled / ".claude" / "skills", "celery", CELERY_SKILL)
     load_catalog(skilled)
     listed: list[str] = []
-    real = skills_catalog._skill_dirs
-    monkeypatch.setattr(skills_catalog, "_skill_dirs", lambda f: listed.append(f) or real(f))
+    real = discovery.skill_dirs
+    monkeypatch.setattr(discovery, "skill_dirs", lambda f: listed.append(f) or real(f))
     load_catalog(skilled, quick=True)
     assert listed  # a folder changed under SETTLE_NS ago: the full check again
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     )
     from pokayokay.memory.sections import Settings
 
-# consolidate_apply._memory_plan: (location, settings, section id, bullets, day, sim) → lines
+# consolidation_targets.memory_plan: (location, settings, section id, bullets, day, sim) → lines
 # of MEMORY.md before and after, without writing.
 MemoryPlan = Callable[..., tuple[int | None, int]]
 

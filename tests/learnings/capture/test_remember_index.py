@@ -21,14 +21,9 @@ from hypothesis import strategies as st
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
 from pokayokay.learnings import model
 from pokayokay.learnings.capture import remember_index
-from pokayokay.learnings.capture.remember import (
-    _contradiction_notes,
-    _Draft,
-    _draft,
-    _match,
-    remember,
-)
+from pokayokay.learnings.capture.remember import _draft, remember
 from pokayokay.learnings.capture.remember_index import index_path, load_index
+from pokayokay.learnings.capture.remember_store import Draft, _contradiction_notes, matching
 from pokayokay.learnings.topics import topic_file
 from pokayokay.learnings.topics.stored import load_learnings
 from pokayokay.learnings.wording import contradiction, near_duplicate
@@ -82,7 +77,7 @@ def write(memory: Path, texts: list[str]) -> None:
         (memory / model.file_name_for(name)).write_text(topic_file.render(learning), "utf-8")
 
 
-def full_scan_match(draft: _Draft, memory: Path) -> tuple[str, float | None] | None:
+def full_scan_match(draft: Draft, memory: Path) -> tuple[str, float | None] | None:
     """What ``remember`` did before the index: every file parsed and compared."""
     existing, _ = load_learnings(memory)
     for stored in existing:
@@ -96,9 +91,9 @@ def full_scan_contradictions(text: str, memory: Path) -> list[str]:
     return [s.file_name for s in existing if contradiction(text, s.learning.text)]
 
 
-def draft_of(text: str) -> _Draft:
+def draft_of(text: str) -> Draft:
     draft = _draft(text, None)
-    assert isinstance(draft, _Draft)
+    assert isinstance(draft, Draft)
     return draft
 
 
@@ -121,7 +116,7 @@ def test_the_index_picks_what_the_full_scan_picked(stored: list[str], probe: str
         draft = draft_of(probe)
         for _round in range(2):  # built from the files, then read back from the index file
             index = load_index(memory, env)
-            found = _match(draft, index)
+            found = matching(draft, index)
             expected = full_scan_match(draft, memory)
             got = None if found is None else (found[0].file_name, found[1])
             assert got == expected
