@@ -226,3 +226,49 @@ print("re" in sys.modules, "pokayokay.hooks.capture" in sys.modules)
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     ).stdout.split("\n")
     assert out[:2] == ["False", "False False"], out
+
+
+def _written_by(module: Path) -> set[str]:
+    """The texts ``module`` writes into a signature of its own accord: the literal keys (or an
+    f-string key's literal head) it passes to ``.add(...)``, and every ``<placeholder>`` in a
+    string constant."""
+    import ast
+
+    written: set[str] = set()
+    for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "add"
+            and node.args
+        ):
+            key = node.args[0]
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                written.add(key.value)
+            elif isinstance(key, ast.JoinedStr) and isinstance(key.values[0], ast.Constant):
+                written.add(str(key.values[0].value))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+            at = text.find("<")
+            while at >= 0:
+                end = text.find(">", at)
+                if end < 0:
+                    break
+                inner = text[at + 1 : end]
+                if inner and all(c.isalpha() or c == "-" for c in inner):
+                    written.add(f"x:{text[at : end + 1]}")
+                at = text.find("<", at + 1)
+    return written
+
+
+def test_every_text_the_parse_writes_itself_is_in_written() -> None:
+    """reach.WRITTEN is kept by hand beside the modules that write those texts: a key or a
+    placeholder added there and forgotten here would rule out every signature holding it, so
+    the prompt would stop ingesting a failure that changes its answer."""
+    package = Path(__file__).resolve().parents[2] / "pokayokay" / "failures"
+    written = _written_by(package / "mistakes.py") | _written_by(package / "signature.py")
+    assert {"black:would-reformat", "git:rejected-", "x:<n>", "x:<site-packages>"} <= written
+    nothing = call_text("Bash", "", "")
+    assert nothing is not None
+    missing = sorted(key for key in written if not can_reach(key, nothing))
+    assert not missing, missing
