@@ -147,9 +147,11 @@ def _measure(path: str | os.PathLike[str]) -> tuple[int, int, bytes] | None:
     """Lines and bytes of MEMORY.md (and its head, for parsing); None if it is not a file."""
     import stat
 
+    from pokayokay.infra.regular import open_nonblocking
+
     try:
         # Opened without blocking: a FIFO named MEMORY.md must not hang SessionStart.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = open_nonblocking(path, os.O_RDONLY)
     except OSError:
         return None
     try:

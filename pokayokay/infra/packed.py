@@ -109,8 +109,10 @@ def load_head(path: str | os.PathLike[str]) -> tuple[Any, Tail] | None:
     None (missing, damaged, another format, no tail, not a regular file)."""
     import stat
 
+    from pokayokay.infra.regular import open_nonblocking
+
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        fd = open_nonblocking(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     except (OSError, ValueError):
         return None
     try:

@@ -21,11 +21,38 @@ class NotARegularFile(OSError):
     """A FIFO, a socket or a device where a file was expected: never read (a FIFO would block)."""
 
 
+# How long an open waits out a write lease another pokayokay process holds on the file: the
+# compare-and-swap writers (infra/safe_write) take one for an instant to learn whether anybody
+# else has the file open, and an ``O_NONBLOCK`` open meeting it fails with EAGAIN at once.
+LEASE_WAIT = 1.0
+
+
+def open_nonblocking(path: str | os.PathLike[str], flags: int) -> int:
+    """``os.open(path, flags | O_NONBLOCK)``: a FIFO opens at once instead of waiting. An open
+    that meets a write lease (EAGAIN: another pokayokay process checking, for an instant,
+    whether the file is open elsewhere) is tried again for up to :data:`LEASE_WAIT` seconds;
+    without that, a chain-learnings append lost its entry and a reader skipped its file."""
+    flags |= getattr(os, "O_NONBLOCK", 0)
+    deadline = None
+    while True:
+        try:
+            return os.open(path, flags)
+        except BlockingIOError:
+            import time
+
+            now = time.monotonic()
+            if deadline is None:
+                deadline = now + LEASE_WAIT
+            elif now >= deadline:
+                raise
+            time.sleep(0.001)
+
+
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     """``path`` opened for reading in binary mode, provided it is a regular file (a symlink to
     one is followed); :class:`NotARegularFile` (an OSError) for a FIFO, socket or device, the
-    usual OSErrors otherwise. Never blocks."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    usual OSErrors otherwise. Never blocks (beyond an instant's lease: :func:`open_nonblocking`)."""
+    fd = open_nonblocking(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     try:
         if not _is_regular(os.fstat(fd).st_mode):
             raise NotARegularFile(errno.EINVAL, "not a regular file", os.fspath(path))

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pokayokay.errors import ConcurrentChangeError, PokayokayError
-from pokayokay.infra.regular import NotARegularFile, folder_names
+from pokayokay.infra.regular import NotARegularFile, folder_names, open_nonblocking
 from pokayokay.infra.state import PRIVATE_FILE, in_state_home, private_folder
 
 TYPE_CHECKING = False  # typing is not imported at run time: SessionStart writes through here
@@ -101,7 +101,7 @@ def read_bytes(path: Path) -> bytes | None:
     :class:`NotARegularFile` instead of hanging."""
     for _ in range(3):
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            fd = open_nonblocking(path, os.O_RDONLY)
         except FileNotFoundError:
             return None
         try:

@@ -71,8 +71,10 @@ def _read_text(path: str, limit: int) -> str | None:
     """
     import stat
 
+    from pokayokay.infra.regular import open_nonblocking
+
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = open_nonblocking(path, os.O_RDONLY)
     except (OSError, ValueError):
         return None
     try:

@@ -126,14 +126,14 @@ def append_entry(target: Path, entry: str) -> None:
     import errno
     import stat
 
-    from pokayokay.infra.regular import NotARegularFile
+    from pokayokay.infra.regular import NotARegularFile, open_nonblocking
     from pokayokay.infra.safe_write import Conflict, encode_text, replace_if_unchanged
 
     if not os.path.lexists(target):
         with contextlib.suppress(Conflict):  # another SessionEnd created it first
             replace_if_unchanged(target, None, encode_text(HEADER))
     data = encode_text("\n" + entry.strip("\n") + "\n")
-    fd = os.open(target, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NONBLOCK", 0))
+    fd = open_nonblocking(target, os.O_WRONLY | os.O_APPEND)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotARegularFile(errno.EINVAL, "not a regular file", str(target))
