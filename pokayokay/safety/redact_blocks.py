@@ -266,6 +266,23 @@ def _token_like(piece: str) -> bool:
     return _mixed(piece) or (len(piece) >= 8 and _WORD.fullmatch(piece) is None)
 
 
+def _first_whole(texts: list[str], find: Callable[[str], tuple[str, int] | None]) -> int:
+    """The fewest of the ``texts`` (a token's pieces, line by line) that joined hold a whole
+    provider token ending exactly at their last line break; ``len(texts)`` when none do.
+
+    A token may end there: a line after it belongs to the token only if it starts with
+    something token-like. ``ghp_…`` wrapped over two lines and then ``401 Unauthorized`` keeps
+    the ``401``, which the greedy row would otherwise take as the token's tail.
+    """
+    joined = ""
+    for count, piece in enumerate(texts[:-1], 1):
+        joined += piece
+        found = find(joined)
+        if found is not None and found[1] == len(joined):
+            return count
+    return len(texts)
+
+
 def redact_split(
     text: str,
     lowered: str,
@@ -302,11 +319,10 @@ def redact_split(
             if sum(map(len, texts)) >= 20:
                 spans.extend((a, b, "unscanned") for a, b in pieces)
             continue
-        alone = find(texts[0])
-        whole = alone is not None and alone[1] == len(texts[0])
+        ends = _first_whole(texts, find)
         for k in range(len(pieces), 1, -1):  # the most lines the token reaches into
-            if whole and not all(_token_like(piece) for piece in texts[1:k]):
-                continue  # whole on its line, and the next line starts with a word
+            if ends < k and not all(_token_like(piece) for piece in texts[ends:k]):
+                continue  # whole at a line break, and a later line starts with a word
             found = find("".join(texts[:k]))
             if found is not None and found[1] > sum(len(t) for t in texts[: k - 1]):
                 spans.extend((a, b, found[0]) for a, b in pieces[:k])
