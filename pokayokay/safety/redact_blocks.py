@@ -298,8 +298,10 @@ def redact_split(
     if "\n" not in text:
         return text
     spans: list[tuple[int, int, str]] = []
-    if len(lowered) != len(text):  # a character whose lower case is longer: fold it here
-        lowered = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+    if len(lowered) != len(text):  # a character whose lower case is longer (U+0130)
+        from pokayokay.infra.spans import lower_in_place  # rare: imported only here
+
+        lowered = lower_in_place(text)
     for tested, (start, end) in enumerate(_starts(lowered, prefixes)):
         pieces = [(start, end)]
         pos = end

@@ -42,3 +42,10 @@ def test_a_github_token_wrapped_over_two_lines_keeps_the_status_code() -> None:
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
     text = f"token: {token[:20]}\n{token[20:]}\n401 Unauthorized"
     assert redact(text) == "token: [redacted:github-token]\n\n401 Unauthorized"
+
+
+def test_a_wrapped_token_after_dotted_capital_i_is_cut_at_its_own_place() -> None:
+    # "İ".lower() is two characters: offsets found in a plain lower case would land further on.
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    text = "İ" * 30 + f" token: {token[:20]}\n{token[20:]}\n401 Unauthorized"
+    assert redact(text) == "İ" * 30 + " token: [redacted:github-token]\n\n401 Unauthorized"
