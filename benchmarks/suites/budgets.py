@@ -345,7 +345,7 @@ def after_capture_row(case: str) -> Spec:
             return f"budget-new-session-{counter[0]:04d}"
 
         def test() -> str:  # the failing test: its name is the failure's group
-            return "" if case == "recurs" else f"test_total_case_{letters(counter[0])}"
+            return "" if case == "recurs" else f"test_total_case_{letters(26**5 + counter[0])}"
 
         def before() -> None:  # untimed: the new session up to its interrupted first turn
             counter[0] += 1
