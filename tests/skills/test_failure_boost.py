@@ -399,7 +399,7 @@ def _fields_strategy() -> Any:
         for tool in (None, *CATEGORY_TOOLS.get(category, ())):
             tools, own, words, _every = _category_sets(category, tool)
             terms.update(tools | own | words)
-    pool = sorted(terms) + ["checkout", "spreadsheet", "deploy", "docs", "refund"]
+    pool = [*sorted(terms), "checkout", "spreadsheet", "deploy", "docs", "refund"]
     weights = st.floats(min_value=0.0, max_value=6.0, allow_nan=False)
     return st.dictionaries(st.sampled_from(pool), weights, max_size=8)
 
@@ -418,8 +418,8 @@ def _check_concern_matches_the_reference(fields: dict[str, float], pair: tuple[s
     from types import SimpleNamespace
 
     category, tool = pair
-    skill = SimpleNamespace(profile=SimpleNamespace(fields=fields))
-    assert concern(skill, category, tool) == _concern_as_written(skill, category, tool)  # type: ignore[arg-type]
+    skill: Any = SimpleNamespace(profile=SimpleNamespace(fields=fields))
+    assert concern(skill, category, tool) == _concern_as_written(skill, category, tool)
 
 
 def test_concern_with_its_disjoint_shortcut_is_the_reference_for_any_weights() -> None:
