@@ -280,9 +280,13 @@ def recurring(
                 + (f": `{said}`" if said else "")
             )
         best, best_strength = None, 0.0
+        every = _category_sets(group.category, tool)[3]
         for skill in skills:
             if not skill.model_invocable or skill.name in skip:
                 continue
+            prof = skill.profile
+            if prof is None or prof.fields.keys().isdisjoint(every):
+                continue  # concern() is 0 for it (its first answers), and 0 is never the best
             strength = concern(skill, group.category, tool)
             if strength > best_strength:
                 best, best_strength = skill.name, strength

@@ -441,3 +441,32 @@ def test_concern_with_its_disjoint_shortcut_is_the_reference_thoroughly() -> Non
         lambda fields, pair: _check_concern_matches_the_reference(fields, pair)
     )
     given(_fields_strategy(), _category_and_tool())(check)()
+
+
+def test_recurring_names_the_skill_the_full_concern_ranks_first() -> None:
+    """recurring() passes over the skills that share no term with a category before weighing
+    them: the skill it names is still the first of the highest concern() over every skill, for
+    every category and tool of the realistic catalogs."""
+    from pokayokay.skills.failure_boost import CATEGORY_TOOLS, CATEGORY_WORDS
+
+    skills = [
+        *catalog_from_folder(DATA_DIR / "skills_eval" / "skills"),
+        *catalog_from_folder(DATA_DIR / "relevance_test2" / "skills"),
+    ]
+    named = 0
+    for category in CATEGORY_WORDS:
+        for tool in (None, *CATEGORY_TOOLS.get(category, ())):
+            group = FailureGroup(
+                signature=f"{category}-{tool}", category=category, sessions=3, occurrences=3,
+                first_seen=NOW, last_seen=NOW, paths=("src/app.py",), fix_paths=(),
+                fix_commands=(), sample_command=f"{tool or category} src/app.py", excerpt="",
+            )  # fmt: skip
+            [found] = recurring([group], ["src/app.py"], skills)
+            best, best_strength = None, 0.0
+            for skill in skills:
+                strength = _concern_as_written(skill, category, tool_of(group))
+                if skill.model_invocable and strength > best_strength:
+                    best, best_strength = skill.name, strength
+            assert found.skill == best, (category, tool)
+            named += best is not None
+    assert named >= 9  # the comparison covers categories some skill does concern
