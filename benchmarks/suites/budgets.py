@@ -228,14 +228,16 @@ def bare_session_start() -> Spec:
     return Spec(name, build)
 
 
-def _captures(project: Project) -> Callable[[str, int], None]:
-    """Run the registered PostToolUseFailure hook for a failing ``pytest`` call of a session."""
+def _captures(project: Project) -> Callable[..., None]:
+    """Run the registered PostToolUseFailure hook for a failing ``pytest`` call of a session
+    (``test``: the failing test's name, which names the failure's group in the store)."""
     failure_argv = registered_argv(project, "PostToolUseFailure")
 
-    def capture(session: str, n: int) -> None:
-        data = failure_payload(
-            project, n, pytest_output(3_000), "pytest tests/test_checkout.py", session=session
-        )
+    def capture(session: str, n: int, test: str = "") -> None:
+        output = pytest_output(3_000)
+        if test:
+            output = output.replace("test_total_with_discount", test)
+        data = failure_payload(project, n, output, "pytest tests/test_checkout.py", session=session)
         subprocess.run(
             failure_argv,
             input=data,
@@ -283,26 +285,57 @@ def settle(project: Project) -> None:
     wait_until_settled(location.memory_dir, project.path / ".claude", project.state_dir)
 
 
-def after_capture_row() -> Spec:
-    """Each run is one new session in Claude Code's real event order (docs/claude-code-
-    interfaces.md: SessionStart runs before a session's first prompt; Stop runs at the end of
-    each turn, so a turn the user interrupts has none; SessionEnd may never run when Claude is
-    killed): SessionStart (``startup``, the new session id), the session's first prompt, its
-    first tool call failing (captured into the spool), the turn interrupted (no Stop), then the
-    timed prompt. The previous run's session was killed (no SessionEnd): what it left (the
-    store written since graduation last ran, or its capture still in the spool) is caught up on
-    by the next session's SessionStart (``pokayokay.hooks.catch_up``: in the hook, or a
-    detached ``graduate`` on a store this large), so the prompt finds this session's capture
-    alone. Between SessionStart and the first prompt the folders are left to settle (untimed:
-    the seconds a person takes to type it, which the prompts' quick freshness checks rely on:
+# The three cases of "a prompt right after a capture in a new session", one row each: which
+# group the session's spooled failure joins decides what the prompt's spool gate does
+# (``pokayokay.hooks.spool_gate``). ``new``: none (each run's test has a name of its own); the
+# gate's string scans rule it out. ``first recurrence``: a group one earlier session stored; the
+# failure makes it recur, so the gate ingests it inside the prompt (once per group). ``recurs``:
+# a group that recurs already (the same test failing session after session); the gate parses the
+# failure and finds it changes nothing. README.md says which budget each is held to.
+AFTER_CAPTURE = "budget: prompt naming a file right after a capture in a new session"
+AFTER_CAPTURE_CASES = {
+    "new": "the failure joins no stored group",
+    "first recurrence": "the failure recurs for the first time: the prompt ingests it",
+    "recurs": "the failure's group recurs already (the steady case)",
+}
+
+
+def letters(n: int) -> str:
+    """``n`` in letters (a signature keeps no number: ``<n>`` stands for each)."""
+    out = ""
+    while True:
+        n, digit = divmod(n, 26)
+        out = chr(97 + digit) + out
+        if not n:
+            return out
+
+
+def after_capture_row(case: str) -> Spec:
+    """One case of :data:`AFTER_CAPTURE_CASES`. Each run is one new session in Claude Code's
+    real event order (docs/claude-code-interfaces.md: SessionStart runs before a session's
+    first prompt; Stop runs at the end of each turn, so a turn the user interrupts has none;
+    SessionEnd may never run when Claude is killed): SessionStart (``startup``, the new session
+    id), the session's first prompt, its first tool call failing (captured into the spool), the
+    turn interrupted (no Stop), then the timed prompt. The previous run's session was killed
+    (no SessionEnd): what it left (the store written since graduation last ran, or its capture
+    still in the spool) is caught up on by the next session's SessionStart
+    (``pokayokay.hooks.catch_up``: in the hook, or a detached ``graduate`` on a store this
+    large), so the prompt finds this session's capture alone. Between SessionStart and the
+    first prompt the folders are left to settle (untimed: the seconds a person takes to type
+    it, which the prompts' quick freshness checks rely on:
     ``benchmarks.fixtures.lab.wait_until_settled``). What SessionStart pays for the catch-up is
     the row :func:`killed_session_start_row`, and what the first prompt then pays (the signals
-    read again from the changed store) the row :func:`first_prompt_after_catch_up_row`."""
-    name = "budget: prompt naming a file right after a capture in a new session"
+    read again from the changed store) the row :func:`first_prompt_after_catch_up_row`.
+
+    ``first recurrence``: before its session, a killed session of its own captured the same
+    failure (a test named for the run), which the session's SessionStart takes in. ``recurs``:
+    two sessions (untimed, before the warm-up) made the group recur first."""
+    name = f"{AFTER_CAPTURE}: {AFTER_CAPTURE_CASES[case]}"
+    tag = f", captures ({case})"
 
     def build(lab: Lab, n: int) -> Measurable:
         # A project of its own: the captures move its store, which the other rows' must not.
-        project = realistic_project(lab, tag=", captures")
+        project = realistic_project(lab, tag=tag)
         capture = _captures(project)
         counter = [0]
         payload = moved_payload("UserPromptSubmit.json", project.path, prompt=PATH_PROMPT)
@@ -311,21 +344,48 @@ def after_capture_row() -> Spec:
         def session() -> str:
             return f"budget-new-session-{counter[0]:04d}"
 
+        def test() -> str:  # the failing test: its name is the failure's group
+            return "" if case == "recurs" else f"test_total_case_{letters(26**5 + counter[0])}"
+
         def before() -> None:  # untimed: the new session up to its interrupted first turn
             counter[0] += 1
+            if case == "first recurrence":  # an earlier session failed the same way, killed
+                capture(f"budget-earlier-session-{counter[0]:04d}", 700_000 + counter[0], test())
             run_registered(project, "SessionStart", dict(start, session_id=session()))
             settle(project)
             run_registered(project, "UserPromptSubmit", dict(payload, session_id=session()))
-            capture(session(), 800_000 + counter[0])
+            capture(session(), 800_000 + counter[0], test())
 
         def each(run: int) -> bytes:
             return encode_payload(dict(payload, session_id=session()))
 
+        problems: list[str] = []
+
+        def after() -> None:  # the row is the case it names: the gate ingested or it did not
+            from pokayokay.hooks.ingest import pending
+            from pokayokay.infra.spool import spool_dir
+
+            ingested = not pending(spool_dir(str(project.path), project.env))
+            if ingested != (case == "first recurrence"):
+                said = "ingested" if ingested else "left in the spool"
+                problems.append(f"run {counter[0]}: the prompt {said} the session's capture")
+
+        if case == "recurs":  # two sessions make the group recur before the warm-up's
+            before()
+            before()
         return registered_case(
-            lab, name, "UserPromptSubmit", project, n, stdin_each=each, before_each=before
+            lab,
+            name,
+            "UserPromptSubmit",
+            project,
+            n,
+            stdin_each=each,
+            before_each=before,
+            after_each=after,
+            verify=lambda runs: problems[0] if problems else None,
         )
 
-    return Spec(name, build, prepare=ahead(tag=", captures"))
+    return Spec(name, build, prepare=ahead(tag=tag))
 
 
 def killed_session_start_row() -> Spec:
@@ -510,7 +570,7 @@ def _rows() -> list[Spec]:
     state = STATE
     return [
         _prompt_row(f"budget: prompt naming a project file ({state})", PATH_PROMPT),
-        after_capture_row(),
+        *(after_capture_row(case) for case in AFTER_CAPTURE_CASES),
         bare_session_start(),
         _event_row(f"budget: SessionStart ({state})", "SessionStart", "SessionStart.startup.json"),
         killed_session_start_row(),

@@ -57,6 +57,7 @@ from pokayokay.names import (
     FAILURES_DB,
     MEMORY_CHANGED,
     RECALL_INDEX_FILE,
+    RECALL_SHOWN_FILE,
 )
 from pokayokay.recall.cache_io import (
     read_index_file,
@@ -540,8 +541,6 @@ def block_for(
     the answer computed from the files themselves.
     """
     from pokayokay.infra.state import project_state_path
-    from pokayokay.recall import shown as shown_notes
-    from pokayokay.recall.block import ADVISORY, block
     from pokayokay.recall.index import recall
 
     state_dir = project_state_path(str(location.project_key))
@@ -550,7 +549,11 @@ def block_for(
     index = loaded.index
     if index is None or not len(index):
         return ""
-    before = shown_notes.shown(str(state_dir), session) if session else frozenset()
+    before: frozenset[str] = frozenset()
+    if session and os.path.exists(os.path.join(state_dir, RECALL_SHOWN_FILE)):
+        from pokayokay.recall import shown as shown_notes
+
+        before = shown_notes.shown(str(state_dir), session)
     try:
         hits = recall(index, prompt, shown=before).hits
     except (ValueError, TypeError, KeyError, IndexError):
@@ -567,6 +570,11 @@ def block_for(
         ):
             index = load_index(*dirs, budget=budget)  # a hit changed: check everything
             hits = recall(index, prompt, shown=before).hits if index is not None else []
+    if not hits:
+        return ""  # most prompts: the block's and the shown notes' modules not even imported
+    from pokayokay.recall import shown as shown_notes
+    from pokayokay.recall.block import ADVISORY, block
+
     text = block(hits, advisory=advisory or ADVISORY)
     if text and session:
         shown_notes.record(str(state_dir), session, [h.doc.id for h in hits])

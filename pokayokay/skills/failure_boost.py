@@ -106,19 +106,20 @@ def _terms(words: Iterable[str]) -> frozenset[str]:
     return frozenset(t for w in words for t in tokenize(w))
 
 
-_SETS: dict[tuple[str, str | None], tuple[frozenset[str], frozenset[str], frozenset[str]]] = {}
+_Sets = tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]
+_SETS: dict[tuple[str, str | None], _Sets] = {}
 
 
-def _category_sets(
-    category: str, tool: str | None
-) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """(the category's tools, the failing tool, the category's words) as terms, memoised."""
+def _category_sets(category: str, tool: str | None) -> _Sets:
+    """(the category's tools, the failing tool, the category's words, all three) as terms,
+    memoised."""
     key = (category, tool)
     found = _SETS.get(key)
     if found is None:
         tools = _terms(CATEGORY_TOOLS.get(category, ()))
         own = _terms([tool]) if tool else frozenset()
-        found = (tools, own, _terms(CATEGORY_WORDS.get(category, ())) - tools)
+        words = _terms(CATEGORY_WORDS.get(category, ())) - tools
+        found = (tools, own, words, tools | own | words)
         _SETS[key] = found
     return found
 
@@ -129,7 +130,12 @@ def concern(skill: Skill, category: str, tool: str | None) -> float:
     if prof is None or category not in CATEGORY_WORDS:
         return 0.0
     fields = prof.fields
-    tools, own, words = _category_sets(category, tool)
+    tools, own, words, every = _category_sets(category, tool)
+    if fields.keys().isdisjoint(every):
+        # Most skills of a catalog: no word of the category, its tools or the failing tool, so
+        # no strength and no tool (one set check in C; a prompt naming a file with recurring
+        # failures weighs every skill per category).
+        return 0.0
     # dict.get mapped in C over the same set, in the same order: the same sum, a fifth of the
     # time (a prompt naming a file with recurring failures weighs every skill per category)
     strength = sum(map(fields.get, words, repeat(0.0)))
@@ -274,9 +280,13 @@ def recurring(
                 + (f": `{said}`" if said else "")
             )
         best, best_strength = None, 0.0
+        every = _category_sets(group.category, tool)[3]
         for skill in skills:
             if not skill.model_invocable or skill.name in skip:
                 continue
+            prof = skill.profile
+            if prof is None or prof.fields.keys().isdisjoint(every):
+                continue  # concern() is 0 for it (its first answers), and 0 is never the best
             strength = concern(skill, group.category, tool)
             if strength > best_strength:
                 best, best_strength = skill.name, strength

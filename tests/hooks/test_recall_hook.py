@@ -395,3 +395,40 @@ def test_warm_prompt_imports_nothing_heavy(project: Path) -> None:
     result = json.loads(proc.stdout)
     assert result["heavy"] == []
     assert_fenced(context_of(result["out"]))
+
+
+def test_a_prompt_recall_shows_nothing_for_imports_neither_the_block_nor_the_shown_notes(
+    project: Path,
+) -> None:
+    """The block's and the shown notes' modules are imported only when a note is shown: a prompt
+    whose words reach the index (the index module is imported, the notes scored) and find no
+    note, in a session shown none yet, costs neither; a prompt that finds one imports both and
+    shows its block."""
+    store(project)
+    missing = "how do I rotate the kubernetes ingress certificates before they expire"
+    assert run(payload(project, missing)) == (0, "", "")  # builds the cache, shows nothing
+    probe = (
+        "import json, sys\n"
+        "from pokayokay.hooks.recall import user_prompt_submit\n"
+        "out = user_prompt_submit(json.loads(sys.stdin.read()), 'UserPromptSubmit')\n"
+        "mods = ('pokayokay.recall.index', 'pokayokay.recall.block', 'pokayokay.recall.shown')\n"
+        "print(json.dumps({'out': out, 'loaded': [m in sys.modules for m in mods]}))\n"
+    )
+
+    def probed(prompt: str) -> dict[str, Any]:
+        proc = subprocess.run(
+            [sys.executable, "-c", probe],
+            input=json.dumps(payload(project, prompt)),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        found: dict[str, Any] = json.loads(proc.stdout)
+        return found
+
+    missed = probed(missing)
+    assert missed == {"out": "", "loaded": [True, False, False]}
+    hit = probed(RELATED)
+    assert hit["loaded"] == [True, True, True]
+    assert_fenced(context_of(hit["out"]))

@@ -357,7 +357,7 @@ def _concern_as_written(skill: Any, category: str, tool: str | None) -> float:
     if prof is None or category not in CATEGORY_WORDS:
         return 0.0
     fields = prof.fields
-    tools, own, words = _category_sets(category, tool)
+    tools, own, words, _every = _category_sets(category, tool)
     strength = sum(fields.get(t, 0.0) for t in words)
     if own and any(t in fields for t in own):
         return strength + 2.0 * max(fields[t] for t in own if t in fields)
@@ -385,3 +385,88 @@ def test_concern_is_the_term_by_term_sum_for_every_skill_category_and_tool() -> 
                 checked += 1
                 nonzero += got > 0
     assert checked > 1000 and nonzero > 20  # the comparison covers skills that do concern one
+
+
+def _fields_strategy() -> Any:
+    """A skill's weighted terms: some of the categories' own words and tools (as terms), some
+    not, with weights from 0 up (a weight of 0 is a term held with no strength)."""
+    from hypothesis import strategies as st
+
+    from pokayokay.skills.failure_boost import CATEGORY_TOOLS, CATEGORY_WORDS, _category_sets
+
+    terms: set[str] = set()
+    for category in CATEGORY_WORDS:
+        for tool in (None, *CATEGORY_TOOLS.get(category, ())):
+            tools, own, words, _every = _category_sets(category, tool)
+            terms.update(tools | own | words)
+    pool = [*sorted(terms), "checkout", "spreadsheet", "deploy", "docs", "refund"]
+    weights = st.floats(min_value=0.0, max_value=6.0, allow_nan=False)
+    return st.dictionaries(st.sampled_from(pool), weights, max_size=8)
+
+
+def _category_and_tool() -> Any:
+    from hypothesis import strategies as st
+
+    from pokayokay.skills.failure_boost import CATEGORY_TOOLS, CATEGORY_WORDS
+
+    pairs = [(c, t) for c in (*CATEGORY_WORDS, "unknown")
+             for t in (None, *CATEGORY_TOOLS.get(c, ()), "make")]  # fmt: skip
+    return st.sampled_from(pairs)
+
+
+def _check_concern_matches_the_reference(fields: dict[str, float], pair: tuple[str, Any]) -> None:
+    from types import SimpleNamespace
+
+    category, tool = pair
+    skill: Any = SimpleNamespace(profile=SimpleNamespace(fields=fields))
+    assert concern(skill, category, tool) == _concern_as_written(skill, category, tool)
+
+
+def test_concern_with_its_disjoint_shortcut_is_the_reference_for_any_weights() -> None:
+    """concern() answers 0 at once for a skill holding no term of the category, its tools or
+    the failing tool: the same answer as the full computation, for any weights (quick)."""
+    from hypothesis import given, settings
+
+    check = settings(max_examples=300, deadline=None)(
+        lambda fields, pair: _check_concern_matches_the_reference(fields, pair)
+    )
+    given(_fields_strategy(), _category_and_tool())(check)()
+
+
+@pytest.mark.slow
+def test_concern_with_its_disjoint_shortcut_is_the_reference_thoroughly() -> None:
+    from hypothesis import given, settings
+
+    check = settings(max_examples=5_000, deadline=None)(
+        lambda fields, pair: _check_concern_matches_the_reference(fields, pair)
+    )
+    given(_fields_strategy(), _category_and_tool())(check)()
+
+
+def test_recurring_names_the_skill_the_full_concern_ranks_first() -> None:
+    """recurring() passes over the skills that share no term with a category before weighing
+    them: the skill it names is still the first of the highest concern() over every skill, for
+    every category and tool of the realistic catalogs."""
+    from pokayokay.skills.failure_boost import CATEGORY_TOOLS, CATEGORY_WORDS
+
+    skills = [
+        *catalog_from_folder(DATA_DIR / "skills_eval" / "skills"),
+        *catalog_from_folder(DATA_DIR / "relevance_test2" / "skills"),
+    ]
+    named = 0
+    for category in CATEGORY_WORDS:
+        for tool in (None, *CATEGORY_TOOLS.get(category, ())):
+            group = FailureGroup(
+                signature=f"{category}-{tool}", category=category, sessions=3, occurrences=3,
+                first_seen=NOW, last_seen=NOW, paths=("src/app.py",), fix_paths=(),
+                fix_commands=(), sample_command=f"{tool or category} src/app.py", excerpt="",
+            )  # fmt: skip
+            [found] = recurring([group], ["src/app.py"], skills)
+            best, best_strength = None, 0.0
+            for skill in skills:
+                strength = _concern_as_written(skill, category, tool_of(group))
+                if skill.model_invocable and strength > best_strength:
+                    best, best_strength = skill.name, strength
+            assert found.skill == best, (category, tool)
+            named += best is not None
+    assert named >= 9  # the comparison covers categories some skill does concern
