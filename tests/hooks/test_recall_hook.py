@@ -384,17 +384,24 @@ def test_warm_prompt_imports_nothing_heavy(project: Path) -> None:
         "if m in sys.modules)\n"
         "print(json.dumps({'out': out, 'heavy': heavy}))\n"
     )
+    result = probed(probe, project, RELATED)
+    assert result["heavy"] == []
+    assert_fenced(context_of(result["out"]))
+
+
+def probed(probe: str, project: Path, prompt: str) -> dict[str, Any]:
+    """What ``probe`` (Python run in a fresh interpreter, the prompt's payload on stdin) prints
+    as JSON: the registered prompt hook's answer and the modules it left imported."""
     proc = subprocess.run(
         [sys.executable, "-c", probe],
-        input=json.dumps(payload(project, RELATED)),
+        input=json.dumps(payload(project, prompt)),
         capture_output=True,
         text=True,
         timeout=60,
         check=True,
     )
-    result = json.loads(proc.stdout)
-    assert result["heavy"] == []
-    assert_fenced(context_of(result["out"]))
+    found: dict[str, Any] = json.loads(proc.stdout)
+    return found
 
 
 def test_a_prompt_recall_shows_nothing_for_imports_neither_the_block_nor_the_shown_notes(
@@ -414,21 +421,8 @@ def test_a_prompt_recall_shows_nothing_for_imports_neither_the_block_nor_the_sho
         "mods = ('pokayokay.recall.index', 'pokayokay.recall.block', 'pokayokay.recall.shown')\n"
         "print(json.dumps({'out': out, 'loaded': [m in sys.modules for m in mods]}))\n"
     )
-
-    def probed(prompt: str) -> dict[str, Any]:
-        proc = subprocess.run(
-            [sys.executable, "-c", probe],
-            input=json.dumps(payload(project, prompt)),
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-        found: dict[str, Any] = json.loads(proc.stdout)
-        return found
-
-    missed = probed(missing)
+    missed = probed(probe, project, missing)
     assert missed == {"out": "", "loaded": [True, False, False]}
-    hit = probed(RELATED)
+    hit = probed(probe, project, RELATED)
     assert hit["loaded"] == [True, True, True]
     assert_fenced(context_of(hit["out"]))
