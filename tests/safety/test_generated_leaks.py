@@ -3,8 +3,9 @@
 Each case is a failing command and its output carrying a secret: a password in a program's own
 flag, a URL with credentials, a JSON value (escaped or docker's ``auth``), a private key cut off
 at its BEGIN line, a token in base64 or hex, a token wrapped across lines. They go through the
-registered hook entry point (``spool.py``, the command ``init`` registers for PostToolUseFailure
-and PostToolUse; a few through the real subprocess), are ingested, graduate into rules, and are
+registered hook entry point (``infra/spool.py``'s ``main``; a few through the real command
+``init --absolute`` registers for PostToolUseFailure and PostToolUse, ``python -S -E
+…/infra/spool_launch.py``, as a subprocess), are ingested, graduate into rules, and are
 listed, shown and looked up again (the lesson context, the PreToolUse guard, SessionStart).
 Afterwards no file under the project, the state folder or the memory folder (the SQLite store
 included, read as bytes), and no hook context or command output, holds any of the secrets.
@@ -23,7 +24,7 @@ from typing import Any
 import pytest
 from helpers.gitrepo import git
 from helpers.hooks import run_hook
-from helpers.paths import FIXTURE_SAMPLES_DIR, REPO_ROOT
+from helpers.paths import FIXTURE_SAMPLES_DIR
 from helpers.secret_shapes import Leak, files_under, leaky_cases
 from hypothesis import HealthCheck, given, settings
 
@@ -31,10 +32,11 @@ from pokayokay.cli import main as cli
 from pokayokay.hooks import ingest
 from pokayokay.infra import spool
 from pokayokay.infra.locate import memory_location_for
+from pokayokay.install.handlers import spool_file
 
 SESSIONS = ("6c1d2b9f-0001-4d72-8e3b-8e2e4e1d0001", "6c1d2b9f-0002-4d72-8e3b-8e2e4e1d0002",
             "6c1d2b9f-0003-4d72-8e3b-8e2e4e1d0003")  # fmt: skip
-SPOOL_PY = REPO_ROOT / "pokayokay" / "infra" / "spool.py"
+SPOOL_PY = Path(spool_file())  # the file init --absolute registers
 TEST_FILE = "tests/test_deploy.py"
 
 
@@ -109,7 +111,7 @@ def spool_hook(
 
 
 def spool_subprocess(event: str, payload: dict[str, Any], project: Path) -> str:
-    """The registered command itself: ``python -S -E spool.py <Event>``."""
+    """The registered command itself: ``python -S -E …/infra/spool_launch.py <Event>``."""
     env = dict(os.environ, CLAUDE_PROJECT_DIR=str(project))
     done = subprocess.run(
         [sys.executable, "-S", "-E", str(SPOOL_PY), event],
