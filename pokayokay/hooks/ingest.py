@@ -371,6 +371,10 @@ def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> str | 
         payload = json.loads(data.decode("utf-8", "surrogatepass"))
         if not isinstance(payload, dict) or target is None:
             raise ValueError(f"a {event} record that is no payload pokayokay handles")
+        from pokayokay.infra.cjson import may_hold_surrogates, well_formed
+
+        if may_hold_surrogates(data):  # as the hook's own read (hooks.runtime.read_payload)
+            payload = well_formed(payload)
         payload[SPOOLED_PROJECT_KEY] = where
         payload[SPOOLED_TIME_KEY] = ts_ns / 1e9
         module_name, func_name = target.split(":")

@@ -53,6 +53,10 @@ def read_payload(stream: IO[bytes]) -> dict[str, Any]:
         raise BadPayload(f"payload is not UTF-8 (byte {exc.start})") from None
     except ValueError as exc:
         raise BadPayload(f"payload is not JSON ({exc})") from None
+    from pokayokay.infra.cjson import may_hold_surrogates, well_formed
+
+    if may_hold_surrogates(data):  # a half of an emoji's pair cut off: no writer encodes it
+        payload = well_formed(payload)
     if not isinstance(payload, dict):
         raise BadPayload(f"payload is a JSON {type(payload).__name__}, not an object")
     from pokayokay.infra.private import may_hold_private, strip_private_value
