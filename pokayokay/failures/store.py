@@ -173,11 +173,26 @@ class FailureStore:
             return retry_fresh(lambda: query(self._connection(), *args, **kwargs), self.close)
 
     def _open(self) -> sqlite3.Connection:
-        if not self.path.exists():
-            create_private(self.path)  # 0600 from the start, never while one is moved aside
-        conn = sqlite3.connect(
-            self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        # Opened read-write, never created by SQLite: a file SQLite created at the path while
+        # another process moved a corrupt store aside would be paired with the corrupt WAL not
+        # yet moved beside it, found corrupt in turn and moved aside a second time. Only
+        # create_private creates the file, under the move-aside lock.
+        uri = "file:" + os.fspath(self.path).replace("%", "%25").replace("?", "%3f").replace(
+            "#", "%23"
         )
+        for attempt in range(3):
+            if not self.path.exists():
+                create_private(self.path)  # 0600 from the start, never while one is moved aside
+            try:
+                conn = sqlite3.connect(
+                    uri + "?mode=rw" if os.name != "nt" else self.path, uri=os.name != "nt",
+                    timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                    check_same_thread=False,
+                )  # fmt: skip
+                break
+            except sqlite3.OperationalError:
+                if attempt == 2 or self.path.exists():
+                    raise  # not a file moved aside between the check and the open
         self._identity = file_identity(self.path)
         try:
             # Takes effect only on an empty file (before the first table): new stores give

@@ -158,3 +158,35 @@ def test_processes_meeting_the_same_corrupt_store_move_it_aside_once_and_lose_no
     with FailureStore(db) as store:
         recorded = sorted(f.session_id for f in store.failures())
     assert recorded == sorted(f"new-{n}" for n in range(8))
+
+
+def test_sqlite_never_creates_the_store_file_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store file was there when checked and gone when opened (another process moved a
+    corrupt store aside in between): SQLite must not create it, or the new file pairs with the
+    corrupt WAL not yet moved, is found corrupt and moved aside a second time (seen once in CI:
+    two files moved aside by eight processes). Only create_private creates it: 0600, under the
+    move-aside lock."""
+    from pokayokay.failures.model import Failure
+
+    db = tmp_path / FAILURES_DB
+    real_exists = Path.exists
+    stale: list[Path] = []
+
+    def exists_then_gone(self: Path) -> bool:
+        if self == db and not stale:
+            stale.append(self)
+            return True  # as it was a moment before the open
+        return real_exists(self)
+
+    monkeypatch.setattr(Path, "exists", exists_then_gone)
+    old_mask = os.umask(0o022)
+    try:
+        with FailureStore(db) as store:
+            store.record_failure(Failure(1.8e9, "s", "Bash", "pytest", "FAILED x", "testing", (),
+                                         "x", 1))  # fmt: skip
+    finally:
+        os.umask(old_mask)
+    assert stale == [db]
+    assert (db.stat().st_mode & 0o777) == 0o600
