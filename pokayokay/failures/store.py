@@ -176,17 +176,17 @@ class FailureStore:
         # Opened read-write, never created by SQLite: a file SQLite created at the path while
         # another process moved a corrupt store aside would be paired with the corrupt WAL not
         # yet moved beside it, found corrupt in turn and moved aside a second time. Only
-        # create_private creates the file, under the move-aside lock.
-        uri = "file:" + os.fspath(self.path).replace("%", "%25").replace("?", "%3f").replace(
-            "#", "%23"
-        )
+        # create_private creates the file, under the move-aside lock (on Windows, where SQLite's
+        # file: URIs take another form, the plain path is opened as before).
+        as_uri = os.name != "nt"
+        quoted = os.fspath(self.path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+        target = f"file:{quoted}?mode=rw" if as_uri else os.fspath(self.path)
         for attempt in range(3):
             if not self.path.exists():
                 create_private(self.path)  # 0600 from the start, never while one is moved aside
             try:
                 conn = sqlite3.connect(
-                    uri + "?mode=rw" if os.name != "nt" else self.path, uri=os.name != "nt",
-                    timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                    target, uri=as_uri, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                     check_same_thread=False,
                 )  # fmt: skip
                 break

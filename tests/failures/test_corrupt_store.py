@@ -190,3 +190,22 @@ def test_sqlite_never_creates_the_store_file_itself(
         os.umask(old_mask)
     assert stale == [db]
     assert (db.stat().st_mode & 0o777) == 0o600
+
+
+@pytest.mark.parametrize("folder", ["plain", "with space", "per%20cent", "hash#mark", "why?not"])
+def test_the_store_opens_at_its_exact_path_whatever_the_folder_is_called(
+    tmp_path: Path, folder: str
+) -> None:
+    """The store is opened through an SQLite ``file:`` URI: ``%``, ``?`` and ``#`` in the path
+    are escaped, so it opens the file at that exact path, not a name cut or decoded."""
+    from pokayokay.failures.model import Failure
+
+    db = tmp_path / folder / FAILURES_DB
+    db.parent.mkdir()
+    with FailureStore(db) as store:
+        store.record_failure(Failure(1.8e9, "s", "Bash", "pytest", "FAILED x", "testing", (),
+                                     "x", 1))  # fmt: skip
+    with FailureStore(db) as store:
+        assert len(store.failures()) == 1
+    assert db.is_file()
+    assert [p.name for p in tmp_path.iterdir()] == [folder]  # no file at a cut or decoded name
