@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 from helpers.hooks import sample_payload as sample
-from helpers.paths import REPO_ROOT
 
 from pokayokay.failures.store import FailureStore
 from pokayokay.hooks import capture, ingest
 from pokayokay.infra import spool
+from pokayokay.install.handlers import spool_file
 
-SPOOL_PY = REPO_ROOT / "pokayokay" / "infra" / "spool.py"
+SPOOL_PY = Path(spool_file())  # the file init --absolute registers for these events
 
 
 @pytest.fixture
