@@ -300,6 +300,41 @@ def key_lines(
     return [raw for raw, _ in _pick(error, project_roots, (), limit)]
 
 
+def whole_lines(lines: Sequence[str], text: str) -> list[str]:
+    """``lines`` (key lines of ``text``), a summary line a test runner cut short replaced by the
+    line of ``text`` that holds its message whole.
+
+    pytest's short summary fits each ``FAILED test_id - message`` line to the terminal width,
+    ending a longer message in ``...``; the failure's report above it prints the message whole,
+    on its ``E`` line (``E       AssertionError: assert 0.30000000000000004 == Decimal('0.30')``).
+    A line is only ever swapped for another line of the same output, as the tool wrote it.
+    """
+    out: list[str] = []
+    for line in lines:
+        whole = _whole(line, text)
+        if whole is None:
+            out.append(line)
+        elif whole not in out and whole not in lines:
+            out.append(whole)
+    return out
+
+
+def _whole(line: str, text: str) -> str | None:
+    """The stripped line of ``text`` holding whole the message ``line`` cut short, or None."""
+    head, sep, message = line.strip().partition(" - ")
+    if not sep or not message.endswith("...") or not head.startswith(("FAILED ", "ERROR ")):
+        return None
+    stem = message[:-3].rstrip()
+    if not stem:
+        return None
+    for raw in text.splitlines():
+        candidate = raw.strip()
+        said = candidate[1:].lstrip() if candidate[:2] in ("E ", "E\t") else candidate
+        if said.startswith(stem) and len(said) > len(stem) and said != message:
+            return candidate
+    return None
+
+
 def short_id(signature: str) -> str:
     """A stable 12-hex-digit id for a signature (for file names and bookkeeping comments)."""
     import hashlib

@@ -299,7 +299,7 @@ def _build_failures(
     from pokayokay.failures.evidence_paths import WorkTree, extract_paths
     from pokayokay.failures.ingest_cursor import check_budget
     from pokayokay.failures.model import Failure
-    from pokayokay.failures.signature import key_lines, relativise
+    from pokayokay.failures.signature import key_lines, relativise, whole_lines
     from pokayokay.safety.sanitize import excerpt
 
     parsed = _Parsed(project, tool, tool_input, error)
@@ -340,10 +340,10 @@ def _build_failures(
         if lines and mistake.key.startswith("python:") and mistake.line not in lines:
             lines = [mistake.line, *lines]  # the exception's own line, never only a summary
         if lines and mistake.key.startswith(("test:", "python:")):
-            return [failure(mistake.key, body, " | ".join(lines))]
+            return [failure(mistake.key, body, " | ".join(whole_lines(lines, body)))]
         return [failure(mistake.key, body, mistake.line)]
     if mistakes:
-        return [failure(m.key, m.text, m.line) for m in mistakes]
+        return [failure(m.key, m.text, " | ".join(whole_lines([m.line], m.text))) for m in mistakes]
     signature = parsed.text_signature(tool)
     lines = key_lines(body, project_roots=roots)
     return [failure(signature, body, " | ".join(lines) if lines else body)]
