@@ -37,10 +37,15 @@ from pokayokay.relevance.scan import shown_path_ok
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
     from typing import Any, Protocol
 
     from pokayokay.skills.catalog import Skill
+
+    # What a command binds its failures' category to (decision 0150): the category, and the
+    # strings whose absence from a failure's cut output proves it
+    # (``pokayokay.failures.category_bound``).
+    Bound = tuple[str, tuple[str, ...]]
 
     class FailureGroup(Protocol):
         """What this module reads of a failure group (``pokayokay.failures.model.FailureGroup``
@@ -60,6 +65,7 @@ if TYPE_CHECKING:
         def signature(self) -> str: ...
         @property
         def excerpt(self) -> str: ...
+
 
 RECURRING_SESSIONS = 2
 MIN_CONCERN = 2.5
@@ -298,7 +304,7 @@ def recurring(
 # The cache of failure signals
 
 
-SIGNALS_FORMAT = 4
+SIGNALS_FORMAT = 5
 
 
 class GroupSignal:
@@ -368,25 +374,33 @@ class FailureSignals:
     a failure not stored yet can change the signals is decided from its own key and category
     (``pokayokay.hooks.spool_gate``)."""
 
-    __slots__ = ("groups", "known", "near")
+    __slots__ = ("bounds", "groups", "known", "near")
 
     def __init__(
         self,
         groups: Sequence[FailureGroup],
         known: Sequence[str],
         near: Sequence[NearGroup] = (),
+        bounds: dict[str, Bound] | None = None,
     ) -> None:
         self.groups = groups
         self.known = known
         self.near = near
+        # By sample command of a kept group: the category bound its failures (decision 0150);
+        # None when not computed (signals rebuilt by a prompt: no ``re`` there).
+        self.bounds = bounds
 
 
 def signals_from_groups(
-    groups: Iterable[FailureGroup], owners: dict[str, str] | None = None
+    groups: Iterable[FailureGroup],
+    owners: dict[str, str] | None = None,
+    bound_of: Callable[[str], Bound | None] | None = None,
 ) -> FailureSignals:
     """The signals of a store's groups (pure): recurring groups of a known category, and the
     others as :class:`NearGroup`. ``owners``: the one session of each group that failed in one
-    session (by signature)."""
+    session (by signature). ``bound_of``: the category bound of a command
+    (``pokayokay.failures.category_bound.bound_for_command``), asked for each kept group's
+    sample command; without it the signals hold no bounds."""
     kept: list[FailureGroup] = []
     known: set[str] = set()
     near: list[NearGroup] = []
@@ -403,7 +417,16 @@ def signals_from_groups(
         near.append(
             NearGroup(group.signature, group.category, group.sessions, owner, tuple(group.paths))
         )
-    return FailureSignals(kept, sorted(known), near)
+    bounds: dict[str, Bound] | None = None
+    if bound_of is not None:
+        bounds = {}
+        for group in kept:
+            command = group.sample_command
+            if command and command not in bounds:
+                bound = bound_of(command)
+                if bound is not None:
+                    bounds[command] = bound
+    return FailureSignals(kept, sorted(known), near, bounds)
 
 
 def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
@@ -436,9 +459,16 @@ def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
                       tuple(str(p) for p in paths))
             for signature, category, sessions, owner, paths in data["near"]
         ]  # fmt: skip
+        rows = data.get("bounds")
+        bounds: dict[str, Bound] | None = None
+        if isinstance(rows, list):
+            bounds = {
+                str(command): (str(category), tuple(str(w) for w in witnesses))
+                for command, category, witnesses in rows
+            }
     except (TypeError, ValueError):
         return None
-    return FailureSignals(groups, [str(p) for p in data["known"]], near)
+    return FailureSignals(groups, [str(p) for p in data["known"]], near, bounds)
 
 
 def signals_to_data(signals: FailureSignals, key: list[Any]) -> dict[str, Any]:
@@ -457,4 +487,7 @@ def signals_to_data(signals: FailureSignals, key: list[Any]) -> dict[str, Any]:
         "near": [
             [n.signature, n.category, n.sessions, n.owner, list(n.paths)] for n in signals.near
         ],
+        "bounds": None
+        if signals.bounds is None
+        else [[command, category, list(w)] for command, (category, w) in signals.bounds.items()],
     }
