@@ -112,6 +112,61 @@ def _terms(words: Iterable[str]) -> frozenset[str]:
     return frozenset(t for w in words for t in tokenize(w))
 
 
+# The terms (``_terms``: relevance.skill_terms.tokenize) of each category's tools and of its
+# words less its tools', and of each tool (``tool:term,term``), read ahead: tokenising them
+# cost each prompt naming a path with recurring failures about 3.8 M instructions (decision
+# 0150). tests/skills/test_failure_boost_terms.py holds them to ``_terms`` (and prints them
+# again when the analyser or a list above changes).
+CATEGORY_TERMS: dict[str, tuple[str, str]] = {
+    "testing": (
+        "cypress hypothesis jest jmeter junit k6 locust mocha nox phpunit playwright pytest "
+        "rspec selenium tox unittest vitest",
+        "suit tdd test",
+    ),
+    "lint": (
+        "black eslint flak golangci prettier pylint rubocop ruf shellcheck stylelint",
+        "cod guid lint linter styl",
+    ),
+    "types": (
+        "mypy pyright pytyp tsc typescript",
+        "check error hint typ typecheck",
+    ),
+    "build": (
+        "bazel cargo esbuild gradl mak maven tsc vit webpack",
+        "build bundl bundler compil compilat",
+    ),
+    "dependencies": (
+        "bundler cargo npm pip pnpm poetry uv yarn",
+        "dependency lockfil upgrad",
+    ),
+    "git": (
+        "git",
+        "merg rebas",
+    ),
+}
+TOOL_TERMS = (
+    "bazel:bazel black:black bundler:bundler cargo:cargo cypress:cypress esbuild:esbuild "
+    "eslint:eslint flake8:flak git:git golangci:golangci gradle:gradl hypothesis:hypothesis "
+    "jest:jest jmeter:jmeter junit:junit k6:k6 locust:locust make:mak maven:maven mocha:mocha "
+    "mypy:mypy nox:nox npm:npm phpunit:phpunit pip:pip playwright:playwright pnpm:pnpm "
+    "poetry:poetry prettier:prettier pylint:pylint pyright:pyright pytest:pytest pytype:pytyp "
+    "rspec:rspec rubocop:rubocop ruff:ruf selenium:selenium shellcheck:shellcheck "
+    "stylelint:stylelint tox:tox tsc:tsc typescript:typescript unittest:unittest uv:uv "
+    "vite:vit vitest:vitest webpack:webpack yarn:yarn"
+)
+_TOOL_TERMS: dict[str, frozenset[str]] = {}  # TOOL_TERMS read, on first use
+
+
+def _tool_terms(tool: str) -> frozenset[str]:
+    """``_terms([tool])``, from :data:`TOOL_TERMS` for a listed tool."""
+    if not _TOOL_TERMS:
+        for entry in TOOL_TERMS.split():
+            name, terms = entry.split(":")
+            _TOOL_TERMS[name] = frozenset(terms.split(","))
+    found = _TOOL_TERMS.get(tool)
+    return _terms([tool]) if found is None else found
+
+
 _Sets = tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]
 _SETS: dict[tuple[str, str | None], _Sets] = {}
 
@@ -122,9 +177,13 @@ def _category_sets(category: str, tool: str | None) -> _Sets:
     key = (category, tool)
     found = _SETS.get(key)
     if found is None:
-        tools = _terms(CATEGORY_TOOLS.get(category, ()))
-        own = _terms([tool]) if tool else frozenset()
-        words = _terms(CATEGORY_WORDS.get(category, ())) - tools
+        ahead = CATEGORY_TERMS.get(category)
+        if ahead is not None:
+            tools, words = frozenset(ahead[0].split()), frozenset(ahead[1].split())
+        else:
+            tools = _terms(CATEGORY_TOOLS.get(category, ()))
+            words = _terms(CATEGORY_WORDS.get(category, ())) - tools
+        own = _tool_terms(tool) if tool else frozenset()
         found = (tools, own, words, tools | own | words)
         _SETS[key] = found
     return found
