@@ -96,17 +96,15 @@ def _project(root: Path) -> Path:
     return root
 
 
-SETTLED: list[bool] = []
-
-
-def _check(root: Path, groups: list[Any], command: str, error: str, named: list[str]) -> None:
+def _check(root: Path, groups: list[Any], command: str, error: str, named: list[str]) -> bool:
+    """The verdicts with and without the bounds agree; returns the verdict."""
     signals = _signals(groups)
     record = ("s-new", dumps(_payload(root, command, error)).encode(), str(root))
     fast = could_change([record], str(root), named, signals)
     signals.bounds = None
     slow = could_change([record], str(root), named, signals)
     assert fast == slow
-    SETTLED.append(not fast)
+    return fast
 
 
 @pytest.fixture(scope="module")
@@ -210,6 +208,25 @@ print("re" in sys.modules, "pokayokay.hooks.capture" in sys.modules)
     assert out[:2] == ["False", "False False"], out
 
 
-def test_the_property_settles_some_and_parses_others() -> None:
-    """Run after the quick property (file order): both verdict paths were exercised."""
-    assert True in SETTLED and False in SETTLED
+def test_each_real_output_agrees_both_ways(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every real output under every command, its groups recurring at the named place in the
+    category the parse gives it: the verdicts agree, and the settled path is taken (no parse)
+    for some and not for others (an output naming `error TS`, a command with no bound)."""
+    parsed: list[object] = []
+    real = capture.failure_keys
+    monkeypatch.setattr(capture, "failure_keys", lambda *a: parsed.append(a) or real(*a))
+    settled = sent = 0
+    for output in OUTPUTS.values():
+        error = "Exit code 1\n" + output
+        for command in COMMANDS:
+            keys = real(_payload(root, command, error))
+            groups = [(s, c, command, ["tests/test_cart.py", "src/cart.py"]) for s, c in keys]
+            if not groups:
+                continue
+            before = len(parsed)
+            assert not _check(root, groups, command, error, ["src/cart.py"])
+            if len(parsed) == before + 1:  # parsed only on the path without the bounds
+                settled += 1
+            else:
+                sent += 1
+    assert settled and sent, (settled, sent)
