@@ -290,8 +290,9 @@ def settle(project: Project) -> None:
 # (``pokayokay.hooks.spool_gate``). ``new``: none (each run's test has a name of its own); the
 # gate's string scans rule it out. ``first recurrence``: a group one earlier session stored; the
 # failure makes it recur, so the gate ingests it inside the prompt (once per group). ``recurs``:
-# a group that recurs already (the same test failing session after session); the gate parses the
-# failure and finds it changes nothing. README.md says which budget each is held to.
+# a group that recurs already (the same test failing session after session); the gate finds it
+# changes nothing, from the category its command binds (decision 0150: no parse). README.md
+# says which budget each is held to.
 AFTER_CAPTURE = "budget: prompt naming a file right after a capture in a new session"
 AFTER_CAPTURE_CASES = {
     "new": "the failure joins no stored group",

@@ -372,6 +372,33 @@ def own_answer(command: str | None, exit_code: int | None) -> bool:
     return match is not None and (match.group(1), exit_code) in ANSWER_EXITS
 
 
+def command_bound(tool: str, command: str) -> tuple[str, tuple[str, ...]] | None:
+    """What the built-in table says of every failure of ``tool`` running ``command`` (user rows
+    aside): ``(category, literals)`` when the first row that matches by its tool and command
+    alone (a row with no ``error`` pattern) gives ``category``, and each row before it that the
+    tool and command leave to the error text can only match a text holding one of ``literals``
+    (the strings every match of its error pattern contains). Then :func:`classify` gives
+    ``category`` for any error text that holds none of ``literals``. None when no such row is
+    reached, or a row before it has no required literal (the prompt's spool gate then
+    classifies as before)."""
+    from pokayokay.infra.literals import required_literals
+
+    needs: list[str] = []
+    for rule in BUILTIN_RULES:
+        if rule.tool is not None and not rule.tool.fullmatch(tool):
+            continue
+        if rule.command is not None and not rule.command.search(command):
+            continue
+        if rule.error is None:
+            return rule.category, tuple(dict.fromkeys(needs))
+        pattern = rule.error.pattern
+        found = READ_AHEAD.get(pattern) or required_literals(pattern)
+        if not found:
+            return None
+        needs.extend(found)
+    return None
+
+
 def classify(
     tool: str,
     command: str | None,

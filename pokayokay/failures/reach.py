@@ -48,6 +48,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+# The tools whose command the parse reads (pokayokay.hooks.capture.COMMAND_TOOLS, held equal by
+# tests/failures/test_category_bound.py; that module is no import of the gate's string scans).
+COMMAND_TOOLS = frozenset({"Bash", "PowerShell"})
 # What the parse writes that the output need not hold: mistake keys' written bodies and gcc's
 # ``-W``, the fallback signature of an output with nothing meaningful, the placeholders of a
 # normalised line, the refusal's command and redaction's marker.
@@ -172,3 +175,14 @@ def reaches_any(signatures: Iterable[str], call: CallText | None) -> bool:
     if call is None:
         return True
     return any(can_reach(signature, call) for signature in signatures)
+
+
+def bound_holds(witnesses: Iterable[str], error: str) -> bool:
+    """Whether a failing shell call whose command has the category bound with ``witnesses``
+    (:func:`pokayokay.failures.category_bound.bound_for_command`) is classified in the bound's
+    category: its output, cut as the parse cuts it, holds none of them (and no ANSI escape,
+    whose removal in the mistakes scan joins text)."""
+    if "\x1b" in error:
+        return False
+    cut = cut_text(error)
+    return not any(witness in cut for witness in witnesses)

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import os
 
-from pokayokay.failures.classify import Rule, rules_from_settings
-from pokayokay.infra.regex_budget import Budgeted
 from pokayokay.names import FAILURE_CATEGORIES_CACHE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pokayokay.failures.classify import Rule
 
 # The settings files, relative to the project (pokayokay.config.settings.TEAM_FILE/LOCAL_FILE;
 # not imported: that module imports the memory package, which capture does not need).
@@ -94,6 +96,10 @@ def user_rules(project_root: str, state_dir: str | os.PathLike[str]) -> tuple[Ru
     rows = cached_rows(project_root, state_dir)
     if not rows:
         return ()
+    # here, not at import: the prompt's spool gate reads cached_rows without re (decision 0150)
+    from pokayokay.failures.classify import rules_from_settings
+    from pokayokay.infra.regex_budget import Budgeted
+
     try:
         rules = rules_from_settings(rows)
     except ValueError as exc:

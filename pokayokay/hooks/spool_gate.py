@@ -134,9 +134,17 @@ def could_change(
         return True  # a record failure_keys does not read: ingested first
     # A failure whose texts cannot give any signature the signals hold joins no group:
     # can_change passes over its keys whatever they are, so it is not parsed (decision 0143).
-    payloads = [payload for payload in payloads if _may_join(payload, known)]
-    if not payloads:
+    # Nor is one that can join only groups recurring at the named place whose category its
+    # command binds (decision 0150): can_change passes over those keys too.
+    parsed: list[dict[str, Any]] = []
+    for payload in payloads:
+        reached = _reached(payload, known)
+        if reached == [] or _settled(payload, reached, resolved, signals):
+            continue
+        parsed.append(payload)
+    if not parsed:
         return False
+    payloads = parsed
     keys = _keys(payloads, known)
     return can_change(keys, sessions, resolved, signals)
 
@@ -162,15 +170,15 @@ def _payloads(records: Sequence[tuple[str, bytes, str]]) -> list[dict[str, Any]]
     return payloads
 
 
-def _may_join(payload: dict[str, Any], known: Collection[str]) -> bool:
-    """Whether the capture's parse of ``payload`` may give a signature in ``known``
-    (:mod:`pokayokay.failures.reach`: string scans, no parse). A call the capture records
-    nothing for (an interrupt, no tool) joins nothing."""
-    from pokayokay.failures.reach import call_text, reaches_any
+def _reached(payload: dict[str, Any], known: Collection[str]) -> list[str] | None:
+    """The signatures in ``known`` the capture's parse of ``payload`` may give
+    (:mod:`pokayokay.failures.reach`: string scans, no parse); None when it may give any. A
+    call the capture records nothing for (an interrupt, no tool) gives none."""
+    from pokayokay.failures.reach import call_text, can_reach
 
     tool = payload.get("tool_name")
     if payload.get("is_interrupt") is True or not isinstance(tool, str) or not tool:
-        return False
+        return []
     error = payload.get("error")
     tool_input = payload.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
@@ -179,7 +187,60 @@ def _may_join(payload: dict[str, Any], known: Collection[str]) -> bool:
         command if isinstance(command, str) else None,
         error if isinstance(error, str) else "",
     )
-    return reaches_any(known, text)
+    if text is None:
+        return None
+    return [signature for signature in known if can_reach(signature, text)]
+
+
+def _settled(
+    payload: dict[str, Any],
+    reached: list[str] | None,
+    resolved: Sequence[str],
+    signals: FailureSignals,
+) -> bool:
+    """Whether every key the capture's parse can give ``payload`` is one :func:`can_change`
+    passes over, known without the parse (decision 0150): each signature it may reach is a
+    group recurring at the named place in the category its command binds
+    (:mod:`pokayokay.failures.category_bound`, kept with the signals), its output holds no
+    string that unbinds it, and the project has no classifier rows of its own."""
+    bounds = signals.bounds
+    tool_input = payload.get("tool_input")
+    if not reached or not bounds or not isinstance(tool_input, dict):
+        return False
+    command = tool_input.get("command")
+    bound = bounds.get(command) if isinstance(command, str) else None
+    if bound is None:
+        return False
+    from pokayokay.failures.reach import COMMAND_TOOLS, bound_holds
+    from pokayokay.skills.failure_boost import place
+
+    if payload.get("tool_name") not in COMMAND_TOOLS:
+        return False
+
+    category, witnesses = bound
+    kept = {group.signature: group for group in signals.groups}
+    for signature in reached:
+        group = kept.get(signature)
+        if group is None or group.category != category or place(group, resolved) is None:
+            return False
+    error = payload.get("error")
+    return bound_holds(witnesses, error if isinstance(error, str) else "") and not _user_rows(
+        payload
+    )
+
+
+def _user_rows(payload: dict[str, Any]) -> bool:
+    """Whether the project of ``payload`` has classifier rows of its own (settings
+    ``failure_categories:``), read as the capture reads them (its root, the rows' JSON)."""
+    from pokayokay.failures.user_categories import cached_rows
+    from pokayokay.hooks.runtime import project_dir
+    from pokayokay.infra.location_rules import canonical_root, git_toplevel
+    from pokayokay.infra.state import project_state_path
+
+    launch = project_dir(payload)  # the capture's root (pokayokay.hooks.capture._Project)
+    toplevel = git_toplevel(launch)
+    root = canonical_root(toplevel) if toplevel is not None else os.path.realpath(launch)
+    return bool(cached_rows(root, project_state_path(root)))
 
 
 def _keys(payloads: Sequence[dict[str, Any]], known: Collection[str]) -> list[tuple[str, str]]:

@@ -99,7 +99,7 @@ def refresh_caches(location: Any, event: str) -> None:
     try:
         from pokayokay.skills.advice import cached_signals
 
-        cached_signals(str(state_dir))
+        cached_signals(str(state_dir), bounds=True)  # with the gate's bounds (decision 0150)
     except Exception as exc:
         fail_open(f"{event}: refreshing the failure signals", exc)
     try:

@@ -103,6 +103,7 @@ def gather_signals(
             from pokayokay.learnings.outcomes.chain_entries import read
 
             return read(str(memory_dir), CHAIN_LEARNINGS_FILE)
+
     if needs_failure_signals(project, named_paths):
         from pokayokay.infra.state import project_state_path
 
@@ -169,10 +170,13 @@ def advice_for(
 _SIGNALS_READ: dict[str, tuple[list[Any], FailureSignals]] = {}
 
 
-def cached_signals(state_dir: str) -> FailureSignals:
+def cached_signals(state_dir: str, bounds: bool = False) -> FailureSignals:
     """The failure signals of the project whose state folder is ``state_dir``: from
     ``suggest-failures.json`` when the store's change marker did not move since it was written,
-    else read from the store (and the cache rewritten). Empty without a store (never created)."""
+    else read from the store (and the cache rewritten). Empty without a store (never created).
+    ``bounds``: with the category bounds of the kept groups' commands (decision 0150; the
+    capture pipeline and ``re`` imported to compute them): a cache without them is rebuilt.
+    The prompt asks without, so that it never computes them."""
     from pokayokay.infra.cjson import loads
     from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, SUGGEST_FAILURES_FILE
     from pokayokay.recall.readers import stat_key
@@ -189,21 +193,27 @@ def cached_signals(state_dir: str) -> FailureSignals:
     # Read before the store: a write landing meanwhile leaves a key that no longer matches.
     key: list[Any] = [stat_key(os.path.join(state_dir, FAILURES_CHANGED)) or db]
     memo = _SIGNALS_READ.get(state_dir)
-    if memo is not None and memo[0] == key:  # read already in this process (the prompt's gate)
-        return memo[1]
+    if memo is not None and memo[0] == key and (not bounds or memo[1].bounds is not None):
+        return memo[1]  # read already in this process (the prompt's gate)
     path = os.path.join(state_dir, SUGGEST_FAILURES_FILE)
     try:
         with open(path, encoding="utf-8") as fh:
             cached = signals_from_data(loads(fh.read()), key)
     except (OSError, ValueError):
         cached = None
-    if cached is not None:
+    if cached is not None and (not bounds or cached.bounds is not None):
         _SIGNALS_READ[state_dir] = (key, cached)
         return cached
     from pokayokay.failures.store import FailureStore
 
     with FailureStore(os.path.join(state_dir, FAILURES_DB)) as store:
-        signals = signals_from_groups(store.failure_groups(), store.single_session_owners())
+        groups, owners = store.failure_groups(), store.single_session_owners()
+    if bounds:
+        from pokayokay.failures.category_bound import bound_for_command
+
+        signals = signals_from_groups(groups, owners, bound_for_command)
+    else:
+        signals = signals_from_groups(groups, owners)
     _SIGNALS_READ[state_dir] = (key, signals)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:

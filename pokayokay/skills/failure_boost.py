@@ -37,10 +37,15 @@ from pokayokay.relevance.scan import shown_path_ok
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
     from typing import Any, Protocol
 
     from pokayokay.skills.catalog import Skill
+
+    # What a command binds its failures' category to (decision 0150): the category, and the
+    # strings whose absence from a failure's cut output proves it
+    # (``pokayokay.failures.category_bound``).
+    Bound = tuple[str, tuple[str, ...]]
 
     class FailureGroup(Protocol):
         """What this module reads of a failure group (``pokayokay.failures.model.FailureGroup``
@@ -60,6 +65,7 @@ if TYPE_CHECKING:
         def signature(self) -> str: ...
         @property
         def excerpt(self) -> str: ...
+
 
 RECURRING_SESSIONS = 2
 MIN_CONCERN = 2.5
@@ -106,6 +112,61 @@ def _terms(words: Iterable[str]) -> frozenset[str]:
     return frozenset(t for w in words for t in tokenize(w))
 
 
+# The terms (``_terms``: relevance.skill_terms.tokenize) of each category's tools and of its
+# words less its tools', and of each tool (``tool:term,term``), read ahead: tokenising them
+# cost each prompt naming a path with recurring failures about 3.8 M instructions (decision
+# 0150). tests/skills/test_failure_boost_terms.py holds them to ``_terms`` (and prints them
+# again when the analyser or a list above changes).
+CATEGORY_TERMS: dict[str, tuple[str, str]] = {
+    "testing": (
+        "cypress hypothesis jest jmeter junit k6 locust mocha nox phpunit playwright pytest "
+        "rspec selenium tox unittest vitest",
+        "suit tdd test",
+    ),
+    "lint": (
+        "black eslint flak golangci prettier pylint rubocop ruf shellcheck stylelint",
+        "cod guid lint linter styl",
+    ),
+    "types": (
+        "mypy pyright pytyp tsc typescript",
+        "check error hint typ typecheck",
+    ),
+    "build": (
+        "bazel cargo esbuild gradl mak maven tsc vit webpack",
+        "build bundl bundler compil compilat",
+    ),
+    "dependencies": (
+        "bundler cargo npm pip pnpm poetry uv yarn",
+        "dependency lockfil upgrad",
+    ),
+    "git": (
+        "git",
+        "merg rebas",
+    ),
+}
+TOOL_TERMS = (
+    "bazel:bazel black:black bundler:bundler cargo:cargo cypress:cypress esbuild:esbuild "
+    "eslint:eslint flake8:flak git:git golangci:golangci gradle:gradl hypothesis:hypothesis "
+    "jest:jest jmeter:jmeter junit:junit k6:k6 locust:locust make:mak maven:maven mocha:mocha "
+    "mypy:mypy nox:nox npm:npm phpunit:phpunit pip:pip playwright:playwright pnpm:pnpm "
+    "poetry:poetry prettier:prettier pylint:pylint pyright:pyright pytest:pytest pytype:pytyp "
+    "rspec:rspec rubocop:rubocop ruff:ruf selenium:selenium shellcheck:shellcheck "
+    "stylelint:stylelint tox:tox tsc:tsc typescript:typescript unittest:unittest uv:uv "
+    "vite:vit vitest:vitest webpack:webpack yarn:yarn"
+)
+_TOOL_TERMS: dict[str, frozenset[str]] = {}  # TOOL_TERMS read, on first use
+
+
+def _tool_terms(tool: str) -> frozenset[str]:
+    """``_terms([tool])``, from :data:`TOOL_TERMS` for a listed tool."""
+    if not _TOOL_TERMS:
+        for entry in TOOL_TERMS.split():
+            name, terms = entry.split(":")
+            _TOOL_TERMS[name] = frozenset(terms.split(","))
+    found = _TOOL_TERMS.get(tool)
+    return _terms([tool]) if found is None else found
+
+
 _Sets = tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]
 _SETS: dict[tuple[str, str | None], _Sets] = {}
 
@@ -116,9 +177,13 @@ def _category_sets(category: str, tool: str | None) -> _Sets:
     key = (category, tool)
     found = _SETS.get(key)
     if found is None:
-        tools = _terms(CATEGORY_TOOLS.get(category, ()))
-        own = _terms([tool]) if tool else frozenset()
-        words = _terms(CATEGORY_WORDS.get(category, ())) - tools
+        ahead = CATEGORY_TERMS.get(category)
+        if ahead is not None:
+            tools, words = frozenset(ahead[0].split()), frozenset(ahead[1].split())
+        else:
+            tools = _terms(CATEGORY_TOOLS.get(category, ()))
+            words = _terms(CATEGORY_WORDS.get(category, ())) - tools
+        own = _tool_terms(tool) if tool else frozenset()
         found = (tools, own, words, tools | own | words)
         _SETS[key] = found
     return found
@@ -298,7 +363,7 @@ def recurring(
 # The cache of failure signals
 
 
-SIGNALS_FORMAT = 4
+SIGNALS_FORMAT = 5
 
 
 class GroupSignal:
@@ -368,25 +433,33 @@ class FailureSignals:
     a failure not stored yet can change the signals is decided from its own key and category
     (``pokayokay.hooks.spool_gate``)."""
 
-    __slots__ = ("groups", "known", "near")
+    __slots__ = ("bounds", "groups", "known", "near")
 
     def __init__(
         self,
         groups: Sequence[FailureGroup],
         known: Sequence[str],
         near: Sequence[NearGroup] = (),
+        bounds: dict[str, Bound] | None = None,
     ) -> None:
         self.groups = groups
         self.known = known
         self.near = near
+        # By sample command of a kept group: the category bound its failures (decision 0150);
+        # None when not computed (signals rebuilt by a prompt: no ``re`` there).
+        self.bounds = bounds
 
 
 def signals_from_groups(
-    groups: Iterable[FailureGroup], owners: dict[str, str] | None = None
+    groups: Iterable[FailureGroup],
+    owners: dict[str, str] | None = None,
+    bound_of: Callable[[str], Bound | None] | None = None,
 ) -> FailureSignals:
     """The signals of a store's groups (pure): recurring groups of a known category, and the
     others as :class:`NearGroup`. ``owners``: the one session of each group that failed in one
-    session (by signature)."""
+    session (by signature). ``bound_of``: the category bound of a command
+    (``pokayokay.failures.category_bound.bound_for_command``), asked for each kept group's
+    sample command; without it the signals hold no bounds."""
     kept: list[FailureGroup] = []
     known: set[str] = set()
     near: list[NearGroup] = []
@@ -403,7 +476,16 @@ def signals_from_groups(
         near.append(
             NearGroup(group.signature, group.category, group.sessions, owner, tuple(group.paths))
         )
-    return FailureSignals(kept, sorted(known), near)
+    bounds: dict[str, Bound] | None = None
+    if bound_of is not None:
+        bounds = {}
+        for group in kept:
+            command = group.sample_command
+            if command and command not in bounds:
+                bound = bound_of(command)
+                if bound is not None:
+                    bounds[command] = bound
+    return FailureSignals(kept, sorted(known), near, bounds)
 
 
 def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
@@ -436,9 +518,16 @@ def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
                       tuple(str(p) for p in paths))
             for signature, category, sessions, owner, paths in data["near"]
         ]  # fmt: skip
+        rows = data.get("bounds")
+        bounds: dict[str, Bound] | None = None
+        if isinstance(rows, list):
+            bounds = {
+                str(command): (str(category), tuple(str(w) for w in witnesses))
+                for command, category, witnesses in rows
+            }
     except (TypeError, ValueError):
         return None
-    return FailureSignals(groups, [str(p) for p in data["known"]], near)
+    return FailureSignals(groups, [str(p) for p in data["known"]], near, bounds)
 
 
 def signals_to_data(signals: FailureSignals, key: list[Any]) -> dict[str, Any]:
@@ -457,4 +546,7 @@ def signals_to_data(signals: FailureSignals, key: list[Any]) -> dict[str, Any]:
         "near": [
             [n.signature, n.category, n.sessions, n.owner, list(n.paths)] for n in signals.near
         ],
+        "bounds": None
+        if signals.bounds is None
+        else [[command, category, list(w)] for command, (category, w) in signals.bounds.items()],
     }
