@@ -175,7 +175,8 @@ def check_answer(event: str, stdout: str) -> None:
         assert all(isinstance(p, str) for p in specific.get("watchPaths", []))
 
 
-def run_step(scratch: Scratch, step: Step) -> None:
+def run_step(scratch: Scratch, step: Step) -> str:
+    """``step`` through its registered command, checked; what it printed on stdout."""
     env = dict(os.environ, CLAUDE_PROJECT_DIR=str(scratch.project), TMPDIR=str(scratch.tmp))
     limit = TIMEOUTS[step.event]
     began = time.monotonic()
@@ -195,7 +196,9 @@ def run_step(scratch: Scratch, step: Step) -> None:
         assert oversized or (DEEP in step.data and "nested deeper" in stderr), where
     else:
         assert result.returncode == 0, where
-    check_answer(step.event, result.stdout.decode("utf-8"))
+    answer = result.stdout.decode("utf-8")
+    check_answer(step.event, answer)
+    return answer
 
 
 def settle(scratch: Scratch, limit: float = 60.0) -> None:
