@@ -81,3 +81,35 @@ def test_every_background_start_keeps_the_working_folder_off_the_module_path(
     done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.startswith("pokayokay "), done.stderr
     assert argv[0] == sys.executable
+
+
+@pytest.mark.parametrize("event", ["FileChanged", "PreCompact"])
+def test_a_memory_md_over_1_mib_is_curated_out_of_the_hook(scratch: Scratch, event: str) -> None:
+    """FileChanged and PreCompact curated any MEMORY.md in the hook: 40 MB took 11.6 s, past
+    FileChanged's 10 s (Claude Code kills the hook mid-curation) and holding a compaction up.
+    Over 1 MiB they hand it to a detached ``pokayokay curate``, as SessionEnd does."""
+    memory = scratch.memory / "MEMORY.md"
+    memory.write_text(big_memory(), encoding="utf-8")
+    before = memory.read_bytes()
+    payload = sample(scratch, "PreCompact.manual.json")
+    if event == "FileChanged":
+        payload.update(hook_event_name=event, file_path=str(memory), event="change")
+    run_step(scratch, Step(event, json.dumps(payload).encode()))
+    log = (scratch.state / "logs" / "pokayokay.log").read_text("utf-8")
+    assert f"{event}: {scratch.memory}/MEMORY.md is large; curating in the background" in log
+    give_up = time.monotonic() + 60
+    while time.monotonic() < give_up and memory.read_bytes() == before:
+        time.sleep(0.1)
+    after = memory.read_text("utf-8")
+    assert after != before.decode() and after.count("finished task") < 40  # curated, detached
+
+
+@pytest.mark.slow
+def test_a_40_mb_memory_md_never_holds_file_changed_past_its_timeout(scratch: Scratch) -> None:
+    memory = scratch.memory / "MEMORY.md"
+    notes = "".join(f"- note {n} about the cart total and its tests {n}\n" for n in range(800_000))
+    memory.write_text(f"# Memory\n\n{notes}", encoding="utf-8")
+    payload = sample(scratch, "SessionEnd.other.json", hook_event_name="FileChanged",
+                     file_path=str(memory), event="change")  # fmt: skip
+    payload.pop("reason", None)
+    run_step(scratch, Step("FileChanged", json.dumps(payload).encode()))  # within 10 s
