@@ -1,11 +1,13 @@
-"""A project's own files never run as pokayokay.
+"""The work a hook starts in the background: never a project's own code, and what cannot fit in
+the hook's time.
 
 A hook runs in the project folder, and the pokayokay work it starts in the background (curating
 a large MEMORY.md, consolidation, the store's upgrades, a spool over its cap, the catch-up) is
 ``python -m ...``, which puts the working folder first on the module search path: a repository
 holding a ``pokayokay.py`` (or a ``pokayokay/`` folder) had its code run in place of pokayokay's,
-with the user's rights, by merely ending a session with a MEMORY.md over 1 MiB. Driven through
-the registered SessionEnd command (:mod:`helpers.hostile_hooks`).
+with the user's rights, by merely ending a session with a MEMORY.md over 1 MiB. And FileChanged
+and PreCompact curated a MEMORY.md of any size inside the hook (40 MB: 11.7 s, past the 10 s
+timeout). Driven through the registered commands (:mod:`helpers.hostile_hooks`).
 """
 
 from __future__ import annotations
