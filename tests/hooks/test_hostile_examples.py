@@ -185,3 +185,24 @@ def test_a_failure_cut_inside_an_emoji_that_the_spool_rewrites_is_stored(
     assert (len(stored), held) == (1, [])
     assert stored[0].excerpt.endswith("'done \ufffd'")
     assert SECRET_WORDS.encode() not in every_file_bytes(scratch)
+
+
+@pytest.mark.parametrize("event, name", [("UserPromptSubmit", "UserPromptSubmit.json"),
+                                         ("SessionEnd", "SessionEnd.other.json")])  # fmt: skip
+def test_a_rule_holding_thousands_of_paths_in_pokayokays_folder_never_holds_a_hook(
+    scratch: Scratch, event: str, name: str
+) -> None:
+    """A repository can ship ``.claude/rules/pokayokay/x.md`` with 200,000 paths (4 MB, under
+    Claude Code's 4 MiB): each costs a compile, and the prompt hook (which rules load for the
+    paths named) took 10.4 s, SessionEnd (whether a rule's files are gone) 13.2 s. A rule in
+    pokayokay's folder with more than 256 paths is none of its own: read by no hook, matched
+    and retired by none."""
+    folder = scratch.project / ".claude" / "rules" / "pokayokay"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = "".join(f"  - 'src/{n}/**'\n" for n in range(200_000))  # 3.8 MB
+    (folder / "big.md").write_text(f"---\npaths:\n{paths}---\nA rule.\n", encoding="utf-8")
+    payload = sample(scratch, name)
+    if event == "UserPromptSubmit":
+        payload["prompt"] = "why does the cart total in src/7/cart.py and src/app.py fail?"
+    drive(scratch, [Step(event, json.dumps(payload).encode())])  # within the event's timeout
+    assert (folder / "big.md").exists()
