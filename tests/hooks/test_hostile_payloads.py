@@ -12,8 +12,10 @@ Every command must: exit 0 (never 2, which would block Claude), write at most on
 stderr, finish within the event's registered timeout, print no traceback, print nothing or one
 JSON answer of the shape Claude Code reads for that event, and write nothing outside the
 project's ``.claude/``, the memory folder and pokayokay's state folder
-(:func:`helpers.hostile_hooks.drive`). A payload over the runtime's 16 MiB is the one refused,
-as documented: exit 1 and one stderr line.
+(:func:`helpers.hostile_hooks.drive`), and leave no traceback in pokayokay's log. Two payloads
+the hook runtime refuses, as documented (exit 1, one stderr line): one over 16 MiB, and one
+nested past json's reader (about 1,000 levels), which the spool keeps in its quarantine
+instead (decision 0152).
 """
 
 from __future__ import annotations
