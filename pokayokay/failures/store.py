@@ -431,6 +431,9 @@ class FailureStore:
         if not self.has_open_episode(session_id):
             self._ensure_session(session_id, ts)
             return False
+        from pokayokay.safety.redact import redact
+
+        path = redact(path)  # as a failure's own paths are: a token in a file name never kept
 
         def work(conn: sqlite3.Connection) -> bool:
             conn.execute(
@@ -451,6 +454,10 @@ class FailureStore:
     ) -> None:
         """Claude Code loaded ``rule_path`` because ``trigger_path`` was touched."""
         ts = time.time() if ts is None else ts
+        from pokayokay.safety.redact import redact
+
+        rule_path = redact(rule_path)  # as a failure's own paths are
+        trigger_path = redact(trigger_path) if trigger_path else trigger_path
 
         def work(conn: sqlite3.Connection) -> None:
             row_id = conn.execute(

@@ -368,10 +368,11 @@ def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> str | 
     event, ts_ns, where, data = record
     target = HANDLERS.get(event)
     try:
-        payload = json.loads(data.decode("utf-8", "surrogatepass"))
+        from pokayokay.infra.cjson import decode, may_hold_surrogates, well_formed
+
+        payload = json.loads(decode(data))  # as the hook's own read: a bad byte reads as U+FFFD
         if not isinstance(payload, dict) or target is None:
             raise ValueError(f"a {event} record that is no payload pokayokay handles")
-        from pokayokay.infra.cjson import may_hold_surrogates, well_formed
 
         if may_hold_surrogates(data):  # as the hook's own read (hooks.runtime.read_payload)
             payload = well_formed(payload)

@@ -109,6 +109,11 @@ def file_changed(payload: dict[str, Any], event: str) -> str:
             return ""  # what pokayokay itself left there: nothing new to curate
     except OSError:
         pass  # no settled copy: curate
+    from pokayokay.hooks.session import DETACH_ABOVE_BYTES, detach_curation, memory_size
+
+    if memory_size(location) > DETACH_ABOVE_BYTES:  # seconds of curation: not in this hook
+        detach_curation(Path(project_dir(payload)), location.memory_dir, event)
+        return ""
     from pokayokay.config.settings import load_settings
     from pokayokay.infra import logs
     from pokayokay.infra.safe_write import LockTimeout

@@ -45,14 +45,18 @@ def read_payload(stream: IO[bytes]) -> dict[str, Any]:
         raise BadPayload(f"payload larger than {MAX_PAYLOAD >> 20} MiB; ignored")
     if not data.strip():
         raise BadPayload("empty payload on stdin")
-    from pokayokay.infra.cjson import loads  # json's C scanner without json's re import
+    from pokayokay.infra.cjson import decode, loads  # json's C scanner without json's re
 
     try:
-        payload = loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise BadPayload(f"payload is not UTF-8 (byte {exc.start})") from None
+        return _readable(data, loads(decode(data)))  # a byte that is not UTF-8 reads as U+FFFD
     except ValueError as exc:
         raise BadPayload(f"payload is not JSON ({exc})") from None
+    except RecursionError:  # json's reader, or the walks below, past the interpreter's limit
+        raise BadPayload("payload nested deeper than pokayokay reads; ignored") from None
+
+
+def _readable(data: bytes, payload: Any) -> dict[str, Any]:
+    """The decoded payload as handlers read it: well-formed strings, no private span."""
     from pokayokay.infra.cjson import may_hold_surrogates, well_formed
 
     if may_hold_surrogates(data):  # a half of an emoji's pair cut off: no writer encodes it

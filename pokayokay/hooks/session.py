@@ -360,7 +360,7 @@ def _curate_at_end(project: Path, location: Any, settings: Any, payload: dict[st
 
             logs.log(f"SessionEnd: {note}")
     elif size is not None and size > DETACH_ABOVE_BYTES:
-        _detach(project, location.memory_dir)
+        detach_curation(project, location.memory_dir, "SessionEnd")
     elif size is not None:
         _curate(location, settings, SESSION_END_LOCK_WAIT, observed)
 
@@ -411,8 +411,23 @@ def pre_compact(payload: dict[str, Any], event: str) -> str:
     from pokayokay.config.settings import load_settings
 
     project, location = _location(payload)
+    if memory_size(location) > DETACH_ABOVE_BYTES:  # a compaction waits for this hook
+        detach_curation(project, location.memory_dir, "PreCompact")
+        return ""
     _curate(location, load_settings(project), 10.0)
     return ""
+
+
+def memory_size(location: Any) -> int:
+    """MEMORY.md's size in bytes; 0 when it is missing or refused (a symlink out of the memory
+    folder, not a file), so that curation in the hook says why, not a detached one nobody sees."""
+    from pokayokay.errors import PokayokayError
+    from pokayokay.memory.apply import checked_target
+
+    try:
+        return int(checked_target(location).stat().st_size)
+    except (OSError, ValueError, PokayokayError):
+        return 0
 
 
 def _retire_due(project: Path, location: Any, settings: Any) -> None:
@@ -474,11 +489,13 @@ def _upgrade_store_if_due(project: Path, location: Any, settings: Any) -> None:
         )
 
 
-def _detach(project: Path, memory_dir: Path) -> None:
-    """Run `pokayokay curate` in its own session: Claude Code's SessionEnd cut cannot kill it."""
+def detach_curation(project: Path, memory_dir: Path, event: str) -> None:
+    """Run `pokayokay curate` in its own session: a MEMORY.md over :data:`DETACH_ABOVE_BYTES`
+    takes a curation seconds (40 MB: 11 s, past a hook's 10 s), and Claude Code's cut of
+    ``event``'s hook cannot kill it there."""
     _detach_command(
         ["curate", "--quiet", "--project", str(project), "--memory-dir", str(memory_dir)],
-        f"SessionEnd: {memory_dir}/MEMORY.md is large; curating in the background",
+        f"{event}: {memory_dir}/MEMORY.md is large; curating in the background",
     )
 
 

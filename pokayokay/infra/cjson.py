@@ -123,6 +123,16 @@ def _float(value: float) -> str:
     return float.__repr__(value)
 
 
+def decode(data: bytes) -> str:
+    """UTF-8 bytes as text, each byte that is not UTF-8 read as U+FFFD (as Node's decoder, Claude
+    Code's, reads a file that is not UTF-8): a payload with one bad byte is still every other
+    character of itself, never a payload refused whole (docs/decisions/0152)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace")
+
+
 # A lone UTF-16 surrogate can reach a payload: Claude Code cuts a long output by JavaScript string
 # length, which can split an emoji's pair, and JSON.stringify writes the half left as ``\udXXX``
 # (it never writes a surrogate as raw bytes: its output is well-formed UTF-8). Python keeps the

@@ -23,7 +23,7 @@ def detach_command(args: list[str], why: str) -> None:
     log = logs.log(why)
     with open(log, "ab") as sink:
         subprocess.Popen(
-            [sys.executable, "-m", "pokayokay", *args],
+            module_argv("pokayokay", args),  # never the project's own pokayokay module
             stdin=subprocess.DEVNULL,
             stdout=sink,
             stderr=sink,
@@ -32,11 +32,23 @@ def detach_command(args: list[str], why: str) -> None:
         )
 
 
+# Python 3.11's -P: no unsafe path (the working folder) first on the module search path.
+SAFE_PATH_FLAG = sys.version_info >= (3, 11)
+# Before 3.11: `-c`, whose first search-path entry is the working folder, drops it and runs the
+# module as `-m` does.
+_RUN_MODULE = (
+    "import runpy, sys; del sys.path[0]; module = sys.argv.pop(1); "
+    "runpy.run_module(module, run_name='__main__', alter_sys=True)"
+)
+
+
 def module_argv(module: str, args: list[str]) -> list[str]:
-    """``python -m <module> <args>`` with this interpreter; ``-P`` (Python 3.11 on) keeps the
-    working folder (a project's files) off the module search path."""
-    safe = ["-P"] if sys.version_info >= (3, 11) else []
-    return [sys.executable, *safe, "-m", module, *args]
+    """``python -m <module> <args>`` with this interpreter, the working folder kept off the
+    module search path: a hook runs in the project, and a ``pokayokay.py`` (or ``pokayokay/``)
+    there must never run in pokayokay's place. ``-P`` from Python 3.11, a ``-c`` before."""
+    if SAFE_PATH_FLAG:
+        return [sys.executable, "-P", "-m", module, *args]
+    return [sys.executable, "-c", _RUN_MODULE, module, *args]
 
 
 def spawn_module(module: str, args: list[str]) -> int | None:

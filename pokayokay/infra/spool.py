@@ -158,16 +158,35 @@ def bound_payload(data: bytes) -> bytes:
         return data
     import json  # only for an oversized payload
 
+    raw_cut = data[: RECORD_MAX // 2] + data[-(RECORD_MAX // 2) :]  # the ingest quarantines it
     try:
-        value = json.loads(data.decode("utf-8", "surrogatepass"))
-    except (ValueError, UnicodeDecodeError):
-        return data[: RECORD_MAX // 2] + data[-(RECORD_MAX // 2) :]  # not JSON: ingest drops it
+        value = _decoded(data)
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than json reads
+        return raw_cut
     limit = FIELD_MAX
     while True:
-        out = json.dumps(_cut(value, limit), ensure_ascii=False).encode("utf-8", "surrogatepass")
+        try:
+            out = json.dumps(_cut(value, limit), ensure_ascii=False).encode(
+                "utf-8", "surrogatepass"
+            )
+        except RecursionError:  # _cut walks it in Python: a few frames fewer than json's
+            return raw_cut
         if len(out) <= RECORD_MAX * 4 or limit <= 1024:
             return out
         limit //= 4
+
+
+def _decoded(data: bytes) -> object:
+    """The payload's JSON value as the hook runtime reads it (``pokayokay.infra.cjson``): a
+    byte that is not UTF-8 read as U+FFFD, a lone surrogate escape as U+FFFD (written back raw,
+    it would be no UTF-8 at all); ValueError or RecursionError when it is no JSON pokayokay
+    reads. Only for the rare payloads the spool rewrites (oversized, or holding a private
+    span)."""
+    _package()
+    from pokayokay.infra.cjson import decode, loads, may_hold_surrogates, well_formed
+
+    value = loads(decode(data))
+    return well_formed(value) if may_hold_surrogates(data) else value
 
 
 def cut_text(text: str, limit: int = FIELD_MAX) -> str:
@@ -275,14 +294,13 @@ def without_private(data: bytes) -> bytes:
     import json
 
     _package()
+    from pokayokay.infra.cjson import decode
     from pokayokay.infra.private import strip_private, strip_private_value
 
-    text = data.decode("utf-8", "surrogatepass")
     try:
-        value = json.loads(text)
-    except ValueError:
-        return strip_private(text).encode("utf-8", "surrogatepass")
-    out = json.dumps(strip_private_value(value), ensure_ascii=False)
+        out = json.dumps(strip_private_value(_decoded(data)), ensure_ascii=False)
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the walks go
+        return strip_private(decode(data)).encode("utf-8", "surrogatepass")
     return out.encode("utf-8", "surrogatepass")
 
 

@@ -46,6 +46,10 @@ from pokayokay.rules.walk import walk_rule_paths
 RULES_DIR = Path(".claude") / "rules"
 POKAYOKAY_SUBDIR = "pokayokay"
 MAX_RULE_BYTES = 4 * 1024 * 1024  # Claude Code skips larger memory files
+# Patterns a rule in pokayokay's folder may hold for pokayokay to read it: its own rules hold a
+# few (at most 40 lines above the end marker), and each pattern costs a hook a compile (0.2 ms:
+# a file of 50,000 held the prompt hook 10 s and SessionEnd 12 s, past their timeouts).
+MAX_OWN_PATTERNS = 256
 
 _SPACE_CHARS = "".join(f"\\u{ord(char):04x}" for char in sorted(js_text.JS_SPACE))
 _SPACE = f"[{_SPACE_CHARS}]"  # JavaScript's \s
@@ -237,7 +241,8 @@ class RuleFile:
     is_pokayokay: bool
     bookkeeping: Bookkeeping | None
     parsed: Frontmatter
-    skipped: str | None = None  # why Claude Code does not load it at all (e.g. over 4 MiB)
+    # why Claude Code does not load it at all (e.g. over 4 MiB), or pokayokay does not read it
+    skipped: str | None = None
 
     @property
     def id(self) -> str:
@@ -304,7 +309,16 @@ def read_rule(project_dir: Path, path: Path, rule_path: str) -> RuleFile:
         reason = f"cannot be read ({exc.strerror or type(exc).__name__})"
         return _unreadable(path, rel_path, rule_path, reason)
     text = data.decode("utf-8", "replace")
-    return parse_rule(text, rule_path, path, rel_path)
+    rule = parse_rule(text, rule_path, path, rel_path)
+    if rule.is_pokayokay and rule.paths is not None and len(rule.paths) > MAX_OWN_PATTERNS:
+        from dataclasses import replace
+
+        reason = (
+            f"not read by pokayokay: {len(rule.paths):,} paths, more than any rule it writes "
+            f"(at most {MAX_OWN_PATTERNS} read)"
+        )
+        return replace(rule, skipped=reason, paths=None)  # matched, retired by none of it
+    return rule
 
 
 def _unreadable(path: Path, rel_path: str, rule_path: str, reason: str) -> RuleFile:

@@ -113,23 +113,26 @@ def _skeleton_table() -> dict[int, str]:
 _SKELETON = _skeleton_table()
 
 
-def _skeleton(text: str) -> tuple[str, list[int]]:
-    """The text the phrase patterns run on, and where each of its characters comes from.
+def _skeleton(text: str) -> str:
+    """The text the phrase patterns run on.
 
     ASCII letters are lowercased and look-alike letters folded onto them; the one or two
     characters between spaced-out single letters ("i g n o r e", "i.g.n.o.r.e") are left out,
     so the patterns need no gap between letters. The patterns are then small ASCII expressions,
     cheap to compile (hooks import this module), where case-insensitive Unicode classes and
     gaps everywhere took most of a second.
+
+    Only a yes or no comes out of it: ``text`` is already a normal form (NFKC, entities, tags
+    gone: :func:`_normal`), whose indices are not those of the text shown, so no index of it is
+    kept that a caller could cut the original with.
     """
     folded = text.translate(_SKELETON)
     gaps: set[int] = set()
     for run in _SPACED.finditer(folded):
         gaps.update(i for i in range(run.start(), run.end()) if not folded[i].isalnum())
     if not gaps:
-        return folded, list(range(len(folded)))
-    keep = [i for i in range(len(folded)) if i not in gaps]
-    return "".join(folded[i] for i in keep), keep
+        return folded
+    return "".join(ch for i, ch in enumerate(folded) if i not in gaps)
 
 
 # Three or more single letters (or look-alike digits and symbols) one or two characters apart.
@@ -390,7 +393,7 @@ def _forms(text: str) -> tuple[str, ...]:
 
 
 def _phrase_found(text: str) -> bool:
-    skeleton, _origin = _skeleton(text)
+    skeleton = _skeleton(text)
     canon = skeleton.translate(_CANON)
     for needs, pattern in _PHRASES:
         # a pattern is compiled and run only when the words it needs are there

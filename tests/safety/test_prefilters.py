@@ -143,7 +143,7 @@ def test_detection_with_its_prefilters_equals_every_phrase_pattern_on_every_text
 
 def test_a_text_without_the_words_runs_no_phrase_pattern() -> None:
     text = "FAILED tests/test_cart.py::test_add - assert 3 == 4"
-    skeleton, _origin = instructions._skeleton(text)
+    skeleton = instructions._skeleton(text)
     canon = skeleton.translate(instructions._CANON)
     phrases = instructions._PHRASES
     runs = [p for needs, p in phrases if all(any(w in canon for w in g) for g in needs)]
