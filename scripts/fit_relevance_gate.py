@@ -6,9 +6,8 @@
     .venv/bin/python scripts/fit_relevance_gate.py --check --hit-keep 0.9        # another
     .venv/bin/python scripts/fit_relevance_gate.py --kind skills # one kind's gates only
 
-One coefficient set per kind is fitted, on the lexical opinion: the three dense features stay
-at 0 (the semantic extra that gave them values was retired: decision 0142), so their weights
-are 0.
+One coefficient set per kind is fitted, on the lexical opinion (the semantic extra and its
+three dense features were retired: decisions 0142, 0149).
 
 For every (prompt, candidate) pair of the TRAIN split (``tests/helpers/splits.py``) it builds
 the gate's features (:class:`pokayokay.relevance.gate.Evidence`: the existing scorers' own

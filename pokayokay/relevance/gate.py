@@ -20,11 +20,12 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
   or an identifier (where a word says where, not what);
 * ``coverage`` — the share of the prompt's content words (or pieces of evidence) it holds;
 * ``length`` — ``ln(1 + n)`` of the prompt's content words;
-* ``cosine``, ``cosine_margin``, ``agree`` — a dense opinion's features (a model's cosine, its
-  lead over the best other cosine, whether the model ranks the candidate first): always 0 since
-  the semantic extra was retired (decision 0142), so the shipped gates give them weight 0;
 * ``rare_share`` — the share of the prompt's rare units it holds (``rare`` counts them, which
   grows with the prompt's length; this does not; decision 0116).
+
+A dense opinion's three features (a model's cosine, its lead over the best other cosine,
+whether the model ranks the candidate first) were dropped: always 0 and weighed 0 since the
+semantic extra was retired (decision 0142); without them the fit gives the same coefficients.
 
 One coefficient set per kind is shipped, ``gate_<kind>.json`` (:mod:`pokayokay.relevance.fitted`).
 
@@ -42,8 +43,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
 FEATURES = (
-    "score", "margin", "rare", "names_only", "coverage", "length",
-    "cosine", "cosine_margin", "agree", "rare_share",
+    "score", "margin", "rare", "names_only", "coverage", "length", "rare_share",
 )  # fmt: skip
 # A second candidate speaks only at this share of the first one's probability, or more.
 NEARLY = 0.9
@@ -59,13 +59,9 @@ class Evidence:
 
     ``matched``: the prompt's content units (words, or pieces of evidence) the candidate holds;
     ``rare``: the prompt's units rare in the corpus; ``named``: those found only in paths,
-    file names or identifiers; ``units``: how many content units the prompt has; ``cosine``,
-    ``cosine_other``, ``dense_top``: a dense opinion's (0 since decision 0142)."""
+    file names or identifiers; ``units``: how many content units the prompt has."""
 
-    __slots__ = (
-        "score", "runner_up", "matched", "rare", "named", "units",
-        "cosine", "cosine_other", "dense_top",
-    )  # fmt: skip
+    __slots__ = ("score", "runner_up", "matched", "rare", "named", "units")
 
     def __init__(
         self,
@@ -75,9 +71,6 @@ class Evidence:
         rare: frozenset[str],
         named: frozenset[str],
         units: int,
-        cosine: float = 0.0,
-        cosine_other: float = 0.0,
-        dense_top: bool = False,
     ) -> None:
         self.score = score
         self.runner_up = runner_up
@@ -85,9 +78,6 @@ class Evidence:
         self.rare = rare
         self.named = named
         self.units = units
-        self.cosine = cosine
-        self.cosine_other = cosine_other
-        self.dense_top = dense_top
 
     def __repr__(self) -> str:
         shown = zip(FEATURES, self.values(), strict=True)
@@ -103,9 +93,6 @@ class Evidence:
             1.0 if matched and matched <= self.named else 0.0,
             len(matched) / self.units if self.units else 0.0,
             math.log1p(self.units),
-            self.cosine,
-            self.cosine - self.cosine_other,
-            1.0 if self.dense_top else 0.0,
             len(matched & rare) / len(rare) if rare else 0.0,
         )
 

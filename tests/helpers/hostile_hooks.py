@@ -4,10 +4,10 @@ a hostile payload must pass (tests/hooks/test_hostile_*.py).
 :func:`make_scratch` registers pokayokay's hooks the way a user's project gets them (``init
 --absolute`` writes them into ``.claude/settings.json``); :func:`drive` runs the commands found
 there with ``/bin/sh -c`` and checks each: exit 0 (never 2, which would block Claude), at most
-one stderr line, within the event's registered timeout, no traceback, stdout empty or one JSON
-answer of the shape Claude Code reads for that event, and nothing written outside the project's
-``.claude/``, the memory folder and pokayokay's state folder (the scratch HOME, the project and
-a private TMPDIR compared before and after; git's own index refresh aside).
+one stderr line, within the event's registered timeout (in CPU time), no traceback, stdout empty
+or one JSON answer of the shape Claude Code reads for that event, and nothing written outside
+the project's ``.claude/``, the memory folder and pokayokay's state folder (the scratch HOME,
+the project and a private TMPDIR compared before and after; git's own index refresh aside).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import subprocess
 import time
 from dataclasses import dataclass
@@ -179,14 +180,17 @@ def run_step(scratch: Scratch, step: Step) -> str:
     """``step`` through its registered command, checked; what it printed on stdout."""
     env = dict(os.environ, CLAUDE_PROJECT_DIR=str(scratch.project), TMPDIR=str(scratch.tmp))
     limit = TIMEOUTS[step.event]
-    began = time.monotonic()
+    # The work is bounded by the CPU time the command and its children spent, not wall time: on
+    # a loaded machine (CI's two cores, xdist) wall time says more about the neighbours than
+    # about the hook. A hang spends no CPU: run's own timeout catches it.
+    began = _children_cpu()
     result = subprocess.run(["/bin/sh", "-c", scratch.commands[step.event]], input=step.data,
                             capture_output=True, cwd=scratch.project, env=env,
                             timeout=limit + 30)  # fmt: skip
-    took = time.monotonic() - began
+    took = _children_cpu() - began
     stderr = result.stderr.decode("utf-8", "replace")
     where = f"{step.event} ({len(step.data)} bytes): {stderr[:2000]}"
-    assert took < limit, f"{where} took {took:.1f} s, over its {limit} s timeout"
+    assert took < limit, f"{where} spent {took:.1f} s of CPU, over its {limit} s timeout"
     assert len(stderr.splitlines()) <= 1, where
     if result.returncode == 1:
         # the runtime's documented refusals (the spool cuts and keeps instead): fail open, one
@@ -199,6 +203,12 @@ def run_step(scratch: Scratch, step: Step) -> str:
     answer = result.stdout.decode("utf-8")
     check_answer(step.event, answer)
     return answer
+
+
+def _children_cpu() -> float:
+    """User and system CPU seconds of this process's waited-for children so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def settle(scratch: Scratch, limit: float = 60.0) -> None:

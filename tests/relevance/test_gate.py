@@ -42,9 +42,6 @@ def evidence(draw: st.DrawFn) -> Evidence:
         draw(WORDS),
         draw(WORDS),
         draw(st.integers(0, 40)),
-        draw(st.floats(0, 1, allow_nan=False)),
-        draw(st.floats(0, 1, allow_nan=False)),
-        draw(st.booleans()),
     )
 
 
@@ -95,11 +92,11 @@ def _seeded_selection(seed: int) -> tuple[Gate, list[Evidence]]:
     rng = random.Random(seed)
     weights = tuple(_seeded_float(rng, -5, 5) for _ in FEATURES)
     gate = Gate(weights, _seeded_float(rng, -5, 5), _seeded_float(rng, 0, 1), {})
+
     def one() -> Evidence:
         return Evidence(
             _seeded_float(rng, 0, 3), _seeded_float(rng, 0, 3), _seeded_words(rng),
             _seeded_words(rng), _seeded_words(rng), rng.randint(0, 40),
-            _seeded_float(rng, 0, 1), _seeded_float(rng, 0, 1), rng.random() < 0.5,
         )  # fmt: skip
 
     return gate, [one() for _ in range(rng.randint(0, 8))]
@@ -117,22 +114,23 @@ def test_more_of_a_feature_moves_the_probability_the_way_its_weight_says(
     gate: Gate, found: Evidence, more: float
 ) -> None:
     """The logistic model is monotone in each feature, in the sign of its weight: checked on
-    the cosine, the one feature that moves alone (its rival's cosine moves with it, so its
-    margin stays)."""
+    the score, moved alone (the runner-up moves with it, so the margin stays)."""
     higher = Evidence(
-        found.score, found.runner_up, found.matched, found.rare, found.named, found.units,
-        found.cosine + more, found.cosine_other + more, found.dense_top,
-    )  # fmt: skip
+        found.score + more,
+        found.runner_up + more,
+        found.matched,
+        found.rare,
+        found.named,
+        found.units,
+    )
     delta = gate.probability(higher) - gate.probability(found)
-    weight = gate.weights[FEATURES.index("cosine")]
+    weight = gate.weights[FEATURES.index("score")]
     assert delta * weight >= -1e-12
 
 
 def test_the_features_are_computed_from_the_evidence() -> None:
     found = Evidence(0.9, 0.4, frozenset({"a", "b"}), frozenset({"b", "c"}), frozenset(), 4)
-    assert found.values() == pytest.approx(
-        (0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.0, 0.0, 0.0, 0.5)
-    )
+    assert found.values() == pytest.approx((0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.5))
     names = Evidence(0.9, 1.2, frozenset({"x"}), frozenset(), frozenset({"x", "y"}), 3)
     assert names.values()[1] == 0.0  # behind the runner-up: no margin
     assert names.values()[3] == 1.0  # every matched word only inside paths or identifiers
@@ -298,24 +296,19 @@ def test_the_fitting_script_is_one_command() -> None:
     assert proc.returncode == 0 and "--check" in proc.stdout
 
 
-# -- the dense opinion's features, retired (decision 0142) ---------------------------------
+# -- the dense opinion's features, retired (decisions 0142, 0149) ---------------------------
 
 
-def test_without_a_model_the_dense_features_are_zero() -> None:
-    found = Evidence(1.0, 0.5, frozenset("a"), frozenset(), frozenset(), 2)
-    features = dict(zip(FEATURES, found.values(), strict=True))
-    assert (features["cosine"], features["cosine_margin"], features["agree"]) == (0, 0, 0)
-
-
-def test_the_shipped_gates_are_lexical_and_give_the_dense_features_no_weight() -> None:
-    """The semantic extra was retired (decision 0142): one gate per kind ships, fitted on the
-    lexical opinion alone, and the dense gate's file is gone from the package."""
+def test_the_shipped_gates_are_lexical_and_hold_no_dense_feature() -> None:
+    """The semantic extra was retired (decision 0142) and its three features dropped (0149):
+    one gate per kind ships, fitted on the lexical opinion alone, over the features the scorers
+    compute; the dense gate's file is gone from the package."""
     import os
 
-    dense_features = [FEATURES.index(f) for f in ("cosine", "cosine_margin", "agree")]
+    assert not {"cosine", "cosine_margin", "agree"} & set(FEATURES)
     for kind in (fitted.RECALL, fitted.SKILLS):
         lexical = fitted.fitted(kind)
-        assert [lexical.weights[i] for i in dense_features] == [0.0, 0.0, 0.0]
+        assert len(lexical.weights) == len(FEATURES)
         assert lexical.provenance["opinion"] == "lexical only"
     shipped = sorted(n for n in os.listdir(fitted.HERE) if n.startswith("gate_"))
     assert shipped == ["gate_recall.json", "gate_skills.json"]
@@ -345,7 +338,7 @@ def test_speaking_through_a_gate_keeps_the_candidates_select_chooses(
 def test_speaking_through_the_shipped_gate_is_the_fitted_ones_choice() -> None:
     """``gate`` True: the shipped gate of the kind decides."""
     found = [
-        Evidence(2.5, 0.1, frozenset("ab"), frozenset("a"), frozenset(), 2, 0.6, 0.1, True),
+        Evidence(2.5, 0.1, frozenset("ab"), frozenset("a"), frozenset(), 2),
         Evidence(0.2, 2.5, frozenset("c"), frozenset(), frozenset(), 2),
     ]
     shipped = fitted.fitted(fitted.RECALL)
