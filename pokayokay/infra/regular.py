@@ -31,12 +31,16 @@ def open_nonblocking(path: str | os.PathLike[str], flags: int) -> int:
     """``os.open(path, flags | O_NONBLOCK)``: a FIFO opens at once instead of waiting. An open
     that meets a write lease (EAGAIN: another pokayokay process checking, for an instant,
     whether the file is open elsewhere) is tried again for up to :data:`LEASE_WAIT` seconds;
-    without that, a chain-learnings append lost its entry and a reader skipped its file."""
+    without that, a chain-learnings append lost its entry and a reader skipped its file. A path
+    holding a NUL (a payload's ``transcript_path``, say) names no file: FileNotFoundError, an
+    OSError as for any missing file, where ``os.open`` raises ValueError."""
     flags |= getattr(os, "O_NONBLOCK", 0)
     deadline = None
     while True:
         try:
             return os.open(path, flags)
+        except ValueError:
+            raise FileNotFoundError(errno.ENOENT, "a path holding a NUL names no file") from None
         except BlockingIOError:
             import time
 

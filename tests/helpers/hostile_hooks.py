@@ -121,6 +121,7 @@ def make_scratch(home: Path, root: Path) -> Scratch:
         "loop": str(odd / "loop-a"),
         "folder": str(odd),
         "missing": str(odd / "missing" / "x.jsonl"),
+        "nul": str(odd / "a\x00b.jsonl"),  # JSON carries it (\u0000); no file can be named so
     }
     tmp = home / "tmp"
     tmp.mkdir()

@@ -48,7 +48,7 @@ def test_a_prompt_holding_a_byte_that_is_not_utf8_is_answered(scratch: Scratch) 
     drive(scratch, [Step("UserPromptSubmit", data)])  # exit 0, no stderr line
 
 
-@pytest.mark.parametrize("odd", ["fifo", "zero", "loop", "folder", "missing"])
+@pytest.mark.parametrize("odd", ["fifo", "zero", "loop", "folder", "missing", "nul"])
 @pytest.mark.parametrize(
     "event, name",
     [("SessionEnd", "SessionEnd.other.json"), ("PreCompact", "PreCompact.manual.json"),
@@ -58,12 +58,13 @@ def test_a_prompt_holding_a_byte_that_is_not_utf8_is_answered(scratch: Scratch) 
 def test_a_transcript_path_naming_no_file_never_hangs_a_hook(
     scratch: Scratch, event: str, name: str, odd: str
 ) -> None:
-    """A FIFO, /dev/zero, a symlink loop, a folder or nothing at ``transcript_path``."""
+    """A FIFO, /dev/zero, a symlink loop, a folder, nothing or a path holding a NUL at
+    ``transcript_path``."""
     payload = sample(scratch, name, transcript_path=scratch.oddities[odd])
     drive(scratch, [Step(event, json.dumps(payload).encode())])
 
 
-@pytest.mark.parametrize("odd", ["fifo", "zero", "loop", "folder"])
+@pytest.mark.parametrize("odd", ["fifo", "zero", "loop", "folder", "nul"])
 def test_a_prompt_naming_a_path_that_is_no_file_is_answered_at_once(
     scratch: Scratch, odd: str
 ) -> None:
