@@ -125,9 +125,14 @@ def cmd_curate(ns: argparse.Namespace) -> int:
     from pokayokay.memory import outcome_view
     from pokayokay.memory.apply import run_curation
 
-    _, location, settings = context(ns)
+    project, location, settings = context(ns)
     write = not (ns.dry_run or ns.diff or ns.check)
-    outcome = run_curation(location, settings, write=write)
+    edit = None
+    if write and ns.ended_session:
+        from pokayokay.learnings.outcomes.observed import ended_session_edit
+
+        edit = ended_session_edit(ns.ended_session, project, location, settings)
+    outcome = run_curation(location, settings, write=write, edit=edit)
     if ns.json:
         print(report.to_json(outcome_view.curation_summary(outcome)))
     elif ns.diff:

@@ -89,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quiet", action="store_true", help="print nothing on success")
     p.add_argument("--json", action="store_true", help="machine-readable summary")
+    # SessionEnd's background curation of a large MEMORY.md: that session's entries first
+    p.add_argument("--ended-session", metavar="ID", help=argparse.SUPPRESS)
 
     p = command(sub, "doctor", "is everything wired? where is memory?", commands.cmd_doctor)
     p.add_argument("--json", action="store_true", help="machine-readable output")

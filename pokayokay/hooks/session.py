@@ -360,7 +360,10 @@ def _curate_at_end(project: Path, location: Any, settings: Any, payload: dict[st
 
             logs.log(f"SessionEnd: {note}")
     elif size is not None and size > DETACH_ABOVE_BYTES:
-        detach_curation(project, location.memory_dir, "SessionEnd")
+        # the background curation writes the session's entries too: they are read again there,
+        # from the failure store and git, so none is lost to the detach
+        ended = payload.get("session_id") if observed is not None else None
+        detach_curation(project, location.memory_dir, "SessionEnd", ended_session=ended)
     elif size is not None:
         _curate(location, settings, SESSION_END_LOCK_WAIT, observed)
 
@@ -393,18 +396,14 @@ def _observed(payload: dict[str, Any], project: Path, location: Any, settings: A
     if not isinstance(session, str) or not session:
         return None
     try:
-        from pokayokay.infra.state import project_state_dir
-        from pokayokay.learnings.outcomes.observed import SectionsEdit, session_end_entries
+        from pokayokay.learnings.outcomes.observed import ended_session_edit
 
-        state = project_state_dir(str(location.project_key))
-        entries = session_end_entries(session, project, location, state)
+        return ended_session_edit(session, project, location, settings)
     except Exception as exc:
         from pokayokay.infra.logs import fail_open
 
         fail_open("SessionEnd: reading the session's fixes and commits", exc)
         return None
-    wanted = {k: tuple(v) for k, v in entries.items() if settings.section(k) is not None}
-    return SectionsEdit(wanted) if wanted else None
 
 
 def pre_compact(payload: dict[str, Any], event: str) -> str:
@@ -489,14 +488,17 @@ def _upgrade_store_if_due(project: Path, location: Any, settings: Any) -> None:
         )
 
 
-def detach_curation(project: Path, memory_dir: Path, event: str) -> None:
+def detach_curation(
+    project: Path, memory_dir: Path, event: str, ended_session: object = None
+) -> None:
     """Run `pokayokay curate` in its own session: a MEMORY.md over :data:`DETACH_ABOVE_BYTES`
     takes a curation seconds (40 MB: 11 s, past a hook's 10 s), and Claude Code's cut of
-    ``event``'s hook cannot kill it there."""
-    _detach_command(
-        ["curate", "--quiet", "--project", str(project), "--memory-dir", str(memory_dir)],
-        f"{event}: {memory_dir}/MEMORY.md is large; curating in the background",
-    )
+    ``event``'s hook cannot kill it there. ``ended_session``: the session whose fixes and
+    commits that curation writes first (SessionEnd's entries)."""
+    args = ["curate", "--quiet", "--project", str(project), "--memory-dir", str(memory_dir)]
+    if isinstance(ended_session, str) and ended_session:
+        args.append(f"--ended-session={ended_session}")  # one argument, whatever it starts with
+    _detach_command(args, f"{event}: {memory_dir}/MEMORY.md is large; curating in the background")
 
 
 def _detach_command(args: list[str], why: str) -> None:

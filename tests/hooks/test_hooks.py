@@ -569,7 +569,7 @@ def test_session_end_detaches_for_a_memory_md_over_1_mib(
     from pokayokay.hooks import session
 
     calls: list[tuple[Any, ...]] = []
-    monkeypatch.setattr(session, "detach_curation", lambda *args: calls.append(args[:2]))
+    monkeypatch.setattr(session, "detach_curation", lambda *args, **kw: calls.append(args[:2]))
 
     def no_inline_curation(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("SessionEnd curated a >1 MiB file in-process")

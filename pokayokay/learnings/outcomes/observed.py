@@ -228,6 +228,16 @@ def session_end_entries(
     return {k: v for k, v in out.items() if v}
 
 
+def ended_session_edit(
+    session_id: str, project: Path, location: MemoryLocation, settings: Settings
+) -> SectionsEdit | None:
+    """The Recent Bug Fixes and Completed Work entries of ``session_id``, ended, as one edit for
+    curation (None when there are none, or none of their sections is configured)."""
+    entries = session_end_entries(session_id, project, location, _state_dir(location))
+    wanted = {k: tuple(v) for k, v in entries.items() if settings.section(k) is not None}
+    return SectionsEdit(wanted) if wanted else None
+
+
 def today() -> str:
     return date.today().isoformat()
 

@@ -157,6 +157,47 @@ def test_session_end_writes_fixes_and_commits_and_nothing_empty(project: Path) -
     assert location.memory_file.read_text() == text
 
 
+# the hook runs in this process here, and leaves the detached curation's Popen unwaited on purpose
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_session_ending_with_a_memory_over_one_mib_loses_no_entry(project: Path) -> None:
+    """Over 1 MiB SessionEnd curates in the background (a curation there takes seconds): the
+    session's fixes and commits reach their managed sections through that curation, read again
+    there. (No section is added past Claude's own notes' cut; existing ones take entries.)"""
+    import time
+
+    location = location_of(project)
+    location.memory_dir.mkdir(parents=True)
+    notes = "".join(f"- note {n}: the cart total is kept in cents\n" for n in range(30_000))
+    claude = CLAUDE_TEXT + notes
+    assert len(claude.encode()) > 1 << 20
+    managed = "<!-- pokayokay: managed by session hooks -->\n"
+    sections = (
+        f"## Completed Work\n{managed}- 2026-03-01 finished task 1\n<!-- /pokayokay -->\n"
+        f"## Recent Bug Fixes\n{managed}<!-- /pokayokay -->\n"
+    )
+    location.memory_file.write_text(claude + sections)
+    state = project_state_dir(str(location.project_key))
+    state.mkdir(parents=True, exist_ok=True)
+    assert run("SessionStart", payload(project, "SessionStart.startup.json"))[0] == 0
+    with FailureStore(state / "failures.db") as store:
+        close_fix(store, SESSION, 1, 1764028800.0)
+    git(project, "commit", "-q", "--allow-empty", "-m", "Add the enrolment CSV export")
+
+    code, _, err = run("SessionEnd", payload(project, "SessionEnd.other.json"))
+    assert (code, err) == (0, "")
+    give_up = time.monotonic() + 60
+    text = location.memory_file.read_text()
+    while time.monotonic() < give_up and "CSV export" not in text:
+        time.sleep(0.1)
+        text = location.memory_file.read_text()
+    assert text.startswith(claude)  # Claude's text, unchanged
+    fixes = section_entries(text, "recent_bug_fixes")
+    assert fixes is not None and "passes after edits to `api/enrol_1.py`" in fixes[0]
+    work = section_entries(text, "completed_work")
+    assert work is not None and "Add the enrolment CSV export" in work[-1]
+
+
 def test_recent_bug_fixes_keep_the_five_entry_cap(project: Path) -> None:
     location = location_of(project)
     location.memory_dir.mkdir(parents=True)
