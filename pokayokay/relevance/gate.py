@@ -25,7 +25,8 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
 
 A dense opinion's three features (a model's cosine, its lead over the best other cosine,
 whether the model ranks the candidate first) were dropped: always 0 and weighed 0 since the
-semantic extra was retired (decision 0142); without them the fit gives the same coefficients.
+semantic extra was retired (decision 0142); without them the fit gives the same coefficients
+(decision 0149).
 
 One coefficient set per kind is shipped, ``gate_<kind>.json`` (:mod:`pokayokay.relevance.fitted`).
 
