@@ -1,8 +1,9 @@
 """The train / dev / test splits of the labelled relevance sets, declared once
 (``tests/data/SPLITS.md`` explains them): ``scripts/fit_relevance_gate.py`` fits on TRAIN and
-reports DEV; the tests hold their bars per split. TEST (``tests/data/relevance_test3/``) is
-scored only through the registered hook, by the lead: neither the fitting script nor these
-lists ever read it. ``tests/data/relevance_test/`` was the test split until 2026-11-28 and is
+reports DEV; the tests hold their bars per split. TEST (``tests/data/relevance_test4/``, since
+2026-11-28; ``relevance_test3/`` before it, still unread: :data:`HELD_OUT_FOLDER`) is scored
+only through the registered hook, by the lead: neither the fitting script nor these lists ever
+read it. ``tests/data/relevance_test/`` was the test split until 2026-11-28 and is
 train now (read, decision 0115); ``tests/data/relevance_test2/`` was the test split until
 2026-11-28, when split 3 was written, and is dev now (:data:`DEV_UNSEEN_FOLDER`)."""
 
@@ -39,7 +40,10 @@ SKILLS_FOLDER = DATA / "skills_eval"
 
 # the notes each recall folder's prompts are about
 RECALL_NOTES = {"recall_eval": "learnings.json", "recall": "learnings.json"}
-TEST_FOLDER = DATA / "relevance_test3"  # never read here: the lead scores it through the hook
+TEST_FOLDER = DATA / "relevance_test4"  # never read here: the lead scores it through the hook
+# The test split until relevance_test4 was written (2026-11-28): never read either, scored
+# through the hook as a gate beside it; it becomes dev once someone reads it.
+HELD_OUT_FOLDER = DATA / "relevance_test3"
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
 # the second unseen split's skills (its SKILL.md folders and prompts.json): skills dev too

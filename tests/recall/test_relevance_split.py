@@ -1,12 +1,13 @@
-"""The relevance splits written unseen (``tests/data/relevance_test3``, the test split since
-2026-11-28, and ``tests/data/relevance_test2``, dev since then): unchanged since they were
-written, and scored through the registered prompt hook as a regression gate.
+"""The relevance splits written unseen and never read (``tests/data/relevance_test4``, the test
+split since 2026-11-28, and ``tests/data/relevance_test3``, the test split before it): unchanged
+since they were written, and scored through the registered prompt hook as a regression gate.
 
-The split was written before the code it judges, by a writer who read only the README and the
+Each split was written before the code it judges, by a writer who read only the README and the
 inputs; nobody tuning pokayokay reads its prompts (``tests/helpers/relevance_split.py``). The
-bars below are its first-run figures, rounded down by about one interval's half-width: the gate
-catches a change that makes recall or suggestion clearly worse on unseen prompts; it is not the
-goal (issue 23's goals are higher, and stated beside each bar).
+bars below are its first-run figures' lower 95 % bounds: the gate catches a change that makes
+recall or suggestion clearly worse on unseen prompts; it is not the goal (issue 23's goals are
+higher, and stated beside each bar). ``relevance_test2`` (dev, read) is no longer gated here:
+the fitting script measures it on every fit.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 from helpers import relevance_split as split
 
 DATA = split.REPO / "tests" / "data"
-SPLITS = (DATA / "relevance_test3", DATA / "relevance_test2")
+SPLITS = (DATA / "relevance_test4", DATA / "relevance_test3")
 
 
 @pytest.mark.parametrize("root", SPLITS, ids=lambda p: p.name)
@@ -42,22 +43,20 @@ def test_the_split_is_big_enough_to_measure(root: Path) -> None:
     assert len(named) >= 30
 
 
-# relevance_test3, the test split since 2026-11-28 (written blind: 3 projects x 18 notes, 97 + 55
-# recall prompts; 38 real skills, 117 + 57 prompts), scored through the hook on main before the
-# session's relevance changes: recall hit 0.75 [0.66, 0.83], silence 0.85 [0.74, 0.92], precision
-# 0.80 [0.71, 0.87]; skills 0.70 [0.61, 0.78], 0.84 [0.73, 0.91], 0.88 [0.80, 0.93]; then once after
-# them (the first run of that code): recall unchanged; skills hit 0.70 [0.61, 0.78], silence 0.88
-# [0.77, 0.94], precision 0.91 [0.83, 0.95]. Bars at the lower ends of that run. (The first
-# unseen split, relevance_test, is train since 2026-11-28 and no longer gated here.)
-RECALL_BARS = {"hit": 0.66, "silence": 0.74, "precision": 0.71}  # goals: 0.80 / 0.90 / 0.85
-SKILL_BARS = {"hit": 0.61, "silence": 0.77, "precision": 0.83}  # goals: 0.85 / 0.95 / 0.85
-# relevance_test2, first run (2026-11-28, main after issue 23's dense gate and audit): recall hit
-# 0.68 [0.57, 0.77], silence 0.80 [0.67, 0.88], precision 0.72 [0.61, 0.81]; skills hit 0.70
-# [0.60, 0.78], silence 0.80 [0.67, 0.88], precision 0.76 [0.67, 0.84].
-RECALL_BARS_2 = {"hit": 0.57, "silence": 0.67, "precision": 0.61}
-# Skills, dev since 2026-11-28 (read; decisions 0121, 0122): hit 0.73 [0.64, 0.81], silence
-# 0.81 [0.69, 0.90], precision 0.80 [0.70, 0.87]; bars at those lower ends.
-SKILL_BARS_2 = {"hit": 0.64, "silence": 0.69, "precision": 0.70}
+# relevance_test4, the test split since 2026-11-28 (written blind: Terraform/EKS platform, Unity
+# co-op game, Rails marketplace, 3 x 18 notes, 86 + 58 recall prompts; 32 real skills, 106 + 51
+# prompts), first run on main as it stood (after issue 23's gate without dense features): recall
+# hit 0.71 [0.61, 0.79], silence 0.81 [0.69, 0.89], precision 0.74 [0.64, 0.83]; skills hit 0.72
+# [0.62, 0.79], silence 0.76 [0.63, 0.86], precision 0.75 [0.65, 0.82]. Bars at the lower ends.
+RECALL_BARS = {"hit": 0.61, "silence": 0.69, "precision": 0.64}  # goals: 0.80 / 0.90 / 0.85
+SKILL_BARS = {"hit": 0.62, "silence": 0.63, "precision": 0.65}  # goals: 0.85 / 0.95 / 0.85
+# relevance_test3, the test split from 2026-11-28 until split 4 was written, never read; its
+# first run after that session's relevance changes (and every run since, eight in all): recall hit
+# 0.77 [0.68, 0.85], silence 0.85 [0.74, 0.92], precision 0.82 [0.72, 0.88] (the bars stay at the
+# lower ends of its first run: 0.75 [0.66, 0.83] / 0.85 [0.74, 0.92] / 0.80 [0.71, 0.87]); skills
+# hit 0.70 [0.61, 0.78], silence 0.88 [0.77, 0.94], precision 0.91 [0.83, 0.95].
+RECALL_BARS_3 = {"hit": 0.66, "silence": 0.74, "precision": 0.71}
+SKILL_BARS_3 = {"hit": 0.61, "silence": 0.77, "precision": 0.83}
 
 
 def _assert_bars(figures: split.Figures, bars: dict[str, float]) -> None:
@@ -65,7 +64,7 @@ def _assert_bars(figures: split.Figures, bars: dict[str, float]) -> None:
     assert all(got[name] >= bar for name, bar in bars.items()), (got, bars)
 
 
-BARS = [(SPLITS[0], RECALL_BARS, SKILL_BARS), (SPLITS[1], RECALL_BARS_2, SKILL_BARS_2)]
+BARS = [(SPLITS[0], RECALL_BARS, SKILL_BARS), (SPLITS[1], RECALL_BARS_3, SKILL_BARS_3)]
 
 
 @pytest.mark.slow
