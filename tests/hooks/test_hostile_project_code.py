@@ -66,7 +66,12 @@ def test_a_projects_pokayokay_module_never_runs_in_the_background_work(
     assert not marker.exists(), "the project's own pokayokay module ran"
 
 
-@pytest.mark.parametrize("flag", [True, False], ids=["-P", "before-3.11"])
+NO_P = pytest.mark.skipif(sys.version_info < (3, 11), reason="-P is Python 3.11+")
+
+
+@pytest.mark.parametrize(
+    "flag", [pytest.param(True, marks=NO_P, id="-P"), pytest.param(False, id="before-3.11")]
+)
 def test_every_background_start_keeps_the_working_folder_off_the_module_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: bool
 ) -> None:
