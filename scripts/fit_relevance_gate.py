@@ -21,8 +21,8 @@ lowest such threshold on a tie; docs/decisions/0070) — and writes the coeffici
 feature units with their provenance. It prints TRAIN and DEV hit / silence / precision, with
 95 % Wilson intervals, without the gate and with it. DEV (the held-out prompts and the second
 unseen split, ``tests/data/relevance_test2``, dev since 2026-11-28) is measured, never fitted
-on; the TEST split (``tests/data/relevance_test4``) and the unread one before it
-(``relevance_test3``) are never read here. The first unseen split
+on; the TEST splits (``tests/data/relevance_test4`` and ``relevance_test5``) and the unread one
+before them (``relevance_test3``) are never read here. The first unseen split
 (``tests/data/relevance_test``), read to learn what fails (decision 0115), is part of TRAIN; its
 own figures are printed and recorded as ``read``.
 

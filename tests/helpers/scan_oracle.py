@@ -73,7 +73,7 @@ def _strings(value: object, out: list[str]) -> None:
 
 @cache
 def real_texts() -> tuple[str, ...]:
-    """Every string of the prompt, skill and learning data sets (never relevance_test3 or 4) and
+    """Every string of the prompt, skill and learning data sets (never relevance_test3, 4 or 5) and
     the real tool outputs."""
     out: list[str] = []
     for folder in ("recall_eval", "skills_eval", "suggest", "relevance_test2", "recall"):

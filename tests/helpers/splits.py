@@ -44,6 +44,9 @@ TEST_FOLDER = DATA / "relevance_test4"  # never read here: the lead scores it th
 # The test split until relevance_test4 was written (2026-11-28): never read either, scored
 # through the hook as a gate beside it; it becomes dev once someone reads it.
 HELD_OUT_FOLDER = DATA / "relevance_test3"
+# A second test split written blind the same night by another writer (tests/data/SPLITS.md):
+# never read either; hash-checked in CI, scored by the lead.
+TEST2_FOLDER = DATA / "relevance_test5"
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
 # the second unseen split's skills (its SKILL.md folders and prompts.json): skills dev too

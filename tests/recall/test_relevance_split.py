@@ -19,14 +19,17 @@ from helpers import relevance_split as split
 
 DATA = split.REPO / "tests" / "data"
 SPLITS = (DATA / "relevance_test4", DATA / "relevance_test3")
+# hash-checked and measured for size; scored by the lead (its first run is in SPLITS.md), not
+# gated here (CI time): relevance_test5, the second test split written blind on 2026-11-28
+CHECKED = (*SPLITS, DATA / "relevance_test5")
 
 
-@pytest.mark.parametrize("root", SPLITS, ids=lambda p: p.name)
+@pytest.mark.parametrize("root", CHECKED, ids=lambda p: p.name)
 def test_the_split_is_what_its_writer_hashed(root: Path) -> None:
     assert split.check_hashes(root) == []
 
 
-@pytest.mark.parametrize("root", SPLITS, ids=lambda p: p.name)
+@pytest.mark.parametrize("root", CHECKED, ids=lambda p: p.name)
 def test_the_split_is_big_enough_to_measure(root: Path) -> None:
     import json
 
