@@ -92,12 +92,10 @@ class _Project:
 
     def __init__(self, payload: dict[str, Any]) -> None:
         from pokayokay.hooks.runtime import project_dir
-        from pokayokay.infra.location_rules import canonical_root, git_toplevel
+        from pokayokay.infra.location_rules import project_root
 
         launch = project_dir(payload)
-        # locate.find_git_root's rule on strings (no pathlib: the prompt's spool gate runs this)
-        toplevel = git_toplevel(launch)
-        self.root = canonical_root(toplevel) if toplevel is not None else os.path.realpath(launch)
+        self.root = project_root(launch)
         cwd = payload.get("cwd")
         self.cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else launch
         self._launch = launch

@@ -234,12 +234,10 @@ def _user_rows(payload: dict[str, Any]) -> bool:
     ``failure_categories:``), read as the capture reads them (its root, the rows' JSON)."""
     from pokayokay.failures.user_categories import cached_rows
     from pokayokay.hooks.runtime import project_dir
-    from pokayokay.infra.location_rules import canonical_root, git_toplevel
+    from pokayokay.infra.location_rules import project_root
     from pokayokay.infra.state import project_state_path
 
-    launch = project_dir(payload)  # the capture's root (pokayokay.hooks.capture._Project)
-    toplevel = git_toplevel(launch)
-    root = canonical_root(toplevel) if toplevel is not None else os.path.realpath(launch)
+    root = project_root(project_dir(payload))  # the capture's root (hooks.capture._Project)
     return bool(cached_rows(root, project_state_path(root)))
 
 

@@ -214,6 +214,15 @@ def canonical_root(toplevel: str) -> str:
 # Config folder and settings
 
 
+
+def project_root(launch: str) -> str:
+    """The project a hook's payload belongs to, as a string: the main worktree's root of the
+    repository holding ``launch`` (:func:`canonical_root` of :func:`git_toplevel`), else
+    ``launch`` resolved (:func:`pokayokay.infra.locate.find_git_root`'s rule, without pathlib:
+    the prompt's spool gate runs it)."""
+    toplevel = git_toplevel(launch)
+    return canonical_root(toplevel) if toplevel is not None else os.path.realpath(launch)
+
 def _environ(environ: Mapping[str, str] | None) -> Mapping[str, str]:
     return os.environ if environ is None else environ
 

@@ -103,7 +103,6 @@ def gather_signals(
             from pokayokay.learnings.outcomes.chain_entries import read
 
             return read(str(memory_dir), CHAIN_LEARNINGS_FILE)
-
     if needs_failure_signals(project, named_paths):
         from pokayokay.infra.state import project_state_path
 

@@ -11,13 +11,11 @@ their lines and from the shapes the parse rewrites (the project root cut out of 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.hooks import gate_in_fresh_interpreter
 from helpers.paths import DATA_DIR
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -211,21 +209,8 @@ def test_the_gate_rules_out_a_new_failure_without_the_parse_or_re(tmp_path: Path
         signals = signals_from_groups(store.failure_groups(), store.single_session_owners())
     data = dumps(signals_to_data(signals, ["k"]))
     payload = _payload(tmp_path, "Bash", "pytest", "Exit code 1\nFAILED tests/test_a.py::t")
-    code = f"""
-import sys
-from pokayokay.hooks.spool_gate import could_change
-from pokayokay.infra.cjson import loads, dumps
-from pokayokay.skills.failure_boost import signals_from_data
-signals = signals_from_data(loads({data!r}), ["k"])
-record = ("s-c", dumps({payload!r}).encode(), {str(tmp_path)!r})
-print(could_change([record], {str(tmp_path)!r}, ["src/cart.py"], signals))
-print("re" in sys.modules, "pokayokay.hooks.capture" in sys.modules)
-"""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
-    ).stdout.split("\n")
-    assert out[:2] == ["False", "False False"], out
+    out = gate_in_fresh_interpreter(data, "s-c", payload, tmp_path)
+    assert out == ("False", "False False"), out
 
 
 def _written_by(module: Path) -> set[str]:

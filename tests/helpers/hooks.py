@@ -89,3 +89,31 @@ def held_lock(folder: str, seconds: float) -> threading.Thread:
     thread = threading.Thread(target=release)
     thread.start()
     return thread
+
+
+def gate_in_fresh_interpreter(
+    signals_data: str, session: str, payload: dict[str, Any], root: Path
+) -> tuple[str, str]:
+    """The prompt's spool gate run in a new interpreter on one spooled failure: what
+    ``could_change`` answered for a prompt naming ``src/cart.py``, and whether ``re`` and the
+    capture pipeline were imported (``"True"``/``"False"`` each, space-separated).
+    ``signals_data``: the signals' cache JSON (``dumps(signals_to_data(...))``)."""
+    import subprocess
+    import sys
+
+    code = f"""
+import sys
+from pokayokay.hooks.spool_gate import could_change
+from pokayokay.infra.cjson import loads, dumps
+from pokayokay.skills.failure_boost import signals_from_data
+signals = signals_from_data(loads({signals_data!r}), ["k"])
+record = ({session!r}, dumps({payload!r}).encode(), {str(root)!r})
+print(could_change([record], {str(root)!r}, ["src/cart.py"], signals))
+print("re" in sys.modules, "pokayokay.hooks.capture" in sys.modules)
+"""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout.split("\n")
+    return out[0], out[1]
+

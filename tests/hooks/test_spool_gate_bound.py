@@ -10,13 +10,11 @@ verdict with the bounds equals the verdict without them (every record parsed as 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.hooks import gate_in_fresh_interpreter
 from helpers.paths import DATA_DIR
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -191,21 +189,8 @@ def test_user_rows_send_the_failure_to_the_parse(
 def test_the_steady_case_imports_neither_re_nor_the_pipeline(root: Path) -> None:
     signals, payload = _steady(root)
     data = dumps(signals_to_data(signals, ["k"]))
-    code = f"""
-import sys
-from pokayokay.hooks.spool_gate import could_change
-from pokayokay.infra.cjson import loads, dumps
-from pokayokay.skills.failure_boost import signals_from_data
-signals = signals_from_data(loads({data!r}), ["k"])
-record = ("s-new", dumps({payload!r}).encode(), {str(root)!r})
-print(could_change([record], {str(root)!r}, ["src/cart.py"], signals))
-print("re" in sys.modules, "pokayokay.hooks.capture" in sys.modules)
-"""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
-    ).stdout.split("\n")
-    assert out[:2] == ["False", "False False"], out
+    out = gate_in_fresh_interpreter(data, "s-new", payload, root)
+    assert out == ("False", "False False"), out
 
 
 def test_each_real_output_agrees_both_ways(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
