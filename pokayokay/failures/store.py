@@ -78,6 +78,8 @@ EPISODE_MAX_AGE = 7 * 24 * 3600.0
 MAINTENANCE_EVERY = 500
 # BEGIN IMMEDIATE is retried this many times after the busy timeout ran out.
 WRITE_ATTEMPTS = 3
+# The store file is opened this many times while another process is moving it aside.
+OPEN_ATTEMPTS = 3
 # Fixing edits kept per group (the most frequent, then the newest).
 MAX_FIX_EDITS = 12
 # A fix row keeps at most this many of the files edited before the fix.
@@ -181,19 +183,31 @@ class FailureStore:
         as_uri = os.name != "nt"
         quoted = os.fspath(self.path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
         target = f"file:{quoted}?mode=rw" if as_uri else os.fspath(self.path)
-        for attempt in range(3):
+        for attempt in range(OPEN_ATTEMPTS):
             if not self.path.exists():
                 create_private(self.path)  # 0600 from the start, never while one is moved aside
+            before = file_identity(self.path)
             try:
                 conn = sqlite3.connect(
                     target, uri=as_uri, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                     check_same_thread=False,
                 )  # fmt: skip
-                break
             except sqlite3.OperationalError:
-                if attempt == 2 or self.path.exists():
+                if attempt == OPEN_ATTEMPTS - 1 or self.path.exists():
                     raise  # not a file moved aside between the check and the open
-        self._identity = file_identity(self.path)
+                continue
+            # The identity of the file this connection holds: the same file at the path before
+            # and after the open. When they differ, another process moved a corrupt store aside
+            # meanwhile, and the connection may hold either file: a later error could not tell
+            # which one failed (seen in CI as "disk I/O error" on the fresh store's WAL), so it
+            # is opened again.
+            self._identity = file_identity(self.path)
+            if self._identity == before or attempt == OPEN_ATTEMPTS - 1:
+                break  # on the last try, is_corrupt's identity check decides on an error
+            conn.close()
+            time.sleep(0.02 * (attempt + 1))
+        else:  # pragma: no cover - the loop always breaks or raises on its last attempt
+            raise AssertionError("unreachable")
         try:
             # Takes effect only on an empty file (before the first table): new stores give
             # freed pages back to the file system (maintenance runs incremental_vacuum).

@@ -209,3 +209,46 @@ def test_the_store_opens_at_its_exact_path_whatever_the_folder_is_called(
         assert len(store.failures()) == 1
     assert db.is_file()
     assert [p.name for p in tmp_path.iterdir()] == [folder]  # no file at a cut or decoded name
+
+
+def test_a_store_moved_aside_during_the_open_is_opened_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process moved the corrupt store aside and started a fresh one between this
+    process's open and the look at which file it opened: the connection held the corrupt file
+    while the identity named the fresh one, so its error was neither "moved" nor "corrupt" and
+    the failure was lost (seen in CI: "disk I/O error", one of eight recorders exiting 1). The
+    open now notices the file changed under it and opens again."""
+    import sqlite3
+
+    from pokayokay.failures import store as store_module
+    from pokayokay.failures.model import Failure
+    from pokayokay.failures.store_files import create_private
+
+    db = tmp_path / FAILURES_DB
+    with FailureStore(db) as store:
+        for n in range(300):
+            store.record_failure(Failure(1.8e9 + n, f"old-{n % 7}", "Bash", f"pytest t{n}",
+                                         f"FAILED sig {n}", "testing", (), "x" * 300, 1))
+    truncate(db, 4096 * 2 + 50)
+    real_connect = sqlite3.connect
+    swapped: list[Path] = []
+
+    def connect_then_swap(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        conn = real_connect(*args, **kwargs)
+        if not swapped:  # what the other process does, right after this open
+            aside = db.with_name(db.name + ".unreadable-1800000000")
+            for suffix in ("", "-wal", "-shm"):
+                if Path(f"{db}{suffix}").exists():
+                    os.rename(f"{db}{suffix}", f"{aside}{suffix}")
+            create_private(db)
+            swapped.append(aside)
+        return conn
+
+    monkeypatch.setattr(store_module.sqlite3, "connect", connect_then_swap)
+    with FailureStore(db) as store:
+        assert store.record_failure(Failure(1.9e9, "new", "Bash", "pytest", "FAILED x",
+                                            "testing", (), "FAILED x", 1))
+    assert swapped and moved_aside(db) == swapped
+    with FailureStore(db) as store:
+        assert [f.session_id for f in store.failures()] == ["new"]
