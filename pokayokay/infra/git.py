@@ -12,7 +12,7 @@ from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 
 from pokayokay.errors import PokayokayError
-from pokayokay.infra.git_quiet import git_output
+from pokayokay.infra.git_quiet import NO_REPO_PROGRAMS, git_output
 
 GIT_TIMEOUT = 60.0
 
@@ -47,6 +47,7 @@ class Git:
     def argv(self, args: Sequence[str]) -> list[str]:
         return [
             self.exe,
+            *NO_REPO_PROGRAMS,
             "-c",
             "core.quotepath=off",
             "-c",

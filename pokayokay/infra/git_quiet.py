@@ -15,6 +15,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+# Settings every git call of pokayokay's overrides, because a repository's own config could make
+# them run a program of its choosing: ``core.fsmonitor`` names a hook that ``ls-files``,
+# ``status`` and ``diff`` run (a cloned repository's ``.git/config`` is the cloner's, but a
+# project folder handed over whole, or an archive unpacked, brings its own). ``false`` turns the
+# monitor off (git 2.36 and later; before, it names the ``false`` program, which does nothing).
+NO_REPO_PROGRAMS = ("-c", "core.fsmonitor=false")
+
 
 def git_output(
     cwd: str | os.PathLike[str],
@@ -28,7 +35,7 @@ def git_output(
     pipe); ``env``: the environment, default this process's."""
     import subprocess
 
-    argv = ["git", *args]
+    argv = ["git", *NO_REPO_PROGRAMS, *args]
     try:
         done = subprocess.run(
             argv, cwd=cwd, env=env, capture_output=True, timeout=timeout,

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers.hostile_hooks import Scratch, Step, make_scratch, run_step, sample
+from helpers.hostile_hooks import Scratch, Step, make_scratch, run_step, sample, settle
 
 from pokayokay.infra.detach import module_argv
 
@@ -120,3 +120,47 @@ def test_a_40_mb_memory_md_never_holds_file_changed_past_its_timeout(scratch: Sc
                      file_path=str(memory), event="change")  # fmt: skip
     payload.pop("reason", None)
     run_step(scratch, Step("FileChanged", json.dumps(payload).encode()))  # within 10 s
+
+
+def test_a_projects_own_git_fsmonitor_never_runs_in_a_session(scratch: Scratch) -> None:
+    """A project whose ``.git/config`` names a ``core.fsmonitor`` program (a folder handed over
+    whole brings its own config): failures naming a file git has and the work tree lost (the
+    capture asks git's index), three sessions of them (graduation lists the project's files),
+    then a prompt naming the file. pokayokay's git calls never run the program."""
+    from helpers.gitrepo import git
+
+    project = scratch.project
+    (project / "src" / "gone.py").write_text("y = 2\n")
+    git(project, "add", "-A")
+    git(project, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "init")
+    (project / "src" / "gone.py").unlink()
+    marker = scratch.home / "fsmonitor-ran"
+    program = scratch.home / "fsmonitor.sh"
+    program.write_text(f"#!/bin/sh\necho ran >> '{marker}'\nexit 1\n", encoding="utf-8")
+    program.chmod(0o755)
+    git(project, "config", "core.fsmonitor", str(program))
+    error = (
+        "Exit code 1\nImportError while importing src/gone.py\n"
+        "FAILED tests/test_cart.py::test_total"
+    )
+    steps: list[Step] = []
+    for n in range(3):
+        session = {"session_id": f"s-{n}"}
+        failure = sample(scratch, "PostToolUseFailure.Bash.json", tool_use_id=f"toolu_{n}",
+                         tool_input={"command": "pytest tests/test_cart.py"}, error=error,
+                         **session)  # fmt: skip
+        steps += [
+            Step("PostToolUseFailure", json.dumps(failure).encode()),
+            Step("Stop", json.dumps(sample(scratch, "Stop.json", **session)).encode()),
+            Step("SessionEnd", json.dumps(sample(scratch, "SessionEnd.other.json", **session))
+                 .encode()),
+        ]  # fmt: skip
+    prompt = sample(scratch, "UserPromptSubmit.json", session_id="s-9",
+                    prompt="bring back src/gone.py and make tests/test_cart.py pass")  # fmt: skip
+    steps.append(Step("UserPromptSubmit", json.dumps(prompt).encode()))
+    for step in steps:
+        run_step(scratch, step)
+    settle(scratch)
+    rules = list((project / ".claude" / "rules").rglob("*.md"))
+    assert rules, "no rule graduated: the session never reached the file list"
+    assert not marker.exists(), "a git call of pokayokay's ran the project's own program"

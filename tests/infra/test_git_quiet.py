@@ -46,3 +46,30 @@ def test_its_callers_read_git_and_fall_back_without_it(tmp_path: Path) -> None:
     (plain / "sub").mkdir(parents=True)
     (plain / "sub" / "f.txt").write_text("f\n", encoding="utf-8")
     assert list_project_files(plain) == ["sub/f.txt"]  # no repository: a walk
+
+
+def test_a_repositorys_own_fsmonitor_program_never_runs(tmp_path: Path) -> None:
+    """A repository's ``.git/config`` can name a ``core.fsmonitor`` hook, a program that
+    ``git ls-files``, ``status`` and ``diff`` run: a project folder handed over whole brings its
+    own. None of pokayokay's git calls runs it (plain git in the same repository does)."""
+    import subprocess
+
+    from pokayokay.infra.git import Git
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("2026-01-05", "first", src__kept_dot_py="x = 1\n", src__gone_dot_py="y = 2\n")
+    (repo.root / "src" / "gone.py").unlink()
+    marker = tmp_path / "fsmonitor-ran"
+    program = tmp_path / "fsmonitor.sh"
+    program.write_text(f"#!/bin/sh\necho ran >> '{marker}'\nexit 1\n", encoding="utf-8")
+    program.chmod(0o755)
+    repo.git("config", "core.fsmonitor", str(program))
+    subprocess.run(["git", "ls-files"], cwd=repo.root, capture_output=True, check=True)
+    assert marker.exists(), "plain git did not run the repository's fsmonitor: the check is void"
+    marker.unlink()
+    assert list_project_files(repo.root) == ["src/gone.py", "src/kept.py"]
+    assert WorkTree(str(repo.root)).existing(["src/gone.py"]) == {"src/gone.py"}
+    assert git_output(repo.root, "status", "--porcelain", timeout=30) is not None
+    assert Git(repo.root).output("status", "--porcelain") == " D src/gone.py\n"
+    assert session_git(repo.root, "diff", "--stat") is not None
+    assert not marker.exists(), "a git call of pokayokay's ran the repository's own program"
