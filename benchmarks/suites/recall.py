@@ -197,7 +197,9 @@ def suggest_failing_spec() -> Spec:
         payload = moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
 
         def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
-            if b"failures recurred in" not in proc.stdout or b"/xlsx" not in proc.stdout:
+            # "ruff failures recurred in 3 sessions …", or a failing test's "test `…` failed in …"
+            told = b"failures recurred in " in proc.stdout or b"` failed in " in proc.stdout
+            if not told or b"/xlsx" not in proc.stdout:
                 return f"expected the failures and /xlsx, got: {proc.stdout[:400]!r}"
             return None
 

@@ -148,6 +148,7 @@ class _P:
         self.unittest = c(r"^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)")
         self.go_test = c(r"^\s*--- FAIL: (\S+)")
         self.cargo_test = c(r"^test (\S+) \.\.\. FAILED$")
+        self.cargo_quiet = c(r"^(\S+) --- FAILED$")  # cargo test -q (libtest's terse form)
         self.jest = c(r"^●\s+(.+?)\s*$")
         self.ava = c(r"^✘ \[fail\]: (.+?)(?: Error thrown in test)?\s*$")
         self.fixture = c(r"^E\s+(fixture '[^'\s]{1,100}' not found)")
@@ -422,10 +423,12 @@ def _tests(lines: list[str], out: _Collector, p: _P) -> None:
         elif line.startswith(("FAIL: ", "ERROR: ")) and (m := p.unittest.match(line)):
             dotted = m[2] if m[2].endswith("." + m[1]) else f"{m[2]}.{m[1]}"
             out.add(f"test:{dotted}", line)
-        elif ("--- FAIL: " in raw and (m := p.go_test.match(raw))) or (
-            line.startswith("test ") and (m := p.cargo_test.match(line))
+        elif "--- FAIL: " in raw and (m := p.go_test.match(raw)):
+            out.add(f"test:{m[1]}", line, *go_block(lines, i, m[1]))
+        elif (line.startswith("test ") and (m := p.cargo_test.match(line))) or (
+            line.endswith(" --- FAILED") and (m := p.cargo_quiet.match(line))
         ):
-            out.add(f"test:{m[1]}", line)
+            out.add(f"test:{m[1]}", line, *libtest_block(lines, m[1]))
         elif (
             line.startswith("●")
             and (m := p.jest.match(line))
@@ -470,6 +473,47 @@ def _jest_block(lines: list[str], start: int) -> list[str]:
             break
         block.append(line)
     return block
+
+
+def libtest_block(lines: list[str], name: str) -> list[str]:
+    """Rust's libtest reports each failing test under ``---- cart::total stdout ----`` (the
+    panic, its message and place, a backtrace), after the list of results: that report, up to
+    the next test's or the ``failures:`` list."""
+    header = f"---- {name} stdout ----"
+    for j, line in enumerate(lines):
+        if line.strip() == header:
+            block: list[str] = []
+            for later in lines[j + 1 : j + 1 + _BLOCK_LINES]:
+                stripped = later.strip()
+                if stripped == "failures:" or (
+                    stripped.startswith("---- ") and stripped.endswith(" stdout ----")
+                ):
+                    break
+                block.append(later)
+            return block
+    return []
+
+
+def go_block(lines: list[str], start: int, name: str) -> list[str]:
+    """What ``go test`` logged for a failing test: the lines indented under its ``--- FAIL:``
+    line, else (``go test -v``, which logs as the test runs) those under its ``=== RUN``."""
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    block: list[str] = []
+    for later in lines[start + 1 : start + 1 + _BLOCK_LINES]:
+        if not later.strip() or len(later) - len(later.lstrip()) <= indent:
+            break
+        block.append(later)
+    if block:
+        return block
+    run = f"=== RUN   {name}"
+    for j in range(start - 1, max(-1, start - 1 - _BLOCK_LINES), -1):
+        if lines[j].strip() == run:
+            return [
+                line
+                for line in lines[j + 1 : start]
+                if line[:1].isspace() and not line.lstrip().startswith(("=== ", "--- "))
+            ]
+    return []
 
 
 def _ava_block(lines: list[str], start: int, title: str, titles: set[str]) -> list[str]:

@@ -320,8 +320,14 @@ def whole_lines(lines: Sequence[str], text: str) -> list[str]:
 
 
 def _whole(line: str, text: str) -> str | None:
-    """The stripped line of ``text`` holding whole the message ``line`` cut short, or None."""
-    head, sep, message = line.strip().partition(" - ")
+    """The stripped line of ``text`` holding whole the message ``line`` cut short or left out,
+    or None."""
+    stripped = line.strip()
+    if "panicked at " in stripped or stripped.endswith(("... FAILED", " --- FAILED")):
+        return _panic_message(stripped, text)
+    if stripped.startswith("--- FAIL: "):
+        return _go_message(stripped, text)
+    head, sep, message = stripped.partition(" - ")
     if not sep or not message.endswith("...") or not head.startswith(("FAILED ", "ERROR ")):
         return None
     stem = message[:-3].rstrip()
@@ -333,6 +339,41 @@ def _whole(line: str, text: str) -> str | None:
         if said.startswith(stem) and len(said) > len(stem) and said != message:
             return candidate
     return None
+
+
+def _panic_message(line: str, text: str) -> str | None:
+    """Rust's libtest: a failing test's result line (``test cart::total ... FAILED``, or ``-q``'s
+    ``cart::total --- FAILED``) or its panic line (``thread 'cart::total' (81) panicked at
+    src/lib.rs:9:5:``) gives way to the panic's message, printed on the line after the panic
+    line (Rust 1.73 on); an older panic line holds it (``panicked at 'message', src/lib.rs``)."""
+    lines = [raw.strip() for raw in text.splitlines()]
+    if "panicked at " in line:
+        at = lines.index(line) if line in lines else -1
+    else:
+        name = line.removeprefix("test ").removesuffix(" ... FAILED").removesuffix(" --- FAILED")
+        thread = f"thread '{name}'"
+        at = next(
+            (i for i, raw in enumerate(lines) if raw.startswith(thread) and "panicked at " in raw),
+            -1,
+        )
+    if at < 0:
+        return None
+    if not lines[at].endswith(":"):
+        return lines[at] if lines[at] != line else None  # the message is on the panic line
+    said = next((raw for raw in lines[at + 1 : at + 4] if raw), "")
+    return said if said and not said.startswith("note: ") else None
+
+
+def _go_message(line: str, text: str) -> str | None:
+    """``go test``: a ``--- FAIL: TestName (0.00s)`` line gives way to the first line the test
+    logged (``cart_test.go:7: Add(2, 2) = 5; want 4``)."""
+    from pokayokay.failures.mistakes import go_block
+
+    name = line.removeprefix("--- FAIL: ").split(" ", 1)[0]
+    lines = text.splitlines()
+    at = next((i for i, raw in enumerate(lines) if raw.strip() == line), -1)
+    block = go_block(lines, at, name) if at >= 0 else []
+    return next((raw.strip() for raw in block if raw.strip()), None)
 
 
 def short_id(signature: str) -> str:

@@ -344,6 +344,15 @@ def recurring(
                 f"test `{shown_code(test_id)}` (of {source}) failed in {group.sessions} sessions"
                 + (f": `{said}`" if said else "")
             )
+        elif group.signature.startswith("test:") and where.startswith("in ") and (
+            where != "in the project root"  # only a root file of the same kind, not this one
+        ):  # a test failing in the very file the prompt names (Rust's unit tests and doctests
+            # live in the source file itself): named as above; never a test of a file beside it
+            said = error_line(group.excerpt)
+            reason = (
+                f"test `{shown_code(group.signature[5:])}` failed in {group.sessions} sessions "
+                f"{where}" + (f": `{said}`" if said else "")
+            )
         best, best_strength = None, 0.0
         every = _category_sets(group.category, tool)[3]
         for skill in skills:

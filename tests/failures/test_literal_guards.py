@@ -93,8 +93,10 @@ def _old_tests(lines: list[str], out: mistakes._Collector, p: mistakes._P) -> No
         elif m := p.unittest.match(line):
             dotted = m[2] if m[2].endswith("." + m[1]) else f"{m[2]}.{m[1]}"
             out.add(f"test:{dotted}", line)
-        elif (m := p.go_test.match(raw)) or (m := p.cargo_test.match(line)):
-            out.add(f"test:{m[1]}", line)
+        elif m := p.go_test.match(raw):
+            out.add(f"test:{m[1]}", line, *mistakes.go_block(lines, i, m[1]))
+        elif (m := p.cargo_test.match(line)) or (m := p.cargo_quiet.match(line)):
+            out.add(f"test:{m[1]}", line, *mistakes.libtest_block(lines, m[1]))
         elif (m := p.jest.match(line)) and "Test suite failed to run" not in line:
             out.add(
                 f"test:{test_file + ' > ' if test_file else ''}{m[1]}",
@@ -173,6 +175,7 @@ TAILS = [
     "tests/test_a.py::test_x - assert 1 == 2", "tests/test_a.py::test_x[case-1]",
     "test_x (tests.test_a.T)", "tests/a.test.ts", "src/a.test.ts:", "spec/a_spec.rb:12 # does",
     "it works", "tests/a.test.ts > adds", "cart::tests::total ... FAILED", "TestTotal (0.00s)",
+    "cart::total --- FAILED",
     "fixture 'db' not found", "test_total ___", "ERROR at setup of test_x ___", ":", "",
     "a]", "x[y]", "Bash(rm -rf /)", "to proceed with this tool use.",
 ]  # fmt: skip

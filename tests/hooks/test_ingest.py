@@ -300,7 +300,8 @@ def test_a_prompt_naming_a_project_file_ingests_first_and_sees_the_failures(
     assert not ingest.pending(folder(project))
     assert len(stored(project)) == 2
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
-    assert "pytest failures recurred in 2 sessions in tests/test_cart.py" in context
+    said = "test `tests/test_cart.py::test_add` failed in 2 sessions in tests/test_cart.py"
+    assert said in context
 
 
 def test_a_prompt_out_of_ingest_budget_answers_and_leaves_the_rest_for_later(
@@ -354,7 +355,7 @@ def boost(out: str) -> str:
     if not out:
         return ""
     context: str = json.loads(out)["hookSpecificOutput"]["additionalContext"]
-    return next((line for line in context.splitlines() if "failures recurred" in line), "")
+    return next((line for line in context.splitlines() if " sessions " in line), "")
 
 
 def test_a_failure_that_makes_a_group_recur_is_ingested_before_the_signals(
@@ -364,7 +365,7 @@ def test_a_failure_that_makes_a_group_recur_is_ingested_before_the_signals(
     spool_failure_now(project)
     out = prompt_hook(project, "the cart test fails again, fix tests/test_cart.py", monkeypatch)
     assert not ingest.pending(folder(project))
-    assert "recurred in 2 sessions in tests/test_cart.py" in boost(out)
+    assert "failed in 2 sessions in tests/test_cart.py" in boost(out)
 
 
 def test_a_failure_of_a_group_that_recurs_already_waits_for_the_turns_stop(
@@ -373,11 +374,11 @@ def test_a_failure_of_a_group_that_recurs_already_waits_for_the_turns_stop(
     store_failures(project, ["s-a", "s-b"])
     spool_failure_now(project)
     prompt = "the cart test fails again, fix tests/test_cart.py"
-    assert "recurred in 2 sessions in tests/test_cart.py" in boost(
+    assert "failed in 2 sessions in tests/test_cart.py" in boost(
         prompt_hook(project, prompt, monkeypatch))  # fmt: skip
     assert ingest.pending(folder(project))  # only the count lagged
     ingest.ingest_project(str(project))
-    assert "recurred in 3 sessions in tests/test_cart.py" in boost(
+    assert "failed in 3 sessions in tests/test_cart.py" in boost(
         prompt_hook(project, prompt, monkeypatch))  # fmt: skip
 
 

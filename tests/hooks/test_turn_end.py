@@ -264,7 +264,10 @@ def test_after_the_stop_the_next_prompt_reads_no_store(
     assert err == ""  # answered from the caches the Stop refreshed
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     # The third session is the one the Stop ingested: the signals are fresh, not stale.
-    assert context == "pokayokay: pytest failures recurred in 3 sessions in tests/test_cart.py."
+    assert context == (
+        "pokayokay: test `tests/test_cart.py::test_add` failed in 3 sessions in "
+        "tests/test_cart.py: `assert 3 == 4`."
+    )
 
 
 def test_without_the_stop_the_next_prompt_rebuilds_from_the_store(

@@ -349,6 +349,26 @@ def test_a_failing_tests_line_is_shown_as_code_never_as_markup() -> None:
     assert place(group, ["src/basket.py"]) is None
 
 
+def test_a_test_failing_in_the_file_the_prompt_names_is_named_with_its_message() -> None:
+    """Rust's unit tests (and doctests) live in the source file itself: a test failing there,
+    at the very file the prompt names, is named with what it said, not as "testing failures"."""
+    group = FailureGroup(
+        signature="test:tests::shares_add_up_to_the_total", category="testing", sessions=3,
+        occurrences=3, first_seen=NOW, last_seen=NOW, paths=("src/lib.rs",), fix_paths=(),
+        fix_commands=(), sample_command="cargo test",
+        excerpt="assertion `left == right` failed: shares were [333, 333, 333]"
+        " | error: test failed, to rerun pass `--lib`",
+    )  # fmt: skip
+    [found] = recurring([group], ["src/lib.rs"], [])
+    assert found.reason == (
+        "test `tests::shares_add_up_to_the_total` failed in 3 sessions in src/lib.rs: "
+        "`assertion left == right failed: shares were [333, 333, 333]`"
+    )
+    [near] = recurring([group], ["src/main.rs"], [])  # a file beside it: not its test
+    assert near.reason == "testing failures recurred in 3 sessions under src/"
+    assert recurring([group], ["docs/guide.md"], []) == []
+
+
 def _concern_as_written(skill: Any, category: str, tool: str | None) -> float:
     """concern() as first written, term by term in Python: the reference of the test below."""
     from pokayokay.skills.failure_boost import CATEGORY_WORDS, MIN_CONCERN, _category_sets
