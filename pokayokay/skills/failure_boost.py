@@ -263,13 +263,26 @@ def shown_code(text: str) -> str:
     return line
 
 
-def error_line(excerpt: str) -> str:
+# What opens a test runner's line before the test id or the message: pytest's ``E``/``>``,
+# ``FAILED``/``ERROR``, vitest's and go's ``FAIL``, jest's ``●``, vitest's ``×``/``❯``, ava's ``✘``.
+_MARKERS = frozenset(("E", ">", "FAILED", "ERROR", "FAIL", "-", "●", "×", "✗", "❯", "✘"))
+
+
+def error_line(excerpt: str, test_id: str = "") -> str:
     """The one error line of a failing test's stored excerpt (its key lines joined by `` | ``):
-    the first that holds more than a marker (pytest's ``E``, ``FAILED``), without the test id
-    a summary line opens on (``FAILED tests/a.py::test_b - assert 1 == 2``)."""
+    the first that holds more than a marker (pytest's ``E``, ``FAILED``) and the test's own
+    name (``FAIL  src/a.test.ts > total > rounds``, ``● cart › total``: a header, not what the
+    test said), without the test id a summary line opens on (``FAILED tests/a.py::test_b -
+    assert 1 == 2``)."""
+    names = [n for n in (test_id, test_id.split(" > ", 1)[-1]) if n]
     for part in excerpt.split(" | "):
+        rest = part
+        for name in names:
+            rest = rest.replace(name, " ")
+        if names and all(word in _MARKERS for word in rest.split()):
+            continue  # the test's header: its name and a marker, nothing it said
         words = part.split()
-        while words and words[0] in ("E", ">", "FAILED", "ERROR", "-"):
+        while words and words[0] in _MARKERS:
             words = words[1:]
         if len(words) > 2 and words[1] == "-":  # "<test id> - <message>"
             words = words[2:]
@@ -339,7 +352,7 @@ def recurring(
         tested = failing_test(group, named)
         if tested is not None:  # the prompt names the source file of a failing test
             test_id, source = tested
-            said = error_line(group.excerpt)
+            said = error_line(group.excerpt, test_id)
             reason = (
                 f"test `{shown_code(test_id)}` (of {source}) failed in {group.sessions} sessions"
                 + (f": `{said}`" if said else "")
@@ -348,7 +361,7 @@ def recurring(
             where != "in the project root"  # only a root file of the same kind, not this one
         ):  # a test failing in the very file the prompt names (Rust's unit tests and doctests
             # live in the source file itself): named as above; never a test of a file beside it
-            said = error_line(group.excerpt)
+            said = error_line(group.excerpt, group.signature[5:])
             reason = (
                 f"test `{shown_code(group.signature[5:])}` failed in {group.sessions} sessions "
                 f"{where}" + (f": `{said}`" if said else "")

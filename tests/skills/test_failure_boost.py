@@ -369,6 +369,31 @@ def test_a_test_failing_in_the_file_the_prompt_names_is_named_with_its_message()
     assert recurring([group], ["docs/guide.md"], []) == []
 
 
+def test_a_runners_header_naming_the_test_gives_way_to_what_the_test_said() -> None:
+    """vitest's (and go's) ``FAIL  <test id>`` line and jest's ``● <title>`` name the test, and
+    the prompt names it already: what it said is the next line (real vitest 3 output)."""
+    from pokayokay.failures.mistakes import find_mistakes
+    from pokayokay.failures.signature import key_lines, whole_lines
+    from pokayokay.skills.failure_boost import error_line
+
+    text = (DATA_DIR / "outputs" / "vitest_one_failure.txt").read_text("utf-8")
+    [mistake] = find_mistakes(text, "npx vitest run")
+    test_id = mistake.key.removeprefix("test:")
+    assert test_id == "src/money.test.ts > totalWithVat > rounds to whole cents"
+    excerpt = " | ".join(whole_lines(key_lines(text), text))
+    assert excerpt.startswith("FAIL  src/money.test.ts > totalWithVat > rounds to whole cents")
+    said = "AssertionError: expected 399.6 to be 400 // Object.is equality"
+    assert error_line(excerpt, test_id) == said
+    jest = "● cart › applyDiscount takes a percentage off | expect(received).toBe(expected)"
+    title = "src/cart.test.js > cart › applyDiscount takes a percentage off"
+    assert error_line(jest, title) == "expect(received).toBe(expected)"
+    # without the id, or when the line says more than the id, nothing is passed over
+    assert error_line(excerpt) == "src/money.test.ts totalWithVat rounds to whole cents"
+    assert error_line("FAILED tests/a.py::test_b - assert 1 == 2", "tests/a.py::test_b") == (
+        "assert 1 == 2"
+    )
+
+
 def _concern_as_written(skill: Any, category: str, tool: str | None) -> float:
     """concern() as first written, term by term in Python: the reference of the test below."""
     from pokayokay.skills.failure_boost import CATEGORY_WORDS, MIN_CONCERN, _category_sets
