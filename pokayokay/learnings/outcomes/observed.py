@@ -68,6 +68,7 @@ def fix_entry(fix: SessionFix) -> str:
     """``- 2026-11-25 test failure fixed: `pytest tests/test_db.py` passes after edits to
     docker-compose.yml — OperationalError: connection to server failed``."""
     from pokayokay.rules.evidence import category_name, shown_path
+    from pokayokay.rules.teaching import error_line
     from pokayokay.safety.exact import quoted
     from pokayokay.safety.sanitize import tool_line
 
@@ -80,7 +81,8 @@ def fix_entry(fix: SessionFix) -> str:
         text += f" after edits to {shown}" + (f" (+{more} more)" if more > 0 else "")
     head = f"- {_day(fix.ts)} "
     room = ENTRY_CHARS - len(head) - len(text) - 5
-    line = tool_line(fix.excerpt, room) if room >= 20 else None
+    # the excerpt's one error line (as the rule shows it), never its lines run together
+    line = tool_line(error_line(fix.excerpt), room) if room >= 20 else None
     return head + text + (f" — {quoted(line)}" if line else "")
 
 
