@@ -314,9 +314,20 @@ def whole_lines(lines: Sequence[str], text: str) -> list[str]:
         whole = _whole(line, text)
         if whole is None:
             out.append(line)
-        elif whole not in out and whole not in lines:
-            out.append(whole)
+            continue
+        for said in [whole, *assertion_values(whole, text)]:
+            if said not in out and said not in lines:
+                out.append(said)
     return out
+
+
+def assertion_values(message: str, text: str) -> list[str]:
+    """The sides of the comparison a runner printed within a few lines after ``message`` (a
+    stripped line of ``text``), as written (:func:`pokayokay.failures.said.values_after`)."""
+    from pokayokay.failures.said import values_after
+
+    lines = [raw.strip() for raw in text.splitlines()]
+    return values_after(lines, lines.index(message)) if message in lines else []
 
 
 def _whole(line: str, text: str) -> str | None:
@@ -327,6 +338,8 @@ def _whole(line: str, text: str) -> str | None:
         return _panic_message(stripped, text)
     if stripped.startswith("--- FAIL: "):
         return _go_message(stripped, text)
+    if stripped.startswith("● "):
+        return _jest_message(stripped, text)
     head, sep, message = stripped.partition(" - ")
     if not sep or not message.endswith("...") or not head.startswith(("FAILED ", "ERROR ")):
         return None
@@ -362,6 +375,17 @@ def _panic_message(line: str, text: str) -> str | None:
         return lines[at] if lines[at] != line else None  # the message is on the panic line
     said = next((raw for raw in lines[at + 1 : at + 4] if raw), "")
     return said if said and not said.startswith("note: ") else None
+
+
+def _jest_message(line: str, text: str) -> str | None:
+    """jest's ``● describe › test`` header gives way to the first line of its report (the
+    matcher: ``expect(received).toBe(expected) // Object.is equality``, or the error thrown)."""
+    lines = [raw.strip() for raw in text.splitlines()]
+    if line not in lines:
+        return None
+    at = lines.index(line)
+    said = next((raw for raw in lines[at + 1 : at + 4] if raw), "")
+    return said if said and not said.startswith("●") else None
 
 
 def _go_message(line: str, text: str) -> str | None:

@@ -152,7 +152,24 @@ def error_span(line: str, key: str = "") -> str | None:
 
     first = error_line(line, key)
     shown = sanitize.tool_line(redact_secrets(first), ERROR_LIMIT) if first else None
-    return span(shown) if shown else None
+    if not shown:
+        return None
+    return span(shown) + _values_shown(line, first)
+
+
+def _values_shown(excerpt: str, first: str) -> str:
+    """`` (`Expected: 400`, `Received: 399.6`)``: the sides of the failed comparison stored
+    after the error line (:mod:`pokayokay.failures.said`), each a code span; "" when none."""
+    from pokayokay.failures.said import values_after
+    from pokayokay.safety import sanitize
+    from pokayokay.safety.commands import redact_secrets
+
+    parts = [part.strip() for part in excerpt.split(SEPARATOR)]
+    if first.strip() not in parts:
+        return ""
+    values = values_after(parts, parts.index(first.strip()))
+    shown = [s for s in (sanitize.tool_line(redact_secrets(v), ERROR_LIMIT) for v in values) if s]
+    return f" ({', '.join(span(s) for s in shown)})" if shown else ""
 
 
 def _word(text: str) -> str | None:

@@ -271,11 +271,18 @@ _MARKERS = frozenset(("E", ">", "FAILED", "ERROR", "FAIL", "-", "●", "×", "�
 def error_line(excerpt: str, test_id: str = "") -> str:
     """The one error line of a failing test's stored excerpt (its key lines joined by `` | ``):
     the first that holds more than a marker (pytest's ``E``, ``FAILED``) and the test's own
-    name (``FAIL  src/a.test.ts > total > rounds``, ``● cart › total``: a header, not what the
-    test said), without the test id a summary line opens on (``FAILED tests/a.py::test_b -
-    assert 1 == 2``)."""
-    names = [n for n in (test_id, test_id.split(" > ", 1)[-1]) if n]
-    for part in excerpt.split(" | "):
+    name or file (``FAIL  src/a.test.ts > total > rounds``, ``● cart › total``, ``FAIL
+    src/a.test.js``: a header, not what the test said), without the test id a summary line
+    opens on (``FAILED tests/a.py::test_b - assert 1 == 2``); then the sides of a failed
+    comparison stored after it (``Expected: 400; Received: 399.6``)."""
+    from pokayokay.failures.said import values_after
+
+    # the id, its title (after the file: ``src/a.test.ts > total > rounds``) and its file
+    # (jest's ``FAIL src/a.test.js`` header names only that)
+    file = test_id.split(" > ", 1)[0] if " > " in test_id else ""
+    names = [n for n in (test_id, test_id.split(" > ", 1)[-1], file) if n]
+    parts = excerpt.split(" | ")
+    for at, part in enumerate(parts):
         rest = part
         for name in names:
             rest = rest.replace(name, " ")
@@ -286,8 +293,9 @@ def error_line(excerpt: str, test_id: str = "") -> str:
             words = words[1:]
         if len(words) > 2 and words[1] == "-":  # "<test id> - <message>"
             words = words[2:]
-        if words:
-            return shown_code(" ".join(words))
+        if words:  # with the sides of a failed comparison stored after it (Expected/Received)
+            values = values_after([p.strip() for p in parts], at)
+            return shown_code("; ".join([" ".join(words), *values]))
     return ""
 
 

@@ -44,7 +44,7 @@ PURE = {
     "memory.eviction", "memory.invariants",
     "memory.commonmark", "memory.measures",
     "memory.unmanage", "memory.archives", "memory.oracle", "memory.empty_sections",
-    "failures.model", "failures.schema", "failures.signature", "failures.classify",
+    "failures.model", "failures.schema", "failures.signature", "failures.said", "failures.classify",
     "failures.classify_literals",
     "failures.mistakes", "failures.corrections", "failures.fix_edits", "failures.pairing",
     "rules.claude_match", "rules.js_regex", "rules.js_text", "rules.globs", "rules.rule_text",

@@ -25,6 +25,8 @@ CARGO = OUTPUTS / "cargo_test_inline_assert_message.txt"  # real cargo 1.95 outp
 CARGO_QUIET = OUTPUTS / "cargo_test_quiet_inline.txt"  # the same run, cargo test -q
 CARGO_TWO = OUTPUTS / "cargo_test_two_failures.txt"
 GO_TWO = OUTPUTS / "go_test_v_two_failures.txt"
+JEST_ONE = OUTPUTS / "jest_one_failure_values.txt"
+JEST_TWO = OUTPUTS / "jest_two_failures.txt"
 SHARES = "assertion `left == right` failed: shares were [333, 333, 333]"
 
 
@@ -67,7 +69,8 @@ def test_a_rust_test_gives_way_to_its_panic_message() -> None:
         text = path.read_text("utf-8")
         [mistake] = find_mistakes(text, command)
         assert mistake.key == "test:tests::shares_add_up_to_the_total"
-        assert whole_lines([mistake.line], text) == [SHARES]
+        # the panic's message, then the sides of the comparison as libtest printed them
+        assert whole_lines([mistake.line], text) == [SHARES, "left: 999", "right: 1000"]
         assert whole_lines(key_lines(text), text)[0] == SHARES  # the panic line, swapped
 
 
@@ -80,7 +83,9 @@ def test_each_of_two_rust_or_go_failures_keeps_its_own_report() -> None:
     empty, sums = cargo["test:tests::empty_is_zero"], cargo["test:tests::sums_prices"]
     assert "src/lib.rs:14:9" in empty.text and "src/lib.rs:10:9" not in empty.text
     assert "src/lib.rs:10:9" in sums.text and "left: 5" in sums.text
-    assert whole_lines([empty.line], empty.text) == ["assertion `left == right` failed"]
+    assert whole_lines([empty.line], empty.text) == [
+        "assertion `left == right` failed", "left: 1", "right: 0"
+    ]
     go = {m.key: m for m in find_mistakes(GO_TWO.read_text("utf-8"), "go test -v ./...")}
     assert [whole_lines([m.line], m.text) for m in go.values()] == [
         ["cart_test.go:7: Add(2, 2) = 5; want 4"],
@@ -88,6 +93,22 @@ def test_each_of_two_rust_or_go_failures_keeps_its_own_report() -> None:
     ]
     plain = "--- FAIL: TestAdd (0.00s)\n    cart_test.go:7: got 5\nFAIL\n"  # without -v
     assert whole_lines(["--- FAIL: TestAdd (0.00s)"], plain) == ["cart_test.go:7: got 5"]
+
+
+def test_a_jest_header_gives_way_to_its_matcher_and_the_values_it_compared() -> None:
+    from pokayokay.failures.mistakes import find_mistakes
+
+    text = JEST_ONE.read_text("utf-8")  # real jest 29 output
+    [mistake] = find_mistakes(text, "npx jest")
+    assert whole_lines([mistake.line], text) == [
+        "expect(received).toBe(expected) // Object.is equality", "Expected: 400",
+        "Received: 399.6",
+    ]
+    two = {m.key: m for m in find_mistakes(JEST_TWO.read_text("utf-8"), "npx jest")}
+    throws = two["test:src/cart.test.js > cart › an order with a missing price is rejected"]
+    assert whole_lines([throws.line], throws.text) == [
+        "expect(received).toThrow(expected)", 'Expected substring: "price"'
+    ]
 
 
 def test_an_old_rust_panic_line_holds_its_message_and_a_missing_one_changes_nothing() -> None:
@@ -111,8 +132,8 @@ def test_every_line_kept_is_one_given_or_a_line_of_the_output(lines: list[str], 
     out = whole_lines(lines, text)
     stripped = {raw.strip() for raw in text.splitlines()}
     assert all(line in lines or line in stripped for line in out)
-    assert len(out) <= len(lines)
-    named = ("panicked at ", "... FAILED", " --- FAILED", "--- FAIL: ")
+    assert len(out) <= 3 * len(lines)  # a line, or its message and the comparison's two sides
+    named = ("panicked at ", "... FAILED", " --- FAILED", "--- FAIL: ", "● ")
     if not any(line.rstrip().endswith("...") or any(n in line for n in named) for line in lines):
         assert out == lines
 

@@ -387,6 +387,10 @@ def test_a_runners_header_naming_the_test_gives_way_to_what_the_test_said() -> N
     jest = "● cart › applyDiscount takes a percentage off | expect(received).toBe(expected)"
     title = "src/cart.test.js > cart › applyDiscount takes a percentage off"
     assert error_line(jest, title) == "expect(received).toBe(expected)"
+    values = "FAIL src/a.test.js | expect(received).toBe(expected) | Expected: 400 | Received: 3"
+    assert error_line(values, "src/a.test.js > totalWithVat › rounds") == (
+        "expect(received).toBe(expected); Expected: 400; Received: 3"
+    )
     # without the id, or when the line says more than the id, nothing is passed over
     assert error_line(excerpt) == "src/money.test.ts totalWithVat rounds to whole cents"
     assert error_line("FAILED tests/a.py::test_b - assert 1 == 2", "tests/a.py::test_b") == (
