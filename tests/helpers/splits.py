@@ -47,6 +47,8 @@ HELD_OUT_FOLDER = DATA / "relevance_test3"
 # A second test split written blind the same night by another writer (tests/data/SPLITS.md):
 # never read either; hash-checked in CI, scored by the lead.
 TEST2_FOLDER = DATA / "relevance_test5"
+# A third, written blind on 2026-11-29 (SwiftUI, Spring Boot, Laravel; 36 skills): never read.
+TEST3_FOLDER = DATA / "relevance_test6"
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
 # the second unseen split's skills (its SKILL.md folders and prompts.json): skills dev too
