@@ -129,6 +129,19 @@ def test_failures_and_graduate_meeting_a_corrupt_store_say_it_once_and_work(
     assert len(moved_aside(db)) == 2
 
 
+def corrupt_store(folder: Path) -> Path:
+    """A store of 300 failures, cut short in its third page (found corrupt when opened)."""
+    from pokayokay.failures.model import Failure
+
+    db = folder / FAILURES_DB
+    with FailureStore(db) as store:
+        for n in range(300):
+            store.record_failure(Failure(1.8e9 + n, f"old-{n % 7}", "Bash", f"pytest t{n}",
+                                         f"FAILED sig {n}", "testing", (), "x" * 300, 1))
+    truncate(db, 4096 * 2 + 50)
+    return db
+
+
 RECORDER = """
 import sys
 from pokayokay.failures.model import Failure
@@ -142,14 +155,8 @@ with FailureStore(sys.argv[1]) as store:
 def test_processes_meeting_the_same_corrupt_store_move_it_aside_once_and_lose_nothing(
     tmp_path: Path,
 ) -> None:
-    from pokayokay.failures.model import Failure
 
-    db = tmp_path / FAILURES_DB
-    with FailureStore(db) as store:
-        for n in range(300):
-            store.record_failure(Failure(1.8e9 + n, f"old-{n % 7}", "Bash", f"pytest t{n}",
-                                         f"FAILED sig {n}", "testing", (), "x" * 300, 1))
-    truncate(db, 4096 * 2 + 50)
+    db = corrupt_store(tmp_path)
     procs = [subprocess.Popen([sys.executable, "-c", RECORDER, str(db), f"new-{n}"],
                               stderr=subprocess.PIPE, text=True) for n in range(8)]
     said = "".join(p.communicate(timeout=120)[1] for p in procs)
@@ -225,12 +232,7 @@ def test_a_store_moved_aside_during_the_open_is_opened_again(
     from pokayokay.failures.model import Failure
     from pokayokay.failures.store_files import create_private
 
-    db = tmp_path / FAILURES_DB
-    with FailureStore(db) as store:
-        for n in range(300):
-            store.record_failure(Failure(1.8e9 + n, f"old-{n % 7}", "Bash", f"pytest t{n}",
-                                         f"FAILED sig {n}", "testing", (), "x" * 300, 1))
-    truncate(db, 4096 * 2 + 50)
+    db = corrupt_store(tmp_path)
     real_connect = sqlite3.connect
     swapped: list[Path] = []
 
