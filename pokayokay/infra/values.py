@@ -10,10 +10,13 @@ order, a default after ``=`` as in a dataclass::
         x: int
         label: str = ""
 
-and gets ``__slots__`` (one a field), an ``__init__`` taking the fields positionally or by name,
-and a ``__repr__`` ``Spot(x=1, label='')``; with ``eq=True`` also ``__eq__`` and ``__hash__``
-over the fields in order (a value of exactly the same class only). A class may still write any
-of these methods itself; its own wins.
+and gets ``__slots__`` (one a field), an ``__init__`` taking the fields positionally or by name
+(by name only after a ``_: KW_ONLY`` line, ``KW_ONLY`` imported from ``dataclasses`` for the
+type checker only), and a ``__repr__`` ``Spot(x=1, label='')``; with ``eq=True`` also
+``__eq__`` and ``__hash__`` over the fields in order (a value of exactly the same class only).
+A class may still write any of these methods itself; its own wins, and a ``__slots__`` of its
+own holds what is not a field (a cache its methods fill). A value class extends :class:`Value`
+itself, never another value class.
 
 Type checkers read the class as a dataclass (``dataclass_transform``, PEP 681), so mypy checks
 every constructor call (argument count, names and types) as it checked the hand-written
@@ -52,22 +55,26 @@ class ValueMeta(type):
         annotations = namespace.get("__annotations__", {})
         if "__annotate__" in namespace and not annotations:
             raise TypeError(f"{name}: a value class needs `from __future__ import annotations`")
-        own = tuple(
-            field for field, kind in annotations.items()
-            if not str(kind).startswith(("ClassVar", "typing.ClassVar"))
-        )  # fmt: skip
-        inherited: tuple[str, ...] = ()
+        if any(getattr(base, "_fields_", ()) for base in bases):
+            raise TypeError(f"{name}: a value class extends Value itself, not another one")
+        fields: list[str] = []
+        positional = -1  # all, unless a ``_: KW_ONLY`` line makes the fields after it keywords
         defaults: dict[str, object] = {}
-        for base in bases:
-            inherited += getattr(base, "_fields_", ())
-            defaults.update(getattr(base, "_defaults_", {}))
-        for field in own:
+        for field, kind in annotations.items():
+            kind = str(kind)
+            if kind.startswith(("ClassVar", "typing.ClassVar")):
+                continue
+            if kind in ("KW_ONLY", "dataclasses.KW_ONLY"):
+                positional = len(fields)
+                continue
             if field in namespace:
                 defaults[field] = namespace.pop(field)
-            elif defaults and field not in defaults:
+            elif defaults and positional < 0:
                 raise TypeError(f"{name}: field {field!r} without a default follows a default")
-        namespace["__slots__"] = own
-        namespace["_fields_"] = inherited + own
+            fields.append(field)
+        namespace["__slots__"] = (*namespace.get("__slots__", ()), *fields)
+        namespace["_fields_"] = tuple(fields)
+        namespace["_positional_"] = len(fields) if positional < 0 else positional
         namespace["_defaults_"] = defaults
         if eq:
             namespace.setdefault("__eq__", _eq)
@@ -90,12 +97,13 @@ class Value(metaclass=ValueMeta):
 
     __slots__ = ()
     _fields_: ClassVar[tuple[str, ...]] = ()
+    _positional_: ClassVar[int] = 0
     _defaults_: ClassVar[dict[str, object]] = {}
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         fields = self._fields_
-        if len(args) > len(fields):
-            given = f"{len(fields)} arguments, {len(args)} given"
+        if len(args) > self._positional_:
+            given = f"{self._positional_} positional arguments, {len(args)} given"
             raise TypeError(f"{type(self).__name__} takes {given}")
         set_field = object.__setattr__
         for field, value in zip(fields, args, strict=False):

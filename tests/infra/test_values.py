@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pokayokay.failures.classify import Rule
+from pokayokay.hooks.events import HOOKED_EVENTS, HookSpec
 from pokayokay.infra.values import Value
 from pokayokay.learnings.outcomes.chain_entries import SessionOutcome
 from pokayokay.skills.failure_boost import GroupSignal, NearGroup
@@ -69,7 +70,7 @@ def test_repr_is_the_fields_by_name_unless_the_class_writes_its_own() -> None:
 def test_wrong_calls_fail_as_a_function_call_would() -> None:
     with pytest.raises(TypeError, match="missing the argument 'result'"):
         SessionOutcome("d", "s", "t", (), 0, (), ())  # type: ignore[call-arg]
-    with pytest.raises(TypeError, match="takes 5 arguments, 6 given"):
+    with pytest.raises(TypeError, match="takes 5 positional arguments, 6 given"):
         NearGroup("a", "b", 1, "c", (), 9)  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="unexpected or repeated arguments signature"):
         NearGroup("a", "b", 1, "c", (), signature="x")  # type: ignore[misc]
@@ -83,3 +84,31 @@ def test_a_field_without_default_after_one_with_a_default_is_refused() -> None:
         class Bad(Value):
             a: int = 0
             b: int  # type: ignore[misc]
+
+
+def test_fields_after_kw_only_are_keywords() -> None:
+    spec = HookSpec("Stop", None, 10, "stop:stop", background=True)
+    assert spec.background and HookSpec("Stop", None, 10, "stop:stop").background is False
+    assert spec == HookSpec("Stop", None, 10, "stop:stop", background=True)
+    assert spec != HookSpec("Stop", None, 10, "stop:stop")
+    assert len(set(HOOKED_EVENTS)) == len(HOOKED_EVENTS)
+    with pytest.raises(TypeError, match="takes 4 positional arguments, 5 given"):
+        HookSpec("Stop", None, 10, "stop:stop", True)  # type: ignore[call-arg]
+
+
+def test_a_value_class_extends_value_itself() -> None:
+    with pytest.raises(TypeError, match="extends Value itself"):
+
+        class Wider(NearGroup):
+            extra: int = 0
+
+
+def test_a_slot_of_its_own_holds_what_is_not_a_field() -> None:
+    from pokayokay.safety.redact import Shape
+
+    slots = ("_compiled", "kind", "pattern", "hints", "check", "kind_from_key", "gate")
+    assert Shape.__dict__["__slots__"] == slots
+    shape = Shape("token", r"tok_[a-z]{4}", ("tok_",), kind_from_key=True)
+    assert repr(shape) == "Shape('token', 'tok_[a-z]{4}')" and shape.gate is None
+    assert shape.regex is shape.regex and shape.regex.fullmatch("tok_abcd")
+    assert not hasattr(shape, "__dict__")
