@@ -54,9 +54,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from pokayokay.failures.classify_literals import READ_AHEAD
+from pokayokay.infra import Value
 from pokayokay.infra.lazyre import Lazy
 from pokayokay.infra.regex_budget import Budgeted
-from pokayokay.infra.values import Value
 
 Pattern = re.Pattern[str] | Lazy | Budgeted
 

@@ -3,12 +3,12 @@ and which handler ``pokayokay hook <Event>`` runs. Nothing else lists events.
 
 Only events that do real work are registered, because every registered event costs an interpreter
 start on each firing. No dataclasses: the hook runtime reads this table on every event
-(:class:`HookSpec` is a slotted :class:`~pokayokay.infra.values.Value`, decision 0154).
+(:class:`HookSpec` is a slotted :class:`~pokayokay.infra.Value`, decision 0154).
 """
 
 from __future__ import annotations
 
-from pokayokay.infra.values import Value
+from pokayokay.infra import Value
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ import os
 import stat
 import sys
 
+from pokayokay.infra import Value
 from pokayokay.infra.lazyre import Lazy
-from pokayokay.infra.values import Value
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:

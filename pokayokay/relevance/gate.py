@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 
-from pokayokay.infra.values import Value
+from pokayokay.infra import Value
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:

@@ -85,8 +85,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from pokayokay.infra import Value
 from pokayokay.infra.lazyre import Lazy as _Lazy
-from pokayokay.infra.values import Value
 from pokayokay.safety.redact_blocks import redact_encoded, redact_pem, redact_split
 from pokayokay.safety.redact_flags import redact_flags
 from pokayokay.safety.redact_values import (

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from itertools import repeat
 
+from pokayokay.infra import Value
 from pokayokay.infra.lazyre import Lazy
-from pokayokay.infra.values import Value
 from pokayokay.relevance.scan import shown_path_ok
 
 TYPE_CHECKING = False

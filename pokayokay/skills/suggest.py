@@ -49,7 +49,7 @@ chain learnings, ``pokayokay.relevance.analyser`` are imported on use.
 
 from __future__ import annotations
 
-from pokayokay.infra.values import Value
+from pokayokay.infra import Value
 from pokayokay.relevance.scan import looks_like_url, skill_name_ok, word_chunks
 from pokayokay.relevance.scan_names import prompt_path_matches
 

@@ -1,4 +1,4 @@
-"""infra/values.Value: the slotted value classes the hook paths use instead of dataclasses
+"""infra.Value: the slotted value classes the hook paths use instead of dataclasses
 (docs/decisions/0154), checked on the classes the package declares with it."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from pokayokay.failures.classify import Rule
 from pokayokay.hooks.events import HOOKED_EVENTS, HookSpec
-from pokayokay.infra.values import Value
+from pokayokay.infra import Value
 from pokayokay.learnings.outcomes.chain_entries import SessionOutcome
 from pokayokay.skills.failure_boost import GroupSignal, NearGroup
 from pokayokay.skills.suggest import Signals

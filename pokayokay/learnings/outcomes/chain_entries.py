@@ -5,13 +5,13 @@ it back on a prompt that shows a suggestion (the risk note, :mod:`pokayokay.skil
 That read is on the prompt hook's path, so this module imports no standard module: the entries
 are read with plain string scans (equal to the patterns they replaced, property-tested in
 ``tests/learnings/outcomes/test_chain_entries.py``), and :class:`SessionOutcome` is a slotted
-:class:`~pokayokay.infra.values.Value`, as the other value types a hook uses (docs/architecture.md,
+:class:`~pokayokay.infra.Value`, as the other value types a hook uses (docs/architecture.md,
 decisions 0126 and 0154).
 """
 
 from __future__ import annotations
 
-from pokayokay.infra.values import Value
+from pokayokay.infra import Value
 
 MAX_FILES_SHOWN = 8
 MAX_SKILLS_SHOWN = 10
