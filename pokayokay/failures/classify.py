@@ -54,6 +54,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from pokayokay.failures.classify_literals import READ_AHEAD
+from pokayokay.infra import Value
 from pokayokay.infra.lazyre import Lazy
 from pokayokay.infra.regex_budget import Budgeted
 
@@ -76,27 +77,17 @@ FALLBACK = "shell"
 _CATEGORY_NAME = Lazy(r"[a-z0-9][a-z0-9-]{0,39}")
 
 
-class Rule:
+class Rule(Value):
     """One row of the table; its patterns (``None`` where the row does not look), compiled for a
     user row (checked when read) and on first use for a built-in one (:class:`Lazy`): a
     classification stops at the first row that matches, so the rows after it never compile.
     A plain class, not a dataclass: the spool's ingest imports this module."""
 
-    __slots__ = ("category", "command", "error", "note", "tool")
-
-    def __init__(
-        self,
-        category: str,
-        tool: Pattern | None = None,
-        command: Pattern | None = None,
-        error: Pattern | None = None,
-        note: str = "",
-    ) -> None:
-        self.category = category
-        self.tool = tool
-        self.command = command
-        self.error = error
-        self.note = note
+    category: str
+    tool: Pattern | None = None
+    command: Pattern | None = None
+    error: Pattern | None = None
+    note: str = ""
 
     def __repr__(self) -> str:
         looks = (("tool", self.tool), ("command", self.command), ("error", self.error))

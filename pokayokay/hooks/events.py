@@ -2,14 +2,20 @@
 and which handler ``pokayokay hook <Event>`` runs. Nothing else lists events.
 
 Only events that do real work are registered, because every registered event costs an interpreter
-start on each firing. Standard library only and no dataclasses: the hook runtime reads this table
-on every event.
+start on each firing. No dataclasses: the hook runtime reads this table on every event
+(:class:`HookSpec` is a slotted :class:`~pokayokay.infra.Value`, decision 0154).
 """
 
 from __future__ import annotations
 
+from pokayokay.infra import Value
 
-class HookSpec:
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
+
+
+class HookSpec(Value, eq=True):
     """One registered event: its matcher, its timeout and its handler.
 
     ``timeout`` is in seconds. A SessionEnd timeout in a *settings file* raises Claude Code's shared
@@ -21,37 +27,18 @@ class HookSpec:
     hook still running at exit).
     """
 
-    __slots__ = ("background", "event", "handler", "matcher", "timeout")
-
-    def __init__(
-        self,
-        event: str,
-        matcher: str | None,
-        timeout: int,
-        handler: str,
-        *,
-        background: bool = False,
-    ) -> None:
-        self.event = event
-        self.matcher = matcher
-        self.timeout = timeout
-        self.handler = handler
-        self.background = background
-
-    def _key(self) -> tuple[str, str | None, int, str, bool]:
-        return (self.event, self.matcher, self.timeout, self.handler, self.background)
+    event: str
+    matcher: str | None
+    timeout: int
+    handler: str
+    _: KW_ONLY
+    background: bool = False
 
     def __repr__(self) -> str:
         tail = ", background=True" if self.background else ""
         return (
             f"HookSpec({self.event!r}, {self.matcher!r}, {self.timeout}, {self.handler!r}{tail})"
         )
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, HookSpec) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
 
 HOOKED_EVENTS: tuple[HookSpec, ...] = (

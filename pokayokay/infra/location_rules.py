@@ -17,6 +17,7 @@ import os
 import stat
 import sys
 
+from pokayokay.infra import Value
 from pokayokay.infra.lazyre import Lazy
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
@@ -252,20 +253,15 @@ def managed_settings_file() -> str:
     return "/etc/claude-code/managed-settings.json"
 
 
-class Option:
+class Option(Value):
     """One place the memory folder could come from, before we know which one wins; ``path`` is
     set only when it is usable (``eligible``)."""
 
-    __slots__ = ("eligible", "label", "note", "path", "source")
-
-    def __init__(
-        self, label: str, source: str, path: str | None, note: str, eligible: bool
-    ) -> None:
-        self.label = label
-        self.source = source
-        self.path = path
-        self.note = note
-        self.eligible = eligible
+    label: str
+    source: str
+    path: str | None
+    note: str
+    eligible: bool
 
 
 def expand_auto_memory_directory(value: str, home: str) -> tuple[str | None, str]:
@@ -417,25 +413,16 @@ def absolute(path: str, home: str) -> str:
     return as_path(os.path.abspath(path))
 
 
-class Resolution:
-    """Every option considered for one launch folder, in precedence order, and the winner."""
+class Resolution(Value):
+    """Every option considered for one launch folder, in precedence order, and the winner (the
+    index of the first eligible one: :func:`winner`)."""
 
-    __slots__ = ("config_dir", "launch", "options", "problems", "project_key", "winner")
-
-    def __init__(
-        self,
-        launch: str,
-        project_key: str,
-        config_dir: str,
-        options: list[Option],
-        problems: list[str],
-    ) -> None:
-        self.launch = launch
-        self.project_key = project_key
-        self.config_dir = config_dir
-        self.options = options
-        self.problems = problems
-        self.winner = next(i for i, option in enumerate(options) if option.eligible)
+    launch: str
+    project_key: str
+    config_dir: str
+    options: list[Option]
+    problems: list[str]
+    winner: int
 
     @property
     def memory_dir(self) -> str:
@@ -511,29 +498,23 @@ def resolve(
                 eligible=False,
             )
         )
-    return Resolution(launch, project_key, config, options, problems)
+    return Resolution(launch, project_key, config, options, problems, winner(options))
 
 
-class MemoryPaths:
+def winner(options: list[Option]) -> int:
+    """The index of the first eligible option (the default one always is)."""
+    return next(i for i, option in enumerate(options) if option.eligible)
+
+
+class MemoryPaths(Value):
     """The folders a hook needs, as strings: what :class:`pokayokay.infra.locate.MemoryLocation`
     holds as paths (``memory_dir``, ``project_dir`` the resolved launch folder, ``project_key``
     the folder memory is keyed by, ``config_dir``)."""
 
-    __slots__ = ("config_dir", "memory_dir", "project_dir", "project_key")
-
-    def __init__(
-        self, memory_dir: str, project_dir: str, project_key: str, config_dir: str
-    ) -> None:
-        self.memory_dir = memory_dir
-        self.project_dir = project_dir
-        self.project_key = project_key
-        self.config_dir = config_dir
-
-    def __repr__(self) -> str:
-        return (
-            f"MemoryPaths(memory_dir={self.memory_dir!r}, project_dir={self.project_dir!r}, "
-            f"project_key={self.project_key!r}, config_dir={self.config_dir!r})"
-        )
+    memory_dir: str
+    project_dir: str
+    project_key: str
+    config_dir: str
 
 
 def memory_dir_override() -> str | None:

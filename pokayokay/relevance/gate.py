@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import math
 
+from pokayokay.infra import Value
+
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -53,32 +55,21 @@ RARE_SAMPLE = 1000
 MAX_SHOWN = 2
 
 
-# Plain classes with slots, not dataclasses: this module is on the prompt hook's path, where
-# importing dataclasses (and inspect behind it) costs more than the whole decision.
-class Evidence:
+# Slotted classes, not dataclasses: this module is on the prompt hook's path, where importing
+# dataclasses (and inspect behind it) costs more than the whole decision (``Value``: 0154).
+class Evidence(Value):
     """What a scorer knows about one candidate for one prompt (a value: never changed).
 
     ``matched``: the prompt's content units (words, or pieces of evidence) the candidate holds;
     ``rare``: the prompt's units rare in the corpus; ``named``: those found only in paths,
     file names or identifiers; ``units``: how many content units the prompt has."""
 
-    __slots__ = ("score", "runner_up", "matched", "rare", "named", "units")
-
-    def __init__(
-        self,
-        score: float,
-        runner_up: float,
-        matched: frozenset[str],
-        rare: frozenset[str],
-        named: frozenset[str],
-        units: int,
-    ) -> None:
-        self.score = score
-        self.runner_up = runner_up
-        self.matched = matched
-        self.rare = rare
-        self.named = named
-        self.units = units
+    score: float
+    runner_up: float
+    matched: frozenset[str]
+    rare: frozenset[str]
+    named: frozenset[str]
+    units: int
 
     def __repr__(self) -> str:
         shown = zip(FEATURES, self.values(), strict=True)

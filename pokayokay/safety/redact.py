@@ -85,6 +85,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
+from pokayokay.infra import Value
 from pokayokay.infra.lazyre import Lazy as _Lazy
 from pokayokay.safety.redact_blocks import redact_encoded, redact_pem, redact_split
 from pokayokay.safety.redact_flags import redact_flags
@@ -102,6 +103,7 @@ from pokayokay.safety.redact_values import (
 
 TYPE_CHECKING = False  # typing is not imported at run time: the hook after every command loads us
 if TYPE_CHECKING:
+    from dataclasses import KW_ONLY
     from typing import TypeVar
 
     _R = TypeVar("_R", bound=tuple)  # type: ignore[type-arg]
@@ -123,42 +125,34 @@ _MARK_PREFIX = "[redacted:"
 UNSCANNED = "[redacted:unscanned]"
 
 
-class Shape:
+class Shape(Value):
     """One row of the table: a kind, its pattern, an optional check of the candidate secret.
 
     ``kind_from_key``: a key-position row, whose kind follows the key's name (see ``_key_kind``)
-    and whose value groups are ``dq``/``sq``/``bare``. A plain class, not a dataclass: the hook
-    that runs after every successful command imports this module.
+    and whose value groups are ``dq``/``sq``/``bare``. A slotted :class:`Value`, not a dataclass:
+    the hook that runs after every successful command imports this module (decision 0154).
     """
 
-    __slots__ = ("_compiled", "check", "gate", "hints", "kind", "kind_from_key", "pattern")
+    __slots__ = ("_compiled",)  # the pattern, compiled on first use (:attr:`regex`)
 
-    def __init__(
-        self,
-        kind: str,
-        pattern: str,
-        hints: tuple[str, ...] = (),
-        check: Callable[[str], bool] | None = None,
-        *,
-        kind_from_key: bool = False,
-        gate: Callable[[str], bool] | None = None,
-    ) -> None:
-        self.kind = kind
-        self.pattern = pattern
-        self.hints = hints
-        self.check = check
-        self.kind_from_key = kind_from_key
-        self.gate = gate  # after the hints: a finer test on the folded text (see _folded)
-        self._compiled: re.Pattern[str] | None = None
+    kind: str
+    pattern: str
+    hints: tuple[str, ...] = ()
+    check: Callable[[str], bool] | None = None
+    _: KW_ONLY
+    kind_from_key: bool = False
+    gate: Callable[[str], bool] | None = None  # after the hints: a finer test on the folded text
 
     def __repr__(self) -> str:
         return f"Shape({self.kind!r}, {self.pattern!r})"
 
     @property
     def regex(self) -> re.Pattern[str]:
-        if self._compiled is None:
-            self._compiled = re.compile(self.pattern)
-        return self._compiled
+        try:
+            return self._compiled
+        except AttributeError:  # (not compiled yet: the slot is empty)
+            self._compiled: re.Pattern[str] = re.compile(self.pattern)
+            return self._compiled
 
 
 # --- key names --------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from itertools import repeat
 
+from pokayokay.infra import Value
 from pokayokay.infra.lazyre import Lazy
 from pokayokay.relevance.scan import shown_path_ok
 
@@ -396,64 +397,37 @@ def recurring(
 SIGNALS_FORMAT = 5
 
 
-class GroupSignal:
+class GroupSignal(Value):
     """What the suggestion reads of one failure group (the cached form of a ``FailureGroup``)."""
 
-    __slots__ = ("category", "excerpt", "last_seen", "paths", "sample_command", "sessions",
-                 "signature")  # fmt: skip
-
-    def __init__(
-        self,
-        category: str,
-        sessions: int,
-        last_seen: float,
-        paths: tuple[str, ...],
-        sample_command: str | None,
-        signature: str = "",
-        excerpt: str = "",
-    ) -> None:
-        self.category = category
-        self.sessions = sessions
-        self.last_seen = last_seen
-        self.paths = paths
-        self.sample_command = sample_command
-        self.signature = signature  # the group's key (what a new failure of it is stored under)
-        self.excerpt = excerpt  # kept for failing tests (``test:<id>``) only
+    category: str
+    sessions: int
+    last_seen: float
+    paths: tuple[str, ...]
+    sample_command: str | None
+    signature: str = ""  # the group's key (what a new failure of it is stored under)
+    excerpt: str = ""  # kept for failing tests (``test:<id>``) only
 
     def __repr__(self) -> str:
         return f"GroupSignal({self.category!r}, {self.sessions}, {self.paths!r})"
 
 
-class NearGroup:
+class NearGroup(Value, eq=True):
     """A group :func:`recurring` cannot use yet, which one failure more can make count: one
     session short of recurring, or recurring in a category the suggestion does not use (a slots
     class like :class:`GroupSignal`: ``dataclasses`` is no import of the prompt's)."""
 
-    __slots__ = ("category", "owner", "paths", "sessions", "signature")
-
-    def __init__(
-        self, signature: str, category: str, sessions: int, owner: str, paths: tuple[str, ...]
-    ) -> None:
-        self.signature = signature
-        self.category = category
-        self.sessions = sessions
-        self.owner = owner  # the one session it failed in ("" when recurring, or not known)
-        self.paths = paths
+    signature: str
+    category: str
+    sessions: int
+    owner: str  # the one session it failed in ("" when recurring, or not known)
+    paths: tuple[str, ...]
 
     def __repr__(self) -> str:
         return (
             f"NearGroup({self.signature!r}, {self.category!r}, {self.sessions}, "
             f"{self.owner!r}, {self.paths!r})"
         )
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, NearGroup) and self._fields() == other._fields()
-
-    def __hash__(self) -> int:
-        return hash(self._fields())
-
-    def _fields(self) -> tuple[str, str, int, str, tuple[str, ...]]:
-        return (self.signature, self.category, self.sessions, self.owner, self.paths)
 
 
 class FailureSignals:

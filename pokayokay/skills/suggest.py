@@ -49,6 +49,7 @@ chain learnings, ``pokayokay.relevance.analyser`` are imported on use.
 
 from __future__ import annotations
 
+from pokayokay.infra import Value
 from pokayokay.relevance.scan import looks_like_url, skill_name_ok, word_chunks
 from pokayokay.relevance.scan_names import prompt_path_matches
 
@@ -81,39 +82,25 @@ PREFIX = "pokayokay: "
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
-# Plain classes, not dataclasses: this module is on the prompt hook's path, and importing
-# dataclasses costs more than scoring 200 skills.
+# Slotted classes, not dataclasses: this module is on the prompt hook's path, and importing
+# dataclasses costs more than scoring 200 skills (``Signals`` is a ``Value``: decision 0154).
 
 
-class Signals:
+class Signals(Value):
     """The memory signals for one prompt."""
 
-    __slots__ = (
-        "chain", "chain_reader", "failure_groups", "matched_rules", "paths", "rules", "spikes",
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        spikes: Sequence[Spike] = (),
-        failure_groups: Sequence[FailureGroup] = (),
-        rules: Sequence[tuple[str, tuple[str, ...]]] = (),  # (rule file, its paths: patterns)
-        chain: Sequence[SessionOutcome] = (),
-        paths: Sequence[str] = (),  # the project files and folders (``src/api/``) it names
-        # (rule, path) for each rule that loads for one of ``paths``, when the reader found
-        # them already (``rules.scopes.rules_for_paths``, cached); None: matched here.
-        matched_rules: Sequence[tuple[str, str]] | None = None,
-        # reads ``chain`` when a suggestion is shown (its only use: the risk note): every
-        # project past a few SessionEnds has the file, and parsing it imports re, json,
-        # dataclasses, pathlib and datetime, about a floor on a prompt that suggests nothing
-        chain_reader: Callable[[], Sequence[SessionOutcome]] | None = None,
-    ) -> None:
-        self.spikes = spikes
-        self.failure_groups = failure_groups
-        self.rules = rules
-        self.chain = chain
-        self.chain_reader = chain_reader
-        self.paths = paths
-        self.matched_rules = matched_rules
+    spikes: Sequence[Spike] = ()
+    failure_groups: Sequence[FailureGroup] = ()
+    rules: Sequence[tuple[str, tuple[str, ...]]] = ()  # (rule file, its paths: patterns)
+    chain: Sequence[SessionOutcome] = ()
+    paths: Sequence[str] = ()  # the project files and folders (``src/api/``) it names
+    # (rule, path) for each rule that loads for one of ``paths``, when the reader found
+    # them already (``rules.scopes.rules_for_paths``, cached); None: matched here.
+    matched_rules: Sequence[tuple[str, str]] | None = None
+    # reads ``chain`` when a suggestion is shown (its only use: the risk note): every
+    # project past a few SessionEnds has the file, and parsing it imports re, json,
+    # dataclasses, pathlib and datetime, about a floor on a prompt that suggests nothing
+    chain_reader: Callable[[], Sequence[SessionOutcome]] | None = None
 
 
 class Suggestion:

@@ -39,7 +39,7 @@ PURE = {
     "safety.shown", "safety.redact_values", "safety.redact_flags", "safety.redact_blocks",
     "infra.markdown", "infra.lazyre", "infra.literals", "infra.cjson", "infra.frontmatter",
     "infra.regex_safety", "infra.regex_budget", "infra.hook_output", "infra.private",
-    "infra.spans",
+    "infra.spans", "infra",
     "memory.document", "memory.structure", "memory.sections", "memory.curation",
     "memory.eviction", "memory.invariants",
     "memory.commonmark", "memory.measures",

@@ -2,17 +2,16 @@
 
 :mod:`pokayokay.learnings.outcomes.chain` writes the file at SessionEnd; skill suggestion reads
 it back on a prompt that shows a suggestion (the risk note, :mod:`pokayokay.skills.suggest`).
-That read is on the prompt hook's path, so this module imports nothing: the entries are read
-with plain string scans (equal to the patterns they replaced, property-tested in
-``tests/learnings/outcomes/test_chain_entries.py``), and :class:`SessionOutcome` is written by
-hand, as the other value types a hook uses (docs/architecture.md, decision 0126).
+That read is on the prompt hook's path, so this module imports no standard module: the entries
+are read with plain string scans (equal to the patterns they replaced, property-tested in
+``tests/learnings/outcomes/test_chain_entries.py``), and :class:`SessionOutcome` is a slotted
+:class:`~pokayokay.infra.Value`, as the other value types a hook uses (docs/architecture.md,
+decisions 0126 and 0154).
 """
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from pokayokay.infra import Value
 
 MAX_FILES_SHOWN = 8
 MAX_SKILLS_SHOWN = 10
@@ -21,50 +20,18 @@ FIELDS = ("Task", "Skills", "Failures", "Files", "Result")
 _CATEGORY = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
-class SessionOutcome:
+class SessionOutcome(Value, eq=True):
     """One session's entry: what it was asked, the skills it used, how it ended."""
 
-    __slots__ = (
-        "categories", "day", "failures", "files", "result", "result_note", "session_id",
-        "skills", "task",
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        day: str,
-        session_id: str,
-        task: str,
-        skills: tuple[str, ...],
-        failures: int,
-        categories: tuple[tuple[str, int], ...],  # (category, count), most first
-        files: tuple[str, ...],
-        result: str,  # clean | recovered | failed | unknown
-        result_note: str = "",
-    ) -> None:
-        self.day = day
-        self.session_id = session_id
-        self.task = task
-        self.skills = skills
-        self.failures = failures
-        self.categories = categories
-        self.files = files
-        self.result = result
-        self.result_note = result_note
-
-    def _key(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in _ORDER)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SessionOutcome):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _ORDER)
-        return f"SessionOutcome({fields})"
+    day: str
+    session_id: str
+    task: str
+    skills: tuple[str, ...]
+    failures: int
+    categories: tuple[tuple[str, int], ...]  # (category, count), most first
+    files: tuple[str, ...]
+    result: str  # clean | recovered | failed | unknown
+    result_note: str = ""
 
     def render(self) -> str:
         cats = ", ".join(f"{c} {n}" for c, n in self.categories)
@@ -81,12 +48,6 @@ class SessionOutcome:
             f"- Files: {', '.join(shown) or '-'}\n"
             f"- Result: {result}\n"
         )
-
-
-_ORDER = (
-    "day", "session_id", "task", "skills", "failures", "categories", "files", "result",
-    "result_note",
-)  # fmt: skip
 
 
 def heading(line: str) -> tuple[str, str] | None:
