@@ -321,14 +321,43 @@ def first_prompt_after_catch_up_row() -> Spec:
     return Spec(name, build, prepare=ahead(tag=", first prompts"))
 
 
+def session_transcript(project: Path) -> str:
+    """A session's transcript as Claude Code writes it (one JSON object a line), cut to what
+    SessionEnd reads from it: the prompt, and an edit of the file the prompt names (a session
+    that edited nothing leaves no chain entry, and SessionEnd then writes no memory file)."""
+    import json
+
+    prompt = {"type": "user", "message": {"role": "user", "content": PATH_PROMPT}}
+    edit = {
+        "type": "assistant",
+        "message": {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_bench_edit",
+                    "name": "Edit",
+                    "input": {
+                        "file_path": str(project / "src" / "app" / "checkout.py"),
+                        "old_string": "round(total)",
+                        "new_string": "round(total, 2)",
+                    },
+                }
+            ],
+        },
+    }
+    return "".join(json.dumps(record) + "\n" for record in (prompt, edit))
+
+
 def first_prompt_after_session_end_row() -> Spec:
     """The first prompt of a new session after the last one ended as Claude Code ends it: its
-    SessionEnd ran (the session's chain entry and curation written to the memory folder, then
-    the recall index's full check), the next session's SessionStart, the folders settled (the
-    minutes between two sessions), then the prompt naming project files. The memory folder
-    moved moments before SessionEnd's full check: whether that check could vouch for the quick
-    key decides whether this prompt stats every learning (decision 0153). Each run checks that
-    SessionEnd did write the memory folder (the row is the case it names)."""
+    SessionEnd ran (the session edited a file: its chain entry and curation written to the
+    memory folder, then the recall index's full check), the next session's SessionStart, the
+    folders settled (the minutes between two sessions), then the prompt naming project files.
+    The memory folder moved moments before SessionEnd's full check: whether that check could
+    vouch for the quick key decides whether this prompt stats every learning (decision 0153).
+    Each run checks that SessionEnd did write the memory folder (the row is the case it
+    names)."""
     name = "budget: first prompt of a new session after SessionEnd"
 
     def build(lab: Lab, n: int) -> Measurable:
@@ -344,7 +373,10 @@ def first_prompt_after_session_end_row() -> Spec:
 
         def before() -> None:  # untimed: the last session's end, the next one's start
             folder = project.memory_dir.stat().st_mtime_ns
-            run_registered(project, "SessionEnd", dict(end, session_id=session()))
+            transcript = project.path.parent / f"{project.path.name}-{session()}.jsonl"
+            transcript.write_text(session_transcript(project.path), "utf-8")
+            ended = dict(end, session_id=session(), transcript_path=str(transcript))
+            run_registered(project, "SessionEnd", ended)
             if project.memory_dir.stat().st_mtime_ns == folder:
                 problems.append(f"run {counter[0]}: SessionEnd left the memory folder as it was")
             counter[0] += 1
