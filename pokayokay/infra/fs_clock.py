@@ -40,18 +40,19 @@ SETTLE_NS = 3_000_000_000
 PROBE_FILE = "fs-clock.probe"
 
 
-def settled(stamps: Sequence[tuple[str, int | None]], probe_dir: str) -> bool:
+def settled(stamps: Sequence[tuple[str, int | None]], probe_dir: str | None) -> bool:
     """Whether every ``(path, mtime_ns)`` recorded (None: the path was missing, nothing to
     trust) is past its file system's clock: :data:`SETTLE_NS` old by the wall clock, or older
-    than the probe's stamp in ``probe_dir`` on the same device. Call it after stat-ing the paths
-    and before reading what their key stands for (module docstring). Any error: False."""
+    than the probe's stamp in ``probe_dir`` on the same device (None: by age alone). Call it
+    after stat-ing the paths and before reading what their key stands for (module docstring).
+    Any error: False."""
     now = time.time_ns()
     recent = [
         (path, mtime) for path, mtime in stamps if mtime is not None and now - mtime < SETTLE_NS
     ]
     if not recent:
         return True
-    probe = probe_clock(probe_dir)
+    probe = None if probe_dir is None else probe_clock(probe_dir)
     if probe is None:
         return False
     device, ticked = probe

@@ -161,25 +161,23 @@ class Inputs:
     __slots__ = ("memory_dir", "project_dir", "state_dir", "learnings", "archives", "files",
                  "folder", "settled")  # fmt: skip
 
-    def __init__(self, memory_dir: Where, project_dir: Where, state_dir: Where) -> None:
+    def __init__(
+        self, memory_dir: Where, project_dir: Where, state_dir: Where, probe: bool = True
+    ) -> None:
         self.memory_dir = str(memory_dir)
         self.project_dir = str(project_dir)
         self.state_dir = str(state_dir)
         # Before the scan: a change during it moves them past what the quick key records.
         marker = os.path.join(self.state_dir, MEMORY_CHANGED)
         self.folder = [stat_key(self.memory_dir), stat_key(marker)]
-        # Whether the file system's clock is past both mtimes, asked before the listing: a
-        # change after this moves them, one before it is in the listing (infra.fs_clock).
+        # Whether the file system's clock is past both mtimes, asked before the listing (a
+        # change after this moves them, one before it is in the listing: infra.fs_clock); the
+        # probe file only beside a cache (nothing is created when there is nothing to recall).
         from pokayokay.infra.fs_clock import settled
 
-        folder, changed = self.folder
-        self.settled = settled(
-            [
-                (self.memory_dir, None if folder is None else folder[0]),
-                (marker, None if changed is None else changed[0]),
-            ],
-            self.state_dir,
-        )
+        places = ((self.memory_dir, self.folder[0]), (marker, self.folder[1]))
+        stamps = [(path, None if st is None else st[0]) for path, st in places]
+        self.settled = settled(stamps, self.state_dir if probe else None)
         self.archives: list[tuple[str, list[int]]] = []
         self.learnings = learning_files(self.memory_dir, self.archives)
         self.archives.sort()
@@ -382,7 +380,7 @@ def load(
             found = _quick_hit(data, rows, stamps, *dirs, tables=current)
             if found is not None:
                 return found
-    inputs = Inputs(memory_dir, project_dir, state_dir)
+    inputs = Inputs(memory_dir, project_dir, state_dir, cached is not None)  # probe: a cache
     if inputs.empty:
         return Loaded(None)
     # Keyed by the fix texts recall reads, not by the store's mtime: a captured failure that

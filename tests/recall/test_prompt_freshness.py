@@ -367,3 +367,22 @@ def test_a_learning_written_just_after_the_key_was_saved_is_always_seen(
             stamp = folder + tick + later
             os.utime(loc.memory_dir, ns=(stamp, stamp))
         assert "Celery workers must be restarted" in quick_block(loc, CELERY_PROMPT)
+
+
+def test_no_probe_file_without_a_cache_to_vouch_for(tmp_path: Path) -> None:
+    """Nothing is created when there is nothing to recall from: the probe is stamped only
+    beside an index file, and a first full check leaves it to the next one."""
+    from pokayokay.infra.fs_clock import PROBE_FILE
+
+    loc = resolve_memory_location(tmp_path)
+    loc.memory_dir.mkdir(parents=True)  # changed just now, and empty
+    state = state_dir(loc)
+    state.mkdir(parents=True, exist_ok=True)
+    assert sources.index_for(loc) is None
+    assert not (state / PROBE_FILE).exists()
+    write_learning(loc.memory_dir, CELERY)
+    sources.index_for(loc)  # the first build: no cache yet, so no probe
+    assert not (state / PROBE_FILE).exists()
+    write_learning(loc.memory_dir, NOTES["stripe"], name="stripe")
+    sources.index_for(loc)  # a cache to vouch for: the probe is stamped
+    assert (state / PROBE_FILE).is_file()
