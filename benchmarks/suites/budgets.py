@@ -14,7 +14,6 @@ import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 
 from benchmarks.fixtures.failures import fill_project_store
 from benchmarks.fixtures.lab import Lab, Project, backdate_settled, wait_until_settled
@@ -25,12 +24,10 @@ from benchmarks.fixtures.learnings import (
     write_skills,
 )
 from benchmarks.fixtures.memory import encode_payload, memory_text, moved_payload
-from benchmarks.harness import Case, Measurable, Spec
+from benchmarks.harness import Measurable, Spec
 from benchmarks.suites.common import no_output
 from benchmarks.suites.realistic import (
-    failure_payload,
     initialised,
-    pytest_output,
     registered_argv,
     registered_case,
 )
@@ -228,297 +225,6 @@ def bare_session_start() -> Spec:
     return Spec(name, build)
 
 
-def _captures(project: Project) -> Callable[..., None]:
-    """Run the registered PostToolUseFailure hook for a failing ``pytest`` call of a session
-    (``test``: the failing test's name, which names the failure's group in the store)."""
-    failure_argv = registered_argv(project, "PostToolUseFailure")
-
-    def capture(session: str, n: int, test: str = "") -> None:
-        output = pytest_output(3_000)
-        if test:
-            output = output.replace("test_total_with_discount", test)
-        data = failure_payload(project, n, output, "pytest tests/test_checkout.py", session=session)
-        subprocess.run(
-            failure_argv,
-            input=data,
-            env=project.env,
-            cwd=project.path,
-            check=True,
-            capture_output=True,
-        )
-
-    return capture
-
-
-def wait_for_detached(project: Project, limit: float = 60.0) -> None:
-    """Wait (untimed) until no detached ``pokayokay`` command or ``python -m pokayokay.…``
-    worker for ``project`` runs (Linux: read from /proc; elsewhere nothing is waited for), at
-    most ``limit`` seconds."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return
-    mark = str(project.path).encode()
-    give_up = time.monotonic() + limit
-    while time.monotonic() < give_up:
-        running = False
-        for entry in proc.iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue  # ended meanwhile, or not ours to read
-            ours = any(a == b"pokayokay" or a.startswith(b"pokayokay.") for a in argv)
-            if ours and mark in argv:
-                running = True
-                break
-        if not running:
-            return
-        time.sleep(0.05)
-
-
-def settle(project: Project) -> None:
-    """Untimed: SessionStart's detached work done and the folders settled, as they are by the
-    time a person has typed the session's first prompt."""
-    wait_for_detached(project)
-    location = project.location
-    wait_until_settled(location.memory_dir, project.path / ".claude", project.state_dir)
-
-
-# The three cases of "a prompt right after a capture in a new session", one row each: which
-# group the session's spooled failure joins decides what the prompt's spool gate does
-# (``pokayokay.hooks.spool_gate``). ``new``: none (each run's test has a name of its own); the
-# gate's string scans rule it out. ``first recurrence``: a group one earlier session stored; the
-# failure makes it recur, so the gate ingests it inside the prompt (once per group). ``recurs``:
-# a group that recurs already (the same test failing session after session); the gate finds it
-# changes nothing, from the category its command binds (decision 0150: no parse). README.md
-# says which budget each is held to.
-AFTER_CAPTURE = "budget: prompt naming a file right after a capture in a new session"
-AFTER_CAPTURE_CASES = {
-    "new": "the failure joins no stored group",
-    "first recurrence": "the failure recurs for the first time: the prompt ingests it",
-    "recurs": "the failure's group recurs already (the steady case)",
-}
-
-
-def letters(n: int) -> str:
-    """``n`` in letters (a signature keeps no number: ``<n>`` stands for each)."""
-    out = ""
-    while True:
-        n, digit = divmod(n, 26)
-        out = chr(97 + digit) + out
-        if not n:
-            return out
-
-
-def after_capture_row(case: str) -> Spec:
-    """One case of :data:`AFTER_CAPTURE_CASES`. Each run is one new session in Claude Code's
-    real event order (docs/claude-code-interfaces.md: SessionStart runs before a session's
-    first prompt; Stop runs at the end of each turn, so a turn the user interrupts has none;
-    SessionEnd may never run when Claude is killed): SessionStart (``startup``, the new session
-    id), the session's first prompt, its first tool call failing (captured into the spool), the
-    turn interrupted (no Stop), then the timed prompt. The previous run's session was killed
-    (no SessionEnd): what it left (the store written since graduation last ran, or its capture
-    still in the spool) is caught up on by the next session's SessionStart
-    (``pokayokay.hooks.catch_up``: in the hook, or a detached ``graduate`` on a store this
-    large), so the prompt finds this session's capture alone. Between SessionStart and the
-    first prompt the folders are left to settle (untimed: the seconds a person takes to type
-    it, which the prompts' quick freshness checks rely on:
-    ``benchmarks.fixtures.lab.wait_until_settled``). What SessionStart pays for the catch-up is
-    the row :func:`killed_session_start_row`, and what the first prompt then pays (the signals
-    read again from the changed store) the row :func:`first_prompt_after_catch_up_row`.
-
-    ``first recurrence``: before its session, a killed session of its own captured the same
-    failure (a test named for the run), which the session's SessionStart takes in. ``recurs``:
-    two sessions (untimed, before the warm-up) made the group recur first."""
-    name = f"{AFTER_CAPTURE}: {AFTER_CAPTURE_CASES[case]}"
-    tag = f", captures ({case})"
-
-    def build(lab: Lab, n: int) -> Measurable:
-        # A project of its own: the captures move its store, which the other rows' must not.
-        project = realistic_project(lab, tag=tag)
-        capture = _captures(project)
-        counter = [0]
-        payload = moved_payload("UserPromptSubmit.json", project.path, prompt=PATH_PROMPT)
-        start = moved_payload("SessionStart.startup.json", project.path)
-
-        def session() -> str:
-            return f"budget-new-session-{counter[0]:04d}"
-
-        def test() -> str:  # the failing test: its name is the failure's group
-            return "" if case == "recurs" else f"test_total_case_{letters(26**5 + counter[0])}"
-
-        def before() -> None:  # untimed: the new session up to its interrupted first turn
-            counter[0] += 1
-            if case == "first recurrence":  # an earlier session failed the same way, killed
-                capture(f"budget-earlier-session-{counter[0]:04d}", 700_000 + counter[0], test())
-            run_registered(project, "SessionStart", dict(start, session_id=session()))
-            settle(project)
-            run_registered(project, "UserPromptSubmit", dict(payload, session_id=session()))
-            capture(session(), 800_000 + counter[0], test())
-
-        def each(run: int) -> bytes:
-            return encode_payload(dict(payload, session_id=session()))
-
-        problems: list[str] = []
-
-        def after() -> None:  # the row is the case it names: the gate ingested or it did not
-            from pokayokay.hooks.ingest import pending
-            from pokayokay.infra.spool import spool_dir
-
-            ingested = not pending(spool_dir(str(project.path), project.env))
-            if ingested != (case == "first recurrence"):
-                said = "ingested" if ingested else "left in the spool"
-                problems.append(f"run {counter[0]}: the prompt {said} the session's capture")
-
-        if case == "recurs":  # two sessions make the group recur before the warm-up's
-            before()
-            before()
-        return registered_case(
-            lab,
-            name,
-            "UserPromptSubmit",
-            project,
-            n,
-            stdin_each=each,
-            before_each=before,
-            after_each=after,
-            verify=lambda runs: problems[0] if problems else None,
-        )
-
-    return Spec(name, build, prepare=ahead(tag=tag))
-
-
-def killed_session_start_row() -> Spec:
-    """SessionStart of a new session when the previous one was killed right after a failing
-    tool call (no Stop, no SessionEnd: docs/claude-code-interfaces.md): its capture is in the
-    spool, and SessionStart ingests it and checks graduation (``pokayokay.hooks.catch_up``).
-    This is the ingest :func:`after_capture_row` does not time in its prompt."""
-    name = f"budget: SessionStart after a killed session left a capture ({STATE})"
-
-    def build(lab: Lab, n: int) -> Measurable:
-        project = realistic_project(lab, tag=", killed sessions")
-        capture = _captures(project)
-        counter = [0]
-        start = moved_payload("SessionStart.startup.json", project.path)
-
-        def before() -> None:  # untimed: the killed session's failing call
-            wait_for_detached(project)  # the last run's detached graduate, if any
-            counter[0] += 1
-            capture(f"budget-killed-session-{counter[0]:04d}", 900_000 + counter[0])
-
-        def each(run: int) -> bytes:
-            return encode_payload(dict(start, session_id=f"budget-next-session-{counter[0]:04d}"))
-
-        def ingested(runs: int) -> str | None:
-            from pokayokay.hooks.ingest import pending
-            from pokayokay.infra.spool import spool_dir
-
-            wait_for_detached(project)  # the catch-up of the last run (decision 0130)
-            if pending(spool_dir(str(project.path), project.env)):
-                return "SessionStart left the killed session's capture in the spool"
-            return None
-
-        return registered_case(
-            lab,
-            name,
-            "SessionStart",
-            project,
-            n,
-            stdin_each=each,
-            before_each=before,
-            # The catch-up it started runs beside nothing timed: not beside the floor either.
-            after_each=lambda: wait_for_detached(project),
-            verify=ingested,
-        )
-
-    return Spec(name, build, prepare=ahead(tag=", killed sessions"))
-
-
-def catch_up_worker_row() -> Spec:
-    """What the SessionStart of :func:`killed_session_start_row` hands to its detached worker
-    (``python -m pokayokay.hooks.catch_up_worker``, decision 0130): the killed session's
-    capture ingested, graduation over the 20,000-event store, the prompt's caches refreshed.
-    No hook budget is over it (it runs in its own session while Claude starts); the row shows
-    what it costs the machine. Its wall time includes the wait for graduation's rewritten files
-    to settle before it refreshes the caches that distrust them (up to 3.5 s, asleep): read the
-    CPU ratio."""
-    name = (
-        "budget: catch-up worker after a killed session (detached, no hook budget; "
-        "wall includes its settle wait)"
-    )
-
-    def build(lab: Lab, n: int) -> Measurable:
-        import sys
-
-        from pokayokay.hooks.catch_up import WORKER_MODULE
-        from pokayokay.infra.detach import module_argv
-
-        project = realistic_project(lab, tag=", catch-up worker")
-        capture = _captures(project)
-        counter = [0]
-
-        def before() -> None:  # untimed: the killed session's failing call
-            counter[0] += 1
-            capture(f"budget-worker-killed-{counter[0]:04d}", 970_000 + counter[0])
-
-        def ingested(runs: int) -> str | None:
-            from pokayokay.hooks.ingest import pending
-            from pokayokay.infra.spool import spool_dir
-
-            if pending(spool_dir(str(project.path), project.env)):
-                return "the worker left the killed session's capture in the spool"
-            return None
-
-        argv = module_argv(WORKER_MODULE, [str(project.path)])
-        assert argv[0] == sys.executable
-        return Case(
-            name,
-            argv,
-            n,
-            project.path,
-            project.env,
-            before_each=before,
-            verify=ingested,
-            note="CPU ratio is the work; wall includes sleeping until files settle",
-        )
-
-    return Spec(name, build, prepare=ahead(tag=", catch-up worker"))
-
-
-def first_prompt_after_catch_up_row() -> Spec:
-    """The first prompt of a session whose SessionStart took in what a killed session left (a
-    failing call's capture: :func:`killed_session_start_row`): the store changed, so this
-    prompt reads the failure signals and recall's fix texts from it again. The folders settle
-    between SessionStart and the prompt (untimed), as in :func:`after_capture_row`."""
-    name = "budget: first prompt after SessionStart took in a killed session's capture"
-
-    def build(lab: Lab, n: int) -> Measurable:
-        project = realistic_project(lab, tag=", first prompts")
-        capture = _captures(project)
-        counter = [0]
-        payload = moved_payload("UserPromptSubmit.json", project.path, prompt=PATH_PROMPT)
-        start = moved_payload("SessionStart.startup.json", project.path)
-
-        def session() -> str:
-            return f"budget-after-killed-{counter[0]:04d}"
-
-        def before() -> None:  # untimed: the killed session's call, the next SessionStart
-            counter[0] += 1
-            capture(f"budget-killed-before-{counter[0]:04d}", 950_000 + counter[0])
-            run_registered(project, "SessionStart", dict(start, session_id=session()))
-            settle(project)
-
-        def each(run: int) -> bytes:
-            return encode_payload(dict(payload, session_id=session()))
-
-        return registered_case(
-            lab, name, "UserPromptSubmit", project, n, stdin_each=each, before_each=before
-        )
-
-    return Spec(name, build, prepare=ahead(tag=", first prompts"))
-
-
 def memory_rewritten_row(lines: int) -> Spec:
     name = f"budget: prompt right after MEMORY.md was rewritten ({lines:,} lines)"
 
@@ -568,6 +274,15 @@ def specs() -> list[Spec]:
 
 
 def _rows() -> list[Spec]:
+    from benchmarks.suites.budget_sessions import (
+        AFTER_CAPTURE_CASES,
+        after_capture_row,
+        catch_up_worker_row,
+        first_prompt_after_catch_up_row,
+        first_prompt_after_session_end_row,
+        killed_session_start_row,
+    )
+
     state = STATE
     return [
         _prompt_row(f"budget: prompt naming a project file ({state})", PATH_PROMPT),
@@ -577,6 +292,7 @@ def _rows() -> list[Spec]:
         killed_session_start_row(),
         catch_up_worker_row(),
         first_prompt_after_catch_up_row(),
+        first_prompt_after_session_end_row(),
         _event_row(f"budget: SubagentStart ({state})", "SubagentStart", "SubagentStart.json"),
         *(
             _prompt_row(f"budget: warm prompt, {n:,} learnings", WARM_PROMPT, learnings=n)

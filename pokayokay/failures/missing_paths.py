@@ -12,7 +12,6 @@ to the missing name, when one is clearly closest. The caller lists the folder
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 
 from pokayokay.infra.lazyre import Lazy
@@ -49,6 +48,8 @@ def meant(missing: str, names: Sequence[str]) -> str | None:
     name = missing.rsplit("/", 1)[-1]
     if not name or name in names:
         return None
+    import difflib  # here: most failures name no missing file (the capture's import budget)
+
     scored = sorted(
         ((difflib.SequenceMatcher(None, name, other).ratio(), other) for other in names),
         reverse=True,

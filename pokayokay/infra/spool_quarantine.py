@@ -15,7 +15,7 @@ at most :data:`ITEM_MAX` bytes of one item (its head; the cut is logged), and at
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pokayokay.infra import spool
 from pokayokay.infra.regular import folder_names
@@ -33,9 +33,9 @@ STOPPED = "stopped-ingesters"  # a record being handled when ingesters died
 REASONS = (TORN, FAILED, OVER_BUDGET, STOPPED)
 
 
-@dataclass(frozen=True)
-class Quarantined:
-    """One kept item."""
+class Quarantined(NamedTuple):
+    """One kept item (a named tuple, not a dataclass: ``dataclasses`` brings ``inspect``, ``ast``
+    and ``dis`` into every ingest, the prompt's among them; decision 0153)."""
 
     path: str
     spool: str  # the spool's key (the launch folder's)

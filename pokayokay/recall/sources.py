@@ -37,8 +37,12 @@ the answer is computed again: nothing stale is ever injected. What the quick key
 learning edited in place (same name, no rename) that is not among the hits; it is picked up at
 the latest by the session's SessionEnd, which runs the full check (docs/decisions/0105; as do
 ``pokayokay recall`` and every other caller, ``quick=False`` being the default). A memory
-folder or marker whose mtime is under :data:`SETTLE_NS` old is not trusted (a coarse file-system
-clock could hide a file added in the same tick): the full check runs until it has settled.
+folder or marker whose mtime the file system's clock may not have moved past is not trusted (a
+coarse clock could hide a file added in the same tick): the full check runs until it has. Past
+means :data:`SETTLE_NS` old by the wall clock, or older than a probe file stamped by the same
+file system before the listing (:mod:`pokayokay.infra.fs_clock`), so SessionEnd's full check,
+run a moment after its own writes to the folder, vouches for the key the next session's first
+prompt uses (decision 0153).
 
 Work is capped: at most :data:`MAX_LEARNING_FILES` learning files, :data:`MAX_FILE_BYTES` of any
 of them, :data:`MAX_MEMORY_BYTES` of MEMORY.md or the archive, :data:`MAX_FIX_GROUPS` failure
@@ -50,7 +54,6 @@ created when there is nothing to recall from, and the failure store is opened on
 from __future__ import annotations
 
 import os
-import time
 
 from pokayokay.names import (
     FAILURES_CHANGED,
@@ -98,7 +101,8 @@ if TYPE_CHECKING:
     Where = str | Path  # a folder, as either (the prompt hook passes strings)
 
 # How old (ns) the memory folder's and the marker's mtimes must be before the quick key may
-# stand for them (file systems with 1-2 s clocks).
+# stand for them without the file system's own clock asked: infra.fs_clock.SETTLE_NS (not
+# imported here: a prompt whose quick key matches never needs that module).
 SETTLE_NS = 3_000_000_000
 _STORE_KEYS = ("db", "db-changed")
 # The files Key Decisions are read from (MEMORY.md, the archive, the settings naming it).
@@ -155,17 +159,25 @@ class Inputs:
     """Where the documents come from, and the stats that say whether they changed."""
 
     __slots__ = ("memory_dir", "project_dir", "state_dir", "learnings", "archives", "files",
-                 "folder")  # fmt: skip
+                 "folder", "settled")  # fmt: skip
 
-    def __init__(self, memory_dir: Where, project_dir: Where, state_dir: Where) -> None:
+    def __init__(
+        self, memory_dir: Where, project_dir: Where, state_dir: Where, probe: bool = True
+    ) -> None:
         self.memory_dir = str(memory_dir)
         self.project_dir = str(project_dir)
         self.state_dir = str(state_dir)
         # Before the scan: a change during it moves them past what the quick key records.
-        self.folder = [
-            stat_key(self.memory_dir),
-            stat_key(os.path.join(self.state_dir, MEMORY_CHANGED)),
-        ]
+        marker = os.path.join(self.state_dir, MEMORY_CHANGED)
+        self.folder = [stat_key(self.memory_dir), stat_key(marker)]
+        # Whether the file system's clock is past both mtimes, asked before the listing (a
+        # change after this moves them, one before it is in the listing: infra.fs_clock); the
+        # probe file only beside a cache (nothing is created when there is nothing to recall).
+        from pokayokay.infra.fs_clock import settled
+
+        places = ((self.memory_dir, self.folder[0]), (marker, self.folder[1]))
+        stamps = [(path, None if st is None else st[0]) for path, st in places]
+        self.settled = settled(stamps, self.state_dir if probe else None)
         self.archives: list[tuple[str, list[int]]] = []
         self.learnings = learning_files(self.memory_dir, self.archives)
         self.archives.sort()
@@ -198,13 +210,10 @@ class Inputs:
         return fixes_state(self.state_dir, [db is not None, changed or db])
 
     def quick_key(self, decisions: bool = True) -> str | None:
-        """The quick key of what was scanned (None while the folder or marker mtime has not
-        settled: the next prompt then runs the full check again); without ``decisions``, of all
-        but the files Key Decisions are read from."""
-        now = time.time_ns()
-        if any(st is not None and now - st[0] < SETTLE_NS for st in self.folder):
-            return None
-        if self.folder[0] is None:
+        """The quick key of what was scanned (None while the file system's clock may not be
+        past the folder's or the marker's mtime: the next prompt then runs the full check
+        again); without ``decisions``, of all but the files Key Decisions are read from."""
+        if not self.settled or self.folder[0] is None:
             return None
         files = {key: self.files[key] for key in _QUICK_FILES}
         return _quick_key(self.memory_dir, self.folder, files, self.archives, decisions)
@@ -371,7 +380,7 @@ def load(
             found = _quick_hit(data, rows, stamps, *dirs, tables=current)
             if found is not None:
                 return found
-    inputs = Inputs(memory_dir, project_dir, state_dir)
+    inputs = Inputs(memory_dir, project_dir, state_dir, cached is not None)  # probe: a cache
     if inputs.empty:
         return Loaded(None)
     # Keyed by the fix texts recall reads, not by the store's mtime: a captured failure that

@@ -221,15 +221,52 @@ def test_the_marker_brings_the_full_check(
     assert scans.count == 2  # ... and the prompts are quick again
 
 
-def test_a_folder_changed_seconds_ago_is_not_trusted(
+def clock_at(monkeypatch: pytest.MonkeyPatch, stamp: Any) -> None:
+    """The file system's clock, as the probe reads it, stopped at ``stamp(probe's mtime)``: a
+    coarse clock still in the tick of the folder's last change, or one just past it."""
+    from pokayokay.infra import fs_clock
+
+    real = fs_clock.probe_clock
+
+    def stopped(folder: str) -> tuple[int, int] | None:
+        found = real(folder)
+        return None if found is None else (found[0], stamp(found[1]))
+
+    monkeypatch.setattr(fs_clock, "probe_clock", stopped)
+
+
+def test_a_folder_changed_in_the_clocks_current_tick_is_not_trusted(
     location: MemoryLocation, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A coarse file-system clock could hide a file added in the same tick as the scan."""
+    """A coarse file-system clock could hide a file added in the same tick as the scan: while
+    the probe is stamped no later than the folder, every prompt runs the full check."""
     write_learning(location.memory_dir, CELERY)  # the folder's mtime is now
+    mtime = location.memory_dir.stat().st_mtime_ns
+    clock_at(monkeypatch, lambda _now: mtime)  # the clock has not ticked since
     scans = Scans(monkeypatch)
     for _ in range(3):
         assert "Celery" in quick_block(location, CELERY_PROMPT)
     assert scans.count == 3
+    # a learning added in that same tick keeps the folder's mtime, and is still found
+    write_learning(location.memory_dir, NOTES["flaky"].replace("Redis", "Memcached"), name="m")
+    os.utime(location.memory_dir, ns=(mtime, mtime))
+    assert "Memcached" in quick_block(location, "is the checkout test flaky with memcached?")
+
+
+def test_a_full_check_a_moment_after_a_write_vouches_for_the_next_prompt(
+    location: MemoryLocation, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SessionEnd's case: it writes the memory folder, then runs the full check; the file
+    system's clock has moved past the folder's mtime by then (the probe says so), so the next
+    session's first prompt is quick."""
+    write_learning(location.memory_dir, CELERY)  # the folder's mtime is now
+    assert time.time_ns() - location.memory_dir.stat().st_mtime_ns < sources.SETTLE_NS
+    folder = location.memory_dir.stat().st_mtime_ns
+    clock_at(monkeypatch, lambda _now: folder + 1)  # one nanosecond past is past
+    sources.index_for(location)  # the full check
+    scans = Scans(monkeypatch)
+    assert "Celery" in quick_block(location, CELERY_PROMPT)
+    assert scans.count == 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -288,3 +325,64 @@ def test_a_quick_prompt_injects_only_what_the_files_hold_now(
             if "deployment pipeline stalls" in line:
                 shown = line.split("] ", 1)[1].split(": ", 1)[1]  # after "learning, patterns: "
                 assert shown in current, (action, shown)
+
+
+# --------------------------------------------------------------------------------------------
+# The clock rule: what the quick key stands for is never missed, whatever the clock's tick
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(
+    tick=st.sampled_from([None, 0, 1, 4_000_000, 2_000_000_000]),
+    later=st.sampled_from([0, 1, 3_000_000]),
+    marker=st.booleans(),
+)
+def test_a_learning_written_just_after_the_key_was_saved_is_always_seen(
+    tmp_path_factory: pytest.TempPathFactory, tick: int | None, later: int, marker: bool
+) -> None:
+    """SessionEnd's order: a write to the memory folder, the full check (which saves the quick
+    key when the clock is past the folder's mtime), then at once another learning. The next
+    quick prompt recalls it. ``tick``: how far past the folder's mtime the probe finds the file
+    system's clock (None: the real clock, unsimulated; 0: still in the same tick); the second
+    learning is then stamped ``later`` past the probe, as any change after it is, and with the
+    folder's very mtime when the clock had not ticked (the case a coarse clock hides)."""
+    root = tmp_path_factory.mktemp("c")
+    loc = resolve_memory_location(root)
+    loc.memory_dir.mkdir(parents=True, exist_ok=True)
+    for n in range(4):
+        write_learning(loc.memory_dir, note(WORDS[n], n), name=f"note-{n}")
+    settle(loc)
+    sources.index_for(loc)
+    with pytest.MonkeyPatch.context() as patch:
+        write_learning(loc.memory_dir, note("golf", 7), name="session-end")  # the folder: now
+        if marker:
+            mark_memory_changed(str(loc.project_key))
+        folder = loc.memory_dir.stat().st_mtime_ns
+        if tick is not None:
+            clock_at(patch, lambda _now: folder + tick)
+        sources.index_for(loc)  # SessionEnd's full check
+        write_learning(loc.memory_dir, CELERY, name="just-after")
+        if tick is not None:  # stamped by the simulated clock: never before the probe
+            stamp = folder + tick + later
+            os.utime(loc.memory_dir, ns=(stamp, stamp))
+        assert "Celery workers must be restarted" in quick_block(loc, CELERY_PROMPT)
+
+
+def test_no_probe_file_without_a_cache_to_vouch_for(tmp_path: Path) -> None:
+    """Nothing is created when there is nothing to recall from: the probe is stamped only
+    beside an index file, and a first full check leaves it to the next one."""
+    from pokayokay.infra.fs_clock import PROBE_FILE
+
+    loc = resolve_memory_location(tmp_path)
+    loc.memory_dir.mkdir(parents=True)  # changed just now, and empty
+    state = state_dir(loc)
+    state.mkdir(parents=True, exist_ok=True)
+    assert sources.index_for(loc) is None
+    assert not (state / PROBE_FILE).exists()
+    write_learning(loc.memory_dir, CELERY)
+    sources.index_for(loc)  # the first build: no cache yet, so no probe
+    assert not (state / PROBE_FILE).exists()
+    write_learning(loc.memory_dir, NOTES["stripe"], name="stripe")
+    sources.index_for(loc)  # a cache to vouch for: the probe is stamped
+    assert (state / PROBE_FILE).is_file()
