@@ -221,7 +221,7 @@ def test_guarded_reading_is_the_unguarded_one(output: str, command: str | None) 
 
 
 @pytest.mark.slow
-@settings(max_examples=5_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=2_500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(output=output_strategy, command=command_strategy)
 def test_guarded_reading_is_the_unguarded_one_at_length(output: str, command: str | None) -> None:
     _same(output, command)
