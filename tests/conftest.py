@@ -13,10 +13,16 @@ from helpers.paths import FIXTURE_SAMPLES_DIR
 from hypothesis import settings
 
 # CI runs every property test on the same examples (reproducible failures); locally Hypothesis
-# explores new ones on every run.
+# explores new ones on every run. CI's slow tier asks for "drawn" (POKAYOKAY_HYPOTHESIS=drawn):
+# new examples each run from the seed it draws and prints (pytest --hypothesis-seed=N runs them
+# again), so its thousands of examples add up over runs instead of repeating (decision 0155).
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("drawn", deadline=None, print_blob=True, database=None)
 settings.register_profile("dev", deadline=None)
-settings.load_profile("ci" if os.environ.get("CI") else "dev")
+if os.environ.get("POKAYOKAY_HYPOTHESIS") == "drawn":
+    settings.load_profile("drawn")
+else:
+    settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
 

@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 from helpers.paths import REPO_ROOT
 
+# The source read as ast and text: the same on every Python (decision 0155).
+pytestmark = pytest.mark.one_python
+
 PACKAGE = REPO_ROOT / "pokayokay"
 MAX_LINES = 600
 

@@ -62,6 +62,7 @@ def hook_output_builders(tree: ast.Module) -> Iterator[int]:
                 yield node.lineno
 
 
+@pytest.mark.one_python
 def test_every_hook_output_is_built_by_the_documented_builder() -> None:
     builder = _builder_module()
     assert list(hook_output_builders(TREES[builder])), f"{builder} builds no hook output"
@@ -74,6 +75,7 @@ def test_every_hook_output_is_built_by_the_documented_builder() -> None:
     assert not elsewhere, "\n".join(elsewhere)
 
 
+@pytest.mark.one_python
 def test_the_builder_check_sees_each_way_of_building_one() -> None:
     for source in (
         'x = {"hookSpecificOutput": {}}',
@@ -126,6 +128,7 @@ def strict_encodes(tree: ast.Module) -> Iterator[int]:
             yield node.lineno
 
 
+@pytest.mark.one_python
 def test_text_is_never_encoded_as_strict_utf8() -> None:
     claim = _claim("Writing a file Claude may be writing too")
     assert "`encode_text`" in claim and "strict UTF-8" in claim
@@ -138,6 +141,7 @@ def test_text_is_never_encoded_as_strict_utf8() -> None:
     assert not found, "\n".join(found)
 
 
+@pytest.mark.one_python
 def test_the_codec_check_sees_each_strict_form() -> None:
     for source in (
         "t.encode()",
@@ -227,6 +231,7 @@ def silent_handlers(text: str) -> Iterator[tuple[int, str]]:
                     yield node.lineno, "a suppress with no reason"
 
 
+@pytest.mark.one_python
 def test_no_exception_is_swallowed_without_a_word() -> None:
     found = [
         f"pokayokay/{name}:{line}: {what}; log it, re-raise it, or say why in a comment there"
@@ -254,6 +259,7 @@ def test_no_exception_is_swallowed_without_a_word() -> None:
         ("with contextlib.suppress(OSError):\n    f()  # only when empty\n", False),
     ],
 )
+@pytest.mark.one_python
 def test_the_silence_check_tells_a_reason_from_none(source: str, silent: bool) -> None:
     wrapped = "def g():\n" + "".join(f"    {line}\n" for line in source.splitlines())
     assert bool(list(silent_handlers(wrapped))) is silent
@@ -330,6 +336,7 @@ def hand_written_value_classes(tree: ast.Module) -> Iterator[tuple[int, str]]:
             yield node.lineno, node.name
 
 
+@pytest.mark.one_python
 def test_value_types_are_dataclasses_off_the_hook_paths() -> None:
     """docs/decisions/0107: a value type is a frozen dataclass unless a hook imports its module
     (``dataclasses`` costs a hook ~10 ms and 38 modules, and each class ~0.4 ms to build)."""
@@ -347,6 +354,7 @@ def test_value_types_are_dataclasses_off_the_hook_paths() -> None:
     assert not found, "\n".join(found)
 
 
+@pytest.mark.one_python
 def test_hand_written_value_classes_are_the_listed_ones() -> None:
     """docs/decisions/0126: the hand-written value classes are named on the architecture page,
     and no other is written (a new one on a hook path is a choice the page records)."""
@@ -368,6 +376,7 @@ def test_hand_written_value_classes_are_the_listed_ones() -> None:
     )
 
 
+@pytest.mark.one_python
 def test_the_value_class_check_sees_one() -> None:
     source = (
         "class Spot:\n"

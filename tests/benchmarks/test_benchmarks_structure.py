@@ -18,6 +18,9 @@ from benchmarks.harness import FLOOR, Case
 from benchmarks.suites import all_specs
 from pokayokay.hooks.events import HOOKED_EVENTS
 
+# The benchmarks are a dev tool CI runs on its main Python only (decision 0155).
+pytestmark = pytest.mark.one_python
+
 REPO = Path(__file__).resolve().parents[2]
 BENCHMARKS = REPO / "benchmarks"
 

@@ -19,6 +19,9 @@ from benchmarks.fixtures.lab import Lab
 from pokayokay.failures.store import FailureStore
 from pokayokay.names import FAILURES_CHANGED
 
+# The benchmarks are a dev tool CI runs on its main Python only (decision 0155).
+pytestmark = pytest.mark.one_python
+
 Rows = list[tuple[str, tuple[object, ...]]]
 
 

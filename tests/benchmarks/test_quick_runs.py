@@ -9,7 +9,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from benchmarks.harness import Case, trimmed_note
+
+# The benchmarks are a dev tool CI runs on its main Python only (decision 0155).
+pytestmark = pytest.mark.one_python
 
 
 def _case(tmp_path: Path, *, pause: float, runs: list[int], quick_after: float | None) -> Case:

@@ -161,7 +161,7 @@ def test_the_property_reaches_both_answers() -> None:
 
 @pytest.mark.slow
 @given(st.sampled_from(COMMANDS), st.sampled_from(sorted(COMMAND_TOOLS)), OUTPUT)
-@settings(max_examples=1200, deadline=None)
+@settings(max_examples=600, deadline=None)
 def test_the_parse_classifies_a_bound_failure_in_the_bound_category_many(
     command: str, tool: str, error: str
 ) -> None:

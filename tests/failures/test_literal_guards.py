@@ -224,7 +224,7 @@ def test_guarded_reading_is_the_unguarded_one(output: str, command: str | None) 
 
 
 @pytest.mark.slow
-@settings(max_examples=5_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=2_500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(output=output_strategy, command=command_strategy)
 def test_guarded_reading_is_the_unguarded_one_at_length(output: str, command: str | None) -> None:
     _same(output, command)
@@ -307,7 +307,7 @@ def test_the_gate_keys_are_as_before(root: Path, output: str, command: str) -> N
 
 
 @pytest.mark.slow
-@settings(max_examples=2_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(output=output_strategy, command=st.sampled_from(COMMANDS))
 def test_the_gate_keys_are_as_before_at_length(root: Path, output: str, command: str) -> None:
     payload = _payload(output, command, str(root))

@@ -139,7 +139,7 @@ def test_every_signature_of_generated_outputs_is_reachable(root: Path, data: st.
 @pytest.mark.slow
 @given(data=st.data())
 @settings(
-    max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 def test_every_signature_of_generated_outputs_is_reachable_many(
     root: Path, data: st.DataObject

@@ -46,6 +46,6 @@ def test_generated_errors_are_read_as_the_pattern_reads_them(head: str, tail: st
 
 @pytest.mark.slow
 @given(head=TEXTS, tail=st.text(max_size=40))
-@settings(max_examples=5000, deadline=None)
+@settings(max_examples=2500, deadline=None)
 def test_generated_errors_are_read_as_the_pattern_reads_them_many(head: str, tail: str) -> None:
     assert exit_header("Exit code " + head + tail) == _oracle("Exit code " + head + tail)

@@ -108,7 +108,7 @@ def test_a_failure_the_gate_leaves_in_the_spool_cannot_change_a_boost(
     spooled=FAILURE,
     named=st.lists(st.sampled_from(NAMED), min_size=1, max_size=3, unique=True),
 )
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=750, deadline=None)
 def test_a_failure_the_gate_leaves_in_the_spool_cannot_change_a_boost_many(
     stored: list[tuple[str, str, str, list[str]]],
     spooled: tuple[str, str, str, list[str]],

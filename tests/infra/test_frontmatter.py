@@ -93,7 +93,7 @@ def test_where_the_subset_reader_answers_it_agrees_with_ruamel(block: str) -> No
 
 
 @pytest.mark.slow
-@settings(max_examples=5_000, deadline=None)
+@settings(max_examples=2_500, deadline=None)
 @given(blocks())
 def test_where_the_subset_reader_answers_it_agrees_with_ruamel_many(block: str) -> None:
     _agrees(block)

@@ -100,7 +100,7 @@ def test_a_dotted_capital_i_moves_no_cut(before: str, inside: str, after: str) -
 
 
 @pytest.mark.slow
-@settings(max_examples=5000, deadline=None)
+@settings(max_examples=2500, deadline=None)
 @given(_DOTTED, _DOTTED, _DOTTED)
 def test_a_dotted_capital_i_moves_no_cut_many(before: str, inside: str, after: str) -> None:
     _dotted_case(before, inside, after)

@@ -208,7 +208,7 @@ def test_a_torn_write_costs_that_record_alone_seeded(seed: int, chunk: int) -> N
 
 
 @pytest.mark.slow
-@settings(max_examples=10_000, deadline=None)
+@settings(max_examples=4_000, deadline=None)
 @given(seed=seeds, chunk=st.sampled_from([7, 64, 4096, 1 << 20]))
 def test_a_torn_write_costs_that_record_alone_many_streams(seed: int, chunk: int) -> None:
     check_stream(seeded_writes(seed), chunk)

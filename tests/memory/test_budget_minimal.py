@@ -274,8 +274,9 @@ def test_budget_minimal_archiving_quick() -> None:
 
 
 @pytest.mark.slow
-def test_budget_minimal_archiving_five_thousand(capsys: pytest.CaptureFixture[str]) -> None:
-    examples, moved = _run(5_000)
+def test_budget_minimal_archiving_thousands(capsys: pytest.CaptureFixture[str]) -> None:
+    """2,500 documents a run, new ones each CI run (its slow tier draws the seed: decision 0155)."""
+    examples, moved = _run(2_500)
     with capsys.disabled():
         print(f"\nbudget-minimal property: {examples} documents, {moved} entries archived")
-    assert examples >= 5_000
+    assert examples >= 2_500

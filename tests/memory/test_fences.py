@@ -354,11 +354,12 @@ def test_fences_and_markers_property_quick() -> None:
 
 
 @pytest.mark.slow
-def test_fences_and_markers_property_ten_thousand(capsys: pytest.CaptureFixture[str]) -> None:
-    examples, refused, lost = _run(10_000)
+def test_fences_and_markers_property_thousands(capsys: pytest.CaptureFixture[str]) -> None:
+    """4,000 examples a run, new ones each CI run (its slow tier draws the seed: decision 0155)."""
+    examples, refused, lost = _run(4_000)
     with capsys.disabled():
         print(f"\nfence/marker property: {examples} examples, {refused} refused, {lost} lines lost")
-    assert examples >= 10_000
+    assert examples >= 4_000
     assert lost == 0
     assert refused <= examples // 100
 

@@ -48,7 +48,7 @@ def test_the_scans_equal_the_patterns(line: str) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=3_000, deadline=None)
+@settings(max_examples=1_500, deadline=None)
 @given(LINES)
 def test_the_scans_equal_the_patterns_many(line: str) -> None:
     _check(line)

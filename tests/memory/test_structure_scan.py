@@ -81,7 +81,7 @@ def test_the_scan_finds_the_body_parse_finds(
 
 @pytest.mark.slow
 @given(lines=st.lists(LINES, max_size=80), crlf=st.booleans(), last_newline=st.booleans())
-@settings(max_examples=5000, deadline=None)
+@settings(max_examples=2500, deadline=None)
 def test_the_scan_finds_the_body_parse_finds_many(
     lines: list[str], crlf: bool, last_newline: bool
 ) -> None:

@@ -100,7 +100,7 @@ def _seeded_names(seed: int) -> list[str]:
 
 
 @pytest.mark.slow
-@settings(max_examples=3000)
+@settings(max_examples=1500)
 @given(st.integers(0, 2**64 - 1))
 def test_any_prompt_of_names_only_recalls_nothing_many(seed: int) -> None:
     _names_only_recall_nothing(_seeded_names(seed))

@@ -80,7 +80,7 @@ def test_any_text_comes_back_byte_identical(text: str) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(TEXTS)
 def test_any_text_comes_back_byte_identical_many(text: str) -> None:
     assume(len(text.strip()) >= 20)

@@ -230,7 +230,7 @@ def test_the_cached_index_is_a_fresh_build_after_any_edits(
 
 @pytest.mark.slow
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(edits=EDITS)
 def test_the_cached_index_is_a_fresh_build_after_any_edits_many(

@@ -91,7 +91,7 @@ def test_a_multi_line_note_stays_in_its_list_item() -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=3000)
+@settings(max_examples=1500)
 @given(TEXT)
 def test_shown_text_is_reversible_many(text: str) -> None:
     shown = block.shown_text(text)

@@ -262,6 +262,7 @@ def test_an_unknown_gate_is_refused() -> None:
         fitted.gate_path("everything")
 
 
+@pytest.mark.one_python
 def test_the_fitting_script_reproduces_the_shipped_gates() -> None:
     """One command rewrites both files; run without writing (``--check``), it fits the same
     coefficients and threshold as the shipped ones (the lead re-runs it after a merge)."""
@@ -289,6 +290,7 @@ def test_the_fitting_script_reproduces_the_shipped_gates() -> None:
         assert again.threshold == pytest.approx(shipped.threshold, abs=1e-6)
 
 
+@pytest.mark.one_python
 def test_the_fitting_script_is_one_command() -> None:
     proc = subprocess.run(
         [sys.executable, str(REPO_ROOT / "scripts" / "fit_relevance_gate.py"), "--help"],

@@ -99,14 +99,15 @@ def test_each_scan_equals_its_regex_on_generated_text(name: str) -> None:
 
 
 # the scans with look-arounds and backtracking to reproduce get the most examples (5-8 s each
-# on one core; the whole slow tier has to stay inside CI's 15 minutes)
-MANY = {"name_spans": 6_000, "prompt_path_matches": 6_000, "file_name_matches": 5_000}
+# on one core at twice these counts; the whole slow tier has to stay inside CI's 15 minutes;
+# CI draws new ones each run: decision 0155)
+MANY = {"name_spans": 3_000, "prompt_path_matches": 3_000, "file_name_matches": 2_500}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_scan_equals_its_regex_on_many_generated_texts(name: str) -> None:
-    _property(name, MANY.get(name, 1_500))()
+    _property(name, MANY.get(name, 750))()
 
 
 def test_spans_replaced_as_sub_does() -> None:

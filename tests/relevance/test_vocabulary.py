@@ -13,6 +13,10 @@ from typing import Any
 import pytest
 from helpers.paths import REPO_ROOT
 
+# Data files and a dev script (scripts/audit_vocabulary.py): the same on every Python (decision
+# 0155).
+pytestmark = pytest.mark.one_python
+
 FOLDER = REPO_ROOT / "pokayokay" / "relevance" / "vocabulary"
 COLUMNS = ["group", "kind", "entry", "class", "source", "example"]
 

@@ -137,7 +137,7 @@ def test_families_partition_the_groups_whatever_their_order(groups: list[Failure
 
 
 @pytest.mark.slow
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(_groups())
 def test_families_partition_the_groups_whatever_their_order_many(
     groups: list[FailureGroup],

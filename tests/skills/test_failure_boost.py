@@ -486,7 +486,7 @@ def test_concern_with_its_disjoint_shortcut_is_the_reference_for_any_weights() -
 def test_concern_with_its_disjoint_shortcut_is_the_reference_thoroughly() -> None:
     from hypothesis import given, settings
 
-    check = settings(max_examples=5_000, deadline=None)(
+    check = settings(max_examples=2_500, deadline=None)(
         lambda fields, pair: _check_concern_matches_the_reference(fields, pair)
     )
     given(_fields_strategy(), _category_and_tool())(check)()
