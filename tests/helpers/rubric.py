@@ -26,6 +26,7 @@ from pathlib import Path
 import pokayokay.rules.lessons as lessons_module
 import pokayokay.rules.mistake_kinds as kinds_module
 import pokayokay.rules.teaching as teaching_module
+from pokayokay.failures.said import VALUE_STARTS
 from pokayokay.rules.mistake_kinds import KINDS
 from pokayokay.rules.teaching import ADVICE, GENERIC, GENERIC_BARE, GENERIC_PLAIN
 
@@ -158,7 +159,10 @@ def check(
             exact = content[:-1] if content.endswith("…") else content
             if not source.holds(exact):
                 problems.append(f"code not exact: {content!r}")
-            if " " in exact.strip() and not source.identifier(exact):
+            # the sides of a failed comparison the runner printed after its message (jest's
+            # Expected/Received, Rust's left/right; at most two) belong to the error line
+            sides = exact.startswith(VALUE_STARTS)
+            if " " in exact.strip() and not source.identifier(exact) and not sides:
                 free_spans += 1
         strange = sorted({w for w in _WORD.findall(outside) if w.lower() not in words})
         if strange:
