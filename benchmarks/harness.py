@@ -357,10 +357,18 @@ def prebuild(lab: Lab, chosen: Sequence[Spec], threads: int = PREBUILD_THREADS) 
 
 
 def run_plan(
-    lab: Lab, all_specs: Sequence[Spec], chosen: Sequence[Spec], repeat: int, quick: bool = False
+    lab: Lab,
+    all_specs: Sequence[Spec],
+    chosen: Sequence[Spec],
+    repeat: int,
+    quick: bool = False,
+    smoke: bool = False,
 ) -> Outcome:
     """Measure ``chosen`` between two runs of the floor (first and last), in this order, their
-    shared fixtures built first (:func:`prebuild`)."""
+    shared fixtures built first (:func:`prebuild`). ``smoke`` (CI, with ``quick``): every row,
+    the budget rows too, ends after its warm-up and one timed run: the run checks that each row
+    still builds, runs and passes its checks, in CI's time; its ratios are single runs, and the
+    budget table is read from a ``--repeat`` run (decision 0158)."""
     once = fewer_runs(chosen, repeat, quick)
     if once:
         print(quick_note(once), file=sys.stderr, flush=True)
@@ -374,8 +382,8 @@ def run_plan(
         row_started = time.perf_counter()
         try:
             case = spec.build(lab, spec.runs(repeat, quick))
-            if quick and isinstance(case, Case) and spec.trim_slow_cycles:
-                case.quick_after_s = QUICK_SLOW_CYCLE_S
+            if quick and isinstance(case, Case) and (spec.trim_slow_cycles or smoke):
+                case.quick_after_s = 0.0 if smoke else QUICK_SLOW_CYCLE_S
             result = case.measure()
         except BenchmarkSkipped as exc:
             out.skipped.append((spec.name, str(exc)))

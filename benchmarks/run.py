@@ -65,6 +65,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--quick", action="store_true", help=f"{QUICK_REPEAT} runs each (CI smoke runs)"
     )
     parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="with --quick: every row (the budget rows too) ends after its warm-up and one "
+        "timed run (CI: checks that each row runs; read the figures from a --repeat run)",
+    )
+    parser.add_argument(
         "--repeat",
         type=int,
         metavar="N",
@@ -99,6 +105,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ns = parse_args(argv)
+    ns.quick = ns.quick or ns.smoke  # a smoke run is a quick run, shorter
     repeat = ns.repeat or (QUICK_REPEAT if ns.quick else DEFAULT_REPEAT)
     if not ns.list:
         compile_package()
@@ -116,7 +123,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UsageError as exc:
             print(f"run.py: error: {exc}", file=sys.stderr)
             return 2
-        outcome = run_plan(lab, specs, chosen, repeat, quick=ns.quick)
+        if ns.smoke:
+            print(
+                "smoke run: every row ends after its warm-up and one timed run; its ratios are "
+                "single runs (the budget table: a --repeat 5 run)",
+                file=sys.stderr,
+            )
+        outcome = run_plan(lab, specs, chosen, repeat, quick=ns.quick, smoke=ns.smoke)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

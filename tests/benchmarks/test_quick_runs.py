@@ -100,3 +100,13 @@ def test_the_budget_rows_keep_their_runs_in_quick_mode() -> None:
     assert table and all(not spec.trim_slow_cycles for spec in table)
     assert all(spec.name.startswith("budget: ") for spec in table)
     assert all(spec.trim_slow_cycles for spec in startup.specs())
+
+
+def test_a_smoke_run_gives_every_row_one_timed_run(tmp_path: Path) -> None:
+    """``--smoke`` (CI) bounds every row's cycle at 0 s, the budget rows' too: the warm-up and
+    one timed run, whatever the cycle took (decision 0158)."""
+    runs: list[int] = []
+    result = _case(tmp_path, pause=0.0, runs=runs, quick_after=0.0).measure()
+    assert len(runs) == 2  # the warm-up and one timed run
+    assert len(result.times_ms) == 1
+    assert result.extra == {"quick_trimmed_from": 3}
