@@ -289,19 +289,24 @@ def note(word: str, n: int) -> str:
             f"and clear its cache; the {word} queue then drains within minutes.")  # fmt: skip
 
 
-@settings(max_examples=12, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
-@given(actions=ACTIONS)
-def test_a_quick_prompt_injects_only_what_the_files_hold_now(
-    tmp_path_factory: pytest.TempPathFactory, actions: list[tuple[str, int, str]]
-) -> None:
-    root = tmp_path_factory.mktemp("p")
+def four_notes_indexed(root: Path) -> MemoryLocation:
+    """The memory location of ``root`` with four settled learnings, their index built."""
     loc = resolve_memory_location(root)
     loc.memory_dir.mkdir(parents=True, exist_ok=True)
     for n in range(4):
         write_learning(loc.memory_dir, note(WORDS[n], n), name=f"note-{n}")
     settle(loc)
     sources.index_for(loc)
+    return loc
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(actions=ACTIONS)
+def test_a_quick_prompt_injects_only_what_the_files_hold_now(
+    tmp_path_factory: pytest.TempPathFactory, actions: list[tuple[str, int, str]]
+) -> None:
+    loc = four_notes_indexed(tmp_path_factory.mktemp("p"))
     for step, (action, n, word) in enumerate(actions):
         path = loc.memory_dir / learnings.file_name_for(f"note-{n}")
         text = note(word, step + 10)
@@ -347,13 +352,7 @@ def test_a_learning_written_just_after_the_key_was_saved_is_always_seen(
     system's clock (None: the real clock, unsimulated; 0: still in the same tick); the second
     learning is then stamped ``later`` past the probe, as any change after it is, and with the
     folder's very mtime when the clock had not ticked (the case a coarse clock hides)."""
-    root = tmp_path_factory.mktemp("c")
-    loc = resolve_memory_location(root)
-    loc.memory_dir.mkdir(parents=True, exist_ok=True)
-    for n in range(4):
-        write_learning(loc.memory_dir, note(WORDS[n], n), name=f"note-{n}")
-    settle(loc)
-    sources.index_for(loc)
+    loc = four_notes_indexed(tmp_path_factory.mktemp("c"))
     with pytest.MonkeyPatch.context() as patch:
         write_learning(loc.memory_dir, note("golf", 7), name="session-end")  # the folder: now
         if marker:
