@@ -17,7 +17,7 @@ The reason text holds only numbers, a tool or category name from the fixed lists
 path the user typed; nothing from a failure's output reaches the model, with one exception:
 when the prompt names the source file of a failing test (``pokayokay.failures.pairing``:
 ``tests/x/test_y.py`` tests ``src/x/y.py``), the test id and its one error line are named, each
-in a code span and stripped of backticks, angle brackets and control characters
+each in a code span exactly as the tool printed it, or not at all when it speaks to the reader
 (:func:`shown_code`).
 
 **Cached** (``pokayokay.skills.advice.cached_signals``; this module stays pure): the groups
@@ -33,7 +33,6 @@ from __future__ import annotations
 from itertools import repeat
 
 from pokayokay.infra import Value
-from pokayokay.infra.lazyre import Lazy
 from pokayokay.relevance.scan import shown_path_ok
 
 TYPE_CHECKING = False
@@ -249,24 +248,47 @@ def failing_test(group: FailureGroup, named: Sequence[str]) -> tuple[str, str] |
     return None
 
 
-# What a test id or an error line shown to the model may hold (in a code span): no backtick,
-# no angle bracket, no control character; at most this many characters.
+# A test id or an error line shown to the model: at most this many characters.
 MAX_SHOWN_LINE = 120
-_NOT_SHOWN = Lazy(r"[^\w .,:;!?=+*/%&|^~@#$()\[\]{}'\"-]")
+# The tags a shown line must not close or open: recall's fence, which the same prompt's context
+# may hold (``pokayokay.recall.block.TAG``), and the one Claude Code wraps hook context in.
+_SHOWN_TAGS = ("pokayokay-recall", "system-reminder")
 
 
 def shown_code(text: str) -> str:
-    """``text`` as a code span may show it: one line, no backtick, angle bracket or control
-    character, at most :data:`MAX_SHOWN_LINE` characters (cut at a word boundary)."""
-    line = " ".join(_NOT_SHOWN.sub(" ", text).split())
-    if len(line) > MAX_SHOWN_LINE:
-        line = line[: MAX_SHOWN_LINE - 1].rsplit(" ", 1)[0] + "…"
-    return line
+    """``text`` as the model may read it: a code span of its first line exactly as the tool
+    printed it (secrets redacted, terminal escapes dropped, cut at a word boundary to
+    :data:`MAX_SHOWN_LINE` with "…", a tag of :data:`_SHOWN_TAGS` escaped), or ``""`` when that
+    line speaks to the reader (an instruction, a link, a dangerous command:
+    :func:`pokayokay.safety.sanitize.tool_line`): then nothing of it is shown."""
+    from pokayokay.safety.commands import redact_secrets
+    from pokayokay.safety.exact import code_span, escape
+    from pokayokay.safety.sanitize import tool_line
+
+    line = tool_line(redact_secrets(text), MAX_SHOWN_LINE)
+    return code_span(escape(line, _SHOWN_TAGS)) if line else ""
 
 
 # What opens a test runner's line before the test id or the message: pytest's ``E``/``>``,
 # ``FAILED``/``ERROR``, vitest's and go's ``FAIL``, jest's ``●``, vitest's ``×``/``❯``, ava's ``✘``.
 _MARKERS = frozenset(("E", ">", "FAILED", "ERROR", "FAIL", "-", "●", "×", "✗", "❯", "✘"))
+
+
+def _a_test(shown: str) -> str:
+    """"test `<id>`", or "a test" when its id may not be shown (``shown`` is "")."""
+    return f"test {shown}" if shown else "a test"
+
+
+def test_said(group: FailureGroup) -> tuple[str, str]:
+    """A failing test's id and its error line as the model may read them (:func:`shown_code`,
+    :func:`error_line`; "" for what may not be shown). Computed when the signals' cache is
+    written (checking that a line does not speak compiles patterns: about 8 ms a process) and
+    read from it by the prompt (:attr:`GroupSignal.shown`)."""
+    shown = getattr(group, "shown", None)
+    if shown is not None:
+        return shown  # type: ignore[no-any-return]
+    test_id = group.signature[5:]
+    return shown_code(test_id), error_line(group.excerpt, test_id)
 
 
 def error_line(excerpt: str, test_id: str = "") -> str:
@@ -290,14 +312,24 @@ def error_line(excerpt: str, test_id: str = "") -> str:
         if names and all(word in _MARKERS for word in rest.split()):
             continue  # the test's header: its name and a marker, nothing it said
         words = part.split()
-        while words and words[0] in _MARKERS:
-            words = words[1:]
-        if len(words) > 2 and words[1] == "-":  # "<test id> - <message>"
-            words = words[2:]
-        if words:  # with the sides of a failed comparison stored after it (Expected/Received)
-            values = values_after([p.strip() for p in parts], at)
-            return shown_code("; ".join([" ".join(words), *values]))
+        skip = 0
+        while skip < len(words) and words[skip] in _MARKERS:
+            skip += 1
+        if len(words) > skip + 2 and words[skip + 1] == "-":  # "<test id> - <message>"
+            skip += 2
+        if skip < len(words):  # the rest exactly, with the sides of a failed comparison
+            values = values_after([p.strip() for p in parts], at)  # stored after it
+            return shown_code("; ".join([_without_words(part, skip), *values]))
     return ""
+
+
+def _without_words(text: str, count: int) -> str:
+    """``text`` stripped, without its first ``count`` words; the rest exactly as it was."""
+    rest = text.strip()
+    for _ in range(count):
+        end = next((i for i, ch in enumerate(rest) if ch.isspace()), len(rest))
+        rest = rest[end:].lstrip()
+    return rest
 
 
 def _place(group: FailureGroup, named: Sequence[str]) -> str | None:
@@ -360,20 +392,19 @@ def recurring(
         reason = f"{tool or group.category} failures recurred in {group.sessions} sessions {where}"
         tested = failing_test(group, named)
         if tested is not None:  # the prompt names the source file of a failing test
-            test_id, source = tested
-            said = error_line(group.excerpt, test_id)
+            shown, said = test_said(group)
             reason = (
-                f"test `{shown_code(test_id)}` (of {source}) failed in {group.sessions} sessions"
-                + (f": `{said}`" if said else "")
+                f"{_a_test(shown)} (of {tested[1]}) failed in "
+                f"{group.sessions} sessions" + (f": {said}" if said else "")
             )
         elif group.signature.startswith("test:") and where.startswith("in ") and (
             where != "in the project root"  # only a root file of the same kind, not this one
         ):  # a test failing in the very file the prompt names (Rust's unit tests and doctests
             # live in the source file itself): named as above; never a test of a file beside it
-            said = error_line(group.excerpt, group.signature[5:])
+            shown, said = test_said(group)
             reason = (
-                f"test `{shown_code(group.signature[5:])}` failed in {group.sessions} sessions "
-                f"{where}" + (f": `{said}`" if said else "")
+                f"{_a_test(shown)} failed in "
+                f"{group.sessions} sessions {where}" + (f": {said}" if said else "")
             )
         best, best_strength = None, 0.0
         every = _category_sets(group.category, tool)[3]
@@ -394,7 +425,7 @@ def recurring(
 # The cache of failure signals
 
 
-SIGNALS_FORMAT = 5
+SIGNALS_FORMAT = 6
 
 
 class GroupSignal(Value):
@@ -406,7 +437,9 @@ class GroupSignal(Value):
     paths: tuple[str, ...]
     sample_command: str | None
     signature: str = ""  # the group's key (what a new failure of it is stored under)
-    excerpt: str = ""  # kept for failing tests (``test:<id>``) only
+    excerpt: str = ""  # not cached: what a prompt may show of it is ``shown``
+    # For a failing test (``test:<id>``): its id and error line as shown (:func:`test_said`)
+    shown: tuple[str, str] | None = None
 
     def __repr__(self) -> str:
         return f"GroupSignal({self.category!r}, {self.sessions}, {self.paths!r})"
@@ -505,7 +538,7 @@ def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
         return None
     groups = []
     try:
-        for category, sessions, last_seen, command, paths, signature, excerpt in data["groups"]:
+        for category, sessions, last_seen, command, paths, signature, shown in data["groups"]:
             groups.append(
                 GroupSignal(
                     str(category),
@@ -514,7 +547,8 @@ def signals_from_data(data: Any, key: list[Any]) -> FailureSignals | None:
                     tuple(str(p) for p in paths),
                     command if isinstance(command, str) else None,
                     str(signature),
-                    str(excerpt),
+                    "",
+                    (str(shown[0]), str(shown[1])) if isinstance(shown, list) else None,
                 )
             )
         near = [
@@ -538,7 +572,7 @@ def signals_to_data(signals: FailureSignals, key: list[Any]) -> dict[str, Any]:
     rows = [
         [
             g.category, g.sessions, g.last_seen, g.sample_command, list(g.paths), g.signature,
-            g.excerpt if g.signature.startswith("test:") else "",
+            list(test_said(g)) if g.signature.startswith("test:") else None,
         ]
         for g in signals.groups
     ]  # fmt: skip
