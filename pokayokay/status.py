@@ -118,6 +118,11 @@ def recall_line() -> str:
 
 # ``doctor`` lists at most this many of the retired semantic recall's leftovers by name.
 LEFTOVERS_LISTED = 10
+# ``doctor`` looks for secrets in at most this many memory files, this much of each, and lists
+# at most this many places.
+SECRET_FILES = 200
+SECRET_FILE_BYTES = 1 << 20
+SECRETS_LISTED = 10
 
 
 def free_text(outcome: CurationOutcome, settings: Settings) -> list[dict[str, Any]]:
@@ -396,6 +401,7 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
                         f"{sec['title']} {sec['lines']}/{sec['budget']} lines: {fixes}",
                     )
 
+    _check_secrets(checks, location)
     _check(checks, "ok", "recall", recall_line())
     _check_leftovers(checks)
 
@@ -492,6 +498,41 @@ def _check_quarantine(checks: list[dict[str, Any]]) -> None:
     lines = report_lines()
     for line in lines or ["no spooled tool call was kept aside"]:
         _check(checks, "warn" if lines else "ok", "spool", line)
+
+
+def _check_secrets(checks: list[dict[str, Any]], location: MemoryLocation) -> None:
+    """What looks like a secret in the memory folder's markdown files (MEMORY.md, topic and
+    archive files): each place a warning, by file, line and kind, never the value; at most
+    :data:`SECRETS_LISTED` by name. pokayokay never edits those lines (``memory/secrets``)."""
+    from pokayokay.memory.secrets import secret_lines
+
+    try:
+        files = sorted(location.memory_dir.glob("*.md"))[:SECRET_FILES]
+    except OSError:  # no memory folder to read: the memory-folder check above says so
+        return
+    found: list[str] = []
+    for path in files:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(SECRET_FILE_BYTES)
+        except OSError:  # gone or unreadable since the listing: nothing of it can be shown
+            continue
+        for number, kinds in secret_lines(data.decode("utf-8", "replace")):
+            found.append(f"{path.name}:{number}: {', '.join(kinds)}")
+    if not found:
+        _check(checks, "ok", "memory secrets", f"none found in {_count(len(files), 'file')}")
+        return
+    for place in found[:SECRETS_LISTED]:
+        _check(checks, "warn", "memory secrets", place)
+    if len(found) > SECRETS_LISTED:
+        _check(checks, "warn", "memory secrets", f"and {len(found) - SECRETS_LISTED} more")
+    _check(
+        checks,
+        "warn",
+        "memory secrets",
+        f"{location.memory_dir}: Claude Code reads these files into sessions (MEMORY.md into "
+        "every one); pokayokay never edits your text: remove each secret by hand, and rotate it",
+    )
 
 
 def _check_leftovers(checks: list[dict[str, Any]]) -> None:

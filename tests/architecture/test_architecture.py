@@ -47,6 +47,7 @@ PURE = {
     "memory.eviction", "memory.invariants",
     "memory.commonmark", "memory.measures",
     "memory.unmanage", "memory.archives", "memory.oracle", "memory.empty_sections",
+    "memory.secrets",
     "failures.model", "failures.schema", "failures.signature", "failures.said", "failures.classify",
     "failures.classify_literals",
     "failures.mistakes", "failures.corrections", "failures.fix_edits", "failures.pairing",
