@@ -334,6 +334,17 @@ class Recurring:
         return f"Recurring({self.category!r}, {self.reason!r}, {self.skill!r})"
 
 
+def _test_reason(group: FailureGroup, test_id: str, *, of: str = "", where: str = "") -> str:
+    """Why :func:`recurring` names a failing test: ``test `<id>` (of <source file>) failed in
+    <n> sessions <where>`` (the parts given), then the error line it printed when there is one."""
+    said = error_line(group.excerpt, test_id)
+    source = f" (of {of})" if of else ""
+    place = f" {where}" if where else ""
+    return f"test `{shown_code(test_id)}`{source} failed in {group.sessions} sessions{place}" + (
+        f": `{said}`" if said else ""
+    )
+
+
 def recurring(
     groups: Sequence[FailureGroup],
     named: Sequence[str],
@@ -360,21 +371,12 @@ def recurring(
         reason = f"{tool or group.category} failures recurred in {group.sessions} sessions {where}"
         tested = failing_test(group, named)
         if tested is not None:  # the prompt names the source file of a failing test
-            test_id, source = tested
-            said = error_line(group.excerpt, test_id)
-            reason = (
-                f"test `{shown_code(test_id)}` (of {source}) failed in {group.sessions} sessions"
-                + (f": `{said}`" if said else "")
-            )
+            reason = _test_reason(group, tested[0], of=tested[1])
         elif group.signature.startswith("test:") and where.startswith("in ") and (
             where != "in the project root"  # only a root file of the same kind, not this one
         ):  # a test failing in the very file the prompt names (Rust's unit tests and doctests
             # live in the source file itself): named as above; never a test of a file beside it
-            said = error_line(group.excerpt, group.signature[5:])
-            reason = (
-                f"test `{shown_code(group.signature[5:])}` failed in {group.sessions} sessions "
-                f"{where}" + (f": `{said}`" if said else "")
-            )
+            reason = _test_reason(group, group.signature[5:], where=where)
         best, best_strength = None, 0.0
         every = _category_sets(group.category, tool)[3]
         for skill in skills:
