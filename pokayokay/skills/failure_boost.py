@@ -371,7 +371,8 @@ def recurring(
         reason = f"{tool or group.category} failures recurred in {group.sessions} sessions {where}"
         tested = failing_test(group, named)
         if tested is not None:  # the prompt names the source file of a failing test
-            reason = _test_reason(group, tested[0], of=tested[1])
+            test_id, source = tested
+            reason = _test_reason(group, test_id, of=source)
         elif group.signature.startswith("test:") and where.startswith("in ") and (
             where != "in the project root"  # only a root file of the same kind, not this one
         ):  # a test failing in the very file the prompt names (Rust's unit tests and doctests
