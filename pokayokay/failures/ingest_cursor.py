@@ -29,7 +29,6 @@ TYPE_CHECKING = False  # no typing, dataclasses or contextlib: every ingest impo
 if TYPE_CHECKING:
     import sqlite3
     from contextvars import ContextVar
-    from types import TracebackType
 
 # Cursors of spools not written for this long are dropped at maintenance.
 CURSOR_MAX_AGE = 30 * 24 * 3600.0
@@ -100,12 +99,7 @@ class ingesting:  # named as the context manager it replaces
         self._token = _position_var().set(self._position)
         return self._position
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         _position_var().reset(self._token)
 
 

@@ -373,8 +373,7 @@ def _panic_message(line: str, text: str) -> str | None:
         return None
     if not lines[at].endswith(":"):
         return lines[at] if lines[at] != line else None  # the message is on the panic line
-    said = next((raw for raw in lines[at + 1 : at + 4] if raw), "")
-    return said if said and not said.startswith("note: ") else None
+    return _message_after(lines, at, "note: ")
 
 
 def _jest_message(line: str, text: str) -> str | None:
@@ -384,8 +383,15 @@ def _jest_message(line: str, text: str) -> str | None:
     if line not in lines:
         return None
     at = lines.index(line)
+    return _message_after(lines, at, "●")
+
+
+def _message_after(lines: list[str], at: int, unless: str) -> str | None:
+    """The first non-empty one of the three lines after ``lines[at]`` (a header whose report
+    follows it), or None when there is none or it starts with ``unless`` (a note, or the next
+    header: not the message)."""
     said = next((raw for raw in lines[at + 1 : at + 4] if raw), "")
-    return said if said and not said.startswith("●") else None
+    return said if said and not said.startswith(unless) else None
 
 
 def _go_message(line: str, text: str) -> str | None:

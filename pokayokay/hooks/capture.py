@@ -38,7 +38,6 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Container
-    from types import TracebackType
     from typing import Any
 
     from pokayokay.failures.classify import Rule
@@ -165,12 +164,7 @@ class stores_kept_open:  # named as the context manager it is
         self._outer = _kept
         _kept = {}
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         global _kept
         stores, _kept = _kept or {}, self._outer
         for store in stores.values():

@@ -488,3 +488,10 @@ def decode_text(data: bytes, path: Path) -> str:
 
 def encode_text(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
+
+
+def read_text(path: Path) -> str | None:
+    """The file's text (None when it does not exist): :func:`read_bytes`, then
+    :func:`decode_text`."""
+    data = read_bytes(path)
+    return None if data is None else decode_text(data, path)

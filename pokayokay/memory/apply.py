@@ -246,23 +246,26 @@ class SectionEdit:
         invariants.check_edit(before, after, settings, self.section_id)
 
 
+def template_text(settings: Settings) -> str:
+    """The text of a new MEMORY.md: the template with the managed sections, or, without
+    ``empty_sections`` (a section is then written with its first entry), the title alone."""
+    from pokayokay.infra.templating import render
+
+    sections = settings.sections if settings.empty_sections else ()
+    return render("MEMORY.md.j2", sections=sections, end_marker=END_MARKER)
+
+
 def ensure_memory_template(location: MemoryLocation, settings: Settings) -> str:
     """Create MEMORY.md from the template, or add the missing sections to an existing one."""
     target = checked_target(location)
     if not target.exists():
-        from pokayokay.infra.templating import render
-
         target.parent.mkdir(parents=True, exist_ok=True)
-        # Without empty_sections a section is written with its first entry: the new file is
-        # the title alone.
-        sections = settings.sections if settings.empty_sections else ()
-        text = render("MEMORY.md.j2", sections=sections, end_marker=END_MARKER)
         try:
-            replace_if_unchanged(target, None, encode_text(text))
+            replace_if_unchanged(target, None, encode_text(template_text(settings)))
         except Conflict:
             pass  # Claude created it this very moment: fall through and add sections to it
         else:
-            if not sections:
+            if not settings.empty_sections or not settings.sections:
                 return (
                     f"created {target}; pokayokay's managed sections appear in it with their "
                     "first entries"

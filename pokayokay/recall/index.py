@@ -334,13 +334,21 @@ class Index:
             return bm25(self, query)
         raise ValueError(f"unknown recall method {method!r}")
 
-    def _tfidf(self, query: dict[str, int]) -> dict[int, float]:
-        """Plain TF-IDF cosine over terms (what skill suggestion ranks with)."""
+    def _scale(self, query: dict[str, int]) -> tuple[int, float, frozenset[str]] | None:
+        """What both scorers weigh a query's terms by: the number of documents, the idf of a
+        term one document holds and the weak terms; None when there is nothing to score (no
+        document or an empty query)."""
         n = len(self._docs)
         if not n or not query:
+            return None
+        return n, _idf(n, 1), weak_terms()
+
+    def _tfidf(self, query: dict[str, int]) -> dict[int, float]:
+        """Plain TF-IDF cosine over terms (what skill suggestion ranks with)."""
+        scale = self._scale(query)
+        if scale is None:
             return {}
-        rarest = _idf(n, 1)
-        weak = weak_terms()
+        n, rarest, weak = scale
         acc: dict[int, float] = {}
         q_norm = 0.0
         for term, qtf in query.items():
@@ -371,11 +379,10 @@ class Index:
         scaled down when the note shares fewer than MIN_EVIDENCE words of the prompt, and left
         out when its plain words do not speak (:func:`pokayokay.recall.evidence.speaks`: two
         plain pieces, or one holding a word rare among the notes)."""
-        n = len(self._docs)
-        if not n or not query:
+        scale = self._scale(query)
+        if scale is None:
             return {}
-        rarest = _idf(n, 1)
-        weak = weak_terms()
+        n, rarest, weak = scale
         acc: dict[int, float] = {}
         cacc: dict[int, float] = {}
         evidence: dict[int, int] = {}  # the pieces a document shares: one bit each

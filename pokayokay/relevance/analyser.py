@@ -18,23 +18,29 @@ if TYPE_CHECKING:
 MAX_QUERY_CHARS = 4000
 MAX_QUERY_TERMS = 300
 
-STOPWORDS = frozenset(
+# Function words and request filler, dropped by both analyses: recall's (:data:`STOPWORDS`)
+# and the skills' (:data:`pokayokay.relevance.skill_terms.STOPWORDS`), each adding its own.
+COMMON_STOPWORDS = frozenset(
     """
     a about above after again against all almost also always am an and another any anyone
     anything are around as at be because been before being below between both but by can
     cannot could did do does doing done dont down during each either else even ever every
-    few for from further get gets getting go goes going got had has have having he her here
-    hers him his how however i if in into is isnt it its itself just know last let lets like
-    ll make makes making many may me might more most much must my myself need needs never
-    no nor not now of off on once one only or other our ours out over own per please quite
-    rather re really same see seem seems she should so some something still such sure take
-    than thank thanks that thats the their theirs them then there these they thing things
-    think this those though through thus to too try trying under until up upon us use used
-    uses using ve very via want wants was way we well were what whats when where whether
-    which while who whom whose why will with within without wont would yes yet you your
-    yours yourself hi hello hey ok okay can't don't i'm it's let's we're you're
-    help look looking able new etc eg ie
-    aren couldn didn doesn don hadn hasn haven isn mustn needn shouldn wasn weren wouldn
+    few for from further get gets got had has have having he her here hers him his how
+    however i if in into is isnt it its itself just know let lets like ll me might more most
+    much must my myself need needs no nor not now of off on once one only or other our ours
+    out over own per please quite rather re really same seem seems she should so some
+    something still such sure than thank thanks that thats the their theirs them then there
+    these they this those though through thus to too under until up upon us use used uses
+    using ve very via want wants was way we well were what whats when where whether which
+    while who whom whose why will with within without wont would yes yet you your yours
+    yourself hi hello hey ok okay can't don't i'm it's let's we're you're help able etc eg
+    ie aren couldn didn doesn don hadn hasn haven isn mustn needn shouldn wasn weren wouldn
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+STOPWORDS = COMMON_STOPWORDS | frozenset(
+    """
+    getting go goes going last make makes making many may never see take thing things think
+    try trying look looking new
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 

@@ -22,7 +22,7 @@ from itertools import pairwise
 
 from pokayokay.infra.lazyre import IGNORECASE, Lazy
 from pokayokay.relevance import analyser, vocabulary
-from pokayokay.relevance.analyser import LazyTerms, cached_terms, stem_with
+from pokayokay.relevance.analyser import COMMON_STOPWORDS, LazyTerms, cached_terms, stem_with
 from pokayokay.relevance.scan import camel_pieces, lower_words, names_http_method, word_chunks
 
 TYPE_CHECKING = False
@@ -33,24 +33,13 @@ MAX_PROMPT_CHARS = 4000
 GENERIC_FACTOR = 0.3
 
 
-STOPWORDS = frozenset(
+# The analyser's common stop words and this analysis' own: request filler and skill-description
+# boilerplate ("Use when the task asks ...", "Triggers include ...").
+STOPWORDS = COMMON_STOPWORDS | frozenset(
     """
-    a about above after again against all almost also always am an and another any anyone
-    anything are around as at be because been before being below between both but by can
-    cannot could did do does doing done dont down during each either else even ever every
-    few for from further had has have having he her here hers him his how however i if in
-    into is isnt it its itself just know let lets like ll me might more most much must my
-    myself need needs no nor not now of off on once one only or other our ours out over own
-    per please quite rather re really same seem seems she should so some something still such
-    sure than thank thanks that thats the their theirs them then there these they this those
-    though through thus to too under until up upon us ve very via was way we well were what
-    whats when whenever where whether which while who whom whose why will with within without
-    aren isn didn doesn don wasn weren hasn haven hadn wouldn shouldn couldn mustn needn ain
-    wont would yes yet you your yours yourself hi hello hey ok okay can't don't i'm it's let's
-    we're you're etc eg ie
-    use used uses using want wants wanted tell ask asks asked help helps able get gets got
-    task tasks request requests trigger triggers triggered phrase phrases include
-    includes including typical typically instead whatever whichever needed
+    whenever ain wanted tell ask asks asked helps task tasks request requests trigger
+    triggers triggered phrase phrases include includes including typical typically instead
+    whatever whichever needed
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 

@@ -43,13 +43,20 @@ from pokayokay.infra.safe_write import (
     encode_text,
     file_lock,
     read_bytes,
+    read_text,
     replace_if_unchanged,
     update,
 )
-from pokayokay.memory.apply import checked_target, ensure_memory_template, lock_path, run_curation
+from pokayokay.memory.apply import (
+    checked_target,
+    ensure_memory_template,
+    lock_path,
+    run_curation,
+    template_text,
+)
 from pokayokay.memory.curation import curate
 from pokayokay.memory.document import parse
-from pokayokay.memory.sections import END_MARKER, Settings
+from pokayokay.memory.sections import Settings
 from pokayokay.rules.graduation import (
     ACTIVE_PATTERNS_ID,
     DEFAULT_THRESHOLD,
@@ -223,10 +230,7 @@ def _with_sections(text: str | None, settings: Settings, today: date) -> str:
     """What the structure pass makes of MEMORY.md (or of the new file
     :func:`ensure_memory_template` would write) before the edit, for a dry run."""
     if text is None:
-        from pokayokay.infra.templating import render
-
-        sections = settings.sections if settings.empty_sections else ()
-        text = render("MEMORY.md.j2", sections=sections, end_marker=END_MARKER)
+        text = template_text(settings)
     return curate(text, settings, {}, today, evict=False, keep_empty=True).text
 
 
@@ -252,8 +256,7 @@ def _memory_dry_run(
     plan: GraduationPlan, location: MemoryLocation, settings: Settings, outcome: ApplyOutcome
 ) -> None:
     target = checked_target(location)
-    data = read_bytes(target)
-    old = None if data is None else decode_text(data, target)
+    old = read_text(target)
     base = _with_sections(old, settings, plan.today) if _needs_sections(old, settings) else old
     if base is None:
         outcome.notes.append(f"{target} does not exist; no Active Patterns entry written")
@@ -329,8 +332,7 @@ def apply(
     topic = checked_target(location, RECURRING_FILE)
     write_topic = plan.recorded > 0 or topic.exists()
     if dry_run:
-        current = read_bytes(topic)
-        old = None if current is None else decode_text(current, topic)
+        old = read_text(topic)
         if write_topic and old != plan.recurring_failures:
             outcome.changes.append(FileChange(topic, old, plan.recurring_failures))
         _memory_dry_run(plan, location, settings, outcome)
@@ -352,8 +354,7 @@ def apply(
 
 def _ensure_sections(location: MemoryLocation, settings: Settings, outcome: ApplyOutcome) -> None:
     memory = checked_target(location)
-    data = read_bytes(memory)
-    if _needs_sections(None if data is None else decode_text(data, memory), settings):
+    if _needs_sections(read_text(memory), settings):
         outcome.notes.append(ensure_memory_template(location, settings))
 
 

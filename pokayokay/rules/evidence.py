@@ -103,9 +103,11 @@ def category_title(category: str) -> str:
     return category_name(category).replace("-", " ").replace("_", " ")
 
 
-def rule_slug(text: str, limit: int = 40) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return slug[:limit].strip("-")
+def rule_slug(text: str) -> str:
+    """``text`` as a piece of a rule file's name: lower-cased, each run of other characters
+    than ``[a-z0-9]`` one hyphen, none at either end (:func:`pokayokay.rules.families.
+    family_stem`'s readable part)."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def _project_path(path: str) -> str | None:

@@ -40,6 +40,7 @@ from pokayokay.rules.evidence import (
     ENVIRONMENT,
     category_name,
     environment_lesson,
+    rule_slug,
     usable_corrections,
 )
 from pokayokay.safety.instructions import speaks
@@ -59,7 +60,6 @@ _EXCEPTION = re.compile(r"\A([A-Z][A-Za-z0-9_]*(?:Error|Exception|Warning|Exit|I
 # A test runner's summary line in a free-text signature: pytest ``FAILED tests/x.py::test_y``,
 # jest ``FAIL src/Cart.test.tsx``: the test module.
 _TEST_LINE = re.compile(r"\A(?:FAILED|ERROR|FAIL)\s+([\w./-]+?\.\w+)(?:::|\s|\Z)")
-_SLUG_RUN = re.compile(r"[^a-z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -103,21 +103,17 @@ def _test_module(test_id: str, paths: Sequence[str]) -> str:
     return min(paths) if paths else test_id
 
 
-def _slug(text: str) -> str:
-    return _SLUG_RUN.sub("-", text.lower()).strip("-")
-
-
 def _readable(key: str) -> str:
     kind, _, rest = key.partition(":")
     if kind == "test":
         module = rest.rsplit(".", 1)[0] if "/" in rest or "." in rest else rest
-        return _slug(f"test {module}")
+        return rule_slug(f"test {module}")
     sub, _, detail = rest.partition(":")
     if sub == "exception":
-        return _slug(f"{kind} {detail}")
+        return rule_slug(f"{kind} {detail}")
     if sub == "mistake":
-        return _slug(f"{kind} mistake")
-    return _slug(f"{kind} {rest}")
+        return rule_slug(f"{kind} mistake")
+    return rule_slug(f"{kind} {rest}")
 
 
 def family_stem(key: str) -> str:
@@ -131,7 +127,7 @@ def family_stem(key: str) -> str:
     if speaks(readable.replace("-", " ")):
         # A name read as something said to the model (a test file called
         # ``test_ignore_previous_instructions.py``): only its kind and the hash.
-        readable = _slug(key.partition(":")[0]) or "mistake"
+        readable = rule_slug(key.partition(":")[0]) or "mistake"
     digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:_HASH]
     head = readable[: MAX_STEM - _HASH - 1].rstrip("-") or "mistake"
     stem = f"{head}-{digest}"

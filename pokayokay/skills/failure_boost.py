@@ -366,6 +366,18 @@ class Recurring:
         return f"Recurring({self.category!r}, {self.reason!r}, {self.skill!r})"
 
 
+def _test_reason(group: FailureGroup, *, of: str = "", where: str = "") -> str:
+    """Why :func:`recurring` names a failing test: ``test `<id>` (of <source file>) failed in
+    <n> sessions <where>`` (the parts given), then the error line it printed when there is one
+    (each as :func:`test_said` shows it: "a test" when its id may not be shown)."""
+    shown, said = test_said(group)
+    source = f" (of {of})" if of else ""
+    place = f" {where}" if where else ""
+    return f"{_a_test(shown)}{source} failed in {group.sessions} sessions{place}" + (
+        f": {said}" if said else ""
+    )
+
+
 def recurring(
     groups: Sequence[FailureGroup],
     named: Sequence[str],
@@ -392,20 +404,12 @@ def recurring(
         reason = f"{tool or group.category} failures recurred in {group.sessions} sessions {where}"
         tested = failing_test(group, named)
         if tested is not None:  # the prompt names the source file of a failing test
-            shown, said = test_said(group)
-            reason = (
-                f"{_a_test(shown)} (of {tested[1]}) failed in "
-                f"{group.sessions} sessions" + (f": {said}" if said else "")
-            )
+            reason = _test_reason(group, of=tested[1])
         elif group.signature.startswith("test:") and where.startswith("in ") and (
             where != "in the project root"  # only a root file of the same kind, not this one
         ):  # a test failing in the very file the prompt names (Rust's unit tests and doctests
             # live in the source file itself): named as above; never a test of a file beside it
-            shown, said = test_said(group)
-            reason = (
-                f"{_a_test(shown)} failed in "
-                f"{group.sessions} sessions {where}" + (f": {said}" if said else "")
-            )
+            reason = _test_reason(group, where=where)
         best, best_strength = None, 0.0
         every = _category_sets(group.category, tool)[3]
         for skill in skills:
