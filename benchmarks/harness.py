@@ -356,6 +356,23 @@ def prebuild(lab: Lab, chosen: Sequence[Spec], threads: int = PREBUILD_THREADS) 
     return elapsed
 
 
+# How often wait_for_file looks; a tenth of a second late is nothing against a smoke run.
+WAIT_POLL_S = 0.1
+
+
+def wait_for_file(path: Path) -> float:
+    """Sleep until ``path`` exists; returns the seconds waited. CI builds the fixtures (untimed,
+    mostly settle sleeps and subprocesses) while its last test tier runs, and creates ``path``
+    when the machine is its own again: no timed run or floor shares it (decision 0160)."""
+    print(f"fixtures built; the timed runs wait for {path} ...", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    while not path.exists():
+        time.sleep(WAIT_POLL_S)
+    waited = time.perf_counter() - started
+    print(f"      (waited {waited:.1f} s for it)", file=sys.stderr, flush=True)
+    return waited
+
+
 def run_plan(
     lab: Lab,
     all_specs: Sequence[Spec],
@@ -363,16 +380,20 @@ def run_plan(
     repeat: int,
     quick: bool = False,
     smoke: bool = False,
+    timed_after: Path | None = None,
 ) -> Outcome:
     """Measure ``chosen`` between two runs of the floor (first and last), in this order, their
     shared fixtures built first (:func:`prebuild`). ``smoke`` (CI, with ``quick``): every row,
     the budget rows too, ends after its warm-up and one timed run: the run checks that each row
     still builds, runs and passes its checks, in CI's time; its ratios are single runs, and the
-    budget table is read from a ``--repeat`` run (decision 0158)."""
+    budget table is read from a ``--repeat`` run (decision 0158). ``timed_after``: once the
+    fixtures are built, nothing runs until that file exists (:func:`wait_for_file`)."""
     once = fewer_runs(chosen, repeat, quick)
     if once:
         print(quick_note(once), file=sys.stderr, flush=True)
     prebuild(lab, chosen)
+    if timed_after is not None:
+        wait_for_file(timed_after)
     floors = [s for s in all_specs if s.name == FLOOR]
     plan = [*floors, *chosen, *floors]
     out = Outcome()

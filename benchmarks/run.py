@@ -96,6 +96,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="the projects' hooks registered by `init --absolute` (the interpreter by path, "
         "started with -S -E) instead of the scripts on PATH",
     )
+    parser.add_argument(
+        "--timed-after",
+        type=Path,
+        metavar="FILE",
+        default=None,
+        help="build the fixtures, then wait until FILE exists before the first timed run (CI "
+        "builds them while its last test tier runs; nothing timed runs beside the tier)",
+    )
     parser.add_argument("--list", action="store_true", help="list the benchmark names and exit")
     ns = parser.parse_args(argv)
     if ns.repeat is not None and ns.repeat < 1:
@@ -129,7 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "single runs (the budget table: a --repeat 5 run)",
                 file=sys.stderr,
             )
-        outcome = run_plan(lab, specs, chosen, repeat, quick=ns.quick, smoke=ns.smoke)
+        outcome = run_plan(
+            lab, specs, chosen, repeat, quick=ns.quick, smoke=ns.smoke, timed_after=ns.timed_after
+        )
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -143,9 +143,11 @@ def _seeded_word(seed: int) -> str:
                     pick(["am", "pm", "a", "m", "", "AM", "pmm"])])  # fmt: skip
 
 
+# CI's slow tier draws new seeds each run (decision 0155): 5,000 a run, not the same 10,000
+# (decision 0160).
 @pytest.mark.slow
 @given(seed=st.integers(0, 2**64 - 1))
-@settings(max_examples=10_000, deadline=None)
+@settings(max_examples=5_000, deadline=None)
 def test_each_literal_test_answers_what_its_pattern_did_many(seed: int) -> None:
     _check(_seeded_word(seed))
 

@@ -307,8 +307,10 @@ def test_every_lesson_is_exact_and_pokayokays_own_words(mistake: Mistake) -> Non
     _property(mistake)
 
 
+# CI's slow tier draws new examples each run (decision 0155): 1,500 a run, not the same 3,000
+# (decision 0160).
 @pytest.mark.slow
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1500, deadline=None)
 @given(mistakes())
 def test_every_lesson_is_exact_and_pokayokays_own_words_thoroughly(mistake: Mistake) -> None:
     _property(mistake)

@@ -306,14 +306,16 @@ def test_generated_secrets_reach_neither_the_store_nor_a_rule(
     assert leaks == []
 
 
+# CI's slow tier draws these cases anew each run from the seed it prints (decision 0155), so
+# 2,500 a run add up over the runs instead of 5,000 repeating (decision 0160).
 @pytest.mark.slow
-def test_five_thousand_generated_secrets_reach_neither_the_store_nor_a_rule(
+def test_thousands_of_generated_secrets_reach_neither_the_store_nor_a_rule(
     project: Path, isolated_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    count, leaks = _leaks_through_the_store(5000, project, isolated_home, capsys)
+    count, leaks = _leaks_through_the_store(2500, project, isolated_home, capsys)
     with capsys.disabled():
         print(f"\n{count} generated secret-bearing outputs; leaks: {len(leaks)}")
-    assert count >= 5000
+    assert count >= 2500
     assert leaks == []
 
 
