@@ -9,8 +9,6 @@ Named tuples rather than dataclasses: hooks on every prompt and tool call import
 and building dataclasses at import costs milliseconds there (``_replace`` makes a changed copy).
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 

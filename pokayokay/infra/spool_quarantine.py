@@ -12,8 +12,6 @@ at most :data:`ITEM_MAX` bytes of one item (its head; the cut is logged), and at
 :data:`MAX_FILES` files and :data:`MAX_BYTES` bytes per spool (the oldest go first, logged).
 """
 
-from __future__ import annotations
-
 import os
 from typing import NamedTuple
 
