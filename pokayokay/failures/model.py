@@ -9,7 +9,13 @@ Named tuples rather than dataclasses: hooks on every prompt and tool call import
 and building dataclasses at import costs milliseconds there (``_replace`` makes a changed copy).
 """
 
-from typing import NamedTuple
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's class syntax without importing typing (decision 0159)
+    from pokayokay.infra.named_tuple import NamedTuple
 
 
 class Failure(NamedTuple):  # one captured failure, already normalised

@@ -2,13 +2,19 @@
 reads), raw failures, rule loads and session counts. Plain queries over an open connection;
 :class:`~pokayokay.failures.store.FailureStore` exposes them as methods."""
 
+from __future__ import annotations
+
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from pokayokay.failures.model import Failure, FailureGroup
+else:  # typing's class syntax without importing typing (decision 0159)
+    from pokayokay.infra.named_tuple import NamedTuple
 
 
 class RuleLoad(NamedTuple):
@@ -57,7 +63,7 @@ _FIXED = (
 )
 
 
-def failure_groups(conn: sqlite3.Connection, *, fixed_only: bool = False) -> list["FailureGroup"]:
+def failure_groups(conn: sqlite3.Connection, *, fixed_only: bool = False) -> list[FailureGroup]:
     """One group per signature, most widespread first (sessions, occurrences, recency).
 
     ``paths`` and ``fix_paths`` are sorted; ``fix_commands`` are most frequent first.
@@ -133,7 +139,7 @@ def failures(
     signatures: Sequence[str] | None = None,
     limit: int | None = None,
     session_id: str | None = None,
-) -> list["Failure"]:
+) -> list[Failure]:
     """Raw failures still kept (the newest ``max_events``), oldest first.
 
     ``limit``: only the newest ``limit`` of them.

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import TYPE_CHECKING
 
 from pokayokay.failures.signature import command_key as signature_command_key
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pokayokay.failures.model import Failure
 
