@@ -358,7 +358,6 @@ def _passed_over(path: str, offset: int, size: int, what: str) -> None:
 def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> str | None:
     """Hand one record to its handler. "": handled; a quarantine reason: the record could not
     be handled and is to be kept; None: a transient error, the record stays."""
-    import json
     import sqlite3
 
     from pokayokay.failures.ingest_cursor import AlreadyIngested, OverBudget
@@ -368,9 +367,10 @@ def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> str | 
     event, ts_ns, where, data = record
     target = HANDLERS.get(event)
     try:
-        from pokayokay.infra.cjson import decode, may_hold_surrogates, well_formed
+        from pokayokay.infra.cjson import decode, loads, may_hold_surrogates, well_formed
 
-        payload = json.loads(decode(data))  # as the hook's own read: a bad byte reads as U+FFFD
+        # json.loads without json's import, as the hook's own read: a bad byte reads as U+FFFD
+        payload = loads(decode(data))
         if not isinstance(payload, dict) or target is None:
             raise ValueError(f"a {event} record that is no payload pokayokay handles")
 
