@@ -432,12 +432,15 @@ def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
     if call is None:
         return ""
     tool, tool_input, error = call
-    from pokayokay.hooks.guard import failure_context
     from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
 
     # Ingested from the spool, the hook has long answered (pokayokay.infra.spool): no lesson.
     spooled = SPOOLED_PROJECT_KEY in payload
-    lesson = "" if spooled else failure_context(payload)
+    lesson = ""
+    if not spooled:
+        from pokayokay.hooks.guard import failure_context
+
+        lesson = failure_context(payload)
     project = _Project(payload)
     parsed = _kept_parse((project.launch, project.cwd, tool, tool_input, error), spooled)
     if parsed is not None:
