@@ -38,9 +38,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol
 
 from pokayokay.infra.lazyre import Lazy, built_once
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+else:  # read by type checkers alone: no typing import at run time (decision 0159)
+    Protocol = object
 
 MAX_PATHS = 50
 # Error texts are at most ~10k characters (Claude Code middle-truncates); be safe anyway.

@@ -28,9 +28,14 @@ facts about tool output decide which of them the fix goes in:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol
 
 from pokayokay.infra.lazyre import MULTILINE, Lazy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+else:  # read by type checkers alone: no typing import at run time (decision 0159)
+    Protocol = object
 
 # make and its sub-makes: "make: *** [Makefile:16: build/app] Error 1",
 # "make[2]: *** [src/Makefile:8: all] Error 2" (a recipe failed: said by the lines above it)

@@ -11,7 +11,11 @@ and building dataclasses at import costs milliseconds there (``_replace`` makes 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's class syntax without importing typing (decision 0159)
+    from pokayokay.infra.named_tuple import NamedTuple
 
 
 class Failure(NamedTuple):  # one captured failure, already normalised

@@ -47,16 +47,16 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from pokayokay.failures import store_reads, store_writes
 from pokayokay.failures.schema import MIGRATIONS, REKEY, SCHEMA_VERSION
 from pokayokay.failures.store_files import (
     create_private,
     file_identity,
+    incremental_vacuum,
     is_busy,
     is_corrupt,
+    mark_changed,
     move_aside,
     retry_busy,
     retry_fresh,
@@ -64,8 +64,14 @@ from pokayokay.failures.store_files import (
 from pokayokay.failures.store_reads import RuleLoad
 from pokayokay.names import FAILURES_DB
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # names for type checkers alone: no typing import at run time (decision 0159)
+    from pathlib import Path
+    from typing import Any, TypeVar
+
     from pokayokay.failures.model import Failure, FailureGroup
+
+    _T = TypeVar("_T")
 
 DB_NAME = FAILURES_DB
 DEFAULT_MAX_EVENTS = 80_000
@@ -85,7 +91,6 @@ MAX_FIX_EDITS = 12
 # A fix row keeps at most this many of the files edited before the fix.
 MAX_FIX_PATHS = 20
 
-_T = TypeVar("_T")
 
 
 class StoreError(Exception):
@@ -104,7 +109,10 @@ class FailureStore:
     ):
         if max_events < 1:
             raise ValueError("max_events must be at least 1")
-        self.path = Path(path)
+        # The file as a string: ingesting inside a prompt opens the store with no pathlib
+        # (urllib.parse and ipaddress come with it: 0.45 floors, decision 0159); ``path`` is the
+        # Path the API has always given.
+        self._where = os.fspath(path)
         self.max_events = max_events
         self.max_age = max_age_days * 86400.0
         # Set when an unreadable file was moved aside and a fresh one started (for the log).
@@ -113,6 +121,12 @@ class FailureStore:
         self._identity: tuple[int, int] | None = None  # the file the connection opened
         self._conn: sqlite3.Connection | None = None
         self._vacuum_due = False
+
+    @property
+    def path(self) -> Path:
+        from pathlib import Path
+
+        return Path(self._where)
 
     @classmethod
     def for_project(
@@ -123,11 +137,11 @@ class FailureStore:
         max_events: int = DEFAULT_MAX_EVENTS,
     ) -> FailureStore:
         """The store of the project keyed by ``project_key`` (its canonical git root)."""
-        from pokayokay.infra.state import project_state_dir
+        from pokayokay.infra.state import project_state_path
 
         env = None if environ is None else dict(environ)
-        folder = project_state_dir(os.fspath(project_key), env)
-        return cls(folder / DB_NAME, max_events=max_events)
+        folder = project_state_path(os.fspath(project_key), env)
+        return cls(os.path.join(folder, DB_NAME), max_events=max_events)
 
     # -- connection ---------------------------------------------------------------------------
 
@@ -181,19 +195,20 @@ class FailureStore:
         # create_private creates the file, under the move-aside lock (on Windows, where SQLite's
         # file: URIs take another form, the plain path is opened as before).
         as_uri = os.name != "nt"
-        quoted = os.fspath(self.path).replace("%", "%25").replace("?", "%3f").replace("#", "%23")
-        target = f"file:{quoted}?mode=rw" if as_uri else os.fspath(self.path)
+        where = self._where
+        quoted = where.replace("%", "%25").replace("?", "%3f").replace("#", "%23")
+        target = f"file:{quoted}?mode=rw" if as_uri else where
         for attempt in range(OPEN_ATTEMPTS):
-            if not self.path.exists():
+            if not os.path.exists(where):
                 create_private(self.path)  # 0600 from the start, never while one is moved aside
-            before = file_identity(self.path)
+            before = file_identity(where)
             try:
                 conn = sqlite3.connect(
                     target, uri=as_uri, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                     check_same_thread=False,
                 )  # fmt: skip
             except sqlite3.OperationalError:
-                if attempt == OPEN_ATTEMPTS - 1 or self.path.exists():
+                if attempt == OPEN_ATTEMPTS - 1 or os.path.exists(where):
                     raise  # not a file moved aside between the check and the open
                 continue
             # The identity of the file this connection holds: the same file at the path before
@@ -201,7 +216,7 @@ class FailureStore:
             # meanwhile, and the connection may hold either file: a later error could not tell
             # which one failed (seen in CI as "disk I/O error" on the fresh store's WAL), so it
             # is opened again.
-            self._identity = file_identity(self.path)
+            self._identity = file_identity(where)
             if self._identity == before or attempt == OPEN_ATTEMPTS - 1:
                 break  # on the last try, is_corrupt's identity check decides on an error
             conn.close()
@@ -275,7 +290,7 @@ class FailureStore:
                 time.sleep(0.05 * (attempt + 1))
         try:
             if records:
-                ingest_cursor.advance(conn, str(self.path))
+                ingest_cursor.advance(conn, self._where)
             result = work(conn)
             conn.execute("COMMIT")
         except BaseException:
@@ -283,35 +298,18 @@ class FailureStore:
                 conn.execute("ROLLBACK")
             raise
         if records:
-            ingest_cursor.committed(str(self.path))
+            ingest_cursor.committed(self._where)
         self._mark_changed()
         if self._vacuum_due:
             self._vacuum(conn)
         return result
 
     def _mark_changed(self) -> None:
-        """Touch ``failures.db.changed``: readers that cache what they read (recall) compare its
-        mtime, because the database file's own mtime also moves when a reader closes it."""
-        from pokayokay.names import FAILURES_CHANGED
-
-        marker = self.path.with_name(FAILURES_CHANGED)
-        try:
-            os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, 0o600))
-            os.utime(marker)
-        except OSError:
-            pass  # a cache that misses a change rebuilds from the store's own mtime next time
+        mark_changed(self._where)
 
     def _vacuum(self, conn: sqlite3.Connection) -> None:
-        """Hand freed pages back to the file system, bounded per run (a no-op on a store made
-        before auto-vacuum). Run as a script: Python's sqlite3 steps a plain execute of this
-        pragma once, which frees a single page."""
         self._vacuum_due = False
-        try:
-            conn.executescript(f"PRAGMA incremental_vacuum({VACUUM_PAGES});")
-        except sqlite3.OperationalError as exc:  # busy: the next maintenance tries again
-            from pokayokay.infra import logs
-
-            logs.log(f"failure store {self.path}: incremental vacuum skipped ({exc})")
+        incremental_vacuum(conn, self._where, VACUUM_PAGES)
 
     # -- writes ---------------------------------------------------------------------------------
 

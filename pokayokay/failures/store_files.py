@@ -15,21 +15,26 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
-from typing import TypeVar
 
 from pokayokay.infra.regular import folder_names
 
-_T = TypeVar("_T")
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # names for type checkers alone: no typing import at run time (decision 0159)
+    from pathlib import Path
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
 
 __all__ = [
     "ASIDE_INFIX",
     "SQLITE_HEADER",
     "create_private",
     "file_identity",
+    "incremental_vacuum",
     "is_busy",
     "is_corrupt",
     "is_foreign_file",
+    "mark_changed",
     "move_aside",
     "moved_aside",
     "retry_busy",
@@ -97,7 +102,7 @@ def is_corrupt(
     return len(head) == HEADER_BYTES and head.startswith(SQLITE_HEADER)
 
 
-def file_identity(path: Path) -> tuple[int, int] | None:
+def file_identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
     """The (device, inode) of ``path``; None when it does not exist."""
     try:
         info = os.stat(path)
@@ -153,6 +158,32 @@ def create_private(path: Path) -> None:
     private_folder(path.parent)
     with file_lock(_aside_lock(path), timeout=5.0):
         os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+
+
+def mark_changed(store: str) -> None:
+    """Touch ``failures.db.changed`` beside the store file ``store``: readers that cache what
+    they read (recall) compare its mtime, because the database file's own mtime also moves when
+    a reader closes it."""
+    from pokayokay.names import FAILURES_CHANGED
+
+    marker = os.path.join(os.path.dirname(store), FAILURES_CHANGED)
+    try:
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, 0o600))
+        os.utime(marker)
+    except OSError:
+        pass  # a cache that misses a change rebuilds from the store's own mtime next time
+
+
+def incremental_vacuum(conn: sqlite3.Connection, store: str, pages: int) -> None:
+    """Hand freed pages of the store file ``store`` back to the file system, at most ``pages``
+    (a no-op on a store made before auto-vacuum). Run as a script: Python's sqlite3 steps a
+    plain execute of this pragma once, which frees a single page."""
+    try:
+        conn.executescript(f"PRAGMA incremental_vacuum({pages});")
+    except sqlite3.OperationalError as exc:  # busy: the next maintenance tries again
+        from pokayokay.infra import logs
+
+        logs.log(f"failure store {store}: incremental vacuum skipped ({exc})")
 
 
 def retry_fresh(action: Callable[[], _T], reset: Callable[[], None], attempts: int = 5) -> _T:

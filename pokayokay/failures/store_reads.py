@@ -4,13 +4,16 @@ reads), raw failures, rule loads and session counts. Plain queries over an open 
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+
     from pokayokay.failures.model import Failure, FailureGroup
+else:  # typing's class syntax without importing typing (decision 0159)
+    from pokayokay.infra.named_tuple import NamedTuple
 
 
 class RuleLoad(NamedTuple):
@@ -33,6 +36,17 @@ class SessionFix(NamedTuple):
     paths: tuple[str, ...]
 
 
+def _loads(text: object) -> Any:
+    """``json.loads(text)``, without json's import for a text (:mod:`pokayokay.infra.cjson`)."""
+    if isinstance(text, str):
+        from pokayokay.infra.cjson import loads
+
+        return loads(text)
+    import json
+
+    return json.loads(text)  # type: ignore[arg-type]  # bytes, or None's TypeError, as before
+
+
 def session_fixes(conn: sqlite3.Connection, session_id: str) -> list[SessionFix]:
     out = []
     rows = conn.execute(
@@ -43,7 +57,7 @@ def session_fixes(conn: sqlite3.Connection, session_id: str) -> list[SessionFix]
     )
     for ts, command, category, excerpt, paths in rows:
         try:
-            found = json.loads(paths)
+            found = _loads(paths)
         except ValueError:
             found = []
         files = tuple(p for p in found if isinstance(p, str)) if isinstance(found, list) else ()
@@ -179,7 +193,7 @@ def failures(
     out = []
     for row in rows:
         try:
-            paths = tuple(str(p) for p in json.loads(row[6]))
+            paths = tuple(str(p) for p in _loads(row[6]))
         except ValueError:
             paths = ()
         out.append(

@@ -3,12 +3,12 @@ episode), run inside the store's transaction; the store owns connections, retrie
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from typing import TYPE_CHECKING
 
 from pokayokay.failures.signature import command_key as signature_command_key
+from pokayokay.infra.cjson import dumps
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pokayokay.failures.model import Failure
 
@@ -50,7 +50,7 @@ def insert_failure(conn: sqlite3.Connection, f: Failure, tool_use_id: str | None
             command,
             f.signature,
             f.category,
-            json.dumps(list(f.paths), ensure_ascii=False),
+            dumps(list(f.paths), ensure_ascii=False),
             f.excerpt,
             f.exit_code,
             tool_use_id,
@@ -210,7 +210,7 @@ def close_episode(
             conn.execute(
                 "INSERT INTO fixes (session_id, ts, signature, command, paths)"
                 " VALUES (?, ?, ?, ?, ?)",
-                (session_id, ts, signature, corrected, json.dumps(paths[:max_paths])),
+                (session_id, ts, signature, corrected, dumps(paths[:max_paths])),
             )
         for path in paths:
             bump_path(conn, signature, "fix", path)

@@ -97,7 +97,7 @@ class _Project:
         self.root = project_root(launch)
         cwd = payload.get("cwd")
         self.cwd = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else launch
-        self._launch = launch
+        self.launch = launch
         self._aliases: tuple[str, ...] | None = None
         self._rules: tuple[Rule, ...] | None = None
 
@@ -106,7 +106,7 @@ class _Project:
         if self._aliases is None:
             from pokayokay.failures.evidence_paths import root_aliases
 
-            self._aliases = root_aliases(self.root, (self._launch, self.cwd))
+            self._aliases = root_aliases(self.root, (self.launch, self.cwd))
         return self._aliases
 
     def user_rules(self) -> tuple[Rule, ...]:
@@ -192,7 +192,7 @@ class _Parsed:
     command and output, the mistakes it names, its category (``_parse``)."""
 
     __slots__ = (
-        "_category", "_project", "_tool", "body", "command", "exit_code", "mistakes", "tool_input",
+        "_category", "_tool", "body", "command", "exit_code", "mistakes", "project", "tool_input",
     )  # fmt: skip
 
     def __init__(self, project: _Project, tool: str, tool_input: dict[str, Any], error: str):
@@ -222,7 +222,7 @@ class _Parsed:
             if tool in COMMAND_TOOLS and isinstance(raw_command, str)
             else None
         )
-        self._project = project
+        self.project = project
         self._tool = tool
         self._category: str | None = None
         self.mistakes = find_mistakes(self.body, self.command)
@@ -238,7 +238,7 @@ class _Parsed:
             check_budget("classifying")
             # The first mistake reported decides the kind (tsc's TS2345 before a TS2307 is a
             # type error, not a missing dependency); the whole output when that says nothing.
-            user_rules = self._project.user_rules()
+            user_rules = self.project.user_rules()
             tool, command = self._tool, self.command
             category = FALLBACK
             if len(self.mistakes) > 1:
@@ -252,7 +252,7 @@ class _Parsed:
     def roots(self) -> tuple[str, ...]:
         """The project root and its other spellings (looked for only when a text needs them:
         the gate's keys of an output naming a mistake never do)."""
-        return (self._project.root, *self._project.aliases)
+        return (self.project.root, *self.project.aliases)
 
     def text_signature(self, tool: str) -> str:
         """The signature of an output that names no mistake: its normalised text, else the
@@ -285,16 +285,19 @@ def _build_failures(
     tool_input: dict[str, Any],
     error: str,
     ts: float,
+    parsed: _Parsed | None = None,
 ) -> list[Failure]:
     """One failure per mistake the output names (:func:`pokayokay.failures.mistakes.find_mistakes`:
-    a ruff run with three codes is three failures), else one keyed by the normalised text."""
+    a ruff run with three codes is three failures), else one keyed by the normalised text.
+    ``parsed``: this call's parse, when the prompt's spool gate made it already."""
     from pokayokay.failures.evidence_paths import WorkTree, extract_paths
     from pokayokay.failures.ingest_cursor import check_budget
     from pokayokay.failures.model import Failure
     from pokayokay.failures.signature import key_lines, relativise, whole_lines
     from pokayokay.safety.sanitize import excerpt
 
-    parsed = _Parsed(project, tool, tool_input, error)
+    if parsed is None:
+        parsed = _Parsed(project, tool, tool_input, error)
     category = parsed.category  # classified here, inside the record's time budget
     body, roots, mistakes = parsed.body, parsed.roots, parsed.mistakes
     check_budget("finding paths")
@@ -376,12 +379,44 @@ def failure_keys(
     if call is None:
         return []
     tool, tool_input, error = call
-    parsed = _Parsed(_Project(payload), tool, tool_input, error)
+    project = _Project(payload)
+    parsed = _Parsed(project, tool, tool_input, error)
+    _keep_parse((project.launch, project.cwd, tool, tool_input, error), parsed)
     # The store redacts a signature once more (pokayokay.failures.store_writes).
     signatures = [redact(signature) for signature in parsed.signatures(tool)]
     if wanted is not None:
         signatures = [signature for signature in signatures if signature in wanted]
     return [(signature, parsed.category) for signature in signatures]
+
+
+# The spool gate's parses (``failure_keys``), kept for the ingest that follows in the same
+# process (``pokayokay.hooks.prompt``: the gate parses a spooled failure to learn its keys, and
+# when they can change the prompt's boost the prompt ingests that very record). The parse is a
+# function of its inputs alone (the launch folder and cwd name the project, its root spellings
+# and classifier rows), so a record whose inputs are equal, compared whole, reuses it instead of
+# parsing again (decision 0159); a record whose payload reads otherwise (the ingester's
+# replacement of lone surrogates) is parsed again. Each parse is taken at most once; a hook
+# process keeps a few (the gate parses at most the pending records under its scan bound).
+_gate_parses: list[tuple[tuple[object, ...], _Parsed]] = []
+GATE_PARSES_KEPT = 16
+
+
+def _keep_parse(key: tuple[object, ...], parsed: _Parsed) -> None:
+    if len(_gate_parses) >= GATE_PARSES_KEPT:
+        del _gate_parses[0]
+    _gate_parses.append((key, parsed))
+
+
+def _kept_parse(key: tuple[object, ...], spooled: bool) -> _Parsed | None:
+    """The gate's parse of a call with these inputs (taken: it is not handed out again); only
+    for a spooled record (a live hook parses its own call)."""
+    if not spooled or not _gate_parses:
+        return None
+    for at, (kept, parsed) in enumerate(_gate_parses):
+        if kept == key:
+            del _gate_parses[at]
+            return parsed
+    return None
 
 
 def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
@@ -391,13 +426,22 @@ def post_tool_use_failure(payload: dict[str, Any], event: str) -> str:
     if call is None:
         return ""
     tool, tool_input, error = call
-    from pokayokay.hooks.guard import failure_context
     from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
 
     # Ingested from the spool, the hook has long answered (pokayokay.infra.spool): no lesson.
-    lesson = "" if SPOOLED_PROJECT_KEY in payload else failure_context(payload)
+    spooled = SPOOLED_PROJECT_KEY in payload
+    lesson = ""
+    if not spooled:
+        from pokayokay.hooks.guard import failure_context
+
+        lesson = failure_context(payload)
     project = _Project(payload)
-    built = _build_failures(project, _session(payload), tool, tool_input, error, _when(payload))
+    parsed = _kept_parse((project.launch, project.cwd, tool, tool_input, error), spooled)
+    if parsed is not None:
+        project = parsed.project  # the same launch folder and cwd: its aliases found already
+    built = _build_failures(
+        project, _session(payload), tool, tool_input, error, _when(payload), parsed
+    )
     tool_use_id = payload.get("tool_use_id")
     use_id = tool_use_id if isinstance(tool_use_id, str) else None
     with project.store() as store:

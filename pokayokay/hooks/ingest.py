@@ -302,7 +302,6 @@ def _mark(fd: int, segment: str, offset: int, attempts: int) -> None:
 def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
     """Hand over the claimed segment's records from the cursor on. True: all of them done."""
     from pokayokay.failures.ingest_cursor import SpoolPosition, ingesting
-    from pokayokay.infra import spool_quarantine
 
     path = os.path.join(folder, spool.CLAIMED)
     segment, start = _load_cursor(folder)
@@ -324,10 +323,14 @@ def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
             base = start + offset
             if record is None:
                 if raw.strip():  # white space alone is logged, not kept
+                    from pokayokay.infra import spool_quarantine  # only for what it keeps
+
                     spool_quarantine.keep(folder, segment, base, raw, spool_quarantine.TORN)
                     result.quarantined += 1
                 _passed_over(path, base, len(raw), "bytes that are no record")
             elif attempts >= MAX_ATTEMPTS:
+                from pokayokay.infra import spool_quarantine
+
                 spool_quarantine.keep(folder, segment, base, raw, spool_quarantine.STOPPED)
                 _passed_over(path, base, len(raw), f"a record that stopped {attempts} ingesters")
                 result.skipped += 1
@@ -342,6 +345,8 @@ def _drain(folder: str, result: IngestResult, deadline: float | None) -> bool:
                     _mark(inflight, segment, base, attempts)
                     return False
                 if outcome:
+                    from pokayokay.infra import spool_quarantine
+
                     spool_quarantine.keep(folder, segment, base, raw, outcome)
                     result.quarantined += 1
             attempts = 0
@@ -358,19 +363,18 @@ def _passed_over(path: str, offset: int, size: int, what: str) -> None:
 def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> str | None:
     """Hand one record to its handler. "": handled; a quarantine reason: the record could not
     be handled and is to be kept; None: a transient error, the record stays."""
-    import json
     import sqlite3
 
     from pokayokay.failures.ingest_cursor import AlreadyIngested, OverBudget
     from pokayokay.hooks.events import HANDLERS
-    from pokayokay.infra import spool_quarantine
 
     event, ts_ns, where, data = record
     target = HANDLERS.get(event)
     try:
-        from pokayokay.infra.cjson import decode, may_hold_surrogates, well_formed
+        from pokayokay.infra.cjson import decode, loads, may_hold_surrogates, well_formed
 
-        payload = json.loads(decode(data))  # as the hook's own read: a bad byte reads as U+FFFD
+        # json.loads without json's import, as the hook's own read: a bad byte reads as U+FFFD
+        payload = loads(decode(data))
         if not isinstance(payload, dict) or target is None:
             raise ValueError(f"a {event} record that is no payload pokayokay handles")
 
@@ -393,6 +397,8 @@ def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> str | 
 
         logs.log_exception(f"ingesting a {event} record (passed over, quarantined)", exc)
         result.skipped += 1
+        from pokayokay.infra import spool_quarantine
+
         return spool_quarantine.OVER_BUDGET
     except (sqlite3.OperationalError, OSError) as exc:
         from pokayokay.infra import logs
@@ -405,6 +411,8 @@ def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> str | 
 
         logs.log_exception(f"ingesting a {event} record (passed over, quarantined)", exc)
         result.skipped += 1
+        from pokayokay.infra import spool_quarantine
+
         return spool_quarantine.FAILED
     result.done += 1
     return ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 _WHITESPACE = " \t\n\r"
@@ -66,21 +67,42 @@ def loads(text: str) -> Any:
     return value
 
 
-def dumps(value: Any) -> str:
-    """``json.dumps(value)`` for dicts (string keys), lists, tuples, strings, ints, floats,
-    booleans and None; ``TypeError`` for anything else."""
+def dumps(
+    value: Any,
+    *,
+    ensure_ascii: bool = True,
+    separators: tuple[str, str] | None = None,
+    sort_keys: bool = False,
+) -> str:
+    """``json.dumps(value, ensure_ascii=..., separators=..., sort_keys=...)`` for dicts (string
+    keys), lists, tuples, strings, ints, floats, booleans and None; ``TypeError`` for anything
+    else."""
     if _json is None:  # pragma: no cover
         import json
 
-        return json.dumps(value)
+        return json.dumps(
+            value, ensure_ascii=ensure_ascii, separators=separators, sort_keys=sort_keys
+        )
     out: list[str] = []
-    _write(value, out)
+    encode = _json.encode_basestring_ascii if ensure_ascii else _json.encode_basestring
+    _write(value, out, _Style(encode, separators or (", ", ": "), sort_keys))
     return "".join(out)
 
 
-def _write(value: Any, out: list[str]) -> None:
+class _Style:
+    """How :func:`dumps` writes: the string encoder, the separators, keys sorted or not."""
+
+    __slots__ = ("encode", "item", "key", "sort")
+
+    def __init__(self, encode: Callable[[str], str], separators: tuple[str, str], sort: bool):
+        self.encode = encode
+        self.item, self.key = separators
+        self.sort = sort
+
+
+def _write(value: Any, out: list[str], style: _Style) -> None:
     if isinstance(value, str):
-        out.append(_json.encode_basestring_ascii(value))
+        out.append(style.encode(value))
     elif value is None:
         out.append("null")
     elif value is True:
@@ -93,21 +115,22 @@ def _write(value: Any, out: list[str]) -> None:
         out.append(_float(value))
     elif isinstance(value, dict):
         out.append("{")
-        for n, (key, item) in enumerate(value.items()):
+        items = sorted(value.items()) if style.sort else value.items()
+        for n, (key, item) in enumerate(items):
             if not isinstance(key, str):
                 raise TypeError(f"keys must be str, not {type(key).__name__}")
             if n:
-                out.append(", ")
-            out.append(_json.encode_basestring_ascii(key))
-            out.append(": ")
-            _write(item, out)
+                out.append(style.item)
+            out.append(style.encode(key))
+            out.append(style.key)
+            _write(item, out, style)
         out.append("}")
     elif isinstance(value, (list, tuple)):
         out.append("[")
         for n, item in enumerate(value):
             if n:
-                out.append(", ")
-            _write(item, out)
+                out.append(style.item)
+            _write(item, out, style)
         out.append("]")
     else:
         raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")

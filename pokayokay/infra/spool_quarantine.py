@@ -15,10 +15,15 @@ at most :data:`ITEM_MAX` bytes of one item (its head; the cut is logged), and at
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
 
 from pokayokay.infra import spool
 from pokayokay.infra.regular import folder_names
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:  # typing's class syntax without importing typing (decision 0159)
+    from pokayokay.infra.named_tuple import NamedTuple
 
 FOLDER = "quarantine"
 ITEM_MAX = 1 << 20

@@ -60,17 +60,23 @@ def _save_packed(path: str, data: dict[str, Any]) -> None:
     packed.save(path, data)
 
 
-def save_json(path: str, data: object) -> None:
+def save_json(path: str, data: object, *, small: bool = False) -> None:
     """Atomically replace ``path``; a cache that cannot be written is only a slower prompt.
 
     ASCII JSON (file names may carry surrogate escapes), private to the user like the rest of
-    the state folder (it quotes memory files).
+    the state folder (it quotes memory files). ``small``: a few values, written by
+    :func:`pokayokay.infra.cjson.dumps` (the same text, without json's import: decision 0159).
     """
-    import json
-
     from pokayokay.infra.packed import write_private
 
-    text = json.dumps(data, separators=(",", ":"))  # the C encoder: fast
+    if small:
+        from pokayokay.infra.cjson import dumps
+
+        text = dumps(data, separators=(",", ":"))
+    else:
+        import json
+
+        text = json.dumps(data, separators=(",", ":"))  # the C encoder: fast
     write_private(path, text.encode("ascii"))
 
 

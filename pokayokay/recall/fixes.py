@@ -41,9 +41,9 @@ NO_FIXES = "0-none"
 
 
 def _digest(data: object) -> str:
-    import json  # only when the store moved: not on every prompt
+    from pokayokay.infra.cjson import dumps  # json.dumps without json's import
 
-    text = json.dumps(data, separators=(",", ":"), sort_keys=True).encode("ascii", "replace")
+    text = dumps(data, separators=(",", ":"), sort_keys=True).encode("ascii", "replace")
     import zlib  # only when the store moved: not on every prompt
 
     return f"{zlib.crc32(text):08x}-{zlib.adler32(text):08x}"
@@ -75,5 +75,5 @@ def fixes_state(state_dir: str, db_key: list[Any]) -> tuple[str, list[Any] | Non
     digest = known if rows is None and isinstance(known, str) else None
     if digest is None:
         digest = f"{len(rows or [])}-{_digest(rows or [])}"
-    save_json(path, {"db": db_key, "raw": raw, "digest": digest})
+    save_json(path, {"db": db_key, "raw": raw, "digest": digest}, small=True)
     return digest, rows

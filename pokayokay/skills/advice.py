@@ -217,10 +217,10 @@ def cached_signals(state_dir: str, bounds: bool = False) -> FailureSignals:
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        import json
+        from pokayokay.infra.cjson import dumps  # json.dump without json's import
 
         with open(fd, "w", encoding="ascii") as fh:
-            json.dump(signals_to_data(signals, key), fh, separators=(",", ":"))
+            fh.write(dumps(signals_to_data(signals, key), separators=(",", ":")))
         os.replace(tmp, path)
     except OSError:  # a cache: the next prompt reads the store again
         try:  # noqa: SIM105 - contextlib is one more import on the prompt path

@@ -41,6 +41,7 @@ PURE = {
     "safety.sanitize", "safety.redact", "safety.commands", "safety.exact", "safety.instructions",
     "safety.shown", "safety.redact_values", "safety.redact_flags", "safety.redact_blocks",
     "infra.markdown", "infra.lazyre", "infra.literals", "infra.cjson", "infra.frontmatter",
+    "infra.named_tuple",
     "infra.regex_safety", "infra.regex_budget", "infra.hook_output", "infra.private",
     "infra.spans", "infra",
     "memory.document", "memory.structure", "memory.sections", "memory.curation",

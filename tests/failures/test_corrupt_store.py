@@ -178,16 +178,16 @@ def test_sqlite_never_creates_the_store_file_itself(
     from pokayokay.failures.model import Failure
 
     db = tmp_path / FAILURES_DB
-    real_exists = Path.exists
+    real_exists = os.path.exists
     stale: list[Path] = []
 
-    def exists_then_gone(self: Path) -> bool:
-        if self == db and not stale:
-            stale.append(self)
+    def exists_then_gone(path: str | os.PathLike[str]) -> bool:
+        if os.fspath(path) == str(db) and not stale:
+            stale.append(Path(path))
             return True  # as it was a moment before the open
-        return real_exists(self)
+        return real_exists(path)
 
-    monkeypatch.setattr(Path, "exists", exists_then_gone)
+    monkeypatch.setattr(os.path, "exists", exists_then_gone)
     old_mask = os.umask(0o022)
     try:
         with FailureStore(db) as store:

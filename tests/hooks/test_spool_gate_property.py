@@ -272,3 +272,47 @@ def test_a_store_with_no_group_a_failure_can_join_needs_no_parse(tmp_path: Path)
         store.record_failures(_failure(n, f) for n, f in enumerate(stored))
         one = _signals(store)
     assert could_change(unparsed, str(tmp_path), ["src/cart.py"], one)
+
+
+def test_the_ingest_reuses_the_gates_parse_and_stores_what_a_parse_of_its_own_stores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prompt's gate parses a spooled failure (``failure_keys``) and, when it can change the
+    boost, ingests that record in the same process: the ingest takes the gate's parse instead
+    of parsing again (decision 0159; no mistake scan runs), and records exactly the failures
+    it records when it parses the record itself, over the labelled corpus."""
+    from pokayokay.failures import mistakes
+    from pokayokay.hooks.capture import failure_keys, post_tool_use_failure
+    from pokayokay.hooks.runtime import SPOOLED_TIME_KEY
+
+    recorded: list[list[object]] = []
+
+    def record(store: FailureStore, failures: Any) -> int:
+        recorded.append(list(failures))
+        return 0
+
+    monkeypatch.setattr(FailureStore, "record_failures", record)
+    scans = [0]
+    scan = mistakes.find_mistakes
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        scans[0] += 1
+        return scan(*args, **kwargs)
+
+    monkeypatch.setattr(mistakes, "find_mistakes", counted)
+    checked = 0
+    for _n, case, _root, spooled in _spooled_corpus(tmp_path, monkeypatch):
+        spooled[SPOOLED_TIME_KEY] = 1_700_000_000.5
+        recorded.clear()
+        post_tool_use_failure(dict(spooled), "PostToolUseFailure")  # parses on its own
+        if not failure_keys(spooled):
+            continue  # records nothing (an interrupt, pokayokay's own answer)
+        scans[0] = 0
+        post_tool_use_failure(dict(spooled), "PostToolUseFailure")  # the gate's parse, taken
+        assert scans[0] == 0, case["id"]
+        assert len(recorded) == 2 and recorded[0] == recorded[1], case["id"]
+        scans[0] = 0
+        post_tool_use_failure(dict(spooled), "PostToolUseFailure")  # taken once: parses again
+        assert scans[0] == 1, case["id"]
+        checked += 1
+    assert checked >= 50

@@ -30,6 +30,9 @@ def test_loads_reads_what_json_reads(value: Any, space: str) -> None:
 @given(_VALUES)
 def test_dumps_writes_what_json_writes(value: Any) -> None:
     assert cjson.dumps(value) == json.dumps(value)
+    assert cjson.dumps(value, ensure_ascii=False) == json.dumps(value, ensure_ascii=False)
+    compact = {"separators": (",", ":"), "sort_keys": True}
+    assert cjson.dumps(value, **compact) == json.dumps(value, **compact)  # type: ignore[arg-type]
 
 
 def test_special_floats_as_json_has_them() -> None:
