@@ -18,6 +18,15 @@ GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 AWS = "AKIA" + "QWERTYUIOPASDFGH"
 
 
+def _project_with_memory(project: Path) -> tuple[Path, Path]:
+    """A git project and its (empty) auto-memory folder."""
+    project.mkdir()
+    git(project, "init", "-q")
+    memory = resolve_memory_location(project).memory_dir
+    memory.mkdir(parents=True)
+    return project, memory
+
+
 def test_each_line_with_a_secret_is_named_with_its_kind() -> None:
     text = (
         "# Memory\n\n"
@@ -32,11 +41,7 @@ def test_each_line_with_a_secret_is_named_with_its_kind() -> None:
 def test_doctor_warns_of_each_place_and_never_shows_or_changes_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    project = tmp_path / "shop-api"
-    project.mkdir()
-    git(project, "init", "-q")
-    memory = resolve_memory_location(project).memory_dir
-    memory.mkdir(parents=True)
+    project, memory = _project_with_memory(tmp_path / "shop-api")
     index = "# Memory\n\n- CI pushes with " + GITHUB + "\n"
     archive = "# Archive\n\n- ok\n- old key AWS_ACCESS_KEY_ID=" + AWS + "\n"
     (memory / "MEMORY.md").write_text(index)
@@ -57,11 +62,7 @@ def test_doctor_warns_of_each_place_and_never_shows_or_changes_it(
 
 
 def test_doctor_says_none_were_found(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    project = tmp_path / "app"
-    project.mkdir()
-    git(project, "init", "-q")
-    memory = resolve_memory_location(project).memory_dir
-    memory.mkdir(parents=True)
+    project, memory = _project_with_memory(tmp_path / "app")
     (memory / "MEMORY.md").write_text("# Memory\n\n- run tests with `uv run pytest`\n")
     cli.main(["doctor", "--project", str(project)])
     assert "[ok  ] memory secrets: none found in 1 file" in capsys.readouterr().out

@@ -251,6 +251,25 @@ def explain(run: RunResult, e2e: E2E) -> str:
     return f"{run.describe()}\n--- pokayokay.log ---\n{pokayokay_log(e2e) or '(none)'}"
 
 
+def failing_bash_sessions(e2e: E2E, command: str, task: str, said: str, sessions: int) -> None:
+    """``sessions`` sessions of the real client in which the model runs ``command`` through the
+    Bash tool (the prompt: ``session N: <task>``) and it fails for real, printing ``said``; each
+    session's exit, reply and tool result asserted."""
+    from .mock_api import text, tool_use
+
+    for number in range(1, sessions + 1):
+        reply = f"SESSION-{number}"
+        run = e2e.run_claude(
+            e2e.project,
+            f"session {number}: {task}",
+            [[tool_use("Bash", {"command": command, "description": task})], [text(reply)]],
+        )
+        assert run.exit_code == 0 and run.result_event.get("result") == reply, explain(run, e2e)
+        results = run.main_requests[1].tool_results()
+        assert results and results[0].get("is_error") is True, explain(run, e2e)
+        assert said in json.dumps(results[0].get("content")), explain(run, e2e)
+
+
 def _git(cwd: Path, env: dict[str, str], *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True)
 

@@ -15,8 +15,8 @@ import subprocess
 
 import pytest
 
-from .conftest import E2E, VENV_BIN, explain, pokayokay_log
-from .mock_api import text, tool_use
+from .conftest import E2E, VENV_BIN, explain, failing_bash_sessions, pokayokay_log
+from .mock_api import text
 
 pytestmark = pytest.mark.e2e
 
@@ -53,19 +53,8 @@ def test_naming_the_source_of_a_failing_test_names_the_test_and_what_it_said(e2e
     add_files(e2e)
     e2e.init_pokayokay()
 
-    for number in (1, 2):  # two sessions: the real test fails each time
-        run = e2e.run_claude(
-            e2e.project,
-            f"session {number}: run the users tests",
-            [[tool_use("Bash", {"command": RUN_TESTS, "description": "run the tests"})],
-             [text(f"TESTS-{number}")]],
-        )  # fmt: skip
-        assert run.exit_code == 0 and run.result_event.get("result") == f"TESTS-{number}", explain(
-            run, e2e
-        )
-        results = run.main_requests[1].tool_results()
-        assert results and results[0].get("is_error") is True, explain(run, e2e)
-        assert "assert 404 == 204" in json.dumps(results[0].get("content")), explain(run, e2e)
+    # Two sessions: the real test fails each time (captured by the failure hook).
+    failing_bash_sessions(e2e, RUN_TESTS, "run the users tests", "assert 404 == 204", sessions=2)
 
     # What pokayokay computes for the prompt names the test, its source and its line.
     advice = json.loads(e2e.pokayokay("suggest", PROMPT, "--json").stdout)

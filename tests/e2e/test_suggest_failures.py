@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import E2E, VENV_BIN, explain, pokayokay_log
-from .mock_api import text, tool_use
+from .conftest import E2E, VENV_BIN, explain, failing_bash_sessions, pokayokay_log
+from .mock_api import text
 
 pytestmark = pytest.mark.e2e
 
@@ -62,19 +62,7 @@ def test_a_file_with_recurring_lint_failures_gets_no_unrelated_skill(e2e: E2E) -
     e2e.init_pokayokay()
 
     # Two sessions: ruff fails on the file each time (captured by the failure hook).
-    for number in (1, 2):
-        run = e2e.run_claude(
-            e2e.project,
-            f"session {number}: lint the models",
-            [[tool_use("Bash", {"command": LINT, "description": "lint the models"})],
-             [text(f"LINT-{number}")]],
-        )  # fmt: skip
-        assert run.exit_code == 0 and run.result_event.get("result") == f"LINT-{number}", explain(
-            run, e2e
-        )
-        results = run.main_requests[1].tool_results()
-        assert results and results[0].get("is_error") is True, explain(run, e2e)
-        assert "F401" in json.dumps(results[0].get("content")), explain(run, e2e)
+    failing_bash_sessions(e2e, LINT, "lint the models", "F401", sessions=2)
     groups = lint_groups(e2e)
     assert len(groups) == 1 and groups[0]["sessions"] == 2, groups
     assert MODELS in groups[0]["paths"], groups
