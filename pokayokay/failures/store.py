@@ -163,7 +163,9 @@ class FailureStore:
             except sqlite3.DatabaseError as exc:
                 if not self._recover(exc):
                     raise
-                self._conn = self._open()
+                # The fresh store, as read() does: while another process still holds or moves
+                # the corrupt file, the first opens can fail ("disk I/O error", seen in CI).
+                self._conn = retry_fresh(self._open, self.close)
         return self._conn
 
     def _recover(self, exc: sqlite3.DatabaseError) -> bool:

@@ -254,3 +254,34 @@ def test_a_store_moved_aside_during_the_open_is_opened_again(
     assert swapped and moved_aside(db) == swapped
     with FailureStore(db) as store:
         assert [f.session_id for f in store.failures()] == ["new"]
+
+
+def test_the_fresh_store_after_a_move_aside_is_opened_again_when_its_first_open_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Right after a corrupt store was moved aside, the first open of the fresh one can fail
+    while another process still holds or moves the old file and its WAL (seen in CI: "disk I/O
+    error" on the fresh store, one of eight recorders exiting 1 and its failure lost). That open
+    is tried again, as a query on the fresh store is."""
+    import sqlite3
+
+    from pokayokay.failures.model import Failure
+
+    db = corrupt_store(tmp_path)
+    real_open = FailureStore._open
+    opens: list[int] = []
+
+    def open_failing_once_after_the_move(self: FailureStore) -> sqlite3.Connection:
+        opens.append(len(opens))
+        if len(opens) == 2:  # the first open of the fresh store
+            raise sqlite3.OperationalError("disk I/O error")
+        return real_open(self)
+
+    monkeypatch.setattr(FailureStore, "_open", open_failing_once_after_the_move)
+    with FailureStore(db) as store:
+        assert store.record_failure(Failure(1.9e9, "new", "Bash", "pytest", "FAILED x",
+                                            "testing", (), "FAILED x", 1))  # fmt: skip
+    assert len(opens) == 3 and len(moved_aside(db)) == 1
+    monkeypatch.undo()
+    with FailureStore(db) as store:
+        assert [f.session_id for f in store.failures()] == ["new"]
