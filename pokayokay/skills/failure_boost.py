@@ -274,11 +274,6 @@ def shown_code(text: str) -> str:
 _MARKERS = frozenset(("E", ">", "FAILED", "ERROR", "FAIL", "-", "●", "×", "✗", "❯", "✘"))
 
 
-def _a_test(shown: str) -> str:
-    """"test `<id>`", or "a test" when its id may not be shown (``shown`` is "")."""
-    return f"test {shown}" if shown else "a test"
-
-
 def test_said(group: FailureGroup) -> tuple[str, str]:
     """A failing test's id and its error line as the model may read them (:func:`shown_code`,
     :func:`error_line`; "" for what may not be shown). Computed when the signals' cache is
@@ -373,7 +368,8 @@ def _test_reason(group: FailureGroup, *, of: str = "", where: str = "") -> str:
     shown, said = test_said(group)
     source = f" (of {of})" if of else ""
     place = f" {where}" if where else ""
-    return f"{_a_test(shown)}{source} failed in {group.sessions} sessions{place}" + (
+    named = f"test {shown}" if shown else "a test"
+    return f"{named}{source} failed in {group.sessions} sessions{place}" + (
         f": {said}" if said else ""
     )
 

@@ -74,3 +74,18 @@ def test_the_store_values_pickle_compare_and_replace_as_tuples() -> None:
     assert (group.corrections, group.fix_edits, group.fix_commit) == ((), (), None)
     assert Correction._fields == ("failing", "corrected", "kind", "times")
     assert typing.get_type_hints(Failure)["command"] == (str | None)
+
+
+def test_a_body_without_annotations_is_built_by_typing_itself() -> None:
+    """A class body with no ``__annotations__`` in its namespace (no field, or annotations the
+    compiler defers, as Python 3.14 does without the ``__future__`` import) goes to typing's own
+    NamedTuple: the same class either way."""
+    body = (
+        'class Empty(Base):\n    """No fields."""\n\n'
+        "    def size(self) -> int:\n        return 0\n"
+    )
+    ours, theirs = _built(NamedTuple, body, "Empty"), _built(typing.NamedTuple, body, "Empty")
+    for attribute in ("__name__", "__doc__", "_fields", "_field_defaults"):
+        assert getattr(ours, attribute) == getattr(theirs, attribute), attribute
+    assert ours._fields == () and ours().size() == 0 and ours() == ()
+    assert ours.__mro__[1:] == theirs.__mro__[1:] == (tuple, object)
