@@ -51,7 +51,7 @@ from helpers.relevance_split import Figures, Rate, figures  # noqa: E402
 from pokayokay.recall import index as recall_index  # noqa: E402
 from pokayokay.recall.gating import evidence as recall_evidence  # noqa: E402
 from pokayokay.relevance.concepts import query_features  # noqa: E402
-from pokayokay.relevance.fitted import RECALL, SKILLS, gate_path  # noqa: E402
+from pokayokay.relevance.fitted import RECALL, SKILLS, gate_path, provenance_path  # noqa: E402
 from pokayokay.relevance.gate import FEATURES, Evidence, Gate, select  # noqa: E402
 from pokayokay.skills.catalog import Catalog, catalog_from_folder  # noqa: E402
 from pokayokay.skills.gating import evidence as skill_evidence  # noqa: E402
@@ -281,8 +281,9 @@ def fit_one(
     read: list[Case] | None = None,
     without: Sequence[str] = (),
     keep: float = HIT_KEEP,
-) -> Gate:
-    """Fit ``kind``'s gate on ``train`` and report it on ``dev``; ``read``: the part of
+) -> tuple[Gate, dict[str, object]]:
+    """Fit ``kind``'s gate on ``train`` and report it on ``dev``: the gate and its provenance.
+    ``read``: the part of
     ``train`` that was an unseen split until it was read (its figures are printed and recorded
     on their own, as the trace of what fitting on it did); ``without``: features held at weight 0
     (a variant, compared on dev)."""
@@ -296,7 +297,7 @@ def fit_one(
     bias = round(bias, 12)
 
     def gate_at(threshold: float) -> Gate:
-        return Gate(rounded, bias, threshold, {})
+        return Gate(rounded, bias, threshold)
 
     threshold = choose_threshold(train, gate_at, keep)
     gate = gate_at(threshold)
@@ -327,7 +328,7 @@ def fit_one(
         **({"without": sorted(without)} if without else {}),
         "figures": {name: figures_data(result) for name, result in results.items()},
     }
-    return Gate(gate.weights, bias, threshold, provenance)
+    return Gate(gate.weights, bias, threshold), provenance
 
 
 Work = dict[str, tuple[list[Case], list[Case], dict[str, list[str]], list[Case]]]
@@ -407,13 +408,13 @@ def main(argv: list[str] | None = None) -> int:
     catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
     for kind, (train, dev, sets, read) in work(catalog, kinds).items():
         without = WITHOUT[kind] if args.without is None else args.without
-        gate = fit_one(kind, train, dev, sets, read, without, args.hit_keep)
+        gate, provenance = fit_one(kind, train, dev, sets, read, without, args.hit_keep)
         if args.check:
             continue
-        text = json.dumps(gate.to_data(), indent=1, ensure_ascii=False) + "\n"
-        target = Path(gate_path(kind))
-        target.write_text(text, encoding="utf-8")
-        print(f"  wrote {target.relative_to(REPO)}")
+        for data, path in ((gate.to_data(), gate_path(kind)), (provenance, provenance_path(kind))):
+            target = Path(path)
+            target.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", "utf-8")
+            print(f"  wrote {target.relative_to(REPO)}")
     return 0
 
 

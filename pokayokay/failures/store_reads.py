@@ -37,9 +37,9 @@ class SessionFix(NamedTuple):
 
 
 def _loads(text: object) -> Any:
-    """``json.loads(text)``, without json's import for a text (:mod:`pokayokay.infra.cjson`)."""
+    """``json.loads(text)``, without json's import for a text (:mod:`pokayokay.infra.lean_json`)."""
     if isinstance(text, str):
-        from pokayokay.infra.cjson import loads
+        from pokayokay.infra.lean_json import loads
 
         return loads(text)
     import json

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from pokayokay.failures.signature import command_key as signature_command_key
-from pokayokay.infra.cjson import dumps
+from pokayokay.infra.lean_json import dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -62,7 +62,7 @@ def cached_rows(project_root: str, state_dir: str | os.PathLike[str]) -> list[di
         return []
     cache = os.path.join(state_dir, FAILURE_CATEGORIES_CACHE)
     try:
-        from pokayokay.infra.cjson import loads  # json's import (and re's) not on this path
+        from pokayokay.infra.lean_json import loads  # json's import (and re's) not on this path
 
         with open(cache, encoding="utf-8") as fh:
             data = loads(fh.read())

@@ -371,7 +371,7 @@ def _handle(record: tuple[str, int, str, bytes], result: IngestResult) -> str | 
     event, ts_ns, where, data = record
     target = HANDLERS.get(event)
     try:
-        from pokayokay.infra.cjson import decode, loads, may_hold_surrogates, well_formed
+        from pokayokay.infra.lean_json import decode, loads, may_hold_surrogates, well_formed
 
         # json.loads without json's import, as the hook's own read: a bad byte reads as U+FFFD
         payload = loads(decode(data))

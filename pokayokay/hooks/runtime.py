@@ -45,7 +45,7 @@ def read_payload(stream: IO[bytes]) -> dict[str, Any]:
         raise BadPayload(f"payload larger than {MAX_PAYLOAD >> 20} MiB; ignored")
     if not data.strip():
         raise BadPayload("empty payload on stdin")
-    from pokayokay.infra.cjson import decode, loads  # json's C scanner without json's re
+    from pokayokay.infra.lean_json import decode, loads  # json.loads without json's re
 
     try:
         return _readable(data, loads(decode(data)))  # a byte that is not UTF-8 reads as U+FFFD
@@ -57,7 +57,7 @@ def read_payload(stream: IO[bytes]) -> dict[str, Any]:
 
 def _readable(data: bytes, payload: Any) -> dict[str, Any]:
     """The decoded payload as handlers read it: well-formed strings, no private span."""
-    from pokayokay.infra.cjson import may_hold_surrogates, well_formed
+    from pokayokay.infra.lean_json import may_hold_surrogates, well_formed
 
     if may_hold_surrogates(data):  # a half of an emoji's pair cut off: no writer encodes it
         payload = well_formed(payload)

@@ -155,7 +155,7 @@ def _payloads(records: Sequence[tuple[str, bytes, str]]) -> list[dict[str, Any]]
     :func:`pokayokay.hooks.capture.failure_keys` reads (a PostToolBatch, a payload that does
     not parse)."""
     from pokayokay.hooks.runtime import SPOOLED_PROJECT_KEY
-    from pokayokay.infra.cjson import loads  # json.loads without json's import
+    from pokayokay.infra.lean_json import loads  # json.loads without json's import
 
     payloads: list[dict[str, Any]] = []
     for _session, data, where in records:

@@ -12,7 +12,7 @@ from __future__ import annotations
 def hook_output(event: str, **fields: object) -> str:
     """The JSON line of ``{"hookSpecificOutput": {"hookEventName": event, **fields}}``, the fields
     in the order given (``additionalContext``, ``permissionDecision``, ``watchPaths`` ...)."""
-    from pokayokay.infra.cjson import dumps  # json's C encoder: no json, no re import
+    from pokayokay.infra.lean_json import dumps  # json.dumps: no json, no re import
 
     return dumps({"hookSpecificOutput": {"hookEventName": event, **fields}}) + "\n"
 

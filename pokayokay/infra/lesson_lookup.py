@@ -27,7 +27,7 @@ its ``failure`` text is then shown only next to a failure whose output has them,
 command text alone.
 
 Every text in it was sanitised and redacted when it was written: the hooks print it as is.
-Standard library only (``os`` at import; ``_json``, through :mod:`pokayokay.infra.cjson`, when
+Standard library only (``os`` at import; ``_json``, through :mod:`pokayokay.infra.lean_json`, when
 a file exists: never ``json`` or ``re``).
 """
 
@@ -108,7 +108,7 @@ def find_lookup(launch_dir: str, environ: Mapping[str, str] | None = None) -> st
 
 def read_lookup(path: str) -> dict[str, Any] | None:
     """The lookup's content, or None when it is unreadable, too large or of another version."""
-    from pokayokay.infra.cjson import loads
+    from pokayokay.infra.lean_json import loads
 
     try:
         with open(path, "rb") as handle:

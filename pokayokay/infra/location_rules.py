@@ -308,7 +308,7 @@ def settings_option(kind: str, settings_file: str, home: str, problems: list[str
         text = (raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw).decode("utf-8")
     except UnicodeDecodeError:
         return unusable("not UTF-8", f"{settings_file}: not valid UTF-8; skipped")
-    from pokayokay.infra.cjson import loads  # json (and its import of re) only for a bad file
+    from pokayokay.infra.lean_json import loads  # json (and its import of re) only for a bad file
 
     try:
         data: object = loads(text)

@@ -177,13 +177,13 @@ def bound_payload(data: bytes) -> bytes:
 
 
 def _decoded(data: bytes) -> object:
-    """The payload's JSON value as the hook runtime reads it (``pokayokay.infra.cjson``): a
+    """The payload's JSON value as the hook runtime reads it (``pokayokay.infra.lean_json``): a
     byte that is not UTF-8 read as U+FFFD, a lone surrogate escape as U+FFFD (written back raw,
     it would be no UTF-8 at all); ValueError or RecursionError when it is no JSON pokayokay
     reads. Only for the rare payloads the spool rewrites (oversized, or holding a private
     span)."""
     _package()
-    from pokayokay.infra.cjson import decode, loads, may_hold_surrogates, well_formed
+    from pokayokay.infra.lean_json import decode, loads, may_hold_surrogates, well_formed
 
     value = loads(decode(data))
     return well_formed(value) if may_hold_surrogates(data) else value
@@ -294,7 +294,7 @@ def without_private(data: bytes) -> bytes:
     import json
 
     _package()
-    from pokayokay.infra.cjson import decode
+    from pokayokay.infra.lean_json import decode
     from pokayokay.infra.private import strip_private, strip_private_value
 
     try:
@@ -312,8 +312,8 @@ def failure_lesson(data: bytes, environ: "Mapping[str, str] | None" = None) -> s
     if not os.path.isdir(os.path.join(state_home(env), "lessons")):
         return ""
     _package()
-    from pokayokay.infra.cjson import loads  # json's C scanner: no json, no re import
     from pokayokay.infra.hook_output import context_output
+    from pokayokay.infra.lean_json import loads  # json.loads: no json, no re import
     from pokayokay.infra.lesson_lookup import command_entry, failure_text, load_for
 
     lookup = load_for(launch_dir(env), env)

@@ -29,7 +29,7 @@ def document_row(doc: Document, counts: dict[str, int]) -> list[Any]:
 
 def load_json(path: str) -> Any:
     """The JSON value of a cache file; None when it is missing or damaged."""
-    from pokayokay.infra.cjson import loads  # json's import costs a prompt more than the read
+    from pokayokay.infra.lean_json import loads  # json's import costs a prompt more than the read
 
     try:
         with open(path, encoding="utf-8") as fh:
@@ -65,12 +65,12 @@ def save_json(path: str, data: object, *, small: bool = False) -> None:
 
     ASCII JSON (file names may carry surrogate escapes), private to the user like the rest of
     the state folder (it quotes memory files). ``small``: a few values, written by
-    :func:`pokayokay.infra.cjson.dumps` (the same text, without json's import: decision 0159).
+    :func:`pokayokay.infra.lean_json.dumps` (the same text, without json's import: decision 0159).
     """
     from pokayokay.infra.packed import write_private
 
     if small:
-        from pokayokay.infra.cjson import dumps
+        from pokayokay.infra.lean_json import dumps
 
         text = dumps(data, separators=(",", ":"))
     else:

@@ -41,7 +41,7 @@ NO_FIXES = "0-none"
 
 
 def _digest(data: object) -> str:
-    from pokayokay.infra.cjson import dumps  # json.dumps without json's import
+    from pokayokay.infra.lean_json import dumps  # json.dumps without json's import
 
     text = dumps(data, separators=(",", ":"), sort_keys=True).encode("ascii", "replace")
     import zlib  # only when the store moved: not on every prompt

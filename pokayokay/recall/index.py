@@ -237,7 +237,7 @@ class Index:
         found = self._docs[i]
         if found is None:
             assert self._rows is not None
-            from pokayokay.infra.cjson import loads  # json's import costs a prompt more
+            from pokayokay.infra.lean_json import loads  # json's import costs a prompt more
             row = loads(self._rows[i])  # a row read from the cache file may fail: ValueError
             if not (isinstance(row, list) and len(row) == 6):
                 raise ValueError("inconsistent recall index (document)")

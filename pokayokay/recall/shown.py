@@ -19,7 +19,7 @@ def _path(state_dir: str) -> str:
 
 
 def _load(state_dir: str) -> dict[str, dict[str, object]]:
-    from pokayokay.infra.cjson import loads  # json's import costs a prompt more than the read
+    from pokayokay.infra.lean_json import loads  # json's import costs a prompt more than the read
 
     try:
         with open(_path(state_dir), encoding="utf-8") as fh:
@@ -43,7 +43,7 @@ def record(state_dir: str, session: str, ids: list[str], now: float | None = Non
     """Add ``ids`` to what ``session`` was shown (atomically; a failure is only logged)."""
     if not ids:
         return
-    from pokayokay.infra.cjson import dumps  # json.dump's text, without json's import
+    from pokayokay.infra.lean_json import dumps  # json.dump's text, without json's import
 
     data = _load(state_dir)
     before = data.pop(session, {}).get("ids")

@@ -1,8 +1,11 @@
 """The fitted gates shipped beside this module: ``gate_recall.json`` and ``gate_skills.json``,
-written by ``scripts/fit_relevance_gate.py``; never edited by hand.
+written by ``scripts/fit_relevance_gate.py``; never edited by hand. Each holds what a prompt
+reads (features, weights, bias, threshold); how it was fitted (the method, the splits, the
+figures) is in ``gate_<kind>.provenance.json`` beside it, read by tests and people, never by a
+hook: read by :mod:`pokayokay.infra.lean_json`, it was 95% of the file's cost (decision 0163).
 
 Reads package data only, as rendering a bundled template does, so the pure core may call it;
-each file is read once per process, through :mod:`pokayokay.infra.cjson` (no ``json`` import
+each file is read once per process, through :mod:`pokayokay.infra.lean_json` (no ``json`` import
 on the prompt path) and with :mod:`os.path` (no ``pathlib`` import either: the prompt hook
 resolves its paths without it). A file that is missing or is not a gate raises (OSError,
 ValueError): the hook's boundary logs it and fails open.
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from pokayokay.infra.cjson import loads
+from pokayokay.infra.lean_json import loads
 from pokayokay.relevance.gate import Gate, select
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
@@ -40,6 +43,21 @@ def gate_name(kind: str) -> str:
 def gate_path(kind: str) -> str:
     """The file of the ``kind`` gate (:func:`gate_name`)."""
     return os.path.join(HERE, gate_name(kind))
+
+
+def provenance_path(kind: str) -> str:
+    """The file saying how the ``kind`` gate was fitted (:func:`provenance`)."""
+    return gate_path(kind).removesuffix(".json") + ".provenance.json"
+
+
+def provenance(kind: str) -> dict[str, object]:
+    """How the shipped ``kind`` gate was fitted: the command, date, method, training and dev
+    files and their figures; ValueError when the file holds no JSON object."""
+    with open(provenance_path(kind), encoding="utf-8") as file:
+        found = loads(file.read())
+    if not isinstance(found, dict):
+        raise ValueError(f"{provenance_path(kind)}: not a JSON object")
+    return found
 
 
 def fitted(kind: str) -> Gate:

@@ -43,7 +43,7 @@ from pokayokay.infra import Value
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Sequence
 
 FEATURES = (
     "score", "margin", "rare", "names_only", "coverage", "length", "rare_share",
@@ -91,21 +91,15 @@ class Evidence(Value):
 
 class Gate:
     """A fitted logistic model: ``P = 1 / (1 + exp(-(bias + weights · features)))``; a
-    candidate speaks at ``threshold`` or above. ``provenance``: how it was fitted."""
+    candidate speaks at ``threshold`` or above. How it was fitted is kept apart, in its
+    provenance file (:func:`pokayokay.relevance.fitted.provenance`): a prompt reads only this."""
 
-    __slots__ = ("weights", "bias", "threshold", "provenance")
+    __slots__ = ("weights", "bias", "threshold")
 
-    def __init__(
-        self,
-        weights: tuple[float, ...],
-        bias: float,
-        threshold: float,
-        provenance: Mapping[str, object],
-    ) -> None:
+    def __init__(self, weights: tuple[float, ...], bias: float, threshold: float) -> None:
         self.weights = weights
         self.bias = bias
         self.threshold = threshold
-        self.provenance = provenance
 
     @classmethod
     def from_data(cls, data: object) -> Gate:
@@ -122,12 +116,10 @@ class Gate:
             for x in numbers
         ):
             raise ValueError("a relevance gate's weights, bias and threshold are numbers")
-        provenance = data.get("provenance")
         return cls(
             tuple(float(w) for w in weights),
             float(bias),  # type: ignore[arg-type]
             float(threshold),  # type: ignore[arg-type]
-            provenance if isinstance(provenance, dict) else {},
         )
 
     def to_data(self) -> dict[str, object]:
@@ -136,7 +128,6 @@ class Gate:
             "weights": list(self.weights),
             "bias": self.bias,
             "threshold": self.threshold,
-            "provenance": dict(self.provenance),
         }
 
     def probability(self, evidence: Evidence) -> float:

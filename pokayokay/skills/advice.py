@@ -176,7 +176,7 @@ def cached_signals(state_dir: str, bounds: bool = False) -> FailureSignals:
     ``bounds``: with the category bounds of the kept groups' commands (decision 0150; the
     capture pipeline and ``re`` imported to compute them): a cache without them is rebuilt.
     The prompt asks without, so that it never computes them."""
-    from pokayokay.infra.cjson import loads
+    from pokayokay.infra.lean_json import loads
     from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, SUGGEST_FAILURES_FILE
     from pokayokay.recall.readers import stat_key
     from pokayokay.skills.failure_boost import (
@@ -217,7 +217,7 @@ def cached_signals(state_dir: str, bounds: bool = False) -> FailureSignals:
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        from pokayokay.infra.cjson import dumps  # json.dump without json's import
+        from pokayokay.infra.lean_json import dumps  # json.dump without json's import
 
         with open(fd, "w", encoding="ascii") as fh:
             fh.write(dumps(signals_to_data(signals, key), separators=(",", ":")))

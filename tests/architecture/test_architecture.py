@@ -40,7 +40,7 @@ PURE = {
     "errors", "names",
     "safety.sanitize", "safety.redact", "safety.commands", "safety.exact", "safety.instructions",
     "safety.shown", "safety.redact_values", "safety.redact_flags", "safety.redact_blocks",
-    "infra.markdown", "infra.lazyre", "infra.literals", "infra.cjson", "infra.frontmatter",
+    "infra.markdown", "infra.lazyre", "infra.literals", "infra.lean_json", "infra.frontmatter",
     "infra.named_tuple",
     "infra.regex_safety", "infra.regex_budget", "infra.hook_output", "infra.private",
     "infra.spans", "infra",
@@ -264,6 +264,47 @@ def test_no_module_uses_another_modules_private_names() -> None:
         if source != module
     ]
     assert not found, "\n".join(found)
+
+
+def private_library_imports(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, name) for each private module or name ``path`` imports from outside pokayokay:
+    ``import _json``, ``from json import _x``, ``from re import _compiler`` (dunders aside)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if node.module.startswith("pokayokay"):
+                continue
+            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        for name in names:
+            if any(_private(part) for part in name.split(".")):
+                yield node.lineno, name
+
+
+def test_no_module_imports_private_internals_of_the_interpreter_or_a_library() -> None:
+    """docs/architecture.md: no module depends on private CPython internals (decisions 0009,
+    0163): a private module such as ``_json`` may change in any release."""
+    found = [
+        f"{module}:{line} imports {name}"
+        for module, path in MODULES.items()
+        for line, name in private_library_imports(path)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_private_internals_check_sees_each_form_of_import(tmp_path: Path) -> None:
+    path = tmp_path / "probe.py"
+    path.write_text(
+        "import _json\nimport os, re._parser\nfrom re import _compiler\nfrom _sre import x\n"
+        "from __future__ import annotations\nfrom .x import _y\nimport __main__\n",
+        encoding="utf-8",
+    )
+    assert [name for _, name in private_library_imports(path)] == [
+        "_json", "re._parser", "re._compiler", "_sre", "_sre.x",
+    ]  # fmt: skip
 
 
 def test_the_private_name_check_sees_each_form_of_use(tmp_path: Path) -> None:

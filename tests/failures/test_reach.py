@@ -187,7 +187,7 @@ def test_the_gate_rules_out_a_new_failure_without_the_parse_or_re(tmp_path: Path
     (tmp_path / "src" / "cart.py").write_text("x = 1\n", "utf-8")
     from pokayokay.failures.model import Failure
     from pokayokay.failures.store import FailureStore
-    from pokayokay.infra.cjson import dumps
+    from pokayokay.infra.lean_json import dumps
     from pokayokay.skills.failure_boost import signals_from_groups, signals_to_data
 
     failures = [

@@ -104,7 +104,7 @@ def gate_in_fresh_interpreter(
     code = f"""
 import sys
 from pokayokay.hooks.spool_gate import could_change
-from pokayokay.infra.cjson import loads, dumps
+from pokayokay.infra.lean_json import loads, dumps
 from pokayokay.skills.failure_boost import signals_from_data
 signals = signals_from_data(loads({signals_data!r}), ["k"])
 record = ({session!r}, dumps({payload!r}).encode(), {str(root)!r})

@@ -2,7 +2,7 @@
 recurs for the first time (decision 0136), so every module the ingest loads is paid inside a
 prompt. ``dataclasses`` (which brings ``inspect``, ``ast``, ``dis`` and ``tokenize``) and
 ``difflib`` (only for a failure naming a missing file) are not among them, nor, into a project
-whose store exists, ``json`` (:mod:`pokayokay.infra.cjson` reads and writes it), ``typing``
+whose store exists, ``json`` (:mod:`pokayokay.infra.lean_json` reads and writes it), ``typing``
 (the store's named tuples: :mod:`pokayokay.infra.named_tuple`) and ``pathlib`` (``urllib.parse``
 and ``ipaddress`` with it): decision 0159 (creating the store, once per project, still takes its
 lock file through pathlib)."""

@@ -265,7 +265,7 @@ def test_the_worker_leaves_the_first_prompt_warm_caches(
     prompt reads caches instead of the store and the rule (decision 0130; Stop does the same
     for the signals after a turn)."""
     from pokayokay.infra import packed
-    from pokayokay.infra.cjson import loads
+    from pokayokay.infra.lean_json import loads
     from pokayokay.names import (
         FAILURES_CHANGED,
         FAILURES_DB,

@@ -23,7 +23,7 @@ from pokayokay.failures.category_bound import bound_for_command
 from pokayokay.failures.classify import command_bound
 from pokayokay.hooks import capture
 from pokayokay.hooks.spool_gate import could_change
-from pokayokay.infra.cjson import dumps
+from pokayokay.infra.lean_json import dumps
 from pokayokay.skills.failure_boost import (
     FailureSignals,
     GroupSignal,

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pokayokay.hooks import ingest
-from pokayokay.infra.cjson import loads, may_hold_surrogates, well_formed
+from pokayokay.infra.lean_json import loads, may_hold_surrogates, well_formed
 from tests.hooks.test_ingest import failure, folder, hook, stored
 
 CUT_EMOJI = (

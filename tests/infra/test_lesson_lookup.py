@@ -139,7 +139,7 @@ def test_the_lookup_path_imports_neither_json_nor_re(tmp_path: Path) -> None:
     lookup.write_text('{"version": 1, "commands": {}}', "utf-8")
     out = run_without_site(
         "from pokayokay.infra import lesson_lookup as ll\n"
-        "from pokayokay.infra.cjson import dumps\n"
+        "from pokayokay.infra.lean_json import dumps\n"
         "ll.command_key('cd /x && pytest -q 2>&1 | tail -n 5')\n"
         "ll.read_lookup(sys.argv[2]); dumps({'a': ['b', 1, None]})\n"
         "print(sorted(m for m in ('json', 're') if m in sys.modules))\n",

@@ -9,6 +9,7 @@ import math
 import random
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from helpers import splits
@@ -48,7 +49,7 @@ def evidence(draw: st.DrawFn) -> Evidence:
 @st.composite
 def gates(draw: st.DrawFn) -> Gate:
     weights = tuple(draw(NUMBER) for _ in FEATURES)
-    return Gate(weights, draw(NUMBER), draw(st.floats(0, 1, allow_nan=False)), {})
+    return Gate(weights, draw(NUMBER), draw(st.floats(0, 1, allow_nan=False)))
 
 
 def check_selection(gate: Gate, found: list[Evidence]) -> None:
@@ -91,7 +92,7 @@ def _seeded_selection(seed: int) -> tuple[Gate, list[Evidence]]:
     floats and word sets were most of their time)."""
     rng = random.Random(seed)
     weights = tuple(_seeded_float(rng, -5, 5) for _ in FEATURES)
-    gate = Gate(weights, _seeded_float(rng, -5, 5), _seeded_float(rng, 0, 1), {})
+    gate = Gate(weights, _seeded_float(rng, -5, 5), _seeded_float(rng, 0, 1))
 
     def one() -> Evidence:
         return Evidence(
@@ -158,12 +159,12 @@ def test_the_rare_share_is_the_share_of_the_prompts_rare_words_held_whatever_its
 
 
 def test_a_copy_of_the_same_subject_never_speaks_second() -> None:
-    gate = Gate((1.0,) + (0.0,) * (len(FEATURES) - 1), 0.0, 0.5, {})
+    gate = Gate((1.0,) + (0.0,) * (len(FEATURES) - 1), 0.0, 0.5)
     same = Evidence(1.0, 0.9, frozenset({"a"}), frozenset(), frozenset(), 3)
     other = Evidence(0.95, 0.9, frozenset({"b"}), frozenset(), frozenset(), 3)
     assert select(gate, [same, same]) == [0]
     assert select(gate, [same, other]) == [0, 1]
-    assert select(Gate(gate.weights, -10.0, 0.5, {}), [same, other]) == []
+    assert select(Gate(gate.weights, -10.0, 0.5), [same, other]) == []
 
 
 @given(gates())
@@ -234,7 +235,7 @@ def test_the_shipped_gates_say_how_they_were_fitted(kind: str, train: tuple, dev
     gate = fitted.fitted(kind)
     assert 0.0 < gate.threshold < 1.0
     assert gate.weights[FEATURES.index("score")] > 0  # a better score is more relevant
-    provenance = gate.provenance
+    provenance: dict[str, Any] = fitted.provenance(kind)
     assert provenance["fitted_by"] == "python scripts/fit_relevance_gate.py"
     read = "tests/data/relevance_test/"  # the first unseen split, read, so now train
     assert provenance["train"][: len(splits.names(train))] == splits.names(train)
@@ -281,7 +282,7 @@ def test_the_fitting_script_reproduces_the_shipped_gates() -> None:
             + script.skill_cases(splits.SKILLS_TRAIN_READ, catalog_from_folder(read), read),
         ),
     ):
-        again = script.fit_one(
+        again, _ = script.fit_one(
             kind, train, [], {"train": [], "dev": []}, without=script.WITHOUT[kind]
         )
         shipped = fitted.fitted(kind)
@@ -312,9 +313,12 @@ def test_the_shipped_gates_are_lexical_and_hold_no_dense_feature() -> None:
     for kind in (fitted.RECALL, fitted.SKILLS):
         lexical = fitted.fitted(kind)
         assert len(lexical.weights) == len(FEATURES)
-        assert lexical.provenance["opinion"] == "lexical only"
+        assert fitted.provenance(kind)["opinion"] == "lexical only"
     shipped = sorted(n for n in os.listdir(fitted.HERE) if n.startswith("gate_"))
-    assert shipped == ["gate_recall.json", "gate_skills.json"]
+    assert shipped == [
+        "gate_recall.json", "gate_recall.provenance.json",
+        "gate_skills.json", "gate_skills.provenance.json",
+    ]  # fmt: skip
 
 
 @given(gates(), st.lists(evidence(), max_size=6))

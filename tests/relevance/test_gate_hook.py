@@ -95,7 +95,7 @@ def test_the_gate_files_ship_as_package_data() -> None:
 
 def test_the_gated_prompt_imports_no_numpy_and_nothing_heavy(tmp_path: Path) -> None:
     """Issue 23's budget: no numpy on the prompt path; the gate adds neither dataclasses nor
-    pathlib nor json (a dot product, an exp, one small file read through cjson)."""
+    pathlib nor json (a dot product, an exp, one small file read through lean_json)."""
     import uuid
 
     from helpers.relevance_split import prompt_imports

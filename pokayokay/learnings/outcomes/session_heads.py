@@ -3,14 +3,14 @@ since in Completed Work, :mod:`pokayokay.learnings.outcomes.observed`).
 
 Apart from ``observed`` because SessionStart runs on every launch: this module imports only ``os``
 and ``time`` (no dataclasses, typing, datetime, json or pathlib: the file is read with
-:mod:`pokayokay.infra.cjson`; json, pathlib and the atomic writer come only when a new session is
-noted), so noting the HEAD costs one small file, not observed's imports. In the usual work tree (a
-``.git`` folder of the user's, ``HEAD`` on a branch with a loose ref, or detached, no
-``GIT_DIR``-like variable) the commit is read from those two files, as git itself does; anything
-else (a linked worktree, packed or reftable refs, a launch folder below the root, a symbolic ref
-chain) asks ``git rev-parse``, so the answer is git's in every case. A branch with no commit yet
-(no loose ref, no ``packed-refs``) and a folder with no repository at or above it have no commit,
-as git would say, without asking it.
+:mod:`pokayokay.infra.lean_json`; json, pathlib and the atomic writer come only when a new
+session is noted), so noting the HEAD costs one small file, not observed's imports. In the
+usual work tree (a ``.git`` folder of the user's, ``HEAD`` on a branch with a loose ref, or
+detached, no ``GIT_DIR``-like variable) the commit is read from those two files, as git itself
+does; anything else (a linked worktree, packed or reftable refs, a launch folder below the root, a
+symbolic ref chain) asks ``git rev-parse``, so the answer is git's in every case. A branch with no
+commit yet (no loose ref, no ``packed-refs``) and a folder with no repository at or above it have
+no commit, as git would say, without asking it.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ def _heads_path(state_dir: str | os.PathLike[str]) -> str:
 def _load_heads(state_dir: str | os.PathLike[str]) -> dict[str, dict[str, object]]:
     # Read without pathlib or json (json imports re): SessionStart reads this file on every
     # launch, and writes it only for a session it has not noted yet.
-    from pokayokay.infra.cjson import loads
+    from pokayokay.infra.lean_json import loads
 
     try:
         with open(_heads_path(state_dir), encoding="utf-8") as fh:
