@@ -77,9 +77,13 @@ def read_regular(path: str | os.PathLike[str], limit: int | None = None) -> byte
 
 def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes | str:
     """The bytes of the regular file ``path`` when it holds at most ``limit`` of them; otherwise
-    why it was not read, in a few words a caller puts in its problem line (``unreadable: <the
-    OS's reason>`` or ``larger than <limit> bytes``). The one bounded read of the folders
-    pokayokay lists and reads defensively (learning topic files, team members' files)."""
+    why it was not read, in a few words a caller puts in its problem line (``a symlink``,
+    ``unreadable: <the OS's reason>`` or ``larger than <limit> bytes``). The one bounded read of
+    the folders pokayokay lists and reads defensively (learning topic files, team members'
+    files): a symlink there is never followed, wherever it leads (another user's file, a file
+    out of the project)."""
+    if os.path.islink(path):
+        return "a symlink"
     try:
         data = read_regular(path, limit)
     except OSError as exc:

@@ -125,16 +125,6 @@ class NearRow:
         return "ready: run `pokayokay graduate`" if self.waiting else "one session short"
 
 
-@dataclass(frozen=True)
-class LearningRow:
-    name: str
-    description: str
-    category: str
-    observations: int
-    created: str
-    last_seen: str
-
-
 @dataclass
 class Report:
     project: str
@@ -149,8 +139,9 @@ class Report:
     rules: list[RuleRow] = field(default_factory=list)
     weeks: list[Week] = field(default_factory=list)
     near: list[NearRow] = field(default_factory=list)
-    added: list[LearningRow] = field(default_factory=list)
-    reinforced: list[LearningRow] = field(default_factory=list)
+    # the learnings themselves, as rules and near rows hold their evidence and group
+    added: list[Learning] = field(default_factory=list)
+    reinforced: list[Learning] = field(default_factory=list)
     learnings_total: int = 0
     failures_in_period: int = 0
     failure_sessions_in_period: int = 0
@@ -287,17 +278,6 @@ def _weeks(failures: Sequence[Failure], period: Period) -> list[Week]:
     ]
 
 
-def _learning_row(learning: Learning) -> LearningRow:
-    return LearningRow(
-        name=learning.name,
-        description=learning.description,
-        category=learning.category,
-        observations=learning.observations,
-        created=learning.created,
-        last_seen=learning.last_seen,
-    )
-
-
 def _parse_when(value: str) -> datetime | None:
     try:
         parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
@@ -365,10 +345,10 @@ def build_report(
                            reverse=True):
         created, seen = _parse_when(learning.created), _parse_when(learning.last_seen)
         if created is not None and period.start <= created <= period.end:
-            report.added.append(_learning_row(learning))
+            report.added.append(learning)
         elif (seen is not None and period.start <= seen <= period.end
               and learning.observations > 1):
-            report.reinforced.append(_learning_row(learning))
+            report.reinforced.append(learning)
     if not store_available:
         report.notes.append(
             "No failure store yet: the hooks record failures once Claude Code runs with "

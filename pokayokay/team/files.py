@@ -122,9 +122,6 @@ def _read_team(project: Path, checked: set[str], passed: set[str]) -> TeamFiles:
         if not _WRITER.fullmatch(writer):
             problems.append(f"{shown}: not a writer's file name; skipped")
             continue
-        if path.is_symlink():
-            problems.append(f"{shown}: a symlink; skipped")
-            continue
         data = read_bounded(path, MAX_FILE_BYTES)
         if isinstance(data, str):
             problems.append(f"{shown}: {data}; skipped")

@@ -70,6 +70,11 @@ def test_read_bounded_gives_the_bytes_or_why_not(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     assert read_bounded(fifo, 64) == "unreadable: not a regular file"
     assert read_bounded(tmp_path / "gone.md", 64) == "unreadable: No such file or directory"
+    # a link is refused, even to a regular file it could read (the folder's callers rely on it)
+    link = tmp_path / "learning-link.md"
+    link.symlink_to(exact)
+    assert read_bounded(link, 64) == "a symlink"
+    assert read_regular(link) == b"x" * 64
 
 
 def test_session_end_with_a_fifo_transcript_finishes(project: Path, tmp_path: Path) -> None:

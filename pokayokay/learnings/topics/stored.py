@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from pokayokay.infra.regular import read_bounded, read_regular
+from pokayokay.infra.regular import read_bounded
 
 if TYPE_CHECKING:
 
@@ -51,9 +51,6 @@ def load_learnings(memory_dir: Path) -> tuple[list[StoredLearning], list[str]]:
     found: list[StoredLearning] = []
     problems: list[str] = []
     for path in learning_files(memory_dir):
-        if path.is_symlink() or not path.is_file():
-            problems.append(f"{path.name}: not a regular file (skipped)")
-            continue
         data = read_bounded(path, MAX_FILE_BYTES)
         if isinstance(data, str):
             problems.append(f"{path.name}: {data} (skipped)")
@@ -76,14 +73,12 @@ def read_stored(path: Path) -> StoredLearning | None:
     from pokayokay.learnings.model import LearningFormatError
     from pokayokay.learnings.topics.topic_file import parse
 
+    data = read_bounded(path, MAX_FILE_BYTES)
+    if isinstance(data, str):
+        return None
     try:
-        if path.is_symlink():
-            return None
-        data = read_regular(path, MAX_FILE_BYTES)
-        if len(data) > MAX_FILE_BYTES:
-            return None
         return StoredLearning(path, parse(data.decode("utf-8")), data)
-    except (OSError, UnicodeDecodeError, LearningFormatError):
+    except (UnicodeDecodeError, LearningFormatError):
         return None
 
 

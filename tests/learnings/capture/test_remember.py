@@ -574,7 +574,7 @@ def test_learning_files_that_are_symlinks_are_left_alone(location: MemoryLocatio
     assert result.path.name == "learning-use-pnpm-not-npm-install-packages-2.md"
     assert outside.read_text("utf-8") == "do not touch\n"
     found, problems = load_learnings(location.memory_dir)
-    assert len(found) == 1 and any("not a regular file" in p for p in problems)
+    assert len(found) == 1 and any("a symlink" in p for p in problems)
 
 
 def test_a_memory_folder_that_cannot_be_written_is_a_clear_error(tmp_path: Path) -> None:
