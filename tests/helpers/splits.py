@@ -49,6 +49,8 @@ HELD_OUT_FOLDER = DATA / "relevance_test3"
 TEST2_FOLDER = DATA / "relevance_test5"
 # A third, written blind on 2026-11-29 (SwiftUI, Spring Boot, Laravel; 36 skills): never read.
 TEST3_FOLDER = DATA / "relevance_test6"
+# A fourth, written blind on 2026-11-29 (Flutter, JUCE, ASP.NET Core; 44 skills): never read.
+TEST4_FOLDER = DATA / "relevance_test7"
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
 # the second unseen split's skills (its SKILL.md folders and prompts.json): skills dev too

@@ -38,7 +38,8 @@ ATTACKS: list[dict[str, str]] = json.loads((DATA / "injection.json").read_text("
 # note by default (a second only when nearly as strong and about something else: what reaches
 # the model shrank from 73 to 46 notes on the related prompts, precision 0.56 → 0.76) and
 # needs two plain pieces or a rare word: recall@3 0.95 → 0.81, empty results unchanged (20/22).
-HELD_OUT_RECALL_AT_3 = 0.79
+# 0.767 since the one-prompt concept entries went (decision 0166)
+HELD_OUT_RECALL_AT_3 = 0.74
 HELD_OUT_EMPTY_RATE = 0.85
 CALIBRATED_EMPTY_RATE = 0.95
 
@@ -345,7 +346,7 @@ def test_relevant_notes_rank_first_even_below_the_floor() -> None:
     """Ranking is good even where the absolute floor cuts (the floor is what costs recall).
     Since issue 23 a note backed by a path alone or one common word is not ranked at all
     (pokayokay.recall.evidence): 40/43 of the expected notes in the top three (at least 41
-    before)."""
+    before); 39/43 since the one-prompt concept entries went (decision 0166)."""
     index = labelled_index()
     in_top3 = total = 0
     for query in QUERIES:
@@ -353,7 +354,7 @@ def test_relevant_notes_rank_first_even_below_the_floor() -> None:
         for expected in query["expect"]:
             total += 1
             in_top3 += expected in ids
-    assert in_top3 / total >= 0.92
+    assert in_top3 / total >= 0.9
 
 
 # ------------------------------------------------------------------------------------------------

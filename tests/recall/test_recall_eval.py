@@ -84,7 +84,13 @@ ISSUE_SILENCE_GOAL = 0.95
 # blind2 23/30, 12/12; blind3 36/50, 24/25; blind4 38/50, 22/25; blind5 31/50, 13/25; blind6
 # 41/50, 14/30; blind7 33/50, 20/30; blind8 35/50, 29/40; blind9 33/50, 32/40; blind10 35/50,
 # 26/40; older 30/42, 20/22, 31/39. Bars: those figures less a margin (silence bars raised).
-HELDOUT_HIT = 0.81
+# The 282 concept entries that one evaluation prompt alone justified were dropped and the gate
+# refitted (decision 0166): on five unseen splits scored through the hook they had bought
+# nothing (315 -> 314 hits, 235 -> 235 silences), but the prompts that justified them lose their
+# hits: tuned 71 -> 63/90, held-out 73 -> 51/90 (precision 0.85), blind 25 -> 18/35, blind2 21 ->
+# 15/30, blind6 40 -> 36/50; silence: blind5 12 -> 10/25, blind6 13 -> 12/30, blind8 32 -> 27/40,
+# blind9 29 -> 24/40. The bars they crossed are the new figures less a margin.
+HELDOUT_HIT = 0.54
 HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 # blind3's hit bar was 0.70 until the gate was refit with the read unseen split in its training
 # data and the rare_share feature (decision 0116): 33/50 since (train hits overall unchanged,
@@ -100,15 +106,15 @@ HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 # through the hook) recall went 58 -> 63/81 hits, 44 -> 46/54 silences, precision 0.75 -> 0.79.
 # The bars that the move crossed are the new figures less a margin; the raised ones hold gains.
 BLIND_BARS = {
-    "blind": (0.68, 0.95), "blind2": (0.68, 0.95), "blind3": (0.68, 0.96),
-    "blind4": (0.74, 0.84), "blind5": (0.60, 0.48), "blind6": (0.80, 0.43),
-    "blind7": (0.60, 0.58), "blind8": (0.72, 0.78), "blind9": (0.68, 0.70),
-    "blind10": (0.68, 0.62),
+    "blind": (0.48, 0.95), "blind2": (0.46, 0.95), "blind3": (0.68, 0.96),
+    "blind4": (0.74, 0.84), "blind5": (0.58, 0.36), "blind6": (0.68, 0.36),
+    "blind7": (0.58, 0.56), "blind8": (0.70, 0.64), "blind9": (0.64, 0.56),
+    "blind10": (0.68, 0.60),
 }  # fmt: skip
 OLDER_BARS = (0.69, 0.90, 0.77)  # tests/data/recall: hit, silence, precision with the gate
 # The prompts the table was first tuned on keep a higher bar (71/90, 36/36 today: 74/90 before
 # decision 0145).
-TUNED_HIT = 0.77
+TUNED_HIT = 0.67  # 63/90 since decision 0166
 TUNED_SILENCE = 0.95
 # Precision: the share of the expected notes among all notes recalled on related prompts (what
 # reaches the model besides the note it needs). Issue 12's fifth round left out notes scoring
@@ -116,7 +122,7 @@ TUNED_SILENCE = 0.95
 # 82/121, no hit lost on any set; issue 23's show_less: tuned 84/119 -> 77/88, held-out 82/121
 # -> 76/86. Bars: those figures less a margin.
 TUNED_PRECISION = 0.85
-HELDOUT_PRECISION = 0.85
+HELDOUT_PRECISION = 0.82  # 51/60 since decision 0166
 
 
 def corpus() -> Index:
@@ -376,7 +382,8 @@ def test_a_past_fix_is_recalled_when_the_prompt_speaks_of_its_failure() -> None:
     # the same failure, in its words or in others
     assert "F03" in ids("TS2339: Property 'instructorBio' does not exist on type 'CourseOut'")
     assert "F03" in ids("ts says property doesnt exist on type after i changed the api")
-    assert "F01" in ids("tests wont even start, it says it cant import our plugin module")
+    # ("tests wont even start, it says it cant import our plugin module" reached F01 through a
+    # concept entry that prompt alone justified, dropped by decision 0166.)
     # near the fix's files or its kind of check, but another failure: no fix
     for prompt in [
         "typescript says 'Object is possibly undefined' on course.sections[0].title in Outline.tsx",
@@ -446,8 +453,16 @@ def test_the_same_subject_asked_about_gets_a_note_only_on_a_clear_match() -> Non
     # the relevance gate holds it back: most of its evidence is inside identifiers (a miss it costs)
     assert ids(task) == []
     assert ids("what does the stripe PaymentIntent status requires_action mean for 3DS?") == []
-    # a clear match still counts: a typo in the very email the note is about
-    assert "L17" in ids("fix the typo in the password reset email subject")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a known false association (decision 0166): 'password' reaches the note on comparing "
+    "passwords; the email-subject entry that outweighed it rested on one evaluation prompt",
+)
+def test_a_typo_in_an_email_gets_the_email_templates_note() -> None:
+    hits = recall.recall(corpus(), "fix the typo in the password reset email subject").hits
+    assert [h.doc.id for h in hits] == ["L17"]
 
 
 def test_a_number_in_a_table_phrase_is_any_number_and_page_alone_is_no_pagination() -> None:
@@ -469,14 +484,12 @@ def test_contractions_leave_no_fragment() -> None:
         ("a dark-mode switch", "~style"),
         ("run the cleanup at 3am", "~schedule"),
         ("roll it out to 10% of instructors", "~flag"),
-        ("write the check: the provided value against the stored one", "~compare"),
         ("create a new endpoint for payouts", "~endpoint"),
     ],
 )
 def test_everyday_spellings_evoke_their_concept(text: str, concept: str) -> None:
     """A hyphenated phrase is the phrase ("code-style" is "code style"); a time of day is
-    something scheduled; "to 10% of" a gradual rollout; "against the stored one" a comparison
-    of secrets; "a new endpoint" an API view."""
+    something scheduled; "to 10% of" a gradual rollout; "a new endpoint" an API view."""
     assert concept in concepts.query_features(text).counts
 
 
