@@ -90,7 +90,12 @@ ISSUE_SILENCE_GOAL = 0.95
 # hits: tuned 71 -> 63/90, held-out 73 -> 51/90 (precision 0.85), blind 25 -> 18/35, blind2 21 ->
 # 15/30, blind6 40 -> 36/50; silence: blind5 12 -> 10/25, blind6 13 -> 12/30, blind8 32 -> 27/40,
 # blind9 29 -> 24/40. The bars they crossed are the new figures less a margin.
-HELDOUT_HIT = 0.54
+# Then the precision-first threshold (decision 0167): tuned 63 -> 49/90 (precision 0.89),
+# held-out 51 -> 45/90 (precision 0.85 -> 0.90); blind 18 -> 14/35, blind2 15 -> 11/30, blind3
+# 36 -> 25/50, blind4 38 -> 31/50, blind5 30 -> 26/50, blind6 36 -> 27/50, blind7 30 -> 20/50,
+# blind8 37 -> 32/50, blind9 34 -> 30/50, blind10 36 -> 34/50; silences rose (blind8 27 ->
+# 34/40, blind9 24 -> 33/40, blind10 25 -> 28/40).
+HELDOUT_HIT = 0.46
 HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 # blind3's hit bar was 0.70 until the gate was refit with the read unseen split in its training
 # data and the rare_share feature (decision 0116): 33/50 since (train hits overall unchanged,
@@ -106,15 +111,15 @@ HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 # through the hook) recall went 58 -> 63/81 hits, 44 -> 46/54 silences, precision 0.75 -> 0.79.
 # The bars that the move crossed are the new figures less a margin; the raised ones hold gains.
 BLIND_BARS = {
-    "blind": (0.48, 0.95), "blind2": (0.46, 0.95), "blind3": (0.68, 0.96),
-    "blind4": (0.74, 0.84), "blind5": (0.58, 0.36), "blind6": (0.68, 0.36),
-    "blind7": (0.58, 0.56), "blind8": (0.70, 0.64), "blind9": (0.64, 0.56),
-    "blind10": (0.68, 0.60),
+    "blind": (0.37, 0.95), "blind2": (0.34, 0.95), "blind3": (0.46, 0.96),
+    "blind4": (0.58, 0.84), "blind5": (0.48, 0.44), "blind6": (0.50, 0.56),
+    "blind7": (0.37, 0.66), "blind8": (0.60, 0.80), "blind9": (0.56, 0.78),
+    "blind10": (0.64, 0.66),
 }  # fmt: skip
 OLDER_BARS = (0.69, 0.90, 0.77)  # tests/data/recall: hit, silence, precision with the gate
 # The prompts the table was first tuned on keep a higher bar (71/90, 36/36 today: 74/90 before
 # decision 0145).
-TUNED_HIT = 0.67  # 63/90 since decision 0166
+TUNED_HIT = 0.51  # 49/90 since decision 0167 (63/90 after 0166)
 TUNED_SILENCE = 0.95
 # Precision: the share of the expected notes among all notes recalled on related prompts (what
 # reaches the model besides the note it needs). Issue 12's fifth round left out notes scoring
