@@ -252,13 +252,13 @@ def prompt_specs() -> list[Spec]:
                     if _spooled(project):
                         raise SystemExit("the Stop hook left the capture in the spool")
 
-            def ingested(runs: int) -> str | None:
-                return "the prompt left the capture in the spool" if _spooled(project) else None
+            def left(runs: int) -> str | None:
+                return None if _spooled(project) else "the prompt ingested the capture"
 
             return registered_case(lab, name, "UserPromptSubmit", project,
                                    min(n, 5) if cold else n, stdin=payload,
                                    before_each=before if (capture or cold) else None,
-                                   verify=ingested if recurs else None)
+                                   verify=left if recurs else None)
 
         return Spec(name, build, prepare=prompt_project)
 
@@ -267,7 +267,9 @@ def prompt_specs() -> list[Spec]:
         # The turn was interrupted (no Stop): the prompt ingests the capture itself.
         row("right after a capture", capture=True),
         # The same, but the failing test failed in one earlier session: the capture makes it
-        # recur, so the prompt ingests it before reading the failure signals.
+        # recur, where the project's tests recur in far more sessions, so the boost cannot
+        # change and the prompt leaves it to the turn's Stop (decision 0165; it ingested it
+        # before reading the failure signals).
         row("right after a capture that makes a failure recur", capture=True, recurs=True),
         # The normal sequence: the failing call, the turn's Stop (background ingest), the prompt.
         row("after a capture and the turn's Stop", capture=True, stop=True),

@@ -47,9 +47,11 @@ def suggestion_context(
     payload: dict[str, Any],
     location: MemoryLocation | MemoryPaths | None = None,
     named: list[str] | None = None,
+    write_signals: bool = True,
 ) -> str:
     """The suggestion text for the payload's prompt, or "" (``named``: the paths the prompt
-    names, when the caller has them already)."""
+    names, when the caller has them already; ``write_signals``: see
+    ``pokayokay.skills.advice.cached_signals``)."""
     from pokayokay.hooks.runtime import project_dir
     from pokayokay.skills.advice import advice_for
 
@@ -62,19 +64,24 @@ def suggestion_context(
     if len(prompt.strip()) < MIN_PROMPT_CHARS:
         return ""
     project = project_dir(payload)
-    return advice_for(project, prompt, location=location, named=named, quick=True).text()
+    return advice_for(
+        project, prompt, location=location, named=named, quick=True, write_signals=write_signals
+    ).text()
 
 
 def _ingest_first(
     project: str, named: list[str], location: MemoryLocation | MemoryPaths | None
-) -> None:
+) -> bool:
     """Ingest this project's spooled tool calls (bounded; two stats when there are none) when
-    they can change the failure signals read next (``pokayokay.hooks.spool_gate``)."""
+    they can change the failure signals read next (``pokayokay.hooks.spool_gate``). True when
+    it stored records: the signals are then read from the store without writing their cache,
+    which the turn's Stop brings up to date (its mark :data:`pokayokay.infra.spool.CACHES_STALE`
+    left in the spool folder)."""
     from pokayokay.infra.spool import pending, spool_dir
 
     folder = spool_dir(project)
     if not pending(folder):
-        return  # the usual case: two stats, and the ingester not even imported
+        return False  # the usual case: two stats, and the ingester not even imported
     if location is not None:
         try:
             from pokayokay.hooks.spool_gate import could_change, pending_failures
@@ -91,16 +98,30 @@ def _ingest_first(
                     cached_signals(project_state_path(str(location.project_key))),
                 )
             ):
-                return  # left to the turn's Stop, SessionEnd or a CLI reader
+                return False  # left to the turn's Stop, SessionEnd or a CLI reader
         except Exception as exc:  # undecided: ingest, as when it can matter
             from pokayokay.infra.logs import fail_open
 
             fail_open("UserPromptSubmit: checking the spool", exc)
     from pokayokay.hooks import ingest  # only when ingesting (the gate's "no" needs none)
 
-    ingest.ingest_quietly(
+    result = ingest.ingest_quietly(
         "UserPromptSubmit", lambda: ingest.ingest_project(project, budget=PROMPT_INGEST_BUDGET)
     )
+    if result is None or not result.done:
+        return False
+    import os
+
+    from pokayokay.infra.spool import CACHES_STALE
+
+    try:  # before the signals are read: a Stop that finds it refreshes after that read
+        os.close(os.open(os.path.join(folder, CACHES_STALE), os.O_WRONLY | os.O_CREAT, 0o600))
+    except OSError as exc:  # the prompt writes the caches itself, as before
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("UserPromptSubmit: marking the caches for the turn's Stop", exc)
+        return False
+    return True
 
 
 def _wait_for_catch_up(project: str) -> None:
@@ -152,8 +173,9 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
 
         fail_open("UserPromptSubmit memory location", exc)
         location = None
+    ingested = False
     if needs_failure_signals(project, named):
-        _ingest_first(project, named, location)
+        ingested = _ingest_first(project, named, location)
     parts = []
     for name in ("recall", "suggest"):
         try:
@@ -162,7 +184,7 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
 
                 part = prompt_context(payload, location)
             else:
-                part = suggestion_context(payload, location, named)
+                part = suggestion_context(payload, location, named, not ingested)
         except Exception as exc:  # one part failing must not cost the other
             from pokayokay.infra.logs import fail_open
 

@@ -20,7 +20,9 @@ changes whether a boost shows only by (:func:`can_change`):
 * joining a recurring group of a used category in another category, or one not placed where
   the prompt points yet (its paths may grow to that place);
 * joining, in a used category, a group that failed in one other session (or in an unknown
-  one), or that recurred in a category the suggestion does not use;
+  one), or that recurred in a category the suggestion does not use, unless a group of that
+  category recurring at the named place in more sessions than the joined group can reach is
+  shown before it (one group a category, most sessions first: the answer stays word for word);
 * starting a group in two sessions at once (spooled failures of two parallel sessions);
 * making a bare or partial file name in the prompt resolvable (``conftest.py`` →
   ``tests/conftest.py``: only paths a failure named resolve it), when the record holds that name.
@@ -139,7 +141,7 @@ def could_change(
     parsed: list[dict[str, Any]] = []
     for payload in payloads:
         reached = _reached(payload, known)
-        if reached == [] or _settled(payload, reached, resolved, signals):
+        if reached == [] or _settled(payload, reached, sessions, resolved, signals):
             continue
         parsed.append(payload)
     if not parsed:
@@ -195,12 +197,13 @@ def _reached(payload: dict[str, Any], known: Collection[str]) -> list[str] | Non
 def _settled(
     payload: dict[str, Any],
     reached: list[str] | None,
+    sessions: Collection[str],
     resolved: Sequence[str],
     signals: FailureSignals,
 ) -> bool:
     """Whether every key the capture's parse can give ``payload`` is one :func:`can_change`
-    passes over, known without the parse (decision 0150): each signature it may reach is a
-    group recurring at the named place in the category its command binds
+    passes over, known without the parse (decision 0150): :func:`can_change` says no for each
+    signature it may reach in the category its command binds
     (:mod:`pokayokay.failures.category_bound`, kept with the signals), its output holds no
     string that unbinds it, and the project has no classifier rows of its own."""
     bounds = signals.bounds
@@ -212,17 +215,13 @@ def _settled(
     if bound is None:
         return False
     from pokayokay.failures.reach import COMMAND_TOOLS, bound_holds
-    from pokayokay.skills.failure_boost import place
 
     if payload.get("tool_name") not in COMMAND_TOOLS:
         return False
 
     category, witnesses = bound
-    kept = {group.signature: group for group in signals.groups}
-    for signature in reached:
-        group = kept.get(signature)
-        if group is None or group.category != category or place(group, resolved) is None:
-            return False
+    if can_change([(signature, category) for signature in reached], sessions, resolved, signals):
+        return False
     error = payload.get("error")
     return bound_holds(witnesses, error if isinstance(error, str) else "") and not _user_rows(
         payload
@@ -280,6 +279,19 @@ def can_change(
         other = near.get(signature)
         if other is None or category not in CATEGORY_WORDS:
             continue  # a new group of one session, or a category the suggestion does not use
-        if other.sessions >= RECURRING_SESSIONS or other.owner not in sessions:
-            return True  # recurring, now in a used category; or a second session
+        if other.sessions < RECURRING_SESSIONS and other.owner in sessions:
+            continue  # the same session again: still one
+        # Recurring now in a used category, or in a second session: it counts, but
+        # recurring() shows one group per category, most sessions first, so a group of this
+        # category placed where the prompt points with more sessions than it can reach (one
+        # more than now: the records are one session's) is shown before it, whatever else
+        # it holds. The answer is then the same, word for word.
+        reach = other.sessions + 1
+        if not any(
+            group.category == category
+            and group.sessions > reach
+            and place(group, resolved) is not None
+            for group in signals.groups
+        ):
+            return True
     return False

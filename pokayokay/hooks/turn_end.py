@@ -3,10 +3,12 @@
 Registered with ``"async": true`` (:data:`pokayokay.hooks.events.HOOKED_EVENTS`): Claude Code
 starts it and waits for nothing, so the classify, redact and store work of the turn's tool calls
 (:mod:`pokayokay.hooks.ingest`) happens while the user reads the answer. When that stored
-anything, the two caches the prompt reads from the failure store are brought up to date as
-well (the recall index with its past-fix texts, and the failure signals of skill suggestion:
-both are rebuilt by whoever first finds the store changed), so the next prompt finds the spool
-empty and the caches fresh, and costs what any warm prompt costs. The prompt keeps its own bounded
+anything, or a prompt of the turn ingested records itself and left the caches to this hook
+(the mark :data:`pokayokay.infra.spool.CACHES_STALE`), the two caches the prompt reads from
+the failure store are brought up to date as well (the recall index with its past-fix texts,
+and the failure signals of skill suggestion: both are rebuilt by whoever first finds the store
+changed), so the next prompt finds the spool empty and the caches fresh, and costs what any
+warm prompt costs. The prompt keeps its own bounded
 ingest for what is left when it can change the failure signals it reads (a turn the user
 interrupted has no Stop: ``pokayokay.hooks.spool_gate``; a Stop still running when the prompt
 comes holds the ingest lock, and the prompt then reads the store as it is).
@@ -49,9 +51,28 @@ def stop(payload: dict[str, Any], event: str) -> str:
         event, lambda: ingest.ingest_project(project, budget=STOP_INGEST_BUDGET)
     )
     _cap_quietly(project, result, event)
-    if result is not None and result.done:
+    if _left_stale(project) or (result is not None and result.done):
         _refresh_caches(payload, event)
     return ""
+
+
+def _left_stale(project: str) -> bool:
+    """Whether a prompt of the turn ingested records and left the caches to this Stop (its mark,
+    :data:`pokayokay.infra.spool.CACHES_STALE`, removed here before the refresh: a prompt that
+    marks again meanwhile is seen by the next Stop)."""
+    import os
+
+    from pokayokay.infra.spool import CACHES_STALE, spool_dir
+
+    try:
+        os.unlink(os.path.join(spool_dir(project), CACHES_STALE))
+    except FileNotFoundError:
+        return False  # the usual case: one failed unlink
+    except OSError as exc:  # refreshed anyway: a refresh is never wrong
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("Stop: removing the caches' mark", exc)
+    return True
 
 
 def _cap_quietly(project: str, result: Any, event: str) -> None:

@@ -74,6 +74,12 @@ CATCH_UP = "catch-up.pending"
 # looks for path-scoped rules when it reads a file, so a rule the worker graduates is then on
 # disk before the first Read, however fast the model answers.
 CATCH_UP_RUNNING = "catch-up.running"
+# Left by a prompt that ingested records itself (a turn the user interrupted has no Stop): it
+# read the failure signals from the changed store but did not write their cache (computing what
+# the cache keeps of every failing test compiles the safety patterns: about 0.7 floors), and the
+# turn's Stop, which runs in the background, brings the caches up to date and removes it
+# (pokayokay.hooks.turn_end).
+CACHES_STALE = "caches.stale"
 SPOOLED_EVENTS = ("PostToolUse", "PostToolUseFailure", "PostToolBatch", "InstructionsLoaded")
 # PostToolBatch results no other hook reports (pokayokay.hooks.capture decides exactly; this is
 # a cheap superset so that a batch with none of them marks no session).

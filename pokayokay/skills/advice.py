@@ -78,10 +78,14 @@ def needs_failure_signals(project: Path | str, named_paths: Sequence[str]) -> bo
 
 
 def gather_signals(
-    project: Path | str, location: MemoryLocation | MemoryPaths, named_paths: Sequence[str]
+    project: Path | str,
+    location: MemoryLocation | MemoryPaths,
+    named_paths: Sequence[str],
+    write_signals: bool = True,
 ) -> Signals:
     """The memory signals for one prompt (read lazily, each fail-soft). ``named_paths`` are
-    the paths the prompt (or the caller) names, unchecked."""
+    the paths the prompt (or the caller) names, unchecked. ``write_signals``: see
+    :func:`cached_signals` (``write``)."""
     from pokayokay.skills.suggest import Signals
 
     spikes: list[Any] = []
@@ -107,7 +111,8 @@ def gather_signals(
         from pokayokay.infra.state import project_state_path
 
         try:
-            found = cached_signals(project_state_path(str(location.project_key)))
+            state = project_state_path(str(location.project_key))
+            found = cached_signals(state, write=write_signals)
             groups, known = list(found.groups), list(found.known)
         except Exception as exc:  # a locked or damaged store must not cost the prompt its context
             from pokayokay.infra.logs import fail_open
@@ -141,12 +146,14 @@ def advice_for(
     location: MemoryLocation | MemoryPaths | None = None,
     named: Sequence[str] | None = None,
     quick: bool = False,
+    write_signals: bool = True,
 ) -> Advice:
     """The suggestion for ``prompt`` in ``project`` (catalog, signals, scoring). ``named``:
     the paths the prompt names (``suggest.prompt_paths``), when the caller has them. With
     ``quick`` (the prompt hook), the skill catalog is checked by its folders only, and the
     ``SKILL.md`` of each suggested skill is stat-ed: one that changed brings the full check
-    and a new answer (``pokayokay.skills.catalog``)."""
+    and a new answer (``pokayokay.skills.catalog``). ``write_signals``: see
+    :func:`cached_signals` (``write``)."""
     from pokayokay.skills.catalog import load_catalog, unchanged_since_cached
     from pokayokay.skills.suggest import prompt_paths, suggest
 
@@ -158,7 +165,7 @@ def advice_for(
     skills = load_catalog(project, quick=quick)
     in_prompt = prompt_paths(prompt) if named is None else named
     named = [*paths, *(p for p in in_prompt if p not in paths)]
-    signals = gather_signals(project, loc, named)
+    signals = gather_signals(project, loc, named, write_signals)
     advice = suggest(prompt, skills, signals)
     if quick and not unchanged_since_cached(skills, [s.name for s in advice.suggestions]):
         advice = suggest(prompt, load_catalog(project), signals)
@@ -169,13 +176,16 @@ def advice_for(
 _SIGNALS_READ: dict[str, tuple[list[Any], FailureSignals]] = {}
 
 
-def cached_signals(state_dir: str, bounds: bool = False) -> FailureSignals:
+def cached_signals(state_dir: str, bounds: bool = False, write: bool = True) -> FailureSignals:
     """The failure signals of the project whose state folder is ``state_dir``: from
     ``suggest-failures.json`` when the store's change marker did not move since it was written,
     else read from the store (and the cache rewritten). Empty without a store (never created).
     ``bounds``: with the category bounds of the kept groups' commands (decision 0150; the
     capture pipeline and ``re`` imported to compute them): a cache without them is rebuilt.
-    The prompt asks without, so that it never computes them."""
+    The prompt asks without, so that it never computes them. ``write`` False: signals read
+    from the store are not written to the cache (a prompt that ingested the spool itself leaves
+    that to the turn's Stop: ``pokayokay.infra.spool.CACHES_STALE``); the next reader that finds
+    the cache stale reads the store again."""
     from pokayokay.infra.lean_json import loads
     from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, SUGGEST_FAILURES_FILE
     from pokayokay.recall.readers import stat_key
@@ -214,6 +224,8 @@ def cached_signals(state_dir: str, bounds: bool = False) -> FailureSignals:
     else:
         signals = signals_from_groups(groups, owners)
     _SIGNALS_READ[state_dir] = (key, signals)
+    if not write:
+        return signals
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -368,6 +368,53 @@ def test_a_failure_that_makes_a_group_recur_is_ingested_before_the_signals(
     assert "failed in 2 sessions in tests/test_cart.py" in boost(out)
 
 
+def _signals_cache(project: Path) -> tuple[bytes, Any]:
+    """The failure signals' cache file (bytes) and what it holds when it is for the store as
+    it is now (None when it is stale), read as the prompt reads it."""
+    from pokayokay.infra.lean_json import loads
+    from pokayokay.infra.state import project_state_dir
+    from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, SUGGEST_FAILURES_FILE
+    from pokayokay.recall.readers import stat_key
+    from pokayokay.skills.failure_boost import signals_from_data
+
+    state = project_state_dir(str(project))
+    key = [stat_key(str(state / FAILURES_CHANGED)) or stat_key(str(state / FAILURES_DB))]
+    data = (state / SUGGEST_FAILURES_FILE).read_bytes()
+    return data, signals_from_data(loads(data.decode("utf-8")), key)
+
+
+def test_a_prompt_that_ingests_leaves_the_signals_cache_to_the_turns_stop(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prompt that stored the spooled failure reads the signals from the store and shows
+    the boost, but leaves their cache (the shown lines of every failing test: the safety
+    patterns compiled) to the turn's Stop, with a mark that Stop takes."""
+    from pokayokay.hooks.turn_end import stop
+
+    store_failures(project, ["s-earlier"])
+    prompt = "the cart test fails again, fix tests/test_cart.py"
+    assert boost(prompt_hook(project, prompt, monkeypatch)) == ""  # the cache written
+    before, signals = _signals_cache(project)
+    assert signals is not None and not signals.groups
+    spool_failure_now(project)
+    assert "failed in 2 sessions in tests/test_cart.py" in boost(
+        prompt_hook(project, prompt, monkeypatch))  # fmt: skip
+    assert not ingest.pending(folder(project))
+    mark = os.path.join(folder(project), spool.CACHES_STALE)
+    assert os.path.exists(mark)
+    assert _signals_cache(project) == (before, None)  # not rewritten: stale now
+
+    assert stop(sample("Stop.json", project, session_id="s-now"), "Stop") == ""
+    assert not os.path.exists(mark)
+    after, signals = _signals_cache(project)
+    assert signals is not None, "the Stop left the cache stale"
+    assert [g.sessions for g in signals.groups] == [2]
+    assert signals.bounds is not None  # the Stop's refresh, with the gate's bounds
+    # A Stop with no mark and nothing spooled refreshes nothing.
+    stop(sample("Stop.json", project, session_id="s-now"), "Stop")
+    assert _signals_cache(project)[0] == after
+
+
 def test_a_failure_of_a_group_that_recurs_already_waits_for_the_turns_stop(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
