@@ -51,6 +51,8 @@ TEST2_FOLDER = DATA / "relevance_test5"
 TEST3_FOLDER = DATA / "relevance_test6"
 # A fourth, written blind on 2026-11-29 (Flutter, JUCE, ASP.NET Core; 44 skills): never read.
 TEST4_FOLDER = DATA / "relevance_test7"
+# A fifth, written blind on 2026-11-29 after decision 0167 (Next.js, Zephyr, R Shiny; 38 skills).
+TEST5_FOLDER = DATA / "relevance_test8"
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
 # the second unseen split's skills (its SKILL.md folders and prompts.json): skills dev too
