@@ -18,10 +18,10 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import pytest
+from helpers.failure_specs import Spec, failure_of, signals_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokayokay.failures.model import Failure
 from pokayokay.failures.store import FailureStore
 from pokayokay.hooks.spool_gate import can_change
 from pokayokay.skills.failure_boost import (
@@ -31,7 +31,6 @@ from pokayokay.skills.failure_boost import (
     place,
     recurring,
     signals_from_data,
-    signals_from_groups,
     signals_to_data,
 )
 
@@ -46,7 +45,11 @@ SESSIONS = ("s-a", "s-b", "s-c", "s-d", "s-e")
 PATHS = ("src/cart.py", "tests/test_cart.py", "README.md")
 NAMED = ("src/cart.py", "tests/", "docs/guide.md")
 
-Spec = tuple[str, str, str, list[str]]
+
+def _command(spec: Spec) -> str:
+    return "pytest" if spec[1] == "testing" else "ruff check"
+
+
 FAILURE = st.tuples(
     st.sampled_from(SIGNATURES),
     st.sampled_from(CATEGORIES),
@@ -64,25 +67,6 @@ def _stores(draw: st.DrawFn, most: int) -> list[Spec]:
     paths = draw(st.lists(st.sampled_from(PATHS), min_size=1, max_size=2, unique=True))
     sessions = draw(st.lists(st.sampled_from(SESSIONS), max_size=4, unique=True))
     return [*stored, *((signature, category, s, paths) for s in sessions)]
-
-
-def _failure(n: int, spec: Spec) -> Failure:
-    signature, category, session, paths = spec
-    return Failure(
-        ts=1_700_000_000.0 + n,
-        session_id=session,
-        tool="Bash",
-        command="pytest" if category == "testing" else "ruff check",
-        signature=signature,
-        category=category,
-        paths=tuple(sorted(paths)),
-        excerpt=signature,
-        exit_code=1,
-    )
-
-
-def _signals(store: FailureStore) -> FailureSignals:
-    return signals_from_groups(store.failure_groups(), store.single_session_owners())
 
 
 def _answer(signals: FailureSignals, named: list[str]) -> list[tuple[str, str, str | None]]:
@@ -119,18 +103,18 @@ def _check(stored: list[Spec], spooled: list[Spec], session: str, named: list[st
     """The verdicts on ``spooled`` (failures of ``session``); when the new one is no and the
     old one yes, the answers before and after storing them are equal. True: they differed."""
     with tempfile.TemporaryDirectory() as folder, FailureStore(Path(folder) / "f.db") as store:
-        store.record_failures(_failure(n, f) for n, f in enumerate(stored))
+        store.record_failures(failure_of(n, f, _command(f)) for n, f in enumerate(stored))
         key = ["stamp"]
-        before = signals_from_data(signals_to_data(_signals(store), key), key)
+        before = signals_from_data(signals_to_data(signals_of(store), key), key)
         assert before is not None
         keys = [(signature, category) for signature, category, _s, _p in spooled]
         new = can_change(keys, {session}, named, before)
         old = _before(keys, {session}, named, before)
         store.record_failures(
-            _failure(len(stored) + n, (sig, cat, session, paths))
-            for n, (sig, cat, _s, paths) in enumerate(spooled)
+            failure_of(len(stored) + n, spec, _command(spec))
+            for n, spec in enumerate((sig, cat, session, paths) for sig, cat, _s, paths in spooled)
         )
-        after = _signals(store)
+        after = signals_of(store)
     assert old or not new, "the new gate ingests where the old one did not"
     if old and not new:
         assert _answer(before, named) == _answer(after, named)
@@ -179,8 +163,8 @@ def test_the_benchmarks_first_recurrence_is_left_to_the_stop() -> None:
     # Two sessions for the shown group: the new one could tie it at two and be shown first.
     tied = stored[1:]
     with tempfile.TemporaryDirectory() as folder, FailureStore(Path(folder) / "f.db") as store:
-        store.record_failures(_failure(n, f) for n, f in enumerate(tied))
-        signals = _signals(store)
+        store.record_failures(failure_of(n, f, _command(f)) for n, f in enumerate(tied))
+        signals = signals_of(store)
     assert can_change([(new, "testing")], {"s-e"}, named, signals)
     # A category nothing recurring shows at the named place: the second session counts.
     assert can_change([("ruff:E501", "lint")], {"s-e"}, ["src/cart.py"], signals)

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.failure_specs import failure_of, signals_of
 from helpers.paths import DATA_DIR
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokayokay.failures.model import Failure
 from pokayokay.failures.store import FailureStore
 from pokayokay.hooks.spool_gate import can_change
 from pokayokay.skills.failure_boost import (
@@ -46,25 +46,6 @@ FAILURE = st.tuples(
 )
 
 
-def _failure(n: int, failure: tuple[str, str, str, list[str]]) -> Failure:
-    signature, category, session, paths = failure
-    return Failure(
-        ts=1_700_000_000.0 + n,
-        session_id=session,
-        tool="Bash",
-        command="pytest",
-        signature=signature,
-        category=category,
-        paths=tuple(sorted(paths)),
-        excerpt=signature,
-        exit_code=1,
-    )
-
-
-def _signals(store: FailureStore) -> FailureSignals:
-    return signals_from_groups(store.failure_groups(), store.single_session_owners())
-
-
 def _shown(signals: FailureSignals, named: list[str]) -> frozenset[str]:
     return frozenset(r.category for r in recurring(signals.groups, named, []))
 
@@ -75,15 +56,15 @@ def _check(
     named: list[str],
 ) -> None:
     with tempfile.TemporaryDirectory() as folder, FailureStore(Path(folder) / "f.db") as store:
-        store.record_failures(_failure(n, f) for n, f in enumerate(stored))
-        signals = _signals(store)
+        store.record_failures(failure_of(n, f) for n, f in enumerate(stored))
+        signals = signals_of(store)
         key = ["stamp"]
         before = signals_from_data(signals_to_data(signals, key), key)  # as the prompt reads it
         assert before is not None
         signature, category, session, _paths = spooled
         verdict = can_change([(signature, category)], {session}, named, before)
-        store.record_failures([_failure(len(stored), spooled)])
-        after = _signals(store)
+        store.record_failures([failure_of(len(stored), spooled)])
+        after = signals_of(store)
     if not verdict:
         assert _shown(before, named) == _shown(after, named)
 
@@ -125,8 +106,8 @@ def test_the_gate_leaves_a_failure_of_a_group_shown_there_already() -> None:
     stored.append(("ruff:E501", "edit", "s-a", ["src/cart.py"]))
     stored.append(("ruff:E501", "edit", "s-b", ["src/cart.py"]))
     with tempfile.TemporaryDirectory() as folder, FailureStore(Path(folder) / "f.db") as store:
-        store.record_failures(_failure(n, f) for n, f in enumerate(stored))
-        signals = _signals(store)
+        store.record_failures(failure_of(n, f) for n, f in enumerate(stored))
+        signals = signals_of(store)
     named = ["src/cart.py", "tests/test_cart.py"]
     assert not can_change([(test, "testing")], {"s-c"}, named, signals)
     # The same failure classified in another category, or one turning the recurring edit
@@ -140,12 +121,12 @@ def test_a_recurring_group_not_placed_yet_is_ingested_first() -> None:
     """Its paths may grow to the named place (the gate before decision 0128 let it lag)."""
     stored = [("ruff:E501", "lint", s, ["web/app.ts"]) for s in ("s-a", "s-b")]
     with tempfile.TemporaryDirectory() as folder, FailureStore(Path(folder) / "f.db") as store:
-        store.record_failures(_failure(n, f) for n, f in enumerate(stored))
-        signals = _signals(store)
+        store.record_failures(failure_of(n, f) for n, f in enumerate(stored))
+        signals = signals_of(store)
         assert not _shown(signals, ["src/cart.py"])
         assert can_change([("ruff:E501", "lint")], {"s-c"}, ["src/cart.py"], signals)
-        store.record_failures([_failure(9, ("ruff:E501", "lint", "s-c", ["src/cart.py"]))])
-        assert _shown(_signals(store), ["src/cart.py"]) == {"lint"}
+        store.record_failures([failure_of(9, ("ruff:E501", "lint", "s-c", ["src/cart.py"]))])
+        assert _shown(signals_of(store), ["src/cart.py"]) == {"lint"}
 
 
 def _tool(case: dict[str, Any]) -> str:
@@ -219,9 +200,9 @@ def test_the_verdict_is_the_same_without_the_keys_of_signatures_the_signals_lack
     """The gate classifies only an output whose signature the signals hold: the keys of any
     other signature, whatever their category, never change its verdict."""
     with tempfile.TemporaryDirectory() as folder, FailureStore(Path(folder) / "f.db") as store:
-        store.record_failures(_failure(n, f) for n, f in enumerate(stored))
+        store.record_failures(failure_of(n, f) for n, f in enumerate(stored))
         key = ["stamp"]
-        signals = signals_from_data(signals_to_data(_signals(store), key), key)
+        signals = signals_from_data(signals_to_data(signals_of(store), key), key)
     assert signals is not None
     known = _known(signals)
     kept = [k for k in keys if k[0] in known]
@@ -269,8 +250,8 @@ def test_a_store_with_no_group_a_failure_can_join_needs_no_parse(tmp_path: Path)
     assert not could_change(unparsed, str(tmp_path), ["src/cart.py"], empty)
     stored = [("ruff:E501", "lint", "s-b", ["src/cart.py"])]
     with tempfile.TemporaryDirectory() as folder, FailureStore(Path(folder) / "f.db") as store:
-        store.record_failures(_failure(n, f) for n, f in enumerate(stored))
-        one = _signals(store)
+        store.record_failures(failure_of(n, f) for n, f in enumerate(stored))
+        one = signals_of(store)
     assert could_change(unparsed, str(tmp_path), ["src/cart.py"], one)
 
 
