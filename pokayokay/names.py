@@ -74,7 +74,7 @@ SUBAGENT_LESSONS_FILE = "subagent-lessons.marshal"  # infra.packed: hooks.subage
 # SessionStart's note on a MEMORY.md past the load limit, keyed by the files it is made from.
 OVERFLOW_NOTE_FILE = "overflow-note.marshal"  # infra.packed: hooks.session
 # The failure groups the skill suggestion reads, keyed by the store's change marker.
-SUGGEST_FAILURES_FILE = "suggest-failures.json"
+SUGGEST_FAILURES_FILE = "suggest-failures.marshal"  # infra.packed: skills.advice
 # Touched whenever pokayokay writes a file recall reads (learnings, MEMORY.md, archives): the
 # prompt's quick freshness check (recall.sources) includes its stat.
 MEMORY_CHANGED = "memory.changed"

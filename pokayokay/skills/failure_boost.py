@@ -22,8 +22,9 @@ each in a code span exactly as the tool printed it, or not at all when it speaks
 
 **Cached** (``pokayokay.skills.advice.cached_signals``; this module stays pure): the groups
 this module can use (recurring, in a known category) and every failure path, kept in
-``suggest-failures.json`` in the state folder and keyed by the store's change marker
-(``failures.db.changed``, touched after every write and only then), as recall's fix texts are.
+``suggest-failures.marshal`` (``pokayokay.infra.packed``) in the state folder and keyed by the
+store's change marker (``failures.db.changed``, touched after every write and only then), as
+recall's fix texts are.
 A prompt that names a path opens no database and groups no row unless something was written to
 the store since.
 """

@@ -268,8 +268,9 @@ def test_a_corrupt_lookup_costs_nothing_but_the_lesson(launched: Path) -> None:
 def test_a_command_with_a_secret_is_recognised_without_storing_it(launched: Path) -> None:
     secret = "PGPASSWORD=hunter2secretvalue psql -h db -c 'select 1'"
     write_lessons(launched, CommandLesson(secret, 3, secret.replace("psql", "bin/psql"), "command"))
-    stored = Path(lesson_lookup.lookup_path(str(launched))).read_text(encoding="utf-8")
-    assert "hunter2secretvalue" not in stored
+    stored = Path(lesson_lookup.lookup_path(str(launched))).read_bytes()
+    assert b"hunter2secretvalue" not in stored
+    assert "hunter2secretvalue" not in str(lesson_lookup.load_for(str(launched)))
     out = output("PreToolUse", sample("PreToolUse.Bash.json", launched, secret))
     assert "[redacted:password] bin/psql" in out["additionalContext"]
     assert "hunter2secretvalue" not in out["additionalContext"]

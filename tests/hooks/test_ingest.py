@@ -371,7 +371,7 @@ def test_a_failure_that_makes_a_group_recur_is_ingested_before_the_signals(
 def _signals_cache(project: Path) -> tuple[bytes, Any]:
     """The failure signals' cache file (bytes) and what it holds when it is for the store as
     it is now (None when it is stale), read as the prompt reads it."""
-    from pokayokay.infra.lean_json import loads
+    from pokayokay.infra import packed
     from pokayokay.infra.state import project_state_dir
     from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, SUGGEST_FAILURES_FILE
     from pokayokay.recall.readers import stat_key
@@ -380,7 +380,7 @@ def _signals_cache(project: Path) -> tuple[bytes, Any]:
     state = project_state_dir(str(project))
     key = [stat_key(str(state / FAILURES_CHANGED)) or stat_key(str(state / FAILURES_DB))]
     data = (state / SUGGEST_FAILURES_FILE).read_bytes()
-    return data, signals_from_data(loads(data.decode("utf-8")), key)
+    return data, signals_from_data(packed.load(state / SUGGEST_FAILURES_FILE), key)
 
 
 def test_a_prompt_that_ingests_leaves_the_signals_cache_to_the_turns_stop(

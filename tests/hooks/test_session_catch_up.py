@@ -265,7 +265,6 @@ def test_the_worker_leaves_the_first_prompt_warm_caches(
     prompt reads caches instead of the store and the rule (decision 0130; Stop does the same
     for the signals after a turn)."""
     from pokayokay.infra import packed
-    from pokayokay.infra.lean_json import loads
     from pokayokay.names import (
         FAILURES_CHANGED,
         FAILURES_DB,
@@ -294,7 +293,7 @@ def test_the_worker_leaves_the_first_prompt_warm_caches(
     assert rule_files(project) == [rule] and rule.read_bytes() != first
     # The key the prompt's cached_signals checks: the store's change marker as it is now.
     key = [stat_key(str(state / FAILURES_CHANGED)) or stat_key(str(state / FAILURES_DB))]
-    data = loads((state / SUGGEST_FAILURES_FILE).read_text("utf-8"))
+    data = packed.load(state / SUGGEST_FAILURES_FILE)
     signals = signals_from_data(data, key)
     assert signals is not None, "the cache is not for the store as the worker left it"
     assert [g.sessions for g in signals.groups] == [4]

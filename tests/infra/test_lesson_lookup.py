@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import marshal
 import os
 import random
 from pathlib import Path
@@ -11,6 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pokayokay.infra import lesson_lookup as ll
+from pokayokay.infra import packed
 
 
 @pytest.mark.parametrize(
@@ -61,7 +63,10 @@ def test_a_hook_finds_the_nearest_lookup_upwards(tmp_path: Path) -> None:
 def test_unreadable_or_foreign_lookups_are_ignored(tmp_path: Path) -> None:
     path = Path(ll.lookup_path(str(tmp_path)))
     path.parent.mkdir(parents=True)
-    for data in (b"[1, 2]", b'{"version": 99}', b"\xff\xfe", b"{" * 10, b" " * (300 << 10)):
+    foreign = (b"[1, 2]", b'{"version": 99}', b"\xff\xfe", b"{" * 10, b" " * (300 << 10))
+    older = packed.header() + marshal.dumps({"version": ll.LOOKUP_VERSION - 1})
+    cut = ll.write_lookup([str(tmp_path)], {"version": ll.LOOKUP_VERSION})[0]
+    for data in (*foreign, older, Path(cut).read_bytes()[:-3]):
         path.write_bytes(data)
         assert ll.read_lookup(str(path)) is None
 
@@ -135,17 +140,16 @@ def test_command_key_is_what_the_patterns_say(command: str) -> None:
 def test_the_lookup_path_imports_neither_json_nor_re(tmp_path: Path) -> None:
     from helpers.paths import run_without_site
 
-    lookup = tmp_path / "l.json"
-    lookup.write_text('{"version": 1, "commands": {}}', "utf-8")
+    lookup = Path(ll.write_lookup([str(tmp_path)], {"version": ll.LOOKUP_VERSION})[0])
     out = run_without_site(
         "from pokayokay.infra import lesson_lookup as ll\n"
         "from pokayokay.infra.lean_json import dumps\n"
         "ll.command_key('cd /x && pytest -q 2>&1 | tail -n 5')\n"
-        "ll.read_lookup(sys.argv[2]); dumps({'a': ['b', 1, None]})\n"
-        "print(sorted(m for m in ('json', 're') if m in sys.modules))\n",
+        "read = ll.read_lookup(sys.argv[2]); dumps({'a': ['b', 1, None]})\n"
+        "print(read, sorted(m for m in ('json', 're') if m in sys.modules))\n",
         str(lookup),
     )
-    assert out.strip() == "[]"
+    assert out.strip() == f"{{'version': {ll.LOOKUP_VERSION}}} []"
 
 
 # --- issue 24 item 6: a lesson about how a tool runs holds for any run of it ---------------------
@@ -231,3 +235,20 @@ def test_a_failure_text_is_chosen_by_the_mistake_the_output_shows() -> None:
     )
     assert ll.failure_text(entry, "collect2: error: ld returned 1") == ""
     assert ll.failure_text({"failure": "how it runs"}, "anything") == "how it runs"
+
+
+def test_a_lookup_an_earlier_version_wrote_in_json_is_read_until_the_next_write(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    root, sub = tmp_path / "repo", tmp_path / "repo" / "pkg"
+    sub.mkdir(parents=True)
+    content = {"version": ll.LOOKUP_VERSION, "commands": {"make": {"guard": True}}, "always": []}
+    legacy = Path(ll.lookup_path(str(root))).with_suffix(ll.LEGACY_SUFFIX)
+    legacy.parent.mkdir(parents=True, exist_ok=True)
+    legacy.write_text(json.dumps(content, indent=1), "utf-8")
+    assert ll.find_lookup(str(sub)) == str(legacy) and ll.load_for(str(sub)) == content
+    written = ll.write_lookup([str(root)], content)
+    assert written == [str(legacy), ll.lookup_path(str(root))] and not legacy.exists()
+    assert ll.load_for(str(sub)) == content

@@ -4,12 +4,12 @@ rebuilt for a caller that asks."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pokayokay.failures.category_bound import bound_for_command
 from pokayokay.failures.model import Failure
 from pokayokay.failures.store import FailureStore
+from pokayokay.infra import packed
 from pokayokay.names import FAILURES_DB, SUGGEST_FAILURES_FILE
 from pokayokay.skills import advice
 
@@ -38,7 +38,7 @@ def test_bounds_are_computed_when_asked_and_kept_in_the_cache(tmp_path: Path) ->
     plain = advice.cached_signals(str(tmp_path))  # the prompt's call
     assert plain.bounds is None
     cache = tmp_path / SUGGEST_FAILURES_FILE
-    assert json.loads(cache.read_text("utf-8"))["bounds"] is None
+    assert packed.load(cache)["bounds"] is None
     # another spelling of the folder: what another process reads (this one keeps a memo)
     asked = advice.cached_signals(f"{tmp_path}/.", bounds=True)  # Stop's refresh
     expected = bound_for_command("pytest tests/test_cart.py")
