@@ -117,7 +117,7 @@ def read_lookup(path: str) -> dict[str, Any] | None:
     (``LEGACY_SUFFIX``) is still read, until the next graduation writes it anew."""
     import marshal
 
-    from pokayokay.infra.packed import header
+    from pokayokay.infra.marshal_format import header
 
     try:
         with open(path, "rb") as handle:
@@ -323,7 +323,7 @@ def write_lookup(
     import json
     import marshal
 
-    from pokayokay.infra.packed import header
+    from pokayokay.infra.marshal_format import header
 
     done: list[str] = []
     for folder in dict.fromkeys(folders):

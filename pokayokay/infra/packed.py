@@ -18,18 +18,12 @@ from __future__ import annotations
 
 import marshal
 import os
-import sys
+
+from pokayokay.infra.marshal_format import header
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-MAGIC = b"pokayokay-marshal-1 "
-
-
-def header() -> bytes:
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}:{marshal.version}"
-    return MAGIC + f"{version}\n".encode("ascii")
 
 
 def load(path: str | os.PathLike[str]) -> Any:
