@@ -264,7 +264,9 @@ def prompt_specs() -> list[Spec]:
 
     return [
         row("warm"),
-        # The turn was interrupted (no Stop): the prompt ingests the capture itself.
+        # The turn was interrupted (no Stop): the capture waits in the spool. Its test's group
+        # recurs already where the prompt points (the steady case), so the prompt's spool gate
+        # leaves it there for the next Stop; it does not ingest it.
         row("right after a capture", capture=True),
         # The same, but the failing test failed in one earlier session: the capture makes it
         # recur, where the project's tests recur in far more sessions, so the boost cannot
