@@ -5,12 +5,12 @@ run before a command (PreToolUse) or right after it failed (PostToolUseFailure) 
 when a project has no lessons, and one small read plus a dictionary look-up when it has some:
 they never open the failure store, compute a signature or load the settings on a miss.
 
-Layout: ``<state>/lessons/<key>.marshal`` (``marshal``'s format with
-:mod:`pokayokay.infra.packed`'s header: read in a fraction of the time JSON takes without json's
-C reader, decision 0168) where ``<key>`` is :func:`lookup_key` of the project
-folder the lessons belong to (the canonical git root, and the launch folder too when the session
-was launched elsewhere). A hook looks for its launch folder's file and then its parents' (a
-session launched in a subfolder finds the repository's lessons). The file holds::
+Layout: ``<state>/lessons/<key>.marshal`` (:mod:`pokayokay.infra.marshal_format`: read in a
+fraction of the time JSON takes without json's C reader, decision 0168) where ``<key>`` is
+:func:`lookup_key` of the project folder the lessons belong to (the canonical git root, and
+the launch folder too when the session was launched elsewhere). A hook looks for its launch
+folder's file and then its parents' (a session launched in a subfolder finds the repository's
+lessons). The file holds::
 
     {"version": 3,
      "commands": {"<command key>": {"sessions": 4, "guard": true,
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 LOOKUP_VERSION = 3  # 2: commands quoted exactly; 3: invocations, mistakes. Older ones are not read
 LOOKUP_DIR = "lessons"
-LOOKUP_SUFFIX = ".marshal"  # infra.packed's header, then marshal's bytes
+LOOKUP_SUFFIX = ".marshal"  # infra.marshal_format
 LEGACY_SUFFIX = ".json"  # the lookup before decision 0168: read, replaced at the next write
 _KEY_MAX = 120
 # A lookup is a few lessons; a larger file is not ours (or broken) and is not read.
@@ -115,25 +115,20 @@ def read_lookup(path: str) -> dict[str, Any] | None:
     """The lookup's content, or None when it is unreadable, too large, of another format (another
     interpreter's marshal) or of another version. A lookup an earlier pokayokay wrote in JSON
     (``LEGACY_SUFFIX``) is still read, until the next graduation writes it anew."""
-    import marshal
-
-    from pokayokay.infra.marshal_format import header
-
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_LOOKUP_BYTES + 1)
-        head = header()
         if len(data) > MAX_LOOKUP_BYTES:
             return None
         if path.endswith(LEGACY_SUFFIX):
             from pokayokay.infra.lean_json import loads
 
             value = loads(data.decode("utf-8"))
-        elif data.startswith(head):
-            value = marshal.loads(memoryview(data)[len(head) :])
         else:
-            return None
-    except (OSError, EOFError, ValueError, TypeError):
+            from pokayokay.infra.marshal_format import unpack
+
+            value = unpack(data)
+    except (OSError, ValueError):
         return None
     if not isinstance(value, dict) or value.get("version") != LOOKUP_VERSION:
         return None
@@ -321,17 +316,18 @@ def write_lookup(
     """Write (or, for ``None``: remove) the lookup of every folder in ``folders`` atomically.
     Returns the paths written or removed."""
     import json
-    import marshal
 
-    from pokayokay.infra.marshal_format import header
+    from pokayokay.infra.marshal_format import pack
 
     done: list[str] = []
     for folder in dict.fromkeys(folders):
         path = lookup_path(folder, environ)
         legacy = path.removesuffix(LOOKUP_SUFFIX) + LEGACY_SUFFIX
-        if os.path.lexists(legacy):  # the JSON an earlier pokayokay wrote: this one replaces it
+        try:  # the JSON an earlier pokayokay wrote (decision 0168): this one replaces it
             os.unlink(legacy)
             done.append(legacy)
+        except FileNotFoundError:
+            pass  # the usual case
         if content is None:
             try:
                 os.unlink(path)
@@ -341,7 +337,7 @@ def write_lookup(
             continue
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         plain = json.loads(json.dumps(dict(content)))  # lists, never tuples, as JSON gave them
-        _replace_private(path, header() + marshal.dumps(plain))
+        _replace_private(path, pack(plain))
         done.append(path)
     return done
 

@@ -16,10 +16,9 @@ Standard library only (``marshal`` is built in): the prompt hook imports this mo
 
 from __future__ import annotations
 
-import marshal
 import os
 
-from pokayokay.infra.marshal_format import header
+from pokayokay.infra.marshal_format import header, pack, unpack
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,20 +32,14 @@ def load(path: str | os.PathLike[str]) -> Any:
             data = fh.read()
     except (OSError, ValueError):
         return None
-    head = header()
-    if not data.startswith(head):
-        return None
-    try:
-        return marshal.loads(memoryview(data)[len(head) :])
-    except (EOFError, ValueError, TypeError):
-        return None
+    return unpack(data)
 
 
 def save(path: str | os.PathLike[str], data: dict[str, Any], tail: bytes | None = None) -> None:
     """Atomically replace ``path`` with ``data`` (and ``tail``, for :func:`load_head`), private
     to the user. A cache that cannot be written is only a slower prompt: nothing is raised."""
     try:
-        payload = header() + marshal.dumps(data)
+        payload = pack(data)
     except ValueError:  # not plain values: no cache
         return
     if tail is not None:
@@ -120,10 +113,10 @@ def load_head(path: str | os.PathLike[str]) -> tuple[Any, Tail] | None:
         if not len(head) < start <= size - _FOOTER_SIZE:
             raise ValueError("no tail")
         data = _pread(fd, start, 0)
-        if len(data) != start or not data.startswith(head):
-            raise ValueError("another format")
-        values = marshal.loads(memoryview(data)[len(head) :])
-    except (OSError, ValueError, EOFError, TypeError):
+        values = unpack(data) if len(data) == start else None
+        if values is None:
+            raise ValueError("another format, or damaged")
+    except (OSError, ValueError):
         os.close(fd)
         return None
     return values, Tail(fd, start, size - _FOOTER_SIZE - start)
