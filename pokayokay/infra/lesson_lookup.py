@@ -7,10 +7,10 @@ they never open the failure store, compute a signature or load the settings on a
 
 Layout: ``<state>/lessons/<key>.marshal`` (:mod:`pokayokay.infra.marshal_format`: read in a
 fraction of the time JSON takes without json's C reader, decision 0168) where ``<key>`` is
-:func:`lookup_key` of the project folder the lessons belong to (the canonical git root, and
-the launch folder too when the session was launched elsewhere). A hook looks for its launch
-folder's file and then its parents' (a session launched in a subfolder finds the repository's
-lessons). The file holds::
+:func:`~pokayokay.infra.state.folder_key` of the project folder the lessons belong to (the
+canonical git root, and the launch folder too when the session was launched elsewhere). A hook
+looks for its launch folder's file and then its parents' (a session launched in a subfolder
+finds the repository's lessons). The file holds::
 
     {"version": 3,
      "commands": {"<command key>": {"sessions": 4, "guard": true,
@@ -29,14 +29,15 @@ its ``failure`` text is then shown only next to a failure whose output has them,
 command text alone.
 
 Every text in it was sanitised and redacted when it was written: the hooks print it as is.
-Standard library only (``os`` at import; ``marshal``, built in, when a file exists: never
-``json`` or ``re``).
+Standard library and :mod:`pokayokay.infra.state` only (``os`` and ``sys`` at import;
+``marshal``, built in, when a file exists: never ``json`` or ``re``).
 """
 
 from __future__ import annotations
 
 import os
-import sys
+
+from pokayokay.infra.state import folder_key, state_folder  # the spool's rules (os and sys only)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,48 +48,13 @@ LOOKUP_VERSION = 3  # 2: commands quoted exactly; 3: invocations, mistakes. Olde
 LOOKUP_DIR = "lessons"
 LOOKUP_SUFFIX = ".marshal"  # infra.marshal_format
 LEGACY_SUFFIX = ".json"  # the lookup before decision 0168: read, replaced at the next write
-_KEY_MAX = 120
 # A lookup is a few lessons; a larger file is not ours (or broken) and is not read.
 MAX_LOOKUP_BYTES = 256 << 10
 
 
-def state_home(environ: Mapping[str, str] | None = None) -> str:
-    """pokayokay's state folder as a string, as :func:`pokayokay.infra.spool.state_home`. A
-    copy on purpose: the spool entry imports this module lazily, so importing the spool from
-    here would make the two import each other. No third module can hold the one copy either:
-    the spool runs as a standalone file that imports no pokayokay module before it writes, and
-    the architecture test forbids an import cycle even through a lazy import. The copies are
-    held equal by ``tests/infra/test_lesson_lookup.py`` (the rule, and the folder key below).
-    ``duplicates`` lists this pair; it is the one kept on purpose."""
-    env = os.environ if environ is None else environ
-    explicit = env.get("POKAYOKAY_HOME")
-    if explicit:
-        return os.path.expanduser(explicit)
-    home = env.get("HOME") or os.path.expanduser("~")
-    if sys.platform == "darwin":
-        return os.path.join(home, "Library", "Application Support", "pokayokay")
-    if sys.platform == "win32":
-        local = env.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
-        return os.path.join(local, "pokayokay")
-    xdg = env.get("XDG_STATE_HOME") or os.path.join(home, ".local", "state")
-    return os.path.join(xdg, "pokayokay")
-
-
-def lookup_key(folder: str) -> str:
-    """A file-name-safe key for a folder: ``[A-Za-z0-9]`` kept, anything else ``-``; a long one
-    is cut and given a hash of the whole path (FNV-1a, so no hashlib import)."""
-    key = "".join(c if c.isascii() and c.isalnum() else "-" for c in folder)
-    if len(key) <= _KEY_MAX:
-        return key
-    value = 0xCBF29CE484222325
-    for byte in folder.encode("utf-8", "surrogatepass"):
-        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{key[:_KEY_MAX]}-{value:016x}"
-
-
 def lookup_path(folder: str, environ: Mapping[str, str] | None = None) -> str:
-    key = lookup_key(os.path.abspath(folder))
-    return os.path.join(state_home(environ), LOOKUP_DIR, key + LOOKUP_SUFFIX)
+    key = folder_key(os.path.abspath(folder))
+    return os.path.join(state_folder(environ), LOOKUP_DIR, key + LOOKUP_SUFFIX)
 
 
 def find_lookup(launch_dir: str, environ: Mapping[str, str] | None = None) -> str | None:
@@ -96,13 +62,13 @@ def find_lookup(launch_dir: str, environ: Mapping[str, str] | None = None) -> st
 
     Costs one ``stat`` of the lessons folder when no project has lessons at all.
     """
-    root = os.path.join(state_home(environ), LOOKUP_DIR)
+    root = os.path.join(state_folder(environ), LOOKUP_DIR)
     if not os.path.isdir(root):
         return None
     current = os.path.abspath(launch_dir)
     while True:
         for suffix in (LOOKUP_SUFFIX, LEGACY_SUFFIX):  # JSON: as pokayokay wrote it before 0168
-            candidate = os.path.join(root, lookup_key(current) + suffix)
+            candidate = os.path.join(root, folder_key(current) + suffix)
             if os.path.isfile(candidate):
                 return candidate
         parent = os.path.dirname(current)

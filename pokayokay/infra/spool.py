@@ -2,14 +2,17 @@
 
 PostToolUse, PostToolUseFailure, PostToolBatch and InstructionsLoaded fire on every tool call, so
 their registered command runs this file with the least interpreter work there is (``python -S -E
-…/spool.py <Event>``, or the ``pokayokay-spool`` script). It imports only ``sys``, ``os`` and the
-built-in ``time`` (no json, re, sqlite3, pathlib, typing) and appends the payload as ONE record
+…/spool.py <Event>``, or the ``pokayokay-spool`` script). It imports only ``sys``, ``os``, the
+built-in ``time`` and :mod:`pokayokay.infra.state` (``os`` and ``sys`` again: where the state
+folder is and how a folder is keyed, one rule each) - no json, re, sqlite3, pathlib, typing - and
+appends the payload as ONE record
 to the project's spool with a single ``O_APPEND`` write. :mod:`pokayokay.hooks.ingest` later
 hands every record to the event's ordinary handler (classify, signature, redact, store): in the
 background when the turn ends (Stop), at SessionEnd, before UserPromptSubmit reads failure
 signals, and in every CLI command that reads the failure store.
 
-Layout, in ``<state>/spool/<key>/`` (``<key>`` from the launch folder, :func:`spool_key`)::
+Layout, in ``<state>/spool/<key>/`` (``<key>``: the launch folder's
+:func:`~pokayokay.infra.state.folder_key`)::
 
     active.spool      records appended by hooks (never rewritten while it has that name)
     claimed.spool     a segment an ingester took by renaming active.spool
@@ -33,13 +36,18 @@ parse, never regex work.
 
 Writers take a ``lockf`` lock on the file around the write and check that the file still has the
 name ``active.spool``; an ingester renames the file and then takes the same lock once, so after
-that no write can land in the claimed segment. Standard library only, no pokayokay import: this
-file also runs as a script with no ``site``.
+that no write can land in the claimed segment. Standard library and ``infra.state`` only: this
+file also runs as a script with no ``site`` (an older install's entry), and then finds its package
+first.
 """
 
 import os
 import sys
 import time  # built into the interpreter: nothing is loaded
+
+if __name__ == "__main__":  # run as a file (``python -S -E …/infra/spool.py``): find the package
+    sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from pokayokay.infra.state import folder_key, state_folder  # the one copy of each rule: os, sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -84,43 +92,14 @@ SPOOLED_EVENTS = ("PostToolUse", "PostToolUseFailure", "PostToolBatch", "Instruc
 # PostToolBatch results no other hook reports (pokayokay.hooks.capture decides exactly; this is
 # a cheap superset so that a batch with none of them marks no session).
 BATCH_FAILURE_HINTS = (b"<tool_use_error>", b" hook error", b"Permission to use ", b"doesn't want")
-_KEY_MAX = 120
-
-
-def state_home(environ: "Mapping[str, str] | None" = None) -> str:
-    """pokayokay's state folder as a string (``pokayokay.infra.state.state_home`` uses this)."""
-    env = os.environ if environ is None else environ
-    explicit = env.get("POKAYOKAY_HOME")
-    if explicit:
-        return os.path.expanduser(explicit)
-    home = env.get("HOME") or os.path.expanduser("~")
-    if sys.platform == "darwin":
-        return os.path.join(home, "Library", "Application Support", "pokayokay")
-    if sys.platform == "win32":
-        local = env.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
-        return os.path.join(local, "pokayokay")
-    xdg = env.get("XDG_STATE_HOME") or os.path.join(home, ".local", "state")
-    return os.path.join(xdg, "pokayokay")
-
-
-def spool_key(project_dir: str) -> str:
-    """A file-name-safe key for a launch folder: ``[A-Za-z0-9]`` kept, anything else ``-``;
-    a long one is cut and given a hash of the whole path."""
-    key = "".join(c if c.isascii() and c.isalnum() else "-" for c in project_dir)
-    if len(key) <= _KEY_MAX:
-        return key or "-"
-    value = 0xCBF29CE484222325  # FNV-1a, 64 bits
-    for byte in project_dir.encode("utf-8", "surrogatepass"):
-        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{key[:_KEY_MAX]}-{value:016x}"
 
 
 def spool_root(environ: "Mapping[str, str] | None" = None) -> str:
-    return os.path.join(state_home(environ), "spool")
+    return os.path.join(state_folder(environ), "spool")
 
 
 def spool_dir(project_dir: str, environ: "Mapping[str, str] | None" = None) -> str:
-    return os.path.join(spool_root(environ), spool_key(project_dir))
+    return os.path.join(spool_root(environ), folder_key(project_dir))
 
 
 def pending(folder: str) -> bool:
@@ -315,7 +294,7 @@ def failure_lesson(data: bytes, environ: "Mapping[str, str] | None" = None) -> s
     (:func:`pokayokay.hooks.guard.failure_context`, from the lesson lookup). Without lessons in
     any project this is one ``stat``."""
     env = os.environ if environ is None else environ
-    if not os.path.isdir(os.path.join(state_home(env), "lessons")):
+    if not os.path.isdir(os.path.join(state_folder(env), "lessons")):
         return ""
     _package()
     from pokayokay.infra.hook_output import context_output
@@ -355,7 +334,7 @@ def makedirs_private(folder: str) -> None:
 
 
 def _log(message: str) -> str:
-    folder = os.path.join(state_home(), "logs")
+    folder = os.path.join(state_folder(), "logs")
     try:
         makedirs_private(folder)
         fd = os.open(

@@ -11,16 +11,53 @@ folder an older pokayokay created looser is tightened the first time pokayokay w
 from __future__ import annotations
 
 import os
+import sys
 
 TYPE_CHECKING = False  # pathlib is imported on use: the prompt hook needs none of it
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
 BACKUPS_KEPT = 10
+# A folder's key in file names (:func:`folder_key`) keeps this many characters at most, then a hash.
+FOLDER_KEY_MAX = 120
 PRIVATE_FILE = 0o600
 PRIVATE_FOLDER = 0o700
 # The folders this process made private already (a hook writes several files into one folder).
 _private: set[str] = set()
+
+
+def state_folder(environ: Mapping[str, str] | None = None) -> str:
+    """pokayokay's state folder as the environment names it: ``POKAYOKAY_HOME`` (``~``
+    expanded), else the platform's user state folder. The one implementation of the rule:
+    :func:`state_home` and :func:`state_home_path` build on it, and the per-tool-call spool and
+    the lesson lookup (which must not import ``pathlib``) use it as it is."""
+    env = os.environ if environ is None else environ
+    explicit = env.get("POKAYOKAY_HOME")
+    if explicit:
+        return os.path.expanduser(explicit)
+    home = env.get("HOME") or os.path.expanduser("~")
+    if sys.platform == "darwin":
+        return os.path.join(home, "Library", "Application Support", "pokayokay")
+    if sys.platform == "win32":
+        local = env.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+        return os.path.join(local, "pokayokay")
+    xdg = env.get("XDG_STATE_HOME") or os.path.join(home, ".local", "state")
+    return os.path.join(xdg, "pokayokay")
+
+
+def folder_key(folder: str) -> str:
+    """A file-name-safe key for a folder, as the spool (``spool/<key>/``) and the lesson lookup
+    (``lessons/<key>.marshal``) name theirs: ``[A-Za-z0-9]`` kept, anything else ``-``, ``-``
+    for an empty name; a key longer than :data:`FOLDER_KEY_MAX` is cut and given a hash of the
+    whole path (FNV-1a over its UTF-8 bytes, so no ``hashlib`` import on a hook's path)."""
+    key = "".join(c if c.isascii() and c.isalnum() else "-" for c in folder)
+    if len(key) <= FOLDER_KEY_MAX:
+        return key or "-"
+    value = 0xCBF29CE484222325  # FNV-1a, 64 bits
+    for byte in folder.encode("utf-8", "surrogatepass"):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{key[:FOLDER_KEY_MAX]}-{value:016x}"
 
 
 def in_state_home(path: str | os.PathLike[str], environ: dict[str, str] | None = None) -> bool:
@@ -90,9 +127,8 @@ def state_home(environ: dict[str, str] | None = None) -> Path:
 def state_home_path(environ: dict[str, str] | None = None) -> str:
     """:func:`state_home` as a string (written as the path would be)."""
     from pokayokay.infra.location_rules import as_path
-    from pokayokay.infra.spool import state_home as spool_state_home  # the one copy of the rule
 
-    return as_path(spool_state_home(environ))
+    return as_path(state_folder(environ))
 
 
 def project_state_dir(project_key: str, environ: dict[str, str] | None = None) -> Path:

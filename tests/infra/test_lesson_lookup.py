@@ -38,15 +38,6 @@ def test_command_key_is_idempotent(command: str) -> None:
     assert ll.command_key(once) == once
 
 
-def test_keys_are_file_names_and_long_paths_stay_distinct() -> None:
-    assert ll.lookup_key("/home/dev/project") == "-home-dev-project"
-    long_a = "/srv/" + "a" * 300
-    long_b = "/srv/" + "a" * 299 + "b"
-    assert ll.lookup_key(long_a) != ll.lookup_key(long_b)
-    assert all(len(ll.lookup_key(p)) <= 137 for p in (long_a, long_b))
-    assert "/" not in ll.lookup_key("/x/ü/y") and "ü" not in ll.lookup_key("/x/ü/y")
-
-
 def test_a_hook_finds_the_nearest_lookup_upwards(tmp_path: Path) -> None:
     root, sub = tmp_path / "repo", tmp_path / "repo" / "pkg" / "api"
     sub.mkdir(parents=True)
@@ -77,31 +68,6 @@ def test_command_entry_tolerates_odd_shapes() -> None:
     assert ll.command_entry(lookup, "odd") is None
     assert ll.command_entry(lookup, None) is None
     assert ll.command_entry({"commands": []}, "make") is None
-
-
-@given(st.text(min_size=1, max_size=300) | st.text(min_size=121, max_size=300))
-@example("/home/dev/" + "ü" * 200)  # long: cut and hashed
-def test_the_lookup_keys_folders_as_the_spool_does(folder: str) -> None:
-    """``lesson_lookup`` keeps its own copy of the spool's folder key and state-home rule (the
-    spool entry imports it lazily, so it cannot import the spool): the two must not drift."""
-    from pokayokay.infra import spool
-
-    assert ll.lookup_key(folder) == spool.spool_key(folder)
-
-
-@pytest.mark.parametrize(
-    "env",
-    [
-        {"POKAYOKAY_HOME": "~/state"},
-        {"HOME": "/home/dev"},
-        {"HOME": "/home/dev", "XDG_STATE_HOME": "/var/state"},
-        {"HOME": "/home/dev", "LOCALAPPDATA": "/appdata"},
-    ],
-)
-def test_the_lookup_finds_the_state_home_as_the_spool_does(env: dict[str, str]) -> None:
-    from pokayokay.infra import spool
-
-    assert ll.state_home(env) == spool.state_home(env)
 
 
 def _command_key_by_patterns(command: str) -> str:

@@ -58,7 +58,7 @@ def test_without_lessons_nothing_is_answered_and_json_is_not_imported(tmp_path: 
     assert result.returncode == 0 and result.stdout == b""
     imported = {line.rsplit("|", 1)[1].strip() for line in result.stderr.decode().splitlines()
                 if line.startswith("import time:") and "|" in line}
-    assert not imported & {"json", "pokayokay", "pokayokay.infra.lesson_lookup"}
+    assert not imported & {"json", "pokayokay.infra.lesson_lookup", "pokayokay.infra.lean_json"}
 
 
 def test_a_known_failure_gets_its_lesson_from_the_spool_entry(tmp_path: Path) -> None:
