@@ -427,21 +427,21 @@ class Index:
         speaking: dict[int, bool] = {}
         out = {}
         for d in set(acc) | set(cacc):
+            mask = evidence.get(d, 0)
+            if mask not in found_of:
+                found_of[mask] = sum(w for bit, w in weights.items() if mask & bit)
+                backed = sum(w for bit, w in weights.items() if mask & plain_bits & bit)
+                speaking[mask] = speaks(backed, bool(mask & plain_bits & rare_bits))
+            if not speaking[mask]:  # a path alone, one common word: never speaks (most notes
+                if pieces is not None:  # a prompt touches: no score computed for them)
+                    pieces[d] = SILENCED
+                continue
             norm, cnorm = self.norms[d], self.cnorms[d]
             lexical = acc.get(d, 0.0) / (norm * q_norm) if norm > 0 and q_norm > 0 else 0.0
             conceptual = cacc.get(d, 0.0) / (cnorm * cq_norm) if cnorm > 0 and cq_norm > 0 else 0.0
             conceptual *= CONCEPT_SHARE
             best, other = max(lexical, conceptual), min(lexical, conceptual)
             score = min(1.0, best + BOTH_SHARE * other) * self.weights[d]
-            mask = evidence.get(d, 0)
-            if mask not in found_of:
-                found_of[mask] = sum(w for bit, w in weights.items() if mask & bit)
-                backed = sum(w for bit, w in weights.items() if mask & plain_bits & bit)
-                speaking[mask] = speaks(backed, bool(mask & plain_bits & rare_bits))
-            if not speaking[mask]:  # a path alone, one common word: never speaks
-                if pieces is not None:
-                    pieces[d] = SILENCED
-                continue
             found = found_of[mask]
             if found < 1:
                 score *= NO_EVIDENCE_FACTOR
