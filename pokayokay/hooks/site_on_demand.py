@@ -15,8 +15,8 @@ beside the package) runs ``site.main()`` and is tried again. ``-E`` drops only t
 own ``PYTHON*`` variables (``PYTHONPATH`` among them); pokayokay reads its own
 (``POKAYOKAY_HOME``, ``CLAUDE_PROJECT_DIR``…) from ``os.environ`` as before.
 
-Standard library only (sys), and no ``from __future__`` import: this is the first pokayokay
-module a hook imports.
+Standard library only (sys; gc and os once the hook runs), and no ``from __future__`` import:
+this is the first pokayokay module a hook imports.
 """
 
 import sys
@@ -87,8 +87,47 @@ def site_on_demand() -> None:
         sys.meta_path.append(SiteOnDemand())
 
 
+# Container allocations between two collections of the youngest generation during a hook
+# (CPython's default is 700). A hook is a short process that allocates, keeps and exits: the
+# path prompt spent 2.8 M instructions (0.07 floors) in collections that found next to nothing.
+# Cyclic garbage is still collected, every this many allocations (a long ingest stays bounded).
+GC_THRESHOLD = 100_000
+
+# Modules whose import may leave work for the interpreter's exit: ``atexit`` callbacks (logging's
+# flush, ``weakref.finalize``, multiprocessing, coverage) and the threads the exit waits for.
+EXIT_WORK_MODULES = ("atexit", "threading")
+
+
 def run_hook(argv: "list[str]") -> int:
-    """``pokayokay hook <Event>`` (``argv`` is ``[<Event>]``), payload on stdin."""
+    """``pokayokay hook <Event>`` (``argv`` is ``[<Event>]``), payload on stdin. Ends the process
+    itself when it can (:func:`leave`); else returns the exit code."""
+    import gc
+
+    if hasattr(gc, "set_threshold"):  # not every Python has it; the default is only slower
+        gc.set_threshold(GC_THRESHOLD)
     from pokayokay.hooks.runtime import main
 
-    return main(argv)
+    code = main(argv)
+    leave(code)
+    return code
+
+
+def leave(code: int) -> None:
+    """End the process with ``code`` once stdout and stderr are flushed, without the
+    interpreter's finalization, when nothing waits for it (no module of
+    :data:`EXIT_WORK_MODULES` imported); else return, and the caller exits as usual.
+
+    Finalization frees every module and object one by one (12.8 M instructions, a third of a
+    floor, on the path prompt) for memory the process is about to hand back anyway. Nothing
+    else is pending at that point: the handlers write their files with ``with`` blocks and
+    unbuffered ``os.write``, and SQLite has committed what it keeps (decision 0169)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return  # a reader gone, a stream closed: the usual exit reports it
+    if any(name in sys.modules for name in EXIT_WORK_MODULES):
+        return
+    import os
+
+    os._exit(code)

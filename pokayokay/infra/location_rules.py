@@ -283,9 +283,12 @@ def expand_auto_memory_directory(value: str, home: str) -> tuple[str | None, str
     return as_path(normalized), ""
 
 
-def settings_option(kind: str, settings_file: str, home: str, problems: list[str]) -> Option:
+def settings_option(
+    kind: str, settings_file: str, home: str, problems: list[str], *, winner_only: bool = False
+) -> Option:
     """The ``autoMemoryDirectory`` of one settings file, as an :class:`Option` (what is wrong
-    with it goes to ``problems``)."""
+    with it goes to ``problems``). ``winner_only``: the caller needs only whether the option is
+    eligible and its path (a hook), so a file whose text cannot hold the key is not parsed."""
     label = f"autoMemoryDirectory in {settings_file} ({kind})"
     source = f"autoMemoryDirectory in {settings_file}"
 
@@ -308,6 +311,11 @@ def settings_option(kind: str, settings_file: str, home: str, problems: list[str
         text = (raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw).decode("utf-8")
     except UnicodeDecodeError:
         return unusable("not UTF-8", f"{settings_file}: not valid UTF-8; skipped")
+    if winner_only and "autoMemoryDirectory" not in text and "\\u" not in text:
+        # Only a \uXXXX escape could spell the key otherwise: whatever the file holds (valid
+        # JSON or not), it sets no folder. A project's settings.json registering the hooks is
+        # 9 KB: 0.4 ms a prompt to parse for nothing.
+        return unusable("not set")
     from pokayokay.infra.lean_json import loads  # json (and its import of re) only for a bad file
 
     try:
@@ -442,12 +450,15 @@ def resolve(
     memory_dir: str | None = None,
     environ: Mapping[str, str] | None = None,
     managed_settings: str | None = None,
+    winner_only: bool = False,
 ) -> Resolution:
     """The options for the auto-memory folder of ``project_dir``, highest precedence first:
     ``memory_dir`` (``--memory-dir``), ``autoMemoryDirectory`` from managed policy, local
     project, shared project and user settings (an unusable value falls through to the next
     file), ``CLAUDE_CODE_PROJECT_DIR_NAME``, then the default keyed by the git root (and, when
-    it differs, the launch folder's default, never used: doctor shows why)."""
+    it differs, the launch folder's default, never used: doctor shows why). ``winner_only``:
+    only the winner is read (its path), not why the others lost (a settings file that cannot
+    set the folder is not parsed, so its notes and problems are not told)."""
     env = _environ(environ)
     home = home_dir(env)
     launch = as_path(os.path.realpath(project_dir))
@@ -479,7 +490,9 @@ def resolve(
         ("user settings", join(config, "settings.json")),
     )
     for kind, settings_file in settings_files:
-        options.append(settings_option(kind, settings_file, home, problems))
+        options.append(
+            settings_option(kind, settings_file, home, problems, winner_only=winner_only)
+        )
 
     options.append(project_dir_name_option(env, config, problems))
 
@@ -527,4 +540,4 @@ def memory_dir_override() -> str | None:
 def hook_memory_paths(project_dir: str | os.PathLike[str]) -> MemoryPaths:
     """:func:`pokayokay.infra.locate.memory_location_for` as strings: Claude Code's rule, or
     ``$POKAYOKAY_MEMORY_DIR`` when set."""
-    return resolve(project_dir, memory_dir=memory_dir_override()).paths
+    return resolve(project_dir, memory_dir=memory_dir_override(), winner_only=True).paths

@@ -57,6 +57,19 @@ class Document:
         return f"Document({self.id!r}, {self.kind!r}, {self.text[:40]!r})"
 
 
+def clamped_weights(weights: list[float]) -> list[float]:
+    """A new list of each weight in [0, 1], as :class:`Document` clamps it (``min(1.0,
+    max(0.0, w))``: a NaN or -0.0 becomes 0.0). Weights are priors in (0, 1]: then the list is
+    copied as it is, after three passes in C instead of two calls per weight (a third of a
+    millisecond a prompt at 2,000 learnings). A NaN makes the sum a NaN; an infinity fails the
+    bounds."""
+    if weights:
+        total = sum(weights)
+        if min(weights) > 0.0 and max(weights) <= 1.0 and total == total:
+            return list(weights)  # each w: max(0.0, w) is w, min(1.0, w) is w or an equal 1.0
+    return [min(1.0, max(0.0, w)) for w in weights]
+
+
 class Hit:
     """A document and its score for one query (``at``: its position in the index, if known)."""
 

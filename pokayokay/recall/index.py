@@ -72,11 +72,11 @@ would open or close it (:func:`pokayokay.recall.block.shown_text`).
 from __future__ import annotations
 
 import math
-from itertools import repeat
 
 from pokayokay.recall.asks import edits_docs, explains_code, message_content
 from pokayokay.recall.documents import Document as Document
 from pokayokay.recall.documents import Hit as Hit
+from pokayokay.recall.documents import clamped_weights
 from pokayokay.recall.evidence import rare, show_less, speaks
 from pokayokay.recall.symptoms import speaks_of
 from pokayokay.relevance.analyser import MAX_QUERY_CHARS, weak_terms
@@ -156,7 +156,7 @@ def _idf(n: int, df: int) -> float:
 
 
 def _ints(text: str) -> list[int]:
-    return [int(x) for x in text.split(",")] if text else []
+    return list(map(int, text.split(","))) if text else []
 
 
 _STR, _INT, _FLOAT = frozenset({str}), frozenset({int}), frozenset({float})
@@ -229,7 +229,8 @@ class Index:
             return []
         if isinstance(found, str):
             found = self.postings[term] = _ints(found)
-            if len(found) % 2 or any(d >= len(self._docs) or d < 0 for d in found[::2]):
+            ids = found[::2]  # checked by min and max in C: a posting may list every note
+            if len(found) % 2 or (ids and (max(ids) >= len(self._docs) or min(ids) < 0)):
                 raise ValueError(f"inconsistent recall index (term {term!r})")
         return found
 
@@ -304,7 +305,7 @@ class Index:
             raise ValueError("inconsistent recall index")
         if not len(rows) == len(lengths) == len(norms) == len(cnorms) == len(weights):
             raise ValueError("inconsistent recall index (columns)")
-        weights = list(map(min, repeat(1.0), map(max, repeat(0.0), weights)))  # each in [0, 1]
+        weights = clamped_weights(weights)  # each in [0, 1]
         return cls([None] * len(rows), lengths, norms, postings, weights, rows, cnorms)
 
     # -- scoring --------------------------------------------------------------------------------
@@ -426,21 +427,21 @@ class Index:
         speaking: dict[int, bool] = {}
         out = {}
         for d in set(acc) | set(cacc):
+            mask = evidence.get(d, 0)
+            if mask not in found_of:
+                found_of[mask] = sum(w for bit, w in weights.items() if mask & bit)
+                backed = sum(w for bit, w in weights.items() if mask & plain_bits & bit)
+                speaking[mask] = speaks(backed, bool(mask & plain_bits & rare_bits))
+            if not speaking[mask]:  # a path alone, one common word: never speaks (most notes
+                if pieces is not None:  # a prompt touches: no score computed for them)
+                    pieces[d] = SILENCED
+                continue
             norm, cnorm = self.norms[d], self.cnorms[d]
             lexical = acc.get(d, 0.0) / (norm * q_norm) if norm > 0 and q_norm > 0 else 0.0
             conceptual = cacc.get(d, 0.0) / (cnorm * cq_norm) if cnorm > 0 and cq_norm > 0 else 0.0
             conceptual *= CONCEPT_SHARE
             best, other = max(lexical, conceptual), min(lexical, conceptual)
             score = min(1.0, best + BOTH_SHARE * other) * self.weights[d]
-            mask = evidence.get(d, 0)
-            if mask not in found_of:
-                found_of[mask] = sum(w for bit, w in weights.items() if mask & bit)
-                backed = sum(w for bit, w in weights.items() if mask & plain_bits & bit)
-                speaking[mask] = speaks(backed, bool(mask & plain_bits & rare_bits))
-            if not speaking[mask]:  # a path alone, one common word: never speaks
-                if pieces is not None:
-                    pieces[d] = SILENCED
-                continue
             found = found_of[mask]
             if found < 1:
                 score *= NO_EVIDENCE_FACTOR

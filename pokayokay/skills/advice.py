@@ -105,8 +105,10 @@ def gather_signals(
 
         def chain_reader() -> list[Any]:  # only when a suggestion is shown (Signals)
             from pokayokay.learnings.outcomes.chain_entries import read
+            from pokayokay.skills.suggest import CHAIN_LOOKBACK
 
-            return read(str(memory_dir), CHAIN_LEARNINGS_FILE)
+            # the suggestion looks at the latest entries only: the rest is not parsed
+            return read(str(memory_dir), CHAIN_LEARNINGS_FILE, latest=CHAIN_LOOKBACK)
     if needs_failure_signals(project, named_paths):
         from pokayokay.infra.state import project_state_path
 

@@ -34,14 +34,14 @@ import time
 
 from pokayokay.infra.regular import open_regular
 from pokayokay.names import SKILLS_CACHE_FILE
-from pokayokay.skills.match import Catalog
+from pokayokay.skills.match import Catalog, Profile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
     from typing import Any
 
-    from pokayokay.skills.match import Profile, Stats
+    from pokayokay.skills.match import Stats
 
 __all__ = ["Catalog", "Skill", "catalog_from_folder", "load_catalog"]
 
@@ -235,11 +235,12 @@ def _save_cache(path: str, files: dict[str, Any], stats: Stats, quick: Any = Non
 
 
 def _from_cached(row: Any, path: str) -> Skill | None:
-    from pokayokay.skills.match import Profile
-
+    # Run for every skill on every prompt (200 in the budget project): no import statement or
+    # generator in here.
     if not isinstance(row, dict):
         return None
-    name, desc, source = (row.get(k) for k in ("name", "description", "source"))
+    get = row.get
+    name, desc, source = get("name"), get("description"), get("source")
     if not (isinstance(name, str) and isinstance(desc, str) and isinstance(source, str)):
         return None
     prof = Profile.from_data(row.get("profile"))

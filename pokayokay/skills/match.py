@@ -166,9 +166,9 @@ class Profile:
         is read on every prompt)."""
         if not isinstance(data, dict):
             return None
-        fields, phrases, pairs, negative, anchors = (
-            data.get(k) for k in ("fields", "phrases", "bigrams", "negative", "anchors")
-        )
+        get = data.get  # every skill, every prompt: no generator
+        fields, phrases, pairs = get("fields"), get("phrases"), get("bigrams")
+        negative, anchors = get("negative"), get("anchors")
         if not (
             isinstance(fields, dict)
             and isinstance(phrases, list)

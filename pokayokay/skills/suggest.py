@@ -97,7 +97,8 @@ class Signals(Value):
     # (rule, path) for each rule that loads for one of ``paths``, when the reader found
     # them already (``rules.scopes.rules_for_paths``, cached); None: matched here.
     matched_rules: Sequence[tuple[str, str]] | None = None
-    # reads ``chain`` when a suggestion is shown (its only use: the risk note): every
+    # reads ``chain`` (its latest CHAIN_LOOKBACK entries, all the note looks at) when a
+    # suggestion is shown (its only use: the risk note): every
     # project past a few SessionEnds has the file, and parsing it imports re, json,
     # dataclasses, pathlib and datetime, about a floor on a prompt that suggests nothing
     chain_reader: Callable[[], Sequence[SessionOutcome]] | None = None

@@ -191,3 +191,50 @@ def test_the_prompt_hook_imports_no_pathlib(project: Path) -> None:
     result = json.loads(proc.stdout)
     assert "/pytest-fixing" in result["out"]  # the suggestion was made
     assert result["pathlib"] is False
+
+
+# What a settings file may hold: the hook's resolver skips the parse of a file whose text cannot
+# name the key (decision 0169); whether it sets the folder, and which, must not change.
+SETTINGS_TEXTS = [
+    '{"hooks": {"Stop": []}}',
+    '{"autoMemoryDirectory": "~/notes"}',
+    '{"autoMemory\\u0044irectory": "~/notes"}',  # the key spelled with an escape
+    '{"autoMemoryDirectory": "relative/notes"}',
+    '{"autoMemoryDirectory": 3}',
+    '{"autoMemoryDirectory": ""}',
+    '{"hooks": [1, 2',  # not JSON
+    '["autoMemoryDirectory"]',
+    '"a string"',
+    '{"x": "autoMemoryDirectory"}',
+    '{"autoMemoryDirectory": "~/one", "autoMemoryDirectory": "~/two"}',
+    "",
+]
+
+
+@pytest.mark.parametrize("text", SETTINGS_TEXTS)
+def test_the_hooks_quick_read_of_a_settings_file_picks_the_same_folder(
+    tmp_path: Path, text: str
+) -> None:
+    from pokayokay.infra.location_rules import settings_option
+
+    settings = tmp_path / "settings.json"
+    settings.write_text(text, encoding="utf-8")
+    home = str(tmp_path / "home")
+    full = settings_option("user settings", str(settings), home, [])
+    quick = settings_option("user settings", str(settings), home, [], winner_only=True)
+    assert (quick.eligible, quick.path) == (full.eligible, full.path)
+
+
+@given(st.text(alphabet='{}[]":,\\u0044 autoMemoryDirectory~/x', max_size=60))
+def test_the_quick_read_agrees_on_any_text(text: str) -> None:
+    import tempfile
+
+    from pokayokay.infra.location_rules import settings_option
+
+    with tempfile.TemporaryDirectory() as folder:
+        settings = os.path.join(folder, "settings.json")
+        with open(settings, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        full = settings_option("user settings", settings, folder, [])
+        quick = settings_option("user settings", settings, folder, [], winner_only=True)
+    assert (quick.eligible, quick.path) == (full.eligible, full.path)

@@ -110,9 +110,29 @@ def _note(result: str) -> str:
     return result[opened + 1 : closed] if 0 <= opened < closed else ""
 
 
-def parse(text: str) -> list[SessionOutcome]:
-    """The entries of ``chain-learnings.md``, in file order (malformed fields read as empty)."""
+def _latest_start(lines: list[str], latest: int) -> int:
+    """The index of the line that starts the ``latest``-th entry from the end (0 when there
+    are fewer entries)."""
+    seen = 0
+    for at in range(len(lines) - 1, -1, -1):
+        line = lines[at]
+        if line.startswith("## ") and heading(line) is not None:
+            seen += 1
+            if seen == latest:
+                return at
+    return 0
+
+
+def parse(text: str, latest: int | None = None) -> list[SessionOutcome]:
+    """The entries of ``chain-learnings.md``, in file order (malformed fields read as empty).
+    ``latest``: only the last ``latest`` entries, the tail of the full list; the lines before
+    them are not read (an entry is its heading and the lines up to the next one)."""
     out: list[SessionOutcome] = []
+    lines = text.splitlines()
+    if latest is not None:
+        if latest <= 0:
+            return out
+        lines = lines[_latest_start(lines, latest) :]
     current: dict[str, str] | None = None
 
     def flush() -> None:
@@ -137,7 +157,7 @@ def parse(text: str) -> list[SessionOutcome]:
             )
         )
 
-    for line in text.splitlines():
+    for line in lines:
         found = heading(line)
         if found is not None:
             flush()
@@ -150,9 +170,9 @@ def parse(text: str) -> list[SessionOutcome]:
     return out
 
 
-def read(memory_dir: str, name: str) -> list[SessionOutcome]:
+def read(memory_dir: str, name: str, latest: int | None = None) -> list[SessionOutcome]:
     """The entries of the topic file ``name`` in ``memory_dir`` (none when it is missing or
-    cannot be read; bytes that are not UTF-8 read as U+FFFD)."""
+    cannot be read; bytes that are not UTF-8 read as U+FFFD); ``latest``: as :func:`parse`."""
     import os
 
     from pokayokay.infra.regular import read_regular
@@ -161,4 +181,4 @@ def read(memory_dir: str, name: str) -> list[SessionOutcome]:
         data = read_regular(os.path.join(memory_dir, name))
     except OSError:
         return []
-    return parse(data.decode("utf-8", "replace"))
+    return parse(data.decode("utf-8", "replace"), latest)

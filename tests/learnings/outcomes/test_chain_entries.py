@@ -84,6 +84,15 @@ def test_the_scans_read_what_the_patterns_read(text: str) -> None:
     assert fields(parse(text)) == oracle(text)
 
 
+@settings(max_examples=150, deadline=None)
+@given(FILES, st.integers(-1, 7))
+@example("## 2025-03-02 session a\n- Task: t\n## 2025-03-02 session b\n- Task: u", 1)
+def test_the_latest_entries_are_the_tail_of_the_whole_parse(text: str, latest: int) -> None:
+    # what the prompt reads when it shows a suggestion (decision 0169)
+    whole = parse(text)
+    assert parse(text, latest) == (whole[max(0, len(whole) - latest) :] if latest > 0 else [])
+
+
 def test_a_real_entry_and_its_rendering_round_trip() -> None:
     entry = SessionOutcome(
         "2025-03-02", "1f0c2a9e", "add email_verified to the users table",
