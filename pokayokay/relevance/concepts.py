@@ -42,12 +42,6 @@ from pokayokay.relevance.analyser import (
 )
 from pokayokay.relevance.scan import concept_word_spans
 
-TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
-if TYPE_CHECKING:
-    from typing import TypeVar
-
-    _T = TypeVar("_T")
-
 CONCEPT_FACTOR = 1.0
 # What a piece of evidence resting on one unsupported ambiguous word weighs (a plain one: 1).
 AMBIGUOUS_EVIDENCE = 0.5
@@ -133,21 +127,10 @@ def _load() -> _Table:
                 found = words.setdefault(word, [])
                 if all(c != current for c, _ in found):
                     found.append((current, ambiguous))
-    # Equal tuples shared (most words evoke one concept, as their neighbours do): the recall
-    # index file keeps this table (:func:`table_data`), and marshal writes a shared object once
-    # and loads it once, a sixth less to read on every prompt.
-    pool: dict[object, object] = {}
     _table = _Table(
-        {w: _one(tuple(_one(pair, pool) for pair in c), pool) for w, c in words.items()},
-        {p: _one(tuple(c), pool) for p, c in phrases.items()},
+        {w: tuple(c) for w, c in words.items()}, {p: tuple(c) for p, c in phrases.items()}
     )
     return _table
-
-
-def _one(items: _T, pool: dict[object, object]) -> _T:
-    """The object of ``pool`` equal to ``items`` (``items`` itself, kept, the first time)."""
-    found: _T = pool.setdefault(items, items)  # type: ignore[assignment]
-    return found
 
 
 def table_data() -> tuple[

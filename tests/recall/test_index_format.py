@@ -153,20 +153,6 @@ def test_the_concept_table_round_trips_through_marshal(monkeypatch: pytest.Monke
     assert concepts.evoked(text) == expected
 
 
-def test_the_table_shares_its_equal_tuples_so_marshal_keeps_each_once(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # decision 0169: the index file holds the table and every prompt loads it
-    parsed = fresh_table(monkeypatch)
-    assert parsed.words["css"] is parsed.words["scss"]  # both (("style", False),)
-    shared = marshal.dumps(concepts.table_data())
-    copied = {w: tuple([tuple([*pair]) for pair in c]) for w, c in parsed.words.items()}
-    phrases = {p: tuple(list(c)) for p, c in parsed.phrases.items()}
-    unshared = marshal.dumps((concepts.table_data()[0], copied, phrases))
-    assert marshal.loads(shared) == marshal.loads(unshared)
-    assert len(shared) < 0.9 * len(unshared)
-
-
 @pytest.mark.parametrize(
     "data",
     [
