@@ -317,7 +317,8 @@ class ProjectFiles(Protocol):
 
 class WorkTree:
     """The project's files as they are at capture time: the work tree, then git's index for
-    files the work tree no longer has (one ``git ls-files`` call for all of them)."""
+    files the work tree no longer has (one ``git ls-files`` call for all of them, unless the
+    index file plainly holds none of them: :mod:`pokayokay.infra.git_index`)."""
 
     MAX_WALKED = 5_000  # folder entries one find() looks at, at most
     GIT_TIMEOUT = 2.0
@@ -336,7 +337,10 @@ class WorkTree:
         found = {rel for rel in wanted if os.path.lexists(self._path(rel))}
         missing = sorted(wanted - found)
         if missing and os.path.exists(os.path.join(self.root, ".git")):
-            found |= self._in_git(missing)
+            from pokayokay.infra.git_index import surely_untracked
+
+            if not surely_untracked(self.root, missing, os.environ):  # else git lists none
+                found |= self._in_git(missing)
         return found
 
     def _in_git(self, rels: Sequence[str]) -> set[str]:
