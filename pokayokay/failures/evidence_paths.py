@@ -257,6 +257,23 @@ def _quoted_paths(text: str, p: _Patterns) -> tuple[list[str], str]:
     return found, "".join(parts)
 
 
+# Strings one of which every match of a pattern of ``_Patterns`` holds (what
+# ``pokayokay.infra.literals.required_literals`` reads from it: tests hold them equal): a text
+# holding none is not searched, and the pattern not compiled (decision 0170).
+PATTERN_NEEDS: dict[str, tuple[str, ...]] = {
+    "python_frame": ('", line ',),
+    "node_id": ("::",),
+    "linker": (":(.",),
+    "jest": ("FAIL", "PASS"),
+    "conflict": ("Merge conflict in ", " and modified in "),
+}
+
+
+def _can_hold(text: str, name: str) -> bool:
+    needs = PATTERN_NEEDS.get(name)
+    return needs is None or any(need in text for need in needs)
+
+
 def _error_paths(error: str, roots: Sequence[str], p: _Patterns) -> list[str]:
     text = error[:MAX_SCANNED]
     if "\n\n" in text:
@@ -264,11 +281,12 @@ def _error_paths(error: str, roots: Sequence[str], p: _Patterns) -> list[str]:
         # starts is a place every pattern tries (60,000 of them cost a tenth of a second).
         text = "\n".join(line for line in text.split("\n") if line)
     found, text = _quoted_paths(text, p)
-    patterns = (p.python_frame, p.node_id, p.location, p.linker, p.tsc, p.jest, p.whole_line)
-    for pattern in patterns:
-        found.extend(match.group(1) for match in pattern.finditer(text))
-    for match in p.conflict.finditer(text):
-        found.append((match.group(1) or match.group(2)).strip())
+    for name in ("python_frame", "node_id", "location", "linker", "tsc", "jest", "whole_line"):
+        if _can_hold(text, name):
+            found.extend(match.group(1) for match in getattr(p, name).finditer(text))
+    if _can_hold(text, "conflict"):
+        for match in p.conflict.finditer(text):
+            found.append((match.group(1) or match.group(2)).strip())
     for root in roots:
         root = root.rstrip("/")
         if root and root in text:
