@@ -1,6 +1,6 @@
 """The rows of issue 26's budget table that are a session's sequence of events (one new session
 per run, in Claude Code's event order): the prompt right after a capture in a new session in its
-three cases, SessionStart after a killed session left a capture, that catch-up's detached worker,
+four cases, SessionStart after a killed session left a capture, that catch-up's detached worker,
 the first prompt after it, and the first prompt of a new session after SessionEnd. The project
 they run on, and the other rows: :mod:`benchmarks.suites.budgets`.
 """
@@ -30,16 +30,50 @@ from benchmarks.suites.realistic import (
 )
 
 
+def build_output(name: str) -> str:
+    """A failing ``make build`` as it prints (about 1.1 KB): the native modules compiled and
+    linked, then Python's byte-compilation of the package stopping at a syntax error in
+    ``src/app/checkout.py`` whose message holds ``name`` (which names the failure's group: the
+    signature keeps the message). The project's build failures recur in ``src/native/`` only,
+    so nothing of category ``build`` shows where the benchmarks' path prompt points."""
+    lines = ["Exit code 2", "mkdir -p build/native build/lib"]
+    for module in ("hashing", "resize", "parse"):
+        lines.append(
+            "gcc -O2 -Wall -Werror -fPIC -Isrc/native -I/usr/include/python3.12 "
+            f"-c src/native/{module}.c -o build/native/{module}.o"
+        )
+    lines += [
+        "gcc -shared -o build/lib/_native.so build/native/hashing.o build/native/resize.o "
+        "build/native/parse.o",
+        "python -m compileall -d app src/app",
+        "Listing 'src/app'...",
+        *(f"Compiling 'src/app/{m}.py'..." for m in ("__init__", "billing", "checkout")),
+        "*** Error compiling 'src/app/checkout.py'...",
+        '  File "src/app/checkout.py", line 41',
+        f"    def checkout_total(cart, {name}, {name}=0.0):",
+        " " * (31 + len(name)) + "^" * len(name),
+        f"SyntaxError: duplicate argument '{name}' in function definition",
+        *(f"Compiling 'src/app/{m}.py'..." for m in ("reports", "search", "users", "webhooks")),
+        "make: *** [Makefile:14: build] Error 1",
+    ]
+    return "\n".join(lines)
+
+
 def _captures(project: Project) -> Callable[..., None]:
     """Run the registered PostToolUseFailure hook for a failing ``pytest`` call of a session
-    (``test``: the failing test's name, which names the failure's group in the store)."""
+    (``test``: the failing test's name, which names the failure's group in the store), or with
+    ``build``, a failing ``make build`` (:func:`build_output`, ``test`` the name in its
+    message)."""
     failure_argv = registered_argv(project, "PostToolUseFailure")
 
-    def capture(session: str, n: int, test: str = "") -> None:
+    def capture(session: str, n: int, test: str = "", build: bool = False) -> None:
         output = pytest_output(3_000)
-        if test:
+        command = "pytest tests/test_checkout.py"
+        if build:
+            output, command = build_output(test), "make build"
+        elif test:
             output = output.replace("test_total_with_discount", test)
-        data = failure_payload(project, n, output, "pytest tests/test_checkout.py", session=session)
+        data = failure_payload(project, n, output, command, session=session)
         subprocess.run(
             failure_argv,
             input=data,
@@ -87,13 +121,16 @@ def settle(project: Project) -> None:
     wait_until_settled(location.memory_dir, project.path / ".claude", project.state_dir)
 
 
-# The three cases of "a prompt right after a capture in a new session", one row each: which
+# The four cases of "a prompt right after a capture in a new session", one row each: which
 # group the session's spooled failure joins decides what the prompt's spool gate does
 # (``pokayokay.hooks.spool_gate``). ``new``: none (each run's test has a name of its own); the
 # gate's string scans rule it out. ``first recurrence``: a group one earlier session stored; the
 # failure makes it recur, but the project's tests recur where the prompt points in far more
 # sessions, and the suggestion shows one group a category, most sessions first: the gate finds
-# it changes nothing (decision 0165; before it, the prompt ingested it, 7-9x). ``recurs``: a
+# it changes nothing (decision 0165; before it, the prompt ingested it, 7-9x). ``first
+# recurrence, new category``: the same with a build failure, a category nothing shows where the
+# prompt points: the gate finds it changes the categories shown and the prompt ingests it
+# (decision 0170). ``recurs``: a
 # group that recurs already (the same test failing session after session); the gate finds it
 # changes nothing, from the category its command binds (decision 0150: no parse). README.md
 # says which budget each is held to.
@@ -101,8 +138,25 @@ AFTER_CAPTURE = "budget: prompt naming a file right after a capture in a new ses
 AFTER_CAPTURE_CASES = {
     "new": "the failure joins no stored group",
     "first recurrence": "the failure recurs for the first time, its category shown there already",
+    "first recurrence, new category": (
+        "the failure recurs for the first time, in a category nothing shows there yet"
+    ),
     "recurs": "the failure's group recurs already (the steady case)",
 }
+
+
+def shown_categories(project: Project) -> list[str]:
+    """The categories :func:`pokayokay.skills.failure_boost.recurring` shows for the paths
+    :data:`PATH_PROMPT` names, from the project's signals (read from the store when it changed
+    since their cache was written, which is left as it is)."""
+    from pokayokay.infra.state import project_state_path
+    from pokayokay.skills.advice import cached_signals
+    from pokayokay.skills.failure_boost import recurring
+    from pokayokay.skills.suggest import prompt_paths
+
+    state = project_state_path(str(project.location.project_key), project.env)
+    signals = cached_signals(state, write=False)
+    return [r.category for r in recurring(signals.groups, prompt_paths(PATH_PROMPT), [])]
 
 
 def letters(n: int) -> str:
@@ -133,12 +187,17 @@ def after_capture_row(case: str) -> Spec:
     read again from the changed store) the row :func:`first_prompt_after_catch_up_row`.
 
     ``first recurrence``: before its session, a killed session of its own captured the same
-    failure (a test named for the run), which the session's SessionStart takes in. ``recurs``:
-    two sessions (untimed, before the warm-up) made the group recur first."""
+    failure (a test named for the run), which the session's SessionStart takes in. ``first
+    recurrence, new category``: the same, with a failing ``make build`` (:func:`build_output`)
+    instead of the test; nothing of category ``build`` recurs where the prompt points, so the
+    prompt ingests the capture (checked after each run: the spool taken in, and ``build`` among
+    the categories ``recurring()`` shows there). ``recurs``: two sessions (untimed, before the
+    warm-up) made the group recur first."""
     name = f"{AFTER_CAPTURE}: {AFTER_CAPTURE_CASES[case]}"
-    tag = f", captures ({case})"
+    build = case == "first recurrence, new category"
+    tag = ", build captures" if build else f", captures ({case})"  # slugs are cut at 60
 
-    def build(lab: Lab, n: int) -> Measurable:
+    def build_case(lab: Lab, n: int) -> Measurable:
         # A project of its own: the captures move its store, which the other rows' must not.
         project = realistic_project(lab, tag=tag)
         capture = _captures(project)
@@ -149,17 +208,22 @@ def after_capture_row(case: str) -> Spec:
         def session() -> str:
             return f"budget-new-session-{counter[0]:04d}"
 
-        def test() -> str:  # the failing test: its name is the failure's group
-            return "" if case == "recurs" else f"test_total_case_{letters(26**5 + counter[0])}"
+        def test() -> str:  # the failing test (the build's argument): it names the group
+            if case == "recurs":
+                return ""
+            if build:
+                return f"discount_case_{letters(26**5 + counter[0])}"
+            return f"test_total_case_{letters(26**5 + counter[0])}"
 
         def before() -> None:  # untimed: the new session up to its interrupted first turn
             counter[0] += 1
-            if case == "first recurrence":  # an earlier session failed the same way, killed
-                capture(f"budget-earlier-session-{counter[0]:04d}", 700_000 + counter[0], test())
+            if case.startswith("first recurrence"):  # a session failed the same way, killed
+                earlier = f"budget-earlier-session-{counter[0]:04d}"
+                capture(earlier, 700_000 + counter[0], test(), build)
             run_registered(project, "SessionStart", dict(start, session_id=session()))
             settle(project)
             run_registered(project, "UserPromptSubmit", dict(payload, session_id=session()))
-            capture(session(), 800_000 + counter[0], test())
+            capture(session(), 800_000 + counter[0], test(), build)
 
         def each(run: int) -> bytes:
             return encode_payload(dict(payload, session_id=session()))
@@ -170,8 +234,13 @@ def after_capture_row(case: str) -> Spec:
             from pokayokay.hooks.ingest import pending
             from pokayokay.infra.spool import spool_dir
 
-            if not pending(spool_dir(str(project.path), project.env)):
+            left = pending(spool_dir(str(project.path), project.env))
+            if build and left:
+                problems.append(f"run {counter[0]}: the prompt left the session's capture")
+            elif not build and not left:
                 problems.append(f"run {counter[0]}: the prompt ingested the session's capture")
+            elif build and "build" not in shown_categories(project):
+                problems.append(f"run {counter[0]}: the build failure does not recur there")
 
         if case == "recurs":  # two sessions make the group recur before the warm-up's
             before()
@@ -188,7 +257,7 @@ def after_capture_row(case: str) -> Spec:
             verify=lambda runs: problems[0] if problems else None,
         )
 
-    return Spec(name, build, prepare=ahead(tag=tag))
+    return Spec(name, build_case, prepare=ahead(tag=tag))
 
 
 def killed_session_start_row() -> Spec:

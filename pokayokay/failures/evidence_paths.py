@@ -257,6 +257,23 @@ def _quoted_paths(text: str, p: _Patterns) -> tuple[list[str], str]:
     return found, "".join(parts)
 
 
+# Strings one of which every match of a pattern of ``_Patterns`` holds (what
+# ``pokayokay.infra.literals.required_literals`` reads from it: tests hold them equal): a text
+# holding none is not searched, and the pattern not compiled (decision 0170).
+PATTERN_NEEDS: dict[str, tuple[str, ...]] = {
+    "python_frame": ('", line ',),
+    "node_id": ("::",),
+    "linker": (":(.",),
+    "jest": ("FAIL", "PASS"),
+    "conflict": ("Merge conflict in ", " and modified in "),
+}
+
+
+def _can_hold(text: str, name: str) -> bool:
+    needs = PATTERN_NEEDS.get(name)
+    return needs is None or any(need in text for need in needs)
+
+
 def _error_paths(error: str, roots: Sequence[str], p: _Patterns) -> list[str]:
     text = error[:MAX_SCANNED]
     if "\n\n" in text:
@@ -264,11 +281,12 @@ def _error_paths(error: str, roots: Sequence[str], p: _Patterns) -> list[str]:
         # starts is a place every pattern tries (60,000 of them cost a tenth of a second).
         text = "\n".join(line for line in text.split("\n") if line)
     found, text = _quoted_paths(text, p)
-    patterns = (p.python_frame, p.node_id, p.location, p.linker, p.tsc, p.jest, p.whole_line)
-    for pattern in patterns:
-        found.extend(match.group(1) for match in pattern.finditer(text))
-    for match in p.conflict.finditer(text):
-        found.append((match.group(1) or match.group(2)).strip())
+    for name in ("python_frame", "node_id", "location", "linker", "tsc", "jest", "whole_line"):
+        if _can_hold(text, name):
+            found.extend(match.group(1) for match in getattr(p, name).finditer(text))
+    if _can_hold(text, "conflict"):
+        for match in p.conflict.finditer(text):
+            found.append((match.group(1) or match.group(2)).strip())
     for root in roots:
         root = root.rstrip("/")
         if root and root in text:
@@ -317,7 +335,8 @@ class ProjectFiles(Protocol):
 
 class WorkTree:
     """The project's files as they are at capture time: the work tree, then git's index for
-    files the work tree no longer has (one ``git ls-files`` call for all of them)."""
+    files the work tree no longer has (one ``git ls-files`` call for all of them, unless the
+    index file plainly holds none of them: :mod:`pokayokay.infra.git_index`)."""
 
     MAX_WALKED = 5_000  # folder entries one find() looks at, at most
     GIT_TIMEOUT = 2.0
@@ -336,7 +355,10 @@ class WorkTree:
         found = {rel for rel in wanted if os.path.lexists(self._path(rel))}
         missing = sorted(wanted - found)
         if missing and os.path.exists(os.path.join(self.root, ".git")):
-            found |= self._in_git(missing)
+            from pokayokay.infra.git_index import surely_untracked
+
+            if not surely_untracked(self.root, missing, os.environ):  # else git lists none
+                found |= self._in_git(missing)
         return found
 
     def _in_git(self, rels: Sequence[str]) -> set[str]:

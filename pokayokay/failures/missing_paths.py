@@ -25,6 +25,12 @@ _MISSING = Lazy(
     r"|^ImportError: Failed to import test module: \w+\n(?:[^\n]*\n){0,12}?"
     r"ModuleNotFoundError: No module named '([\w.]{1,300})'"
 )
+# Strings one of which every match holds (``required_literals``' reading, held equal by a test):
+# an output holding none is not searched (decision 0170).
+MISSING_NEEDS = (
+    ": No such file or directory", "ERROR: file or directory not found: ", "can't open file '",
+    "ImportError: Failed to import test module: ",
+)  # fmt: skip
 # How alike two file names must be (difflib's ratio): a typo of one or two characters
 CUTOFF = 0.8
 
@@ -33,6 +39,8 @@ def missing_paths(output: str) -> list[str]:
     """The paths ``output`` says do not exist (as written, relative to the command's folder),
     a dotted test module given as its file (``tests.test_mony`` is ``tests/test_mony.py``)."""
     out: list[str] = []
+    if not any(need in output for need in MISSING_NEEDS):
+        return out
     for match in _MISSING.finditer(output):
         path, pytest_path, python_path, module = match.groups()
         if module:
@@ -67,6 +75,7 @@ _TO_CREATE = Lazy(
     r"(?m)^Error: Cannot find module '(\.{1,2}/[^'\n]{1,200})'\nRequire stack:\n- (\S{1,500})$"
     r"|^file (\S{1,500}), line \d+\n(?:[^\n]*\n){0,3}?E\s+fixture '[^'\n]{1,100}' not found$"
 )
+TO_CREATE_NEEDS = ("Error: Cannot find module '", "' not found")
 _NODE_EXTENSIONS = (".js", ".cjs", ".mjs", ".json", ".node", ".ts", ".mts", ".cts")
 
 
@@ -78,6 +87,8 @@ def to_create(output: str) -> list[str]:
     import posixpath
 
     out: list[str] = []
+    if not any(need in output for need in TO_CREATE_NEEDS):
+        return out
     for match in _TO_CREATE.finditer(output):
         module, requirer, test_file = match.groups()
         if module and requirer:

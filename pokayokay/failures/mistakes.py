@@ -267,38 +267,62 @@ def _mypy_pretty(lines: list[str], i: int, p: _P) -> tuple[str, str] | None:
     return None
 
 
+# Each pattern of the diagnostics scan is tried only on a line holding a string every match of
+# it holds (its literal start, or a word it requires): compiling a pattern costs more than
+# reading a line, and an output of one tool reaches few of them (decision 0170). The reading
+# is the unguarded one (tests/failures/test_literal_guards.py keeps it as the oracle).
+_LINKER_WORDS = ("undefined reference to `", "multiple definition of `")
+
+
+def _digit_colon(line: str) -> bool:
+    """Whether ``line`` has a digit right before a ``: ``, as every ``N:M: CODE`` location of
+    ``_P.concise`` has (``str.isdigit`` holds for every ``\\d``)."""
+    at = line.find(": ")
+    while at != -1:
+        if at and line[at - 1].isdigit():
+            return True
+        at = line.find(": ", at + 2)
+    return False
+
+
 def _diagnostics(lines: list[str], tool: str | None, out: _Collector, p: _P) -> None:
     eslint_file = ""
     eslint_errors = any(
-        (m := p.eslint.match(line.strip())) is not None and m.group(1) == "error" for line in lines
+        line.lstrip()[:1].isdigit()
+        and (m := p.eslint.match(line.strip())) is not None
+        and m.group(1) == "error"
+        for line in lines
     )
     for i, raw in enumerate(lines):
         line = raw.strip()
         if not line:
             continue
-        if tool == "clippy" and (m := p.clippy.search(line)):
+        mypy_error = ": error: " in line
+        if tool == "clippy" and "clippy::" in line and (m := p.clippy.search(line)):
             out.add(f"clippy:{m[1].replace('-', '_')}", line)
-        elif m := p.shellcheck.match(raw):
+        elif " SC" in raw and (m := p.shellcheck.match(raw)):
             out.add(f"shellcheck:{m[1]}", line)
-        elif (m := p.pnpm.match(line)) and "RECURSIVE_RUN" not in m[1]:
+        elif "ERR_PNPM_" in line and (m := p.pnpm.match(line)) and "RECURSIVE_RUN" not in m[1]:
             out.add(f"pnpm:{m[1]}", line)
-        elif m := p.rustc.match(line):
+        elif line.startswith("error[E") and (m := p.rustc.match(line)):
             out.add(f"rustc:{m[1]}", line, *lines[i + 1 : i + 2])
-        elif m := p.tsc.match(line):
+        elif "TS" in line and "error" in line and (m := p.tsc.match(line)):
             out.add(f"tsc:{m[1]}", line)
-        elif m := p.mypy.match(line):
+        elif mypy_error and (m := p.mypy.match(line)):
             out.add(f"mypy:{m[1]}", line)
-        elif p.mypy_head.match(line) and (pretty := _mypy_pretty(lines, i, p)):
+        elif mypy_error and p.mypy_head.match(line) and (pretty := _mypy_pretty(lines, i, p)):
             out.add(f"mypy:{pretty[0]}", pretty[1])
-        elif m := p.linker.search(line):
+        elif (_LINKER_WORDS[0] in line or _LINKER_WORDS[1] in line) and (
+            m := p.linker.search(line)
+        ):
             out.add(f"ld:{m[1]}", line)
-        elif m := p.xo.match(line):
+        elif line.startswith("✖") and (m := p.xo.match(line)):
             out.add(f"{'xo' if tool == 'xo' else 'eslint'}:{m[1]}", line, eslint_file)
-        elif (m := p.ruff_format.match(line)) and any(
+        elif ("File would be reformatted" in line and (m := p.ruff_format.match(line))) and any(
             p.arrow.match(nxt) for nxt in lines[i + 1 : i + 2]
         ):
             out.add(f"ruff:{m[1]}", line, lines[i + 1])
-        elif p.pyright.match(line):
+        elif " - error: " in line and p.pyright.match(line):
             # The rule closes the message, which may wrap onto indented lines.
             for j, part in enumerate(lines[i : i + 4]):
                 if j and not part.startswith((" ", "\t")):
@@ -306,33 +330,33 @@ def _diagnostics(lines: list[str], tool: str | None, out: _Collector, p: _P) -> 
                 if rule := p.pyright_rule.search(part):
                     out.add(f"pyright:{rule[1]}", line, *lines[i + 1 : i + j + 1])
                     break
-        elif m := p.concise.match(line):
+        elif _digit_colon(line) and (m := p.concise.match(line)):
             out.add(f"{_lint_tool(tool, bool(m[2]), m[1])}:{m[1]}", line)
-        elif (m := p.full_code.match(line)) and any(
+        elif ("A" <= line[0] <= "Z" and (m := p.full_code.match(line))) and any(
             p.arrow.match(nxt) for nxt in lines[i + 1 : i + 3]
         ):
             arrow = next(nxt for nxt in lines[i + 1 : i + 3] if p.arrow.match(nxt))
             out.add(f"ruff:{m[1]}", line, arrow)
-        elif m := p.eslint.match(line):
+        elif line[0].isdigit() and (m := p.eslint.match(line)):
             if m[1] == "error" or not eslint_errors:
                 out.add(f"eslint:{m[2]}", line, eslint_file)
-        elif p.eslint_header.match(line) and not raw.startswith((" ", "\t")):
+        elif line[-1] in "sxe" and p.eslint_header.match(line) and not raw.startswith((" ", "\t")):
             eslint_file = line
-        elif m := p.cc.match(line):
+        elif " error: " in line and (m := p.cc.match(line)):
             name = tool if tool in ("gcc", "clang") else "cc"
             out.add(f"{name}:{_warning_flag(m[2]) or _slug(m[1], p)}", line)
-        elif m := p.go.match(line):
+        elif ".go:" in line and (m := p.go.match(line)):
             message = m[1]
             head, sep, _ = message.partition(":")
             code = head if sep and len(head.split()) <= 4 else message
             out.add(f"{'go vet' if tool == 'go vet' else 'go'}:{_slug(code, p)}", line)
-        elif p.black.match(line):
+        elif line.startswith("would reformat ") and p.black.match(line):
             out.add("black:would-reformat", line)
-        elif p.black_parse.match(line):
+        elif line.startswith("error: cannot format ") and p.black_parse.match(line):
             out.add("black:cannot-parse", line)
-        elif p.prettier.match(line):
+        elif line.startswith("[warn] ") and p.prettier.match(line):
             out.add("prettier:format", line)
-        elif m := p.npm_code.match(line):
+        elif line.startswith("npm ") and (m := p.npm_code.match(line)):
             if m[1] in _GENERIC_NPM_CODES:
                 # a usage error names nothing: its first message line is the mistake
                 message = next(
@@ -343,9 +367,9 @@ def _diagnostics(lines: list[str], tool: str | None, out: _Collector, p: _P) -> 
                     out.add(f"npm:{message.split('. ', 1)[0]}", message)
                     continue
             out.add(f"npm:{m[1]}", line)
-        elif m := p.git_conflict.match(line):
+        elif line.startswith("CONFLICT (") and (m := p.git_conflict.match(line)):
             out.add("git:merge-conflict", line)
-        elif m := p.git_rejected.match(line):
+        elif line.startswith("!") and (m := p.git_rejected.match(line)):
             out.add(f"git:rejected-{_slug(m[1], p)}", line)
 
 
@@ -530,10 +554,17 @@ def _ava_block(lines: list[str], start: int, title: str, titles: set[str]) -> li
     return []
 
 
+# A string every match of ``_pythonic``'s command pattern holds.
+_PYTHONIC_WORDS = (
+    "python", "pytest", "py.test", "uv", "poetry", "pipenv", "pdm", "hatch", "tox", "nox", ".py",
+)  # fmt: skip
+
+
 def _pythonic(output: str, command: str | None) -> bool:
     """Whether an exception line is Python's (``TypeError:`` is JavaScript's too)."""
     return "Traceback (most recent call last)" in output or bool(
         command
+        and any(word in command for word in _PYTHONIC_WORDS)
         and re.search(
             r"\b(?:python[\d.]*|pytest|py\.test|uv|poetry|pipenv|pdm|hatch|tox|nox)\b|\.py\b",
             command,
@@ -549,7 +580,12 @@ def find_mistakes(output: str, command: str | None = None) -> list[Mistake]:
     _tests(lines, out, p)
     if not out.found:
         _diagnostics(lines, command_tool(command), out, p)
-    if not out.found and command and (m := p.direct_test.search(command)):
+    if (
+        not out.found
+        and command
+        and ("test" in command or ".spec." in command)  # in every file it takes for a test
+        and (m := p.direct_test.search(command))
+    ):
         out.add(f"test:{m[1]}", m[1])  # a test file run directly: the file is the test
     if not out.found and _pythonic(output, command):
         for line in lines:

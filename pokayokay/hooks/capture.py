@@ -192,7 +192,8 @@ class _Parsed:
     command and output, the mistakes it names, its category (``_parse``)."""
 
     __slots__ = (
-        "_category", "_tool", "body", "command", "exit_code", "mistakes", "project", "tool_input",
+        "_category", "_signed", "_tool", "body", "command", "exit_code", "mistakes", "project",
+        "tool_input",
     )  # fmt: skip
 
     def __init__(self, project: _Project, tool: str, tool_input: dict[str, Any], error: str):
@@ -225,6 +226,7 @@ class _Parsed:
         self.project = project
         self._tool = tool
         self._category: str | None = None
+        self._signed: tuple[str, str] | None = None  # (tool, its text signature), when asked
         self.mistakes = find_mistakes(self.body, self.command)
 
     @property
@@ -256,7 +258,17 @@ class _Parsed:
 
     def text_signature(self, tool: str) -> str:
         """The signature of an output that names no mistake: its normalised text, else the
-        failing command (or tool)."""
+        failing command (or tool). Kept once read: the spool gate's parse reads it, and the
+        ingest that takes that parse over reads it again (the temporary folders it drops are
+        this process's ``TMPDIR``, the same for both)."""
+        signed = self._signed
+        if signed is not None and signed[0] == tool:
+            return signed[1]
+        signature = self._text_signature(tool)
+        self._signed = (tool, signature)
+        return signature
+
+    def _text_signature(self, tool: str) -> str:
         from pokayokay.failures.signature import normalise
 
         temp_dirs = tuple(d for d in (os.environ.get("TMPDIR"),) if d and len(d) > 1)

@@ -1,8 +1,8 @@
 """The literal guards in front of the mistakes scan's and the signature's patterns change no
-answer (decision 0138): each pattern is anchored at a literal, and a line or text without that
-literal is passed over without compiling the pattern. Checked against the unguarded reading
-(written out here as it was before the guards) over the real outputs in tests/data and over
-generated outputs built from their lines, the patterns' literal starts and near misses."""
+answer (decisions 0138, 0170): each pattern is anchored at a literal, or needs one, and a line
+or text without it is passed over without compiling the pattern. Checked against the unguarded
+reading (written out here as it was before the guards) over the real outputs in tests/data and
+over generated outputs built from their lines, the patterns' literal starts and near misses."""
 
 from __future__ import annotations
 
@@ -107,6 +107,121 @@ def _old_tests(lines: list[str], out: mistakes._Collector, p: mistakes._P) -> No
             out.add(f"test:{m[1]} > {m[2]}", line)
 
 
+# --- the unguarded diagnostics scan and its callers (the code before decision 0170) ------------
+
+
+def _old_diagnostics(
+    lines: list[str], tool: str | None, out: mistakes._Collector, p: mistakes._P
+) -> None:
+    eslint_file = ""
+    eslint_errors = any(
+        (m := p.eslint.match(line.strip())) is not None and m.group(1) == "error" for line in lines
+    )
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if not line:
+            continue
+        if tool == "clippy" and (m := p.clippy.search(line)):
+            out.add(f"clippy:{m[1].replace('-', '_')}", line)
+        elif m := p.shellcheck.match(raw):
+            out.add(f"shellcheck:{m[1]}", line)
+        elif (m := p.pnpm.match(line)) and "RECURSIVE_RUN" not in m[1]:
+            out.add(f"pnpm:{m[1]}", line)
+        elif m := p.rustc.match(line):
+            out.add(f"rustc:{m[1]}", line, *lines[i + 1 : i + 2])
+        elif m := p.tsc.match(line):
+            out.add(f"tsc:{m[1]}", line)
+        elif m := p.mypy.match(line):
+            out.add(f"mypy:{m[1]}", line)
+        elif p.mypy_head.match(line) and (pretty := mistakes._mypy_pretty(lines, i, p)):
+            out.add(f"mypy:{pretty[0]}", pretty[1])
+        elif m := p.linker.search(line):
+            out.add(f"ld:{m[1]}", line)
+        elif m := p.xo.match(line):
+            out.add(f"{'xo' if tool == 'xo' else 'eslint'}:{m[1]}", line, eslint_file)
+        elif (m := p.ruff_format.match(line)) and any(
+            p.arrow.match(nxt) for nxt in lines[i + 1 : i + 2]
+        ):
+            out.add(f"ruff:{m[1]}", line, lines[i + 1])
+        elif p.pyright.match(line):
+            # The rule closes the message, which may wrap onto indented lines.
+            for j, part in enumerate(lines[i : i + 4]):
+                if j and not part.startswith((" ", "\t")):
+                    break
+                if rule := p.pyright_rule.search(part):
+                    out.add(f"pyright:{rule[1]}", line, *lines[i + 1 : i + j + 1])
+                    break
+        elif m := p.concise.match(line):
+            out.add(f"{mistakes._lint_tool(tool, bool(m[2]), m[1])}:{m[1]}", line)
+        elif (m := p.full_code.match(line)) and any(
+            p.arrow.match(nxt) for nxt in lines[i + 1 : i + 3]
+        ):
+            arrow = next(nxt for nxt in lines[i + 1 : i + 3] if p.arrow.match(nxt))
+            out.add(f"ruff:{m[1]}", line, arrow)
+        elif m := p.eslint.match(line):
+            if m[1] == "error" or not eslint_errors:
+                out.add(f"eslint:{m[2]}", line, eslint_file)
+        elif p.eslint_header.match(line) and not raw.startswith((" ", "\t")):
+            eslint_file = line
+        elif m := p.cc.match(line):
+            name = tool if tool in ("gcc", "clang") else "cc"
+            out.add(f"{name}:{mistakes._warning_flag(m[2]) or mistakes._slug(m[1], p)}", line)
+        elif m := p.go.match(line):
+            message = m[1]
+            head, sep, _ = message.partition(":")
+            code = head if sep and len(head.split()) <= 4 else message
+            out.add(f"{'go vet' if tool == 'go vet' else 'go'}:{mistakes._slug(code, p)}", line)
+        elif p.black.match(line):
+            out.add("black:would-reformat", line)
+        elif p.black_parse.match(line):
+            out.add("black:cannot-parse", line)
+        elif p.prettier.match(line):
+            out.add("prettier:format", line)
+        elif m := p.npm_code.match(line):
+            if m[1] in mistakes._GENERIC_NPM_CODES:
+                # a usage error names nothing: its first message line is the mistake
+                message = next(
+                    (n[1] for nxt in lines[i + 1 : i + 6] if (n := p.npm_message.match(nxt))),
+                    "",
+                )
+                if message:
+                    out.add(f"npm:{message.split('. ', 1)[0]}", message)
+                    continue
+            out.add(f"npm:{m[1]}", line)
+        elif m := p.git_conflict.match(line):
+            out.add("git:merge-conflict", line)
+        elif m := p.git_rejected.match(line):
+            out.add(f"git:rejected-{mistakes._slug(m[1], p)}", line)
+
+
+def _old_pythonic(output: str, command: str | None) -> bool:
+    return "Traceback (most recent call last)" in output or bool(
+        command
+        and re.search(
+            r"\b(?:python[\d.]*|pytest|py\.test|uv|poetry|pipenv|pdm|hatch|tox|nox)\b|\.py\b",
+            command,
+        )
+    )
+
+
+def _old_find_mistakes(output: str, command: str | None = None) -> list[mistakes.Mistake]:
+    p = mistakes._p()
+    lines = mistakes._lines(output, p)
+    out = mistakes._Collector()
+    mistakes._tests(lines, out, p)
+    if not out.found:
+        _old_diagnostics(lines, mistakes.command_tool(command), out, p)
+    if not out.found and command and (m := p.direct_test.search(command)):
+        out.add(f"test:{m[1]}", m[1])
+    if not out.found and _old_pythonic(output, command):
+        for line in lines:
+            m = p.python_exc.match(line.strip())
+            if m:
+                out.add(f"python:{m[1]}", line.strip())
+                break
+    return out.result(output)
+
+
 def _old_special(text: str, p: signature._Patterns) -> str | None:
     match = p.tool_use_error.match(text)
     if match:
@@ -141,7 +256,7 @@ def unguarded_mistakes(output: str, command: str | None) -> list[mistakes.Mistak
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(mistakes, "_lines", _old_lines)
         mp.setattr(mistakes, "_tests", _old_tests)
-        return find_mistakes(output, command)
+        return _old_find_mistakes(output, command)
 
 
 def unguarded_signature(error: str, roots: list[str]) -> tuple[str, list[str]]:
@@ -170,6 +285,15 @@ STARTS = [
     "    --- FAIL: ", "___", "__", "_____ ", "E   ", "E", "Exit code 1\n", " Exit code 2 \n",
     "\x1b[31m", "\x1b]0;t\x07", "<tool_use_error>", "Error: ", "PreToolUse:Bash hook error: [",
     "Permission to use ", "The user doesn't want to ", "file:///home/dev/project/", "\t", " ",
+    # the diagnostics scan's (decision 0170)
+    "error[E0308]: ", "error[E", "src/a.ts(3,4): error TS2322: ", "error TS", "a.py:3: error: ",
+    "a.py:3:1: error: ", ": error: ", "a.py:3:1 - error: ", " - error: ", "✖  1:2  ", "✖",
+    "would reformat ", "error: cannot format a.py: Cannot parse", "[warn] ", "npm ERR! code ",
+    "npm error code E", "npm ", "CONFLICT (content): ", "! [rejected] ", "!  [remote rejected] ",
+    "ERR_PNPM_", "  ^-- SC2086 (", "^ SC", "1:2  error  ", "3:4  warning  ", "a.go:1:2: ",
+    "a.py:1:2: E501 ", "a.c:1:2: fatal error: ", "E501 ", "F401 [*] ", "  --> a.py:1:2",
+    "a.o: undefined reference to `", "multiple definition of `", "clippy::", "a: File would",
+    "web/src/a.ts", "src/App.vue", "x.svelte", "1:2", "a.ts:1:2 - error TS7006: ", "error  TS1005",
 ]  # fmt: skip
 TAILS = [
     "tests/test_a.py::test_x - assert 1 == 2", "tests/test_a.py::test_x[case-1]",
@@ -178,6 +302,10 @@ TAILS = [
     "cart::total --- FAILED",
     "fixture 'db' not found", "test_total ___", "ERROR at setup of test_x ___", ":", "",
     "a]", "x[y]", "Bash(rm -rf /)", "to proceed with this tool use.",
+    "f' [-Wimplicit-function-declaration]", "Incompatible types  [arg-type]", "no-unused-vars",
+    "  @typescript-eslint/no-explicit-any", "(reportGeneralTypeIssues)",
+    "main -> main (fetch first)",
+    "foo'", "File would be reformatted", "Line too long (97 > 88)", "3:4: ", ".js", ".tsx",
 ]  # fmt: skip
 
 line_strategy = st.one_of(
@@ -185,6 +313,7 @@ line_strategy = st.one_of(
     st.builds(lambda a, b: a + b, st.sampled_from(STARTS), st.sampled_from(TAILS)),
     st.builds(lambda a, b: a + b, st.sampled_from(STARTS), st.text(max_size=30)),
     st.text(alphabet=st.sampled_from("FAILEDRO_:-[]●✗✘×❯ \t\x1bet"), max_size=20),
+    st.text(alphabet=st.sampled_from("error: TS[E0]1:2 -✖!^SCnpmcodegx.sjv`\t"), max_size=24),
 )
 output_strategy = st.one_of(
     st.sampled_from(REAL),
@@ -197,7 +326,23 @@ output_strategy = st.one_of(
     ),
 )
 command_strategy = st.one_of(
-    st.none(), st.sampled_from(["pytest -x", "ruff check .", "npx jest", "go test ./...", ""])
+    st.none(),
+    st.sampled_from(["pytest -x", "ruff check .", "npx jest", "go test ./...", "", "make build"]),
+    st.sampled_from(
+        [
+            "python tests/test_a.py",
+            "node web/a.test.js",
+            "bun x.spec.ts",
+            "uv run app",
+            "tox",
+            "cargo clippy",
+            "shellcheck a.sh",
+            "pnpm -r test",
+            "gcc a.c",
+            "npx eslint .",
+            "mypy .",
+        ]
+    ),
 )
 
 
@@ -242,6 +387,19 @@ def test_a_pytest_report_compiles_only_the_patterns_it_reaches() -> None:
     assert compiled <= {"pytest_failed", "pytest_block", "fixture"}, compiled
 
 
+def test_a_build_output_compiles_few_of_the_diagnostics_patterns() -> None:
+    """What the diagnostics scan's guards are for (decision 0170): a failing ``make build``
+    with a Python syntax error reaches none of the linters' and type checkers' patterns."""
+    from benchmarks.suites.budget_sessions import build_output
+
+    p = mistakes._P()
+    out = mistakes._Collector()
+    mistakes._diagnostics(mistakes._lines(build_output("discount_case_x"), p), "gcc", out, p)
+    compiled = {name for name, value in vars(p).items() if getattr(value, "_regex", None)}
+    assert not out.found
+    assert compiled <= {"exit_header", "concise", "full_code"}, compiled  # of 27
+
+
 # --- the gate's keys, whole ----------------------------------------------------------------------
 
 
@@ -265,6 +423,7 @@ def old_keys(payload: dict[str, object]) -> list[tuple[str, str]]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(mistakes, "_lines", _old_lines)
         mp.setattr(mistakes, "_tests", _old_tests)
+        mp.setattr(mistakes, "find_mistakes", _old_find_mistakes)
         mp.setattr(signature, "_clean_lines", _old_clean_lines)
         mp.setattr(redact_blocks, "head_bytes", lambda h: base64.b64decode(h, validate=True))
         mp.setattr(classify, "BUILTIN_RULES", _reading_rules())
