@@ -129,8 +129,10 @@ def settle(project: Project) -> None:
 # sessions, and the suggestion shows one group a category, most sessions first: the gate finds
 # it changes nothing (decision 0165; before it, the prompt ingested it, 7-9x). ``first
 # recurrence, new category``: the same with a build failure, a category nothing shows where the
-# prompt points: the gate finds it changes the categories shown and the prompt ingests it
-# (decision 0170). ``recurs``: a
+# prompt points: it changes the categories ``recurring()`` shows, but not what the suggestion
+# says (no skill may address builds, and two categories no skill addresses recur there in more
+# sessions), and the gate, reading the catalog, finds that (decision 0172; before it the prompt
+# ingested it, decision 0170: 6.7x). ``recurs``: a
 # group that recurs already (the same test failing session after session); the gate finds it
 # changes nothing, from the category its command binds (decision 0150: no parse). README.md
 # says which budget each is held to.
@@ -189,10 +191,11 @@ def after_capture_row(case: str) -> Spec:
     ``first recurrence``: before its session, a killed session of its own captured the same
     failure (a test named for the run), which the session's SessionStart takes in. ``first
     recurrence, new category``: the same, with a failing ``make build`` (:func:`build_output`)
-    instead of the test; nothing of category ``build`` recurs where the prompt points, so the
-    prompt ingests the capture (checked after each run: the spool taken in, and ``build`` among
-    the categories ``recurring()`` shows there). ``recurs``: two sessions (untimed, before the
-    warm-up) made the group recur first."""
+    instead of the test; nothing of category ``build`` recurs where the prompt points, and the
+    prompt leaves the capture to the turn's Stop all the same (checked after each run: the
+    capture left in the spool, then, a Stop run untimed, ``build`` among the categories
+    ``recurring()`` shows there). ``recurs``: two sessions (untimed, before the warm-up) made
+    the group recur first."""
     name = f"{AFTER_CAPTURE}: {AFTER_CAPTURE_CASES[case]}"
     build = case == "first recurrence, new category"
     tag = ", build captures" if build else f", captures ({case})"  # slugs are cut at 60
@@ -235,12 +238,13 @@ def after_capture_row(case: str) -> Spec:
             from pokayokay.infra.spool import spool_dir
 
             left = pending(spool_dir(str(project.path), project.env))
-            if build and left:
-                problems.append(f"run {counter[0]}: the prompt left the session's capture")
-            elif not build and not left:
+            if not left:
                 problems.append(f"run {counter[0]}: the prompt ingested the session's capture")
-            elif build and "build" not in shown_categories(project):
-                problems.append(f"run {counter[0]}: the build failure does not recur there")
+            elif build:  # taken in now (untimed), it recurs there: a category not shown before
+                stop = moved_payload("Stop.json", project.path)
+                run_registered(project, "Stop", dict(stop, session_id=session()))
+                if "build" not in shown_categories(project):
+                    problems.append(f"run {counter[0]}: the build failure does not recur there")
 
         if case == "recurs":  # two sessions make the group recur before the warm-up's
             before()

@@ -87,6 +87,7 @@ def _ingest_first(
             from pokayokay.hooks.spool_gate import could_change, pending_failures
             from pokayokay.infra.state import project_state_path
             from pokayokay.skills.advice import cached_signals
+            from pokayokay.skills.catalog import load_catalog
 
             records = pending_failures(folder)
             if records is not None and (
@@ -96,6 +97,8 @@ def _ingest_first(
                     project,
                     named,
                     cached_signals(project_state_path(str(location.project_key))),
+                    # every skill, checked on disk: a superset of those the suggestion weighs
+                    lambda: load_catalog(project),
                 )
             ):
                 return False  # left to the turn's Stop, SessionEnd or a CLI reader

@@ -22,7 +22,9 @@ changes whether a boost shows only by (:func:`can_change`):
 * joining, in a used category, a group that failed in one other session (or in an unknown
   one), or that recurred in a category the suggestion does not use, unless a group of that
   category recurring at the named place in more sessions than the joined group can reach is
-  shown before it (one group a category, most sessions first: the answer stays word for word);
+  shown before it (one group a category, most sessions first: the answer stays word for word),
+  or, the project's skills read (:func:`stated_after`), no skill may address the joined group
+  and the suggestion states other unaddressed failures, of more sessions, in its place;
 * starting a group in two sessions at once (spooled failures of two parallel sessions);
 * making a bare or partial file name in the prompt resolvable (``conftest.py`` →
   ``tests/conftest.py``: only paths a failure named resolve it), when the record holds that name.
@@ -41,9 +43,10 @@ from pokayokay.infra import spool, spool_frames
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Collection, Sequence
+    from collections.abc import Callable, Collection, Sequence
     from typing import Any
 
+    from pokayokay.skills.catalog import Skill
     from pokayokay.skills.failure_boost import FailureSignals
 
 # Spooled events whose handler can record a failure.
@@ -105,10 +108,11 @@ def could_change(
     project: str,
     named: Sequence[str],
     signals: FailureSignals,
+    skills: Callable[[], Sequence[Skill]] | None = None,
 ) -> bool:
     """Whether ingesting ``records`` (from :func:`pending_failures`) can change whether a
     recurring failure shows for the paths ``named`` in a prompt in ``project``. See the module
-    docstring."""
+    docstring; ``skills``: :func:`can_change`'s."""
     if not records:
         return False
     from pokayokay.skills.advice import project_paths
@@ -141,14 +145,27 @@ def could_change(
     parsed: list[dict[str, Any]] = []
     for payload in payloads:
         reached = _reached(payload, known)
-        if reached == [] or _settled(payload, reached, sessions, resolved, signals):
+        if reached == [] or _settled(payload, reached, sessions, resolved, signals, skills):
             continue
         parsed.append(payload)
     if not parsed:
         return False
     payloads = parsed
     keys = _keys(payloads, known)
-    return can_change(keys, sessions, resolved, signals)
+    return can_change(keys, sessions, resolved, signals, skills, _commands(payloads))
+
+
+def _commands(payloads: Sequence[dict[str, Any]]) -> list[str] | None:
+    """The commands of the failed calls ``payloads`` hold (a group's sample command becomes its
+    newest failure's); None when one has none (the group keeps a sample the signals lack)."""
+    found: list[str] = []
+    for payload in payloads:
+        tool_input = payload.get("tool_input")
+        command = tool_input.get("command") if isinstance(tool_input, dict) else None
+        if not isinstance(command, str):
+            return None
+        found.append(command)
+    return found
 
 
 def _payloads(records: Sequence[tuple[str, bytes, str]]) -> list[dict[str, Any]] | None:
@@ -200,6 +217,7 @@ def _settled(
     sessions: Collection[str],
     resolved: Sequence[str],
     signals: FailureSignals,
+    skills: Callable[[], Sequence[Skill]] | None = None,
 ) -> bool:
     """Whether every key the capture's parse can give ``payload`` is one :func:`can_change`
     passes over, known without the parse (decision 0150): :func:`can_change` says no for each
@@ -211,7 +229,9 @@ def _settled(
     if not reached or not bounds or not isinstance(tool_input, dict):
         return False
     command = tool_input.get("command")
-    bound = bounds.get(command) if isinstance(command, str) else None
+    if not isinstance(command, str):
+        return False
+    bound = bounds.get(command)
     if bound is None:
         return False
     from pokayokay.failures.reach import COMMAND_TOOLS, bound_holds
@@ -220,7 +240,8 @@ def _settled(
         return False
 
     category, witnesses = bound
-    if can_change([(signature, category) for signature in reached], sessions, resolved, signals):
+    keys = [(signature, category) for signature in reached]
+    if can_change(keys, sessions, resolved, signals, skills, [command]):
         return False
     error = payload.get("error")
     return bound_holds(witnesses, error if isinstance(error, str) else "") and not _user_rows(
@@ -258,18 +279,23 @@ def can_change(
     sessions: Collection[str],
     resolved: Sequence[str],
     signals: FailureSignals,
+    skills: Callable[[], Sequence[Skill]] | None = None,
+    commands: Sequence[str] | None = None,
 ) -> bool:
     """Whether failures with these (signature, category) ``keys``, of the one session in
     ``sessions``, can change whether a boost shows for the project paths ``resolved``, given the
     store's ``signals`` (pure; the list in the module docstring). False is exact: after they
     are stored, :func:`pokayokay.skills.failure_boost.recurring` shows a boost for the same
-    categories."""
+    categories, or, for a category it did not show there, one the suggestion does not state
+    either (:func:`stated_after`; only with ``skills``, the project's skill catalog, read when
+    that question comes up, and ``commands``, those of the failed calls, when known)."""
     from pokayokay.skills.failure_boost import CATEGORY_WORDS, RECURRING_SESSIONS, place
 
     if not resolved:
         return False
     kept = {group.signature: group for group in signals.groups}
     near = {group.signature: group for group in signals.near}
+    catalog: Sequence[Skill] | None = None
     for signature, category in keys:
         group = kept.get(signature)
         if group is not None:  # recurring in a used category already
@@ -293,5 +319,65 @@ def can_change(
             and place(group, resolved) is not None
             for group in signals.groups
         ):
-            return True
+            if skills is None:
+                return True
+            if catalog is None:
+                catalog = skills()
+            if stated_after(category, reach, resolved, signals, catalog, commands):
+                return True
     return False
+
+
+def stated_after(
+    category: str,
+    reach: int,
+    resolved: Sequence[str],
+    signals: FailureSignals,
+    skills: Sequence[Skill],
+    commands: Sequence[str] | None = None,
+) -> bool:
+    """Whether a group of ``category`` recurring in at most ``reach`` sessions, wherever its paths
+    lead, may change what the suggestion says for ``resolved``: some skill may address it (a
+    boost, a reason), or fewer than :data:`~pokayokay.skills.suggest.MAX_UNADDRESSED` other
+    categories no skill addresses recur there in more sessions. The suggestion states that many
+    unaddressed failures, most sessions first (a tie goes to the newer group: this one); a group
+    of ``category`` already shown there has fewer sessions than ``reach``, so it is outranked by
+    them too and nothing of it is said before or after. Whether a skill addresses the group
+    depends on its tool, read from its sample command, which becomes its newest failure's: the
+    category's tools among the words of ``commands`` (what the group's failures ran), or none
+    (the sample as the store keeps it may have lost a word); any tool of the category when
+    ``commands`` is None. False is exact for the skills given and any subset (the prompt's usable
+    skills, less a spike's)."""
+    from pokayokay.skills.failure_boost import (
+        CATEGORY_TOOLS,
+        RECURRING_SESSIONS,
+        concern,
+        place,
+        recurring,
+        tools_in,
+    )
+    from pokayokay.skills.suggest import MAX_UNADDRESSED
+
+    if commands is None:
+        tools: set[str | None] = {None, *CATEGORY_TOOLS.get(category, ())}
+    else:
+        tools = {None, *(tool for command in commands for tool in tools_in(category, command))}
+    if any(
+        skill.model_invocable and concern(skill, category, tool) > 0
+        for skill in skills
+        for tool in tools
+    ):
+        return True
+    ahead = 0
+    for found in recurring(signals.groups, resolved, skills):
+        if found.skill is not None or found.category == category:
+            continue
+        most = max(
+            group.sessions
+            for group in signals.groups
+            if group.category == found.category
+            and group.sessions >= RECURRING_SESSIONS
+            and place(group, resolved) is not None
+        )
+        ahead += most > reach
+    return ahead < MAX_UNADDRESSED

@@ -99,12 +99,15 @@ CATEGORY_TOOLS: dict[str, tuple[str, ...]] = {
 
 def tool_of(group: FailureGroup) -> str | None:
     """The known tool of the group's sample command (``pytest``, ``ruff``), if any."""
-    tools = CATEGORY_TOOLS.get(group.category, ())
-    for word in (group.sample_command or "").replace("/", " ").replace("=", " ").split():
-        word = word.strip("'\"").lower()
-        if word in tools:
-            return word
-    return None
+    found = tools_in(group.category, group.sample_command or "")
+    return found[0] if found else None
+
+
+def tools_in(category: str, command: str) -> list[str]:
+    """The known tools of ``category`` among the words of ``command``, in order."""
+    tools = CATEGORY_TOOLS.get(category, ())
+    words = (w.strip("'\"").lower() for w in command.replace("/", " ").replace("=", " ").split())
+    return [word for word in words if word in tools]
 
 
 def _terms(words: Iterable[str]) -> frozenset[str]:

@@ -68,6 +68,8 @@ if TYPE_CHECKING:
 FLOOR = 1.04
 RELATIVE = 0.6
 MAX_SUGGESTIONS = 3
+# Recurring failures no skill addresses, stated at most (most sessions first).
+MAX_UNADDRESSED = 2
 BOOST = 0.05
 MAX_CHARS = 600
 SPIKE_OVERLAP = 0.6  # share of a spike question's terms the prompt must hold
@@ -451,7 +453,7 @@ def suggest(
                 if patterns and matches(list(patterns), path.rstrip("/")):
                     matched_rules.append((rule, path))
                     break
-    return Advice(suggestions, spike, matched_rules[:3], unaddressed[:2])
+    return Advice(suggestions, spike, matched_rules[:3], unaddressed[:MAX_UNADDRESSED])
 
 
 # --------------------------------------------------------------------------------------------
