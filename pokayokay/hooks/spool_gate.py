@@ -284,11 +284,12 @@ def can_change(
 ) -> bool:
     """Whether failures with these (signature, category) ``keys``, of the one session in
     ``sessions``, can change whether a boost shows for the project paths ``resolved``, given the
-    store's ``signals`` (pure; the list in the module docstring). False is exact: after they
-    are stored, :func:`pokayokay.skills.failure_boost.recurring` shows a boost for the same
-    categories, or, for a category it did not show there, one the suggestion does not state
-    either (:func:`stated_after`; only with ``skills``, the project's skill catalog, read when
-    that question comes up, and ``commands``, those of the failed calls, when known)."""
+    store's ``signals`` (the list in the module docstring; pure but for calling ``skills``).
+    False is exact: after they are stored, :func:`pokayokay.skills.failure_boost.recurring`
+    shows a boost for the same categories, or, for a category it did not show there, one the
+    suggestion does not state either (:func:`stated_after`; only with ``skills``, which gives
+    the project's skill catalog and is called once, when that question first comes up, and
+    ``commands``, those of the failed calls, when known)."""
     from pokayokay.skills.failure_boost import CATEGORY_WORDS, RECURRING_SESSIONS, place
 
     if not resolved:
