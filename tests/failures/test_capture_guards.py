@@ -12,10 +12,9 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers.paths import DATA_DIR
+from helpers.real_outputs import REAL, REAL_LINES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ruamel.yaml import YAML
 
 from pokayokay.failures import (
     evidence_paths,
@@ -60,15 +59,6 @@ def test_the_fix_missing_and_manifest_needs_are_the_readers() -> None:
             assert lazy._needs == _read(lazy), lazy
 
 
-def _real_outputs() -> list[str]:
-    outputs = [p.read_text("utf-8") for p in sorted((DATA_DIR / "outputs").glob("*.txt"))]
-    cases = YAML(typ="safe").load((DATA_DIR / "failure_corpus.yaml").read_text("utf-8"))
-    outputs += [str(case["output"]) for case in cases if case.get("output")]
-    return outputs
-
-
-REAL = _real_outputs()
-REAL_LINES = sorted({line for output in REAL for line in output.split("\n")})
 TEMP_PIECES = [
     "/private/var/folders/x/T/a", "/var/folders/", "/tmp/build", " /tmp/", "x/tmp/y", "/dev/shm/a",
     "C:\\Users\\me\\AppData\\Local\\Temp\\x.txt", "\\AppData\\Local\\Temp\\", "/tmp",

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from helpers.paths import DATA_DIR
+from helpers.real_outputs import REAL, REAL_LINES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from ruamel.yaml import YAML
 
 from pokayokay.failures import classify, mistakes, signature
 from pokayokay.failures.mistakes import find_mistakes
@@ -268,15 +268,6 @@ def unguarded_signature(error: str, roots: list[str]) -> tuple[str, list[str]]:
 # --- outputs ------------------------------------------------------------------------------------
 
 
-def _real_outputs() -> list[str]:
-    outputs = [p.read_text("utf-8") for p in sorted((DATA_DIR / "outputs").glob("*.txt"))]
-    cases = YAML(typ="safe").load((DATA_DIR / "failure_corpus.yaml").read_text("utf-8"))
-    outputs += [str(case["output"]) for case in cases if case.get("output")]
-    return outputs
-
-
-REAL = _real_outputs()
-REAL_LINES = sorted({line for output in REAL for line in output.split("\n")})
 ROOTS = ["/home/dev/project", "/tmp/work/repo"]
 # The literal starts the guards look for, their near misses, and the texts they skip on.
 STARTS = [
