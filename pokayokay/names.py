@@ -75,6 +75,8 @@ SUBAGENT_LESSONS_FILE = "subagent-lessons.marshal"  # infra.packed: hooks.subage
 OVERFLOW_NOTE_FILE = "overflow-note.marshal"  # infra.packed: hooks.session
 # The failure groups the skill suggestion reads, keyed by the store's change marker.
 SUGGEST_FAILURES_FILE = "suggest-failures.marshal"  # infra.packed: skills.advice
+# Its JSON form before decision 0168: removed when the cache is next written.
+LEGACY_SUGGEST_FAILURES_FILE = "suggest-failures.json"
 # Touched whenever pokayokay writes a file recall reads (learnings, MEMORY.md, archives): the
 # prompt's quick freshness check (recall.sources) includes its stat.
 MEMORY_CHANGED = "memory.changed"

@@ -180,7 +180,7 @@ _SIGNALS_READ: dict[str, tuple[list[Any], FailureSignals]] = {}
 
 def cached_signals(state_dir: str, bounds: bool = False, write: bool = True) -> FailureSignals:
     """The failure signals of the project whose state folder is ``state_dir``: from
-    ``suggest-failures.json`` when the store's change marker did not move since it was written,
+    ``suggest-failures.marshal`` when the store's change marker did not move since it was written,
     else read from the store (and the cache rewritten). Empty without a store (never created).
     ``bounds``: with the category bounds of the kept groups' commands (decision 0150; the
     capture pipeline and ``re`` imported to compute them): a cache without them is rebuilt.
@@ -189,7 +189,12 @@ def cached_signals(state_dir: str, bounds: bool = False, write: bool = True) -> 
     that to the turn's Stop: ``pokayokay.infra.spool.CACHES_STALE``); the next reader that finds
     the cache stale reads the store again."""
     from pokayokay.infra import packed
-    from pokayokay.names import FAILURES_CHANGED, FAILURES_DB, SUGGEST_FAILURES_FILE
+    from pokayokay.names import (
+        FAILURES_CHANGED,
+        FAILURES_DB,
+        LEGACY_SUGGEST_FAILURES_FILE,
+        SUGGEST_FAILURES_FILE,
+    )
     from pokayokay.recall.readers import stat_key
     from pokayokay.skills.failure_boost import (
         FailureSignals,
@@ -228,4 +233,8 @@ def cached_signals(state_dir: str, bounds: bool = False, write: bool = True) -> 
     if not write:
         return signals
     packed.save(path, signals_to_data(signals, key))  # a cache: unwritten, the store is read
+    try:  # noqa: SIM105 - contextlib is one more import on the prompt path
+        os.unlink(os.path.join(state_dir, LEGACY_SUGGEST_FAILURES_FILE))  # read by no one
+    except OSError:
+        pass  # absent (the usual case), or left for the next write
     return signals

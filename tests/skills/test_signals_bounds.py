@@ -10,7 +10,7 @@ from pokayokay.failures.category_bound import bound_for_command
 from pokayokay.failures.model import Failure
 from pokayokay.failures.store import FailureStore
 from pokayokay.infra import packed
-from pokayokay.names import FAILURES_DB, SUGGEST_FAILURES_FILE
+from pokayokay.names import FAILURES_DB, LEGACY_SUGGEST_FAILURES_FILE, SUGGEST_FAILURES_FILE
 from pokayokay.skills import advice
 
 
@@ -46,3 +46,13 @@ def test_bounds_are_computed_when_asked_and_kept_in_the_cache(tmp_path: Path) ->
     assert asked.bounds == {"pytest tests/test_cart.py": expected}
     again = advice.cached_signals(f"{tmp_path}/./.")  # the next prompt reads them from the cache
     assert again.bounds == asked.bounds
+
+
+def test_writing_the_cache_removes_its_json_form_an_earlier_version_left(tmp_path: Path) -> None:
+    _store(tmp_path)
+    legacy = tmp_path / LEGACY_SUGGEST_FAILURES_FILE
+    legacy.write_text('{"version": 5, "groups": []}', "utf-8")
+    advice.cached_signals(str(tmp_path), write=False)  # a prompt that ingested: no write
+    assert legacy.exists()
+    advice.cached_signals(f"{tmp_path}/.", bounds=True)  # Stop's refresh writes the cache
+    assert not legacy.exists() and (tmp_path / SUGGEST_FAILURES_FILE).exists()
