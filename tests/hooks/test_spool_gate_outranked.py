@@ -16,6 +16,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Collection, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.failure_specs import Spec, failure_of, signals_of
@@ -122,12 +123,18 @@ def _check(stored: list[Spec], spooled: list[Spec], session: str, named: list[st
     return False
 
 
-@given(
-    stored=_stores(8),
-    spooled=st.lists(FAILURE, min_size=1, max_size=1),
-    session=st.sampled_from(SESSIONS),
-    named=st.lists(st.sampled_from(NAMED), min_size=1, max_size=2, unique=True),
-)
+def _drawn(most: int, named_most: int) -> dict[str, st.SearchStrategy[Any]]:
+    """The property's arguments: a store of at most ``most`` failures besides its recurring
+    group, one spooled failure, its session, and up to ``named_most`` named paths."""
+    return {
+        "stored": _stores(most),
+        "spooled": st.lists(FAILURE, min_size=1, max_size=1),
+        "session": st.sampled_from(SESSIONS),
+        "named": st.lists(st.sampled_from(NAMED), min_size=1, max_size=named_most, unique=True),
+    }
+
+
+@given(**_drawn(8, 2))
 @settings(max_examples=20, deadline=None)
 def test_a_first_recurrence_outranked_where_the_prompt_points_leaves_the_answer_as_it_is(
     stored: list[Spec], spooled: list[Spec], session: str, named: list[str]
@@ -136,12 +143,7 @@ def test_a_first_recurrence_outranked_where_the_prompt_points_leaves_the_answer_
 
 
 @pytest.mark.slow
-@given(
-    stored=_stores(16),
-    spooled=st.lists(FAILURE, min_size=1, max_size=1),
-    session=st.sampled_from(SESSIONS),
-    named=st.lists(st.sampled_from(NAMED), min_size=1, max_size=3, unique=True),
-)
+@given(**_drawn(16, 3))
 @settings(max_examples=400, deadline=None)
 def test_a_first_recurrence_outranked_where_the_prompt_points_leaves_the_answer_as_it_is_many(
     stored: list[Spec], spooled: list[Spec], session: str, named: list[str]
