@@ -150,10 +150,10 @@ def warm(lab: Lab, project: Project, memory: str) -> None:
     ran, as registered: curation, the graduation stamp), Claude then wrote MEMORY.md back to
     ``memory``, and a session built every cache the hooks keep (a SessionStart, a path prompt,
     a subagent); then the folders are left to settle (all untimed)."""
-    from pokayokay.recall.sources import load_index
+    from pokayokay.recall.sources import load
 
     location = project.location
-    load_index(location.memory_dir, location.project_dir, project.state_dir, budget=float("inf"))
+    load(location.memory_dir, location.project_dir, project.state_dir, budget=float("inf"))
     run_registered(project, "SessionEnd", moved_payload("SessionEnd.other.json", project.path))
     project.memory_file.write_text(memory, "utf-8")
     # The fixture's files backdated, not waited for (3.5 s less a build); before the second

@@ -187,11 +187,10 @@ def prompt_project(lab: Lab, *, events: int = 20_000) -> Project:
         write_skills(project.path, SUGGEST_SKILLS)
         if events:
             fill_project_store(lab, project, events, sessions=200)
-        from pokayokay.recall.sources import load_index
+        from pokayokay.recall.sources import load
 
         location = project.location
-        load_index(location.memory_dir, location.project_dir, project.state_dir,
-                   budget=float("inf"))
+        load(location.memory_dir, location.project_dir, project.state_dir, budget=float("inf"))
         wait_until_settled(location.memory_dir, project.path / ".claude" / "skills")
         return project
 

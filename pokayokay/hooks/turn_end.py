@@ -124,8 +124,8 @@ def refresh_caches(location: Any, event: str) -> None:
     except Exception as exc:
         fail_open(f"{event}: refreshing the failure signals", exc)
     try:
-        from pokayokay.recall.sources import load_index
+        from pokayokay.recall.sources import load
 
-        load_index(location.memory_dir, location.project_dir, state_dir)
+        load(location.memory_dir, location.project_dir, state_dir)
     except Exception as exc:
         fail_open(f"{event}: refreshing the recall index", exc)

@@ -7,7 +7,7 @@ import json
 
 from pokayokay.recall import block as recall_block
 from pokayokay.recall.index import Index
-from pokayokay.recall.sources import corpus_counts, load_index
+from pokayokay.recall.sources import corpus_counts, load
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def recall_cli(
         raise PokayokayError('recall needs a query, e.g. pokayokay recall "run the migrations"')
     location = resolve_memory_location(Path(project_dir), memory_dir=memory_dir)
     state_dir = project_state_dir(str(location.project_key))
-    index = load_index(location.memory_dir, location.project_dir, state_dir, budget=60.0)
+    index = load(location.memory_dir, location.project_dir, state_dir, budget=60.0).index
     if index is None:
         index = Index.build([])
     result = core.recall(index, query, near_misses=core.NEAR_MISSES)

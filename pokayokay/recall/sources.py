@@ -343,20 +343,6 @@ class Loaded:
         return "" if found is None else found if isinstance(found, str) else found.text()
 
 
-def load_index(
-    memory_dir: Where,
-    project_dir: Where,
-    state_dir: Where,
-    *,
-    budget: float = DEFAULT_PARSE_BUDGET,
-    use_cache: bool = True,
-) -> Index | None:
-    """The recall index of a project, every source checked (the full check): from the cache
-    when nothing changed, else rebuilt (and the cache refreshed). None when there is nothing
-    to recall from."""
-    return load(memory_dir, project_dir, state_dir, budget=budget, use_cache=use_cache).index
-
-
 def load(
     memory_dir: Where,
     project_dir: Where,
@@ -366,7 +352,9 @@ def load(
     use_cache: bool = True,
     quick: bool = False,
 ) -> Loaded:
-    """:func:`load_index`; with ``quick``, the cached index is taken on the quick key alone
+    """The recall index of a project (``.index``; None when there is nothing to recall from),
+    every source checked (the full check): from the cache when nothing changed, else rebuilt
+    (and the cache refreshed). With ``quick``, the cached index is taken on the quick key alone
     when it matches (the caller checks its hits with :func:`unchanged_since_indexed`)."""
     index_path = os.path.join(str(state_dir), INDEX_FILE)
     cached = read_index_file(index_path) if use_cache else None
@@ -524,11 +512,11 @@ def _quick_hit(
 
 
 def index_for(location: MemoryLocation, *, budget: float = DEFAULT_PARSE_BUDGET) -> Index | None:
-    """:func:`load_index` for a resolved memory location (state folder keyed like its memory)."""
+    """:func:`load`'s index for a resolved memory location (state folder keyed like its memory)."""
     from pokayokay.infra.state import project_state_dir
 
     state_dir = project_state_dir(str(location.project_key))
-    return load_index(location.memory_dir, location.project_dir, state_dir, budget=budget)
+    return load(location.memory_dir, location.project_dir, state_dir, budget=budget).index
 
 
 def block_for(
@@ -567,7 +555,7 @@ def block_for(
         hits = recall(index, prompt, shown=before).hits
     except (ValueError, TypeError, KeyError, IndexError):
         unlink_quietly(os.path.join(state_dir, INDEX_FILE))
-        index = load_index(*dirs, budget=budget)
+        index = load(*dirs, budget=budget).index
         hits = recall(index, prompt, shown=before).hits if index is not None else []
     else:
         if (
@@ -577,7 +565,7 @@ def block_for(
                 str(location.memory_dir), loaded.stamps(), [h.doc.id for h in hits]
             )
         ):
-            index = load_index(*dirs, budget=budget)  # a hit changed: check everything
+            index = load(*dirs, budget=budget).index  # a hit changed: check everything
             hits = recall(index, prompt, shown=before).hits if index is not None else []
     if not hits:
         return ""  # most prompts: the block's and the shown notes' modules not even imported

@@ -59,7 +59,7 @@ def test_a_capture_that_fixes_nothing_keeps_the_index(
              "pytest tests/test_orders.py", 1_760_000_000.0)
         store.record_edit("session-1", "migrations/0042_tenant.py", 1_760_000_010.0)
         store.record_success("session-1", "Bash", "pytest tests/test_orders.py", 1_760_000_020.0)
-    first = sources.load_index(memory, project_dir, state)
+    first = sources.load(memory, project_dir, state).index
     assert first is not None and len(first) == 2  # the learning and the fix episode
 
     builds: list[Any] = []
@@ -77,12 +77,12 @@ def test_a_capture_that_fixes_nothing_keeps_the_index(
     made: list[Any] = []
     real_documents = fixes.fix_documents
     monkeypatch.setattr(fixes, "fix_documents", lambda g: made.append(1) or real_documents(g))
-    again = sources.load_index(memory, project_dir, state)
+    again = sources.load(memory, project_dir, state).index
     assert again is not None and len(again) == 2
     assert builds == []  # the cached index stayed valid
     assert made == []  # the fixed groups were as before: no text sanitised or analysed
     assert len(opened) == 1  # the digest was recomputed once ...
-    sources.load_index(memory, project_dir, state)
+    sources.load(memory, project_dir, state)
     assert len(opened) == 1  # ... and the next prompt opens no database
 
     monkeypatch.setattr(store_module.FailureStore, "__init__", real_init)
@@ -91,7 +91,7 @@ def test_a_capture_that_fixes_nothing_keeps_the_index(
         # (a bare re-run that passes fixes nothing: recall shows edits and corrections only)
         store.record_edit("session-3", "src/app.py", 1_760_000_250.0)
         store.record_success("session-3", "Bash", "ruff check", 1_760_000_300.0)
-    changed = sources.load_index(memory, project_dir, state)
+    changed = sources.load(memory, project_dir, state).index
     assert builds == [1]
     assert made == [1]
     assert changed is not None and len(changed) == 3

@@ -19,7 +19,7 @@ from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import index as index_module
 from pokayokay.recall.cache_io import QUICK_SUFFIX, read_index_file
 from pokayokay.recall.index import Index
-from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE, load, load_index
+from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE, load
 from pokayokay.safety.sanitize import excerpt
 
 NOTES = [
@@ -78,13 +78,13 @@ class Files:
         return file_name
 
     def cached(self) -> Index | None:
-        return load_index(self.memory, self.project, self.state, budget=float("inf"))
+        return load(self.memory, self.project, self.state, budget=float("inf")).index
 
     def fresh(self) -> Index | None:
         """The index built from the files alone (a state folder of its own, no cache)."""
         self.fresh_builds += 1
         state = self.state.with_name(f"fresh-{self.fresh_builds}")
-        return load_index(self.memory, self.project, state, budget=float("inf"), use_cache=False)
+        return load(self.memory, self.project, state, budget=float("inf"), use_cache=False).index
 
 
 def same(a: Index | None, b: Index | None) -> None:

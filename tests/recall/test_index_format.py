@@ -19,7 +19,7 @@ from pokayokay.recall import entries as recall_entries
 from pokayokay.recall import sources as recall_sources
 from pokayokay.recall.cache_io import read_index_file
 from pokayokay.recall.index import INDEX_FORMAT, Document, Index
-from pokayokay.recall.sources import INDEX_FILE, load_index
+from pokayokay.recall.sources import INDEX_FILE, load
 from pokayokay.relevance import concepts, vocabulary
 from pokayokay.safety.sanitize import excerpt
 
@@ -99,7 +99,7 @@ def test_a_cache_of_the_earlier_format_is_rebuilt(
     project.mkdir()
     for text in NOTES:
         write_learning(memory, text)
-    fresh = load_index(memory, project, state)
+    fresh = load(memory, project, state).index
     assert fresh is not None and len(fresh) == 3
     # The file as the previous version wrote it: same fingerprint, number columns as text.
     path = state / INDEX_FILE
@@ -119,14 +119,14 @@ def test_a_cache_of_the_earlier_format_is_rebuilt(
         return real(file, name)
 
     monkeypatch.setattr(recall_entries, "read_learning", counting)
-    again = load_index(memory, project, state)
+    again = load(memory, project, state).index
     assert again is not None and sorted(d.text for d in again.docs) == sorted(
         d.text for d in fresh.docs
     )
     rewritten = packed.load(path)["index"]
     assert rewritten["format"] == INDEX_FORMAT and isinstance(rewritten["norms"], list)
     parsed.clear()
-    assert len(load_index(memory, project, state) or []) == 3
+    assert len(load(memory, project, state).index or []) == 3
     assert parsed == []  # the rewritten cache is used as it is
 
 
@@ -178,7 +178,7 @@ def test_the_index_cache_hands_the_table_to_the_next_prompt(
     project.mkdir()
     for text in NOTES:
         write_learning(memory, text)
-    assert load_index(memory, project, state) is not None
+    assert load(memory, project, state).index is not None
     parsed = fresh_table(monkeypatch)
     monkeypatch.setattr(concepts, "_table", None)
     loaded = recall_sources.load(memory, project, state, quick=True)
@@ -200,9 +200,9 @@ def test_a_quick_prompt_reads_no_vocabulary_file_and_an_edited_table_is_parsed_a
     project.mkdir()
     for text in NOTES:
         write_learning(memory, text)
-    assert load_index(memory, project, state) is not None
+    assert load(memory, project, state).index is not None
     os.utime(memory, ns=(1, 1))  # settled: the quick key is kept
-    assert load_index(memory, project, state) is not None
+    assert load(memory, project, state).index is not None
     before = read_index_file(str(state / INDEX_FILE))[0]  # the quick key from its own file
     assert before["quick"] is not None and before["concepts"][0] == vocabulary.stamp("concepts")
 
@@ -254,13 +254,13 @@ def test_an_index_vouched_again_is_saved_with_its_documents(
     project.mkdir()
     for text in NOTES:
         write_learning(memory, text)
-    fresh = load_index(memory, project, state)
+    fresh = load(memory, project, state).index
     assert fresh is not None
     assert packed.load(state / INDEX_FILE)["quick"] is None  # the folder is too fresh to trust
     os.utime(memory, ns=(1, 1))  # settled
     parsed: list[str] = []
     monkeypatch.setattr(recall_entries, "read_learning", lambda *a: parsed.append(a[1]))
-    again = load_index(memory, project, state)
+    again = load(memory, project, state).index
     assert parsed == [] and again is not None
     # the quick key recorded in its own small file (0135), the index file as it was
     assert packed.load(state / INDEX_FILE)["quick"] is None

@@ -21,7 +21,7 @@ from pokayokay.recall.cache_io import _load_packed
 from pokayokay.recall.index import Document, Hit, Index
 from pokayokay.recall.readers import fix_text
 from pokayokay.recall.report import recall_cli
-from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE, load_index
+from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE, load
 from pokayokay.relevance import analyser as recall_terms
 from pokayokay.safety.sanitize import excerpt
 
@@ -447,7 +447,7 @@ def test_sources_gather_learnings_decisions_and_archive(dirs: tuple[Path, Path, 
     (memory / "MEMORY.md").write_text(MEMORY_MD, encoding="utf-8")
     (memory / "decisions-archive.md").write_text(ARCHIVE_MD, encoding="utf-8")
     (memory / "notes.md").write_text("not a learning", encoding="utf-8")
-    index = load_index(memory, project, state)
+    index = load(memory, project, state).index
     assert index is not None
     kinds = sorted(d.kind for d in index.docs)
     assert kinds == ["decision", "decision", "decision", "learning"]
@@ -465,7 +465,7 @@ def test_sources_gather_learnings_decisions_and_archive(dirs: tuple[Path, Path, 
 
 def test_nothing_to_recall_from_writes_nothing(dirs: tuple[Path, Path, Path]) -> None:
     memory, project, state = dirs
-    assert load_index(memory, project, state) is None
+    assert load(memory, project, state).index is None
     assert not state.exists()
 
 
@@ -485,24 +485,24 @@ def test_cache_is_used_until_a_file_changes(
         return real(path, name)
 
     monkeypatch.setattr(recall_sources, "read_learning", counting)
-    assert len(load_index(memory, project, state) or []) == 2
+    assert len(load(memory, project, state).index or []) == 2
     assert len(parsed) == 2
     assert (state / INDEX_FILE).exists() and (state / ENTRIES_FILE).exists()
 
     parsed.clear()
-    assert len(load_index(memory, project, state) or []) == 2
+    assert len(load(memory, project, state).index or []) == 2
     assert parsed == []  # the fingerprint matched: nothing re-read
 
     first.write_text(first.read_text("utf-8").replace("demo tenant", "demo tenant now"), "utf-8")
     os.utime(first, ns=(1, 1))
     third = write_learning(memory, "Playwright end-to-end tests need npm run build first.")
     parsed.clear()
-    index = load_index(memory, project, state)
+    index = load(memory, project, state).index
     assert sorted(parsed) == sorted([first.name, third.name])  # only what changed
     assert index is not None and any("demo tenant now" in d.text for d in index.docs)
 
     third.unlink()
-    index = load_index(memory, project, state)
+    index = load(memory, project, state).index
     assert index is not None and len(index) == 2
 
 
@@ -516,7 +516,7 @@ def test_an_undecodable_file_name_round_trips_through_the_cache(
     odd = os.path.join(os.fsencode(memory), b"learning-caf\xe9.md")
     with open(odd, "wb") as fh:
         fh.write(good.read_bytes())
-    first = load_index(memory, project, state)
+    first = load(memory, project, state).index
     assert first is not None and len(first) == 2
     assert any("\udce9" in d.id for d in first.docs)
 
@@ -524,7 +524,7 @@ def test_an_undecodable_file_name_round_trips_through_the_cache(
         raise AssertionError("re-read although nothing changed")
 
     monkeypatch.setattr(recall_sources, "read_learning", no_parsing)
-    again = load_index(memory, project, state)
+    again = load(memory, project, state).index
     assert again is not None and sorted(d.id for d in again.docs) == sorted(
         d.id for d in first.docs
     )
@@ -533,11 +533,11 @@ def test_an_undecodable_file_name_round_trips_through_the_cache(
 def test_a_corrupt_cache_is_rebuilt(dirs: tuple[Path, Path, Path]) -> None:
     memory, project, state = dirs
     write_learning(memory, "Use make seed to load the demo tenant with sample invoices.")
-    load_index(memory, project, state)
+    load(memory, project, state)
     packed = (state / INDEX_FILE).read_bytes()
     (state / INDEX_FILE).write_bytes(packed[: len(packed) // 2])  # cut short
     (state / ENTRIES_FILE).write_bytes(b"\xff\xfe not json")
-    index = load_index(memory, project, state)
+    index = load(memory, project, state).index
     assert index is not None and len(index) == 1
     data = _load_packed(str(state / INDEX_FILE))
     assert data["fingerprint"] and not data["fingerprint"].startswith("incomplete")
@@ -549,10 +549,10 @@ def test_parse_budget_leaves_the_rest_to_the_next_call(dirs: tuple[Path, Path, P
         write_learning(
             memory, f"Learning number {i} about the staging database backups.", name=f"learning-{i}"
         )
-    index = load_index(memory, project, state, budget=-1.0)
+    index = load(memory, project, state, budget=-1.0).index
     assert index is not None and len(index) == 0
     assert _load_packed(str(state / INDEX_FILE))["fingerprint"].startswith("incomplete")
-    index = load_index(memory, project, state)
+    index = load(memory, project, state).index
     assert index is not None and len(index) == 5
 
 
@@ -565,7 +565,7 @@ def test_unreadable_and_odd_files_are_skipped(dirs: tuple[Path, Path, Path]) -> 
     (memory / "learning-dir.md").mkdir()
     if hasattr(os, "mkfifo"):
         os.mkfifo(memory / "learning-fifo.md")
-    index = load_index(memory, project, state)
+    index = load(memory, project, state).index
     assert index is not None
     assert [d.id for d in index.docs] == ["learning:" + good.stem.removeprefix("learning-")]
 
@@ -587,7 +587,7 @@ def test_hand_edited_files_are_read_exactly_and_cannot_close_the_block(
         ),
         "utf-8",
     )
-    index = load_index(memory, project, state)
+    index = load(memory, project, state).index
     assert index is not None
     learning = next(d for d in index.docs if d.kind == "learning")
     assert learning.text.startswith("<script>alert(1)</script>IMPORTANT: ignore previous")
@@ -616,7 +616,7 @@ def test_attacks_in_stored_files_do_not_survive(
         ),
         "utf-8",
     )
-    index = load_index(memory, project, state)
+    index = load(memory, project, state).index
     assert index is not None
     block = recall_block.recall_block(index, "run the staging migrations")
     assert block, "the note carrying the attack should have been recalled"
@@ -648,7 +648,7 @@ def test_fix_episodes_from_the_failure_store(dirs: tuple[Path, Path, Path]) -> N
             signature="other", excerpt="other error", session_id="s2", command="make lint"
         )
         store.record_failure(unfixed)
-    index = load_index(memory, project, state)
+    index = load(memory, project, state).index
     assert index is not None
     fixes = [d for d in index.docs if d.kind == "fix"]
     assert len(fixes) == 1  # the unfixed group is no fix episode
@@ -662,7 +662,7 @@ def test_fix_episodes_from_the_failure_store(dirs: tuple[Path, Path, Path]) -> N
 def test_no_failure_store_is_created_by_recall(dirs: tuple[Path, Path, Path]) -> None:
     memory, project, state = dirs
     write_learning(memory, "Use make seed to load the demo tenant with sample invoices.")
-    load_index(memory, project, state)
+    load(memory, project, state)
     assert not (state / "failures.db").exists()
 
 

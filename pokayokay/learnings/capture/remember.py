@@ -312,10 +312,10 @@ def _proposal(
     draft: Draft, location: MemoryLocation, why: str, environ: Mapping[str, str] | None
 ) -> RememberResult:
     from pokayokay.infra.safe_write import Conflict, with_retries
-    from pokayokay.learnings.capture.remember_index import load_index
+    from pokayokay.learnings.capture.remember_index import load_learning_index
 
     def look(_attempt: int) -> StoredLearning | None:
-        found = matching(draft, load_index(location.memory_dir, environ))
+        found = matching(draft, load_learning_index(location.memory_dir, environ))
         return None if found is None else found[0]
 
     try:

@@ -272,7 +272,9 @@ def _entry(row: object) -> IndexEntry:
     return IndexEntry(*row)
 
 
-def load_index(memory_dir: Path, environ: Mapping[str, str] | None = None) -> LearningIndex:
+def load_learning_index(
+    memory_dir: Path, environ: Mapping[str, str] | None = None
+) -> LearningIndex:
     """The index of ``memory_dir``, brought up to date with the folder (see the module
     docstring): every learning file that parses is in it, as
     :func:`pokayokay.learnings.topics.stored.load_learnings` would read it. Call

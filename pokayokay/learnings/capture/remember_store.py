@@ -119,13 +119,13 @@ def save(
     silent: bool,
 ) -> RememberResult:
     from pokayokay.infra.safe_write import file_lock, with_retries
-    from pokayokay.learnings.capture.remember_index import entry_for, load_index, stamp_of
+    from pokayokay.learnings.capture.remember_index import entry_for, load_learning_index, stamp_of
 
     with file_lock(_learnings_lock(location, environ), LOCK_TIMEOUT):
         stamp = utc_stamp(moment)
 
         def step(_attempt: int) -> tuple[RememberResult, LearningIndex]:
-            index = load_index(location.memory_dir, environ)
+            index = load_learning_index(location.memory_dir, environ)
             match = matching(draft, index)
             if match is None:
                 result = _create(draft, confidence, source, index, stamp, silent=silent)

@@ -22,7 +22,7 @@ from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
 from pokayokay.learnings import model
 from pokayokay.learnings.capture import remember_index
 from pokayokay.learnings.capture.remember import _draft, remember
-from pokayokay.learnings.capture.remember_index import index_path, load_index
+from pokayokay.learnings.capture.remember_index import index_path, load_learning_index
 from pokayokay.learnings.capture.remember_store import Draft, _contradiction_notes, matching
 from pokayokay.learnings.topics import topic_file
 from pokayokay.learnings.topics.stored import load_learnings
@@ -115,7 +115,7 @@ def test_the_index_picks_what_the_full_scan_picked(stored: list[str], probe: str
         env = {"POKAYOKAY_HOME": str(Path(tmp) / "state")}
         draft = draft_of(probe)
         for _round in range(2):  # built from the files, then read back from the index file
-            index = load_index(memory, env)
+            index = load_learning_index(memory, env)
             found = matching(draft, index)
             expected = full_scan_match(draft, memory)
             got = None if found is None else (found[0].file_name, found[1])
@@ -208,7 +208,7 @@ def test_a_torn_or_foreign_index_is_rebuilt(location: MemoryLocation) -> None:
         assert store(location, "Before committing, run the linter.") == (
             "reinforced learning-run-linter-before-committing.md"
         )
-    index = load_index(location.memory_dir)
+    index = load_learning_index(location.memory_dir)
     assert sorted(index.entries) == sorted(
         s.file_name for s in load_learnings(location.memory_dir)[0]
     )
@@ -225,7 +225,7 @@ def test_the_journal_is_folded_into_the_snapshot(
         store(location, f"Rotate the staging database password {i} times a year.")
         lines.append(len(path.read_bytes().splitlines()))
     assert max(lines) <= 4 and min(lines) == 1  # a snapshot, then at most 3 journal lines
-    index = load_index(location.memory_dir)
+    index = load_learning_index(location.memory_dir)
     assert not index.changed
     assert len(index.entries) == 7
 

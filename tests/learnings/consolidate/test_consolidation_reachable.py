@@ -16,7 +16,7 @@ from pokayokay.memory.apply import ensure_memory_template
 from pokayokay.memory.document import parse
 from pokayokay.memory.sections import DEFAULT_SECTIONS, TOPIC_INDEX_ID, Settings
 from pokayokay.recall import index as recall
-from pokayokay.recall.sources import load_index
+from pokayokay.recall.sources import load
 
 TODAY = date(2026, 1, 20)
 # Four entries, all old enough: none is kept back as one of the most recent (retention is
@@ -78,7 +78,7 @@ def test_the_archive_is_linked_from_the_topic_index_and_recalled(
     assert any("](learnings-dropped.md)" in line for line in lines), lines
     assert any(c.kind == "memory:topic_index" for c in outcome.changes)
 
-    index = load_index(memory, location.project_dir, tmp_path / "state")
+    index = load(memory, location.project_dir, tmp_path / "state").index
     assert index is not None
     archived = [d for d in index.docs if d.id.startswith("archive:")]
     assert any("DejaVu fonts" in d.text and d.label == "consolidated" for d in archived)

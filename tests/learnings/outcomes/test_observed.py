@@ -261,7 +261,7 @@ def test_decisions_from_remember_and_spike_record(project: Path) -> None:
 def test_recall_leaves_spike_decisions_to_skill_suggestion(project: Path, tmp_path: Path) -> None:
     """An answered spike is surfaced by skill suggestion when a prompt asks it again; recall
     does not repeat it from Key Decisions, but recalls the other decisions."""
-    from pokayokay.recall.sources import load_index
+    from pokayokay.recall.sources import load
 
     location = location_of(project)
     location.memory_dir.mkdir(parents=True)
@@ -275,7 +275,7 @@ def test_recall_leaves_spike_decisions_to_skill_suggestion(project: Path, tmp_pa
         location=location,
         settings=Settings(),
     )
-    index = load_index(location.memory_dir, project, tmp_path / "state")
+    index = load(location.memory_dir, project, tmp_path / "state").index
     assert index is not None
     decisions = [d.text for d in index.docs if d.kind == "decision"]
     assert len(decisions) == 1 and "Postgres full-text" in decisions[0]
