@@ -110,10 +110,11 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
 
 
 def recall_line() -> str:
-    """What recall decides with, for ``status`` and ``doctor``: the shipped relevance gate."""
-    from pokayokay.relevance.fitted import RECALL, gate_name
+    """What recall decides with, for ``status`` and ``doctor``: the shipped relevance gates (a
+    learning carrying ``asked`` phrases has its own, decision 0175)."""
+    from pokayokay.relevance.fitted import RECALL, RECALL_ASKED, gate_name
 
-    return f"lexical; relevance gate {gate_name(RECALL)}"
+    return f"lexical; relevance gates {gate_name(RECALL)}, {gate_name(RECALL_ASKED)}"
 
 
 # ``doctor`` lists at most this many of the retired semantic recall's leftovers by name.

@@ -7,7 +7,10 @@
     .venv/bin/python scripts/fit_relevance_gate.py --kind skills # one kind's gates only
 
 One coefficient set per kind is fitted, on the lexical opinion (the semantic extra and its
-three dense features were retired: decisions 0142, 0149).
+three dense features were retired: decisions 0142, 0149). Recall has two kinds: ``recall`` for
+notes as they are, ``recall_asked`` for notes carrying how a teammate might ask for them, fitted
+on the same prompts with the phrases of ``tests/data/recall_asked/train_dev.json`` in the notes
+(decision 0175).
 
 For every (prompt, candidate) pair of the TRAIN split (``tests/helpers/splits.py``) it builds
 the gate's features (:class:`pokayokay.relevance.gate.Evidence`: the existing scorers' own
@@ -51,7 +54,13 @@ from helpers.relevance_split import Figures, Rate, figures  # noqa: E402
 from pokayokay.recall import index as recall_index  # noqa: E402
 from pokayokay.recall.gating import evidence as recall_evidence  # noqa: E402
 from pokayokay.relevance.concepts import query_features  # noqa: E402
-from pokayokay.relevance.fitted import RECALL, SKILLS, gate_path, provenance_path  # noqa: E402
+from pokayokay.relevance.fitted import (  # noqa: E402
+    RECALL,
+    RECALL_ASKED,
+    SKILLS,
+    gate_path,
+    provenance_path,
+)
 from pokayokay.relevance.gate import FEATURES, Evidence, Gate, select  # noqa: E402
 from pokayokay.skills.catalog import Catalog, catalog_from_folder  # noqa: E402
 from pokayokay.skills.gating import evidence as skill_evidence  # noqa: E402
@@ -61,18 +70,21 @@ HIT_KEEP = 0.95  # the share of the ungated hits a threshold must keep, by defau
 # Precision first (issue 23's title): the share each kind ships is the largest of 0.95, 0.90,
 # 0.85, 0.80, 0.75, 0.70 whose gate meets the issue's silence and precision goals on DEV (recall
 # 0.90 and 0.85, skills 0.95 and 0.85), chosen once on that grid (decision 0167).
-KIND_HIT_KEEP: dict[str, float] = {RECALL: 0.80, SKILLS: 0.90}
+KIND_HIT_KEEP: dict[str, float] = {RECALL: 0.80, SKILLS: 0.90, RECALL_ASKED: 0.80}
 L2 = 1.0  # the penalty on the standardised weights (not on the bias)
 COMMAND = "python scripts/fit_relevance_gate.py"
 # The variant each kind ships: the features held at weight 0, chosen on DEV by the criterion the
 # threshold uses, silence + precision (decision 0116): for skills, ``rare_share`` did not win.
-WITHOUT: dict[str, tuple[str, ...]] = {RECALL: (), SKILLS: ("rare_share",)}
+WITHOUT: dict[str, tuple[str, ...]] = {RECALL: (), SKILLS: ("rare_share",), RECALL_ASKED: ()}
 # Whether each project (a corpus of notes, or a skill catalog) weighs the same in the fit, however
 # many prompts it has, rather than each prompt (decision 0145): recall's train split is 893
 # prompts over the one project the vocabulary was written from and 205 over four others, and a
 # gate fitted prompt by prompt learns what evidence is worth on the first. Chosen on DEV: it
 # wins for recall, not for skill suggestion.
-BALANCED: dict[str, bool] = {RECALL: True, SKILLS: False}
+BALANCED: dict[str, bool] = {RECALL: True, SKILLS: False, RECALL_ASKED: True}
+# Every kind, in the order they are fitted: recall's gate for notes carrying ``asked`` phrases
+# is fitted on the same prompts with those phrases in the notes (decision 0175).
+ALL_KINDS = (RECALL, SKILLS, RECALL_ASKED)
 
 
 class Case:
@@ -116,12 +128,15 @@ def recall_sources(
     return out
 
 
-def recall_cases(split: Sequence[tuple[str, str, str]]) -> list[Case]:
+def recall_cases(split: Sequence[tuple[str, str, str]], *, asked: bool = False) -> list[Case]:
+    """The cases of ``split``; with ``asked``, each learning carries how a teammate might ask
+    for it (``tests/data/recall_asked``, decision 0175)."""
     cases: list[Case] = []
     indexes: dict[str, recall_index.Index] = {}
+    phrases = recall_eval.asked_phrases() if asked else {}
     for corpus, notes, rows in recall_sources(split):
         if corpus not in indexes:
-            indexes[corpus] = recall_eval.build(notes)
+            indexes[corpus] = recall_eval.build(recall_eval.with_asked(notes, phrases))
         index = indexes[corpus]
         for row in rows:
             prompt = row["q"]
@@ -327,6 +342,7 @@ def fit_one(
         + f"); threshold: best train silence + precision keeping {keep} of the hits",
         "train": sets["train"],
         "dev": sets["dev"],
+        **({"asked": sets["asked"]} if "asked" in sets else {}),
         "opinion": opinion,
         "candidates": len(x),
         **({"without": sorted(without)} if without else {}),
@@ -338,20 +354,24 @@ def fit_one(
 Work = dict[str, tuple[list[Case], list[Case], dict[str, list[str]], list[Case]]]
 
 
-def work(catalog: Catalog, kinds: Sequence[str] = (RECALL, SKILLS)) -> Work:
+def work(catalog: Catalog, kinds: Sequence[str] = ALL_KINDS) -> Work:
     """Each of ``kinds``' train cases, dev cases, the names of their sets, and the train cases
     of the read unseen split (:data:`helpers.splits.RECALL_TRAIN_READ`, ``SKILLS_TRAIN_READ``).
     Skills' dev is the held-out prompts and the second unseen split's skill prompts, against
     that split's own catalog (:data:`helpers.splits.SKILLS_DEV_UNSEEN_FOLDER`)."""
     out: Work = {}
-    if RECALL in kinds:
-        recall_read = recall_cases(splits.RECALL_TRAIN_READ)
-        out[RECALL] = (
-            recall_cases(splits.RECALL_TRAIN) + recall_read,
-            recall_cases(splits.RECALL_DEV),
+    for kind in (RECALL, RECALL_ASKED):
+        if kind not in kinds:
+            continue
+        asked = kind == RECALL_ASKED
+        recall_read = recall_cases(splits.RECALL_TRAIN_READ, asked=asked)
+        out[kind] = (
+            recall_cases(splits.RECALL_TRAIN, asked=asked) + recall_read,
+            recall_cases(splits.RECALL_DEV, asked=asked),
             {
                 "train": splits.names(splits.RECALL_TRAIN) + splits.names(splits.RECALL_TRAIN_READ),
                 "dev": splits.names(splits.RECALL_DEV),
+                **({"asked": ["tests/data/recall_asked/train_dev.json"]} if asked else {}),
             },
             recall_read,
         )
@@ -404,12 +424,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--kind",
         action="append",
-        choices=(RECALL, SKILLS),
+        choices=ALL_KINDS,
         default=None,
         help="fit (and write) only this kind's gates (repeatable; default: every kind)",
     )
     args = parser.parse_args(argv)
-    kinds = tuple(args.kind or (RECALL, SKILLS))
+    kinds = tuple(args.kind or ALL_KINDS)
     catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
     for kind, (train, dev, sets, read) in work(catalog, kinds).items():
         without = WITHOUT[kind] if args.without is None else args.without

@@ -50,6 +50,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--severity", choices=SEVERITIES, type=str.upper, default=None, help="how much it matters"
     )
     parser.add_argument(
+        "--asked",
+        metavar="NAME",
+        default=None,
+        help="add to the stored learning NAME how a teammate might ask for it: one phrase per "
+        "TEXT argument or per line of standard input (matched by recall, never shown)",
+    )
+    parser.add_argument(
         "--reply",
         action="store_true",
         help="answer for the /remember slash command: every outcome, a refusal included, on "
@@ -63,20 +70,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _input_text(ns: argparse.Namespace) -> str:
+def _input_text(ns: argparse.Namespace, joiner: str = " ") -> str:
     from pokayokay.learnings.model import MAX_CHARS
 
     words: list[str] = list(ns.text or [])
     if ns.stdin or words == ["-"]:
         data = sys.stdin.buffer.read(16 * MAX_CHARS + 1)
         return data.decode("utf-8", "replace")
-    return " ".join(words)
+    return joiner.join(words)
+
+
+def _write(lines: list[str], failed: bool, reply: bool) -> None:
+    """Refusals to stderr (scripts see the failure), except with --reply (the slash command:
+    Claude Code aborts a command whose shell step fails); every other answer to stdout, which
+    the slash command and the Bash tool hand to the model."""
+    stream = sys.stderr if failed and not reply else sys.stdout
+    stream.write("\n".join(lines) + "\n")
+
+
+def _run_asked(ns: argparse.Namespace, location: MemoryLocation) -> int:
+    """``pokayokay remember --asked NAME``: how a teammate might ask for a stored learning."""
+    from pokayokay.learnings.capture.asked import add_asked
+
+    result = add_asked(ns.asked, _input_text(ns, "\n"), location)
+    lines = [result.message]
+    if result.redacted:
+        lines.append(f"Note: secrets were redacted before anything was kept: "
+                     f"{', '.join(result.redacted)}.")  # fmt: skip
+    failed = result.exit_code != 0
+    _write(lines, failed, ns.reply)
+    return 0 if ns.reply else result.exit_code
 
 
 def run_command(
     ns: argparse.Namespace, project: Path, location: MemoryLocation, settings: Settings
 ) -> int:
     """``pokayokay remember``: print the outcome, return the exit code (module docstring)."""
+    if ns.asked is not None:
+        return _run_asked(ns, location)
     session = ns.session or os.environ.get("CLAUDE_CODE_SESSION_ID") or None
     result = remember(
         _input_text(ns),
@@ -95,16 +126,9 @@ def run_command(
             "severity": ns.severity,
         },
     )
-    # Refusals of the text go to stderr with exit 2 (scripts see the failure), except with
-    # --reply (the slash command); every other answer, notes included, to stdout, which the
-    # slash command and the Bash tool hand to the model.
     lines = [result.message, *(f"Note: {note}" for note in result.notes)]
     refused = result.status in ("too_short", "too_long")
-    if ns.reply:
-        # The slash command shows this output to the user through the model: a refusal is an
-        # answer like any other, not a failing shell step.
-        sys.stdout.write("\n".join(lines) + "\n")
-        return 0 if refused else result.exit_code
-    stream = sys.stderr if refused else sys.stdout
-    stream.write("\n".join(lines) + "\n")
-    return result.exit_code
+    # The slash command shows this output to the user through the model: a refusal is an
+    # answer like any other, not a failing shell step.
+    _write(lines, refused, ns.reply)
+    return 0 if refused and ns.reply else result.exit_code

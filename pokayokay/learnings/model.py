@@ -92,6 +92,8 @@ from pokayokay.names import LEARNING_FILE_PREFIX
 
 __all__ = [
     "ANTI_PATTERN_CUES",
+    "ASKED_CHARS",
+    "ASKED_MAX",
     "CATEGORIES",
     "CONFIDENCES",
     "DESCRIPTION_MAX",
@@ -125,6 +127,11 @@ CONFIDENCES: tuple[str, ...] = ("high", "medium", "low")
 STRUCTURED_FIELDS: tuple[str, ...] = ("trigger", "insight", "action", "severity")
 SEVERITIES: tuple[str, ...] = ("P1", "P2", "P3")
 STRUCTURED_MAX = 200
+# How a teammate might ask for a learning, in their own words (``remember --asked``, written by
+# Claude when a learning is stored: decision 0175): matched by recall, never shown. At most
+# ASKED_MAX phrases of at most ASKED_CHARS characters each.
+ASKED_MAX = 8
+ASKED_CHARS = 160
 MEMORY_TYPE = "feedback"
 FILE_PREFIX = LEARNING_FILE_PREFIX
 MIN_CHARS = 20
@@ -173,6 +180,8 @@ class Learning:
     insight: str = ""
     action: str = ""
     severity: str = ""
+    # How a teammate might ask for it (see ASKED_MAX): matched, never shown.
+    asked: tuple[str, ...] = ()
 
     @property
     def file_name(self) -> str:

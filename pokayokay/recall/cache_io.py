@@ -24,7 +24,7 @@ def shown_text(text: str) -> str:
 
 def document_row(doc: Document, counts: dict[str, int]) -> list[Any]:
     """A document and its term counts as the list row a cache file stores."""
-    return [doc.id, doc.kind, doc.label, doc.text, doc.weight, doc.clean, counts]
+    return [doc.id, doc.kind, doc.label, doc.text, doc.weight, doc.clean, counts, doc.asked]
 
 
 def load_json(path: str) -> Any:

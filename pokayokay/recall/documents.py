@@ -16,10 +16,12 @@ class Document:
     ``label`` a short tag shown before the text (a learning's category); ``weight`` a prior
     multiplied into the score (at most 1). ``clean`` says that ``text`` already went through
     :func:`safe_text` (the sources do that when they read a file): the block then uses it as it
-    is, which keeps ``pokayokay.safety.sanitize`` off the prompt path.
+    is, which keeps ``pokayokay.safety.sanitize`` off the prompt path. ``asked`` says that what
+    is matched includes how a teammate might ask for the note (a learning's ``asked`` phrases):
+    such a note is judged by the gate fitted on notes that have them (decision 0175).
     """
 
-    __slots__ = ("id", "kind", "label", "text", "search", "weight", "clean")
+    __slots__ = ("id", "kind", "label", "text", "search", "weight", "clean", "asked")
 
     def __init__(
         self,
@@ -31,6 +33,7 @@ class Document:
         search: str = "",
         weight: float = 1.0,
         clean: bool = False,
+        asked: bool = False,
     ) -> None:
         self.id = id
         self.kind = kind
@@ -39,10 +42,12 @@ class Document:
         self.search = search or text
         self.weight = min(1.0, max(0.0, weight))
         self.clean = clean
+        self.asked = asked
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> Document:
-        """A document from its cached row ``[id, kind, label, text, weight, clean, ...]``."""
+        """A document from its cached row ``[id, kind, label, text, weight, clean, asked]`` (a
+        cache file's row holds the term counts between ``clean`` and ``asked``)."""
         doc_id, kind, label, text, weight, clean = row[:6]
         return cls(
             str(doc_id),
@@ -51,6 +56,7 @@ class Document:
             label=str(label),
             weight=float(weight),
             clean=clean is True,
+            asked=row[-1] is True,
         )
 
     def __repr__(self) -> str:

@@ -102,9 +102,10 @@ if TYPE_CHECKING:
 
 METHOD = "concepts"
 # Bumped whenever tokenisation, weights or document scores change: cached indexes are rebuilt.
-ANALYSIS_VERSION = 7
-# The layout of Index.to_data (4: number columns as lists, not text to parse).
-INDEX_FORMAT = 4
+ANALYSIS_VERSION = 8
+# The layout of Index.to_data (4: number columns as lists, not text to parse; 5: a document's
+# row ends with its ``asked`` flag).
+INDEX_FORMAT = 5
 # Chosen on every labelled set together (see the module docstring).
 FLOOR = 0.28
 # One note by default, a second only when nearly as strong and about something else
@@ -240,7 +241,7 @@ class Index:
             assert self._rows is not None
             from pokayokay.infra.lean_json import loads  # json's import costs a prompt more
             row = loads(self._rows[i])  # a row read from the cache file may fail: ValueError
-            if not (isinstance(row, list) and len(row) == 6):
+            if not (isinstance(row, list) and len(row) == 7):
                 raise ValueError("inconsistent recall index (document)")
             found = Document.from_row(row)
             self._docs[i] = found
@@ -263,7 +264,9 @@ class Index:
         return {
             "format": INDEX_FORMAT,
             "docs": [
-                json.dumps([d.id, d.kind, d.label, d.text, d.weight, d.clean], ensure_ascii=False)
+                json.dumps(
+                    [d.id, d.kind, d.label, d.text, d.weight, d.clean, d.asked], ensure_ascii=False
+                )
                 for d in self.docs
             ],
             "lengths": [int(n) for n in self.lengths],
@@ -581,9 +584,8 @@ def recall(
         from pokayokay.relevance.fitted import RECALL, speak
 
         ranked = chosen
-        chosen = speak(
-            gate, RECALL, ranked, lambda: evidence(index, query, prompt, ranked, runners)
-        )
+        found = lambda: evidence(index, query, prompt, ranked, runners)  # noqa: E731
+        chosen = speak(gate, RECALL, ranked, found, lambda hit: hit.doc.asked)
     return Result(chosen, near, floor)
 
 

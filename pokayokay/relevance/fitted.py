@@ -30,12 +30,16 @@ if TYPE_CHECKING:
 HERE = os.path.dirname(os.path.abspath(__file__))
 RECALL = "recall"
 SKILLS = "skills"
+# Recall's gate for a note that carries how a teammate might ask for it (``asked`` phrases):
+# fitted on the same prompts with those phrases in the notes (decision 0175).
+RECALL_ASKED = "recall_asked"
+KINDS = (RECALL, SKILLS, RECALL_ASKED)
 _loaded: dict[str, Gate] = {}
 
 
 def gate_name(kind: str) -> str:
-    """The file name of the ``kind`` gate (:data:`RECALL` or :data:`SKILLS`)."""
-    if kind not in (RECALL, SKILLS):
+    """The file name of the ``kind`` gate (one of :data:`KINDS`)."""
+    if kind not in KINDS:
         raise ValueError(f"no relevance gate for {kind!r}")
     return f"gate_{kind}.json"
 
@@ -75,6 +79,7 @@ def speak(
     kind: str,
     ranked: Sequence[Candidate],
     evidence: Callable[[], Sequence[Evidence]],
+    asked: Callable[[Candidate], bool] | None = None,
 ) -> list[Candidate]:
     """The candidates of ``ranked`` (best first) the gate lets speak: one by default, a second
     only when nearly as probable and about something else (:func:`~pokayokay.relevance.gate.
@@ -82,9 +87,14 @@ def speak(
     ``evidence``: the :class:`~pokayokay.relevance.gate.Evidence` of each of ``ranked``, in
     order, computed only when a gate decides. The one decision recall
     (:mod:`pokayokay.recall.gating`) and skill suggestion (:mod:`pokayokay.skills.gating`)
-    take."""
+    take. ``asked``: whether a candidate carries ``asked`` phrases; with the shipped gates, such
+    a candidate is judged by the :data:`RECALL_ASKED` gate (decision 0175)."""
     if not ranked or gate is False:
         return list(ranked)
+    gates = None
     if gate is True:
         gate = fitted(kind)
-    return [ranked[i] for i in select(gate, evidence())]
+        if asked is not None and any(map(asked, ranked)):
+            other = fitted(RECALL_ASKED)
+            gates = [other if asked(c) else gate for c in ranked]
+    return [ranked[i] for i in select(gate, evidence(), gates)]

@@ -137,15 +137,19 @@ class Gate:
         return 1.0 / (1.0 + math.exp(-z))
 
 
-def select(gate: Gate, evidence: Sequence[Evidence]) -> list[int]:
+def select(
+    gate: Gate, evidence: Sequence[Evidence], gates: Sequence[Gate] | None = None
+) -> list[int]:
     """The positions (into ``evidence``, best-ranked first) of the candidates that speak: the
     first that passes the gate, and a second only when it passes too, is nearly as probable
-    (:data:`NEARLY`) and holds a word the first does not."""
+    (:data:`NEARLY`) and holds a word the first does not. ``gates``: the gate of each candidate
+    when they differ (a note with ``asked`` phrases has its own, decision 0175), else ``gate``."""
     chosen: list[int] = []
     first = 0.0
     for i, found in enumerate(evidence):
-        p = gate.probability(found)
-        if p < gate.threshold:
+        judge = gates[i] if gates is not None else gate
+        p = judge.probability(found)
+        if p < judge.threshold:
             continue
         if not chosen:
             chosen.append(i)

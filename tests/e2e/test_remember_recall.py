@@ -32,7 +32,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from .conftest import ALLOWED_TOOLS, E2E, RunResult, explain, pokayokay_log, scripted_on
-from .mock_api import RecordedRequest, Turn, message_text, text
+from .mock_api import RecordedRequest, Turn, message_text, text, tool_use
 
 pytestmark = pytest.mark.e2e
 
@@ -334,3 +334,60 @@ def test_remember_for_a_teammate_without_pokayokay(
     assert "Shell command failed" not in run.stdout and "not found" not in run.stdout
     blocks = [t for m in run.first_request.messages if m.get("role") == "user" for t in texts(m)]
     assert any(b.startswith(NOT_INSTALLED) for b in blocks), blocks
+
+
+# The learning of the test below, a paraphrase of it that shares no word with its text but one
+# with how a teammate would ask for it, and those ways (decision 0175).
+RELEASE_NOTE = (
+    "Release process: bump the version in firmware/Cargo.toml, make dfu-package builds the "
+    "signed zip with nrfutil, and upload it to the firmware-releases S3 bucket"
+)
+RELEASE_ASKED = (
+    "where do field units get new OTA images from?",
+    "push an OTA update to the field sensors",
+    "how do I ship a new firmware version?",
+)
+OTA_PROMPT = "where do the field units pick up new OTA images from?"
+ASKED_REPLY = "E2E-ASKED-REPLY-41d7"
+OTA_REPLY = "E2E-OTA-REPLY-41d7"
+
+
+def test_claude_adds_how_a_teammate_might_ask_and_a_paraphrase_finds_the_learning(
+    e2e: E2E, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After `/remember`, the command asks the model to run `pokayokay remember --asked NAME`;
+    the real client lets it on the command's own `allowed-tools` (the user allows no Bash), the
+    phrases land in the learning's frontmatter, and a later prompt worded like them, not like
+    the learning, gets the learning, and never the phrases."""
+    from pokayokay.learnings.model import make_name
+
+    restrict_user_permissions(e2e)
+    e2e.init_pokayokay()
+    memory_dir = e2e.memory_dir()
+    name = make_name(RELEASE_NOTE)
+    quoted = " ".join(f'"{p}"' for p in RELEASE_ASKED)
+    command = f"pokayokay remember --asked {name} --reply {quoted}"
+    turns = [[tool_use("Bash", {"command": command})], [text(ASKED_REPLY)]]
+
+    first = run_slash_command(e2e, monkeypatch, "remember", RELEASE_NOTE, turns)
+
+    assert_completed(first, e2e, ASKED_REPLY)
+    body = "\n".join(t for m in first.first_request.messages for t in texts(m))
+    assert "--asked NAME" in body, "the command body does not ask for the phrases"
+    results = every_request_text(first)
+    assert f"Noted {len(RELEASE_ASKED)} ways to ask for {name}." in results, explain(first, e2e)
+    (topic,) = learning_files(memory_dir)
+    front, stored_body = read_topic_file(topic)
+    assert front["metadata"]["asked"] == list(RELEASE_ASKED)
+    assert stored_body.strip() == RELEASE_NOTE
+
+    second = e2e.run_claude(e2e.project, OTA_PROMPT, [[text(OTA_REPLY)]])
+
+    assert_completed(second, e2e, OTA_REPLY)
+    seen = second.first_request.full_text
+    assert seen.count(OPEN_TAG) == 1, seen[-4000:]
+    block = seen[seen.index(OPEN_TAG) : seen.index(CLOSE_TAG)]
+    assert RELEASE_NOTE in block
+    for phrase in RELEASE_ASKED:
+        assert phrase not in seen, f"an asked phrase reached the model: {phrase}"
+    assert "Traceback" not in pokayokay_log(e2e), pokayokay_log(e2e)

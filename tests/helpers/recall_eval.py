@@ -59,7 +59,30 @@ def as_learning(note: dict[str, Any]) -> learnings.Learning:
         category=note.get("category") or "heuristics",
         confidence=note.get("confidence", "medium"),
         hash=learnings.identity(text),
+        asked=tuple(note.get("asked", ())),
     )
+
+
+ASKED = Path(__file__).resolve().parents[1] / "data" / "recall_asked"
+
+
+def asked_phrases(name: str = "train_dev.json") -> dict[str, list[str]]:
+    """How a teammate might ask for each labelled note (``tests/data/recall_asked``; decision
+    0175), by the note's text."""
+    data = json.loads((ASKED / name).read_text("utf-8"))
+    return {row["text"]: row["asked"] for row in data["notes"]}
+
+
+def with_asked(
+    notes: list[dict[str, Any]], phrases: dict[str, list[str]]
+) -> list[dict[str, Any]]:
+    """``notes`` with the ``asked`` phrases of the learnings ``phrases`` holds."""
+    return [
+        {**note, "asked": phrases[note["text"]]}
+        if note.get("kind", "learning") == "learning" and note["text"] in phrases
+        else note
+        for note in notes
+    ]
 
 
 def build(notes: list[dict[str, Any]]) -> Index:

@@ -171,7 +171,9 @@ class Lab:
             "POKAYOKAY_HOME": str(self.home / "state"),
         }
 
-    def remember(self, text: str) -> None:
+    def remember(self, text: str, asked: Sequence[str] = ()) -> None:
+        """Store ``text`` as ``/remember`` does; with ``asked``, then add how a teammate might
+        ask for it, as the command asks Claude to (``remember --asked``, decision 0175)."""
         cli = [sys.executable, "-m", "pokayokay", "remember", "--project", str(self.project)]
         proc = subprocess.run(
             [*cli, "--stdin"], input=text.encode("utf-8"), capture_output=True, env=self.env,
@@ -179,6 +181,16 @@ class Lab:
         )  # fmt: skip
         if proc.returncode != 0:
             raise RuntimeError(f"remember failed: {proc.stderr.decode(errors='replace')}")
+        if not asked:
+            return
+        stored = proc.stdout.decode("utf-8").split("\n", 1)[0]
+        name = stored.split(": ", 1)[1].split(" (", 1)[0]  # "Stored: <name> (<category>)"
+        proc = subprocess.run(
+            [*cli, "--asked", name, *asked], capture_output=True, env=self.env,
+            cwd=self.project, timeout=120, check=False,
+        )  # fmt: skip
+        if proc.returncode != 0:
+            raise RuntimeError(f"remember --asked failed: {proc.stderr.decode(errors='replace')}")
 
     def add_skills(self, skills: Path) -> None:
         target = self.project / ".claude" / "skills"
@@ -228,12 +240,14 @@ def figures(outcomes: Iterable[tuple[list[str], list[str]]]) -> Figures:
     return Figures(Rate(*hit), Rate(*silence), Rate(*precision))
 
 
-def score_recall(project_file: Path) -> Figures:
+def score_recall(project_file: Path, asked: dict[str, list[str]] | None = None) -> Figures:
+    """The figures of one project file; ``asked``: how a teammate might ask for each note, by
+    its text (``tests/data/recall_asked``), added as ``/remember`` has Claude add it."""
     data = json.loads(project_file.read_text("utf-8"))
     with tempfile.TemporaryDirectory(prefix="pokayokay-split-") as folder:
         lab = Lab(Path(folder))
         for note in data["notes"]:
-            lab.remember(note["text"])
+            lab.remember(note["text"], (asked or {}).get(note["text"], ()))
         outcomes = []
         for row in data["prompts"]:
             lines = recalled_lines(lab.prompt(row["q"]))
@@ -275,14 +289,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description="Score a relevance test split through the hook.")
     parser.add_argument("--split", type=Path, default=SPLIT, help="the split's folder")
-    root = parser.parse_args(argv).split.resolve()
+    parser.add_argument(
+        "--asked",
+        type=Path,
+        default=None,
+        help="a tests/data/recall_asked file: store each note with how a teammate might ask "
+        "for it (decision 0175)",
+    )
+    args = parser.parse_args(argv)
+    root = args.split.resolve()
+    asked = None
+    if args.asked is not None:
+        rows = json.loads(args.asked.read_text("utf-8"))["notes"]
+        asked = {row["text"]: row["asked"] for row in rows}
     problems = check_hashes(root)
     if problems:
         print("the split differs from SHA256SUMS: " + ", ".join(problems))
     rows: list[tuple[str, Figures]] = []
     recall_parts = []
     for path in recall_sets(root / "recall"):
-        result = score_recall(path)
+        result = score_recall(path, asked)
         recall_parts.append(result)
         rows.append((f"recall {path.stem}", result))
     rows.append(("recall, all", combined(recall_parts)))

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pokayokay.recall.documents import clamped_weights
-from pokayokay.recall.index import Index
+from pokayokay.recall.index import INDEX_FORMAT, Index
 
 WEIGHTS = st.lists(
     st.one_of(
@@ -39,7 +39,7 @@ def test_the_clamp_gives_what_min_and_max_give_each_weight(weights: list[float])
 
 def _index(postings: dict[str, str], docs: int = 3) -> Index:
     data = {
-        "format": 4, "postings": postings, "lengths": [1] * docs, "norms": [1.0] * docs,
+        "format": INDEX_FORMAT, "postings": postings, "lengths": [1] * docs, "norms": [1.0] * docs,
         "cnorms": [0.0] * docs, "weights": [0.5, -0.0, 2.0][:docs],
     }  # fmt: skip
     return Index.from_data(data, rows=["[]"] * docs)

@@ -278,7 +278,7 @@ def test_doctor_lists_each_leftover_with_its_size_and_the_command(
     assert any(SEMANTIC_VECTORS_FILE in d and "1.2 kB" in d for d in details)
     assert "`pokayokay semantic remove` deletes them" in details[-1]
     recall = [c["detail"] for c in data["checks"] if c["check"] == "recall"]
-    assert recall == ["lexical; relevance gate gate_recall.json"]
+    assert recall == ["lexical; relevance gates gate_recall.json, gate_recall_asked.json"]
     cli.main(["semantic", "remove"])
     capsys.readouterr()
     assert cli.main(["doctor", "--project", str(project), "--json"]) == code
@@ -304,7 +304,7 @@ def test_status_says_what_recall_decides_with_and_what_was_left(
     capsys.readouterr()
     assert cli.main(["status", "--project", str(project)]) == 0
     text = capsys.readouterr().out
-    assert "recall: lexical; relevance gate gate_recall.json" in text
+    assert "recall: lexical; relevance gates gate_recall.json, gate_recall_asked.json" in text
     assert "the retired semantic recall left 3 derived files (9.2 kB)" in text
     assert cli.main(["status", "--project", str(project), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

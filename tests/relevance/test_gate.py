@@ -229,6 +229,7 @@ def test_no_corpus_has_no_rare_word() -> None:
     [
         (fitted.RECALL, splits.RECALL_TRAIN, splits.RECALL_DEV),
         (fitted.SKILLS, splits.SKILLS_TRAIN, splits.SKILLS_DEV),
+        (fitted.RECALL_ASKED, splits.RECALL_TRAIN, splits.RECALL_DEV),
     ],
 )
 def test_the_shipped_gates_say_how_they_were_fitted(kind: str, train: tuple, dev: tuple) -> None:  # type: ignore[type-arg]
@@ -256,6 +257,9 @@ def test_the_shipped_gates_say_how_they_were_fitted(kind: str, train: tuple, dev
     assert isinstance(figures, dict)
     assert set(figures) >= {"train", "dev", "train_without_gate", "dev_without_gate"}
     assert isinstance(provenance["date"], str) and len(provenance["date"]) == 10
+    # the asked gate says whose phrases its notes carried (decision 0175); no other does
+    asked = ["tests/data/recall_asked/train_dev.json"]
+    assert provenance.get("asked") == (asked if kind == fitted.RECALL_ASKED else None)
 
 
 def test_an_unknown_gate_is_refused() -> None:
@@ -274,8 +278,10 @@ def test_the_fitting_script_reproduces_the_shipped_gates() -> None:
         sys.path.remove(str(REPO_ROOT / "scripts"))
     catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
     read = splits.SKILLS_TRAIN_READ_FOLDER
+    recall_train = splits.RECALL_TRAIN + splits.RECALL_TRAIN_READ
     for kind, train in (
-        (fitted.RECALL, script.recall_cases(splits.RECALL_TRAIN + splits.RECALL_TRAIN_READ)),
+        (fitted.RECALL, script.recall_cases(recall_train)),
+        (fitted.RECALL_ASKED, script.recall_cases(recall_train, asked=True)),
         (
             fitted.SKILLS,
             script.skill_cases(splits.SKILLS_TRAIN, catalog)
@@ -306,18 +312,20 @@ def test_the_fitting_script_is_one_command() -> None:
 
 def test_the_shipped_gates_are_lexical_and_hold_no_dense_feature() -> None:
     """The semantic extra was retired (decision 0142) and its three features dropped (0149):
-    one gate per kind ships, fitted on the lexical opinion alone, over the features the scorers
-    compute; the dense gate's file is gone from the package."""
+    one gate per kind ships (recall's notes with ``asked`` phrases are a kind of their own,
+    decision 0175), fitted on the lexical opinion alone, over the features the scorers compute;
+    the dense gate's file is gone from the package."""
     import os
 
     assert not {"cosine", "cosine_margin", "agree"} & set(FEATURES)
-    for kind in (fitted.RECALL, fitted.SKILLS):
+    for kind in fitted.KINDS:
         lexical = fitted.fitted(kind)
         assert len(lexical.weights) == len(FEATURES)
         assert fitted.provenance(kind)["opinion"] == "lexical only"
     shipped = sorted(n for n in os.listdir(fitted.HERE) if n.startswith("gate_"))
     assert shipped == [
         "gate_recall.json", "gate_recall.provenance.json",
+        "gate_recall_asked.json", "gate_recall_asked.provenance.json",
         "gate_skills.json", "gate_skills.provenance.json",
     ]  # fmt: skip
 

@@ -27,7 +27,15 @@ if TYPE_CHECKING:
     from pokayokay.learnings.model import Learning
     from pokayokay.memory.sections import Settings
 
-__all__ = ["LOCK_TIMEOUT", "Draft", "RememberResult", "matching", "save", "utc_stamp"]
+__all__ = [
+    "LOCK_TIMEOUT",
+    "Draft",
+    "RememberResult",
+    "learnings_lock",
+    "matching",
+    "save",
+    "utc_stamp",
+]
 
 LOCK_TIMEOUT = 10.0
 
@@ -96,7 +104,7 @@ def _changed(name: str) -> NoReturn:
     raise Conflict(f"{name} changed since it was indexed")
 
 
-def _learnings_lock(location: MemoryLocation, environ: Mapping[str, str] | None) -> Path:
+def learnings_lock(location: MemoryLocation, environ: Mapping[str, str] | None) -> Path:
     from pokayokay.infra.locate import slugify
     from pokayokay.infra.state import state_home
 
@@ -121,7 +129,7 @@ def save(
     from pokayokay.infra.safe_write import file_lock, with_retries
     from pokayokay.learnings.capture.remember_index import entry_for, load_learning_index, stamp_of
 
-    with file_lock(_learnings_lock(location, environ), LOCK_TIMEOUT):
+    with file_lock(learnings_lock(location, environ), LOCK_TIMEOUT):
         stamp = utc_stamp(moment)
 
         def step(_attempt: int) -> tuple[RememberResult, LearningIndex]:

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 
 from pokayokay.infra import frontmatter
 from pokayokay.learnings.model import (
+    ASKED_CHARS,
+    ASKED_MAX,
     CATEGORIES,
     CONFIDENCES,
     MEMORY_TYPE,
@@ -130,6 +132,7 @@ def render(learning: Learning) -> str:
             for key in STRUCTURED_FIELDS
             if getattr(learning, key)
         ),
+        *([f"  asked: {_flow(list(learning.asked))}"] if learning.asked else []),
         *_extra_lines(learning.extra_metadata, "  "),
         "---",
     ]
@@ -142,6 +145,7 @@ _KNOWN_TOP = ("name", "description", "metadata")
 
 _KNOWN_META = (
     *STRUCTURED_FIELDS,
+    "asked",
     "type",
     "category",
     "confidence",
@@ -232,7 +236,17 @@ def parse(text: str) -> Learning:
         insight=_one_line(meta.get("insight")),
         action=_one_line(meta.get("action")),
         severity=severity if severity in SEVERITIES else "",
+        asked=_phrases(meta.get("asked")),
     )
+
+
+def _phrases(value: object) -> tuple[str, ...]:
+    """The ``asked`` phrases of a learning's metadata: a list of strings, each on one line and
+    cut to :data:`ASKED_CHARS`, at most :data:`ASKED_MAX`; anything else is none."""
+    if not isinstance(value, list):
+        return ()
+    out = [" ".join(_text(v).split())[:ASKED_CHARS] for v in value if isinstance(v, str)]
+    return tuple(p for p in out if p)[:ASKED_MAX]
 
 
 def _one_line(value: object) -> str:

@@ -1,0 +1,169 @@
+"""How a teammate might ask for a learning (``remember --asked``, decision 0175): stored in the
+frontmatter, kept by every rewrite, matched by recall, never shown, judged by its own gate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pokayokay.cli.main import main as cli
+from pokayokay.infra.locate import memory_location_for
+from pokayokay.learnings.capture.asked import merged, phrases
+from pokayokay.learnings.model import ASKED_CHARS, ASKED_MAX, Learning, identity
+from pokayokay.learnings.topics.topic_file import parse, render
+from pokayokay.recall.index import Index, recall
+from pokayokay.recall.readers import learning_document
+from pokayokay.relevance import fitted
+from pokayokay.relevance.gate import Evidence, Gate, select
+
+TEXT = (
+    "Flash the board with `cargo run --release -p firmware` from the firmware/ folder only: "
+    "the runner and the target are set in firmware/.cargo/config.toml"
+)
+ASKED = ("how do I flash the nrf board?", "flashing fails with can't find crate for core")
+
+
+def _learning(text: str = TEXT, asked: tuple[str, ...] = ()) -> Learning:
+    return Learning(name="flash-board", description=text[:100], text=text,
+                    hash=identity(text), asked=asked)  # fmt: skip
+
+
+def _stored(project: Path) -> tuple[Path, Learning]:
+    folder = memory_location_for(project).memory_dir
+    (path,) = sorted(folder.glob("learning-*.md"))
+    return path, parse(path.read_text(encoding="utf-8"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=200), max_size=12))
+def test_the_phrases_survive_the_file_as_cleaned(lines: list[str]) -> None:
+    cleaned, _kinds = phrases("\n".join(lines))
+    kept = merged(cleaned, ())
+    assert len(kept) <= ASKED_MAX
+    assert all(p and "\n" not in p and len(p) <= ASKED_CHARS for p in kept)
+    back = parse(render(_learning(asked=kept)))
+    assert back.asked == kept
+    assert back.text == TEXT  # the body is the learning, never the phrases
+
+
+def test_newest_phrases_come_first_and_repeats_go() -> None:
+    assert merged(["b", "A"], ["a", "c"]) == ("b", "A", "c")
+    assert len(merged([str(n) for n in range(20)], ())) == ASKED_MAX
+
+
+def test_a_secret_in_a_phrase_is_redacted_before_it_is_kept() -> None:
+    token = "ghp_" + "a1B2c3D4e5" * 4
+    cleaned, kinds = phrases(f"the deploy says bad credentials for {token}")
+    assert token not in cleaned[0] and "[redacted:" in cleaned[0]
+    assert kinds
+
+
+def test_remember_asked_adds_the_phrases_and_changes_nothing_else(project: Path) -> None:
+    base = ["remember", "--project", str(project)]
+    assert cli([*base, TEXT]) == 0
+    path, before = _stored(project)
+    text_before = path.read_text(encoding="utf-8")
+    assert cli([*base, "--asked", before.name, *ASKED]) == 0
+    _path, after = _stored(project)
+    assert after.asked == ASKED
+    assert (after.text, after.observations, after.hash) == (
+        before.text, before.observations, before.hash)  # fmt: skip
+    added = set(path.read_text(encoding="utf-8").splitlines()) - set(text_before.splitlines())
+    assert len(added) == 1 and next(iter(added)).startswith("  asked: [")
+    # a reinforcement keeps them; a second --asked puts its own first
+    assert cli([*base, TEXT]) == 0
+    assert cli([*base, "--asked", before.name, "where do I run the flash from?"]) == 0
+    _path, again = _stored(project)
+    assert again.observations == 2
+    assert again.asked == ("where do I run the flash from?", *ASKED)
+
+
+def test_remember_asked_refuses_what_it_cannot_do(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["remember", "--project", str(project)]
+    assert cli([*base, TEXT]) == 0
+    _path, learning = _stored(project)
+    assert cli([*base, "--asked", "no-such-learning", "a question"]) == 2
+    assert "no learning named no-such-learning" in capsys.readouterr().err
+    assert cli([*base, "--asked", "../outside", "a question"]) == 2
+    assert cli([*base, "--asked", learning.name, "  ", ""]) == 2
+    assert "no phrase" in capsys.readouterr().err
+    # the slash command's answer: on stdout, exit 0 whatever happened
+    assert cli([*base, "--reply", "--asked", "no-such-learning", "a question"]) == 0
+    assert "no learning named" in capsys.readouterr().out
+    assert not list(project.rglob("outside*"))
+
+
+def test_recall_matches_the_phrases_and_never_shows_them() -> None:
+    plain = _learning(
+        "Release process: bump the version in firmware/Cargo.toml and upload the signed zip to "
+        "the firmware-releases bucket"
+    )
+    doc, counts = learning_document(plain, "learning-release.md")
+    asked = _learning(plain.text, ("where do field units get new OTA images from?",))
+    doc_asked, counts_asked = learning_document(asked, "learning-release.md")
+    assert not doc.asked and doc_asked.asked
+    assert doc_asked.text == doc.text  # what is shown is the learning alone
+    assert set(counts_asked) > set(counts)  # what is matched grows
+    index = Index.build([doc_asked], [counts_asked])
+    again = Index.from_data(index.to_data())  # the cache keeps the flag
+    assert again.doc(0).asked
+    hits = recall(again, "where do the field units pick up new OTA images from?", gate=False).hits
+    assert [h.doc.text for h in hits] == [doc.text]
+
+
+def _evidence(score: float) -> Evidence:
+    return Evidence(score, 0.0, frozenset({"ota"}), frozenset({"ota"}), frozenset(), 2)
+
+
+def test_each_candidate_is_judged_by_its_own_gate() -> None:
+    strict = Gate((1.0, 0, 0, 0, 0, 0, 0), 0.0, 0.99)
+    lenient = Gate((1.0, 0, 0, 0, 0, 0, 0), 0.0, 0.5)
+    found = [_evidence(1.0)]
+    assert select(strict, found) == []
+    assert select(strict, found, [lenient]) == [0]
+
+
+def test_a_note_with_phrases_is_judged_by_the_gate_fitted_with_them() -> None:
+    chosen: list[list[Gate]] = []
+    plain, asked = fitted.fitted(fitted.RECALL), fitted.fitted(fitted.RECALL_ASKED)
+    assert plain.weights != asked.weights
+    ranked = ["plain", "asked"]
+
+    def spy(gate: Gate, evidence: list[Evidence], gates: list[Gate] | None = None) -> list[int]:
+        chosen.append(list(gates or []))
+        return []
+
+    original = fitted.select
+    found = lambda: [_evidence(0.3)] * 2  # noqa: E731
+    fitted.select = spy  # type: ignore[assignment]
+    try:
+        fitted.speak(True, fitted.RECALL, ranked, found, lambda c: c == "asked")
+        fitted.speak(True, fitted.RECALL, ranked, found, lambda c: False)
+    finally:
+        fitted.select = original  # type: ignore[assignment]
+    assert chosen == [[plain, asked], []]
+
+
+def test_the_skill_and_the_command_ask_for_the_phrases_the_same_way() -> None:
+    """The capturing skill's example names the learning it shows being stored, and both texts
+    Claude reads ask for 3 to 6 phrases in the teammate's own words."""
+    import re
+
+    from pokayokay.learnings.model import make_name
+
+    repo = Path(__file__).resolve().parents[3]
+    skill = (repo / "skills" / "capturing-learnings" / "SKILL.md").read_text("utf-8")
+    command = (repo / "commands" / "remember.md").read_text("utf-8")
+    stored = re.search(r"<<'POKAYOKAY_LEARNING'\n(.+)\n", skill)
+    named = re.search(r"pokayokay remember --asked (\S+) ", skill)
+    assert stored and named and named[1] == make_name(stored[1])
+    for text in (skill, command):
+        flat = " ".join(text.split())
+        assert "3 to 6 short requests or questions" in flat
+        assert "in their own words rather than the learning's" in flat
+        assert "never shown" in flat
