@@ -139,16 +139,61 @@ def _scalar_or_flow(raw: str) -> object:
 
 
 def _flow_list(raw: str) -> list[object]:
-    end = raw.find("]")
-    if end < 0 or "[" in raw[1:end] or not _only_comment(raw[end + 1 :]):
+    """A one-line flow list: quoted scalars (which may hold ``,``, ``:``, ``#`` and brackets,
+    as pokayokay writes a learning's ``asked`` phrases) and plain ones (which may not), one
+    comma between items, optional spaces, then nothing or a comment."""
+    items: list[object] = []
+    size = len(raw)
+    at = _spaces(raw, 1)
+    if raw[at : at + 1] == "]":
+        if not _only_comment(raw[at + 1 :]):
+            raise _Out
+        return items
+    while at < size:
+        if raw[at] in "\"'":
+            end = _quote_end(raw, at)
+            items.append(_scalar(raw[at : end + 1], in_flow=True))
+            at = end + 1
+        else:
+            end = at
+            while end < size and raw[end] not in ",[]{}":
+                end += 1
+            part = raw[at:end].strip(" ")
+            if not part or ":" in part or "#" in part:
+                raise _Out
+            items.append(_scalar(part, in_flow=True))
+            at = end
+        at = _spaces(raw, at)
+        if raw[at : at + 1] == "]":
+            if not _only_comment(raw[at + 1 :]):
+                raise _Out
+            return items
+        if raw[at : at + 1] != ",":
+            raise _Out
+        at = _spaces(raw, at + 1)
+        if raw[at : at + 1] in ("]", ","):
+            raise _Out  # an empty or trailing entry: the YAML parser decides
+    raise _Out
+
+
+def _spaces(raw: str, at: int) -> int:
+    while raw[at : at + 1] == " ":
+        at += 1
+    return at
+
+
+def _quote_end(raw: str, start: int) -> int:
+    """The position of the quote closing the scalar quoted at ``start`` (``''`` is a quote in a
+    single-quoted scalar, ``\\"`` in a double-quoted one); raises when it is not closed."""
+    first = raw[start]
+    end = raw.find(first, start + 1)
+    while first == "'" and end >= 0 and raw[end + 1 : end + 2] == "'":
+        end = raw.find("'", end + 2)
+    while first == '"' and end >= 0 and _escaped(raw, end):
+        end = raw.find('"', end + 1)
+    if end < 0:
         raise _Out
-    inner = raw[1:end].strip(" ")
-    if not inner:
-        return []
-    items = [part.strip(" ") for part in inner.split(",")]
-    if any(not part or part[0] in "{" or ":" in part or "#" in part for part in items):
-        raise _Out
-    return [_scalar(part, in_flow=True) for part in items]
+    return end
 
 
 def _only_comment(rest: str) -> bool:
@@ -160,12 +205,8 @@ def _only_comment(rest: str) -> bool:
 def _scalar(raw: str, *, in_flow: bool = False) -> object:
     first = raw[0]
     if first in "\"'":
-        end = raw.find(first, 1)
-        while first == "'" and end >= 0 and raw[end + 1 : end + 2] == "'":
-            end = raw.find("'", end + 2)
-        while first == '"' and end >= 0 and _escaped(raw, end):
-            end = raw.find('"', end + 1)
-        if end < 0 or not _only_comment(raw[end + 1 :]):
+        end = _quote_end(raw, 0)
+        if not _only_comment(raw[end + 1 :]):
             raise _Out
         body = raw[1:end]
         if first == '"':

@@ -28,7 +28,10 @@ _WORDS = st.sampled_from(
      "+4", ".5", "2026-11-27", "1_000", "0x1f", "0o17", ".inf", "src/**/*.py", "**/*.ts",
      "a: b", "a #b", "a#b", "C#", "- x", "[a]", "'q'", '"d"', "'it''s'", '"a\\"b"', "x:",
      '"\\x41\\u00e9\\t\\\\"', '"\\q"', '"\\ud800"', '"\\U0001F600 \\N\\_"', '"a\\\\"',
-     '"\\"', '"\\x4"', "'a' #c", '"b"#c']
+     '"\\"', '"\\x4"', "'a' #c", '"b"#c',
+     # quoted scalars holding what splits a flow list ("asked" phrases: decision 0175)
+     '"a, b"', "'c, d'", '"x: y"', "'p # q'", '"[z]"', "'a]b'", '"{k}"', '"w, \\"v\\", u"',
+     "'it''s, ok'", '"a" b', "'a'x", '" "', "''"]
 )  # fmt: skip
 _SCALAR = st.one_of(_RAW, _WORDS)
 # The plain keys are the language of ``[a-z_][a-z0-9_-]{0,8}``, built from two draws:
@@ -66,7 +69,8 @@ def blocks(draw: st.DrawFn) -> str:
         elif shape == "map":
             lines.append(f"{key}:")
             for _ in range(draw(st.integers(1, 3))):
-                lines.append(f"  {draw(_KEY)}: {draw(_SCALAR)}")
+                value = draw(st.one_of(_SCALAR, st.lists(_SCALAR, max_size=3).map(_flow)))
+                lines.append(f"  {draw(_KEY)}: {value}")
         elif shape == "empty":
             lines.append(f"{key}:")
         else:
@@ -138,3 +142,24 @@ def test_the_blocks_pokayokay_and_people_write_need_no_yaml_library(block: str) 
 )
 def test_anything_else_goes_to_the_yaml_library(block: str) -> None:
     assert frontmatter.load(block) is UNSUPPORTED
+
+
+@pytest.mark.parametrize(
+    ("block", "answers"),
+    [
+        # a learning's asked phrases (decision 0175): quoted, holding what splits a flow list
+        ('metadata:\n  asked: ["why, now?", "x: y", "a # b", "[k]", "it\'s"]\n', True),
+        ("asked: ['c, d', 'it''s, ok', \"w, \\\"v\\\", u\"]  # note\n", True),
+        ('asked: [ "a" ,b , \'c\' ]\n', True),
+        # not flow lists the subset reads: the YAML parser decides
+        ('asked: ["a" b, c]\n', False),
+        ("asked: ['a'x, y]\n", False),
+        ('asked: ["a", , "b"]\n', False),
+        ('asked: ["a",]\n', False),
+        ('asked: ["a"] x\n', False),
+        ('asked: ["a\n', False),
+    ],
+)
+def test_quoted_flow_items_may_hold_commas_and_colons(block: str, answers: bool) -> None:
+    _agrees(block)
+    assert (frontmatter.load(block) is not UNSUPPORTED) == answers

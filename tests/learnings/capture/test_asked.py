@@ -10,10 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pokayokay.cli.main import main as cli
+from pokayokay.infra import frontmatter
+from pokayokay.infra.frontmatter import UNSUPPORTED
 from pokayokay.infra.locate import memory_location_for
 from pokayokay.learnings.capture.asked import merged, phrases
 from pokayokay.learnings.model import ASKED_CHARS, ASKED_MAX, Learning, identity
-from pokayokay.learnings.topics.topic_file import parse, render
+from pokayokay.learnings.topics.topic_file import parse, render, split_frontmatter
 from pokayokay.recall.index import Index, recall
 from pokayokay.recall.readers import learning_document
 from pokayokay.relevance import fitted
@@ -44,9 +46,13 @@ def test_the_phrases_survive_the_file_as_cleaned(lines: list[str]) -> None:
     kept = merged(cleaned, ())
     assert len(kept) <= ASKED_MAX
     assert all(p and "\n" not in p and len(p) <= ASKED_CHARS for p in kept)
-    back = parse(render(_learning(asked=kept)))
+    rendered = render(_learning(asked=kept))
+    back = parse(rendered)
     assert back.asked == kept
     assert back.text == TEXT  # the body is the learning, never the phrases
+    # read without a YAML library, as a prompt reads a learning it is about to show
+    parts = split_frontmatter(rendered)
+    assert parts is not None and frontmatter.load(parts[0]) is not UNSUPPORTED
 
 
 def test_newest_phrases_come_first_and_repeats_go() -> None:
