@@ -69,8 +69,9 @@ ASKED = Path(__file__).resolve().parents[1] / "data" / "recall_asked"
 def asked_phrases(name: str = "train_dev.json") -> dict[str, list[str]]:
     """How a teammate might ask for each labelled note (``tests/data/recall_asked``; decision
     0175), by the note's text."""
-    data = json.loads((ASKED / name).read_text("utf-8"))
-    return {row["text"]: row["asked"] for row in data["notes"]}
+    from helpers.relevance_split import asked_phrases as read
+
+    return read(ASKED / name)
 
 
 def with_asked(

@@ -223,6 +223,13 @@ class Lab:
         return context
 
 
+def asked_phrases(path: Path) -> dict[str, list[str]]:
+    """How a teammate might ask for each labelled note, by the note's text: a
+    ``tests/data/recall_asked`` file (decision 0175)."""
+    rows = json.loads(path.read_text("utf-8"))["notes"]
+    return {row["text"]: row["asked"] for row in rows}
+
+
 def figures(outcomes: Iterable[tuple[list[str], list[str]]]) -> Figures:
     """Figures from (expected, shown) pairs."""
     hit = [0, 0]
@@ -298,10 +305,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     root = args.split.resolve()
-    asked = None
-    if args.asked is not None:
-        rows = json.loads(args.asked.read_text("utf-8"))["notes"]
-        asked = {row["text"]: row["asked"] for row in rows}
+    asked = None if args.asked is None else asked_phrases(args.asked)
     problems = check_hashes(root)
     if problems:
         print("the split differs from SHA256SUMS: " + ", ".join(problems))

@@ -22,13 +22,14 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from pokayokay.errors import EXIT_OK, EXIT_USAGE
+from pokayokay.learnings.model import NAME_MAX
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
 
 __all__ = ["AskedResult", "add_asked", "phrases"]
 
-_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,99}")
+_NAME = re.compile(rf"[a-z0-9][a-z0-9-]{{0,{NAME_MAX - 1}}}")  # a learning's name, as made
 
 
 class AskedResult(NamedTuple):
@@ -43,20 +44,17 @@ class AskedResult(NamedTuple):
 
 def phrases(text: str) -> tuple[list[str], list[str]]:
     """The phrases of ``text`` (one a line; each made one line of single spaces, cut to
-    ``ASKED_CHARS``, secrets redacted; empty and repeated ones dropped, case ignored) and the
-    kinds of secret redacted (pure)."""
+    ``ASKED_CHARS``, secrets redacted; empty ones dropped: :func:`merged` drops repeats) and
+    the kinds of secret redacted (pure)."""
     from pokayokay.learnings.model import ASKED_CHARS
     from pokayokay.safety.redact import redact, redacted_kinds
 
     out: list[str] = []
-    seen: set[str] = set()
     kinds: list[str] = []
     for line in text.splitlines():
         kinds.extend(k for k in redacted_kinds(line) if k not in kinds)
         phrase = " ".join(redact(line).split())[:ASKED_CHARS].strip()
-        key = phrase.casefold()
-        if phrase and key not in seen:
-            seen.add(key)
+        if phrase:
             out.append(phrase)
     return out, kinds
 

@@ -134,7 +134,9 @@ def test_each_candidate_is_judged_by_its_own_gate() -> None:
     assert select(strict, found, [lenient]) == [0]
 
 
-def test_a_note_with_phrases_is_judged_by_the_gate_fitted_with_them() -> None:
+def test_a_note_with_phrases_is_judged_by_the_gate_fitted_with_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     chosen: list[list[Gate]] = []
     plain, asked = fitted.fitted(fitted.RECALL), fitted.fitted(fitted.RECALL_ASKED)
     assert plain.weights != asked.weights
@@ -144,14 +146,10 @@ def test_a_note_with_phrases_is_judged_by_the_gate_fitted_with_them() -> None:
         chosen.append(list(gates or []))
         return []
 
-    original = fitted.select
+    monkeypatch.setattr(fitted, "select", spy)
     found = lambda: [_evidence(0.3)] * 2  # noqa: E731
-    fitted.select = spy  # type: ignore[assignment]
-    try:
-        fitted.speak(True, fitted.RECALL, ranked, found, lambda c: c == "asked")
-        fitted.speak(True, fitted.RECALL, ranked, found, lambda c: False)
-    finally:
-        fitted.select = original  # type: ignore[assignment]
+    fitted.speak(True, fitted.RECALL, ranked, found, lambda c: c == "asked")
+    fitted.speak(True, fitted.RECALL, ranked, found, lambda c: False)
     assert chosen == [[plain, asked], []]
 
 
