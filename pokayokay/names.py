@@ -83,6 +83,9 @@ MEMORY_CHANGED = "memory.changed"
 # In the state home: touched when pokayokay installs or removes a SKILL.md (the skill catalog's
 # quick freshness check, skills.catalog, includes its stat).
 SKILLS_CHANGED = "skills.changed"
+# In the state home: how a user might ask for each installed skill (skills.asked), and its lock.
+SKILLS_ASKED_FILE = "skills-asked.json"
+SKILLS_ASKED_LOCK = "skills-asked.lock"
 FAILURE_CATEGORIES_CACHE = "failure-categories.json"  # settings' failure_categories, compiled
 # The retired semantic recall (decision 0142) left these derived files: the model, shared by
 # every project, in <state home>/models/<name>; each project's note vectors and resolved mode.

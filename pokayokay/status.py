@@ -98,6 +98,7 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
     except Exception as exc:  # measures never cost the status
         logs.log_exception("status: capture measures", exc)
     out["recall"] = recall_line()
+    out["skills"] = skills_line(project)
     from pokayokay.recall.semantic_leftovers import leftover_line, leftovers
 
     left = leftovers()
@@ -115,6 +116,28 @@ def recall_line() -> str:
     from pokayokay.relevance.fitted import RECALL, RECALL_ASKED, gate_name
 
     return f"lexical; relevance gates {gate_name(RECALL)}, {gate_name(RECALL_ASKED)}"
+
+
+def skills_line(project: Path) -> str:
+    """What skill suggestion decides with, for ``status`` and ``doctor``: the shipped gates,
+    and how many of the skills visible in ``project`` carry how a user might ask for them
+    (decision 0176)."""
+    from pokayokay.relevance.fitted import SKILLS, SKILLS_ASKED, gate_name
+    from pokayokay.skills.asked import read_table, unasked
+    from pokayokay.skills.catalog import load_catalog
+
+    line = f"lexical; relevance gates {gate_name(SKILLS)}, {gate_name(SKILLS_ASKED)}"
+    try:
+        catalog = load_catalog(project)
+    except OSError as exc:
+        return f"{line}; the skills could not be listed ({exc})"
+    invocable = [s for s in catalog if s.model_invocable and s.description]
+    if not invocable:
+        return f"{line}; no skill is visible here"
+    missing = len(unasked(invocable, read_table()))
+    asked = len(invocable) - missing
+    rest = "" if not missing else " (/skill-phrases writes the rest)"
+    return f"{line}; {asked} of {len(invocable)} skills carry how a user might ask for them{rest}"
 
 
 # ``doctor`` lists at most this many of the retired semantic recall's leftovers by name.
@@ -217,6 +240,8 @@ def render_status(data: dict[str, Any]) -> str:
     out.append(f"  learnings: {data.get('learnings', 0)} (pokayokay remember / /remember)")
     if data.get("recall"):
         out.append(f"  recall: {data['recall']}")
+    if data.get("skills"):
+        out.append(f"  skills: {data['skills']}")
     if data.get("semantic_leftovers"):
         out.append(f"  {data['semantic_leftovers']['line']}")
     for line in data.get("contradictions", []):
@@ -404,6 +429,7 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
 
     _check_secrets(checks, location)
     _check(checks, "ok", "recall", recall_line())
+    _check(checks, "ok", "skills", skills_line(project))
     _check_leftovers(checks)
 
     from pokayokay.rules.lint import lint

@@ -49,7 +49,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from helpers import recall_eval, splits  # noqa: E402
-from helpers.relevance_split import Figures, Rate, figures  # noqa: E402
+from helpers.relevance_split import Figures, Rate, figures, skills_asked_table  # noqa: E402
 
 from pokayokay.recall import index as recall_index  # noqa: E402
 from pokayokay.recall.gating import evidence as recall_evidence  # noqa: E402
@@ -58,6 +58,7 @@ from pokayokay.relevance.fitted import (  # noqa: E402
     RECALL,
     RECALL_ASKED,
     SKILLS,
+    SKILLS_ASKED,
     gate_path,
     provenance_path,
 )
@@ -70,21 +71,29 @@ HIT_KEEP = 0.95  # the share of the ungated hits a threshold must keep, by defau
 # Precision first (issue 23's title): the share each kind ships is the largest of 0.95, 0.90,
 # 0.85, 0.80, 0.75, 0.70 whose gate meets the issue's silence and precision goals on DEV (recall
 # 0.90 and 0.85, skills 0.95 and 0.85), chosen once on that grid (decision 0167).
-KIND_HIT_KEEP: dict[str, float] = {RECALL: 0.80, SKILLS: 0.90, RECALL_ASKED: 0.80}
+KIND_HIT_KEEP: dict[str, float] = {
+    RECALL: 0.80, SKILLS: 0.90, RECALL_ASKED: 0.80, SKILLS_ASKED: 0.90
+}  # fmt: skip
 L2 = 1.0  # the penalty on the standardised weights (not on the bias)
 COMMAND = "python scripts/fit_relevance_gate.py"
 # The variant each kind ships: the features held at weight 0, chosen on DEV by the criterion the
 # threshold uses, silence + precision (decision 0116): for skills, ``rare_share`` did not win.
-WITHOUT: dict[str, tuple[str, ...]] = {RECALL: (), SKILLS: ("rare_share",), RECALL_ASKED: ()}
+WITHOUT: dict[str, tuple[str, ...]] = {
+    RECALL: (), SKILLS: ("rare_share",), RECALL_ASKED: (), SKILLS_ASKED: ("rare_share",)
+}  # fmt: skip
 # Whether each project (a corpus of notes, or a skill catalog) weighs the same in the fit, however
 # many prompts it has, rather than each prompt (decision 0145): recall's train split is 893
 # prompts over the one project the vocabulary was written from and 205 over four others, and a
 # gate fitted prompt by prompt learns what evidence is worth on the first. Chosen on DEV: it
 # wins for recall, not for skill suggestion.
-BALANCED: dict[str, bool] = {RECALL: True, SKILLS: False, RECALL_ASKED: True}
-# Every kind, in the order they are fitted: recall's gate for notes carrying ``asked`` phrases
-# is fitted on the same prompts with those phrases in the notes (decision 0175).
-ALL_KINDS = (RECALL, SKILLS, RECALL_ASKED)
+BALANCED: dict[str, bool] = {
+    RECALL: True, SKILLS: False, RECALL_ASKED: True, SKILLS_ASKED: False
+}  # fmt: skip
+# Every kind, in the order they are fitted: the gates for notes and skills carrying ``asked``
+# phrases are fitted on the same prompts with those phrases in the notes (decision 0175) and in
+# the skills (decision 0176).
+ALL_KINDS = (RECALL, SKILLS, RECALL_ASKED, SKILLS_ASKED)
+SKILLS_ASKED_FILE = "tests/data/skills_asked/train_dev.json"
 
 
 class Case:
@@ -157,6 +166,13 @@ def skill_rows(path: Path) -> list[dict[str, Any]]:
         {"prompt": row["q"], "expected": row["expect"][0] if row["expect"] else None}
         for row in data["prompts"]
     ]
+
+
+def skill_catalog(folder: Path, *, asked: bool = False) -> Catalog:
+    """The skills of the catalog ``folder``; with ``asked``, each carrying how a user might ask
+    for it (``tests/data/skills_asked``, decision 0176)."""
+    table = skills_asked_table(REPO / SKILLS_ASKED_FILE, folder) if asked else None
+    return catalog_from_folder(folder, table=table)
 
 
 def skill_cases(
@@ -354,7 +370,7 @@ def fit_one(
 Work = dict[str, tuple[list[Case], list[Case], dict[str, list[str]], list[Case]]]
 
 
-def work(catalog: Catalog, kinds: Sequence[str] = ALL_KINDS) -> Work:
+def work(kinds: Sequence[str] = ALL_KINDS) -> Work:
     """Each of ``kinds``' train cases, dev cases, the names of their sets, and the train cases
     of the read unseen split (:data:`helpers.splits.RECALL_TRAIN_READ`, ``SKILLS_TRAIN_READ``).
     Skills' dev is the held-out prompts and the second unseen split's skill prompts, against
@@ -375,16 +391,22 @@ def work(catalog: Catalog, kinds: Sequence[str] = ALL_KINDS) -> Work:
             },
             recall_read,
         )
-    if SKILLS in kinds:
+    for kind in (SKILLS, SKILLS_ASKED):
+        if kind not in kinds:
+            continue
+        asked = kind == SKILLS_ASKED
         read_folder = splits.SKILLS_TRAIN_READ_FOLDER
         dev_folder = splits.SKILLS_DEV_UNSEEN_FOLDER
+        train_catalog = skill_catalog(splits.SKILLS_FOLDER / "skills", asked=asked)
         skills_read = skill_cases(
-            splits.SKILLS_TRAIN_READ, catalog_from_folder(read_folder), read_folder
+            splits.SKILLS_TRAIN_READ, skill_catalog(read_folder, asked=asked), read_folder
         )
-        out[SKILLS] = (
-            skill_cases(splits.SKILLS_TRAIN, catalog) + skills_read,
-            skill_cases(splits.SKILLS_DEV, catalog)
-            + skill_cases(splits.SKILLS_DEV_UNSEEN, catalog_from_folder(dev_folder), dev_folder),
+        out[kind] = (
+            skill_cases(splits.SKILLS_TRAIN, train_catalog) + skills_read,
+            skill_cases(splits.SKILLS_DEV, train_catalog)
+            + skill_cases(
+                splits.SKILLS_DEV_UNSEEN, skill_catalog(dev_folder, asked=asked), dev_folder
+            ),
             {
                 "train": splits.names(splits.SKILLS_TRAIN)
                 + [
@@ -396,6 +418,7 @@ def work(catalog: Catalog, kinds: Sequence[str] = ALL_KINDS) -> Work:
                     f"{dev_folder.relative_to(REPO).as_posix()}/{n}"
                     for n in splits.SKILLS_DEV_UNSEEN
                 ],
+                **({"asked": [SKILLS_ASKED_FILE]} if asked else {}),
             },
             skills_read,
         )
@@ -430,8 +453,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     kinds = tuple(args.kind or ALL_KINDS)
-    catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
-    for kind, (train, dev, sets, read) in work(catalog, kinds).items():
+    for kind, (train, dev, sets, read) in work(kinds).items():
         without = WITHOUT[kind] if args.without is None else args.without
         keep = KIND_HIT_KEEP[kind] if args.hit_keep is None else args.hit_keep
         gate, provenance = fit_one(kind, train, dev, sets, read, without, keep)

@@ -86,7 +86,7 @@ def realistic_project(
         project = initialised(lab, key)
         write_learnings(project.memory_dir, generate_learnings(learnings))
         project.memory_file.write_text(memory_text(memory_lines), "utf-8")
-        write_skills(project.path, SUGGEST_SKILLS)
+        write_skills(project.path, SUGGEST_SKILLS, project.env)
         (project.memory_dir / CHAIN_LEARNINGS_FILE).write_text(chain_learnings(50), "utf-8")
         fill_project_store(lab, project, events, sessions=200)
         folder = project.path / ".claude" / "rules" / "pokayokay"

@@ -184,7 +184,7 @@ def prompt_project(lab: Lab, *, events: int = 20_000) -> Project:
     def make() -> Project:
         project = initialised(lab, f"prompt-realistic-{events}")
         write_learnings(project.memory_dir, generate_learnings(RECALL_LEARNINGS))
-        write_skills(project.path, SUGGEST_SKILLS)
+        write_skills(project.path, SUGGEST_SKILLS, project.env)
         if events:
             fill_project_store(lab, project, events, sessions=200)
         from pokayokay.recall.sources import load

@@ -149,7 +149,7 @@ def suggest_spec() -> Spec:
         g = store_fixture(lab, 10_000, "10k")
         project = g.project
         if not (project.path / ".claude" / "skills").exists():
-            write_skills(project.path, SUGGEST_SKILLS)
+            write_skills(project.path, SUGGEST_SKILLS, project.env)
         prompt = "profile the search indexing with elasticsearch, it times out under load"
         payload = moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
 
@@ -190,7 +190,7 @@ def suggest_failing_spec() -> Spec:
         project = g.project
         skills = project.path / ".claude" / "skills"
         if not skills.exists():
-            write_skills(project.path, SUGGEST_SKILLS)
+            write_skills(project.path, SUGGEST_SKILLS, project.env)
         if not (skills / "xlsx").exists():
             shutil.copytree(EVAL_SKILLS, skills, dirs_exist_ok=True)
         prompt = f"clean up src/app/{PY_MODULES[0]}.py and export the totals as a spreadsheet"

@@ -162,6 +162,12 @@ def cmd_suggest(ns: argparse.Namespace) -> int:
     return code
 
 
+def cmd_skills(ns: argparse.Namespace) -> int:
+    from pokayokay.cli.skills import run_command
+
+    return run_command(ns, project_folder(ns))
+
+
 def cmd_spike(ns: argparse.Namespace) -> int:
     from pokayokay.learnings.outcomes.spikes import spike_cli
 

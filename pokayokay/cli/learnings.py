@@ -20,15 +20,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The arguments of ``pokayokay remember`` (cli.py adds ``--project`` and ``--memory-dir``)."""
     from pokayokay.learnings.model import CATEGORIES, CONFIDENCES, SEVERITIES
 
-    parser.add_argument(
-        "text",
-        nargs="*",
-        metavar="TEXT",
-        help="the learning (several words are joined with spaces); '-' or --stdin reads it "
-        "from standard input",
-    )
-    parser.add_argument(
-        "--stdin", action="store_true", help="read the learning from standard input"
+    add_text_arguments(
+        parser,
+        "the learning (several words are joined with spaces); '-' or --stdin reads it from "
+        "standard input",
+        "read the learning from standard input",
     )
     parser.add_argument(
         "--category", choices=CATEGORIES, default=None, help="default: inferred from the text"
@@ -70,7 +66,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _input_text(ns: argparse.Namespace, joiner: str = " ") -> str:
+def add_text_arguments(parser: argparse.ArgumentParser, text_help: str, stdin_help: str) -> None:
+    """The ``TEXT`` words and ``--stdin`` of a command that takes text (:func:`input_text`)."""
+    parser.add_argument("text", nargs="*", metavar="TEXT", help=text_help)
+    parser.add_argument("--stdin", action="store_true", help=stdin_help)
+
+
+def input_text(ns: argparse.Namespace, joiner: str = " ") -> str:
+    """The ``TEXT`` words joined with ``joiner``, or standard input (``--stdin`` or ``-``)."""
     from pokayokay.learnings.model import MAX_CHARS
 
     words: list[str] = list(ns.text or [])
@@ -92,7 +95,7 @@ def _run_asked(ns: argparse.Namespace, location: MemoryLocation) -> int:
     """``pokayokay remember --asked NAME``: how a teammate might ask for a stored learning."""
     from pokayokay.learnings.capture.asked import add_asked
 
-    result = add_asked(ns.asked, _input_text(ns, "\n"), location)
+    result = add_asked(ns.asked, input_text(ns, "\n"), location)
     lines = [result.message]
     if result.redacted:
         lines.append(f"Note: secrets were redacted before anything was kept: "
@@ -110,7 +113,7 @@ def run_command(
         return _run_asked(ns, location)
     session = ns.session or os.environ.get("CLAUDE_CODE_SESSION_ID") or None
     result = remember(
-        _input_text(ns),
+        input_text(ns),
         category=ns.category,
         confidence=ns.confidence,
         source=ns.source,

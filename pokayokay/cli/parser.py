@@ -110,6 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paths", nargs="*", default=(), metavar="PATH", help="files in play")
     p.add_argument("--json", action="store_true")
 
+    from pokayokay.cli import skills
+
+    skills.add_arguments(command(sub, "skills", skills.HELP, commands.cmd_skills))
+
     spike = sub.add_parser("spike", help="record what a spike concluded")
     spike_sub = spike.add_subparsers(dest="spike_command", metavar="ACTION", required=True)
     p = command(spike_sub, "record", "record a GO / NO-GO conclusion", commands.cmd_spike)

@@ -379,17 +379,17 @@ def init(
                 f"{absolute_project(project_dir)}, not elsewhere in {top}; "
                 "the local or user scope covers every launch folder"
             )
-    from pokayokay.learnings.capture.slash_command import install_slash_command
+    from pokayokay.install.slash_commands import install_slash_commands
 
     commands, root = _commands_dir(project_dir, scope, environ)
-    report.notes.append(install_slash_command(commands, root=root))
+    report.notes.extend(install_slash_commands(commands, root=root))
     return report
 
 
 def _commands_dir(
     project_dir: Path, scope: str, environ: Mapping[str, str] | None
 ) -> tuple[Path, Path | None]:
-    """Where `/remember` goes for ``scope``, and the folder it must stay inside."""
+    """Where the slash commands go for ``scope``, and the folder they must stay inside."""
     if scope == "user":
         from pokayokay.infra.locate import claude_config_dir
 
@@ -432,12 +432,12 @@ def uninstall(
     """Remove pokayokay's handlers from the ``scope`` settings file, and nothing else."""
     target = settings_file(project_dir, scope, environ)
     report = InstallReport("uninstall", scope, target)
-    from pokayokay.learnings.capture.slash_command import uninstall_slash_command
+    from pokayokay.install.slash_commands import uninstall_slash_commands
 
     commands, root = _commands_dir(project_dir, scope, environ)
-    removed = uninstall_slash_command(commands, root=root)
+    removed = uninstall_slash_commands(commands, root=root)
     if removed:
-        report.notes.append(removed)
+        report.notes.extend(removed)
         with contextlib.suppress(OSError):  # not empty: kept
             commands.rmdir()  # only if that left it empty
     manifest_file = manifest_path(project_dir, environ)

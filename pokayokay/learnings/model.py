@@ -89,6 +89,7 @@ from typing import Any
 
 from pokayokay.learnings.wording import STOP_WORDS, fold, words
 from pokayokay.names import LEARNING_FILE_PREFIX
+from pokayokay.relevance.asked import ASKED_CHARS, ASKED_MAX
 
 __all__ = [
     "ANTI_PATTERN_CUES",
@@ -129,9 +130,7 @@ SEVERITIES: tuple[str, ...] = ("P1", "P2", "P3")
 STRUCTURED_MAX = 200
 # How a teammate might ask for a learning, in their own words (``remember --asked``, written by
 # Claude when a learning is stored: decision 0175): matched by recall, never shown. At most
-# ASKED_MAX phrases of at most ASKED_CHARS characters each.
-ASKED_MAX = 8
-ASKED_CHARS = 160
+# ASKED_MAX phrases of at most ASKED_CHARS characters each (pokayokay.relevance.asked).
 MEMORY_TYPE = "feedback"
 FILE_PREFIX = LEARNING_FILE_PREFIX
 MIN_CHARS = 20

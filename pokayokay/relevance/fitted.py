@@ -33,7 +33,11 @@ SKILLS = "skills"
 # Recall's gate for a note that carries how a teammate might ask for it (``asked`` phrases):
 # fitted on the same prompts with those phrases in the notes (decision 0175).
 RECALL_ASKED = "recall_asked"
-KINDS = (RECALL, SKILLS, RECALL_ASKED)
+# Skill suggestion's gate for a skill that carries how a user might ask for it (decision 0176).
+SKILLS_ASKED = "skills_asked"
+KINDS = (RECALL, SKILLS, RECALL_ASKED, SKILLS_ASKED)
+# The gate that judges a candidate carrying ``asked`` phrases, by the kind of the decision.
+ASKED_KIND = {RECALL: RECALL_ASKED, SKILLS: SKILLS_ASKED}
 _loaded: dict[str, Gate] = {}
 
 
@@ -88,13 +92,13 @@ def speak(
     order, computed only when a gate decides. The one decision recall
     (:mod:`pokayokay.recall.gating`) and skill suggestion (:mod:`pokayokay.skills.gating`)
     take. ``asked``: whether a candidate carries ``asked`` phrases; with the shipped gates, such
-    a candidate is judged by the :data:`RECALL_ASKED` gate (decision 0175)."""
+    a candidate is judged by its kind's :data:`ASKED_KIND` gate (decisions 0175, 0176)."""
     if not ranked or gate is False:
         return list(ranked)
     gates = None
     if gate is True:
         gate = fitted(kind)
         if asked is not None and any(map(asked, ranked)):
-            other = fitted(RECALL_ASKED)
+            other = fitted(ASKED_KIND[kind])
             gates = [other if asked(c) else gate for c in ranked]
     return [ranked[i] for i in select(gate, evidence(), gates)]

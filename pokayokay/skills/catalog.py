@@ -38,9 +38,10 @@ from pokayokay.skills.match import Catalog, Profile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
+    from pokayokay.skills.asked import Table
     from pokayokay.skills.match import Stats
 
 __all__ = ["Catalog", "Skill", "catalog_from_folder", "load_catalog"]
@@ -120,11 +121,12 @@ def skill_from_text(text: str, dir_name: str, path: str, source: str, plugin: st
     return Skill(name, full, path, source, invocable)
 
 
-def analysed(skill: Skill) -> Skill:
-    """``skill`` with its match profile (name, description, triggers, extensions, negatives)."""
+def analysed(skill: Skill, asked: Sequence[str] = ()) -> Skill:
+    """``skill`` with its match profile (name, description, triggers, extensions, negatives;
+    ``asked``: how a user might ask for it, :mod:`pokayokay.skills.asked`)."""
     from pokayokay.skills.match import profile
 
-    skill.profile = profile(skill.name, skill.description)
+    skill.profile = profile(skill.name, skill.description, asked)
     return skill
 
 
@@ -189,9 +191,10 @@ def _cache_path(project_dir: str, environ: Mapping[str, str] | None) -> str:
     return os.path.join(state_dir, CACHE_NAME)
 
 
-def _load_cache(path: str) -> tuple[dict[str, Any], Any, Any]:
-    """The cached rows by path, the cached catalog statistics and the quick check (``({},
-    None, None)`` when absent, damaged or written by another format or analysis)."""
+def _load_cache(path: str) -> tuple[dict[str, Any], Any, Any, Any]:
+    """The cached rows by path, the cached catalog statistics, the quick check and the stamp of
+    the phrase table the rows were analysed with (``({}, None, None, None)`` when absent,
+    damaged or written by another format or analysis)."""
     from pokayokay.infra import packed
     from pokayokay.skills.match import ANALYSIS_VERSION
 
@@ -202,7 +205,7 @@ def _load_cache(path: str) -> tuple[dict[str, Any], Any, Any]:
         or data.get("analysis") != ANALYSIS_VERSION
         or not isinstance(data.get("files"), dict)
     ):
-        return {}, None, None
+        return {}, None, None, None
     from pokayokay.relevance.skill_terms import use_table_data
 
     # the evoked-terms table and generic terms, analysed
@@ -210,10 +213,12 @@ def _load_cache(path: str) -> tuple[dict[str, Any], Any, Any]:
     files: dict[str, Any] = data["files"]
     # A cache written before it kept the tables, or from other vocabulary files: the full
     # check runs once and rewrites it.
-    return files, data.get("stats"), data.get("quick") if current else None
+    return files, data.get("stats"), data.get("quick") if current else None, data.get("asked")
 
 
-def _save_cache(path: str, files: dict[str, Any], stats: Stats, quick: Any = None) -> None:
+def _save_cache(
+    path: str, files: dict[str, Any], stats: Stats, quick: Any = None, asked: Any = None
+) -> None:
     from pokayokay.infra import packed
     from pokayokay.relevance.skill_terms import table_data
     from pokayokay.skills.match import ANALYSIS_VERSION
@@ -224,6 +229,7 @@ def _save_cache(path: str, files: dict[str, Any], stats: Stats, quick: Any = Non
         "files": files,
         "stats": stats.to_data(),
         "quick": quick,
+        "asked": asked,
         "tables": table_data(),
     }
     packed.save(path, data)
@@ -267,8 +273,8 @@ def load_catalog(
     """
     launch = os.path.abspath(os.fspath(project_dir))
     cache_file = _cache_path(launch, environ) if use_cache else None
-    cached, cached_stats, quick_data = (
-        _load_cache(cache_file) if cache_file is not None else ({}, None, None)
+    cached, cached_stats, quick_data, cached_asked = (
+        _load_cache(cache_file) if cache_file is not None else ({}, None, None, None)
     )
     if quick and cached_stats is not None:
         found = _quick_catalog(cached, cached_stats, quick_data, environ)
@@ -279,6 +285,21 @@ def load_catalog(
     seen: set[str] = set()
     folders: list[str] = []
     from pokayokay.skills import discovery
+
+    # How a user might ask for each skill (skills.asked): the table is read only when it changed
+    # since the rows were analysed, or to analyse a row afresh; its stamp is kept with the rows.
+    from pokayokay.skills.asked import asked_path
+
+    asked_stamp = _settled_stamp(asked_path(environ))
+    table_changed = asked_stamp is None or asked_stamp != cached_asked
+    tables: list[Table] = []
+
+    def asked_of(skill: Skill) -> tuple[str, ...]:
+        from pokayokay.skills.asked import asked_for, read_table
+
+        if not tables:
+            tables.append(read_table(environ))
+        return asked_for(tables[0], skill.name, skill.description)
 
     files = discovery.skill_files(launch, environ, folders)
     # Stat-ed after the listing, safely: a folder changed during it is too recent to trust.
@@ -291,6 +312,12 @@ def load_catalog(
         skill = None
         if isinstance(row, dict) and row.get("stamp") == stamp:
             skill = _from_cached(row, path)
+            if (
+                skill is not None
+                and table_changed
+                and _digest(asked_of(skill)) != row.get("asked", "")
+            ):
+                skill = None  # how a user might ask for it changed: analysed again
         if skill is not None:
             fresh[path] = row  # the same object: comparing with the cache costs nothing
         else:
@@ -298,10 +325,13 @@ def load_catalog(
                 text = _read_head(path)
             except OSError:
                 continue  # vanished: not in the catalog
-            skill = analysed(skill_from_text(text, dir_name, path, source, plugin))
+            skill = skill_from_text(text, dir_name, path, source, plugin)
+            asked = asked_of(skill)
+            skill = analysed(skill, asked)
             skill.stamp = stamp
             fresh[path] = {
                 "stamp": stamp,
+                "asked": _digest(asked),
                 "name": skill.name,
                 "description": skill.description,
                 "source": skill.source,
@@ -322,10 +352,35 @@ def load_catalog(
         else None
     )
     if cache_file is not None and (
-        fresh != cached or (fresh and (skills.stats is None or quick_entry != quick_data))
-    ):
-        _save_cache(cache_file, fresh, skills.statistics(), quick_entry)
+        fresh != cached
+        or (
+            fresh
+            and (skills.stats is None or quick_entry != quick_data or asked_stamp != cached_asked)
+        )
+    ):  # a project with no skill keeps no catalog (SessionEnd's full check then skips it)
+        _save_cache(cache_file, fresh, skills.statistics(), quick_entry, asked_stamp)
     return skills
+
+
+def _digest(asked: Sequence[str]) -> str:
+    """What a cached row keeps of the phrases it was analysed with: a checksum, not the text (the
+    prompt reads every row; "" for none)."""
+    if not asked:
+        return ""
+    from zlib import crc32
+
+    data = "\n".join(asked).encode("utf-8", "surrogatepass")
+    return f"{crc32(data):08x}{len(data):x}"
+
+
+def _settled_stamp(path: str) -> list[int] | None:
+    """The file's stamp when it changed more than :data:`SETTLE_NS` ago, ``[0, 0]`` when there
+    is none; None when it changed sooner (a second write within the clock's step could leave the
+    same stamp: the file is then read)."""
+    stamp = _stamp(path)
+    if stamp is None:
+        return [0, 0]
+    return None if time.time_ns() - stamp[0] < SETTLE_NS else stamp
 
 
 def _quick_catalog(
@@ -356,13 +411,19 @@ def _quick_catalog(
     return skills
 
 
-def catalog_from_folder(folder: str | os.PathLike[str], source: str = "project") -> Catalog:
-    """The skills of one ``skills/`` folder, uncached (tests, the labelled data)."""
+def catalog_from_folder(
+    folder: str | os.PathLike[str], source: str = "project", table: Table | None = None
+) -> Catalog:
+    """The skills of one ``skills/`` folder, uncached (tests, the labelled data); ``table``:
+    how a user might ask for them (:func:`pokayokay.skills.asked.read_table`), none by
+    default."""
+    from pokayokay.skills.asked import asked_for
     from pokayokay.skills.discovery import skill_dirs
 
     out = Catalog()
     for name, path in skill_dirs(os.fspath(folder)):
-        out.append(analysed(skill_from_text(_read_head(path), name, path, source)))
+        skill = skill_from_text(_read_head(path), name, path, source)
+        out.append(analysed(skill, asked_for(table or {}, skill.name, skill.description)))
     return out
 
 

@@ -87,11 +87,18 @@ def speak(
     scores: Mapping[str, float],
 ) -> list[Skill]:
     """The skills of ``chosen`` the gate lets speak: one by default, a second only when nearly
-    as probable and about something else (:func:`~pokayokay.relevance.gate.select`)."""
+    as probable and about something else (:func:`~pokayokay.relevance.gate.select`); a skill
+    carrying how a user might ask for it is judged by its own gate (decision 0176)."""
     from pokayokay.relevance.fitted import SKILLS
     from pokayokay.relevance.fitted import speak as fitted_speak
 
-    kept = fitted_speak(gate, SKILLS, chosen, lambda: evidence(query, stats, chosen, scores))
+    kept = fitted_speak(
+        gate,
+        SKILLS,
+        chosen,
+        lambda: evidence(query, stats, chosen, scores),
+        lambda skill: skill.profile is not None and skill.profile.asked,
+    )
     if len(kept) > 1:
         first = scores[kept[0].name]
         kept = kept[:1] + [s for s in kept[1:] if scores[s.name] >= SECOND * first]

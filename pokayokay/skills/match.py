@@ -69,13 +69,13 @@ from pokayokay.relevance.skill_terms import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
     from pokayokay.skills.catalog import Skill
 
 # Bumped whenever the analysis or the profile layout changes: cached catalogs are rebuilt.
-ANALYSIS_VERSION = 6
+ANALYSIS_VERSION = 7
 NAME_WEIGHT = 2.5
 NAME_PART_WEIGHT = 1.75  # one word of a several-word name
 LEAD_WEIGHT = 1.6  # a word of the first sentence, where a description states its subject
@@ -117,7 +117,7 @@ class Profile:
     and ``anchors`` may be given as lists (the cache's): they become sets when first read, which
     most profiles never are on a prompt (a skill sharing no term with it is not looked into)."""
 
-    __slots__ = ("_anchors", "_bigrams", "_negative", "fields", "phrases")
+    __slots__ = ("_anchors", "_bigrams", "_negative", "asked", "fields", "phrases")
 
     def __init__(
         self,
@@ -126,12 +126,14 @@ class Profile:
         bigrams: set[str] | list[str],
         negative: set[str] | list[str],
         anchors: set[str] | list[str] | None = None,
+        asked: bool = False,
     ) -> None:
         self.fields = fields
         self.phrases = phrases
         self._bigrams = bigrams
         self._negative = negative
         self._anchors = anchors if anchors is not None else set()
+        self.asked = asked  # whether how a user might ask for it is in ``fields`` (0176)
 
     @property
     def bigrams(self) -> set[str]:
@@ -158,6 +160,7 @@ class Profile:
             "bigrams": sorted(self.bigrams),
             "negative": sorted(self.negative),
             "anchors": sorted(self.anchors),
+            "asked": self.asked,
         }
 
     @classmethod
@@ -177,7 +180,8 @@ class Profile:
             and isinstance(anchors, list)
         ):
             return None
-        return cls(fields, phrases, pairs, negative, anchors)  # sets when first read
+        # sets when first read
+        return cls(fields, phrases, pairs, negative, anchors, get("asked") is True)
 
 
 def name_words(name: str) -> str:
@@ -192,8 +196,10 @@ _BOILERPLATE = Lazy(
 )
 
 
-def profile(name: str, description: str) -> Profile:
-    """The :class:`Profile` of a skill from its name and its description text."""
+def profile(name: str, description: str, asked: Sequence[str] = ()) -> Profile:
+    """The :class:`Profile` of a skill from its name and its description text; ``asked``: how a
+    user might ask for it (:mod:`pokayokay.skills.asked`), whose words the description lacks
+    count as the rest of its text (weight 1)."""
     from itertools import pairwise  # the catalog's cache is built off the prompt path
 
     negative_text = _BOILERPLATE.sub(" ", " ".join(m[0] for m in _NEGATIVE.finditer(description)))
@@ -238,7 +244,10 @@ def profile(name: str, description: str) -> Profile:
             parts = tokenize(word)
             if len(parts) == 1:  # CrashLoopBackOff names no one word
                 anchors.add(parts[0])
-    return Profile(fields, phrases, bigrams(positive), negative, anchors & set(fields))
+    anchors &= set(fields)
+    for term in tokenize(" ".join(asked)):
+        fields.setdefault(term, 1.0)
+    return Profile(fields, phrases, bigrams(positive), negative, anchors, bool(asked))
 
 
 # --------------------------------------------------------------------------------------------

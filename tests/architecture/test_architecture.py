@@ -68,7 +68,8 @@ PURE = {
     "skills.skill_frontmatter",
     "relevance.gate", "relevance.analyser", "relevance.scan", "relevance.scan_names",
     "relevance.concepts", "relevance.skill_terms",
-    "relevance.own_words", "rules.team_view", "team.records", "team.aggregate", "team.status",
+    "relevance.own_words", "relevance.asked", "rules.team_view", "team.records", "team.aggregate",
+    "team.status",
     "hooks.events",
 }  # fmt: skip
 IO_MODULES = {"os", "subprocess", "sqlite3", "shutil", "tempfile", "fcntl", "socket", "glob"}

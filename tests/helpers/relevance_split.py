@@ -32,7 +32,10 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pokayokay.skills.asked import Table
 
 REPO = Path(__file__).resolve().parents[2]
 SPLIT = REPO / "tests" / "data" / "relevance_test"
@@ -199,6 +202,18 @@ class Lab:
                 (target / skill.name).mkdir(parents=True)
                 (target / skill.name / "SKILL.md").write_bytes((skill / "SKILL.md").read_bytes())
 
+    def ask_skills(self, phrases: dict[str, list[str]]) -> None:
+        """Add how a user might ask for each skill, as ``/skill-phrases`` has Claude do
+        (``pokayokay skills --asked-from -``, decision 0176)."""
+        cli = [sys.executable, "-m", "pokayokay", "skills", "--project", str(self.project)]
+        text = "\n".join(f"## {name}\n" + "\n".join(asked) for name, asked in phrases.items())
+        proc = subprocess.run(
+            [*cli, "--asked-from", "-"], input=text.encode("utf-8"),
+            capture_output=True, env=self.env, cwd=self.project, timeout=120, check=False,
+        )  # fmt: skip
+        if proc.returncode != 0 or b"left out" in proc.stdout:
+            raise RuntimeError(f"skills --asked-from failed: {proc.stdout!r} {proc.stderr!r}")
+
     def prompt(self, text: str) -> str:
         """The additionalContext the registered hook gives ``text`` ("" when silent)."""
         payload = {
@@ -228,6 +243,28 @@ def asked_phrases(path: Path) -> dict[str, list[str]]:
     ``tests/data/recall_asked`` file (decision 0175)."""
     rows = json.loads(path.read_text("utf-8"))["notes"]
     return {row["text"]: row["asked"] for row in rows}
+
+
+def skills_asked(path: Path, folder: Path) -> dict[str, list[str]]:
+    """How a user might ask for each skill of the catalog ``folder``, by name: a
+    ``tests/data/skills_asked`` file (decision 0176)."""
+    catalog = folder.resolve().relative_to(REPO).as_posix()
+    rows = json.loads(path.read_text("utf-8"))["skills"]
+    return {row["name"]: row["asked"] for row in rows if row["catalog"] == catalog}
+
+
+def skills_asked_table(path: Path, folder: Path) -> Table:
+    """:func:`skills_asked` as the table ``pokayokay skills --asked`` would have written for the
+    skills of ``folder`` (:mod:`pokayokay.skills.asked`)."""
+    from pokayokay.skills.asked import skill_key
+    from pokayokay.skills.catalog import catalog_from_folder
+
+    phrases = skills_asked(path, folder)
+    return {
+        skill_key(s.name, s.description): (s.name, tuple(phrases[s.name]), 0)
+        for s in catalog_from_folder(folder)
+        if s.name in phrases
+    }
 
 
 def figures(outcomes: Iterable[tuple[list[str], list[str]]]) -> Figures:
@@ -263,11 +300,16 @@ def score_recall(project_file: Path, asked: dict[str, list[str]] | None = None) 
     return figures(outcomes)
 
 
-def score_skills(root: Path = SPLIT / "skills") -> Figures:
+def score_skills(root: Path = SPLIT / "skills", asked: Path | None = None) -> Figures:
+    """The skill figures of a split's ``skills`` folder; ``asked``: a ``tests/data/skills_asked``
+    file, whose phrases for this catalog are added as ``/skill-phrases`` has Claude add them."""
     data = json.loads((root / "prompts.json").read_text("utf-8"))
     with tempfile.TemporaryDirectory(prefix="pokayokay-split-") as folder:
         lab = Lab(Path(folder))
         lab.add_skills(root)
+        phrases = {} if asked is None else skills_asked(asked, root)
+        if phrases:
+            lab.ask_skills(phrases)
         outcomes = [
             (list(row["expect"]), suggested_skills(lab.prompt(row["q"])))
             for row in data["prompts"]
@@ -303,6 +345,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="a tests/data/recall_asked file: store each note with how a teammate might ask "
         "for it (decision 0175)",
     )
+    parser.add_argument(
+        "--skills-asked",
+        type=Path,
+        default=None,
+        help="a tests/data/skills_asked file: add how a user might ask for each skill "
+        "(decision 0176)",
+    )
+    parser.add_argument("--skills-only", action="store_true", help="score the skills alone")
     args = parser.parse_args(argv)
     root = args.split.resolve()
     asked = None if args.asked is None else asked_phrases(args.asked)
@@ -311,12 +361,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("the split differs from SHA256SUMS: " + ", ".join(problems))
     rows: list[tuple[str, Figures]] = []
     recall_parts = []
-    for path in recall_sets(root / "recall"):
+    for path in [] if args.skills_only else recall_sets(root / "recall"):
         result = score_recall(path, asked)
         recall_parts.append(result)
         rows.append((f"recall {path.stem}", result))
-    rows.append(("recall, all", combined(recall_parts)))
-    rows.append(("skills", score_skills(root / "skills")))
+    if recall_parts:
+        rows.append(("recall, all", combined(recall_parts)))
+    rows.append(("skills", score_skills(root / "skills", args.skills_asked)))
     for name, result in rows:
         print(f"{name:24} hit {result.hit}  silence {result.silence}  "
               f"precision {result.precision}")  # fmt: skip

@@ -230,6 +230,7 @@ def test_no_corpus_has_no_rare_word() -> None:
         (fitted.RECALL, splits.RECALL_TRAIN, splits.RECALL_DEV),
         (fitted.SKILLS, splits.SKILLS_TRAIN, splits.SKILLS_DEV),
         (fitted.RECALL_ASKED, splits.RECALL_TRAIN, splits.RECALL_DEV),
+        (fitted.SKILLS_ASKED, splits.SKILLS_TRAIN, splits.SKILLS_DEV),
     ],
 )
 def test_the_shipped_gates_say_how_they_were_fitted(kind: str, train: tuple, dev: tuple) -> None:  # type: ignore[type-arg]
@@ -257,9 +258,12 @@ def test_the_shipped_gates_say_how_they_were_fitted(kind: str, train: tuple, dev
     assert isinstance(figures, dict)
     assert set(figures) >= {"train", "dev", "train_without_gate", "dev_without_gate"}
     assert isinstance(provenance["date"], str) and len(provenance["date"]) == 10
-    # the asked gate says whose phrases its notes carried (decision 0175); no other does
-    asked = ["tests/data/recall_asked/train_dev.json"]
-    assert provenance.get("asked") == (asked if kind == fitted.RECALL_ASKED else None)
+    # an asked gate says whose phrases its notes or skills carried (decisions 0175, 0176)
+    asked = {
+        fitted.RECALL_ASKED: ["tests/data/recall_asked/train_dev.json"],
+        fitted.SKILLS_ASKED: ["tests/data/skills_asked/train_dev.json"],
+    }
+    assert provenance.get("asked") == asked.get(kind)
 
 
 def test_an_unknown_gate_is_refused() -> None:
@@ -276,7 +280,8 @@ def test_the_fitting_script_reproduces_the_shipped_gates() -> None:
         import fit_relevance_gate as script
     finally:
         sys.path.remove(str(REPO_ROOT / "scripts"))
-    catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
+    train_folder = splits.SKILLS_FOLDER / "skills"
+    catalog = catalog_from_folder(train_folder)
     read = splits.SKILLS_TRAIN_READ_FOLDER
     recall_train = splits.RECALL_TRAIN + splits.RECALL_TRAIN_READ
     for kind, train in (
@@ -286,6 +291,13 @@ def test_the_fitting_script_reproduces_the_shipped_gates() -> None:
             fitted.SKILLS,
             script.skill_cases(splits.SKILLS_TRAIN, catalog)
             + script.skill_cases(splits.SKILLS_TRAIN_READ, catalog_from_folder(read), read),
+        ),
+        (
+            fitted.SKILLS_ASKED,
+            script.skill_cases(splits.SKILLS_TRAIN, script.skill_catalog(train_folder, asked=True))
+            + script.skill_cases(
+                splits.SKILLS_TRAIN_READ, script.skill_catalog(read, asked=True), read
+            ),
         ),
     ):
         again, _ = script.fit_one(
@@ -312,9 +324,9 @@ def test_the_fitting_script_is_one_command() -> None:
 
 def test_the_shipped_gates_are_lexical_and_hold_no_dense_feature() -> None:
     """The semantic extra was retired (decision 0142) and its three features dropped (0149):
-    one gate per kind ships (recall's notes with ``asked`` phrases are a kind of their own,
-    decision 0175), fitted on the lexical opinion alone, over the features the scorers compute;
-    the dense gate's file is gone from the package."""
+    one gate per kind ships (notes and skills with ``asked`` phrases are kinds of their own,
+    decisions 0175, 0176), fitted on the lexical opinion alone, over the features the scorers
+    compute; the dense gate's file is gone from the package."""
     import os
 
     assert not {"cosine", "cosine_margin", "agree"} & set(FEATURES)
@@ -327,6 +339,7 @@ def test_the_shipped_gates_are_lexical_and_hold_no_dense_feature() -> None:
         "gate_recall.json", "gate_recall.provenance.json",
         "gate_recall_asked.json", "gate_recall_asked.provenance.json",
         "gate_skills.json", "gate_skills.provenance.json",
+        "gate_skills_asked.json", "gate_skills_asked.provenance.json",
     ]  # fmt: skip
 
 

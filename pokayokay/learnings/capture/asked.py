@@ -8,9 +8,9 @@ uses, the gap where recall lost most of its hits on projects nobody tuned it on 
 A note carrying them is judged by the gate fitted on notes that have them
 (``pokayokay/relevance/gate_recall_asked.json``).
 
-Each phrase is made one line, cut to :data:`~pokayokay.learnings.model.ASKED_CHARS` characters
-and redacted of secrets before anything is written; the newest phrases come first and a
-learning keeps at most :data:`~pokayokay.learnings.model.ASKED_MAX`. The file is rewritten with a
+Each phrase is cleaned as :mod:`pokayokay.relevance.asked` says (one line, cut, redacted of
+secrets) before anything is written; the newest come first, at most
+:data:`~pokayokay.relevance.asked.ASKED_MAX`. The file is rewritten with a
 compare-and-swap under the learnings lock, as a reinforcement rewrites it: an edit made
 meanwhile is read again, never overwritten.
 """
@@ -18,16 +18,17 @@ meanwhile is read again, never overwritten.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from pokayokay.errors import EXIT_OK, EXIT_USAGE
 from pokayokay.learnings.model import NAME_MAX
+from pokayokay.relevance.asked import merged, phrases
 
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
 
-__all__ = ["AskedResult", "add_asked", "phrases"]
+__all__ = ["AskedResult", "add_asked", "merged", "phrases"]
 
 _NAME = re.compile(rf"[a-z0-9][a-z0-9-]{{0,{NAME_MAX - 1}}}")  # a learning's name, as made
 
@@ -40,38 +41,6 @@ class AskedResult(NamedTuple):
     message: str
     exit_code: int
     redacted: tuple[str, ...] = ()
-
-
-def phrases(text: str) -> tuple[list[str], list[str]]:
-    """The phrases of ``text`` (one a line; each made one line of single spaces, cut to
-    ``ASKED_CHARS``, secrets redacted; empty ones dropped: :func:`merged` drops repeats) and
-    the kinds of secret redacted (pure)."""
-    from pokayokay.learnings.model import ASKED_CHARS
-    from pokayokay.safety.redact import redact, redacted_kinds
-
-    out: list[str] = []
-    kinds: list[str] = []
-    for line in text.splitlines():
-        kinds.extend(k for k in redacted_kinds(line) if k not in kinds)
-        phrase = " ".join(redact(line).split())[:ASKED_CHARS].strip()
-        if phrase:
-            out.append(phrase)
-    return out, kinds
-
-
-def merged(new: Iterable[str], old: Iterable[str]) -> tuple[str, ...]:
-    """The newest phrases first, then the older ones not repeated (case ignored), at most
-    ``ASKED_MAX`` (pure)."""
-    from pokayokay.learnings.model import ASKED_MAX
-
-    out: list[str] = []
-    seen: set[str] = set()
-    for phrase in (*new, *old):
-        key = phrase.casefold()
-        if key not in seen:
-            seen.add(key)
-            out.append(phrase)
-    return tuple(out[:ASKED_MAX])
 
 
 def add_asked(

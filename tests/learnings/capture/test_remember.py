@@ -21,7 +21,8 @@ from ruamel.yaml import YAML
 
 from pokayokay.cli import learnings
 from pokayokay.infra.locate import MemoryLocation, resolve_memory_location
-from pokayokay.learnings.capture import capture_budget, slash_command
+from pokayokay.install import slash_commands as slash_command
+from pokayokay.learnings.capture import capture_budget
 from pokayokay.learnings.capture.remember import (
     BUDGET_REACHED,
     EXIT_CAPTURE_OFF,

@@ -1,0 +1,168 @@
+"""``pokayokay skills``: the skills visible in a project and how a user might ask for each
+(:mod:`pokayokay.skills.asked`, decision 0176); ``/skill-phrases`` drives it."""
+
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
+    from pokayokay.skills.catalog import Catalog
+
+HELP = "the skills visible here, and how a user might ask for each (/skill-phrases)"
+UNASKED_LIMIT = 20  # skills listed by one --unasked: /skill-phrases writes for these, then again
+MAX_INPUT_BYTES = 1 << 20
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from pokayokay.cli.learnings import add_text_arguments
+
+    add_text_arguments(
+        parser,
+        "with --asked NAME: the phrases, one per argument ('-' or --stdin: one per line of "
+        "standard input)",
+        "with --asked: read the phrases from standard input",
+    )
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument(
+        "--unasked",
+        action="store_true",
+        help="list the skills Claude may invoke that have no phrases yet, with their descriptions",
+    )
+    action.add_argument(
+        "--asked",
+        metavar="NAME",
+        default=None,
+        help="add how a user might ask for the skill NAME (matched by skill suggestion, never "
+        "shown)",
+    )
+    action.add_argument(
+        "--asked-from",
+        metavar="FILE",
+        default=None,
+        help="add phrases for several skills from FILE ('-': standard input): a line '## NAME' "
+        "before each skill's phrases, one per line",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=UNASKED_LIMIT,
+        help=f"with --unasked: list at most this many (default {UNASKED_LIMIT})",
+    )
+    parser.add_argument(
+        "--reply",
+        action="store_true",
+        help="answer for the /skill-phrases slash command: every outcome on standard output, "
+        "exit 0",
+    )
+    parser.add_argument("--json", action="store_true", help="machine-readable listing")
+
+
+def _read_input(source: str) -> str:
+    if source == "-":
+        return sys.stdin.buffer.read(MAX_INPUT_BYTES + 1).decode("utf-8", "replace")
+    with open(source, "rb") as fh:
+        return fh.read(MAX_INPUT_BYTES + 1).decode("utf-8", "replace")
+
+
+def phrases_by_skill(text: str) -> dict[str, str]:
+    """The phrases of each skill in ``text`` (a ``## NAME`` line before each skill's phrases,
+    one a line) as ``{name: "phrase\\nphrase"}``; ValueError when a phrase comes before any
+    name or no name is given (pure). A plain text and not JSON: Claude Code refuses a Bash
+    command whose heredoc holds a brace beside a quote (it reads as expansion obfuscation)."""
+    if len(text) > MAX_INPUT_BYTES:
+        raise ValueError(f"more than {MAX_INPUT_BYTES} bytes")
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("## "):
+            current = out.setdefault(stripped[3:].strip(), [])
+        elif stripped:
+            if current is None:
+                raise ValueError("a phrase came before any '## NAME' line")
+            current.append(stripped)
+    if not out:
+        raise ValueError("no '## NAME' line: nothing says which skill the phrases are for")
+    return {name: "\n".join(lines) for name, lines in out.items()}
+
+
+def _listing(catalog: Catalog, unasked_only: bool, limit: int, as_json: bool) -> str:
+    import json
+
+    from pokayokay.skills.asked import asked_for, read_table, unasked
+
+    table = read_table()
+    if unasked_only:
+        missing = unasked(catalog, table)
+        shown = missing[: max(limit, 0)]
+        if as_json:
+            return json.dumps(
+                {
+                    "unasked": [{"name": s.name, "description": s.description} for s in shown],
+                    "more": len(missing) - len(shown),
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        if not missing:
+            return "Every skill here already has phrases: nothing to write."
+        lines = [
+            f"{len(missing)} skill(s) have no phrases yet; the first {len(shown)}, each with "
+            "the description its SKILL.md gives:",
+            "",
+        ]
+        lines += [f"- {s.name}: {s.description}" for s in shown]
+        if len(missing) > len(shown):
+            lines += ["", f"{len(missing) - len(shown)} more after these: run it again."]
+        return "\n".join(lines)
+    rows = [(s, asked_for(table, s.name, s.description)) for s in catalog]
+    if as_json:
+        listed = [
+            {"name": s.name, "source": s.source, "invocable": s.model_invocable, "asked": list(a)}
+            for s, a in rows
+        ]
+        return json.dumps(listed, indent=2, ensure_ascii=False)
+    if not rows:
+        return "No skill is visible in this project."
+    return "\n".join(
+        f"{s.name} ({s.source}): "
+        + (f"{len(a)} phrase(s)" if a else "no phrases" if s.model_invocable else "not invocable")
+        for s, a in rows
+    )
+
+
+def run_command(ns: argparse.Namespace, project: Path) -> int:
+    """``pokayokay skills``: list, or add phrases (module docstring)."""
+    from pokayokay.errors import EXIT_USAGE
+    from pokayokay.skills.asked import add_asked
+    from pokayokay.skills.catalog import load_catalog
+
+    catalog = load_catalog(project)
+    if ns.asked is None and ns.asked_from is None:
+        print(_listing(catalog, ns.unasked, ns.limit, ns.json))
+        return 0
+    try:
+        if ns.asked_from is not None:
+            given = phrases_by_skill(_read_input(ns.asked_from))
+        else:
+            from pokayokay.cli.learnings import input_text
+
+            given = {ns.asked: input_text(ns, "\n")}
+    except (OSError, ValueError) as exc:
+        message = f"Nothing added: {exc}."
+        print(message, file=sys.stdout if ns.reply else sys.stderr)
+        return 0 if ns.reply else EXIT_USAGE
+    result = add_asked(given, catalog)
+    lines = [result.message]
+    if result.redacted:
+        lines.append(
+            "Note: secrets were redacted before anything was kept: "
+            f"{', '.join(result.redacted)}."
+        )
+    failed = result.exit_code != 0
+    print("\n".join(lines), file=sys.stderr if failed and not ns.reply else sys.stdout)
+    return 0 if ns.reply else result.exit_code

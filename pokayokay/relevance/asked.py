@@ -1,0 +1,49 @@
+"""How someone might ask for a note or a skill, in their own words: the phrases Claude writes
+for a stored learning (``pokayokay remember --asked``, decision 0175) and for an installed skill
+(``pokayokay skills --asked``, decision 0176). They are matched, never shown: they bridge the
+words a prompt uses and the words the note or the description uses.
+
+Pure: text in, values out. Each phrase is made one line of single spaces, cut to
+:data:`ASKED_CHARS` characters and redacted of secrets before anything is kept; the newest come
+first, repeats (case ignored) are dropped, at most :data:`ASKED_MAX` are kept.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+__all__ = ["ASKED_CHARS", "ASKED_MAX", "merged", "phrases"]
+
+ASKED_MAX = 8
+ASKED_CHARS = 160
+
+
+def phrases(text: str) -> tuple[list[str], list[str]]:
+    """The phrases of ``text`` (one a line; each made one line of single spaces, cut to
+    :data:`ASKED_CHARS`, secrets redacted; empty ones dropped: :func:`merged` drops repeats)
+    and the kinds of secret redacted."""
+    from pokayokay.safety.redact import redact, redacted_kinds
+
+    out: list[str] = []
+    kinds: list[str] = []
+    for line in text.splitlines():
+        kinds.extend(k for k in redacted_kinds(line) if k not in kinds)
+        phrase = " ".join(redact(line).split())[:ASKED_CHARS].strip()
+        if phrase:
+            out.append(phrase)
+    return out, kinds
+
+
+def merged(new: Iterable[str], old: Iterable[str]) -> tuple[str, ...]:
+    """The newest phrases first, then the older ones not repeated (case ignored), at most
+    :data:`ASKED_MAX`."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for phrase in (*new, *old):
+        key = phrase.casefold()
+        if key not in seen:
+            seen.add(key)
+            out.append(phrase)
+    return tuple(out[:ASKED_MAX])

@@ -1,0 +1,254 @@
+"""How a user might ask for an installed skill: ``pokayokay skills --asked`` (decision 0176).
+
+A skill's description is written by its author, in the author's words, to say what it does; a
+prompt is written by someone who needs it, in theirs. On projects nobody tuned it on, skill
+suggestion lost most of its hits in that gap. ``/skill-phrases`` (``commands/skill-phrases.md``)
+asks Claude to write, for each installed skill that has none, a few short requests a user might
+type at the moment the skill is what they need, and hands them to ``pokayokay skills --asked``.
+They are matched by skill suggestion as words of the skill's own (:func:`pokayokay.skills.match.
+profile`), never shown, and a skill carrying them is judged by the gate fitted on skills that
+have them (``pokayokay/relevance/gate_skills_asked.json``).
+
+They live in one file of the state home, :data:`~pokayokay.names.SKILLS_ASKED_FILE`, shared by
+every project: a skill is known by its name and its description (:func:`skill_key`), so a
+skill installed in several projects is asked for once, and a description that changes leaves
+the old phrases behind (the skill is listed again by ``--unasked``). Each write holds the file's
+lock, reads it again, and replaces it whole; it then touches ``skills.changed``, so every
+project's cached catalog is analysed again on its next prompt.
+"""
+
+from __future__ import annotations
+
+import os
+
+from pokayokay.errors import EXIT_OK, EXIT_USAGE, PokayokayError
+from pokayokay.infra import Value
+from pokayokay.names import SKILLS_ASKED_FILE, SKILLS_ASKED_LOCK
+
+# A full check of the skill catalog may read the table inside the prompt hook (when the table
+# changed since the catalog was cached): no typing, pathlib or hashlib import at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from pathlib import Path
+    from typing import Any
+
+    from pokayokay.skills.catalog import Skill
+
+__all__ = ["Table", "add_asked", "asked_for", "read_table", "skill_key", "unasked"]
+
+FORMAT = 1
+MAX_FILE_BYTES = 4 * 1024 * 1024  # about 8,000 skills of 8 phrases: a larger file is not ours
+MAX_SKILLS = 4096  # the oldest entries beyond this are dropped when the file is written
+LOCK_TIMEOUT = 5.0
+
+# key -> (the skill's name, its phrases, the write counter when they were last set)
+Table = dict[str, tuple[str, tuple[str, ...], int]]
+
+
+class AskedResult(Value):
+    """What :func:`add_asked` did: the ``added``, ``unchanged`` and ``unknown`` names, the kinds
+    of secret redacted, the exit code and the lines to print."""
+
+    added: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    unknown: tuple[str, ...]
+    redacted: tuple[str, ...]
+    exit_code: int
+    message: str
+
+
+def skill_key(name: str, description: str) -> str:
+    """A skill's key in the table: its name and description, checksummed (pure). Two checksums
+    and the length, not a cryptographic hash: the key only tells descriptions of one skill apart
+    (an entry also keeps the name it is for), and ``hashlib`` costs a full catalog check 2.6 ms
+    to import (OpenSSL's ``_hashlib``)."""
+    from zlib import adler32, crc32
+
+    data = f"{name}\n{description}".encode("utf-8", "surrogatepass")
+    return f"{crc32(data):08x}{adler32(data):08x}{len(data):x}"
+
+
+def asked_path(environ: Mapping[str, str] | None = None) -> str:
+    from pokayokay.infra.state import state_home_path
+
+    home = state_home_path(None if environ is None else dict(environ))
+    return os.path.join(home, SKILLS_ASKED_FILE)
+
+
+def parse_table(text: str) -> Table:
+    """The table a file's text holds; entries of the wrong shape are left out (pure).
+    ValueError when the text is not JSON."""
+    from pokayokay.infra.lean_json import loads
+    from pokayokay.relevance.asked import ASKED_CHARS, ASKED_MAX
+
+    data = loads(text)
+    skills = data.get("skills") if isinstance(data, dict) else None
+    out: Table = {}
+    if not isinstance(skills, dict):
+        return out
+    for key, entry in skills.items():
+        if not isinstance(entry, dict):
+            continue
+        name, asked, order = entry.get("name"), entry.get("asked"), entry.get("order", 0)
+        if not isinstance(name, str) or not isinstance(asked, list):
+            continue
+        kept = tuple(
+            " ".join(p.split())[:ASKED_CHARS] for p in asked if isinstance(p, str) and p.strip()
+        )[:ASKED_MAX]
+        if kept:
+            out[str(key)] = (name, kept, order if isinstance(order, int) else 0)
+    return out
+
+
+def render_table(table: Table) -> str:
+    """The file's text for ``table``, its newest :data:`MAX_SKILLS` entries (pure)."""
+    import json
+
+    newest = sorted(table.items(), key=lambda kv: -kv[1][2])[:MAX_SKILLS]
+    skills = {
+        key: {"name": name, "asked": list(asked), "order": order}
+        for key, (name, asked, order) in sorted(newest)
+    }
+    return json.dumps({"format": FORMAT, "skills": skills}, indent=1, ensure_ascii=False) + "\n"
+
+
+def read_table(environ: Mapping[str, str] | None = None) -> Table:
+    """The phrases of every skill asked for so far; empty when there is no file, and when it
+    cannot be read or is damaged (suggestion goes on without them: the error is logged)."""
+    from pokayokay.infra.regular import open_regular
+
+    path = asked_path(environ)
+    try:
+        with open_regular(path) as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        _log(f"cannot read {path}: {exc}; skills are matched without their phrases")
+        return {}
+    if len(data) > MAX_FILE_BYTES:
+        _log(f"{path} is over {MAX_FILE_BYTES} bytes; skills are matched without their phrases")
+        return {}
+    try:
+        return parse_table(data.decode("utf-8", "replace"))
+    except (ValueError, RecursionError) as exc:
+        _log(f"{path} is damaged ({exc}); skills are matched without their phrases")
+        return {}
+
+
+def _log(message: str) -> None:
+    from pokayokay.infra.logs import log
+
+    log(message)
+
+
+def asked_for(table: Table, name: str, description: str) -> tuple[str, ...]:
+    """The phrases kept for the skill ``name`` with ``description`` (none when its description
+    changed since they were written)."""
+    entry = table.get(skill_key(name, description))
+    return entry[1] if entry is not None and entry[0] == name else ()
+
+
+def unasked(skills: Iterable[Skill], table: Table) -> list[Skill]:
+    """The skills Claude may invoke that have no phrases, in catalog order."""
+    return [
+        s
+        for s in skills
+        if s.model_invocable and s.description and not asked_for(table, s.name, s.description)
+    ]
+
+
+def _given(phrases_by_name: Mapping[str, str]) -> tuple[dict[str, list[str]], list[str]]:
+    from pokayokay.relevance.asked import phrases
+
+    given: dict[str, list[str]] = {}
+    kinds: list[str] = []
+    for name, text in phrases_by_name.items():
+        found, redacted = phrases(text)
+        kinds.extend(k for k in redacted if k not in kinds)
+        if found:
+            given[name] = found
+    return given, kinds
+
+
+def add_asked(
+    phrases_by_name: Mapping[str, str],
+    skills: Iterable[Skill],
+    environ: Mapping[str, str] | None = None,
+) -> AskedResult:
+    """Add the phrases (one a line) of each skill named in ``phrases_by_name`` to the table,
+    newest first; a name that is not one of ``skills`` (the project's catalog) is refused."""
+    from pokayokay.infra.safe_write import (
+        decode_text,
+        encode_text,
+        file_lock,
+        read_bytes,
+        write_atomic,
+    )
+    from pokayokay.infra.state import mark_skills_changed, private_folder
+    from pokayokay.relevance.asked import merged
+
+    given, kinds = _given(phrases_by_name)
+    by_name = {s.name: s for s in skills}
+    unknown = tuple(n for n in given if n not in by_name)
+    known = {n: p for n, p in given.items() if n in by_name}
+    if not known:
+        what = (
+            f"no installed skill is named {', '.join(unknown)}" if unknown else "no phrase given"
+        )
+        return AskedResult((), (), unknown, tuple(kinds), EXIT_USAGE, f"Nothing added: {what}.")
+    from pathlib import Path
+
+    path = Path(asked_path(environ))
+    env = None if environ is None else dict(environ)
+    added: list[str] = []
+    unchanged: list[str] = []
+    private_folder(path.parent, env)
+    with file_lock(path.parent / SKILLS_ASKED_LOCK, LOCK_TIMEOUT):
+        current = read_bytes(path)
+        try:
+            table = parse_table(decode_text(current, path)) if current else {}
+        except (ValueError, RecursionError, PokayokayError):
+            table = {}
+            _keep_damaged(path)
+        order = max((entry[2] for entry in table.values()), default=0)
+        for name, new in known.items():
+            skill = by_name[name]
+            key = skill_key(skill.name, skill.description)
+            old = asked_for(table, skill.name, skill.description)
+            asked = merged(new, old)
+            if asked == old:
+                unchanged.append(name)
+                continue
+            order += 1
+            table[key] = (skill.name, asked, order)
+            added.append(name)
+        if added:
+            write_atomic(path, encode_text(render_table(table)))
+    if added:
+        mark_skills_changed(env)
+    lines = []
+    if added:
+        lines.append(f"Noted how a user might ask for {len(added)} skill(s): {', '.join(added)}.")
+    if unchanged:
+        lines.append(f"Unchanged: {', '.join(unchanged)} already had these.")
+    if unknown:
+        lines.append(f"Not installed here, left out: {', '.join(unknown)}.")
+    return AskedResult(
+        tuple(added), tuple(unchanged), unknown, tuple(kinds), EXIT_OK, "\n".join(lines)
+    )
+
+
+def _keep_damaged(path: Path) -> None:
+    """A damaged table is kept beside it before it is replaced: nothing is ever lost."""
+    import contextlib
+    import time
+
+    with contextlib.suppress(OSError):  # it vanished meanwhile: nothing to keep
+        os.replace(path, path.with_name(f"{path.name}.damaged-{time.time_ns()}"))
+
+
+def table_data(table: Table) -> dict[str, Any]:
+    """The table as ``{name: [phrases]}`` for ``pokayokay skills --json``."""
+    return {name: list(asked) for name, asked, _order in table.values()}

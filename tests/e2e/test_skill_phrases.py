@@ -1,0 +1,97 @@
+"""`/skill-phrases` through the real client (decision 0176): the command lists the installed
+skills that have no phrases, the model writes how a user might ask for each and hands them to
+`pokayokay skills --asked-from -` on the command's own `allowed-tools` (the user allows no Bash),
+and a later prompt worded like those phrases, not like the skill's description, gets the skill
+suggested; the phrases themselves never reach the model again.
+
+The skills are two real ones (anthropics/skills' brand-guidelines and internal-comms, as copied
+into ``tests/data/relevance_test2/skills``, a dev split); the later prompt was a dev miss: it
+shares no word of substance with the brand-guidelines description.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from .conftest import E2E, explain, pokayokay_log, scripted_on
+from .mock_api import text, tool_use
+from .test_remember_recall import (
+    assert_completed,
+    every_request_text,
+    restrict_user_permissions,
+)
+
+pytestmark = pytest.mark.e2e
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "relevance_test2" / "skills"
+SKILLS = ("brand-guidelines", "internal-comms")
+PHRASES = {
+    "brand-guidelines": [
+        "make this slide deck look like our company's style",
+        "which hex colours and fonts do we use for marketing material?",
+        "the landing page uses the wrong shade of blue",
+        "our logo looks off on this one-pager",
+    ],
+    "internal-comms": [
+        "write the weekly status update for my team",
+        "draft an announcement for the whole company",
+        "turn these bullets into a newsletter for staff",
+    ],
+}
+LATER_PROMPT = "the marketing site uses the wrong shade of blue, align it with our style guide"
+SUGGESTION = "pokayokay: skills that fit this prompt — /brand-guidelines ("
+PHRASES_REPLY = "E2E-SKILL-PHRASES-REPLY-5b1e"
+LATER_REPLY = "E2E-SKILL-PHRASES-LATER-5b1e"
+
+
+def test_claude_writes_how_a_user_might_ask_for_each_skill_and_a_paraphrase_gets_it(
+    e2e: E2E, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    restrict_user_permissions(e2e)
+    for name in SKILLS:
+        shutil.copytree(DATA / name, e2e.project / ".claude" / "skills" / name)
+    e2e.init_pokayokay()
+    assert (e2e.project / ".claude" / "commands" / "skill-phrases.md").is_file()
+    before = json.loads(e2e.pokayokay("suggest", LATER_PROMPT, "--json").stdout)
+    assert before["suggestions"] == [], "the prompt is a miss without phrases: pick another"
+
+    payload = "\n".join(f"## {name}\n" + "\n".join(lines) for name, lines in PHRASES.items())
+    command = (
+        "pokayokay skills --asked-from - --reply <<'POKAYOKAY_SKILLS_END'\n"
+        f"{payload}\nPOKAYOKAY_SKILLS_END"
+    )
+    turns = [[tool_use("Bash", {"command": command})], [text(PHRASES_REPLY)]]
+    # run without arguments: the mock is scripted on the expanded command's name
+    with scripted_on(e2e, monkeypatch, "<command-name>/skill-phrases</command-name>"):
+        first = e2e.run_claude(e2e.project, "/skill-phrases", turns)
+
+    assert_completed(first, e2e, PHRASES_REPLY)
+    listing = every_request_text(first)
+    # the two copied here and pokayokay's own capturing-learnings, which init installed
+    assert "3 skill(s) have no phrases yet" in listing, explain(first, e2e)
+    assert "- brand-guidelines: Applies Anthropic's official brand colors" in listing
+    assert "- internal-comms: A set of resources" in listing
+    assert "pokayokay skills --unasked --reply" not in listing  # the block's output replaced it
+    results = every_request_text(first)
+    assert "Noted how a user might ask for 2 skill(s): brand-guidelines, internal-comms." in (
+        results
+    ), explain(first, e2e)
+    stored = json.loads((e2e.pokayokay_home / "skills-asked.json").read_text("utf-8"))
+    kept = {entry["name"]: entry["asked"] for entry in stored["skills"].values()}
+    assert kept == PHRASES
+
+    second = e2e.run_claude(e2e.project, LATER_PROMPT, [[text(LATER_REPLY)]])
+
+    assert_completed(second, e2e, LATER_REPLY)
+    seen = second.first_request.full_text
+    assert SUGGESTION in seen, seen[-4000:]
+    assert len(re.findall(re.escape("pokayokay: skills that fit this prompt"), seen)) == 1
+    for phrases in PHRASES.values():
+        for phrase in phrases:
+            assert phrase not in seen, f"a skill phrase reached the model: {phrase}"
+    assert "Traceback" not in pokayokay_log(e2e), pokayokay_log(e2e)
