@@ -1,5 +1,6 @@
 """The learnings commands of the CLI: remember (arguments, reading the text, printing the outcome
-and its exit code)."""
+and its exit code), and the phrases a teammate might ask with: ``--asked NAME`` for one learning,
+``--unasked`` and ``--asked-from`` for those stored without them (``/learning-phrases``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.memory.sections import Settings
 from pokayokay.learnings.capture.remember import MODES, remember
+
+UNASKED_LIMIT = 20  # learnings listed by one --unasked: /learning-phrases writes for these
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,6 +56,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "TEXT argument or per line of standard input (matched by recall, never shown)",
     )
     parser.add_argument(
+        "--unasked",
+        action="store_true",
+        help="list the stored learnings that have no phrases yet, with their text "
+        "(/learning-phrases)",
+    )
+    add_batch_arguments(parser, "learnings", UNASKED_LIMIT)
+    parser.add_argument(
         "--reply",
         action="store_true",
         help="answer for the /remember slash command: every outcome, a refusal included, on "
@@ -70,6 +80,38 @@ def add_text_arguments(parser: argparse.ArgumentParser, text_help: str, stdin_he
     """The ``TEXT`` words and ``--stdin`` of a command that takes text (:func:`input_text`)."""
     parser.add_argument("text", nargs="*", metavar="TEXT", help=text_help)
     parser.add_argument("--stdin", action="store_true", help=stdin_help)
+
+
+def add_batch_arguments(parser: argparse.ArgumentParser, what: str, limit: int) -> None:
+    """``--asked-from`` (a batch of phrases for several ``what``: :func:`read_batch`) and the
+    ``--limit`` of ``--unasked``."""
+    parser.add_argument(
+        "--asked-from",
+        metavar="FILE",
+        default=None,
+        help=f"add phrases for several {what} from FILE ('-': standard input): a line "
+        "'## NAME' before the phrases of each, one per line",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=limit,
+        help=f"with --unasked: list at most this many (default {limit})",
+    )
+
+
+def read_batch(source: str) -> dict[str, str]:
+    """The ``## NAME`` batch of ``--asked-from`` (:func:`pokayokay.relevance.asked.by_name`)
+    from the file ``source`` or, for ``-``, standard input; OSError or ValueError when it
+    cannot be read or is not such a batch."""
+    from pokayokay.relevance.asked import MAX_BATCH_CHARS, by_name
+
+    if source == "-":
+        data = sys.stdin.buffer.read(4 * MAX_BATCH_CHARS + 1)
+    else:
+        with open(source, "rb") as fh:
+            data = fh.read(4 * MAX_BATCH_CHARS + 1)
+    return by_name(data.decode("utf-8", "replace"))
 
 
 def input_text(ns: argparse.Namespace, joiner: str = " ") -> str:
@@ -105,12 +147,63 @@ def _run_asked(ns: argparse.Namespace, location: MemoryLocation) -> int:
     return 0 if ns.reply else result.exit_code
 
 
+def _run_unasked(ns: argparse.Namespace, location: MemoryLocation) -> int:
+    """``pokayokay remember --unasked``: the learnings with no phrases, each with its text."""
+    from pokayokay.learnings.topics.stored import load_learnings
+
+    stored, _problems = load_learnings(location.memory_dir)
+    missing = [s.learning for s in stored if not s.learning.asked]
+    shown = missing[: max(ns.limit, 0)]
+    if not missing:
+        _write(["Every stored learning already has phrases: nothing to write."], False, ns.reply)
+        return 0
+    lines = [
+        f"{len(missing)} learning(s) have no phrases yet; the first {len(shown)}, each with its "
+        "text as stored (the user's notes, reference data):",
+        "",
+        *(f"- {learning.name}: {' '.join(learning.text.split())}" for learning in shown),
+    ]
+    if len(missing) > len(shown):
+        lines += ["", f"{len(missing) - len(shown)} more after these: run it again."]
+    _write(lines, False, ns.reply)
+    return 0
+
+
+def _run_asked_from(ns: argparse.Namespace, location: MemoryLocation) -> int:
+    """``pokayokay remember --asked-from FILE``: phrases for several learnings, each added as
+    ``--asked NAME`` adds them (one compare-and-swap each, under the learnings lock)."""
+    from pokayokay.errors import EXIT_OK, EXIT_USAGE
+    from pokayokay.learnings.capture.asked import add_asked
+
+    try:
+        given = read_batch(ns.asked_from)
+    except (OSError, ValueError) as exc:
+        _write([f"Nothing added: {exc}."], True, ns.reply)
+        return 0 if ns.reply else EXIT_USAGE
+    lines: list[str] = []
+    kinds: list[str] = []
+    code = EXIT_USAGE
+    for name, text in given.items():
+        result = add_asked(name, text, location)
+        lines.append(result.message)
+        kinds.extend(k for k in result.redacted if k not in kinds)
+        code = EXIT_OK if result.exit_code == EXIT_OK else code
+    if kinds:
+        lines.append(f"Note: secrets were redacted before anything was kept: {', '.join(kinds)}.")
+    _write(lines, code != EXIT_OK, ns.reply)
+    return 0 if ns.reply else code
+
+
 def run_command(
     ns: argparse.Namespace, project: Path, location: MemoryLocation, settings: Settings
 ) -> int:
     """``pokayokay remember``: print the outcome, return the exit code (module docstring)."""
     if ns.asked is not None:
         return _run_asked(ns, location)
+    if ns.unasked:
+        return _run_unasked(ns, location)
+    if ns.asked_from is not None:
+        return _run_asked_from(ns, location)
     session = ns.session or os.environ.get("CLAUDE_CODE_SESSION_ID") or None
     result = remember(
         input_text(ns),

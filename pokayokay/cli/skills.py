@@ -14,11 +14,10 @@ if TYPE_CHECKING:
 
 HELP = "the skills visible here, and how a user might ask for each (/skill-phrases)"
 UNASKED_LIMIT = 20  # skills listed by one --unasked: /skill-phrases writes for these, then again
-MAX_INPUT_BYTES = 1 << 20
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from pokayokay.cli.learnings import add_text_arguments
+    from pokayokay.cli.learnings import add_batch_arguments, add_text_arguments
 
     add_text_arguments(
         parser,
@@ -39,19 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="add how a user might ask for the skill NAME (matched by skill suggestion, never "
         "shown)",
     )
-    action.add_argument(
-        "--asked-from",
-        metavar="FILE",
-        default=None,
-        help="add phrases for several skills from FILE ('-': standard input): a line '## NAME' "
-        "before each skill's phrases, one per line",
-    )
-    parser.add_argument(
-        "--limit",
-        type=int,
-        default=UNASKED_LIMIT,
-        help=f"with --unasked: list at most this many (default {UNASKED_LIMIT})",
-    )
+    add_batch_arguments(parser, "skills", UNASKED_LIMIT)
     parser.add_argument(
         "--reply",
         action="store_true",
@@ -59,35 +46,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "exit 0",
     )
     parser.add_argument("--json", action="store_true", help="machine-readable listing")
-
-
-def _read_input(source: str) -> str:
-    if source == "-":
-        return sys.stdin.buffer.read(MAX_INPUT_BYTES + 1).decode("utf-8", "replace")
-    with open(source, "rb") as fh:
-        return fh.read(MAX_INPUT_BYTES + 1).decode("utf-8", "replace")
-
-
-def phrases_by_skill(text: str) -> dict[str, str]:
-    """The phrases of each skill in ``text`` (a ``## NAME`` line before each skill's phrases,
-    one a line) as ``{name: "phrase\\nphrase"}``; ValueError when a phrase comes before any
-    name or no name is given (pure). A plain text and not JSON: Claude Code refuses a Bash
-    command whose heredoc holds a brace beside a quote (it reads as expansion obfuscation)."""
-    if len(text) > MAX_INPUT_BYTES:
-        raise ValueError(f"more than {MAX_INPUT_BYTES} bytes")
-    out: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("## "):
-            current = out.setdefault(stripped[3:].strip(), [])
-        elif stripped:
-            if current is None:
-                raise ValueError("a phrase came before any '## NAME' line")
-            current.append(stripped)
-    if not out:
-        raise ValueError("no '## NAME' line: nothing says which skill the phrases are for")
-    return {name: "\n".join(lines) for name, lines in out.items()}
 
 
 def _listing(catalog: Catalog, unasked_only: bool, limit: int, as_json: bool) -> str:
@@ -147,7 +105,9 @@ def run_command(ns: argparse.Namespace, project: Path) -> int:
         return 0
     try:
         if ns.asked_from is not None:
-            given = phrases_by_skill(_read_input(ns.asked_from))
+            from pokayokay.cli.learnings import read_batch
+
+            given = read_batch(ns.asked_from)
         else:
             from pokayokay.cli.learnings import input_text
 

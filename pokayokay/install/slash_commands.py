@@ -1,7 +1,8 @@
 """The slash command files pokayokay ships and installs into a project's or the user's
 .claude/commands/ folder (and removes again, only when they are pokayokay's): ``/remember``,
-which stores a learning, and ``/skill-phrases``, which has Claude write how a user might ask for
-each installed skill (decision 0176)."""
+which stores a learning, ``/skill-phrases``, which has Claude write how a user might ask for
+each installed skill, and ``/learning-phrases``, how a teammate might ask for each stored
+learning that has no such phrases yet (decision 0176)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ class SlashCommand:
 
 REMEMBER = SlashCommand("remember.md", "<<'POKAYOKAY_REMEMBER_END'")
 SKILL_PHRASES = SlashCommand("skill-phrases.md", "pokayokay skills --unasked --reply")
-COMMANDS = (REMEMBER, SKILL_PHRASES)
+LEARNING_PHRASES = SlashCommand("learning-phrases.md", "pokayokay remember --unasked --reply")
+COMMANDS = (REMEMBER, SKILL_PHRASES, LEARNING_PHRASES)
 # /remember's, kept under the names callers used before /skill-phrases shipped
 COMMAND_FILE = REMEMBER.file
 COMMAND_MARKER = REMEMBER.marker

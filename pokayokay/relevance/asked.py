@@ -14,10 +14,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-__all__ = ["ASKED_CHARS", "ASKED_MAX", "merged", "phrases"]
+__all__ = ["ASKED_CHARS", "ASKED_MAX", "MAX_BATCH_CHARS", "by_name", "merged", "phrases"]
 
 ASKED_MAX = 8
 ASKED_CHARS = 160
+MAX_BATCH_CHARS = 1 << 20  # one batch of ``--asked-from``: far more than 20 skills' phrases
 
 
 def phrases(text: str) -> tuple[list[str], list[str]]:
@@ -47,3 +48,27 @@ def merged(new: Iterable[str], old: Iterable[str]) -> tuple[str, ...]:
             seen.add(key)
             out.append(phrase)
     return tuple(out[:ASKED_MAX])
+
+
+def by_name(text: str) -> dict[str, str]:
+    """The phrases of each name in a batch (a ``## NAME`` line before each one's phrases, one a
+    line) as ``{name: "phrase\\nphrase"}``; ValueError when a phrase comes before any name, no
+    name is given, or the text is over :data:`MAX_BATCH_CHARS`. A plain text and not JSON:
+    Claude Code refuses a Bash command whose heredoc holds a brace beside a quote (it reads as
+    expansion obfuscation), which Claude's batch is (``pokayokay skills --asked-from -``,
+    ``pokayokay remember --asked-from -``)."""
+    if len(text) > MAX_BATCH_CHARS:
+        raise ValueError(f"more than {MAX_BATCH_CHARS} characters")
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("## "):
+            current = out.setdefault(stripped[3:].strip(), [])
+        elif stripped:
+            if current is None:
+                raise ValueError("a phrase came before any '## NAME' line")
+            current.append(stripped)
+    if not out:
+        raise ValueError("no '## NAME' line: nothing says whose phrases they are")
+    return {name: "\n".join(lines) for name, lines in out.items()}

@@ -87,6 +87,25 @@ def run_slash_command(
         return e2e.run_claude(e2e.project, f"/{command} {args}", turns)
 
 
+def run_phrase_command(
+    e2e: E2E,
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    cli: str,
+    phrases: dict[str, list[str]],
+    reply: str,
+) -> RunResult:
+    """`claude -p "/<command>"` (no arguments: the mock is scripted on the expanded command's
+    name), the model answering with one `pokayokay <cli> --asked-from - --reply` call whose
+    quoted heredoc holds ``phrases`` as the `## NAME` batch, then ``reply``."""
+    batch = "\n".join(f"## {name}\n" + "\n".join(lines) for name, lines in phrases.items())
+    end = f"POKAYOKAY_{cli.upper()}_END"
+    call = f"pokayokay {cli} --asked-from - --reply <<'{end}'\n{batch}\n{end}"
+    turns = [[tool_use("Bash", {"command": call})], [text(reply)]]
+    with scripted_on(e2e, monkeypatch, f"<command-name>/{command}</command-name>"):
+        return e2e.run_claude(e2e.project, f"/{command}", turns)
+
+
 def assert_completed(run: RunResult, e2e: E2E, reply: str) -> None:
     assert run.exit_code == 0 and not run.timed_out, explain(run, e2e)
     assert run.result_event.get("subtype") == "success", explain(run, e2e)
@@ -390,4 +409,46 @@ def test_claude_adds_how_a_teammate_might_ask_and_a_paraphrase_finds_the_learnin
     assert RELEASE_NOTE in block
     for phrase in RELEASE_ASKED:
         assert phrase not in seen, f"an asked phrase reached the model: {phrase}"
+    assert "Traceback" not in pokayokay_log(e2e), pokayokay_log(e2e)
+
+
+BACKFILL_REPLY = "E2E-BACKFILL-REPLY-5b1e"
+
+
+def test_a_learning_stored_without_phrases_gets_them_from_learning_phrases(
+    e2e: E2E, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A learning stored before `/remember` asked for phrases (here by the CLI) has none, and a
+    paraphrase misses it. `/learning-phrases` lists it with its text; the model's one
+    `pokayokay remember --asked-from -` call runs on the command's `allowed-tools` (the user
+    allows no Bash); the next paraphrase gets the learning, and never the phrases."""
+    from pokayokay.learnings.model import make_name
+
+    restrict_user_permissions(e2e)
+    e2e.init_pokayokay()
+    e2e.pokayokay("remember", RELEASE_NOTE)
+    before = e2e.pokayokay("recall", OTA_PROMPT).stdout
+    assert RELEASE_NOTE[:40] not in before, "the paraphrase finds it without phrases: pick another"
+    name = make_name(RELEASE_NOTE)
+    phrases = {name: list(RELEASE_ASKED)}
+    first = run_phrase_command(
+        e2e, monkeypatch, "learning-phrases", "remember", phrases, BACKFILL_REPLY
+    )
+
+    assert_completed(first, e2e, BACKFILL_REPLY)
+    seen = every_request_text(first)
+    assert "1 learning(s) have no phrases yet" in seen, explain(first, e2e)
+    assert f"- {name}: {RELEASE_NOTE}" in seen
+    assert f"Noted {len(RELEASE_ASKED)} ways to ask for {name}." in seen, explain(first, e2e)
+    (topic,) = learning_files(e2e.memory_dir())
+    front, _body = read_topic_file(topic)
+    assert front["metadata"]["asked"] == list(RELEASE_ASKED)
+
+    second = e2e.run_claude(e2e.project, OTA_PROMPT, [[text(OTA_REPLY)]])
+
+    assert_completed(second, e2e, OTA_REPLY)
+    request = second.first_request.full_text
+    assert request.count(OPEN_TAG) == 1 and RELEASE_NOTE in request, request[-4000:]
+    for phrase in RELEASE_ASKED:
+        assert phrase not in request, f"an asked phrase reached the model: {phrase}"
     assert "Traceback" not in pokayokay_log(e2e), pokayokay_log(e2e)

@@ -18,12 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import E2E, explain, pokayokay_log, scripted_on
-from .mock_api import text, tool_use
+from .conftest import E2E, explain, pokayokay_log
+from .mock_api import text
 from .test_remember_recall import (
     assert_completed,
     every_request_text,
     restrict_user_permissions,
+    run_phrase_command,
 )
 
 pytestmark = pytest.mark.e2e
@@ -60,15 +61,9 @@ def test_claude_writes_how_a_user_might_ask_for_each_skill_and_a_paraphrase_gets
     before = json.loads(e2e.pokayokay("suggest", LATER_PROMPT, "--json").stdout)
     assert before["suggestions"] == [], "the prompt is a miss without phrases: pick another"
 
-    payload = "\n".join(f"## {name}\n" + "\n".join(lines) for name, lines in PHRASES.items())
-    command = (
-        "pokayokay skills --asked-from - --reply <<'POKAYOKAY_SKILLS_END'\n"
-        f"{payload}\nPOKAYOKAY_SKILLS_END"
+    first = run_phrase_command(
+        e2e, monkeypatch, "skill-phrases", "skills", PHRASES, PHRASES_REPLY
     )
-    turns = [[tool_use("Bash", {"command": command})], [text(PHRASES_REPLY)]]
-    # run without arguments: the mock is scripted on the expanded command's name
-    with scripted_on(e2e, monkeypatch, "<command-name>/skill-phrases</command-name>"):
-        first = e2e.run_claude(e2e.project, "/skill-phrases", turns)
 
     assert_completed(first, e2e, PHRASES_REPLY)
     listing = every_request_text(first)

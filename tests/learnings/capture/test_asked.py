@@ -171,3 +171,75 @@ def test_the_skill_and_the_command_ask_for_the_phrases_the_same_way() -> None:
         assert "3 to 6 short requests or questions" in flat
         assert "in their own words rather than the learning's" in flat
         assert "never shown" in flat
+
+
+# -- the backfill: /learning-phrases (decision 0176) ------------------------------------------
+
+OTHER = "Never run alembic upgrade head against staging by hand; use make migrate-staging first"
+
+
+def test_learnings_without_phrases_are_listed_and_filled_in_one_batch(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    base = ["remember", "--project", str(project)]
+    assert cli([*base, TEXT]) == 0 and cli([*base, OTHER]) == 0
+    capsys.readouterr()
+    assert cli([*base, "--unasked", "--limit", "1"]) == 0
+    listed = capsys.readouterr().out
+    assert listed.startswith("2 learning(s) have no phrases yet; the first 1, each with its text")
+    assert "1 more after these: run it again." in listed
+    folder = memory_location_for(project).memory_dir
+    names = sorted(p.name.removeprefix("learning-").removesuffix(".md") for p in
+                   folder.glob("learning-*.md"))  # fmt: skip
+    batch = "".join(f"## {name}\nhow do I {name}?\n\n" for name in names) + "## nope\nx\n"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(batch.encode("utf-8"))))
+    assert cli([*base, "--asked-from", "-", "--reply"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [*(f"Noted 1 way to ask for {name}." for name in names),
+                   "Nothing added: no learning named nope."]  # fmt: skip
+    assert cli([*base, "--unasked"]) == 0
+    assert "already has phrases" in capsys.readouterr().out
+    for name in names:
+        learning = parse((folder / f"learning-{name}.md").read_text("utf-8"))
+        assert learning.asked == (f"how do I {name}?",)
+
+
+def test_a_batch_that_is_not_one_is_refused_and_changes_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    base = ["remember", "--project", str(project)]
+    assert cli([*base, TEXT]) == 0
+    path, _before = _stored(project)
+    text = path.read_text("utf-8")
+    stray = tmp_path / "batch.txt"
+    stray.write_text("a phrase before any name\n", "utf-8")
+    assert cli([*base, "--asked-from", str(stray)]) == 2
+    assert "before any '## NAME' line" in capsys.readouterr().err
+    assert cli([*base, "--asked-from", str(tmp_path / "missing.txt")]) == 2
+    assert path.read_text("utf-8") == text
+
+
+def test_the_backfill_command_asks_as_remember_does_and_runs_only_remember() -> None:
+    import re
+
+    from ruamel.yaml import YAML
+
+    from pokayokay.install.slash_commands import LEARNING_PHRASES
+
+    repo = Path(__file__).resolve().parents[3]
+    text = (repo / "commands" / "learning-phrases.md").read_text("utf-8")
+    head, body = text.removeprefix("---\n").split("\n---\n", 1)
+    front = YAML(typ="safe").load(head)
+    assert front["allowed-tools"] == (
+        "Bash(pokayokay remember:*), Bash(command -v pokayokay), Bash(echo:*)"
+    )
+    assert front["disable-model-invocation"] is True and LEARNING_PHRASES.marker in body
+    remember = " ".join((repo / "commands" / "remember.md").read_text("utf-8").split())
+    asked = re.search(r"with 3 to 6 short requests or questions as quoted arguments: (.+?) Each",
+                      remember)  # fmt: skip
+    assert asked is not None
+    assert asked[1].removeprefix("what ") in " ".join(body.split())
+    assert "--asked-from - --reply <<'POKAYOKAY_LEARNINGS_END'" in body
+    assert (repo / ".claude" / "commands" / "learning-phrases.md").read_text("utf-8") == text
