@@ -136,7 +136,12 @@ def skills_line(project: Path) -> str:
         return f"{line}; no skill is visible here"
     missing = len(unasked(invocable, read_table()))
     asked = len(invocable) - missing
-    rest = "" if not missing else " (/skill-phrases writes the rest)"
+    rest = (
+        " (/skill-phrases writes the rest: /pokayokay:skill-phrases with the plugin; "
+        "`pokayokay init` installs it)"
+        if missing
+        else ""
+    )
     return f"{line}; {asked} of {len(invocable)} skills carry how a user might ask for them{rest}"
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.memory.sections import Settings
@@ -48,20 +49,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--severity", choices=SEVERITIES, type=str.upper, default=None, help="how much it matters"
     )
-    parser.add_argument(
+    phrases = parser.add_mutually_exclusive_group()
+    phrases.add_argument(
         "--asked",
         metavar="NAME",
         default=None,
         help="add to the stored learning NAME how a teammate might ask for it: one phrase per "
         "TEXT argument or per line of standard input (matched by recall, never shown)",
     )
-    parser.add_argument(
+    phrases.add_argument(
         "--unasked",
         action="store_true",
         help="list the stored learnings that have no phrases yet, with their text "
         "(/learning-phrases)",
     )
-    add_batch_arguments(parser, "learnings", UNASKED_LIMIT)
+    add_batch_arguments(parser, phrases, "learnings", UNASKED_LIMIT)
     parser.add_argument(
         "--reply",
         action="store_true",
@@ -82,10 +84,13 @@ def add_text_arguments(parser: argparse.ArgumentParser, text_help: str, stdin_he
     parser.add_argument("--stdin", action="store_true", help=stdin_help)
 
 
-def add_batch_arguments(parser: argparse.ArgumentParser, what: str, limit: int) -> None:
-    """``--asked-from`` (a batch of phrases for several ``what``: :func:`read_batch`) and the
-    ``--limit`` of ``--unasked``."""
-    parser.add_argument(
+def add_batch_arguments(
+    parser: argparse.ArgumentParser, group: Any, what: str, limit: int
+) -> None:
+    """``--asked-from`` (a batch of phrases for several ``what``: :func:`read_batch`), in the
+    mutually exclusive ``group`` of the command's other phrase actions, and the ``--limit`` of
+    ``--unasked``."""
+    group.add_argument(
         "--asked-from",
         metavar="FILE",
         default=None,
@@ -135,9 +140,16 @@ def _write(lines: list[str], failed: bool, reply: bool) -> None:
 
 def _run_asked(ns: argparse.Namespace, location: MemoryLocation) -> int:
     """``pokayokay remember --asked NAME``: how a teammate might ask for a stored learning."""
+    from pokayokay.errors import PokayokayError
     from pokayokay.learnings.capture.asked import add_asked
 
-    result = add_asked(ns.asked, input_text(ns, "\n"), location)
+    try:
+        result = add_asked(ns.asked, input_text(ns, "\n"), location)
+    except PokayokayError as exc:  # the slash command's answer is on stdout, whatever happened
+        if not ns.reply:
+            raise
+        _write([f"Nothing added: {exc}."], True, True)
+        return 0
     lines = [result.message]
     if result.redacted:
         lines.append(f"Note: secrets were redacted before anything was kept: "
@@ -149,22 +161,33 @@ def _run_asked(ns: argparse.Namespace, location: MemoryLocation) -> int:
 
 def _run_unasked(ns: argparse.Namespace, location: MemoryLocation) -> int:
     """``pokayokay remember --unasked``: the learnings with no phrases, each with its text."""
+    from pokayokay.learnings.capture.asked import addressable
+    from pokayokay.learnings.model import FILE_PREFIX
     from pokayokay.learnings.topics.stored import load_learnings
 
     stored, _problems = load_learnings(location.memory_dir)
-    missing = [s.learning for s in stored if not s.learning.asked]
+    missing = [
+        (s.path.stem.removeprefix(FILE_PREFIX), s.learning) for s in stored if not s.learning.asked
+    ]
+    # listed by the name --asked finds a learning by: its file's (a script may have written
+    # another in the frontmatter, or none)
+    unaddressable = [name for name, _ in missing if not addressable(name)]
+    missing = [(name, learning) for name, learning in missing if addressable(name)]
     shown = missing[: max(ns.limit, 0)]
     if not missing:
-        _write(["Every stored learning already has phrases: nothing to write."], False, ns.reply)
-        return 0
-    lines = [
-        f"{len(missing)} learning(s) have no phrases yet; the first {len(shown)}, each with its "
-        "text as stored (the user's notes, reference data):",
-        "",
-        *(f"- {learning.name}: {' '.join(learning.text.split())}" for learning in shown),
-    ]
+        lines = ["Every stored learning already has phrases: nothing to write."]
+    else:
+        lines = [
+            f"{len(missing)} learning(s) have no phrases yet; the first {len(shown)}, each with "
+            "its text as stored (the user's notes, reference data):",
+            "",
+            *(f"- {name}: {' '.join(learning.text.split())}" for name, learning in shown),
+        ]
     if len(missing) > len(shown):
         lines += ["", f"{len(missing) - len(shown)} more after these: run it again."]
+    if unaddressable:
+        lines += ["", f"{len(unaddressable)} more have a file name phrases cannot be added to "
+                      "(learning-<lowercase-words>.md): rename them to include them."]  # fmt: skip
     _write(lines, False, ns.reply)
     return 0
 
@@ -180,11 +203,17 @@ def _run_asked_from(ns: argparse.Namespace, location: MemoryLocation) -> int:
     except (OSError, ValueError) as exc:
         _write([f"Nothing added: {exc}."], True, ns.reply)
         return 0 if ns.reply else EXIT_USAGE
+    from pokayokay.errors import PokayokayError
+
     lines: list[str] = []
     kinds: list[str] = []
     code = EXIT_USAGE
     for name, text in given.items():
-        result = add_asked(name, text, location)
+        try:  # one learning that cannot be written does not stop the others, or their report
+            result = add_asked(name, text, location)
+        except PokayokayError as exc:
+            lines.append(f"Nothing added to {name}: {exc}.")
+            continue
         lines.append(result.message)
         kinds.extend(k for k in result.redacted if k not in kinds)
         code = EXIT_OK if result.exit_code == EXIT_OK else code

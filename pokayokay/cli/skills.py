@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="add how a user might ask for the skill NAME (matched by skill suggestion, never "
         "shown)",
     )
-    add_batch_arguments(parser, "skills", UNASKED_LIMIT)
+    add_batch_arguments(parser, action, "skills", UNASKED_LIMIT)
     parser.add_argument(
         "--reply",
         action="store_true",
@@ -116,7 +116,15 @@ def run_command(ns: argparse.Namespace, project: Path) -> int:
         message = f"Nothing added: {exc}."
         print(message, file=sys.stdout if ns.reply else sys.stderr)
         return 0 if ns.reply else EXIT_USAGE
-    result = add_asked(given, catalog)
+    from pokayokay.errors import PokayokayError
+    from pokayokay.infra.safe_write import Conflict
+
+    try:
+        result = add_asked(given, catalog)
+    except (PokayokayError, OSError, Conflict) as exc:  # the lock held too long, a folder
+        message = f"Nothing added: {exc or type(exc).__name__}."  # where the table should be
+        print(message, file=sys.stdout if ns.reply else sys.stderr)
+        return 0 if ns.reply else EXIT_USAGE
     lines = [result.message]
     if result.redacted:
         lines.append(

@@ -63,8 +63,11 @@ def by_name(text: str) -> dict[str, str]:
     current: list[str] | None = None
     for line in text.splitlines():
         stripped = line.strip()
-        if stripped.startswith("## "):
-            current = out.setdefault(stripped[3:].strip(), [])
+        if stripped == "##" or stripped.startswith("## "):
+            name = stripped[2:].strip()
+            if not name:
+                raise ValueError("a '## ' line without a name")
+            current = out.setdefault(name, [])
         elif stripped:
             if current is None:
                 raise ValueError("a phrase came before any '## NAME' line")

@@ -31,22 +31,23 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
     from pathlib import Path
-    from typing import Any
 
     from pokayokay.skills.catalog import Skill
 
-__all__ = ["Table", "add_asked", "asked_for", "read_table", "skill_key", "unasked"]
+__all__ = [
+    "SkillPhrases", "Table", "add_asked", "asked_for", "read_table", "skill_key", "unasked"
+]  # fmt: skip
 
 FORMAT = 1
-MAX_FILE_BYTES = 4 * 1024 * 1024  # about 8,000 skills of 8 phrases: a larger file is not ours
-MAX_SKILLS = 4096  # the oldest entries beyond this are dropped when the file is written
+# A larger file is not one pokayokay wrote: render_table keeps the newest entries that fit.
+MAX_FILE_BYTES = 4 * 1024 * 1024
 LOCK_TIMEOUT = 5.0
 
 # key -> (the skill's name, its phrases, the write counter when they were last set)
 Table = dict[str, tuple[str, tuple[str, ...], int]]
 
 
-class AskedResult(Value):
+class SkillPhrases(Value):
     """What :func:`add_asked` did: the ``added``, ``unchanged`` and ``unknown`` names, the kinds
     of secret redacted, the exit code and the lines to print."""
 
@@ -78,39 +79,68 @@ def asked_path(environ: Mapping[str, str] | None = None) -> str:
 
 def parse_table(text: str) -> Table:
     """The table a file's text holds; entries of the wrong shape are left out (pure).
-    ValueError when the text is not JSON."""
+    ValueError when the text is not JSON (:func:`table_problem` says whether it is all ours)."""
+    return _parsed(text)[0]
+
+
+def table_problem(text: str) -> str | None:
+    """Why ``text`` is not wholly a table this version reads, or None: another format (a newer
+    pokayokay's), another shape, or an entry :func:`parse_table` leaves out (pure). A writer
+    keeps such a file aside before replacing it: nothing in it is lost."""
+    return _parsed(text)[1]
+
+
+def _parsed(text: str) -> tuple[Table, str | None]:
     from pokayokay.infra.lean_json import loads
     from pokayokay.relevance.asked import ASKED_CHARS, ASKED_MAX
 
     data = loads(text)
     skills = data.get("skills") if isinstance(data, dict) else None
     out: Table = {}
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        problem = f"format {data.get('format') if isinstance(data, dict) else None!r}"
+    elif not isinstance(skills, dict):
+        problem = "no skills object"
+    else:
+        problem = None
     if not isinstance(skills, dict):
-        return out
+        return out, problem
     for key, entry in skills.items():
-        if not isinstance(entry, dict):
-            continue
-        name, asked, order = entry.get("name"), entry.get("asked"), entry.get("order", 0)
+        name = entry.get("name") if isinstance(entry, dict) else None
+        asked = entry.get("asked") if isinstance(entry, dict) else None
         if not isinstance(name, str) or not isinstance(asked, list):
+            problem = problem or f"entry {key!r} of another shape"
             continue
+        order = entry.get("order", 0)
         kept = tuple(
             " ".join(p.split())[:ASKED_CHARS] for p in asked if isinstance(p, str) and p.strip()
         )[:ASKED_MAX]
         if kept:
             out[str(key)] = (name, kept, order if isinstance(order, int) else 0)
-    return out
+    return out, problem
 
 
 def render_table(table: Table) -> str:
-    """The file's text for ``table``, its newest :data:`MAX_SKILLS` entries (pure)."""
+    """The file's text for ``table``: its newest entries, as many as fit in
+    :data:`MAX_FILE_BYTES` (the oldest go first; phrases are written again by
+    ``/skill-phrases``) (pure)."""
     import json
 
-    newest = sorted(table.items(), key=lambda kv: -kv[1][2])[:MAX_SKILLS]
-    skills = {
-        key: {"name": name, "asked": list(asked), "order": order}
-        for key, (name, asked, order) in sorted(newest)
-    }
-    return json.dumps({"format": FORMAT, "skills": skills}, indent=1, ensure_ascii=False) + "\n"
+    def entry(key: str, name: str, asked: tuple[str, ...], order: int) -> str:
+        value = {"name": name, "asked": list(asked), "order": order}
+        return f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}"
+
+    head, tail = f'{{\n "format": {FORMAT},\n "skills": {{\n', "\n }\n}\n"
+    room = MAX_FILE_BYTES - len(head) - len(tail)
+    kept: list[tuple[str, str]] = []
+    for key, (name, asked, order) in sorted(table.items(), key=lambda kv: -kv[1][2]):
+        line = entry(key, name, asked, order)
+        size = len(line.encode("utf-8", "surrogatepass")) + 2  # and ",\n"
+        if size > room:
+            break
+        room -= size
+        kept.append((key, line))
+    return head + ",\n".join(line for _key, line in sorted(kept)) + tail
 
 
 def read_table(environ: Mapping[str, str] | None = None) -> Table:
@@ -176,7 +206,7 @@ def add_asked(
     phrases_by_name: Mapping[str, str],
     skills: Iterable[Skill],
     environ: Mapping[str, str] | None = None,
-) -> AskedResult:
+) -> SkillPhrases:
     """Add the phrases (one a line) of each skill named in ``phrases_by_name`` to the table,
     newest first; a name that is not one of ``skills`` (the project's catalog) is refused."""
     from pokayokay.infra.safe_write import (
@@ -190,14 +220,15 @@ def add_asked(
     from pokayokay.relevance.asked import merged
 
     given, kinds = _given(phrases_by_name)
+    empty = [n for n in phrases_by_name if n not in given]
     by_name = {s.name: s for s in skills}
     unknown = tuple(n for n in given if n not in by_name)
     known = {n: p for n, p in given.items() if n in by_name}
     if not known:
-        what = (
-            f"no installed skill is named {', '.join(unknown)}" if unknown else "no phrase given"
-        )
-        return AskedResult((), (), unknown, tuple(kinds), EXIT_USAGE, f"Nothing added: {what}.")
+        what = [f"no installed skill is named {', '.join(unknown)}"] if unknown else []
+        what += [f"no phrase given for {', '.join(n or repr(n) for n in empty)}"] if empty else []
+        message = f"Nothing added: {'; '.join(what) or 'no phrase given'}."
+        return SkillPhrases((), (), unknown, tuple(kinds), EXIT_USAGE, message)
     from pathlib import Path
 
     path = Path(asked_path(environ))
@@ -207,11 +238,18 @@ def add_asked(
     private_folder(path.parent, env)
     with file_lock(path.parent / SKILLS_ASKED_LOCK, LOCK_TIMEOUT):
         current = read_bytes(path)
+        text = None
         try:
-            table = parse_table(decode_text(current, path)) if current else {}
+            text = decode_text(current, path) if current else None
+            table, problem = _parsed(text) if text is not None else ({}, None)
         except (ValueError, RecursionError, PokayokayError):
-            table = {}
-            _keep_damaged(path)
+            table, problem = {}, "not JSON"
+        if text is not None and problem is not None:
+            newer = _newer_format(text)
+            if newer is not None:  # a newer pokayokay's: never written over by this one
+                message = f"Nothing added: {path} was written by a newer pokayokay ({newer})."
+                return SkillPhrases((), (), unknown, tuple(kinds), EXIT_USAGE, message)
+            _keep_damaged(path)  # what this version cannot read is kept, never overwritten
         order = max((entry[2] for entry in table.values()), default=0)
         for name, new in known.items():
             skill = by_name[name]
@@ -235,9 +273,24 @@ def add_asked(
         lines.append(f"Unchanged: {', '.join(unchanged)} already had these.")
     if unknown:
         lines.append(f"Not installed here, left out: {', '.join(unknown)}.")
-    return AskedResult(
+    if empty:
+        lines.append(f"No phrase given for {', '.join(n or repr(n) for n in empty)}.")
+    return SkillPhrases(
         tuple(added), tuple(unchanged), unknown, tuple(kinds), EXIT_OK, "\n".join(lines)
     )
+
+
+def _newer_format(text: str) -> str | None:
+    """``format N`` when ``text`` is a table of a format newer than :data:`FORMAT`."""
+    from pokayokay.infra.lean_json import loads
+
+    try:
+        data = loads(text)
+    except (ValueError, RecursionError):
+        return None
+    found = data.get("format") if isinstance(data, dict) else None
+    newer = isinstance(found, int) and not isinstance(found, bool) and found > FORMAT
+    return f"format {found}" if newer else None
 
 
 def _keep_damaged(path: Path) -> None:
@@ -247,8 +300,3 @@ def _keep_damaged(path: Path) -> None:
 
     with contextlib.suppress(OSError):  # it vanished meanwhile: nothing to keep
         os.replace(path, path.with_name(f"{path.name}.damaged-{time.time_ns()}"))
-
-
-def table_data(table: Table) -> dict[str, Any]:
-    """The table as ``{name: [phrases]}`` for ``pokayokay skills --json``."""
-    return {name: list(asked) for name, asked, _order in table.values()}

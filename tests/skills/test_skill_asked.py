@@ -29,6 +29,7 @@ from pokayokay.skills.asked import (
     read_table,
     render_table,
     skill_key,
+    table_problem,
     unasked,
 )
 from pokayokay.skills.catalog import Skill, analysed, load_catalog
@@ -100,11 +101,19 @@ def test_the_table_reads_back_what_it_wrote(raw: dict[str, tuple[str, list[str],
     assert parse_table(render_table(table)) == table
 
 
-def test_the_table_keeps_its_newest_entries() -> None:
-    table = {f"k{i}": (f"s{i}", ("a phrase",), i) for i in range(skill_asked.MAX_SKILLS + 5)}
-    kept = parse_table(render_table(table))
-    assert len(kept) == skill_asked.MAX_SKILLS
-    assert "k0" not in kept and f"k{skill_asked.MAX_SKILLS + 4}" in kept
+def test_the_table_keeps_its_newest_entries_within_the_size_it_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whatever the phrases (eight of 160 characters, four bytes each at worst), the file
+    written is never larger than what the hook reads: the oldest entries go first."""
+    monkeypatch.setattr(skill_asked, "MAX_FILE_BYTES", 64 * 1024)
+    phrases = tuple(f"{i}" + "\U0001f600" * (ASKED_CHARS - 1) for i in range(ASKED_MAX))
+    table = {f"k{i:03d}": (f"s{i}", phrases, i) for i in range(60)}
+    text = render_table(table)
+    assert len(text.encode("utf-8")) <= skill_asked.MAX_FILE_BYTES
+    kept = parse_table(text)
+    assert 0 < len(kept) < 60 and table_problem(text) is None
+    assert set(kept) == {f"k{i:03d}" for i in range(60 - len(kept), 60)}  # the newest
 
 
 def test_entries_of_the_wrong_shape_are_left_out() -> None:
@@ -209,7 +218,6 @@ def test_the_phrases_add_only_the_words_the_description_lacks() -> None:
     added = set(asked.fields) - set(plain.fields)
     assert added and all(asked.fields[t] == 1.0 for t in added)
     assert asked.anchors == plain.anchors and asked.negative == plain.negative
-    assert profile.__defaults__ == ((),)  # type: ignore[attr-defined]
 
 
 def test_a_skill_with_phrases_is_judged_by_the_gate_fitted_with_them(
@@ -373,3 +381,71 @@ def test_the_slash_command_runs_only_pokayokay_skills_and_asks_as_measured() -> 
     assert (REPO_ROOT / ".claude" / "commands" / "skill-phrases.md").read_text("utf-8") == (
         REPO_ROOT / "commands" / "skill-phrases.md"
     ).read_text("utf-8")
+
+
+# -- what a writer must never lose or hide (the review of decision 0176) ---------------------
+
+
+def test_a_table_this_version_cannot_wholly_read_is_kept_aside_before_a_write(
+    isolated_home: Path,
+) -> None:
+    path = Path(skill_asked.asked_path())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    odd = json.dumps({"format": 1, "skills": {"x": {"name": "pdf", "asked": "not a list"}}})
+    path.write_text(odd, "utf-8")
+    add_asked({"pdf": "fill in this form"}, [_skill("pdf")])
+    kept = [p for p in path.parent.iterdir() if p.name.startswith(path.name + ".damaged-")]
+    assert [p.read_text("utf-8") for p in kept] == [odd]
+    assert table_problem(path.read_text("utf-8")) is None
+
+
+def test_a_newer_pokayokays_table_is_never_written_over(isolated_home: Path) -> None:
+    path = Path(skill_asked.asked_path())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    newer = json.dumps({"format": 2, "skills": {"x": {"name": "pdf", "phrases": ["a"]}}})
+    path.write_text(newer, "utf-8")
+    result = add_asked({"pdf": "fill in this form"}, [_skill("pdf")])
+    assert result.exit_code == 2 and "written by a newer pokayokay (format 2)" in result.message
+    assert path.read_text("utf-8") == newer
+    assert [p.name for p in path.parent.iterdir() if ".damaged-" in p.name] == []
+
+
+def test_a_name_with_no_phrase_is_said_not_dropped(isolated_home: Path) -> None:
+    result = add_asked({"pdf": "fill in this form", "xlsx": "  "}, [_skill("pdf"), _skill("xlsx")])
+    assert result.added == ("pdf",) and "No phrase given for xlsx." in result.message
+
+
+def test_the_command_answers_a_held_lock_on_stdout_under_reply(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pokayokay.cli.main import main as cli
+    from pokayokay.infra.safe_write import LockTimeout
+
+    def held(*args: object, **kwargs: object) -> object:
+        raise LockTimeout("another pokayokay process holds the lock; try again in a moment")
+
+    monkeypatch.setattr(skill_asked, "add_asked", held)
+    base = ["skills", "--project", str(project), "--asked", BRAND, "a phrase"]
+    assert cli([*base, "--reply"]) == 0
+    out = capsys.readouterr()
+    assert out.err == "" and out.out.startswith("Nothing added: another pokayokay process")
+    assert cli(base) == 2 and "another pokayokay process" in capsys.readouterr().err
+
+
+def test_one_phrase_action_at_a_time(project: Path) -> None:
+    both = _cli(project, "--asked", BRAND, "x", "--asked-from", "-", stdin="## a\nb\n")
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    nameless = _cli(project, "--asked-from", "-", stdin="##\na phrase\n")
+    assert nameless.returncode == 2 and "a '## ' line without a name" in nameless.stderr
+
+
+def test_status_counts_the_skills_with_phrases_and_names_the_command(project: Path) -> None:
+    from pokayokay.status import skills_line
+
+    before = skills_line(project)
+    assert "0 of 2 skills carry how a user might ask for them (/skill-phrases" in before
+    assert "/pokayokay:skill-phrases with the plugin" in before
+    add_asked({BRAND: BLUE_PHRASES, COMMS: "write the weekly update"}, load_catalog(project))
+    after = skills_line(project)
+    assert after.endswith("2 of 2 skills carry how a user might ask for them")
+    assert after.startswith("lexical; relevance gates gate_skills.json, gate_skills_asked.json")

@@ -28,9 +28,14 @@ from pokayokay.relevance.asked import merged, phrases
 if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
 
-__all__ = ["AskedResult", "add_asked", "merged", "phrases"]
+__all__ = ["AskedResult", "add_asked", "addressable", "merged", "phrases"]
 
 _NAME = re.compile(rf"[a-z0-9][a-z0-9-]{{0,{NAME_MAX - 1}}}")  # a learning's name, as made
+
+
+def addressable(name: str) -> bool:
+    """Whether ``--asked NAME`` can find the learning of the file ``learning-NAME.md``."""
+    return _NAME.fullmatch(name) is not None
 
 
 class AskedResult(NamedTuple):
@@ -64,7 +69,7 @@ def add_asked(
     from pokayokay.learnings.topics.stored import read_stored
     from pokayokay.learnings.topics.topic_file import render
 
-    if not _NAME.fullmatch(name):
+    if not addressable(name):
         return AskedResult(
             "unknown", f"Nothing added: {name!r} is not a learning's name.", EXIT_USAGE
         )

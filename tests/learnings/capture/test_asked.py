@@ -243,3 +243,56 @@ def test_the_backfill_command_asks_as_remember_does_and_runs_only_remember() -> 
     assert asked[1].removeprefix("what ") in " ".join(body.split())
     assert "--asked-from - --reply <<'POKAYOKAY_LEARNINGS_END'" in body
     assert (repo / ".claude" / "commands" / "learning-phrases.md").read_text("utf-8") == text
+
+
+def test_learnings_are_listed_by_the_name_their_file_gives(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A script may write a learning whose frontmatter names it otherwise, or a file name
+    ``--asked`` cannot address: the listing gives the file's name, and counts the others."""
+    base = ["remember", "--project", str(project)]
+    assert cli([*base, TEXT]) == 0
+    path, learning = _stored(project)
+    renamed = path.with_name("learning-flashing-notes.md")
+    path.rename(renamed)
+    odd = path.with_name("learning-Odd Name.md")
+    odd.write_text(renamed.read_text("utf-8").replace("flash", "burn"), "utf-8")
+    capsys.readouterr()
+    assert cli([*base, "--unasked"]) == 0
+    listed = capsys.readouterr().out
+    assert "- flashing-notes: Flash the board" in listed and learning.name not in listed
+    assert "1 more have a file name phrases cannot be added to" in listed
+    assert cli([*base, "--asked", "flashing-notes", "how do I flash it?"]) == 0
+    assert parse(renamed.read_text("utf-8")).asked == ("how do I flash it?",)
+
+
+def test_a_learning_that_cannot_be_written_does_not_stop_the_batch(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    from pokayokay.errors import PokayokayError
+    from pokayokay.learnings.capture import asked as asked_module
+
+    base = ["remember", "--project", str(project)]
+    assert cli([*base, TEXT]) == 0 and cli([*base, OTHER]) == 0
+    folder = memory_location_for(project).memory_dir
+    names = sorted(p.stem.removeprefix("learning-") for p in folder.glob("learning-*.md"))
+    real = asked_module.add_asked
+
+    def flaky(name: str, text: str, location: object) -> object:
+        if name == names[0]:
+            raise PokayokayError("cannot write it (disk full); nothing was changed")
+        return real(name, text, location)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(asked_module, "add_asked", flaky)
+    batch = tmp_path / "batch.txt"
+    batch.write_text("".join(f"## {n}\nhow do I {n}?\n" for n in names), "utf-8")
+    capsys.readouterr()
+    assert cli([*base, "--asked-from", str(batch), "--reply"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"Nothing added to {names[0]}: cannot write it (disk full); nothing was changed.",
+        f"Noted 1 way to ask for {names[1]}.",
+    ]
+    with pytest.raises(SystemExit) as refused:  # one phrase action at a time
+        cli([*base, "--unasked", "--asked-from", str(batch)])
+    assert refused.value.code == 2
