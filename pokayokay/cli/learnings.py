@@ -11,13 +11,12 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import argparse
-    from typing import Any
 
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.memory.sections import Settings
 from pokayokay.learnings.capture.remember import MODES, remember
 
-UNASKED_LIMIT = 20  # learnings listed by one --unasked: /learning-phrases writes for these
+UNASKED_LIMIT = 20  # learnings or skills listed by one --unasked: Claude writes for these
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,21 +48,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--severity", choices=SEVERITIES, type=str.upper, default=None, help="how much it matters"
     )
-    phrases = parser.add_mutually_exclusive_group()
-    phrases.add_argument(
-        "--asked",
-        metavar="NAME",
-        default=None,
-        help="add to the stored learning NAME how a teammate might ask for it: one phrase per "
-        "TEXT argument or per line of standard input (matched by recall, never shown)",
-    )
-    phrases.add_argument(
-        "--unasked",
-        action="store_true",
-        help="list the stored learnings that have no phrases yet, with their text "
+    add_phrase_arguments(
+        parser,
+        "learnings",
+        "add to the stored learning NAME how a teammate might ask for it: one phrase per TEXT "
+        "argument or per line of standard input (matched by recall, never shown)",
+        "list the stored learnings that have no phrases yet, with their text "
         "(/learning-phrases)",
     )
-    add_batch_arguments(parser, phrases, "learnings", UNASKED_LIMIT)
     parser.add_argument(
         "--reply",
         action="store_true",
@@ -84,12 +76,15 @@ def add_text_arguments(parser: argparse.ArgumentParser, text_help: str, stdin_he
     parser.add_argument("--stdin", action="store_true", help=stdin_help)
 
 
-def add_batch_arguments(
-    parser: argparse.ArgumentParser, group: Any, what: str, limit: int
+def add_phrase_arguments(
+    parser: argparse.ArgumentParser, what: str, asked_help: str, unasked_help: str
 ) -> None:
-    """``--asked-from`` (a batch of phrases for several ``what``: :func:`read_batch`), in the
-    mutually exclusive ``group`` of the command's other phrase actions, and the ``--limit`` of
-    ``--unasked``."""
+    """The phrase actions of ``remember`` and ``skills``, one at a time: ``--asked NAME``,
+    ``--unasked`` (with its ``--limit``) and ``--asked-from`` (a batch of phrases for several
+    ``what``: :func:`read_batch`)."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--asked", metavar="NAME", default=None, help=asked_help)
+    group.add_argument("--unasked", action="store_true", help=unasked_help)
     group.add_argument(
         "--asked-from",
         metavar="FILE",
@@ -100,8 +95,8 @@ def add_batch_arguments(
     parser.add_argument(
         "--limit",
         type=int,
-        default=limit,
-        help=f"with --unasked: list at most this many (default {limit})",
+        default=UNASKED_LIMIT,
+        help=f"with --unasked: list at most this many (default {UNASKED_LIMIT})",
     )
 
 

@@ -13,11 +13,10 @@ if TYPE_CHECKING:
     from pokayokay.skills.catalog import Catalog
 
 HELP = "the skills visible here, and how a user might ask for each (/skill-phrases)"
-UNASKED_LIMIT = 20  # skills listed by one --unasked: /skill-phrases writes for these, then again
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from pokayokay.cli.learnings import add_batch_arguments, add_text_arguments
+    from pokayokay.cli.learnings import add_phrase_arguments, add_text_arguments
 
     add_text_arguments(
         parser,
@@ -25,20 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "standard input)",
         "with --asked: read the phrases from standard input",
     )
-    action = parser.add_mutually_exclusive_group()
-    action.add_argument(
-        "--unasked",
-        action="store_true",
-        help="list the skills Claude may invoke that have no phrases yet, with their descriptions",
+    add_phrase_arguments(
+        parser,
+        "skills",
+        "add how a user might ask for the skill NAME (matched by skill suggestion, never shown)",
+        "list the skills Claude may invoke that have no phrases yet, with their descriptions",
     )
-    action.add_argument(
-        "--asked",
-        metavar="NAME",
-        default=None,
-        help="add how a user might ask for the skill NAME (matched by skill suggestion, never "
-        "shown)",
-    )
-    add_batch_arguments(parser, action, "skills", UNASKED_LIMIT)
     parser.add_argument(
         "--reply",
         action="store_true",
