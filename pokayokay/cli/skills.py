@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import sys
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
@@ -16,7 +14,8 @@ HELP = "the skills visible here, and how a user might ask for each (/skill-phras
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from pokayokay.cli.learnings import add_phrase_arguments, add_text_arguments
+    from pokayokay.cli.learnings import add_text_arguments
+    from pokayokay.cli.phrases import add_phrase_arguments
 
     add_text_arguments(
         parser,
@@ -46,9 +45,11 @@ def _listing(catalog: Catalog, unasked_only: bool, limit: int, as_json: bool) ->
 
     table = read_table()
     if unasked_only:
+        from pokayokay.cli.phrases import unasked_lines
+
         missing = unasked(catalog, table)
-        shown = missing[: max(limit, 0)]
         if as_json:
+            shown = missing[: max(limit, 0)]
             return json.dumps(
                 {
                     "unasked": [{"name": s.name, "description": s.description} for s in shown],
@@ -57,17 +58,10 @@ def _listing(catalog: Catalog, unasked_only: bool, limit: int, as_json: bool) ->
                 indent=2,
                 ensure_ascii=False,
             )
-        if not missing:
-            return "Every skill here already has phrases: nothing to write."
-        lines = [
-            f"{len(missing)} skill(s) have no phrases yet; the first {len(shown)}, each with "
-            "the description its SKILL.md gives:",
-            "",
-        ]
-        lines += [f"- {s.name}: {s.description}" for s in shown]
-        if len(missing) > len(shown):
-            lines += ["", f"{len(missing) - len(shown)} more after these: run it again."]
-        return "\n".join(lines)
+        pairs = [(s.name, s.description) for s in missing]
+        return "\n".join(
+            unasked_lines("skill", "the description its SKILL.md gives", pairs, limit)
+        )
     rows = [(s, asked_for(table, s.name, s.description)) for s in catalog]
     if as_json:
         listed = [
@@ -94,34 +88,22 @@ def run_command(ns: argparse.Namespace, project: Path) -> int:
     if ns.asked is None and ns.asked_from is None:
         print(_listing(catalog, ns.unasked, ns.limit, ns.json))
         return 0
+    from pokayokay.cli.phrases import read_batch, redacted_line, write_answer
+    from pokayokay.errors import PokayokayError
+    from pokayokay.infra.safe_write import Conflict
+
     try:
         if ns.asked_from is not None:
-            from pokayokay.cli.learnings import read_batch
-
             given = read_batch(ns.asked_from)
         else:
             from pokayokay.cli.learnings import input_text
 
             given = {ns.asked: input_text(ns, "\n")}
-    except (OSError, ValueError) as exc:
-        message = f"Nothing added: {exc}."
-        print(message, file=sys.stdout if ns.reply else sys.stderr)
-        return 0 if ns.reply else EXIT_USAGE
-    from pokayokay.errors import PokayokayError
-    from pokayokay.infra.safe_write import Conflict
-
-    try:
         result = add_asked(given, catalog)
-    except (PokayokayError, OSError, Conflict) as exc:  # the lock held too long, a folder
-        message = f"Nothing added: {exc or type(exc).__name__}."  # where the table should be
-        print(message, file=sys.stdout if ns.reply else sys.stderr)
+    except (PokayokayError, OSError, ValueError, Conflict) as exc:  # a batch that is not one,
+        # the lock held too long, a folder where the table should be
+        write_answer([f"Nothing added: {exc or type(exc).__name__}."], True, ns.reply)
         return 0 if ns.reply else EXIT_USAGE
-    lines = [result.message]
-    if result.redacted:
-        lines.append(
-            "Note: secrets were redacted before anything was kept: "
-            f"{', '.join(result.redacted)}."
-        )
     failed = result.exit_code != 0
-    print("\n".join(lines), file=sys.stderr if failed and not ns.reply else sys.stdout)
+    write_answer([result.message, *redacted_line(result.redacted)], failed, ns.reply)
     return 0 if ns.reply else result.exit_code

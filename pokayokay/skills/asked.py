@@ -29,7 +29,7 @@ from pokayokay.names import SKILLS_ASKED_FILE, SKILLS_ASKED_LOCK
 # changed since the catalog was cached): no typing, pathlib or hashlib import at run time.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
     from pathlib import Path
 
     from pokayokay.skills.catalog import Skill
@@ -39,6 +39,7 @@ __all__ = [
 ]  # fmt: skip
 
 FORMAT = 1
+NEWER = "written by a newer pokayokay"
 # A larger file is not one pokayokay wrote: render_table keeps the newest entries that fit.
 MAX_FILE_BYTES = 4 * 1024 * 1024
 LOCK_TIMEOUT = 5.0
@@ -59,15 +60,26 @@ class SkillPhrases(Value):
     message: str
 
 
-def skill_key(name: str, description: str) -> str:
-    """A skill's key in the table: its name and description, checksummed (pure). Two checksums
-    and the length, not a cryptographic hash: the key only tells descriptions of one skill apart
-    (an entry also keeps the name it is for), and ``hashlib`` costs a full catalog check 2.6 ms
-    to import (OpenSSL's ``_hashlib``)."""
+def checksum(text: str) -> str:
+    """Two checksums and the length of ``text`` (pure): not a cryptographic hash, which is not
+    needed to tell one skill's descriptions, or phrase lists, apart (``hashlib`` costs a full
+    catalog check 2.6 ms to import: OpenSSL's ``_hashlib``)."""
     from zlib import adler32, crc32
 
-    data = f"{name}\n{description}".encode("utf-8", "surrogatepass")
+    data = text.encode("utf-8", "surrogatepass")
     return f"{crc32(data):08x}{adler32(data):08x}{len(data):x}"
+
+
+def skill_key(name: str, description: str) -> str:
+    """A skill's key in the table: its name and description, checksummed (an entry also keeps
+    the name it is for) (pure)."""
+    return checksum(f"{name}\n{description}")
+
+
+def phrases_digest(asked: Sequence[str]) -> str:
+    """What a cached catalog row keeps of the phrases it was analysed with: their checksum, not
+    their text (the prompt reads every row); "" for none (pure)."""
+    return checksum("\n".join(asked)) if asked else ""
 
 
 def asked_path(environ: Mapping[str, str] | None = None) -> str:
@@ -96,9 +108,12 @@ def _parsed(text: str) -> tuple[Table, str | None]:
 
     data = loads(text)
     skills = data.get("skills") if isinstance(data, dict) else None
+    found = data.get("format") if isinstance(data, dict) else None
     out: Table = {}
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        problem = f"format {data.get('format') if isinstance(data, dict) else None!r}"
+    if isinstance(found, int) and not isinstance(found, bool) and found > FORMAT:
+        problem = f"{NEWER} (format {found})"  # a newer pokayokay's: never written over
+    elif found != FORMAT:
+        problem = f"format {found!r}"
     elif not isinstance(skills, dict):
         problem = "no skills object"
     else:
@@ -115,6 +130,8 @@ def _parsed(text: str) -> tuple[Table, str | None]:
         kept = tuple(
             " ".join(p.split())[:ASKED_CHARS] for p in asked if isinstance(p, str) and p.strip()
         )[:ASKED_MAX]
+        if list(kept) != asked or not isinstance(order, int):  # not as this version writes it
+            problem = problem or f"entry {key!r} changed on reading"
         if kept:
             out[str(key)] = (name, kept, order if isinstance(order, int) else 0)
     return out, problem
@@ -245,9 +262,8 @@ def add_asked(
         except (ValueError, RecursionError, PokayokayError):
             table, problem = {}, "not JSON"
         if text is not None and problem is not None:
-            newer = _newer_format(text)
-            if newer is not None:  # a newer pokayokay's: never written over by this one
-                message = f"Nothing added: {path} was written by a newer pokayokay ({newer})."
+            if problem.startswith(NEWER):  # never written over by this version
+                message = f"Nothing added: {path} was {problem}."
                 return SkillPhrases((), (), unknown, tuple(kinds), EXIT_USAGE, message)
             _keep_damaged(path)  # what this version cannot read is kept, never overwritten
         order = max((entry[2] for entry in table.values()), default=0)
@@ -278,19 +294,6 @@ def add_asked(
     return SkillPhrases(
         tuple(added), tuple(unchanged), unknown, tuple(kinds), EXIT_OK, "\n".join(lines)
     )
-
-
-def _newer_format(text: str) -> str | None:
-    """``format N`` when ``text`` is a table of a format newer than :data:`FORMAT`."""
-    from pokayokay.infra.lean_json import loads
-
-    try:
-        data = loads(text)
-    except (ValueError, RecursionError):
-        return None
-    found = data.get("format") if isinstance(data, dict) else None
-    newer = isinstance(found, int) and not isinstance(found, bool) and found > FORMAT
-    return f"format {found}" if newer else None
 
 
 def _keep_damaged(path: Path) -> None:

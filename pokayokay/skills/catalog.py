@@ -288,7 +288,7 @@ def load_catalog(
 
     # How a user might ask for each skill (skills.asked): the table is read only when it changed
     # since the rows were analysed, or to analyse a row afresh; its stamp is kept with the rows.
-    from pokayokay.skills.asked import asked_path
+    from pokayokay.skills.asked import asked_path, phrases_digest
 
     asked_stamp = _settled_stamp(asked_path(environ))
     table_changed = asked_stamp is None or asked_stamp != cached_asked
@@ -315,7 +315,7 @@ def load_catalog(
             if (
                 skill is not None
                 and table_changed
-                and _digest(asked_of(skill)) != row.get("asked", "")
+                and phrases_digest(asked_of(skill)) != row.get("asked", "")
             ):
                 skill = None  # how a user might ask for it changed: analysed again
         if skill is not None:
@@ -331,7 +331,7 @@ def load_catalog(
             skill.stamp = stamp
             fresh[path] = {
                 "stamp": stamp,
-                "asked": _digest(asked),
+                "asked": phrases_digest(asked),
                 "name": skill.name,
                 "description": skill.description,
                 "source": skill.source,
@@ -360,17 +360,6 @@ def load_catalog(
     ):  # a project with no skill keeps no catalog (SessionEnd's full check then skips it)
         _save_cache(cache_file, fresh, skills.statistics(), quick_entry, asked_stamp)
     return skills
-
-
-def _digest(asked: Sequence[str]) -> str:
-    """What a cached row keeps of the phrases it was analysed with: a checksum, not the text (the
-    prompt reads every row; "" for none)."""
-    if not asked:
-        return ""
-    from zlib import crc32
-
-    data = "\n".join(asked).encode("utf-8", "surrogatepass")
-    return f"{crc32(data):08x}{len(data):x}"
 
 
 def _settled_stamp(path: str) -> list[int] | None:

@@ -386,12 +386,20 @@ def test_the_slash_command_runs_only_pokayokay_skills_and_asks_as_measured() -> 
 # -- what a writer must never lose or hide (the review of decision 0176) ---------------------
 
 
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"name": "pdf", "asked": "not a list"},
+        {"name": "pdf", "asked": [f"phrase {i}" for i in range(ASKED_MAX + 1)]},  # one too many
+        {"name": "pdf", "asked": ["x" * (ASKED_CHARS + 1)]},  # a phrase reading would cut
+    ],
+)
 def test_a_table_this_version_cannot_wholly_read_is_kept_aside_before_a_write(
-    isolated_home: Path,
+    isolated_home: Path, entry: dict[str, object]
 ) -> None:
     path = Path(skill_asked.asked_path())
     path.parent.mkdir(parents=True, exist_ok=True)
-    odd = json.dumps({"format": 1, "skills": {"x": {"name": "pdf", "asked": "not a list"}}})
+    odd = json.dumps({"format": 1, "skills": {"x": entry}})
     path.write_text(odd, "utf-8")
     add_asked({"pdf": "fill in this form"}, [_skill("pdf")])
     kept = [p for p in path.parent.iterdir() if p.name.startswith(path.name + ".damaged-")]
