@@ -11,7 +11,8 @@ owns the choice it makes when something is too long:
 - :func:`tidied`: a section's body once entries left it.
 
 Each cut is the smallest prefix of an order that fits (:func:`smallest`, a binary search over a
-monotone test), so no entry leaves that did not have to.
+monotone test; the whole file's, over each stretch in which the Topic Index does not grow), so no
+entry leaves that did not have to.
 """
 
 from __future__ import annotations
@@ -73,12 +74,24 @@ def section_cut(sec: Section) -> tuple[list[Entry], str]:
     return order[:k], "entry cap" if by_cap else "budget"
 
 
-def whole_file_cut(view: Document, max_lines: int, max_bytes: int) -> list[tuple[Section, Entry]]:
+Growth = Callable[[list[Section]], tuple[int, int]]
+"""What archiving entries of these sections adds to the file, in lines and bytes (the Topic
+Index's links to archives not linked yet)."""
+
+
+def whole_file_cut(
+    view: Document, max_lines: int, max_bytes: int, growth: Growth | None = None
+) -> list[tuple[Section, Entry]]:
     """The fewest managed entries of ``view`` whose leaving brings the file within
     ``max_lines`` and ``max_bytes`` (always the oldest entry of the currently biggest
     section), each with the section of ``view`` it leaves; none when the file already fits or
-    when even archiving all of them would not: Claude's own notes are then what is too long,
-    and are never touched."""
+    when no number of them would: Claude's own notes are then what is too long, and are never
+    touched.
+
+    ``growth`` counts what the file gains when entries leave: an archive link in the Topic
+    Index for each section that had none. It grows only at a section's first entry to leave,
+    so between those points the test is monotone and each stretch is searched on its own.
+    """
     text = view.render()
     lines, size = count_lines(text), nbytes(text)
     if lines <= max_lines and size <= max_bytes:
@@ -102,6 +115,9 @@ def whole_file_cut(view: Document, max_lines: int, max_bytes: int) -> list[tuple
     def fits(k: int) -> bool:
         gone = {id(entry) for _, entry in plan[:k]}
         n_lines, n_bytes = fixed_lines, fixed_bytes
+        if growth is not None and k:
+            more_lines, more_bytes = growth(list({id(s): s for s, _ in plan[:k]}.values()))
+            n_lines, n_bytes = n_lines + more_lines, n_bytes + more_bytes
         for sec in sections:
             units = [u for u in sec.units if id(u) not in gone]
             if len(units) != len(sec.units):
@@ -111,16 +127,25 @@ def whole_file_cut(view: Document, max_lines: int, max_bytes: int) -> list[tuple
             n_bytes += nbytes("".join(body))
         return n_lines <= max_lines and n_bytes <= max_bytes
 
-    if not fits(len(plan)):
-        return []  # archiving would cost entries Claude Code loads and gain nothing
-    return plan[: smallest(len(plan), fits)]
+    if not plan:
+        return []
+    starts: list[int] = []  # the k at which each section's first entry has left
+    seen: set[int] = set()
+    for k, (sec, _) in enumerate(plan):
+        if id(sec) not in seen:
+            seen.add(id(sec))
+            starts.append(k + 1)
+    for start, stop in zip(starts, [*starts[1:], len(plan) + 1], strict=True):
+        if fits(stop - 1):
+            return plan[: smallest(stop - 1, fits, start)]
+    return []  # archiving would cost entries Claude Code loads and gain nothing
 
 
-def smallest(n: int, fits: Callable[[int], bool]) -> int:
-    """The smallest k in 0..n with fits(k), fits being monotone; n when none fits."""
-    if fits(0):
-        return 0
-    lo, hi = 1, n
+def smallest(n: int, fits: Callable[[int], bool], start: int = 0) -> int:
+    """The smallest k in start..n with fits(k), fits being monotone there; n when none fits."""
+    if fits(start):
+        return start
+    lo, hi = start + 1, n
     while lo < hi:
         mid = (lo + hi) // 2
         if fits(mid):

@@ -116,3 +116,22 @@ def test_observed_entries_are_not_written_into_a_section_past_the_cut(project: P
     assert note is not None and note.startswith("observed entries not written for key_decisions")
     assert "would never be read" in note
     assert _listing(folder) == before
+
+
+def test_the_archive_link_a_cut_adds_is_counted() -> None:
+    """Archiving the first entries of a section gives the Topic Index a link to its archive: one
+    more line, which the cut counts. Over by one line, one entry would leave and its link come
+    in, and the file would still be over: two leave."""
+    completed, index = DEFAULT_SECTIONS[0], DEFAULT_SECTIONS[-1]
+    entries = [f"- 2026-11-0{day} finished item {day}" for day in range(1, 5)]
+    head = ["# Memory", "", f"## {completed.title}", completed.marker_line, *entries, END_MARKER]
+    topics = ["", f"## {index.title}", index.marker_line, "- [Design](design.md) — notes"]
+    claude = [f"- Claude's own note number {i}" for i in range(186)]
+    text = "\n".join([*head, *topics, END_MARKER, "", *claude]) + "\n"
+    assert text.count("\n") == 201
+
+    result = curate(text, Settings(), {}, TODAY)
+
+    assert [m.entries for m in result.moves] == [(entries[0] + "\n", entries[1] + "\n")]
+    assert "(completed-work-archive.md)" in result.text
+    assert result.after.lines == 200 and not result.after.over
