@@ -16,9 +16,11 @@ class Document:
     ``label`` a short tag shown before the text (a learning's category); ``weight`` a prior
     multiplied into the score (at most 1). ``clean`` says that ``text`` already went through
     :func:`safe_text` (the sources do that when they read a file): the block then uses it as it
-    is, which keeps ``pokayokay.safety.sanitize`` off the prompt path. ``asked`` says that what
-    is matched includes how a teammate might ask for the note (a learning's ``asked`` phrases):
-    such a note is judged by the gate fitted on notes that have them (decision 0175).
+    is, which keeps ``pokayokay.safety.sanitize`` off the prompt path. ``asked``: how a teammate
+    might ask for the note (a learning's ``asked`` phrases), each phrase's terms a line
+    (:func:`pokayokay.relevance.asked.phrase_terms`), "" without them. What is matched then
+    includes them, and the note is judged by the gate fitted on notes that have them (decision
+    0175), which also asks how much of the prompt one phrase says (decision 0177).
     """
 
     __slots__ = ("id", "kind", "label", "text", "search", "weight", "clean", "asked")
@@ -33,7 +35,7 @@ class Document:
         search: str = "",
         weight: float = 1.0,
         clean: bool = False,
-        asked: bool = False,
+        asked: str = "",
     ) -> None:
         self.id = id
         self.kind = kind
@@ -56,7 +58,7 @@ class Document:
             label=str(label),
             weight=float(weight),
             clean=clean is True,
-            asked=row[-1] is True,
+            asked=row[-1] if isinstance(row[-1], str) else "",
         )
 
     def __repr__(self) -> str:

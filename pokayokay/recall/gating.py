@@ -17,7 +17,7 @@ from itertools import islice, pairwise
 
 from pokayokay.relevance.analyser import MAX_QUERY_CHARS, tokenize, weak_terms
 from pokayokay.relevance.concepts import BIGRAM_JOIN, CONCEPT_PREFIX
-from pokayokay.relevance.gate import RARE_SAMPLE, Evidence, rare_idf
+from pokayokay.relevance.gate import RARE_SAMPLE, Evidence, asked_share, rare_idf
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -96,6 +96,7 @@ def evidence(
             named.add(piece)
     holders = {t: set(index.posting(t)[::2]) for ts in pieces.values() for t in ts}
     frozen_rare, frozen_named = frozenset(rare), frozenset(named)
+    held = list(pieces.values())
     out = []
     for hit in hits:
         matched = frozenset(
@@ -104,7 +105,8 @@ def evidence(
         # a score equal to the note's own is the note itself or a copy of its text (recall shows
         # one of those): the runner-up is the best score strictly below
         runner = max((s for s in runners if s < hit.score), default=0.0)
+        asked = asked_share(held, hit.doc.asked) if hit.doc.asked else 0.0
         out.append(
-            Evidence(hit.score, runner, matched, frozen_rare, frozen_named, len(pieces))
+            Evidence(hit.score, runner, matched, frozen_rare, frozen_named, len(pieces), asked)
         )
     return out

@@ -102,10 +102,10 @@ if TYPE_CHECKING:
 
 METHOD = "concepts"
 # Bumped whenever tokenisation, weights or document scores change: cached indexes are rebuilt.
-ANALYSIS_VERSION = 8
+ANALYSIS_VERSION = 9  # 9: a learning row carries its phrases' terms (0177)
 # The layout of Index.to_data (4: number columns as lists, not text to parse; 5: a document's
-# row ends with its ``asked`` flag).
-INDEX_FORMAT = 5
+# row ends with its ``asked`` flag; 6: with its ``asked`` phrases' terms instead, decision 0177).
+INDEX_FORMAT = 6
 # Chosen on every labelled set together (see the module docstring).
 FLOOR = 0.28
 # One note by default, a second only when nearly as strong and about something else
@@ -585,7 +585,7 @@ def recall(
 
         ranked = chosen
         found = lambda: evidence(index, query, prompt, ranked, runners)  # noqa: E731
-        chosen = speak(gate, RECALL, ranked, found, lambda hit: hit.doc.asked)
+        chosen = speak(gate, RECALL, ranked, found, lambda hit: bool(hit.doc.asked))
     return Result(chosen, near, floor)
 
 

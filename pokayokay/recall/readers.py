@@ -119,9 +119,13 @@ def learning_document(learning: Learning, file_name: str) -> tuple[Document, dic
     for extra in (learning.description[:MAX_TEXT_CHARS], *learning.matched_fields):
         for term in term_counts(extra):
             counts.setdefault(term, 1)
+    asked = ""
     if learning.asked:  # how a teammate might ask for it: counted as written (decision 0175)
+        from pokayokay.relevance.asked import phrase_terms
+
         for term, tf in term_counts("\n".join(learning.asked)).items():
             counts[term] = counts.get(term, 0) + tf
+        asked = phrase_terms(learning.asked, term_counts)  # each phrase's own (decision 0177)
     doc = Document(
         f"learning:{file_name.removeprefix(LEARNING_PREFIX).removesuffix('.md')}",
         "learning",
@@ -129,7 +133,7 @@ def learning_document(learning: Learning, file_name: str) -> tuple[Document, dic
         label=learning.category,
         weight=CONFIDENCE_WEIGHT.get(learning.confidence, 1.0),
         clean=True,
-        asked=bool(learning.asked),
+        asked=asked,
     )
     return doc, counts
 

@@ -6,19 +6,40 @@ words a prompt uses and the words the note or the description uses.
 Pure: text in, values out. Each phrase is made one line of single spaces, cut to
 :data:`ASKED_CHARS` characters and redacted of secrets before anything is kept; the newest come
 first, repeats (case ignored) are dropped, at most :data:`ASKED_MAX` are kept.
+
+A learning's phrases are also analysed one by one when it is indexed (:func:`phrase_terms`), so
+that recall's gate can ask how much of a prompt one phrase says
+(:func:`pokayokay.relevance.gate.asked_share`, decision 0177).
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
-__all__ = ["ASKED_CHARS", "ASKED_MAX", "MAX_BATCH_CHARS", "by_name", "merged", "phrases"]
+__all__ = [
+    "ASKED_CHARS", "ASKED_MAX", "MAX_BATCH_CHARS", "by_name", "merged", "phrase_terms", "phrases"
+]  # fmt: skip
 
 ASKED_MAX = 8
 ASKED_CHARS = 160
 MAX_BATCH_CHARS = 1 << 20  # one batch of ``--asked-from``: far more than 20 skills' phrases
+
+
+def phrase_terms(asked: Iterable[str], analyse: Callable[[str], Iterable[str]]) -> str:
+    """Each phrase's terms as ``analyse`` finds them (a room's own analyser), without bigrams,
+    once each, separated by spaces, a line a phrase: what
+    :func:`~pokayokay.relevance.gate.asked_share` reads. "" without phrases."""
+    from pokayokay.relevance.concepts import BIGRAM_JOIN
+
+    lines = []
+    for phrase in asked:
+        found = dict.fromkeys(analyse(phrase))
+        terms = [t for t in found if BIGRAM_JOIN not in t and not any(c.isspace() for c in t)]
+        if terms:
+            lines.append(" ".join(terms))
+    return "\n".join(lines)
 
 
 def phrases(text: str) -> tuple[list[str], list[str]]:

@@ -21,7 +21,12 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
 * ``coverage`` — the share of the prompt's content words (or pieces of evidence) it holds;
 * ``length`` — ``ln(1 + n)`` of the prompt's content words;
 * ``rare_share`` — the share of the prompt's rare units it holds (``rare`` counts them, which
-  grows with the prompt's length; this does not; decision 0116).
+  grows with the prompt's length; this does not; decision 0116);
+* ``asked_share`` — for a note carrying how a teammate might ask for it (decision 0175), the
+  largest share of the prompt's content units that one of those phrases holds
+  (:func:`asked_share`): a prompt said much like one of them, not words scattered over the
+  note. 0 for a note without them, and for every skill: skill suggestion keeps no phrase's
+  terms apart, as the feature did not win there (decision 0177).
 
 A dense opinion's three features (a model's cosine, its lead over the best other cosine,
 whether the model ranks the candidate first) were dropped: always 0 and weighed 0 since the
@@ -43,10 +48,10 @@ from pokayokay.infra import Value
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Collection, Iterable, Sequence
 
 FEATURES = (
-    "score", "margin", "rare", "names_only", "coverage", "length", "rare_share",
+    "score", "margin", "rare", "names_only", "coverage", "length", "rare_share", "asked_share",
 )  # fmt: skip
 # A second candidate speaks only at this share of the first one's probability, or more.
 NEARLY = 0.9
@@ -62,7 +67,8 @@ class Evidence(Value):
 
     ``matched``: the prompt's content units (words, or pieces of evidence) the candidate holds;
     ``rare``: the prompt's units rare in the corpus; ``named``: those found only in paths,
-    file names or identifiers; ``units``: how many content units the prompt has."""
+    file names or identifiers; ``units``: how many content units the prompt has; ``asked``: the
+    share of them one way of asking for the candidate holds (:func:`asked_share`)."""
 
     score: float
     runner_up: float
@@ -70,6 +76,7 @@ class Evidence(Value):
     rare: frozenset[str]
     named: frozenset[str]
     units: int
+    asked: float = 0.0
 
     def __repr__(self) -> str:
         shown = zip(FEATURES, self.values(), strict=True)
@@ -86,6 +93,7 @@ class Evidence(Value):
             len(matched) / self.units if self.units else 0.0,
             math.log1p(self.units),
             len(matched & rare) / len(rare) if rare else 0.0,
+            self.asked,
         )
 
 
@@ -160,6 +168,19 @@ def select(
         if len(chosen) >= MAX_SHOWN:
             break
     return chosen
+
+
+def asked_share(pieces: Sequence[Collection[str]], asked: str) -> float:
+    """The largest share of ``pieces`` (a prompt's content units, each the terms that stand for
+    it) that one way of asking for a candidate holds: ``asked`` has each way's terms, separated
+    by spaces, a line each (:func:`pokayokay.relevance.asked.phrase_terms`); 0 without any."""
+    if not asked or not pieces:
+        return 0.0
+    best = 0
+    for line in asked.split("\n"):
+        terms = set(line.split())
+        best = max(best, sum(1 for piece in pieces if not terms.isdisjoint(piece)))
+    return best / len(pieces)
 
 
 def rare_idf(dfs: Iterable[int], n: int) -> float:

@@ -53,6 +53,9 @@ TEST3_FOLDER = DATA / "relevance_test6"
 TEST4_FOLDER = DATA / "relevance_test7"
 # A fifth, written blind on 2026-11-29 after decision 0167 (Next.js, Zephyr, R Shiny; 38 skills).
 TEST5_FOLDER = DATA / "relevance_test8"
+# A sixth, written blind on 2026-11-29 before decision 0177 (Go webhooks, Python bird-call ML,
+# Godot roguelite; 43 skills): never read.
+TEST6_FOLDER = DATA / "relevance_test9"
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
 # the second unseen split's skills (its SKILL.md folders and prompts.json): skills dev too

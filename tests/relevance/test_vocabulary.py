@@ -18,6 +18,7 @@ from helpers.splits import (
     TEST3_FOLDER,
     TEST4_FOLDER,
     TEST5_FOLDER,
+    TEST6_FOLDER,
     TEST_FOLDER,
 )
 
@@ -79,7 +80,10 @@ def test_every_row_says_where_the_entry_came_from_and_shows_it(rows: list[dict[s
         )
         for r in sources
     )
-    unread = (TEST_FOLDER, HELD_OUT_FOLDER, TEST2_FOLDER, TEST3_FOLDER, TEST4_FOLDER, TEST5_FOLDER)
+    unread = (
+        TEST_FOLDER, HELD_OUT_FOLDER, TEST2_FOLDER, TEST3_FOLDER, TEST4_FOLDER, TEST5_FOLDER,
+        TEST6_FOLDER,
+    )  # fmt: skip
     for path in FOLDER.glob("*.tsv"):  # the unread splits are never read
         text = path.read_text("utf-8")
         assert not any(f"tests/data/{folder.name}/" in text for folder in unread)

@@ -19,7 +19,7 @@ from pokayokay.learnings.topics.topic_file import parse, render, split_frontmatt
 from pokayokay.recall.index import Index, recall
 from pokayokay.recall.readers import learning_document
 from pokayokay.relevance import fitted
-from pokayokay.relevance.gate import Evidence, Gate, select
+from pokayokay.relevance.gate import FEATURES, Evidence, Gate, select
 
 TEXT = (
     "Flash the board with `cargo run --release -p firmware` from the firmware/ folder only: "
@@ -115,9 +115,11 @@ def test_recall_matches_the_phrases_and_never_shows_them() -> None:
     assert not doc.asked and doc_asked.asked
     assert doc_asked.text == doc.text  # what is shown is the learning alone
     assert set(counts_asked) > set(counts)  # what is matched grows
+    # the phrase's own terms, kept apart for the gate (decision 0177)
+    assert {"field", "unit", "ota", "imag"} <= set(doc_asked.asked.split())
     index = Index.build([doc_asked], [counts_asked])
-    again = Index.from_data(index.to_data())  # the cache keeps the flag
-    assert again.doc(0).asked
+    again = Index.from_data(index.to_data())  # the cache keeps them
+    assert again.doc(0).asked == doc_asked.asked
     hits = recall(again, "where do the field units pick up new OTA images from?", gate=False).hits
     assert [h.doc.text for h in hits] == [doc.text]
 
@@ -127,8 +129,9 @@ def _evidence(score: float) -> Evidence:
 
 
 def test_each_candidate_is_judged_by_its_own_gate() -> None:
-    strict = Gate((1.0, 0, 0, 0, 0, 0, 0), 0.0, 0.99)
-    lenient = Gate((1.0, 0, 0, 0, 0, 0, 0), 0.0, 0.5)
+    weights = (1.0, *[0.0] * (len(FEATURES) - 1))
+    strict = Gate(weights, 0.0, 0.99)
+    lenient = Gate(weights, 0.0, 0.5)
     found = [_evidence(1.0)]
     assert select(strict, found) == []
     assert select(strict, found, [lenient]) == [0]
