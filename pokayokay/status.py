@@ -97,7 +97,7 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
         out["capture"] = capture_metrics((s.learning for s in stored), now)
     except Exception as exc:  # measures never cost the status
         logs.log_exception("status: capture measures", exc)
-    out["recall"] = recall_line()
+    out["recall"] = recall_line(location.memory_dir)
     out["skills"] = skills_line(project)
     from pokayokay.recall.semantic_leftovers import leftover_line, leftovers
 
@@ -110,12 +110,32 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
     return out
 
 
-def recall_line() -> str:
+def recall_line(memory_dir: Path) -> str:
     """What recall decides with, for ``status`` and ``doctor``: the shipped relevance gates (a
-    learning carrying ``asked`` phrases has its own, decision 0175)."""
+    learning carrying ``asked`` phrases has its own, decision 0175), and how many of the
+    learnings in ``memory_dir`` carry them."""
     from pokayokay.relevance.fitted import RECALL, RECALL_ASKED, gate_name
 
-    return f"lexical; relevance gates {gate_name(RECALL)}, {gate_name(RECALL_ASKED)}"
+    line = f"lexical; relevance gates {gate_name(RECALL)}, {gate_name(RECALL_ASKED)}"
+    try:
+        from pokayokay.learnings.topics.stored import load_learnings
+
+        stored, _problems = load_learnings(memory_dir)
+    except OSError as exc:
+        return f"{line}; the learnings could not be read ({exc})"
+    if not stored:
+        return line
+    asked = sum(1 for s in stored if s.learning.asked)
+    rest = (
+        " (/learning-phrases writes the rest: /pokayokay:learning-phrases with the plugin; "
+        "`pokayokay init` installs it)"
+        if asked < len(stored)
+        else ""
+    )
+    return (
+        f"{line}; {asked} of {len(stored)} learnings carry how a teammate might ask for them"
+        f"{rest}"
+    )
 
 
 def skills_line(project: Path) -> str:
@@ -433,7 +453,7 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
                     )
 
     _check_secrets(checks, location)
-    _check(checks, "ok", "recall", recall_line())
+    _check(checks, "ok", "recall", recall_line(location.memory_dir))
     _check(checks, "ok", "skills", skills_line(project))
     _check_leftovers(checks)
 

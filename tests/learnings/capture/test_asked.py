@@ -87,6 +87,24 @@ def test_remember_asked_adds_the_phrases_and_changes_nothing_else(project: Path)
     assert again.asked == ("where do I run the flash from?", *ASKED)
 
 
+def test_status_counts_the_learnings_with_phrases_and_names_the_command(project: Path) -> None:
+    from pokayokay.status import recall_line
+
+    folder = memory_location_for(project).memory_dir
+    assert recall_line(folder) == (
+        "lexical; relevance gates gate_recall.json, gate_recall_asked.json"
+    )  # no learning yet: nothing to count
+    base = ["remember", "--project", str(project)]
+    assert cli([*base, TEXT]) == 0
+    before = recall_line(folder)
+    assert "; 0 of 1 learnings carry how a teammate might ask for them (/learning-phrases" in before
+    assert "/pokayokay:learning-phrases with the plugin" in before
+    _path, learning = _stored(project)
+    assert cli([*base, "--asked", learning.name, *ASKED]) == 0
+    after = recall_line(folder)
+    assert after.endswith("; 1 of 1 learnings carry how a teammate might ask for them")
+
+
 def test_remember_asked_refuses_what_it_cannot_do(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
