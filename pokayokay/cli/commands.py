@@ -111,11 +111,12 @@ def cmd_status(ns: argparse.Namespace) -> int:
 
 
 def cmd_doctor(ns: argparse.Namespace) -> int:
+    from pokayokay import doctor
     from pokayokay import status as report
 
     project, location, settings = context(ns)
-    data = report.doctor(project, location, settings)
-    print(report.to_json(data) if ns.json else report.render_doctor(data))
+    data = doctor.doctor(project, location, settings)
+    print(report.to_json(data) if ns.json else doctor.render_doctor(data))
     return 0 if data["ok"] else 1
 
 
