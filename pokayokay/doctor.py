@@ -110,6 +110,7 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
     for warning in settings.warnings:
         _check(checks, "warn", "settings", warning)
 
+    reported: tuple[str, str] | None = None  # the recall and skills lines: status has them
     if memory_file.exists():
         try:
             data = status(location, settings)
@@ -117,6 +118,7 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
             logs.log_exception("doctor: budgets", exc)
             _check(checks, "problem", "budgets", f"cannot curate: {exc}")
         else:
+            reported = (data["recall"], data["skills"])
             now = data["before"]
             level = "problem" if now["over"] else "ok"
             _check(
@@ -149,8 +151,12 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
                     )
 
     _check_secrets(checks, location)
-    _check(checks, "ok", "recall", recall_line(location.memory_dir))
-    _check(checks, "ok", "skills", skills_line(project))
+    if reported is None:
+        from pokayokay.learnings.topics.stored import load_learnings
+
+        reported = (recall_line(load_learnings(location.memory_dir)[0]), skills_line(project))
+    _check(checks, "ok", "recall", reported[0])
+    _check(checks, "ok", "skills", reported[1])
     _check_leftovers(checks)
 
     from pokayokay.rules.lint import lint

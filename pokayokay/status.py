@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pokayokay.infra import logs
 from pokayokay.infra.locate import MemoryLocation
 from pokayokay.memory.apply import CurationOutcome, run_curation
 from pokayokay.memory.outcome_view import curation_lines, curation_summary
 from pokayokay.memory.sections import Settings
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pokayokay.learnings.topics.stored import StoredLearning
 
 
 def to_json(data: Any) -> str:
@@ -83,6 +88,7 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
         out["contradictions"] = contradicting_learnings(location.memory_dir)
     except Exception as exc:  # a damaged learning file is doctor's business, not status's
         logs.log_exception("status: comparing the learnings", exc)
+    stored: list[StoredLearning] | None = None
     try:
         from datetime import datetime, timezone
 
@@ -94,7 +100,7 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
         out["capture"] = capture_metrics((s.learning for s in stored), now)
     except Exception as exc:  # measures never cost the status
         logs.log_exception("status: capture measures", exc)
-    out["recall"] = recall_line(location.memory_dir)
+    out["recall"] = recall_line(stored)
     out["skills"] = skills_line(project)
     from pokayokay.recall.semantic_leftovers import leftover_line, leftovers
 
@@ -107,19 +113,15 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
     return out
 
 
-def recall_line(memory_dir: Path) -> str:
+def recall_line(stored: Sequence[StoredLearning] | None) -> str:
     """What recall decides with, for ``status`` and ``doctor``: the shipped relevance gates (a
     learning carrying ``asked`` phrases has its own, decision 0175), and how many of the
-    learnings in ``memory_dir`` carry them."""
+    ``stored`` learnings carry them (None: they could not be read)."""
     from pokayokay.relevance.fitted import RECALL, RECALL_ASKED, gate_name
 
     line = f"lexical; relevance gates {gate_name(RECALL)}, {gate_name(RECALL_ASKED)}"
-    try:
-        from pokayokay.learnings.topics.stored import load_learnings
-
-        stored, _problems = load_learnings(memory_dir)
-    except OSError as exc:
-        return f"{line}; the learnings could not be read ({exc})"
+    if stored is None:
+        return f"{line}; the learnings could not be read (see the log)"
     if not stored:
         return line
     asked = sum(1 for s in stored if s.learning.asked)

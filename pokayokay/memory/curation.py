@@ -30,7 +30,6 @@ from pokayokay.memory.document import (
     Section,
     Text,
     close_open_fences,
-    count_lines,
     cr_only,
     is_blank,
     new_section,
@@ -311,7 +310,7 @@ class _Curator:
         (:func:`~pokayokay.memory.eviction.whole_file_cut`), counted on the file as it will
         be written."""
         view, owners = self._as_written()
-        growth = self._link_growth(view)
+        growth = self._link_growth()
         cut = whole_file_cut(view, self.settings.max_lines, self.settings.max_bytes, growth)
         for sec in view.sections() if cut else []:
             mine = [entry for owner, entry in cut if owner is sec]
@@ -320,10 +319,9 @@ class _Curator:
                 self.evict(real, mine, "whole file")
                 real.units = tidied(real.units)
 
-    def _link_growth(self, view: Document) -> Growth:
-        """What archiving entries of some sections of ``view`` adds to the file: the link
-        :meth:`ensure_links` will give each archive not linked yet, and the Topic Index itself
-        when it is new and empty, so not in ``view``."""
+    def _link_growth(self) -> Growth:
+        """What archiving entries of some sections adds to the file: the link
+        :meth:`ensure_links` will give each archive the Topic Index does not link yet."""
         index = self.doc.section(TOPIC_INDEX_ID)
         if index is None:
             return lambda touched: (0, 0)
@@ -332,30 +330,21 @@ class _Curator:
         linked = {
             s.archive for s in specs if any(archive_link_re(s.archive).search(t) for t in texts)
         }
-        open_end = bool(index.units) and not index.body_lines[-1].endswith("\n")
-        base_lines = base_bytes = 0
-        if view.section(TOPIC_INDEX_ID) is None:
-            shown, _ = self._as_written(keep=index)
-            with_index, without = shown.render(), view.render()
-            base_lines = count_lines(with_index) - count_lines(without)
-            base_bytes = nbytes(with_index) - nbytes(without)
 
         def growth(touched: list[Section]) -> tuple[int, int]:
             archives = {sec.spec.archive for sec in touched} - linked
             links = {s.archive: s for s in reversed(specs) if s.archive in archives}
             if not links:
                 return 0, 0
-            size = sum(nbytes(link_line(s, self.newline)) for s in links.values())
-            size += nbytes(self.newline) if open_end else 0
-            return base_lines + len(links), base_bytes + size
+            # every section is closed by now, so its last line already ends with a newline
+            return len(links), sum(nbytes(link_line(s, self.newline)) for s in links.values())
 
         return growth
 
-    def _as_written(self, keep: Section | None = None) -> tuple[Document, dict[int, Section]]:
+    def _as_written(self) -> tuple[Document, dict[int, Section]]:
         """The document as it will be written — the sections this run added that are still
-        empty taken out, when they will be (all but ``keep``) — and each of its sections'
-        originals by ``id``. So no entry is archived to make room for a heading that is not
-        written."""
+        empty taken out, when they will be — and each of its sections' originals by ``id``. So
+        no entry is archived to make room for a heading that is not written."""
         if not self.drop_new:
             return self.doc, {id(sec): sec for sec in self.doc.sections()}
         from copy import copy
@@ -365,9 +354,8 @@ class _Curator:
         pairs = [(copy(seg), seg) for seg in self.doc.segments]
         view = copy(self.doc)
         view.segments = [mine for mine, _ in pairs]
-        added = {id(mine) for mine, seg in pairs if id(seg) in self.added_ids and seg is not keep}
-        droppable = [d for d in self.droppable if keep is None or d != keep.spec.id]
-        drop_new_empty(view, added, droppable)
+        added = {id(mine) for mine, seg in pairs if id(seg) in self.added_ids}
+        drop_new_empty(view, added, self.droppable)
         return view, {id(mine): seg for mine, seg in pairs if isinstance(seg, Section)}
 
     # -- output -------------------------------------------------------------------------------

@@ -35,8 +35,7 @@ def phrase_terms(asked: Iterable[str], analyse: Callable[[str], Iterable[str]]) 
 
     lines = []
     for phrase in asked:
-        found = dict.fromkeys(analyse(phrase))
-        terms = [t for t in found if BIGRAM_JOIN not in t and not any(c.isspace() for c in t)]
+        terms = [t for t in dict.fromkeys(analyse(phrase)) if BIGRAM_JOIN not in t]
         if terms:
             lines.append(" ".join(terms))
     return "\n".join(lines)

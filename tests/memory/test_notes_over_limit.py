@@ -135,3 +135,23 @@ def test_the_archive_link_a_cut_adds_is_counted() -> None:
     assert [m.entries for m in result.moves] == [(entries[0] + "\n", entries[1] + "\n")]
     assert "(completed-work-archive.md)" in result.text
     assert result.after.lines == 200 and not result.after.over
+
+
+def test_no_entry_is_archived_when_its_archive_link_leaves_the_file_as_long() -> None:
+    """Two lines over, with two entries that could leave: each would bring in a link to its
+    archive, so no number of them brings the file under. Nothing leaves (before the cut counted
+    the links, both were archived and the file stayed 202 lines)."""
+    completed, index = DEFAULT_SECTIONS[0], DEFAULT_SECTIONS[-1]
+    head = ["# Memory", "", f"## {completed.title}", completed.marker_line]
+    topics = ["", f"## {index.title}", index.marker_line, "- [Design](design.md) — notes"]
+    claude = [f"- Claude's own note number {i}" for i in range(190)]
+    lines = [*head, "- 2026-11-01 finished item 1", END_MARKER, *topics, END_MARKER, "", *claude]
+    text = "\n".join(lines) + "\n"
+    assert text.count("\n") == 202
+
+    result = curate(text, Settings(), {}, TODAY)
+
+    assert result.moves == [] and result.archives == {}
+    assert result.text == text
+    assert any("over Claude Code's load limit" in note for note in result.notes)
+

@@ -87,22 +87,33 @@ def test_remember_asked_adds_the_phrases_and_changes_nothing_else(project: Path)
     assert again.asked == ("where do I run the flash from?", *ASKED)
 
 
-def test_status_counts_the_learnings_with_phrases_and_names_the_command(project: Path) -> None:
-    from pokayokay.status import recall_line
+def test_status_and_doctor_count_the_learnings_with_phrases(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def recall_lines() -> list[str]:
+        lines = []
+        for command in ("status", "doctor"):
+            assert cli([command, "--project", str(project)]) in (0, 1)  # doctor: 1 on a problem
+            out = capsys.readouterr().out
+            lines += [line for line in out.splitlines() if "recall: lexical" in line]
+        assert len(lines) == 2, lines  # one from each command
+        return lines
 
-    folder = memory_location_for(project).memory_dir
-    assert recall_line(folder) == (
-        "lexical; relevance gates gate_recall.json, gate_recall_asked.json"
-    )  # no learning yet: nothing to count
+    memory = memory_location_for(project).memory_file  # status reports a MEMORY.md that exists
+    memory.parent.mkdir(parents=True, exist_ok=True)
+    memory.write_text("# Memory\n", encoding="utf-8")
+    gates = "recall: lexical; relevance gates gate_recall.json, gate_recall_asked.json"
+    assert all(line.endswith(gates) for line in recall_lines())  # no learning: nothing to count
     base = ["remember", "--project", str(project)]
     assert cli([*base, TEXT]) == 0
-    before = recall_line(folder)
-    assert "; 0 of 1 learnings carry how a teammate might ask for them (/learning-phrases" in before
-    assert "/pokayokay:learning-phrases with the plugin" in before
+    counted = "; 0 of 1 learnings carry how a teammate might ask for them (/learning-phrases"
+    for line in recall_lines():
+        assert counted in line
+        assert "/pokayokay:learning-phrases with the plugin" in line
     _path, learning = _stored(project)
     assert cli([*base, "--asked", learning.name, *ASKED]) == 0
-    after = recall_line(folder)
-    assert after.endswith("; 1 of 1 learnings carry how a teammate might ask for them")
+    for line in recall_lines():
+        assert line.endswith("; 1 of 1 learnings carry how a teammate might ask for them")
 
 
 def test_remember_asked_refuses_what_it_cannot_do(
