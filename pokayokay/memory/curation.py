@@ -36,6 +36,7 @@ from pokayokay.memory.document import (
     parse,
     split_lines,
     to_lf,
+    units_of,
 )
 from pokayokay.memory.eviction import Growth, section_cut, tidied, whole_file_cut
 from pokayokay.memory.measures import FileStat, file_stat, nbytes
@@ -147,6 +148,9 @@ class _Curator:
                     if canonical.units and seg.units:
                         canonical.units.append(Prose([self.newline]))
                     canonical.units.extend(seg.units)
+                    # grouped as the written file reads (a fence after an entry joins it), so
+                    # the cuts see the entries a second run sees
+                    canonical.units = units_of(canonical.body_lines)
                     self.merged.append(seg.spec.title)
                     continue
             kept.append(seg)

@@ -291,6 +291,12 @@ def _parse_section(
     return section, i
 
 
+def units_of(body: list[str]) -> list[Unit]:
+    """A body's lines grouped into entries and prose as :func:`parse` groups them: what a body
+    put together from pieces (two copies of a section merged) is once written and read again."""
+    return list(_units(body))
+
+
 def _units(body: list[str]) -> Iterable[Unit]:
     """Group body lines into entries and prose, as CommonMark reads the body: an entry starts
     at each top-level bullet list item (``memory/commonmark``) and takes the lines after it

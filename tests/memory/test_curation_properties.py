@@ -240,6 +240,28 @@ def test_a_result_is_checked_with_the_options_it_was_curated_with(
     invariants.check(result, config, {}, TODAY)
 
 
+def test_a_merged_copy_of_a_section_is_grouped_as_a_second_run_reads_it() -> None:
+    """A section written twice, the copy ending in a code fence (found by a drawn seed in CI):
+    merged, the fence lines follow the first copy's entry after a blank line, which the written
+    file's parse makes part of that entry. The first run's cut saw them as prose it could not
+    move and archived nothing, the second run archived the entry: curating twice was not
+    curating once."""
+    text = (
+        "\r\n\r\n\r\n## Key Decisions\r\n<!-- pokayokay: promoted from session handoffs -->\r\n"
+        "- 0\r\n```\r\n## fenced\r\n- fenced\r\n```\r\n- 0\r\n```\r\n## Key Decisions\r\n"
+        "<!-- pokayokay: inside a fence -->\r\n```"
+    )
+    budgets = {"completed_work": 1, "key_decisions": 6}
+    specs = tuple(
+        dataclasses.replace(spec, budget=budgets.get(spec.id, 1)) for spec in DEFAULT_SECTIONS
+    )
+    config = Settings(sections=specs, max_lines=20, max_bytes=800)
+    result = curate(text, config, {}, TODAY, keep_empty=True)
+    assert not result.after.over
+    assert [m.reason for m in result.moves] == ["whole file"]
+    invariants.check(result, config, {}, TODAY)
+
+
 def test_a_cr_only_file_is_curated_with_the_options_given() -> None:
     """A MEMORY.md with CR-only line endings is curated like its line-feed twin, ``keep_empty``
     included (it used to be dropped, so the structure pass took new sections out again)."""
