@@ -83,7 +83,9 @@ def _cut(text: str, limit: int) -> str:
         space = head.rfind(" ")
         if space > 0:
             head = head[:space]
-    return (head.rstrip().rstrip(" -|:,;") or text[: limit - 1]) + ELLIPSIS
+    head = head.rstrip()
+    # a dangling separator goes, unless it is all that fits ("- 00" keeps "-…")
+    return (head.rstrip(" -|:,;") or head or text[: limit - 1]) + ELLIPSIS
 
 
 def excerpt(text: str, limit: int = DEFAULT_LIMIT) -> str:
