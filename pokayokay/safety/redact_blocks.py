@@ -267,20 +267,22 @@ def _token_like(piece: str) -> bool:
 
 
 def _first_whole(texts: list[str], find: Callable[[str], tuple[str, int] | None]) -> int:
-    """The fewest of the ``texts`` (a token's pieces, line by line) that joined hold a whole
-    provider token ending exactly at their last line break; ``len(texts)`` when none do.
+    """The most of the ``texts`` (a token's pieces, line by line) that joined hold a whole
+    provider token ending exactly at their last line break; ``len(texts)`` when none do (the
+    most: ``sk-ant-api03-…`` wrapped at 8 columns is already a whole key after ten lines).
 
     A token may end there: a line after it belongs to the token only if it starts with
     something token-like. ``ghp_…`` wrapped over two lines and then ``401 Unauthorized`` keeps
     the ``401``, which the greedy row would otherwise take as the token's tail.
     """
     joined = ""
+    whole = 0
     for count, piece in enumerate(texts[:-1], 1):
         joined += piece
         found = find(joined)
         if found is not None and found[1] == len(joined):
-            return count
-    return len(texts)
+            whole = count  # a shape of variable length may also end at a later break
+    return whole or len(texts)
 
 
 def redact_split(

@@ -331,3 +331,16 @@ def test_inputs_built_against_the_context_passes_stay_linear() -> None:
         text = unit * (150_000 // len(unit))
         once = redact(text)
         assert redact(once) == once
+
+
+def test_a_long_key_wrapped_at_eight_columns_is_redacted_to_its_last_piece() -> None:
+    """An Anthropic key is a whole key after ten of its 8-column lines already; the lines after
+    are the same key (found by a CI-drawn seed: the last six pieces were left)."""
+    key = "sk-ant-api03-" + "Ad1lh5EKMOlMCOZ_VJEOhtjYMcqa7k08YBSdCZHUgiLgqysvjoyPR3fkfcUTm73bG6L"
+    key += "79csk44UiQLc7t9vUvFdNv7fxbAA"
+    pieces = [key[i : i + 8] for i in range(0, len(key), 8)]
+    text = "request failed\nAuthorization failed for token " + "\n".join(pieces)
+    text += "\n401 Unauthorized"
+    out = redact(text)
+    assert not any(piece in out for piece in pieces[1:] if len(piece) >= 6)
+    assert out.endswith("\n401 Unauthorized") and "[redacted:" in out
