@@ -77,6 +77,10 @@ OVERFLOW_NOTE_FILE = "overflow-note.marshal"  # infra.packed: hooks.session
 SUGGEST_FAILURES_FILE = "suggest-failures.marshal"  # infra.packed: skills.advice
 # Its JSON form before decision 0168: removed when the cache is next written.
 LEGACY_SUGGEST_FAILURES_FILE = "suggest-failures.json"
+# The skills visible in a project with no phrases (SessionEnd keeps them), and those SessionStart
+# has told the user about (skills.phrase_hint, decision 0178).
+SKILLS_UNASKED_FILE = "skills-unasked.json"
+SKILLS_UNASKED_HINTED_FILE = "skills-unasked-hinted.json"
 # Touched whenever pokayokay writes a file recall reads (learnings, MEMORY.md, archives): the
 # prompt's quick freshness check (recall.sources) includes its stat.
 MEMORY_CHANGED = "memory.changed"

@@ -142,26 +142,24 @@ def skills_line(project: Path) -> str:
     and how many of the skills visible in ``project`` carry how a user might ask for them
     (decision 0176)."""
     from pokayokay.relevance.fitted import SKILLS, SKILLS_ASKED, gate_name
-    from pokayokay.skills.asked import read_table, unasked
-    from pokayokay.skills.catalog import load_catalog
+    from pokayokay.skills.phrase_hint import unasked_here
 
     line = f"lexical; relevance gates {gate_name(SKILLS)}, {gate_name(SKILLS_ASKED)}"
     try:
-        catalog = load_catalog(project)
+        without, visible = unasked_here(project)
     except OSError as exc:
         return f"{line}; the skills could not be listed ({exc})"
-    invocable = [s for s in catalog if s.model_invocable and s.description]
-    if not invocable:
+    if not visible:
         return f"{line}; no skill is visible here"
-    missing = len(unasked(invocable, read_table()))
-    asked = len(invocable) - missing
+    missing = len(without)
+    asked = visible - missing
     rest = (
         " (/skill-phrases writes the rest: /pokayokay:skill-phrases with the plugin; "
         "`pokayokay init` installs it)"
         if missing
         else ""
     )
-    return f"{line}; {asked} of {len(invocable)} skills carry how a user might ask for them{rest}"
+    return f"{line}; {asked} of {visible} skills carry how a user might ask for them{rest}"
 
 
 def free_text(outcome: CurationOutcome, settings: Settings) -> list[dict[str, Any]]:

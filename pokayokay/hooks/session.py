@@ -53,7 +53,22 @@ def session_start(payload: dict[str, Any], event: str) -> str:
     note = "\n".join(parts) + _recalled(payload)
     note = note.lstrip("\n")
     _note_head(payload, location)
-    return session_start_output(note, memory_file)
+    return session_start_output(note, memory_file, _phrase_hint(project))
+
+
+def _phrase_hint(project: str) -> str:
+    """The line telling the user that skills visible here have no phrases yet, once for each
+    (:mod:`pokayokay.skills.phrase_hint`); never costs the session its note."""
+    try:
+        from pokayokay.infra.state import project_state_path
+        from pokayokay.skills.phrase_hint import session_hint
+
+        return session_hint(project_state_path(os.path.abspath(project)))
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("SessionStart: the skills' phrase hint", exc)
+        return ""
 
 
 def _catch_up(payload: dict[str, Any]) -> None:
@@ -84,20 +99,28 @@ def _full_freshness_checks(project: Path, location: Any, settings: Any) -> None:
     from pokayokay.names import SKILLS_CACHE_FILE
 
     full_freshness_check(location, FRESHNESS_BUDGET)
-    if (project_state_dir(os.path.abspath(project)) / SKILLS_CACHE_FILE).exists():
+    state_dir = project_state_dir(os.path.abspath(project))
+    if (state_dir / SKILLS_CACHE_FILE).exists():
+        from pokayokay.skills.asked import read_table
         from pokayokay.skills.catalog import load_catalog
+        from pokayokay.skills.phrase_hint import note_unasked
 
-        load_catalog(project)  # no catalog cached yet: the first prompt checks every file
+        catalog = load_catalog(project)  # no catalog cached yet: the first prompt checks them
+        note_unasked(str(state_dir), catalog, read_table())  # for the next SessionStart (0178)
 
 
-def session_start_output(note: str, memory_file: str | os.PathLike[str]) -> str:
+def session_start_output(
+    note: str, memory_file: str | os.PathLike[str], user_message: str = ""
+) -> str:
     """The note as ``additionalContext`` (when there is one), and MEMORY.md in ``watchPaths`` so
     that FileChanged fires (and :mod:`pokayokay.hooks.memory_watch` curates) when Claude writes
-    it mid-session."""
+    it mid-session; ``user_message``, when given, is shown to the user alone."""
     from pokayokay.infra.hook_output import hook_output
 
     context = {"additionalContext": note} if note else {}
-    return hook_output("SessionStart", **context, watchPaths=[str(memory_file)])
+    return hook_output(
+        "SessionStart", **context, watchPaths=[str(memory_file)], system_message=user_message
+    )
 
 
 def has_learnings(memory_dir: str | os.PathLike[str]) -> bool:

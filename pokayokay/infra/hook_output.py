@@ -9,12 +9,17 @@ ignores a field it does not know without a word, so the object's shape is spelle
 from __future__ import annotations
 
 
-def hook_output(event: str, **fields: object) -> str:
+def hook_output(event: str, *, system_message: str = "", **fields: object) -> str:
     """The JSON line of ``{"hookSpecificOutput": {"hookEventName": event, **fields}}``, the fields
-    in the order given (``additionalContext``, ``permissionDecision``, ``watchPaths`` ...)."""
+    in the order given (``additionalContext``, ``permissionDecision``, ``watchPaths`` ...), and
+    ``system_message``, when given, as the top-level ``systemMessage`` Claude Code shows the user
+    (never the model)."""
     from pokayokay.infra.lean_json import dumps  # json.dumps: no json, no re import
 
-    return dumps({"hookSpecificOutput": {"hookEventName": event, **fields}}) + "\n"
+    answer: dict[str, object] = {"hookSpecificOutput": {"hookEventName": event, **fields}}
+    if system_message:
+        answer["systemMessage"] = system_message
+    return dumps(answer) + "\n"
 
 
 def context_output(event: str, context: str) -> str:

@@ -105,7 +105,32 @@ def init(
     report.notes.append(install_skill(_skills_dir(project_dir, scope, environ), root=root))
     if restore:
         report.notes.extend(restore_rules(project_dir, environ))
+    report.notes.extend(_phrases_next(project_dir, environ))
     return report
+
+
+def _phrases_next(project_dir: Path, environ: Mapping[str, str] | None) -> list[str]:
+    """The next step when skills visible here have no phrases yet (decision 0176: suggestion
+    finds a skill far more often once Claude has written how a user might ask for it)."""
+    from pokayokay.skills.phrase_hint import unasked_here
+
+    try:
+        # no catalog cached by the way: the first prompt analyses and keeps it
+        without, visible = unasked_here(absolute_project(project_dir), environ, use_cache=False)
+    except OSError:
+        return []
+    if not without:
+        return []
+    if len(without) < visible:
+        which = f"{len(without)} of the {visible} skills visible here have"
+    elif visible == 1:
+        which = "the skill visible here has"
+    else:
+        which = f"the {visible} skills visible here have"
+    return [
+        f"next: {which} no phrases yet; run /skill-phrases once in Claude Code (Claude writes "
+        "how you might ask for each, and skill suggestions find them far more often)"
+    ]
 
 
 def latest_purge(project_dir: Path, environ: Mapping[str, str] | None = None) -> Path | None:

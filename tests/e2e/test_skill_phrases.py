@@ -90,3 +90,38 @@ def test_claude_writes_how_a_user_might_ask_for_each_skill_and_a_paraphrase_gets
         for phrase in phrases:
             assert phrase not in seen, f"a skill phrase reached the model: {phrase}"
     assert "Traceback" not in pokayokay_log(e2e), pokayokay_log(e2e)
+
+
+FIRST_REPLY = "E2E-PHRASE-HINT-FIRST-7c2d"
+SECOND_REPLY = "E2E-PHRASE-HINT-SECOND-7c2d"
+
+
+def test_the_user_is_told_once_that_skills_have_no_phrases_and_the_model_never_is(
+    e2e: E2E,
+) -> None:
+    """Decision 0178: SessionEnd keeps which skills visible here have no phrases; the next
+    SessionStart tells the user in a ``systemMessage``, once, and the model never sees it."""
+    for name in SKILLS:
+        shutil.copytree(DATA / name, e2e.project / ".claude" / "skills" / name)
+    init = e2e.init_pokayokay()
+    assert "no phrases yet; run /skill-phrases once in Claude Code" in init.stdout, init.stdout
+
+    first = e2e.run_claude(e2e.project, "summarise the README", [[text(FIRST_REPLY)]])
+    assert_completed(first, e2e, FIRST_REPLY)
+    # (print mode's stream-json does not carry a hook's systemMessage: what SessionStart said
+    # is read from the file it keeps of the skills it mentioned)
+    assert not (e2e.state_dir() / "skills-unasked-hinted.json").exists()  # no SessionEnd yet
+    second = e2e.run_claude(e2e.project, "list the open TODOs", [[text(SECOND_REPLY)]])
+    assert_completed(second, e2e, SECOND_REPLY)
+    told = e2e.state_dir() / "skills-unasked-hinted.json"
+    assert told.is_file(), explain(second, e2e)
+    mentioned = told.stat().st_mtime_ns
+    third = e2e.run_claude(e2e.project, "list the open TODOs again", [[text(SECOND_REPLY)]])
+
+    assert {"brand-guidelines", "internal-comms", "capturing-learnings"} <= set(
+        json.loads(told.read_text("utf-8"))["skills"].values()
+    )
+    for run in (first, second, third):
+        assert "no phrases yet" not in every_request_text(run), "the hint reached the model"
+    assert told.stat().st_mtime_ns == mentioned  # the third session mentioned nothing new
+    assert "Traceback" not in pokayokay_log(e2e), pokayokay_log(e2e)
