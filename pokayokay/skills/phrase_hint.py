@@ -10,8 +10,9 @@ until someone thinks of running it again.
   state folder, written only when they change (:func:`note_unasked`).
 * **SessionStart** reads that small file and, when it names a skill not mentioned before, says
   so to the user in one line (a ``systemMessage``: shown to the user, never to the model), then
-  keeps the keys it mentioned (:data:`HINTED_FILE`): a skill is mentioned once, and again only
-  when its description changes (its key changes; its old phrases no longer apply).
+  keeps a copy of that file's text (:data:`HINTED_FILE`): a skill is mentioned once, and again
+  only when its description changes (its key changes; its old phrases no longer apply). A
+  session start compares the two texts and parses nothing unless SessionEnd's file changed.
 
 No pathlib on SessionStart's path unless a line is shown (decision 0124).
 """
@@ -94,34 +95,44 @@ def note_unasked(state_dir: str, skills: Iterable[Skill], table: Table) -> None:
 
 def session_hint(state_dir: str) -> str:
     """SessionStart's line for the user, "" when every skill without phrases was mentioned
-    before (or none lacks them); the keys mentioned are kept."""
-    found = _read(os.path.join(state_dir, UNASKED_FILE))
-    if not found:
+    before (or none lacks them). What the SessionEnd file held is then kept as mentioned: a
+    skill given phrases meanwhile drops out, and is mentioned again if its description changes
+    later and it has none for the new one."""
+    unasked_text = _text(os.path.join(state_dir, UNASKED_FILE))
+    hinted_text = _text(os.path.join(state_dir, HINTED_FILE))
+    if unasked_text == hinted_text:  # the same file's text: nothing new (nor anything to parse)
         return ""
-    hinted = _read(os.path.join(state_dir, HINTED_FILE))
+    found, hinted = _parsed(unasked_text), _parsed(hinted_text)
     new = [name for key, name in found.items() if key not in hinted]
-    if not new:
-        return ""
-    from pokayokay.infra.lean_json import dumps
-
-    # what is kept is what was mentioned: a skill given phrases meanwhile drops out, and if its
-    # description changes later it is mentioned again
-    _write(state_dir, HINTED_FILE, dumps({"format": FORMAT, "skills": found}))
-    return hint_text(new, len(found))
+    _write(state_dir, HINTED_FILE, unasked_text)  # once a change: later starts compare texts
+    return hint_text(new, len(found)) if new else ""
 
 
 def _read(path: str) -> dict[str, str]:
     """The ``skills`` object of one of the two files (key -> name); empty when it is missing,
     unreadable, too large or not of this format (it is then written again whole)."""
-    from pokayokay.infra.lean_json import loads
+    return _parsed(_text(path))
+
+
+def _text(path: str) -> str:
+    """The file's text; "" when it is missing, unreadable or too large."""
     from pokayokay.infra.regular import read_regular
 
     try:
         data = read_regular(path, MAX_FILE_BYTES)
-        if len(data) > MAX_FILE_BYTES:
-            return {}
-        parsed = loads(data.decode("utf-8", "replace"))
-    except (OSError, ValueError, RecursionError):
+    except OSError:
+        return ""
+    return "" if len(data) > MAX_FILE_BYTES else data.decode("utf-8", "replace")
+
+
+def _parsed(text: str) -> dict[str, str]:
+    from pokayokay.infra.lean_json import loads
+
+    if not text:
+        return {}
+    try:
+        parsed = loads(text)
+    except (ValueError, RecursionError):
         return {}
     skills = parsed.get("skills") if isinstance(parsed, dict) else None
     if not isinstance(skills, dict) or parsed.get("format") != FORMAT:
