@@ -88,9 +88,9 @@ def note_unasked(state_dir: str, skills: Iterable[Skill], table: Table) -> None:
     from pokayokay.skills.asked import skill_key, unasked
 
     found = {skill_key(s.name, s.description): s.name for s in unasked(skills, table)}
-    if _read(os.path.join(state_dir, UNASKED_FILE)) == found:
-        return
-    _write(state_dir, UNASKED_FILE, dumps({"format": FORMAT, "skills": found}))
+    text = dumps({"format": FORMAT, "skills": found})
+    if _text(os.path.join(state_dir, UNASKED_FILE)) != text:  # compared as text: no parse
+        _write(state_dir, UNASKED_FILE, text)
 
 
 def session_hint(state_dir: str) -> str:
