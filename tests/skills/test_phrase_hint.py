@@ -139,3 +139,14 @@ def test_through_the_hooks_the_user_is_told_and_the_model_is_not(project: Path) 
     assert "(capturing-learnings, pdf)" in told["systemMessage"]
     assert "phrases" not in told["hookSpecificOutput"].get("additionalContext", "")
     assert "systemMessage" not in run("SessionStart", project)  # once
+
+
+def test_a_fifo_in_place_of_either_file_never_blocks_a_session_start(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    note_unasked(str(state), [PDF], {})
+    os.mkfifo(state / HINTED_FILE)
+    assert "(pdf)" in session_hint(str(state))  # read as nothing, then written as a file
+    assert (state / HINTED_FILE).is_file()
+    (state / UNASKED_FILE).unlink()
+    os.mkfifo(state / UNASKED_FILE)
+    assert session_hint(str(state)) == ""
