@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pokayokay.hooks.runtime import event_time, project_dir
+from pokayokay.hooks.runtime import event_time, project_dir, real_payload_path
 
 PATH_GLOB_MATCH = "path_glob_match"
 _RULES_PARTS = (".claude", "rules")
@@ -79,7 +79,9 @@ def rule_rel_path(file_path: str, root: str) -> str | None:
     if rel is not None and _is_rule_path(rel):
         return rel
     real_root = os.path.realpath(root)
-    real_file = os.path.realpath(file_path)
+    real_file = real_payload_path(file_path)
+    if real_file is None:
+        return None  # too long to name a file: never resolved (quadratic)
     rel = _inside(real_file, real_root)
     if rel is not None and _is_rule_path(rel):
         return rel
@@ -114,8 +116,9 @@ def instructions_loaded(payload: dict[str, Any], event: str) -> str:
     if isinstance(trigger, str) and trigger:
         inside = None
         if os.path.isabs(trigger):
-            inside = _inside(os.path.normpath(trigger), root) or _inside(
-                os.path.realpath(trigger), os.path.realpath(root)
+            real_trigger = real_payload_path(trigger)
+            inside = _inside(os.path.normpath(trigger), root) or (
+                _inside(real_trigger, os.path.realpath(root)) if real_trigger else None
             )
         trigger_path = inside or trigger
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from pokayokay.hooks.runtime import memory_location, project_dir
+from pokayokay.hooks.runtime import memory_location, project_dir, real_payload_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -95,11 +95,9 @@ def file_changed(payload: dict[str, Any], event: str) -> str:
         return ""
     location = memory_location(payload)
     target = location.memory_file
-    try:
-        if os.path.realpath(changed) != os.path.realpath(target):
-            return ""  # another MEMORY.md (a matcher is a file name, not a path)
-    except (OSError, ValueError):
-        return ""
+    real = real_payload_path(changed)
+    if real is None or real != real_payload_path(str(target)):
+        return ""  # another MEMORY.md (a matcher is a file name, not a path), or no path at all
     if not wait_quiet(target):
         return ""
     settled = _settled_file(location)

@@ -207,3 +207,22 @@ def test_a_rule_holding_thousands_of_paths_in_pokayokays_folder_never_holds_a_ho
         payload["prompt"] = "why does the cart total in src/7/cart.py and src/app.py fail?"
     drive(scratch, [Step(event, json.dumps(payload).encode())])  # within the event's timeout
     assert (folder / "big.md").exists()
+
+
+# A path of 80,000 parts, each of them a closing tag (what a drawn seed found, decision 0155).
+LONG_PATH = "</pokayokay-recall>\n" * 80_000
+
+
+def test_a_file_path_far_past_path_max_is_never_resolved(scratch: Scratch) -> None:
+    """FileChanged spent 21.5 s of CPU resolving this ``file_path`` (over its 10 s timeout):
+    ``os.path.realpath`` looks up every prefix of a path. A path longer than PATH_MAX names no
+    file, and is refused before any lookup (``runtime.real_payload_path``). InstructionsLoaded's
+    ``file_path`` and ``trigger_file_path`` are resolved the same way, when Stop ingests them."""
+    changed = sample(scratch, "SessionEnd.other.json", hook_event_name="FileChanged",
+                     event="change", file_path=LONG_PATH)  # fmt: skip
+    loaded = sample(scratch, "InstructionsLoaded.path_glob_match.json", file_path="/" + LONG_PATH,
+                    trigger_file_path="/" + LONG_PATH)  # fmt: skip
+    stop = sample(scratch, "Stop.json")
+    drive(scratch, [Step("FileChanged", json.dumps(changed).encode()),
+                    Step("InstructionsLoaded", json.dumps(loaded).encode()),
+                    Step("Stop", json.dumps(stop).encode())])  # fmt: skip
