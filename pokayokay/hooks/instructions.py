@@ -18,7 +18,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pokayokay.hooks.runtime import event_time, project_dir, real_payload_path
+from pokayokay.hooks.runtime import event_time, project_dir
+from pokayokay.infra.state import real_payload_path
 
 PATH_GLOB_MATCH = "path_glob_match"
 _RULES_PARTS = (".claude", "rules")

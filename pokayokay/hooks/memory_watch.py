@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import os
 
-from pokayokay.hooks.runtime import memory_location, project_dir, real_payload_path
+from pokayokay.hooks.runtime import memory_location, project_dir
+from pokayokay.infra.state import real_payload_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

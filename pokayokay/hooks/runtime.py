@@ -146,23 +146,6 @@ def project_dir(payload: dict[str, Any]) -> str:
     return folder
 
 
-# A path longer than this names no file (Linux's PATH_MAX; macOS's is 1,024). Resolving a longer
-# one costs time quadratic in its length (``os.path.realpath`` looks up every prefix): a 1.6 MB
-# ``file_path`` of 80,000 parts kept a FileChanged hook busy for 22 s.
-MAX_PATH_CHARS = 4096
-
-
-def real_payload_path(path: str) -> str | None:
-    """``os.path.realpath`` of a path a payload gave, or None when it cannot name a file: longer
-    than :data:`MAX_PATH_CHARS`, or holding a NUL."""
-    if len(path) > MAX_PATH_CHARS or "\x00" in path:
-        return None
-    try:
-        return os.path.realpath(path)
-    except (OSError, ValueError):
-        return None
-
-
 def event_time(payload: dict[str, Any]) -> float:
     """When the payload's hook fired: the spooled record's time, else now."""
     spooled = payload.get(SPOOLED_TIME_KEY)

@@ -216,7 +216,7 @@ LONG_PATH = "</pokayokay-recall>\n" * 80_000
 def test_a_file_path_far_past_path_max_is_never_resolved(scratch: Scratch) -> None:
     """FileChanged spent 21.5 s of CPU resolving this ``file_path`` (over its 10 s timeout):
     ``os.path.realpath`` looks up every prefix of a path. A path longer than PATH_MAX names no
-    file, and is refused before any lookup (``runtime.real_payload_path``). InstructionsLoaded's
+    file, and is refused before any lookup (``infra.state.real_payload_path``). InstructionsLoaded's
     ``file_path`` and ``trigger_file_path`` are resolved the same way, when Stop ingests them."""
     changed = sample(scratch, "SessionEnd.other.json", hook_event_name="FileChanged",
                      event="change", file_path=LONG_PATH)  # fmt: skip
@@ -226,3 +226,4 @@ def test_a_file_path_far_past_path_max_is_never_resolved(scratch: Scratch) -> No
     drive(scratch, [Step("FileChanged", json.dumps(changed).encode()),
                     Step("InstructionsLoaded", json.dumps(loaded).encode()),
                     Step("Stop", json.dumps(stop).encode())])  # fmt: skip
+

@@ -1,4 +1,4 @@
-"""A path a payload gives is resolved only when it could name a file (``runtime.
+"""A path a payload gives is resolved only when it could name a file (``infra.state.
 real_payload_path``): resolving costs time quadratic in a path's length, and a path past
 PATH_MAX names nothing."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pokayokay.hooks import instructions, memory_watch
-from pokayokay.hooks.runtime import MAX_PATH_CHARS, real_payload_path
+from pokayokay.infra.state import MAX_PATH_CHARS, project_root_problem, real_payload_path
 
 LONG = "/x" * MAX_PATH_CHARS
 
@@ -44,6 +44,12 @@ def test_file_changed_does_not_resolve_a_path_past_path_max(
     (tmp_path / "project").mkdir()
     payload = {"cwd": str(tmp_path / "project"), "event": "change", "file_path": LONG}
     assert memory_watch.file_changed(payload, "FileChanged") == ""
+
+
+@pytest.mark.usefixtures("no_long_lookups")
+def test_a_project_folder_past_path_max_is_refused() -> None:
+    problem = project_root_problem(LONG)
+    assert problem is not None and "is no path" in problem and len(problem) < 300
 
 
 @pytest.mark.usefixtures("no_long_lookups")
