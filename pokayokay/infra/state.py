@@ -114,8 +114,8 @@ MAX_PATH_CHARS = 4096
 
 def real_payload_path(path: str) -> str | None:
     """``os.path.realpath`` of a path a payload gave, or None when it cannot name a file: longer
-    than :data:`MAX_PATH_CHARS`, or holding a NUL."""
-    if len(path) > MAX_PATH_CHARS or "\x00" in path:
+    than :data:`MAX_PATH_CHARS`, or refused by the OS (a NUL in it)."""
+    if len(path) > MAX_PATH_CHARS:
         return None
     try:
         return os.path.realpath(path)

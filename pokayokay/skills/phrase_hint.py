@@ -108,12 +108,6 @@ def session_hint(state_dir: str) -> str:
     return hint_text(new, len(found)) if new else ""
 
 
-def _read(path: str) -> dict[str, str]:
-    """The ``skills`` object of one of the two files (key -> name); empty when it is missing,
-    unreadable, too large or not of this format (it is then written again whole)."""
-    return _parsed(_text(path))
-
-
 def _text(path: str) -> str:
     """The file's text; "" when it is missing, unreadable or too large."""
     from pokayokay.infra.regular import read_regular
@@ -126,6 +120,8 @@ def _text(path: str) -> str:
 
 
 def _parsed(text: str) -> dict[str, str]:
+    """The ``skills`` object of one of the two files' text (key -> name); empty when the file
+    was missing, unreadable, too large or not of this format (it is then written again whole)."""
     from pokayokay.infra.lean_json import loads
 
     if not text:
@@ -148,4 +144,3 @@ def _write(state_dir: str, name: str, text: str) -> None:
 
     private_folder(state_dir)
     write_atomic(Path(state_dir, name), encode_text(text))
-

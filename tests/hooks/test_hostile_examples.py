@@ -226,4 +226,3 @@ def test_a_file_path_far_past_path_max_is_never_resolved(scratch: Scratch) -> No
     drive(scratch, [Step("FileChanged", json.dumps(changed).encode()),
                     Step("InstructionsLoaded", json.dumps(loaded).encode()),
                     Step("Stop", json.dumps(stop).encode())])  # fmt: skip
-
