@@ -209,12 +209,14 @@ def test_a_rule_holding_thousands_of_paths_in_pokayokays_folder_never_holds_a_ho
     assert (folder / "big.md").exists()
 
 
-# A path of 80,000 parts, each of them a closing tag (what a drawn seed found, decision 0155).
-LONG_PATH = "</pokayokay-recall>\n" * 80_000
+# A path of 160,000 parts, each a closing tag: twice what a drawn seed found (decision 0155). The
+# drawn path took 8 to 21 s of CPU before the fix, by machine and load; doubled, it is past the
+# 10 s limit here, so the example fails without the fix.
+LONG_PATH = "</pokayokay-recall>\n" * 160_000
 
 
 def test_a_file_path_far_past_path_max_is_never_resolved(scratch: Scratch) -> None:
-    """FileChanged spent 21.5 s of CPU resolving this ``file_path`` (over its 10 s timeout):
+    """FileChanged spent 21.5 s of CPU resolving such a ``file_path`` (over its 10 s timeout):
     ``os.path.realpath`` looks up every prefix of a path. A path longer than PATH_MAX names no
     file, and is refused before any lookup (``infra.state.real_payload_path``). InstructionsLoaded's
     ``file_path`` and ``trigger_file_path`` are resolved the same way, when Stop ingests them."""
