@@ -157,6 +157,7 @@ def doctor(project: Path, location: MemoryLocation, settings: Settings) -> dict[
         reported = (recall_line(load_learnings(location.memory_dir)[0]), skills_line(project))
     _check(checks, "ok", "recall", reported[0])
     _check(checks, "ok", "skills", reported[1])
+    _check_dense(checks)
     _check_leftovers(checks)
 
     from pokayokay.rules.lint import lint
@@ -287,6 +288,21 @@ def _check_secrets(checks: list[dict[str, Any]], location: MemoryLocation) -> No
         f"{location.memory_dir}: Claude Code reads these files into sessions (MEMORY.md into "
         "every one); pokayokay never edits your text: remove each secret by hand, and rotate it",
     )
+
+
+def _check_dense(checks: list[dict[str, Any]]) -> None:
+    """With ``pokayokay[dense]`` installed and on: whether its model can run (decision 0181)."""
+    from pokayokay.relevance.dense.client import installed, turned_off
+
+    if turned_off() or not installed():
+        return  # the skills line says so
+    from pokayokay.relevance.dense.model import check
+
+    problem = check()
+    if problem is None:
+        _check(checks, "ok", "dense", "the model's file is the published one, and it can run")
+    else:
+        _check(checks, "problem", "dense", f"the dense opinion cannot run: {problem}")
 
 
 def _check_leftovers(checks: list[dict[str, Any]]) -> None:

@@ -81,6 +81,11 @@ LEGACY_SUGGEST_FAILURES_FILE = "suggest-failures.json"
 # has told the user about (skills.phrase_hint, decision 0178).
 SKILLS_UNASKED_FILE = "skills-unasked.json"
 SKILLS_UNASKED_HINTED_FILE = "skills-unasked-hinted.json"
+# In the state home: the pipe the resident process holding the dense opinion's model reads
+# requests from (its lock beside it, ``.lock`` appended), and the folder of the pipes each
+# prompt reads its answer from: relevance.dense, decision 0181.
+DENSE_FIFO = "dense.fifo"
+DENSE_REPLIES = "dense-replies"
 # Touched whenever pokayokay writes a file recall reads (learnings, MEMORY.md, archives): the
 # prompt's quick freshness check (recall.sources) includes its stat.
 MEMORY_CHANGED = "memory.changed"

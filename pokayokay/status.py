@@ -138,13 +138,22 @@ def recall_line(stored: Sequence[StoredLearning] | None) -> str:
 
 
 def skills_line(project: Path) -> str:
-    """What skill suggestion decides with, for ``status`` and ``doctor``: the shipped gates,
-    and how many of the skills visible in ``project`` carry how a user might ask for them
-    (decision 0176)."""
-    from pokayokay.relevance.fitted import SKILLS, SKILLS_ASKED, gate_name
+    """What skill suggestion decides with, for ``status`` and ``doctor``: the lexical opinion,
+    and the dense one when it can be had (decision 0181), the shipped gates, and how many of
+    the skills visible in ``project`` carry how a user might ask for them (decision 0176)."""
+    from pokayokay.relevance.dense.client import describe
+    from pokayokay.relevance.fitted import (
+        SKILLS,
+        SKILLS_ASKED,
+        SKILLS_ASKED_DENSE,
+        SKILLS_DENSE,
+        gate_name,
+    )
     from pokayokay.skills.phrase_hint import unasked_here
 
-    line = f"lexical; relevance gates {gate_name(SKILLS)}, {gate_name(SKILLS_ASKED)}"
+    usable, dense = describe()
+    gates = (SKILLS, SKILLS_ASKED, *((SKILLS_DENSE, SKILLS_ASKED_DENSE) if usable else ()))
+    line = f"{dense}; relevance gates " + ", ".join(gate_name(g) for g in gates)
     try:
         without, visible = unasked_here(project)
     except OSError as exc:

@@ -49,31 +49,48 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from helpers import recall_eval, splits  # noqa: E402
-from helpers.relevance_split import Figures, Rate, figures, skills_asked_table  # noqa: E402
+from helpers.relevance_split import (  # noqa: E402
+    Figures,
+    Rate,
+    figures,
+    skills_asked,
+    skills_asked_table,
+)
 
 from pokayokay.recall import index as recall_index  # noqa: E402
 from pokayokay.recall.gating import evidence as recall_evidence  # noqa: E402
 from pokayokay.relevance.concepts import query_features  # noqa: E402
+from pokayokay.relevance.dense.texts import skill_texts  # noqa: E402
 from pokayokay.relevance.fitted import (  # noqa: E402
     RECALL,
     RECALL_ASKED,
     SKILLS,
     SKILLS_ASKED,
+    SKILLS_ASKED_DENSE,
+    SKILLS_DENSE,
     gate_path,
     provenance_path,
 )
-from pokayokay.relevance.gate import FEATURES, Evidence, Gate, select  # noqa: E402
+from pokayokay.relevance.gate import DENSE_FEATURES, FEATURES, Evidence, Gate, select  # noqa: E402
 from pokayokay.skills.catalog import Catalog, catalog_from_folder  # noqa: E402
 from pokayokay.skills.gating import evidence as skill_evidence  # noqa: E402
-from pokayokay.skills.suggest import prompt_query, relevance, suggest  # noqa: E402
+from pokayokay.skills.suggest import (  # noqa: E402
+    prompt_query,
+    relevance,
+    suggest,
+    usable_opinion,
+    usable_skills,
+)
 
 HIT_KEEP = 0.95  # the share of the ungated hits a threshold must keep, by default
 # Precision first (issue 23's title): the share each kind ships is the largest of 0.95, 0.90,
 # 0.85, 0.80, 0.75, 0.70 whose gate meets the issue's silence and precision goals on DEV (recall
 # 0.90 and 0.85, skills 0.95 and 0.85), chosen once on that grid (decision 0167); for notes
-# carrying ``asked`` phrases, chosen again with ``asked_share`` in the gate (decision 0177).
+# carrying ``asked`` phrases, chosen again with ``asked_share`` in the gate (decision 0177); for
+# the gates with the dense opinion, by the same rule (decision 0181).
 KIND_HIT_KEEP: dict[str, float] = {
-    RECALL: 0.80, SKILLS: 0.90, RECALL_ASKED: 0.85, SKILLS_ASKED: 0.90
+    RECALL: 0.80, SKILLS: 0.90, RECALL_ASKED: 0.85, SKILLS_ASKED: 0.90,
+    SKILLS_DENSE: 0.80, SKILLS_ASKED_DENSE: 0.90,
 }  # fmt: skip
 L2 = 1.0  # the penalty on the standardised weights (not on the bias)
 COMMAND = "python scripts/fit_relevance_gate.py"
@@ -82,7 +99,8 @@ COMMAND = "python scripts/fit_relevance_gate.py"
 # ``asked_share`` is 0 for every skill (skill suggestion does not keep each phrase's terms: it
 # did not win there, decision 0177), so the fit gives it weight 0.
 WITHOUT: dict[str, tuple[str, ...]] = {
-    RECALL: (), SKILLS: ("rare_share",), RECALL_ASKED: (), SKILLS_ASKED: ("rare_share",)
+    RECALL: (), SKILLS: ("rare_share",), RECALL_ASKED: (), SKILLS_ASKED: ("rare_share",),
+    SKILLS_DENSE: ("rare_share",), SKILLS_ASKED_DENSE: ("rare_share",),
 }  # fmt: skip
 # Whether each project (a corpus of notes, or a skill catalog) weighs the same in the fit, however
 # many prompts it has, rather than each prompt (decision 0145): recall's train split is 893
@@ -90,12 +108,16 @@ WITHOUT: dict[str, tuple[str, ...]] = {
 # gate fitted prompt by prompt learns what evidence is worth on the first. Chosen on DEV: it
 # wins for recall, not for skill suggestion.
 BALANCED: dict[str, bool] = {
-    RECALL: True, SKILLS: False, RECALL_ASKED: True, SKILLS_ASKED: False
+    RECALL: True, SKILLS: False, RECALL_ASKED: True, SKILLS_ASKED: False,
+    SKILLS_DENSE: False, SKILLS_ASKED_DENSE: False,
 }  # fmt: skip
 # Every kind, in the order they are fitted: the gates for notes and skills carrying ``asked``
 # phrases are fitted on the same prompts with those phrases in the notes (decision 0175) and in
 # the skills (decision 0176).
-ALL_KINDS = (RECALL, SKILLS, RECALL_ASKED, SKILLS_ASKED)
+ALL_KINDS = (RECALL, SKILLS, RECALL_ASKED, SKILLS_ASKED, SKILLS_DENSE, SKILLS_ASKED_DENSE)
+# The kinds fitted with the dense opinion (decision 0181): their lexical kind, whose cases they
+# take with the model's cosines added (the model needs ``pokayokay[dense]`` here).
+DENSE_OF: dict[str, str] = {SKILLS_DENSE: SKILLS, SKILLS_ASKED_DENSE: SKILLS_ASKED}
 SKILLS_ASKED_FILE = "tests/data/skills_asked/train_dev.json"
 
 
@@ -178,13 +200,59 @@ def skill_catalog(folder: Path, *, asked: bool = False) -> Catalog:
     return catalog_from_folder(folder, table=table)
 
 
+class DenseOpinion:
+    """The dense opinion as the resident service computes it (:mod:`pokayokay.relevance.dense`),
+    in this process: each text encoded once."""
+
+    def __init__(self) -> None:
+        from pokayokay.relevance.dense.model import Encoder
+
+        self.encoder = Encoder(threads=2)
+        self.vectors: dict[str, np.ndarray] = {}
+
+    def encode(self, texts: Sequence[str]) -> None:
+        new = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        for start in range(0, len(new), 512):
+            part = new[start : start + 512]
+            self.vectors.update(zip(part, self.encoder.encode(part), strict=True))
+
+    def cosines(self, prompt: str, items: dict[str, list[str]]) -> dict[str, float]:
+        from pokayokay.relevance.dense.texts import MAX_PROMPT_CHARS
+
+        self.encode([prompt[:MAX_PROMPT_CHARS], *(t for ts in items.values() for t in ts)])
+        query = self.vectors[prompt[:MAX_PROMPT_CHARS]]
+        return {
+            name: round(float(max(float(self.vectors[t] @ query) for t in texts)), 6)
+            for name, texts in items.items()
+        }
+
+
+_opinion: list[DenseOpinion] = []
+
+
+def dense_opinion() -> DenseOpinion:
+    if not _opinion:
+        _opinion.append(DenseOpinion())
+    return _opinion[0]
+
+
+def catalog_items(catalog: Catalog, phrases: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Each skill's texts, as the service finds them (``skills.dense_service.catalog_items``)."""
+    return {
+        s.name: skill_texts(s.name, s.description, phrases.get(s.name, ()))
+        for s in catalog
+        if s.model_invocable and s.description
+    }
+
+
 def skill_cases(
     split: Sequence[str],
     catalog: Catalog,
     folder: Path | None = None,
+    items: dict[str, list[str]] | None = None,
 ) -> list[Case]:
     """The cases of the prompt files ``split`` (under ``folder``, the skills_eval folder by
-    default) against ``catalog``."""
+    default) against ``catalog``; with ``items`` (each skill's texts), the dense opinion's."""
     cases: list[Case] = []
     stats = catalog.statistics()
     by_name = {s.name: s for s in catalog}
@@ -192,26 +260,45 @@ def skill_cases(
         rows = skill_rows((folder or splits.SKILLS_FOLDER) / name)
         for row in rows:
             prompt = row["prompt"]
-            advice = suggest(prompt, catalog, gate=False)
+            cosines = None if items is None else dense_opinion().cosines(prompt, items)
+            advice = suggest(prompt, catalog, gate=False, dense=cosines)
             names = [s.name for s in advice.suggestions]
             scores = {s.name: score for s, score in relevance(prompt, catalog)}
-            scores.update({s.name: s.score for s in advice.suggestions})
+            scores.update({s.name: s.score for s in advice.suggestions if s.score})
             query = prompt_query(prompt, stats)
             chosen = [by_name[n] for n in names]
-            found = skill_evidence(query, stats, chosen, scores)
+            opinion = None
+            if cosines is not None:
+                opinion = usable_opinion(cosines, usable_skills(catalog))
+            found = skill_evidence(query, stats, chosen, scores, opinion)
             expected = [row["expected"]] if row["expected"] else []
             cases.append(Case(expected, names, found, str(folder or splits.SKILLS_FOLDER)))
     return cases
 
 
+def kind_cases(
+    kind: str, names: Sequence[str], folder: Path, prompts: Path | None = None
+) -> list[Case]:
+    """The cases of the skill prompt files ``names`` (under ``prompts``, the skills_eval folder
+    by default) against the catalog ``folder``, as ``kind`` is fitted: with the phrases of
+    :data:`SKILLS_ASKED_FILE` for the asked kinds, with the dense opinion for the dense ones."""
+    asked = DENSE_OF.get(kind, kind) == SKILLS_ASKED
+    catalog = skill_catalog(folder, asked=asked)
+    items = None
+    if kind in DENSE_OF:
+        phrases = skills_asked(REPO / SKILLS_ASKED_FILE, folder) if asked else {}
+        items = catalog_items(catalog, phrases)
+    return skill_cases(names, catalog, prompts, items)
+
+
 # -- fitting --------------------------------------------------------------------------------
 
 
-def design(cases: Sequence[Case]) -> tuple[np.ndarray, np.ndarray]:
+def design(cases: Sequence[Case], dense: bool = False) -> tuple[np.ndarray, np.ndarray]:
     rows, labels = [], []
     for case in cases:
         for name, found in zip(case.candidates, case.evidence, strict=True):
-            rows.append(found.values())
+            rows.append(found.values(dense))
             labels.append(1.0 if name in case.expected else 0.0)
     return np.array(rows, dtype=float), np.array(labels, dtype=float)
 
@@ -325,7 +412,8 @@ def fit_one(
     ``train`` that was an unseen split until it was read (its figures are printed and recorded
     on their own, as the trace of what fitting on it did); ``without``: features held at weight 0
     (a variant, compared on dev)."""
-    x, y = design(train)
+    dense = kind in DENSE_OF
+    x, y = design(train, dense)
     for name in without:
         x[:, FEATURES.index(name)] = 0.0  # a constant column: fit() gives it weight 0
     balanced = BALANCED[kind]
@@ -344,10 +432,10 @@ def fit_one(
     for name, cases in reported.items():
         results[f"{name}_without_gate"] = outcome(cases, None)
         results[name] = outcome(cases, gate)
-    opinion = "lexical only"
+    opinion = "lexical and dense (decision 0181)" if dense else "lexical only"
     counts = f"{len(x)} candidates ({int(y.sum())} expected) from {len(train)} prompts"
     print(f"{kind}, {opinion}: {counts}")
-    for name, w in zip(FEATURES, weights, strict=True):
+    for name, w in zip(FEATURES + DENSE_FEATURES * dense, weights, strict=True):
         print(f"  weight {name:11} {w:+.4f}")
     print(f"  bias {bias:+.4f}  threshold {threshold:.4f}")
     for name in reported:
@@ -394,22 +482,18 @@ def work(kinds: Sequence[str] = ALL_KINDS) -> Work:
             },
             recall_read,
         )
-    for kind in (SKILLS, SKILLS_ASKED):
+    for kind in (SKILLS, SKILLS_ASKED, SKILLS_DENSE, SKILLS_ASKED_DENSE):
         if kind not in kinds:
             continue
-        asked = kind == SKILLS_ASKED
         read_folder = splits.SKILLS_TRAIN_READ_FOLDER
         dev_folder = splits.SKILLS_DEV_UNSEEN_FOLDER
-        train_catalog = skill_catalog(splits.SKILLS_FOLDER / "skills", asked=asked)
-        skills_read = skill_cases(
-            splits.SKILLS_TRAIN_READ, skill_catalog(read_folder, asked=asked), read_folder
-        )
+        train_folder = splits.SKILLS_FOLDER / "skills"
+        asked = DENSE_OF.get(kind, kind) == SKILLS_ASKED
+        skills_read = kind_cases(kind, splits.SKILLS_TRAIN_READ, read_folder, read_folder)
         out[kind] = (
-            skill_cases(splits.SKILLS_TRAIN, train_catalog) + skills_read,
-            skill_cases(splits.SKILLS_DEV, train_catalog)
-            + skill_cases(
-                splits.SKILLS_DEV_UNSEEN, skill_catalog(dev_folder, asked=asked), dev_folder
-            ),
+            kind_cases(kind, splits.SKILLS_TRAIN, train_folder) + skills_read,
+            kind_cases(kind, splits.SKILLS_DEV, train_folder)
+            + kind_cases(kind, splits.SKILLS_DEV_UNSEEN, dev_folder, dev_folder),
             {
                 "train": splits.names(splits.SKILLS_TRAIN)
                 + [

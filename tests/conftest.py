@@ -37,6 +37,12 @@ def _listing(folder: Path) -> set[str]:
     return found
 
 
+# No resident dense model (decision 0181) unless a test starts one (tests/relevance/test_dense.py):
+# every SessionStart a test runs would otherwise start one, each loading the model; set here, not
+# only in isolated_home, so that module-scoped labs built before it inherit it too.
+os.environ["POKAYOKAY_DENSE"] = "0"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def real_home_untouched() -> Iterator[None]:
     """The session fails if any test wrote where pokayokay or Claude Code keep their files in
@@ -63,6 +69,9 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     patch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     patch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     patch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    # No resident dense model unless a test starts one (tests/relevance/test_dense.py): every
+    # SessionStart a test runs would otherwise start one, each loading the model.
+    patch.setenv("POKAYOKAY_DENSE", "0")
     for var in ("CLAUDE_PROJECT_DIR", "CLAUDE_CODE_PROJECT_DIR_NAME", "CLAUDE_CODE_SESSION_ID"):
         patch.delenv(var, raising=False)
     try:

@@ -214,6 +214,62 @@ def _event_row(name: str, event: str, sample: str, **shape: int | None) -> Spec:
     return Spec(name, build, prepare=ahead(**shape))
 
 
+def dense_project(lab: Lab) -> Project:
+    """The table's project with the dense opinion on (``pokayokay[dense]``, decision 0181): the
+    resident model started as SessionStart starts it, this project's 200 skills encoded, before
+    anything is timed. It runs until the lab's state folder goes (it leaves when its pipe does)."""
+    import sys
+
+    from pokayokay.relevance.dense.client import alive
+
+    project = realistic_project(lab)
+    dense = replace(project, env={**project.env, "POKAYOKAY_DENSE": "1"})
+
+    def start() -> Project:
+        subprocess.Popen(
+            [sys.executable, "-m", "pokayokay.skills.dense_service", "--warm", str(dense.path)],
+            env=dense.env, cwd=dense.path, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while not alive(dense.env):
+            if time.monotonic() > deadline:
+                raise SystemExit("the dense opinion's service did not start")
+            time.sleep(0.2)
+        return dense
+
+    return lab.shared("budget project, dense opinion running", start)
+
+
+def dense_rows() -> list[Spec]:
+    """The prompt hook and SessionStart with the dense opinion on: the prompt asks the resident
+    model at its start and reads the answer after recall; SessionStart starts it (here: asks
+    the running one to encode the project's skills, one detached process)."""
+    rows = []
+    for name, prompt in (
+        (f"budget: prompt naming a project file, dense opinion on ({STATE})", PATH_PROMPT),
+        ("budget: warm prompt, 2,000 learnings, dense opinion on", WARM_PROMPT),
+    ):
+
+        def build(lab: Lab, n: int, name: str = name, prompt: str = prompt) -> Measurable:
+            project = dense_project(lab)
+            payload = encode_payload(
+                moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
+            )
+            return registered_case(lab, name, "UserPromptSubmit", project, n, stdin=payload)
+
+        rows.append(Spec(name, build, prepare=dense_project))
+    name = f"budget: SessionStart, dense opinion on ({STATE})"
+
+    def session(lab: Lab, n: int) -> Measurable:
+        project = dense_project(lab)
+        payload = encode_payload(moved_payload("SessionStart.startup.json", project.path))
+        return registered_case(lab, name, "SessionStart", project, n, stdin=payload)
+
+    rows.append(Spec(name, session, prepare=dense_project))
+    return rows
+
+
 def bare_session_start() -> Spec:
     name = "budget: SessionStart (bare project)"
 
@@ -307,4 +363,5 @@ def _rows() -> list[Spec]:
         ),
         *(session_start_memory_row(n) for n in (50, 500, 5_000)),
         *(memory_rewritten_row(n) for n in (50, 5_000)),
+        *dense_rows(),
     ]

@@ -127,16 +127,40 @@ def credited_edits(
     for when, path, excerpt in edits:
         if last_failure is not None and when < last_failure:
             continue
-        undone = _inverse(excerpt) if excerpt else ()
-        for at in range(len(kept) - 1, -1, -1):
-            earlier = kept[at]
-            if earlier is None or earlier[0] != path or not undone:
-                continue
-            lines = tuple(sorted(line for line in earlier[1].split("\n") if line[:1] in "+-"))
-            if lines and lines == undone:
-                kept[at] = None
-                break
-        else:
+        at = _undone(kept, path, excerpt) if excerpt else None
+        if at is None:
             kept.append((path, excerpt))
-            continue
+        else:
+            kept[at] = None
     return list(dict.fromkeys(item for item in kept if item is not None))
+
+
+def _undone(kept: Sequence[tuple[str, str] | None], path: str, excerpt: str) -> int | None:
+    """Where in ``kept`` the edit ``excerpt`` of ``path`` undoes: the latest earlier edit of the
+    file it inverts line for line, in order; else the latest it inverts as a multiset of lines
+    (an undo that wrote the same lines in another order). None when it undoes none."""
+    undone = _inverse(excerpt)
+    if not undone:
+        return None
+    exact = _ordered_inverse(excerpt)
+    loose = None
+    for at in range(len(kept) - 1, -1, -1):
+        earlier = kept[at]
+        if earlier is None or earlier[0] != path:
+            continue
+        lines = tuple(line for line in earlier[1].split("\n") if line[:1] in "+-")
+        if lines == exact:
+            return at
+        if loose is None and lines and tuple(sorted(lines)) == undone:
+            loose = at
+    return loose
+
+
+def _ordered_inverse(excerpt: str) -> tuple[str, ...]:
+    """The excerpt of the edit ``excerpt`` undoes, line for line: its added lines as removed
+    ones, then its removed lines as added ones, each in their order."""
+    lines = [line for line in excerpt.split("\n") if line[:1] in "+-"]
+    return (
+        *("-" + line[1:] for line in lines if line[0] == "+"),
+        *("+" + line[1:] for line in lines if line[0] == "-"),
+    )

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.infra.location_rules import MemoryPaths
+    from pokayokay.relevance.dense.client import Pending
 
 
 MIN_PROMPT_CHARS = 3
@@ -48,10 +49,12 @@ def suggestion_context(
     location: MemoryLocation | MemoryPaths | None = None,
     named: list[str] | None = None,
     write_signals: bool = True,
+    dense: Pending | None = None,
 ) -> str:
     """The suggestion text for the payload's prompt, or "" (``named``: the paths the prompt
     names, when the caller has them already; ``write_signals``: see
-    ``pokayokay.skills.advice.cached_signals``)."""
+    ``pokayokay.skills.advice.cached_signals``; ``dense``: the dense opinion asked for,
+    :func:`ask_dense`)."""
     from pokayokay.hooks.runtime import project_dir
     from pokayokay.skills.advice import advice_for
 
@@ -65,8 +68,31 @@ def suggestion_context(
         return ""
     project = project_dir(payload)
     return advice_for(
-        project, prompt, location=location, named=named, quick=True, write_signals=write_signals
+        project,
+        prompt,
+        location=location,
+        named=named,
+        quick=True,
+        write_signals=write_signals,
+        dense=dense,
     ).text()
+
+
+def ask_dense(project: str, words: str) -> Pending | None:
+    """Ask the resident dense model about the prompt's words now (decision 0181), so that it
+    works while recall scores; None when no service runs (one ``stat``) or it cannot be
+    reached, and the lexical gates decide."""
+    if len(words.strip()) < MIN_PROMPT_CHARS:
+        return None
+    try:
+        from pokayokay.relevance.dense.client import ask
+
+        return ask(project, words)
+    except Exception as exc:  # the opinion is a help, never a condition
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("UserPromptSubmit: asking the dense opinion", exc)
+        return None
 
 
 def _ingest_first(
@@ -167,7 +193,9 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
     from pokayokay.skills.advice import needs_failure_signals
     from pokayokay.skills.suggest import prompt_paths
 
-    named = prompt_paths(suggest_text(prompt))
+    words = suggest_text(prompt)
+    named = prompt_paths(words)
+    dense = ask_dense(project, words)
     location: MemoryPaths | None
     try:
         location = memory_paths(payload)
@@ -187,7 +215,7 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
 
                 part = prompt_context(payload, location)
             else:
-                part = suggestion_context(payload, location, named, not ingested)
+                part = suggestion_context(payload, location, named, not ingested, dense)
         except Exception as exc:  # one part failing must not cost the other
             from pokayokay.infra.logs import fail_open
 

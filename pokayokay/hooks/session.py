@@ -44,6 +44,7 @@ def session_start(payload: dict[str, Any], event: str) -> str:
     project, location = project_dir(payload), memory_paths(payload)  # strings: no pathlib
     memory_file = os.path.join(location.memory_dir, MEMORY_FILE)
     _catch_up(payload)
+    _start_dense(project)
     parts = [] if has_learnings(location.memory_dir) else [SESSION_START_TIP]
     measured = _measure(memory_file)
     if measured is not None:
@@ -69,6 +70,19 @@ def _phrase_hint(project: str) -> str:
 
         fail_open("SessionStart: the skills' phrase hint", exc)
         return ""
+
+
+def _start_dense(project: str) -> None:
+    """The resident dense model, when ``pokayokay[dense]`` is installed (decision 0181): started
+    detached, or asked to encode this project's skills; never costs the note."""
+    try:
+        from pokayokay.relevance.dense.client import start
+
+        start(project)
+    except Exception as exc:
+        from pokayokay.infra.logs import fail_open
+
+        fail_open("SessionStart: starting the dense opinion", exc)
 
 
 def _catch_up(payload: dict[str, Any]) -> None:

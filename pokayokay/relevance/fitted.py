@@ -35,9 +35,15 @@ SKILLS = "skills"
 RECALL_ASKED = "recall_asked"
 # Skill suggestion's gate for a skill that carries how a user might ask for it (decision 0176).
 SKILLS_ASKED = "skills_asked"
-KINDS = (RECALL, SKILLS, RECALL_ASKED, SKILLS_ASKED)
+# Skill suggestion's gates for a prompt the dense opinion answered for (decision 0181): the
+# lexical features and the model's three (``gate.DENSE_FEATURES``).
+SKILLS_DENSE = "skills_dense"
+SKILLS_ASKED_DENSE = "skills_asked_dense"
+KINDS = (RECALL, SKILLS, RECALL_ASKED, SKILLS_ASKED, SKILLS_DENSE, SKILLS_ASKED_DENSE)
 # The gate that judges a candidate carrying ``asked`` phrases, by the kind of the decision.
-ASKED_KIND = {RECALL: RECALL_ASKED, SKILLS: SKILLS_ASKED}
+ASKED_KIND = {RECALL: RECALL_ASKED, SKILLS: SKILLS_ASKED, SKILLS_DENSE: SKILLS_ASKED_DENSE}
+# The gate of a kind for a prompt the dense opinion answered for.
+DENSE_KIND = {SKILLS: SKILLS_DENSE}
 _loaded: dict[str, Gate] = {}
 
 

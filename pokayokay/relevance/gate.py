@@ -28,10 +28,11 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
   note. 0 for a note without them, and for every skill: skill suggestion keeps no phrase's
   terms apart, as the feature did not win there (decision 0177).
 
-A dense opinion's three features (a model's cosine, its lead over the best other cosine,
-whether the model ranks the candidate first) were dropped: always 0 and weighed 0 since the
-semantic extra was retired (decision 0142); without them the fit gives the same coefficients
-(decision 0149).
+With a dense opinion (``pokayokay[dense]``, :mod:`pokayokay.relevance.dense`, decision 0181),
+three more (:data:`DENSE_FEATURES`): the model's cosine between the prompt and the candidate,
+its lead over the best cosine of any other, and whether the model ranks it first. A gate fitted
+with them (``gate_<kind>_dense.json``) judges a prompt the resident model answered for; the
+lexical gates judge every other (no service, or no answer in time).
 
 One coefficient set per kind is shipped, ``gate_<kind>.json`` (:mod:`pokayokay.relevance.fitted`).
 
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
 FEATURES = (
     "score", "margin", "rare", "names_only", "coverage", "length", "rare_share", "asked_share",
 )  # fmt: skip
+DENSE_FEATURES = ("cosine", "cosine_lead", "cosine_top")
 # A second candidate speaks only at this share of the first one's probability, or more.
 NEARLY = 0.9
 # At most this many terms are read to estimate the corpus's rare-word IDF (bounded work).
@@ -77,13 +79,18 @@ class Evidence(Value):
     named: frozenset[str]
     units: int
     asked: float = 0.0
+    dense: tuple[float, float, float] | None = None
 
     def __repr__(self) -> str:
-        shown = zip(FEATURES, self.values(), strict=True)
+        dense = self.dense is not None
+        shown = zip(FEATURES + DENSE_FEATURES * dense, self.values(dense), strict=True)
         return f"Evidence({', '.join(f'{n}={v:.3f}' for n, v in shown)})"
 
-    def values(self) -> tuple[float, ...]:
-        """The feature vector, in :data:`FEATURES` order."""
+    def values(self, dense: bool = False) -> tuple[float, ...]:
+        """The feature vector, in :data:`FEATURES` order; with ``dense``, then the
+        :data:`DENSE_FEATURES` (0 each without an opinion)."""
+        if dense:
+            return self.values() + (self.dense or (0.0, 0.0, 0.0))
         matched, rare = self.matched, self.rare
         return (
             self.score,
@@ -102,12 +109,17 @@ class Gate:
     candidate speaks at ``threshold`` or above. How it was fitted is kept apart, in its
     provenance file (:func:`pokayokay.relevance.fitted.provenance`): a prompt reads only this."""
 
-    __slots__ = ("weights", "bias", "threshold")
+    __slots__ = ("weights", "bias", "threshold", "dense")
 
     def __init__(self, weights: tuple[float, ...], bias: float, threshold: float) -> None:
         self.weights = weights
         self.bias = bias
         self.threshold = threshold
+        self.dense = len(weights) == len(FEATURES) + len(DENSE_FEATURES)
+
+    @property
+    def features(self) -> tuple[str, ...]:
+        return FEATURES + DENSE_FEATURES * self.dense
 
     @classmethod
     def from_data(cls, data: object) -> Gate:
@@ -116,10 +128,13 @@ class Gate:
             raise ValueError("a relevance gate is a JSON object")
         names, weights = data.get("features"), data.get("weights")
         bias, threshold = data.get("bias"), data.get("threshold")
-        if list(names or ()) != list(FEATURES) or not isinstance(weights, list):
-            raise ValueError(f"a relevance gate's features are {FEATURES}")
+        names = list(names or ())
+        if names not in (list(FEATURES), list(FEATURES + DENSE_FEATURES)) or not isinstance(
+            weights, list
+        ):
+            raise ValueError(f"a relevance gate's features are {FEATURES}, then {DENSE_FEATURES}")
         numbers = [*weights, bias, threshold]
-        if len(weights) != len(FEATURES) or not all(
+        if len(weights) != len(names) or not all(
             isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
             for x in numbers
         ):
@@ -132,14 +147,15 @@ class Gate:
 
     def to_data(self) -> dict[str, object]:
         return {
-            "features": list(FEATURES),
+            "features": list(self.features),
             "weights": list(self.weights),
             "bias": self.bias,
             "threshold": self.threshold,
         }
 
     def probability(self, evidence: Evidence) -> float:
-        z = self.bias + sum(w * x for w, x in zip(self.weights, evidence.values(), strict=True))
+        values = evidence.values(self.dense)
+        z = self.bias + sum(w * x for w, x in zip(self.weights, values, strict=True))
         if z < -60.0:  # exp would overflow; the probability is 0 to double precision
             return 0.0
         return 1.0 / (1.0 + math.exp(-z))

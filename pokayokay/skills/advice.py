@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.infra.location_rules import MemoryPaths
+    from pokayokay.relevance.dense.client import Pending
     from pokayokay.skills.failure_boost import FailureSignals
     from pokayokay.skills.suggest import Advice, Signals
 
@@ -85,7 +86,8 @@ def gather_signals(
 ) -> Signals:
     """The memory signals for one prompt (read lazily, each fail-soft). ``named_paths`` are
     the paths the prompt (or the caller) names, unchecked. ``write_signals``: see
-    :func:`cached_signals` (``write``)."""
+    :func:`cached_signals` (``write``). ``dense``: the dense opinion asked for
+    (:func:`pokayokay.relevance.dense.client.ask`), read last, once the lexical work is done."""
     from pokayokay.skills.suggest import Signals
 
     spikes: list[Any] = []
@@ -149,13 +151,15 @@ def advice_for(
     named: Sequence[str] | None = None,
     quick: bool = False,
     write_signals: bool = True,
+    dense: Pending | None = None,
 ) -> Advice:
     """The suggestion for ``prompt`` in ``project`` (catalog, signals, scoring). ``named``:
     the paths the prompt names (``suggest.prompt_paths``), when the caller has them. With
     ``quick`` (the prompt hook), the skill catalog is checked by its folders only, and the
     ``SKILL.md`` of each suggested skill is stat-ed: one that changed brings the full check
     and a new answer (``pokayokay.skills.catalog``). ``write_signals``: see
-    :func:`cached_signals` (``write``)."""
+    :func:`cached_signals` (``write``). ``dense``: the dense opinion asked for
+    (:func:`pokayokay.relevance.dense.client.ask`), read last, once the lexical work is done."""
     from pokayokay.skills.catalog import load_catalog, unchanged_since_cached
     from pokayokay.skills.suggest import prompt_paths, suggest
 
@@ -168,9 +172,10 @@ def advice_for(
     in_prompt = prompt_paths(prompt) if named is None else named
     named = [*paths, *(p for p in in_prompt if p not in paths)]
     signals = gather_signals(project, loc, named, write_signals)
-    advice = suggest(prompt, skills, signals)
+    cosines = dense.cosines() if dense is not None else None
+    advice = suggest(prompt, skills, signals, dense=cosines)
     if quick and not unchanged_since_cached(skills, [s.name for s in advice.suggestions]):
-        advice = suggest(prompt, load_catalog(project), signals)
+        advice = suggest(prompt, load_catalog(project), signals, dense=cosines)
     return advice
 
 

@@ -184,6 +184,12 @@ def _stamp(path: str) -> list[int] | None:
     return [info.st_mtime_ns, info.st_size]
 
 
+def cache_stamp(project_dir: str, environ: Mapping[str, str] | None = None) -> list[int] | None:
+    """The size and mtime of ``project_dir``'s cached catalog (None: none is cached): it changes
+    whenever a prompt's check or SessionEnd's finds the skills changed (one ``stat``)."""
+    return _stamp(_cache_path(project_dir, environ))
+
+
 def _cache_path(project_dir: str, environ: Mapping[str, str] | None) -> str:
     from pokayokay.infra.state import project_state_path
 

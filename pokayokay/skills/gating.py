@@ -45,9 +45,12 @@ def evidence(
     stats: Stats,
     chosen: Sequence[Skill],
     scores: Mapping[str, float],
+    cosines: Mapping[str, float] | None = None,
 ) -> list[Evidence]:
     """The evidence of each of ``chosen`` (ranked, best first); ``scores``: every skill's score
-    for the prompt (the runner-up of a skill is the best other score not above its own)."""
+    for the prompt (the runner-up of a skill is the best other score not above its own; 0 for
+    a skill only the dense opinion chose); ``cosines``: the dense opinion, when there is one."""
+    from pokayokay.relevance.dense.texts import opinion_features
     from pokayokay.skills.match import evidence as shared_terms
 
     generic = generic_terms()
@@ -64,7 +67,7 @@ def evidence(
     for skill in chosen:
         assert skill.profile is not None  # suggest() ranks only skills with a profile
         _total, shared = shared_terms(query, skill.profile)
-        score = scores[skill.name]
+        score = scores.get(skill.name, 0.0)
         others = [s for name, s in scores.items() if name != skill.name and s <= score]
         out.append(
             Evidence(
@@ -74,6 +77,7 @@ def evidence(
                 rare,
                 named,
                 len(units),
+                dense=None if cosines is None else opinion_features(cosines, skill.name),
             )
         )
     return out
@@ -85,21 +89,23 @@ def speak(
     stats: Stats,
     chosen: Sequence[Skill],
     scores: Mapping[str, float],
+    cosines: Mapping[str, float] | None = None,
 ) -> list[Skill]:
     """The skills of ``chosen`` the gate lets speak: one by default, a second only when nearly
     as probable and about something else (:func:`~pokayokay.relevance.gate.select`); a skill
-    carrying how a user might ask for it is judged by its own gate (decision 0176)."""
-    from pokayokay.relevance.fitted import SKILLS
+    carrying how a user might ask for it is judged by its own gate (decision 0176). With
+    ``cosines`` (the dense opinion), the gates fitted with it judge (decision 0181)."""
+    from pokayokay.relevance.fitted import DENSE_KIND, SKILLS
     from pokayokay.relevance.fitted import speak as fitted_speak
 
     kept = fitted_speak(
         gate,
-        SKILLS,
+        SKILLS if cosines is None else DENSE_KIND[SKILLS],
         chosen,
-        lambda: evidence(query, stats, chosen, scores),
+        lambda: evidence(query, stats, chosen, scores, cosines),
         lambda skill: skill.profile is not None and skill.profile.asked,
     )
     if len(kept) > 1:
-        first = scores[kept[0].name]
-        kept = kept[:1] + [s for s in kept[1:] if scores[s.name] >= SECOND * first]
+        first = scores.get(kept[0].name, 0.0)
+        kept = kept[:1] + [s for s in kept[1:] if scores.get(s.name, 0.0) >= SECOND * first]
     return kept

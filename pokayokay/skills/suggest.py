@@ -55,7 +55,7 @@ from pokayokay.relevance.scan_names import prompt_path_matches
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from pokayokay.learnings.outcomes.chain_entries import SessionOutcome
     from pokayokay.learnings.outcomes.spikes import Spike
@@ -272,12 +272,22 @@ def _similar_task(a: str, b: str) -> bool:
 # The suggestion
 
 
-def _usable(skills: Sequence[Skill]) -> list[Skill]:
+def usable_skills(skills: Sequence[Skill]) -> list[Skill]:
+    """The skills suggestion may name: model-invocable, analysed, with a name it can print."""
     return [
         s
         for s in skills
         if s.model_invocable and s.profile is not None and skill_name_ok(s.name)
     ]
+
+
+def usable_opinion(
+    dense: Mapping[str, float], usable: Sequence[Skill], spike: bool = False
+) -> dict[str, float]:
+    """The dense opinion over the skills suggestion may name (``usable``; with ``spike``, an
+    answered spike's skill left out as the words' ranking leaves it)."""
+    names = {s.name for s in usable if not (spike and _is_spike_skill(s))}
+    return {n: v for n, v in dense.items() if n in names}
 
 
 def _stats(skills: Sequence[Skill]) -> Stats:
@@ -317,7 +327,7 @@ def prompt_query(prompt: str, stats: Stats, own: OwnWords | None = None) -> Quer
 
 def relevance(prompt: str, skills: Sequence[Skill]) -> list[tuple[Skill, float]]:
     """Every model-invocable skill sharing a term with the prompt, best first."""
-    usable = _usable(skills)
+    usable = usable_skills(skills)
     return _ranked(prompt_query(prompt, _stats(skills)), usable) if usable else []
 
 
@@ -328,12 +338,16 @@ def suggest(
     *,
     floor: float = FLOOR,
     gate: Gate | bool = True,
+    dense: Mapping[str, float] | None = None,
 ) -> Advice:
     """At most :data:`MAX_SUGGESTIONS` skills for ``prompt`` with their reasons, the answered
     spike it repeats, the recurring failures and graduated rules of the project files it names
     (``signals.paths``), pure. ``gate``: the decision to speak over the skills chosen for the
     prompt's words (:mod:`pokayokay.skills.gating`): ``True`` the fitted one, ``False`` none; a
-    skill boosted by a recurring failure answers another signal and is not gated."""
+    skill boosted by a recurring failure answers another signal and is not gated. ``dense``:
+    the dense opinion's cosine of each skill with the prompt (decision 0181), when the resident
+    model answered: the gate then weighs it too, and the skill it ranks first is a candidate
+    even when the prompt's words chose it not."""
     from pokayokay.recall.asks import explains_code
     from pokayokay.recall.turns import suggest_text
     from pokayokay.relevance.skill_terms import MAX_PROMPT_CHARS, generic_terms
@@ -350,7 +364,7 @@ def suggest(
     # code spans, fenced blocks and pasted output are set aside: names, not the task's words
     own = own_words(prompt)
     words = own.text
-    usable = _usable(skills)
+    usable = usable_skills(skills)
     query = prompt_query(prompt, _stats(skills), own)
     # a question the code, the text or the model answers gets no skill for its words, unless
     # it names a file of a format a skill handles ("fix the typo in deck.pptx")
@@ -401,10 +415,19 @@ def suggest(
         and names_format(query, prof)
     }
     worded = [by_name[n] for n in chosen if n not in reasons and n not in formats]
+    opinion = None
+    if dense is not None and not asks:
+        from pokayokay.relevance.dense.texts import top_of
+
+        opinion = usable_opinion(dense, usable, spike is not None)
+        first_choice = top_of(opinion)
+        if first_choice is not None and first_choice not in chosen:
+            worded.append(by_name[first_choice])  # the model's own, judged like the others
+            chosen.append(first_choice)
     if gate is not False and worded:
         from pokayokay.skills.gating import speak
 
-        kept = {s.name for s in speak(gate, query, _stats(skills), worded, scores)}
+        kept = {s.name for s in speak(gate, query, _stats(skills), worded, scores, opinion)}
         chosen = [n for n in chosen if n in reasons or n in formats or n in kept]
 
     suggestions: list[Suggestion] = []
@@ -422,7 +445,9 @@ def suggest(
             matched = _matched_words(words, set(strongest))
             if matched:
                 why.append("matches " + ", ".join(matched))
-        suggestions.append(Suggestion(name, round(scores[name], 3), why))
+            elif opinion is not None:
+                why.append("close in meaning to what it is for")
+        suggestions.append(Suggestion(name, round(scores.get(name, 0.0), 3), why))
 
     # Chain learnings: the latest session on a similar task used the skill and ended failing.
     chain = signals.chain

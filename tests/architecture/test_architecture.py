@@ -68,7 +68,8 @@ PURE = {
     "skills.skill_frontmatter",
     "relevance.gate", "relevance.analyser", "relevance.scan", "relevance.scan_names",
     "relevance.concepts", "relevance.skill_terms",
-    "relevance.own_words", "relevance.asked", "rules.team_view", "team.records", "team.aggregate",
+    "relevance.own_words", "relevance.asked", "relevance.dense.texts", "rules.team_view",
+    "team.records", "team.aggregate",
     "team.status",
     "hooks.events",
 }  # fmt: skip

@@ -307,6 +307,8 @@ def build_env(root: Path, mock: MockMessagesAPI) -> dict[str, str]:
         "XDG_STATE_HOME": str(home / ".local" / "state"),
         "CLAUDE_CONFIG_DIR": str(home / ".claude"),
         "POKAYOKAY_HOME": str(root / "pokayokay-home"),
+        # no resident dense model (decision 0181) unless a test asks for one
+        "POKAYOKAY_DENSE": "0",
         "PATH": os.pathsep.join([str(VENV_BIN), os.environ.get("PATH", os.defpath)]),
         "ANTHROPIC_BASE_URL": mock.base_url,
         "ANTHROPIC_API_KEY": "sk-ant-e2e-dummy-not-a-real-key",

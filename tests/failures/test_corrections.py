@@ -216,6 +216,8 @@ def _excerpt(old: list[str], new: list[str]) -> str:
     st.integers(min_value=0, max_value=5),
 )
 @example(changes=[("a.py", ["="], ["=="]), ("a.py", ["=", "="], ["=="])], undo=0)
+# two edits with the same lines in another order: the undo of the first cancels the first
+@example(changes=[("a.py", ["=="], ["=", "=", "a"]), ("a.py", ["=="], ["=", "a", "="])], undo=0)
 @settings(max_examples=150, deadline=None)
 def test_an_edit_undone_later_is_never_credited(
     changes: list[tuple[str, list[str], list[str]]], undo: int

@@ -28,6 +28,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -214,6 +215,24 @@ class Lab:
         if proc.returncode != 0 or b"left out" in proc.stdout:
             raise RuntimeError(f"skills --asked-from failed: {proc.stdout!r} {proc.stderr!r}")
 
+    def start_dense(self) -> subprocess.Popen[bytes]:
+        """The resident dense model for this lab (decision 0181), as SessionStart starts it,
+        its project's skills encoded: returns once it answers."""
+        service = subprocess.Popen(
+            [sys.executable, "-m", "pokayokay.skills.dense_service", "--warm",
+             str(self.project)],
+            env=self.env, cwd=self.project, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        from pokayokay.relevance.dense.client import alive
+
+        deadline = time.monotonic() + 120
+        while not alive(self.env):
+            if service.poll() is not None or time.monotonic() > deadline:
+                service.kill()
+                raise RuntimeError("the dense service did not start")
+            time.sleep(0.2)
+        return service
+
     def prompt(self, text: str) -> str:
         """The additionalContext the registered hook gives ``text`` ("" when silent)."""
         payload = {
@@ -300,9 +319,12 @@ def score_recall(project_file: Path, asked: dict[str, list[str]] | None = None) 
     return figures(outcomes)
 
 
-def score_skills(root: Path = SPLIT / "skills", asked: Path | None = None) -> Figures:
+def score_skills(
+    root: Path = SPLIT / "skills", asked: Path | None = None, dense: bool = False
+) -> Figures:
     """The skill figures of a split's ``skills`` folder; ``asked``: a ``tests/data/skills_asked``
-    file, whose phrases for this catalog are added as ``/skill-phrases`` has Claude add them."""
+    file, whose phrases for this catalog are added as ``/skill-phrases`` has Claude add them;
+    ``dense``: with the resident dense model running (``pokayokay[dense]``, decision 0181)."""
     data = json.loads((root / "prompts.json").read_text("utf-8"))
     with tempfile.TemporaryDirectory(prefix="pokayokay-split-") as folder:
         lab = Lab(Path(folder))
@@ -310,10 +332,16 @@ def score_skills(root: Path = SPLIT / "skills", asked: Path | None = None) -> Fi
         phrases = {} if asked is None else skills_asked(asked, root)
         if phrases:
             lab.ask_skills(phrases)
-        outcomes = [
-            (list(row["expect"]), suggested_skills(lab.prompt(row["q"])))
-            for row in data["prompts"]
-        ]
+        service = lab.start_dense() if dense else None
+        try:
+            outcomes = [
+                (list(row["expect"]), suggested_skills(lab.prompt(row["q"])))
+                for row in data["prompts"]
+            ]
+        finally:
+            if service is not None:
+                service.terminate()
+                service.wait(30)
     return figures(outcomes)
 
 
@@ -353,6 +381,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(decision 0176)",
     )
     parser.add_argument("--skills-only", action="store_true", help="score the skills alone")
+    parser.add_argument(
+        "--dense",
+        action="store_true",
+        help="with the resident dense model running (pokayokay[dense], decision 0181)",
+    )
     args = parser.parse_args(argv)
     root = args.split.resolve()
     asked = None if args.asked is None else asked_phrases(args.asked)
@@ -367,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows.append((f"recall {path.stem}", result))
     if recall_parts:
         rows.append(("recall, all", combined(recall_parts)))
-    rows.append(("skills", score_skills(root / "skills", args.skills_asked)))
+    rows.append(("skills", score_skills(root / "skills", args.skills_asked, args.dense)))
     for name, result in rows:
         print(f"{name:24} hit {result.hit}  silence {result.silence}  "
               f"precision {result.precision}")  # fmt: skip

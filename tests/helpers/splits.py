@@ -56,6 +56,9 @@ TEST5_FOLDER = DATA / "relevance_test8"
 # A sixth, written blind on 2026-11-29 before decision 0177 (Go webhooks, Python bird-call ML,
 # Godot roguelite; 43 skills): never read.
 TEST6_FOLDER = DATA / "relevance_test9"
+# A seventh, written blind on 2026-11-29 before decision 0181 (Rails, Rust CLI, Kotlin Android;
+# 48 skills): never read.
+TEST7_FOLDER = DATA / "relevance_test10"
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
 # the second unseen split's skills (its SKILL.md folders and prompts.json): skills dev too

@@ -23,8 +23,10 @@ from helpers.paths import FIXTURE_SAMPLES_DIR
 # files settled as a project's are.
 BUDGETS = {
     # (44: strings, no pathlib/re/enum/json, recall's modules only on a topic branch, decision
-    # 0124; 75 before, with the full freshness checks SessionEnd's, decision 0105)
-    "SessionStart": 48,
+    # 0124; 75 before, with the full freshness checks SessionEnd's, decision 0105; 49 with the
+    # dense opinion's start, decision 0181: its package and client, a few stats without the
+    # extra, no socket or json)
+    "SessionStart": 50,
     # (111: the ingester is imported only when something is spooled; 115 with relevance.scan and
     # relevance.scan_names, the plain scans that replace the prompt's patterns, decision 0137:
     # the registered command then imports no re, tests/architecture/test_prompt_imports_no_re;
@@ -83,6 +85,7 @@ def _env(root: Path) -> dict[str, str]:
         CLAUDE_CONFIG_DIR=str(root / "home" / ".claude"),
         POKAYOKAY_HOME=str(root / "home" / "state"),
         CLAUDE_PROJECT_DIR=str(root / "project"),
+        POKAYOKAY_DENSE="0",  # the resident model's start is SessionStart's one spawn (0181)
     )
     return env
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from pokayokay.relevance import fitted
 from pokayokay.relevance.gate import (
+    DENSE_FEATURES,
     FEATURES,
     MAX_SHOWN,
     NEARLY,
@@ -324,24 +325,33 @@ def test_the_fitting_script_is_one_command() -> None:
 # -- the dense opinion's features, retired (decisions 0142, 0149) ---------------------------
 
 
-def test_the_shipped_gates_are_lexical_and_hold_no_dense_feature() -> None:
-    """The semantic extra was retired (decision 0142) and its three features dropped (0149):
-    one gate per kind ships (notes and skills with ``asked`` phrases are kinds of their own,
-    decisions 0175, 0176), fitted on the lexical opinion alone, over the features the scorers
-    compute; the dense gate's file is gone from the package."""
+def test_the_shipped_gates_are_lexical_or_weigh_the_dense_opinion_too() -> None:
+    """One gate per kind ships (notes and skills with ``asked`` phrases are kinds of their own,
+    decisions 0175, 0176): the lexical ones over the features the scorers compute; skill
+    suggestion's dense ones (decision 0181) over those and the dense opinion's three, fitted with
+    the model the resident service runs. The retired semantic extra's gate is gone (0142)."""
     import os
 
-    assert not {"cosine", "cosine_margin", "agree"} & set(FEATURES)
+    assert not set(DENSE_FEATURES) & set(FEATURES)
+    dense = {fitted.SKILLS_DENSE, fitted.SKILLS_ASKED_DENSE}
     for kind in fitted.KINDS:
-        lexical = fitted.fitted(kind)
-        assert len(lexical.weights) == len(FEATURES)
+        gate = fitted.fitted(kind)
+        if kind in dense:
+            assert gate.features == FEATURES + DENSE_FEATURES and gate.dense
+            assert fitted.provenance(kind)["opinion"] == "lexical and dense (decision 0181)"
+            continue
+        assert gate.features == FEATURES and not gate.dense
         assert fitted.provenance(kind)["opinion"] == "lexical only"
+    assert fitted.DENSE_KIND == {fitted.SKILLS: fitted.SKILLS_DENSE}
+    assert fitted.ASKED_KIND[fitted.SKILLS_DENSE] == fitted.SKILLS_ASKED_DENSE
     shipped = sorted(n for n in os.listdir(fitted.HERE) if n.startswith("gate_"))
     assert shipped == [
         "gate_recall.json", "gate_recall.provenance.json",
         "gate_recall_asked.json", "gate_recall_asked.provenance.json",
         "gate_skills.json", "gate_skills.provenance.json",
         "gate_skills_asked.json", "gate_skills_asked.provenance.json",
+        "gate_skills_asked_dense.json", "gate_skills_asked_dense.provenance.json",
+        "gate_skills_dense.json", "gate_skills_dense.provenance.json",
     ]  # fmt: skip
 
 

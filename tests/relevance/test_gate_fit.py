@@ -89,7 +89,7 @@ def test_without_weights_the_fit_is_the_unweighted_one() -> None:
 def test_the_recall_gate_says_it_weighed_projects_equally_and_the_skill_gate_does_not() -> None:
     assert SCRIPT.BALANCED == {
         fitted.RECALL: True, fitted.SKILLS: False, fitted.RECALL_ASKED: True,
-        fitted.SKILLS_ASKED: False,
+        fitted.SKILLS_ASKED: False, fitted.SKILLS_DENSE: False, fitted.SKILLS_ASKED_DENSE: False,
     }  # fmt: skip
     recall = str(fitted.provenance(fitted.RECALL)["method"])
     asked = str(fitted.provenance(fitted.RECALL_ASKED)["method"])

@@ -19,6 +19,7 @@ from helpers.splits import (
     TEST4_FOLDER,
     TEST5_FOLDER,
     TEST6_FOLDER,
+    TEST7_FOLDER,
     TEST_FOLDER,
 )
 
@@ -82,7 +83,7 @@ def test_every_row_says_where_the_entry_came_from_and_shows_it(rows: list[dict[s
     )
     unread = (
         TEST_FOLDER, HELD_OUT_FOLDER, TEST2_FOLDER, TEST3_FOLDER, TEST4_FOLDER, TEST5_FOLDER,
-        TEST6_FOLDER,
+        TEST6_FOLDER, TEST7_FOLDER,
     )  # fmt: skip
     for path in FOLDER.glob("*.tsv"):  # the unread splits are never read
         text = path.read_text("utf-8")

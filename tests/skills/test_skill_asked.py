@@ -456,4 +456,5 @@ def test_status_counts_the_skills_with_phrases_and_names_the_command(project: Pa
     add_asked({BRAND: BLUE_PHRASES, COMMS: "write the weekly update"}, load_catalog(project))
     after = skills_line(project)
     assert after.endswith("2 of 2 skills carry how a user might ask for them")
-    assert after.startswith("lexical; relevance gates gate_skills.json, gate_skills_asked.json")
+    assert after.startswith("lexical (the dense opinion is off: POKAYOKAY_DENSE=0); relevance")
+    assert "gate_skills.json, gate_skills_asked.json;" in after

@@ -1,0 +1,367 @@
+"""The resident process holding the dense opinion's model, for skill suggestion (decision 0181).
+
+    python -m pokayokay.skills.dense_service [--warm PROJECT]
+
+Started detached by SessionStart when ``pokayokay[dense]`` is installed
+(:func:`pokayokay.relevance.dense.client.start`), one per state folder. It loads the model once
+(:class:`~pokayokay.relevance.dense.model.Encoder`, under a second), encodes the starting
+project's skills, then reads requests from its named pipe in pokayokay's private state folder
+(:data:`~pokayokay.names.DENSE_FIFO`, mode 0600 in a 0700 folder): for a prompt and a project,
+the cosine of every skill Claude may invoke there (:func:`pokayokay.relevance.dense.texts.
+skill_texts`: its name and description, and each way a user might ask for it), written to the
+reply pipe the request names, which must be a pipe in :data:`~pokayokay.names.DENSE_REPLIES`.
+Vectors of the skills' texts are kept in memory, so a prompt costs one short forward pass; a
+catalog seen for the first time is encoded once.
+
+A request it cannot read is logged and dropped; nothing a request holds is ever run, and
+nothing is written but the reply into the pipe the prompt made. It leaves after
+:data:`IDLE_SECONDS` without a request, and when its pipe is replaced or removed (another
+process took over, or the state folder went). What it does is logged to pokayokay's log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import sys
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from pokayokay.relevance.dense.client import ENV_KEYS  # the environment the hook sends
+from pokayokay.relevance.dense.texts import MAX_PROMPT_CHARS, PROTOCOL, skill_texts
+
+IDLE_SECONDS = 3600.0
+# How often it looks whether its pipe is still its own, between requests.
+CHECK_SECONDS = 5.0
+# How long a reply may wait for room in the prompt's pipe (a pipe holds 64 kB on Linux).
+WRITE_SECONDS = 1.0
+# A reply pipe older than this was left by a prompt that went away: removed.
+STALE_REPLY_SECONDS = 60.0
+# Vectors kept (past this many, all are dropped: a catalog's few hundred texts are encoded
+# again in a second or two).
+MAX_VECTORS = 50_000
+# Projects' catalogs kept (past this many, all are dropped and read again when asked).
+MAX_CATALOGS = 64
+MAX_LINE_BYTES = 1 << 16
+# Set to one before numpy loads: its BLAS would otherwise start a thread a core for a 1,000 x 384
+# product and keep them spinning, on the cores the prompt hook runs on.
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _log(message: str) -> None:
+    print(f"pokayokay dense: {message}", file=sys.stderr, flush=True)
+
+
+class Catalog:
+    """One project's skills as the model sees them: each skill's name, where its texts' rows
+    begin and end in ``matrix`` (their vectors, one row each)."""
+
+    __slots__ = ("matrix", "names", "spans", "stamp")
+
+    def __init__(
+        self, names: list[str], spans: list[tuple[int, int]], matrix: Any, stamp: object
+    ) -> None:
+        self.names = names
+        self.spans = spans
+        self.matrix = matrix
+        self.stamp = stamp
+
+
+class Opinion:
+    """The model, the vectors it computed (by text) and each project's catalog.
+
+    A prompt is answered from the catalog as it was last read. When the project's cached
+    catalog or the phrase table changed since (:func:`catalog_stamp`, two ``stat`` calls), it
+    is read again after the answer is written (:meth:`refresh`): a skill installed a moment ago
+    has its cosine from the next prompt on (the hook names only skills it finds itself), and no
+    prompt waits for the catalog to be read or its new texts encoded."""
+
+    def __init__(self, encoder: Any) -> None:
+        self.encoder = encoder
+        self.vectors: dict[str, Any] = {}
+        self.catalogs: dict[tuple[str, ...], Catalog] = {}
+        self.stale: dict[tuple[str, ...], tuple[str, dict[str, str]]] = {}
+
+    def vectors_of(self, texts: list[str]) -> list[Any]:
+        new = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        if new:
+            if len(self.vectors) + len(new) > MAX_VECTORS:
+                self.vectors.clear()
+                new = list(dict.fromkeys(texts))
+            for text, vector in zip(new, self.encoder.encode(new), strict=True):
+                self.vectors[text] = vector
+        return [self.vectors[t] for t in texts]
+
+    def load(self, project: str, environ: dict[str, str]) -> Catalog:
+        """Read ``project``'s catalog now and keep it, its texts encoded."""
+        import numpy as np
+
+        stamp = catalog_stamp(project, environ)
+        items = catalog_items(project, environ)
+        names: list[str] = []
+        spans: list[tuple[int, int]] = []
+        flat: list[str] = []
+        for name, texts in items:
+            names.append(name)
+            spans.append((len(flat), len(flat) + len(texts)))
+            flat.extend(texts)
+        matrix = np.stack(self.vectors_of(flat)) if flat else np.zeros((0, 384), np.float32)
+        if len(self.catalogs) >= MAX_CATALOGS:
+            self.catalogs.clear()
+        found = self.catalogs[_key(project, environ)] = Catalog(names, spans, matrix, stamp)
+        return found
+
+    def catalog(self, project: str, environ: dict[str, str]) -> Catalog:
+        """``project``'s catalog as last read (read now the first time); read again by
+        :meth:`refresh`."""
+        key = _key(project, environ)
+        found = self.catalogs.get(key)
+        if found is None:
+            return self.load(project, environ)
+        if found.stamp != catalog_stamp(project, environ):
+            self.stale[key] = (project, environ)
+        return found
+
+    def refresh(self) -> None:
+        """Read again the catalogs answered from since the last refresh."""
+        stale, self.stale = self.stale, {}
+        for project, environ in stale.values():
+            self.load(project, environ)
+
+    def skill_cosines(self, prompt: str, catalog: Catalog) -> dict[str, float]:
+        """Each skill's best cosine with ``prompt`` over its texts (rounded to 6 places, as
+        the gate was fitted)."""
+        if not catalog.names:
+            return {}
+        query = self.encoder.encode([prompt[:MAX_PROMPT_CHARS]])[0]
+        cosines = catalog.matrix @ query
+        return {
+            name: round(float(cosines[start:end].max()), 6)
+            for name, (start, end) in zip(catalog.names, catalog.spans, strict=True)
+        }
+
+
+def packed_cosines(cosines: Mapping[str, float]) -> dict[str, str]:
+    """The reply's form of ``cosines``: the names, a line each, and the values as little-endian
+    float32, in hex (the hook reads 200 skills' in microseconds: two strings, no numbers to
+    parse; :func:`pokayokay.relevance.dense.client.unpacked`)."""
+    import numpy as np
+
+    values = np.array(list(cosines.values()), dtype="<f4")
+    return {"names": "\n".join(cosines), "cosines": values.tobytes().hex()}
+
+
+def _key(project: str, environ: Mapping[str, str]) -> tuple[str, ...]:
+    return (project, *(environ.get(k, "") for k in ENV_KEYS))
+
+
+def catalog_stamp(project: str, environ: Mapping[str, str]) -> object:
+    """What changes when ``project``'s skills or their phrases do: the stats of its cached
+    catalog and of the phrase table."""
+    from pokayokay.skills.asked import asked_path
+    from pokayokay.skills.catalog import cache_stamp
+
+    try:
+        info = os.stat(asked_path(environ))
+        table = (info.st_mtime_ns, info.st_size)
+    except OSError:
+        table = None  # no phrases written yet
+    return (cache_stamp(project, environ), table)
+
+
+def catalog_items(project: str, environ: Mapping[str, str]) -> list[tuple[str, list[str]]]:
+    """The skills Claude may invoke in ``project``, each with its texts, as the prompt hook's
+    quick check finds them (the same cached catalog)."""
+    from pokayokay.skills.asked import asked_for, read_table
+    from pokayokay.skills.catalog import load_catalog
+
+    skills = load_catalog(project, environ, quick=True)
+    table = read_table(environ)
+    return [
+        (s.name, skill_texts(s.name, s.description, asked_for(table, s.name, s.description)))
+        for s in skills
+        if s.model_invocable and s.description
+    ]
+
+
+def answer(opinion: Opinion, request: object) -> dict[str, Any]:
+    """The reply to one request (a JSON value): ``{"v", "cosines"}``, ``{"v", "ok"}`` for a
+    warm-up, or ``{"v", "error"}``."""
+    if not isinstance(request, dict) or request.get("v") != PROTOCOL:
+        return {"v": PROTOCOL, "error": "not a request of this protocol"}
+    op, project, env = request.get("op"), request.get("project"), request.get("env", {})
+    if op not in ("skills", "warm"):
+        return {"v": PROTOCOL, "error": "unknown request"}
+    if not isinstance(project, str) or not os.path.isabs(project) or not isinstance(env, dict):
+        return {"v": PROTOCOL, "error": "a request names an absolute project folder"}
+    prompt = request.get("prompt")
+    if op == "skills" and not isinstance(prompt, str):
+        return {"v": PROTOCOL, "error": "a request for skills holds the prompt"}
+    environ = dict(os.environ)
+    environ.update({k: v for k, v in env.items() if k in ENV_KEYS and isinstance(v, str)})
+    if op == "warm":
+        return {"v": PROTOCOL, "ok": True, "skills": len(opinion.load(project, environ).names)}
+    assert isinstance(prompt, str)
+    catalog = opinion.catalog(project, environ)
+    return {"v": PROTOCOL, **packed_cosines(opinion.skill_cosines(prompt, catalog))}
+
+
+def reply_to(path: object, replies: str, text: bytes) -> bool:
+    """Write ``text`` into the prompt's pipe ``path``, which must be a pipe directly inside
+    ``replies`` (never a link, never another file); False when it is not, or its reader left."""
+    import select
+
+    if not isinstance(path, str) or os.path.dirname(path) != replies:
+        return False
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOFOLLOW)  # ENXIO: reader gone
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return False
+        deadline = time.monotonic() + WRITE_SECONDS
+        while text:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([], [fd], [], left)[1]:
+                return False
+            text = text[os.write(fd, text) :]
+        return True
+    except OSError:  # the reader left while it was written: that prompt decided without it
+        return False
+    finally:
+        os.close(fd)
+
+
+def handle(opinion: Opinion, line: bytes, replies: str) -> None:
+    """One request line: answered into its reply pipe, if it names one."""
+    from pokayokay.infra.lean_json import decode, dumps, loads
+
+    try:
+        request = loads(decode(line))
+    except ValueError as exc:
+        _log(f"a request that is not JSON was dropped ({exc})")
+        return
+    try:
+        reply = answer(opinion, request)
+    except Exception as exc:  # a bad request or project never stops the service
+        reply = {"v": PROTOCOL, "error": f"{type(exc).__name__}: {exc}"[:300]}
+    if "error" in reply:
+        _log(f"a request was refused: {reply['error']}")
+    target = request.get("reply") if isinstance(request, dict) else None
+    if target is not None:
+        reply_to(target, replies, dumps(reply, separators=(",", ":")).encode("ascii") + b"\n")
+    try:
+        opinion.refresh()  # after the answer: no prompt waits for the catalog's check
+    except Exception as exc:  # a project that cannot be read now is read at its next prompt
+        _log(f"a catalog could not be read again ({type(exc).__name__}: {exc})")
+
+
+def remove_stale_replies(replies: str, now: float | None = None) -> None:
+    """Remove the reply pipes prompts left behind (a hook killed before it read its answer)."""
+    now = time.time() if now is None else now
+    try:
+        names = os.listdir(replies)
+    except OSError:
+        return  # no folder: nothing was left
+    for name in names:
+        path = os.path.join(replies, name)
+        try:
+            info = os.lstat(path)
+            if stat.S_ISFIFO(info.st_mode) and now - info.st_mtime > STALE_REPLY_SECONDS:
+                os.unlink(path)
+        except OSError:
+            continue  # removed by its prompt meanwhile
+
+
+def serve(fifo: str, replies: str, opinion: Opinion, idle: float = IDLE_SECONDS) -> None:
+    """Answer the requests written to ``fifo`` until idle for ``idle`` seconds, or until the
+    pipe is no longer the one made here."""
+    import select
+
+    fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # read-write: never an end of file
+    mine = os.fstat(fd).st_ino
+    last = time.monotonic()
+    pending = b""
+    _log(f"serving on {fifo}")
+    try:
+        while time.monotonic() - last < idle:
+            try:
+                if os.stat(fifo).st_ino != mine:
+                    break  # another service took over
+            except OSError:
+                break  # the pipe, or the state folder, was removed: nobody can ask any more
+            if not select.select([fd], [], [], CHECK_SECONDS)[0]:
+                remove_stale_replies(replies)
+                continue
+            try:
+                pending += os.read(fd, MAX_LINE_BYTES)
+            except BlockingIOError:
+                continue  # another reader took it (none should): wait for the next
+            last = time.monotonic()
+            *lines, pending = pending.split(b"\n")
+            if len(pending) > MAX_LINE_BYTES:
+                pending = b""  # no request is this long: the rest of it is dropped
+            for line in lines:
+                if line.strip():
+                    handle(opinion, line, replies)
+    finally:
+        os.close(fd)
+        with contextlib.suppress(OSError):  # removed by whoever took over, or with the folder
+            if os.stat(fifo).st_ino == mine:
+                os.unlink(fifo)
+        _log("stopped")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``--warm PROJECT``: encode that project's skills first. When a service already runs
+    (it holds the lock), ask it to encode them and leave."""
+    import argparse
+    import fcntl
+
+    from pokayokay.infra.state import private_folder, state_home_path
+    from pokayokay.relevance.dense.client import places, warm
+    from pokayokay.relevance.dense.model import Encoder, ModelUnavailable
+
+    for name in BLAS_THREADS:  # one thread, never spinning: the prompt hook needs the other core
+        os.environ.setdefault(name, "1")
+    parser = argparse.ArgumentParser(prog="python -m pokayokay.skills.dense_service")
+    parser.add_argument("--warm", metavar="PROJECT", help="encode this project's skills first")
+    args = parser.parse_args(argv)
+    found = places()
+    if found is None:
+        _log("not started: it needs a POSIX system")
+        return 1
+    fifo, replies = found
+    private_folder(state_home_path())
+    private_folder(replies)
+    lock = os.open(fifo + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # a service runs (or is starting): it encodes the project instead
+            if args.warm:
+                warm(args.warm)
+            return 0
+        started = time.monotonic()
+        try:
+            opinion = Opinion(Encoder())
+            if args.warm:
+                answer(opinion, {"v": PROTOCOL, "op": "warm", "project": args.warm})
+        except ModelUnavailable as exc:
+            _log(f"not started: {exc}")
+            return 1
+        with contextlib.suppress(FileNotFoundError):  # none was left
+            os.unlink(fifo)  # the pipe of a service that was killed
+        os.mkfifo(fifo, 0o600)
+        _log(f"ready in {time.monotonic() - started:.2f} s")
+        serve(fifo, replies, opinion)
+    finally:
+        os.close(lock)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
