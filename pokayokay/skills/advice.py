@@ -86,8 +86,7 @@ def gather_signals(
 ) -> Signals:
     """The memory signals for one prompt (read lazily, each fail-soft). ``named_paths`` are
     the paths the prompt (or the caller) names, unchecked. ``write_signals``: see
-    :func:`cached_signals` (``write``). ``dense``: the dense opinion asked for
-    (:func:`pokayokay.relevance.dense.client.ask`), read last, once the lexical work is done."""
+    :func:`cached_signals` (``write``)."""
     from pokayokay.skills.suggest import Signals
 
     spikes: list[Any] = []

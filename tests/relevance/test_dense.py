@@ -360,3 +360,59 @@ def test_doctor_says_whether_the_model_can_run(
     checks.clear()
     doctor._check_dense(checks)
     assert checks == []  # off: the skills line says so
+
+
+# -- the service takes requests as hostile -----------------------------------------------------
+
+
+def test_a_reply_goes_only_into_a_pipe_in_the_replies_folder(tmp_path: Path) -> None:
+    replies = tmp_path / "dense-replies"
+    replies.mkdir()
+    outside = tmp_path / "outside"
+    os.mkfifo(outside)
+    keep = os.open(outside, os.O_RDONLY | os.O_NONBLOCK)  # a reader, so it could be written
+    try:
+        assert not service.reply_to(str(outside), str(replies), b"x\n")
+        assert not service.reply_to(str(replies / ".." / "outside"), str(replies), b"x\n")
+        assert os.read(keep, 10) == b""  # nothing reached it
+    finally:
+        os.close(keep)
+    regular = replies / "a-file"
+    regular.write_text("kept")
+    assert not service.reply_to(str(regular), str(replies), b"overwritten\n")
+    assert regular.read_text() == "kept"
+    target = tmp_path / "target"
+    target.write_text("kept")
+    (replies / "a-link").symlink_to(target)
+    assert not service.reply_to(str(replies / "a-link"), str(replies), b"overwritten\n")
+    assert target.read_text() == "kept"
+    gone = replies / "gone"
+    os.mkfifo(gone)  # its prompt left: nobody reads it
+    assert not service.reply_to(str(gone), str(replies), b"late\n")
+    for request in (["not", "a", "dict"], 3, None):
+        assert not service.reply_to(request, str(replies), b"x\n")
+
+
+def test_pipes_prompts_left_behind_are_removed(tmp_path: Path) -> None:
+    replies = tmp_path / "dense-replies"
+    replies.mkdir()
+    old, new = replies / "1-1", replies / "2-2"
+    os.mkfifo(old)
+    os.mkfifo(new)
+    (replies / "not-a-pipe").write_text("kept")
+    past = time.time() - service.STALE_REPLY_SECONDS - 5
+    os.utime(old, (past, past))
+    service.remove_stale_replies(str(replies))
+    assert sorted(os.listdir(replies)) == ["2-2", "not-a-pipe"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b"\xff\xfe not utf-8", b"{not json", b"[]", b'{"v": 1, "op": "skills"}', b"x" * 70_000],
+)
+def test_a_line_it_cannot_take_is_logged_and_dropped(
+    opinion: service.Opinion, tmp_path: Path, line: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    service.handle(opinion, line, str(tmp_path))
+    assert "pokayokay dense:" in capsys.readouterr().err
+    assert os.listdir(tmp_path) == []  # nothing written anywhere
