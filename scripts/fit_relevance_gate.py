@@ -58,12 +58,15 @@ from helpers.relevance_split import (  # noqa: E402
 )
 
 from pokayokay.recall import index as recall_index  # noqa: E402
+from pokayokay.recall.dense_notes import DenseNotes  # noqa: E402
 from pokayokay.recall.gating import evidence as recall_evidence  # noqa: E402
 from pokayokay.relevance.concepts import query_features  # noqa: E402
-from pokayokay.relevance.dense.texts import skill_texts  # noqa: E402
+from pokayokay.relevance.dense.texts import note_texts, skill_texts  # noqa: E402
 from pokayokay.relevance.fitted import (  # noqa: E402
     RECALL,
     RECALL_ASKED,
+    RECALL_ASKED_DENSE,
+    RECALL_DENSE,
     SKILLS,
     SKILLS_ASKED,
     SKILLS_ASKED_DENSE,
@@ -90,7 +93,7 @@ HIT_KEEP = 0.95  # the share of the ungated hits a threshold must keep, by defau
 # the gates with the dense opinion, by the same rule (decision 0181).
 KIND_HIT_KEEP: dict[str, float] = {
     RECALL: 0.80, SKILLS: 0.90, RECALL_ASKED: 0.85, SKILLS_ASKED: 0.90,
-    SKILLS_DENSE: 0.80, SKILLS_ASKED_DENSE: 0.90,
+    SKILLS_DENSE: 0.80, SKILLS_ASKED_DENSE: 0.90, RECALL_DENSE: 0.70, RECALL_ASKED_DENSE: 0.85,
 }  # fmt: skip
 L2 = 1.0  # the penalty on the standardised weights (not on the bias)
 COMMAND = "python scripts/fit_relevance_gate.py"
@@ -101,6 +104,7 @@ COMMAND = "python scripts/fit_relevance_gate.py"
 WITHOUT: dict[str, tuple[str, ...]] = {
     RECALL: (), SKILLS: ("rare_share",), RECALL_ASKED: (), SKILLS_ASKED: ("rare_share",),
     SKILLS_DENSE: ("rare_share",), SKILLS_ASKED_DENSE: ("rare_share",),
+    RECALL_DENSE: (), RECALL_ASKED_DENSE: (),
 }  # fmt: skip
 # Whether each project (a corpus of notes, or a skill catalog) weighs the same in the fit, however
 # many prompts it has, rather than each prompt (decision 0145): recall's train split is 893
@@ -109,15 +113,21 @@ WITHOUT: dict[str, tuple[str, ...]] = {
 # wins for recall, not for skill suggestion.
 BALANCED: dict[str, bool] = {
     RECALL: True, SKILLS: False, RECALL_ASKED: True, SKILLS_ASKED: False,
-    SKILLS_DENSE: False, SKILLS_ASKED_DENSE: False,
+    SKILLS_DENSE: False, SKILLS_ASKED_DENSE: False, RECALL_DENSE: True, RECALL_ASKED_DENSE: True,
 }  # fmt: skip
 # Every kind, in the order they are fitted: the gates for notes and skills carrying ``asked``
 # phrases are fitted on the same prompts with those phrases in the notes (decision 0175) and in
 # the skills (decision 0176).
-ALL_KINDS = (RECALL, SKILLS, RECALL_ASKED, SKILLS_ASKED, SKILLS_DENSE, SKILLS_ASKED_DENSE)
+ALL_KINDS = (
+    RECALL, SKILLS, RECALL_ASKED, SKILLS_ASKED,
+    SKILLS_DENSE, SKILLS_ASKED_DENSE, RECALL_DENSE, RECALL_ASKED_DENSE,
+)  # fmt: skip
 # The kinds fitted with the dense opinion (decision 0181): their lexical kind, whose cases they
 # take with the model's cosines added (the model needs ``pokayokay[dense]`` here).
-DENSE_OF: dict[str, str] = {SKILLS_DENSE: SKILLS, SKILLS_ASKED_DENSE: SKILLS_ASKED}
+DENSE_OF: dict[str, str] = {
+    SKILLS_DENSE: SKILLS, SKILLS_ASKED_DENSE: SKILLS_ASKED,
+    RECALL_DENSE: RECALL, RECALL_ASKED_DENSE: RECALL_ASKED,
+}  # fmt: skip
 SKILLS_ASKED_FILE = "tests/data/skills_asked/train_dev.json"
 
 
@@ -162,21 +172,36 @@ def recall_sources(
     return out
 
 
-def recall_cases(split: Sequence[tuple[str, str, str]], *, asked: bool = False) -> list[Case]:
+def recall_cases(
+    split: Sequence[tuple[str, str, str]], *, asked: bool = False, dense: bool = False
+) -> list[Case]:
     """The cases of ``split``; with ``asked``, each learning carries how a teammate might ask
-    for it (``tests/data/recall_asked``, decision 0175)."""
+    for it (``tests/data/recall_asked``, decision 0175); with ``dense``, the dense opinion of
+    every note (decision 0181)."""
     cases: list[Case] = []
     indexes: dict[str, recall_index.Index] = {}
     phrases = recall_eval.asked_phrases() if asked else {}
     for corpus, notes, rows in recall_sources(split):
+        given = recall_eval.with_asked(notes, phrases)
         if corpus not in indexes:
-            indexes[corpus] = recall_eval.build(recall_eval.with_asked(notes, phrases))
+            indexes[corpus] = recall_eval.build(given)
         index = indexes[corpus]
+        ids = [index.doc(i).id for i in range(len(index))]
+        said = {note["id"]: note.get("asked", []) for note in given}
+        items = {i: note_texts(index.doc(at).text, said.get(i, [])) for at, i in enumerate(ids)}
         for row in rows:
             prompt = row["q"]
-            hits = recall_index.recall(index, prompt, gate=False).hits
+            opinion = None
+            if dense:
+                opinion = DenseNotes(ids, dense_opinion().cosines(prompt, items))
+            hits = recall_index.recall(
+                index, prompt, gate=False, dense=None if opinion is None else lambda o=opinion: o
+            ).hits
             runners = [score for _d, score in index.ranked(prompt)]
-            found = recall_evidence(index, query_features(prompt), prompt, hits, runners)
+            cosines = None if opinion is None else opinion.cosines
+            found = recall_evidence(
+                index, query_features(prompt), prompt, hits, runners, cosines
+            )
             cases.append(Case(list(row["expect"]), [h.doc.id for h in hits], found, corpus))
     return cases
 
@@ -467,14 +492,15 @@ def work(kinds: Sequence[str] = ALL_KINDS) -> Work:
     Skills' dev is the held-out prompts and the second unseen split's skill prompts, against
     that split's own catalog (:data:`helpers.splits.SKILLS_DEV_UNSEEN_FOLDER`)."""
     out: Work = {}
-    for kind in (RECALL, RECALL_ASKED):
+    for kind in (RECALL, RECALL_ASKED, RECALL_DENSE, RECALL_ASKED_DENSE):
         if kind not in kinds:
             continue
-        asked = kind == RECALL_ASKED
-        recall_read = recall_cases(splits.RECALL_TRAIN_READ, asked=asked)
+        asked = DENSE_OF.get(kind, kind) == RECALL_ASKED
+        dense = kind in DENSE_OF
+        recall_read = recall_cases(splits.RECALL_TRAIN_READ, asked=asked, dense=dense)
         out[kind] = (
-            recall_cases(splits.RECALL_TRAIN, asked=asked) + recall_read,
-            recall_cases(splits.RECALL_DEV, asked=asked),
+            recall_cases(splits.RECALL_TRAIN, asked=asked, dense=dense) + recall_read,
+            recall_cases(splits.RECALL_DEV, asked=asked, dense=dense),
             {
                 "train": splits.names(splits.RECALL_TRAIN) + splits.names(splits.RECALL_TRAIN_READ),
                 "dev": splits.names(splits.RECALL_DEV),

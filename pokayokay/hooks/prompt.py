@@ -78,16 +78,26 @@ def suggestion_context(
     ).text()
 
 
-def ask_dense(project: str, words: str) -> Pending | None:
-    """Ask the resident dense model about the prompt's words now (decision 0181), so that it
-    works while recall scores; None when no service runs (one ``stat``) or it cannot be
-    reached, and the lexical gates decide."""
+def ask_dense(
+    project: str, words: str, location: MemoryPaths | None, recall_words: str
+) -> Pending | None:
+    """Ask the resident dense model about the prompt now (decision 0181): the skills, for the
+    words suggestion reads, and the notes recall reads from ``location``, for recall's reading
+    of the prompt; it works while recall scores. None when no service runs (one ``stat``) or
+    it cannot be reached, and the lexical gates decide."""
     if len(words.strip()) < MIN_PROMPT_CHARS:
         return None
     try:
         from pokayokay.relevance.dense.client import ask
 
-        return ask(project, words)
+        notes = None
+        if location is not None and recall_words.strip():
+            from pokayokay.infra.state import project_state_path
+
+            state = project_state_path(str(location.project_key))
+            dirs = (str(location.memory_dir), str(location.project_dir), state)
+            notes = (*dirs, recall_words)
+        return ask(project, words, notes=notes)
     except Exception as exc:  # the opinion is a help, never a condition
         from pokayokay.infra.logs import fail_open
 
@@ -195,7 +205,6 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
 
     words = suggest_text(prompt)
     named = prompt_paths(words)
-    dense = ask_dense(project, words)
     location: MemoryPaths | None
     try:
         location = memory_paths(payload)
@@ -204,6 +213,9 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
 
         fail_open("UserPromptSubmit memory location", exc)
         location = None
+    from pokayokay.hooks.recall import recall_words
+
+    dense = ask_dense(project, words, location, recall_words(prompt))
     ingested = False
     if needs_failure_signals(project, named):
         ingested = _ingest_first(project, named, location)
@@ -213,7 +225,7 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
             if name == "recall":
                 from pokayokay.hooks.recall import prompt_context
 
-                part = prompt_context(payload, location)
+                part = prompt_context(payload, location, dense)
             else:
                 part = suggestion_context(payload, location, named, not ingested, dense)
         except Exception as exc:  # one part failing must not cost the other

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.infra.location_rules import MemoryPaths
+    from pokayokay.relevance.dense.client import Pending
 
 
 # Seconds a prompt may spend re-reading changed memory files (Claude Code waits for this hook).
@@ -42,6 +43,7 @@ def _block(
     location: MemoryLocation | MemoryPaths | None = None,
     *,
     quick: bool = False,
+    dense: Pending | None = None,
 ) -> str:
     from pokayokay.hooks.runtime import memory_paths
     from pokayokay.recall.sources import block_for
@@ -54,6 +56,7 @@ def _block(
         session=session if isinstance(session, str) and session else None,
         advisory=advisory,
         quick=quick,
+        dense=dense,
     )
 
 
@@ -71,23 +74,31 @@ def worth_recalling(prompt: str) -> bool:
     return len(terms) >= MIN_CONTENT_TERMS and bool(strong)
 
 
+def recall_words(prompt: object) -> str:
+    """What recall reads of a prompt ("" when it reads nothing: a machine's turn, pasted
+    output, a command or too few words)."""
+    if not isinstance(prompt, str):
+        return ""
+    from pokayokay.recall.turns import recall_text
+
+    text = recall_text(prompt)
+    return text if worth_recalling(text) else ""
+
+
 def prompt_context(
-    payload: dict[str, Any], location: MemoryLocation | MemoryPaths | None = None
+    payload: dict[str, Any],
+    location: MemoryLocation | MemoryPaths | None = None,
+    dense: Pending | None = None,
 ) -> str:
     """The recall block for the payload's prompt, or "" (for a handler that joins several
     contexts on UserPromptSubmit; ``location``: the memory location, when it has it). Only the
     person's words are read (``pokayokay.recall.turns``): nothing for a turn Claude Code wrote
     (``<task-notification>``), pasted tool output or ``/remember``; a slash command's
-    arguments."""
-    prompt = payload.get("prompt")
-    if not isinstance(prompt, str):
+    arguments. ``dense``: the dense opinion asked for (decision 0181)."""
+    text = recall_words(payload.get("prompt"))
+    if not text:
         return ""
-    from pokayokay.recall.turns import recall_text
-
-    text = recall_text(prompt)  # a machine's turn, pasted output: ""; a command: its arguments
-    if not worth_recalling(text):
-        return ""
-    return _block(payload, text, location=location, quick=True)
+    return _block(payload, text, location=location, quick=True, dense=dense)
 
 
 def user_prompt_submit(payload: dict[str, Any], event: str) -> str:

@@ -44,7 +44,7 @@ def session_start(payload: dict[str, Any], event: str) -> str:
     project, location = project_dir(payload), memory_paths(payload)  # strings: no pathlib
     memory_file = os.path.join(location.memory_dir, MEMORY_FILE)
     _catch_up(payload)
-    _start_dense(project)
+    _start_dense(project, location)
     parts = [] if has_learnings(location.memory_dir) else [SESSION_START_TIP]
     measured = _measure(memory_file)
     if measured is not None:
@@ -72,13 +72,15 @@ def _phrase_hint(project: str) -> str:
         return ""
 
 
-def _start_dense(project: str) -> None:
+def _start_dense(project: str, location: Any) -> None:
     """The resident dense model, when ``pokayokay[dense]`` is installed (decision 0181): started
-    detached, or asked to encode this project's skills; never costs the note."""
+    detached, or asked to encode this project's skills and notes; never costs the note."""
     try:
+        from pokayokay.infra.state import project_state_path
         from pokayokay.relevance.dense.client import start
 
-        start(project)
+        state = project_state_path(str(location.project_key))
+        start(project, notes=(str(location.memory_dir), str(location.project_dir), state))
     except Exception as exc:
         from pokayokay.infra.logs import fail_open
 

@@ -21,7 +21,7 @@ from pokayokay.relevance.gate import RARE_SAMPLE, Evidence, asked_share, rare_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from pokayokay.recall.index import Hit, Index
     from pokayokay.relevance.concepts import Query
@@ -71,10 +71,12 @@ def evidence(
     prompt: str,
     hits: Sequence[Hit],
     runners: Sequence[float],
+    cosines: Mapping[str, float] | None = None,
 ) -> list[Evidence]:
     """The evidence of each of ``hits`` (ranked notes, each with its document position
     ``Hit.at``); ``runners``: the scores of every candidate the ranking looked at, best first
-    (the runner-up of a note is the best score below its own)."""
+    (the runner-up of a note is the best score below its own); ``cosines``: the dense opinion
+    of every note, by id, when there is one (decision 0181)."""
     weak = weak_terms()
     pieces: dict[str, list[str]] = {}  # piece -> the prompt's features standing for it
     for term in query.counts:
@@ -97,6 +99,11 @@ def evidence(
     holders = {t: set(index.posting(t)[::2]) for ts in pieces.values() for t in ts}
     frozen_rare, frozen_named = frozenset(rare), frozenset(named)
     held = list(pieces.values())
+    ranked = None
+    if cosines is not None:
+        from pokayokay.relevance.dense.texts import opinion_features, ranking
+
+        ranked = ranking(cosines)
     out = []
     for hit in hits:
         matched = frozenset(
@@ -106,7 +113,12 @@ def evidence(
         # one of those): the runner-up is the best score strictly below
         runner = max((s for s in runners if s < hit.score), default=0.0)
         asked = asked_share(held, hit.doc.asked) if hit.doc.asked else 0.0
+        dense = None
+        if cosines is not None:
+            dense = opinion_features(cosines, hit.doc.id, ranked)
         out.append(
-            Evidence(hit.score, runner, matched, frozen_rare, frozen_named, len(pieces), asked)
+            Evidence(
+                hit.score, runner, matched, frozen_rare, frozen_named, len(pieces), asked, dense
+            )
         )
     return out

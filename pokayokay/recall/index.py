@@ -90,9 +90,10 @@ from pokayokay.relevance.concepts import (
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
     from typing import Any, Protocol
 
+    from pokayokay.recall.dense_notes import DenseNotes
     from pokayokay.relevance.concepts import Query
     from pokayokay.relevance.gate import Gate
 
@@ -520,6 +521,7 @@ def recall(
     shown: Collection[str] = (),
     repeat_floor: float = REPEAT_FLOOR,
     gate: Gate | bool = True,
+    dense: Callable[[], DenseNotes | None] | None = None,
 ) -> Result:
     """The top ``k`` documents at or above ``floor`` for ``prompt``; with ``near_misses``, also
     that many of the best below it (only those documents are read from the index).
@@ -533,14 +535,13 @@ def recall(
     session), or any note for a prompt explaining the code at hand or editing documentation
     (:mod:`pokayokay.recall.asks`), comes back only when it scores ``repeat_floor``.
     ``gate``: the decision to speak over the notes left (:mod:`pokayokay.recall.gating`):
-    ``True`` the fitted one, ``False`` none.
-    """
+    ``True`` the fitted one, ``False`` none. ``dense``: see :mod:`pokayokay.recall.dense_notes`."""
     above: list[Hit] = []
     near: list[Hit] = []
     seen: set[str] = set()
     query = query_features(prompt)
     asks = prompt[:MAX_QUERY_CHARS].lower()
-    if explains_code(asks) or edits_docs(asks) or message_content(asks) is not None:
+    if answered := explains_code(asks) or edits_docs(asks) or message_content(asks) is not None:
         floor = max(floor, repeat_floor)  # the code or text answers: a clear match
     pieces: dict[int, int] = {}  # each document's plain pieces of the prompt, a bit each
     masks: dict[int, int] = {}  # ... by hit
@@ -579,13 +580,17 @@ def recall(
         ]
     chosen.sort(key=lambda h: (-h.score, h.doc.kind == "fix"))
     chosen = show_less(chosen, [masks[id(h)] for h in chosen], k, MIN_EVIDENCE)
+    opinion = dense() if dense is not None else None  # read once the words have ranked
+    if opinion is not None and not answered:  # the model's own note, judged like the others
+        chosen = opinion.with_first_choice(chosen, index, shown)
     if gate is not False and chosen:
         from pokayokay.recall.gating import evidence
-        from pokayokay.relevance.fitted import RECALL, speak
+        from pokayokay.relevance.fitted import DENSE_KIND, RECALL, speak
 
-        ranked = chosen
-        found = lambda: evidence(index, query, prompt, ranked, runners)  # noqa: E731
-        chosen = speak(gate, RECALL, ranked, found, lambda hit: bool(hit.doc.asked))
+        ranked, cosines = chosen, None if opinion is None else opinion.cosines
+        found = lambda: evidence(index, query, prompt, ranked, runners, cosines)  # noqa: E731
+        kind = RECALL if cosines is None else DENSE_KIND[RECALL]
+        chosen = speak(gate, kind, ranked, found, lambda hit: bool(hit.doc.asked))
     return Result(chosen, near, floor)
 
 

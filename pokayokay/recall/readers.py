@@ -107,6 +107,11 @@ def document_from_row(row: list[Any]) -> tuple[Document, dict[str, int]]:
     return Document.from_row(row), {str(k): int(v) for k, v in counts.items()}
 
 
+def learning_id(file_name: str) -> str:
+    """The recall document id of the learning in the topic file ``file_name``."""
+    return f"learning:{file_name.removeprefix(LEARNING_PREFIX).removesuffix('.md')}"
+
+
 def learning_document(learning: Learning, file_name: str) -> tuple[Document, dict[str, int]]:
     """The document for one parsed learning, and the term counts of what is matched.
 
@@ -127,7 +132,7 @@ def learning_document(learning: Learning, file_name: str) -> tuple[Document, dic
             counts[term] = counts.get(term, 0) + tf
         asked = phrase_terms(learning.asked, term_counts)  # each phrase's own (decision 0177)
     doc = Document(
-        f"learning:{file_name.removeprefix(LEARNING_PREFIX).removesuffix('.md')}",
+        learning_id(file_name),
         "learning",
         shown_text(learning.text),
         label=learning.category,

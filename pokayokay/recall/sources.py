@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from pokayokay.infra.locate import MemoryLocation
     from pokayokay.infra.location_rules import MemoryPaths
     from pokayokay.recall.cache_io import IndexRows, IndexStamps
+    from pokayokay.relevance.dense.client import Pending
 
     Where = str | Path  # a folder, as either (the prompt hook passes strings)
 
@@ -527,6 +528,7 @@ def block_for(
     session: str | None = None,
     advisory: str | None = None,
     quick: bool = False,
+    dense: Pending | None = None,
 ) -> str:
     """The recall block for ``prompt`` ("" when nothing clears the floor).
 
@@ -535,9 +537,11 @@ def block_for(
     ``quick``, the index may be vouched for by the quick key alone; a learning about to be
     injected that changed since it was indexed then brings the full check and a new answer. A
     cached index that turns out to be damaged (it is read lazily, term by term) is dropped and
-    the answer computed from the files themselves.
+    the answer computed from the files themselves. ``dense``: the dense opinion asked for
+    (decision 0181), read once the words have ranked the notes.
     """
     from pokayokay.infra.state import project_state_path
+    from pokayokay.recall.dense_notes import dense_notes
     from pokayokay.recall.index import recall
 
     state_dir = project_state_path(str(location.project_key))
@@ -546,17 +550,20 @@ def block_for(
     index = loaded.index
     if index is None or not len(index):
         return ""
+    opinion = dense_notes(dense)
     before: frozenset[str] = frozenset()
     if session and os.path.exists(os.path.join(state_dir, RECALL_SHOWN_FILE)):
         from pokayokay.recall import shown as shown_notes
 
         before = shown_notes.shown(str(state_dir), session)
     try:
-        hits = recall(index, prompt, shown=before).hits
+        hits = recall(index, prompt, shown=before, dense=opinion).hits
     except (ValueError, TypeError, KeyError, IndexError):
         unlink_quietly(os.path.join(state_dir, INDEX_FILE))
         index = load(*dirs, budget=budget).index
-        hits = recall(index, prompt, shown=before).hits if index is not None else []
+        hits = (
+            recall(index, prompt, shown=before, dense=opinion).hits if index is not None else []
+        )
     else:
         if (
             hits
@@ -566,7 +573,9 @@ def block_for(
             )
         ):
             index = load(*dirs, budget=budget).index  # a hit changed: check everything
-            hits = recall(index, prompt, shown=before).hits if index is not None else []
+            hits = (
+            recall(index, prompt, shown=before, dense=opinion).hits if index is not None else []
+        )
     if not hits:
         return ""  # most prompts: the block's and the shown notes' modules not even imported
     from pokayokay.recall import shown as shown_notes

@@ -39,11 +39,19 @@ SKILLS_ASKED = "skills_asked"
 # lexical features and the model's three (``gate.DENSE_FEATURES``).
 SKILLS_DENSE = "skills_dense"
 SKILLS_ASKED_DENSE = "skills_asked_dense"
-KINDS = (RECALL, SKILLS, RECALL_ASKED, SKILLS_ASKED, SKILLS_DENSE, SKILLS_ASKED_DENSE)
+RECALL_DENSE = "recall_dense"
+RECALL_ASKED_DENSE = "recall_asked_dense"
+KINDS = (
+    RECALL, SKILLS, RECALL_ASKED, SKILLS_ASKED,
+    SKILLS_DENSE, SKILLS_ASKED_DENSE, RECALL_DENSE, RECALL_ASKED_DENSE,
+)  # fmt: skip
 # The gate that judges a candidate carrying ``asked`` phrases, by the kind of the decision.
-ASKED_KIND = {RECALL: RECALL_ASKED, SKILLS: SKILLS_ASKED, SKILLS_DENSE: SKILLS_ASKED_DENSE}
+ASKED_KIND = {
+    RECALL: RECALL_ASKED, SKILLS: SKILLS_ASKED,
+    SKILLS_DENSE: SKILLS_ASKED_DENSE, RECALL_DENSE: RECALL_ASKED_DENSE,
+}  # fmt: skip
 # The gate of a kind for a prompt the dense opinion answered for.
-DENSE_KIND = {SKILLS: SKILLS_DENSE}
+DENSE_KIND = {SKILLS: SKILLS_DENSE, RECALL: RECALL_DENSE}
 _loaded: dict[str, Gate] = {}
 
 

@@ -1,15 +1,18 @@
-"""The resident process holding the dense opinion's model, for skill suggestion (decision 0181).
+"""The resident process holding the dense opinion's model, for skills and notes (decision 0181).
 
     python -m pokayokay.skills.dense_service [--warm PROJECT]
 
 Started detached by SessionStart when ``pokayokay[dense]`` is installed
 (:func:`pokayokay.relevance.dense.client.start`), one per state folder. It loads the model once
 (:class:`~pokayokay.relevance.dense.model.Encoder`, under a second), encodes the starting
-project's skills, then reads requests from its named pipe in pokayokay's private state folder
+project's skills and notes, then reads requests from its named pipe in pokayokay's private state
+folder
 (:data:`~pokayokay.names.DENSE_FIFO`, mode 0600 in a 0700 folder): for a prompt and a project,
 the cosine of every skill Claude may invoke there (:func:`pokayokay.relevance.dense.texts.
-skill_texts`: its name and description, and each way a user might ask for it), written to the
-reply pipe the request names, which must be a pipe in :data:`~pokayokay.names.DENSE_REPLIES`.
+skill_texts`: its name and description, and each way a user might ask for it) and, when the
+request names the folders recall reads, of every note (what recall shows of it and the
+learning's phrases, read from the learnings themselves), written to the reply pipe the request
+names, which must be a pipe in :data:`~pokayokay.names.DENSE_REPLIES`.
 Vectors of the skills' texts are kept in memory, so a prompt costs one short forward pass; a
 catalog seen for the first time is encoded once.
 
@@ -29,7 +32,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from pokayokay.relevance.dense.client import ENV_KEYS  # the environment the hook sends
+from pokayokay.relevance.dense.client import ENV_KEYS, NOTE_DIRS  # what the hook sends
 from pokayokay.relevance.dense.texts import MAX_PROMPT_CHARS, PROTOCOL, skill_texts
 
 IDLE_SECONDS = 3600.0
@@ -83,6 +86,9 @@ class Opinion:
         self.vectors: dict[str, Any] = {}
         self.catalogs: dict[tuple[str, ...], Catalog] = {}
         self.stale: dict[tuple[str, ...], tuple[str, dict[str, str]]] = {}
+        self.notes: dict[tuple[str, str, str], Catalog] = {}
+        self._last: tuple[str, Any] | None = None
+        self.stale_notes: set[tuple[str, str, str]] = set()
 
     def vectors_of(self, texts: list[str]) -> list[Any]:
         new = [t for t in dict.fromkeys(texts) if t not in self.vectors]
@@ -129,13 +135,52 @@ class Opinion:
         stale, self.stale = self.stale, {}
         for project, environ in stale.values():
             self.load(project, environ)
+        notes, self.stale_notes = self.stale_notes, set()
+        for dirs in notes:
+            self.load_notes(dirs)
 
-    def skill_cosines(self, prompt: str, catalog: Catalog) -> dict[str, float]:
-        """Each skill's best cosine with ``prompt`` over its texts (rounded to 6 places, as
-        the gate was fitted)."""
+    def query(self, prompt: str) -> Any:
+        """The prompt's vector (the last one kept: skills and notes often ask for the same)."""
+        text = prompt[:MAX_PROMPT_CHARS]
+        if self._last is None or self._last[0] != text:
+            self._last = (text, self.encoder.encode([text])[0])
+        return self._last[1]
+
+    def load_notes(self, dirs: tuple[str, str, str]) -> Catalog:
+        """Read the recall index of ``dirs`` (memory, project and state folders) now and keep
+        it, each note's texts encoded."""
+        import numpy as np
+
+        stamp = notes_stamp(dirs)
+        items = note_items(dirs)
+        names: list[str] = []
+        spans: list[tuple[int, int]] = []
+        flat: list[str] = []
+        for name, texts in items:
+            names.append(name)
+            spans.append((len(flat), len(flat) + len(texts)))
+            flat.extend(texts)
+        matrix = np.stack(self.vectors_of(flat)) if flat else np.zeros((0, 384), np.float32)
+        if len(self.notes) >= MAX_CATALOGS:
+            self.notes.clear()
+        found = self.notes[dirs] = Catalog(names, spans, matrix, stamp)
+        return found
+
+    def notes_of(self, dirs: tuple[str, str, str]) -> Catalog | None:
+        """The notes of ``dirs`` as last read; read again by :meth:`refresh` when the index
+        changed. None the first time: thousands of notes take seconds to encode, so they are
+        read after the answer (SessionStart's warm-up has usually read them already)."""
+        found = self.notes.get(dirs)
+        if found is None or found.stamp != notes_stamp(dirs):
+            self.stale_notes.add(dirs)
+        return found
+
+    def cosines(self, prompt: str, catalog: Catalog) -> dict[str, float]:
+        """Each skill's or note's best cosine with ``prompt`` over its texts (rounded to 6
+        places, as the gate was fitted)."""
         if not catalog.names:
             return {}
-        query = self.encoder.encode([prompt[:MAX_PROMPT_CHARS]])[0]
+        query = self.query(prompt)
         cosines = catalog.matrix @ query
         return {
             name: round(float(cosines[start:end].max()), 6)
@@ -151,6 +196,52 @@ def packed_cosines(cosines: Mapping[str, float]) -> dict[str, str]:
 
     values = np.array(list(cosines.values()), dtype="<f4")
     return {"names": "\n".join(cosines), "cosines": values.tobytes().hex()}
+
+
+def notes_stamp(dirs: tuple[str, str, str]) -> object:
+    """What changes when a project's notes do: the stats of its cached recall index and of the
+    marker pokayokay touches when it writes a file recall reads."""
+    from pokayokay.names import MEMORY_CHANGED, RECALL_INDEX_FILE
+
+    out: list[tuple[int, int] | None] = []
+    for name in (RECALL_INDEX_FILE, MEMORY_CHANGED):
+        try:
+            info = os.stat(os.path.join(dirs[2], name))
+            out.append((info.st_mtime_ns, info.st_size))
+        except OSError:
+            out.append(None)  # none yet
+    return tuple(out)
+
+
+def notes_dirs(project: str) -> tuple[str, str, str]:
+    """The folders recall reads ``project``'s notes from, as the prompt hook finds them in this
+    process's environment (the session's that started it)."""
+    from pokayokay.infra.location_rules import hook_memory_paths
+    from pokayokay.infra.state import project_state_path
+
+    paths = hook_memory_paths(project)
+    state = project_state_path(str(paths.project_key))
+    return str(paths.memory_dir), str(paths.project_dir), state
+
+
+def note_items(dirs: tuple[str, str, str]) -> list[tuple[str, list[str]]]:
+    """The notes recall reads for a project (its memory, project and state folders), each with
+    its texts (:func:`~pokayokay.relevance.dense.texts.note_texts`: what recall shows, then the
+    learning's phrases), in the index's order."""
+    from pathlib import Path
+
+    from pokayokay.learnings.topics.stored import load_learnings
+    from pokayokay.recall.readers import learning_id
+    from pokayokay.recall.sources import load
+    from pokayokay.relevance.dense.texts import note_texts
+
+    index = load(*dirs, budget=float("inf"), quick=True).index
+    if index is None:
+        return []
+    stored, _problems = load_learnings(Path(dirs[0]))
+    asked = {learning_id(s.file_name): s.learning.asked for s in stored}
+    docs = [index.doc(i) for i in range(len(index))]
+    return [(d.id, note_texts(d.text, asked.get(d.id, ()))) for d in docs]
 
 
 def _key(project: str, environ: Mapping[str, str]) -> tuple[str, ...]:
@@ -202,10 +293,25 @@ def answer(opinion: Opinion, request: object) -> dict[str, Any]:
     environ = dict(os.environ)
     environ.update({k: v for k, v in env.items() if k in ENV_KEYS and isinstance(v, str)})
     if op == "warm":
+        notes = request.get("recall")
+        if isinstance(notes, dict):
+            dirs = tuple(notes.get(k) for k in NOTE_DIRS)
+            if all(isinstance(d, str) and os.path.isabs(d) for d in dirs):
+                opinion.load_notes(dirs)  # type: ignore[arg-type]
         return {"v": PROTOCOL, "ok": True, "skills": len(opinion.load(project, environ).names)}
     assert isinstance(prompt, str)
+    reply: dict[str, Any] = {"v": PROTOCOL}
+    notes = request.get("recall")
+    if isinstance(notes, dict):  # the notes first: recall reads its answer before suggestion
+        dirs = tuple(notes.get(k) for k in NOTE_DIRS)
+        text = notes.get("prompt")
+        if all(isinstance(d, str) and os.path.isabs(d) for d in dirs) and isinstance(text, str):
+            known = opinion.notes_of(dirs)  # type: ignore[arg-type]
+            if known is not None:
+                packed = packed_cosines(opinion.cosines(text, known))
+                reply.update(notes=packed["names"], note_cosines=packed["cosines"])
     catalog = opinion.catalog(project, environ)
-    return {"v": PROTOCOL, **packed_cosines(opinion.skill_cosines(prompt, catalog))}
+    return {**reply, **packed_cosines(opinion.cosines(prompt, catalog))}
 
 
 def reply_to(path: object, replies: str, text: bytes) -> bool:
@@ -329,6 +435,12 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault(name, "1")
     parser = argparse.ArgumentParser(prog="python -m pokayokay.skills.dense_service")
     parser.add_argument("--warm", metavar="PROJECT", help="encode this project's skills first")
+    parser.add_argument(
+        "--notes",
+        nargs=3,
+        metavar=("MEMORY_DIR", "PROJECT_DIR", "STATE_DIR"),
+        help="and the notes recall reads from these folders",
+    )
     args = parser.parse_args(argv)
     found = places()
     if found is None:
@@ -343,13 +455,16 @@ def main(argv: list[str] | None = None) -> int:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:  # a service runs (or is starting): it encodes the project instead
             if args.warm:
-                warm(args.warm)
+                warm(args.warm, notes=args.notes)
             return 0
         started = time.monotonic()
         try:
             opinion = Opinion(Encoder())
             if args.warm:
-                answer(opinion, {"v": PROTOCOL, "op": "warm", "project": args.warm})
+                request: dict[str, Any] = {"v": PROTOCOL, "op": "warm", "project": args.warm}
+                notes = args.notes or notes_dirs(args.warm)
+                request["recall"] = dict(zip(NOTE_DIRS, notes, strict=True))
+                answer(opinion, request)
         except ModelUnavailable as exc:
             _log(f"not started: {exc}")
             return 1

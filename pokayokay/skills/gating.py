@@ -50,8 +50,10 @@ def evidence(
     """The evidence of each of ``chosen`` (ranked, best first); ``scores``: every skill's score
     for the prompt (the runner-up of a skill is the best other score not above its own; 0 for
     a skill only the dense opinion chose); ``cosines``: the dense opinion, when there is one."""
-    from pokayokay.relevance.dense.texts import opinion_features
+    from pokayokay.relevance.dense.texts import opinion_features, ranking
     from pokayokay.skills.match import evidence as shared_terms
+
+    ranked = None if cosines is None else ranking(cosines)
 
     generic = generic_terms()
     units = frozenset((query.terms | query.exts) - generic)
@@ -77,7 +79,7 @@ def evidence(
                 rare,
                 named,
                 len(units),
-                dense=None if cosines is None else opinion_features(cosines, skill.name),
+                dense=None if cosines is None else opinion_features(cosines, skill.name, ranked),
             )
         )
     return out

