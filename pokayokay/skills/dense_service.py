@@ -100,12 +100,10 @@ class Opinion:
                 self.vectors[text] = vector
         return [self.vectors[t] for t in texts]
 
-    def load(self, project: str, environ: dict[str, str]) -> Catalog:
-        """Read ``project``'s catalog now and keep it, its texts encoded."""
+    def encoded(self, items: list[tuple[str, list[str]]], stamp: object) -> Catalog:
+        """``items`` (each a name and its texts) as a :class:`Catalog`, their texts encoded."""
         import numpy as np
 
-        stamp = catalog_stamp(project, environ)
-        items = catalog_items(project, environ)
         names: list[str] = []
         spans: list[tuple[int, int]] = []
         flat: list[str] = []
@@ -114,9 +112,15 @@ class Opinion:
             spans.append((len(flat), len(flat) + len(texts)))
             flat.extend(texts)
         matrix = np.stack(self.vectors_of(flat)) if flat else np.zeros((0, 384), np.float32)
+        return Catalog(names, spans, matrix, stamp)
+
+    def load(self, project: str, environ: dict[str, str]) -> Catalog:
+        """Read ``project``'s catalog now and keep it, its texts encoded."""
+        stamp = catalog_stamp(project, environ)
+        found = self.encoded(catalog_items(project, environ), stamp)
         if len(self.catalogs) >= MAX_CATALOGS:
             self.catalogs.clear()
-        found = self.catalogs[_key(project, environ)] = Catalog(names, spans, matrix, stamp)
+        self.catalogs[_key(project, environ)] = found
         return found
 
     def catalog(self, project: str, environ: dict[str, str]) -> Catalog:
@@ -149,21 +153,11 @@ class Opinion:
     def load_notes(self, dirs: tuple[str, str, str]) -> Catalog:
         """Read the recall index of ``dirs`` (memory, project and state folders) now and keep
         it, each note's texts encoded."""
-        import numpy as np
-
         stamp = notes_stamp(dirs)
-        items = note_items(dirs)
-        names: list[str] = []
-        spans: list[tuple[int, int]] = []
-        flat: list[str] = []
-        for name, texts in items:
-            names.append(name)
-            spans.append((len(flat), len(flat) + len(texts)))
-            flat.extend(texts)
-        matrix = np.stack(self.vectors_of(flat)) if flat else np.zeros((0, 384), np.float32)
+        found = self.encoded(note_items(dirs), stamp)
         if len(self.notes) >= MAX_CATALOGS:
             self.notes.clear()
-        found = self.notes[dirs] = Catalog(names, spans, matrix, stamp)
+        self.notes[dirs] = found
         return found
 
     def notes_of(self, dirs: tuple[str, str, str]) -> Catalog | None:
