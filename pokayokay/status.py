@@ -113,13 +113,27 @@ def _beyond_memory(location: MemoryLocation, settings: Settings) -> dict[str, An
     return out
 
 
+def opinion_line(kind: str) -> str:
+    """The opinions ``kind``'s decisions are taken with (the dense one when it can be had here,
+    decision 0181) and the relevance gates that judge them: its own, its ``asked`` one, and
+    their dense twins."""
+    from pokayokay.relevance.dense.client import describe
+    from pokayokay.relevance.fitted import ASKED_KIND, DENSE_KIND, gate_name
+
+    usable, opinions = describe()
+    kinds = [kind, ASKED_KIND[kind]]
+    if usable:
+        kinds += [DENSE_KIND[kind], ASKED_KIND[DENSE_KIND[kind]]]
+    return f"{opinions}; relevance gates " + ", ".join(gate_name(k) for k in kinds)
+
+
 def recall_line(stored: Sequence[StoredLearning] | None) -> str:
     """What recall decides with, for ``status`` and ``doctor``: the shipped relevance gates (a
     learning carrying ``asked`` phrases has its own, decision 0175), and how many of the
     ``stored`` learnings carry them (None: they could not be read)."""
-    from pokayokay.relevance.fitted import RECALL, RECALL_ASKED, gate_name
+    from pokayokay.relevance.fitted import RECALL
 
-    line = f"lexical; relevance gates {gate_name(RECALL)}, {gate_name(RECALL_ASKED)}"
+    line = opinion_line(RECALL)
     if stored is None:
         return f"{line}; the learnings could not be read (see the log)"
     if not stored:
@@ -141,19 +155,10 @@ def skills_line(project: Path) -> str:
     """What skill suggestion decides with, for ``status`` and ``doctor``: the lexical opinion,
     and the dense one when it can be had (decision 0181), the shipped gates, and how many of
     the skills visible in ``project`` carry how a user might ask for them (decision 0176)."""
-    from pokayokay.relevance.dense.client import describe
-    from pokayokay.relevance.fitted import (
-        SKILLS,
-        SKILLS_ASKED,
-        SKILLS_ASKED_DENSE,
-        SKILLS_DENSE,
-        gate_name,
-    )
+    from pokayokay.relevance.fitted import SKILLS
     from pokayokay.skills.phrase_hint import unasked_here
 
-    usable, dense = describe()
-    gates = (SKILLS, SKILLS_ASKED, *((SKILLS_DENSE, SKILLS_ASKED_DENSE) if usable else ()))
-    line = f"{dense}; relevance gates " + ", ".join(gate_name(g) for g in gates)
+    line = opinion_line(SKILLS)
     try:
         without, visible = unasked_here(project)
     except OSError as exc:

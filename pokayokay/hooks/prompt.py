@@ -215,7 +215,8 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
         location = None
     from pokayokay.hooks.recall import recall_words
 
-    dense = ask_dense(project, words, location, recall_words(prompt))
+    recalled = recall_words(prompt)
+    dense = ask_dense(project, words, location, recalled)
     ingested = False
     if needs_failure_signals(project, named):
         ingested = _ingest_first(project, named, location)
@@ -225,7 +226,7 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
             if name == "recall":
                 from pokayokay.hooks.recall import prompt_context
 
-                part = prompt_context(payload, location, dense)
+                part = prompt_context(payload, location, dense, recalled)
             else:
                 part = suggestion_context(payload, location, named, not ingested, dense)
         except Exception as exc:  # one part failing must not cost the other

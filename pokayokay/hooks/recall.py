@@ -89,13 +89,15 @@ def prompt_context(
     payload: dict[str, Any],
     location: MemoryLocation | MemoryPaths | None = None,
     dense: Pending | None = None,
+    words: str | None = None,
 ) -> str:
     """The recall block for the payload's prompt, or "" (for a handler that joins several
     contexts on UserPromptSubmit; ``location``: the memory location, when it has it). Only the
     person's words are read (``pokayokay.recall.turns``): nothing for a turn Claude Code wrote
     (``<task-notification>``), pasted tool output or ``/remember``; a slash command's
-    arguments. ``dense``: the dense opinion asked for (decision 0181)."""
-    text = recall_words(payload.get("prompt"))
+    arguments. ``dense``: the dense opinion asked for (decision 0181); ``words``: what
+    :func:`recall_words` gives the prompt, when the caller has it already."""
+    text = recall_words(payload.get("prompt")) if words is None else words
     if not text:
         return ""
     return _block(payload, text, location=location, quick=True, dense=dense)

@@ -33,6 +33,12 @@ from pokayokay.recall import semantic_leftovers as retired
 
 MODEL_FILES = {"model.safetensors": 4096, "config.json": 612, "vocab.txt": 2310}
 
+# What status and doctor say recall decides with, in tests (no dense opinion: conftest)
+RECALL_LINE = (
+    "lexical (the dense opinion is off: POKAYOKAY_DENSE=0); relevance gates gate_recall.json, "
+    "gate_recall_asked.json"
+)
+
 
 def state_home() -> Path:
     return Path(os.environ["POKAYOKAY_HOME"])
@@ -278,7 +284,7 @@ def test_doctor_lists_each_leftover_with_its_size_and_the_command(
     assert any(SEMANTIC_VECTORS_FILE in d and "1.2 kB" in d for d in details)
     assert "`pokayokay semantic remove` deletes them" in details[-1]
     recall = [c["detail"] for c in data["checks"] if c["check"] == "recall"]
-    assert recall == ["lexical; relevance gates gate_recall.json, gate_recall_asked.json"]
+    assert recall == [RECALL_LINE]
     cli.main(["semantic", "remove"])
     capsys.readouterr()
     assert cli.main(["doctor", "--project", str(project), "--json"]) == code
@@ -304,7 +310,7 @@ def test_status_says_what_recall_decides_with_and_what_was_left(
     capsys.readouterr()
     assert cli.main(["status", "--project", str(project)]) == 0
     text = capsys.readouterr().out
-    assert "recall: lexical; relevance gates gate_recall.json, gate_recall_asked.json" in text
+    assert f"recall: {RECALL_LINE}" in text
     assert "the retired semantic recall left 3 derived files (9.2 kB)" in text
     assert cli.main(["status", "--project", str(project), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

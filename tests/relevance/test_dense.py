@@ -487,3 +487,22 @@ def test_the_hook_reads_the_answer_once_for_recall_and_skills(
     assert read() is found  # read once
     assert pending.cosines() == {"pdf": 0.5}  # the same answer, for the skills
     assert dense_notes(None) is None
+
+
+def test_status_names_the_dense_gates_only_where_the_opinion_can_be_had(
+    dense_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pokayokay.status import opinion_line
+
+    recall, skills = opinion_line("recall"), opinion_line("skills")
+    assert recall.startswith("lexical and dense (all-MiniLM-L6-v2")
+    assert recall.endswith(
+        "gate_recall.json, gate_recall_asked.json, gate_recall_dense.json, "
+        "gate_recall_asked_dense.json"
+    )
+    assert skills.endswith("gate_skills_dense.json, gate_skills_asked_dense.json")
+    monkeypatch.setenv("POKAYOKAY_DENSE", "off")
+    assert opinion_line("recall") == (
+        "lexical (the dense opinion is off: POKAYOKAY_DENSE=0); relevance gates "
+        "gate_recall.json, gate_recall_asked.json"
+    )

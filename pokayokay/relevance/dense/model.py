@@ -36,8 +36,8 @@ class ModelUnavailable(RuntimeError):
 
 
 def missing() -> str | None:
-    """What keeps the model from running here ("" is never returned: None when nothing does),
-    found without importing the libraries themselves."""
+    """What keeps the model from running here (None when nothing does), found without
+    importing the libraries themselves."""
     from importlib.util import find_spec
 
     for module, package in (

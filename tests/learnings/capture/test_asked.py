@@ -102,7 +102,10 @@ def test_status_and_doctor_count_the_learnings_with_phrases(
     memory = memory_location_for(project).memory_file  # status reports a MEMORY.md that exists
     memory.parent.mkdir(parents=True, exist_ok=True)
     memory.write_text("# Memory\n", encoding="utf-8")
-    gates = "recall: lexical; relevance gates gate_recall.json, gate_recall_asked.json"
+    gates = (
+        "recall: lexical (the dense opinion is off: POKAYOKAY_DENSE=0); relevance gates "
+        "gate_recall.json, gate_recall_asked.json"
+    )
     assert all(line.endswith(gates) for line in recall_lines())  # no learning: nothing to count
     base = ["remember", "--project", str(project)]
     assert cli([*base, TEXT]) == 0
