@@ -147,7 +147,8 @@ def _cut(text: str, keep: int) -> str:
 
 def findings(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:
     """One entry per hit (best first), together at most ``budget`` characters (newlines
-    counted), each ``- [score] kind: `` and its text as :func:`shown_text` shows it.
+    counted), each ``- [score] kind: `` (``[by meaning]`` for a note only the dense opinion chose)
+    and its text as :func:`shown_text` shows it.
 
     Over budget, the lowest-scoring entry is shortened first at a word boundary; an entry that
     would keep fewer than :data:`MIN_ENTRY_CHARS` characters is dropped and the next lowest
@@ -159,7 +160,9 @@ def findings(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:
         text = _shown(hit.doc)
         if not text:
             continue
-        rows.append((f"- [{min(hit.score, 1.0):.2f}] {_label(hit.doc)}: ", text))
+        # a note only the dense opinion chose (decision 0181) has no word score to show
+        shown = f"{min(hit.score, 1.0):.2f}" if hit.score > 0 else "by meaning"
+        rows.append((f"- [{shown}] {_label(hit.doc)}: ", text))
 
     def size(row: tuple[str, str]) -> int:
         return len(row[0]) + len(shown_text(row[1]))

@@ -506,3 +506,15 @@ def test_status_names_the_dense_gates_only_where_the_opinion_can_be_had(
         "lexical (the dense opinion is off: POKAYOKAY_DENSE=0); relevance gates "
         "gate_recall.json, gate_recall_asked.json"
     )
+
+
+def test_a_note_only_the_model_chose_is_shown_without_a_word_score() -> None:
+    from pokayokay.recall.block import block
+    from pokayokay.recall.dense_notes import DenseNotes
+    from pokayokay.recall.index import recall
+
+    index, ids = _notes_index()
+    opinion = DenseNotes(ids, {"n1": 0.7, "n2": 0.1, "f1": 0.0})
+    hits = recall(index, "new here, where do I begin", gate=False, dense=lambda: opinion).hits
+    text = block(hits)
+    assert "- [by meaning] learning" in text and "[0.00]" not in text
