@@ -256,13 +256,18 @@ class Spec:
     ``trim_slow_cycles``: whether ``--quick`` may end the row after a slow cycle
     (:data:`QUICK_SLOW_CYCLE_S`). The budget rows say no: they are issue 26's table, read from
     CI's quick run, and a single run is whichever came first (the after-capture row's first was
-    twice its median), although their cycles are the slowest (the folders' settle waits)."""
+    twice its median), although their cycles are the slowest (the folders' settle waits).
+
+    ``in_smoke``: whether a ``--smoke`` run (CI) runs the row when no ``--only`` names it. The
+    dense opinion's rows do not: their fixture encodes 2,000 learnings (about 45 CPU-s, beside
+    CI's last test tiers); the slow tier drives the real service through the registered hook."""
 
     name: str
     build: Callable[[Lab, int], Measurable]
     prepare: Callable[[Lab], object] | None = None
     quick_runs: int | None = None
     trim_slow_cycles: bool = True
+    in_smoke: bool = True
 
     def runs(self, repeat: int, quick: bool) -> int:
         """The ``n`` its ``build`` gets: ``repeat``, capped by ``quick_runs`` in quick mode."""
@@ -292,6 +297,12 @@ def select(all_specs: Sequence[Spec], only: Sequence[str] | None) -> list[Spec]:
             )
         picked += matches
     return [s for s in all_specs if s.name in picked]
+
+
+def smoke_rows(chosen: Sequence[Spec]) -> tuple[list[Spec], list[str]]:
+    """The rows of ``chosen`` a ``--smoke`` run without ``--only`` runs, and the names of those
+    it leaves to full runs (:attr:`Spec.in_smoke`)."""
+    return [s for s in chosen if s.in_smoke], [s.name for s in chosen if not s.in_smoke]
 
 
 @dataclass

@@ -193,13 +193,22 @@ def ahead(**shape: int | str | None) -> Callable[[Lab], Project]:
     return lambda lab: realistic_project(lab, **kept)  # type: ignore[arg-type]
 
 
+def prompt_case(lab: Lab, name: str, project: Project, prompt: str, n: int) -> Measurable:
+    """The prompt hook on ``prompt``, a new text each run (``prompt`` and the run's number): a
+    user does not send one prompt twice, and whatever is kept by prompt (the dense service's last
+    vector, a cache keyed on the text) would otherwise time a repeat."""
+
+    def payload(run: int) -> bytes:
+        text = f"{prompt} (take {run})"
+        return encode_payload(moved_payload("UserPromptSubmit.json", project.path, prompt=text))
+
+    return registered_case(lab, name, "UserPromptSubmit", project, n, stdin_each=payload)
+
+
 def _prompt_row(name: str, prompt: str, **shape: int | None) -> Spec:
     def build(lab: Lab, n: int) -> Measurable:
         project = realistic_project(lab, **shape)  # type: ignore[arg-type]
-        payload = encode_payload(
-            moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
-        )
-        return registered_case(lab, name, "UserPromptSubmit", project, n, stdin=payload)
+        return prompt_case(lab, name, project, prompt, n)
 
     return Spec(name, build, prepare=ahead(**shape))
 
@@ -243,7 +252,8 @@ def dense_project(lab: Lab) -> Project:
 
 def dense_rows() -> list[Spec]:
     """The prompt hook and SessionStart with the dense opinion on: the prompt asks the resident
-    model at its start and reads the answer after recall; SessionStart starts it (here: asks
+    model at its start and reads the answer after recall (a new prompt each run:
+    :func:`prompt_case`); SessionStart starts it (here: asks
     the running one to encode the project's skills, one detached process)."""
     rows = []
     for name, prompt in (
@@ -252,13 +262,9 @@ def dense_rows() -> list[Spec]:
     ):
 
         def build(lab: Lab, n: int, name: str = name, prompt: str = prompt) -> Measurable:
-            project = dense_project(lab)
-            payload = encode_payload(
-                moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
-            )
-            return registered_case(lab, name, "UserPromptSubmit", project, n, stdin=payload)
+            return prompt_case(lab, name, dense_project(lab), prompt, n)
 
-        rows.append(Spec(name, build, prepare=dense_project))
+        rows.append(Spec(name, build, prepare=dense_project, in_smoke=False))
     name = f"budget: SessionStart, dense opinion on ({STATE})"
 
     def session(lab: Lab, n: int) -> Measurable:
@@ -266,7 +272,7 @@ def dense_rows() -> list[Spec]:
         payload = encode_payload(moved_payload("SessionStart.startup.json", project.path))
         return registered_case(lab, name, "SessionStart", project, n, stdin=payload)
 
-    rows.append(Spec(name, session, prepare=dense_project))
+    rows.append(Spec(name, session, prepare=dense_project, in_smoke=False))
     return rows
 
 

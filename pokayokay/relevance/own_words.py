@@ -44,6 +44,7 @@ keeping it wins (decision 0121). The prompt itself is never rewritten: the own w
 from __future__ import annotations
 
 from pokayokay.infra.lazyre import Lazy
+from pokayokay.relevance.scan import code_spans
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,8 +53,8 @@ if TYPE_CHECKING:
 # At most this many unindented lines between two output lines are output too.
 MAX_BETWEEN = 2
 
-# An inline code span holding one token: single or double backticks, no white space inside.
-_CODE_SPAN = Lazy(r"(``?)(?!`)([^`\s]+?)\1(?!`)")
+# An inline code span holding one token, single or double backticks, no white space inside, is
+# found by :func:`pokayokay.relevance.scan.code_spans` (no ``re`` for a prompt quoting a flag).
 # A fence opens a line: three or more backticks or tildes.
 _FENCE = Lazy(r"[ \t]*(`{3,}|~{3,})")
 # Lines that read as a program's output rather than a sentence.
@@ -237,11 +238,11 @@ def own_words(prompt: str) -> OwnWords:
         if skipped:
             continue
         start = a
-        for found in _CODE_SPAN.finditer(prompt, a, b) if "`" in prompt else ():
+        for opened, closed in code_spans(prompt, a, b) if "`" in prompt else ():
             code = True
-            if found.start() > start:
-                spans.append((start, found.start()))
-            start = found.end()
+            if opened > start:
+                spans.append((start, opened))
+            start = closed
         if b > start:
             spans.append((start, b))
     spans = [(a, b) for a, b in spans if prompt[a:b].strip()]

@@ -159,6 +159,24 @@ def names_http_method(text: str) -> bool:
 _LOWER_DIGITS = _LOWER | _DIGITS
 
 
+def joins_words(text: str, mark: str) -> bool:
+    """Whether some ``mark`` in ``text`` ("." or "(") follows a word character (``\\w``:
+    alphanumeric or ``_``), and for ".", precedes an ASCII letter or ``_``: what the dotted
+    and called identifier shapes of ``skills.match`` hold (``client.create``, ``export()``),
+    and a sentence's full stop or an aside in brackets does not."""
+    at = text.find(mark, 1)
+    while at != -1:
+        before = text[at - 1]
+        if before.isalnum() or before == "_":
+            if mark != ".":
+                return True
+            after = text[at + 1 : at + 2]
+            if after == "_" or (after.isascii() and after.isalpha()):
+                return True
+        at = text.find(mark, at + 1)
+    return False
+
+
 def has_inner_capital(text: str) -> bool:
     """Whether an ASCII capital follows an ASCII lower-case letter or digit in ``text``
     (``camelCase``, ``PdfIcon``): what every identifier shape of ``skills.match`` without an
@@ -171,3 +189,32 @@ def has_inner_capital(text: str) -> bool:
             return True
         previous = c
     return False
+
+
+def code_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """The inline code spans of ``text[start:end]`` as ``(start, end)`` offsets: one or two
+    backticks, no backtick right after them, a run of characters that are neither backticks
+    nor white space, the same backticks again, and no backtick right after those (the pattern
+    ``(``?)(?!`)([^`\\s]+?)\\1(?!`)`` searched between ``start`` and ``end``). Text past
+    ``end`` is not read, as if the text ended there."""
+    stop = len(text) if end is None else min(end, len(text))
+    found: list[tuple[int, int]] = []
+    at = text.find("`", start, stop)
+    while at != -1:
+        ticks = 2 if text.startswith("``", at, stop) else 1
+        opened = at + ticks
+        if ticks == 1 or not text.startswith("`", opened, stop):
+            close = opened
+            while close < stop and text[close] != "`" and not text[close].isspace():
+                close += 1
+            ends = close + ticks
+            if (
+                close > opened
+                and text.startswith("`" * ticks, close, stop)
+                and not text.startswith("`", ends, stop)
+            ):
+                found.append((at, ends))
+                at = text.find("`", ends, stop)
+                continue
+        at = text.find("`", at + 1, stop)
+    return found

@@ -62,15 +62,27 @@ def _rewrite(project: Project, n: int) -> None:
     project.memory_file.write_text(text.replace("Memory", f"Mem{n:02d}", 1), "utf-8")
 
 
-@pytest.mark.parametrize("kind", ["path prompt", "plain prompt", "prompt after a rewrite"])
+# Written as people write: full stops, a question, an aside in brackets, a flag in backticks
+# (each of these compiled a pattern, importing ``re``, until decision 0182's profile).
+PROSE_PROMPT = (
+    "The checkout totals test fails again (see tests/test_checkout.py). Why? "
+    "Add a `--dry-run` flag to the export command, then fix src/app/checkout.py for good."
+)
+
+
+@pytest.mark.parametrize(
+    "kind", ["path prompt", "plain prompt", "prompt after a rewrite", "prompt in sentences"]
+)
 def test_the_registered_prompt_hook_imports_no_re(project: Project, kind: str) -> None:
-    prompt = PATH_PROMPT if kind == "path prompt" else WARM_PROMPT
+    prompt = {"path prompt": PATH_PROMPT, "prompt in sentences": PROSE_PROMPT}.get(
+        kind, WARM_PROMPT
+    )
     if kind == "prompt after a rewrite":
         _rewrite(project, 1)
     modules, out = _imported(project, prompt, f"no-re-{kind.replace(' ', '-')}")
     # the hook ran through (the analysers and the recall index were imported), and spoke
     assert "pokayokay.relevance.scan" in modules and "pokayokay.recall.sources" in modules
-    if kind == "path prompt":
+    if kind in ("path prompt", "prompt in sentences"):
         assert b"hookSpecificOutput" in out
     heavy = sorted(m for m in modules if m in NEVER)
     assert not heavy, f"the {kind} imports {heavy}"

@@ -110,3 +110,17 @@ def test_a_smoke_run_gives_every_row_one_timed_run(tmp_path: Path) -> None:
     assert len(runs) == 2  # the warm-up and one timed run
     assert len(result.times_ms) == 1
     assert result.extra == {"quick_trimmed_from": 3}
+
+
+def test_a_smoke_run_leaves_the_dense_rows_to_full_runs() -> None:
+    """CI's smoke run skips the rows whose fixture encodes 2,000 learnings with the dense model
+    (about 45 CPU-s beside the last test tiers); naming them with ``--only`` still runs them."""
+    from benchmarks.harness import smoke_rows
+    from benchmarks.suites import budgets
+    from benchmarks.suites.budgets import dense_rows
+
+    dense = dense_rows()
+    table = budgets.specs()
+    kept, left = smoke_rows(table)
+    assert dense and left == [spec.name for spec in dense]
+    assert [spec.name for spec in kept] == [s.name for s in table if s.name not in left]

@@ -22,6 +22,8 @@ NAME_OK = re.compile(r"[A-Za-z0-9][A-Za-z0-9:_.-]{0,80}")
 SHOWN_PATH = re.compile(r"[\w./@+-]{1,160}")
 URLISH = re.compile(r"^(?:https?|ftp|www)\b|://")
 HTTP_METHOD = re.compile(r"\b(?:GET|POST|PUT|PATCH|DELETE)\b")
+# relevance.own_words' inline code span, before scan.code_spans
+CODE_SPAN = re.compile(r"(``?)(?!`)([^`\s]+?)\1(?!`)")
 PROMPT_PATH = re.compile(
     r"(?<![\w/.-])(?:\./)?((?:[\w.-]+/)+[\w.-]*|[\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5})"
     r"(?![\w/-])"
@@ -40,7 +42,7 @@ NAME = re.compile(
 
 # The characters the patterns turn on, with letters, digits and unicode (letters, digits and
 # numerics outside ASCII, spaces, combining marks, a capital whose lower case is longer).
-_SPECIAL = [*"aZz09_./-@~:+()# \t\nhtpsfw", "GET", "PUT", "PATCH", "http", "://", "www"]
+_SPECIAL = [*"aZz09_./-@~:+()# \t\nhtpsfw`", "``", "GET", "PUT", "PATCH", "http", "://", "www"]
 _WORDS = ["py", "Ab1", "x9", "abcde", "abcdef", "abcdefg", "Abcdefgh", "src/", "a.b", "()", "./"]
 _UNICODE = list("éÉßİǅ٣²½Ⅻµﬁ\u00a0\u2028\u0301\u3000日本")
 PIECES = st.one_of(

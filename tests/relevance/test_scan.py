@@ -49,6 +49,14 @@ CASES: dict[str, tuple[Callable[[str], object], Callable[[str], object]]] = {
         lambda t: _found(oracle.FILE_NAME, t),
     ),
     "name_spans": (scan_names.name_spans, lambda t: _spans(oracle.NAME, t)),
+    "code_spans": (scan.code_spans, lambda t: _spans(oracle.CODE_SPAN, t)),
+    # searched between two offsets (a line of the prompt), as ``finditer(text, pos, endpos)``
+    "code_spans_window": (
+        lambda t: scan.code_spans(t, len(t) // 3, len(t) - len(t) // 4),
+        lambda t: [
+            m.span() for m in oracle.CODE_SPAN.finditer(t, len(t) // 3, len(t) - len(t) // 4)
+        ],
+    ),
 }
 
 EXAMPLES = [
@@ -58,6 +66,7 @@ EXAMPLES = [
     "v1.2.3 node@18 3.4.0 c++ a.b. x.abcdefgh y.abcdef- z.ab_ e.g. i.e. README.md.",
     "GET /api/users PUTS xPOST DELETE_ PATCH a/b-c// a/b.c-d// x/y.z/",
     "İstanbul ǅemal ß ½ ² ٣ éa.py é/ü.ts",
+    "add a `--dry-run` flag, ``x``, ```fence```, `` `a` ``, `a b`, `é`\u00a0`x`` `",
     "the checkout totals test fails again in tests/test_checkout.py, fix src/app/checkout.py",
 ]
 
@@ -114,3 +123,32 @@ def test_spans_replaced_as_sub_does() -> None:
     for text in (*EXAMPLES, *oracle.real_texts()[:500]):
         spans = scan_names.name_spans(text)
         assert replace_spans(text, spans, " , ") == oracle.NAME.sub(" , ", text)
+
+
+def _identifier_prefilter_holds(text: str) -> None:
+    from pokayokay.skills.match import _IDENTIFIER, may_hold_identifier
+
+    if not may_hold_identifier(text):
+        assert _IDENTIFIER.search(text) is None, text
+
+
+def test_the_identifier_pattern_compiles_whenever_it_could_match() -> None:
+    """``skills.match`` compiles its identifier pattern only for words that may hold one
+    (:func:`~pokayokay.skills.match.may_hold_identifier`); on every text the pattern matches,
+    the check says so: examples, real texts and generated ones."""
+    from pokayokay.skills.match import may_hold_identifier
+
+    extra = ["end of a sentence. Next", "an aside (x)", "export()", "a.b", "x._y", "f2(", "é.ü"]
+    for text in (*EXAMPLES, *extra, *oracle.real_texts()):
+        _identifier_prefilter_holds(text)
+        _identifier_prefilter_holds(text.lower())
+    assert not may_hold_identifier("fix it. then (maybe) the rest, please")
+    assert may_hold_identifier("call export() then client.create")
+
+
+@settings(max_examples=1_000, deadline=None)
+@given(oracle.TEXTS)
+@example("a.b")
+@example("x(")
+def test_the_identifier_check_never_misses_a_match(text: str) -> None:
+    _identifier_prefilter_holds(text)

@@ -120,11 +120,12 @@ _fences = st.lists(st.sampled_from(_FENCE_PIECES), max_size=12).map("".join)
 @settings(max_examples=400, deadline=None)
 @given(_fences | _anything)
 def test_without_a_backtick_or_tildes_no_fence_nor_code_span_is_looked_for(prompt: str) -> None:
-    """A prompt without a backtick nor ``~~~`` (most prompts) is read without the fence and
-    code-span patterns, which could find nothing in it: the answer is theirs."""
+    """A prompt without a backtick nor ``~~~`` (most prompts) is read without the fence
+    pattern and the code-span scan, which could find nothing in it: the answer is theirs."""
     from pokayokay.relevance import own_words as module
+    from pokayokay.relevance.scan import code_spans
 
     lines = module.line_spans(prompt)
     if "`" not in prompt and "~~~" not in prompt:
         assert all(module._FENCE.match(prompt, a, b) is None for a, b in lines)
-        assert all(next(module._CODE_SPAN.finditer(prompt, a, b), None) is None for a, b in lines)
+        assert all(code_spans(prompt, a, b) == [] for a, b in lines)
