@@ -200,11 +200,7 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
 
     if not recall_text(prompt).strip() and not suggest_text(prompt).strip():
         return ""  # a turn Claude Code wrote, pasted output, ``/remember``: nothing to read
-    from pokayokay.skills.advice import needs_failure_signals
-    from pokayokay.skills.suggest import prompt_paths
-
     words = suggest_text(prompt)
-    named = prompt_paths(words)
     location: MemoryPaths | None
     try:
         location = memory_paths(payload)
@@ -216,7 +212,12 @@ def user_prompt_submit(payload: dict[str, Any], event: str) -> str:
     from pokayokay.hooks.recall import recall_words
 
     recalled = recall_words(prompt)
+    # asked before suggestion's modules load: the model's forward pass runs meanwhile
     dense = ask_dense(project, words, location, recalled)
+    from pokayokay.skills.advice import needs_failure_signals
+    from pokayokay.skills.suggest import prompt_paths
+
+    named = prompt_paths(words)
     ingested = False
     if needs_failure_signals(project, named):
         ingested = _ingest_first(project, named, location)

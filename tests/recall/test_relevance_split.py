@@ -1,6 +1,7 @@
-"""The relevance splits written unseen and never read (``tests/data/relevance_test4``, the test
-split since 2026-11-28, and ``tests/data/relevance_test3``, the test split before it): unchanged
-since they were written, and scored through the registered prompt hook as a regression gate.
+"""The relevance splits written unseen and never read (``tests/data/relevance_test11``, the test
+split since 2026-11-30, and ``tests/data/relevance_test4``, the test split from 2026-11-28):
+unchanged since they were written, and scored through the registered prompt hook as a
+regression gate.
 
 Each split was written before the code it judges, by a writer who read only the README and the
 inputs; nobody tuning pokayokay reads its prompts (``tests/helpers/relevance_split.py``). The
@@ -18,11 +19,11 @@ import pytest
 from helpers import relevance_split as split
 
 DATA = split.REPO / "tests" / "data"
-SPLITS = (DATA / "relevance_test4", DATA / "relevance_test3")
-# hash-checked and measured for size; scored by the lead (its first run is in SPLITS.md), not
-# gated here (CI time): relevance_test5, the second test split written blind on 2026-11-28, and
-# relevance_test6 to relevance_test10, written blind on 2026-11-29
-CHECKED = (*SPLITS, *(DATA / f"relevance_test{n}" for n in (5, 6, 7, 8, 9, 10, 11)))
+SPLITS = (DATA / "relevance_test4", DATA / "relevance_test11")
+# hash-checked and measured for size; scored by the lead (first runs in SPLITS.md), not gated
+# here (CI time): relevance_test3 (gated until split 11 was written), relevance_test5, the second
+# test split written blind on 2026-11-28, and relevance_test6 to 10, written on 2026-11-29
+CHECKED = (*SPLITS, *(DATA / f"relevance_test{n}" for n in (3, 5, 6, 7, 8, 9, 10)))
 
 
 # The two checks below read data files only (hashes, counts): the same on every Python, so CI's
@@ -58,13 +59,14 @@ def test_the_split_is_big_enough_to_measure(root: Path) -> None:
 # [0.62, 0.79], silence 0.76 [0.63, 0.86], precision 0.75 [0.65, 0.82]. Bars at the lower ends.
 RECALL_BARS = {"hit": 0.61, "silence": 0.69, "precision": 0.64}  # goals: 0.80 / 0.90 / 0.85
 SKILL_BARS = {"hit": 0.62, "silence": 0.63, "precision": 0.65}  # goals: 0.85 / 0.95 / 0.85
-# relevance_test3, the test split from 2026-11-28 until split 4 was written, never read; its
-# first run after that session's relevance changes (and every run since, eight in all): recall hit
-# 0.77 [0.68, 0.85], silence 0.85 [0.74, 0.92], precision 0.82 [0.72, 0.88] (the bars stay at the
-# lower ends of its first run: 0.75 [0.66, 0.83] / 0.85 [0.74, 0.92] / 0.80 [0.71, 0.87]); skills
-# hit 0.70 [0.61, 0.78], silence 0.88 [0.77, 0.94], precision 0.91 [0.83, 0.95].
-RECALL_BARS_3 = {"hit": 0.66, "silence": 0.74, "precision": 0.71}
-SKILL_BARS_3 = {"hit": 0.61, "silence": 0.77, "precision": 0.83}
+# relevance_test11, written blind on 2026-11-30 (Nuxt box office, ROS 2 warehouse robots,
+# Scala/ZIO bus predictions, 3 x 18 notes, 120 + 54 recall prompts; 40 real skills, 120 + 60
+# prompts), first run on main as it stood (after decisions 0182, 0183), as scored here (no
+# phrases, no dense opinion): recall hit 0.62 [0.53, 0.70], silence 0.76 [0.63, 0.85], precision
+# 0.76 [0.66, 0.83]; skills hit 0.68 [0.60, 0.76], silence 0.90 [0.80, 0.95], precision 0.85
+# [0.77, 0.91]. Bars at the lower ends.
+RECALL_BARS_11 = {"hit": 0.53, "silence": 0.63, "precision": 0.66}
+SKILL_BARS_11 = {"hit": 0.60, "silence": 0.80, "precision": 0.77}
 
 
 def _assert_bars(figures: split.Figures, bars: dict[str, float]) -> None:
@@ -72,7 +74,7 @@ def _assert_bars(figures: split.Figures, bars: dict[str, float]) -> None:
     assert all(got[name] >= bar for name, bar in bars.items()), (got, bars)
 
 
-BARS = [(SPLITS[0], RECALL_BARS, SKILL_BARS), (SPLITS[1], RECALL_BARS_3, SKILL_BARS_3)]
+BARS = [(SPLITS[0], RECALL_BARS, SKILL_BARS), (SPLITS[1], RECALL_BARS_11, SKILL_BARS_11)]
 
 
 @pytest.mark.slow
