@@ -132,12 +132,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except UsageError as exc:
             print(f"run.py: error: {exc}", file=sys.stderr)
             return 2
-        if ns.smoke and not ns.only:
-            chosen, left = smoke_rows(chosen)
+        if ns.smoke:
+            chosen, left = (chosen, []) if ns.only else smoke_rows(chosen)
             if left:
                 print(f"smoke run: {len(left)} rows run in full runs only: {'; '.join(left)}",
                       file=sys.stderr)  # fmt: skip
-        if ns.smoke:
             print(
                 "smoke run: every row ends after its warm-up and one timed run; its ratios are "
                 "single runs (the budget table: a --repeat 5 run)",

@@ -253,8 +253,8 @@ def dense_project(lab: Lab) -> Project:
 def dense_rows() -> list[Spec]:
     """The prompt hook and SessionStart with the dense opinion on: the prompt asks the resident
     model at its start and reads the answer after recall (a new prompt each run:
-    :func:`prompt_case`); SessionStart starts it (here: asks
-    the running one to encode the project's skills, one detached process)."""
+    :func:`prompt_case`); SessionStart starts it (here: asks the running one to encode the
+    project's skills, one detached process)."""
     rows = []
     for name, prompt in (
         (f"budget: prompt naming a project file, dense opinion on ({STATE})", PATH_PROMPT),

@@ -238,7 +238,7 @@ def own_words(prompt: str) -> OwnWords:
         if skipped:
             continue
         start = a
-        for opened, closed in code_spans(prompt, a, b) if "`" in prompt else ():
+        for opened, closed in code_spans(prompt, a, b):
             code = True
             if opened > start:
                 spans.append((start, opened))

@@ -356,19 +356,6 @@ _NAME_SEPARATORS = Lazy(r"[:_\-./]+")
 # An identifier of code: snake_case, lower camelCase, a dotted name, a call, PascalCase followed
 # by the kind of thing it names ("the ChangelogPage component") or ending in it (``PdfIcon``,
 # ``CsvExportButton``); other PascalCase is often a subject: GraphQL, JavaScript, PowerPoint.
-def may_hold_identifier(words: str) -> bool:
-    """Whether ``words`` may hold an identifier shape of :data:`_IDENTIFIER`: every one holds
-    an underscore, a dot or bracket joined to a word, or an inner capital. The pattern compiles
-    only then; a prompt ending a sentence or opening a bracket no longer costs the import of
-    ``re`` (6 ms, a benchmark's prompt with a bracket)."""
-    return (
-        "_" in words
-        or joins_words(words, ".")
-        or joins_words(words, "(")
-        or has_inner_capital(words)
-    )
-
-
 _IDENTIFIER = Lazy(
     r"(?<![\w.])(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]"
     r"|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*"
@@ -386,6 +373,19 @@ _IDENTIFIER = Lazy(
     r"|Toolbar|Sidebar|Navbar|Chart|Grid|Dashboard)s?)"
     r"(?![\w.])"
 )
+
+
+def may_hold_identifier(words: str) -> bool:
+    """Whether ``words`` may hold an identifier shape of :data:`_IDENTIFIER`: every one holds
+    an underscore, a dot or bracket joined to a word, or an inner capital. The pattern compiles
+    only then; a prompt ending a sentence or opening a bracket no longer costs the import of
+    ``re`` (6 ms, a benchmark's prompt with a bracket)."""
+    return (
+        "_" in words
+        or joins_words(words, ".")
+        or joins_words(words, "(")
+        or has_inner_capital(words)
+    )
 
 
 class Catalog(list["Skill"]):

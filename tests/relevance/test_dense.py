@@ -205,9 +205,34 @@ def test_a_reply_is_read_for_cosines_only(
     assert os.listdir(_places()[1]) == []
 
 
+def test_each_skill_or_note_gets_the_best_cosine_of_its_texts() -> None:
+    """The service's one product and reduction (``Opinion.values``): each name's rows run from
+    its start to the next one's, and it gets the largest, rounded as the gates were fitted;
+    the reply carries them in the catalog's order."""
+    import numpy as np
+
+    class Fixed:  # the prompt's vector is the first axis: a row's cosine is its first value
+        def encode(self, texts: list[str]) -> Any:
+            return np.tile(np.array([1.0, 0.0], dtype=np.float32), (len(texts), 1))
+
+    rows = [0.1, 0.7, -0.2, 0.3, 0.9, 0.5, -0.4, -0.1, 0.12345678]
+    matrix = np.array([[v, 0.0] for v in rows], dtype=np.float32)
+    catalog = service.Catalog(["a", "b", "c", "d", "e"], [0, 2, 3, 6, 8], matrix, None)
+    opinion = service.Opinion(Fixed())
+    expected = [0.7, -0.2, 0.9, -0.1, 0.123457]
+    assert opinion.values("q", catalog).tolist() == pytest.approx(expected, abs=1e-7)
+    reply = opinion.packed("q", catalog)
+    found = client.unpacked(reply["names"], reply["cosines"])
+    assert found is not None and list(found) == ["a", "b", "c", "d", "e"]
+    assert list(found.values()) == pytest.approx(expected, abs=1e-6)
+    empty = service.Catalog([], [], np.zeros((0, 2), dtype=np.float32), None)
+    reply = opinion.packed("q", empty)
+    assert client.unpacked(reply["names"], reply["cosines"]) == {}
+
+
 def test_the_service_packs_what_the_hook_unpacks() -> None:
     cosines = {"pdf": 0.123456, "xlsx": -0.5, "docx": 1.0}
-    packed = service.packed_cosines(cosines)
+    packed = service.packed("\n".join(cosines), list(cosines.values()))
     found = client.unpacked(packed["names"], packed["cosines"])
     assert found is not None and list(found) == list(cosines)
     assert all(abs(found[k] - v) < 1e-7 for k, v in cosines.items())

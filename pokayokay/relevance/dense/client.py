@@ -174,7 +174,7 @@ def _opinion(data: bytes) -> dict[str, object] | None:
 
 
 def unpacked(names: object, values: object) -> dict[str, float] | None:
-    """The cosines a reply packs (:func:`pokayokay.skills.dense_service.packed_cosines`): the
+    """The cosines a reply packs (:func:`pokayokay.skills.dense_service.packed`): the
     names a line each, the values little-endian float32 in hex; None when they do not match
     one for one or a value is not a number in [-1, 1]."""
     import math
