@@ -42,6 +42,26 @@ PATH_PROMPT = (
 )
 STATE = "graduated rules, 20k events, 2,000 learnings, 200 skills, 500-line MEMORY.md"
 WARM_PROMPT = "why does the checkout total round the discount the wrong way for some carts"
+# Written as coding prompts often are: an identifier, a call, a pull request (45% of the train
+# split's prompts reached a regular expression somewhere on the prompt path).
+CODE_PROMPT = (
+    "apply_discount() in the CartTotals class rounds each line before summing; "
+    "make it round once at the end and open a pull request"
+)
+# A test run's output pasted under the question, unfenced, as users paste it.
+PASTED_PROMPT = (
+    "the checkout totals test fails after my change, what broke?\n\n"
+    "=================================== FAILURES ===================================\n"
+    "__________________________________ test_total __________________________________\n\n"
+    "    def test_total():\n"
+    ">       assert total([1, 2]) == 4\n"
+    "E       assert 3 == 4\n"
+    "E        +  where 3 = total([1, 2])\n\n"
+    "tests/test_checkout.py:12: AssertionError\n"
+    "=========================== short test summary info ============================\n"
+    "FAILED tests/test_checkout.py::test_total - assert 3 == 4\n"
+    "========================= 1 failed, 41 passed in 0.52s ========================="
+)
 
 
 def _rule_text(i: int) -> str:
@@ -361,6 +381,8 @@ def _rows() -> list[Spec]:
             for n in (100, 500, 2_000, 5_000)
         ),
         *(_prompt_row(f"budget: path prompt, {n} rules", PATH_PROMPT, rules=n) for n in (10, 100)),
+        _prompt_row(f"budget: prompt naming code ({state})", CODE_PROMPT),
+        _prompt_row(f"budget: prompt with pasted test output ({state})", PASTED_PROMPT),
         *(
             _event_row(
                 f"budget: SessionEnd, {n} rules", "SessionEnd", "SessionEnd.other.json", rules=n

@@ -9,30 +9,160 @@ this kind in the labelled sets of both calls for neither.
 from __future__ import annotations
 
 from pokayokay.infra.lazyre import IGNORECASE, Lazy
-
-# A prompt rarely asks any of this: each pattern is compiled only for a text holding a word it
-# needs (the lists below, property-tested against the patterns), so most prompts compile none.
+from pokayokay.infra.spans import replace_spans
+from pokayokay.relevance.scan import case_folded, is_word_char, whole_word_spans
 
 # "write a docstring for …", "explain what … does", "what does … mean?", "the difference between
 # … and …", "fix the typo …", "update the link …": a question about the code or text at hand,
 # or general knowledge, which the code, the text or the model answers, not the team's notes.
-_EXPLAINS = Lazy(
-    r"\bdocstrings?\b|^\W*explain (?:what|the difference)\b|\bdifference between\b"
-    r"|^\W*what (?:does|do) .{1,80}?\b(?:do|mean|contain|return|run|change|print|output)\b"
-    r"|\bfix (?:the|a|this|that) typos?\b"
-    r"|\b(?:broken|dead) links?\b|\b(?:fix|update) (?:the|that|this|a) links?\b"
-    r"|\blinks? [^?!\n]{0,60}\b404s?\b"
-)
+# Read by plain scans (no ``re`` on the prompt's path): what each finds is what the pattern in
+# its comment finds, tested against it (``tests/recall/test_asks_words.py``).
+
+# \bdocstrings?\b | \bdifference between\b | \bfix (?:the|a|this|that) typos?\b
+# | \b(?:broken|dead) links?\b | \b(?:fix|update) (?:the|that|this|a) links?\b
+_EXPLAINING_WORDS = (
+    "docstring", "docstrings", "difference between",
+    *(f"fix {a} {typo}" for a in ("the", "a", "this", "that") for typo in ("typo", "typos")),
+    *(f"{a} {link}" for a in ("broken", "dead") for link in ("link", "links")),
+    *(
+        f"{verb} {a} {link}"
+        for verb in ("fix", "update")
+        for a in ("the", "that", "this", "a")
+        for link in ("link", "links")
+    ),
+)  # fmt: skip
+# ^\W*what (?:does|do) .{1,80}?\b(?:do|mean|contain|return|run|change|print|output)\b
+_WHAT_DOES = ("what does ", "what do ")
+_DOES_VERBS = ("do", "mean", "contain", "return", "run", "change", "print", "output")
+# Every text explains_code says yes to holds one of these, or "link" and "404".
+EXPLAINS_WORDS = ("docstring", "explain what", "explain the difference", "difference between",
+                  "what do", "typo", "link")  # fmt: skip
+
+
+def _word_end(text: str, at: int) -> bool:
+    """``\\b`` at ``at`` after a word character: the end of the text or a non-word one."""
+    return at >= len(text) or not is_word_char(text[at])
+
+
+def _opening(text: str) -> int:
+    """Where ``^\\W*`` ends: the first word character."""
+    at = 0
+    while at < len(text) and not is_word_char(text[at]):
+        at += 1
+    return at
+
+
+def _asks_what_it_does(text: str) -> bool:
+    """``^\\W*what (?:does|do) .{1,80}?\\b(?:do|mean|…)\\b``."""
+    at = _opening(text)
+    for opening in _WHAT_DOES:
+        if not text.startswith(opening, at):
+            continue
+        start = at + len(opening)
+        line = text.find("\n", start)
+        last = min(start + 80, len(text) if line == -1 else line)
+        for q in range(start + 1, last + 1):
+            if is_word_char(text[q - 1]):
+                continue
+            for verb in _DOES_VERBS:
+                if text.startswith(verb, q) and _word_end(text, q + len(verb)):
+                    return True
+    return False
+
+
+def _link_that_404s(text: str) -> bool:
+    """``\\blinks? [^?!\\n]{0,60}\\b404s?\\b``, read from each whole ``404``: a link
+    opening at most 60 characters before it, with no ``?``, ``!`` or line break between."""
+    at = text.find("404")
+    while at != -1:
+        end = at + 4 if text.startswith("404s", at) else at + 3
+        if (at == 0 or not is_word_char(text[at - 1])) and _word_end(text, end):
+            start = max(0, at - 66)
+            for stop in "?!\n":
+                start = max(start, text.rfind(stop, start, at) + 1)
+            link = text.find("link", start, at)
+            while link != -1:
+                after = link + 5 if text.startswith("links ", link) else link + 4
+                if (
+                    (link == 0 or not is_word_char(text[link - 1]))
+                    and text.startswith(" ", after)
+                    and at - (after + 1) <= 60
+                ):
+                    return True
+                link = text.find("link", link + 1, at)
+        at = text.find("404", at + 1)
+    return False
+
+
+def _explains(text: str) -> bool:
+    """The whole pattern: any of its alternatives."""
+    at = _opening(text)
+    if text.startswith("explain ", at) and any(
+        text.startswith(what, at + 8) and _word_end(text, at + 8 + len(what))
+        for what in ("what", "the difference")
+    ):
+        return True
+    return (
+        bool(whole_word_spans(text, _EXPLAINING_WORDS))
+        or _asks_what_it_does(text)
+        or ("404" in text and _link_that_404s(text))
+    )
 
 
 # A relative clause: "that", "which" or "who" and a verb in the present or past ("a tool that
 # finds broken links", "the script which explained the difference between …"), up to the end of
-# its clause. Its words describe a thing the prompt is about; they are not what it asks.
-_RELATIVE = Lazy(r"\b(?:that|which|who)\s+[a-z]+(?:s|ed)\b[^,.;:!?\n]*")
+# its clause. Its words describe a thing the prompt is about; they are not what it asks:
+# \b(?:that|which|who)\s+[a-z]+(?:s|ed)\b[^,.;:!?\n]*
+_RELATIVE_WORDS = ("that", "which", "who")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 
-# Every alternative of _EXPLAINS holds one of these as written (the pattern is case-sensitive):
-# a text holding none cannot match, and the pattern is not even compiled for it (most prompts).
-EXPLAINS_WORDS = ("docstring", "explain ", "difference between", "what do", "typo", "link")
+
+def _relative_end(text: str, at: int, word: str) -> int:
+    """The end of a relative clause opened by ``word`` at ``at``, or -1."""
+    n = len(text)
+    q = at + len(word)
+    if q >= n or not text[q].isspace():
+        return -1
+    while q < n and text[q].isspace():
+        q += 1
+    start = q
+    while q < n and text[q] in _LOWER:
+        q += 1
+    verb = text[start:q]
+    if not _word_end(text, q) or not (
+        (len(verb) >= 2 and verb.endswith("s")) or (len(verb) >= 3 and verb.endswith("ed"))
+    ):
+        return -1
+    while q < n and text[q] not in ",.;:!?\n":
+        q += 1
+    return q
+
+
+def relative_clause_spans(text: str) -> list[tuple[int, int]]:
+    """The spans ``re.finditer`` of the relative-clause pattern above gives."""
+    starts = sorted(
+        (at, word)
+        for word in _RELATIVE_WORDS
+        for at in _finds(text, word)
+        if at == 0 or not is_word_char(text[at - 1])
+    )
+    out: list[tuple[int, int]] = []
+    for at, word in starts:
+        if out and at < out[-1][1]:
+            continue
+        end = _relative_end(text, at, word)
+        if end >= 0:
+            out.append((at, end))
+    return out
+
+
+def _finds(text: str, word: str) -> list[int]:
+    found = []
+    at = text.find(word)
+    while at != -1:
+        found.append(at)
+        at = text.find(word, at + 1)
+    return found
 
 
 def explains_code(lowered: str) -> bool:
@@ -40,14 +170,11 @@ def explains_code(lowered: str) -> bool:
     general question ("the difference between …") or fixes a typo or a link. What a relative
     clause says describes a thing, not the request ("a name for my dev tool that finds broken
     links" asks for a name; decision 0134)."""
-    if not any(word in lowered for word in EXPLAINS_WORDS):
-        return False
-    found = _EXPLAINS.search(lowered)
-    if found is None:
+    if not any(word in lowered for word in EXPLAINS_WORDS) or not _explains(lowered):
         return False
     if "th" not in lowered and "wh" not in lowered:
         return True
-    return _EXPLAINS.search(_RELATIVE.sub(" , ", lowered)) is not None
+    return _explains(replace_spans(lowered, relative_clause_spans(lowered), " , "))
 
 
 # The place of work is documentation (a README, a changelog, a Markdown file, the docs folder)
@@ -59,7 +186,7 @@ _EXPLAINING = Lazy(
 
 
 # Every alternative of _DOCS holds one of these as written (case-sensitive, as above).
-DOCS_WORDS = ("readme", "changelog", ".md", ".rst", "doc")
+DOCS_WORDS = ("readme", "changelog", ".md", ".rst", "doc/", "docs/")
 
 
 def edits_docs(lowered: str) -> bool:
@@ -83,9 +210,8 @@ _MESSAGE = Lazy(
 )
 
 
-# _MESSAGE matches only a text holding a colon and one of these verbs; case-insensitively, which
-# for an ASCII text is the lower-cased text holding them (elsewhere the pattern decides: under
-# IGNORECASE "ı" matches "i").
+# _MESSAGE matches only a text holding a colon and one of these verbs, case-insensitively: found
+# in the text as scan.case_folded lower-cases it (under IGNORECASE "ı" matches "i").
 MESSAGE_WORDS = ("write", "draft", "compose", "put together", "prepare")
 
 
@@ -95,9 +221,8 @@ def message_content(text: str) -> int | None:
     words are what the message says, not the task."""
     if ":" not in text:
         return None
-    if text.isascii():
-        lower = text.lower()
-        if not any(word in lower for word in MESSAGE_WORDS):
-            return None
+    lower = case_folded(text)
+    if not any(word in lower for word in MESSAGE_WORDS):
+        return None
     found = _MESSAGE.match(text)
     return None if found is None else found.end()

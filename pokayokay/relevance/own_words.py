@@ -13,15 +13,16 @@ Everything is recognised by the *structure* of the text, never by a list of subj
 
 * **fenced blocks** — from a line opening with three or more backticks or tildes to the line
   closing it (or the end of the prompt);
-* **output-shaped lines** (:data:`OUTPUT_LINE`) — a traceback and its frames (Python, Java,
-  JavaScript), ``file:line[:col]`` and ``file(line,col)`` diagnostics, a compiler's
-  ``error[E0308]:`` / ``note:`` lines, a log line opening on a timestamp or a bracketed level,
-  Python logging's ``LEVEL:logger:``, an exception's type line, a caret under a column, a rule
-  of ``=``/``-``/``_`` (titled or not), a code frame's numbered gutter (jest, tsc, rustc:
-  ``>  7 |``), and the per-test, per-file and summary lines test runners print (pytest, jest,
-  cargo test, go test: ``tests/a.py .F``, ``FAIL src/a.test.js``, ``● suite › case``,
-  ``test a::b ... ok``, ``--- FAIL: TestAdd (0.00s)``, ``Tests: 2 failed, 4 total``,
-  ``test result: FAILED.``), a shell prompt and its command;
+* **output-shaped lines** (:func:`~pokayokay.relevance.output_lines.is_output_line`) — a
+  traceback and its frames (Python, Java, JavaScript), ``file:line[:col]`` and
+  ``file(line,col)`` diagnostics, a compiler's ``error[E0308]:`` / ``note:`` lines, a log line
+  opening on a timestamp or a bracketed level, Python logging's ``LEVEL:logger:``, an
+  exception's type line, a caret under a column, a rule of ``=``/``-``/``_`` (titled or not), a
+  code frame's numbered gutter (jest, tsc, rustc: ``>  7 |``), and the per-test, per-file and
+  summary lines test runners print (pytest, jest, cargo test, go test: ``tests/a.py .F``,
+  ``FAIL src/a.test.js``, ``● suite › case``, ``test a::b ... ok``, ``--- FAIL: TestAdd
+  (0.00s)``, ``Tests: 2 failed, 4 total``, ``test result: FAILED.``), a shell prompt and its
+  command;
 * **lines under output** — an indented line below an output line belongs to it, across blank
   lines (a frame's source line; jest's ``expect(received)`` block under its ``●`` header);
 * **lines between output** — at most :data:`MAX_BETWEEN` unindented lines whose nearest
@@ -43,7 +44,7 @@ keeping it wins (decision 0121). The prompt itself is never rewritten: the own w
 
 from __future__ import annotations
 
-from pokayokay.infra.lazyre import Lazy
+from pokayokay.relevance.output_lines import is_output_line
 from pokayokay.relevance.scan import code_spans
 
 TYPE_CHECKING = False
@@ -55,54 +56,23 @@ MAX_BETWEEN = 2
 
 # An inline code span holding one token, single or double backticks, no white space inside, is
 # found by :func:`pokayokay.relevance.scan.code_spans` (no ``re`` for a prompt quoting a flag).
-# A fence opens a line: three or more backticks or tildes.
-_FENCE = Lazy(r"[ \t]*(`{3,}|~{3,})")
-# Lines that read as a program's output rather than a sentence.
-OUTPUT_LINE = Lazy(
-    r"\s*(?:"
-    r"Traceback \(most recent call last\):"  # a Python traceback
-    r"|File \"[^\"]+\", line \d+"  # ... and its frames
-    r"|at \S+(?: \(\S+:\d+(?::\d+)?\)|:\d+:\d+)\s*$"  # a JavaScript frame
-    r"|at [\w$.<>/]+\([\w$.-]+:\d+\)\s*$"  # a Java frame
-    r"|[\w./\\-]+[:(]\d+(?:[:,]\d+)?\)?(?::|\s+-\s)"  # file:line[:col]: a diagnostic
-    r"|error(?:\[\w+\])?: |warning\[\w+\]: "  # a compiler's diagnostic (rustc, cargo)
-    r"|= (?:note|help): "  # ... and its notes
-    r"|-->\s+\S+:\d+"  # ... and where it points
-    r"|\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}"  # a log line's timestamp
-    r"|\[?\d{2}:\d{2}:\d{2}"  # ... or its time
-    r"|\[[A-Z]{3,8}\]"  # ... or its bracketed level
-    r"|[A-Z]{4,8}:[\w.]+:"  # ... or Python logging's "LEVEL:logger:" (not "TODO: ...")
-    r"|[EF>]\s{2,}\S"  # pytest's E and > lines
-    r"|[=_*-]{3,}.*[=_*-]{3,}\s*$"  # a rule with a title (pytest's "=== FAILURES ===")
-    r"|[=_*-]{5,}\s*$"  # a rule
-    r"|[\w.]*(?:Error|Exception|Warning)(?::\s|$)"  # an exception's type line
-    r"|\^+\s*$"  # a caret under a column
-    r"|>?\s*\d+\s*(?:\||[+-]\s)"  # a code frame's numbered gutter (jest, tsc, rustc, ruff)
-    r"|\|\s*(?:\^|$)"  # ... its caret line and its empty gutter
-    r"|[A-Z]{1,4}\d{3,4}(?:\s\[\*\])?\s\S"  # a linter's rule code opening a finding (F401 ...)
-    r"|\[\*\]\s\d"  # ... and its count of fixable findings
-    r"|(?:PASS|FAIL|PASSED|FAILED|ERROR|ok|not ok)\s+\S+\s*$"  # a runner's per-file verdict
-    r"|(?:PASS|FAIL)\s{2,}\S"
-    r"|(?:PASSED|FAILED|ERROR)\s+\S+::\S"  # pytest's summary line for one test
-    r"|(?:PASS|FAIL|ok|FAIL\s+\S+\s+[\d.]+s)\s*$"  # go test's verdicts
-    r"|(?:ok|FAIL)\t\S+\t"
-    r"|--- (?:FAIL|PASS|SKIP): \S+ \(\d"  # go test's per-test line
-    r"|=== (?:RUN|PAUSE|CONT)\s"
-    r"|[●✕✓×]\s"  # jest's failure header and per-test marks
-    r"|test \S+ \.\.\. \w+"  # cargo test's per-test line
-    r"|test result: "  # ... its summary
-    r"|running \d+ tests?\s*$"  # ... its header
-    r"|thread '[^']*'(?: \(\d+\))? panicked at "  # a Rust panic
-    r"|(?:Compiling|Checking|Finished|Running|Doc-tests|Fresh)\s+\S"  # cargo's status lines
-    r"|Ran all test suites\b"  # jest's closing line
-    r"|[A-Z][\w ]{1,20}:\s+\d+(?:\.\d+)?\s*(?:m?s\b|\w+,|\w+\s*$)"  # "Tests:  31 passed, ..."
-    r"|collected \d+ items?"
-    r"|(?:[\w./\\-]+\.\w+\s+)?[.FEsxX]+\s+\[\s*\d+%\]\s*$"  # pytest's progress line
-    r"|[\w./\\-]+\.\w+\s+[.FEsxX]+\s*$"
-    r"|(?:Found\s+)?\d+\s+(?:passed|failed|errors?|warnings?|problems?)\b"  # a summary
-    r"|\$ \S"  # a shell prompt and its command (not "#" or ">": markdown)
-    r")"
-)
+# A fence opens a line: three or more backticks or tildes (:func:`fence_at`). Lines that read
+# as a program's output: :func:`pokayokay.relevance.output_lines.is_output_line`.
+
+
+def fence_at(prompt: str, start: int, end: int) -> str | None:
+    """The fence opening ``prompt[start:end]`` (a line): ``[ \\t]*(`{3,}|~{3,})`` matched
+    there, its group; None when the line opens none."""
+    at = start
+    while at < end and prompt[at] in " \t":
+        at += 1
+    mark = prompt[at] if at < end else ""
+    if mark not in ("`", "~"):
+        return None
+    stop = at
+    while stop < end and prompt[stop] == mark:
+        stop += 1
+    return prompt[at:stop] if stop - at >= 3 else None
 
 
 def line_spans(prompt: str) -> list[tuple[int, int]]:
@@ -121,15 +91,15 @@ def _fenced(prompt: str, lines: Sequence[tuple[int, int]]) -> list[bool]:
     fence: str | None = None
     fenced = "```" in prompt or "~~~" in prompt  # a fence line holds one (most prompts: none)
     for i, (a, b) in enumerate(lines if fenced else ()):
-        found = _FENCE.match(prompt, a, b)
+        found = fence_at(prompt, a, b)
         if fence is not None:
             inside[i] = True
-            if found and found[1][0] == fence[0] and len(found[1]) >= len(fence):
+            if found and found[0] == fence[0] and len(found) >= len(fence):
                 fence = None
             continue
         if found:
             inside[i] = True
-            fence = found[1]
+            fence = found
     return inside
 
 
@@ -150,7 +120,7 @@ def set_aside(prompt: str, lines: Sequence[tuple[int, int]] | None = None) -> li
         return aside
     fenced = list(aside)
     for i in filled:
-        if not fenced[i] and OUTPUT_LINE.match(texts[i]) is not None:
+        if not fenced[i] and is_output_line(texts[i]):
             aside[i] = True
     # between output: a short run of unindented lines whose neighbours are both output
     run: list[int] = []
@@ -181,17 +151,26 @@ def set_aside(prompt: str, lines: Sequence[tuple[int, int]] | None = None) -> li
     return aside
 
 
+# The last prompt :func:`only_output` read and its answer: a prompt hook asks it of one prompt
+# from several places (recall's turn checks, skill suggestion's).
+_LAST: list[tuple[str, bool]] = []
+
+
 def only_output(prompt: str) -> bool:
     """Whether nothing of ``prompt`` is the person's: it has several non-blank lines and every
     line holding a letter or a digit is set aside (:func:`set_aside`)."""
     if "\n" not in prompt.strip():
         return False
+    if _LAST and _LAST[0][0] == prompt:
+        return _LAST[0][1]
     lines = line_spans(prompt)
     aside = set_aside(prompt, lines)
-    return not any(
+    answer = not any(
         not skipped and any(c.isalnum() for c in prompt[a:b])
         for (a, b), skipped in zip(lines, aside, strict=True)
     )
+    _LAST[:] = [(prompt, answer)]
+    return answer
 
 
 class OwnWords:

@@ -10,6 +10,10 @@ than the scans themselves. ``\\w`` below is ``re``'s on ``str``: a character for
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 _ASCII_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
@@ -19,6 +23,41 @@ _DIGITS = frozenset("0123456789")
 def is_word_char(c: str) -> bool:
     """``re``'s ``\\w`` for one character of a ``str``."""
     return c.isalnum() or c == "_"
+
+
+# The only characters outside ASCII that ``re.IGNORECASE`` lets match an ASCII letter (İ and ı
+# match i, ſ matches s, the Kelvin sign matches k; tested over every code point).
+FOLD_TO_ASCII = {0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
+
+
+def case_folded(text: str) -> str:
+    """``text`` lower-cased, the characters ``re.IGNORECASE`` matches to an ASCII letter made
+    that letter first: the same length as ``text`` (only İ lower-cases to two characters), and
+    an ASCII word is in it wherever a case-insensitive pattern of that word matches ``text``."""
+    if text.isascii():
+        return text.lower()
+    return text.translate(FOLD_TO_ASCII).lower()
+
+
+def whole_word_spans(text: str, words: Sequence[str]) -> list[tuple[int, int]]:
+    """The spans where one of ``words`` (each starting and ending with a word character) stands
+    whole in ``text``, ``\\b`` at both ends, leftmost first and never overlapping: what
+    ``re.finditer(r"\\b(?:…)\\b")`` of them gives when at most one fits at any start."""
+    found = []
+    for word in words:
+        at = text.find(word)
+        while at != -1:
+            end = at + len(word)
+            if (at == 0 or not is_word_char(text[at - 1])) and (
+                end == len(text) or not is_word_char(text[end])
+            ):
+                found.append((at, end))
+            at = text.find(word, at + 1)
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        if not out or start >= out[-1][1]:
+            out.append((start, end))
+    return out
 
 
 class _Keep(dict[int, int]):

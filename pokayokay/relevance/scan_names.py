@@ -42,16 +42,39 @@ class Found(tuple[int, int, tuple[str, ...]]):
         return self[2]
 
 
+_ASCII_WORD = _ASCII_ALNUM | {"_"}
+
+
 def _in(c: str, extra: str) -> bool:
-    return c in extra or is_word_char(c)
+    return c in _ASCII_WORD or c in extra or (c > "\x7f" and c.isalnum())
 
 
 def _run_end(text: str, at: int, extra: str) -> int:
-    """The end of the run of ``\\w`` and ``extra`` characters from ``at``."""
+    """The end of the run of ``\\w`` and ``extra`` characters from ``at`` (the test inlined:
+    this runs on every character of a prompt's paths)."""
     n = len(text)
-    while at < n and _in(text[at], extra):
-        at += 1
+    while at < n:
+        c = text[at]
+        if c in _ASCII_WORD or c in extra or (c > "\x7f" and c.isalnum()):
+            at += 1
+        else:
+            break
     return at
+
+
+def _runs(text: str, extra: str) -> list[tuple[int, int]]:
+    """The maximal runs of ``\\w`` and ``extra`` characters in ``text``, as spans."""
+    out = []
+    n = len(text)
+    s = 0
+    while s < n:
+        if not _in(text[s], extra):
+            s += 1
+            continue
+        e = _run_end(text, s, extra)
+        out.append((s, e))
+        s = e
+    return out
 
 
 def _dotted_ext_end(text: str, at: int, ext_max: int, stop: str) -> int:
@@ -139,12 +162,7 @@ def file_name_matches(text: str) -> list[Found]:
     match takes the last dot that works, past which no other one can."""
     out = []
     n = len(text)
-    s = 0
-    while s < n:
-        if not _in(text[s], "./-"):
-            s += 1
-            continue
-        e = _run_end(text, s, "./-")
+    for s, e in _runs(text, "./-"):
         for g in range(e - 1, s, -1):
             if text[g] != "." or not is_word_char(text[g - 1]):
                 continue
@@ -158,7 +176,6 @@ def file_name_matches(text: str) -> list[Found]:
                 continue
             out.append(Found(s, q, (text[s:g], text[first:q])))
             break
-        s = e
     return out
 
 
@@ -230,3 +247,108 @@ def name_spans(text: str) -> list[tuple[int, int]]:
         out.append((s, end))
         s = end
     return out
+
+
+# What a PascalCase name followed by one of these names ("the ChangelogPage component"), and the
+# endings that make one a name of code on its own (``PdfIcon``, ``CsvExportButton``): other
+# PascalCase is often a subject (GraphQL, JavaScript, PowerPoint). skills.match's identifiers.
+CODE_KINDS = (
+    "component", "class", "hook", "model", "view", "screen", "modal", "widget", "module",
+    "function", "method", "type", "interface", "enum", "struct", "prop",
+)  # fmt: skip
+CODE_ENDINGS = (
+    "Icon", "Button", "Badge", "Card", "Page", "View", "ViewSet", "Modal", "Dialog", "List",
+    "Table", "Form", "Field", "Input", "Panel", "Menu", "Tab", "Row", "Cell", "Header", "Footer",
+    "Link", "Preview", "Viewer", "Renderer", "Parser", "Loader", "Uploader", "Exporter",
+    "Importer", "Generator", "Builder", "Service", "Client", "Handler", "Controller", "Provider",
+    "Manager", "Factory", "Helper", "Util", "Utils", "Store", "Slice", "Hook", "Component",
+    "Screen", "Widget", "Section", "Item", "Spec", "Test", "Tests", "Schema", "Props", "State",
+    "Context", "Route", "Router", "Config", "Settings", "Error", "Exception", "Serializer",
+    "Mixin", "Job", "Task", "Worker", "Resolver", "Repository", "Adapter", "Wrapper",
+    "Container", "Layout", "Template", "Editor", "Picker", "Selector", "Toggle", "Banner",
+    "Tooltip", "Toolbar", "Sidebar", "Navbar", "Chart", "Grid", "Dashboard",
+)  # fmt: skip
+_SNAKE = _ASCII_ALNUM | {"_"}
+_ENDINGS = frozenset(CODE_ENDINGS)
+
+
+def _space_end(text: str, at: int) -> int:
+    n = len(text)
+    while at < n and text[at].isspace():
+        at += 1
+    return at
+
+
+def _kind_at(text: str, at: int) -> bool:
+    """``(?:component|class|…)s?\\b`` at ``at``."""
+    n = len(text)
+    for kind in CODE_KINDS:
+        if text.startswith(kind, at):
+            end = at + len(kind)
+            if end < n and text[end] == "s":
+                end += 1
+            if end == n or not is_word_char(text[end]):
+                return True
+    return False
+
+
+def _kind_follows(text: str, at: int) -> bool:
+    """``(?=\\s+(?:[A-Z]\\w*\\s+)?(?:component|class|…)s?\\b)`` at ``at``. Each ``\\s+`` and
+    ``\\w*`` is forced to its whole run: what follows a shorter one can never start there."""
+    q = _space_end(text, at)
+    if q == at or q == len(text):
+        return False
+    if text[q] in _UPPER:
+        r = _run_end(text, q + 1, "")
+        t = _space_end(text, r)
+        return t > r and _kind_at(text, t)
+    return _kind_at(text, q)
+
+
+def _pascal(run: str, humps: int) -> bool:
+    """``[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*`` (``humps`` 1) or ``…)+`` (2), whole."""
+    if len(run) < 2 or run[0] not in _UPPER or run[1] not in _LOWER_DIGITS:
+        return False
+    if not all(c in _ASCII_ALNUM for c in run):
+        return False
+    return humps == 1 or any(c in _UPPER for c in run[2:])
+
+
+def _is_identifier(text: str, s: int, e: int) -> bool:
+    run = text[s:e]
+    first = run[0]
+    if "." in run:  # [A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+, the only shape holding a dot
+        return all(part and part[0] in _IDENT_START for part in run.split("."))
+    if first in _LETTERS and "_" in run and run[-1] in _ASCII_ALNUM and set(run) <= _SNAKE:
+        return True  # [A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]
+    if first in _LOWER and any(c in _UPPER for c in run) and set(run) <= _ASCII_ALNUM:
+        return True  # [a-z][a-z0-9]*[A-Z][A-Za-z0-9]*
+    if first in _IDENT_START and e < len(text) and text[e] == "(":
+        return True  # [A-Za-z_]\w*(?=\()
+    if first not in _UPPER:
+        return False
+    if _pascal(run, 2) and _kind_follows(text, e):
+        return True
+    # [A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*(?:Icon|…)s?: an ending starts at a capital past the
+    # first hump, and runs to the end (an "s" after it aside)
+    for k in range(2, len(run)):
+        if run[k] in _UPPER:
+            tail = run[k:]
+            if (tail in _ENDINGS or (tail[-1] == "s" and tail[:-1] in _ENDINGS)) and _pascal(
+                run[:k], 1
+            ):
+                return True
+    return False
+
+
+def identifier_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of ``re.finditer`` of skill suggestion's identifier pattern (an identifier of
+    code: snake_case, lower camelCase, a dotted name, a call, PascalCase followed by the kind
+    of thing it names or ending in one, :data:`CODE_KINDS`, :data:`CODE_ENDINGS`):
+    ``(?<![\\w.])(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]|[a-z][a-z0-9]*[A-Z]``
+    ``[A-Za-z0-9]*|[A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)+|[A-Za-z_]\\w*(?=\\()|[A-Z][a-z0-9]+``
+    ``(?:[A-Z][a-z0-9]*)+(?=\\s+(?:[A-Z]\\w*\\s+)?(?:component|…)s?\\b)|[A-Z][a-z0-9]+``
+    ``(?:[A-Z][a-z0-9]*)*(?:Icon|…)s?)(?![\\w.])``. Every shape is made of ``\\w`` and dots
+    between look-arounds that refuse both, so a match is a whole run of them: each run is
+    judged once."""
+    return [(s, e) for s, e in _runs(text, ".") if _is_identifier(text, s, e)]

@@ -20,10 +20,18 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from pokayokay.infra.lazyre import IGNORECASE, Lazy
+from pokayokay.infra.lazyre import Lazy
+from pokayokay.infra.spans import replace_spans
 from pokayokay.relevance import analyser, vocabulary
 from pokayokay.relevance.analyser import COMMON_STOPWORDS, LazyTerms, cached_terms, stem_with
-from pokayokay.relevance.scan import camel_pieces, lower_words, names_http_method, word_chunks
+from pokayokay.relevance.scan import (
+    camel_pieces,
+    case_folded,
+    lower_words,
+    names_http_method,
+    whole_word_spans,
+    word_chunks,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,38 +59,62 @@ STOPWORDS = COMMON_STOPWORDS | frozenset(
 # Names the stemmer would fold onto an everyday word ("Stripe" onto "strip accents").
 UNSTEMMED = frozenset({"stripe"})
 
-# Multi-word spellings folded onto one term before splitting into words.
-_PHRASES: tuple[tuple[Lazy, str], ...] = tuple(
-    (Lazy(pattern, IGNORECASE), term)
-    for pattern, term in (
-        (r"\bpull[ -]requests?\b|\bmerge[ -]requests?\b", " pullrequest "),
-        (r"\bend[ -]to[ -]end\b", " e2e "),
-        (r"\bslide[ -]?decks?\b|\bpitch[ -]decks?\b", " pptx "),
-        (r"\bword (?:doc|docs|document|documents|file|files)\b", " docx "),
-        (r"\bgoogle sheets\b", " googlesheets "),
-        (r"\bgoogle docs\b", " googledocs "),
-        (r"\bsign(?:ing|ed|s)?[ -]?(?:in|on)\b|\blog(?:ging|ged|s)?[ -]in\b", " login "),
-        (r"\bsign(?:ing|ed|s)?[ -]?up\b", " signup "),
-        (r"\bgithub actions\b", " githubactions "),
-        (r"\bcore web vitals\b", " webvitals "),
-        (r"\bmodel context protocol\b", " mcp "),
-        (r"\bn ?\+ ?1\b", " nplusone "),
-        # "on my machine" is where, not machine learning
-        (r"\b(?:on|from) (?:my|your|our|a|the) (?:local )?machines?\b", " locally "),
-        # JavaScript's most common error: its "properties" are no property-based tests
-        (r"\bcannot (?:read|set) propert(?:y|ies) of (?:undefined|null)\b", " typeerror "),
-    )
-)
 
-# One search says whether any of them is there (most texts hold none).
-_ANY_PHRASE = Lazy("|".join(f"(?:{p.pattern})" for p, _term in _PHRASES), IGNORECASE)
-# Every spelling of _PHRASES holds one of these: an ASCII text holding none of them (lower-cased)
-# holds no phrase, so the search above is not even compiled.
-_PHRASE_WORDS = (
-    "request", "end to", "end-to", "deck", "word ", "google ", "sign", "log in", "log-in",
-    "logs in", "logs-in", "logged in", "logged-in", "logging in", "logging-in", "github ",
-    "vitals", "protocol", "+", "cannot ", "machine",
-)  # fmt: skip
+def _spelled(*parts: tuple[str, ...]) -> tuple[str, ...]:
+    """Every spelling made of one choice of each part, in order."""
+    out: tuple[str, ...] = ("",)
+    for choices in parts:
+        out = tuple(head + choice for head in out for choice in choices)
+    return out
+
+
+# Multi-word spellings folded onto one term before splitting into words: every spelling of each
+# phrase (a short, finite list), found whole and ignoring case (scan.whole_word_spans).
+_PHRASES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (_spelled(("pull", "merge"), (" ", "-"), ("request", "requests")), " pullrequest "),
+    (_spelled(("end",), (" ", "-"), ("to",), (" ", "-"), ("end",)), " e2e "),
+    (
+        _spelled(("slide",), ("", " ", "-"), ("deck", "decks"))
+        + _spelled(("pitch",), (" ", "-"), ("deck", "decks")),
+        " pptx ",
+    ),
+    (_spelled(("word ",), ("doc", "docs", "document", "documents", "file", "files")), " docx "),
+    (("google sheets",), " googlesheets "),
+    (("google docs",), " googledocs "),
+    (
+        _spelled(("sign",), ("", "ing", "ed", "s"), ("", " ", "-"), ("in", "on"))
+        + _spelled(("log",), ("", "ging", "ged", "s"), (" ", "-"), ("in",)),
+        " login ",
+    ),
+    (_spelled(("sign",), ("", "ing", "ed", "s"), ("", " ", "-"), ("up",)), " signup "),
+    (("github actions",), " githubactions "),
+    (("core web vitals",), " webvitals "),
+    (("model context protocol",), " mcp "),
+    (_spelled(("n",), ("", " "), ("+",), ("", " "), ("1",)), " nplusone "),
+    # "on my machine" is where, not machine learning
+    (
+        _spelled(
+            ("on", "from"),
+            (" ",),
+            ("my", "your", "our", "a", "the"),
+            (" ", " local "),
+            ("machine", "machines"),
+        ),
+        " locally ",
+    ),
+    # JavaScript's most common error: its "properties" are no property-based tests
+    (
+        _spelled(
+            ("cannot ",),
+            ("read", "set"),
+            (" ",),
+            ("property", "properties"),
+            (" of ",),
+            ("undefined", "null"),
+        ),
+        " typeerror ",
+    ),
+)
 
 # Single words folded onto one term (applied before stemming).
 SYNONYMS: dict[str, str] = {
@@ -192,15 +224,17 @@ def _chunk_terms(chunk: str) -> tuple[str, ...]:
 
 
 def fold_phrases(text: str) -> str:
-    """``text`` with the multi-word spellings of :data:`_PHRASES` replaced by their term."""
-    if text.isascii():
-        lower = text.lower()
-        if not any(word in lower for word in _PHRASE_WORDS):
-            return text
-    if _ANY_PHRASE.search(text) is None:
-        return text
-    for pattern, term in _PHRASES:
-        text = pattern.sub(term, text)
+    """``text`` with the multi-word spellings of :data:`_PHRASES` replaced by their term,
+    each found whole, ignoring case, leftmost first (what ``re.sub`` of each phrase's
+    ``\\b(?:…)\\b`` under ``IGNORECASE`` gives, tested against it)."""
+    lower = case_folded(text)
+    for spellings, term in _PHRASES:
+        if not any(spelling in lower for spelling in spellings):
+            continue
+        spans = whole_word_spans(lower, spellings)
+        if spans:
+            text = replace_spans(text, spans, term)
+            lower = replace_spans(lower, spans, term)
     return text
 
 

@@ -56,7 +56,7 @@ from pokayokay.infra.spans import replace_spans
 from pokayokay.recall.asks import message_content
 from pokayokay.recall.evidence import rare, speaks
 from pokayokay.relevance.scan import has_inner_capital, joins_words
-from pokayokay.relevance.scan_names import file_name_matches
+from pokayokay.relevance.scan_names import file_name_matches, identifier_spans
 from pokayokay.relevance.skill_terms import (
     GENERIC_FACTOR,
     MAX_PROMPT_CHARS,
@@ -353,33 +353,14 @@ CODE_EXTENSIONS = frozenset(
 _NAME_SEPARATORS = Lazy(r"[:_\-./]+")
 # (?<![\w.])([\w./-]*\w)\.([A-Za-z][A-Za-z0-9]{0,6})(?![\w.]), read by a plain scan
 # (:func:`pokayokay.relevance.scan_names.file_name_matches`, property-tested against it).
-# An identifier of code: snake_case, lower camelCase, a dotted name, a call, PascalCase followed
-# by the kind of thing it names ("the ChangelogPage component") or ending in it (``PdfIcon``,
-# ``CsvExportButton``); other PascalCase is often a subject: GraphQL, JavaScript, PowerPoint.
-_IDENTIFIER = Lazy(
-    r"(?<![\w.])(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]"
-    r"|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*"
-    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
-    r"|[A-Za-z_]\w*(?=\()"
-    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?=\s+(?:[A-Z]\w*\s+)?(?:component|class|hook|model"
-    r"|view|screen|modal|widget|module|function|method|type|interface|enum|struct|prop)s?\b)"
-    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*(?:Icon|Button|Badge|Card|Page|View|ViewSet|Modal|Dialog"
-    r"|List|Table|Form|Field|Input|Panel|Menu|Tab|Row|Cell|Header|Footer|Link|Preview|Viewer"
-    r"|Renderer|Parser|Loader|Uploader|Exporter|Importer|Generator|Builder|Service|Client"
-    r"|Handler|Controller|Provider|Manager|Factory|Helper|Util|Utils|Store|Slice|Hook|Component"
-    r"|Screen|Widget|Section|Item|Spec|Test|Tests|Schema|Props|State|Context|Route|Router"
-    r"|Config|Settings|Error|Exception|Serializer|Mixin|Job|Task|Worker|Resolver|Repository"
-    r"|Adapter|Wrapper|Container|Layout|Template|Editor|Picker|Selector|Toggle|Banner|Tooltip"
-    r"|Toolbar|Sidebar|Navbar|Chart|Grid|Dashboard)s?)"
-    r"(?![\w.])"
-)
+# An identifier of code (snake_case, lower camelCase, a dotted name, a call, PascalCase naming a
+# kind of code): :func:`pokayokay.relevance.scan_names.identifier_spans`, a plain scan.
 
 
 def may_hold_identifier(words: str) -> bool:
-    """Whether ``words`` may hold an identifier shape of :data:`_IDENTIFIER`: every one holds
-    an underscore, a dot or bracket joined to a word, or an inner capital. The pattern compiles
-    only then; a prompt ending a sentence or opening a bracket no longer costs the import of
-    ``re`` (6 ms, a benchmark's prompt with a bracket)."""
+    """Whether ``words`` may hold an identifier (:func:`identifier_spans`): every one holds an
+    underscore, a dot or bracket joined to a word, or an inner capital. Prose, most prompts,
+    skips the scan."""
     return (
         "_" in words
         or joins_words(words, ".")
@@ -430,9 +411,10 @@ class Query:
         words = replace_spans(text, [(f.start, f.end) for f in file_names], " , ")
         in_idents: set[str] = set()  # spreadsheet_id, export_csv(), client.messages.create
         if may_hold_identifier(words):
-            for found in _IDENTIFIER.finditer(words):
-                in_idents.update(tokenize(found[0]))
-            words = _IDENTIFIER.sub(" , ", words)
+            spans = identifier_spans(words)
+            for a, b in spans:
+                in_idents.update(tokenize(words[a:b]))
+            words = replace_spans(words, spans, " , ")
         if aside:  # code spans and pasted output (relevance.own_words): like identifiers
             in_idents.update(tokenize(aside[:MAX_PROMPT_CHARS]))
         content: set[str] = set()  # "write the update for my team: k8s migration 60% done"

@@ -17,7 +17,13 @@ import pytest
 
 from benchmarks.fixtures.lab import Lab, Project
 from benchmarks.fixtures.memory import encode_payload, moved_payload
-from benchmarks.suites.budgets import PATH_PROMPT, WARM_PROMPT, realistic_project
+from benchmarks.suites.budgets import (
+    CODE_PROMPT,
+    PASTED_PROMPT,
+    PATH_PROMPT,
+    WARM_PROMPT,
+    realistic_project,
+)
 from benchmarks.suites.realistic import registered_argv
 from pokayokay.names import CHAIN_LEARNINGS_FILE
 
@@ -70,13 +76,32 @@ PROSE_PROMPT = (
 )
 
 
-@pytest.mark.parametrize(
-    "kind", ["path prompt", "plain prompt", "prompt after a rewrite", "prompt in sentences"]
+# Asking to explain, in the words of a non-ASCII keyboard, a link that 404s and a relative clause
+# (each reached a pattern until decision 0184's count of the prompts that did).
+ASKING_PROMPT = (
+    "Explain what the retry_after() helper does — the docs link that points at it 404s, "
+    "and signing in on my machine fails"
 )
+PROMPTS = {
+    "path prompt": PATH_PROMPT,
+    "prompt in sentences": PROSE_PROMPT,
+    "prompt naming code": CODE_PROMPT,
+    "prompt asking to explain": ASKING_PROMPT,
+    "prompt with pasted output": PASTED_PROMPT,
+    "prompt with a fenced block": "the export fails:\n```\nKeyError: 'total'\n```\nfix it",
+}
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "path prompt", "plain prompt", "prompt after a rewrite", "prompt in sentences",
+        "prompt naming code", "prompt asking to explain", "prompt with pasted output",
+        "prompt with a fenced block",
+    ],
+)  # fmt: skip
 def test_the_registered_prompt_hook_imports_no_re(project: Project, kind: str) -> None:
-    prompt = {"path prompt": PATH_PROMPT, "prompt in sentences": PROSE_PROMPT}.get(
-        kind, WARM_PROMPT
-    )
+    prompt = PROMPTS.get(kind, WARM_PROMPT)
     if kind == "prompt after a rewrite":
         _rewrite(project, 1)
     modules, out = _imported(project, prompt, f"no-re-{kind.replace(' ', '-')}")
@@ -89,11 +114,7 @@ def test_the_registered_prompt_hook_imports_no_re(project: Project, kind: str) -
 
 
 def test_the_import_listing_sees_re_when_it_is_imported(project: Project) -> None:
-    """The check above can fail: a prompt that holds a quoted phrase reaches a pattern that
-    stays a regex (skills.match's quotes), and the listing shows ``re``."""
-    modules, _out = _imported(
-        project,
-        'the "checkout totals" test fails again; rename the CheckoutTotals class',
-        "no-re-control",
-    )
+    """The check above can fail: a prompt editing documentation reaches a pattern that stays a
+    regex (recall.asks' docs check), and the listing shows ``re``."""
+    modules, _out = _imported(project, "resize the logo image in the README", "no-re-control")
     assert "re" in modules

@@ -39,6 +39,23 @@ NAME = re.compile(
     r"|[A-Za-z_]\w*\(\)?"
     r")"
 )
+IDENTIFIER = re.compile(
+    r"(?<![\w.])(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]"
+    r"|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*"
+    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"
+    r"|[A-Za-z_]\w*(?=\()"
+    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+(?=\s+(?:[A-Z]\w*\s+)?(?:component|class|hook|model"
+    r"|view|screen|modal|widget|module|function|method|type|interface|enum|struct|prop)s?\b)"
+    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*(?:Icon|Button|Badge|Card|Page|View|ViewSet|Modal|Dialog"
+    r"|List|Table|Form|Field|Input|Panel|Menu|Tab|Row|Cell|Header|Footer|Link|Preview|Viewer"
+    r"|Renderer|Parser|Loader|Uploader|Exporter|Importer|Generator|Builder|Service|Client"
+    r"|Handler|Controller|Provider|Manager|Factory|Helper|Util|Utils|Store|Slice|Hook|Component"
+    r"|Screen|Widget|Section|Item|Spec|Test|Tests|Schema|Props|State|Context|Route|Router"
+    r"|Config|Settings|Error|Exception|Serializer|Mixin|Job|Task|Worker|Resolver|Repository"
+    r"|Adapter|Wrapper|Container|Layout|Template|Editor|Picker|Selector|Toggle|Banner|Tooltip"
+    r"|Toolbar|Sidebar|Navbar|Chart|Grid|Dashboard)s?)"
+    r"(?![\w.])"
+)
 
 # The characters the patterns turn on, with letters, digits and unicode (letters, digits and
 # numerics outside ASCII, spaces, combining marks, a capital whose lower case is longer).
@@ -59,7 +76,15 @@ NAMEISH = st.lists(
     st.tuples(st.sampled_from(_SEGMENTS), st.sampled_from(_SEPARATORS)).map("".join),
     max_size=12,
 ).map("".join)
-TEXTS = st.one_of(st.lists(PIECES, max_size=40).map("".join), NAMEISH)
+# Code names: PascalCase with and without a kind or an ending, snake and camel case, calls, the
+# kinds and endings themselves, the spaces between (unicode among them).
+_CODE = [
+    "CartTotals", "Cart", "PdfIcon", "PdfIcons", "CsvExportButton", "Icon", "ViewSet", "Utils",
+    "Ab", "AB", "A1b", "aB", "a_b", "_a", "a_", "Xy", "component", "components", "class",
+    "classy", "Modal", "modal", "hook", "s", " ", "  ", "\t", "\u00a0", "(", ".", "_", "é", "1",
+]
+CODEISH = st.lists(st.sampled_from(_CODE), max_size=10).map("".join)
+TEXTS = st.one_of(st.lists(PIECES, max_size=40).map("".join), NAMEISH, CODEISH)
 
 
 def _strings(value: object, out: list[str]) -> None:

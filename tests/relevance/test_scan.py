@@ -49,6 +49,7 @@ CASES: dict[str, tuple[Callable[[str], object], Callable[[str], object]]] = {
         lambda t: _found(oracle.FILE_NAME, t),
     ),
     "name_spans": (scan_names.name_spans, lambda t: _spans(oracle.NAME, t)),
+    "identifier_spans": (scan_names.identifier_spans, lambda t: _spans(oracle.IDENTIFIER, t)),
     "code_spans": (scan.code_spans, lambda t: _spans(oracle.CODE_SPAN, t)),
     # searched between two offsets (a line of the prompt), as ``finditer(text, pos, endpos)``
     "code_spans_window": (
@@ -68,6 +69,8 @@ EXAMPLES = [
     "İstanbul ǅemal ß ½ ² ٣ éa.py é/ü.ts",
     "add a `--dry-run` flag, ``x``, ```fence```, `` `a` ``, `a b`, `é`\u00a0`x`` `",
     "the checkout totals test fails again in tests/test_checkout.py, fix src/app/checkout.py",
+    "the ChangelogPage component, the Cart Summary Props type, PdfIcons, CsvExportButton, "
+    "apply_discount() in CartTotals class, client.messages.create, get_user., a_b_, x.Y(",
 ]
 
 
@@ -110,7 +113,12 @@ def test_each_scan_equals_its_regex_on_generated_text(name: str) -> None:
 # the scans with look-arounds and backtracking to reproduce get the most examples (5-8 s each
 # on one core at twice these counts; the whole slow tier has to stay inside CI's 15 minutes;
 # CI draws new ones each run: decision 0155)
-MANY = {"name_spans": 3_000, "prompt_path_matches": 3_000, "file_name_matches": 2_500}
+MANY = {
+    "name_spans": 3_000,
+    "identifier_spans": 2_500,
+    "prompt_path_matches": 3_000,
+    "file_name_matches": 2_500,
+}
 
 
 @pytest.mark.slow
@@ -126,10 +134,10 @@ def test_spans_replaced_as_sub_does() -> None:
 
 
 def _identifier_prefilter_holds(text: str) -> None:
-    from pokayokay.skills.match import _IDENTIFIER, may_hold_identifier
+    from pokayokay.skills.match import may_hold_identifier
 
     if not may_hold_identifier(text):
-        assert _IDENTIFIER.search(text) is None, text
+        assert oracle.IDENTIFIER.search(text) is None, text
 
 
 def test_the_identifier_pattern_compiles_whenever_it_could_match() -> None:
@@ -152,3 +160,17 @@ def test_the_identifier_pattern_compiles_whenever_it_could_match() -> None:
 @example("x(")
 def test_the_identifier_check_never_misses_a_match(text: str) -> None:
     _identifier_prefilter_holds(text)
+
+
+def test_only_four_characters_outside_ascii_fold_onto_an_ascii_letter() -> None:
+    """What :func:`~pokayokay.relevance.scan.case_folded` rests on, checked over every code
+    point: under ``re.IGNORECASE`` no other character matches an ASCII letter, and only one
+    lower-cases to more than one character (İ, folded first)."""
+    import re
+    import sys
+
+    letters = re.compile("[a-z]", re.IGNORECASE)
+    everything = [chr(i) for i in range(128, sys.maxunicode + 1)]
+    assert {c for c in everything if letters.fullmatch(c)} == set(map(chr, scan.FOLD_TO_ASCII))
+    assert [c for c in everything if len(c.lower()) != 1] == ["\u0130"]
+    assert scan.case_folded("ſIGN İn — K") == "sign in — k"

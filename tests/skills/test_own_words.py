@@ -9,7 +9,7 @@ from pathlib import Path
 
 from helpers.paths import DATA_DIR
 from helpers.relevance_split import Lab, suggested_skills
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pokayokay.relevance.own_words import own_words
@@ -117,14 +117,17 @@ _FENCE_PIECES = ["```", "~~~", "``", "`", "~~", "~", "py", " ", "\t", "\n", "\r\
 _fences = st.lists(st.sampled_from(_FENCE_PIECES), max_size=12).map("".join)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(_fences | _anything)
-def test_without_a_backtick_or_tildes_no_fence_is_looked_for(prompt: str) -> None:
-    """A prompt without a backtick nor ``~~~`` (most prompts) is read without the fence
-    pattern, which could find nothing in it: the answer is its. (Code spans are found by a plain
-    scan, :func:`pokayokay.relevance.scan.code_spans`, held to the pattern in ``test_scan``.)"""
+@example("  ```py\n~~~~\n ``` x")
+def test_each_line_opens_the_fence_the_pattern_found(prompt: str) -> None:
+    """:func:`~pokayokay.relevance.own_words.fence_at` reads each line as the fence pattern
+    ``[ \\t]*(`{3,}|~{3,})`` matched on it found (its oracle), a line at a time."""
+    import re
+
     from pokayokay.relevance import own_words as module
 
-    lines = module.line_spans(prompt)
-    if "`" not in prompt and "~~~" not in prompt:
-        assert all(module._FENCE.match(prompt, a, b) is None for a, b in lines)
+    fence = re.compile(r"[ \t]*(`{3,}|~{3,})")
+    for a, b in module.line_spans(prompt):
+        found = fence.match(prompt, a, b)
+        assert module.fence_at(prompt, a, b) == (None if found is None else found[1])
