@@ -68,14 +68,14 @@ def test_generated_lines(line: str) -> None:
     _agrees(line)
 
 
-@settings(max_examples=3_000, deadline=None)
+@settings(max_examples=1_500, deadline=None)
 @given(EDITED)
 def test_lines_of_each_shape_edited_near_their_boundaries(line: str) -> None:
     _agrees(line)
 
 
 @pytest.mark.slow
-@settings(max_examples=15_000, deadline=None)
+@settings(max_examples=5_000, deadline=None)
 @given(LINES | EDITED)
 def test_many_generated_lines(line: str) -> None:
     _agrees(line)

@@ -79,7 +79,7 @@ PIECES = [
 texts = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=12)), max_size=8).map(" ".join)
 
 
-@settings(max_examples=1_500, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(texts)
 def test_fold_phrases_answers_as_the_regex_alone(text: str) -> None:
     assert terms.fold_phrases(text) == folded_by_regex_alone(text)
