@@ -26,6 +26,23 @@ else:
 
 
 
+def _is_property(test: object) -> bool:
+    """Whether ``test`` is a Hypothesis property (``hypothesis.is_hypothesis_test`` where this
+    Hypothesis has it, else the attribute ``@given`` sets on its test)."""
+    import hypothesis
+
+    check = getattr(hypothesis, "is_hypothesis_test", None)
+    return bool(check(test) if check else getattr(test, "is_hypothesis_test", False))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each property test ``property``: CI's 3.10 and 3.13 tiers leave them to the main
+    Python's everyday and slow tiers (decision 0186)."""
+    for item in items:
+        if _is_property(getattr(item, "obj", None)):
+            item.add_marker(pytest.mark.property)
+
+
 def _listing(folder: Path) -> set[str]:
     """Names two levels deep under ``folder`` (empty when it does not exist)."""
     found: set[str] = set()
