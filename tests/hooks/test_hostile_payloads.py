@@ -181,7 +181,7 @@ def scratch(isolated_home: Path, tmp_path: Path) -> Scratch:
 
 QUICK = settings(max_examples=12, deadline=None, database=None,
                  suppress_health_check=list(HealthCheck))  # fmt: skip
-SLOW = settings(max_examples=100, deadline=None, database=None,
+SLOW = settings(max_examples=60, deadline=None, database=None,
                 suppress_health_check=list(HealthCheck))  # fmt: skip
 
 

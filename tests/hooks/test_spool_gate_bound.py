@@ -133,7 +133,7 @@ def test_the_settled_verdict_is_the_parsed_one(
     named=st.lists(st.sampled_from(NAMED), min_size=1, max_size=3, unique=True),
 )
 @settings(
-    max_examples=500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 def test_the_settled_verdict_is_the_parsed_one_many(
     root: Path, groups: list[Any], command: str, error: str, named: list[str]

@@ -355,11 +355,12 @@ def test_fences_and_markers_property_quick() -> None:
 
 @pytest.mark.slow
 def test_fences_and_markers_property_thousands(capsys: pytest.CaptureFixture[str]) -> None:
-    """4,000 examples a run, new ones each CI run (its slow tier draws the seed: decision 0155)."""
-    examples, refused, lost = _run(4_000)
+    """2,500 examples a run, new ones each CI run (its slow tier draws the seed: decisions 0155,
+    0186)."""
+    examples, refused, lost = _run(2_500)
     with capsys.disabled():
         print(f"\nfence/marker property: {examples} examples, {refused} refused, {lost} lines lost")
-    assert examples >= 4_000
+    assert examples >= 2_500
     assert lost == 0
     assert refused <= examples // 100
 
