@@ -39,7 +39,7 @@ EXPLAINS_WORDS = ("docstring", "explain what", "explain the difference", "differ
                   "what do", "typo", "link")  # fmt: skip
 
 
-def _word_end(text: str, at: int) -> bool:
+def _ends_word(text: str, at: int) -> bool:
     """``\\b`` at ``at`` after a word character: the end of the text or a non-word one."""
     return at >= len(text) or not is_word_char(text[at])
 
@@ -65,7 +65,7 @@ def _asks_what_it_does(text: str) -> bool:
             if is_word_char(text[q - 1]):
                 continue
             for verb in _DOES_VERBS:
-                if text.startswith(verb, q) and _word_end(text, q + len(verb)):
+                if text.startswith(verb, q) and _ends_word(text, q + len(verb)):
                     return True
     return False
 
@@ -76,7 +76,7 @@ def _link_that_404s(text: str) -> bool:
     at = text.find("404")
     while at != -1:
         end = at + 4 if text.startswith("404s", at) else at + 3
-        if (at == 0 or not is_word_char(text[at - 1])) and _word_end(text, end):
+        if (at == 0 or not is_word_char(text[at - 1])) and _ends_word(text, end):
             start = max(0, at - 66)
             for stop in "?!\n":
                 start = max(start, text.rfind(stop, start, at) + 1)
@@ -98,7 +98,7 @@ def _explains(text: str) -> bool:
     """The whole pattern: any of its alternatives."""
     at = _opening(text)
     if text.startswith("explain ", at) and any(
-        text.startswith(what, at + 8) and _word_end(text, at + 8 + len(what))
+        text.startswith(what, at + 8) and _ends_word(text, at + 8 + len(what))
         for what in ("what", "the difference")
     ):
         return True
@@ -129,7 +129,7 @@ def _relative_end(text: str, at: int, word: str) -> int:
     while q < n and text[q] in _LOWER:
         q += 1
     verb = text[start:q]
-    if not _word_end(text, q) or not (
+    if not _ends_word(text, q) or not (
         (len(verb) >= 2 and verb.endswith("s")) or (len(verb) >= 3 and verb.endswith("ed"))
     ):
         return -1

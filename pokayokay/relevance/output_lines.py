@@ -1,4 +1,4 @@
-"""Whether one line of a prompt reads as a program's output (pure; decision 0186).
+"""Whether one line of a prompt reads as a program's output (pure; decision 0184).
 
 :func:`is_output_line` answers exactly what ``OUTPUT_LINE.match(line) is not None`` answered
 for a line without line breaks, the pattern below, kept in ``tests/helpers/output_oracle.py``
@@ -58,11 +58,16 @@ is ASCII. The pattern, one alternative a line::
 from __future__ import annotations
 
 from pokayokay.relevance.scan import is_word_char
+from pokayokay.relevance.scan_names import run_end, space_end
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _RULE = frozenset("=_*-")
 _PROGRESS = frozenset(".FEsxX")
-_PATH_MARKS = "./\\-"
+_PATH_MARKS = "./\\-"  # beside \w, the path class [\w./\\-]
 _SUMMARY_WORDS = frozenset(
     ("passed", "failed", "error", "errors", "warning", "warnings", "problem", "problems")
 )
@@ -71,16 +76,12 @@ _PREFIXES = ("Traceback (most recent call last):", "error: ", "= note: ", "= hel
 _CARGO = ("Compiling", "Checking", "Finished", "Running", "Doc-tests", "Fresh")
 
 
-def _end(text: str, at: int, accepts: object) -> int:
-    """The end of the run from ``at`` of the characters ``accepts`` (a predicate) takes."""
+def _end(text: str, at: int, accepts: Callable[[str], bool]) -> int:
+    """The end of the run from ``at`` of the characters ``accepts`` takes."""
     n = len(text)
-    while at < n and accepts(text[at]):  # type: ignore[operator]
+    while at < n and accepts(text[at]):
         at += 1
     return at
-
-
-def _space_end(text: str, at: int) -> int:
-    return _end(text, at, str.isspace)
 
 
 def _digit_end(text: str, at: int) -> int:
@@ -88,7 +89,7 @@ def _digit_end(text: str, at: int) -> int:
 
 
 def _word_end(text: str, at: int) -> int:
-    return _end(text, at, is_word_char)
+    return run_end(text, at, "")
 
 
 def _token_end(text: str, at: int) -> int:
@@ -101,15 +102,11 @@ def _token_end(text: str, at: int) -> int:
 
 def _blank_from(text: str, at: int) -> bool:
     """``\\s*$`` at ``at``."""
-    return _space_end(text, at) == len(text)
-
-
-def _in_path(c: str) -> bool:
-    return c in _PATH_MARKS or is_word_char(c)
+    return space_end(text, at) == len(text)
 
 
 def _path_end(text: str, at: int) -> int:
-    return _end(text, at, _in_path)
+    return run_end(text, at, _PATH_MARKS)
 
 
 def _char(text: str, at: int) -> str:
@@ -157,10 +154,10 @@ def _java_frame(s: str, p: int) -> bool:
     which it cannot hold, so only the whole run can be followed by it."""
     if not s.startswith("at ", p):
         return False
-    a = _end(s, p + 3, lambda c: c in "$.<>/" or is_word_char(c))
+    a = run_end(s, p + 3, "$.<>/")
     if a == p + 3 or _char(s, a) != "(":
         return False
-    b = _end(s, a + 1, lambda c: c in "$.-" or is_word_char(c))
+    b = run_end(s, a + 1, "$.-")
     if b == a + 1 or _char(s, b) != ":":
         return False
     c = _digit_end(s, b + 1)
@@ -183,7 +180,7 @@ def _diagnostic(s: str, p: int) -> bool:
         for r in ((q + 1, q) if _char(s, q) == ")" else (q,)):
             if _char(s, r) == ":":
                 return True
-            w = _space_end(s, r)
+            w = space_end(s, r)
             if w > r and _char(s, w) == "-" and _char(s, w + 1).isspace():
                 return True
     return False
@@ -197,7 +194,7 @@ def _compiler(s: str, p: int) -> bool:
             b = _word_end(s, a)
             return b > a and s.startswith("]: ", b)
     if s.startswith("-->", p):
-        a = _space_end(s, p + 3)
+        a = space_end(s, p + 3)
         if a == p + 3:
             return False
         token = s[a : _token_end(s, a)]
@@ -238,7 +235,7 @@ def _log(s: str, p: int) -> bool:
             return True
     a = _end(s, p, _UPPER.__contains__)
     if 4 <= a - p <= 8 and _char(s, a) == ":":
-        b = _end(s, a + 1, lambda c: c == "." or is_word_char(c))
+        b = run_end(s, a + 1, ".")
         return b > a + 1 and _char(s, b) == ":"
     return False
 
@@ -247,7 +244,7 @@ def _rules_and_marks(s: str, p: int, c: str) -> bool:
     """pytest's ``E``/``>`` lines, rules, an exception's type line, carets, gutters (``c``:
     the line's first character after its white space)."""
     if c in ("E", "F", ">"):
-        a = _space_end(s, p + 1)
+        a = space_end(s, p + 1)
         if a - p - 1 >= 2 and a < len(s):
             return True
     if c in _RULE:
@@ -257,7 +254,7 @@ def _rules_and_marks(s: str, p: int, c: str) -> bool:
         if len(body) >= 5 and set(body) <= _RULE:
             return True
     if ("Error" in s or "Exception" in s or "Warning" in s) and (c == "." or is_word_char(c)):
-        a = _end(s, p, _is_dotted_word)
+        a = run_end(s, p, ".")
         if s[p:a].endswith(("Error", "Exception", "Warning")) and (
             a == len(s) or (s[a] == ":" and _char(s, a + 1).isspace())
         ):
@@ -267,20 +264,16 @@ def _rules_and_marks(s: str, p: int, c: str) -> bool:
     return (c in ">|" or c.isdecimal()) and _gutter(s, p)
 
 
-def _is_dotted_word(c: str) -> bool:
-    return c == "." or is_word_char(c)
-
-
 def _gutter(s: str, p: int) -> bool:
     """``>?\\s*\\d+\\s*(?:\\||[+-]\\s)`` and ``\\|\\s*(?:\\^|$)``."""
-    a = _space_end(s, p + 1 if _char(s, p) == ">" else p)
+    a = space_end(s, p + 1 if _char(s, p) == ">" else p)
     b = _digit_end(s, a)
     if b > a:
-        c = _space_end(s, b)
+        c = space_end(s, b)
         if _char(s, c) == "|" or (_char(s, c) in ("+", "-") and _char(s, c + 1).isspace()):
             return True
     if _char(s, p) == "|":
-        a = _space_end(s, p + 1)
+        a = space_end(s, p + 1)
         return a == len(s) or s[a] == "^"
     return False
 
@@ -310,7 +303,7 @@ def _runner(s: str, p: int) -> bool:
         if s.startswith(verdict, p):
             a = p + len(verdict)
             rest = body[len(verdict) :]
-            b = _space_end(s, a)
+            b = space_end(s, a)
             if b > a and b < p + len(body) and _token_end(s, b) == p + len(body):
                 return True  # verdict, one token
             if verdict in ("PASS", "FAIL") and b - a >= 2 and b < len(s):
@@ -332,11 +325,11 @@ def _runner(s: str, p: int) -> bool:
 
 def _go_fail(rest: str) -> bool:
     """``\\s+\\S+\\s+[\\d.]+s`` as the whole of ``rest`` (after ``FAIL``, trailing space cut)."""
-    a = _space_end(rest, 0)
+    a = space_end(rest, 0)
     if a == 0:
         return False
     b = _token_end(rest, a)
-    c = _space_end(rest, b)
+    c = space_end(rest, b)
     if b == a or c == b or _token_end(rest, c) != len(rest):
         return False
     last = rest[c:]
@@ -383,7 +376,7 @@ def _cargo(s: str, p: int) -> bool:
                     return True
     for word in _CARGO:
         if s.startswith(word, p):
-            a = _space_end(s, p + len(word))
+            a = space_end(s, p + len(word))
             if a > p + len(word) and a < len(s):
                 return True
     return False
@@ -398,19 +391,19 @@ def _counts(s: str, p: int) -> bool:
         if a > p + 10 and s.startswith(" item", a):
             return True
     if _char(s, p) in _UPPER:
-        a = _end(s, p + 1, lambda c: c == " " or is_word_char(c))
+        a = run_end(s, p + 1, " ")
         if 1 <= a - p - 1 <= 20 and _char(s, a) == ":":
-            b = _space_end(s, a + 1)
+            b = space_end(s, a + 1)
             if b > a + 1 and _number_then_unit(s, b):
                 return True
     q = p
     if s.startswith("Found", p):
-        a = _space_end(s, p + 5)
+        a = space_end(s, p + 5)
         if a > p + 5:
             q = a
     a = _digit_end(s, q)
     if a > q:
-        b = _space_end(s, a)
+        b = space_end(s, a)
         if b > a and s[b : _word_end(s, b)] in _SUMMARY_WORDS:
             return True
     return False
@@ -434,7 +427,7 @@ def _unit_after(s: str, at: int) -> bool:
     run = _word_end(s, at)
     if run - at >= 2 and (_char(s, run) == "," or _blank_from(s, run)):
         return True
-    return any(_unit_at(s, q) for q in (digits, _space_end(s, digits)))
+    return any(_unit_at(s, q) for q in (digits, space_end(s, digits)))
 
 
 def _unit_at(s: str, q: int) -> bool:
@@ -460,10 +453,10 @@ def _pytest_progress(s: str, p: int) -> bool:
             return True
     for q in starts:
         a = _end(s, q, _PROGRESS.__contains__)
-        b = _space_end(s, a)
+        b = space_end(s, a)
         if a == q or b == a or _char(s, b) != "[":
             continue
-        c = _space_end(s, b + 1)
+        c = space_end(s, b + 1)
         d = _digit_end(s, c)
         if d > c and s.startswith("%]", d) and _blank_from(s, d + 2):
             return True
@@ -476,14 +469,14 @@ def _file_then_space(s: str, p: int) -> int:
     dot = s.rfind(".", p, a)
     if dot <= p or dot + 1 == a or _word_end(s, dot + 1) != a:
         return 0
-    b = _space_end(s, a)
+    b = space_end(s, a)
     return b if b > a else 0
 
 
 def is_output_line(line: str) -> bool:
     """Whether ``line`` (no line break in it) reads as a program's output (the module's
     pattern, matched at its start)."""
-    p = _space_end(line, 0)
+    p = space_end(line, 0)
     if p == len(line):
         return False
     s = line

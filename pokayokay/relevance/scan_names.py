@@ -49,7 +49,7 @@ def _in(c: str, extra: str) -> bool:
     return c in _ASCII_WORD or c in extra or (c > "\x7f" and c.isalnum())
 
 
-def _run_end(text: str, at: int, extra: str) -> int:
+def run_end(text: str, at: int, extra: str) -> int:
     """The end of the run of ``\\w`` and ``extra`` characters from ``at`` (the test inlined:
     this runs on every character of a prompt's paths)."""
     n = len(text)
@@ -71,7 +71,7 @@ def _runs(text: str, extra: str) -> list[tuple[int, int]]:
         if not _in(text[s], extra):
             s += 1
             continue
-        e = _run_end(text, s, extra)
+        e = run_end(text, s, extra)
         out.append((s, e))
         s = e
     return out
@@ -82,13 +82,13 @@ def _dotted_ext_end(text: str, at: int, ext_max: int, stop: str) -> int:
     the end of the match, or -1. The blocks between dots are forced (``[\\w-]+`` is greedy and
     holds no dot); the extension is the start of the last block that allows one."""
     n = len(text)
-    end = _run_end(text, at, "-")
+    end = run_end(text, at, "-")
     if end == at:
         return -1
     dots = []  # the index of each dot that starts a block
     while end < n and text[end] == "." and end + 1 < n and _in(text[end + 1], "-"):
         dots.append(end)
-        end = _run_end(text, end + 1, "-")
+        end = run_end(text, end + 1, "-")
     for dot in reversed(dots):
         first = dot + 1
         if text[first] not in _LETTERS:
@@ -110,7 +110,7 @@ def _path_at(text: str, at: int) -> int:
     first_slash = -1
     end = at
     while True:
-        seg = _run_end(text, end, ".-")
+        seg = run_end(text, end, ".-")
         if seg == end or seg >= n or text[seg] != "/":
             break
         if first_slash < 0:
@@ -118,7 +118,7 @@ def _path_at(text: str, at: int) -> int:
         end = seg + 1
     if first_slash < 0:
         return -1
-    q = _run_end(text, end, ".-")  # the last segment, as long as it goes
+    q = run_end(text, end, ".-")  # the last segment, as long as it goes
     if q >= n or not (text[q] == "/" or text[q] == "-" or is_word_char(text[q])):
         return q
     # shorter: only an end before a dot passes the look-ahead (a slash never does)
@@ -183,16 +183,16 @@ def _ident_end(text: str, at: int) -> int:
     """``[A-Za-z_]\\w*`` at ``at``: its end, or -1."""
     if at >= len(text) or text[at] not in _IDENT_START:
         return -1
-    return _run_end(text, at + 1, "")
+    return run_end(text, at + 1, "")
 
 
 def _name_at(text: str, s: int) -> int:
     """The end of the analyser's name pattern (see :func:`name_spans`) at ``s``, or -1."""
     n = len(text)
     # [\w.@~-]*/[\w./@~-]*
-    m = _run_end(text, s, ".@~-")
+    m = run_end(text, s, ".@~-")
     if m < n and text[m] == "/":
-        return _run_end(text, m + 1, "./@~-")
+        return run_end(text, m + 1, "./@~-")
     # [\w-]+(?:\.[\w-]+)*\.[A-Za-z][A-Za-z0-9]{0,5}(?![\w(])
     end = _dotted_ext_end(text, s, 5, "(")
     if end >= 0:
@@ -202,14 +202,14 @@ def _name_at(text: str, s: int) -> int:
     while a < n and text[a] in _ASCII_ALNUM:
         a += 1
     if a > s and a < n and text[a] == "_":
-        return _run_end(text, a + 1, "")
+        return run_end(text, a + 1, "")
     # [a-z][a-z0-9]*[A-Z]\w*
     if text[s] in _LOWER:
         a = s + 1
         while a < n and text[a] in _LOWER_DIGITS:
             a += 1
         if a < n and text[a] in _UPPER:
-            return _run_end(text, a + 1, "")
+            return run_end(text, a + 1, "")
     ident = _ident_end(text, s)
     if ident < 0:
         return -1
@@ -268,11 +268,11 @@ CODE_ENDINGS = (
     "Container", "Layout", "Template", "Editor", "Picker", "Selector", "Toggle", "Banner",
     "Tooltip", "Toolbar", "Sidebar", "Navbar", "Chart", "Grid", "Dashboard",
 )  # fmt: skip
-_SNAKE = _ASCII_ALNUM | {"_"}
 _ENDINGS = frozenset(CODE_ENDINGS)
 
 
-def _space_end(text: str, at: int) -> int:
+def space_end(text: str, at: int) -> int:
+    """The end of the run of white space (``\\s``) from ``at``."""
     n = len(text)
     while at < n and text[at].isspace():
         at += 1
@@ -295,12 +295,12 @@ def _kind_at(text: str, at: int) -> bool:
 def _kind_follows(text: str, at: int) -> bool:
     """``(?=\\s+(?:[A-Z]\\w*\\s+)?(?:component|class|…)s?\\b)`` at ``at``. Each ``\\s+`` and
     ``\\w*`` is forced to its whole run: what follows a shorter one can never start there."""
-    q = _space_end(text, at)
+    q = space_end(text, at)
     if q == at or q == len(text):
         return False
     if text[q] in _UPPER:
-        r = _run_end(text, q + 1, "")
-        t = _space_end(text, r)
+        r = run_end(text, q + 1, "")
+        t = space_end(text, r)
         return t > r and _kind_at(text, t)
     return _kind_at(text, q)
 
@@ -319,7 +319,7 @@ def _is_identifier(text: str, s: int, e: int) -> bool:
     first = run[0]
     if "." in run:  # [A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+, the only shape holding a dot
         return all(part and part[0] in _IDENT_START for part in run.split("."))
-    if first in _LETTERS and "_" in run and run[-1] in _ASCII_ALNUM and set(run) <= _SNAKE:
+    if first in _LETTERS and "_" in run and run[-1] in _ASCII_ALNUM and set(run) <= _ASCII_WORD:
         return True  # [A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]
     if first in _LOWER and any(c in _UPPER for c in run) and set(run) <= _ASCII_ALNUM:
         return True  # [a-z][a-z0-9]*[A-Z][A-Za-z0-9]*
