@@ -1,5 +1,6 @@
 """The format of every marshal file pokayokay writes (pure; built-ins only): a header naming
-the format, the interpreter version and marshal's version, then marshal's bytes of plain values.
+the format, the interpreter version, marshal's version and the machine's byte order (a value may
+hold numbers packed in it: the recall index's postings), then marshal's bytes of plain values.
 
 A file written by another interpreter, or in another format, does not start with the header and
 unpacks as nothing at all, so its reader rebuilds or rewrites it. Apart from
@@ -20,7 +21,7 @@ MAGIC = b"pokayokay-marshal-1 "
 
 
 def header() -> bytes:
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}:{marshal.version}"
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}:{marshal.version}:{sys.byteorder}"
     return MAGIC + f"{version}\n".encode("ascii")
 
 

@@ -7,9 +7,9 @@ as a missing cache, so the caller rebuilds it. A file may carry a *tail* after t
 the reader takes piece by piece, only when it needs them (:func:`load_head`, :class:`Tail`: the
 recall index keeps its documents there, and a prompt reads the few it shows), located by a
 fixed-size footer; :func:`load` reads the values and ignores a tail. Only plain values (dicts,
-lists, strings, numbers, None) are written. These files are pokayokay's own, private to the user
-(0600) in the state folder, and trusted as the JSON caches are: nothing read from them is ever
-executed.
+lists, strings, bytes, numbers, None) are written. These files are pokayokay's own, private to
+the user (0600) in the state folder, and trusted as the JSON caches are: nothing read from them
+is ever executed.
 
 Standard library only (``marshal`` is built in): the prompt hook imports this module.
 """

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import marshal
 import os
 
 from pokayokay.recall.index import Document, Index
+from pokayokay.recall.postings import bucket_of, packed_buckets
 
 TYPE_CHECKING = False  # the prompt hook imports this module
 if TYPE_CHECKING:
@@ -94,10 +96,11 @@ def save_index(path: str, meta: dict[str, Any], index: Index, stamps: str) -> No
 
     text = stamps.encode("utf-8", "surrogatepass")
     read = index._rows
-    if isinstance(read, IndexRows):  # read from such a file: its rows copied, not parsed again
-        columns = Index([], index.lengths, index.norms, index.postings, index.weights, None,
-                        index.cnorms)  # fmt: skip
+    if isinstance(read, IndexRows):  # read from such a file: rows and postings copied as stored
+        columns = Index([], index.lengths, index.norms, {}, index.weights, None, index.cnorms,
+                        rare_from=index.rare_idf())  # fmt: skip
         data, offsets, blob = columns.to_data(), read._offsets, read.blob()
+        buckets, postings = read.postings.offsets.tobytes(), read.postings.blob()
     else:
         data = index.to_data()
         rows = [row.encode("utf-8", "surrogatepass") for row in data.pop("docs")]
@@ -105,9 +108,13 @@ def save_index(path: str, meta: dict[str, Any], index: Index, stamps: str) -> No
         for row in rows:
             sizes.append(sizes[-1] + len(row))
         offsets, blob = memoryview(sizes), b"".join(rows)
+        starts, postings = packed_buckets(data["postings"])
+        buckets = array.array("I", starts).tobytes()
     data.pop("docs", None)
+    del data["postings"]
+    data["buckets"] = buckets
     head = dict(meta, index=data, rows=offsets.tobytes(), stamps=[len(blob), len(text)])
-    packed.save(path, dict(head, token=_new_token()), blob + text)
+    packed.save(path, dict(head, token=_new_token()), blob + text + postings)
 
 
 def resave_head(path: str, data: dict[str, Any], rows: IndexRows, meta: dict[str, Any]) -> None:
@@ -184,14 +191,62 @@ def _with_quick(path: str, data: dict[str, Any]) -> dict[str, Any]:
     return kept
 
 
+class IndexPostings:
+    """The postings of an index file, kept in buckets after its rows and stamps
+    (:func:`pokayokay.recall.index.packed_buckets`): a bucket is read from the file the first
+    time a term of it is asked for, the others never."""
+
+    __slots__ = ("_buckets", "_start", "_tail", "offsets")
+
+    def __init__(self, tail: Tail, start: int, offsets: memoryview) -> None:
+        self._tail = tail
+        self._start = start
+        self.offsets = offsets
+        self._buckets: dict[int, dict[str, bytes]] = {}
+
+    def blob(self) -> bytes:
+        """Every bucket, as stored."""
+        return self._tail.read(self._start, int(self.offsets[-1]))
+
+    def terms(self) -> list[str]:
+        """Every term of every bucket (each bucket read)."""
+        found: list[str] = []
+        for at in range(len(self.offsets) - 1):
+            found += self._bucket(at)
+        return found
+
+    def get(self, term: str) -> bytes | None:
+        """``term``'s packed posting, None when no note holds it; ValueError for a damaged
+        bucket (the caller drops the file and answers from the sources)."""
+        return self._bucket(bucket_of(term, len(self.offsets) - 1)).get(term)
+
+    def _bucket(self, at: int) -> dict[str, bytes]:
+        bucket = self._buckets.get(at)
+        if bucket is None:
+            start, end = int(self.offsets[at]), int(self.offsets[at + 1])
+            try:
+                bucket = marshal.loads(self._tail.read(self._start + start, end - start))
+            except (EOFError, TypeError):
+                bucket = None
+            if not (isinstance(bucket, dict) and set(map(type, bucket.values())) <= _BYTES):
+                raise ValueError("inconsistent recall index (a bucket of postings)")
+            self._buckets[at] = bucket
+        return bucket
+
+
+_BYTES = frozenset({bytes})
+
+
 class IndexRows:
-    """The documents' rows of an index file, each read from the file when asked for."""
+    """The documents' rows of an index file, each read from the file when asked for, and its
+    postings (:class:`IndexPostings`, which :meth:`Index.from_data` takes from here)."""
 
-    __slots__ = ("_offsets", "_tail")
+    __slots__ = ("_offsets", "_tail", "postings")
 
-    def __init__(self, tail: Tail, offsets: memoryview) -> None:
+    def __init__(self, tail: Tail, offsets: memoryview, postings: IndexPostings) -> None:
         self._tail = tail
         self._offsets = offsets
+        self.postings = postings
 
     def __len__(self) -> int:
         return len(self._offsets) - 1
@@ -241,16 +296,27 @@ def read_index_file(path: str) -> tuple[dict[str, Any], IndexRows, IndexStamps] 
         return None
     data, tail = found
     offsets, at = (data.get(k) if isinstance(data, dict) else None for k in ("rows", "stamps"))
+    values = data.get("index") if isinstance(data, dict) else None
+    buckets = values.get("buckets") if isinstance(values, dict) else None
     if not (
         isinstance(offsets, bytes)
-        and len(offsets) % 4 == 0
-        and len(offsets) >= 4
+        and isinstance(buckets, bytes)
+        and _offsets_column(offsets, 1)
+        and _offsets_column(buckets, 2)
         and isinstance(at, list)
         and len(at) == 2
-        and all(type(x) is int for x in at)
+        and all(type(x) is int and x >= 0 for x in at)
     ):
         return None
-    column = memoryview(offsets).cast("I")
-    if column[0] != 0 or column[-1] != at[0] or at[0] + at[1] != tail.size:
+    column, starts = memoryview(offsets).cast("I"), memoryview(buckets).cast("I")
+    if column[0] != 0 or column[-1] != at[0] or at[0] + at[1] + starts[-1] != tail.size:
         return None
-    return _with_quick(path, data), IndexRows(tail, column), IndexStamps(tail, at)
+    if starts[0] != 0:
+        return None
+    postings = IndexPostings(tail, at[0] + at[1], starts)
+    return _with_quick(path, data), IndexRows(tail, column, postings), IndexStamps(tail, at)
+
+
+def _offsets_column(value: bytes, least: int) -> bool:
+    """Whether ``value`` holds at least ``least`` offsets as unsigned 32-bit integers."""
+    return len(value) % 4 == 0 and len(value) >= 4 * least

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from itertools import islice, pairwise
 
+from pokayokay.recall.postings import posting_length
 from pokayokay.relevance.analyser import MAX_QUERY_CHARS, tokenize, weak_terms
 from pokayokay.relevance.concepts import BIGRAM_JOIN, CONCEPT_PREFIX
 from pokayokay.relevance.gate import RARE_SAMPLE, Evidence, asked_share, rare_idf
@@ -50,13 +51,15 @@ def name_words(prompt: str) -> frozenset[str]:
 
 def index_rare_idf(index: Index) -> float:
     """:func:`~pokayokay.relevance.gate.rare_idf` over the index's words (not its concepts or
-    bigrams); a posting still packed as text counts its commas, parsing nothing."""
+    bigrams); a posting still packed is measured, not read."""
+    if index.rare_from is not None:  # saved with the index (its postings may not all be read)
+        return index.rare_from
     for known, value in _rare_of:
         if known is index:
             return value
     stride = max(1, len(index.postings) // RARE_SAMPLE)
     dfs = [  # an even stride first: rare_idf reads at most RARE_SAMPLE terms anyway
-        len(p) // 2 if isinstance(p, list) else (p.count(",") + 1) // 2
+        posting_length(p)
         for t, p in islice(index.postings.items(), 0, None, stride)
         if not t.startswith(CONCEPT_PREFIX) and BIGRAM_JOIN not in t
     ]

@@ -29,31 +29,10 @@ Method (``concepts``), entirely offline:
   :data:`MIN_DENSE_DOCS` notes or more, a concept more than :data:`DENSE_CONCEPT` of them evoke
   is left out of the prompt's concepts.
 
-Calibration (``tests/recall/test_recall_eval.py``, ``python tests/helpers/recall_eval.py``
-prints every set): ``tests/data/recall_eval/`` holds 45 learnings and 5 fix episodes of an
-online-course platform team and four prompt sets — ``prompts.json`` (90 paraphrases avoiding
-each learning's key words and 36 ordinary prompts the table was first tuned on, plus 20
-"fresh" ones), ``heldout.json`` (90 paraphrases typed as users type them and 36 ordinary
-prompts sharing surface words with the notes — search, image, total, mobile, deploy — written
-before the ambiguity rule, the evidence pieces and the wider table), ``blind.json`` (written
-after that code was frozen), ``blind2.json`` (after a second freeze) and ``blind3.json`` (by a
-writer who never saw this code, before issue 12's third round). :data:`FLOOR` 0.28 and
-:data:`THIN_EVIDENCE_FACTOR` 0.55 were chosen on the tuned and held-out sets and on
-``tests/data/recall/`` (an invoicing team's 41 notes and 64 prompts): no set's silence below
-what it was before. The third round classified every miss of the first two blind sets by cause
-(mostly a concept's everyday word missing, then matching rules, thin evidence, notes
-outranked) and fixed general causes (:mod:`pokayokay.relevance.concepts`, the vocabulary
-files in :mod:`pokayokay.relevance.vocabulary`), keeping a change only if no calibration set lost
-silence. The fourth round (a table phrase counts as two pieces, words in paths and identifiers
-as names, fixes held to their symptom, prompts explaining code at hand held to
-:data:`REPEAT_FLOOR`) was measured on ``blind4`` before and ``blind5`` (kept unread) after. At
-0.28: tuned 0.92 / 1.00, held-out 0.91 / 0.94, older 0.95 / 0.91, blind3 0.88 / 0.92 and
-blind4 0.92 / 0.88 (seen); unread until measured after the round: blind5 0.82 / 0.24 →
-0.84 / 0.28, blind6 0.80 / 0.07 → 0.84 / 0.13, blind7 0.76 / 0.20 → 0.82 / 0.40. Their ordinary
-prompts name the notes' own files, services and tools, where words cannot tell whether a note's
-advice applies. The fifth round (:data:`RELATIVE_FLOOR`) raised precision on related prompts,
-tuned 0.61 → 0.71 and held-out 0.55 → 0.68, with no hit lost.
-``tfidf``, the plain cosine over terms, stays available (skill suggestion ranks with it).
+Calibration: ``tests/recall/test_recall_eval.py`` (``python tests/helpers/recall_eval.py`` prints
+every set); how :data:`FLOOR` and the factors were chosen, round by round, is in
+``docs/design/recall-calibration.md``; the gates since, in ``docs/decisions/``.
+``tfidf``, the plain cosine over terms, and ``bm25`` stay available for comparison.
 
 Only scores at or above :data:`FLOOR` are candidates: one note by default, a second only when
 nearly as strong and about something else, an automatic past fix never on one piece
@@ -78,6 +57,7 @@ from pokayokay.recall.documents import Document as Document
 from pokayokay.recall.documents import Hit as Hit
 from pokayokay.recall.documents import clamped_weights
 from pokayokay.recall.evidence import rare, show_less, speaks
+from pokayokay.recall.postings import packed_posting, unpacked_posting
 from pokayokay.recall.symptoms import speaks_of
 from pokayokay.relevance.analyser import MAX_QUERY_CHARS, weak_terms
 from pokayokay.relevance.concepts import (
@@ -101,12 +81,17 @@ if TYPE_CHECKING:
         def __len__(self) -> int: ...
         def __getitem__(self, i: int, /) -> str: ...
 
+    class PackedPostings(Protocol):  # a cache file's postings, read a bucket at a time (cache_io)
+        def get(self, term: str, /) -> bytes | None: ...
+        def terms(self) -> list[str]: ...
+
 METHOD = "concepts"
 # Bumped whenever tokenisation, weights or document scores change: cached indexes are rebuilt.
 ANALYSIS_VERSION = 9  # 9: a learning row carries its phrases' terms (0177)
 # The layout of Index.to_data (4: number columns as lists, not text to parse; 5: a document's
-# row ends with its ``asked`` flag; 6: with its ``asked`` phrases' terms instead, decision 0177).
-INDEX_FORMAT = 6
+# row ends with its ``asked`` flag; 6: with its ``asked`` phrases' terms instead, decision 0177;
+# 7: a posting packed as unsigned 32-bit integers, read in C, decision 0187).
+INDEX_FORMAT = 7
 # Chosen on every labelled set together (see the module docstring).
 FLOOR = 0.28
 # One note by default, a second only when nearly as strong and about something else
@@ -157,11 +142,9 @@ def _idf(n: int, df: int) -> float:
     return math.log((n + 1) / (df + 1)) + 1.0
 
 
-def _ints(text: str) -> list[int]:
-    return list(map(int, text.split(","))) if text else []
 
-
-_STR, _INT, _FLOAT = frozenset({str}), frozenset({int}), frozenset({float})
+_STR, _BYTES = frozenset({str}), frozenset({bytes})
+_INT, _FLOAT = frozenset({int}), frozenset({float})
 
 
 class Index:
@@ -174,25 +157,34 @@ class Index:
     most a few documents, while parsing all of them would cost more than the whole query.
     """
 
-    __slots__ = ("_docs", "_rows", "lengths", "norms", "cnorms", "postings", "weights")
+    __slots__ = (
+        "_docs", "_rows", "lengths", "norms", "cnorms", "postings", "weights", "packed",
+        "rare_from",
+    )  # fmt: skip
 
     def __init__(
         self,
         docs: list[Document | None],
         lengths: list[int],
         norms: list[float],
-        postings: dict[str, list[int] | str],
+        postings: dict[str, list[int] | bytes],
         weights: list[float],
         rows: Rows | None = None,
         cnorms: list[float] | None = None,
+        packed: PackedPostings | None = None,
+        rare_from: float | None = None,
     ) -> None:
         self._docs = docs
         self._rows = rows
         self.lengths = lengths
         self.norms = norms
         self.cnorms = cnorms if cnorms is not None else [0.0] * len(norms)
+        # every term's posting when built; the terms a query looked up when read from a cache
+        # file, whose ``packed`` postings hold the rest (and whose ``rare_from`` IDF was saved)
         self.postings = postings
         self.weights = weights
+        self.packed = packed
+        self.rare_from = rare_from
 
     @classmethod
     def build(
@@ -228,13 +220,22 @@ class Index:
     def posting(self, term: str) -> list[int]:
         found = self.postings.get(term)
         if found is None:
-            return []
-        if isinstance(found, str):
-            found = self.postings[term] = _ints(found)
+            found = self.packed.get(term) if self.packed is not None else None
+            if found is None:
+                return []
+        if isinstance(found, bytes):
+            found = self.postings[term] = unpacked_posting(found)
             ids = found[::2]  # checked by min and max in C: a posting may list every note
             if len(found) % 2 or (ids and (max(ids) >= len(self._docs) or min(ids) < 0)):
                 raise ValueError(f"inconsistent recall index (term {term!r})")
         return found
+
+    def terms(self) -> list[str]:
+        """Every term a note holds (reading every bucket of a cache file's postings: for checks
+        and reports, never a prompt)."""
+        if self.packed is None:
+            return list(self.postings)
+        return self.packed.terms()
 
     def doc(self, i: int) -> Document:
         found = self._docs[i]
@@ -258,9 +259,12 @@ class Index:
     # -- serialisation (the cache) -----------------------------------------------------------
 
     def to_data(self) -> dict[str, Any]:
-        """Plain data (JSON or marshal): the number columns as lists of numbers (marshal loads
-        them natively, nothing to parse), documents and postings packed into strings (parsed
-        only when a query needs them)."""
+        """Plain data for marshal: the number columns as lists of numbers (loaded natively,
+        nothing to parse), documents packed into strings and postings into bytes (read only
+        when a query needs them). Not for an index read from a cache file with its postings
+        left there (``packed``): :func:`pokayokay.recall.cache_io.save_index` copies those."""
+        if self.packed is not None:
+            raise ValueError("an index reading its postings from a cache file is copied, not saved")
         import json
         return {
             "format": INDEX_FORMAT,
@@ -274,33 +278,48 @@ class Index:
             "norms": [float(x) for x in self.norms],
             "cnorms": [float(x) for x in self.cnorms],
             "weights": [float(x) for x in self.weights],
+            "rare": self.rare_idf(),
             "postings": {
-                t: p if isinstance(p, str) else ",".join(map(str, p))
+                t: p if isinstance(p, bytes) else packed_posting(p)
                 for t, p in self.postings.items()
             },
         }
+
+    def rare_idf(self) -> float:
+        """The IDF from which a word is rare among these notes (saved with the index)."""
+        from pokayokay.recall.gating import index_rare_idf
+
+        return index_rare_idf(self)
 
     @classmethod
     def from_data(cls, data: dict[str, Any], rows: Rows | None = None) -> Index:
         """The index :meth:`to_data` saved; ValueError when the data is not one (an index of
         an earlier format included: the caller rebuilds it). ``rows``: the documents' rows kept
-        apart (read from the cache file as they are shown), else ``data["docs"]``."""
+        apart (read from the cache file as they are shown), else ``data["docs"]``. A cache
+        file's rows also read its postings, a bucket at a time, when ``data`` has none."""
         postings, docs = data.get("postings"), data.get("docs")
+        packed: PackedPostings | None = None
+        if postings is None:  # the cache file's: only the terms a query asks for are read
+            packed, postings = getattr(rows, "postings", None), {}
+            if packed is None:
+                raise ValueError("inconsistent recall index (postings)")
         if rows is None and isinstance(docs, list) and set(map(type, docs)) <= _STR:
             rows = docs
         if rows is None:
             raise ValueError("inconsistent recall index (documents)")
         lengths, norms = data.get("lengths"), data.get("norms")
         cnorms, weights = data.get("cnorms"), data.get("weights")
+        rare = data.get("rare")
         # Type checks over whole columns run in C (set(map(type, ...))): a prompt loads this.
         if not (
             data.get("format") == INDEX_FORMAT
+            and type(rare) is float
             and isinstance(postings, dict)
             and isinstance(lengths, list)
             and isinstance(norms, list)
             and isinstance(cnorms, list)
             and isinstance(weights, list)
-            and set(map(type, postings.values())) <= _STR
+            and set(map(type, postings.values())) <= _BYTES
             and set(map(type, lengths)) <= _INT
             and set(map(type, norms)) <= _FLOAT
             and set(map(type, cnorms)) <= _FLOAT
@@ -310,7 +329,9 @@ class Index:
         if not len(rows) == len(lengths) == len(norms) == len(cnorms) == len(weights):
             raise ValueError("inconsistent recall index (columns)")
         weights = clamped_weights(weights)  # each in [0, 1]
-        return cls([None] * len(rows), lengths, norms, postings, weights, rows, cnorms)
+        return cls(
+            [None] * len(rows), lengths, norms, postings, weights, rows, cnorms, packed, rare
+        )
 
     # -- scoring --------------------------------------------------------------------------------
 
@@ -328,11 +349,13 @@ class Index:
         terms only in its paths and identifiers (:class:`~pokayokay.recall.concepts.Query`);
         ``pieces``, when given, receives each scored document's plain pieces (a bit each), and
         :data:`SILENCED` for a document the evidence rule silenced.
-        Recall ranks with :data:`METHOD`; plain ``tfidf`` is what skill suggestion uses."""
+        Recall ranks with :data:`METHOD`; ``tfidf`` and ``bm25`` are kept for comparison."""
         if method == "concepts":
             return self._concepts(query, groups or {}, strength or {}, names, pieces)
         if method == "tfidf":
-            return self._tfidf(query)
+            from pokayokay.recall.tfidf import tfidf
+
+            return tfidf(self, query)
         if method == "bm25":
             from pokayokay.recall.bm25 import bm25
 
@@ -340,37 +363,13 @@ class Index:
         raise ValueError(f"unknown recall method {method!r}")
 
     def _scale(self, query: dict[str, int]) -> tuple[int, float, frozenset[str]] | None:
-        """What both scorers weigh a query's terms by: the number of documents, the idf of a
+        """What the scorer weighs a query's terms by: the number of documents, the idf of a
         term one document holds and the weak terms; None when there is nothing to score (no
         document or an empty query)."""
         n = len(self._docs)
         if not n or not query:
             return None
         return n, _idf(n, 1), weak_terms()
-
-    def _tfidf(self, query: dict[str, int]) -> dict[int, float]:
-        """Plain TF-IDF cosine over terms (what skill suggestion ranks with)."""
-        scale = self._scale(query)
-        if scale is None:
-            return {}
-        n, rarest, weak = scale
-        acc: dict[int, float] = {}
-        q_norm = 0.0
-        for term, qtf in query.items():
-            posting = self.posting(term)
-            idf = (_idf(n, len(posting) // 2) if posting else rarest) * term_weight(term, weak)
-            qw = (1.0 + math.log(qtf)) * idf
-            q_norm += qw * qw
-            for j in range(0, len(posting), 2):
-                d = posting[j]
-                acc[d] = acc.get(d, 0.0) + qw * (1.0 + math.log(posting[j + 1])) * idf
-        q_norm = math.sqrt(q_norm)
-        out = {}
-        for d, dot in acc.items():
-            norm = self.norms[d]
-            if norm > 0 and q_norm > 0:
-                out[d] = min(1.0, dot / (norm * q_norm)) * self.weights[d]
-        return out
 
     def _concepts(
         self,

@@ -18,7 +18,7 @@ The cache lives in the project's state folder, so that a prompt does not re-read
 
 * ``recall-index.marshal``: the finished index and the fingerprint of what it was built from (the
   name, mtime and size of every file involved). A prompt only lists the memory folder, stats the
-  files and, when the fingerprint matches, loads this one file (postings stay packed in strings
+  files and, when the fingerprint matches, loads this one file (postings stay packed in bytes
   until a query needs them; the documents and the learning files' stamps sit in the file's tail,
   ``pokayokay.recall.cache_io``, and only the few a prompt looks at are read).
 * ``recall-entries.json``: each source's parsed documents with their term counts, keyed by the

@@ -25,7 +25,8 @@ from pokayokay.learnings import model as learnings
 from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import block as recall_block
 from pokayokay.recall import index as recall
-from pokayokay.recall.cache_io import _load_packed, _save_packed
+from pokayokay.recall.cache_io import read_index_file
+from pokayokay.recall.postings import bucket_of
 from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE
 from pokayokay.safety.sanitize import excerpt
 
@@ -253,19 +254,24 @@ def test_corrupt_cache_is_not_an_error(project: Path) -> None:
 
 
 def test_a_damaged_posting_in_the_cache_is_recovered_from(project: Path) -> None:
-    """The cache is valid JSON with the right fingerprint, but a term's posting is garbage: it
-    is only parsed when a prompt uses the term, so the failure shows late; the hook drops the
-    cache and answers from the files."""
+    """The cache file is whole, with the right fingerprint, but the bucket of postings a term of
+    the prompt lives in is garbage: it is only read when a prompt uses the term, so the failure
+    shows late; the hook drops the cache and answers from the files."""
     store(project)
     first = run(payload(project, RELATED))
     path = project_state_dir(str(project)) / INDEX_FILE
-    data = _load_packed(str(path))
-    for term in recall.query_features(RELATED).counts:
-        if term in data["index"]["postings"]:
-            data["index"]["postings"][term] = "not,numbers"
-    _save_packed(str(path), data)
+    found = read_index_file(str(path))
+    assert found is not None
+    postings = found[1].postings
+    term = next(t for t in recall.query_features(RELATED).counts if postings.get(t) is not None)
+    at = bucket_of(term, len(postings.offsets) - 1)
+    bucket = postings.blob()[postings.offsets[at] : postings.offsets[at + 1]]
+    data = bytearray(path.read_bytes())
+    start = data.rindex(bucket)
+    data[start : start + len(bucket)] = b"\xff" * len(bucket)
+    path.write_bytes(bytes(data))
     assert run(payload(project, RELATED)) == first
-    assert _load_packed(str(path))["index"]["postings"] != data["index"]["postings"]
+    assert path.read_bytes() != bytes(data)
 
 
 def test_an_unwritable_state_folder_only_costs_the_cache(

@@ -4,20 +4,24 @@ rebuilt rather than misread."""
 
 from __future__ import annotations
 
-import json
 import marshal
 import math
+import os
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pokayokay.infra import packed
 from pokayokay.learnings import model as learnings
 from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import entries as recall_entries
 from pokayokay.recall import sources as recall_sources
-from pokayokay.recall.cache_io import read_index_file
+from pokayokay.recall.cache_io import read_index_file, save_index
 from pokayokay.recall.index import INDEX_FORMAT, Document, Index
 from pokayokay.recall.sources import INDEX_FILE, load
 from pokayokay.relevance import concepts, vocabulary
@@ -59,7 +63,7 @@ def test_columns_are_saved_as_numbers_and_answer_alike() -> None:
     for column in ("norms", "cnorms", "weights"):
         assert [type(x) for x in data[column]] == [float] * 3
     assert data["weights"] == [1.0, 0.5, 1.0]
-    again = Index.from_data(json.loads(json.dumps(data)))
+    again = Index.from_data(marshal.loads(marshal.dumps(data)))
     for query in ("rotate the stripe webhook secret", "staging migration with alembic"):
         assert [(h.doc.id, h.score) for h in again.search(query)] == [
             (h.doc.id, h.score) for h in index.search(query)
@@ -128,6 +132,78 @@ def test_a_cache_of_the_earlier_format_is_rebuilt(
     parsed.clear()
     assert len(load(memory, project, state).index or []) == 3
     assert parsed == []  # the rewritten cache is used as it is
+
+
+# --------------------------------------------------------------------------------------------
+# The postings sit in buckets in the file's tail (decision 0187): a prompt reads the buckets of
+# its own terms, and an index read from the file is saved again with its buckets as they were.
+
+TERMS = st.text(st.characters(blacklist_categories=["Cs"]), min_size=1, max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    postings=st.dictionaries(
+        TERMS, st.lists(st.tuples(st.integers(0, 4), st.integers(1, 9)), min_size=1, max_size=4),
+        max_size=80,
+    ),
+    unknown=st.lists(TERMS, max_size=5),
+)
+def test_the_buckets_give_every_posting_back_and_nothing_else(
+    postings: dict[str, list[tuple[int, int]]], unknown: list[str]
+) -> None:
+    flat = {t: [x for pair in p for x in pair] for t, p in postings.items()}
+    index = Index(
+        [Document(str(i), "learning", f"note {i}") for i in range(5)],
+        [1] * 5, [1.0] * 5, dict(flat), [1.0] * 5, None, [0.0] * 5,
+    )  # fmt: skip
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, INDEX_FILE)
+        save_index(path, {"fingerprint": "f"}, index, "")
+        found = read_index_file(path)
+        assert found is not None
+        data, rows, _stamps = found
+        again = Index.from_data(data["index"], rows)
+        assert again.postings == {}  # nothing read yet
+        assert all(again.posting(t) == p for t, p in flat.items())
+        assert all(again.posting(t) == [] for t in unknown if t not in flat)
+        assert sorted(again.terms()) == sorted(flat)
+        assert again.rare_idf() == index.rare_idf()
+
+
+def test_an_index_read_from_its_file_is_saved_again_with_the_same_buckets(
+    tmp_path: Path,
+) -> None:
+    index = small_index()
+    first, second = str(tmp_path / "a"), str(tmp_path / "b")
+    save_index(first, {"fingerprint": "f"}, index, "stamps")
+    found = read_index_file(first)
+    assert found is not None
+    read = Index.from_data(found[0]["index"], found[1])
+    read.posting(next(iter(index.postings)))  # one bucket read, the rest not
+    save_index(second, {"fingerprint": "f"}, read, "stamps")
+    again = read_index_file(second)
+    assert again is not None
+    assert again[1].postings.blob() == found[1].postings.blob()
+    copy = Index.from_data(again[0]["index"], again[1])
+    assert all(copy.posting(t) == index.posting(t) for t in index.postings)
+    assert copy.rare_idf() == index.rare_idf()
+
+
+@pytest.mark.parametrize("cut", [1, 4, 9])
+def test_a_file_whose_buckets_do_not_fill_its_tail_is_no_index(tmp_path: Path, cut: int) -> None:
+    path = str(tmp_path / "index")
+    save_index(path, {"fingerprint": "f"}, small_index(), "")
+    data = packed.load(path)
+    buckets = bytearray(data["index"]["buckets"])
+    last = int.from_bytes(buckets[-4:], sys.byteorder)
+    buckets[-4:] = (last - cut).to_bytes(4, sys.byteorder)
+    found = packed.load_head(path)
+    assert found is not None
+    head, tail = found
+    head["index"]["buckets"] = bytes(buckets)
+    packed.save(path, head, tail.read(0, tail.size))
+    assert read_index_file(path) is None
 
 
 # --------------------------------------------------------------------------------------------

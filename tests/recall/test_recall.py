@@ -4,6 +4,7 @@ set in tests/data/recall, the injection corpus, and the sources with their cache
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import re
 from pathlib import Path
@@ -210,9 +211,9 @@ def test_low_confidence_scores_lower_and_duplicates_collapse() -> None:
     assert [h.doc.id for h in hits] == ["sure", "unsure"]  # the same text twice counts once
 
 
-def test_index_round_trips_through_json() -> None:
+def test_index_round_trips_through_marshal() -> None:
     index = labelled_index()
-    again = Index.from_data(json.loads(json.dumps(index.to_data())))
+    again = Index.from_data(marshal.loads(marshal.dumps(index.to_data())))
     for query in QUERIES[:10]:
         a = [(h.doc.id, round(h.score, 6)) for h in index.search(query["q"])]
         b = [(h.doc.id, round(h.score, 6)) for h in again.search(query["q"])]
