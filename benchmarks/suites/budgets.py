@@ -245,13 +245,15 @@ def _event_row(name: str, event: str, sample: str, **shape: int | None) -> Spec:
 
 def dense_project(lab: Lab) -> Project:
     """The table's project with the dense opinion on (``pokayokay[dense]``, decision 0181): the
-    resident model started as SessionStart starts it, this project's 200 skills encoded, before
-    anything is timed. It runs until the lab's state folder goes (it leaves when its pipe does)."""
+    resident model started as SessionStart starts it, this project's 200 skills and 2,000 notes
+    encoded, before anything is timed. It runs until the lab's state folder goes (it leaves when
+    its pipe does). A project of its own, the table's shape: the MEMORY.md rows rewrite theirs
+    many times, and the service would still be encoding what changed while these rows time."""
     import sys
 
     from pokayokay.relevance.dense.client import alive
 
-    project = realistic_project(lab)
+    project = realistic_project(lab, tag=", dense")
     dense = replace(project, env={**project.env, "POKAYOKAY_DENSE": "1"})
 
     def start() -> Project:

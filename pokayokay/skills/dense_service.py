@@ -14,7 +14,8 @@ request names the folders recall reads, of every note (what recall shows of it a
 learning's phrases, read from the learnings themselves), written to the reply pipe the request
 names, which must be a pipe in :data:`~pokayokay.names.DENSE_REPLIES`.
 Vectors of the skills' texts are kept in memory, so a prompt costs one short forward pass; a
-catalog seen for the first time is encoded once.
+catalog seen for the first time is encoded once, and one that changed has its new texts encoded
+a chunk at a time between requests (:data:`REFRESH_CHUNK`, decision 0187).
 
 A request it cannot read is logged and dropped; nothing a request holds is ever run, and
 nothing is written but the reply into the pipe the prompt made. It leaves after
@@ -29,7 +30,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pokayokay.relevance.dense.client import ENV_KEYS, NOTE_DIRS  # what the hook sends
@@ -47,6 +48,10 @@ STALE_REPLY_SECONDS = 60.0
 MAX_VECTORS = 50_000
 # Projects' catalogs kept (past this many, all are dropped and read again when asked).
 MAX_CATALOGS = 64
+# New texts of a catalog read again are encoded this many at a time, and a request waiting on
+# the pipe is answered between two chunks (from the catalog as it was): a prompt waits for one
+# chunk at most, never for a whole catalog (2,000 real-size notes take over a minute; 0187).
+REFRESH_CHUNK = 16
 MAX_LINE_BYTES = 1 << 16
 # Set to one before numpy loads: its BLAS would otherwise start a thread a core for a 1,000 x 384
 # product and keep them spinning, on the cores the prompt hook runs on.
@@ -80,9 +85,10 @@ class Opinion:
 
     A prompt is answered from the catalog as it was last read. When the project's cached
     catalog or the phrase table changed since (:func:`catalog_stamp`, two ``stat`` calls), it
-    is read again after the answer is written (:meth:`refresh`): a skill installed a moment ago
-    has its cosine from the next prompt on (the hook names only skills it finds itself), and no
-    prompt waits for the catalog to be read or its new texts encoded."""
+    is read again after the answer is written (:meth:`work`): a skill installed a moment ago
+    has its cosine once its texts are encoded (the hook names only skills it finds itself), and
+    no prompt waits for the catalog to be read or for more than :data:`REFRESH_CHUNK` of its
+    new texts to be encoded."""
 
     def __init__(self, encoder: Any) -> None:
         self.encoder = encoder
@@ -92,6 +98,59 @@ class Opinion:
         self.notes: dict[tuple[str, str, str], Catalog] = {}
         self._last: tuple[str, Any] | None = None
         self.stale_notes: set[tuple[str, str, str]] = set()
+        # catalogs read again, installed once every text of theirs is encoded; those texts
+        self.queue: list[tuple[bool, tuple[str, ...], list[tuple[str, list[str]]], object]] = []
+        self.backlog: list[str] = []
+
+    def busy(self) -> bool:
+        """Whether a catalog waits to be read again or to have its texts encoded."""
+        return bool(self.stale or self.stale_notes or self.queue)
+
+    def _queued(self, key: tuple[str, ...]) -> bool:
+        return any(k == key for _notes, k, _items, _stamp in self.queue)
+
+    def later(
+        self, notes: bool, key: tuple[str, ...], items: list[tuple[str, list[str]]], stamp: object
+    ) -> None:
+        """Queue ``items`` read again (a catalog of ``notes`` or skills): their new texts go to
+        the backlog, which :meth:`work` encodes a chunk at a time."""
+        texts = list(dict.fromkeys(t for _name, group in items for t in group))
+        new = [t for t in texts if t not in self.vectors]
+        if len(self.vectors) + len(new) > MAX_VECTORS:
+            self.vectors.clear()
+            new = texts
+        self.backlog += new
+        self.queue.append((notes, key, items, stamp))
+
+    def work(self, interrupted: Callable[[], bool] = lambda: False) -> None:
+        """Read again the catalogs answered from since they changed, and encode their new texts
+        a chunk at a time, returning as soon as ``interrupted()`` says a request waits (the
+        rest is done at the next call); once every text is encoded, the catalogs read again
+        replace the old ones."""
+        stale, self.stale = self.stale, {}
+        for key, (project, environ) in stale.items():
+            stamp = catalog_stamp(project, environ)  # before the read: a change meanwhile shows
+            self.later(False, key, catalog_items(project, environ), stamp)
+        notes, self.stale_notes = self.stale_notes, set()
+        for dirs in notes:
+            stamp = notes_stamp(dirs)
+            self.later(True, dirs, note_items(dirs), stamp)
+        while self.backlog:
+            taken = dict.fromkeys(self.backlog[:REFRESH_CHUNK])
+            del self.backlog[:REFRESH_CHUNK]
+            chunk = [t for t in taken if t not in self.vectors]
+            if chunk:
+                for text, vector in zip(chunk, self.encoder.encode(chunk), strict=True):
+                    self.vectors[text] = vector
+            if self.backlog and interrupted():
+                return
+        queue, self.queue = self.queue, []
+        for is_notes, key, items, stamp in queue:
+            found = self.encoded(items, stamp)
+            kept: dict[Any, Catalog] = self.notes if is_notes else self.catalogs
+            if len(kept) >= MAX_CATALOGS:
+                kept.clear()
+            kept[key] = found
 
     def vectors_of(self, texts: list[str]) -> list[Any]:
         new = [t for t in dict.fromkeys(texts) if t not in self.vectors]
@@ -128,23 +187,14 @@ class Opinion:
 
     def catalog(self, project: str, environ: dict[str, str]) -> Catalog:
         """``project``'s catalog as last read (read now the first time); read again by
-        :meth:`refresh`."""
+        :meth:`work`."""
         key = _key(project, environ)
         found = self.catalogs.get(key)
         if found is None:
             return self.load(project, environ)
-        if found.stamp != catalog_stamp(project, environ):
+        if found.stamp != catalog_stamp(project, environ) and not self._queued(key):
             self.stale[key] = (project, environ)
         return found
-
-    def refresh(self) -> None:
-        """Read again the catalogs answered from since the last refresh."""
-        stale, self.stale = self.stale, {}
-        for project, environ in stale.values():
-            self.load(project, environ)
-        notes, self.stale_notes = self.stale_notes, set()
-        for dirs in notes:
-            self.load_notes(dirs)
 
     def query(self, prompt: str) -> Any:
         """The prompt's vector (the last one kept: skills and notes often ask for the same)."""
@@ -153,22 +203,12 @@ class Opinion:
             self._last = (text, self.encoder.encode([text])[0])
         return self._last[1]
 
-    def load_notes(self, dirs: tuple[str, str, str]) -> Catalog:
-        """Read the recall index of ``dirs`` (memory, project and state folders) now and keep
-        it, each note's texts encoded."""
-        stamp = notes_stamp(dirs)
-        found = self.encoded(note_items(dirs), stamp)
-        if len(self.notes) >= MAX_CATALOGS:
-            self.notes.clear()
-        self.notes[dirs] = found
-        return found
-
     def notes_of(self, dirs: tuple[str, str, str]) -> Catalog | None:
-        """The notes of ``dirs`` as last read; read again by :meth:`refresh` when the index
+        """The notes of ``dirs`` as last read; read again by :meth:`work` when the index
         changed. None the first time: thousands of notes take seconds to encode, so they are
         read after the answer (SessionStart's warm-up has usually read them already)."""
         found = self.notes.get(dirs)
-        if found is None or found.stamp != notes_stamp(dirs):
+        if (found is None or found.stamp != notes_stamp(dirs)) and not self._queued(dirs):
             self.stale_notes.add(dirs)
         return found
 
@@ -290,13 +330,14 @@ def answer(opinion: Opinion, request: object) -> dict[str, Any]:
         return {"v": PROTOCOL, "error": "a request for skills holds the prompt"}
     environ = dict(os.environ)
     environ.update({k: v for k, v in env.items() if k in ENV_KEYS and isinstance(v, str)})
-    if op == "warm":
+    if op == "warm":  # read after the answer, by work(): a prompt waits for one chunk at most
         notes = request.get("recall")
         if isinstance(notes, dict):
             dirs = tuple(notes.get(k) for k in NOTE_DIRS)
             if all(isinstance(d, str) and os.path.isabs(d) for d in dirs):
-                opinion.load_notes(dirs)  # type: ignore[arg-type]
-        return {"v": PROTOCOL, "ok": True, "skills": len(opinion.load(project, environ).names)}
+                opinion.stale_notes.add(dirs)  # type: ignore[arg-type]
+        opinion.stale[_key(project, environ)] = (project, environ)
+        return {"v": PROTOCOL, "ok": True}
     assert isinstance(prompt, str)
     reply: dict[str, Any] = {"v": PROTOCOL}
     notes = request.get("recall")
@@ -357,9 +398,14 @@ def handle(opinion: Opinion, line: bytes, replies: str) -> None:
     target = request.get("reply") if isinstance(request, dict) else None
     if target is not None:
         reply_to(target, replies, dumps(reply, separators=(",", ":")).encode("ascii") + b"\n")
+
+
+def work(opinion: Opinion, interrupted: Callable[[], bool]) -> None:
+    """:meth:`Opinion.work`, after the answers; a failure is logged, never the service's end."""
     try:
-        opinion.refresh()  # after the answer: no prompt waits for the catalog's check
+        opinion.work(interrupted)
     except Exception as exc:  # a project that cannot be read now is read at its next prompt
+        opinion.queue, opinion.backlog = [], []
         _log(f"a catalog could not be read again ({type(exc).__name__}: {exc})")
 
 
@@ -397,8 +443,12 @@ def serve(fifo: str, replies: str, opinion: Opinion, idle: float = IDLE_SECONDS)
                     break  # another service took over
             except OSError:
                 break  # the pipe, or the state folder, was removed: nobody can ask any more
-            if not select.select([fd], [], [], CHECK_SECONDS)[0]:
-                remove_stale_replies(replies)
+            waiting = lambda: bool(select.select([fd], [], [], 0)[0])  # noqa: E731
+            if not select.select([fd], [], [], 0 if opinion.busy() else CHECK_SECONDS)[0]:
+                if opinion.busy():
+                    work(opinion, waiting)  # a chunk or more, until a request comes
+                else:
+                    remove_stale_replies(replies)
                 continue
             try:
                 pending += os.read(fd, MAX_LINE_BYTES)
@@ -411,6 +461,7 @@ def serve(fifo: str, replies: str, opinion: Opinion, idle: float = IDLE_SECONDS)
             for line in lines:
                 if line.strip():
                     handle(opinion, line, replies)
+            work(opinion, waiting)  # after the answers: no prompt waits for a catalog's check
     finally:
         os.close(fd)
         with contextlib.suppress(OSError):  # removed by whoever took over, or with the folder
@@ -463,6 +514,7 @@ def main(argv: list[str] | None = None) -> int:
                 notes = args.notes or notes_dirs(args.warm)
                 request["recall"] = dict(zip(NOTE_DIRS, notes, strict=True))
                 answer(opinion, request)
+                opinion.work()  # all of it: nobody can ask before the pipe is made
         except ModelUnavailable as exc:
             _log(f"not started: {exc}")
             return 1
