@@ -257,16 +257,19 @@ def dense_project(lab: Lab) -> Project:
     dense = replace(project, env={**project.env, "POKAYOKAY_DENSE": "1"})
 
     def start() -> Project:
-        subprocess.Popen(
-            [sys.executable, "-m", "pokayokay.skills.dense_service", "--warm", str(dense.path)],
-            env=dense.env, cwd=dense.path, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        )  # fmt: skip
-        deadline = time.monotonic() + 120
-        while not alive(dense.env):
+        log = dense.path.parent / "dense-service.log"  # where it says the notes are encoded
+        with log.open("wb") as err:
+            subprocess.Popen(
+                [sys.executable, "-m", "pokayokay.skills.dense_service", "--warm",
+                 str(dense.path)],
+                env=dense.env, cwd=dense.path, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
+            )  # fmt: skip
+        deadline = time.monotonic() + 300  # 2,000 real-size notes: over a minute (0187)
+        while not (alive(dense.env) and b" notes encoded for " in log.read_bytes()):
             if time.monotonic() > deadline:
-                raise SystemExit("the dense opinion's service did not start")
-            time.sleep(0.2)
+                raise SystemExit(f"the dense opinion's service did not start: {log}")
+            time.sleep(0.5)
         return dense
 
     return lab.shared("budget project, dense opinion running", start)

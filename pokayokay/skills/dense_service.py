@@ -5,9 +5,9 @@
 Started detached by SessionStart when ``pokayokay[dense]`` is installed
 (:func:`pokayokay.relevance.dense.client.start`), one per state folder. It loads the model once
 (:class:`~pokayokay.relevance.dense.model.Encoder`, under a second), encodes the starting
-project's skills and notes, then reads requests from its named pipe in pokayokay's private state
-folder
-(:data:`~pokayokay.names.DENSE_FIFO`, mode 0600 in a 0700 folder): for a prompt and a project,
+project's skills, then reads requests from its named pipe in pokayokay's private state folder
+(:data:`~pokayokay.names.DENSE_FIFO`, mode 0600 in a 0700 folder), encoding the project's notes
+a text at a time between them. A request asks, for a prompt and a project,
 the cosine of every skill Claude may invoke there (:func:`pokayokay.relevance.dense.texts.
 skill_texts`: its name and description, and each way a user might ask for it) and, when the
 request names the folders recall reads, of every note (what recall shows of it and the
@@ -50,8 +50,9 @@ MAX_VECTORS = 50_000
 MAX_CATALOGS = 64
 # New texts of a catalog read again are encoded this many at a time, and a request waiting on
 # the pipe is answered between two chunks (from the catalog as it was): a prompt waits for one
-# chunk at most, never for a whole catalog (2,000 real-size notes take over a minute; 0187).
-REFRESH_CHUNK = 16
+# chunk at most, never for a whole catalog (2,000 real-size notes take about a minute). One text
+# is about 15 ms on one core; larger chunks encode no faster here (decision 0187).
+REFRESH_CHUNK = 1
 MAX_LINE_BYTES = 1 << 16
 # Set to one before numpy loads: its BLAS would otherwise start a thread a core for a 1,000 x 384
 # product and keep them spinning, on the cores the prompt hook runs on.
@@ -151,6 +152,7 @@ class Opinion:
             if len(kept) >= MAX_CATALOGS:
                 kept.clear()
             kept[key] = found
+            _log(f"{len(found.names)} {'notes' if is_notes else 'skills'} encoded for {key[0]}")
 
     def vectors_of(self, texts: list[str]) -> list[Any]:
         new = [t for t in dict.fromkeys(texts) if t not in self.vectors]
@@ -509,12 +511,12 @@ def main(argv: list[str] | None = None) -> int:
         started = time.monotonic()
         try:
             opinion = Opinion(Encoder())
-            if args.warm:
-                request: dict[str, Any] = {"v": PROTOCOL, "op": "warm", "project": args.warm}
-                notes = args.notes or notes_dirs(args.warm)
-                request["recall"] = dict(zip(NOTE_DIRS, notes, strict=True))
-                answer(opinion, request)
-                opinion.work()  # all of it: nobody can ask before the pipe is made
+            if args.warm:  # the skills before the pipe is made (a few seconds); the notes, over
+                # a minute at 2,000, a chunk at a time once it serves (no opinion on notes until)
+                project = os.path.abspath(args.warm)
+                opinion.load(project, dict(os.environ))
+                notes = args.notes or notes_dirs(project)
+                opinion.stale_notes.add((notes[0], notes[1], notes[2]))
         except ModelUnavailable as exc:
             _log(f"not started: {exc}")
             return 1

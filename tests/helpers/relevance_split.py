@@ -216,20 +216,23 @@ class Lab:
             raise RuntimeError(f"skills --asked-from failed: {proc.stdout!r} {proc.stderr!r}")
 
     def start_dense(self) -> subprocess.Popen[bytes]:
-        """The resident dense model for this lab (decision 0181), as SessionStart starts it,
-        its project's skills encoded: returns once it answers."""
-        service = subprocess.Popen(
-            [sys.executable, "-m", "pokayokay.skills.dense_service", "--warm",
-             str(self.project)],
-            env=self.env, cwd=self.project, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+        """The resident dense model for this lab (decision 0181), as SessionStart starts it:
+        returns once it answers, its project's skills and notes encoded (it serves once the
+        skills are, and says when the notes are: decision 0187)."""
+        log = self.home / "dense-service.log"
+        with log.open("wb") as err:
+            service = subprocess.Popen(
+                [sys.executable, "-m", "pokayokay.skills.dense_service", "--warm",
+                 str(self.project)],
+                env=self.env, cwd=self.project, stdin=subprocess.DEVNULL, stderr=err,
+            )  # fmt: skip
         from pokayokay.relevance.dense.client import alive
 
-        deadline = time.monotonic() + 120
-        while not alive(self.env):
+        deadline = time.monotonic() + 300
+        while not (alive(self.env) and b" notes encoded for " in log.read_bytes()):
             if service.poll() is not None or time.monotonic() > deadline:
                 service.kill()
-                raise RuntimeError("the dense service did not start")
+                raise RuntimeError(f"the dense service did not start: {log.read_text()}")
             time.sleep(0.2)
         return service
 
