@@ -193,7 +193,7 @@ def _with_quick(path: str, data: dict[str, Any]) -> dict[str, Any]:
 
 class IndexPostings:
     """The postings of an index file, kept in buckets after its rows and stamps
-    (:func:`pokayokay.recall.index.packed_buckets`): a bucket is read from the file the first
+    (:func:`pokayokay.recall.postings.packed_buckets`): a bucket is read from the file the first
     time a term of it is asked for, the others never."""
 
     __slots__ = ("_buckets", "_start", "_tail", "offsets")
@@ -226,7 +226,7 @@ class IndexPostings:
             start, end = int(self.offsets[at]), int(self.offsets[at + 1])
             try:
                 bucket = marshal.loads(self._tail.read(self._start + start, end - start))
-            except (EOFError, TypeError):
+            except (EOFError, ValueError, TypeError):  # a read outside the tail: ValueError
                 bucket = None
             if not (isinstance(bucket, dict) and set(map(type, bucket.values())) <= _BYTES):
                 raise ValueError("inconsistent recall index (a bucket of postings)")
@@ -309,9 +309,7 @@ def read_index_file(path: str) -> tuple[dict[str, Any], IndexRows, IndexStamps] 
     ):
         return None
     column, starts = memoryview(offsets).cast("I"), memoryview(buckets).cast("I")
-    if column[0] != 0 or column[-1] != at[0] or at[0] + at[1] + starts[-1] != tail.size:
-        return None
-    if starts[0] != 0:
+    if column[0] or starts[0] or column[-1] != at[0] or at[0] + at[1] + starts[-1] != tail.size:
         return None
     postings = IndexPostings(tail, at[0] + at[1], starts)
     return _with_quick(path, data), IndexRows(tail, column, postings), IndexStamps(tail, at)

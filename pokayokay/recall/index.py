@@ -57,6 +57,7 @@ from pokayokay.recall.documents import Document as Document
 from pokayokay.recall.documents import Hit as Hit
 from pokayokay.recall.documents import clamped_weights
 from pokayokay.recall.evidence import rare, show_less, speaks
+from pokayokay.recall.postings import idf as term_idf
 from pokayokay.recall.postings import packed_posting, unpacked_posting
 from pokayokay.recall.symptoms import speaks_of
 from pokayokay.relevance.analyser import MAX_QUERY_CHARS, weak_terms
@@ -138,11 +139,6 @@ KINDS = ("learning", "decision", "fix")
 # Documents and the index
 
 
-def _idf(n: int, df: int) -> float:
-    return math.log((n + 1) / (df + 1)) + 1.0
-
-
-
 _STR, _BYTES = frozenset({str}), frozenset({bytes})
 _INT, _FLOAT = frozenset({int}), frozenset({float})
 
@@ -202,7 +198,7 @@ class Index:
                 postings.setdefault(term, []).extend((i, tf))
         n = len(docs)
         weak = weak_terms()
-        idf = {t: _idf(n, len(p) // 2) * term_weight(t, weak) for t, p in postings.items()}
+        idf = {t: term_idf(n, len(p) // 2) * term_weight(t, weak) for t, p in postings.items()}
         norms, cnorms = [], []
         for doc_counts in counts:
             words = concepts = 0.0
@@ -369,7 +365,7 @@ class Index:
         n = len(self._docs)
         if not n or not query:
             return None
-        return n, _idf(n, 1), weak_terms()
+        return n, term_idf(n, 1), weak_terms()
 
     def _concepts(
         self,
@@ -400,7 +396,7 @@ class Index:
             if concept and n >= MIN_DENSE_DOCS and len(posting) // 2 > dense:
                 continue  # a concept most notes evoke tells them apart no more than a stop word
             weight = term_weight(term, weak)
-            idf = (_idf(n, len(posting) // 2) if posting else rarest * UNKNOWN_FACTOR) * weight
+            idf = (term_idf(n, len(posting) // 2) if posting else rarest * UNKNOWN_FACTOR) * weight
             qw = (1.0 + math.log(qtf)) * idf
             if concept:
                 cq_norm += qw * qw

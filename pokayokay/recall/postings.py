@@ -6,6 +6,8 @@ table (decision 0187). ``pokayokay.recall.cache_io`` reads the buckets from the 
 
 from __future__ import annotations
 
+import math
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -34,6 +36,12 @@ def unpacked_posting(data: bytes) -> list[int]:
 def posting_length(data: bytes | list[int]) -> int:
     """How many documents a posting lists, packed or not, without reading its numbers."""
     return len(data) // 2 if isinstance(data, list) else len(data) // (2 * POSTING_ITEM_SIZE)
+
+
+def idf(n: int, df: int) -> float:
+    """The weight of a term ``df`` of ``n`` documents hold, as every recall scorer but BM25
+    weighs it: ``ln((n + 1) / (df + 1)) + 1``."""
+    return math.log((n + 1) / (df + 1)) + 1.0
 
 
 # The cache keeps the postings in buckets of about this many terms, a term's bucket fixed by its

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Protocol
 
+from pokayokay.recall.postings import idf
 from pokayokay.relevance.analyser import weak_terms
 from pokayokay.relevance.concepts import term_weight
 
@@ -22,8 +23,8 @@ class Index(Protocol):
 
 def tfidf(index: Index, query: dict[str, int]) -> dict[int, float]:
     """The cosine of each document sharing a term with ``query``, times its prior; a query term
-    no document holds weighs as the rarest term would. ``idf = ln((n + 1) / (df + 1)) + 1``, as
-    the concepts method weighs terms."""
+    no document holds weighs as the rarest term would (:func:`pokayokay.recall.postings.idf`,
+    as the concepts method weighs terms)."""
     n = len(index)
     if not n or not query:
         return {}
@@ -32,13 +33,12 @@ def tfidf(index: Index, query: dict[str, int]) -> dict[int, float]:
     q_norm = 0.0
     for term, qtf in query.items():
         posting = index.posting(term)
-        df = len(posting) // 2 if posting else 1
-        idf = (math.log((n + 1) / (df + 1)) + 1.0) * term_weight(term, weak)
-        qw = (1.0 + math.log(qtf)) * idf
+        weight = idf(n, len(posting) // 2 if posting else 1) * term_weight(term, weak)
+        qw = (1.0 + math.log(qtf)) * weight
         q_norm += qw * qw
         for j in range(0, len(posting), 2):
             d = posting[j]
-            acc[d] = acc.get(d, 0.0) + qw * (1.0 + math.log(posting[j + 1])) * idf
+            acc[d] = acc.get(d, 0.0) + qw * (1.0 + math.log(posting[j + 1])) * weight
     q_norm = math.sqrt(q_norm)
     out = {}
     for d, dot in acc.items():

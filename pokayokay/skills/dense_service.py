@@ -108,12 +108,13 @@ class Opinion:
         return bool(self.stale or self.stale_notes or self.queue)
 
     def _queued(self, key: tuple[str, ...]) -> bool:
-        return any(k == key for _notes, k, _items, _stamp in self.queue)
+        return any(k == key for _is_notes, k, _items, _stamp in self.queue)
 
     def later(
-        self, notes: bool, key: tuple[str, ...], items: list[tuple[str, list[str]]], stamp: object
+        self, is_notes: bool, key: tuple[str, ...], items: list[tuple[str, list[str]]],
+        stamp: object,
     ) -> None:
-        """Queue ``items`` read again (a catalog of ``notes`` or skills): their new texts go to
+        """Queue ``items`` read again (a catalog of notes or of skills): their new texts go to
         the backlog, which :meth:`work` encodes a chunk at a time."""
         texts = list(dict.fromkeys(t for _name, group in items for t in group))
         new = [t for t in texts if t not in self.vectors]
@@ -121,7 +122,7 @@ class Opinion:
             self.vectors.clear()
             new = texts
         self.backlog += new
-        self.queue.append((notes, key, items, stamp))
+        self.queue.append((is_notes, key, items, stamp))
 
     def work(self, interrupted: Callable[[], bool] = lambda: False) -> None:
         """Read again the catalogs answered from since they changed, and encode their new texts
@@ -187,12 +188,15 @@ class Opinion:
         self.catalogs[_key(project, environ)] = found
         return found
 
-    def catalog(self, project: str, environ: dict[str, str]) -> Catalog:
-        """``project``'s catalog as last read (read now the first time); read again by
+    def catalog(self, project: str, environ: dict[str, str]) -> Catalog | None:
+        """``project``'s catalog as last read (read now the first time, None while a warm
+        request's read of it is under way: the prompt then goes without); read again by
         :meth:`work`."""
         key = _key(project, environ)
         found = self.catalogs.get(key)
         if found is None:
+            if key in self.stale or self._queued(key):
+                return None
             return self.load(project, environ)
         if found.stamp != catalog_stamp(project, environ) and not self._queued(key):
             self.stale[key] = (project, environ)
@@ -352,7 +356,7 @@ def answer(opinion: Opinion, request: object) -> dict[str, Any]:
                 packed = opinion.packed(text, known)
                 reply.update(notes=packed["names"], note_cosines=packed["cosines"])
     catalog = opinion.catalog(project, environ)
-    return {**reply, **opinion.packed(prompt, catalog)}
+    return reply if catalog is None else {**reply, **opinion.packed(prompt, catalog)}
 
 
 def reply_to(path: object, replies: str, text: bytes) -> bool:

@@ -105,8 +105,31 @@ def test_a_catalog_waiting_in_the_queue_is_not_read_again_for_each_request(
     opinion.catalog("/project", environ)  # changed: marked to be read again
     opinion.work(lambda: True)  # read, one chunk encoded, then a request cuts in
     for _ in range(3):  # the requests meanwhile answer from the old catalog, and read nothing
-        assert opinion.catalog("/project", environ).stamp == "old"
+        found = opinion.catalog("/project", environ)
+        assert found is not None and found.stamp == "old"
         opinion.work(lambda: True)
     assert read == ["/project"]
     opinion.work()
-    assert opinion.catalog("/project", environ).stamp == "new" and read == ["/project"]
+    found = opinion.catalog("/project", environ)
+    assert found is not None and found.stamp == "new" and read == ["/project"]
+
+
+def test_a_prompt_during_a_warm_read_goes_without_and_encodes_nothing_itself(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A prompt for a project whose warm request is still being read gets no skill cosines (the
+    hook's lexical gate decides) instead of reading and encoding the whole catalog itself."""
+    encoder = Recording()
+    opinion = service.Opinion(encoder)
+    monkeypatch.setattr(service, "catalog_items", lambda project, environ: items(20))
+    monkeypatch.setattr(service, "catalog_stamp", lambda project, environ: "stamp")
+    project = str(tmp_path)
+    assert service.answer(opinion, {"v": 1, "op": "warm", "project": project})["ok"]
+    opinion.work(lambda: True)  # one text encoded, then the prompt's request cuts in
+    assert [len(c) for c in encoder.calls] == [service.REFRESH_CHUNK]
+    reply = service.answer(opinion, {"v": 1, "op": "skills", "project": project, "prompt": "q"})
+    assert "cosines" not in reply and "error" not in reply
+    assert len(encoder.calls) == 1  # nothing encoded for it, not even the prompt
+    opinion.work()
+    reply = service.answer(opinion, {"v": 1, "op": "skills", "project": project, "prompt": "q"})
+    assert len(reply["names"].split("\n")) == 20
