@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from benchmarks.fixtures.lab import wait_for_code_builders
+
 if TYPE_CHECKING:
     from benchmarks.fixtures.lab import Lab
 
@@ -157,6 +159,8 @@ class Case:
                 raise BenchmarkFailed(self.name, problem, self.stderr_and_log(proc))
             if self.after_each is not None:
                 self.after_each()
+            if i < self.warmup:  # a warm-up that met a new path starts the code's builder
+                wait_for_code_builders()
             if i >= self.warmup:
                 times.append(elapsed_ms)
                 cpu.append(cpu_ms)

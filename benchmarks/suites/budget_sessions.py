@@ -8,11 +8,10 @@ they run on, and the other rows: :mod:`benchmarks.suites.budgets`.
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.fixtures.lab import Lab, Project, wait_until_settled
+from benchmarks.fixtures.lab import Lab, Project, wait_until_settled, wait_while_running
 from benchmarks.fixtures.memory import encode_payload, moved_payload
 from benchmarks.harness import Case, Measurable, Spec
 from benchmarks.suites.budgets import (
@@ -90,27 +89,13 @@ def wait_for_detached(project: Project, limit: float = 60.0) -> None:
     """Wait (untimed) until no detached ``pokayokay`` command or ``python -m pokayokay.…``
     worker for ``project`` runs (Linux: read from /proc; elsewhere nothing is waited for), at
     most ``limit`` seconds."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return
     mark = str(project.path).encode()
-    give_up = time.monotonic() + limit
-    while time.monotonic() < give_up:
-        running = False
-        for entry in proc.iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue  # ended meanwhile, or not ours to read
-            ours = any(a == b"pokayokay" or a.startswith(b"pokayokay.") for a in argv)
-            if ours and mark in argv:
-                running = True
-                break
-        if not running:
-            return
-        time.sleep(0.05)
+
+    def ours(argv: list[bytes]) -> bool:
+        mine = any(a == b"pokayokay" or a.startswith(b"pokayokay.") for a in argv)
+        return mine and mark in argv
+
+    wait_while_running(ours, limit)
 
 
 def settle(project: Project) -> None:

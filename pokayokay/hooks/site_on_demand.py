@@ -105,9 +105,20 @@ def run_hook(argv: "list[str]") -> int:
 
     if hasattr(gc, "set_threshold"):  # not every Python has it; the default is only slower
         gc.set_threshold(GC_THRESHOLD)
+    bundle = None
+    try:
+        from pokayokay.hooks import code_bundle
+
+        bundle = code_bundle.install(argv[0] if argv else "")
+    except Exception as exc:  # a speed-up only: the import system still loads every module
+        from pokayokay.infra.logs import log_exception
+
+        log_exception("reading the hook code's file", exc)
     from pokayokay.hooks.runtime import main
 
     code = main(argv)
+    if bundle is not None:
+        code_bundle.after(bundle)
     leave(code)
     return code
 

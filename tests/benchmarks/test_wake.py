@@ -47,6 +47,7 @@ def test_a_settle_wakes_the_cpus_after_its_wait(
     calls: list[str] = []
     monkeypatch.setattr(lab.time, "sleep", lambda s: calls.append(f"sleep {s > 0}"))
     monkeypatch.setattr(lab, "wake_cpus", lambda: calls.append("wake"))
+    monkeypatch.setattr(lab, "wait_for_code_builders", lambda: None)  # other tests' hooks
     written = tmp_path / "memory"
     written.mkdir()  # just written: the settle waits, then wakes
     lab.wait_until_settled(written)
