@@ -46,7 +46,8 @@ PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Bundle:
-    """The finder and loader of the modules in one bundle file (``modules``: name -> entry).
+    """The finder and loader of the modules in one bundle file (``modules``: name -> entry;
+    ``skipped``: the names its builder found no source file of, never asked for again).
     ``served``: the names it loaded; ``before``: the pokayokay modules imported before it."""
 
     __slots__ = ("modules", "skipped", "event", "path", "served", "before")
@@ -134,7 +135,8 @@ def install(event: str) -> "Bundle | None":
     return bundle
 
 
-NOTHING: "tuple[dict[str, Entry], frozenset[str]]" = ({}, frozenset())
+def _nothing() -> "tuple[dict[str, Entry], frozenset[str]]":
+    return {}, frozenset()
 
 
 def read(path: str) -> "tuple[dict[str, Entry], frozenset[str]]":
@@ -146,26 +148,26 @@ def read(path: str) -> "tuple[dict[str, Entry], frozenset[str]]":
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
-        return NOTHING
+        return _nothing()
     try:
         info = os.fstat(fd)
         owner = getattr(os, "getuid", None)
         if info.st_size > MAX_BYTES or info.st_mode & 0o022:
-            return NOTHING
+            return _nothing()
         if owner is not None and info.st_uid != owner():
-            return NOTHING
+            return _nothing()
         with open(fd, "rb", closefd=False) as fh:
             data = fh.read(MAX_BYTES + 1)
         found = marshal.loads(data)
     except (OSError, ValueError, EOFError, TypeError):
-        return NOTHING
+        return _nothing()
     finally:
         os.close(fd)
     if not (isinstance(found, tuple) and len(found) == 3 and found[0] == header()):
-        return NOTHING
+        return _nothing()
     modules, skipped = found[1], found[2]
     if not isinstance(modules, dict) or not isinstance(skipped, frozenset):
-        return NOTHING
+        return _nothing()
     return modules, skipped
 
 
