@@ -65,10 +65,10 @@ class Bundle:
         entry = self.modules.get(name)
         if entry is None:
             return None
-        origin, size, mtime_ns, package = entry[0], entry[1], entry[2], entry[3]
-        try:
+        try:  # an entry of another shape is the import system's, as a changed source is
+            origin, size, mtime_ns, package, _ = entry
             info = os.stat(origin)
-        except OSError:
+        except (OSError, TypeError, ValueError):
             return None
         if info.st_size != size or info.st_mtime_ns != mtime_ns:
             return None  # the source changed since: the import system compiles it
@@ -271,8 +271,10 @@ def build(event: str, names: "Iterable[str]", home: "str | None" = None) -> str:
     """Write ``event``'s bundle with the modules ``names`` that are pokayokay's own source
     files (atomically, private to the user); returns its path."""
     import marshal
+    from pathlib import Path
 
-    from pokayokay.infra.state import PRIVATE_FILE, private_folder
+    from pokayokay.infra.safe_write import write_atomic
+    from pokayokay.infra.state import private_folder
 
     modules: dict[str, Entry] = {}
     skipped = set()
@@ -285,16 +287,8 @@ def build(event: str, names: "Iterable[str]", home: "str | None" = None) -> str:
         size, mtime_ns, code = compiled(origin)
         modules[name] = (origin, size, mtime_ns, package, code)
     path = bundle_file(event, home)
-    private_folder(os.path.dirname(path))
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
-        with open(fd, "wb") as fh:
-            fh.write(marshal.dumps((header(), modules, frozenset(skipped))))
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    private_folder(os.path.dirname(path))  # 0700; write_atomic makes only the state home's
+    write_atomic(Path(path), marshal.dumps((header(), modules, frozenset(skipped))))
     return path
 
 

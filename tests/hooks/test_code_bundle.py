@@ -86,9 +86,9 @@ def test_every_module_compiles_without_its_docstrings() -> None:
         code_bundle.compiled(str(path))
 
 
-def test_a_built_file_serves_its_modules_in_a_fresh_interpreter(tmp_path: Path) -> None:
-    home = tmp_path / "state"
-    path = code_bundle.build(EVENT, [*HOT, "pokayokay.no_such_module", "json"], str(home))
+def test_a_built_file_serves_its_modules_in_a_fresh_interpreter() -> None:
+    home = os.environ["POKAYOKAY_HOME"]  # the test's own state home (tests/conftest.py)
+    path = code_bundle.build(EVENT, [*HOT, "pokayokay.no_such_module", "json"])
     modules, skipped = code_bundle.read(path)
     assert sorted(modules) == sorted(HOT)
     assert skipped == frozenset({"pokayokay.no_such_module", "json"})
@@ -102,7 +102,7 @@ def test_a_built_file_serves_its_modules_in_a_fresh_interpreter(tmp_path: Path) 
         "m = sys.modules['pokayokay.recall.index']\n"
         "print(json.dumps([sorted(bundle.served), m.__file__, m.__doc__, bundle.missed()]))\n"
     )
-    env = dict(os.environ, POKAYOKAY_HOME=str(home))
+    env = dict(os.environ, POKAYOKAY_HOME=home)
     out = subprocess.run(
         [sys.executable, "-S", "-E", "-c", script], env=env, capture_output=True, text=True
     )
@@ -137,6 +137,12 @@ def test_a_changed_source_goes_to_the_import_system(tmp_path: Path) -> None:
     source.write_text("VALUE = 22\n", "utf-8")
     assert bundle.find_spec("mod_for_bundle") is None
     source.unlink()
+    assert bundle.find_spec("mod_for_bundle") is None
+
+
+@pytest.mark.parametrize("entry", [("x.py", 1), None, (1, 2, 3, False, b""), "text"])
+def test_an_entry_of_another_shape_goes_to_the_import_system(entry: object) -> None:
+    bundle = Bundle(EVENT, "b", {"mod_for_bundle": entry}, frozenset())  # type: ignore[dict-item]
     assert bundle.find_spec("mod_for_bundle") is None
 
 
