@@ -39,7 +39,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Mark each property test ``property``: CI's 3.10 and 3.13 tiers leave them to the main
     Python's everyday and slow tiers (decision 0186). With ``POKAYOKAY_HALF`` set to 0 or 1,
     keep only the test files of that half (by a hash of the file's path): CI's 3.13 tier runs
-    one half a run, the half drawn from its seed (decision 0186)."""
+    the half drawn from its seed, and its 3.10 tier the other half (decision 0186)."""
     for item in items:
         if _is_property(getattr(item, "obj", None)):
             item.add_marker(pytest.mark.property)
