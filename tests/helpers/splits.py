@@ -62,6 +62,9 @@ TEST7_FOLDER = DATA / "relevance_test10"
 # An eighth, written blind on 2026-11-30 after decision 0181 (Nuxt box office, ROS 2 robots,
 # Scala/ZIO buses; 40 skills): never read; hook-gated in CI beside relevance_test4.
 TEST8_FOLDER = DATA / "relevance_test11"
+# A ninth, written blind on 2026-11-30 after decision 0189 (SvelteKit gardens, Haskell/Elm
+# invoicing, Electron transcription; 40 skills): never read.
+TEST9_FOLDER = DATA / "relevance_test12"
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
 # the second unseen split's skills (its SKILL.md folders and prompts.json): skills dev too
