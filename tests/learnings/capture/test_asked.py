@@ -190,7 +190,7 @@ def test_a_note_with_phrases_is_judged_by_the_gate_fitted_with_them(
 
 def test_the_skill_and_the_command_ask_for_the_phrases_the_same_way() -> None:
     """The capturing skill's example names the learning it shows being stored, and both texts
-    Claude reads ask for 3 to 6 phrases in the teammate's own words."""
+    Claude reads ask for 6 to 8 varied phrases in the teammate's own words (decision 0191)."""
     import re
 
     from pokayokay.learnings.model import make_name
@@ -203,9 +203,26 @@ def test_the_skill_and_the_command_ask_for_the_phrases_the_same_way() -> None:
     assert stored and named and named[1] == make_name(stored[1])
     for text in (skill, command):
         flat = " ".join(text.split())
-        assert "3 to 6 short requests or questions" in flat
-        assert "in their own words rather than the learning's" in flat
+        assert "6 to 8 short requests or questions" in flat
+        assert "Use their own words rather than the learning's" in flat
+        assert "vary them from one line to the next" in flat
         assert "never shown" in flat
+
+
+def test_the_command_asks_as_the_shipped_gates_phrases_were_written() -> None:
+    """``/remember`` asks Claude for phrases in the words the train and dev notes' phrases were
+    written under (``tests/data/recall_asked/train_dev.json``): the asked gates were fitted on
+    them (decision 0191)."""
+    import json
+
+    repo = Path(__file__).resolve().parents[3]
+    said = " ".join((repo / "commands" / "remember.md").read_text("utf-8").split())
+    data = repo / "tests" / "data" / "recall_asked" / "train_dev.json"
+    instruction = json.loads(data.read_text("utf-8"))["instruction"]
+    sentences = instruction.split(". ")
+    assert sentences[0].startswith("Write 6 to 8 short requests or questions")
+    for sentence in sentences[1:-1]:  # the first names the count, the last the layout
+        assert sentence.rstrip(".") in said, sentence
 
 
 # -- the backfill: /learning-phrases (decision 0176) ------------------------------------------
@@ -272,7 +289,7 @@ def test_the_backfill_command_asks_as_remember_does_and_runs_only_remember() -> 
     )
     assert front["disable-model-invocation"] is True and LEARNING_PHRASES.marker in body
     remember = " ".join((repo / "commands" / "remember.md").read_text("utf-8").split())
-    asked = re.search(r"with 3 to 6 short requests or questions as quoted arguments: (.+?) Each",
+    asked = re.search(r"with 6 to 8 short requests or questions as quoted arguments: (.+?) Each",
                       remember)  # fmt: skip
     assert asked is not None
     assert asked[1].removeprefix("what ") in " ".join(body.split())
