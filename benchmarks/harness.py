@@ -309,6 +309,18 @@ def smoke_rows(chosen: Sequence[Spec]) -> tuple[list[Spec], list[str]]:
     return [s for s in chosen if s.in_smoke], [s.name for s in chosen if not s.in_smoke]
 
 
+def half_rows(chosen: Sequence[Spec], half: int) -> tuple[list[Spec], list[str]]:
+    """The rows of ``chosen`` in ``half`` (0 or 1, by a hash of each row's name, the same on
+    every run), and the names of the others: CI's smoke run takes one half a run, drawn from its
+    seed, so every row runs over two runs (decision 0186, addendum 3)."""
+    import zlib
+
+    def kept(spec: Spec) -> bool:
+        return zlib.crc32(spec.name.encode("utf-8")) % 2 == half
+
+    return [s for s in chosen if kept(s)], [s.name for s in chosen if not kept(s)]
+
+
 @dataclass
 class Outcome:
     floor_runs: list[Result] = field(default_factory=list)  # first and last

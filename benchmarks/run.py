@@ -46,6 +46,7 @@ from benchmarks.harness import (
     UsageError,
     compile_package,
     fewer_runs,
+    half_rows,
     pick_floor,
     quick_note,
     run_plan,
@@ -105,10 +106,20 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="build the fixtures, then wait until FILE exists before the first timed run (CI "
         "builds them while its last test tier runs; nothing timed runs beside the tier)",
     )
+    parser.add_argument(
+        "--half",
+        type=int,
+        choices=(0, 1),
+        default=None,
+        help="with --smoke: only the rows of this half (by a hash of each row's name; CI runs "
+        "the half drawn from its seed, so every row runs over two runs)",
+    )
     parser.add_argument("--list", action="store_true", help="list the benchmark names and exit")
     ns = parser.parse_args(argv)
     if ns.repeat is not None and ns.repeat < 1:
         parser.error("--repeat must be at least 1")
+    if ns.half is not None and not ns.smoke:
+        parser.error("--half goes with --smoke")
     return ns
 
 
@@ -137,6 +148,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if left:
                 print(f"smoke run: {len(left)} rows run in full runs only: {'; '.join(left)}",
                       file=sys.stderr)  # fmt: skip
+            if ns.half is not None:
+                chosen, other = half_rows(chosen, ns.half)
+                print(f"smoke run: half {ns.half} of the rows, {len(chosen)}; the other "
+                      f"{len(other)} run in the other half's", file=sys.stderr)  # fmt: skip
             print(
                 "smoke run: every row ends after its warm-up and one timed run; its ratios are "
                 "single runs (the budget table: a --repeat 5 run)",
