@@ -128,8 +128,11 @@ def test_a_smoke_run_leaves_the_dense_rows_to_full_runs() -> None:
 
 def test_the_two_halves_of_a_smoke_run_are_every_row_once() -> None:
     """CI's smoke run takes one half of the rows, drawn from its seed (decision 0186, addendum
-    3): the halves split the rows between them, each row in one, the same one every run, and
-    neither half is empty."""
+    3): the halves split the rows between them, each row in one, and neither half is empty.
+    A row stays in its half from one process to the next (another ``PYTHONHASHSEED``, as each
+    CI run has), so two runs that draw both halves run every row."""
+    import subprocess
+
     from benchmarks.harness import half_rows
     from benchmarks.suites import budgets
 
@@ -138,4 +141,20 @@ def test_the_two_halves_of_a_smoke_run_are_every_row_once() -> None:
     assert first[0] and second[0]
     assert sorted(s.name for s in first[0] + second[0]) == sorted(s.name for s in table)
     assert first[1] == [s.name for s in second[0]] and second[1] == [s.name for s in first[0]]
-    assert [s.name for s in half_rows(table, 0)[0]] == [s.name for s in first[0]]
+    child = (
+        "from benchmarks.harness import half_rows\n"
+        "from benchmarks.suites import budgets\n"
+        "print('\\n'.join(s.name for s in half_rows(budgets.specs(), 0)[0]))"
+    )
+    root = Path(__file__).resolve().parents[2]
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run(
+            [sys.executable, "-c", child],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        assert out.splitlines() == [s.name for s in first[0]]
