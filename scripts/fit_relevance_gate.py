@@ -57,11 +57,10 @@ from helpers.relevance_split import (  # noqa: E402
     skills_asked_table,
 )
 
-from pokayokay.recall import index as recall_index  # noqa: E402
-from pokayokay.recall.dense_notes import DenseNotes  # noqa: E402
-from pokayokay.recall.gating import evidence as recall_evidence  # noqa: E402
+from pokayokay.relevance import note_index as recall_index  # noqa: E402
 from pokayokay.relevance.concepts import query_features  # noqa: E402
 from pokayokay.relevance.dense.texts import note_texts, skill_texts  # noqa: E402
+from pokayokay.relevance.dense_notes import DenseNotes  # noqa: E402
 from pokayokay.relevance.fitted import (  # noqa: E402
     RECALL,
     RECALL_ASKED,
@@ -75,8 +74,9 @@ from pokayokay.relevance.fitted import (  # noqa: E402
     provenance_path,
 )
 from pokayokay.relevance.gate import DENSE_FEATURES, FEATURES, Evidence, Gate, select  # noqa: E402
+from pokayokay.relevance.note_gating import evidence as recall_evidence  # noqa: E402
+from pokayokay.relevance.skill_gating import evidence as skill_evidence  # noqa: E402
 from pokayokay.skills.catalog import Catalog, catalog_from_folder  # noqa: E402
-from pokayokay.skills.gating import evidence as skill_evidence  # noqa: E402
 from pokayokay.skills.suggest import (  # noqa: E402
     prompt_query,
     relevance,

@@ -1,9 +1,9 @@
 """UserPromptSubmit (and SessionStart): notes from the project's memory similar to the prompt.
 
 The prompt is matched against learnings, Key Decisions entries and fix episodes
-(``pokayokay.recall.sources``, ``pokayokay.recall.index``). When something clears the similarity
-floor, the hook prints ``hookSpecificOutput.additionalContext`` holding the four-part fenced
-block, which Claude Code places beside the prompt as a system reminder. When nothing does, it
+(``pokayokay.recall.sources``, ``pokayokay.relevance.note_index``). When something clears the
+similarity floor, the hook prints ``hookSpecificOutput.additionalContext`` holding the four-part
+fenced block, which Claude Code places beside the prompt as a system reminder. When nothing does, it
 prints nothing at all: no noise on every prompt.
 
 Hot path: this module imports only the standard library at the top; the recall modules are

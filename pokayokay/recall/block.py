@@ -9,7 +9,15 @@ is indented so that it stays in the finding's list item."""
 
 from __future__ import annotations
 
-from pokayokay.recall.index import FLOOR, KINDS, MIN_ENTRY_CHARS, Document, Hit, Index, recall
+from pokayokay.relevance.note_index import (
+    FLOOR,
+    KINDS,
+    MIN_ENTRY_CHARS,
+    Document,
+    Hit,
+    Index,
+    recall,
+)
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import marshal
 import os
 
-from pokayokay.recall.index import Document, Index
-from pokayokay.recall.postings import bucket_of, packed_buckets
+from pokayokay.relevance.note_index import Document, Index
+from pokayokay.relevance.postings import bucket_of, packed_buckets
 
 TYPE_CHECKING = False  # the prompt hook imports this module
 if TYPE_CHECKING:
@@ -193,7 +193,7 @@ def _with_quick(path: str, data: dict[str, Any]) -> dict[str, Any]:
 
 class IndexPostings:
     """The postings of an index file, kept in buckets after its rows and stamps
-    (:func:`pokayokay.recall.postings.packed_buckets`): a bucket is read from the file the first
+    (:func:`pokayokay.relevance.postings.packed_buckets`): a bucket is read from the file the first
     time a term of it is asked for, the others never."""
 
     __slots__ = ("_buckets", "_start", "_tail", "offsets")

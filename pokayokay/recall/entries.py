@@ -18,7 +18,6 @@ import time
 
 from pokayokay.names import RECALL_ENTRIES_FILE
 from pokayokay.recall.cache_io import document_row, load_json, save_json
-from pokayokay.recall.index import Document, Index
 from pokayokay.recall.readers import (
     SETTINGS_FILES,
     DecisionSource,
@@ -28,6 +27,7 @@ from pokayokay.recall.readers import (
     read_archive,
     read_learning,
 )
+from pokayokay.relevance.note_index import Document, Index
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def build(
     from the entries its ``content`` token names) is the answer, and nothing is rebuilt or
     saved; see :class:`Cached`.
     """
-    from pokayokay.recall.index import ANALYSIS_VERSION
+    from pokayokay.relevance.note_index import ANALYSIS_VERSION
 
     deadline = time.monotonic() + budget
     cache = _entries_cache(inputs)

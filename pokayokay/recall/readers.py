@@ -14,8 +14,8 @@ from pokayokay.infra.private import (  # <private> text never reaches the cache
 )
 from pokayokay.names import FAILURES_DB, LEARNINGS_ARCHIVE_FILE
 from pokayokay.recall.cache_io import MAX_TEXT_CHARS, shown_text
-from pokayokay.recall.index import Document
 from pokayokay.relevance.concepts import features as term_counts
+from pokayokay.relevance.note_index import Document
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from pokayokay.recall import block as recall_block
-from pokayokay.recall.index import Index
 from pokayokay.recall.sources import corpus_counts, load
+from pokayokay.relevance.note_index import Index
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def recall_cli(
 
     from pokayokay.infra.locate import resolve_memory_location
     from pokayokay.infra.state import project_state_dir
-    from pokayokay.recall import index as core
+    from pokayokay.relevance import note_index as core
 
     if not query.strip():
         from pokayokay.errors import PokayokayError

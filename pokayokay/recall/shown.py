@@ -1,7 +1,8 @@
 """Which notes recall already injected in a session (``recall-shown.json`` in the project's state
 folder): a note is injected once per session unless the prompt is about it again
-(:data:`pokayokay.recall.index.REPEAT_FLOOR`). Only the most recent :data:`MAX_SESSIONS` sessions
-are kept; a file that cannot be read or written only costs the manners, never the prompt."""
+(:data:`pokayokay.relevance.note_index.REPEAT_FLOOR`). Only the most recent :data:`MAX_SESSIONS`
+sessions are kept; a file that cannot be read or written only costs the manners, never the
+prompt."""
 
 from __future__ import annotations
 

@@ -76,7 +76,6 @@ from pokayokay.recall.entries import (
     build,
 )
 from pokayokay.recall.entries import ENTRIES_FILE as ENTRIES_FILE  # (where callers found it)
-from pokayokay.recall.index import Index
 from pokayokay.recall.readers import (
     DEFAULT_DECISIONS_ARCHIVE,
     LEARNING_PREFIX,
@@ -87,6 +86,7 @@ from pokayokay.recall.readers import (
     stat_key,
 )
 from pokayokay.relevance.concepts import table_data, use_table_data
+from pokayokay.relevance.note_index import Index
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
@@ -230,7 +230,7 @@ class Inputs:
     def fingerprint(self, *, decisions: bool = True) -> str:
         """A short digest of every path, mtime and size involved (and of the analysis);
         without ``decisions``, of all but the files Key Decisions are read from."""
-        from pokayokay.recall.index import ANALYSIS_VERSION
+        from pokayokay.relevance.note_index import ANALYSIS_VERSION
 
         left_out = _STORE_KEYS if decisions else (*_STORE_KEYS, *DECISION_FILES)
         parts = [f"{CACHE_VERSION}:{ANALYSIS_VERSION}:{decisions}", self.memory_dir]
@@ -256,7 +256,7 @@ def _quick_key(
 ) -> str:
     """The quick key; without ``decisions``, of all but the files Key Decisions are read from
     (every one of them is one of those)."""
-    from pokayokay.recall.index import ANALYSIS_VERSION
+    from pokayokay.relevance.note_index import ANALYSIS_VERSION
 
     parts = [f"{CACHE_VERSION}:{ANALYSIS_VERSION}", memory_dir, f"{folder}"]
     if decisions:
@@ -541,8 +541,8 @@ def block_for(
     (decision 0181), read once the words have ranked the notes.
     """
     from pokayokay.infra.state import project_state_path
-    from pokayokay.recall.dense_notes import dense_notes
-    from pokayokay.recall.index import recall
+    from pokayokay.relevance.dense_notes import dense_notes
+    from pokayokay.relevance.note_index import recall
 
     state_dir = project_state_path(str(location.project_key))
     dirs = (location.memory_dir, location.project_dir, state_dir)

@@ -388,7 +388,7 @@ class Query:
     (``groups``: feature -> its piece), so that "resize the image" is one topic, not three; a
     piece resting on one ambiguous word alone weighs :data:`AMBIGUOUS_EVIDENCE`, one holding a
     phrase of the table :data:`PHRASE_EVIDENCE` (``strength``). ``names``: the terms found only
-    in the prompt's paths, file names and identifiers (:mod:`pokayokay.recall.evidence`), which
+    in the prompt's paths, file names and identifiers (:mod:`pokayokay.relevance.evidence`), which
     are no plain evidence."""
 
     __slots__ = ("counts", "groups", "names", "strength")

@@ -104,9 +104,10 @@ def speak(
     select`). ``gate`` True: the shipped ``kind`` gate; False: every candidate speaks.
     ``evidence``: the :class:`~pokayokay.relevance.gate.Evidence` of each of ``ranked``, in
     order, computed only when a gate decides. The one decision recall
-    (:mod:`pokayokay.recall.gating`) and skill suggestion (:mod:`pokayokay.skills.gating`)
-    take. ``asked``: whether a candidate carries ``asked`` phrases; with the shipped gates, such
-    a candidate is judged by its kind's :data:`ASKED_KIND` gate (decisions 0175, 0176)."""
+    (:mod:`pokayokay.relevance.note_gating`) and skill suggestion
+    (:mod:`pokayokay.relevance.skill_gating`) take. ``asked``: whether a candidate carries ``asked``
+    phrases; with the shipped gates, such a candidate is judged by its kind's :data:`ASKED_KIND`
+    gate (decisions 0175, 0176)."""
     if not ranked or gate is False:
         return list(ranked)
     gates = None

@@ -1,8 +1,8 @@
 """The decision to speak: whether a candidate note or skill, ranked first by its scorer, is
 worth the model's attention (issue 23, item 2).
 
-Pure: values in, values out. A scorer (:mod:`pokayokay.recall.index`,
-:mod:`pokayokay.skills.match`) ranks; for its few best candidates it states the
+Pure: values in, values out. A scorer (:mod:`pokayokay.relevance.note_index`,
+:mod:`pokayokay.relevance.skill_match`) ranks; for its few best candidates it states the
 :class:`Evidence` it already holds, and a :class:`Gate` — logistic regression over a handful of
 features, its coefficients fitted by ``scripts/fit_relevance_gate.py`` on the training split
 and frozen in ``gate_recall.json`` / ``gate_skills.json`` beside this module — turns it into a

@@ -201,8 +201,8 @@ _LOWER_DIGITS = _LOWER | _DIGITS
 def joins_words(text: str, mark: str) -> bool:
     """Whether some ``mark`` in ``text`` ("." or "(") follows a word character (``\\w``:
     alphanumeric or ``_``), and for ".", precedes an ASCII letter or ``_``: what the dotted
-    and called identifier shapes of ``skills.match`` hold (``client.create``, ``export()``),
-    and a sentence's full stop or an aside in brackets does not."""
+    and called identifier shapes of ``relevance.skill_match`` hold (``client.create``,
+    ``export()``), and a sentence's full stop or an aside in brackets does not."""
     at = text.find(mark, 1)
     while at != -1:
         before = text[at - 1]
@@ -218,8 +218,8 @@ def joins_words(text: str, mark: str) -> bool:
 
 def has_inner_capital(text: str) -> bool:
     """Whether an ASCII capital follows an ASCII lower-case letter or digit in ``text``
-    (``camelCase``, ``PdfIcon``): what every identifier shape of ``skills.match`` without an
-    underscore, dot or parenthesis holds."""
+    (``camelCase``, ``PdfIcon``): what every identifier shape of ``relevance.skill_match`` without
+    an underscore, dot or parenthesis holds."""
     if text.islower():
         return False
     previous = ""

@@ -251,7 +251,8 @@ def name_spans(text: str) -> list[tuple[int, int]]:
 
 # What a PascalCase name followed by one of these names ("the ChangelogPage component"), and the
 # endings that make one a name of code on its own (``PdfIcon``, ``CsvExportButton``): other
-# PascalCase is often a subject (GraphQL, JavaScript, PowerPoint). skills.match's identifiers.
+# PascalCase is often a subject (GraphQL, JavaScript, PowerPoint). relevance.skill_match's
+# identifiers.
 CODE_KINDS = (
     "component", "class", "hook", "model", "view", "screen", "modal", "widget", "module",
     "function", "method", "type", "interface", "enum", "struct", "prop",

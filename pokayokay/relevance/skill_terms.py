@@ -249,8 +249,8 @@ def tokenize(text: str) -> list[str]:
 # "the words it adds: the words and | phrases that evoke it"; words are matched whole on the
 # lower-cased prompt, phrases on it as written, ending at a word end ("since v" holds in
 # "since v2.3", not in "since version"). The added terms only count for a skill that holds them
-# and never add to a prompt's mass (see ``skills.match.Query``). General vocabulary, not one
-# catalog's: ``tests/skills/test_suggest_eval.py`` measures it on prompts written after it.
+# and never add to a prompt's mass (see ``relevance.skill_match.Query``). General vocabulary, not
+# one catalog's: ``tests/skills/test_suggest_eval.py`` measures it on prompts written after it.
 # The table is vocabulary/skill_evokes.tsv (``EVOKES``, its text, read when first parsed).
 
 # Upper-case HTTP methods name an endpoint ("PATCH or POST"); lower-case "post" and "put" do not

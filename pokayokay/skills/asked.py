@@ -5,9 +5,9 @@ prompt is written by someone who needs it, in theirs. On projects nobody tuned i
 suggestion lost most of its hits in that gap. ``/skill-phrases`` (``commands/skill-phrases.md``)
 asks Claude to write, for each installed skill that has none, a few short requests a user might
 type at the moment the skill is what they need, and hands them to ``pokayokay skills --asked``.
-They are matched by skill suggestion as words of the skill's own (:func:`pokayokay.skills.match.
-profile`), never shown, and a skill carrying them is judged by the gate fitted on skills that
-have them (``pokayokay/relevance/gate_skills_asked.json``).
+They are matched by skill suggestion as words of the skill's own
+(:func:`pokayokay.relevance.skill_match. profile`), never shown, and a skill carrying them is judged
+by the gate fitted on skills that have them (``pokayokay/relevance/gate_skills_asked.json``).
 
 They live in one file of the state home, :data:`~pokayokay.names.SKILLS_ASKED_FILE`, shared by
 every project: a skill is known by its name and its description (:func:`skill_key`), so a

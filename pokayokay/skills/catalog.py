@@ -9,8 +9,8 @@ Only ``name``, ``description``, ``when_to_use`` and ``disable-model-invocation``
 frontmatter of a well-formed file is read by a small line parser (plain, quoted and block
 scalars); anything it does not understand falls back to the YAML parser rule files use. The
 catalog is cached in the state folder keyed by each file's size and modification time, with each
-skill's match profile (``pokayokay.skills.match``) and the catalog-wide term statistics, so that
-a full check with 200 skills stats 200 files and parses or analyses none of them.
+skill's match profile (``pokayokay.relevance.skill_match``) and the catalog-wide term statistics, so
+that a full check with 200 skills stats 200 files and parses or analyses none of them.
 
 **Freshness on the prompt** (``quick=True``): the prompt does not stat every ``SKILL.md``. It
 stats the folders skills live in (``skills/`` of the personal folder, of every project folder up
@@ -34,15 +34,15 @@ import time
 
 from pokayokay.infra.regular import open_regular
 from pokayokay.names import SKILLS_CACHE_FILE
-from pokayokay.skills.match import Catalog, Profile
+from pokayokay.relevance.skill_match import Catalog, Profile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any
 
+    from pokayokay.relevance.skill_match import Stats
     from pokayokay.skills.asked import Table
-    from pokayokay.skills.match import Stats
 
 __all__ = ["Catalog", "Skill", "catalog_from_folder", "load_catalog"]
 
@@ -124,7 +124,7 @@ def skill_from_text(text: str, dir_name: str, path: str, source: str, plugin: st
 def analysed(skill: Skill, asked: Sequence[str] = ()) -> Skill:
     """``skill`` with its match profile (name, description, triggers, extensions, negatives;
     ``asked``: how a user might ask for it, :mod:`pokayokay.skills.asked`)."""
-    from pokayokay.skills.match import profile
+    from pokayokay.relevance.skill_match import profile
 
     skill.profile = profile(skill.name, skill.description, asked)
     return skill
@@ -149,7 +149,7 @@ def _quick_key(folders: list[str], environ: Mapping[str, str] | None) -> str | N
     """The stats of ``folders`` and of the marker (``infra.state.mark_skills_changed``), as one
     string (None while one of them changed less than :data:`SETTLE_NS` ago: not to be trusted
     yet)."""
-    from pokayokay.skills.match import ANALYSIS_VERSION
+    from pokayokay.relevance.skill_match import ANALYSIS_VERSION
 
     now = time.time_ns()
     parts = [f"{CACHE_FORMAT}:{ANALYSIS_VERSION}"]
@@ -202,7 +202,7 @@ def _load_cache(path: str) -> tuple[dict[str, Any], Any, Any, Any]:
     the phrase table the rows were analysed with (``({}, None, None, None)`` when absent,
     damaged or written by another format or analysis)."""
     from pokayokay.infra import packed
-    from pokayokay.skills.match import ANALYSIS_VERSION
+    from pokayokay.relevance.skill_match import ANALYSIS_VERSION
 
     data = packed.load(path)
     if (
@@ -226,8 +226,8 @@ def _save_cache(
     path: str, files: dict[str, Any], stats: Stats, quick: Any = None, asked: Any = None
 ) -> None:
     from pokayokay.infra import packed
+    from pokayokay.relevance.skill_match import ANALYSIS_VERSION
     from pokayokay.relevance.skill_terms import table_data
-    from pokayokay.skills.match import ANALYSIS_VERSION
 
     data = {
         "format": CACHE_FORMAT,
@@ -349,7 +349,7 @@ def load_catalog(
         seen.add(skill.name)
         skills.append(skill)
     if fresh == cached and cached_stats is not None:
-        from pokayokay.skills.match import Stats
+        from pokayokay.relevance.skill_match import Stats
 
         skills.stats = Stats.from_data(cached_stats)
     quick_entry = (
@@ -382,7 +382,7 @@ def _quick_catalog(
     cached: dict[str, Any], stats: Any, quick: Any, environ: Mapping[str, str] | None
 ) -> Catalog | None:
     """The cached catalog when the skill folders are as the last full check saw them."""
-    from pokayokay.skills.match import Stats
+    from pokayokay.relevance.skill_match import Stats
 
     if not isinstance(quick, dict):
         return None

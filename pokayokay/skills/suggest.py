@@ -3,11 +3,11 @@
 Pure: skills, prompt and memory signals in, an :class:`Advice` and its text out (the hook in
 ``pokayokay.hooks.prompt`` and :func:`suggest_cli` gather the inputs).
 
-Relevance: ``pokayokay.skills.match`` (each skill's name, description and ``when_to_use`` read
-into fields, trigger phrases, file extensions, bigrams and negative clauses; specificity over the
-catalog). A skill is suggested when it scores at least :data:`FLOOR` and at least
+Relevance: ``pokayokay.relevance.skill_match`` (each skill's name, description and ``when_to_use``
+read into fields, trigger phrases, file extensions, bigrams and negative clauses; specificity over
+the catalog). A skill is suggested when it scores at least :data:`FLOOR` and at least
 :data:`RELATIVE` of the best score; at most :data:`MAX_SUGGESTIONS`. Its evidence follows the
-rule recall follows too (:mod:`pokayokay.recall.evidence`: two plain words, or one rare over
+rule recall follows too (:mod:`pokayokay.relevance.evidence`: two plain words, or one rare over
 the catalog), and only a person's words are read (:mod:`pokayokay.recall.turns`: nothing for a
 slash command, a turn Claude Code wrote such as ``<task-notification>``, or pasted output).
 
@@ -43,8 +43,8 @@ from 1.00 to 1.10 keep the same silence; 0.98 and below start speaking on unrela
 The older set in ``tests/data/suggest`` (22 short skills, 60 prompts) gives 95.5 % hits,
 100 % silence.
 
-Hot path: standard library only at import time; ``pokayokay.skills.match`` and, for spikes and
-chain learnings, ``pokayokay.relevance.analyser`` are imported on use.
+Hot path: standard library only at import time; ``pokayokay.relevance.skill_match`` and, for spikes
+and chain learnings, ``pokayokay.relevance.analyser`` are imported on use.
 """
 
 from __future__ import annotations
@@ -61,9 +61,9 @@ if TYPE_CHECKING:
     from pokayokay.learnings.outcomes.spikes import Spike
     from pokayokay.relevance.gate import Gate
     from pokayokay.relevance.own_words import OwnWords
+    from pokayokay.relevance.skill_match import Query, Stats
     from pokayokay.skills.catalog import Skill
     from pokayokay.skills.failure_boost import FailureGroup
-    from pokayokay.skills.match import Query, Stats
 
 FLOOR = 1.04
 RELATIVE = 0.6
@@ -291,7 +291,7 @@ def usable_opinion(
 
 
 def _stats(skills: Sequence[Skill]) -> Stats:
-    from pokayokay.skills.match import Catalog, Stats
+    from pokayokay.relevance.skill_match import Catalog, Stats
 
     if isinstance(skills, Catalog):
         return skills.statistics()
@@ -299,7 +299,7 @@ def _stats(skills: Sequence[Skill]) -> Stats:
 
 
 def _ranked(query: Query, usable: Sequence[Skill]) -> list[tuple[Skill, float]]:
-    from pokayokay.skills.match import score
+    from pokayokay.relevance.skill_match import score
 
     scored = []
     for i, skill in enumerate(usable):
@@ -316,7 +316,7 @@ def prompt_query(prompt: str, stats: Stats, own: OwnWords | None = None) -> Quer
     """The prompt analysed for skills: its own words scored, code spans, fenced blocks and
     pasted output only counted like identifiers (:mod:`pokayokay.relevance.own_words`; ``own``:
     the prompt's own words when the caller has them already)."""
-    from pokayokay.skills.match import Query
+    from pokayokay.relevance.skill_match import Query
 
     if own is None:
         from pokayokay.relevance.own_words import own_words
@@ -343,15 +343,15 @@ def suggest(
     """At most :data:`MAX_SUGGESTIONS` skills for ``prompt`` with their reasons, the answered
     spike it repeats, the recurring failures and graduated rules of the project files it names
     (``signals.paths``), pure. ``gate``: the decision to speak over the skills chosen for the
-    prompt's words (:mod:`pokayokay.skills.gating`): ``True`` the fitted one, ``False`` none; a
-    skill boosted by a recurring failure answers another signal and is not gated. ``dense``:
+    prompt's words (:mod:`pokayokay.relevance.skill_gating`): ``True`` the fitted one, ``False``
+    none; a skill boosted by a recurring failure answers another signal and is not gated. ``dense``:
     the dense opinion's cosine of each skill with the prompt (decision 0181), when the resident
     model answered: the gate then weighs it too, and the skill it ranks first is a candidate
     even when the prompt's words chose it not."""
-    from pokayokay.recall.asks import explains_code
     from pokayokay.recall.turns import suggest_text
+    from pokayokay.relevance.asks import explains_code
+    from pokayokay.relevance.skill_match import EXT_WEIGHT, evidence
     from pokayokay.relevance.skill_terms import MAX_PROMPT_CHARS, generic_terms
-    from pokayokay.skills.match import EXT_WEIGHT, evidence
 
     if signals is None:
         signals = Signals()
@@ -405,7 +405,7 @@ def suggest(
     )[:MAX_SUGGESTIONS]
     # A file of the skill's own format named in the prompt is evidence of its own, like a
     # recurring failure: the gate judges only what the prompt's words say.
-    from pokayokay.skills.match import names_format
+    from pokayokay.relevance.skill_match import names_format
 
     formats = {
         n
@@ -425,7 +425,7 @@ def suggest(
             worded.append(by_name[first_choice])  # the model's own, judged like the others
             chosen.append(first_choice)
     if gate is not False and worded:
-        from pokayokay.skills.gating import speak
+        from pokayokay.relevance.skill_gating import speak
 
         kept = {s.name for s in speak(gate, query, _stats(skills), worded, scores, opinion)}
         chosen = [n for n in chosen if n in reasons or n in formats or n in kept]

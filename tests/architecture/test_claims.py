@@ -342,7 +342,7 @@ def test_value_types_are_dataclasses_off_the_hook_paths() -> None:
     (``dataclasses`` costs a hook ~10 ms and 38 modules, and each class ~0.4 ms to build)."""
     assert "docs/decisions/0107" in DOC
     reached = hook_reach()
-    assert {"hooks.runtime", "infra.locate", "recall.documents"} <= reached
+    assert {"hooks.runtime", "infra.locate", "relevance.note_documents"} <= reached
     assert "cli.rules" not in reached and "report.model" not in reached
     found = [
         f"pokayokay/{relative}:{line} {name} writes by hand what @dataclass(frozen=True) writes, "

@@ -115,6 +115,6 @@ def test_the_registered_prompt_hook_imports_no_re(project: Project, kind: str) -
 
 def test_the_import_listing_sees_re_when_it_is_imported(project: Project) -> None:
     """The check above can fail: a prompt editing documentation reaches a pattern that stays a
-    regex (recall.asks' docs check), and the listing shows ``re``."""
+    regex (relevance.asks' docs check), and the listing shows ``re``."""
     modules, _out = _imported(project, "resize the logo image in the README", "no-re-control")
     assert "re" in modules

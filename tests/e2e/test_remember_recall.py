@@ -174,7 +174,7 @@ def test_remember_then_recall_in_related_session_only(
     e2e: E2E, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from pokayokay.recall.block import ADVISORY, REANCHOR
-    from pokayokay.recall.index import FLOOR
+    from pokayokay.relevance.note_index import FLOOR
 
     # The fence's factual framing (issue 6: reference data, then a re-anchor on the prompt).
     assert "reference data" in ADVISORY and "not instructions" in ADVISORY

@@ -26,9 +26,9 @@ if __package__ in (None, ""):  # run as a script
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from pokayokay.learnings import model as learnings
-from pokayokay.recall import index as recall
-from pokayokay.recall.index import Document, Index
 from pokayokay.recall.readers import FIX_WEIGHT, decision_document, learning_document
+from pokayokay.relevance import note_index as recall
+from pokayokay.relevance.note_index import Document, Index
 from pokayokay.safety.sanitize import excerpt
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -22,7 +22,7 @@ from pokayokay.hooks.code_bundle import Bundle
 
 LAUNCH = Path(code_bundle.__file__).with_name("launch.py")
 EVENT = "UserPromptSubmit"
-HOT = ["pokayokay.recall.index", "pokayokay.relevance.scan", "pokayokay.skills"]
+HOT = ["pokayokay.relevance.note_index", "pokayokay.relevance.scan", "pokayokay.skills"]
 
 
 def source_tree(text: str) -> ast.Module:
@@ -98,8 +98,8 @@ def test_a_built_file_serves_its_modules_in_a_fresh_interpreter() -> None:
         f"sys.path.append({code_bundle.PACKAGE_DIR.rsplit(os.sep, 1)[0]!r})\n"
         "from pokayokay.hooks import code_bundle\n"
         f"bundle = code_bundle.install({EVENT!r})\n"
-        "import pokayokay.recall.index, pokayokay.relevance.scan\n"
-        "m = sys.modules['pokayokay.recall.index']\n"
+        "import pokayokay.relevance.note_index, pokayokay.relevance.scan\n"
+        "m = sys.modules['pokayokay.relevance.note_index']\n"
         "print(json.dumps([sorted(bundle.served), m.__file__, m.__doc__, bundle.missed()]))\n"
     )
     env = dict(os.environ, POKAYOKAY_HOME=home)
@@ -108,10 +108,10 @@ def test_a_built_file_serves_its_modules_in_a_fresh_interpreter() -> None:
     )
     assert out.returncode == 0, out.stderr
     served, origin, doc, missed = json.loads(out.stdout)
-    assert "pokayokay.recall.index" in served and "pokayokay.relevance.scan" in served
-    assert origin == modules["pokayokay.recall.index"][0]
+    assert "pokayokay.relevance.note_index" in served and "pokayokay.relevance.scan" in served
+    assert origin == modules["pokayokay.relevance.note_index"][0]
     assert doc is None
-    assert "pokayokay.recall.index" not in missed
+    assert "pokayokay.relevance.note_index" not in missed
 
 
 def module_file(tmp_path: Path, text: str) -> tuple[Path, Bundle]:

@@ -24,10 +24,10 @@ from pokayokay.infra.state import project_state_dir
 from pokayokay.learnings import model as learnings
 from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import block as recall_block
-from pokayokay.recall import index as recall
 from pokayokay.recall.cache_io import read_index_file
-from pokayokay.recall.postings import bucket_of
 from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE
+from pokayokay.relevance import note_index as recall
+from pokayokay.relevance.postings import bucket_of
 from pokayokay.safety.sanitize import excerpt
 
 EVENT = "UserPromptSubmit"
@@ -424,7 +424,8 @@ def test_a_prompt_recall_shows_nothing_for_imports_neither_the_block_nor_the_sho
         "import json, sys\n"
         "from pokayokay.hooks.recall import user_prompt_submit\n"
         "out = user_prompt_submit(json.loads(sys.stdin.read()), 'UserPromptSubmit')\n"
-        "mods = ('pokayokay.recall.index', 'pokayokay.recall.block', 'pokayokay.recall.shown')\n"
+        "mods = ('pokayokay.relevance.note_index', 'pokayokay.recall.block', "
+        "'pokayokay.recall.shown')\n"
         "print(json.dumps({'out': out, 'loaded': [m in sys.modules for m in mods]}))\n"
     )
     missed = probed(probe, project, missing)

@@ -17,8 +17,8 @@ from pokayokay.infra.locate import resolve_memory_location
 from pokayokay.learnings.capture.remember import remember
 from pokayokay.memory.sections import Settings
 from pokayokay.recall import block
-from pokayokay.recall.index import Hit
 from pokayokay.recall.readers import read_learning
+from pokayokay.relevance.note_index import Hit
 
 NOW = datetime(2026, 11, 22, 10, 0, 0, tzinfo=timezone.utc)
 WORDS = st.sampled_from(

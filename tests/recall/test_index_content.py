@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from pokayokay.infra import packed
 from pokayokay.learnings import model as learnings
 from pokayokay.learnings.topics import topic_file
-from pokayokay.recall import index as index_module
 from pokayokay.recall.cache_io import QUICK_SUFFIX, read_index_file
-from pokayokay.recall.index import Index
 from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE, load
+from pokayokay.relevance import note_index as index_module
+from pokayokay.relevance.note_index import Index
 from pokayokay.safety.sanitize import excerpt
 
 NOTES = [

@@ -22,9 +22,9 @@ from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import entries as recall_entries
 from pokayokay.recall import sources as recall_sources
 from pokayokay.recall.cache_io import read_index_file, save_index
-from pokayokay.recall.index import INDEX_FORMAT, Document, Index
 from pokayokay.recall.sources import INDEX_FILE, load
 from pokayokay.relevance import concepts, vocabulary
+from pokayokay.relevance.note_index import INDEX_FORMAT, Document, Index
 from pokayokay.safety.sanitize import excerpt
 
 NOTES = [

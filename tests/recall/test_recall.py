@@ -17,13 +17,13 @@ from helpers.paths import DATA_DIR
 from pokayokay.learnings import model as learnings
 from pokayokay.learnings.topics import topic_file
 from pokayokay.recall import block as recall_block
-from pokayokay.recall import index as recall
 from pokayokay.recall.cache_io import _load_packed
-from pokayokay.recall.index import Document, Hit, Index
 from pokayokay.recall.readers import fix_text
 from pokayokay.recall.report import recall_cli
 from pokayokay.recall.sources import ENTRIES_FILE, INDEX_FILE, load
 from pokayokay.relevance import analyser as recall_terms
+from pokayokay.relevance import note_index as recall
+from pokayokay.relevance.note_index import Document, Hit, Index
 from pokayokay.safety.sanitize import excerpt
 
 DATA = DATA_DIR / "recall"
@@ -346,7 +346,7 @@ def test_recall_at_3_and_empty_rate_on_the_held_out_set() -> None:
 def test_relevant_notes_rank_first_even_below_the_floor() -> None:
     """Ranking is good even where the absolute floor cuts (the floor is what costs recall).
     Since issue 23 a note backed by a path alone or one common word is not ranked at all
-    (pokayokay.recall.evidence): 40/43 of the expected notes in the top three (at least 41
+    (pokayokay.relevance.evidence): 40/43 of the expected notes in the top three (at least 41
     before); 39/43 since the one-prompt concept entries went (decision 0166)."""
     index = labelled_index()
     in_top3 = total = 0
@@ -731,7 +731,7 @@ def test_recall_cli_shows_the_block_and_near_misses(tmp_path: Path) -> None:
     data = json.loads(out)
     assert not data["injected"] and data["additionalContext"] == ""
     # one word shared with one of two notes ("tenant") is no evidence at all, not even a near
-    # miss (pokayokay.recall.evidence)
+    # miss (pokayokay.relevance.evidence)
     assert data["near_misses"] == []
     code, out = recall_cli("write a haiku", project, as_json=False, memory_dir=memory)
     assert code == 0 and out.startswith("Nothing would be injected")

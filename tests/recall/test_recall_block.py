@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pokayokay.recall import block
-from pokayokay.recall.index import Document, Hit
+from pokayokay.relevance.note_index import Document, Hit
 
 LABEL_OK = re.compile(r"[a-z][a-z0-9-]{0,30}")
 PIECES = st.sampled_from(

@@ -12,13 +12,13 @@ import pytest
 from helpers import recall_eval
 
 from pokayokay.hooks.recall import worth_recalling
-from pokayokay.recall import index as recall
 from pokayokay.recall import shown as shown_notes
-from pokayokay.recall.asks import explains_code
 from pokayokay.recall.block import ADVISORY, ADVISORY_BRANCH
-from pokayokay.recall.index import Document, Index
 from pokayokay.recall.readers import FIX_WEIGHT
 from pokayokay.relevance import concepts
+from pokayokay.relevance import note_index as recall
+from pokayokay.relevance.asks import explains_code
+from pokayokay.relevance.note_index import Document, Index
 
 NOTES: list[dict[str, Any]] = recall_eval.eval_notes()
 SETS = recall_eval.prompt_sets()
@@ -29,8 +29,8 @@ ISSUE_SILENCE_GOAL = 0.95
 # words the concept table lacked, so it flatters): 78/90 hits and 33/36 silences at the shipped
 # floor, minus a small margin. ``blind`` and ``blind2`` were written after two freezes and were
 # honest estimates until the round of issue 12 item 3 read every one of their misses to classify
-# its cause (tests/data/recall_eval, notes in pokayokay/recall/index.py): they are seen sets now,
-# kept as regression bars. As first measured: blind 12/35 and 14/15, blind2 12/30 and 10/12;
+# its cause (tests/data/recall_eval, notes in pokayokay/relevance/note_index.py): they are seen sets
+# now, kept as regression bars. As first measured: blind 12/35 and 14/15, blind2 12/30 and 10/12;
 # before item 3: 15/35 and 14/15, 12/30 and 10/12; after it: 30/35 and 15/15, 26/30 and 11/12.
 # ``blind3`` (50 paraphrases, 25 ordinary prompts) was written for item 3's round by a writer
 # who never saw the matching code, kept out of the round's sight and measured once before and
@@ -70,7 +70,7 @@ ISSUE_SILENCE_GOAL = 0.95
 # is no unseen estimate any more (blind9 is).
 # Issue 23 (manners, "show less, better": one note by default, a second only when nearly as
 # strong and about something else; no note on a path alone or one common word, see
-# pokayokay.recall.evidence) traded hits for precision and silence, measured before -> after:
+# pokayokay.relevance.evidence) traded hits for precision and silence, measured before -> after:
 # tuned 84/90 -> 77/90 hits, precision 84/119 -> 77/88; held-out 82/90 -> 76/90, precision
 # 82/121 -> 76/86; blind 33 -> 28/35; blind2 26 -> 23/30; blind3 45 -> 38/50 (silence 23 ->
 # 24/25); blind4 47 -> 41/50; blind5 43 -> 33/50 (silence 7 -> 8/25); blind6 49 -> 43/50
@@ -333,7 +333,7 @@ def test_a_message_request_says_where_its_content_begins(
     """The words after the colon of a request to write a message are what it says (recall holds
     such a prompt to a clear match, skill suggestion weighs them as names); a request to write
     code or a test is the task itself."""
-    from pokayokay.recall.asks import message_content
+    from pokayokay.relevance.asks import message_content
 
     at = message_content(prompt)
     assert (None if at is None else prompt[at:].strip()[: len(content or "")]) == content
@@ -400,7 +400,7 @@ def test_a_past_fix_is_recalled_when_the_prompt_speaks_of_its_failure() -> None:
 
 def test_a_fix_documents_symptom_is_the_failure_before_its_category() -> None:
     from pokayokay.recall.readers import fix_text
-    from pokayokay.recall.symptoms import symptom
+    from pokayokay.relevance.symptoms import symptom
 
     text = fix_text("lint", 2, "E501 Line too long (101 > 100)", ["ruff format x.py"], ["x.py"])
     assert symptom(text) == "E501 Line too long (101 > 100)"

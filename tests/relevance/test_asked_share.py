@@ -8,13 +8,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pokayokay.learnings.model import Learning, identity
-from pokayokay.recall.gating import evidence as recall_evidence
-from pokayokay.recall.index import Index, recall
 from pokayokay.recall.readers import learning_document
 from pokayokay.relevance.analyser import tokenize
 from pokayokay.relevance.asked import phrase_terms
 from pokayokay.relevance.concepts import features, query_features
 from pokayokay.relevance.gate import asked_share
+from pokayokay.relevance.note_gating import evidence as recall_evidence
+from pokayokay.relevance.note_index import Index, recall
 
 TEXT = (
     "Release process: bump the version in firmware/Cargo.toml and upload the signed zip to the "

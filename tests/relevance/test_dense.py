@@ -463,8 +463,8 @@ def _notes_index() -> tuple[Any, list[str]]:
 
 
 def test_the_note_the_model_ranks_first_joins_the_candidates_never_a_fix() -> None:
-    from pokayokay.recall.dense_notes import DenseNotes
-    from pokayokay.recall.index import recall
+    from pokayokay.relevance.dense_notes import DenseNotes
+    from pokayokay.relevance.note_index import recall
 
     index, ids = _notes_index()
     prompt = "new here, where do I begin"  # no word of any note
@@ -485,7 +485,7 @@ def test_the_note_the_model_ranks_first_joins_the_candidates_never_a_fix() -> No
 
 
 def test_an_opinion_about_another_index_adds_nothing() -> None:
-    from pokayokay.recall.dense_notes import DenseNotes
+    from pokayokay.relevance.dense_notes import DenseNotes
 
     index, _ids = _notes_index()
     shifted = DenseNotes(["n2", "n1", "f1"], {"n1": 0.7, "n2": 0.1, "f1": 0.0})
@@ -496,7 +496,7 @@ def test_an_opinion_about_another_index_adds_nothing() -> None:
 def test_the_hook_reads_the_answer_once_for_recall_and_skills(
     fake_service: list[bytes], tmp_path: Path
 ) -> None:
-    from pokayokay.recall.dense_notes import dense_notes
+    from pokayokay.relevance.dense_notes import dense_notes
 
     reply = json.loads(_reply("pdf", [0.5]))
     notes = json.loads(_reply("n1\nn2", [0.25, -0.5]))
@@ -535,8 +535,8 @@ def test_status_names_the_dense_gates_only_where_the_opinion_can_be_had(
 
 def test_a_note_only_the_model_chose_is_shown_without_a_word_score() -> None:
     from pokayokay.recall.block import block
-    from pokayokay.recall.dense_notes import DenseNotes
-    from pokayokay.recall.index import recall
+    from pokayokay.relevance.dense_notes import DenseNotes
+    from pokayokay.relevance.note_index import recall
 
     index, ids = _notes_index()
     opinion = DenseNotes(ids, {"n1": 0.7, "n2": 0.1, "f1": 0.0})

@@ -14,7 +14,7 @@ import pytest
 from helpers import recall_eval, splits
 from helpers.relevance_split import Lab, match_note, recalled_lines, suggested_skills
 
-from pokayokay.recall import index as recall
+from pokayokay.relevance import note_index as recall
 from pokayokay.relevance.gate import MAX_SHOWN
 from pokayokay.skills.catalog import catalog_from_folder
 from pokayokay.skills.suggest import suggest
@@ -111,5 +111,6 @@ def test_the_gated_prompt_imports_no_numpy_and_nothing_heavy(tmp_path: Path) -> 
         "hook_event_name": "UserPromptSubmit", "prompt": prompt,
     }  # fmt: skip
     imported = prompt_imports(payload, lab.env, lab.project)
-    assert {"pokayokay.relevance.gate", "pokayokay.recall.gating"} <= imported  # the gate ran
+    # the gate ran
+    assert {"pokayokay.relevance.gate", "pokayokay.relevance.note_gating"} <= imported
     assert not imported & {"numpy", "dataclasses", "pathlib", "json", "typing"}

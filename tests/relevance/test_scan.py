@@ -134,17 +134,17 @@ def test_spans_replaced_as_sub_does() -> None:
 
 
 def _identifier_prefilter_holds(text: str) -> None:
-    from pokayokay.skills.match import may_hold_identifier
+    from pokayokay.relevance.skill_match import may_hold_identifier
 
     if not may_hold_identifier(text):
         assert oracle.IDENTIFIER.search(text) is None, text
 
 
 def test_the_identifier_pattern_compiles_whenever_it_could_match() -> None:
-    """``skills.match`` compiles its identifier pattern only for words that may hold one
-    (:func:`~pokayokay.skills.match.may_hold_identifier`); on every text the pattern matches,
-    the check says so: examples, real texts and generated ones."""
-    from pokayokay.skills.match import may_hold_identifier
+    """``relevance.skill_match`` compiles its identifier pattern only for words that may hold one
+    (:func:`~pokayokay.relevance.skill_match.may_hold_identifier`); on every text the pattern
+    matches, the check says so: examples, real texts and generated ones."""
+    from pokayokay.relevance.skill_match import may_hold_identifier
 
     extra = ["end of a sentence. Next", "an aside (x)", "export()", "a.b", "x._y", "f2(", "é.ü"]
     for text in (*EXAMPLES, *extra, *oracle.real_texts()):

@@ -270,7 +270,8 @@ def _prompt_twice(project: Path, prompt: str) -> list[dict[str, Any]]:
         "'pokayokay.failures.store', 'pokayokay.safety.sanitize', 'pokayokay.safety.commands', "
         "'pokayokay.safety.instructions', 'subprocess', 'importlib', 'encodings.utf_8_sig') "
         "if m in sys.modules and m not in at_start)\n"
-        "from pokayokay.skills import match, skill_frontmatter\n"  # imported by the hook already
+        "from pokayokay.relevance import skill_match as match\n"  # imported by the hook already
+        "from pokayokay.skills import skill_frontmatter\n"
         "lazy = [name for name, p in (('negative', match._NEGATIVE), ('quoted', match._QUOTED), "
         "('key line', skill_frontmatter._KEY_LINE)) "
         "if p._regex is not None]\n"

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from pokayokay.infra.lazyre import Lazy, built_once
 from pokayokay.relevance import skill_terms as terms
-from pokayokay.skills.match import profile
+from pokayokay.relevance.skill_match import profile
 
 # The phrase patterns fold_phrases replaced (the oracle of its plain scan), in its order.
 PHRASE_PATTERNS = (

@@ -13,9 +13,9 @@ from helpers.relevance_split import Lab, suggested_skills
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pokayokay.relevance.skill_match import CODE_EXTENSIONS, Query, name_words
 from pokayokay.relevance.skill_terms import generic_terms, tokenize
 from pokayokay.skills.catalog import Catalog, catalog_from_folder
-from pokayokay.skills.match import CODE_EXTENSIONS, Query, name_words
 
 CATALOG: Catalog = catalog_from_folder(splits.SKILLS_FOLDER / "skills")
 STATS = CATALOG.statistics()

@@ -8,8 +8,8 @@ import json
 import pytest
 from helpers.paths import DATA_DIR
 
+from pokayokay.relevance.skill_gating import SECOND
 from pokayokay.skills.catalog import catalog_from_folder
-from pokayokay.skills.gating import SECOND
 from pokayokay.skills.suggest import suggest
 
 

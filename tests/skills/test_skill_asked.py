@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from pokayokay.relevance import fitted
 from pokayokay.relevance.asked import ASKED_CHARS, ASKED_MAX
 from pokayokay.relevance.gate import Evidence, Gate
+from pokayokay.relevance.skill_match import profile
 from pokayokay.skills import asked as skill_asked
 from pokayokay.skills.asked import (
     add_asked,
@@ -33,7 +34,6 @@ from pokayokay.skills.asked import (
     unasked,
 )
 from pokayokay.skills.catalog import Skill, analysed, load_catalog
-from pokayokay.skills.match import profile
 
 SKILLS = DATA_DIR / "relevance_test2" / "skills"
 BRAND = "brand-guidelines"
@@ -223,8 +223,8 @@ def test_the_phrases_add_only_the_words_the_description_lacks() -> None:
 def test_a_skill_with_phrases_is_judged_by_the_gate_fitted_with_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from pokayokay.skills import gating
-    from pokayokay.skills.match import Query, Stats
+    from pokayokay.relevance import skill_gating as gating
+    from pokayokay.relevance.skill_match import Query, Stats
 
     chosen: list[list[Gate]] = []
     plain, asked = fitted.fitted(fitted.SKILLS), fitted.fitted(fitted.SKILLS_ASKED)
@@ -253,7 +253,7 @@ def test_a_skill_with_phrases_is_judged_by_the_gate_fitted_with_them(
 def test_new_phrases_reach_the_next_prompt_and_then_come_from_the_cache(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pokayokay.skills import match
+    from pokayokay.relevance import skill_match as match
 
     load_catalog(project)  # SessionStart's full check
     assert _suggested(project, BLUE_PROMPT) == []

@@ -149,7 +149,7 @@ def test_a_warm_catalog_neither_analyses_nor_counts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The profiles and the catalog statistics come from the cache on an unchanged catalog."""
-    from pokayokay.skills import match
+    from pokayokay.relevance import skill_match as match
 
     folder = tmp_path / ".claude" / "skills"
     _skill(folder, "xlsx", "Spreadsheets (.xlsx, .csv): formulas and charts. Not for PDFs.")

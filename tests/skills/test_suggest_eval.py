@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from pokayokay.cli.suggest import suggest_cli
+from pokayokay.relevance.skill_match import EXT_WEIGHT, NAME_PART_WEIGHT, profile
 from pokayokay.relevance.skill_terms import tokenize
 from pokayokay.skills.catalog import Catalog, catalog_from_folder, parse_frontmatter
-from pokayokay.skills.match import EXT_WEIGHT, NAME_PART_WEIGHT, profile
 from pokayokay.skills.suggest import FLOOR, suggest
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -16,10 +16,10 @@ from pokayokay.infra.locate import memory_location_for
 from pokayokay.learnings.capture.asked import merged, phrases
 from pokayokay.learnings.model import ASKED_CHARS, ASKED_MAX, Learning, identity
 from pokayokay.learnings.topics.topic_file import parse, render, split_frontmatter
-from pokayokay.recall.index import Index, recall
 from pokayokay.recall.readers import learning_document
 from pokayokay.relevance import fitted
 from pokayokay.relevance.gate import FEATURES, Evidence, Gate, select
+from pokayokay.relevance.note_index import Index, recall
 
 TEXT = (
     "Flash the board with `cargo run --release -p firmware` from the firmware/ folder only: "

@@ -15,8 +15,8 @@ from pokayokay.learnings.consolidate.consolidate_apply import consolidate
 from pokayokay.memory.apply import ensure_memory_template
 from pokayokay.memory.document import parse
 from pokayokay.memory.sections import DEFAULT_SECTIONS, TOPIC_INDEX_ID, Settings
-from pokayokay.recall import index as recall
 from pokayokay.recall.sources import load
+from pokayokay.relevance import note_index as recall
 
 TODAY = date(2026, 1, 20)
 # Four entries, all old enough: none is kept back as one of the most recent (retention is

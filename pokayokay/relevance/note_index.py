@@ -1,4 +1,5 @@
-"""Recall: which of a project's notes are similar to a prompt, and the fenced block that says so.
+"""Recall's scorer: which of a project's notes are similar to a prompt, and which of them speak
+(the fenced block that says so is :mod:`pokayokay.recall.block`'s).
 
 Pure: documents in, ranked results and text out; no file, clock or environment is read here
 (``pokayokay.recall.sources`` gathers the documents, ``pokayokay.hooks.recall`` is the hook).
@@ -9,11 +10,11 @@ Method (``concepts``), entirely offline:
   counts as a whole), short letter+digit words kept whole (``s3``, ``k8s``), numbers and stop
   words dropped, abbreviations folded (``db`` → ``database``), a light suffix stemmer — plus
   bigrams of adjacent terms and the software concepts the text evokes
-  (:mod:`pokayokay.recall.concepts`: "styles" and "CSS modules" both evoke ``~style``, "upload a
+  (:mod:`pokayokay.relevance.concepts`: "styles" and "CSS modules" both evoke ``~style``, "upload a
   2 GB video" evokes ``~upload``, ``~large`` and ``~video``).
 * Weights: ``(1 + ln tf) · idf`` with ``idf = ln((N + 1) / (df + 1)) + 1``; generic words
   ("add", "test", "error" …) weigh :data:`~pokayokay.relevance.analyser.WEAK_FACTOR` of it, bigrams
-  :data:`~pokayokay.recall.concepts.BIGRAM_FACTOR`; a prompt term no note contains weighs
+  :data:`~pokayokay.relevance.concepts.BIGRAM_FACTOR`; a prompt term no note contains weighs
   :data:`UNKNOWN_FACTOR` of the rarest known term (a paraphrase says much the note does not).
 * Score: the better of two cosines — over words (terms and bigrams) and over concepts — plus
   :data:`BOTH_SHARE` of the other, times the note's prior (``Document.weight``: 0.9 for a
@@ -25,7 +26,7 @@ Method (``concepts``), entirely offline:
   of that, and one backed by less than one piece :data:`NO_EVIDENCE_FACTOR`. A note whose
   *plain* pieces (words not only in paths or identifiers, concepts a plain word evokes) are
   fewer than two, none of them a word rare among the notes, is not scored at all
-  (:mod:`pokayokay.recall.evidence`, the rule skill suggestion shares). In a corpus of
+  (:mod:`pokayokay.relevance.evidence`, the rule skill suggestion shares). In a corpus of
   :data:`MIN_DENSE_DOCS` notes or more, a concept more than :data:`DENSE_CONCEPT` of them evoke
   is left out of the prompt's concepts.
 
@@ -36,7 +37,7 @@ every set); how :data:`FLOOR` and the factors were chosen, round by round, is in
 
 Only scores at or above :data:`FLOOR` are candidates: one note by default, a second only when
 nearly as strong and about something else, an automatic past fix never on one piece
-(:func:`pokayokay.recall.evidence.show_less`); then the relevance gate (decision 0070,
+(:func:`pokayokay.relevance.evidence.show_less`); then the relevance gate (decision 0070,
 :mod:`pokayokay.relevance.gate`) decides whether each still speaks. Their lines together hold at
 most :data:`BUDGET` characters: when they do not fit, the lowest-scoring entry is shortened
 first, at a word boundary, and dropped when too little of it would remain.
@@ -52,15 +53,8 @@ from __future__ import annotations
 
 import math
 
-from pokayokay.recall.asks import edits_docs, explains_code, message_content
-from pokayokay.recall.documents import Document as Document
-from pokayokay.recall.documents import Hit as Hit
-from pokayokay.recall.documents import clamped_weights
-from pokayokay.recall.evidence import rare, show_less, speaks
-from pokayokay.recall.postings import idf as term_idf
-from pokayokay.recall.postings import packed_posting, unpacked_posting
-from pokayokay.recall.symptoms import speaks_of
 from pokayokay.relevance.analyser import MAX_QUERY_CHARS, weak_terms
+from pokayokay.relevance.asks import edits_docs, explains_code, message_content
 from pokayokay.relevance.concepts import (
     BIGRAM_JOIN,
     CONCEPT_PREFIX,
@@ -68,14 +62,21 @@ from pokayokay.relevance.concepts import (
     query_features,
     term_weight,
 )
+from pokayokay.relevance.evidence import rare, show_less, speaks
+from pokayokay.relevance.note_documents import Document as Document
+from pokayokay.relevance.note_documents import Hit as Hit
+from pokayokay.relevance.note_documents import clamped_weights
+from pokayokay.relevance.postings import idf as term_idf
+from pokayokay.relevance.postings import packed_posting, unpacked_posting
+from pokayokay.relevance.symptoms import speaks_of
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
     from typing import Any, Protocol
 
-    from pokayokay.recall.dense_notes import DenseNotes
     from pokayokay.relevance.concepts import Query
+    from pokayokay.relevance.dense_notes import DenseNotes
     from pokayokay.relevance.gate import Gate
 
     class Rows(Protocol):  # the documents' rows: a list, or a reader of the cache file's tail
@@ -96,7 +97,7 @@ INDEX_FORMAT = 7
 # Chosen on every labelled set together (see the module docstring).
 FLOOR = 0.28
 # One note by default, a second only when nearly as strong and about something else
-# (pokayokay.recall.evidence.show_less).
+# (pokayokay.relevance.evidence.show_less).
 TOP_K = 2
 # A prompt term no note contains weighs this share of the rarest known term's IDF: a paraphrase
 # says much the note does not, and that alone must not push the note away.
@@ -283,7 +284,7 @@ class Index:
 
     def rare_idf(self) -> float:
         """The IDF from which a word is rare among these notes (saved with the index)."""
-        from pokayokay.recall.gating import index_rare_idf
+        from pokayokay.relevance.note_gating import index_rare_idf
 
         return index_rare_idf(self)
 
@@ -342,18 +343,18 @@ class Index:
     ) -> dict[int, float]:
         """Similarity of every document sharing a term with ``query`` (document index → score);
         ``groups``: the piece of evidence each feature of the prompt stands for, ``names``: the
-        terms only in its paths and identifiers (:class:`~pokayokay.recall.concepts.Query`);
+        terms only in its paths and identifiers (:class:`~pokayokay.relevance.concepts.Query`);
         ``pieces``, when given, receives each scored document's plain pieces (a bit each), and
         :data:`SILENCED` for a document the evidence rule silenced.
         Recall ranks with :data:`METHOD`; ``tfidf`` and ``bm25`` are kept for comparison."""
         if method == "concepts":
             return self._concepts(query, groups or {}, strength or {}, names, pieces)
         if method == "tfidf":
-            from pokayokay.recall.tfidf import tfidf
+            from pokayokay.relevance.tfidf import tfidf
 
             return tfidf(self, query)
         if method == "bm25":
-            from pokayokay.recall.bm25 import bm25
+            from pokayokay.relevance.bm25 import bm25
 
             return bm25(self, query)
         raise ValueError(f"unknown recall method {method!r}")
@@ -377,7 +378,7 @@ class Index:
     ) -> dict[int, float]:
         """Two cosines, over words (terms and bigrams) and over concepts; the better one counts,
         scaled down when the note shares fewer than MIN_EVIDENCE words of the prompt, and left
-        out when its plain words do not speak (:func:`pokayokay.recall.evidence.speaks`: two
+        out when its plain words do not speak (:func:`pokayokay.relevance.evidence.speaks`: two
         plain pieces, or one holding a word rare among the notes)."""
         scale = self._scale(query)
         if scale is None:
@@ -526,11 +527,12 @@ def recall(
     automatic past fix among the hits unless nothing else clears the floor (a fix also scores
     :data:`~pokayokay.recall.sources.FIX_WEIGHT` of its similarity, so at equal relevance the
     user's notes come first), and only when the prompt speaks of its failure
-    (:mod:`pokayokay.recall.symptoms`); a document in ``shown`` (already injected in this
+    (:mod:`pokayokay.relevance.symptoms`); a document in ``shown`` (already injected in this
     session), or any note for a prompt explaining the code at hand or editing documentation
-    (:mod:`pokayokay.recall.asks`), comes back only when it scores ``repeat_floor``.
-    ``gate``: the decision to speak over the notes left (:mod:`pokayokay.recall.gating`):
-    ``True`` the fitted one, ``False`` none. ``dense``: see :mod:`pokayokay.recall.dense_notes`."""
+    (:mod:`pokayokay.relevance.asks`), comes back only when it scores ``repeat_floor``.
+    ``gate``: the decision to speak over the notes left (:mod:`pokayokay.relevance.note_gating`):
+    ``True`` the fitted one, ``False`` none. ``dense``: see
+    :mod:`pokayokay.relevance.dense_notes`."""
     above: list[Hit] = []
     near: list[Hit] = []
     seen: set[str] = set()
@@ -579,8 +581,8 @@ def recall(
     if opinion is not None and not answered:  # the model's own note, judged like the others
         chosen = opinion.with_first_choice(chosen, index, shown)
     if gate is not False and chosen:
-        from pokayokay.recall.gating import evidence
         from pokayokay.relevance.fitted import DENSE_KIND, RECALL, speak
+        from pokayokay.relevance.note_gating import evidence
 
         ranked, cosines = chosen, None if opinion is None else opinion.cosines
         found = lambda: evidence(index, query, prompt, ranked, runners, cosines)  # noqa: E731

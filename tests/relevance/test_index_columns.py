@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokayokay.recall.documents import clamped_weights
-from pokayokay.recall.index import INDEX_FORMAT, Index
-from pokayokay.recall.postings import packed_posting, posting_length, unpacked_posting
+from pokayokay.relevance.note_documents import clamped_weights
+from pokayokay.relevance.note_index import INDEX_FORMAT, Index
+from pokayokay.relevance.postings import packed_posting, posting_length, unpacked_posting
 
 WEIGHTS = st.lists(
     st.one_of(

@@ -1,6 +1,6 @@
-"""The one evidence rule of recall and skill suggestion (``pokayokay.recall.evidence``): a path
+"""The one evidence rule of recall and skill suggestion (``pokayokay.relevance.evidence``): a path
 alone, or one word many entries share, never speaks; two plain words or one rare word do. And
-"show less, better" (``pokayokay.recall.index.show_less``)."""
+"show less, better" (``pokayokay.relevance.note_index.show_less``)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from helpers.paths import DATA_DIR
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokayokay.recall import index as recall
-from pokayokay.recall.evidence import MIN_PLAIN, idf, rare, show_less, speaks
-from pokayokay.recall.index import Document, Hit, Index
+from pokayokay.relevance import note_index as recall
 from pokayokay.relevance.analyser import split_names
+from pokayokay.relevance.evidence import MIN_PLAIN, idf, rare, show_less, speaks
+from pokayokay.relevance.note_index import Document, Hit, Index
 from pokayokay.skills.catalog import Catalog, catalog_from_folder
 from pokayokay.skills.suggest import suggest
 

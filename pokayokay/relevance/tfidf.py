@@ -1,18 +1,19 @@
 """Plain TF-IDF cosine over terms, an alternative recall method kept for calibration and
-comparison, as BM25 is (pure; ``pokayokay.recall.index.Index.scores`` with ``method="tfidf"``)."""
+comparison, as BM25 is (pure; ``pokayokay.relevance.note_index.Index.scores`` with
+``method="tfidf"``)."""
 
 from __future__ import annotations
 
 import math
 from typing import Protocol
 
-from pokayokay.recall.postings import idf
 from pokayokay.relevance.analyser import weak_terms
 from pokayokay.relevance.concepts import term_weight
+from pokayokay.relevance.postings import idf
 
 
 class Index(Protocol):
-    """What TF-IDF reads of :class:`pokayokay.recall.index.Index`."""
+    """What TF-IDF reads of :class:`pokayokay.relevance.note_index.Index`."""
 
     norms: list[float]
     weights: list[float]
@@ -23,7 +24,7 @@ class Index(Protocol):
 
 def tfidf(index: Index, query: dict[str, int]) -> dict[int, float]:
     """The cosine of each document sharing a term with ``query``, times its prior; a query term
-    no document holds weighs as the rarest term would (:func:`pokayokay.recall.postings.idf`,
+    no document holds weighs as the rarest term would (:func:`pokayokay.relevance.postings.idf`,
     as the concepts method weighs terms)."""
     n = len(index)
     if not n or not query:

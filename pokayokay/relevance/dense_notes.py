@@ -1,18 +1,18 @@
 """The dense opinion of a project's notes, as recall reads it (decision 0181): each note's
 cosine with the prompt from the resident model (:mod:`pokayokay.skills.dense_service`), and the
-note it ranks first, which :func:`pokayokay.recall.index.recall` adds to the candidates the
+note it ranks first, which :func:`pokayokay.relevance.note_index.recall` adds to the candidates the
 words chose."""
 
 from __future__ import annotations
 
-from pokayokay.recall.documents import Hit
+from pokayokay.relevance.note_documents import Hit
 
 TYPE_CHECKING = False  # no typing import at run time: the prompt hook imports this module
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping, Sequence
 
-    from pokayokay.recall.index import Index
     from pokayokay.relevance.dense.client import Pending
+    from pokayokay.relevance.note_index import Index
 
 
 def dense_notes(pending: Pending | None) -> Callable[[], DenseNotes | None] | None:

@@ -1,5 +1,5 @@
 """Recall's decision to speak: the :class:`~pokayokay.relevance.gate.Evidence` of the notes
-:func:`pokayokay.recall.index.recall` ranked, and the ones the fitted gate lets through (the
+:func:`pokayokay.relevance.note_index.recall` ranked, and the ones the fitted gate lets through (the
 one decision of :func:`pokayokay.relevance.fitted.speak`).
 
 Pure: an index and a prompt's features in, positions out. A note's content units are the
@@ -15,17 +15,17 @@ from __future__ import annotations
 import math
 from itertools import islice, pairwise
 
-from pokayokay.recall.postings import posting_length
 from pokayokay.relevance.analyser import MAX_QUERY_CHARS, tokenize, weak_terms
 from pokayokay.relevance.concepts import BIGRAM_JOIN, CONCEPT_PREFIX
 from pokayokay.relevance.gate import RARE_SAMPLE, Evidence, asked_share, rare_idf
+from pokayokay.relevance.postings import posting_length
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from pokayokay.recall.index import Hit, Index
     from pokayokay.relevance.concepts import Query
+    from pokayokay.relevance.note_index import Hit, Index
 
 _TRIM = "`'\"()[]{}<>,;:!?*"
 _rare_of: list[tuple[Index, float]] = []  # the last index's rare-word IDF (a prompt has one)

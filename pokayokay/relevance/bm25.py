@@ -10,7 +10,7 @@ from pokayokay.relevance.concepts import term_weight
 
 
 class Index(Protocol):
-    """What BM25 reads of :class:`pokayokay.recall.index.Index`."""
+    """What BM25 reads of :class:`pokayokay.relevance.note_index.Index`."""
 
     lengths: list[int]
     weights: list[float]

@@ -1,9 +1,10 @@
 """What a prompt asks for, beyond its subject (pure): whether the code, the text or the model
 answers it rather than the team's notes or a skill.
 
-Recall holds such a prompt to a clear match of its words (:func:`pokayokay.recall.index.recall`)
-and skill suggestion stays out of it (:func:`pokayokay.skills.suggest.suggest`): every prompt of
-this kind in the labelled sets of both calls for neither.
+Recall holds such a prompt to a clear match of its words
+(:func:`pokayokay.relevance.note_index.recall`) and skill suggestion stays out of it
+(:func:`pokayokay.skills.suggest.suggest`): every prompt of this kind in the labelled sets of both
+calls for neither.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pokayokay.relevance.scan import case_folded, is_word_char, whole_word_spans
 # … and …", "fix the typo …", "update the link …": a question about the code or text at hand,
 # or general knowledge, which the code, the text or the model answers, not the team's notes.
 # Read by plain scans (no ``re`` on the prompt's path): what each finds is what the pattern in
-# its comment finds, tested against it (``tests/recall/test_asks_words.py``).
+# its comment finds, tested against it (``tests/relevance/test_asks_words.py``).
 
 # \bdocstrings?\b | \bdifference between\b | \bfix (?:the|a|this|that) typos?\b
 # | \b(?:broken|dead) links?\b | \b(?:fix|update) (?:the|that|this|a) links?\b

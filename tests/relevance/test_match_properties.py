@@ -8,9 +8,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pokayokay.relevance.skill_match import Profile, Query, Stats, evidence, profile, score
 from pokayokay.relevance.skill_terms import tokenize
 from pokayokay.skills.catalog import Catalog, catalog_from_folder
-from pokayokay.skills.match import Profile, Query, Stats, evidence, profile, score
 from pokayokay.skills.suggest import MAX_CHARS, MAX_SUGGESTIONS, suggest
 
 EVAL_SKILLS = Path(__file__).resolve().parents[1] / "data" / "skills_eval" / "skills"

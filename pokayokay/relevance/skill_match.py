@@ -33,7 +33,7 @@ one naming a skill, or only after the colon of a request to write a message ("wr
 note to my team: k8s migration 60% done": the message's content, not the task). A skill
 sharing only such words and generic words with a prompt gets no evidence at all (names in code
 say where the work is, not what it is), and so does one sharing a single plain word that is not
-rare over the catalog (:mod:`pokayokay.recall.evidence`, the rule recall shares: "api" alone
+rare over the catalog (:mod:`pokayokay.relevance.evidence`, the rule recall shares: "api" alone
 names no skill). A file name's extension
 counts only for a skill naming that format (``budget.xlsx``; never ``time.sleep``). A ``re-``
 word also counts as its base when the catalog knows it (redesign → design). A skill's evidence is
@@ -53,8 +53,8 @@ import math
 
 from pokayokay.infra.lazyre import IGNORECASE, Lazy
 from pokayokay.infra.spans import replace_spans
-from pokayokay.recall.asks import message_content
-from pokayokay.recall.evidence import rare, speaks
+from pokayokay.relevance.asks import message_content
+from pokayokay.relevance.evidence import rare, speaks
 from pokayokay.relevance.scan import has_inner_capital, joins_words
 from pokayokay.relevance.scan_names import file_name_matches, identifier_spans
 from pokayokay.relevance.skill_terms import (
@@ -445,7 +445,7 @@ class Query:
         self.in_code = only_in_idents | (only_in_paths - path_names) | (self.terms & generic)
         spec: dict[str, float] = {}
         unique: set[str] = set()
-        rares: set[str] = set()  # rare over the catalog (pokayokay.recall.evidence.rare)
+        rares: set[str] = set()  # rare over the catalog (pokayokay.relevance.evidence.rare)
         mass = 0.0
         for term in self.terms | self.exts:
             df = stats.df.get(term, 0)
@@ -485,7 +485,7 @@ def evidence(query: Query, prof: Profile) -> tuple[float, set[str]]:
     shared = {t for t in query.terms if t in fields}
     if shared <= query.in_code and not named_format:  # names in code say where, not what
         return 0.0, set()
-    # the rule recall follows too (pokayokay.recall.evidence): words only in paths, file names
+    # the rule recall follows too (pokayokay.relevance.evidence): words only in paths, file names
     # and identifiers are no plain evidence, unless the name is a skill's own (``Dockerfile``,
     # ``docker-compose.yml``: see Stats.named)
     plain = shared - query.in_code

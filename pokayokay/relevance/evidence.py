@@ -30,7 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from pokayokay.recall.documents import Hit
+    from pokayokay.relevance.note_documents import Hit
 
 # Independent plain words a note or a skill needs, unless one of them is rare.
 MIN_PLAIN = 2

@@ -1,5 +1,5 @@
 """What recall shows: a note (a learning, a decision, a past fix) and its score for a prompt
-(pure; ``pokayokay.recall.index`` indexes and ranks them and re-exports both)."""
+(pure; ``pokayokay.relevance.note_index`` indexes and ranks them and re-exports both)."""
 
 from __future__ import annotations
 

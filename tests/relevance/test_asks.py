@@ -1,4 +1,4 @@
-"""What a prompt asks (pokayokay/recall/asks.py): a relative clause describes a thing, it is not
+"""What a prompt asks (pokayokay/relevance/asks.py): a relative clause describes a thing, it is not
 the request (decision 0134). "need a name + an available .com or .io for my new dev tool that
 finds broken links" (relevance_test2, dev) was held to "fixes a link" by the words of its
 relative clause, so no skill could speak for it."""
@@ -10,7 +10,7 @@ from helpers.paths import DATA_DIR
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pokayokay.recall.asks import explains_code
+from pokayokay.relevance.asks import explains_code
 from pokayokay.skills.catalog import catalog_from_folder
 from pokayokay.skills.suggest import suggest
 

@@ -1,5 +1,5 @@
 """The word lists that spare most prompts the compile of recall's "what does it ask" patterns
-(``pokayokay.recall.asks``): a text holding none of a pattern's words never matches it, so each
+(``pokayokay.relevance.asks``): a text holding none of a pattern's words never matches it, so each
 answer is the pattern's own (property-tested on texts built from the patterns' words and their
 near misses, non-ASCII case variants included)."""
 
@@ -10,7 +10,7 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pokayokay.recall import asks
+from pokayokay.relevance import asks
 
 # The patterns explains_code's scans replace (their oracle).
 EXPLAINS = re.compile(

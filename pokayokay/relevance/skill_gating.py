@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from pokayokay.relevance.gate import Gate
+    from pokayokay.relevance.skill_match import Query, Stats
     from pokayokay.skills.catalog import Skill
-    from pokayokay.skills.match import Query, Stats
 
 _rare_of: list[tuple[Stats, float]] = []  # the last catalog's rare-word IDF
 
@@ -51,7 +51,7 @@ def evidence(
     for the prompt (the runner-up of a skill is the best other score not above its own; 0 for
     a skill only the dense opinion chose); ``cosines``: the dense opinion, when there is one."""
     from pokayokay.relevance.dense.texts import opinion_features, ranking
-    from pokayokay.skills.match import evidence as shared_terms
+    from pokayokay.relevance.skill_match import evidence as shared_terms
 
     ranked = None if cosines is None else ranking(cosines)
 
