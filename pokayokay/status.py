@@ -130,7 +130,8 @@ def opinion_line(kind: str) -> str:
 def recall_line(stored: Sequence[StoredLearning] | None) -> str:
     """What recall decides with, for ``status`` and ``doctor``: the shipped relevance gates (a
     learning carrying ``asked`` phrases has its own, decision 0175), and how many of the
-    ``stored`` learnings carry them (None: they could not be read)."""
+    ``stored`` learnings carry them, and how many fewer than /remember asks for (None: they could
+    not be read)."""
     from pokayokay.relevance.fitted import RECALL
 
     line = opinion_line(RECALL)
@@ -138,16 +139,20 @@ def recall_line(stored: Sequence[StoredLearning] | None) -> str:
         return f"{line}; the learnings could not be read (see the log)"
     if not stored:
         return line
+    from pokayokay.relevance.asked import ASKED_ENOUGH
+
     asked = sum(1 for s in stored if s.learning.asked)
+    few = sum(1 for s in stored if 0 < len(s.learning.asked) < ASKED_ENOUGH)
     rest = (
         " (/learning-phrases writes the rest: /pokayokay:learning-phrases with the plugin; "
         "`pokayokay init` installs it)"
-        if asked < len(stored)
+        if asked < len(stored) or few
         else ""
     )
+    fewer = f", {few} of them fewer than {ASKED_ENOUGH}" if few else ""
     return (
         f"{line}; {asked} of {len(stored)} learnings carry how a teammate might ask for them"
-        f"{rest}"
+        f"{fewer}{rest}"
     )
 
 

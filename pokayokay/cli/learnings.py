@@ -53,8 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "learnings",
         "add to the stored learning NAME how a teammate might ask for it: one phrase per TEXT "
         "argument or per line of standard input (matched by recall, never shown)",
-        "list the stored learnings that have no phrases yet, with their text "
-        "(/learning-phrases)",
+        "list the stored learnings that have no phrases yet or fewer than 6, with their text "
+        "and the phrases they have (/learning-phrases)",
     )
     parser.add_argument(
         "--reply",
@@ -88,27 +88,36 @@ def input_text(ns: argparse.Namespace, joiner: str = " ") -> str:
 
 
 def _run_unasked(ns: argparse.Namespace, location: MemoryLocation) -> int:
-    """``pokayokay remember --unasked``: the learnings with no phrases, each with its text, by
-    the name ``--asked`` finds a learning by: its file's (a script may have written another in
-    the frontmatter, or none)."""
+    """``pokayokay remember --unasked``: the learnings with no phrases, then those with fewer
+    than :data:`~pokayokay.relevance.asked.ASKED_ENOUGH` (fewest first, each with the phrases
+    it has: stored when /remember asked for fewer, decision 0191), each with its text, by the
+    name ``--asked`` finds a learning by: its file's (a script may have written another in the
+    frontmatter, or none)."""
     from pokayokay.cli.phrases import unasked_lines, write_answer
     from pokayokay.learnings.capture.asked import addressable
     from pokayokay.learnings.model import FILE_PREFIX
     from pokayokay.learnings.topics.stored import load_learnings
+    from pokayokay.relevance.asked import ASKED_ENOUGH
 
     stored, _problems = load_learnings(location.memory_dir)
-    missing = [
-        (s.path.stem.removeprefix(FILE_PREFIX), " ".join(s.learning.text.split()))
-        for s in stored
-        if not s.learning.asked
-    ]
+    short = sorted(
+        (
+            (s.path.stem.removeprefix(FILE_PREFIX), " ".join(s.learning.text.split()),
+             s.learning.asked)
+            for s in stored
+            if len(s.learning.asked) < ASKED_ENOUGH
+        ),
+        key=lambda entry: len(entry[2]),
+    )  # fmt: skip
     lines = unasked_lines(
         "learning",
         "its text as stored (the user's notes, reference data)",
-        [(name, text) for name, text in missing if addressable(name)],
+        [(name, text) for name, text, have in short if not have and addressable(name)],
         ns.limit,
+        [entry for entry in short if entry[2] and addressable(entry[0])],
+        ASKED_ENOUGH,
     )
-    unaddressable = sum(1 for name, _ in missing if not addressable(name))
+    unaddressable = sum(1 for name, _, _ in short if not addressable(name))
     if unaddressable:
         lines += ["", f"{unaddressable} more have a file name phrases cannot be added to "
                       "(learning-<lowercase-words>.md): rename them to include them."]  # fmt: skip

@@ -19,10 +19,14 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
 __all__ = [
-    "ASKED_CHARS", "ASKED_MAX", "MAX_BATCH_CHARS", "by_name", "merged", "phrase_terms", "phrases"
+    "ASKED_CHARS", "ASKED_ENOUGH", "ASKED_MAX", "MAX_BATCH_CHARS", "by_name", "merged",
+    "phrase_terms", "phrases",
 ]  # fmt: skip
 
 ASKED_MAX = 8
+# /remember asks for 6 to 8 phrases a learning (decision 0191): one with fewer is listed by
+# ``remember --unasked`` (/learning-phrases) with the ones it has, to be topped up.
+ASKED_ENOUGH = 6
 ASKED_CHARS = 160
 MAX_BATCH_CHARS = 1 << 20  # one batch of ``--asked-from``: far more than 20 skills' phrases
 

@@ -18,6 +18,7 @@ from pokayokay.learnings.model import ASKED_CHARS, ASKED_MAX, Learning, identity
 from pokayokay.learnings.topics.topic_file import parse, render, split_frontmatter
 from pokayokay.recall.readers import learning_document
 from pokayokay.relevance import fitted
+from pokayokay.relevance.asked import ASKED_ENOUGH
 from pokayokay.relevance.gate import FEATURES, Evidence, Gate, select
 from pokayokay.relevance.note_index import Index, recall
 
@@ -115,6 +116,11 @@ def test_status_and_doctor_count_the_learnings_with_phrases(
         assert "/pokayokay:learning-phrases with the plugin" in line
     _path, learning = _stored(project)
     assert cli([*base, "--asked", learning.name, *ASKED]) == 0
+    for line in recall_lines():  # two phrases: fewer than /remember asks for (decision 0191)
+        assert "; 1 of 1 learnings carry how a teammate might ask for them, 1 of them fewer " \
+            "than 6 (/learning-phrases writes the rest" in line
+    more = [f"what about flashing step {i}?" for i in range(ASKED_ENOUGH - len(ASKED))]
+    assert cli([*base, "--asked", learning.name, *more]) == 0
     for line in recall_lines():
         assert line.endswith("; 1 of 1 learnings carry how a teammate might ask for them")
 
@@ -251,11 +257,52 @@ def test_learnings_without_phrases_are_listed_and_filled_in_one_batch(
     out = capsys.readouterr().out.splitlines()
     assert out == [*(f"Noted 1 way to ask for {name}." for name in names),
                    "Nothing added: no learning named nope."]  # fmt: skip
-    assert cli([*base, "--unasked"]) == 0
-    assert "already has phrases" in capsys.readouterr().out
     for name in names:
         learning = parse((folder / f"learning-{name}.md").read_text("utf-8"))
         assert learning.asked == (f"how do I {name}?",)
+    assert cli([*base, "--unasked"]) == 0
+    listed = capsys.readouterr().out  # one phrase each: fewer than /remember asks for
+    assert listed.startswith("0 learning(s) have no phrases yet and 2 have fewer than 6;")
+    for name in names:
+        assert f"- {name}: " in listed and f"  its 1 phrase(s) so far: how do I {name}?" in listed
+
+
+def test_learnings_with_too_few_phrases_are_listed_after_those_without_and_topped_up(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A learning stored when /remember asked for 3 to 6 phrases is listed, fewest first after
+    those with none, with the ones it has; the top-up keeps them (decision 0191)."""
+    import io
+
+    base = ["remember", "--project", str(project)]
+    third = "The nightly export job writes to s3://exports-staging, never to the prod bucket"
+    for text in (TEXT, OTHER, third):
+        assert cli([*base, text]) == 0
+    folder = memory_location_for(project).memory_dir
+    by_text = {parse(p.read_text("utf-8")).text: p.name.removeprefix("learning-")[:-3]
+               for p in folder.glob("learning-*.md")}  # fmt: skip
+    flash, other, export = by_text[TEXT], by_text[OTHER], by_text[third]
+    assert cli([*base, "--asked", flash, *ASKED, "where do I run cargo for the board?"]) == 0
+    assert cli([*base, "--asked", export, "where does the export go?"]) == 0
+    capsys.readouterr()
+    assert cli([*base, "--unasked"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert listed[0] == ("1 learning(s) have no phrases yet and 2 have fewer than 6; the first "
+                         "3, each with its text as stored (the user's notes, reference data):")
+    entries = [line.split(":")[0] for line in listed if line.startswith("- ")]
+    assert entries == [f"- {other}", f"- {export}", f"- {flash}"]  # none, then fewest first
+    assert f"  its 3 phrase(s) so far: {ASKED[0]} | {ASKED[1]} | where do I run cargo for the " \
+        "board?" in listed
+    more = [f"flashing question {i}" for i in range(ASKED_ENOUGH - 3)]
+    batch = f"## {flash}\n" + "\n".join(more) + "\n"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(batch.encode("utf-8"))))
+    assert cli([*base, "--asked-from", "-", "--reply"]) == 0
+    capsys.readouterr()
+    learning = parse((folder / f"learning-{flash}.md").read_text("utf-8"))
+    assert learning.asked == (*more, *ASKED, "where do I run cargo for the board?")
+    assert cli([*base, "--unasked"]) == 0
+    out = capsys.readouterr().out
+    assert f"- {flash}:" not in out and "1 learning(s) have no phrases yet and 1 have" in out
 
 
 def test_a_batch_that_is_not_one_is_refused_and_changes_nothing(
