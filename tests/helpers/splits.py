@@ -63,7 +63,8 @@ TEST7_FOLDER = DATA / "relevance_test10"
 # Scala/ZIO buses; 40 skills): never read; hook-gated in CI beside relevance_test4.
 TEST8_FOLDER = DATA / "relevance_test11"
 # A ninth, written blind on 2026-11-30 after decision 0189 (SvelteKit gardens, Haskell/Elm
-# invoicing, Electron transcription; 40 skills): never read.
+# invoicing, Electron transcription; 40 skills): never read; hook-gated in CI beside
+# relevance_test4 and relevance_test11.
 TEST9_FOLDER = DATA / "relevance_test12"
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
