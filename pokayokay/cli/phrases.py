@@ -82,7 +82,7 @@ def unasked_lines(
     shown = entries[: max(limit, 0)]
     counts = f"{len(missing)} {kind}(s) have no phrases yet"
     if fewer:
-        counts += f" and {len(fewer)} have fewer than {enough}"
+        counts += f" and {len(fewer)} {'has' if len(fewer) == 1 else 'have'} fewer than {enough}"
     lines = [f"{counts}; the first {len(shown)}, each with {described}:", ""]
     for name, text, have in shown:
         lines.append(f"- {name}: {text}")

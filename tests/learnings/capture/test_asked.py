@@ -302,7 +302,7 @@ def test_learnings_with_too_few_phrases_are_listed_after_those_without_and_toppe
     assert learning.asked == (*more, *ASKED, "where do I run cargo for the board?")
     assert cli([*base, "--unasked"]) == 0
     out = capsys.readouterr().out
-    assert f"- {flash}:" not in out and "1 learning(s) have no phrases yet and 1 have" in out
+    assert f"- {flash}:" not in out and "1 learning(s) have no phrases yet and 1 has fewer" in out
 
 
 def test_a_batch_that_is_not_one_is_refused_and_changes_nothing(
