@@ -102,10 +102,11 @@ COMMAND = "python scripts/fit_relevance_gate.py"
 # threshold uses, silence + precision (decision 0116): for skills, ``rare_share`` did not win.
 # ``asked_share`` is 0 for every skill (skill suggestion does not keep each phrase's terms: it
 # did not win there, decision 0177), so the fit gives it weight 0.
+# ``bm25`` is 0 for every skill too; for notes without phrases it did not win (decision 0194).
 WITHOUT: dict[str, tuple[str, ...]] = {
-    RECALL: (), SKILLS: ("rare_share",), RECALL_ASKED: (), SKILLS_ASKED: ("rare_share",),
+    RECALL: ("bm25",), SKILLS: ("rare_share",), RECALL_ASKED: (), SKILLS_ASKED: ("rare_share",),
     SKILLS_DENSE: ("rare_share",), SKILLS_ASKED_DENSE: ("rare_share",),
-    RECALL_DENSE: (), RECALL_ASKED_DENSE: (),
+    RECALL_DENSE: ("bm25",), RECALL_ASKED_DENSE: (),
 }  # fmt: skip
 # Whether each project (a corpus of notes, or a skill catalog) weighs the same in the fit, however
 # many prompts it has, rather than each prompt (decision 0145): recall's train split is 893

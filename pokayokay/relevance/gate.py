@@ -26,7 +26,11 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
   largest share of the prompt's content units that one of those phrases holds
   (:func:`asked_share`): a prompt said much like one of them, not words scattered over the
   note. 0 for a note without them, and for every skill: skill suggestion keeps no phrase's
-  terms apart, as the feature did not win there (decision 0177).
+  terms apart, as the feature did not win there (decision 0177);
+* ``bm25`` — for a note, the share of the prompt's weight its BM25 score covers
+  (:func:`pokayokay.relevance.bm25.shares`): standard retrieval's opinion beside the concept
+  scorer's. Only the gates for notes carrying phrases weigh it; it won only there (decision
+  0194). 0 for every skill.
 
 With a dense opinion (``pokayokay[dense]``, :mod:`pokayokay.relevance.dense`, decision 0181),
 three more (:data:`DENSE_FEATURES`): the model's cosine between the prompt and the candidate,
@@ -53,6 +57,7 @@ if TYPE_CHECKING:
 
 FEATURES = (
     "score", "margin", "rare", "names_only", "coverage", "length", "rare_share", "asked_share",
+    "bm25",
 )  # fmt: skip
 DENSE_FEATURES = ("cosine", "cosine_lead", "cosine_top")
 # A second candidate speaks only at this share of the first one's probability, or more.
@@ -70,7 +75,8 @@ class Evidence(Value):
     ``matched``: the prompt's content units (words, or pieces of evidence) the candidate holds;
     ``rare``: the prompt's units rare in the corpus; ``named``: those found only in paths,
     file names or identifiers; ``units``: how many content units the prompt has; ``asked``: the
-    share of them one way of asking for the candidate holds (:func:`asked_share`)."""
+    share of them one way of asking for the candidate holds (:func:`asked_share`); ``dense``:
+    the dense opinion's three features; ``bm25``: the note's BM25 share (decision 0194)."""
 
     score: float
     runner_up: float
@@ -80,6 +86,7 @@ class Evidence(Value):
     units: int
     asked: float = 0.0
     dense: tuple[float, float, float] | None = None
+    bm25: float = 0.0
 
     def __repr__(self) -> str:
         dense = self.dense is not None
@@ -101,6 +108,7 @@ class Evidence(Value):
             math.log1p(self.units),
             len(matched & rare) / len(rare) if rare else 0.0,
             self.asked,
+            self.bm25,
         )
 
 

@@ -102,13 +102,16 @@ def evidence(
     holders = {t: set(index.posting(t)[::2]) for ts in pieces.values() for t in ts}
     frozen_rare, frozen_named = frozenset(rare), frozenset(named)
     held = list(pieces.values())
+    from pokayokay.relevance.bm25 import shares
+
+    bm25 = shares(index, query.counts, [hit.at for hit in hits])
     ranked = None
     if cosines is not None:
         from pokayokay.relevance.dense.texts import opinion_features, ranking
 
         ranked = ranking(cosines)
     out = []
-    for hit in hits:
+    for hit, share in zip(hits, bm25, strict=True):
         matched = frozenset(
             piece for piece, terms in pieces.items() if any(hit.at in holders[t] for t in terms)
         )
@@ -121,7 +124,8 @@ def evidence(
             dense = opinion_features(cosines, hit.doc.id, ranked)
         out.append(
             Evidence(
-                hit.score, runner, matched, frozen_rare, frozen_named, len(pieces), asked, dense
+                hit.score, runner, matched, frozen_rare, frozen_named, len(pieces), asked, dense,
+                share,
             )
         )
     return out

@@ -66,6 +66,9 @@ TEST8_FOLDER = DATA / "relevance_test11"
 # invoicing, Electron transcription; 40 skills): never read; hook-gated in CI beside
 # relevance_test4 and relevance_test11.
 TEST9_FOLDER = DATA / "relevance_test12"
+# A tenth, written blind on 2026-11-30 after decision 0193 (Elixir/Phoenix brackets, dbt/Snowflake
+# grocery analytics, Expo/Firebase running club; 40 skills): never read; hash-checked in CI.
+TEST10_FOLDER = DATA / "relevance_test13"
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
 # the second unseen split's skills (its SKILL.md folders and prompts.json): skills dev too

@@ -132,9 +132,11 @@ def test_more_of_a_feature_moves_the_probability_the_way_its_weight_says(
 
 def test_the_features_are_computed_from_the_evidence() -> None:
     found = Evidence(0.9, 0.4, frozenset({"a", "b"}), frozenset({"b", "c"}), frozenset(), 4)
-    assert found.values() == pytest.approx((0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.5, 0.0))
-    said = Evidence(0.9, 0.4, frozenset({"a"}), frozenset(), frozenset(), 4, 0.75)
+    assert found.values() == pytest.approx((0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.5, 0.0, 0.0))
+    said = Evidence(0.9, 0.4, frozenset({"a"}), frozenset(), frozenset(), 4, 0.75, bm25=0.4)
     assert said.values()[FEATURES.index("asked_share")] == 0.75
+    assert said.values()[FEATURES.index("bm25")] == 0.4
+    assert said.values(dense=True)[len(FEATURES) :] == (0.0, 0.0, 0.0)  # the dense three last
     names = Evidence(0.9, 1.2, frozenset({"x"}), frozenset(), frozenset({"x", "y"}), 3)
     assert names.values()[1] == 0.0  # behind the runner-up: no margin
     assert names.values()[3] == 1.0  # every matched word only inside paths or identifiers
