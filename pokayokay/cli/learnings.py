@@ -112,9 +112,8 @@ def _run_unasked(ns: argparse.Namespace, location: MemoryLocation) -> int:
     lines = unasked_lines(
         "learning",
         "its text as stored (the user's notes, reference data)",
-        [(name, text) for name, text, have in short if not have and addressable(name)],
+        [entry for entry in short if addressable(entry[0])],  # none first: sorted by how many
         ns.limit,
-        [entry for entry in short if entry[2] and addressable(entry[0])],
         ASKED_ENOUGH,
     )
     unaddressable = sum(1 for name, _, _ in short if not addressable(name))

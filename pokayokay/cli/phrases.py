@@ -63,33 +63,30 @@ def write_answer(lines: list[str], failed: bool, reply: bool) -> None:
 def unasked_lines(
     kind: str,
     described: str,
-    missing: Sequence[tuple[str, str]],
+    entries: Sequence[tuple[str, str, Sequence[str]]],
     limit: int,
-    fewer: Sequence[tuple[str, str, Sequence[str]]] = (),
     enough: int = 0,
 ) -> list[str]:
-    """The ``--unasked`` listing: how many ``kind`` have no phrases (and how many have fewer
-    than ``enough``, ``fewer``: each with the phrases it has), then the first ``limit`` of them,
-    those without first, as ``- name: text`` (``described`` says what the text is) and, for one
-    that has some, a line ``  its N phrase(s) so far: a | b``; and how many more remain."""
-    total = len(missing) + len(fewer)
-    if not total:
+    """The ``--unasked`` listing of ``entries`` (name, text, the phrases it has), in their
+    order: how many ``kind`` have no phrases (and how many have fewer than ``enough``), then the
+    first ``limit`` as ``- name: text`` (``described`` says what the text is) and, for one that
+    has some, a line ``  its N phrase(s) so far: a | b``; and how many more remain."""
+    if not entries:
         if enough:
             return [f"Every {kind} here already has {enough} phrases or more: nothing to write."]
         return [f"Every {kind} here already has phrases: nothing to write."]
-    entries: list[tuple[str, str, Sequence[str]]] = [(n, t, ()) for n, t in missing]
-    entries += fewer
-    shown = entries[: max(limit, 0)]
-    counts = f"{len(missing)} {kind}(s) have no phrases yet"
+    fewer = sum(1 for _name, _text, have in entries if have)
+    counts = f"{len(entries) - fewer} {kind}(s) have no phrases yet"
     if fewer:
-        counts += f" and {len(fewer)} {'has' if len(fewer) == 1 else 'have'} fewer than {enough}"
+        counts += f" and {fewer} {'has' if fewer == 1 else 'have'} fewer than {enough}"
+    shown = entries[: max(limit, 0)]
     lines = [f"{counts}; the first {len(shown)}, each with {described}:", ""]
     for name, text, have in shown:
         lines.append(f"- {name}: {text}")
         if have:
             lines.append(f"  its {len(have)} phrase(s) so far: {' | '.join(have)}")
-    if total > len(shown):
-        lines += ["", f"{total - len(shown)} more after these: run it again."]
+    if len(entries) > len(shown):
+        lines += ["", f"{len(entries) - len(shown)} more after these: run it again."]
     return lines
 
 

@@ -58,9 +58,9 @@ def _listing(catalog: Catalog, unasked_only: bool, limit: int, as_json: bool) ->
                 indent=2,
                 ensure_ascii=False,
             )
-        pairs = [(s.name, s.description) for s in missing]
+        entries = [(s.name, s.description, ()) for s in missing]
         return "\n".join(
-            unasked_lines("skill", "the description its SKILL.md gives", pairs, limit)
+            unasked_lines("skill", "the description its SKILL.md gives", entries, limit)
         )
     rows = [(s, asked_for(table, s.name, s.description)) for s in catalog]
     if as_json:
