@@ -29,6 +29,13 @@ before them (``relevance_test3``) are never read here. The first unseen split
 (``tests/data/relevance_test``), read to learn what fails (decision 0115), is part of TRAIN; its
 own figures are printed and recorded as ``read``.
 
+Since decision 0195 it first fits the prompt-level models of :mod:`pokayokay.relevance.calls`
+(:mod:`calls_model`: every labelled prompt, each blind split a fold; written as
+``calls_<room>.tsv``) and fits the gates on their out-of-fold probabilities (the ``calls``
+feature), and it reports every gate on BLIND dev too: the splits written blind after the second
+(:data:`helpers.splits.BLIND_DEV`, with their phrase files), never fitted on. Only the newest
+split (:data:`helpers.splits.CALLS_TEST`) is never read here.
+
 A dev tool: numpy (the dev extra) is used here only, never on the prompt path.
 """
 
@@ -48,6 +55,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
+import calls_model  # noqa: E402
 from helpers import recall_eval, splits  # noqa: E402
 from helpers.relevance_split import (  # noqa: E402
     Figures,
@@ -57,7 +65,10 @@ from helpers.relevance_split import (  # noqa: E402
     skills_asked_table,
 )
 
+from pokayokay.relevance import calls as prompt_calls  # noqa: E402
 from pokayokay.relevance import note_index as recall_index  # noqa: E402
+from pokayokay.relevance.calls import NOTES  # noqa: E402
+from pokayokay.relevance.calls import SKILLS as CALLS_SKILLS  # noqa: E402
 from pokayokay.relevance.concepts import query_features  # noqa: E402
 from pokayokay.relevance.dense.texts import note_texts, skill_texts  # noqa: E402
 from pokayokay.relevance.dense_notes import DenseNotes  # noqa: E402
@@ -154,6 +165,21 @@ class Case:
 
 # -- the cases ------------------------------------------------------------------------------
 
+_calls: dict[str, dict[str, float]] = {}
+_models: dict[str, tuple[dict[str, float], float, dict[str, Any]]] = {}
+
+
+def out_of_fold(room: str) -> dict[str, float]:
+    """Every labelled prompt's ``calls`` probability by the model fitted without its fold
+    (:mod:`calls_model`, decision 0195): a gate learns what the opinion is worth on prompts its
+    model never saw. The room's shipped model is fitted on the way (:data:`_models`)."""
+    if room not in _calls:
+        weights, bias, oof, provenance = calls_model.room_model(room)
+        _calls[room] = oof
+        _models[room] = (weights, bias, provenance)
+    return _calls[room]
+
+
 
 def recall_sources(
     split: Sequence[tuple[str, str, str]],
@@ -175,14 +201,18 @@ def recall_sources(
 
 
 def recall_cases(
-    split: Sequence[tuple[str, str, str]], *, asked: bool = False, dense: bool = False
+    split: Sequence[tuple[str, str, str]],
+    *,
+    asked: bool = False,
+    dense: bool = False,
+    asked_file: str = "train_dev.json",
 ) -> list[Case]:
     """The cases of ``split``; with ``asked``, each learning carries how a teammate might ask
-    for it (``tests/data/recall_asked``, decision 0175); with ``dense``, the dense opinion of
-    every note (decision 0181)."""
+    for it (``tests/data/recall_asked/<asked_file>``, decision 0175); with ``dense``, the dense
+    opinion of every note (decision 0181)."""
     cases: list[Case] = []
     indexes: dict[str, recall_index.Index] = {}
-    phrases = recall_eval.asked_phrases() if asked else {}
+    phrases = recall_eval.asked_phrases(asked_file) if asked else {}
     for corpus, notes, rows in recall_sources(split):
         given = recall_eval.with_asked(notes, phrases)
         if corpus not in indexes:
@@ -202,8 +232,9 @@ def recall_cases(
             runners = [score for _d, score in index.ranked(prompt)]
             cosines = None if opinion is None else opinion.cosines
             found = recall_evidence(
-                index, query_features(prompt), prompt, hits, runners, cosines
-            )
+                index, query_features(prompt), prompt, hits, runners, cosines,
+                calls=out_of_fold(NOTES)[prompt],
+            )  # fmt: skip
             cases.append(Case(list(row["expect"]), [h.doc.id for h in hits], found, corpus))
     return cases
 
@@ -220,10 +251,12 @@ def skill_rows(path: Path) -> list[dict[str, Any]]:
     ]
 
 
-def skill_catalog(folder: Path, *, asked: bool = False) -> Catalog:
+def skill_catalog(
+    folder: Path, *, asked: bool = False, asked_file: str = SKILLS_ASKED_FILE
+) -> Catalog:
     """The skills of the catalog ``folder``; with ``asked``, each carrying how a user might ask
-    for it (``tests/data/skills_asked``, decision 0176)."""
-    table = skills_asked_table(REPO / SKILLS_ASKED_FILE, folder) if asked else None
+    for it (``asked_file``, one of ``tests/data/skills_asked``, decision 0176)."""
+    table = skills_asked_table(REPO / asked_file, folder) if asked else None
     return catalog_from_folder(folder, table=table)
 
 
@@ -297,23 +330,29 @@ def skill_cases(
             opinion = None
             if cosines is not None:
                 opinion = usable_opinion(cosines, usable_skills(catalog))
-            found = skill_evidence(query, stats, chosen, scores, opinion)
+            found = skill_evidence(
+                query, stats, chosen, scores, opinion, out_of_fold(CALLS_SKILLS)[prompt]
+            )
             expected = [row["expected"]] if row["expected"] else []
             cases.append(Case(expected, names, found, str(folder or splits.SKILLS_FOLDER)))
     return cases
 
 
 def kind_cases(
-    kind: str, names: Sequence[str], folder: Path, prompts: Path | None = None
+    kind: str,
+    names: Sequence[str],
+    folder: Path,
+    prompts: Path | None = None,
+    asked_file: str = SKILLS_ASKED_FILE,
 ) -> list[Case]:
     """The cases of the skill prompt files ``names`` (under ``prompts``, the skills_eval folder
     by default) against the catalog ``folder``, as ``kind`` is fitted: with the phrases of
-    :data:`SKILLS_ASKED_FILE` for the asked kinds, with the dense opinion for the dense ones."""
+    ``asked_file`` for the asked kinds, with the dense opinion for the dense ones."""
     asked = DENSE_OF.get(kind, kind) == SKILLS_ASKED
-    catalog = skill_catalog(folder, asked=asked)
+    catalog = skill_catalog(folder, asked=asked, asked_file=asked_file)
     items = None
     if kind in DENSE_OF:
-        phrases = skills_asked(REPO / SKILLS_ASKED_FILE, folder) if asked else {}
+        phrases = skills_asked(REPO / asked_file, folder) if asked else {}
         items = catalog_items(catalog, phrases)
     return skill_cases(names, catalog, prompts, items)
 
@@ -433,12 +472,14 @@ def fit_one(
     read: list[Case] | None = None,
     without: Sequence[str] = (),
     keep: float = HIT_KEEP,
+    blind: list[Case] | None = None,
 ) -> tuple[Gate, dict[str, object]]:
     """Fit ``kind``'s gate on ``train`` and report it on ``dev``: the gate and its provenance.
     ``read``: the part of
     ``train`` that was an unseen split until it was read (its figures are printed and recorded
     on their own, as the trace of what fitting on it did); ``without``: features held at weight 0
-    (a variant, compared on dev)."""
+    (a variant, compared on dev); ``blind``: the cases of :data:`helpers.splits.BLIND_DEV`,
+    reported beside dev (decision 0195)."""
     dense = kind in DENSE_OF
     x, y = design(train, dense)
     for name in without:
@@ -454,7 +495,10 @@ def fit_one(
 
     threshold = choose_threshold(train, gate_at, keep)
     gate = gate_at(threshold)
-    reported = {"train": train, "dev": dev, **({"read": read} if read else {})}
+    reported = {
+        "train": train, "dev": dev, **({"read": read} if read else {}),
+        **({"blind": blind} if blind else {}),
+    }  # fmt: skip
     results: dict[str, Figures] = {}
     for name, cases in reported.items():
         results[f"{name}_without_gate"] = outcome(cases, None)
@@ -476,6 +520,7 @@ def fit_one(
         + f"); threshold: best train silence + precision keeping {keep} of the hits",
         "train": sets["train"],
         "dev": sets["dev"],
+        **({"blind": [f"tests/data/{b[0]}" for b in splits.BLIND_DEV]} if blind else {}),
         **({"asked": sets["asked"]} if "asked" in sets else {}),
         "opinion": opinion,
         "candidates": len(x),
@@ -486,6 +531,29 @@ def fit_one(
 
 
 Work = dict[str, tuple[list[Case], list[Case], dict[str, list[str]], list[Case]]]
+
+
+def blind_cases(kind: str) -> list[Case]:
+    """``kind``'s cases on the splits written blind after the second (:data:`helpers.splits.
+    BLIND_DEV`), each with the phrases written for it: dev that looks like what a gate meets
+    (decision 0195), never fitted on."""
+    out: list[Case] = []
+    base = DENSE_OF.get(kind, kind)
+    for split, recall_file, skills_file in splits.BLIND_DEV:
+        if base in (RECALL, RECALL_ASKED):
+            folder = f"{split}/recall"
+            files = tuple(
+                (folder, path.name, splits.PROJECT)
+                for path in sorted((splits.DATA / folder).glob("*.json"))
+            )
+            asked = base == RECALL_ASKED
+            out += recall_cases(files, asked=asked, dense=kind in DENSE_OF, asked_file=recall_file)
+        else:
+            catalog = splits.DATA / split / "skills"
+            out += kind_cases(
+                kind, ("prompts.json",), catalog, catalog, f"tests/data/skills_asked/{skills_file}"
+            )
+    return out
 
 
 def work(kinds: Sequence[str] = ALL_KINDS) -> Work:
@@ -568,10 +636,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     kinds = tuple(args.kind or ALL_KINDS)
-    for kind, (train, dev, sets, read) in work(kinds).items():
+    found = work(kinds)
+    for room, (weights, bias, provenance) in sorted(_models.items()):
+        print(f"calls, {room}: {provenance['pieces_fitted']} pieces fitted, {len(weights)} kept")
+        if args.check:
+            continue
+        for text, path in (
+            (prompt_calls.render(weights, bias), prompt_calls.model_path(room)),
+            (json.dumps(provenance, indent=1) + "\n", prompt_calls.provenance_path(room)),
+        ):
+            Path(path).write_text(text, "utf-8")
+            print(f"  wrote {Path(path).relative_to(REPO)}")
+    for kind, (train, dev, sets, read) in found.items():
         without = WITHOUT[kind] if args.without is None else args.without
         keep = KIND_HIT_KEEP[kind] if args.hit_keep is None else args.hit_keep
-        gate, provenance = fit_one(kind, train, dev, sets, read, without, keep)
+        blind = blind_cases(kind)
+        gate, provenance = fit_one(kind, train, dev, sets, read, without, keep, blind)
         if args.check:
             continue
         for data, path in ((gate.to_data(), gate_path(kind)), (provenance, provenance_path(kind))):

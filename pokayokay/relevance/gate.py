@@ -30,7 +30,11 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
 * ``bm25`` — for a note, the share of the prompt's weight its BM25 score covers
   (:func:`pokayokay.relevance.bm25.shares`): standard retrieval's opinion beside the concept
   scorer's. Only the gates for notes carrying phrases weigh it; it won only there (decision
-  0194). 0 for every skill.
+  0194). 0 for every skill;
+* ``calls`` — how likely the prompt is to call for a note (or a skill) at all, whatever the
+  candidate: a learned prompt-level opinion (:mod:`pokayokay.relevance.calls`, decision 0195)
+  that a tiny literal edit or a quick factual question calls for nothing, however well its
+  words match.
 
 With a dense opinion (``pokayokay[dense]``, :mod:`pokayokay.relevance.dense`, decision 0181),
 three more (:data:`DENSE_FEATURES`): the model's cosine between the prompt and the candidate,
@@ -57,7 +61,7 @@ if TYPE_CHECKING:
 
 FEATURES = (
     "score", "margin", "rare", "names_only", "coverage", "length", "rare_share", "asked_share",
-    "bm25",
+    "bm25", "calls",
 )  # fmt: skip
 DENSE_FEATURES = ("cosine", "cosine_lead", "cosine_top")
 # A second candidate speaks only at this share of the first one's probability, or more.
@@ -76,7 +80,8 @@ class Evidence(Value):
     ``rare``: the prompt's units rare in the corpus; ``named``: those found only in paths,
     file names or identifiers; ``units``: how many content units the prompt has; ``asked``: the
     share of them one way of asking for the candidate holds (:func:`asked_share`); ``dense``:
-    the dense opinion's three features; ``bm25``: the note's BM25 share (decision 0194)."""
+    the dense opinion's three features; ``bm25``: the note's BM25 share (decision 0194);
+    ``calls``: how likely the prompt is to call for a note or a skill at all (decision 0195)."""
 
     score: float
     runner_up: float
@@ -87,6 +92,7 @@ class Evidence(Value):
     asked: float = 0.0
     dense: tuple[float, float, float] | None = None
     bm25: float = 0.0
+    calls: float = 0.0
 
     def __repr__(self) -> str:
         dense = self.dense is not None
@@ -109,6 +115,7 @@ class Evidence(Value):
             len(matched & rare) / len(rare) if rare else 0.0,
             self.asked,
             self.bm25,
+            self.calls,
         )
 
 

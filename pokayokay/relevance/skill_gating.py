@@ -46,10 +46,12 @@ def evidence(
     chosen: Sequence[Skill],
     scores: Mapping[str, float],
     cosines: Mapping[str, float] | None = None,
+    calls: float = 0.0,
 ) -> list[Evidence]:
     """The evidence of each of ``chosen`` (ranked, best first); ``scores``: every skill's score
     for the prompt (the runner-up of a skill is the best other score not above its own; 0 for
-    a skill only the dense opinion chose); ``cosines``: the dense opinion, when there is one."""
+    a skill only the dense opinion chose); ``cosines``: the dense opinion, when there is one;
+    ``calls``: how likely the prompt is to call for a skill at all (decision 0195)."""
     from pokayokay.relevance.dense.texts import opinion_features, ranking
     from pokayokay.relevance.skill_match import evidence as shared_terms
 
@@ -80,6 +82,7 @@ def evidence(
                 named,
                 len(units),
                 dense=None if cosines is None else opinion_features(cosines, skill.name, ranked),
+                calls=calls,
             )
         )
     return out
@@ -92,11 +95,17 @@ def speak(
     chosen: Sequence[Skill],
     scores: Mapping[str, float],
     cosines: Mapping[str, float] | None = None,
+    *,
+    prompt: str,
 ) -> list[Skill]:
     """The skills of ``chosen`` the gate lets speak: one by default, a second only when nearly
     as probable and about something else (:func:`~pokayokay.relevance.gate.select`); a skill
     carrying how a user might ask for it is judged by its own gate (decision 0176). With
-    ``cosines`` (the dense opinion), the gates fitted with it judge (decision 0181)."""
+    ``cosines`` (the dense opinion), the gates fitted with it judge (decision 0181). ``prompt``:
+    the prompt as typed, read by the ``calls`` feature's model (decision 0195) when a gate
+    decides."""
+    from pokayokay.relevance.calls import SKILLS as CALLS_SKILLS
+    from pokayokay.relevance.calls import calls as prompt_calls
     from pokayokay.relevance.fitted import DENSE_KIND, SKILLS
     from pokayokay.relevance.fitted import speak as fitted_speak
 
@@ -104,7 +113,7 @@ def speak(
         gate,
         SKILLS if cosines is None else DENSE_KIND[SKILLS],
         chosen,
-        lambda: evidence(query, stats, chosen, scores, cosines),
+        lambda: evidence(query, stats, chosen, scores, cosines, prompt_calls(prompt, CALLS_SKILLS)),
         lambda skill: skill.profile is not None and skill.profile.asked,
     )
     if len(kept) > 1:

@@ -427,7 +427,8 @@ def suggest(
     if gate is not False and worded:
         from pokayokay.relevance.skill_gating import speak
 
-        kept = {s.name for s in speak(gate, query, _stats(skills), worded, scores, opinion)}
+        spoken = speak(gate, query, _stats(skills), worded, scores, opinion, prompt=prompt)
+        kept = {s.name for s in spoken}
         chosen = [n for n in chosen if n in reasons or n in formats or n in kept]
 
     suggestions: list[Suggestion] = []

@@ -77,10 +77,12 @@ PURE = {
 }  # fmt: skip
 IO_MODULES = {"os", "subprocess", "sqlite3", "shutil", "tempfile", "fcntl", "socket", "glob"}
 # Rendering a bundled template reads package data only: allowed in the pure core.
-# So does reading a fitted relevance gate shipped beside its module (relevance/fitted.py), and
-# the vocabulary files shipped beside theirs (relevance/vocabulary).
+# So does reading a fitted relevance gate shipped beside its module (relevance/fitted.py), the
+# prompt-level models beside theirs (relevance/calls.py, decision 0195), and the vocabulary files
+# shipped beside theirs (relevance/vocabulary).
 PURE_COMPATIBLE = {
-    "infra.templating", "infra.resources", "relevance.fitted", "relevance.vocabulary",
+    "infra.templating", "infra.resources", "relevance.fitted", "relevance.calls",
+    "relevance.vocabulary",
 }  # fmt: skip
 
 

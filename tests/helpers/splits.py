@@ -69,6 +69,27 @@ TEST9_FOLDER = DATA / "relevance_test12"
 # A tenth, written blind on 2026-11-30 after decision 0193 (Elixir/Phoenix brackets, dbt/Snowflake
 # grocery analytics, Expo/Firebase running club; 40 skills): never read; hash-checked in CI.
 TEST10_FOLDER = DATA / "relevance_test13"
+# An eleventh, written blind on 2026-11-30 after decision 0194 (three new projects; 40 skills, 37
+# names new, most of them scientific): the first runs of decision 0195, then dev (BLIND_DEV).
+TEST11_FOLDER = DATA / "relevance_test14"
+# A twelfth, written blind on 2026-11-30 after relevance_test14's first runs: the test split of
+# decision 0195's model as shipped, never read here.
+TEST12_FOLDER = DATA / "relevance_test15"
+# The prompt-level models of decision 0195 (pokayokay/relevance/calls.py) learn from every split
+# written blind before relevance_test15, each a fold of its own (scripts/calls_model.py); the
+# gates are fitted on their out-of-fold probabilities. relevance_test15 is never read by them.
+CALLS_SPLITS: tuple[str, ...] = ("relevance_test", *(f"relevance_test{n}" for n in range(2, 15)))
+CALLS_TEST = "relevance_test15"
+# The splits written blind after relevance_test2 and before relevance_test15, with the files of
+# phrases written for their notes and skills (tests/data/recall_asked, skills_asked): the
+# fitting script measures its gates on them as "blind" dev (decision 0195), never fits on them.
+BLIND_DEV: tuple[tuple[str, str, str], ...] = (
+    *((f"relevance_test{n}", "test3_5.json", "test3_5.json") for n in (3, 4, 5)),
+    *((f"relevance_test{n}", "test6_8.json", "test6_8.json") for n in (6, 7, 8)),
+    *((f"relevance_test{n}", f"test{n}.json", f"test{n}.json") for n in (9, 10)),
+    *((f"relevance_test{n}", f"test{n}_v2.json", f"test{n}.json") for n in (11, 12)),
+    *((f"relevance_test{n}", f"test{n}.json", f"test{n}.json") for n in (13, 14)),
+)
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
 # the second unseen split's skills (its SKILL.md folders and prompts.json): skills dev too

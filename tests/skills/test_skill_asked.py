@@ -242,8 +242,9 @@ def test_a_skill_with_phrases_is_judged_by_the_gate_fitted_with_them(
     stats = Stats.of(skills)
     query = Query("write the spreadsheet things", stats)
     scores = {"pdf": 1.0, "xlsx": 1.0}
-    gating.speak(True, query, stats, skills, scores)
-    gating.speak(True, query, stats, skills[:1], scores)
+    prompt = "write the spreadsheet things"
+    gating.speak(True, query, stats, skills, scores, prompt=prompt)
+    gating.speak(True, query, stats, skills[:1], scores, prompt=prompt)
     assert chosen == [[plain, asked], []]
 
 

@@ -163,7 +163,7 @@ def _group(category: str, sessions: int, paths: tuple[str, ...], cmd: str) -> Fa
 def test_recurring_test_failures_boost_testing_skill(skills: list[Skill]) -> None:
     prompt = "refactor the request handlers in src/api/app.py into smaller functions"
     before = suggest(prompt, skills)
-    assert [s.name for s in before.suggestions] == ["refactoring"]
+    assert "testing" not in [s.name for s in before.suggestions]
     groups = [_group("testing", 4, ("src/api/app.py", "tests/api/test_app.py"), "pytest -q")]
     after = suggest(prompt, skills, Signals(failure_groups=groups, paths=["src/api/app.py"]))
     names = [s.name for s in after.suggestions]
@@ -188,7 +188,19 @@ def test_failures_elsewhere_or_once_do_not_boost(skills: list[Skill]) -> None:
     once = [_group("testing", 1, ("src/api/app.py",), "pytest")]
     for groups in (elsewhere, once):
         advice = suggest(prompt, skills, Signals(failure_groups=groups, paths=["src/api/app.py"]))
-        assert [s.name for s in advice.suggestions] == ["refactoring"]
+        assert "testing" not in [s.name for s in advice.suggestions]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a known cost of decision 0195: the prompt-level model reads 'functions' and a .py "
+    "path as the words of small code edits, and the gate then stays silent",
+)
+def test_a_refactoring_request_naming_a_module_gets_the_refactoring_skill(
+    skills: list[Skill],
+) -> None:
+    prompt = "refactor the request handlers in src/api/app.py into smaller functions"
+    assert [s.name for s in suggest(prompt, skills).suggestions] == ["refactoring"]
 
 
 def test_failures_boost_even_a_prompt_that_was_silent(skills: list[Skill]) -> None:

@@ -206,7 +206,15 @@ def test_a_second_word_of_a_name_also_written_in_lower_case_is_no_anchor() -> No
         ("nudge the icon in src/icons/PdfIcon.tsx two pixels up", None),
         ("add a --verbose flag to scripts/export_to_excel.py", None),
         ("add Postgres and Redis services to docker-compose.yml for local development", "docker"),
-        ("turn the markdown files in docs/handbook/ into one Word document, same headings", "docx"),
+        pytest.param(
+            "turn the markdown files in docs/handbook/ into one Word document, same headings",
+            "docx",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="a known cost of decision 0195: the prompt-level model gives this request "
+                "0.5 and the gate stays silent",
+            ),
+        ),
         ("bump the timeout on the http client to 30 seconds", None),
         ("the deploy job in .github/workflows/ci.yml fails on node 18 only", "ci-github-actions"),
         ("add a tool for listing open tickets to mcp_builder/server.py", "mcp-builder"),

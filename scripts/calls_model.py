@@ -1,0 +1,203 @@
+"""Fit the prompt-level models of :mod:`pokayokay.relevance.calls` (decision 0195).
+
+Imported by ``scripts/fit_relevance_gate.py``, which writes ``calls_<room>.tsv`` beside the
+gates and fits the gates on this module's out-of-fold probabilities. Run alone, it prints what
+it would fit:
+
+    .venv/bin/python scripts/calls_model.py
+
+One model per room (notes, skills). Its training rows are every labelled prompt of the room:
+the project's own sets (one fold) and each unseen split written blind, ``relevance_test`` and
+``relevance_test2`` to ``relevance_test13`` (a fold each; :data:`helpers.splits.CALLS_SPLITS`),
+a prompt labelled 1 when it expects a note (or a skill), 0 when it expects none. The test split
+(:data:`helpers.splits.CALLS_TEST`) is never read.
+
+The fit: L2-regularised logistic regression over the binary pieces of
+:func:`pokayokay.relevance.calls.pieces` seen in at least :data:`MIN_PROMPTS` prompts, by
+Nesterov's accelerated gradient with the step 1/L (L bounds the loss's curvature) for
+:data:`ITERATIONS` steps; then the :data:`KEEP` pieces of largest weight are kept. The gates
+are fitted on out-of-fold probabilities: each fold's prompts scored by the model fitted on the
+other folds, so that a gate learns what the opinion is worth on prompts it never saw.
+
+A dev tool: numpy (the dev extra) is used here only.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO))
+
+from helpers import splits  # noqa: E402
+
+from pokayokay.relevance.calls import NOTES, SKILLS, pieces, probability  # noqa: E402
+
+L2 = 3.0  # the penalty on the weights, against the summed log-loss (not on the bias)
+MIN_PROMPTS = 2  # a piece seen in fewer training prompts gets no weight
+ITERATIONS = 3000
+KEEP = 1000  # the pieces of largest weight the shipped file keeps (decision 0195: 0.3 ms read)
+OWN = "own sets"  # the fold of the project's own labelled sets
+
+Rows = list[tuple[str, float]]
+
+
+def _recall_rows(folder: str, name: str, key: str) -> Rows:
+    data = json.loads((splits.DATA / folder / name).read_text("utf-8"))
+    rows = data["prompts"] if key == splits.PROJECT else data[key]
+    return [(row["q"], 1.0 if row["expect"] else 0.0) for row in rows]
+
+
+def _skill_rows(path: Path) -> Rows:
+    data = json.loads(path.read_text("utf-8"))
+    if isinstance(data, list):
+        return [(row["prompt"], 1.0 if row["expected"] else 0.0) for row in data]
+    return [(row["q"], 1.0 if row["expect"] else 0.0) for row in data["prompts"]]
+
+
+def folds(room: str) -> dict[str, Rows]:
+    """Every labelled prompt of ``room``, by fold; a prompt in two folds counts in the first."""
+    out: dict[str, Rows] = {}
+    if room == NOTES:
+        out[OWN] = [r for item in (*splits.RECALL_TRAIN, splits.RECALL_DEV[0]) for r in
+                    _recall_rows(*item)]  # fmt: skip
+        for split in splits.CALLS_SPLITS:
+            out[split] = [
+                r
+                for path in sorted((splits.DATA / split / "recall").glob("*.json"))
+                for r in _recall_rows(f"{split}/recall", path.name, splits.PROJECT)
+            ]
+    elif room == SKILLS:
+        out[OWN] = [
+            r
+            for name in (*splits.SKILLS_TRAIN, *splits.SKILLS_DEV)
+            for r in _skill_rows(splits.SKILLS_FOLDER / name)
+        ]
+        for split in splits.CALLS_SPLITS:
+            out[split] = _skill_rows(splits.DATA / split / "skills" / "prompts.json")
+    else:
+        raise ValueError(room)
+    seen: set[str] = set()
+    for fold, rows in out.items():
+        kept = []
+        for prompt, label in rows:
+            if prompt not in seen:
+                seen.add(prompt)
+                kept.append((prompt, label))
+        out[fold] = kept
+    return out
+
+
+def fit(rows: Rows, l2: float = L2, iterations: int = ITERATIONS) -> tuple[dict[str, float], float]:
+    """The weight of every piece seen in :data:`MIN_PROMPTS` prompts or more, and the bias."""
+    seen: dict[str, int] = {}
+    bags = [pieces(prompt) for prompt, _label in rows]
+    for bag in bags:
+        for piece in bag:
+            seen[piece] = seen.get(piece, 0) + 1
+    vocabulary = {
+        p: i for i, p in enumerate(sorted(p for p, n in seen.items() if n >= MIN_PROMPTS))
+    }
+    columns = [sorted(vocabulary[p] for p in bag if p in vocabulary) for bag in bags]
+    lengths = np.array([len(c) for c in columns], dtype=np.int64)
+    index = np.array([i for c in columns for i in c], dtype=np.int64)
+    y = np.array([label for _prompt, label in rows], dtype=float)
+    n, size = len(y), len(vocabulary)
+    row_of = np.repeat(np.arange(n), lengths)
+
+    def gradient(w: np.ndarray) -> np.ndarray:
+        z = np.bincount(row_of, weights=w[:-1][index], minlength=n) + w[-1]
+        r = (1.0 / (1.0 + np.exp(-z)) - y) / n
+        g = np.empty(size + 1)
+        g[:-1] = np.bincount(index, weights=r[row_of], minlength=size) + l2 * w[:-1] / n
+        g[-1] = r.sum()
+        return g
+
+    step = 1.0 / (0.25 * (int(lengths.max(initial=0)) + 1) + l2 / n)
+    w = np.zeros(size + 1)
+    ahead, t = w.copy(), 1.0
+    for _ in range(iterations):
+        moved = ahead - step * gradient(ahead)
+        t_next = (1.0 + (1.0 + 4.0 * t * t) ** 0.5) / 2.0
+        ahead = moved + (t - 1.0) / t_next * (moved - w)
+        w, t = moved, t_next
+    return {p: float(w[i]) for p, i in vocabulary.items()}, float(w[-1])
+
+
+def kept(weights: dict[str, float], keep: int = KEEP) -> dict[str, float]:
+    """The ``keep`` pieces of largest weight (ties by piece), rounded for a stable file."""
+    order = sorted(weights.items(), key=lambda kv: (-abs(kv[1]), kv[0]))[:keep]
+    return {p: round(w, 6) for p, w in order}
+
+
+def out_of_fold(room: str, every: dict[str, Rows] | None = None) -> dict[str, float]:
+    """Each labelled prompt's probability by the model fitted without its fold."""
+    every = folds(room) if every is None else every
+    out: dict[str, float] = {}
+    for fold, rows in every.items():
+        others = [r for name, rs in every.items() if name != fold for r in rs]
+        weights, bias = fit(others)
+        small = kept(weights)
+        for prompt, _label in rows:
+            out[prompt] = round(probability(small, bias, prompt), 12)
+    return out
+
+
+def auc(scores: Sequence[float], labels: Sequence[float]) -> float:
+    """The chance that a prompt calling for something outscores one that calls for nothing."""
+    pos = [s for s, y in zip(scores, labels, strict=True) if y]
+    neg = [s for s, y in zip(scores, labels, strict=True) if not y]
+    if not pos or not neg:
+        return float("nan")
+    wins = sum((p > q) + 0.5 * (p == q) for p in pos for q in neg)
+    return wins / (len(pos) * len(neg))
+
+
+def room_model(room: str) -> tuple[dict[str, float], float, dict[str, float], dict[str, Any]]:
+    """``room``'s shipped weights and bias, the out-of-fold probabilities, and the provenance."""
+    every = folds(room)
+    oof = out_of_fold(room, every)
+    weights, bias = fit([r for rows in every.values() for r in rows])
+    per_fold = {
+        fold: {
+            "prompts": len(rows),
+            "calling": int(sum(y for _p, y in rows)),
+            "auc_out_of_fold": round(auc([oof[p] for p, _y in rows], [y for _p, y in rows]), 4),
+        }
+        for fold, rows in every.items()
+    }
+    provenance = {
+        "fitted_by": "python scripts/fit_relevance_gate.py (scripts/calls_model.py)",
+        "method": f"L2 logistic regression (lambda {L2}) over pieces seen in {MIN_PROMPTS}+ "
+        f"prompts, Nesterov gradient for {ITERATIONS} steps; the {KEEP} pieces of largest "
+        "weight kept",
+        "folds": {
+            OWN: "the project's own labelled sets (tests/helpers/splits.py: train and dev)",
+            **{s: f"tests/data/{s}" for s in splits.CALLS_SPLITS},
+        },
+        "never_read": [f"tests/data/{splits.CALLS_TEST}"],
+        "pieces_fitted": len(weights),
+        "figures": per_fold,
+    }
+    return kept(weights), round(bias, 6), oof, provenance
+
+
+def main() -> int:
+    for room in (NOTES, SKILLS):
+        weights, bias, _oof, provenance = room_model(room)
+        print(f"{room}: {provenance['pieces_fitted']} pieces fitted, {len(weights)} kept, "
+              f"bias {bias:+.3f}")  # fmt: skip
+        for fold, row in provenance["figures"].items():
+            print(f"  {fold:18} {row}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
