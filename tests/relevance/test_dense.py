@@ -26,8 +26,11 @@ from pokayokay.skills.catalog import catalog_from_folder
 from pokayokay.skills.suggest import suggest
 
 SKILLS = splits.SKILLS_FOLDER / "skills"
-# A training prompt the words leave silent and the model answers (found on the train split).
-MEANT = "review the diff of my refactoring of the payment service"
+# A prompt whose skill the model ranks first among a few.
+REVIEW = "review the diff of my refactoring of the payment service"
+# A training prompt the words leave silent and the model answers (found on the train split;
+# until decision 0195 it was REVIEW, which the words now answer as well).
+MEANT = "define an SLO and alerting for the login endpoint's error rate"
 
 
 @pytest.fixture
@@ -308,7 +311,7 @@ def test_the_service_answers_a_prompt_with_every_skills_cosine(
 ) -> None:
     project = _project(tmp_path)
     reply = service.answer(
-        opinion, {"v": 1, "op": "skills", "project": str(project), "prompt": MEANT}
+        opinion, {"v": 1, "op": "skills", "project": str(project), "prompt": REVIEW}
     )
     cosines = client.unpacked(reply["names"], reply["cosines"])
     assert cosines is not None
@@ -360,7 +363,7 @@ def test_through_the_registered_hooks_the_model_speaks_where_the_words_do_not(
         assert time.monotonic() < deadline, "the service did not start"
         time.sleep(0.2)
     try:
-        assert suggested_skills(lab.prompt(MEANT)) == ["code-review"]
+        assert suggested_skills(lab.prompt(MEANT)) == ["observability"]
         assert suggested_skills(lab.prompt("write a haiku about autumn leaves")) == []
         assert os.listdir(found[1]) == []  # every prompt removed its pipe
     finally:
