@@ -331,7 +331,7 @@ def skill_cases(
             if cosines is not None:
                 opinion = usable_opinion(cosines, usable_skills(catalog))
             found = skill_evidence(
-                query, stats, chosen, scores, opinion, out_of_fold(CALLS_SKILLS)[prompt]
+                query, stats, chosen, scores, opinion, calls=out_of_fold(CALLS_SKILLS)[prompt]
             )
             expected = [row["expected"]] if row["expected"] else []
             cases.append(Case(expected, names, found, str(folder or splits.SKILLS_FOLDER)))

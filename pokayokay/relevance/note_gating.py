@@ -75,14 +75,15 @@ def evidence(
     hits: Sequence[Hit],
     runners: Sequence[float],
     cosines: Mapping[str, float] | None = None,
-    calls: float | None = None,
+    *,
+    calls: float,
 ) -> list[Evidence]:
     """The evidence of each of ``hits`` (ranked notes, each with its document position
     ``Hit.at``); ``runners``: the scores of every candidate the ranking looked at, best first
     (the runner-up of a note is the best score below its own); ``cosines``: the dense opinion
     of every note, by id, when there is one (decision 0181); ``calls``: how likely the prompt
-    is to call for a note at all (decision 0195), by the shipped model when not given (the
-    fitting script gives its out-of-fold value)."""
+    is to call for a note at all (decision 0195: the shipped model's at a prompt, the fitting
+    script's out-of-fold value when it fits)."""
     weak = weak_terms()
     pieces: dict[str, list[str]] = {}  # piece -> the prompt's features standing for it
     for term in query.counts:
@@ -113,11 +114,6 @@ def evidence(
         from pokayokay.relevance.dense.texts import opinion_features, ranking
 
         ranked = ranking(cosines)
-    if calls is None:
-        from pokayokay.relevance.calls import NOTES
-        from pokayokay.relevance.calls import calls as prompt_calls
-
-        calls = prompt_calls(prompt, NOTES)
     out = []
     for hit, share in zip(hits, bm25, strict=True):
         matched = frozenset(

@@ -581,11 +581,14 @@ def recall(
     if opinion is not None and not answered:  # the model's own note, judged like the others
         chosen = opinion.with_first_choice(chosen, index, shown)
     if gate is not False and chosen:
+        from pokayokay.relevance.calls import NOTES, calls
         from pokayokay.relevance.fitted import DENSE_KIND, RECALL, speak
         from pokayokay.relevance.note_gating import evidence
 
         ranked, cosines = chosen, None if opinion is None else opinion.cosines
-        found = lambda: evidence(index, query, prompt, ranked, runners, cosines)  # noqa: E731
+        found = lambda: evidence(  # noqa: E731
+            index, query, prompt, ranked, runners, cosines, calls=calls(prompt, NOTES)
+        )
         kind = RECALL if cosines is None else DENSE_KIND[RECALL]
         chosen = speak(gate, kind, ranked, found, lambda hit: bool(hit.doc.asked))
     return Result(chosen, near, floor)

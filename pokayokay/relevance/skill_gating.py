@@ -46,12 +46,14 @@ def evidence(
     chosen: Sequence[Skill],
     scores: Mapping[str, float],
     cosines: Mapping[str, float] | None = None,
-    calls: float = 0.0,
+    *,
+    calls: float,
 ) -> list[Evidence]:
     """The evidence of each of ``chosen`` (ranked, best first); ``scores``: every skill's score
     for the prompt (the runner-up of a skill is the best other score not above its own; 0 for
     a skill only the dense opinion chose); ``cosines``: the dense opinion, when there is one;
-    ``calls``: how likely the prompt is to call for a skill at all (decision 0195)."""
+    ``calls``: how likely the prompt is to call for a skill at all (decision 0195: the shipped
+    model's at a prompt, the fitting script's out-of-fold value when it fits)."""
     from pokayokay.relevance.dense.texts import opinion_features, ranking
     from pokayokay.relevance.skill_match import evidence as shared_terms
 
@@ -113,7 +115,9 @@ def speak(
         gate,
         SKILLS if cosines is None else DENSE_KIND[SKILLS],
         chosen,
-        lambda: evidence(query, stats, chosen, scores, cosines, prompt_calls(prompt, CALLS_SKILLS)),
+        lambda: evidence(
+            query, stats, chosen, scores, cosines, calls=prompt_calls(prompt, CALLS_SKILLS)
+        ),
         lambda skill: skill.profile is not None and skill.profile.asked,
     )
     if len(kept) > 1:

@@ -75,12 +75,14 @@ def test_recall_evidence_reads_the_phrase_a_prompt_is_said_like() -> None:
     prompt = "where do the field units pick up new OTA images from?"
     hits = recall(index, prompt, gate=False).hits
     runners = [score for _doc, score in index.ranked(prompt)]
-    (found,) = recall_evidence(index, query_features(prompt), prompt, hits, runners)
+    (found,) = recall_evidence(index, query_features(prompt), prompt, hits, runners, calls=0.5)
     assert found.asked >= 0.75  # nearly every piece of the prompt is in the first phrase
     plain, plain_counts = learning_document(learning(()), "learning-release.md")
     index = Index.build([plain], [plain_counts])
     hits = recall(index, "upload the firmware to the bucket", gate=False).hits
     runners = [score for _doc, score in index.ranked("upload the firmware to the bucket")]
     query = query_features("upload the firmware to the bucket")
-    (found,) = recall_evidence(index, query, "upload the firmware to the bucket", hits, runners)
+    (found,) = recall_evidence(
+        index, query, "upload the firmware to the bucket", hits, runners, calls=0.5
+    )
     assert found.asked == 0.0  # a note without phrases

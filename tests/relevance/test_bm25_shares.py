@@ -50,7 +50,7 @@ def test_the_evidence_of_each_note_holds_its_share() -> None:
     hits = recall(INDEX, prompt, gate=False).hits
     assert hits, "the prompt should find a candidate: pick another"
     runners = [score for _d, score in INDEX.ranked(prompt)]
-    found = evidence(INDEX, query, prompt, hits, runners)
+    found = evidence(INDEX, query, prompt, hits, runners, calls=0.5)
     expected = shares(INDEX, query.counts, [hit.at for hit in hits])
     assert [f.values()[FEATURES.index("bm25")] for f in found] == expected
     assert all(0.0 < share <= 1.0 for share in expected)

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pokayokay.relevance import calls
-from pokayokay.relevance.fitted import KINDS, fitted
+from pokayokay.relevance import calls, fitted
+from pokayokay.relevance.fitted import KINDS
 from pokayokay.relevance.gate import FEATURES
 
 
@@ -93,5 +93,57 @@ def test_the_model_never_read_the_test_split_and_says_how_it_did_on_each_fold(ro
 def test_every_gate_weighs_the_prompts_call() -> None:
     assert "calls" in FEATURES
     for kind in KINDS:
-        gate = fitted(kind)
+        gate = fitted.fitted(kind)
         assert gate.weights[FEATURES.index("calls")] > 0, kind
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, float]]:
+    """Every call of the shipped opinion, with what it answered."""
+    seen: list[tuple[str, str, float]] = []
+    real = calls.calls
+
+    def spy(prompt: str, room: str) -> float:
+        value = real(prompt, room)
+        seen.append((prompt, room, value))
+        return value
+
+    monkeypatch.setattr(calls, "calls", spy)
+    return seen
+
+
+def test_recall_weighs_the_prompts_call_when_its_gate_decides(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pokayokay.relevance.gate import Evidence
+    from pokayokay.relevance.note_documents import Document
+    from pokayokay.relevance.note_index import Index, recall
+
+    seen = _spy(monkeypatch)
+    judged: list[Evidence] = []
+    real_select = fitted.select
+
+    def select(gate, evidence, gates=None):  # type: ignore[no-untyped-def]
+        judged.extend(evidence)
+        return real_select(gate, evidence, gates)
+
+    monkeypatch.setattr(fitted, "select", select)
+    index = Index.build(
+        [Document("learning:a", "learning", "Flash the nrf52 board with probe-rs from firmware/.")]
+    )
+    prompt = "how do i flash the nrf52 board with probe-rs?"
+    recall(index, prompt)
+    assert [(p, r) for p, r, _v in seen] == [(prompt, calls.NOTES)]
+    assert judged and all(e.calls == seen[0][2] for e in judged)
+
+
+def test_skill_suggestion_weighs_the_prompts_call_when_its_gate_decides(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pokayokay.skills.catalog import Skill, analysed
+    from pokayokay.skills.suggest import suggest
+
+    seen = _spy(monkeypatch)
+    skills = [analysed(Skill("pdf", "Merge, split and fill PDF forms.", "/x", "project"))]
+    prompt = "merge these two pdf forms into one and fill in the names"
+    suggest(prompt, skills)
+    assert [(p, r) for p, r, _v in seen] == [(prompt, calls.SKILLS)]
