@@ -24,7 +24,6 @@ A dev tool: numpy (the dev extra) is used here only.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -49,31 +48,25 @@ OWN = "own sets"  # the fold of the project's own labelled sets
 Rows = list[tuple[str, float]]
 
 
-def _recall_rows(folder: str, name: str, key: str) -> Rows:
-    data = json.loads((splits.DATA / folder / name).read_text("utf-8"))
-    rows = data["prompts"] if key == splits.PROJECT else data[key]
-    return [(row["q"], 1.0 if row["expect"] else 0.0) for row in rows]
+def _recall_rows(split: Sequence[tuple[str, str, str]]) -> Rows:
+    return [
+        (row["q"], 1.0 if row["expect"] else 0.0)
+        for _corpus, _notes, rows in splits.recall_sources(split)
+        for row in rows
+    ]
 
 
 def _skill_rows(path: Path) -> Rows:
-    data = json.loads(path.read_text("utf-8"))
-    if isinstance(data, list):
-        return [(row["prompt"], 1.0 if row["expected"] else 0.0) for row in data]
-    return [(row["q"], 1.0 if row["expect"] else 0.0) for row in data["prompts"]]
+    return [(row["prompt"], 1.0 if row["expected"] else 0.0) for row in splits.skill_rows(path)]
 
 
 def folds(room: str) -> dict[str, Rows]:
     """Every labelled prompt of ``room``, by fold; a prompt in two folds counts in the first."""
     out: dict[str, Rows] = {}
     if room == NOTES:
-        out[OWN] = [r for item in (*splits.RECALL_TRAIN, splits.RECALL_DEV[0]) for r in
-                    _recall_rows(*item)]  # fmt: skip
+        out[OWN] = _recall_rows((*splits.RECALL_TRAIN, splits.RECALL_DEV[0]))
         for split in splits.CALLS_SPLITS:
-            out[split] = [
-                r
-                for path in sorted((splits.DATA / split / "recall").glob("*.json"))
-                for r in _recall_rows(f"{split}/recall", path.name, splits.PROJECT)
-            ]
+            out[split] = _recall_rows(splits.recall_projects(split))
     elif room == SKILLS:
         out[OWN] = [
             r

@@ -23,10 +23,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
-sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO))
 
-import fit_relevance_gate as fitting  # noqa: E402
 from helpers import splits  # noqa: E402
 
 from benchmarks.fixtures.lab import Lab  # noqa: E402
@@ -37,11 +35,11 @@ from benchmarks.suites.realistic import registered_argv  # noqa: E402
 
 def train_prompts() -> list[str]:
     prompts = [
-        row["q"] for _corpus, _notes, rows in fitting.recall_sources(splits.RECALL_TRAIN)
+        row["q"] for _corpus, _notes, rows in splits.recall_sources(splits.RECALL_TRAIN)
         for row in rows
     ]  # fmt: skip
     for name in splits.SKILLS_TRAIN:
-        prompts += [row["prompt"] for row in fitting.skill_rows(splits.SKILLS_FOLDER / name)]
+        prompts += [row["prompt"] for row in splits.skill_rows(splits.SKILLS_FOLDER / name)]
     return prompts
 
 

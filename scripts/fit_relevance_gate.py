@@ -64,6 +64,7 @@ from helpers.relevance_split import (  # noqa: E402
     skills_asked,
     skills_asked_table,
 )
+from helpers.splits import recall_sources, skill_rows  # noqa: E402
 
 from pokayokay.relevance import calls as prompt_calls  # noqa: E402
 from pokayokay.relevance import note_index as recall_index  # noqa: E402
@@ -180,26 +181,6 @@ def out_of_fold(room: str) -> dict[str, float]:
     return _calls[room]
 
 
-
-def recall_sources(
-    split: Sequence[tuple[str, str, str]],
-) -> list[tuple[str, list[dict[str, Any]], list[dict[str, Any]]]]:
-    """Each set of ``split`` as (corpus name, its notes, its prompts). Two formats: a file of
-    prompts whose notes are the folder's :data:`helpers.splits.RECALL_NOTES` file, and (the
-    unseen splits' format, ``splits.PROJECT``) one project file holding its own ``notes`` and
-    ``prompts`` (notes without a kind are learnings, as ``pokayokay remember`` stores them)."""
-    out = []
-    for folder, name, key in split:
-        data = json.loads((splits.DATA / folder / name).read_text("utf-8"))
-        if key == splits.PROJECT:
-            notes = [{"kind": "learning", **note} for note in data["notes"]]
-            out.append((f"{folder}/{name}", notes, data["prompts"]))
-            continue
-        shared = json.loads((splits.DATA / folder / splits.RECALL_NOTES[folder]).read_text())
-        out.append((folder, shared["notes"], data[key]))
-    return out
-
-
 def recall_cases(
     split: Sequence[tuple[str, str, str]],
     *,
@@ -237,18 +218,6 @@ def recall_cases(
             )  # fmt: skip
             cases.append(Case(list(row["expect"]), [h.doc.id for h in hits], found, corpus))
     return cases
-
-
-def skill_rows(path: Path) -> list[dict[str, Any]]:
-    """A skill prompt file's rows as ``{"prompt", "expected"}``: the labelled sets' own format
-    (a list of those) or the unseen splits' (``{"prompts": [{"q", "expect": [...]}]}``)."""
-    data = json.loads(path.read_text("utf-8"))
-    if isinstance(data, list):
-        return data
-    return [
-        {"prompt": row["q"], "expected": row["expect"][0] if row["expect"] else None}
-        for row in data["prompts"]
-    ]
 
 
 def skill_catalog(
@@ -541,11 +510,7 @@ def blind_cases(kind: str) -> list[Case]:
     base = DENSE_OF.get(kind, kind)
     for split, recall_file, skills_file in splits.BLIND_DEV:
         if base in (RECALL, RECALL_ASKED):
-            folder = f"{split}/recall"
-            files = tuple(
-                (folder, path.name, splits.PROJECT)
-                for path in sorted((splits.DATA / folder).glob("*.json"))
-            )
+            files = splits.recall_projects(split)
             asked = base == RECALL_ASKED
             out += recall_cases(files, asked=asked, dense=kind in DENSE_OF, asked_file=recall_file)
         else:

@@ -75,6 +75,7 @@ def model_path(room: str) -> str:
 
 
 def provenance_path(room: str) -> str:
+    """How ``room``'s model was fitted (folds, out-of-fold AUC): read by tests, never a hook."""
     return model_path(room).removesuffix(".tsv") + ".provenance.json"
 
 

@@ -9,7 +9,10 @@ train now (read, decision 0115); ``tests/data/relevance_test2/`` was the test sp
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
@@ -114,3 +117,40 @@ def names(split: tuple[tuple[str, str, str], ...] | tuple[str, ...]) -> list[str
         else:
             out.append(f"tests/data/skills_eval/{item}")
     return out
+
+
+def recall_projects(split: str) -> tuple[tuple[str, str, str], ...]:
+    """The project files of an unseen split's ``recall`` folder, as a recall split's items."""
+    folder = f"{split}/recall"
+    return tuple((folder, p.name, PROJECT) for p in sorted((DATA / folder).glob("*.json")))
+
+
+def recall_sources(
+    split: Sequence[tuple[str, str, str]],
+) -> list[tuple[str, list[dict[str, Any]], list[dict[str, Any]]]]:
+    """Each set of ``split`` as (corpus name, its notes, its prompts). Two formats: a file of
+    prompts whose notes are the folder's :data:`RECALL_NOTES` file, and (the
+    unseen splits' format, :data:`PROJECT`) one project file holding its own ``notes`` and
+    ``prompts`` (notes without a kind are learnings, as ``pokayokay remember`` stores them)."""
+    out = []
+    for folder, name, key in split:
+        data = json.loads((DATA / folder / name).read_text("utf-8"))
+        if key == PROJECT:
+            notes = [{"kind": "learning", **note} for note in data["notes"]]
+            out.append((f"{folder}/{name}", notes, data["prompts"]))
+            continue
+        shared = json.loads((DATA / folder / RECALL_NOTES[folder]).read_text())
+        out.append((folder, shared["notes"], data[key]))
+    return out
+
+
+def skill_rows(path: Path) -> list[dict[str, Any]]:
+    """A skill prompt file's rows as ``{"prompt", "expected"}``: the labelled sets' own format
+    (a list of those) or the unseen splits' (``{"prompts": [{"q", "expect": [...]}]}``)."""
+    data = json.loads(path.read_text("utf-8"))
+    if isinstance(data, list):
+        return data
+    return [
+        {"prompt": row["q"], "expected": row["expect"][0] if row["expect"] else None}
+        for row in data["prompts"]
+    ]

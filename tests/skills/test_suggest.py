@@ -163,7 +163,7 @@ def _group(category: str, sessions: int, paths: tuple[str, ...], cmd: str) -> Fa
 def test_recurring_test_failures_boost_testing_skill(skills: list[Skill]) -> None:
     prompt = "refactor the request handlers in src/api/app.py into smaller functions"
     before = suggest(prompt, skills)
-    assert "testing" not in [s.name for s in before.suggestions]
+    assert "testing" not in [s.name for s in before.suggestions]  # its words alone: no testing
     groups = [_group("testing", 4, ("src/api/app.py", "tests/api/test_app.py"), "pytest -q")]
     after = suggest(prompt, skills, Signals(failure_groups=groups, paths=["src/api/app.py"]))
     names = [s.name for s in after.suggestions]
@@ -188,7 +188,11 @@ def test_failures_elsewhere_or_once_do_not_boost(skills: list[Skill]) -> None:
     once = [_group("testing", 1, ("src/api/app.py",), "pytest")]
     for groups in (elsewhere, once):
         advice = suggest(prompt, skills, Signals(failure_groups=groups, paths=["src/api/app.py"]))
-        assert "testing" not in [s.name for s in advice.suggestions]
+        words_alone = suggest(prompt, skills)  # what the prompt's words get
+        assert [(s.name, s.reasons) for s in advice.suggestions] == [
+            (s.name, s.reasons) for s in words_alone.suggestions
+        ]
+        assert advice.text() == words_alone.text()
 
 
 @pytest.mark.xfail(
