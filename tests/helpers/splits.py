@@ -78,6 +78,13 @@ TEST11_FOLDER = DATA / "relevance_test14"
 # A twelfth, written blind on 2026-11-30 after relevance_test14's first runs: the test split of
 # decision 0195's model as shipped, never read here.
 TEST12_FOLDER = DATA / "relevance_test15"
+# A thirteenth, written blind on 2026-11-30 after decision 0195 (Clojure e-discovery, a Koha
+# library consortium, Julia flood forecasting; 40 mobile/Expo/Firebase/Sentry skills), its
+# writers asked to vary the prompts that call for nothing beyond a fixed list of kinds: the test
+# split of decision 0196, never read here.
+TEST13_FOLDER = DATA / "relevance_test16"
+# The splits no script reads: scored by the lead through the hook only.
+TEST_SPLITS: tuple[str, ...] = ("relevance_test15", "relevance_test16")
 # The prompt-level models of decision 0195 (pokayokay/relevance/calls.py) learn from every split
 # written blind before relevance_test15, each a fold of its own (scripts/calls_model.py); the
 # gates are fitted on their out-of-fold probabilities. relevance_test15 is never read by them.
@@ -85,7 +92,8 @@ CALLS_SPLITS: tuple[str, ...] = ("relevance_test", *(f"relevance_test{n}" for n 
 CALLS_TEST = "relevance_test15"
 # The splits written blind after relevance_test2 and before relevance_test15, with the files of
 # phrases written for their notes and skills (tests/data/recall_asked, skills_asked): the
-# fitting script measures its gates on them as "blind" dev (decision 0195), never fits on them.
+# fitting script measured its gates on them as "blind" dev (decision 0195); since decision 0196
+# it fits on them beside TRAIN and reports each held out, judged by the gate fitted without it.
 BLIND_DEV: tuple[tuple[str, str, str], ...] = (
     *((f"relevance_test{n}", "test3_5.json", "test3_5.json") for n in (3, 4, 5)),
     *((f"relevance_test{n}", "test6_8.json", "test6_8.json") for n in (6, 7, 8)),

@@ -619,7 +619,8 @@ def test_attacks_in_stored_files_do_not_survive(
     )
     index = load(memory, project, state).index
     assert index is not None
-    block = recall_block.recall_block(index, "run the staging migrations")
+    # a prompt that asks what the note answers: what is tested here is what reaches the model
+    block = recall_block.recall_block(index, "how do I run the staging migrations?")
     assert block, "the note carrying the attack should have been recalled"
     assert_safe_block(block)
 

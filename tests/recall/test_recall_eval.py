@@ -95,7 +95,7 @@ ISSUE_SILENCE_GOAL = 0.95
 # 36 -> 25/50, blind4 38 -> 31/50, blind5 30 -> 26/50, blind6 36 -> 27/50, blind7 30 -> 20/50,
 # blind8 37 -> 32/50, blind9 34 -> 30/50, blind10 36 -> 34/50; silences rose (blind8 27 ->
 # 34/40, blind9 24 -> 33/40, blind10 25 -> 28/40).
-HELDOUT_HIT = 0.46
+HELDOUT_HIT = 0.35  # 33/90 since decision 0196 (43/90 before it)
 HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 # blind3's hit bar was 0.70 until the gate was refit with the read unseen split in its training
 # data and the rare_share feature (decision 0116): 33/50 since (train hits overall unchanged,
@@ -115,23 +115,32 @@ HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 # 45 -> 43/90, blind 14 -> 16/35, blind2 11 -> 8/30 (its bar 0.34 -> 0.25), blind3 25 -> 28/50,
 # blind6 27 -> 30/50, blind7 20 -> 24/50, blind9 30 -> 33/50; silences blind5 12 -> 19/25,
 # blind6 18 -> 24/30, blind7 21 -> 26/30, blind10 28 -> 35/40.
+# Decision 0196 (the gates fitted on the twelve blind splits too, every project weighing the
+# same: this corpus is one project of forty now, and the plain gate keeps fewer of its notes;
+# on the blind splits held out that gate went 696 -> 667/1279 hits, 595 -> 613/649 silences,
+# precision 0.82 -> 0.86): hits tuned 48 -> 30/90, held-out 43 -> 33/90, blind 16 -> 11/35,
+# blind2 8 -> 5/30, blind3 28 -> 22/50, blind4 31 -> 27/50, blind5 27 -> 24/50, blind6 30 ->
+# 25/50, blind7 24 -> 16/50, blind8 34 -> 31/50, blind9 33 -> 31/50, blind10 34 -> 33/50;
+# silences blind5 19 -> 20/25, blind6 24 -> 25/30, blind7 26 -> 28/30, blind8 36 -> 37/40,
+# blind9 37 -> 39/40, blind10 35 -> 36/40. The bars it crossed are the new figures less a margin.
 BLIND_BARS = {
-    "blind": (0.37, 0.95), "blind2": (0.25, 0.95), "blind3": (0.46, 0.96),
-    "blind4": (0.58, 0.84), "blind5": (0.48, 0.44), "blind6": (0.50, 0.56),
-    "blind7": (0.37, 0.66), "blind8": (0.60, 0.80), "blind9": (0.56, 0.78),
+    "blind": (0.28, 0.95), "blind2": (0.15, 0.95), "blind3": (0.42, 0.96),
+    "blind4": (0.52, 0.84), "blind5": (0.46, 0.44), "blind6": (0.48, 0.56),
+    "blind7": (0.30, 0.66), "blind8": (0.60, 0.80), "blind9": (0.56, 0.78),
     "blind10": (0.64, 0.66),
 }  # fmt: skip
-OLDER_BARS = (0.69, 0.90, 0.77)  # tests/data/recall: hit, silence, precision with the gate
+# tests/data/recall: hit, silence, precision with the gate (hits 31 -> 28/42 with decision 0196)
+OLDER_BARS = (0.64, 0.90, 0.77)
 # The prompts the table was first tuned on keep a higher bar (71/90, 36/36 today: 74/90 before
 # decision 0145).
-TUNED_HIT = 0.51  # 49/90 since decision 0167 (63/90 after 0166)
+TUNED_HIT = 0.31  # 30/90 since decision 0196 (48/90 before it, 63/90 after 0166)
 TUNED_SILENCE = 0.95
 # Precision: the share of the expected notes among all notes recalled on related prompts (what
 # reaches the model besides the note it needs). Issue 12's fifth round left out notes scoring
 # under half the best one (index.RELATIVE_FLOOR): tuned 83/135 -> 83/116, held-out 82/148 ->
 # 82/121, no hit lost on any set; issue 23's show_less: tuned 84/119 -> 77/88, held-out 82/121
 # -> 76/86. Bars: those figures less a margin.
-TUNED_PRECISION = 0.85
+TUNED_PRECISION = 0.80  # 30/36 since decision 0196 (48/55 before it)
 HELDOUT_PRECISION = 0.82  # 51/60 since decision 0166
 
 
@@ -378,7 +387,7 @@ def test_a_note_far_below_the_best_one_is_left_out_but_a_fix_never_sets_the_bar(
     automatic fix scoring far above the user's own note does not push that note out."""
     index = corpus()
     prompt = "a learner in Tokyo sees the lesson scheduled an hour off"  # L07: time zones
-    assert [h.doc.id for h in recall.recall(index, prompt).hits] == ["L07"]
+    assert [h.doc.id for h in recall.recall(index, prompt, gate=False).hits] == ["L07"]
     monkeypatch.setattr(recall, "RELATIVE_FLOOR", 0.0)
     # L06 clears the floor, but shares with the prompt no piece L07 lacks: not shown either way
     above = [index.doc(d).id for d, score in index.ranked(prompt) if score >= recall.FLOOR]
@@ -395,6 +404,16 @@ def test_a_note_far_below_the_best_one_is_left_out_but_a_fix_never_sets_the_bar(
     # kept by RELATIVE_FLOOR (a fix never sets the bar), then left out by show_less: it holds
     # no piece of the prompt the fix lacks
     assert [h.doc.id for h in recall.recall(index, prompt, gate=False).hits] == ["F04"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a known cost of decision 0196: the plain gate, fitted on forty projects, gives this "
+    "paraphrase of the time-zone note too little evidence to speak",
+)
+def test_a_paraphrase_of_the_time_zone_note_gets_it_through_the_gate() -> None:
+    prompt = "a learner in Tokyo sees the lesson scheduled an hour off"
+    assert [h.doc.id for h in recall.recall(corpus(), prompt).hits] == ["L07"]
 
 
 def test_a_past_fix_is_recalled_when_the_prompt_speaks_of_its_failure() -> None:

@@ -1,14 +1,14 @@
-"""The relevance splits written unseen (``tests/data/relevance_test15``, the test split since
-decision 0195, and ``relevance_test12`` and ``relevance_test11``, written on 2026-11-30 and
-training folds of decision 0195's prompt-level model since): unchanged since they were written,
-and scored through the registered prompt hook as a regression gate.
+"""The relevance splits written unseen (``tests/data/relevance_test16``, the test split since
+decision 0196, and ``relevance_test15``, the test split of decision 0195): unchanged since they
+were written, and scored through the registered prompt hook as a regression gate.
 
 Each split was written before the code it judges, by a writer who read only the README and the
 inputs; nobody tuning pokayokay reads its prompts (``tests/helpers/relevance_split.py``). The
 bars below are its first-run figures' lower 95 % bounds: the gate catches a change that makes
 recall or suggestion clearly worse on unseen prompts; it is not the goal (issue 23's goals are
 higher, and stated beside each bar). ``relevance_test2`` (dev, read) is no longer gated here:
-the fitting script measures it on every fit.
+the fitting script measures it on every fit; ``relevance_test11`` and ``12``, gated here until
+decision 0196, are among the splits the gates are fitted on since.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ import pytest
 from helpers import relevance_split as split
 
 DATA = split.REPO / "tests" / "data"
-SPLITS = (DATA / "relevance_test15", DATA / "relevance_test11", DATA / "relevance_test12")
+SPLITS = (DATA / "relevance_test16", DATA / "relevance_test15")
 # hash-checked and measured for size; scored by the lead (first runs in SPLITS.md), not gated
 # here (CI time): relevance_test3 (gated until split 11 was written), relevance_test4 (gated until
 # split 15 was written, decision 0195), relevance_test5, the second
 # test split written blind on 2026-11-28, relevance_test6 to 10, written on 2026-11-29, and
-# relevance_test13 to 15, written on 2026-11-30
-CHECKED = (*SPLITS, *(DATA / f"relevance_test{n}" for n in (3, 4, 5, 6, 7, 8, 9, 10, 13, 14)))
+# relevance_test11 to 14, written on 2026-11-30
+CHECKED = (*SPLITS, *(DATA / f"relevance_test{n}" for n in range(3, 15)))
 
 
 # The two checks below read data files only (hashes, counts): the same on every Python, so CI's
@@ -54,31 +54,24 @@ def test_the_split_is_big_enough_to_measure(root: Path) -> None:
     assert len(named) >= 30
 
 
-# relevance_test15, the test split since decision 0195 (written blind on 2026-11-30: WooCommerce
+# relevance_test16, the test split since decision 0196 (written blind on 2026-11-30: a Clojure
+# e-discovery platform, a Koha library consortium, Julia flood forecasting, 3 x 18 notes, 120 +
+# 54 recall prompts; 40 real mobile/Expo/Firebase/Sentry skills, 120 + 60 prompts; its writers
+# asked to vary the prompts that call for nothing), first run of the decision as shipped, as
+# scored here (no phrases, no dense opinion): recall hit 0.55 [0.46, 0.64], silence 0.83 [0.71,
+# 0.91], precision 0.75 [0.65, 0.83]; skills hit 0.61 [0.52, 0.69], silence 0.95 [0.86, 0.98],
+# precision 0.72 [0.62, 0.79]. Bars at the lower ends.
+RECALL_BARS = {"hit": 0.46, "silence": 0.71, "precision": 0.65}  # goals: 0.80 / 0.90 / 0.85
+SKILL_BARS = {"hit": 0.52, "silence": 0.86, "precision": 0.62}  # goals: 0.85 / 0.95 / 0.85
+# relevance_test15, the test split of decision 0195 (written blind on 2026-11-30: WooCommerce
 # shop, Odoo customisation, Angular claims desk, 3 x 18 notes, 120 + 54 recall prompts; 40 real
-# skills, mostly for security work, 120 + 60 prompts), first run of the decision as shipped, as
-# scored here (no phrases, no dense opinion): recall hit 0.57 [0.48, 0.65], silence 0.93 [0.82,
-# 0.97], precision 0.82 [0.72, 0.89]; skills hit 0.44 [0.36, 0.53], silence 0.85 [0.74, 0.92],
-# precision 0.65 [0.55, 0.75]. Bars at the lower ends. (relevance_test4, gated here before it,
-# is a training fold of decision 0195's model now.)
-RECALL_BARS = {"hit": 0.48, "silence": 0.82, "precision": 0.72}  # goals: 0.80 / 0.90 / 0.85
-SKILL_BARS = {"hit": 0.36, "silence": 0.74, "precision": 0.55}  # goals: 0.85 / 0.95 / 0.85
-# relevance_test11, written blind on 2026-11-30 (Nuxt box office, ROS 2 warehouse robots,
-# Scala/ZIO bus predictions, 3 x 18 notes, 120 + 54 recall prompts; 40 real skills, 120 + 60
-# prompts), first run on main as it stood (after decisions 0182, 0183), as scored here (no
-# phrases, no dense opinion): recall hit 0.62 [0.53, 0.70], silence 0.76 [0.63, 0.85], precision
-# 0.76 [0.66, 0.83]; skills hit 0.68 [0.60, 0.76], silence 0.90 [0.80, 0.95], precision 0.85
-# [0.77, 0.91]. Bars at the lower ends.
-RECALL_BARS_11 = {"hit": 0.53, "silence": 0.63, "precision": 0.66}
-SKILL_BARS_11 = {"hit": 0.60, "silence": 0.80, "precision": 0.77}
-# relevance_test12, written blind on 2026-11-30 (SvelteKit community gardens on Cloudflare,
-# Haskell/Elm invoicing, Electron interview transcription, 3 x 18 notes, 120 + 54 recall prompts;
-# 40 real skills, 120 + 60 prompts), first run on main as it stood (15c54f2, before decision
-# 0191), as scored here: recall hit 0.59 [0.50, 0.68], silence 0.89 [0.78, 0.95], precision
-# 0.87 [0.78, 0.92]; skills hit 0.69 [0.60, 0.77], silence 0.77 [0.65, 0.86], precision 0.85
-# [0.76, 0.90]. Bars at the lower ends.
-RECALL_BARS_12 = {"hit": 0.50, "silence": 0.78, "precision": 0.78}
-SKILL_BARS_12 = {"hit": 0.60, "silence": 0.65, "precision": 0.76}
+# skills, mostly for security work, 120 + 60 prompts), first run of that decision as shipped, as
+# scored here: recall hit 0.57 [0.48, 0.65], silence 0.93 [0.82, 0.97], precision 0.82 [0.72,
+# 0.89]; skills hit 0.44 [0.36, 0.53], silence 0.85 [0.74, 0.92], precision 0.65 [0.55, 0.75].
+# Second run, after decision 0196: recall 0.54 / 0.93 / 0.84, skills 0.45 / 0.92 / 0.65. Bars at
+# the first run's lower ends.
+RECALL_BARS_15 = {"hit": 0.48, "silence": 0.82, "precision": 0.72}
+SKILL_BARS_15 = {"hit": 0.36, "silence": 0.74, "precision": 0.55}
 
 
 def _assert_bars(figures: split.Figures, bars: dict[str, float]) -> None:
@@ -88,8 +81,7 @@ def _assert_bars(figures: split.Figures, bars: dict[str, float]) -> None:
 
 BARS = [
     (SPLITS[0], RECALL_BARS, SKILL_BARS),
-    (SPLITS[1], RECALL_BARS_11, SKILL_BARS_11),
-    (SPLITS[2], RECALL_BARS_12, SKILL_BARS_12),
+    (SPLITS[1], RECALL_BARS_15, SKILL_BARS_15),
 ]
 
 

@@ -4,6 +4,7 @@ of the rows repeated."""
 
 from __future__ import annotations
 
+import itertools
 import sys
 from types import ModuleType
 
@@ -103,8 +104,64 @@ def test_the_recall_gate_says_it_weighed_projects_equally_and_the_skill_gate_doe
 def test_the_recall_gate_counts_rare_words_held_as_evidence() -> None:
     """What the balanced fit changed (decision 0145): holding more of the prompt's rare words
     and leading the runner-up by more raise a note's probability; the gate fitted prompt by
-    prompt had learned the opposite on the project the vocabulary was written from."""
+    prompt had learned the opposite on the project the vocabulary was written from. The score
+    itself is held at 0 since decision 0196: coverage says the same, and fitted beside it on the
+    blind splits the score took a negative weight."""
     gate = fitted.fitted(fitted.RECALL)
     weights = dict(zip(FEATURES, gate.weights, strict=True))
     assert weights["rare_share"] > 0 and weights["margin"] > 0
-    assert weights["coverage"] > 0 and weights["score"] > 0
+    assert weights["coverage"] > 0 and weights["score"] == 0
+
+
+def _every_threshold(cases: list, gate_at, keep: float) -> float:  # type: ignore[type-arg, no-untyped-def]
+    """The threshold choice judged the slow way: every case at every threshold tried."""
+    probabilities = sorted({gate_at(0.0).probability(f) for c in cases for f in c.evidence})
+    floor = keep * SCRIPT.outcome(cases, gate_at(0.0)).hit.value
+    best = (-1.0, 0.0)
+    for t in [0.0, *((a + b) / 2 for a, b in itertools.pairwise(probabilities))]:
+        result = SCRIPT.outcome(cases, gate_at(t))
+        if result.hit.value < floor:
+            continue
+        value = result.silence.value + result.precision.value
+        if value > best[0]:
+            best = (value, t)
+    return round(best[1], 12)
+
+
+# a prompt: which of its candidates are expected (None: the prompt expects one not among them)
+prompts = st.lists(
+    st.tuples(
+        st.lists(st.tuples(st.floats(0.0, 1.0), st.sampled_from("abcd")), max_size=4),
+        st.one_of(st.none(), st.integers(0, 3)),
+        st.booleans(),
+    ),
+    min_size=1,
+    max_size=25,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(prompts, st.sampled_from([0.7, 0.8, 0.9, 0.95, 1.0]))
+def test_the_threshold_swept_is_the_one_judging_every_threshold_finds(
+    rows: list[tuple[list[tuple[float, str]], int | None, bool]], keep: float
+) -> None:
+    """Decision 0196 sweeps each case's outcome across the thresholds instead of judging every
+    case at every threshold: the same choice, ties included."""
+    cases = []
+    for candidates, expected_at, expects in rows:
+        names = [f"n{i}" for i in range(len(candidates))]
+        found = [
+            Evidence(score, 0.0, frozenset({word}), frozenset(), frozenset(), 3)
+            for score, word in candidates
+        ]
+        expected = []
+        if expects:
+            at = expected_at if expected_at is not None and expected_at < len(names) else None
+            expected = [names[at]] if at is not None else ["elsewhere"]
+        cases.append(SCRIPT.Case(expected, names, found, "project"))
+    weights = tuple(8.0 if name == "score" else 0.0 for name in FEATURES)
+
+    def gate_at(threshold: float) -> fitted.Gate:  # type: ignore[name-defined]
+        return SCRIPT.Gate(weights, -4.0, threshold)
+
+    assert SCRIPT.choose_threshold(cases, gate_at, keep) == _every_threshold(cases, gate_at, keep)

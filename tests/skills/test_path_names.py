@@ -97,11 +97,14 @@ SILENT = [
     "rename the exported functions in web/accessibility/index.ts",
 ]
 SPEAKING = [
+    ("the deploy job in .github/workflows/ci.yml fails on node 18 only", "ci-github-actions"),
+]
+# A known cost of decision 0196 (the plain gate fitted on twelve more catalogs): silent.
+HELD_BACK = [
     (
         "the flaky assertion in tests/test_sync.py needs a fix, it fails 1 run in 5",
         "python-testing",
     ),
-    ("the deploy job in .github/workflows/ci.yml fails on node 18 only", "ci-github-actions"),
 ]
 
 
@@ -114,3 +117,5 @@ def test_through_the_registered_hook_a_source_folder_alone_suggests_nothing(
         assert suggested_skills(lab.prompt(prompt)) == [], prompt
     for prompt, expected in SPEAKING:
         assert expected in suggested_skills(lab.prompt(prompt)), prompt
+    for prompt, expected in HELD_BACK:  # pinned: a gain here is news to record
+        assert expected not in suggested_skills(lab.prompt(prompt)), prompt

@@ -245,10 +245,10 @@ def test_a_name_in_code_names_a_skill_only_whole(
         assert expected in names, prompt
 
 
-# Named, ranked first, and held back by the precision-first gate (decision 0167).
-HELD_BACK_BY_THE_GATE = {
-    "add Postgres and Redis services to docker-compose.yml for local development",
-}
+# Named, ranked first, and held back by the precision-first gate (decision 0167): none since
+# decision 0196 ("add Postgres and Redis services to docker-compose.yml for local development"
+# gets /docker again).
+HELD_BACK_BY_THE_GATE: set[str] = set()
 
 
 @pytest.mark.parametrize(
@@ -291,12 +291,22 @@ def test_on_my_machine_is_a_place_not_machine_learning(catalog: Catalog) -> None
 
 def test_the_subjects_still_reach_their_skills(catalog: Catalog) -> None:
     for prompt, expected in (
-        ("export the monthly report to an excel spreadsheet", "xlsx"),
         ("take card payments with stripe checkout", "stripe-payments"),
         ("write properties for the serializer: decode(encode(x)) == x for any input",
          "property-testing"),
     ):  # fmt: skip
         assert expected in [s.name for s in suggest(prompt, catalog).suggestions], prompt
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a known cost of decision 0196: xlsx ranks first, and the plain gate fitted on twelve "
+    "more catalogs holds it back",
+)
+def test_a_report_exported_to_excel_gets_the_spreadsheet_skill(catalog: Catalog) -> None:
+    prompt = "export the monthly report to an excel spreadsheet"
+    assert [s.name for s in suggest(prompt, catalog, gate=False).suggestions][:1] == ["xlsx"]
+    assert "xlsx" in [s.name for s in suggest(prompt, catalog).suggestions]
 
 
 def test_words_that_name_a_subject_in_other_words_evoke_it(catalog: Catalog) -> None:
@@ -320,7 +330,15 @@ def test_words_that_name_a_subject_in_other_words_evoke_it(catalog: Catalog) -> 
         ("Update README.md", None),
         ("use time.sleep", None),
         ("call os.path.join instead of string concatenation", None),
-        ("Use the Claude API to summarize CHANGES.rst", "claude-api"),
+        pytest.param(
+            "Use the Claude API to summarize CHANGES.rst",
+            "claude-api",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="a known cost of decision 0196: the plain gate, fitted on twelve more "
+                "catalogs, stays silent",
+            ),
+        ),
         # The misses of the issue on real descriptions.
         ("help me write a design doc for the new rate limiter", "doc-coauthoring"),
         ("export the quarterly numbers as a spreadsheet for finance", "xlsx"),
