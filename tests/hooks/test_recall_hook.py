@@ -199,7 +199,8 @@ def test_a_new_learning_is_recalled_on_the_next_prompt(project: Path) -> None:
     assert code == 0 and "Playwright" in assert_fenced(context_of(out))[0]
 
 
-def test_key_decisions_are_recalled(project: Path) -> None:
+def with_a_key_decision(project: Path) -> None:
+    """The project's store, with one key decision promoted into MEMORY.md."""
     memory = store(project)
     (memory / "MEMORY.md").write_text(
         "# Memory\n\n## Key Decisions\n<!-- pokayokay: promoted from session handoffs -->\n"
@@ -207,6 +208,10 @@ def test_key_decisions_are_recalled(project: Path) -> None:
         "<!-- /pokayokay -->\n",
         "utf-8",
     )
+
+
+def test_key_decisions_are_recalled(project: Path) -> None:
+    with_a_key_decision(project)
     # the plumbing: a prompt in the decision's own words reaches it through the hook
     prompt = "should the export job run as a Celery background job with Redis, or with RQ?"
     code, out, _ = run(payload(project, prompt))
@@ -221,13 +226,7 @@ def test_key_decisions_are_recalled(project: Path) -> None:
     "a one-line decision for a short question about it",
 )
 def test_a_short_question_about_a_key_decision_gets_it(project: Path) -> None:
-    memory = store(project)
-    (memory / "MEMORY.md").write_text(
-        "# Memory\n\n## Key Decisions\n<!-- pokayokay: promoted from session handoffs -->\n"
-        "- 2025-11-04: Chose Celery with Redis over RQ for background jobs.\n"
-        "<!-- /pokayokay -->\n",
-        "utf-8",
-    )
+    with_a_key_decision(project)
     code, out, _ = run(payload(project, "should the export job use RQ instead of celery?"))
     assert code == 0
     assert "decision: 2025-11-04: Chose Celery" in context_of(out)
