@@ -94,8 +94,8 @@ ANALYSIS_VERSION = 9  # 9: a learning row carries its phrases' terms (0177)
 # row ends with its ``asked`` flag; 6: with its ``asked`` phrases' terms instead, decision 0177;
 # 7: a posting packed as unsigned 32-bit integers, read in C, decision 0187).
 INDEX_FORMAT = 7
-# Chosen on every labelled set together (see the module docstring).
-FLOOR = 0.28
+# The score a note needs to be a candidate; the gate then decides (0.28 until decision 0197).
+FLOOR = 0.20
 # One note by default, a second only when nearly as strong and about something else
 # (pokayokay.relevance.evidence.show_less).
 TOP_K = 2

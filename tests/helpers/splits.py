@@ -83,8 +83,12 @@ TEST12_FOLDER = DATA / "relevance_test15"
 # writers asked to vary the prompts that call for nothing beyond a fixed list of kinds: the test
 # split of decision 0196, never read here.
 TEST13_FOLDER = DATA / "relevance_test16"
+# A fourteenth, written blind on 2026-11-30 after decision 0196 with the same brief (a PowerShell
+# school-district automation, Solidity grants contracts, a Pandoc book pipeline; 40 Cloudflare
+# and TypeScript skills): the test split of decision 0197, never read here.
+TEST14_FOLDER = DATA / "relevance_test17"
 # The splits no script reads: scored by the lead through the hook only.
-TEST_SPLITS: tuple[str, ...] = ("relevance_test15", "relevance_test16")
+TEST_SPLITS: tuple[str, ...] = ("relevance_test15", "relevance_test16", "relevance_test17")
 # The prompt-level models of decision 0195 (pokayokay/relevance/calls.py) learn from every split
 # written blind before relevance_test15, each a fold of its own (scripts/calls_model.py); the
 # gates are fitted on their out-of-fold probabilities. relevance_test15 is never read by them.

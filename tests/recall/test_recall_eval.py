@@ -95,7 +95,7 @@ ISSUE_SILENCE_GOAL = 0.95
 # 36 -> 25/50, blind4 38 -> 31/50, blind5 30 -> 26/50, blind6 36 -> 27/50, blind7 30 -> 20/50,
 # blind8 37 -> 32/50, blind9 34 -> 30/50, blind10 36 -> 34/50; silences rose (blind8 27 ->
 # 34/40, blind9 24 -> 33/40, blind10 25 -> 28/40).
-HELDOUT_HIT = 0.35  # 33/90 since decision 0196 (43/90 before it)
+HELDOUT_HIT = 0.34  # 32/90 since decision 0197 (33/90 after 0196, 43/90 before it)
 HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 # blind3's hit bar was 0.70 until the gate was refit with the read unseen split in its training
 # data and the rare_share feature (decision 0116): 33/50 since (train hits overall unchanged,
@@ -123,17 +123,22 @@ HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 # 25/50, blind7 24 -> 16/50, blind8 34 -> 31/50, blind9 33 -> 31/50, blind10 34 -> 33/50;
 # silences blind5 19 -> 20/25, blind6 24 -> 25/30, blind7 26 -> 28/30, blind8 36 -> 37/40,
 # blind9 37 -> 39/40, blind10 35 -> 36/40. The bars it crossed are the new figures less a margin.
+# Decision 0197 (the candidate floor 0.28 -> 0.20, the plain gate's share 0.80 -> 0.75; on the
+# blind splits held out, 667 -> 703/1279 hits, 613 -> 614/649 silences, precision 0.86 -> 0.87):
+# hits tuned 30 -> 27/90, held-out 33 -> 32/90, blind 11 -> 9/35, blind2 5 -> 3/30, blind3
+# 22 -> 20/50, blind6 25 -> 22/50, blind7 16 -> 14/50, blind8 31 -> 28/50, blind9 31 -> 27/50;
+# blind10 33 -> 31/50; silences unchanged but blind10 (36 -> 37/40).
 BLIND_BARS = {
-    "blind": (0.28, 0.95), "blind2": (0.15, 0.95), "blind3": (0.42, 0.96),
-    "blind4": (0.52, 0.84), "blind5": (0.46, 0.44), "blind6": (0.48, 0.56),
-    "blind7": (0.30, 0.66), "blind8": (0.60, 0.80), "blind9": (0.56, 0.78),
-    "blind10": (0.64, 0.66),
+    "blind": (0.22, 0.95), "blind2": (0.08, 0.95), "blind3": (0.38, 0.96),
+    "blind4": (0.52, 0.84), "blind5": (0.46, 0.44), "blind6": (0.42, 0.56),
+    "blind7": (0.26, 0.66), "blind8": (0.54, 0.80), "blind9": (0.52, 0.78),
+    "blind10": (0.60, 0.66),
 }  # fmt: skip
 # tests/data/recall: hit, silence, precision with the gate (hits 31 -> 28/42 with decision 0196)
 OLDER_BARS = (0.64, 0.90, 0.77)
 # The prompts the table was first tuned on keep a higher bar (71/90, 36/36 today: 74/90 before
 # decision 0145).
-TUNED_HIT = 0.31  # 30/90 since decision 0196 (48/90 before it, 63/90 after 0166)
+TUNED_HIT = 0.28  # 27/90 since decision 0197 (30/90 after 0196, 48/90 before it)
 TUNED_SILENCE = 0.95
 # Precision: the share of the expected notes among all notes recalled on related prompts (what
 # reaches the model besides the note it needs). Issue 12's fifth round left out notes scoring
