@@ -8,7 +8,7 @@ it would fit:
 
 One model per room (notes, skills). Its training rows are every labelled prompt of the room:
 the project's own sets (one fold) and each unseen split written blind, ``relevance_test`` and
-``relevance_test2`` to ``relevance_test13`` (a fold each; :data:`helpers.splits.CALLS_SPLITS`),
+``relevance_test2`` to ``relevance_test17`` (a fold each; :data:`helpers.splits.CALLS_SPLITS`),
 a prompt labelled 1 when it expects a note (or a skill), 0 when it expects none. The test split
 (:data:`helpers.splits.CALLS_TEST`) is never read.
 

@@ -88,13 +88,21 @@ TEST13_FOLDER = DATA / "relevance_test16"
 # and TypeScript skills): the test split of decision 0197, never read here.
 TEST14_FOLDER = DATA / "relevance_test17"
 # The splits no script reads: scored by the lead through the hook only.
-TEST_SPLITS: tuple[str, ...] = ("relevance_test15", "relevance_test16", "relevance_test17")
+# The fifteenth and sixteenth, written blind on 2026-11-30 after decision 0197 with the same
+# brief by two independent pairs of writers (systems languages / science and industry, a data
+# and ML engineer's 40 skills; Ruby, PHP, C# / commerce and media, a freelance web designer's
+# 40 skills): the test splits of decision 0198, never read here.
+TEST15_FOLDER = DATA / "relevance_test18"
+TEST16_FOLDER = DATA / "relevance_test19"
+TEST_SPLITS: tuple[str, ...] = ("relevance_test18", "relevance_test19")
 # The prompt-level models of decision 0195 (pokayokay/relevance/calls.py) learn from every split
-# written blind before relevance_test15, each a fold of its own (scripts/calls_model.py); the
-# gates are fitted on their out-of-fold probabilities. relevance_test15 is never read by them.
-CALLS_SPLITS: tuple[str, ...] = ("relevance_test", *(f"relevance_test{n}" for n in range(2, 15)))
-CALLS_TEST = "relevance_test15"
-# The splits written blind after relevance_test2 and before relevance_test15, with the files of
+# written blind before relevance_test18, each a fold of its own (scripts/calls_model.py); the
+# gates are fitted on their out-of-fold probabilities. relevance_test18 is never read by them
+# (relevance_test15 until decision 0198, which added relevance_test15 to 17 as folds).
+CALLS_SPLITS: tuple[str, ...] = ("relevance_test", *(f"relevance_test{n}" for n in range(2, 18)))
+CALLS_TEST = "relevance_test18"
+# The splits written blind after relevance_test2 and before relevance_test18 (before
+# relevance_test15 until decision 0198), with the files of
 # phrases written for their notes and skills (tests/data/recall_asked, skills_asked): the
 # fitting script measured its gates on them as "blind" dev (decision 0195); since decision 0196
 # it fits on them beside TRAIN and reports each held out, judged by the gate fitted without it.
@@ -103,7 +111,7 @@ BLIND_DEV: tuple[tuple[str, str, str], ...] = (
     *((f"relevance_test{n}", "test6_8.json", "test6_8.json") for n in (6, 7, 8)),
     *((f"relevance_test{n}", f"test{n}.json", f"test{n}.json") for n in (9, 10)),
     *((f"relevance_test{n}", f"test{n}_v2.json", f"test{n}.json") for n in (11, 12)),
-    *((f"relevance_test{n}", f"test{n}.json", f"test{n}.json") for n in (13, 14)),
+    *((f"relevance_test{n}", f"test{n}.json", f"test{n}.json") for n in (13, 14, 15, 16, 17)),
 )
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
