@@ -106,9 +106,10 @@ HIT_KEEP = 0.95  # the share of the ungated hits a threshold must keep, by defau
 # gate meets the issue's silence and precision goals (recall 0.90 and 0.85, skills 0.95 and
 # 0.85), chosen once on that grid on DEV (decision 0167, again for the phrases of decisions
 # 0177 and 0191 and for the dense opinion, 0181) and, since the gates are fitted on the blind
-# splits too, on those splits held out (``--scan``, decision 0196).
+# splits too, on those splits held out (``--scan``, decision 0196; the rule in code since 0198,
+# re-applied on seventeen splits by 0199).
 KIND_HIT_KEEP: dict[str, float] = {
-    RECALL: 0.75, SKILLS: 0.85, RECALL_ASKED: 0.90, SKILLS_ASKED: 0.90,
+    RECALL: 0.75, SKILLS: 0.85, RECALL_ASKED: 0.85, SKILLS_ASKED: 0.90,
     SKILLS_DENSE: 0.80, SKILLS_ASKED_DENSE: 0.90, RECALL_DENSE: 0.75, RECALL_ASKED_DENSE: 0.85,
 }  # fmt: skip
 # The goals that rule applies, silence and precision, by room (issue 23's "done when").

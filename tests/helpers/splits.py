@@ -98,8 +98,11 @@ TEST_SPLITS: tuple[str, ...] = ("relevance_test18", "relevance_test19")
 # The prompt-level models of decision 0195 (pokayokay/relevance/calls.py) learn from every split
 # written blind before relevance_test18, each a fold of its own (scripts/calls_model.py); the
 # gates are fitted on their out-of-fold probabilities. relevance_test18 is never read by them
-# (relevance_test15 until decision 0198, which added relevance_test15 to 17 as folds).
-CALLS_SPLITS: tuple[str, ...] = ("relevance_test", *(f"relevance_test{n}" for n in range(2, 18)))
+# (relevance_test15 until decision 0198, which added relevance_test15 to 17 as folds; decision
+# 0199 added relevance_test20 and 21, written blind as dev after the test splits 18 and 19).
+CALLS_SPLITS: tuple[str, ...] = (
+    "relevance_test", *(f"relevance_test{n}" for n in (*range(2, 18), 20, 21))
+)  # fmt: skip
 CALLS_TEST = "relevance_test18"
 # The splits written blind after relevance_test2 and before relevance_test18 (before
 # relevance_test15 until decision 0198), with the files of
@@ -112,6 +115,8 @@ BLIND_DEV: tuple[tuple[str, str, str], ...] = (
     *((f"relevance_test{n}", f"test{n}.json", f"test{n}.json") for n in (9, 10)),
     *((f"relevance_test{n}", f"test{n}_v2.json", f"test{n}.json") for n in (11, 12)),
     *((f"relevance_test{n}", f"test{n}.json", f"test{n}.json") for n in (13, 14, 15, 16, 17)),
+    # written blind as dev, never test splits, with relevance_test16's brief (decision 0199)
+    *((f"relevance_test{n}", f"test{n}.json", f"test{n}.json") for n in (20, 21)),
 )
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train

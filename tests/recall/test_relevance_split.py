@@ -24,8 +24,9 @@ SPLITS = (DATA / "relevance_test19", DATA / "relevance_test18")
 # here (CI time): relevance_test3 (gated until split 11 was written), relevance_test4 (gated until
 # split 15 was written, decision 0195), relevance_test5, the second
 # test split written blind on 2026-11-28, relevance_test6 to 10, written on 2026-11-29, and
-# relevance_test11 to 17, written on 2026-11-30 (15 to 17 gated here until decision 0198)
-CHECKED = (*SPLITS, *(DATA / f"relevance_test{n}" for n in range(3, 18)))
+# relevance_test11 to 17, written on 2026-11-30 (15 to 17 gated here until decision 0198), and
+# relevance_test20 and 21, written blind as dev the same day (decision 0199), never test splits
+CHECKED = (*SPLITS, *(DATA / f"relevance_test{n}" for n in (*range(3, 18), 20, 21)))
 
 
 # The two checks below read data files only (hashes, counts): the same on every Python, so CI's

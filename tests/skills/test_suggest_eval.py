@@ -23,7 +23,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 EVAL = DATA / "skills_eval"
 SAMPLES = DATA / "suggest"
 README = Path(__file__).resolve().parents[2] / "README.md"
-MIN_HIT = 0.85  # 0.87 since the precision-first threshold (decision 0167); 0.90 before
+MIN_HIT = 0.84  # 167/198 since decision 0199 (0.85 before; 0.87 after decision 0167, 0.90 before)
 MIN_SILENCE = 0.95
 
 
@@ -245,10 +245,12 @@ def test_a_name_in_code_names_a_skill_only_whole(
         assert expected in names, prompt
 
 
-# Named, ranked first, and held back by the precision-first gate (decision 0167): none since
-# decision 0196 ("add Postgres and Redis services to docker-compose.yml for local development"
-# gets /docker again).
-HELD_BACK_BY_THE_GATE: set[str] = set()
+# Named, ranked first, and held back by the precision-first gate (decision 0167): none from
+# decision 0196 to 0199; since decision 0199 (the plain gate fitted on seventeen blind catalogs)
+# the docker-compose prompt again, a known cost.
+HELD_BACK_BY_THE_GATE: set[str] = {
+    "add Postgres and Redis services to docker-compose.yml for local development"
+}
 
 
 @pytest.mark.parametrize(
@@ -282,11 +284,21 @@ def test_on_my_machine_is_a_place_not_machine_learning(catalog: Catalog) -> None
     flaky = "tests/test_sync.py::test_retry passes on my machine but fails maybe 1 run in 5 on CI"
     ranked = [s.name for s in suggest(flaky, catalog, gate=False).suggestions]
     assert ranked and "ml-experiments" not in ranked
+    assert set(ranked[:1]) <= {"python-testing", "ci-github-actions"}
+    learning = suggest("train a machine learning model on the churn data", catalog)
+    assert [s.name for s in learning.suggestions][:1] == ["ml-experiments"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a known cost of decision 0199: the plain gate, fitted on seventeen blind catalogs, "
+    "stays silent on this flaky-test report",
+)
+def test_a_flaky_test_report_gets_a_testing_skill(catalog: Catalog) -> None:
+    flaky = "tests/test_sync.py::test_retry passes on my machine but fails maybe 1 run in 5 on CI"
     # the relevance gate shows one of the two fitting skills (one by default, issue 23)
     names = [s.name for s in suggest(flaky, catalog).suggestions]
     assert names and set(names) <= {"python-testing", "ci-github-actions"}
-    learning = suggest("train a machine learning model on the churn data", catalog)
-    assert [s.name for s in learning.suggestions][:1] == ["ml-experiments"]
 
 
 def test_the_subjects_still_reach_their_skills(catalog: Catalog) -> None:
@@ -343,7 +355,15 @@ def test_words_that_name_a_subject_in_other_words_evoke_it(catalog: Catalog) -> 
         ("help me write a design doc for the new rate limiter", "doc-coauthoring"),
         ("export the quarterly numbers as a spreadsheet for finance", "xlsx"),
         ("I want to make a new skill for our on-call runbook", "skill-creator"),
-        ("redesign the settings page", "frontend-design"),
+        pytest.param(
+            "redesign the settings page",
+            "frontend-design",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="a known cost of decision 0199: the plain gate, fitted on seventeen blind "
+                "catalogs, stays silent on this short request",
+            ),
+        ),
         ("test the login flow with Playwright", "webapp-testing"),
     ],
 )
