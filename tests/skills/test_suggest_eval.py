@@ -32,6 +32,11 @@ def catalog() -> Catalog:
     return catalog_from_folder(EVAL / "skills")
 
 
+def known_cost(decision: str, why: str) -> pytest.MarkDecorator:
+    """A prompt a decision knowingly gave up: strict, so that winning it back is noticed."""
+    return pytest.mark.xfail(strict=True, reason=f"a known cost of decision {decision}: {why}")
+
+
 def _cases() -> list[dict[str, str | None]]:
     cases: list[dict[str, str | None]] = json.loads((EVAL / "prompts.json").read_text())
     return cases
@@ -92,6 +97,7 @@ def test_hit_rate_and_silence_meet_the_goals(catalog: Catalog) -> None:
 # with the manners' evidence rule and the refitted gate 67/80, 45/45, 67/71.
 HELD_OUT_MIN_HIT = 0.75  # 62/80 since decision 0167 (precision 62/65)
 HELD_OUT_MIN_SILENCE = MIN_SILENCE
+
 HELD_OUT_MIN_PRECISION = 0.90
 
 
@@ -209,10 +215,8 @@ def test_a_second_word_of_a_name_also_written_in_lower_case_is_no_anchor() -> No
         pytest.param(
             "turn the markdown files in docs/handbook/ into one Word document, same headings",
             "docx",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a known cost of decision 0195: the prompt-level model gives this request "
-                "0.5 and the gate stays silent",
+            marks=known_cost(
+                "0195", "the prompt-level model gives this request 0.5 and the gate stays silent"
             ),
         ),
         ("bump the timeout on the http client to 30 seconds", None),
@@ -289,10 +293,9 @@ def test_on_my_machine_is_a_place_not_machine_learning(catalog: Catalog) -> None
     assert [s.name for s in learning.suggestions][:1] == ["ml-experiments"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a known cost of decision 0199: the plain gate, fitted on seventeen blind catalogs, "
-    "stays silent on this flaky-test report",
+@known_cost(
+    "0199",
+    "the plain gate, fitted on seventeen blind catalogs, stays silent on this flaky-test report",
 )
 def test_a_flaky_test_report_gets_a_testing_skill(catalog: Catalog) -> None:
     flaky = "tests/test_sync.py::test_retry passes on my machine but fails maybe 1 run in 5 on CI"
@@ -310,10 +313,8 @@ def test_the_subjects_still_reach_their_skills(catalog: Catalog) -> None:
         assert expected in [s.name for s in suggest(prompt, catalog).suggestions], prompt
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a known cost of decision 0196: xlsx ranks first, and the plain gate fitted on twelve "
-    "more catalogs holds it back",
+@known_cost(
+    "0196", "xlsx ranks first, and the plain gate fitted on twelve more catalogs holds it back"
 )
 def test_a_report_exported_to_excel_gets_the_spreadsheet_skill(catalog: Catalog) -> None:
     prompt = "export the monthly report to an excel spreadsheet"
@@ -345,10 +346,8 @@ def test_words_that_name_a_subject_in_other_words_evoke_it(catalog: Catalog) -> 
         pytest.param(
             "Use the Claude API to summarize CHANGES.rst",
             "claude-api",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a known cost of decision 0196: the plain gate, fitted on twelve more "
-                "catalogs, stays silent",
+            marks=known_cost(
+                "0196", "the plain gate, fitted on twelve more catalogs, stays silent"
             ),
         ),
         # The misses of the issue on real descriptions.
@@ -358,10 +357,10 @@ def test_words_that_name_a_subject_in_other_words_evoke_it(catalog: Catalog) -> 
         pytest.param(
             "redesign the settings page",
             "frontend-design",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a known cost of decision 0199: the plain gate, fitted on seventeen blind "
-                "catalogs, stays silent on this short request",
+            marks=known_cost(
+                "0199",
+                "the plain gate, fitted on seventeen blind catalogs, stays silent on this short "
+                "request",
             ),
         ),
         ("test the login flow with Playwright", "webapp-testing"),
