@@ -148,6 +148,9 @@ ALL_KINDS = (
     RECALL, SKILLS, RECALL_ASKED, SKILLS_ASKED,
     SKILLS_DENSE, SKILLS_ASKED_DENSE, RECALL_DENSE, RECALL_ASKED_DENSE,
 )  # fmt: skip
+# The kinds of each room: notes (recall) and skills.
+RECALL_KINDS = (RECALL, RECALL_ASKED, RECALL_DENSE, RECALL_ASKED_DENSE)
+SKILL_KINDS = (SKILLS, SKILLS_ASKED, SKILLS_DENSE, SKILLS_ASKED_DENSE)
 # The kinds fitted with the dense opinion (decision 0181): their lexical kind, whose cases they
 # take with the model's cosines added (the model needs ``pokayokay[dense]`` here).
 DENSE_OF: dict[str, str] = {
@@ -459,8 +462,7 @@ def choose_threshold(
 
 def meets(kind: str, result: Figures) -> bool:
     """Whether ``result`` meets the silence and precision goals of ``kind``'s room (GOALS)."""
-    room = "skills" if DENSE_OF.get(kind, kind) in (SKILLS, SKILLS_ASKED) else "notes"
-    silence, precision = GOALS[room]
+    silence, precision = GOALS["skills" if kind in SKILL_KINDS else "notes"]
     return result.silence.value >= silence and result.precision.value >= precision
 
 
@@ -593,7 +595,7 @@ def blind_cases(kind: str) -> dict[str, list[Case]]:
     out: dict[str, list[Case]] = {}
     base = DENSE_OF.get(kind, kind)
     for split, recall_file, skills_file in splits.BLIND_DEV:
-        if base in (RECALL, RECALL_ASKED):
+        if kind in RECALL_KINDS:
             files = splits.recall_projects(split)
             asked = base == RECALL_ASKED
             out[split] = recall_cases(
@@ -613,7 +615,7 @@ def work(kinds: Sequence[str] = ALL_KINDS) -> Work:
     Skills' dev is the held-out prompts and the second unseen split's skill prompts, against
     that split's own catalog (:data:`helpers.splits.SKILLS_DEV_UNSEEN_FOLDER`)."""
     out: Work = {}
-    for kind in (RECALL, RECALL_ASKED, RECALL_DENSE, RECALL_ASKED_DENSE):
+    for kind in RECALL_KINDS:
         if kind not in kinds:
             continue
         asked = DENSE_OF.get(kind, kind) == RECALL_ASKED
@@ -629,7 +631,7 @@ def work(kinds: Sequence[str] = ALL_KINDS) -> Work:
             },
             recall_read,
         )
-    for kind in (SKILLS, SKILLS_ASKED, SKILLS_DENSE, SKILLS_ASKED_DENSE):
+    for kind in SKILL_KINDS:
         if kind not in kinds:
             continue
         read_folder = splits.SKILLS_TRAIN_READ_FOLDER

@@ -78,46 +78,35 @@ TEST11_FOLDER = DATA / "relevance_test14"
 # A twelfth, written blind on 2026-11-30 after relevance_test14's first runs: the test split of
 # decision 0195's model as shipped, never read here.
 TEST12_FOLDER = DATA / "relevance_test15"
-# A thirteenth, written blind on 2026-11-30 after decision 0195 (Clojure e-discovery, a Koha
-# library consortium, Julia flood forecasting; 40 mobile/Expo/Firebase/Sentry skills), its
-# writers asked to vary the prompts that call for nothing beyond a fixed list of kinds: the test
-# split of decision 0196, never read here.
-TEST13_FOLDER = DATA / "relevance_test16"
-# A fourteenth, written blind on 2026-11-30 after decision 0196 with the same brief (a PowerShell
-# school-district automation, Solidity grants contracts, a Pandoc book pipeline; 40 Cloudflare
-# and TypeScript skills): the test split of decision 0197, never read here.
-TEST14_FOLDER = DATA / "relevance_test17"
-# The splits no script reads: scored by the lead through the hook only.
-# The fifteenth and sixteenth, written blind on 2026-11-30 after decision 0197 with the same
-# brief by two independent pairs of writers (systems languages / science and industry, a data
-# and ML engineer's 40 skills; Ruby, PHP, C# / commerce and media, a freelance web designer's
-# 40 skills): the test splits of decision 0198, never read here.
-TEST15_FOLDER = DATA / "relevance_test18"
-TEST16_FOLDER = DATA / "relevance_test19"
+# The thirteenth to fifteenth (relevance_test15 to 17, the test splits of decisions 0195 to
+# 0197) are blind dev since decision 0198 (BLIND_DEV). The sixteenth and seventeenth, written
+# blind on 2026-11-30 after decision 0197 with relevance_test16's brief by two independent pairs
+# of writers (Fortran, Erlang, Haskell projects, a data and ML engineer's 40 skills; Delphi,
+# Kotlin Multiplatform, ABAP projects, a freelance web designer's 40 skills), are the test splits
+# of decision 0198: no script reads them, the lead scores them through the hook only.
 TEST_SPLITS: tuple[str, ...] = ("relevance_test18", "relevance_test19")
-# The prompt-level models of decision 0195 (pokayokay/relevance/calls.py) learn from every split
-# written blind before relevance_test18, each a fold of its own (scripts/calls_model.py); the
-# gates are fitted on their out-of-fold probabilities. relevance_test18 is never read by them
-# (relevance_test15 until decision 0198, which added relevance_test15 to 17 as folds; decision
-# 0199 added relevance_test20 and 21, written blind as dev after the test splits 18 and 19).
-CALLS_SPLITS: tuple[str, ...] = (
-    "relevance_test", *(f"relevance_test{n}" for n in (*range(2, 18), 20, 21))
-)  # fmt: skip
-CALLS_TEST = "relevance_test18"
 # The splits written blind after relevance_test2 and before relevance_test18 (before
-# relevance_test15 until decision 0198), with the files of
-# phrases written for their notes and skills (tests/data/recall_asked, skills_asked): the
-# fitting script measured its gates on them as "blind" dev (decision 0195); since decision 0196
-# it fits on them beside TRAIN and reports each held out, judged by the gate fitted without it.
+# relevance_test15 until decision 0198), and relevance_test20 and 21, written blind as dev after
+# the test splits 18 and 19 (decision 0199), with the files of phrases written for their notes
+# and skills (tests/data/recall_asked, skills_asked): the fitting script measured its gates on
+# them as "blind" dev (decision 0195); since decision 0196 it fits on them beside TRAIN and
+# reports each held out, judged by the gate fitted without it.
 BLIND_DEV: tuple[tuple[str, str, str], ...] = (
     *((f"relevance_test{n}", "test3_5.json", "test3_5.json") for n in (3, 4, 5)),
     *((f"relevance_test{n}", "test6_8.json", "test6_8.json") for n in (6, 7, 8)),
     *((f"relevance_test{n}", f"test{n}.json", f"test{n}.json") for n in (9, 10)),
     *((f"relevance_test{n}", f"test{n}_v2.json", f"test{n}.json") for n in (11, 12)),
-    *((f"relevance_test{n}", f"test{n}.json", f"test{n}.json") for n in (13, 14, 15, 16, 17)),
-    # written blind as dev, never test splits, with relevance_test16's brief (decision 0199)
-    *((f"relevance_test{n}", f"test{n}.json", f"test{n}.json") for n in (20, 21)),
+    *(
+        (f"relevance_test{n}", f"test{n}.json", f"test{n}.json")
+        for n in (13, 14, 15, 16, 17, 20, 21)
+    ),
 )
+# The prompt-level models of decision 0195 (pokayokay/relevance/calls.py) learn from every split
+# written blind, each a fold of its own (scripts/calls_model.py): the first two and the blind
+# splits; the gates are fitted on their out-of-fold probabilities. CALLS_TEST is never read by
+# them (relevance_test15 until decision 0198).
+CALLS_SPLITS: tuple[str, ...] = ("relevance_test", "relevance_test2", *(b[0] for b in BLIND_DEV))
+CALLS_TEST = "relevance_test18"
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
 # the second unseen split's skills (its SKILL.md folders and prompts.json): skills dev too

@@ -165,3 +165,22 @@ def test_the_threshold_swept_is_the_one_judging_every_threshold_finds(
         return SCRIPT.Gate(weights, -4.0, threshold)
 
     assert SCRIPT.choose_threshold(cases, gate_at, keep) == _every_threshold(cases, gate_at, keep)
+
+
+def test_the_share_rule_holds_each_room_to_its_own_goals() -> None:
+    """Decision 0198's rule in code: a share is kept when its held-out silence and precision meet
+    the goals of the kind's room, notes 0.90 / 0.85 and skills 0.95 / 0.85; a dense or asked
+    kind belongs to its lexical kind's room."""
+    # 100 prompts calling for nothing, 92 of them silent; 100 calling for one, 88 shown right
+    pairs = [([], []) for _ in range(92)] + [([], ["x"]) for _ in range(8)]
+    pairs += [(["a"], ["a"]) for _ in range(80)] + [(["a"], ["b"]) for _ in range(12)]
+    pairs += [(["a"], []) for _ in range(8)]
+    result = SCRIPT.figures(pairs)
+    assert (result.silence.value, round(result.precision.value, 4)) == (0.92, 0.8)
+    assert not any(SCRIPT.meets(kind, result) for kind in SCRIPT.ALL_KINDS)  # precision 0.80
+    pairs = [p for p in pairs if p[1] != ["b"]]  # precision 80 / 88
+    result = SCRIPT.figures(pairs)
+    assert {kind: SCRIPT.meets(kind, result) for kind in SCRIPT.ALL_KINDS} == {
+        kind: kind in SCRIPT.RECALL_KINDS for kind in SCRIPT.ALL_KINDS
+    }
+    assert set(SCRIPT.RECALL_KINDS) | set(SCRIPT.SKILL_KINDS) == set(SCRIPT.ALL_KINDS)
