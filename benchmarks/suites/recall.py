@@ -150,7 +150,10 @@ def suggest_spec() -> Spec:
         project = g.project
         if not (project.path / ".claude" / "skills").exists():
             write_skills(project.path, SUGGEST_SKILLS, project.env)
-        prompt = "profile the search indexing with elasticsearch, it times out under load"
+        # skill-155 is "Profile the payment gateway with redis" (no other skill pairs the two);
+        # elasticsearch is past the 200 generated skills' tools, so the old prompt's
+        # "profile the search indexing with elasticsearch" fitted none of them alone
+        prompt = "profile the payment gateway with redis, it times out under load"
         payload = moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
 
         def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
