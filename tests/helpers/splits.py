@@ -82,15 +82,18 @@ TEST12_FOLDER = DATA / "relevance_test15"
 # 0197) are blind dev since decision 0198 (BLIND_DEV). The sixteenth and seventeenth, written
 # blind on 2026-11-30 after decision 0197 with relevance_test16's brief by two independent pairs
 # of writers (Fortran, Erlang, Haskell projects, a data and ML engineer's 40 skills; Delphi,
-# Kotlin Multiplatform, ABAP projects, a freelance web designer's 40 skills), are the test splits
-# of decision 0198: no script reads them, the lead scores them through the hook only.
-TEST_SPLITS: tuple[str, ...] = ("relevance_test18", "relevance_test19")
-# The splits written blind after relevance_test2 and before relevance_test18 (before
-# relevance_test15 until decision 0198), and relevance_test20 and 21, written blind as dev after
-# the test splits 18 and 19 (decision 0199), with the files of phrases written for their notes
-# and skills (tests/data/recall_asked, skills_asked): the fitting script measured its gates on
-# them as "blind" dev (decision 0195); since decision 0196 it fits on them beside TRAIN and
-# reports each held out, judged by the gate fitted without it.
+# Kotlin Multiplatform, ABAP projects, a freelance web designer's 40 skills), were the test
+# splits of decisions 0198 and 0199 and are blind dev since decision 0200. The eighteenth,
+# relevance_test22, written blind on 2026-11-30 with the same brief (F#, C++ and OCaml projects;
+# an application-security engineer's 40 skills) before decision 0200's code, is its test split:
+# no script reads it, the lead scores it through the hook only.
+TEST_SPLITS: tuple[str, ...] = ("relevance_test22",)
+# The splits written blind after relevance_test2 and before relevance_test22 (before
+# relevance_test15 until decision 0198, before relevance_test18 until decision 0200), among them
+# relevance_test20, 21 and 23, written blind as dev (decisions 0199, 0200), with the files of
+# phrases written for their notes and skills (tests/data/recall_asked, skills_asked): the
+# fitting script measured its gates on them as "blind" dev (decision 0195); since decision 0196
+# it fits on them beside TRAIN and reports each held out, judged by the gate fitted without it.
 BLIND_DEV: tuple[tuple[str, str, str], ...] = (
     *((f"relevance_test{n}", "test3_5.json", "test3_5.json") for n in (3, 4, 5)),
     *((f"relevance_test{n}", "test6_8.json", "test6_8.json") for n in (6, 7, 8)),
@@ -98,15 +101,15 @@ BLIND_DEV: tuple[tuple[str, str, str], ...] = (
     *((f"relevance_test{n}", f"test{n}_v2.json", f"test{n}.json") for n in (11, 12)),
     *(
         (f"relevance_test{n}", f"test{n}.json", f"test{n}.json")
-        for n in (13, 14, 15, 16, 17, 20, 21)
+        for n in (13, 14, 15, 16, 17, 18, 19, 20, 21, 23)
     ),
 )
 # The prompt-level models of decision 0195 (pokayokay/relevance/calls.py) learn from every split
 # written blind, each a fold of its own (scripts/calls_model.py): the first two and the blind
 # splits; the gates are fitted on their out-of-fold probabilities. CALLS_TEST is never read by
-# them (relevance_test15 until decision 0198).
+# them (relevance_test15 until decision 0198, relevance_test18 until decision 0200).
 CALLS_SPLITS: tuple[str, ...] = ("relevance_test", "relevance_test2", *(b[0] for b in BLIND_DEV))
-CALLS_TEST = "relevance_test18"
+CALLS_TEST = "relevance_test22"
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
 # the second unseen split's skills (its SKILL.md folders and prompts.json): skills dev too

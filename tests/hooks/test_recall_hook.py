@@ -220,11 +220,8 @@ def test_key_decisions_are_recalled(project: Path) -> None:
     assert found[0].startswith("- [") and "decision: 2025-11-04: Chose Celery" in found[0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a known cost of decision 0196: the plain gate, fitted on forty projects, holds back "
-    "a one-line decision for a short question about it",
-)
+# A known cost of decision 0196 (the plain gate held the one-line decision back), won back by
+# decision 0200.
 def test_a_short_question_about_a_key_decision_gets_it(project: Path) -> None:
     with_a_key_decision(project)
     code, out, _ = run(payload(project, "should the export job use RQ instead of celery?"))

@@ -39,9 +39,13 @@ ATTACKS: list[dict[str, str]] = json.loads((DATA / "injection.json").read_text("
 # note by default (a second only when nearly as strong and about something else: what reaches
 # the model shrank from 73 to 46 notes on the related prompts, precision 0.56 → 0.76) and
 # needs two plain pieces or a rare word: recall@3 0.95 → 0.81, empty results unchanged (20/22).
-# 0.767 since the one-prompt concept entries went (decision 0166)
-HELD_OUT_RECALL_AT_3 = 0.74
-HELD_OUT_EMPTY_RATE = 0.85
+# 0.767 since the one-prompt concept entries went (decision 0166). Decision 0200 ranks by BM25's
+# share plus a quarter of the concept cosine, under a floor that only bounds the candidates: at
+# the shipped floor, ungated, recall@3 0.77 -> 0.81 (35/43); the empty results are the gate's
+# to make (22/22 with it; 14/22 ungated). At each method's calibrated floor: fused 0.81, the
+# concept cosine alone 0.70, BM25 alone 0.72 (empty 0.95, 0.95, 1.00).
+HELD_OUT_RECALL_AT_3 = 0.78
+HELD_OUT_EMPTY_RATE = 0.95
 CALIBRATED_EMPTY_RATE = 0.95
 
 
@@ -54,13 +58,15 @@ def labelled_index() -> Index:
     return recall_eval.build(CORPUS)
 
 
-def evaluate(index: Index, floor: float, method: str = recall.METHOD) -> tuple[float, float]:
+def evaluate(
+    index: Index, floor: float, method: str = recall.METHOD, gate: bool = False
+) -> tuple[float, float]:
     """recall@3 (share of expected notes among the recalled ones) and the empty-result rate on
-    the queries labelled irrelevant."""
+    the queries labelled irrelevant; without ``gate``, the scorer's floor alone (the gate's
+    figures on the tuned sets: test_recall_eval.py)."""
     expected = found = irrelevant = empty = 0
     for query in QUERIES:
-        # the scorer's floor, before the relevance gate (its figures: test_recall_eval.py)
-        hits = recall.recall(index, query["q"], floor=floor, method=method, gate=False).hits
+        hits = recall.recall(index, query["q"], floor=floor, method=method, gate=gate).hits
         ids = {h.doc.id for h in hits}
         if query["expect"]:
             expected += len(query["expect"])
@@ -329,7 +335,8 @@ def test_labelled_set_is_big_enough() -> None:
 
 def test_recall_at_3_and_empty_rate_on_the_held_out_set() -> None:
     index = labelled_index()
-    rec, empty = evaluate(index, recall.FLOOR)
+    rec, _ = evaluate(index, recall.FLOOR)  # the ranking, under the candidate floor
+    _, empty = evaluate(index, recall.FLOOR, gate=True)  # silence is the gate's (decision 0200)
     floor, best_rec, best_empty = calibrate(index, recall.METHOD)
     bm25 = calibrate(index, "bm25")
     print(
@@ -620,7 +627,10 @@ def test_attacks_in_stored_files_do_not_survive(
     index = load(memory, project, state).index
     assert index is not None
     # a prompt that asks what the note answers: what is tested here is what reaches the model
-    block = recall_block.recall_block(index, "how do I run the staging migrations?")
+    # once the note is shown, so the block is built from the ranking without the gate (whether
+    # the gate lets a note of a thousand repeated words speak is its own matter: decision 0200)
+    prompt = "how do I run the staging migrations?"
+    block = recall_block.block(recall.recall(index, prompt, gate=False).hits)
     assert block, "the note carrying the attack should have been recalled"
     assert_safe_block(block)
 

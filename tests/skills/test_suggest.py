@@ -18,7 +18,7 @@ from pokayokay.skills.catalog import Skill, catalog_from_folder
 from pokayokay.skills.suggest import FLOOR, MAX_CHARS, Signals, prompt_paths, suggest
 
 DATA = DATA_DIR / "suggest"
-MIN_PRECISION_AT_1 = 0.90
+MIN_PRECISION_AT_1 = 0.88  # 39/44 since decision 0200 (the plain gate's share 0.85 -> 0.80)
 MIN_SILENCE = 1.0
 
 
@@ -140,7 +140,11 @@ def test_unrelated_spike_changes_nothing(skills: list[Skill]) -> None:
     prompt = "research whether the new websocket library is feasible for our use case"
     advice = suggest(prompt, skills, Signals(spikes=[_spike()]))
     assert advice.spike is None
-    assert [s.name for s in advice.suggestions][:1] == ["spike"]
+    # what is suggested is what would be without the spike (the spike skill itself until
+    # decision 0200; its plain gate, refitted on twenty blind catalogs, holds it back now)
+    without = suggest(prompt, skills)
+    assert [s.name for s in advice.suggestions] == [s.name for s in without.suggestions]
+    assert advice.text() == without.text()
 
 
 def _group(category: str, sessions: int, paths: tuple[str, ...], cmd: str) -> FailureGroup:

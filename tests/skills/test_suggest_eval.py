@@ -23,7 +23,8 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 EVAL = DATA / "skills_eval"
 SAMPLES = DATA / "suggest"
 README = Path(__file__).resolve().parents[2] / "README.md"
-MIN_HIT = 0.84  # 167/198 since decision 0199 (0.85 before; 0.87 after decision 0167, 0.90 before)
+# 159/198 since decision 0200 (167/198 after 0199; 0.87 after decision 0167, 0.90 before)
+MIN_HIT = 0.80
 MIN_SILENCE = 0.95
 
 
@@ -95,7 +96,7 @@ def test_hit_rate_and_silence_meet_the_goals(catalog: Catalog) -> None:
 # held_out.json is its dev split, tests/data/SPLITS.md) traded hits for precision and silence:
 # held-out 74/80 hits, 43/45 silences, precision 74/87 before; 69/80, 45/45, 69/72 after;
 # with the manners' evidence rule and the refitted gate 67/80, 45/45, 67/71.
-HELD_OUT_MIN_HIT = 0.75  # 62/80 since decision 0167 (precision 62/65)
+HELD_OUT_MIN_HIT = 0.67  # 54/80 since decision 0200 (precision 54/56; 62/80 after 0167)
 HELD_OUT_MIN_SILENCE = MIN_SILENCE
 
 HELD_OUT_MIN_PRECISION = 0.90
@@ -176,9 +177,11 @@ BLIND_BARS = {
     # split in its training data (decision 0116): one more shown item, 50/62
     # hits since the precision-first threshold and the one-prompt evokes' drop (decision 0167):
     # 45, 45, 50, 38 and 42 of 60
-    "blind3.json": (0.72, 0.87, 0.84), "blind4.json": (0.72, 0.87, 0.80),
+    # 44, 42, 49, 37 and 40 of 60 since decision 0200 (the plain gate's share 0.85 -> 0.80;
+    # silences 30, 30, 30, 30 and 29 of 30)
+    "blind3.json": (0.72, 0.87, 0.84), "blind4.json": (0.68, 0.87, 0.80),
     "blind5.json": (0.80, 0.87, 0.84), "blind6.json": (0.60, 0.93, 0.76),
-    "blind7.json": (0.67, 0.87, 0.82),
+    "blind7.json": (0.65, 0.87, 0.82),
 }  # fmt: skip
 
 
@@ -293,10 +296,7 @@ def test_on_my_machine_is_a_place_not_machine_learning(catalog: Catalog) -> None
     assert [s.name for s in learning.suggestions][:1] == ["ml-experiments"]
 
 
-@known_cost(
-    "0199",
-    "the plain gate, fitted on seventeen blind catalogs, stays silent on this flaky-test report",
-)
+# A known cost of decision 0199, won back by decision 0200 (the plain gate refitted on twenty).
 def test_a_flaky_test_report_gets_a_testing_skill(catalog: Catalog) -> None:
     flaky = "tests/test_sync.py::test_retry passes on my machine but fails maybe 1 run in 5 on CI"
     # the relevance gate shows one of the two fitting skills (one by default, issue 23)
@@ -322,16 +322,32 @@ def test_a_report_exported_to_excel_gets_the_spreadsheet_skill(catalog: Catalog)
     assert "xlsx" in [s.name for s in suggest(prompt, catalog).suggestions]
 
 
-def test_words_that_name_a_subject_in_other_words_evoke_it(catalog: Catalog) -> None:
-    for prompt, expected in (
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
         ("is this login handler vulnerable to anything", "security-review"),
-        ("we need the app in french and german", "i18n"),
+        pytest.param(
+            "we need the app in french and german",
+            "i18n",
+            marks=known_cost(
+                "0200",
+                "the plain gate, its share 0.85 -> 0.80 on twenty blind catalogs, stays silent "
+                "on this short request",
+            ),
+        ),
         (
             "what should the endpoint for archiving a project look like, PATCH or POST",
             "rest-api-design",
         ),
-    ):
-        assert [s.name for s in suggest(prompt, catalog).suggestions][:1] == [expected], prompt
+    ],
+)
+def test_words_that_name_a_subject_in_other_words_evoke_it(
+    catalog: Catalog, prompt: str, expected: str
+) -> None:
+    assert [s.name for s in suggest(prompt, catalog).suggestions][:1] == [expected], prompt
+
+
+def test_an_evoked_word_alone_adds_no_mass(catalog: Catalog) -> None:
     # Lower-case "post" is not an HTTP method, and an evoked word alone adds no mass.
     assert suggest("post the results to the team channel", catalog).text() == ""
 
@@ -354,15 +370,8 @@ def test_words_that_name_a_subject_in_other_words_evoke_it(catalog: Catalog) -> 
         ("help me write a design doc for the new rate limiter", "doc-coauthoring"),
         ("export the quarterly numbers as a spreadsheet for finance", "xlsx"),
         ("I want to make a new skill for our on-call runbook", "skill-creator"),
-        pytest.param(
-            "redesign the settings page",
-            "frontend-design",
-            marks=known_cost(
-                "0199",
-                "the plain gate, fitted on seventeen blind catalogs, stays silent on this short "
-                "request",
-            ),
-        ),
+        # a known cost of decision 0199, won back by decision 0200
+        ("redesign the settings page", "frontend-design"),
         ("test the login flow with Playwright", "webapp-testing"),
     ],
 )
