@@ -339,7 +339,8 @@ class Index:
         if method == "concepts":
             return concept_scores(self, query, groups or {}, strength or {}, names, pieces)
         if method == "fused":
-            return fused_scores(self, query, groups or {}, strength or {}, names, pieces)
+            concepts = concept_scores(self, query, groups or {}, strength or {}, names, pieces)
+            return fused_scores(self, query, concepts)
         if method == "tfidf":
             from pokayokay.relevance.tfidf import tfidf
 

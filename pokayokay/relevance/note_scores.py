@@ -146,20 +146,14 @@ def concept_scores(
 
 
 def fused_scores(
-    index: Index,
-    query: dict[str, int],
-    groups: Mapping[str, str],
-    strength: Mapping[str, float],
-    names: Collection[str] = (),
-    pieces: dict[int, int] | None = None,
+    index: Index, query: dict[str, int], concepts: dict[int, float]
 ) -> dict[int, float]:
     """Standard retrieval's order over the notes the evidence rule lets speak (decision
-    0200): each note the concept scorer scores (:func:`concept_scores`, which fills ``pieces``;
-    a path alone or one common word scores none) by its BM25 share of the prompt's weight
-    (:func:`pokayokay.relevance.bm25.shares`) plus :data:`FUSED_CONCEPTS` of its cosine."""
+    0200): each note ``concepts`` scores (:func:`concept_scores`' result: a path alone or one
+    common word scores none) by its BM25 share of the prompt's weight
+    (:func:`pokayokay.relevance.bm25.shares`) plus :data:`FUSED_CONCEPTS` of that score."""
     from pokayokay.relevance.bm25 import shares
 
-    concepts = concept_scores(index, query, groups, strength, names, pieces)
     docs = list(concepts)
     found = shares(index, query, docs)
     return {d: share + FUSED_CONCEPTS * concepts[d] for d, share in zip(docs, found, strict=True)}
