@@ -67,9 +67,7 @@ from pokayokay.relevance.evidence import show_less
 from pokayokay.relevance.note_documents import Document as Document
 from pokayokay.relevance.note_documents import Hit as Hit
 from pokayokay.relevance.note_documents import clamped_weights
-from pokayokay.relevance.note_scores import MIN_EVIDENCE as MIN_EVIDENCE
-from pokayokay.relevance.note_scores import SILENCED as SILENCED
-from pokayokay.relevance.note_scores import concept_scores, fused_scores
+from pokayokay.relevance.note_scores import MIN_EVIDENCE, concept_scores, fused_scores
 from pokayokay.relevance.postings import idf as term_idf
 from pokayokay.relevance.postings import packed_posting, unpacked_posting
 from pokayokay.relevance.symptoms import speaks_of
@@ -334,13 +332,13 @@ class Index:
         ``groups``: the piece of evidence each feature of the prompt stands for, ``names``: the
         terms only in its paths and identifiers (:class:`~pokayokay.relevance.concepts.Query`);
         ``pieces``, when given, receives each scored document's plain pieces (a bit each), and
-        :data:`SILENCED` for a document the evidence rule silenced.
-        Recall ranks with :data:`METHOD`; ``tfidf`` and ``bm25`` are kept for comparison."""
-        if method == "concepts":
-            return concept_scores(self, query, groups or {}, strength or {}, names, pieces)
-        if method == "fused":
+        :data:`~pokayokay.relevance.note_scores.SILENCED` for a document the evidence rule
+        silenced.
+        Recall ranks with :data:`METHOD`; ``concepts``, ``tfidf`` and ``bm25`` are kept for
+        comparison."""
+        if method in ("fused", "concepts"):
             concepts = concept_scores(self, query, groups or {}, strength or {}, names, pieces)
-            return fused_scores(self, query, concepts)
+            return fused_scores(self, query, concepts) if method == "fused" else concepts
         if method == "tfidf":
             from pokayokay.relevance.tfidf import tfidf
 

@@ -16,6 +16,7 @@ from pokayokay.relevance import note_index as recall
 from pokayokay.relevance.analyser import split_names
 from pokayokay.relevance.evidence import MIN_PLAIN, idf, rare, show_less, speaks
 from pokayokay.relevance.note_index import Document, Hit, Index
+from pokayokay.relevance.note_scores import MIN_EVIDENCE, SILENCED
 from pokayokay.skills.catalog import Catalog, catalog_from_folder
 from pokayokay.skills.suggest import suggest
 
@@ -172,7 +173,7 @@ def test_show_less_never_shows_more_than_two_and_keeps_the_order(
     assert [hits.index(h) for h in shown] == sorted(hits.index(h) for h in shown)
     for h in shown:
         if h.doc.kind == "fix":
-            assert masks[hits.index(h)].bit_count() >= recall.MIN_EVIDENCE
+            assert masks[hits.index(h)].bit_count() >= MIN_EVIDENCE
 
 
 def test_the_ranking_marks_the_notes_a_path_alone_reaches_as_silenced() -> None:
@@ -181,4 +182,4 @@ def test_the_ranking_marks_the_notes_a_path_alone_reaches_as_silenced() -> None:
     silenced = [i for i, t in enumerate(MONOREPO_NOTES) if "apps/web" in t]
     pieces: dict[int, int] = {}
     assert list(index.ranked(prompt, pieces=pieces)) == []
-    assert {d for d, mark in pieces.items() if mark == recall.SILENCED} >= set(silenced)
+    assert {d for d, mark in pieces.items() if mark == SILENCED} >= set(silenced)
