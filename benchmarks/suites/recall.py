@@ -127,6 +127,14 @@ def specs() -> list[Spec]:
     ]
 
 
+# skill-155 is "Profile the payment gateway with redis" (no other skill pairs the two);
+# elasticsearch is past the 200 generated skills' tools, so the old prompt's "profile the search
+# indexing with elasticsearch" fitted none of them alone (tests/benchmarks/test_row_outcomes.py
+# checks in the everyday tier that the rows' prompts still get what their checks want)
+SUGGEST_PROMPT = "profile the payment gateway with redis, it times out under load"
+SUGGEST_FAILING_PROMPT = (
+    f"clean up src/app/{PY_MODULES[0]}.py and export the totals as a spreadsheet"
+)
 SUGGEST_NAME = (
     f"hook UserPromptSubmit (suggestion over {SUGGEST_SKILLS} skills, 10k stored failures)"
 )
@@ -150,11 +158,7 @@ def suggest_spec() -> Spec:
         project = g.project
         if not (project.path / ".claude" / "skills").exists():
             write_skills(project.path, SUGGEST_SKILLS, project.env)
-        # skill-155 is "Profile the payment gateway with redis" (no other skill pairs the two);
-        # elasticsearch is past the 200 generated skills' tools, so the old prompt's
-        # "profile the search indexing with elasticsearch" fitted none of them alone
-        prompt = "profile the payment gateway with redis, it times out under load"
-        payload = moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
+        payload = moved_payload("UserPromptSubmit.json", project.path, prompt=SUGGEST_PROMPT)
 
         def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
             if b"skills that fit this prompt" not in proc.stdout:
@@ -196,8 +200,9 @@ def suggest_failing_spec() -> Spec:
             write_skills(project.path, SUGGEST_SKILLS, project.env)
         if not (skills / "xlsx").exists():
             shutil.copytree(EVAL_SKILLS, skills, dirs_exist_ok=True)
-        prompt = f"clean up src/app/{PY_MODULES[0]}.py and export the totals as a spreadsheet"
-        payload = moved_payload("UserPromptSubmit.json", project.path, prompt=prompt)
+        payload = moved_payload(
+            "UserPromptSubmit.json", project.path, prompt=SUGGEST_FAILING_PROMPT
+        )
 
         def check(proc: subprocess.CompletedProcess[bytes]) -> str | None:
             # "ruff failures recurred in 3 sessions …", or a failing test's "test `…` failed in …"

@@ -1,0 +1,85 @@
+"""The benchmark rows whose check reads what relevance decides (the recall block, a skill
+suggestion) still get it, judged in this process on the rows' own generated material.
+
+CI's smoke run times half the rows, drawn from its seed (decision 0186), so a relevance change
+that silences a row's prompt can pass one CI run and fail the next; it did once (the
+suggestion row's prompt fitted none of the 200 generated skills once decision 0198's gate
+judged it). These tests put every such row's outcome in the everyday tier, in seconds: the same
+learnings, skills, phrases and prompts the rows use, the same scorers and gates as the hook."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import recall_eval
+
+from benchmarks.fixtures.learnings import (
+    RECALL_LEARNINGS,
+    RECALL_RELATED,
+    RECALL_UNRELATED,
+    SUGGEST_SKILLS,
+    asked_for,
+    generate_learnings,
+    skill_asked_for,
+    write_skills,
+)
+from benchmarks.suites import recall as recall_rows
+from pokayokay.relevance import note_index
+from pokayokay.skills.catalog import Skill, analysed, skill_from_text
+from pokayokay.skills.suggest import suggest
+
+# The benchmarks are a dev tool CI runs on its main Python only (decision 0155).
+pytestmark = pytest.mark.one_python
+
+
+@cache
+def learnings_index() -> note_index.Index:
+    """The recall rows' 2,000 learnings, each with how a teammate might ask for it, as
+    ``benchmarks.fixtures.learnings.write_learnings`` stores them."""
+    notes: list[dict[str, Any]] = [
+        {"id": f"n{i}", "kind": "learning", "text": text, "category": category,
+         "asked": list(asked_for(text))}
+        for i, (text, category) in enumerate(generate_learnings(RECALL_LEARNINGS))
+    ]  # fmt: skip
+    return recall_eval.build(notes)
+
+
+def generated_skills(folder: Path) -> list[Skill]:
+    """The suggestion rows' generated skills, written as the rows write them and read as the
+    catalog reads them, each with the phrases the rows add (:func:`skill_asked_for`)."""
+    write_skills(folder, SUGGEST_SKILLS)
+    skills = []
+    for i in range(SUGGEST_SKILLS):
+        path = folder / ".claude" / "skills" / f"skill-{i:03d}" / "SKILL.md"
+        skill = skill_from_text(path.read_text("utf-8"), path.parent.name, str(path), "project")
+        skills.append(analysed(skill, skill_asked_for(i)))
+    return skills
+
+
+def test_the_related_recall_prompt_recalls_a_learning() -> None:
+    hits = note_index.recall(learnings_index(), RECALL_RELATED).hits
+    assert hits, "the recall rows' related prompt recalls nothing: their check would fail"
+
+
+def test_the_unrelated_recall_prompt_recalls_nothing() -> None:
+    hits = note_index.recall(learnings_index(), RECALL_UNRELATED).hits
+    assert not hits, [h.doc.text for h in hits]
+
+
+def test_the_suggestion_row_prompt_gets_a_skill(tmp_path: Path) -> None:
+    advice = suggest(recall_rows.SUGGEST_PROMPT, generated_skills(tmp_path))
+    assert advice.suggestions, "the suggestion row's prompt gets no skill: its check would fail"
+
+
+def test_the_realistic_suggestion_row_prompt_gets_the_spreadsheet_skill(tmp_path: Path) -> None:
+    """The row "200 + 38 realistic skills" checks /xlsx beside the recurring failures (those
+    come from its store, not from relevance)."""
+    skills = generated_skills(tmp_path)
+    for path in sorted(recall_rows.EVAL_SKILLS.glob("*/SKILL.md")):
+        skill = skill_from_text(path.read_text("utf-8"), path.parent.name, str(path), "project")
+        skills.append(analysed(skill))
+    names = [s.name for s in suggest(recall_rows.SUGGEST_FAILING_PROMPT, skills).suggestions]
+    assert "xlsx" in names, names
