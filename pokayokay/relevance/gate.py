@@ -34,7 +34,11 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
 * ``calls`` — how likely the prompt is to call for a note (or a skill) at all, whatever the
   candidate: a learned prompt-level opinion (:mod:`pokayokay.relevance.calls`, decision 0195)
   that a tiny literal edit or a quick factual question calls for nothing, however well its
-  words match.
+  words match;
+* ``named_share`` — the share of the prompt words it holds that were found only inside a path,
+  a file name or an identifier: ``names_only`` by degrees (decision 0201). A prompt naming a
+  note's file or function to do something else there ("fix the typo in `InvoiceMailer`")
+  matches mostly by the name; one about the note's subject, by its plain words too.
 
 With a dense opinion (``pokayokay[dense]``, :mod:`pokayokay.relevance.dense`, decision 0181),
 three more (:data:`DENSE_FEATURES`): the model's cosine between the prompt and the candidate,
@@ -61,7 +65,7 @@ if TYPE_CHECKING:
 
 FEATURES = (
     "score", "margin", "rare", "names_only", "coverage", "length", "rare_share", "asked_share",
-    "bm25", "calls",
+    "bm25", "calls", "named_share",
 )  # fmt: skip
 DENSE_FEATURES = ("cosine", "cosine_lead", "cosine_top")
 # A second candidate speaks only at this share of the first one's probability, or more.
@@ -116,6 +120,7 @@ class Evidence(Value):
             self.asked,
             self.bm25,
             self.calls,
+            len(matched & self.named) / len(matched) if matched else 0.0,
         )
 
 
@@ -232,4 +237,3 @@ def rare_idf(dfs: Iterable[int], n: int) -> float:
             median = df
             break
     return math.log((n + 1) / (median + 1)) + 1.0
-

@@ -132,7 +132,7 @@ def test_more_of_a_feature_moves_the_probability_the_way_its_weight_says(
 
 def test_the_features_are_computed_from_the_evidence() -> None:
     found = Evidence(0.9, 0.4, frozenset({"a", "b"}), frozenset({"b", "c"}), frozenset(), 4)
-    expected = (0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.5, 0.0, 0.0, 0.0)
+    expected = (0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.5, 0.0, 0.0, 0.0, 0.0)
     assert found.values() == pytest.approx(expected)
     said = Evidence(0.9, 0.4, frozenset({"a"}), frozenset(), frozenset(), 4, 0.75, bm25=0.4)
     assert said.values()[FEATURES.index("asked_share")] == 0.75
@@ -143,9 +143,24 @@ def test_the_features_are_computed_from_the_evidence() -> None:
     assert names.values()[3] == 1.0  # every matched word only inside paths or identifiers
     assert Evidence(0.5, 0.0, frozenset(), frozenset(), frozenset(), 0).values()[3:5] == (0, 0)
     assert names.values()[FEATURES.index("rare_share")] == 0.0  # a prompt with no rare word
+    assert names.values()[FEATURES.index("named_share")] == 1.0
 
 
 WORDS = st.frozensets(st.sampled_from("abcdefgh"), max_size=8)
+
+
+@given(WORDS, WORDS)
+def test_the_named_share_is_names_only_by_degrees(
+    matched: frozenset[str], named: frozenset[str]
+) -> None:
+    """``named_share`` is the share of the held words found only in paths, file names or
+    identifiers (decision 0201): 1 exactly when ``names_only`` is, 0 when no held word is a
+    name, and never outside 0 to 1."""
+    values = Evidence(1.0, 0.0, matched, frozenset(), named, 8).values()
+    share = values[FEATURES.index("named_share")]
+    assert 0.0 <= share <= 1.0
+    assert (share == 1.0) == (values[FEATURES.index("names_only")] == 1.0)
+    assert (share == 0.0) == (not matched & named)
 
 
 @given(WORDS, WORDS, st.integers(1, 6))
