@@ -86,8 +86,11 @@ TEST12_FOLDER = DATA / "relevance_test15"
 # splits of decisions 0198 and 0199 and are blind dev since decision 0200. The eighteenth,
 # relevance_test22, written blind on 2026-11-30 with the same brief (F#, C++ and OCaml projects;
 # an application-security engineer's 40 skills) before decision 0200's code, is its test split:
-# no script reads it, the lead scores it through the hook only.
-TEST_SPLITS: tuple[str, ...] = ("relevance_test22",)
+# no script reads it, the lead scores it through the hook only. The nineteenth, relevance_test24,
+# written blind on 2026-12-01 with the same brief (Crystal, Nim and Groovy/Grails projects; a
+# research scientist's 40 skills) before decision 0201's code, is that decision's test split,
+# read by nothing either.
+TEST_SPLITS: tuple[str, ...] = ("relevance_test22", "relevance_test24")
 # The splits written blind after relevance_test2 and before relevance_test22 (before
 # relevance_test15 until decision 0198, before relevance_test18 until decision 0200), among them
 # relevance_test20, 21 and 23, written blind as dev (decisions 0199, 0200), with the files of
