@@ -109,18 +109,19 @@ class Evidence(Value):
         if dense:
             return self.values() + (self.dense or (0.0, 0.0, 0.0))
         matched, rare = self.matched, self.rare
+        named = len(matched & self.named)  # the held words found only in names
         return (
             self.score,
             max(0.0, self.score - self.runner_up),
             float(len(matched & self.rare)),
-            1.0 if matched and matched <= self.named else 0.0,
+            1.0 if matched and named == len(matched) else 0.0,
             len(matched) / self.units if self.units else 0.0,
             math.log1p(self.units),
             len(matched & rare) / len(rare) if rare else 0.0,
             self.asked,
             self.bm25,
             self.calls,
-            len(matched & self.named) / len(matched) if matched else 0.0,
+            named / len(matched) if matched else 0.0,
         )
 
 

@@ -9,24 +9,25 @@ learnings, skills, phrases and prompts the rows use, the same scorers and gates 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import pytest
-from helpers import recall_eval
 
 from benchmarks.fixtures.learnings import (
     RECALL_LEARNINGS,
     RECALL_RELATED,
     RECALL_UNRELATED,
     SUGGEST_SKILLS,
-    asked_for,
     generate_learnings,
     skill_asked_for,
+    stored_learnings,
     write_skills,
 )
 from benchmarks.suites import recall as recall_rows
+from pokayokay.learnings.model import file_name_for
+from pokayokay.recall.readers import learning_document
 from pokayokay.relevance import note_index
 from pokayokay.skills.catalog import Skill, analysed, skill_from_text
 from pokayokay.skills.suggest import suggest
@@ -37,26 +38,31 @@ pytestmark = pytest.mark.one_python
 
 @cache
 def learnings_index() -> note_index.Index:
-    """The recall rows' 2,000 learnings, each with how a teammate might ask for it, as
-    ``benchmarks.fixtures.learnings.write_learnings`` stores them."""
-    notes: list[dict[str, Any]] = [
-        {"id": f"n{i}", "kind": "learning", "text": text, "category": category,
-         "asked": list(asked_for(text))}
-        for i, (text, category) in enumerate(generate_learnings(RECALL_LEARNINGS))
-    ]  # fmt: skip
-    return recall_eval.build(notes)
+    """The recall rows' 2,000 learnings as they store them (:func:`stored_learnings`: each
+    with its confidence and how a teammate might ask for it), indexed as the hook's sources
+    index them."""
+    read = [
+        learning_document(learning, file_name_for(learning.name))
+        for learning in stored_learnings(generate_learnings(RECALL_LEARNINGS))
+    ]
+    return note_index.Index.build([doc for doc, _ in read], [counts for _, counts in read])
+
+
+def read_skill(path: Path, asked: Sequence[str] = ()) -> Skill:
+    """A SKILL.md read as the catalog reads it, with ``asked`` phrases."""
+    skill = skill_from_text(path.read_text("utf-8"), path.parent.name, str(path), "project")
+    return analysed(skill, asked)
 
 
 def generated_skills(folder: Path) -> list[Skill]:
-    """The suggestion rows' generated skills, written as the rows write them and read as the
-    catalog reads them, each with the phrases the rows add (:func:`skill_asked_for`)."""
+    """The suggestion rows' generated skills, written as the rows write them, each with the
+    phrases the rows add (:func:`skill_asked_for`)."""
     write_skills(folder, SUGGEST_SKILLS)
-    skills = []
-    for i in range(SUGGEST_SKILLS):
-        path = folder / ".claude" / "skills" / f"skill-{i:03d}" / "SKILL.md"
-        skill = skill_from_text(path.read_text("utf-8"), path.parent.name, str(path), "project")
-        skills.append(analysed(skill, skill_asked_for(i)))
-    return skills
+    return [
+        read_skill(folder / ".claude" / "skills" / f"skill-{i:03d}" / "SKILL.md",
+                   skill_asked_for(i))
+        for i in range(SUGGEST_SKILLS)
+    ]  # fmt: skip
 
 
 def test_the_related_recall_prompt_recalls_a_learning() -> None:
@@ -78,8 +84,6 @@ def test_the_realistic_suggestion_row_prompt_gets_the_spreadsheet_skill(tmp_path
     """The row "200 + 38 realistic skills" checks /xlsx beside the recurring failures (those
     come from its store, not from relevance)."""
     skills = generated_skills(tmp_path)
-    for path in sorted(recall_rows.EVAL_SKILLS.glob("*/SKILL.md")):
-        skill = skill_from_text(path.read_text("utf-8"), path.parent.name, str(path), "project")
-        skills.append(analysed(skill))
+    skills += [read_skill(path) for path in sorted(recall_rows.EVAL_SKILLS.glob("*/SKILL.md"))]
     names = [s.name for s in suggest(recall_rows.SUGGEST_FAILING_PROMPT, skills).suggestions]
     assert "xlsx" in names, names
