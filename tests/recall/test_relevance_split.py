@@ -1,6 +1,6 @@
-"""The relevance splits written unseen (``tests/data/relevance_test22``, the test split since
-decision 0200, and ``relevance_test24``, decision 0201's): unchanged since they were written,
-and scored through the registered prompt hook as a regression gate.
+"""The relevance splits written unseen (``tests/data/relevance_test24``, decision 0201's test
+split, and ``relevance_test25``, written after it): unchanged since they were written, and
+scored through the registered prompt hook as a regression gate.
 
 Each split was written before the code it judges, by a writer who read only the README and the
 inputs; nobody tuning pokayokay reads its prompts (``tests/helpers/relevance_split.py``). The
@@ -19,15 +19,17 @@ import pytest
 from helpers import relevance_split as split
 
 DATA = split.REPO / "tests" / "data"
-SPLITS = (DATA / "relevance_test22", DATA / "relevance_test24")
+SPLITS = (DATA / "relevance_test24", DATA / "relevance_test25")
 # hash-checked and measured for size; scored by the lead (first runs in SPLITS.md), not gated
 # here (CI time): relevance_test3 (gated until split 11 was written), relevance_test4 (gated until
 # split 15 was written, decision 0195), relevance_test5, the second
 # test split written blind on 2026-11-28, relevance_test6 to 10, written on 2026-11-29, and
 # relevance_test11 to 17, written on 2026-11-30 (15 to 17 gated here until decision 0198), and
 # relevance_test20, 21 and 23, written blind as dev (decisions 0199, 0200), never test splits,
-# and relevance_test18 and 19, the test splits of decisions 0198 and 0199 (fitted on since 0200)
-CHECKED = (*SPLITS, *(DATA / f"relevance_test{n}" for n in (*range(3, 22), 23)))
+# and relevance_test18 and 19, the test splits of decisions 0198 and 0199 (fitted on since 0200),
+# and relevance_test22, decision 0200's test split, gated here until relevance_test25 was written
+# (CI time: two gated splits at a time)
+CHECKED = (*SPLITS, *(DATA / f"relevance_test{n}" for n in (*range(3, 24),)))
 
 
 # The two checks below read data files only (hashes, counts): the same on every Python, so CI's
@@ -63,9 +65,8 @@ def test_the_split_is_big_enough_to_measure(root: Path) -> None:
 # the decision as shipped, as scored here (no phrases, no dense opinion): recall hit 0.67 [0.58,
 # 0.74], silence 0.87 [0.76, 0.94], precision 0.82 [0.74, 0.89]; skills 0.72 [0.63, 0.79], 0.93
 # [0.84, 0.97], 0.90 [0.82, 0.94]. Bars at the lower ends; the goals are recall 0.80 / 0.90 /
-# 0.85 and skills 0.85 / 0.95 / 0.85.
-RECALL_BARS_22 = {"hit": 0.58, "silence": 0.76, "precision": 0.74}
-SKILL_BARS_22 = {"hit": 0.63, "silence": 0.84, "precision": 0.82}
+# 0.85 and skills 0.85 / 0.95 / 0.85. Gated here at those lower ends until relevance_test25 was
+# written; hash-checked since.
 # relevance_test24, the test split of decision 0201 (written blind on 2026-12-01 with the same
 # brief: a Crystal flower auction, a Nim laundry RFID tracker, a Groovy/Grails customs brokerage;
 # 3 x 18 notes, 120 + 54 recall prompts; 40 real skills of a research scientist, 120 + 60
@@ -74,6 +75,14 @@ SKILL_BARS_22 = {"hit": 0.63, "silence": 0.84, "precision": 0.82}
 # 0.98], 0.86 [0.76, 0.92].
 RECALL_BARS_24 = {"hit": 0.59, "silence": 0.85, "precision": 0.79}
 SKILL_BARS_24 = {"hit": 0.50, "silence": 0.86, "precision": 0.76}
+# relevance_test25 (written blind on 2026-12-01 with the same brief after decision 0201's code:
+# a Common Lisp clinical-trial randomiser, Tcl/Expect end-of-line test stations, a Pharo
+# harbour-pilot dispatcher; 3 x 18 notes, 120 + 54 recall prompts; 40 real skills of a payments
+# platform engineer, 120 + 60 prompts), first run of the code as it stood (d5abd81), as scored
+# here: recall hit 0.68 [0.60, 0.76], silence 0.89 [0.78, 0.95], precision 0.86 [0.78, 0.92];
+# skills 0.63 [0.54, 0.71], 0.90 [0.80, 0.95], 0.84 [0.76, 0.91].
+RECALL_BARS_25 = {"hit": 0.60, "silence": 0.78, "precision": 0.78}
+SKILL_BARS_25 = {"hit": 0.54, "silence": 0.80, "precision": 0.76}
 
 
 def _assert_bars(figures: split.Figures, bars: dict[str, float]) -> None:
@@ -82,11 +91,12 @@ def _assert_bars(figures: split.Figures, bars: dict[str, float]) -> None:
 
 
 BARS = [
-    (SPLITS[0], RECALL_BARS_22, SKILL_BARS_22),
-    (SPLITS[1], RECALL_BARS_24, SKILL_BARS_24),
+    (SPLITS[0], RECALL_BARS_24, SKILL_BARS_24),
+    (SPLITS[1], RECALL_BARS_25, SKILL_BARS_25),
 ]
 
 
+@pytest.mark.long
 @pytest.mark.slow
 @pytest.mark.parametrize(("root", "bars", "_skills"), BARS, ids=lambda v: getattr(v, "name", ""))
 def test_recall_on_the_unseen_split_holds_its_first_run(
