@@ -37,17 +37,12 @@ def _is_property(test: object) -> bool:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each property test ``property``: CI's 3.10 and 3.13 tiers leave them to the main
-    Python's everyday and slow tiers (decision 0186). Put the tests marked ``long`` first
-    (decision 0202). With ``POKAYOKAY_HALF`` set to 0 or 1, keep only the test files of that
-    half (by a hash of the file's path): CI's 3.13 tier runs the half drawn from its seed, and
-    its 3.10 tier the other half (decision 0186)."""
+    Python's everyday and slow tiers (decision 0186). With ``POKAYOKAY_HALF`` set to 0 or 1,
+    keep only the test files of that half (by a hash of the file's path): CI's 3.13 tier runs
+    the half drawn from its seed, and its 3.10 tier the other half (decision 0186)."""
     for item in items:
         if _is_property(getattr(item, "obj", None)):
             item.add_marker(pytest.mark.property)
-    # The tests that run for minutes go first, so that under xdist the other workers share
-    # the rest while they run rather than wait for one started last (a stable sort: the
-    # order is otherwise collection order).
-    items.sort(key=lambda item: item.get_closest_marker("long") is None)
     half = os.environ.get("POKAYOKAY_HALF")
     if half not in ("0", "1"):
         return

@@ -170,7 +170,6 @@ def diagnosis(e2e: E2E) -> str:
     return listed.stdout + "\n".join(f"{p}:\n{p.read_text()}" for p in rules)
 
 
-@pytest.mark.long
 def test_four_mistakes_reach_session_four_as_lessons_loaded_when_they_matter(e2e: E2E) -> None:
     project = e2e.project
     files = vendor(project, e2e.env)

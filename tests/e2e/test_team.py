@@ -180,7 +180,6 @@ def team_break_and_fix(mate: Teammate, label: str) -> RunResult:
 # -- the test ----------------------------------------------------------------------------------
 
 
-@pytest.mark.long
 def test_a_lesson_earned_by_two_teammates_loads_in_a_third_clone_after_it_pulls(
     e2e: E2E,
 ) -> None:

@@ -125,7 +125,6 @@ def test_the_settled_verdict_is_the_parsed_one(
     _check(root, groups, command, error, named)
 
 
-@pytest.mark.long
 @pytest.mark.slow
 @given(
     groups=st.lists(GROUP, min_size=1, max_size=6),

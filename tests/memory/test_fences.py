@@ -353,7 +353,6 @@ def test_fences_and_markers_property_quick() -> None:
     assert refused <= max(3, examples // 100)
 
 
-@pytest.mark.long
 @pytest.mark.slow
 def test_fences_and_markers_property_thousands(capsys: pytest.CaptureFixture[str]) -> None:
     """2,500 examples a run, new ones each CI run (its slow tier draws the seed: decisions 0155,

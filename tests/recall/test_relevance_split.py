@@ -29,7 +29,7 @@ SPLITS = (DATA / "relevance_test24", DATA / "relevance_test25")
 # and relevance_test18 and 19, the test splits of decisions 0198 and 0199 (fitted on since 0200),
 # and relevance_test22, decision 0200's test split, gated here until relevance_test25 was written
 # (CI time: two gated splits at a time)
-CHECKED = (*SPLITS, *(DATA / f"relevance_test{n}" for n in (*range(3, 24),)))
+CHECKED = (*SPLITS, *(DATA / f"relevance_test{n}" for n in range(3, 24)))
 
 
 # The two checks below read data files only (hashes, counts): the same on every Python, so CI's
@@ -96,7 +96,6 @@ BARS = [
 ]
 
 
-@pytest.mark.long
 @pytest.mark.slow
 @pytest.mark.parametrize(("root", "bars", "_skills"), BARS, ids=lambda v: getattr(v, "name", ""))
 def test_recall_on_the_unseen_split_holds_its_first_run(

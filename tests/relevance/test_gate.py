@@ -303,7 +303,6 @@ def test_an_unknown_gate_is_refused() -> None:
 
 
 @pytest.mark.one_python
-@pytest.mark.long
 def test_the_fitting_script_reproduces_the_shipped_gates() -> None:
     """One command rewrites both files; run without writing (``--check``), it fits the same
     coefficients and threshold as the shipped ones (the lead re-runs it after a merge)."""

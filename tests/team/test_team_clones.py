@@ -85,7 +85,6 @@ def test_concurrent_sessions_never_conflict_and_rules_are_identical(tmp_path: Pa
     _check_team(_simulate(tmp_path, clones=3, sessions=24, seed=7))
 
 
-@pytest.mark.long
 @pytest.mark.slow
 def test_two_hundred_sessions_of_five_teammates_never_conflict(tmp_path: Path) -> None:
     _check_team(_simulate(tmp_path, clones=5, sessions=200, seed=28))
