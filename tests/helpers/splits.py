@@ -91,8 +91,13 @@ TEST12_FOLDER = DATA / "relevance_test15"
 # research scientist's 40 skills) before decision 0201's code, is that decision's test split,
 # read by nothing either. The twentieth, relevance_test25, written blind on 2026-12-01 with the
 # same brief (Common Lisp, Tcl and Pharo projects; a payments platform engineer's 40 skills)
-# after decision 0201's code, measured the shipped code once and is read by nothing either.
-TEST_SPLITS: tuple[str, ...] = ("relevance_test22", "relevance_test24", "relevance_test25")
+# after decision 0201's code, measured the shipped code once and is read by nothing either. The
+# twenty-first, relevance_test26, written blind on 2026-12-01 with the same brief (Vala, Prolog
+# and D projects; an analytics engineer's 40 skills) before decision 0203's code, is its test
+# split, read by nothing either.
+TEST_SPLITS: tuple[str, ...] = (
+    "relevance_test22", "relevance_test24", "relevance_test25", "relevance_test26",
+)  # fmt: skip
 # The splits written blind after relevance_test2 and before relevance_test22 (before
 # relevance_test15 until decision 0198, before relevance_test18 until decision 0200), among them
 # relevance_test20, 21 and 23, written blind as dev (decisions 0199, 0200), with the files of
