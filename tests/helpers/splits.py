@@ -94,9 +94,12 @@ TEST12_FOLDER = DATA / "relevance_test15"
 # after decision 0201's code, measured the shipped code once and is read by nothing either. The
 # twenty-first, relevance_test26, written blind on 2026-12-01 with the same brief (Vala, Prolog
 # and D projects; an analytics engineer's 40 skills) before decision 0203's code, is its test
-# split, read by nothing either.
+# split, read by nothing either. The twenty-second, relevance_test27, written blind on 2026-12-01
+# with the same brief (Hack, Pony and Haxe projects; a QA engineer's 40 skills) after decision
+# 0203's code, waits for the next relevance change: read by nothing either.
 TEST_SPLITS: tuple[str, ...] = (
     "relevance_test22", "relevance_test24", "relevance_test25", "relevance_test26",
+    "relevance_test27",
 )  # fmt: skip
 # The splits written blind after relevance_test2 and before relevance_test22 (before
 # relevance_test15 until decision 0198, before relevance_test18 until decision 0200), among them
