@@ -318,7 +318,7 @@ def skill_cases(
             found = skill_evidence(
                 query, stats, chosen, scores, opinion, calls=out_of_fold(CALLS_SKILLS)[prompt]
             )
-            expected = [row["expected"]] if row["expected"] else []
+            expected = [row["expected"], *row["also"]] if row["expected"] else []
             cases.append(Case(expected, names, found, str(folder or splits.SKILLS_FOLDER)))
     return cases
 

@@ -175,12 +175,18 @@ def recall_sources(
 
 
 def skill_rows(path: Path) -> list[dict[str, Any]]:
-    """A skill prompt file's rows as ``{"prompt", "expected"}``: the labelled sets' own format
-    (a list of those) or the unseen splits' (``{"prompts": [{"q", "expect": [...]}]}``)."""
+    """A skill prompt file's rows as ``{"prompt", "expected", "also"}``: the labelled sets' own
+    format (a list of ``{"prompt", "expected"}``) or the unseen splits' (``{"prompts": [{"q",
+    "expect": [...]}]}``): ``expected`` the first skill expected (or None), ``also`` the others a
+    prompt expects (a prompt expecting two skills is right with either)."""
     data = json.loads(path.read_text("utf-8"))
     if isinstance(data, list):
-        return data
+        return [{**row, "also": []} for row in data]
     return [
-        {"prompt": row["q"], "expected": row["expect"][0] if row["expect"] else None}
+        {
+            "prompt": row["q"],
+            "expected": row["expect"][0] if row["expect"] else None,
+            "also": list(row["expect"][1:]),
+        }
         for row in data["prompts"]
     ]

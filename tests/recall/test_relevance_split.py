@@ -1,6 +1,6 @@
 """The relevance splits written unseen (``tests/data/relevance_test25``, written after decision
-0201's code, and ``relevance_test26``, decision 0203's test split): unchanged since they were written, and
-scored through the registered prompt hook as a regression gate.
+0201's code, and ``relevance_test26``, decision 0203's test split): unchanged since they were
+written, and scored through the registered prompt hook as a regression gate.
 
 Each split was written before the code it judges, by a writer who read only the README and the
 inputs; nobody tuning pokayokay reads its prompts (``tests/helpers/relevance_split.py``). The
