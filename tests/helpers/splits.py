@@ -96,7 +96,8 @@ TEST12_FOLDER = DATA / "relevance_test15"
 # and D projects; an analytics engineer's 40 skills) before decision 0203's code, is its test
 # split, read by nothing either. The twenty-second, relevance_test27, written blind on 2026-12-01
 # with the same brief (Hack, Pony and Haxe projects; a QA engineer's 40 skills) after decision
-# 0203's code, waits for the next relevance change: read by nothing either.
+# 0203's code, measured the skills gates refitted with every expected skill: read by nothing
+# either.
 TEST_SPLITS: tuple[str, ...] = (
     "relevance_test22", "relevance_test24", "relevance_test25", "relevance_test26",
     "relevance_test27",
