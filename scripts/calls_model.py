@@ -15,9 +15,9 @@ a prompt labelled 1 when it expects a note (or a skill), 0 when it expects none.
 The fit: L2-regularised logistic regression over the binary pieces of
 :func:`pokayokay.relevance.calls.pieces` seen in at least :data:`MIN_PROMPTS` prompts, solved to
 convergence by Newton's method with conjugate gradients (decision 0203); then the :data:`KEEP`
-pieces of largest weight are kept. The gates
-are fitted on out-of-fold probabilities: each fold's prompts scored by the model fitted on the
-other folds, so that a gate learns what the opinion is worth on prompts it never saw.
+pieces of largest weight are kept. The gates are fitted on out-of-fold probabilities: each
+fold's prompts scored by the model fitted on the other folds, so that a gate learns what the
+opinion is worth on prompts it never saw.
 
 A dev tool: numpy (the dev extra) is used here only.
 """

@@ -9,6 +9,7 @@ import math
 import random
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -339,6 +340,21 @@ def test_the_fitting_script_reproduces_the_shipped_gates() -> None:
         assert again.weights == pytest.approx(shipped.weights, abs=1e-6)
         assert again.bias == pytest.approx(shipped.bias, abs=1e-6)
         assert again.threshold == pytest.approx(shipped.threshold, abs=1e-6)
+
+
+@pytest.mark.one_python
+def test_a_prompt_expecting_two_skills_is_fitted_right_with_either(tmp_path: Path) -> None:
+    """A blind split's prompt may expect two skills: the fit labels both right (``also``), as
+    the hook's scoring counts either as a hit; the own sets' rows expect one at most."""
+    import json
+
+    path = tmp_path / "prompts.json"
+    rows = [{"q": "both", "expect": ["pdf", "xlsx"]}, {"q": "one", "expect": ["pdf"]}]
+    path.write_text(json.dumps({"prompts": [*rows, {"q": "none", "expect": []}]}), "utf-8")
+    got = [(r["prompt"], r["expected"], r["also"]) for r in splits.skill_rows(path)]
+    assert got == [("both", "pdf", ["xlsx"]), ("one", "pdf", []), ("none", None, [])]
+    own = splits.skill_rows(splits.SKILLS_FOLDER / splits.SKILLS_DEV[0])
+    assert own and all(r["also"] == [] for r in own)
 
 
 @pytest.mark.one_python
