@@ -343,9 +343,11 @@ def test_the_fitting_script_reproduces_the_shipped_gates() -> None:
 
 
 @pytest.mark.one_python
-def test_a_prompt_expecting_two_skills_is_fitted_right_with_either(tmp_path: Path) -> None:
-    """A blind split's prompt may expect two skills: the fit labels both right (``also``), as
-    the hook's scoring counts either as a hit; the own sets' rows expect one at most."""
+def test_a_skill_prompt_row_holds_every_skill_it_expects(tmp_path: Path) -> None:
+    """A blind split's prompt may expect two skills: its row names both (``also`` beside
+    ``expected``), so the fit labels either right, as the hook's scoring counts either as a hit
+    (that the fit uses them, the refit test above checks: the shipped gates were fitted so);
+    the own sets' rows expect one at most."""
     import json
 
     path = tmp_path / "prompts.json"
