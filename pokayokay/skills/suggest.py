@@ -403,18 +403,9 @@ def suggest(
         (n for n, sc in scores.items() if sc >= floor and (sc >= top * RELATIVE or n in reasons)),
         key=lambda n: (-scores[n], n),
     )[:MAX_SUGGESTIONS]
-    # A file of the skill's own format named in the prompt is evidence of its own, like a
-    # recurring failure: the gate judges only what the prompt's words say.
-    from pokayokay.relevance.skill_match import names_format
-
-    formats = {
-        n
-        for n in chosen
-        if n not in reasons
-        and (prof := by_name[n].profile) is not None
-        and names_format(query, prof)
-    }
-    worded = [by_name[n] for n in chosen if n not in reasons and n not in formats]
+    # A file of the skill's own format named in the prompt is evidence in its words, judged by
+    # the gate like the rest, as the gate was fitted (decision 0204).
+    worded = [by_name[n] for n in chosen if n not in reasons]
     opinion = None
     if dense is not None and not asks:
         from pokayokay.relevance.dense.texts import top_of
@@ -429,7 +420,7 @@ def suggest(
 
         spoken = speak(gate, query, _stats(skills), worded, scores, opinion, prompt=prompt)
         kept = {s.name for s in spoken}
-        chosen = [n for n in chosen if n in reasons or n in formats or n in kept]
+        chosen = [n for n in chosen if n in reasons or n in kept]
 
     suggestions: list[Suggestion] = []
     for name in chosen:

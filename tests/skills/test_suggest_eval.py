@@ -23,8 +23,10 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 EVAL = DATA / "skills_eval"
 SAMPLES = DATA / "suggest"
 README = Path(__file__).resolve().parents[2] / "README.md"
-# 159/198 since decision 0200 (167/198 after 0199; 0.87 after decision 0167, 0.90 before)
-MIN_HIT = 0.80
+# 158/198 since decision 0204 (a named format judged by the gate: "open inventory.xlsm and fix
+# the broken VLOOKUP formulas" held back); 159/198 after 0200 (167/198 after 0199; 0.87 after
+# decision 0167, 0.90 before)
+MIN_HIT = 0.79
 MIN_SILENCE = 0.95
 
 
@@ -178,8 +180,9 @@ BLIND_BARS = {
     # hits since the precision-first threshold and the one-prompt evokes' drop (decision 0167):
     # 45, 45, 50, 38 and 42 of 60
     # 44, 42, 49, 37 and 40 of 60 since decision 0200 (the plain gate's share 0.85 -> 0.80;
-    # silences 30, 30, 30, 30 and 29 of 30)
-    "blind3.json": (0.72, 0.87, 0.84), "blind4.json": (0.68, 0.87, 0.80),
+    # silences 30, 30, 30, 30 and 29 of 30); 44, 40, 49, 37 and 40 since decision 0204 (a named
+    # format judged by the gate: one fewer wrong skill shown on blind3, 4, 5 and 6 each)
+    "blind3.json": (0.72, 0.87, 0.84), "blind4.json": (0.66, 0.87, 0.80),
     "blind5.json": (0.80, 0.87, 0.84), "blind6.json": (0.60, 0.93, 0.76),
     "blind7.json": (0.65, 0.87, 0.82),
 }  # fmt: skip
@@ -384,10 +387,17 @@ def test_the_prompts_of_the_issue(catalog: Catalog, prompt: str, expected: str |
 
 
 def test_a_file_extension_in_a_prompt_finds_the_format_skill(catalog: Catalog) -> None:
-    assert [s.name for s in suggest("summarise figures.xlsx", catalog).suggestions] == ["xlsx"]
+    """A file of a skill's own format makes it a candidate; whether it speaks is the gate's call,
+    as for any other evidence in the prompt's words (decision 0204)."""
+    ranked = suggest("summarise figures.xlsx", catalog, gate=False).suggestions
+    assert [s.name for s in ranked] == ["xlsx"]
+    assert ranked[0].reasons == ["matches xlsx"]
+    asked = "export the quarterly numbers to budget.xlsx with a totals row"
+    assert [s.name for s in suggest(asked, catalog).suggestions] == ["xlsx"]
     advice = suggest("fix the typo in deck.pptx", catalog, gate=False)  # the gate holds it back
     assert [s.name for s in advice.suggestions] == ["pptx"]  # since decision 0167
     assert advice.suggestions[0].reasons == ["matches deck, pptx"]
+    assert suggest("fix the typo in deck.pptx", catalog).text() == ""
     # An extension no skill names as a format means nothing: a module is not a skill.
     assert suggest("tidy src/app/models.py", catalog).text() == ""
 
