@@ -38,7 +38,10 @@ Features (:data:`FEATURES`), each from what the scorer produced or from the corp
 * ``named_share`` — the share of the prompt words it holds that were found only inside a path,
   a file name or an identifier: ``names_only`` by degrees (decision 0201). A prompt naming a
   note's file or function to do something else there ("fix the typo in `InvoiceMailer`")
-  matches mostly by the name; one about the note's subject, by its plain words too.
+  matches mostly by the name; one about the note's subject, by its plain words too;
+* ``body_share`` — for a skill, the share of the prompt words it holds that only its
+  ``SKILL.md`` body holds, not its name, description or phrases (decision 0205): a body word is
+  weaker evidence than a description's. 0 for every note.
 
 With a dense opinion (``pokayokay[dense]``, :mod:`pokayokay.relevance.dense`, decision 0181),
 three more (:data:`DENSE_FEATURES`): the model's cosine between the prompt and the candidate,
@@ -65,7 +68,7 @@ if TYPE_CHECKING:
 
 FEATURES = (
     "score", "margin", "rare", "names_only", "coverage", "length", "rare_share", "asked_share",
-    "bm25", "calls", "named_share",
+    "bm25", "calls", "named_share", "body_share",
 )  # fmt: skip
 DENSE_FEATURES = ("cosine", "cosine_lead", "cosine_top")
 # A second candidate speaks only at this share of the first one's probability, or more.
@@ -85,7 +88,8 @@ class Evidence(Value):
     file names or identifiers; ``units``: how many content units the prompt has; ``asked``: the
     share of them one way of asking for the candidate holds (:func:`asked_share`); ``dense``:
     the dense opinion's three features; ``bm25``: the note's BM25 share (decision 0194);
-    ``calls``: how likely the prompt is to call for a note or a skill at all (decision 0195)."""
+    ``calls``: how likely the prompt is to call for a note or a skill at all (decision 0195);
+    ``body``: for a skill, the held words only its body holds (decision 0205)."""
 
     score: float
     runner_up: float
@@ -97,6 +101,7 @@ class Evidence(Value):
     dense: tuple[float, float, float] | None = None
     bm25: float = 0.0
     calls: float = 0.0
+    body: frozenset[str] = frozenset()
 
     def __repr__(self) -> str:
         dense = self.dense is not None
@@ -122,6 +127,7 @@ class Evidence(Value):
             self.bm25,
             self.calls,
             named / len(matched) if matched else 0.0,
+            len(matched & self.body) / len(matched) if matched else 0.0,
         )
 
 

@@ -85,6 +85,7 @@ def evidence(
                 len(units),
                 dense=None if cosines is None else opinion_features(cosines, skill.name, ranked),
                 calls=calls,
+                body=units & skill.profile.body,
             )
         )
     return out

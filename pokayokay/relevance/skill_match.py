@@ -18,7 +18,11 @@ boilerplate removed first):
   its format ("the Markdown files as one Word document");
 * **anchors** — the name's words and the proper names of the text (a capitalised word inside a
   sentence: Playwright, MCP, Stripe; not HTTP or API, :data:`COMMON_ACRONYMS`): a prompt naming
-  one that no other skill holds earns :data:`ANCHOR_BONUS` times its specificity.
+  one that no other skill holds earns :data:`ANCHOR_BONUS` times its specificity;
+* **body** — the :data:`BODY_TERMS` words the ``SKILL.md`` body uses most (its prose after the
+  frontmatter, code blocks left out) that no other part holds, in ``fields`` at
+  :data:`BODY_WEIGHT`, counted over the bodies for their IDF (decision 0205): a task the
+  description states vaguely and the body names ("write the failing test first").
 
 Scoring a prompt: each prompt term's *specificity* is its IDF over the catalog scaled to 0–1,
 times :data:`~pokayokay.relevance.skill_terms.GENERIC_FACTOR` for generic coding words, times
@@ -75,7 +79,7 @@ if TYPE_CHECKING:
     from pokayokay.skills.catalog import Skill
 
 # Bumped whenever the analysis or the profile layout changes: cached catalogs are rebuilt.
-ANALYSIS_VERSION = 7
+ANALYSIS_VERSION = 8
 NAME_WEIGHT = 2.5
 NAME_PART_WEIGHT = 1.75  # one word of a several-word name
 LEAD_WEIGHT = 1.6  # a word of the first sentence, where a description states its subject
@@ -89,6 +93,12 @@ MASS_EXPONENT = 0.35
 UNKNOWN_MASS = 0.35  # how much a prompt term no skill holds weighs in the prompt's mass
 PATH_FACTOR = 0.5  # a word found only in a file name of the prompt
 MAX_PHRASE_TERMS = 8
+# The body of a SKILL.md (its prose after the frontmatter, code blocks left out) is a weak field
+# (decision 0205): the words it uses most that the description lacks, each at BODY_WEIGHT of a
+# description word, with a document frequency of their own (over the bodies that hold them, for
+# a word no description holds), so a description word keeps its IDF.
+BODY_WEIGHT = 0.3
+BODY_TERMS = 100
 
 _NEGATIVE = Lazy(
     r"(?:\b(?:do not|don't|never|not|nor)\s+(?:use|trigger|intended|meant|suitable|designed)\b"
@@ -117,7 +127,7 @@ class Profile:
     and ``anchors`` may be given as lists (the cache's): they become sets when first read, which
     most profiles never are on a prompt (a skill sharing no term with it is not looked into)."""
 
-    __slots__ = ("_anchors", "_bigrams", "_negative", "asked", "fields", "phrases")
+    __slots__ = ("_anchors", "_bigrams", "_body", "_negative", "asked", "fields", "phrases")
 
     def __init__(
         self,
@@ -134,6 +144,7 @@ class Profile:
         self._negative = negative
         self._anchors = anchors if anchors is not None else set()
         self.asked = asked  # whether how a user might ask for it is in ``fields`` (0176)
+        self._body: set[str] | None = None  # the fields only its body holds (0205), when read
 
     @property
     def bigrams(self) -> set[str]:
@@ -152,6 +163,15 @@ class Profile:
         if not isinstance(self._anchors, set):
             self._anchors = set(self._anchors)
         return self._anchors
+
+    @property
+    def body(self) -> set[str]:
+        """The fields only the skill's body holds: those at :data:`BODY_WEIGHT`, a weight no
+        other part gives (read from ``fields`` when first asked: the cache need not repeat
+        them)."""
+        if self._body is None:
+            self._body = {t for t, w in self.fields.items() if w == BODY_WEIGHT}
+        return self._body
 
     def to_data(self) -> dict[str, Any]:
         return {
@@ -196,10 +216,12 @@ _BOILERPLATE = Lazy(
 )
 
 
-def profile(name: str, description: str, asked: Sequence[str] = ()) -> Profile:
+def profile(name: str, description: str, asked: Sequence[str] = (), body: str = "") -> Profile:
     """The :class:`Profile` of a skill from its name and its description text; ``asked``: how a
     user might ask for it (:mod:`pokayokay.skills.asked`), whose words the description lacks
-    count as the rest of its text (weight 1)."""
+    count as the rest of its text (weight 1); ``body``: the prose of its ``SKILL.md`` after the
+    frontmatter (:func:`pokayokay.skills.skill_frontmatter.body_text`), whose
+    :data:`BODY_TERMS` most used words that no other part holds count at :data:`BODY_WEIGHT`."""
     from itertools import pairwise  # the catalog's cache is built off the prompt path
 
     negative_text = _BOILERPLATE.sub(" ", " ".join(m[0] for m in _NEGATIVE.finditer(description)))
@@ -247,6 +269,13 @@ def profile(name: str, description: str, asked: Sequence[str] = ()) -> Profile:
     anchors &= set(fields)
     for term in tokenize(" ".join(asked)):
         fields.setdefault(term, 1.0)
+    counts: dict[str, int] = {}
+    for term in tokenize(body):
+        if term not in fields and term not in negative:
+            counts[term] = counts.get(term, 0) + 1
+    own = sorted(counts, key=lambda t: (-counts[t], t))[:BODY_TERMS]
+    for term in own:
+        fields[term] = BODY_WEIGHT
     return Profile(fields, phrases, bigrams(positive), negative, anchors, bool(asked))
 
 
@@ -275,23 +304,32 @@ class Stats:
     @classmethod
     def of(cls, skills: Iterable[Skill]) -> Stats:
         """The numbers of the skills whose description could be read: document frequencies
-        over their profiles, and their names as words (one-word names, a file name may hold:
+        over their profiles (a word of a description counted over the descriptions and the
+        rest of the profiles that hold it, a word only bodies hold over those bodies), and
+        their names as words (one-word names, a file name may hold:
         ``Dockerfile``, ``docker-compose.yml``; the words of longer names)."""
         df: dict[str, int] = {}
         names: set[str] = set()
         parts: list[list[str]] = []
         n = 0
+        in_body: dict[str, int] = {}  # a word by the bodies that hold it (decision 0205)
         for skill in skills:
             if skill.profile is None:
                 continue
             n += 1
+            body = skill.profile.body
             for term in skill.profile.fields:
-                df[term] = df.get(term, 0) + 1
+                if term in body:
+                    in_body[term] = in_body.get(term, 0) + 1
+                else:
+                    df[term] = df.get(term, 0) + 1
             words = sorted(set(tokenize(name_words(skill.name))))
             if len(words) == 1:
                 names.update(words)
             elif words:
                 parts.append(words)
+        for term, count in in_body.items():
+            df.setdefault(term, count)  # a description's word keeps its own frequency
         return cls(n, df, names, parts)
 
     def named(self, segments: Iterable[tuple[list[str], bool, bool]]) -> set[str]:

@@ -121,12 +121,14 @@ def skill_from_text(text: str, dir_name: str, path: str, source: str, plugin: st
     return Skill(name, full, path, source, invocable)
 
 
-def analysed(skill: Skill, asked: Sequence[str] = ()) -> Skill:
+def analysed(skill: Skill, asked: Sequence[str] = (), text: str = "") -> Skill:
     """``skill`` with its match profile (name, description, triggers, extensions, negatives;
-    ``asked``: how a user might ask for it, :mod:`pokayokay.skills.asked`)."""
+    ``asked``: how a user might ask for it, :mod:`pokayokay.skills.asked`; ``text``: its
+    ``SKILL.md``, whose body is a weak field of its own, decision 0205)."""
     from pokayokay.relevance.skill_match import profile
+    from pokayokay.skills.skill_frontmatter import body_text
 
-    skill.profile = profile(skill.name, skill.description, asked)
+    skill.profile = profile(skill.name, skill.description, asked, body_text(text) if text else "")
     return skill
 
 
@@ -333,7 +335,7 @@ def load_catalog(
                 continue  # vanished: not in the catalog
             skill = skill_from_text(text, dir_name, path, source, plugin)
             asked = asked_of(skill)
-            skill = analysed(skill, asked)
+            skill = analysed(skill, asked, text)
             skill.stamp = stamp
             fresh[path] = {
                 "stamp": stamp,
@@ -417,8 +419,9 @@ def catalog_from_folder(
 
     out = Catalog()
     for name, path in skill_dirs(os.fspath(folder)):
-        skill = skill_from_text(_read_head(path), name, path, source)
-        out.append(analysed(skill, asked_for(table or {}, skill.name, skill.description)))
+        text = _read_head(path)
+        skill = skill_from_text(text, name, path, source)
+        out.append(analysed(skill, asked_for(table or {}, skill.name, skill.description), text))
     return out
 
 

@@ -133,8 +133,12 @@ def test_more_of_a_feature_moves_the_probability_the_way_its_weight_says(
 
 def test_the_features_are_computed_from_the_evidence() -> None:
     found = Evidence(0.9, 0.4, frozenset({"a", "b"}), frozenset({"b", "c"}), frozenset(), 4)
-    expected = (0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.5, 0.0, 0.0, 0.0, 0.0)
+    expected = (0.9, 0.5, 1.0, 0.0, 0.5, math.log(5), 0.5, 0.0, 0.0, 0.0, 0.0, 0.0)
     assert found.values() == pytest.approx(expected)
+    # a skill's words only its body holds (decision 0205): one of the two it holds
+    held = frozenset({"a", "b"})
+    bodied = Evidence(0.9, 0.4, held, frozenset(), frozenset(), 4, body=frozenset({"b"}))
+    assert bodied.values()[FEATURES.index("body_share")] == 0.5
     said = Evidence(0.9, 0.4, frozenset({"a"}), frozenset(), frozenset(), 4, 0.75, bm25=0.4)
     assert said.values()[FEATURES.index("asked_share")] == 0.75
     assert said.values()[FEATURES.index("bm25")] == 0.4

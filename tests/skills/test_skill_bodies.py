@@ -1,0 +1,126 @@
+"""A ``SKILL.md``'s body as a weak field of skill suggestion (decision 0205): its prose outside
+code blocks, its most used words the description lacks at :data:`BODY_WEIGHT`, their own
+document frequency, the gate's ``body_share``, and the cache keeping them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers.paths import DATA_DIR
+
+from pokayokay.relevance.gate import FEATURES
+from pokayokay.relevance.skill_gating import evidence
+from pokayokay.relevance.skill_match import (
+    BODY_TERMS,
+    BODY_WEIGHT,
+    EXT_WEIGHT,
+    LEAD_WEIGHT,
+    NAME_PART_WEIGHT,
+    NAME_WEIGHT,
+    TRIGGER_WEIGHT,
+    Query,
+    Stats,
+    profile,
+)
+from pokayokay.relevance.skill_terms import tokenize
+from pokayokay.skills.catalog import catalog_from_folder, load_catalog
+from pokayokay.skills.skill_frontmatter import body_text
+
+TDD = """---
+name: test-driven-development
+description: Use when implementing any feature or bugfix, before writing implementation code
+---
+
+# Test-Driven Development
+
+Write the test first. Watch it fail. Write minimal code to pass.
+
+```python
+def test_retries_failed_operations():
+    assert retry(operation) == "success"
+```
+
+Red, green, refactor: a failing test before any production code.
+"""
+
+
+def test_the_body_is_the_prose_after_the_frontmatter_without_code_blocks() -> None:
+    body = body_text(TDD)
+    assert body.startswith("\n# Test-Driven Development\n")
+    assert "retry(operation)" not in body and "```" not in body
+    assert body.endswith("Red, green, refactor: a failing test before any production code.\n")
+    assert body_text("\ufeff" + TDD) == body
+    assert body_text("no frontmatter at all\n") == "no frontmatter at all\n"
+    assert body_text("---\nname: x\ndescription: y\n---") == ""
+
+
+def test_the_most_used_body_words_the_description_lacks_weigh_little() -> None:
+    prof = profile(
+        "test-driven-development",
+        "Use when implementing any feature or bugfix, before writing implementation code",
+        body=body_text(TDD),
+    )
+    assert prof.fields["fail"] == prof.fields["red"] == BODY_WEIGHT
+    assert "fail" in prof.body and "red" in prof.body
+    assert prof.fields["featur"] != BODY_WEIGHT  # a description's word keeps its weight
+    assert "featur" not in prof.body
+    assert "retry" not in prof.fields and "oper" not in prof.fields  # code blocks left out
+    # Only the most used ones: a long body adds at most BODY_TERMS words, the most used first.
+    words = [f"zz{a}{b}{c}" for a in "bcdfgh" for b in "klmnp" for c in "rstvw"]
+    assert len(set(tokenize(" ".join(words)))) == len(words) > BODY_TERMS
+    half = BODY_TERMS // 2
+    long_body = " ".join(" ".join([w] * (3 if i < half else 1)) for i, w in enumerate(words))
+    body = profile("x", "Do one thing.", body=long_body).body
+    assert len(body) == BODY_TERMS
+    assert set(tokenize(" ".join(words[:half]))) <= body
+
+
+def test_no_other_part_of_a_profile_weighs_what_a_body_word_does() -> None:
+    """``Profile.body`` is read back from the weight alone (the cache does not repeat it)."""
+    others = (1.0, NAME_WEIGHT, NAME_PART_WEIGHT, LEAD_WEIGHT, EXT_WEIGHT, TRIGGER_WEIGHT)
+    assert min(others) > BODY_WEIGHT
+
+
+def test_a_word_only_bodies_hold_has_its_own_document_frequency(tmp_path: Path) -> None:
+    """A description's word keeps the frequency of the descriptions; one only bodies hold is
+    counted over those bodies."""
+    for name, description, body in (
+        ("alpha", "Draw charts of sales.", "Use fixtures. Use fixtures."),
+        ("beta", "Write fixtures for tests.", "Charts are drawn with fixtures."),
+        ("gamma", "Deploy the app.", "Rollback with fixtures and canaries."),
+    ):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {description}\n---\n{body}\n", "utf-8"
+        )
+    catalog = catalog_from_folder(tmp_path)
+    stats = Stats.of(catalog)
+    assert stats.df["fixtur"] == 1  # beta's description; alpha's and gamma's bodies not counted
+    assert stats.df["canary"] == 1  # only gamma's body
+    assert "fixtur" in next(s for s in catalog if s.name == "alpha").profile.body  # type: ignore[union-attr]
+
+
+def test_the_gate_reads_how_much_of_a_skills_evidence_only_its_body_holds() -> None:
+    catalog = catalog_from_folder(DATA_DIR / "relevance_test13" / "skills")
+    stats = catalog.statistics()
+    skill = next(s for s in catalog if s.profile is not None and s.profile.body)
+    assert skill.profile is not None
+    word = sorted(skill.profile.body)[0]
+    query = Query(f"help me with {word}", stats)
+    (found,) = evidence(query, stats, [skill], {skill.name: 1.0}, calls=0.5)
+    share = found.values()[FEATURES.index("body_share")]
+    assert share == (1.0 if found.matched else 0.0)
+    assert found.body <= found.matched | skill.profile.body
+
+
+def test_the_cache_keeps_the_body_words(tmp_path: Path, isolated_home: Path) -> None:
+    folder = tmp_path / ".claude" / "skills" / "test-driven-development"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(TDD, "utf-8")
+    fresh = load_catalog(tmp_path)
+    cached = load_catalog(tmp_path)  # read from the cache
+    for catalog in (fresh, cached):
+        (skill,) = list(catalog)
+        assert skill.profile is not None and "red" in skill.profile.body
+    assert fresh.statistics().df == cached.statistics().df
