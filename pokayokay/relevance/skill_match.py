@@ -304,10 +304,10 @@ class Stats:
     @classmethod
     def of(cls, skills: Iterable[Skill]) -> Stats:
         """The numbers of the skills whose description could be read: document frequencies
-        over their profiles (a word of a description counted over the descriptions and the
-        rest of the profiles that hold it, a word only bodies hold over those bodies), and
-        their names as words (one-word names, a file name may hold:
-        ``Dockerfile``, ``docker-compose.yml``; the words of longer names)."""
+        over their profiles (a word counted over the profiles that hold it outside their body;
+        a word no profile holds there, over the bodies that hold it: decision 0205), and their
+        names as words (one-word names, a file name may hold: ``Dockerfile``,
+        ``docker-compose.yml``; the words of longer names)."""
         df: dict[str, int] = {}
         names: set[str] = set()
         parts: list[list[str]] = []

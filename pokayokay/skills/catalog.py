@@ -5,12 +5,14 @@ ancestors up to the repository root; ``$CLAUDE_CONFIG_DIR/skills/<name>/SKILL.md
 which wins a name clash over project skills); and installed plugins' ``skills/<name>/SKILL.md``
 under ``$CLAUDE_CONFIG_DIR/plugins/cache/…``, invoked as ``/<plugin>:<name>``.
 
-Only ``name``, ``description``, ``when_to_use`` and ``disable-model-invocation`` are read. The
-frontmatter of a well-formed file is read by a small line parser (plain, quoted and block
-scalars); anything it does not understand falls back to the YAML parser rule files use. The
-catalog is cached in the state folder keyed by each file's size and modification time, with each
-skill's match profile (``pokayokay.relevance.skill_match``) and the catalog-wide term statistics, so
-that a full check with 200 skills stats 200 files and parses or analyses none of them.
+Only ``name``, ``description``, ``when_to_use`` and ``disable-model-invocation`` are read from
+the frontmatter, and the body's prose outside code blocks, a weak field of the skill's profile
+(decision 0205). The frontmatter of a well-formed file is read by a small line parser (plain,
+quoted and block scalars); anything it does not understand falls back to the YAML parser rule
+files use. The catalog is cached in the state folder keyed by each file's size and modification
+time, with each skill's match profile (``pokayokay.relevance.skill_match``) and the catalog-wide
+term statistics, so that a full check with 200 skills stats 200 files and parses or analyses
+none of them.
 
 **Freshness on the prompt** (``quick=True``): the prompt does not stat every ``SKILL.md``. It
 stats the folders skills live in (``skills/`` of the personal folder, of every project folder up
