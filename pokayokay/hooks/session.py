@@ -103,6 +103,10 @@ def _catch_up(payload: dict[str, Any]) -> None:
 # Seconds SessionEnd's full freshness check may spend re-reading changed learnings (of the
 # 1.5 s all SessionEnd hooks share); the next prompt continues what is left.
 FRESHNESS_BUDGET = 0.3
+# Seconds it may spend analysing new or changed SKILL.md files (about 10 ms each since decision
+# 0205 reads their bodies; every one of them after an upgrade): the next full check, a prompt's
+# or the next SessionEnd's, analyses the rest.
+CATALOG_BUDGET = 0.3
 
 
 def _full_freshness_checks(project: Path, location: Any, settings: Any) -> None:
@@ -110,6 +114,8 @@ def _full_freshness_checks(project: Path, location: Any, settings: Any) -> None:
     every ``SKILL.md`` stat-ed), so that a learning or a skill edited in place since is seen by
     the next session's prompts and SessionStart, whose checks are quick (docs/decisions/0105:
     SessionStart did them, at about one interpreter start per 2,000 learnings, issue 26)."""
+    import time
+
     from pokayokay.hooks.recall import full_freshness_check
     from pokayokay.infra.state import project_state_dir
     from pokayokay.names import SKILLS_CACHE_FILE
@@ -121,8 +127,10 @@ def _full_freshness_checks(project: Path, location: Any, settings: Any) -> None:
         from pokayokay.skills.catalog import load_catalog
         from pokayokay.skills.phrase_hint import note_unasked
 
-        catalog = load_catalog(project)  # no catalog cached yet: the first prompt checks them
-        note_unasked(str(state_dir), catalog, read_table())  # for the next SessionStart (0178)
+        # no catalog cached yet: the first prompt checks them
+        catalog = load_catalog(project, deadline=time.monotonic() + CATALOG_BUDGET)
+        if not catalog.partial:
+            note_unasked(str(state_dir), catalog, read_table())  # for the next SessionStart (0178)
 
 
 def session_start_output(

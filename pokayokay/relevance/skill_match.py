@@ -412,6 +412,9 @@ class Catalog(list["Skill"]):
     the skills cache with them, so a prompt does not recompute them)."""
 
     stats: Stats | None = None
+    # Whether a full check ran out of its time before analysing every skill (decision 0205):
+    # the skills it did not reach are missing, and the next full check analyses them.
+    partial: bool = False
 
     def statistics(self) -> Stats:
         if self.stats is None:

@@ -274,12 +274,16 @@ def load_catalog(
     *,
     use_cache: bool = True,
     quick: bool = False,
+    deadline: float | None = None,
 ) -> Catalog:
     """Every skill visible when Claude Code is launched in ``project_dir``, analysed.
 
     A name clash keeps the first (personal before project, nearer folder before farther);
     plugin skills are namespaced. Unreadable files are skipped. With ``quick``, the cached
-    catalog is taken on the quick key alone when it matches (see the module docstring).
+    catalog is taken on the quick key alone when it matches (see the module docstring). With
+    ``deadline`` (a ``time.monotonic()`` value), no ``SKILL.md`` is analysed after it: the
+    catalog is then :attr:`~Catalog.partial`, the rows analysed so far are cached without the
+    quick key, and the next full check analyses the rest (SessionEnd's 1.5 s, decision 0205).
     """
     launch = os.path.abspath(os.fspath(project_dir))
     cache_file = _cache_path(launch, environ) if use_cache else None
@@ -330,6 +334,9 @@ def load_catalog(
                 skill = None  # how a user might ask for it changed: analysed again
         if skill is not None:
             fresh[path] = row  # the same object: comparing with the cache costs nothing
+        elif deadline is not None and time.monotonic() > deadline:
+            skills.partial = True  # left to the next full check
+            continue
         else:
             try:
                 text = _read_head(path)
@@ -358,7 +365,7 @@ def load_catalog(
         skills.stats = Stats.from_data(cached_stats)
     quick_entry = (
         {"key": quick_key, "folders": folders, "order": [s.path for s in skills]}
-        if quick_key is not None
+        if quick_key is not None and not skills.partial
         else None
     )
     if cache_file is not None and (

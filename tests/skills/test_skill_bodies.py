@@ -124,3 +124,23 @@ def test_the_cache_keeps_the_body_words(tmp_path: Path, isolated_home: Path) -> 
         (skill,) = list(catalog)
         assert skill.profile is not None and "red" in skill.profile.body
     assert fresh.statistics().df == cached.statistics().df
+
+
+def test_a_full_check_past_its_deadline_leaves_the_rest_to_the_next(
+    tmp_path: Path, isolated_home: Path
+) -> None:
+    """SessionEnd's 1.5 s (decision 0205: about 10 ms a SKILL.md, every one after an upgrade):
+    past its deadline a full check analyses nothing more, caches what it did without the quick
+    key, and the next full check (a prompt's) finishes the catalog."""
+    import time
+
+    for i in range(3):
+        folder = tmp_path / ".claude" / "skills" / f"skill-{i}"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(TDD.replace("test-driven-development", f"s{i}"), "utf-8")
+    cut = load_catalog(tmp_path, deadline=time.monotonic() - 1.0)
+    assert cut.partial and list(cut) == []
+    assert load_catalog(tmp_path, quick=True).partial is False  # no quick key: a full check
+    whole = load_catalog(tmp_path, deadline=time.monotonic() + 60.0)
+    assert not whole.partial and len(whole) == 3
+    assert [s.name for s in load_catalog(tmp_path, quick=True)] == [s.name for s in whole]
