@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers.paths import DATA_DIR
-
 from pokayokay.relevance.gate import FEATURES
 from pokayokay.relevance.skill_gating import evidence
 from pokayokay.relevance.skill_match import (
@@ -23,7 +21,7 @@ from pokayokay.relevance.skill_match import (
     profile,
 )
 from pokayokay.relevance.skill_terms import tokenize
-from pokayokay.skills.catalog import catalog_from_folder, load_catalog
+from pokayokay.skills.catalog import Catalog, catalog_from_folder, load_catalog
 from pokayokay.skills.skill_frontmatter import body_text
 
 TDD = """---
@@ -81,37 +79,42 @@ def test_no_other_part_of_a_profile_weighs_what_a_body_word_does() -> None:
     assert min(others) > BODY_WEIGHT
 
 
-def test_a_word_only_bodies_hold_has_its_own_document_frequency(tmp_path: Path) -> None:
-    """A description's word keeps the frequency of the descriptions; one only bodies hold is
-    counted over those bodies."""
+def _three_skills(folder: Path) -> Catalog:
     for name, description, body in (
         ("alpha", "Draw charts of sales.", "Use fixtures. Use fixtures."),
         ("beta", "Write fixtures for tests.", "Charts are drawn with fixtures."),
         ("gamma", "Deploy the app.", "Rollback with fixtures and canaries."),
     ):
-        folder = tmp_path / name
-        folder.mkdir()
-        (folder / "SKILL.md").write_text(
+        (folder / name).mkdir()
+        (folder / name / "SKILL.md").write_text(
             f"---\nname: {name}\ndescription: {description}\n---\n{body}\n", "utf-8"
         )
-    catalog = catalog_from_folder(tmp_path)
+    return catalog_from_folder(folder)
+
+
+def test_a_word_only_bodies_hold_has_its_own_document_frequency(tmp_path: Path) -> None:
+    """A description's word keeps the frequency of the descriptions; one only bodies hold is
+    counted over those bodies."""
+    catalog = _three_skills(tmp_path)
     stats = Stats.of(catalog)
     assert stats.df["fixtur"] == 1  # beta's description; alpha's and gamma's bodies not counted
     assert stats.df["canary"] == 1  # only gamma's body
     assert "fixtur" in next(s for s in catalog if s.name == "alpha").profile.body  # type: ignore[union-attr]
 
 
-def test_the_gate_reads_how_much_of_a_skills_evidence_only_its_body_holds() -> None:
-    catalog = catalog_from_folder(DATA_DIR / "relevance_test13" / "skills")
+def test_the_gate_reads_how_much_of_a_skills_evidence_only_its_body_holds(tmp_path: Path) -> None:
+    catalog = _three_skills(tmp_path)
     stats = catalog.statistics()
-    skill = next(s for s in catalog if s.profile is not None and s.profile.body)
-    assert skill.profile is not None
-    word = sorted(skill.profile.body)[0]
-    query = Query(f"help me with {word}", stats)
-    (found,) = evidence(query, stats, [skill], {skill.name: 1.0}, calls=0.5)
-    share = found.values()[FEATURES.index("body_share")]
-    assert share == (1.0 if found.matched else 0.0)
-    assert found.body <= found.matched | skill.profile.body
+    by_name = {s.name: s for s in catalog}
+    for name, prompt, matched, body in (
+        ("alpha", "draw sales charts from the fixtures", {"draw", "sal", "chart", "fixtur"}, 0.25),
+        ("gamma", "rollback the canaries", {"rollback", "canary"}, 1.0),
+        ("beta", "write fixtures for the tests", {"fixtur", "test"}, 0.0),
+    ):
+        query = Query(prompt, stats)
+        (found,) = evidence(query, stats, [by_name[name]], {name: 1.0}, calls=0.5)
+        assert found.matched == matched, name
+        assert found.values()[FEATURES.index("body_share")] == body, name
 
 
 def test_the_cache_keeps_the_body_words(tmp_path: Path, isolated_home: Path) -> None:
@@ -140,7 +143,9 @@ def test_a_full_check_past_its_deadline_leaves_the_rest_to_the_next(
         (folder / "SKILL.md").write_text(TDD.replace("test-driven-development", f"s{i}"), "utf-8")
     cut = load_catalog(tmp_path, deadline=time.monotonic() - 1.0)
     assert cut.partial and list(cut) == []
-    assert load_catalog(tmp_path, quick=True).partial is False  # no quick key: a full check
-    whole = load_catalog(tmp_path, deadline=time.monotonic() + 60.0)
-    assert not whole.partial and len(whole) == 3
-    assert [s.name for s in load_catalog(tmp_path, quick=True)] == [s.name for s in whole]
+    # The partial catalog left no quick key: a prompt's quick check runs the full one, which
+    # analyses the three (a quick key taken would have given the empty catalog above).
+    whole = load_catalog(tmp_path, quick=True)
+    assert not whole.partial and sorted(s.name for s in whole) == ["skill-0", "skill-1", "skill-2"]
+    again = load_catalog(tmp_path, quick=True)  # now from the quick key
+    assert [s.name for s in again] == [s.name for s in whole]
