@@ -101,10 +101,12 @@ TEST12_FOLDER = DATA / "relevance_test15"
 # (COBOL, MATLAB and Ada/SPARK projects; a developer-relations engineer's 40 skills), is read by
 # nothing either. The twenty-fourth, relevance_test29, written blind on 2026-12-01 with the same
 # brief (VB.NET, Objective-C and Guile Scheme projects; an LLM application engineer's 40
+# skills), is read by nothing either. The twenty-fifth, relevance_test30, written blind on
+# 2026-12-01 with the same brief (Zig, Gleam and ILE RPG projects; a web agency developer's 40
 # skills), is read by nothing either.
 TEST_SPLITS: tuple[str, ...] = (
     "relevance_test22", "relevance_test24", "relevance_test25", "relevance_test26",
-    "relevance_test27", "relevance_test28", "relevance_test29",
+    "relevance_test27", "relevance_test28", "relevance_test29", "relevance_test30",
 )  # fmt: skip
 # The splits written blind after relevance_test2 and before relevance_test22 (before
 # relevance_test15 until decision 0198, before relevance_test18 until decision 0200), among them
