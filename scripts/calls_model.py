@@ -9,8 +9,8 @@ it would fit:
 One model per room (notes, skills). Its training rows are every labelled prompt of the room:
 the project's own sets (one fold) and each unseen split written blind, ``relevance_test`` and
 ``relevance_test2`` to ``relevance_test17`` (a fold each; :data:`helpers.splits.CALLS_SPLITS`),
-a prompt labelled 1 when it expects a note (or a skill), 0 when it expects none. The test split
-(:data:`helpers.splits.CALLS_TEST`) is never read.
+a prompt labelled 1 when it expects a note (or a skill), 0 when it expects none. The test splits
+(:data:`helpers.splits.TEST_SPLITS`) are never read.
 
 The fit: L2-regularised logistic regression over the binary pieces of
 :func:`pokayokay.relevance.calls.pieces` seen in at least :data:`MIN_PROMPTS` prompts, solved to
@@ -90,24 +90,46 @@ def folds(room: str) -> dict[str, Rows]:
     return out
 
 
+# Each prompt's pieces as ids into _PIECE_NAMES: read once per process, however many folds fit
+_PIECE_IDS: dict[str, np.ndarray] = {}
+_PIECE_NAMES: list[str] = []
+_PIECE_OF: dict[str, int] = {}
+
+
+def _piece_ids(prompt: str) -> np.ndarray:
+    """The ids of ``prompt``'s pieces (each once), computed on first use."""
+    found = _PIECE_IDS.get(prompt)
+    if found is None:
+        ids = []
+        for piece in pieces(prompt):
+            if piece not in _PIECE_OF:
+                _PIECE_OF[piece] = len(_PIECE_NAMES)
+                _PIECE_NAMES.append(piece)
+            ids.append(_PIECE_OF[piece])
+        found = _PIECE_IDS[prompt] = np.array(ids, dtype=np.int64)
+    return found
+
+
 def fit(rows: Rows, l2: float = L2) -> tuple[dict[str, float], float]:
     """The weight of every piece seen in :data:`MIN_PROMPTS` prompts or more, and the bias: the
     minimum of the mean log-loss plus ``l2 / 2n`` times the squared weights (the bias is free),
     found by Newton's method with conjugate gradients (decision 0203)."""
-    seen: dict[str, int] = {}
-    bags = [pieces(prompt) for prompt, _label in rows]
-    for bag in bags:
-        for piece in bag:
-            seen[piece] = seen.get(piece, 0) + 1
-    vocabulary = {
-        p: i for i, p in enumerate(sorted(p for p, n in seen.items() if n >= MIN_PROMPTS))
-    }
-    columns = [sorted(vocabulary[p] for p in bag if p in vocabulary) for bag in bags]
-    lengths = np.array([len(c) for c in columns], dtype=np.int64)
-    index = np.array([i for c in columns for i in c], dtype=np.int64)
+    bags = [_piece_ids(prompt) for prompt, _label in rows]
+    every = np.concatenate(bags) if bags else np.zeros(0, dtype=np.int64)
+    row_every = np.repeat(np.arange(len(bags)), [len(b) for b in bags])
+    counts = np.bincount(every, minlength=len(_PIECE_NAMES))
+    # the pieces kept, numbered in the order of their names; each prompt's columns in that order
+    names = sorted(_PIECE_NAMES[i] for i in np.flatnonzero(counts >= MIN_PROMPTS))
+    vocabulary = {p: i for i, p in enumerate(names)}
+    local = np.full(len(_PIECE_NAMES), -1, dtype=np.int64)
+    local[[_PIECE_OF[p] for p in names]] = np.arange(len(names), dtype=np.int64)
+    column = local[every]
+    held = column >= 0
+    order = np.lexsort((column[held], row_every[held]))
+    index = column[held][order]
+    row_of = row_every[held][order]
     y = np.array([label for _prompt, label in rows], dtype=float)
     n, size = len(y), len(vocabulary)
-    row_of = np.repeat(np.arange(n), lengths)
     penalty = np.full(size + 1, l2)
     penalty[-1] = 0.0
 
@@ -204,7 +226,7 @@ def room_model(room: str) -> tuple[dict[str, float], float, dict[str, float], di
             OWN: "the project's own labelled sets (tests/helpers/splits.py: train and dev)",
             **{s: f"tests/data/{s}" for s in splits.CALLS_SPLITS},
         },
-        "never_read": [f"tests/data/{splits.CALLS_TEST}"],
+        "never_read": [f"tests/data/{test}" for test in splits.TEST_SPLITS],
         "pieces_fitted": len(weights),
         "figures": per_fold,
     }

@@ -104,12 +104,12 @@ TEST12_FOLDER = DATA / "relevance_test15"
 # skills), is read by nothing either. The twenty-fifth, relevance_test30, written blind on
 # 2026-12-01 with the same brief (Zig, Gleam and ILE RPG projects; a web agency developer's 40
 # skills), is read by nothing either.
-TEST_SPLITS: tuple[str, ...] = (
-    "relevance_test22", "relevance_test24", "relevance_test25", "relevance_test26",
-    "relevance_test27", "relevance_test28", "relevance_test29", "relevance_test30",
-)  # fmt: skip
-# The splits written blind after relevance_test2 and before relevance_test22 (before
-# relevance_test15 until decision 0198, before relevance_test18 until decision 0200), among them
+# Since decision 0206, relevance_test22 and 24 to 27 (each scored as a test split through the
+# hook, never read) are blind dev: fitted on (BLIND_DEV). The test splits are the three newest.
+TEST_SPLITS: tuple[str, ...] = ("relevance_test28", "relevance_test29", "relevance_test30")
+# The splits written blind after relevance_test2 and before relevance_test28 (before
+# relevance_test15 until decision 0198, before relevance_test18 until decision 0200, before
+# relevance_test22 until decision 0206), among them
 # relevance_test20, 21 and 23, written blind as dev (decisions 0199, 0200), with the files of
 # phrases written for their notes and skills (tests/data/recall_asked, skills_asked): the
 # fitting script measured its gates on them as "blind" dev (decision 0195); since decision 0196
@@ -121,15 +121,15 @@ BLIND_DEV: tuple[tuple[str, str, str], ...] = (
     *((f"relevance_test{n}", f"test{n}_v2.json", f"test{n}.json") for n in (11, 12)),
     *(
         (f"relevance_test{n}", f"test{n}.json", f"test{n}.json")
-        for n in (13, 14, 15, 16, 17, 18, 19, 20, 21, 23)
+        for n in (13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27)
     ),
 )
 # The prompt-level models of decision 0195 (pokayokay/relevance/calls.py) learn from every split
 # written blind, each a fold of its own (scripts/calls_model.py): the first two and the blind
-# splits; the gates are fitted on their out-of-fold probabilities. CALLS_TEST is never read by
-# them (relevance_test15 until decision 0198, relevance_test18 until decision 0200).
+# splits; the gates are fitted on their out-of-fold probabilities. The test splits (TEST_SPLITS)
+# are never read by them (relevance_test15 until decision 0198, relevance_test18 until 0200,
+# relevance_test22 until 0206).
 CALLS_SPLITS: tuple[str, ...] = ("relevance_test", "relevance_test2", *(b[0] for b in BLIND_DEV))
-CALLS_TEST = "relevance_test22"
 DEV_UNSEEN_FOLDER = DATA / "relevance_test2"  # the second unseen split, now dev (SPLITS.md)
 TRAIN_READ_FOLDER = DATA / "relevance_test"  # the first unseen split, read: train
 # the second unseen split's skills (its SKILL.md folders and prompts.json): skills dev too
