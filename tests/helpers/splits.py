@@ -105,8 +105,13 @@ TEST12_FOLDER = DATA / "relevance_test15"
 # 2026-12-01 with the same brief (Zig, Gleam and ILE RPG projects; a web agency developer's 40
 # skills), is read by nothing either.
 # Since decision 0206, relevance_test22 and 24 to 27 (each scored as a test split through the
-# hook, never read) are blind dev: fitted on (BLIND_DEV). The test splits are the three newest.
-TEST_SPLITS: tuple[str, ...] = ("relevance_test28", "relevance_test29", "relevance_test30")
+# hook, never read) are blind dev: fitted on (BLIND_DEV). The test splits are the newest. The
+# twenty-sixth, relevance_test31, written blind on 2026-12-01 with the same brief after decision
+# 0206's code (Raku, PureScript and Chapel projects; an indie game developer's 40 skills), is
+# read by nothing either.
+TEST_SPLITS: tuple[str, ...] = (
+    "relevance_test28", "relevance_test29", "relevance_test30", "relevance_test31",
+)  # fmt: skip
 # The splits written blind after relevance_test2 and before relevance_test28 (before
 # relevance_test15 until decision 0198, before relevance_test18 until decision 0200, before
 # relevance_test22 until decision 0206), among them
