@@ -37,23 +37,36 @@ def _is_property(test: object) -> bool:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark each property test ``property``: CI's 3.10 and 3.13 tiers leave them to the main
-    Python's everyday and slow tiers (decision 0186). With ``POKAYOKAY_HALF`` set to 0 or 1,
-    keep only the test files of that half (by a hash of the file's path): CI's 3.13 tier runs
-    the half drawn from its seed, and its 3.10 tier the other half (decision 0186)."""
+    Python's everyday and slow tiers (decision 0186). With ``POKAYOKAY_PART`` set to ``i/n``,
+    keep only the test files of part ``i`` of ``n`` (by a hash of the file's path), and every
+    test marked ``every_part``: CI's slow tier runs one half a run, and its 3.10 and 3.13 tiers a
+    quarter each, the parts drawn from its seed (decisions 0186, 0207)."""
     for item in items:
         if _is_property(getattr(item, "obj", None)):
             item.add_marker(pytest.mark.property)
-    half = os.environ.get("POKAYOKAY_HALF")
-    if half not in ("0", "1"):
+    part = _part(os.environ.get("POKAYOKAY_PART", ""))
+    if part is None:
         return
     import zlib
 
+    index, count = part
     keep, drop = [], []
     for item in items:
         path = item.nodeid.split("::", 1)[0]
-        (keep if zlib.crc32(path.encode("utf-8")) % 2 == int(half) else drop).append(item)
+        mine = zlib.crc32(path.encode("utf-8")) % count == index
+        (keep if mine or item.get_closest_marker("every_part") else drop).append(item)
     items[:] = keep
     config.hook.pytest_deselected(items=drop)
+
+
+def _part(text: str) -> tuple[int, int] | None:
+    """``i/n`` read as (i, n) when 0 <= i < n; anything else (unset) keeps every file."""
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit()) or not int(index) < int(count):
+        if text:
+            raise pytest.UsageError(f"POKAYOKAY_PART must be i/n with 0 <= i < n, not {text!r}")
+        return None
+    return int(index), int(count)
 
 
 def _listing(folder: Path) -> set[str]:

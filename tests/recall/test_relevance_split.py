@@ -147,6 +147,7 @@ BARS = [
 
 
 @pytest.mark.slow
+@pytest.mark.every_part  # the regression gate of every relevance change: each CI run (0207)
 @pytest.mark.parametrize(("root", "bars", "_skills"), BARS, ids=lambda v: getattr(v, "name", ""))
 def test_recall_on_the_unseen_split_holds_its_first_run(
     root: Path, bars: dict[str, float], _skills: dict[str, float]
@@ -156,6 +157,7 @@ def test_recall_on_the_unseen_split_holds_its_first_run(
 
 
 @pytest.mark.slow
+@pytest.mark.every_part
 @pytest.mark.parametrize(("root", "_recall", "bars"), BARS, ids=lambda v: getattr(v, "name", ""))
 def test_skill_suggestion_on_the_unseen_split_holds_its_first_run(
     root: Path, _recall: dict[str, float], bars: dict[str, float]
