@@ -205,6 +205,13 @@ def concern(skill: Skill, category: str, tool: str | None) -> float:
         # no strength and no tool (one set check in C; a prompt naming a file with recurring
         # failures weighs every skill per category).
         return 0.0
+    body = prof.body
+    if body and not body.isdisjoint(every):
+        # What a skill addresses is what its description says: the words only its body holds
+        # (decision 0205: a weak field of the prompt's match, weighed by the gate) are left out
+        fields = {t: w for t, w in fields.items() if t not in body}
+        if fields.keys().isdisjoint(every):
+            return 0.0
     # dict.get mapped in C over the same set, in the same order: the same sum, a fifth of the
     # time (a prompt naming a file with recurring failures weighs every skill per category)
     strength = sum(map(fields.get, words, repeat(0.0)))

@@ -49,9 +49,10 @@ def learnings_index() -> note_index.Index:
 
 
 def read_skill(path: Path, asked: Sequence[str] = ()) -> Skill:
-    """A SKILL.md read as the catalog reads it, with ``asked`` phrases."""
-    skill = skill_from_text(path.read_text("utf-8"), path.parent.name, str(path), "project")
-    return analysed(skill, asked)
+    """A SKILL.md read as the catalog reads it, with ``asked`` phrases and its body (0205)."""
+    text = path.read_text("utf-8")
+    skill = skill_from_text(text, path.parent.name, str(path), "project")
+    return analysed(skill, asked, text)
 
 
 def generated_skills(folder: Path) -> list[Skill]:
@@ -87,3 +88,21 @@ def test_the_realistic_suggestion_row_prompt_gets_the_spreadsheet_skill(tmp_path
     skills += [read_skill(path) for path in sorted(recall_rows.EVAL_SKILLS.glob("*/SKILL.md"))]
     names = [s.name for s in suggest(recall_rows.SUGGEST_FAILING_PROMPT, skills).suggestions]
     assert "xlsx" in names, names
+
+
+def test_no_generated_skill_addresses_the_build_failure_the_new_category_row_captures(
+    tmp_path: Path,
+) -> None:
+    """The row "the failure recurs for the first time, in a category nothing shows there yet"
+    checks that its prompt leaves a failing ``make build`` to the turn's Stop: the spool gate
+    ingests first when some skill may address the failure (``hooks.spool_gate.stated_after``).
+    None of the rows' skills does, though their bodies (real ones, decision 0205) speak of
+    builds: what a skill addresses is what its description says. The row caught the bodies
+    counting once; this holds it in the everyday tier."""
+    from pokayokay.skills.failure_boost import concern
+
+    skills = generated_skills(tmp_path)
+    assert any(s.profile is not None and "build" in s.profile.body for s in skills)
+    for tool in (None, "make"):
+        addressing = [s.name for s in skills if concern(s, "build", tool) > 0]
+        assert not addressing, (tool, addressing)

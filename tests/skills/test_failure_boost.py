@@ -18,6 +18,7 @@ from pokayokay.failures.model import Failure, FailureGroup
 from pokayokay.failures.store import FailureStore
 from pokayokay.infra.locate import memory_location_for
 from pokayokay.names import SUGGEST_FAILURES_FILE
+from pokayokay.relevance.skill_match import BODY_WEIGHT
 from pokayokay.skills.advice import advice_for, project_paths
 from pokayokay.skills.catalog import Catalog, catalog_from_folder
 from pokayokay.skills.failure_boost import concern, place, recurring, tool_of
@@ -450,7 +451,7 @@ def _concern_as_written(skill: Any, category: str, tool: str | None) -> float:
     prof = skill.profile
     if prof is None or category not in CATEGORY_WORDS:
         return 0.0
-    fields = prof.fields
+    fields = {t: w for t, w in prof.fields.items() if t not in prof.body}  # description's words
     tools, own, words, _every = _category_sets(category, tool)
     strength = sum(fields.get(t, 0.0) for t in words)
     if own and any(t in fields for t in own):
@@ -494,7 +495,10 @@ def _fields_strategy() -> Any:
             tools, own, words, _every = _category_sets(category, tool)
             terms.update(tools | own | words)
     pool = [*sorted(terms), "checkout", "spreadsheet", "deploy", "docs", "refund"]
-    weights = st.floats(min_value=0.0, max_value=6.0, allow_nan=False)
+    # BODY_WEIGHT among them: a word only the skill's body holds (decision 0205)
+    weights = st.one_of(
+        st.floats(min_value=0.0, max_value=6.0, allow_nan=False), st.just(BODY_WEIGHT)
+    )
     return st.dictionaries(st.sampled_from(pool), weights, max_size=8)
 
 
@@ -511,8 +515,10 @@ def _category_and_tool() -> Any:
 def _check_concern_matches_the_reference(fields: dict[str, float], pair: tuple[str, Any]) -> None:
     from types import SimpleNamespace
 
+    from pokayokay.relevance.skill_match import Profile
+
     category, tool = pair
-    skill: Any = SimpleNamespace(profile=SimpleNamespace(fields=fields))
+    skill: Any = SimpleNamespace(profile=Profile(fields, [], [], []))
     assert concern(skill, category, tool) == _concern_as_written(skill, category, tool)
 
 

@@ -117,6 +117,29 @@ def test_the_gate_reads_how_much_of_a_skills_evidence_only_its_body_holds(tmp_pa
         assert found.values()[FEATURES.index("body_share")] == body, name
 
 
+def test_what_a_skill_addresses_is_what_its_description_says(tmp_path: Path) -> None:
+    """A failure category a skill's body alone speaks of is not one it addresses (no failure
+    boost, no reason), however often the body says it: the body is a weak field of the
+    prompt's match, weighed by the gate, not a claim (the benchmarks' build-failure row caught
+    it: after decision 0205 the prompt ingested a capture only a body word could concern)."""
+    from pokayokay.skills.failure_boost import concern
+
+    build = "Run the build with make; the compile step and the linker must pass."
+    for name, description, body in (
+        ("by-body", "Draw charts of sales.", f"{build} {build}"),
+        ("by-description", f"Fix failing builds: {build}", "Charts."),
+    ):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {description}\n---\n{body}\n", "utf-8"
+        )
+    by_name = {s.name: s for s in catalog_from_folder(tmp_path)}
+    assert by_name["by-body"].profile.body & {"build", "compil", "make"}  # type: ignore[union-attr]
+    for tool in (None, "make"):
+        assert concern(by_name["by-body"], "build", tool) == 0.0
+        assert concern(by_name["by-description"], "build", tool) > 0.0
+
+
 def test_the_cache_keeps_the_body_words(tmp_path: Path, isolated_home: Path) -> None:
     folder = tmp_path / ".claude" / "skills" / "test-driven-development"
     folder.mkdir(parents=True)
