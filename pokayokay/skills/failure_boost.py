@@ -205,10 +205,8 @@ def concern(skill: Skill, category: str, tool: str | None) -> float:
         # no strength and no tool (one set check in C; a prompt naming a file with recurring
         # failures weighs every skill per category).
         return 0.0
-    body = prof.body
-    if body and not body.isdisjoint(every):
-        # What a skill addresses is what its description says: the words only its body holds
-        # (decision 0205: a weak field of the prompt's match, weighed by the gate) are left out
+    body = prof.body  # what a skill addresses is what its description says: the words only its
+    if body and not body.isdisjoint(every):  # body holds (0205: a weak field, gated) are left out
         fields = {t: w for t, w in fields.items() if t not in body}
         if fields.keys().isdisjoint(every):
             return 0.0
