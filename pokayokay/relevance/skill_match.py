@@ -127,7 +127,9 @@ class Profile:
     and ``anchors`` may be given as lists (the cache's): they become sets when first read, which
     most profiles never are on a prompt (a skill sharing no term with it is not looked into)."""
 
-    __slots__ = ("_anchors", "_bigrams", "_body", "_negative", "asked", "fields", "phrases")
+    __slots__ = (
+        "_anchors", "_bigrams", "_body", "_described", "_negative", "asked", "fields", "phrases",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -145,6 +147,7 @@ class Profile:
         self._anchors = anchors if anchors is not None else set()
         self.asked = asked  # whether how a user might ask for it is in ``fields`` (0176)
         self._body: set[str] | None = None  # the fields only its body holds (0205), when read
+        self._described: dict[str, float] | None = None  # the fields less those, when read
 
     @property
     def bigrams(self) -> set[str]:
@@ -172,6 +175,16 @@ class Profile:
         if self._body is None:
             self._body = {t for t, w in self.fields.items() if w == BODY_WEIGHT}
         return self._body
+
+    @property
+    def described(self) -> dict[str, float]:
+        """``fields`` less the words only its body holds: what the skill says it is for, which
+        decides what it is (a spike's skill) and what failures it addresses; the body is a weak
+        field of the prompt's match, weighed by the gate, not a claim (decision 0205)."""
+        if self._described is None:
+            body = self.body
+            self._described = {t: w for t, w in self.fields.items() if t not in body}
+        return self._described
 
     def to_data(self) -> dict[str, Any]:
         return {

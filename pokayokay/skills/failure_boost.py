@@ -198,18 +198,15 @@ def concern(skill: Skill, category: str, tool: str | None) -> float:
     prof = skill.profile
     if prof is None or category not in CATEGORY_WORDS:
         return 0.0
-    fields = prof.fields
     tools, own, words, every = _category_sets(category, tool)
-    if fields.keys().isdisjoint(every):
+    if prof.fields.keys().isdisjoint(every):
         # Most skills of a catalog: no word of the category, its tools or the failing tool, so
         # no strength and no tool (one set check in C; a prompt naming a file with recurring
         # failures weighs every skill per category).
         return 0.0
-    body = prof.body  # what a skill addresses is what its description says: the words only its
-    if body and not body.isdisjoint(every):  # body holds (0205: a weak field, gated) are left out
-        fields = {t: w for t, w in fields.items() if t not in body}
-        if fields.keys().isdisjoint(every):
-            return 0.0
+    fields = prof.described  # what it says it is for, not the words only its body holds (0205)
+    if fields.keys().isdisjoint(every):
+        return 0.0  # only its body speaks of them
     # dict.get mapped in C over the same set, in the same order: the same sum, a fifth of the
     # time (a prompt naming a file with recurring failures weighs every skill per category)
     strength = sum(map(fields.get, words, repeat(0.0)))

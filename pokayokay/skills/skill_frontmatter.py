@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pokayokay.infra.lazyre import MULTILINE, Lazy
 
-__all__ = ["KEYS", "body_text", "frontmatter_text", "parse_frontmatter_fast"]
+__all__ = ["KEYS", "after_frontmatter", "body_text", "frontmatter_text", "parse_frontmatter_fast"]
 
 KEYS = ("name", "description", "when_to_use", "disable-model-invocation")
 _KEY_LINE = Lazy(r"([A-Za-z_][A-Za-z0-9_-]*):(?:[ \t]+(.*))?$")
@@ -89,20 +89,25 @@ def parse_frontmatter_fast(head: str) -> dict[str, str] | None:
     return out
 
 
-def body_text(text: str) -> str:
-    """The prose of a ``SKILL.md`` after its frontmatter: the lines outside fenced code blocks
-    (:func:`pokayokay.infra.markdown.outside_fences`); the whole text when it has no
-    frontmatter. What skill suggestion reads as the skill's body (decision 0205)."""
-    from pokayokay.infra.markdown import outside_fences
-
+def after_frontmatter(text: str) -> str:
+    """What follows a ``SKILL.md``'s frontmatter (its closing ``---`` line), as written; the
+    whole text, less a byte-order mark, when it has no frontmatter."""
     if text.startswith("\ufeff"):
         text = text[1:]
     head = frontmatter_text(text)
-    if head is not None:
-        start = text.find("\n") + 1 + len(head)
-        close = text.find("\n", start)
-        text = "" if close < 0 else text[close + 1 :]
-    return "".join(outside_fences(text.splitlines(keepends=True)))
+    if head is None:
+        return text
+    close = text.find("\n", text.find("\n") + 1 + len(head))
+    return "" if close < 0 else text[close + 1 :]
+
+
+def body_text(text: str) -> str:
+    """The prose of a ``SKILL.md`` after its frontmatter (:func:`after_frontmatter`): the lines
+    outside fenced code blocks (:func:`pokayokay.infra.markdown.outside_fences`). What skill
+    suggestion reads as the skill's body (decision 0205)."""
+    from pokayokay.infra.markdown import outside_fences
+
+    return "".join(outside_fences(after_frontmatter(text).splitlines(keepends=True)))
 
 
 def frontmatter_text(text: str) -> str | None:

@@ -228,8 +228,8 @@ def _skill_key(name: str) -> str:
 def _is_spike_skill(skill: Skill) -> bool:
     from pokayokay.relevance.skill_terms import tokenize
 
-    spike_terms = set(tokenize("spike spikes"))
-    return skill.profile is not None and any(t in spike_terms for t in skill.profile.fields)
+    spike_terms = set(tokenize("spike spikes"))  # said of it, not only in its body (0205)
+    return skill.profile is not None and not spike_terms.isdisjoint(skill.profile.described)
 
 
 def _matched_words(prompt: str, shared: set[str], limit: int = 3) -> list[str]:

@@ -140,6 +140,26 @@ def test_what_a_skill_addresses_is_what_its_description_says(tmp_path: Path) -> 
         assert concern(by_name["by-description"], "build", tool) > 0.0
 
 
+def test_a_skill_whose_body_alone_speaks_of_spikes_is_no_spikes_skill(tmp_path: Path) -> None:
+    """An answered spike leaves its skill out of the suggestion: a skill is a spike's when its
+    description says so, not when its body happens to use the word (decision 0205)."""
+    from pokayokay.skills.suggest import _is_spike_skill
+
+    spike = "Unsure whether it scales? Run a spike first; a spike answers go or no-go."
+    for name, description, body in (
+        ("search-migration", "Move search from Elasticsearch to Postgres full text.", spike * 3),
+        ("spike", "Run a time-boxed spike that answers a go or no-go question.", "Charts."),
+    ):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {description}\n---\n{body}\n", "utf-8"
+        )
+    by_name = {s.name: s for s in catalog_from_folder(tmp_path)}
+    assert set(tokenize("spike")) <= by_name["search-migration"].profile.body  # type: ignore[union-attr]
+    assert not _is_spike_skill(by_name["search-migration"])
+    assert _is_spike_skill(by_name["spike"])
+
+
 def test_the_cache_keeps_the_body_words(tmp_path: Path, isolated_home: Path) -> None:
     folder = tmp_path / ".claude" / "skills" / "test-driven-development"
     folder.mkdir(parents=True)
